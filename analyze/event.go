@@ -1,0 +1,98 @@
+package analyze
+
+import (
+	"time"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+// Action is what a guard does with a call.
+type Action uint8
+
+const (
+	// Allow: the call runs, nothing is added.
+	Allow Action = iota
+	// Steer: the call runs and a message is added to the model's context.
+	Steer
+	// Dedup: the call does not run; the earlier result is returned.
+	Dedup
+	// Block: the call does not run; the message is its result.
+	Block
+	// Halt: the turn ends (after this call, or instead of it when the
+	// verdict comes before execution).
+	Halt
+)
+
+var actionNames = [...]string{"allow", "steer", "dedup", "block", "halt"}
+
+func (a Action) String() string {
+	if int(a) < len(actionNames) {
+		return actionNames[a]
+	}
+	return "unknown"
+}
+
+// ParseAction is the inverse of Action.String.
+func ParseAction(s string) (Action, bool) {
+	for i, n := range actionNames {
+		if n == s {
+			return Action(i), true
+		}
+	}
+	return Allow, false
+}
+
+// MarshalText makes actions read as words in JSON and YAML.
+func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// Stops reports whether the call does not run under this action.
+func (a Action) Stops() bool { return a == Block || a == Dedup }
+
+// CallEvent is what the guard engine sees of one call: everything a live
+// agent would know at that moment, plus the result once it has run. It is
+// format-free: replay builds it from the ingested stream, tests build it by
+// hand, and a live agent could build it from its own loop.
+type CallEvent struct {
+	// Turn is the 1-based turn (genuine user message) within the scope.
+	Turn int
+	// Request is the 1-based model request within the turn.
+	Request int
+	// Index is the 1-based index of the call within its session scope.
+	Index int
+	// Tool is the tool name as written; Class its class from the rules.
+	Tool  string
+	Class string
+	// Args is the parsed arguments (ArgsOK false: not JSON; key on ArgsRaw).
+	Args    jsonx.Value
+	ArgsOK  bool
+	ArgsRaw string
+	// Time of the call (zero when the transcript has none).
+	Time time.Time
+
+	// The result, known to After (not to Before).
+	Result string
+	// ResultHash is a hash of the normalized result (the agent's own guard
+	// notes and trailing white space removed), so results compare cheaply.
+	ResultHash uint64
+	// Failed is true when the call failed (the transcript's error flag, or
+	// an error-shaped result).
+	Failed bool
+}
+
+// Verdict is a guard's decision on one call.
+type Verdict struct {
+	Action Action
+	// Detector that fired ("repeat", "consecutive", "cycle", "failure",
+	// "no_progress", "dedup"; "" for Allow).
+	Detector string
+	// Count is the ordinal that fired: 4 for "the 4th identical call".
+	Count int
+	// Message is the exact text injected (steer) or returned (block).
+	Message string
+	// Key is the guard key the call was counted under, and Scope the epoch
+	// of the counting scope (it changes at every reset). Two calls are "the
+	// same call" to the guard when both are equal; replay uses this to judge
+	// whether a block hid new information.
+	Key   string
+	Scope int
+}

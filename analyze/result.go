@@ -1,0 +1,145 @@
+package analyze
+
+import "github.com/loopgate/loopgate/ingest"
+
+// Problem is an input problem, carried through to the report.
+type Problem = ingest.Problem
+
+// Report is the result of a replay: what the report package renders. Its
+// JSON form is a contract (DESIGN.md "Reports"): fields may be added, never
+// renamed or removed.
+type Report struct {
+	Summary  Summary         `json:"summary"`
+	Rules    RulesInfo       `json:"rules"`
+	Tokens   TokensInfo      `json:"tokens"`
+	Sessions []SessionResult `json:"sessions"`
+	Tools    []ToolStat      `json:"tools"`
+	Problems []Problem       `json:"problems"`
+}
+
+// RulesInfo names the rules a replay ran under.
+type RulesInfo struct {
+	Name   string `json:"name"`
+	Source string `json:"source"`
+}
+
+// TokensInfo says how tokens were counted.
+type TokensInfo struct {
+	// Tokenizer is "o200k_base", "cl100k_base" or "chars4".
+	Tokenizer string `json:"tokenizer"`
+	// SessionsWithUsage counts sessions whose transcript records usage.
+	SessionsWithUsage int `json:"sessions_with_usage"`
+	// RecordedInput and RecordedOutput sum the usage the transcripts record.
+	RecordedInput  int64 `json:"recorded_input_tokens"`
+	RecordedOutput int64 `json:"recorded_output_tokens"`
+}
+
+// Summary totals a replay.
+type Summary struct {
+	Files    int `json:"files"`
+	Sessions int `json:"sessions"`
+	Turns    int `json:"turns"`
+	Requests int `json:"requests"`
+	Calls    int `json:"calls"`
+	Steered  int `json:"steered"`
+	Blocked  int `json:"blocked"`
+	Deduped  int `json:"deduped"`
+	Halted   int `json:"halted"`
+	// Redundant calls brought the model nothing new (DESIGN.md).
+	Redundant int `json:"redundant"`
+	// RedundantStopped are redundant calls that were blocked or deduped.
+	RedundantStopped int `json:"redundant_stopped"`
+	// Harmful stopped calls would have hidden new information.
+	Harmful int `json:"harmful"`
+	// Precision and Recall are null when their denominator is 0.
+	Precision          *float64 `json:"precision"`
+	Recall             *float64 `json:"recall"`
+	TokensSaved        int64    `json:"tokens_saved"`
+	ContextTokensSaved int64    `json:"context_tokens_saved"`
+	// SteerTokens is what the steer messages cost (context included).
+	SteerTokens int64 `json:"steer_tokens"`
+	// Native counts calls that the agent's own guard already blocked,
+	// stubbed or warned about in the transcript.
+	Native   int `json:"native"`
+	Problems int `json:"problems"`
+}
+
+// SessionResult is the replay of one session (one agent scope of one file).
+type SessionResult struct {
+	File               string     `json:"file"`
+	ID                 string     `json:"id"`
+	Format             string     `json:"format"`
+	Agent              string     `json:"agent"`
+	Parent             string     `json:"parent,omitempty"`
+	Model              string     `json:"model,omitempty"`
+	Turns              int        `json:"turns"`
+	Requests           int        `json:"requests"`
+	Calls              int        `json:"calls"`
+	Steered            int        `json:"steered"`
+	Blocked            int        `json:"blocked"`
+	Deduped            int        `json:"deduped"`
+	Halted             int        `json:"halted"`
+	Redundant          int        `json:"redundant"`
+	RedundantStopped   int        `json:"redundant_stopped"`
+	Harmful            int        `json:"harmful"`
+	Native             int        `json:"native"`
+	TokensSaved        int64      `json:"tokens_saved"`
+	ContextTokensSaved int64      `json:"context_tokens_saved"`
+	SteerTokens        int64      `json:"steer_tokens"`
+	HasUsage           bool       `json:"has_usage"`
+	Timeline           string     `json:"timeline"`
+	Decisions          []Decision `json:"decisions"`
+}
+
+// Decision is one call that the guard acted on, that was redundant, or that
+// the agent's own guard had already acted on.
+type Decision struct {
+	Turn int `json:"turn"`
+	// Call is the 1-based index of the call in its session.
+	Call   int    `json:"call"`
+	Line   int    `json:"line"`
+	CallID string `json:"call_id"`
+	Tool   string `json:"tool"`
+	Class  string `json:"class"`
+	// Args is abbreviated (and redacted by the report).
+	Args     string `json:"args"`
+	Action   Action `json:"action"`
+	Detector string `json:"detector"`
+	Count    int    `json:"count"`
+	Message  string `json:"message"`
+	// Redundant: the call brought nothing new (truth, independent of rules).
+	Redundant bool `json:"redundant"`
+	// Harmful: stopped, yet its real result was new to the guard's key.
+	Harmful            bool  `json:"harmful"`
+	TokensSaved        int64 `json:"tokens_saved"`
+	ContextTokensSaved int64 `json:"context_tokens_saved"`
+	// Native names the agent's own guard intervention seen in the
+	// transcript ("hermes-warning", "nanobot-block", ...), or "".
+	Native string `json:"native,omitempty"`
+}
+
+// ToolStat totals one tool name over a replay.
+type ToolStat struct {
+	Tool        string `json:"tool"`
+	Class       string `json:"class"`
+	Calls       int    `json:"calls"`
+	Redundant   int    `json:"redundant"`
+	Steered     int    `json:"steered"`
+	Blocked     int    `json:"blocked"`
+	Deduped     int    `json:"deduped"`
+	Harmful     int    `json:"harmful"`
+	TokensSaved int64  `json:"tokens_saved"`
+}
+
+// Timeline marks, one per call.
+const (
+	MarkAllow     = '.'
+	MarkRedundant = 'r' // allowed, but brought nothing new (a miss)
+	MarkSteer     = 's'
+	MarkBlock     = 'B'
+	MarkDedup     = 'D'
+	MarkHalt      = 'H'
+	MarkHarmful   = '!' // stopped, but it would have hidden new information
+	MarkNative    = 'n' // the agent's own guard acted here
+	TurnSeparator = '|'
+)

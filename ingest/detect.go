@@ -1,0 +1,332 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+// Format is one input format: what it reads, how it is recognized, and its
+// parser. Each format file registers its formats in an init function.
+type Format struct {
+	// ID starts with the family: "openai-chat", "hermes-export", "nanobot".
+	ID string
+	// Family is "openai", "hermes", "nanobot", ...
+	Family string
+	// Reads says in a sentence what files this format is.
+	Reads string
+	// Detection says in a sentence how a file is recognized.
+	Detection string
+	// Priority orders detection: lower is tried first.
+	Priority int
+	// Sniff reports whether a file whose first record is h is this format.
+	Sniff func(h *Head) bool
+	// ParseLines parses a JSONL file. The reader starts at the first line.
+	ParseLines func(lr *LineReader, h *Head, out *Sink)
+	// ParseDoc parses a file that holds one JSON document (pretty-printed
+	// over many lines, or a single line).
+	ParseDoc func(doc []byte, h *Head, out *Sink)
+}
+
+// Head is what detection knows of a file before parsing it.
+type Head struct {
+	// Path and Name (base name, without .gz) of the file.
+	Path, Name string
+	// Doc is true when the file holds a single JSON document (pretty-printed
+	// or on one line) rather than JSONL records.
+	Doc bool
+	// Array is true when the first record is a JSON array; Keys then
+	// describe its first element.
+	Array bool
+	// Keys are the top-level members of the first record that is a JSON
+	// object (or of the first array element).
+	Keys map[string]jsonx.RawMessage
+	// Line is the line number of that first record.
+	Line int
+}
+
+// Has reports whether the first record has all the named keys.
+func (h *Head) Has(keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := h.Keys[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// String returns the first record's member key as a string, or "".
+func (h *Head) String(key string) string {
+	var s string
+	if raw, ok := h.Keys[key]; ok {
+		_ = jsonx.Unmarshal(raw, &s)
+	}
+	return s
+}
+
+var formats []*Format
+
+func register(f *Format) {
+	formats = append(formats, f)
+	sort.SliceStable(formats, func(i, j int) bool {
+		if formats[i].Priority != formats[j].Priority {
+			return formats[i].Priority < formats[j].Priority
+		}
+		return formats[i].ID < formats[j].ID
+	})
+}
+
+// Formats lists the registered formats in detection order.
+func Formats() []*Format { return formats }
+
+// LookupFormat finds a format by id.
+func LookupFormat(id string) *Format {
+	for _, f := range formats {
+		if f.ID == id {
+			return f
+		}
+	}
+	return nil
+}
+
+// FormatIDs lists the format ids, for error messages.
+func FormatIDs() []string {
+	ids := make([]string, len(formats))
+	for i, f := range formats {
+		ids[i] = f.ID
+	}
+	return ids
+}
+
+// Options control reading.
+type Options struct {
+	// Format forces a format id instead of detecting one per file.
+	Format string
+}
+
+// sniffLines is how many lines detection looks at for a first valid record.
+const sniffLines = 64
+
+// ReadFile reads one file ("-" for standard input) and sends its sessions
+// and problems to out. It never panics on bad input: a parser that panics
+// costs the rest of its file, reported as a problem, not the run.
+func ReadFile(path string, opt Options, out *Sink) {
+	out.File = path
+	var r io.Reader
+	if path == "-" {
+		r = os.Stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			out.Problemf(0, "cannot open file: %v", errorText(err))
+			return
+		}
+		defer f.Close()
+		r = f
+	}
+	Read(r, path, opt, out)
+}
+
+// Read is ReadFile over an open reader; name is used for detection (file
+// name patterns) and in messages.
+func Read(r io.Reader, name string, opt Options, out *Sink) {
+	out.File = name
+	defer func() {
+		if p := recover(); p != nil {
+			out.Problemf(0, "internal error while reading this file (please report it): %v", p)
+		}
+	}()
+	br := bufio.NewReaderSize(r, 64<<10)
+	rr, gz, err := openMaybeGzip(br)
+	if err != nil {
+		out.Problemf(0, "%v", err)
+		return
+	}
+	base := filepath.Base(name)
+	if gz {
+		base = strings.TrimSuffix(base, ".gz")
+	}
+	lr := NewLineReader(rr)
+	h := &Head{Path: name, Name: base}
+
+	first, n, ok := lr.Next()
+	if !ok {
+		if err := lr.Err(); err != nil {
+			out.Problemf(0, "cannot read file: %v", readErrorText(err, gz))
+		} else {
+			out.Problemf(0, "file is empty")
+		}
+		return
+	}
+	trimmed := bytes.TrimSpace(first)
+	var doc []byte
+	switch {
+	case jsonx.Valid(trimmed):
+		// Is this a one-record file? Peek at the next line.
+		if second, n2, ok2 := lr.Next(); ok2 {
+			lr.Unread(second, n2)
+			lr.Unread(first, n)
+		} else {
+			doc = append([]byte(nil), first...)
+			h.Doc = true
+			h.Line = n
+		}
+	case looksLikeDocumentStart(trimmed):
+		var buf bytes.Buffer
+		buf.Write(first)
+		buf.WriteByte('\n')
+		for {
+			line, _, ok := lr.Next()
+			if !ok {
+				break
+			}
+			buf.Write(line)
+			buf.WriteByte('\n')
+		}
+		if err := lr.Err(); err != nil {
+			out.Problemf(lr.Lines(), "file could not be read to the end: %v", readErrorText(err, gz))
+		}
+		doc = buf.Bytes()
+		h.Doc = true
+		h.Line = n
+		if !jsonx.Valid(doc) {
+			out.Problemf(0, "file is not valid JSON (a JSON document that is cut short or corrupt; %d lines read)", lr.Lines())
+			return
+		}
+	default:
+		lr.Unread(first, n)
+	}
+
+	if h.Doc {
+		describe(h, doc)
+	} else {
+		// Find the first line that is a JSON value; bad lines before it are
+		// reported by the parser when it reads them again.
+		var seen []pendingLine
+		for i := 0; i < sniffLines; i++ {
+			line, ln, ok := lr.Next()
+			if !ok {
+				break
+			}
+			seen = append(seen, pendingLine{line: append([]byte(nil), line...), n: ln, truncated: lr.Truncated(), badUTF8: lr.BadUTF8()})
+			if jsonx.Valid(line) {
+				h.Line = ln
+				describe(h, line)
+				break
+			}
+		}
+		lr.pending = append(seen, lr.pending...)
+	}
+
+	var f *Format
+	if opt.Format != "" {
+		f = LookupFormat(opt.Format)
+		if f == nil {
+			out.Problemf(0, "unknown input format %q (known: %s)", opt.Format, strings.Join(FormatIDs(), ", "))
+			return
+		}
+	} else {
+		for _, c := range formats {
+			if h.Doc && c.ParseDoc == nil && c.ParseLines == nil {
+				continue
+			}
+			if c.Sniff != nil && c.Sniff(h) {
+				f = c
+				break
+			}
+		}
+	}
+	if f == nil {
+		out.Problemf(h.Line, "file is of no known format (%s); name one with --input-format", headSummary(h))
+		return
+	}
+
+	switch {
+	case h.Doc && f.ParseDoc != nil:
+		f.ParseDoc(doc, h, out)
+	case h.Doc && f.ParseLines != nil && !bytes.Contains(bytes.TrimSpace(doc), []byte("\n")):
+		one := NewLineReader(bytes.NewReader(doc))
+		f.ParseLines(one, h, out)
+	case !h.Doc && f.ParseLines != nil:
+		f.ParseLines(lr, h, out)
+		if err := lr.Err(); err != nil {
+			out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, gz))
+		}
+	default:
+		out.Problemf(0, "format %s cannot read this file (it expects %s)", f.ID, map[bool]string{true: "JSONL records", false: "one JSON document"}[h.Doc])
+	}
+}
+
+// looksLikeDocumentStart tells a pretty-printed JSON document's first line
+// ("{", "[", `{"messages": [`) from a corrupt JSONL line.
+func looksLikeDocumentStart(line []byte) bool {
+	if len(line) == 0 {
+		return false
+	}
+	if len(line) == 1 && (line[0] == '{' || line[0] == '[') {
+		return true
+	}
+	last := line[len(line)-1]
+	return (line[0] == '{' || line[0] == '[') && (last == '{' || last == '[' || last == ',')
+}
+
+func describe(h *Head, value []byte) {
+	value = bytes.TrimSpace(value)
+	if len(value) > 0 && value[0] == '[' {
+		h.Array = true
+		var elems []jsonx.RawMessage
+		if jsonx.Unmarshal(value, &elems) == nil {
+			for _, e := range elems {
+				if bytes.HasPrefix(bytes.TrimSpace(e), []byte("{")) {
+					_ = jsonx.Unmarshal(e, &h.Keys)
+					break
+				}
+			}
+		}
+		return
+	}
+	_ = jsonx.Unmarshal(value, &h.Keys)
+}
+
+func headSummary(h *Head) string {
+	if h.Keys == nil {
+		if h.Line == 0 {
+			return "no line in the first 64 is a JSON value"
+		}
+		return "its first record is not a JSON object"
+	}
+	keys := make([]string, 0, len(h.Keys))
+	for k := range h.Keys {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) > 8 {
+		keys = append(keys[:8], "...")
+	}
+	what := "first record"
+	if h.Array {
+		what = "first element of the array"
+	}
+	return fmt.Sprintf("%s has keys %s", what, strings.Join(keys, ", "))
+}
+
+func readErrorText(err error, gz bool) string {
+	if gz && (err == io.ErrUnexpectedEOF || strings.Contains(err.Error(), "unexpected EOF")) {
+		return "gzip data ends early (the file was cut short)"
+	}
+	return errorText(err)
+}
+
+func errorText(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

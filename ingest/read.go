@@ -1,0 +1,123 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// LineReader yields the non-blank lines of a reader with their 1-based line
+// numbers. Unlike bufio.Scanner it has no line-length limit: a transcript
+// line holding a 50 MiB tool result is an ordinary line.
+type LineReader struct {
+	r         *bufio.Reader
+	n         int
+	buf       []byte
+	err       error
+	truncated bool
+	badUTF8   bool
+	pending   []pendingLine
+}
+
+type pendingLine struct {
+	line      []byte
+	n         int
+	truncated bool
+	badUTF8   bool
+}
+
+// NewLineReader reads lines from r.
+func NewLineReader(r io.Reader) *LineReader {
+	return &LineReader{r: bufio.NewReaderSize(r, 256<<10)}
+}
+
+// Next returns the next non-blank line (without its line ending) and its
+// line number. The returned slice is valid until the next call. Invalid
+// UTF-8 is replaced by U+FFFD; BadUTF8 reports that it happened.
+func (lr *LineReader) Next() (line []byte, n int, ok bool) {
+	if len(lr.pending) > 0 {
+		p := lr.pending[0]
+		lr.pending = lr.pending[1:]
+		lr.truncated, lr.badUTF8 = p.truncated, p.badUTF8
+		return p.line, p.n, true
+	}
+	for lr.err == nil {
+		lr.buf = lr.buf[:0]
+		var chunk []byte
+		var err error
+		for {
+			chunk, err = lr.r.ReadSlice('\n')
+			if err == bufio.ErrBufferFull {
+				lr.buf = append(lr.buf, chunk...)
+				continue
+			}
+			break
+		}
+		if len(lr.buf) > 0 {
+			lr.buf = append(lr.buf, chunk...)
+			chunk = lr.buf
+		}
+		if err != nil {
+			lr.err = err
+			if len(chunk) == 0 {
+				break
+			}
+		}
+		lr.n++
+		lr.truncated = err != nil // no newline at the end
+		chunk = bytes.TrimRight(chunk, "\r\n")
+		if len(bytes.TrimSpace(chunk)) == 0 {
+			continue
+		}
+		lr.badUTF8 = !utf8.Valid(chunk)
+		if lr.badUTF8 {
+			chunk = bytes.ToValidUTF8(chunk, []byte("\uFFFD"))
+		}
+		return chunk, lr.n, true
+	}
+	return nil, lr.n, false
+}
+
+// Unread pushes a copy of a line back so that the next call to Next returns
+// it again (detection reads the first line, then hands the reader on).
+func (lr *LineReader) Unread(line []byte, n int) {
+	lr.pending = append([]pendingLine{{append([]byte(nil), line...), n, lr.truncated, lr.badUTF8}}, lr.pending...)
+}
+
+// Truncated reports whether the last line returned had no line ending:
+// the last line of a file, possibly cut short by a crash.
+func (lr *LineReader) Truncated() bool { return lr.truncated }
+
+// BadUTF8 reports whether the last line returned held invalid UTF-8.
+func (lr *LineReader) BadUTF8() bool { return lr.badUTF8 }
+
+// Err returns the read error that ended the lines, or nil at a clean end.
+func (lr *LineReader) Err() error {
+	if lr.err == io.EOF {
+		return nil
+	}
+	return lr.err
+}
+
+// Lines returns the number of lines read so far (blank ones included).
+func (lr *LineReader) Lines() int { return lr.n }
+
+// openMaybeGzip wraps r in a gzip reader when it starts with the gzip magic.
+func openMaybeGzip(r *bufio.Reader) (io.Reader, bool, error) {
+	magic, err := r.Peek(2)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, false, err
+	}
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, true, fmt.Errorf("not a readable gzip file: %v", err)
+		}
+		return zr, true, nil
+	}
+	return r, false, nil
+}

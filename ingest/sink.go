@@ -1,0 +1,59 @@
+package ingest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Sink receives what an ingester finds in one file: sessions, one at a
+// time, and problems.
+type Sink struct {
+	File      string
+	OnSession func(*Session)
+	OnProblem func(Problem)
+
+	sessions int
+	problems int
+}
+
+// Session hands a finished session on. It fills in File and defaults.
+func (s *Sink) Session(x *Session) {
+	x.File = s.File
+	if x.Agent == "" {
+		x.Agent = "main"
+	}
+	for i := range x.Turns {
+		x.Turns[i].Index = i + 1
+	}
+	s.sessions++
+	if s.OnSession != nil {
+		s.OnSession(x)
+	}
+}
+
+// Problemf reports a problem at a line (0 when the problem concerns the
+// whole file).
+func (s *Sink) Problemf(line int, format string, a ...any) {
+	s.problems++
+	if s.OnProblem != nil {
+		s.OnProblem(Problem{File: s.File, Line: line, Message: fmt.Sprintf(format, a...)})
+	}
+}
+
+// BadLine reports a line that could not be decoded, saying when it is the
+// last line of the file cut short (a crash while writing) rather than a
+// corrupt line in the middle.
+func (s *Sink) BadLine(lr *LineReader, line int, err error) {
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if lr != nil && lr.Truncated() {
+		s.Problemf(line, "last line is cut short (no newline at end of file) and is not valid JSON: %s", msg)
+		return
+	}
+	s.Problemf(line, "line is not valid JSON: %s", msg)
+}
+
+// Sessions returns how many sessions were emitted so far.
+func (s *Sink) Sessions() int { return s.sessions }
+
+// Problems returns how many problems were reported so far.
+func (s *Sink) Problems() int { return s.problems }

@@ -1,0 +1,155 @@
+// Package ingest turns agent transcripts on disk into loopgate's normalized
+// stream: sessions made of turns, turns made of model requests, requests made
+// of tool calls. Each format family has one file (hermes.go, nanobot.go,
+// openai.go, ...); detect.go picks the format of a file; walk.go finds the
+// files; read.go reads lines of any length from plain or gzipped files.
+//
+// Ingest knows nothing of guard rules: tool names are kept exactly as written,
+// and their classes are looked up later by package rules.
+//
+// Ingesters never hold more than one session in memory (a whole-file JSON
+// format holds that file), and never drop a line silently: every line is
+// either part of a session or reported as a Problem with its file and line.
+package ingest
+
+import (
+	"time"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+// Session is one conversation of one agent scope, as recorded in one file.
+type Session struct {
+	// File is the path the session was read from ("-" for standard input).
+	File string
+	// Format is the format id, e.g. "hermes-export" or "nanobot".
+	Format string
+	// ID is the session id the transcript gives, or one derived from the
+	// file name when it gives none.
+	ID string
+	// Agent is "main", or the id of a subagent scope.
+	Agent string
+	// Parent is the parent session or agent id of a subagent, else "".
+	Parent string
+	// Model is the model name, when the transcript records it.
+	Model string
+	// Line is the line where the session starts (1-based, 0 when unknown).
+	Line int
+	// Turns in order. A session may have calls before its first genuine user
+	// message (a trimmed file, a subagent prompt): they go in a turn too.
+	Turns []Turn
+	// Notes are facts about the session worth showing in inspect (format
+	// version, what the format cannot record), not problems.
+	Notes []string
+}
+
+// Turn begins at a genuine user message (each format's rule is documented in
+// docs/formats.md) and holds the model requests made to answer it.
+type Turn struct {
+	// Index is the 1-based index of the turn within its session.
+	Index int
+	// Line is the line of the user message that opened the turn (0 if none).
+	Line int
+	// Time of the user message, if known.
+	Time time.Time
+	// UserChars is the size of the user message text in bytes.
+	UserChars int
+	Requests  []Request
+	// CompactedBefore is true when a context compaction happened just
+	// before this turn (the model's context was rebuilt).
+	CompactedBefore bool
+}
+
+// Request is one model response.
+type Request struct {
+	// Line of the response (0 if unknown).
+	Line int
+	Time time.Time
+	// TextChars is the size of the response's text (content plus
+	// reasoning), in bytes.
+	TextChars int
+	// Usage is the token usage the transcript records for this response,
+	// or nil.
+	Usage *Usage
+	// Calls issued by this response, in order.
+	Calls []Call
+}
+
+// Usage is token usage as recorded by the transcript, normalized so that
+// Input includes cached tokens (Anthropic's input + cache_creation +
+// cache_read).
+type Usage struct {
+	Input      int64
+	Output     int64
+	CacheRead  int64
+	CacheWrite int64
+}
+
+// Call is one tool call and its result.
+type Call struct {
+	// ID is the call id (tool_call_id, call_id, ...), or "" when the format
+	// has none.
+	ID string
+	// Tool is the tool name as written.
+	Tool string
+	// ArgsRaw is the arguments as the model wrote them: the JSON text of an
+	// arguments string, or the compact JSON of an arguments object.
+	ArgsRaw string
+	// Args is ArgsRaw parsed with key order kept; ArgsOK is false when
+	// ArgsRaw is not valid JSON (then guards key on the raw text).
+	Args   jsonx.Value
+	ArgsOK bool
+	// Result is the result text as the model saw it.
+	Result string
+	// HasResult is false for a call whose result is missing.
+	HasResult bool
+	// IsError is true when the transcript marks the result as an error.
+	IsError bool
+	// Time of the call (or of its result), if known.
+	Time time.Time
+	// Line is the JSONL line of the call (0 for whole-file JSON formats).
+	Line int
+	// ResultLine is the JSONL line of the result (0 if unknown).
+	ResultLine int
+}
+
+// SetArgs fills ArgsRaw, Args and ArgsOK from the raw argument text.
+func (c *Call) SetArgs(raw string) {
+	c.ArgsRaw = raw
+	v, err := jsonx.ParseString(raw)
+	c.Args, c.ArgsOK = v, err == nil
+}
+
+// SetArgsValue fills the arguments from an already parsed value.
+func (c *Call) SetArgsValue(v jsonx.Value) {
+	c.Args, c.ArgsOK = v, true
+	c.ArgsRaw = v.String()
+}
+
+// Problem is something wrong in the input: a line that is not JSON, a
+// result with no call, a file of no known format. The run goes on.
+type Problem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+// NumCalls counts the calls of the session.
+func (s *Session) NumCalls() int {
+	n := 0
+	for _, t := range s.Turns {
+		for _, r := range t.Requests {
+			n += len(r.Calls)
+		}
+	}
+	return n
+}
+
+// NumRequests counts the model requests of the session.
+func (s *Session) NumRequests() int {
+	n := 0
+	for _, t := range s.Turns {
+		n += len(t.Requests)
+	}
+	return n
+}

@@ -1,0 +1,100 @@
+package ingest
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// transcriptSuffixes are the file endings read when walking a directory.
+var transcriptSuffixes = []string{".jsonl", ".json", ".jsonl.gz", ".json.gz"}
+
+// IsTranscriptName reports whether a file found in a directory walk is read.
+func IsTranscriptName(name string) bool {
+	for _, s := range transcriptSuffixes {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Expand turns the command line's paths into the list of files to read, in
+// a deterministic order: each argument in the order given, each directory
+// walked recursively in lexical order. Dot-files and dot-directories inside a
+// walked directory are skipped, as are files of other endings; a file named
+// explicitly is always read. Symbolic links to files are followed; links to
+// directories are not (so a link loop cannot trap the walk). Problems (a path
+// that does not exist, an unreadable directory) are reported, not fatal.
+func Expand(paths []string, problem func(Problem)) []string {
+	var files []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			files = append(files, p)
+		}
+	}
+	for _, root := range paths {
+		if root == "-" {
+			add(root)
+			continue
+		}
+		info, err := os.Stat(root)
+		if err != nil {
+			problem(Problem{File: root, Message: "cannot read path: " + errorText(err)})
+			continue
+		}
+		if !info.IsDir() {
+			add(root)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				problem(Problem{File: p, Message: "cannot read: " + errorText(err)})
+				if d != nil && d.IsDir() && p != root {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			name := d.Name()
+			if p != root && strings.HasPrefix(name, ".") {
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() {
+				return nil
+			}
+			if !IsTranscriptName(name) {
+				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				target, err := os.Stat(p)
+				if err != nil {
+					problem(Problem{File: p, Message: "cannot follow link: " + errorText(err)})
+					return nil
+				}
+				if !target.Mode().IsRegular() {
+					return nil
+				}
+			} else if !d.Type().IsRegular() {
+				return nil
+			}
+			found = append(found, p)
+			return nil
+		})
+		if err != nil {
+			problem(Problem{File: root, Message: "cannot walk directory: " + errorText(err)})
+		}
+		sort.Strings(found)
+		for _, p := range found {
+			add(p)
+		}
+	}
+	return files
+}
