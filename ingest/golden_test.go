@@ -1,0 +1,85 @@
+package ingest
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// readAll reads one file through detection and returns what it yielded.
+func readAll(t testing.TB, path string, opt Options) ([]*Session, []Problem) {
+	t.Helper()
+	var sessions []*Session
+	var problems []Problem
+	ReadFile(path, opt, &Sink{
+		OnSession: func(s *Session) { sessions = append(sessions, s) },
+		OnProblem: func(p Problem) { problems = append(problems, p) },
+	})
+	return sessions, problems
+}
+
+// TestGolden reads every transcript under fixtures/ingest and compares what
+// was read with the .golden.json file beside it. Run with -update to rewrite
+// them, then review the diff: the golden files are the specification.
+func TestGolden(t *testing.T) {
+	root := filepath.Join("..", "fixtures", "ingest")
+	var files []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && IsTranscriptName(d.Name()) && !strings.HasSuffix(p, ".golden.json") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) == 0 {
+		t.Fatal("no fixtures found under fixtures/ingest")
+	}
+	for _, f := range files {
+		f := f
+		rel, _ := filepath.Rel(root, f)
+		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
+			sessions, problems := readAll(t, f, Options{})
+			for i := range problems {
+				problems[i].File = filepath.ToSlash(rel)
+			}
+			got := DumpOf(sessions, problems).MarshalIndent()
+			golden := strings.TrimSuffix(strings.TrimSuffix(f, ".gz"), filepath.Ext(strings.TrimSuffix(f, ".gz"))) + ".golden.json"
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("no golden file (run go test ./ingest -run TestGolden -update): %v", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("read differs from %s (rerun with -update and review the diff)\n%s", golden, firstDiff(string(want), string(got)))
+			}
+		})
+	}
+}
+
+// firstDiff shows the first differing line with some context.
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return "line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
+		}
+	}
+	return "(no line differs; whitespace at end?)"
+}
