@@ -87,6 +87,8 @@ type SessionResult struct {
 	ContextTokensSaved int64      `json:"context_tokens_saved"`
 	SteerTokens        int64      `json:"steer_tokens"`
 	HasUsage           bool       `json:"has_usage"`
+	RecordedInput      int64      `json:"recorded_input_tokens,omitempty"`
+	RecordedOutput     int64      `json:"recorded_output_tokens,omitempty"`
 	Timeline           string     `json:"timeline"`
 	Decisions          []Decision `json:"decisions"`
 }

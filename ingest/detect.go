@@ -165,6 +165,10 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 		}
 		return
 	}
+	// The reader reuses its buffer: keep our own copy of the first line
+	// before reading the next one.
+	first = append([]byte(nil), first...)
+	firstTruncated, firstBadUTF8 := lr.Truncated(), lr.BadUTF8()
 	trimmed := bytes.TrimSpace(first)
 	var doc []byte
 	switch {
@@ -172,7 +176,7 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 		// Is this a one-record file? Peek at the next line.
 		if second, n2, ok2 := lr.Next(); ok2 {
 			lr.Unread(second, n2)
-			lr.Unread(first, n)
+			lr.pending = append([]pendingLine{{first, n, firstTruncated, firstBadUTF8}}, lr.pending...)
 		} else {
 			doc = append([]byte(nil), first...)
 			h.Doc = true
@@ -201,7 +205,7 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 			return
 		}
 	default:
-		lr.Unread(first, n)
+		lr.pending = append([]pendingLine{{first, n, firstTruncated, firstBadUTF8}}, lr.pending...)
 	}
 
 	if h.Doc {

@@ -1,0 +1,127 @@
+package analyze
+
+import (
+	"time"
+
+	"github.com/loopgate/loopgate/ingest"
+)
+
+// PreparedSession is a session reduced to what a replay needs, with the
+// rules-independent truth already computed. replay prepares each session and
+// drops it after one run; compare and sweep prepare a corpus once and run
+// every configuration over it ("parse once, replay many").
+type PreparedSession struct {
+	File, ID, Format, Agent, Parent, Model string
+	Turns, Requests                        int
+	// HasUsage is true when the transcript records token usage;
+	// UsageInput/UsageOutput sum it.
+	HasUsage                bool
+	UsageInput, UsageOutput int64
+	Calls                   []PreparedCall
+	// TurnStarts has one entry per turn (also turns without calls).
+	TurnStarts []TurnStart
+}
+
+// TurnStart marks where a turn begins in Calls.
+type TurnStart struct {
+	FirstCall int
+	Time      time.Time
+	Compacted bool
+}
+
+// PreparedCall is one call with its rules-independent facts.
+type PreparedCall struct {
+	// Event is the engine's view of the call; Class is filled per rules.
+	Event  CallEvent
+	Line   int
+	CallID string
+	// Request is the 1-based index of the call's model request in the
+	// session; EndOfRequest marks the last call of that request.
+	Request      int
+	EndOfRequest bool
+	// LaterRequests counts the model requests after this call's request in
+	// the same context (until a compaction or the end of the session):
+	// the number of times a result is sent to the model again.
+	LaterRequests int
+	HasResult     bool
+	// Sig is the truth signature (tool plus sorted arguments).
+	Sig string
+	// Redundant: an earlier call in the same context had the same
+	// signature and the same normalized result.
+	Redundant bool
+	// Native names the agent's own guard intervention in the result;
+	// NativeStops says the agent's guard did not run the call.
+	Native      string
+	NativeStops bool
+
+	resultTokens int // -1 until counted
+}
+
+// Prepare computes the rules-independent form of a session. The session's
+// result texts stay referenced by the prepared calls (tokens are counted
+// lazily, only for the calls a guard stops).
+func Prepare(s *ingest.Session) *PreparedSession {
+	p := &PreparedSession{File: s.File, ID: s.ID, Format: s.Format, Agent: s.Agent, Parent: s.Parent, Model: s.Model, Turns: len(s.Turns)}
+	type seenKey struct {
+		sig  string
+		hash uint64
+	}
+	seen := map[seenKey]bool{}
+	request := 0
+	index := 0
+	// requestContext[i] is the context epoch of request i+1; compactions
+	// start a new epoch, and a result is re-sent only within its epoch.
+	var requestEpoch []int
+	epoch := 0
+	for ti, t := range s.Turns {
+		if t.CompactedBefore {
+			epoch++
+			seen = map[seenKey]bool{}
+		}
+		ts := TurnStart{FirstCall: len(p.Calls), Time: t.Time, Compacted: t.CompactedBefore}
+		p.TurnStarts = append(p.TurnStarts, ts)
+		firstRequest := request + 1
+		for _, r := range t.Requests {
+			request++
+			requestEpoch = append(requestEpoch, epoch)
+			if r.Usage != nil {
+				p.HasUsage = true
+				p.UsageInput += r.Usage.Input
+				p.UsageOutput += r.Usage.Output
+			}
+			for ci, c := range r.Calls {
+				index++
+				norm := NormalizeResult(c.Result)
+				native, stops := NativeIntervention(c.Result)
+				pc := PreparedCall{
+					Event: CallEvent{
+						Turn: ti + 1, Request: request - firstRequest + 1, Index: index, Tool: c.Tool,
+						Args: c.Args, ArgsOK: c.ArgsOK, ArgsRaw: c.ArgsRaw, Time: c.Time,
+						Result: c.Result, ResultHash: HashString(norm), Failed: Failed(norm, c.IsError),
+					},
+					Line: c.Line, CallID: c.ID, Request: request, EndOfRequest: ci == len(r.Calls)-1,
+					HasResult: c.HasResult, Native: native, NativeStops: stops, resultTokens: -1,
+				}
+				pc.Sig = Signature(c.Tool, c.Args, c.ArgsOK, c.ArgsRaw)
+				if c.HasResult && !stops {
+					k := seenKey{pc.Sig, pc.Event.ResultHash}
+					pc.Redundant = seen[k]
+					seen[k] = true
+				}
+				p.Calls = append(p.Calls, pc)
+			}
+		}
+	}
+	p.Requests = request
+	// Later requests in the same context, counted from the end.
+	laterInEpoch := make([]int, request+1)
+	for i := request - 1; i >= 0; i-- {
+		if i+1 < request && requestEpoch[i+1] == requestEpoch[i] {
+			laterInEpoch[i+1] = laterInEpoch[i+2] + 1
+		}
+	}
+	for i := range p.Calls {
+		p.Calls[i].LaterRequests = laterInEpoch[p.Calls[i].Request]
+	}
+	return p
+}

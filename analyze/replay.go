@@ -1,0 +1,283 @@
+package analyze
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/loopgate/loopgate/internal/tokens"
+	"github.com/loopgate/loopgate/rules"
+)
+
+// TokenCache counts tokens with a memo, so that a block message repeated on
+// every stopped call is tokenized once. One cache per goroutine.
+type TokenCache struct {
+	Counter tokens.Counter
+	memo    map[string]int
+}
+
+// NewTokenCache wraps a counter.
+func NewTokenCache(c tokens.Counter) *TokenCache {
+	return &TokenCache{Counter: c, memo: map[string]int{}}
+}
+
+// Count returns the number of tokens of s.
+func (tc *TokenCache) Count(s string) int {
+	if s == "" {
+		return 0
+	}
+	if len(s) <= 4096 {
+		if n, ok := tc.memo[s]; ok {
+			return n
+		}
+		n := tc.Counter.Count(s)
+		if len(tc.memo) > 100000 {
+			tc.memo = map[string]int{}
+		}
+		tc.memo[s] = n
+		return n
+	}
+	return tc.Counter.Count(s)
+}
+
+func (tc *TokenCache) resultTokens(c *PreparedCall) int {
+	if c.resultTokens < 0 {
+		c.resultTokens = tc.Count(c.Event.Result)
+	}
+	return c.resultTokens
+}
+
+// maxDecisionArgs bounds the argument text kept in a decision; reports
+// redact it and abbreviate it further.
+const maxDecisionArgs = 4096
+
+// ToolCounts totals one tool within one session.
+type ToolCounts = ToolStat
+
+// Run replays one prepared session under the rules: each call goes through
+// a fresh guard (one per session, which is one agent scope), and the
+// verdicts are judged against the transcript's own results.
+//
+// Readings taken where DESIGN.md leaves room:
+//   - Replay does not invent a future: after a block the real transcript
+//     goes on, and the guard sees the real later calls.
+//   - A halt ends the turn: the calls after it in the same turn are marked
+//     halted (not run) and are not shown to the guard.
+//   - "Harmful" compares a stopped call's real result with the results of
+//     the earlier calls with the same guard key and scope that the guard let
+//     run: the results the model would have seen.
+//   - Calls that the agent's own guard already stopped in the transcript
+//     (Native) are not counted as redundant, stopped or harmful, and save
+//     nothing: the model already got the short message.
+func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []ToolStat) {
+	res := SessionResult{
+		File: p.File, ID: p.ID, Format: p.Format, Agent: p.Agent, Parent: p.Parent, Model: p.Model,
+		Turns: p.Turns, Requests: p.Requests, Calls: len(p.Calls), HasUsage: p.HasUsage,
+		RecordedInput: p.UsageInput, RecordedOutput: p.UsageOutput,
+		Decisions: []Decision{},
+	}
+	g := NewGuard(r)
+	toolIndex := map[string]int{}
+	var tools []ToolStat
+	seenRun := map[string][]uint64{} // scope+key -> results the model saw
+	var timeline strings.Builder
+	classes := map[string]string{}
+	classOf := func(tool string) string {
+		c, ok := classes[tool]
+		if !ok {
+			c = r.ClassOf(tool)
+			classes[tool] = c
+		}
+		return c
+	}
+
+	for ti, ts := range p.TurnStarts {
+		end := len(p.Calls)
+		if ti+1 < len(p.TurnStarts) {
+			end = p.TurnStarts[ti+1].FirstCall
+		}
+		if ts.Compacted {
+			g.Compaction()
+		}
+		t := ts.Time
+		if t.IsZero() && ts.FirstCall < end {
+			t = p.Calls[ts.FirstCall].Event.Time
+		}
+		g.UserTurn(t)
+		if ts.FirstCall < end && timeline.Len() > 0 {
+			timeline.WriteByte(TurnSeparator)
+		}
+		halted := false
+		var haltedBy Verdict
+		haltedAt := 0
+		for i := ts.FirstCall; i < end; i++ {
+			c := &p.Calls[i]
+			c.Event.Class = classOf(c.Event.Tool)
+			var v Verdict
+			ran := false
+			if halted {
+				v = Verdict{Action: Halt, Detector: haltedBy.Detector, Count: haltedBy.Count,
+					Message: "not run: the guard ended this turn at call " + strconv.Itoa(haltedAt)}
+			} else {
+				v = g.Before(&c.Event)
+				ran = !v.Action.Stops() && v.Action != Halt
+				after := g.After(&c.Event, v)
+				v = merge(v, after)
+				if c.EndOfRequest {
+					if end := g.EndRequest(); end.Action > v.Action {
+						v = merge(v, end)
+					}
+				}
+				if v.Action == Halt {
+					halted, haltedBy, haltedAt = true, v, c.Event.Index
+				}
+			}
+			d := judge(c, v, ran, seenRun, tc, &res)
+			ts := tool(&tools, toolIndex, c.Event.Tool, c.Event.Class)
+			ts.Calls++
+			if c.Redundant {
+				ts.Redundant++
+			}
+			switch {
+			case c.NativeStops:
+			case v.Action == Steer:
+				ts.Steered++
+			case v.Action == Block:
+				ts.Blocked++
+			case v.Action == Dedup:
+				ts.Deduped++
+			}
+			if d.Harmful {
+				ts.Harmful++
+			}
+			ts.TokensSaved += d.TokensSaved
+			timeline.WriteByte(mark(c, d))
+			if d.Action != Allow || d.Redundant || d.Native != "" {
+				res.Decisions = append(res.Decisions, d)
+			}
+		}
+	}
+	res.Timeline = timeline.String()
+	return res, tools
+}
+
+// judge turns a verdict on a call into a decision: truth, savings, counts.
+// ran says whether the call would still have run under the guard (a steer,
+// or a halt that came after the call).
+func judge(c *PreparedCall, v Verdict, ran bool, seenRun map[string][]uint64, tc *TokenCache, res *SessionResult) Decision {
+	args := c.Event.ArgsRaw
+	if len(args) > maxDecisionArgs {
+		args = args[:maxDecisionArgs]
+	}
+	d := Decision{
+		Turn: c.Event.Turn, Call: c.Event.Index, Line: c.Line, CallID: c.CallID,
+		Tool: c.Event.Tool, Class: c.Event.Class, Args: args,
+		Action: v.Action, Detector: v.Detector, Count: v.Count, Message: v.Message,
+		Redundant: c.Redundant, Native: c.Native,
+	}
+	if c.Redundant {
+		res.Redundant++
+	}
+	key := strconv.Itoa(v.Scope) + "\x00" + v.Key
+	if v.Key == "" {
+		key = "sig\x00" + c.Sig
+	}
+	if c.NativeStops {
+		res.Native++
+		return d
+	}
+	switch v.Action {
+	case Steer:
+		res.Steered++
+		cost := int64(tc.Count(v.Message))
+		res.SteerTokens += cost
+	case Block, Dedup:
+		if v.Action == Block {
+			res.Blocked++
+		} else {
+			res.Deduped++
+		}
+		if c.HasResult {
+			d.Harmful = !contains(seenRun[key], c.Event.ResultHash)
+		}
+		if d.Harmful {
+			res.Harmful++
+		}
+		if c.Redundant {
+			res.RedundantStopped++
+		}
+		saved := int64(tc.resultTokens(c) - tc.Count(v.Message))
+		if saved < 0 {
+			saved = 0
+		}
+		d.TokensSaved = saved
+	case Halt:
+		if !ran {
+			res.Halted++
+			saved := int64(tc.resultTokens(c) - tc.Count(v.Message))
+			if saved < 0 {
+				saved = 0
+			}
+			d.TokensSaved = saved
+		}
+	}
+	d.ContextTokensSaved = d.TokensSaved * int64(c.LaterRequests)
+	res.TokensSaved += d.TokensSaved
+	res.ContextTokensSaved += d.ContextTokensSaved
+	if ran && c.HasResult {
+		seenRun[key] = append(seenRun[key], c.Event.ResultHash)
+	}
+	return d
+}
+
+func contains(hs []uint64, h uint64) bool {
+	for _, x := range hs {
+		if x == h {
+			return true
+		}
+	}
+	return false
+}
+
+// merge keeps the stronger of two verdicts on the same call; a steer on top
+// of a stronger action is dropped (the stronger action's message wins).
+func merge(a, b Verdict) Verdict {
+	if b.Action > a.Action {
+		if b.Key == "" {
+			b.Key, b.Scope = a.Key, a.Scope
+		}
+		return b
+	}
+	return a
+}
+
+func tool(tools *[]ToolStat, index map[string]int, name, class string) *ToolStat {
+	i, ok := index[name]
+	if !ok {
+		i = len(*tools)
+		index[name] = i
+		*tools = append(*tools, ToolStat{Tool: name, Class: class})
+	}
+	return &(*tools)[i]
+}
+
+func mark(c *PreparedCall, d Decision) byte {
+	switch {
+	case c.NativeStops:
+		return MarkNative
+	case d.Harmful:
+		return MarkHarmful
+	case d.Action == Block:
+		return MarkBlock
+	case d.Action == Dedup:
+		return MarkDedup
+	case d.Action == Halt:
+		return MarkHalt
+	case d.Action == Steer:
+		return MarkSteer
+	case c.Native != "":
+		return MarkNative
+	case d.Redundant:
+		return MarkRedundant
+	}
+	return MarkAllow
+}

@@ -1,0 +1,151 @@
+package analyze
+
+import (
+	"hash/fnv"
+	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+// This file holds what a transcript tells us regardless of any rules: which
+// results are the agent's own guard speaking, what a result is once those
+// notes are removed, and whether a call failed.
+
+// nativeMarker is a text that an agent's own loop guard puts into a tool
+// result (guards.md §1.1-1.3, §2.1-2.4, §3.11). Stops are calls the agent's
+// guard did not run (blocked or answered from a stub); the others ran and
+// got a note appended.
+type nativeMarker struct {
+	name   string
+	text   string
+	prefix bool // must start the (trimmed) result
+	stops  bool
+}
+
+var nativeMarkers = []nativeMarker{
+	{"nanobot-block", "Error: repeated external lookup blocked.", true, true},
+	{"nanobot-block", "Error: repeated identical tool call blocked.", true, true},
+	{"nanobot-block", "Error: refusing repeated workspace-bypass attempts.", true, true},
+	{"nanobot-dedup", "[File unchanged since last read:", true, true},
+	{"hermes-block", `"guardrail": {"action": "block"`, false, true},
+	{"hermes-block", `"guardrail":{"action":"block"`, false, true},
+	{"hermes-block", "BLOCKED: You have", false, true},
+	{"hermes-dedup", `"dedup": true`, false, true},
+	{"pi-block", "LoopGuard: ", true, true},
+	{"hermes-halt", "[Tool loop hard stop:", false, false},
+	{"hermes-warning", "[Tool loop warning:", false, false},
+	{"hermes-note", "[hermes note:", false, false},
+	{"nanobot-note", "result: this exact output has already been returned in this turn.", false, false},
+}
+
+// NativeIntervention names the agent's own guard intervention visible in a
+// result ("" when none) and whether the agent's guard stopped the call.
+func NativeIntervention(result string) (name string, stopped bool) {
+	if result == "" {
+		return "", false
+	}
+	trimmed := strings.TrimSpace(result)
+	for _, m := range nativeMarkers {
+		if m.prefix {
+			if strings.HasPrefix(trimmed, m.text) {
+				return m.name, m.stops
+			}
+			continue
+		}
+		if strings.Contains(result, m.text) {
+			return m.name, m.stops
+		}
+	}
+	return "", false
+}
+
+// guardSuffixes are notes agents append to real results; they are removed
+// before results are compared, so that a result with a warning appended is
+// still "the same result".
+var guardSuffixes = []string{
+	"\n\n[Tool loop warning:",
+	"\n\n[Tool loop hard stop:",
+	"\n\n[hermes note:",
+	"\n\n[Analyze the error above and try a different approach.]",
+	"\n\n[Repeated ",
+}
+
+// NormalizeResult removes the agent's own guard notes and trailing white
+// space from a result.
+func NormalizeResult(result string) string {
+	for _, s := range guardSuffixes {
+		if i := strings.Index(result, s); i >= 0 {
+			result = result[:i]
+		}
+	}
+	return strings.TrimRight(result, " \t\r\n")
+}
+
+// HashString is the 64-bit FNV-1a hash used for results and signatures:
+// deterministic across runs and machines.
+func HashString(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// Signature is the rules-independent identity of a call used for truth:
+// tool name plus arguments with keys sorted at every level (or the raw text
+// when the arguments are not JSON).
+func Signature(tool string, args jsonx.Value, argsOK bool, raw string) string {
+	var b []byte
+	b = append(b, tool...)
+	b = append(b, 0)
+	if argsOK {
+		b = args.Append(b, jsonx.Sorted)
+	} else {
+		b = append(b, raw...)
+	}
+	return string(b)
+}
+
+// Failed classifies a result as a failure: the transcript's own error flag,
+// or a result shaped like an error. The shape rules follow hermes'
+// _detect_tool_failure loosely (guards.md §2.2) but stay generic: a text
+// starting with "Error", a JSON object with a non-empty "error", with
+// "success": false, or with a non-zero "exit_code".
+func Failed(result string, isError bool) bool {
+	if isError {
+		return true
+	}
+	r := strings.TrimSpace(result)
+	if r == "" {
+		return false
+	}
+	if strings.HasPrefix(r, "Error") || strings.HasPrefix(r, "ERROR") || strings.HasPrefix(r, "error:") {
+		return true
+	}
+	if r[0] != '{' || len(r) > 1<<20 {
+		return false
+	}
+	v, err := jsonx.ParseString(r)
+	if err != nil || v.Kind != jsonx.Object {
+		return false
+	}
+	if e, ok := v.Get("error"); ok {
+		switch e.Kind {
+		case jsonx.String:
+			if e.Str != "" {
+				return true
+			}
+		case jsonx.Object, jsonx.Array:
+			return true
+		case jsonx.Bool:
+			if e.Bool {
+				return true
+			}
+		}
+	}
+	if s, ok := v.Get("success"); ok && s.Kind == jsonx.Bool && !s.Bool {
+		return true
+	}
+	if c, ok := v.Get("exit_code"); ok && c.Kind == jsonx.Number && c.Str != "0" {
+		return true
+	}
+	return false
+}

@@ -1,0 +1,380 @@
+package ingest
+
+// Claude Code session files (~/.claude/projects/<encoded-cwd>/<sessionId>.jsonl,
+// and <sessionId>/subagents/agent-<id>.jsonl): one JSON object per line, an
+// Anthropic message per user/assistant line. Format reference:
+// docs/formats/other.md.
+//
+// Readings taken (the reference leaves these open):
+//   - Sidechain (subagent) lines become their own session scope: Agent is the
+//     line's agentId; a sidechain line without one joins the scope of its
+//     parentUuid; a chain with neither is named "sidechain-<root uuid>".
+//     Parent is the main session's id.
+//   - Within a scope lines are read in file order. A file's order is
+//     chronological within one scope (the reference's out-of-order example
+//     is sidechain lines written after the main chain's Task result);
+//     rewound branches are kept, both were really run.
+//   - One API response is split over several lines sharing message.id and
+//     requestId: they form one Request, wherever the lines are (tool results
+//     of a parallel call may sit between them), and its usage is counted
+//     once, from the first line (as ccusage does).
+//   - Assistant lines of the "<synthetic>" model are written locally by the
+//     CLI, not by a model: they are not requests.
+
+import (
+	"bytes"
+	"strings"
+	"time"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+const formatClaudeCode = "claude-code"
+
+func init() {
+	register(&Format{
+		ID:         formatClaudeCode,
+		Family:     "claude-code",
+		Reads:      "Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl and subagents/agent-<id>.jsonl), sidechains as their own agent scope.",
+		Detection:  "JSONL whose first record has a Claude Code type (user, assistant, summary, system, file-history-snapshot, queue-operation, ...) with uuid, sessionId or leafUuid.",
+		Priority:   32,
+		Sniff:      sniffClaudeCode,
+		ParseLines: parseClaudeCode,
+		ParseDoc: func(doc []byte, h *Head, out *Sink) {
+			parseClaudeCode(NewLineReader(bytes.NewReader(doc)), h, out)
+		},
+	})
+}
+
+var claudeCodeTypes = map[string]bool{
+	"user": true, "assistant": true, "system": true, "summary": true,
+	"queue-operation": true, "attachment": true, "ai-title": true, "progress": true,
+	"agent-setting": true, "pr-link": true, "file-history-snapshot": true,
+}
+
+func sniffClaudeCode(h *Head) bool {
+	if h.Array || !claudeCodeTypes[h.String("type")] {
+		return false
+	}
+	return h.Has("uuid") || h.Has("sessionId") || h.Has("leafUuid") || h.Has("messageId")
+}
+
+type ccLine struct {
+	Type        string           `json:"type"`
+	UUID        string           `json:"uuid"`
+	ParentUUID  string           `json:"parentUuid"`
+	SessionID   string           `json:"sessionId"`
+	Timestamp   string           `json:"timestamp"`
+	IsSidechain bool             `json:"isSidechain"`
+	AgentID     string           `json:"agentId"`
+	IsMeta      bool             `json:"isMeta"`
+	Compact     bool             `json:"isCompactSummary"`
+	RequestID   string           `json:"requestId"`
+	Subtype     string           `json:"subtype"`
+	Message     jsonx.RawMessage `json:"message"`
+}
+
+type ccMessage struct {
+	ID      string           `json:"id"`
+	Role    string           `json:"role"`
+	Model   string           `json:"model"`
+	Content jsonx.RawMessage `json:"content"`
+	Usage   jsonx.RawMessage `json:"usage"`
+}
+
+type ccBlock struct {
+	Type      string           `json:"type"`
+	Text      string           `json:"text"`
+	Thinking  string           `json:"thinking"`
+	ID        string           `json:"id"`
+	Name      string           `json:"name"`
+	Input     jsonx.RawMessage `json:"input"`
+	ToolUseID string           `json:"tool_use_id"`
+	Content   jsonx.RawMessage `json:"content"`
+	IsError   bool             `json:"is_error"`
+}
+
+// ccScope is one agent scope of the file being read.
+type ccScope struct {
+	b         *sessionBuilder
+	requests  map[string]callRef // message.id:requestId -> its request (c unused)
+	compacted bool
+}
+
+type ccReader struct {
+	h         *Head
+	out       *Sink
+	sessionID string
+	scopes    map[string]*ccScope
+	order     []string
+	uuidScope map[string]string
+	synthetic int
+}
+
+func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
+	r := &ccReader{h: h, out: out, scopes: map[string]*ccScope{}, uuidScope: map[string]string{}}
+	for {
+		line, n, ok := lr.Next()
+		if !ok {
+			break
+		}
+		var l ccLine
+		if err := jsonx.Unmarshal(line, &l); err != nil {
+			if jsonx.Valid(line) {
+				out.Problemf(n, "record is not a Claude Code line (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
+			} else {
+				out.BadLine(lr, n, err)
+			}
+			continue
+		}
+		r.line(l, n)
+	}
+	// A scope with nothing but stray lines (a trimmed file's result whose
+	// call is elsewhere) is no session; those lines were reported. A file
+	// with no turn at all still yields its first scope, so that it shows.
+	var keep []string
+	for _, key := range r.order {
+		if len(r.scopes[key].b.s.Turns) > 0 {
+			keep = append(keep, key)
+		}
+	}
+	if len(keep) == 0 && len(r.order) > 0 {
+		keep = r.order[:1]
+	}
+	for _, key := range keep {
+		sc := r.scopes[key]
+		s := sc.b.s
+		if s.ID == "" {
+			s.ID = r.sessionID
+		}
+		if s.ID == "" {
+			s.ID = fileStem(h.Name)
+		}
+		if s.Agent != "main" && s.Parent == "" {
+			s.Parent = r.sessionID
+		}
+		if key == "main" && r.synthetic > 0 {
+			s.Notes = append(s.Notes, "locally generated <synthetic> assistant lines are not model requests; skipped")
+		}
+		sc.b.finish(out)
+	}
+}
+
+// scopeOf assigns a line to its agent scope.
+func (r *ccReader) scopeOf(l ccLine) string {
+	key := "main"
+	if l.IsSidechain {
+		switch {
+		case l.AgentID != "":
+			key = l.AgentID
+		case l.ParentUUID != "" && r.uuidScope[l.ParentUUID] != "":
+			key = r.uuidScope[l.ParentUUID]
+		default:
+			id := l.UUID
+			if len(id) > 8 {
+				id = id[:8]
+			}
+			key = "sidechain-" + id
+		}
+	}
+	if l.UUID != "" {
+		r.uuidScope[l.UUID] = key
+	}
+	return key
+}
+
+func (r *ccReader) scope(key string, line int) *ccScope {
+	sc := r.scopes[key]
+	if sc == nil {
+		s := &Session{Format: formatClaudeCode, Agent: key, Line: line}
+		sc = &ccScope{b: newSessionBuilder(s), requests: map[string]callRef{}}
+		r.scopes[key] = sc
+		r.order = append(r.order, key)
+	}
+	return sc
+}
+
+// parseTime reads an ISO-8601 timestamp. One without a zone (OpenHands
+// writes Python's naive isoformat) is taken as UTC.
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		if t, err = time.Parse("2006-01-02T15:04:05.999999999", s); err != nil {
+			return time.Time{}
+		}
+	}
+	return t.UTC()
+}
+
+func (r *ccReader) line(l ccLine, n int) {
+	if r.sessionID == "" && l.SessionID != "" {
+		r.sessionID = l.SessionID
+	}
+	switch l.Type {
+	case "user", "assistant":
+	case "system":
+		if l.Subtype == "compact_boundary" {
+			r.scope(r.scopeOf(l), n).compacted = true
+		} else if l.UUID != "" {
+			r.scopeOf(l)
+		}
+		return
+	default:
+		// summary, queue-operation, file-history-snapshot and future types
+		// carry no calls; their uuid still links the chain.
+		if l.UUID != "" {
+			r.scopeOf(l)
+		}
+		return
+	}
+	key := r.scopeOf(l)
+	var m ccMessage
+	if err := jsonx.Unmarshal(l.Message, &m); err != nil || l.Message == nil {
+		r.out.Problemf(n, "%s line has no readable message; skipped", l.Type)
+		return
+	}
+	t := parseTime(l.Timestamp)
+	blocks, text, isString := ccContent(m.Content)
+	if !isString && blocks == nil && len(bytes.TrimSpace(m.Content)) > 0 && string(bytes.TrimSpace(m.Content)) != "null" {
+		r.out.Problemf(n, "%s message content is neither text nor blocks; skipped", l.Type)
+		return
+	}
+	if l.Type == "assistant" {
+		if m.Model == "<synthetic>" {
+			r.synthetic++
+			return
+		}
+		r.assistant(r.scope(key, n), l, m, blocks, n, t)
+		return
+	}
+	sc := r.scope(key, n)
+	hasResult := false
+	for _, b := range blocks {
+		if b.Type == "tool_result" {
+			hasResult = true
+			res, _ := contentText(b.Content)
+			sc.b.result(b.ToolUseID, res, b.IsError, n, t, r.out)
+		}
+	}
+	if hasResult || l.IsMeta || l.Compact {
+		return
+	}
+	if !isString {
+		var sb strings.Builder
+		for _, b := range blocks {
+			if b.Type == "text" {
+				sb.WriteString(b.Text)
+			}
+		}
+		text = sb.String()
+	}
+	if !genuineClaudePrompt(text) {
+		return
+	}
+	sc.b.turn(n, t, len(text))
+	if sc.compacted {
+		sc.b.s.Turns[len(sc.b.s.Turns)-1].CompactedBefore = true
+		sc.compacted = false
+	}
+}
+
+// genuineClaudePrompt tells a typed prompt from the CLI's own user lines:
+// slash-command wrappers, their captured output and interrupt markers.
+func genuineClaudePrompt(text string) bool {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return false
+	}
+	for _, p := range []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "[Request interrupted by user"} {
+		if strings.HasPrefix(t, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// ccContent decodes message content: a string, or blocks.
+func ccContent(raw jsonx.RawMessage) (blocks []ccBlock, text string, isString bool) {
+	if jsonx.Unmarshal(raw, &text) == nil {
+		return nil, text, true
+	}
+	if jsonx.Unmarshal(raw, &blocks) != nil {
+		return nil, "", false
+	}
+	if blocks == nil {
+		blocks = []ccBlock{}
+	}
+	return blocks, "", false
+}
+
+func (r *ccReader) assistant(sc *ccScope, l ccLine, m ccMessage, blocks []ccBlock, n int, t time.Time) {
+	if sc.b.s.Model == "" {
+		sc.b.s.Model = m.Model
+	}
+	chars := 0
+	if s, ok := textOf(m.Content); ok {
+		chars = len(s)
+	}
+	for _, b := range blocks {
+		chars += len(b.Text) + len(b.Thinking)
+	}
+	// One API response split over lines: continue its request.
+	var ref callRef
+	key := ""
+	if m.ID != "" && l.RequestID != "" {
+		key = m.ID + ":" + l.RequestID
+	}
+	if known, ok := sc.requests[key]; ok && key != "" {
+		ref = known
+		sc.b.s.Turns[ref.t].Requests[ref.r].TextChars += chars
+	} else {
+		sc.b.request(n, t, chars, anthropicUsage(m.Usage))
+		ref = sc.b.lastRef()
+		if key != "" {
+			sc.requests[key] = ref
+		}
+	}
+	for _, b := range blocks {
+		switch b.Type {
+		case "tool_use", "server_tool_use":
+			c := Call{ID: b.ID, Tool: b.Name, Time: t, Line: n}
+			if v, err := jsonx.Parse(b.Input); err == nil {
+				c.SetArgsValue(v)
+			} else {
+				c.SetArgs(string(b.Input))
+			}
+			sc.b.callAt(ref, c, r.out)
+		default:
+			// Server tool results (web_search_tool_result, ...) come back in
+			// the same assistant message.
+			if b.ToolUseID != "" && strings.HasSuffix(b.Type, "_tool_result") {
+				res, _ := contentText(b.Content)
+				sc.b.result(b.ToolUseID, res, b.IsError, n, t, r.out)
+			}
+		}
+	}
+}
+
+// textOf returns content that is a plain string.
+func textOf(raw jsonx.RawMessage) (string, bool) {
+	var s string
+	return s, jsonx.Unmarshal(raw, &s) == nil
+}
+
+// anthropicUsage normalizes Anthropic usage: input_tokens excludes cached
+// tokens, so Input = input + cache_creation + cache_read.
+func anthropicUsage(raw jsonx.RawMessage) *Usage {
+	var u struct {
+		Input         *int64 `json:"input_tokens"`
+		Output        int64  `json:"output_tokens"`
+		CacheCreation int64  `json:"cache_creation_input_tokens"`
+		CacheRead     int64  `json:"cache_read_input_tokens"`
+	}
+	if raw == nil || jsonx.Unmarshal(raw, &u) != nil || u.Input == nil {
+		return nil
+	}
+	return &Usage{Input: *u.Input + u.CacheCreation + u.CacheRead, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheCreation}
+}

@@ -1,0 +1,738 @@
+// hermes.go reads the transcripts that hermes-agent (NousResearch) leaves on
+// disk: the `hermes sessions export` dump, the gateway JSONL transcripts, the
+// per-session JSON snapshots, and the ShareGPT trajectory and batch-runner
+// files (hermes_trajectory.go). Formats B to F of
+// reference/formats-hermes.md; docs/formats/hermes.md says how each is read.
+//
+// The export, gateway and snapshot formats share one message model (OpenAI
+// chat messages plus hermes extras, §2); hermesConv turns such a message list
+// into turns, requests and calls, whatever file it came from.
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+func init() {
+	register(&Format{
+		ID:        "hermes-export",
+		Family:    "hermes",
+		Reads:     "hermes-agent `hermes sessions export` JSONL: one session per line (sessions row plus its messages).",
+		Detection: "A record with `id`, `source` and `messages` plus a hermes sessions column (`started_at`, `parent_session_id`, `model_config` or `end_reason`).",
+		Priority:  20,
+		Sniff:     sniffHermesExport,
+		ParseLines: func(lr *LineReader, h *Head, out *Sink) {
+			for {
+				line, n, ok := lr.Next()
+				if !ok {
+					return
+				}
+				parseHermesExportRecord(line, n, n, lr, h, out)
+			}
+		},
+		ParseDoc: func(doc []byte, h *Head, out *Sink) {
+			parseHermesExportRecord(doc, docLine(doc, h), h.Line, nil, h, out)
+		},
+	})
+	register(&Format{
+		ID:        "hermes-snapshot",
+		Family:    "hermes",
+		Reads:     "hermes-agent per-session JSON snapshot `session_<id>.json` (raw `messages`, or the early ShareGPT `conversations` form).",
+		Detection: "One JSON object with `messages` or `conversations` and the snapshot's `session_start` or `last_updated`.",
+		Priority:  21,
+		Sniff:     sniffHermesSnapshot,
+		ParseDoc:  parseHermesSnapshot,
+	})
+	register(&Format{
+		ID:         "hermes-gateway",
+		Family:     "hermes",
+		Reads:      "hermes-agent gateway transcript `sessions/<id>.jsonl` (telegram, discord, slack, ...): one message per line.",
+		Detection:  "First record has `role: session_meta`, or has a chat `role` in a file named like a hermes session id (`20260413_083748_5a617929.jsonl`).",
+		Priority:   22,
+		Sniff:      sniffHermesGateway,
+		ParseLines: parseHermesGateway,
+	})
+}
+
+// hermesSessionFile matches the file name of a gateway transcript: the
+// session id (YYYYMMDD_HHMMSS_<6 or 8 hex>) plus .jsonl.
+var hermesSessionFile = regexp.MustCompile(`^\d{8}_\d{6}_[0-9a-f]{6,8}\.jsonl$`)
+
+func sniffHermesExport(h *Head) bool {
+	if h.Array || !h.Has("id", "source", "messages") {
+		return false
+	}
+	return h.Has("started_at") || h.Has("parent_session_id") || h.Has("model_config") || h.Has("end_reason")
+}
+
+func sniffHermesSnapshot(h *Head) bool {
+	if h.Array || !(h.Has("messages") || h.Has("conversations")) {
+		return false
+	}
+	return h.Has("session_start") || h.Has("last_updated")
+}
+
+func sniffHermesGateway(h *Head) bool {
+	if h.Array || h.Has("_type") || !h.Has("role") {
+		return false
+	}
+	switch h.String("role") {
+	case "session_meta":
+		return true
+	case "user", "assistant", "tool", "system":
+		return hermesSessionFile.MatchString(h.Name)
+	}
+	return false
+}
+
+// docLine is the line to give records of a one-document file: the file's
+// line when the document is a single line (a one-record JSONL file), else 0.
+func docLine(doc []byte, h *Head) int {
+	if bytes.Contains(bytes.TrimSpace(doc), []byte("\n")) {
+		return 0
+	}
+	return h.Line
+}
+
+// hermesMessage is one message of the §2 model. Fields whose type varies
+// between hermes versions stay raw.
+type hermesMessage struct {
+	Role              string           `json:"role"`
+	Content           jsonx.RawMessage `json:"content"`
+	ToolCalls         jsonx.RawMessage `json:"tool_calls"`
+	ToolCallID        string           `json:"tool_call_id"`
+	Name              string           `json:"name"`
+	ToolName          string           `json:"tool_name"`
+	Timestamp         jsonx.RawMessage `json:"timestamp"`
+	Reasoning         jsonx.RawMessage `json:"reasoning"`
+	ReasoningContent  jsonx.RawMessage `json:"reasoning_content"`
+	CompressedSummary jsonx.RawMessage `json:"_compressed_summary"`
+	Active            jsonx.RawMessage `json:"active"`
+	Compacted         jsonx.RawMessage `json:"compacted"`
+	// session_meta records (gateway) carry these.
+	Model    string `json:"model"`
+	Platform string `json:"platform"`
+}
+
+// hermesToolCall is one entry of an assistant's tool_calls (§2.2).
+type hermesToolCall struct {
+	ID       string           `json:"id"`
+	CallID   string           `json:"call_id"`
+	Name     string           `json:"name"`
+	Args     jsonx.RawMessage `json:"arguments"`
+	Function *struct {
+		Name string           `json:"name"`
+		Args jsonx.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// Compaction summary prefixes (§2.4): the current one, the legacy one, and
+// the bare form seen in real trajectory files ("[CONTEXT COMPACTION] Earlier
+// turns in this conversation were compacted ...").
+var hermesCompactionPrefixes = []string{"[CONTEXT COMPACTION", "[CONTEXT SUMMARY]"}
+
+func isHermesCompaction(text string) bool {
+	text = strings.TrimLeft(text, " \t\r\n")
+	for _, p := range hermesCompactionPrefixes {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// hermesCallRef locates a call inside a session being built (indexes, not
+// pointers: the slices grow).
+type hermesCallRef struct{ turn, req, call int }
+
+// hermesConv builds one session from hermes messages in order. It pairs
+// tool results with calls by tool_call_id, keeps calls whose result never
+// comes, and reports results with no call.
+type hermesConv struct {
+	s   *Session
+	out *Sink
+	// where names the session in problem messages ("session X: ").
+	where string
+	// pending maps a call id to the calls still waiting for a result, oldest
+	// first: provider ids are not guaranteed unique, so a repeated id is
+	// answered in order.
+	pending map[string][]hermesCallRef
+	// order lists every call in issue order, for the end-of-session check
+	// and for results that carry no tool_call_id.
+	order []hermesCallRef
+	// compactAfter is set by a compaction summary until the next turn opens;
+	// compactLine is the summary's line, for the mid-turn note.
+	compactAfter bool
+	compactLine  int
+	compactNoted bool
+}
+
+func newHermesConv(s *Session, out *Sink) *hermesConv {
+	return &hermesConv{s: s, out: out, where: "session " + s.ID + ": ", pending: map[string][]hermesCallRef{}}
+}
+
+func (b *hermesConv) call(r hermesCallRef) *Call {
+	return &b.s.Turns[r.turn].Requests[r.req].Calls[r.call]
+}
+
+// userTurn opens a turn at a genuine user message.
+func (b *hermesConv) userTurn(line int, t time.Time, chars int) {
+	b.s.Turns = append(b.s.Turns, Turn{Line: line, Time: t, UserChars: chars, CompactedBefore: b.compactAfter})
+	b.compactAfter = false
+}
+
+// compaction records a context-compaction summary (§2.4, §2.8). It is not a
+// turn: the next turn to open is marked CompactedBefore. When calls follow
+// the summary inside the current turn they stay in that turn (hermes does not
+// start a new turn there either) and a note says so.
+func (b *hermesConv) compaction(line int) {
+	b.compactAfter, b.compactLine, b.compactNoted = true, line, false
+}
+
+// request opens a model response in the current turn (a turn of its own
+// when no user message came first).
+func (b *hermesConv) request(line int, t time.Time, textChars int) {
+	if len(b.s.Turns) == 0 {
+		b.s.Turns = append(b.s.Turns, Turn{CompactedBefore: b.compactAfter})
+		b.compactAfter = false
+	}
+	if b.compactAfter && !b.compactNoted {
+		b.compactNoted = true
+		b.s.Notes = append(b.s.Notes, fmt.Sprintf("context compaction summary (line %d) inside turn %d: the requests after it stay in that turn; the next turn is marked compacted", b.compactLine, len(b.s.Turns)))
+	}
+	tr := &b.s.Turns[len(b.s.Turns)-1]
+	tr.Requests = append(tr.Requests, Request{Line: line, Time: t, TextChars: textChars})
+}
+
+// addCall appends a call to the last request and registers it as waiting.
+func (b *hermesConv) addCall(c Call) {
+	ti := len(b.s.Turns) - 1
+	ri := len(b.s.Turns[ti].Requests) - 1
+	rq := &b.s.Turns[ti].Requests[ri]
+	rq.Calls = append(rq.Calls, c)
+	ref := hermesCallRef{ti, ri, len(rq.Calls) - 1}
+	b.order = append(b.order, ref)
+	b.pending[c.ID] = append(b.pending[c.ID], ref)
+}
+
+// result pairs a tool result with its call.
+func (b *hermesConv) result(id, tool, text string, line int, t time.Time) {
+	ref, ok := b.take(id)
+	if !ok {
+		name := ""
+		if tool != "" {
+			name = " (" + tool + ")"
+		}
+		if id == "" {
+			b.out.Problemf(line, "%stool result%s has no tool_call_id and no call is waiting for one; result ignored", b.where, name)
+		} else {
+			b.out.Problemf(line, "%stool result for unknown tool_call_id %q%s: no call issued it; result ignored", b.where, id, name)
+		}
+		return
+	}
+	c := b.call(ref)
+	if c.Tool == "" {
+		c.Tool = tool
+	}
+	c.Result, c.HasResult, c.ResultLine = text, true, line
+	c.IsError = hermesResultIsError(text)
+	if c.Time.IsZero() {
+		c.Time = t
+	}
+}
+
+// take removes and returns the waiting call for id; a result without an id
+// takes the oldest waiting call.
+func (b *hermesConv) take(id string) (hermesCallRef, bool) {
+	if id == "" {
+		for _, r := range b.order {
+			c := b.call(r)
+			if !c.HasResult && len(b.pending[c.ID]) > 0 && b.pending[c.ID][0] == r {
+				return b.take(c.ID)
+			}
+		}
+		return hermesCallRef{}, false
+	}
+	q := b.pending[id]
+	if len(q) == 0 {
+		return hermesCallRef{}, false
+	}
+	if len(q) == 1 {
+		delete(b.pending, id)
+	} else {
+		b.pending[id] = q[1:]
+	}
+	return q[0], true
+}
+
+// finish reports the calls that never got a result (they stay in the
+// session with HasResult false) and gives unnamed tools a name.
+func (b *hermesConv) finish() {
+	for _, r := range b.order {
+		c := b.call(r)
+		if c.Tool == "" {
+			c.Tool = "unknown"
+		}
+		if !c.HasResult {
+			b.out.Problemf(c.Line, "%scall %q (%s) has no result", b.where, c.ID, c.Tool)
+		}
+	}
+}
+
+// message feeds one §2 message. line is the record's line (the session's
+// line for export files, 0 in whole-document files).
+func (b *hermesConv) message(m *hermesMessage, line int) {
+	t := hermesTime(m.Timestamp)
+	switch m.Role {
+	case "user":
+		text := hermesText(m.Content)
+		if isHermesCompaction(text) || hermesTrue(m.CompressedSummary) {
+			b.compaction(line)
+			return
+		}
+		b.userTurn(line, t, len(text))
+	case "assistant":
+		text := hermesText(m.Content)
+		calls, err := hermesToolCalls(m.ToolCalls)
+		if err != nil {
+			b.out.Problemf(line, "%sassistant tool_calls of an unexpected shape (%v); its calls are skipped", b.where, err)
+		}
+		if len(calls) == 0 && (isHermesCompaction(text) || hermesTrue(m.CompressedSummary)) {
+			b.compaction(line)
+			return
+		}
+		reasoning := hermesText(m.Reasoning)
+		if strings.TrimSpace(reasoning) == "" {
+			reasoning = hermesText(m.ReasoningContent)
+		}
+		b.request(line, t, len(text)+len(strings.TrimSpace(reasoning)))
+		for i, tc := range calls {
+			c := Call{ID: tc.ID, Time: t, Line: line}
+			if c.ID == "" {
+				c.ID = tc.CallID
+			}
+			args := tc.Args
+			c.Tool = tc.Name
+			if tc.Function != nil {
+				c.Tool, args = tc.Function.Name, tc.Function.Args
+			}
+			if c.ID == "" {
+				b.out.Problemf(line, "%stool call %d (%s) has no id; it can only be paired with a result that has none", b.where, i+1, c.Tool)
+			}
+			hermesSetArgs(&c, args)
+			b.addCall(c)
+		}
+	case "tool":
+		tool := m.ToolName
+		if tool == "" {
+			tool = m.Name
+		}
+		b.result(m.ToolCallID, tool, hermesText(m.Content), line, t)
+	case "session_meta", "system":
+		// Not part of the conversation the model answered (§2.4).
+	case "":
+		b.out.Problemf(line, "%smessage without a role; skipped", b.where)
+	default:
+		b.out.Problemf(line, "%smessage with unknown role %q; skipped", b.where, m.Role)
+	}
+}
+
+// hermesSetArgs fills a call's arguments from the arguments member: a JSON
+// string (the OpenAI wire form) or an already-parsed object.
+func hermesSetArgs(c *Call, raw jsonx.RawMessage) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		c.SetArgs("")
+		return
+	}
+	if raw[0] == '"' {
+		var s string
+		if jsonx.Unmarshal(raw, &s) == nil {
+			c.SetArgs(s)
+			return
+		}
+	}
+	if v, err := jsonx.Parse(raw); err == nil {
+		c.SetArgsValue(v)
+		return
+	}
+	c.SetArgs(string(raw))
+}
+
+// hermesToolCalls decodes tool_calls: a list (export, gateway, snapshot) or
+// the JSON text of a list (state.db's column form).
+func hermesToolCalls(raw jsonx.RawMessage) ([]hermesToolCall, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := jsonx.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(s) == "" {
+			return nil, nil
+		}
+		raw = []byte(s)
+	}
+	var calls []hermesToolCall
+	if err := jsonx.Unmarshal(raw, &calls); err != nil {
+		return nil, fmt.Errorf("%s", hermesDecodeError(err))
+	}
+	return calls, nil
+}
+
+// hermesDBJSONPrefix marks list or dict content stored as text in state.db.
+const hermesDBJSONPrefix = "\x00json:"
+
+// hermesText returns message content as the model saw it: a string as is, a
+// list of content parts as their texts joined by newlines, any other value
+// as compact JSON.
+func hermesText(raw jsonx.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	v, err := jsonx.Parse(raw)
+	if err != nil {
+		return string(raw)
+	}
+	return hermesValueText(v)
+}
+
+func hermesValueText(v jsonx.Value) string {
+	switch v.Kind {
+	case jsonx.String:
+		if rest, ok := strings.CutPrefix(v.Str, hermesDBJSONPrefix); ok {
+			if inner, err := jsonx.ParseString(rest); err == nil {
+				return hermesValueText(inner)
+			}
+			return rest
+		}
+		return v.Str
+	case jsonx.Null:
+		return ""
+	case jsonx.Array:
+		var parts []string
+		for _, p := range v.Arr {
+			if p.Kind == jsonx.String {
+				parts = append(parts, p.Str)
+				continue
+			}
+			if s, ok := p.GetString("text"); ok {
+				parts = append(parts, s)
+			}
+		}
+		if len(parts) == 0 && len(v.Arr) > 0 {
+			return v.String()
+		}
+		return strings.Join(parts, "\n")
+	}
+	return v.String()
+}
+
+// hermesResultIsError reports hermes' own error convention: tool dispatch
+// and most tools answer a failure with a JSON object whose top-level
+// "error" is a non-empty string ({"error": "..."}; terminal writes
+// "error": null on success). Nothing else is flagged here: exit codes and
+// wording are the engine's heuristics.
+func hermesResultIsError(text string) bool {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "{") {
+		return false
+	}
+	v, err := jsonx.ParseString(t)
+	if err != nil {
+		return false
+	}
+	return hermesValueIsError(v)
+}
+
+func hermesValueIsError(v jsonx.Value) bool {
+	s, ok := v.GetString("error")
+	return ok && strings.TrimSpace(s) != ""
+}
+
+// hermesTrue reports a JSON true or 1 (SQLite booleans).
+func hermesTrue(raw jsonx.RawMessage) bool {
+	s := string(bytes.TrimSpace(raw))
+	return s == "true" || s == "1"
+}
+
+// hermesTime reads a timestamp: Unix epoch seconds (state.db, export) or an
+// ISO-8601 string. Gateway strings are local time without a zone (§2.6);
+// with no zone to go on they are read as UTC.
+func hermesTime(raw jsonx.RawMessage) time.Time {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return time.Time{}
+	}
+	if raw[0] == '"' {
+		var s string
+		if jsonx.Unmarshal(raw, &s) != nil {
+			return time.Time{}
+		}
+		return hermesISOTime(s)
+	}
+	var f float64
+	if jsonx.Unmarshal(raw, &f) != nil || f <= 0 || f > 1e11 {
+		return time.Time{}
+	}
+	sec, frac := math.Modf(f)
+	// Round to microseconds: epoch floats carry no more precision than that.
+	return time.Unix(int64(sec), int64(math.Round(frac*1e6))*1e3).UTC()
+}
+
+func hermesISOTime(s string) time.Time {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
+
+// hermesIDFromName derives a session id from a file name: the name without
+// its extensions and without the snapshot's "session_" prefix.
+func hermesIDFromName(name string) string {
+	base := filepath.Base(name)
+	for _, ext := range []string{".gz", ".jsonl", ".json"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return strings.TrimPrefix(base, "session_")
+}
+
+// hermesExportRecord is one line of `hermes sessions export` (§3.B): the
+// sessions row plus its messages.
+type hermesExportRecord struct {
+	ID              string             `json:"id"`
+	Source          string             `json:"source"`
+	Model           string             `json:"model"`
+	ModelConfig     jsonx.RawMessage   `json:"model_config"`
+	ParentSessionID string             `json:"parent_session_id"`
+	EndReason       string             `json:"end_reason"`
+	InputTokens     float64            `json:"input_tokens"`
+	OutputTokens    float64            `json:"output_tokens"`
+	CacheRead       float64            `json:"cache_read_tokens"`
+	CacheWrite      float64            `json:"cache_write_tokens"`
+	ReasoningTokens float64            `json:"reasoning_tokens"`
+	APICalls        float64            `json:"api_call_count"`
+	Messages        []jsonx.RawMessage `json:"messages"`
+}
+
+// parseHermesExportRecord reads one exported session. line is the line of
+// every call of the session (0 in a pretty-printed document); sessionLine is
+// where the session starts.
+func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader, h *Head, out *Sink) {
+	if !jsonx.Valid(data) {
+		out.BadLine(lr, line, hermesJSONError(data))
+		return
+	}
+	var rec hermesExportRecord
+	if err := jsonx.Unmarshal(data, &rec); err != nil {
+		out.Problemf(line, "not a hermes export session record: %s", hermesDecodeError(err))
+		return
+	}
+	if rec.Messages == nil {
+		out.Problemf(line, "hermes export record has no messages list; skipped")
+		return
+	}
+	s := &Session{Format: "hermes-export", ID: rec.ID, Model: rec.Model, Line: sessionLine}
+	if s.ID == "" {
+		s.ID = fmt.Sprintf("%s:%d", hermesIDFromName(h.Name), line)
+	}
+	cfg := hermesModelConfig(rec.ModelConfig)
+	delegateFrom, _ := cfg.GetString("_delegate_from")
+	if rec.Source == "subagent" || delegateFrom != "" {
+		s.Agent = s.ID
+		s.Parent = rec.ParentSessionID
+		if s.Parent == "" {
+			s.Parent = delegateFrom
+		}
+	} else if rec.ParentSessionID != "" {
+		how := "child"
+		if from, ok := cfg.GetString("_branched_from"); ok && from != "" {
+			how = "branch"
+		} else if from, ok := cfg.GetString("_reset_from"); ok && from != "" {
+			how = "reset"
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("%s of session %s (a compression continuation repeats the parent's head and tail before its summary)", how, rec.ParentSessionID))
+	}
+	if rec.Source != "" {
+		s.Notes = append(s.Notes, "source: "+rec.Source)
+	}
+	if rec.EndReason != "" {
+		s.Notes = append(s.Notes, "end_reason: "+rec.EndReason)
+	}
+	if rec.InputTokens+rec.OutputTokens+rec.CacheRead+rec.CacheWrite > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("session token totals (no per-request usage): input %.0f, output %.0f, cache_read %.0f, cache_write %.0f, reasoning %.0f, api_calls %.0f",
+			rec.InputTokens, rec.OutputTokens, rec.CacheRead, rec.CacheWrite, rec.ReasoningTokens, rec.APICalls))
+	}
+	b := newHermesConv(s, out)
+	inactive := 0
+	for i, raw := range rec.Messages {
+		var m hermesMessage
+		if err := jsonx.Unmarshal(raw, &m); err != nil {
+			out.Problemf(line, "%smessage %d has an unexpected shape (%s); skipped", b.where, i+1, hermesDecodeError(err))
+			continue
+		}
+		// Rewound rows (active=0) were taken back out of the conversation;
+		// compacted rows (newer schemas) still happened and are kept.
+		if s := string(bytes.TrimSpace(m.Active)); s == "0" || s == "false" {
+			if !hermesTrue(m.Compacted) {
+				inactive++
+				continue
+			}
+		}
+		b.message(&m, line)
+	}
+	if inactive > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d inactive (rewound) messages skipped", inactive))
+	}
+	b.finish()
+	out.Session(s)
+}
+
+// hermesModelConfig parses sessions.model_config: JSON text or an object.
+func hermesModelConfig(raw jsonx.RawMessage) jsonx.Value {
+	v, err := jsonx.Parse(bytes.TrimSpace(raw))
+	if err != nil {
+		return jsonx.Value{}
+	}
+	if v.Kind == jsonx.String {
+		if inner, err := jsonx.ParseString(v.Str); err == nil {
+			return inner
+		}
+	}
+	return v
+}
+
+// hermesDecodeError words a decoding error for users: which member has
+// the wrong JSON type, without the Go type names of the decoder.
+func hermesDecodeError(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	what, ok := strings.CutPrefix(msg, "cannot unmarshal ")
+	if !ok {
+		return msg
+	}
+	kind, into, _ := strings.Cut(what, " into ")
+	if _, field, ok := strings.Cut(into, "Go struct field "); ok {
+		field, _, _ = strings.Cut(field, " of type")
+		if i := strings.LastIndex(field, "."); i >= 0 {
+			field = field[i+1:]
+		}
+		return fmt.Sprintf("`%s` is a JSON %s, not what hermes writes there", field, kind)
+	}
+	return fmt.Sprintf("a JSON %s where an object was expected", kind)
+}
+
+// hermesJSONError explains why a line is not JSON.
+func hermesJSONError(data []byte) error {
+	_, err := jsonx.Parse(data)
+	if err == nil {
+		return fmt.Errorf("invalid JSON")
+	}
+	return err
+}
+
+// parseHermesGateway reads a gateway transcript: one message per line, the
+// first possibly a session_meta record (absent after a rewrite).
+func parseHermesGateway(lr *LineReader, h *Head, out *Sink) {
+	s := &Session{Format: "hermes-gateway", ID: hermesIDFromName(h.Name)}
+	b := newHermesConv(s, out)
+	b.where = ""
+	for {
+		line, n, ok := lr.Next()
+		if !ok {
+			break
+		}
+		if s.Line == 0 {
+			s.Line = n
+		}
+		if !jsonx.Valid(line) {
+			out.BadLine(lr, n, hermesJSONError(line))
+			continue
+		}
+		var m hermesMessage
+		if err := jsonx.Unmarshal(line, &m); err != nil {
+			out.Problemf(n, "not a hermes gateway message: %s", hermesDecodeError(err))
+			continue
+		}
+		if m.Role == "session_meta" {
+			if s.Model == "" {
+				s.Model = m.Model
+			}
+			if m.Platform != "" {
+				s.Notes = append(s.Notes, "platform: "+m.Platform)
+			}
+			continue
+		}
+		b.message(&m, n)
+	}
+	if s.Line == 0 {
+		return
+	}
+	b.finish()
+	out.Session(s)
+}
+
+// hermesSnapshot is the per-session JSON snapshot (§3.C).
+type hermesSnapshot struct {
+	SessionID     string             `json:"session_id"`
+	Model         string             `json:"model"`
+	Platform      string             `json:"platform"`
+	Messages      []jsonx.RawMessage `json:"messages"`
+	Conversations []jsonx.RawMessage `json:"conversations"`
+}
+
+func parseHermesSnapshot(doc []byte, h *Head, out *Sink) {
+	var snap hermesSnapshot
+	if err := jsonx.Unmarshal(doc, &snap); err != nil {
+		out.Problemf(0, "not a hermes session snapshot: %s", hermesDecodeError(err))
+		return
+	}
+	s := &Session{Format: "hermes-snapshot", ID: snap.SessionID, Model: snap.Model}
+	if s.ID == "" {
+		s.ID = hermesIDFromName(h.Name)
+	}
+	if snap.Platform != "" {
+		s.Notes = append(s.Notes, "platform: "+snap.Platform)
+	}
+	if snap.Messages == nil && snap.Conversations != nil {
+		s.Notes = append(s.Notes, "early snapshot in ShareGPT form (conversations)")
+		entries := make([]jsonx.Value, 0, len(snap.Conversations))
+		for i, raw := range snap.Conversations {
+			v, err := jsonx.Parse(raw)
+			if err != nil {
+				out.Problemf(0, "conversations[%d] is not valid JSON (%v); skipped", i, err)
+				continue
+			}
+			entries = append(entries, v)
+		}
+		parseHermesShareGPT(s, entries, 0, out)
+		out.Session(s)
+		return
+	}
+	b := newHermesConv(s, out)
+	b.where = ""
+	for i, raw := range snap.Messages {
+		var m hermesMessage
+		if err := jsonx.Unmarshal(raw, &m); err != nil {
+			out.Problemf(0, "message %d has an unexpected shape (%s); skipped", i+1, hermesDecodeError(err))
+			continue
+		}
+		b.message(&m, 0)
+	}
+	b.finish()
+	out.Session(s)
+}

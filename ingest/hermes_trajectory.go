@@ -1,0 +1,369 @@
+// hermes_trajectory.go reads hermes-agent's ShareGPT files: the trajectory
+// JSONL written with --save_trajectories (trajectory_samples.jsonl,
+// failed_trajectories.jsonl), the batch runner's batch_<N>.jsonl and
+// trajectories.jsonl, and the early snapshot form that stored the same
+// `conversations` list (reference/formats-hermes.md §3.C, §3.E, §3.F).
+//
+// A `gpt` entry carries its calls as <tool_call> blocks without ids; the
+// next `tool` entry carries all their results as <tool_response> blocks, in
+// the same order. Calls and results are paired by position.
+package ingest
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+func init() {
+	register(&Format{
+		ID:        "hermes-batch",
+		Family:    "hermes",
+		Reads:     "hermes-agent batch-runner output (data/<run>/batch_<N>.jsonl, trajectories.jsonl): ShareGPT conversations with `prompt_index` and tool statistics.",
+		Detection: "A record with a ShareGPT `conversations` list (`from`/`value` entries) and `prompt_index`.",
+		Priority:  23,
+		Sniff:     func(h *Head) bool { return h.Has("prompt_index") && sniffHermesShareGPT(h) },
+		ParseLines: func(lr *LineReader, h *Head, out *Sink) {
+			parseHermesTrajectoryLines(lr, h, out, "hermes-batch")
+		},
+		ParseDoc: func(doc []byte, h *Head, out *Sink) {
+			parseHermesTrajectoryRecord(doc, docLine(doc, h), nil, h, out, "hermes-batch")
+		},
+	})
+	register(&Format{
+		ID:        "hermes-trajectory",
+		Family:    "hermes",
+		Reads:     "hermes-agent ShareGPT trajectory JSONL (trajectory_samples.jsonl, failed_trajectories.jsonl, compressor and mini-SWE output): one conversation per line.",
+		Detection: "A record with a ShareGPT `conversations` list whose entries have `from` (system/human/gpt/tool) and `value`.",
+		Priority:  24,
+		Sniff:     sniffHermesShareGPT,
+		ParseLines: func(lr *LineReader, h *Head, out *Sink) {
+			parseHermesTrajectoryLines(lr, h, out, "hermes-trajectory")
+		},
+		ParseDoc: func(doc []byte, h *Head, out *Sink) {
+			parseHermesTrajectoryRecord(doc, docLine(doc, h), nil, h, out, "hermes-trajectory")
+		},
+	})
+}
+
+// sniffHermesShareGPT accepts a first record whose `conversations` is a list
+// of {from, value} entries whose first `from` is a hermes role.
+func sniffHermesShareGPT(h *Head) bool {
+	raw, ok := h.Keys["conversations"]
+	if h.Array || !ok {
+		return false
+	}
+	var entries []map[string]jsonx.RawMessage
+	if jsonx.Unmarshal(raw, &entries) != nil {
+		return false
+	}
+	if len(entries) == 0 {
+		return h.Has("completed")
+	}
+	var from string
+	if jsonx.Unmarshal(entries[0]["from"], &from) != nil {
+		return false
+	}
+	_, hasValue := entries[0]["value"]
+	switch from {
+	case "system", "human", "gpt", "tool":
+		return hasValue
+	}
+	return false
+}
+
+func parseHermesTrajectoryLines(lr *LineReader, h *Head, out *Sink, format string) {
+	for {
+		line, n, ok := lr.Next()
+		if !ok {
+			return
+		}
+		parseHermesTrajectoryRecord(line, n, lr, h, out, format)
+	}
+}
+
+// parseHermesTrajectoryRecord reads one conversation; every call of it is
+// on line (0 in a pretty-printed document).
+func parseHermesTrajectoryRecord(data []byte, line int, lr *LineReader, h *Head, out *Sink, format string) {
+	v, err := jsonx.Parse(data)
+	if err != nil {
+		out.BadLine(lr, line, err)
+		return
+	}
+	conv, ok := v.Get("conversations")
+	if v.Kind != jsonx.Object || !ok || conv.Kind != jsonx.Array {
+		out.Problemf(line, "not a hermes trajectory record (no `conversations` list); skipped")
+		return
+	}
+	stem := hermesIDFromName(h.Name)
+	s := &Session{Format: format, ID: fmt.Sprintf("%s:%d", stem, line), Line: line}
+	if line == 0 {
+		s.ID = stem
+	}
+	meta, _ := v.Get("metadata")
+	s.Model, _ = v.GetString("model")
+	if s.Model == "" {
+		s.Model, _ = meta.GetString("model")
+	}
+	if idx, ok := v.Get("prompt_index"); ok && idx.Kind != jsonx.Null {
+		s.ID = fmt.Sprintf("%s:prompt_%s", stem, idx.Text())
+	}
+	if ts, ok := v.GetString("timestamp"); ok {
+		s.Notes = append(s.Notes, "saved at "+ts)
+	} else if ts, ok := meta.GetString("timestamp"); ok {
+		s.Notes = append(s.Notes, "saved at "+ts)
+	}
+	if c, ok := v.Get("completed"); ok && c.Kind == jsonx.Bool {
+		s.Notes = append(s.Notes, fmt.Sprintf("completed: %t", c.Bool))
+	}
+	if p, ok := v.Get("partial"); ok && p.Kind == jsonx.Bool && p.Bool {
+		s.Notes = append(s.Notes, "partial: true")
+	}
+	if n, ok := v.Get("api_calls"); ok && n.Kind == jsonx.Number {
+		s.Notes = append(s.Notes, "api_calls: "+n.Str)
+	}
+	if cm, ok := v.Get("compression_metrics"); ok {
+		if w, ok := cm.Get("was_compressed"); ok && w.Kind == jsonx.Bool && w.Bool {
+			s.Notes = append(s.Notes, "compressed by the trajectory compressor (its summary entry opens a compacted turn)")
+		}
+	}
+	parseHermesShareGPT(s, conv.Arr, line, out)
+	out.Session(s)
+}
+
+// hermesTrajCall is one parsed <tool_call> block.
+type hermesTrajCall struct {
+	Name string
+	// Args is the arguments member (an object as hermes writes it; a string
+	// is taken as argument text). HasArgs is false when it is absent.
+	Args    jsonx.Value
+	HasArgs bool
+	// Err is set when the block is not a JSON object; Raw is its text.
+	Err error
+	Raw string
+}
+
+// hermesTrajResponse is one parsed <tool_response> block.
+type hermesTrajResponse struct {
+	ID, Name string
+	// Result is the content as the model saw it: a string as is, a parsed
+	// object as compact JSON (source key order).
+	Result  string
+	IsError bool
+	// Err is set when the block is not a JSON object (Result is its text).
+	Err error
+}
+
+// hermesBlocks returns the trimmed bodies of the <tag>...</tag> blocks of s
+// in order, and s with the blocks removed. A block still open at the end of
+// s runs to the end and sets unclosed.
+func hermesBlocks(s, tag string) (bodies []string, rest string, unclosed bool) {
+	open, end := "<"+tag+">", "</"+tag+">"
+	var kept strings.Builder
+	for {
+		i := strings.Index(s, open)
+		if i < 0 {
+			kept.WriteString(s)
+			break
+		}
+		kept.WriteString(s[:i])
+		s = s[i+len(open):]
+		j := strings.Index(s, end)
+		if j < 0 {
+			bodies = append(bodies, strings.TrimSpace(s))
+			unclosed = true
+			break
+		}
+		bodies = append(bodies, strings.TrimSpace(s[:j]))
+		s = s[j+len(end):]
+	}
+	return bodies, kept.String(), unclosed
+}
+
+// hermesSplitGPT splits a gpt entry into its reasoning (the leading
+// <think> block), its visible text and its <tool_call> blocks. Blocks are
+// looked for only after the leading <think> block: reasoning text may talk
+// about <tool_call> without making one.
+func hermesSplitGPT(value string) (reasoning, text string, calls []string, unclosed bool) {
+	body := value
+	if t := strings.TrimLeft(value, " \t\r\n"); strings.HasPrefix(t, "<think>") {
+		if i := strings.Index(t, "</think>"); i >= 0 {
+			reasoning = strings.TrimSpace(t[len("<think>"):i])
+			body = t[i+len("</think>"):]
+		}
+	}
+	calls, rest, unclosed := hermesBlocks(body, "tool_call")
+	return reasoning, strings.TrimSpace(rest), calls, unclosed
+}
+
+// hermesParseToolCall parses a <tool_call> body: {"name", "arguments"}.
+func hermesParseToolCall(body string) hermesTrajCall {
+	c := hermesTrajCall{Raw: body}
+	v, err := jsonx.ParseString(body)
+	if err != nil {
+		c.Err = err
+		return c
+	}
+	if v.Kind != jsonx.Object {
+		c.Err = fmt.Errorf("a JSON %s, not an object", v.Kind)
+		return c
+	}
+	c.Name, _ = v.GetString("name")
+	c.Args, c.HasArgs = v.Get("arguments")
+	return c
+}
+
+// hermesParseToolResponse parses a <tool_response> body:
+// {"tool_call_id", "name", "content"}.
+func hermesParseToolResponse(body string) hermesTrajResponse {
+	r := hermesTrajResponse{Result: body}
+	v, err := jsonx.ParseString(body)
+	if err == nil && v.Kind != jsonx.Object {
+		err = fmt.Errorf("a JSON %s, not an object", v.Kind)
+	}
+	if err != nil {
+		r.Err = err
+		return r
+	}
+	r.ID, _ = v.GetString("tool_call_id")
+	r.Name, _ = v.GetString("name")
+	content, ok := v.Get("content")
+	switch {
+	case !ok || content.Kind == jsonx.Null:
+		r.Result = ""
+	case content.Kind == jsonx.String:
+		r.Result = content.Str
+		r.IsError = hermesResultIsError(content.Str)
+	default:
+		r.Result = content.String()
+		r.IsError = hermesValueIsError(content)
+	}
+	return r
+}
+
+// parseHermesShareGPT fills s from a ShareGPT conversation. Every `human`
+// entry opens a turn (§2.5: "E: each human"); one that is a compaction
+// summary opens it marked CompactedBefore. All calls are on line.
+func parseHermesShareGPT(s *Session, entries []jsonx.Value, line int, out *Sink) {
+	b := newHermesConv(s, out)
+	if line == 0 {
+		b.where = ""
+	}
+	type waitingCall struct {
+		ref   hermesCallRef
+		entry int
+		index int
+	}
+	var waiting []waitingCall
+	// closeWaiting gives up on calls whose results never came: a new gpt or
+	// human entry means hermes wrote no tool entry for them.
+	closeWaiting := func() {
+		for _, w := range waiting {
+			c := b.call(w.ref)
+			out.Problemf(line, "%sconversations[%d] call %d (%s) has no <tool_response>", b.where, w.entry, w.index+1, c.Tool)
+		}
+		waiting = nil
+	}
+	for i, e := range entries {
+		from, _ := e.GetString("from")
+		val, _ := e.Get("value")
+		text := hermesValueText(val)
+		if e.Kind != jsonx.Object || from == "" {
+			out.Problemf(line, "%sconversations[%d] is not a {from, value} entry; skipped", b.where, i)
+			continue
+		}
+		switch from {
+		case "system":
+			// The tool preamble, not a message of the conversation.
+		case "human":
+			closeWaiting()
+			if strings.TrimSpace(text) == "" {
+				// The early snapshot's placeholder for the query (§3.C): no
+				// message, so no turn.
+				continue
+			}
+			b.userTurn(line, time.Time{}, len(text))
+			if isHermesCompaction(text) {
+				s.Turns[len(s.Turns)-1].CompactedBefore = true
+			}
+		case "gpt":
+			closeWaiting()
+			reasoning, visible, blocks, unclosed := hermesSplitGPT(text)
+			if unclosed {
+				out.Problemf(line, "%sconversations[%d] has a <tool_call> block without </tool_call> (read to the end of the entry)", b.where, i)
+			}
+			b.request(line, time.Time{}, len(reasoning)+len(visible))
+			for k, body := range blocks {
+				tc := hermesParseToolCall(body)
+				c := Call{Tool: tc.Name, Line: line}
+				switch {
+				case tc.Err != nil:
+					out.Problemf(line, "%sconversations[%d] <tool_call> %d is not valid JSON (%v); kept with its raw text as arguments", b.where, i, k+1, tc.Err)
+					c.SetArgs(tc.Raw)
+				case !tc.HasArgs:
+					c.SetArgs("")
+				case tc.Args.Kind == jsonx.String:
+					c.SetArgs(tc.Args.Str)
+				default:
+					c.SetArgsValue(tc.Args)
+				}
+				ti := len(s.Turns) - 1
+				ri := len(s.Turns[ti].Requests) - 1
+				rq := &s.Turns[ti].Requests[ri]
+				rq.Calls = append(rq.Calls, c)
+				waiting = append(waiting, waitingCall{hermesCallRef{ti, ri, len(rq.Calls) - 1}, i, k})
+			}
+		case "tool":
+			blocks, rest, unclosed := hermesBlocks(text, "tool_response")
+			if unclosed {
+				out.Problemf(line, "%sconversations[%d] has a <tool_response> block without </tool_response> (read to the end of the entry)", b.where, i)
+			}
+			plain := len(blocks) == 0
+			if plain {
+				if strings.TrimSpace(rest) == "" {
+					out.Problemf(line, "%sconversations[%d] is an empty tool entry; skipped", b.where, i)
+					continue
+				}
+				out.Problemf(line, "%sconversations[%d] is a tool entry without <tool_response> blocks; its whole text is taken as one result", b.where, i)
+				blocks = []string{strings.TrimSpace(rest)}
+			}
+			for k, body := range blocks {
+				r := hermesTrajResponse{Result: body}
+				if !plain {
+					r = hermesParseToolResponse(body)
+				}
+				if r.Err != nil {
+					out.Problemf(line, "%sconversations[%d] <tool_response> %d is not a JSON object (%v); its text is kept as the result", b.where, i, k+1, r.Err)
+				}
+				if len(waiting) == 0 {
+					out.Problemf(line, "%sconversations[%d] <tool_response> %d (tool_call_id %q, %s) has no <tool_call> before it; result ignored", b.where, i, k+1, r.ID, r.Name)
+					continue
+				}
+				w := waiting[0]
+				waiting = waiting[1:]
+				c := b.call(w.ref)
+				if c.Tool == "" {
+					c.Tool = r.Name
+				} else if r.Name != "" && r.Name != c.Tool {
+					out.Problemf(line, "%sconversations[%d] <tool_response> %d names %q but the call in that position is %q; paired by position", b.where, i, k+1, r.Name, c.Tool)
+				}
+				c.ID = r.ID
+				c.Result, c.HasResult, c.ResultLine, c.IsError = r.Result, true, line, r.IsError
+			}
+		default:
+			out.Problemf(line, "%sconversations[%d] has unknown `from` %q; skipped", b.where, i, from)
+		}
+	}
+	closeWaiting()
+	for ti := range s.Turns {
+		for ri := range s.Turns[ti].Requests {
+			for ci := range s.Turns[ti].Requests[ri].Calls {
+				if c := &s.Turns[ti].Requests[ri].Calls[ci]; c.Tool == "" {
+					c.Tool = "unknown"
+				}
+			}
+		}
+	}
+}

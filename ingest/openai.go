@@ -1,0 +1,883 @@
+package ingest
+
+// OpenAI-style transcripts: Chat Completions `messages` arrays (tool_calls and
+// the legacy function_call) and Responses API item lists, as whole documents
+// or as request/response logs in JSONL. Format reference:
+// docs/formats/openai.md.
+//
+// Both format ids share one reader: each record (the document, or one JSONL
+// line) is classified on its own as a chat record or a Responses record, so a
+// log that mixes the two APIs, or a file forced with the "wrong" id of the
+// family, is still read. The session's Format names what its first record
+// was.
+
+import (
+	"bytes"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+const (
+	formatOpenAIChat      = "openai-chat"
+	formatOpenAIResponses = "openai-responses"
+)
+
+func init() {
+	register(&Format{
+		ID:        formatOpenAIChat,
+		Family:    "openai",
+		Reads:     "OpenAI Chat Completions messages: a bare messages array, a request body (optionally with its response), or a JSONL log of such requests.",
+		Detection: "A JSON array whose first element has a role and no type, an object with a messages array (or request/body holding one, or a chat.completion response), or JSONL lines of such objects.",
+		Priority:  40,
+		Sniff:     sniffOpenAIChat,
+		ParseLines: func(lr *LineReader, h *Head, out *Sink) {
+			parseOpenAILines(lr, h, out)
+		},
+		ParseDoc: func(doc []byte, h *Head, out *Sink) {
+			parseOpenAIDoc(doc, h, out)
+		},
+	})
+	register(&Format{
+		ID:        formatOpenAIResponses,
+		Family:    "openai",
+		Reads:     "OpenAI Responses API items: a bare input/output item array, a request or response object with input/output, or a JSONL log of them.",
+		Detection: "A JSON array whose first element has a type such as message or function_call, or an object with an input or output array (or request/response holding one), or JSONL lines of such objects.",
+		Priority:  41,
+		Sniff:     sniffOpenAIResponses,
+		ParseLines: func(lr *LineReader, h *Head, out *Sink) {
+			parseOpenAILines(lr, h, out)
+		},
+		ParseDoc: func(doc []byte, h *Head, out *Sink) {
+			parseOpenAIDoc(doc, h, out)
+		},
+	})
+}
+
+// responseItemTypes are the Responses API item types loopgate recognizes.
+var responseItemTypes = map[string]bool{
+	"message": true, "function_call": true, "function_call_output": true,
+	"reasoning": true, "custom_tool_call": true, "custom_tool_call_output": true,
+	"local_shell_call": true, "local_shell_call_output": true, "mcp_call": true,
+	"web_search_call": true, "file_search_call": true, "computer_call": true,
+	"computer_call_output": true, "image_generation_call": true,
+	"code_interpreter_call": true, "item_reference": true, "compaction": true,
+	"mcp_list_tools": true, "mcp_approval_request": true, "mcp_approval_response": true,
+}
+
+func rawIsArray(raw jsonx.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && t[0] == '['
+}
+
+func rawIsObject(raw jsonx.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && t[0] == '{'
+}
+
+// hermesMarkers are top-level keys of hermes-agent session records (export
+// rows, JSON snapshots) that also carry a messages array: those files belong
+// to the hermes ingester even when it is not registered first.
+var hermesMarkers = []string{"session_start", "started_at", "message_count", "conversations", "_type"}
+
+func keysOf(raw jsonx.RawMessage) map[string]jsonx.RawMessage {
+	var m map[string]jsonx.RawMessage
+	if rawIsObject(raw) {
+		_ = jsonx.Unmarshal(raw, &m)
+	}
+	return m
+}
+
+func sniffOpenAIChat(h *Head) bool {
+	if h.Array {
+		_, typed := h.Keys["type"]
+		return h.Has("role") && !typed
+	}
+	for _, k := range hermesMarkers {
+		if h.Has(k) {
+			return false
+		}
+	}
+	if raw, ok := h.Keys["messages"]; ok {
+		return rawIsArray(raw)
+	}
+	for _, k := range []string{"request", "body"} {
+		if m := keysOf(h.Keys[k]); m != nil && rawIsArray(m["messages"]) {
+			return true
+		}
+	}
+	return h.String("object") == "chat.completion" && h.Has("choices")
+}
+
+func sniffOpenAIResponses(h *Head) bool {
+	if h.Array {
+		return responseItemTypes[h.String("type")]
+	}
+	for _, k := range hermesMarkers {
+		if h.Has(k) {
+			return false
+		}
+	}
+	if rawIsArray(h.Keys["input"]) || rawIsArray(h.Keys["output"]) {
+		return true
+	}
+	for _, k := range []string{"request", "body", "response"} {
+		if m := keysOf(h.Keys[k]); m != nil && (rawIsArray(m["input"]) || rawIsArray(m["output"])) {
+			return true
+		}
+	}
+	return h.String("object") == "response"
+}
+
+// oaItem is one message of a conversation, normalized from either API.
+type oaItem struct {
+	kind  byte // 'u' user, 'a' assistant (model output), 'r' tool result
+	fp    string
+	line  int
+	time  time.Time
+	chars int // user text, or assistant text plus reasoning
+	calls []Call
+	usage *Usage
+	// results
+	legacy  bool // a legacy role "function" result, joined by order and name
+	resID   string
+	resName string
+	resText string
+	resErr  bool
+}
+
+// oaRecord is what one document or JSONL line holds.
+type oaRecord struct {
+	format    string
+	sessionID string
+	model     string
+	respID    string
+	prevResp  string // Responses previous_response_id
+	request   []oaItem
+	response  []oaItem
+	skipped   map[string]int // item types not replayed (hosted tools, ...)
+	extra     int            // choices beyond the first
+}
+
+// oaConv is one conversation being read: its session, and the fingerprints
+// of the messages seen so far, so that the next request of the same
+// conversation (which replays them) is recognized and only its new messages
+// are added.
+type oaConv struct {
+	b       *sessionBuilder
+	known   []string
+	respIDs map[string]bool
+	touched int
+	skipped map[string]int
+	extra   int
+}
+
+// maxOpenConversations bounds how many conversations of a log stay open
+// waiting for a continuation (interleaved logs); the least recently
+// continued one is finished first.
+const maxOpenConversations = 16
+
+type oaReader struct {
+	h     *Head
+	out   *Sink
+	stem  string
+	convs []*oaConv
+	tick  int
+}
+
+func fileStem(name string) string {
+	name = strings.TrimSuffix(name, ".gz")
+	return strings.TrimSuffix(name, filepath.Ext(name))
+}
+
+func parseOpenAIDoc(doc []byte, h *Head, out *Sink) {
+	r := &oaReader{h: h, out: out, stem: fileStem(h.Name)}
+	rec, ok := r.record(doc, 0)
+	if !ok {
+		return
+	}
+	r.add(rec, 0, true)
+	r.finishAll()
+}
+
+func parseOpenAILines(lr *LineReader, h *Head, out *Sink) {
+	r := &oaReader{h: h, out: out, stem: fileStem(h.Name)}
+	first := true
+	for {
+		line, n, ok := lr.Next()
+		if !ok {
+			break
+		}
+		if !jsonx.Valid(line) {
+			var v any
+			out.BadLine(lr, n, jsonx.Unmarshal(line, &v))
+			continue
+		}
+		rec, ok := r.record(line, n)
+		if !ok {
+			continue
+		}
+		r.add(rec, n, first)
+		first = false
+	}
+	r.finishAll()
+}
+
+// record decodes one document or line into an oaRecord, reporting what it
+// cannot read.
+func (r *oaReader) record(data []byte, line int) (oaRecord, bool) {
+	data = bytes.TrimSpace(data)
+	rec := oaRecord{skipped: map[string]int{}}
+	if len(data) > 0 && data[0] == '[' {
+		var elems []jsonx.RawMessage
+		if err := jsonx.Unmarshal(data, &elems); err != nil {
+			r.out.Problemf(line, "not a JSON array of messages: %v", err)
+			return rec, false
+		}
+		if isResponsesList(elems) {
+			rec.format = formatOpenAIResponses
+			rec.request = r.responseItems(elems, line, &rec)
+		} else {
+			rec.format = formatOpenAIChat
+			rec.request = r.chatItems(elems, line)
+		}
+		return rec, true
+	}
+	top := keysOf(data)
+	if top == nil {
+		r.out.Problemf(line, "expected a JSON object or array of messages")
+		return rec, false
+	}
+	req, resp := top, top
+	for _, k := range []string{"request", "body"} {
+		if m := keysOf(top[k]); m != nil {
+			req = m
+			break
+		}
+	}
+	if m := keysOf(top["response"]); m != nil {
+		resp = m
+		if b := keysOf(m["body"]); b != nil { // OpenAI batch output
+			resp = b
+		}
+	}
+	rec.sessionID = firstString(top, "session_id", "conversation_id", "thread_id")
+	if rec.sessionID == "" {
+		if md := keysOf(top["metadata"]); md != nil {
+			rec.sessionID = firstString(md, "session_id", "conversation_id", "thread_id")
+		}
+	}
+	rec.respID = firstString(resp, "id")
+	rec.model = firstString(resp, "model")
+	if rec.model == "" {
+		rec.model = firstString(req, "model")
+	}
+	switch {
+	case req["messages"] != nil || resp["choices"] != nil:
+		rec.format = formatOpenAIChat
+		if raw := req["messages"]; raw != nil {
+			var elems []jsonx.RawMessage
+			if err := jsonx.Unmarshal(raw, &elems); err != nil {
+				r.out.Problemf(line, "messages is not an array: %v", err)
+			} else {
+				rec.request = r.chatItems(elems, line)
+			}
+		}
+		if raw := resp["choices"]; raw != nil {
+			rec.response = r.chatChoices(raw, resp, line, &rec)
+		}
+	case req["input"] != nil || resp["output"] != nil:
+		rec.format = formatOpenAIResponses
+		rec.prevResp = firstString(req, "previous_response_id")
+		if raw := req["input"]; raw != nil {
+			var s string
+			if jsonx.Unmarshal(raw, &s) == nil {
+				if u := userItem(s, s != "", line); u.kind != 0 {
+					rec.request = []oaItem{u}
+				}
+			} else {
+				var elems []jsonx.RawMessage
+				if err := jsonx.Unmarshal(raw, &elems); err != nil {
+					r.out.Problemf(line, "input is neither a string nor an array of items: %v", err)
+				} else {
+					rec.request = r.responseItems(elems, line, &rec)
+				}
+			}
+		}
+		if raw := resp["output"]; raw != nil {
+			var elems []jsonx.RawMessage
+			if err := jsonx.Unmarshal(raw, &elems); err != nil {
+				r.out.Problemf(line, "output is not an array of items: %v", err)
+			} else {
+				items := r.responseItems(elems, line, &rec)
+				var u *Usage
+				if raw := resp["usage"]; raw != nil {
+					u = parseOpenAIUsage(raw)
+				}
+				t := unixTime(resp["created_at"])
+				for i := range items {
+					if items[i].kind == 'a' {
+						if u != nil {
+							items[i].usage, u = u, nil // one usage per response
+						}
+						items[i].time = t
+						for j := range items[i].calls {
+							items[i].calls[j].Time = t
+						}
+					}
+				}
+				rec.response = items
+			}
+		}
+	default:
+		r.out.Problemf(line, "record has no messages, choices, input or output; skipped")
+		return rec, false
+	}
+	return rec, true
+}
+
+func firstString(m map[string]jsonx.RawMessage, keys ...string) string {
+	for _, k := range keys {
+		var s string
+		if raw, ok := m[k]; ok && jsonx.Unmarshal(raw, &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func unixTime(raw jsonx.RawMessage) time.Time {
+	var f float64
+	if raw == nil || jsonx.Unmarshal(raw, &f) != nil || f <= 0 {
+		return time.Time{}
+	}
+	sec := int64(f)
+	return time.Unix(sec, int64((f-float64(sec))*1e9)).UTC()
+}
+
+// isResponsesList tells a Responses item list from a chat messages array:
+// Responses items carry a type (a chat message never does at top level),
+// chat arrays have tool/function roles or tool_calls.
+func isResponsesList(elems []jsonx.RawMessage) bool {
+	typed := false
+	for _, e := range elems {
+		var m struct {
+			Type       string           `json:"type"`
+			Role       string           `json:"role"`
+			ToolCalls  jsonx.RawMessage `json:"tool_calls"`
+			ToolCallID string           `json:"tool_call_id"`
+			Function   jsonx.RawMessage `json:"function_call"`
+		}
+		if jsonx.Unmarshal(e, &m) != nil {
+			continue
+		}
+		if m.Role == "tool" || m.Role == "function" || m.ToolCallID != "" || m.ToolCalls != nil || m.Function != nil {
+			return false
+		}
+		if responseItemTypes[m.Type] {
+			typed = true
+		}
+	}
+	return typed
+}
+
+// --- Chat Completions ---
+
+type chatMessage struct {
+	Role             string           `json:"role"`
+	Content          jsonx.RawMessage `json:"content"`
+	Name             string           `json:"name"`
+	ToolCalls        []chatToolCall   `json:"tool_calls"`
+	FunctionCall     *chatFunction    `json:"function_call"`
+	ToolCallID       string           `json:"tool_call_id"`
+	ReasoningContent string           `json:"reasoning_content"`
+	Reasoning        jsonx.RawMessage `json:"reasoning"`
+}
+
+type chatToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function chatFunction `json:"function"`
+}
+
+type chatFunction struct {
+	Name      string           `json:"name"`
+	Arguments jsonx.RawMessage `json:"arguments"`
+}
+
+// setArgsRaw fills a call's arguments from a JSON string (the usual case), an
+// object (some proxies parse them), or nothing.
+func setArgsRaw(c *Call, raw jsonx.RawMessage) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		c.SetArgs("")
+		return
+	}
+	var s string
+	if jsonx.Unmarshal(raw, &s) == nil {
+		c.SetArgs(s)
+		return
+	}
+	if v, err := jsonx.Parse(raw); err == nil {
+		c.SetArgsValue(v)
+		return
+	}
+	c.SetArgs(string(raw))
+}
+
+// contentText returns the text of a content value (string, parts array or
+// null), and whether it holds anything at all (an image part counts).
+// Text parts are joined with newlines; other parts become a placeholder
+// such as "[image_url]" so that a result made of them is not empty.
+func contentText(raw jsonx.RawMessage) (string, bool) {
+	return contentTextOf(raw, true)
+}
+
+// userText is contentText without placeholders: what the user typed.
+func userText(raw jsonx.RawMessage) (string, bool) {
+	return contentTextOf(raw, false)
+}
+
+func contentTextOf(raw jsonx.RawMessage, placeholders bool) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	var s string
+	if jsonx.Unmarshal(raw, &s) == nil {
+		return s, s != ""
+	}
+	var parts []struct {
+		Type   string           `json:"type"`
+		Text   *string          `json:"text"`
+		Nested jsonx.RawMessage `json:"content"`
+	}
+	if jsonx.Unmarshal(raw, &parts) != nil {
+		return string(raw), true
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		var t string
+		switch {
+		case p.Text != nil:
+			t = *p.Text
+		case p.Nested != nil:
+			t, _ = contentTextOf(p.Nested, placeholders)
+		case placeholders:
+			t = "[" + p.Type + "]"
+		default:
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(t)
+	}
+	return b.String(), len(parts) > 0
+}
+
+func userItem(text string, has bool, line int) oaItem {
+	if !has {
+		return oaItem{}
+	}
+	return oaItem{kind: 'u', fp: fingerprint("u", text), line: line, chars: len(text)}
+}
+
+func (r *oaReader) chatItems(elems []jsonx.RawMessage, line int) []oaItem {
+	var items []oaItem
+	for i, e := range elems {
+		var m chatMessage
+		if err := jsonx.Unmarshal(e, &m); err != nil {
+			r.out.Problemf(line, "message %d is not a chat message (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
+			continue
+		}
+		it, ok := r.chatItem(m, i, line)
+		if ok {
+			items = append(items, it)
+		}
+	}
+	return items
+}
+
+func (r *oaReader) chatItem(m chatMessage, i, line int) (oaItem, bool) {
+	switch m.Role {
+	case "user":
+		text, has := userText(m.Content)
+		it := userItem(text, has, line)
+		return it, it.kind != 0
+	case "assistant":
+		text, _ := contentText(m.Content)
+		it := oaItem{kind: 'a', line: line, chars: len(text) + len(m.ReasoningContent)}
+		var rs string
+		if jsonx.Unmarshal(m.Reasoning, &rs) == nil {
+			it.chars += len(rs)
+		}
+		var ids []string
+		for _, tc := range m.ToolCalls {
+			c := Call{ID: tc.ID, Tool: tc.Function.Name, Line: line}
+			setArgsRaw(&c, tc.Function.Arguments)
+			it.calls = append(it.calls, c)
+			ids = append(ids, tc.ID, c.Tool, c.ArgsRaw)
+		}
+		if m.FunctionCall != nil {
+			c := Call{Tool: m.FunctionCall.Name, Line: line}
+			setArgsRaw(&c, m.FunctionCall.Arguments)
+			it.calls = append(it.calls, c)
+			ids = append(ids, "fn", c.Tool, c.ArgsRaw)
+		}
+		if len(ids) > 0 {
+			it.fp = fingerprint("a", ids...)
+		} else {
+			it.fp = fingerprint("a", strings.TrimSpace(text))
+		}
+		return it, true
+	case "tool":
+		text, _ := contentText(m.Content)
+		if m.ToolCallID == "" {
+			r.out.Problemf(line, "message %d is a tool result without tool_call_id; ignored", i+1)
+			return oaItem{}, false
+		}
+		return oaItem{kind: 'r', fp: fingerprint("r", m.ToolCallID), line: line, resID: m.ToolCallID, resText: text}, true
+	case "function":
+		text, _ := contentText(m.Content)
+		return oaItem{kind: 'r', fp: fingerprint("f", m.Name, text), line: line, legacy: true, resName: m.Name, resText: text}, true
+	case "system", "developer":
+		return oaItem{}, false
+	default:
+		r.out.Problemf(line, "message %d has unknown role %q; skipped", i+1, m.Role)
+		return oaItem{}, false
+	}
+}
+
+// chatChoices reads a chat.completion response: the first choice's message
+// is the model's answer (further choices, n > 1, were not sent back to the
+// model and are only counted in a note).
+func (r *oaReader) chatChoices(raw jsonx.RawMessage, resp map[string]jsonx.RawMessage, line int, rec *oaRecord) []oaItem {
+	var choices []struct {
+		Index   int              `json:"index"`
+		Message jsonx.RawMessage `json:"message"`
+	}
+	if err := jsonx.Unmarshal(raw, &choices); err != nil {
+		r.out.Problemf(line, "choices is not an array of choices: %v", err)
+		return nil
+	}
+	if len(choices) == 0 {
+		return nil
+	}
+	rec.extra = len(choices) - 1
+	var m chatMessage
+	if err := jsonx.Unmarshal(choices[0].Message, &m); err != nil {
+		r.out.Problemf(line, "response message is not a chat message (%v); skipped", strings.TrimPrefix(err.Error(), "json: "))
+		return nil
+	}
+	if m.Role == "" {
+		m.Role = "assistant"
+	}
+	it, ok := r.chatItem(m, 0, line)
+	if !ok || it.kind != 'a' {
+		return nil
+	}
+	if u := resp["usage"]; u != nil {
+		it.usage = parseOpenAIUsage(u)
+	}
+	it.time = unixTime(resp["created"])
+	for j := range it.calls {
+		it.calls[j].Time = it.time
+	}
+	return []oaItem{it}
+}
+
+// parseOpenAIUsage normalizes Chat Completions or Responses usage. OpenAI's
+// prompt_tokens / input_tokens already include cached tokens, and LiteLLM's
+// Anthropic-backed prompt_tokens include cache creation and reads, so Input
+// is taken as written. Returns nil for a usage with no numbers.
+func parseOpenAIUsage(raw jsonx.RawMessage) *Usage {
+	var u struct {
+		PromptTokens        *int64 `json:"prompt_tokens"`
+		CompletionTokens    int64  `json:"completion_tokens"`
+		InputTokens         *int64 `json:"input_tokens"`
+		OutputTokens        int64  `json:"output_tokens"`
+		PromptTokensDetails *struct {
+			CachedTokens int64 `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+		InputTokensDetails *struct {
+			CachedTokens int64 `json:"cached_tokens"`
+		} `json:"input_tokens_details"`
+		CacheCreation int64 `json:"cache_creation_input_tokens"`
+		CacheRead     int64 `json:"cache_read_input_tokens"`
+	}
+	if jsonx.Unmarshal(raw, &u) != nil {
+		return nil
+	}
+	var n Usage
+	switch {
+	case u.PromptTokens != nil:
+		n.Input, n.Output = *u.PromptTokens, u.CompletionTokens
+		if u.PromptTokensDetails != nil {
+			n.CacheRead = u.PromptTokensDetails.CachedTokens
+		}
+	case u.InputTokens != nil:
+		n.Input, n.Output = *u.InputTokens, u.OutputTokens
+		if u.InputTokensDetails != nil {
+			n.CacheRead = u.InputTokensDetails.CachedTokens
+		}
+	default:
+		return nil
+	}
+	if u.CacheRead > n.CacheRead {
+		n.CacheRead = u.CacheRead
+	}
+	n.CacheWrite = u.CacheCreation
+	return &n
+}
+
+// --- Responses API ---
+
+type respItem struct {
+	Type      string           `json:"type"`
+	Role      string           `json:"role"`
+	Content   jsonx.RawMessage `json:"content"`
+	CallID    string           `json:"call_id"`
+	Name      string           `json:"name"`
+	Arguments jsonx.RawMessage `json:"arguments"`
+	Input     jsonx.RawMessage `json:"input"`
+	Output    jsonx.RawMessage `json:"output"`
+	Error     jsonx.RawMessage `json:"error"`
+	Action    jsonx.RawMessage `json:"action"`
+	Summary   []struct {
+		Text string `json:"text"`
+	} `json:"summary"`
+}
+
+// responseItems normalizes a Responses item list. Consecutive model items
+// (assistant messages, reasoning, calls) are one model response, hence one
+// assistant item; a user message or a call output ends it.
+func (r *oaReader) responseItems(elems []jsonx.RawMessage, line int, rec *oaRecord) []oaItem {
+	var items []oaItem
+	var cur *oaItem
+	var curFP []string
+	flush := func() {
+		if cur != nil {
+			cur.fp = fingerprint("a", curFP...)
+			items = append(items, *cur)
+			cur, curFP = nil, nil
+		}
+	}
+	model := func() *oaItem {
+		if cur == nil {
+			cur = &oaItem{kind: 'a', line: line}
+		}
+		return cur
+	}
+	for i, e := range elems {
+		var it respItem
+		if err := jsonx.Unmarshal(e, &it); err != nil {
+			r.out.Problemf(line, "item %d is not a Responses item (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
+			continue
+		}
+		if it.Type == "" && it.Role != "" {
+			it.Type = "message"
+		}
+		switch it.Type {
+		case "message":
+			text, has := userText(it.Content)
+			switch it.Role {
+			case "user":
+				flush()
+				if u := userItem(text, has, line); u.kind != 0 {
+					items = append(items, u)
+				}
+			case "assistant":
+				m := model()
+				m.chars += len(text)
+				if len(m.calls) == 0 {
+					curFP = append(curFP, strings.TrimSpace(text))
+				}
+			case "system", "developer":
+			default:
+				r.out.Problemf(line, "item %d is a message with unknown role %q; skipped", i+1, it.Role)
+			}
+		case "reasoning":
+			m := model()
+			for _, s := range it.Summary {
+				m.chars += len(s.Text)
+			}
+		case "function_call", "custom_tool_call", "local_shell_call", "mcp_call":
+			m := model()
+			c := Call{ID: it.CallID, Tool: it.Name, Line: line}
+			switch it.Type {
+			case "function_call":
+				setArgsRaw(&c, it.Arguments)
+			case "custom_tool_call":
+				var s string
+				_ = jsonx.Unmarshal(it.Input, &s)
+				c.SetArgsValue(jsonx.Value{Kind: jsonx.Object, Obj: []jsonx.Member{{Key: "input", Val: jsonx.Value{Kind: jsonx.String, Str: s}}}})
+			case "local_shell_call":
+				c.Tool = "local_shell"
+				setArgsRaw(&c, it.Action)
+			case "mcp_call":
+				// An MCP call made by the API carries its own output.
+				setArgsRaw(&c, it.Arguments)
+				c.HasResult = true
+				c.Result, _ = contentText(it.Output)
+				if e, has := contentText(it.Error); has {
+					c.Result, c.IsError = e, true
+				}
+			}
+			if c.ID == "" && it.Type != "mcp_call" {
+				r.out.Problemf(line, "item %d (%s %s) has no call_id; its result cannot be joined", i+1, it.Type, it.Name)
+			}
+			m.calls = append(m.calls, c)
+			curFP = append(curFP, c.ID, c.Tool, c.ArgsRaw)
+		case "function_call_output", "custom_tool_call_output", "local_shell_call_output", "computer_call_output":
+			if it.Type == "computer_call_output" {
+				rec.skipped[it.Type]++
+				continue
+			}
+			flush()
+			text, _ := contentText(it.Output)
+			if it.CallID == "" {
+				r.out.Problemf(line, "item %d (%s) has no call_id; ignored", i+1, it.Type)
+				continue
+			}
+			items = append(items, oaItem{kind: 'r', fp: fingerprint("r", it.CallID), line: line, resID: it.CallID, resText: text})
+		default:
+			if responseItemTypes[it.Type] {
+				rec.skipped[it.Type]++
+			} else {
+				r.out.Problemf(line, "item %d has unknown type %q; skipped", i+1, it.Type)
+			}
+		}
+	}
+	flush()
+	return items
+}
+
+// --- conversations ---
+
+// add feeds one record: to the open conversation whose messages it replays
+// (or that its previous_response_id names), else to a new conversation.
+func (r *oaReader) add(rec oaRecord, line int, first bool) {
+	items := append(rec.request, rec.response...)
+	fps := make([]string, len(items))
+	for i, it := range items {
+		fps[i] = it.fp
+	}
+	r.tick++
+	var conv *oaConv
+	start := 0
+	if rec.prevResp != "" {
+		for _, c := range r.convs {
+			if c.respIDs[rec.prevResp] {
+				conv = c
+				break
+			}
+		}
+	}
+	if conv == nil {
+		for _, c := range r.convs {
+			if len(c.known) > 0 && len(c.known) <= len(fps) && equalStrings(c.known, fps[:len(c.known)]) && (conv == nil || len(c.known) > len(conv.known)) {
+				conv = c
+			}
+		}
+		if conv != nil {
+			start = len(conv.known)
+		}
+	}
+	if conv == nil {
+		if len(r.convs) >= maxOpenConversations {
+			oldest := 0
+			for i, c := range r.convs {
+				if c.touched < r.convs[oldest].touched {
+					oldest = i
+				}
+			}
+			r.finish(r.convs[oldest])
+			r.convs = append(r.convs[:oldest], r.convs[oldest+1:]...)
+		}
+		id := rec.sessionID
+		if id == "" && r.h.Doc {
+			id = rec.respID
+		}
+		if id == "" {
+			id = r.stem
+			if !first {
+				id = r.stem + "#L" + strconv.Itoa(line)
+			}
+		}
+		s := &Session{Format: rec.format, ID: id, Model: rec.model, Line: line}
+		conv = &oaConv{b: newSessionBuilder(s), respIDs: map[string]bool{}, skipped: map[string]int{}}
+		r.convs = append(r.convs, conv)
+	}
+	conv.touched = r.tick
+	if conv.b.s.Model == "" {
+		conv.b.s.Model = rec.model
+	}
+	if rec.respID != "" {
+		conv.respIDs[rec.respID] = true
+	}
+	for k, n := range rec.skipped {
+		conv.skipped[k] += n
+	}
+	conv.extra += rec.extra
+	for _, it := range items[start:] {
+		r.feed(conv.b, it)
+	}
+	conv.known = append(conv.known, fps[start:]...)
+}
+
+func equalStrings(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+func (r *oaReader) feed(b *sessionBuilder, it oaItem) {
+	switch it.kind {
+	case 'u':
+		b.turn(it.line, it.time, it.chars)
+	case 'a':
+		b.request(it.line, it.time, it.chars, it.usage)
+		for _, c := range it.calls {
+			b.call(c, r.out)
+		}
+	case 'r':
+		if it.legacy {
+			b.legacyResult(it.resName, it.resText, it.line, it.time, r.out)
+		} else {
+			b.result(it.resID, it.resText, it.resErr, it.line, it.time, r.out)
+		}
+	}
+}
+
+func (r *oaReader) finish(c *oaConv) {
+	s := c.b.s
+	if len(c.skipped) > 0 {
+		keys := make([]string, 0, len(c.skipped))
+		for k := range c.skipped {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			s.Notes = append(s.Notes, strconv.Itoa(c.skipped[k])+" "+k+" item(s) not replayed (hosted tools and references carry no call loopgate can replay)")
+		}
+	}
+	if c.extra > 0 {
+		s.Notes = append(s.Notes, strconv.Itoa(c.extra)+" extra choice(s) (n > 1) ignored: only the first choice continues the conversation")
+	}
+	c.b.finish(r.out)
+}
+
+func (r *oaReader) finishAll() {
+	for _, c := range r.convs {
+		r.finish(c)
+	}
+	r.convs = nil
+}

@@ -1,0 +1,184 @@
+package ingest
+
+// The session builder that the OpenAI, Claude Code, Codex and OpenHands
+// ingesters share: it cuts turns, appends requests and calls, joins results
+// to calls by id (or, for id-less legacy functions, by order and name), and
+// reports what could not be joined. Keeping one join implementation means one
+// set of rules for duplicate ids and missing results across those formats.
+
+import (
+	"hash/fnv"
+	"strconv"
+	"time"
+)
+
+// callRef locates a call inside the session being built. Indexes, not
+// pointers: the slices grow while the session is built.
+type callRef struct{ t, r, c int }
+
+// sessionBuilder accumulates one session.
+type sessionBuilder struct {
+	s *Session
+	// pending holds, per call id, the calls still waiting for a result, in
+	// the order they were issued (results are joined first in, first out).
+	pending map[string][]callRef
+	// answered remembers ids whose calls all got a result, to word a second
+	// result for the same id differently from a result with no call at all.
+	answered map[string]bool
+	// legacy holds id-less calls (legacy function_call) waiting for results.
+	legacy []callRef
+	// final holds calls that end the run and never get a result (OpenHands
+	// finish): not reported as missing.
+	final map[callRef]bool
+}
+
+func newSessionBuilder(s *Session) *sessionBuilder {
+	return &sessionBuilder{s: s, pending: map[string][]callRef{}, answered: map[string]bool{}, final: map[callRef]bool{}}
+}
+
+// turn starts a new turn at a genuine user message.
+func (b *sessionBuilder) turn(line int, t time.Time, chars int) {
+	b.s.Turns = append(b.s.Turns, Turn{Line: line, Time: t, UserChars: chars})
+}
+
+// curTurn returns the current turn, opening a turn of its own for requests
+// made before any user message.
+func (b *sessionBuilder) curTurn() *Turn {
+	if len(b.s.Turns) == 0 {
+		b.s.Turns = append(b.s.Turns, Turn{})
+	}
+	return &b.s.Turns[len(b.s.Turns)-1]
+}
+
+// request appends a model request to the current turn and returns it.
+func (b *sessionBuilder) request(line int, t time.Time, textChars int, u *Usage) *Request {
+	tr := b.curTurn()
+	tr.Requests = append(tr.Requests, Request{Line: line, Time: t, TextChars: textChars, Usage: u})
+	return &tr.Requests[len(tr.Requests)-1]
+}
+
+// lastRequest returns the current request, opening one when there is none.
+func (b *sessionBuilder) lastRequest(line int, t time.Time) *Request {
+	tr := b.curTurn()
+	if len(tr.Requests) == 0 {
+		return b.request(line, t, 0, nil)
+	}
+	return &tr.Requests[len(tr.Requests)-1]
+}
+
+func (b *sessionBuilder) at(ref callRef) *Call {
+	return &b.s.Turns[ref.t].Requests[ref.r].Calls[ref.c]
+}
+
+// call appends c to the current request (opening one when the turn has
+// none).
+func (b *sessionBuilder) call(c Call, out *Sink) callRef {
+	tr := b.curTurn()
+	if len(tr.Requests) == 0 {
+		b.request(c.Line, c.Time, 0, nil)
+	}
+	return b.callAt(b.lastRef(), c, out)
+}
+
+// lastRef locates the current request (its c is unused).
+func (b *sessionBuilder) lastRef() callRef {
+	ti := len(b.s.Turns) - 1
+	return callRef{t: ti, r: len(b.s.Turns[ti].Requests) - 1}
+}
+
+// callAt appends c to the request at ref. A call that already carries its
+// result (HasResult) is not waited for. A call whose id is still waiting for
+// a result is a duplicate: reported, and results are then joined in order.
+func (b *sessionBuilder) callAt(ref callRef, c Call, out *Sink) callRef {
+	r := &b.s.Turns[ref.t].Requests[ref.r]
+	r.Calls = append(r.Calls, c)
+	ref.c = len(r.Calls) - 1
+	if c.HasResult {
+		return ref
+	}
+	if c.ID == "" {
+		b.legacy = append(b.legacy, ref)
+		return ref
+	}
+	if len(b.pending[c.ID]) > 0 {
+		out.Problemf(c.Line, "call id %s is used again while an earlier call with that id has no result yet; results are joined to them in order", c.ID)
+	}
+	b.pending[c.ID] = append(b.pending[c.ID], ref)
+	return ref
+}
+
+// result joins a result to the oldest call with that id still waiting. It
+// reports a result with no call and keeps going.
+func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Time, out *Sink) {
+	q := b.pending[id]
+	if len(q) == 0 {
+		if b.answered[id] {
+			out.Problemf(line, "second result for call %s (its call already has a result); ignored", id)
+		} else {
+			out.Problemf(line, "result for call %s has no matching call; ignored", id)
+		}
+		return
+	}
+	b.fill(q[0], text, isErr, line, t)
+	if len(q) == 1 {
+		delete(b.pending, id)
+		b.answered[id] = true
+	} else {
+		b.pending[id] = q[1:]
+	}
+}
+
+// legacyResult joins a legacy role "function" message: to the oldest id-less
+// call of the same name still waiting (any name when the result names none).
+func (b *sessionBuilder) legacyResult(name, text string, line int, t time.Time, out *Sink) {
+	for i, ref := range b.legacy {
+		if name == "" || b.at(ref).Tool == name {
+			b.fill(ref, text, false, line, t)
+			b.legacy = append(b.legacy[:i:i], b.legacy[i+1:]...)
+			return
+		}
+	}
+	if name == "" {
+		out.Problemf(line, "function result has no matching function_call; ignored")
+	} else {
+		out.Problemf(line, "function result for %s has no matching function_call; ignored", name)
+	}
+}
+
+func (b *sessionBuilder) fill(ref callRef, text string, isErr bool, line int, t time.Time) {
+	c := b.at(ref)
+	c.Result, c.HasResult, c.IsError, c.ResultLine = text, true, isErr, line
+	if c.Time.IsZero() {
+		c.Time = t
+	}
+}
+
+// finish reports every call left without a result, then emits the session.
+func (b *sessionBuilder) finish(out *Sink) {
+	for ti, t := range b.s.Turns {
+		for ri, r := range t.Requests {
+			for ci, c := range r.Calls {
+				if c.HasResult || b.final[callRef{ti, ri, ci}] {
+					continue
+				}
+				if c.ID == "" {
+					out.Problemf(c.Line, "call to %s has no result", c.Tool)
+				} else {
+					out.Problemf(c.Line, "call %s (%s) has no result", c.ID, c.Tool)
+				}
+			}
+		}
+	}
+	out.Session(b.s)
+}
+
+// fingerprint hashes the parts of a message that identify it across the
+// requests of one conversation.
+func fingerprint(kind string, parts ...string) string {
+	h := fnv.New64a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return kind + strconv.FormatUint(h.Sum64(), 36)
+}

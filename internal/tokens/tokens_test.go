@@ -1,0 +1,120 @@
+package tokens
+
+import (
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The BPE counts were measured once with tiktoken-go/tokenizer v0.10.0 and
+// pinned: a library upgrade that changes them must be noticed.
+func TestKnownCounts(t *testing.T) {
+	cases := []struct {
+		counter string
+		text    string
+		want    int
+	}{
+		{O200kBase, "", 0},
+		{O200kBase, "hello world", 2},
+		{O200kBase, "Hello, world!", 4},
+		{O200kBase, `read_file {"path": "/etc/hosts"}`, 10},
+		{O200kBase, "tokens saved: 18340", 6},
+		{Cl100kBase, "hello world", 2},
+		{Cl100kBase, `read_file {"path": "/etc/hosts"}`, 10},
+		{Chars4, "", 0},
+		{Chars4, "a", 1},
+		{Chars4, "abcd", 1},
+		{Chars4, "abcde", 2},
+		{Chars4, "12345678", 2},
+		{Chars4, "héllo", 2}, // bytes, not runes: 6 bytes
+	}
+	for _, c := range cases {
+		counter, err := New(c.counter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := counter.Count(c.text); got != c.want {
+			t.Errorf("%s.Count(%q) = %d, want %d", c.counter, c.text, got, c.want)
+		}
+	}
+}
+
+func TestNew(t *testing.T) {
+	for _, name := range Names() {
+		c, err := New(name)
+		if err != nil {
+			t.Fatalf("New(%q): %v", name, err)
+		}
+		if c.Name() != name {
+			t.Errorf("New(%q).Name() = %q", name, c.Name())
+		}
+	}
+	def, err := New("")
+	if err != nil || def.Name() != Default {
+		t.Errorf(`New("") = %v, %v; want the %s counter`, def, err, Default)
+	}
+	_, err = New("p50k")
+	if err == nil {
+		t.Fatal(`New("p50k") succeeded, want an error`)
+	}
+	for _, name := range Names() {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error %q does not list %q", err, name)
+		}
+	}
+}
+
+// Invalid UTF-8 (a character cut by truncation) must count, not fail.
+func TestInvalidUTF8(t *testing.T) {
+	c, _ := New(O200kBase)
+	if n := c.Count("abc\xff\xfedef"); n <= 0 {
+		t.Errorf("Count of invalid UTF-8 = %d, want > 0", n)
+	}
+}
+
+// Run with -race: one shared codec is used by several goroutines.
+func TestConcurrentCount(t *testing.T) {
+	texts := []string{
+		"hello world",
+		strings.Repeat(`{"path": "/src/main.go", "offset": 120} `, 50),
+		"func main() { fmt.Println(\"héllo, 世界\") }",
+	}
+	for _, name := range []string{O200kBase, Cl100kBase} {
+		c, _ := New(name)
+		want := make([]int, len(texts))
+		for i, s := range texts {
+			want[i] = c.Count(s)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan string, 64)
+		for g := 0; g < 8; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for round := 0; round < 20; round++ {
+					for i, s := range texts {
+						if got := c.Count(s); got != want[i] {
+							errs <- name
+							return
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Errorf("%s: concurrent Count disagreed with the sequential count", e)
+		}
+	}
+}
+
+func BenchmarkO200k(b *testing.B) {
+	c, _ := New(O200kBase)
+	text := strings.Repeat("package main\n\nfunc main() { println(\"hello\") }\n", 100)
+	c.Count(text)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		c.Count(text)
+	}
+}

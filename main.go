@@ -1,0 +1,491 @@
+// Command loopgate replays AI-agent transcripts through tool-call loop
+// guards and reports where calls would have been steered or blocked, whether
+// each block was right, and how many tokens it would have saved.
+//
+// This file is the command line only: commands, flags, wiring and exit
+// codes. The work is done by packages ingest, rules, analyze and report.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/urfave/cli/v2"
+
+	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/tokens"
+	"github.com/loopgate/loopgate/report"
+	"github.com/loopgate/loopgate/rules"
+)
+
+// Exit codes (reference/ecosystem.md §1.1).
+const (
+	exitOK       = 0
+	exitFindings = 1 // the gate failed or --fail-on tripped
+	exitUsage    = 2 // usage, rules or input error that stopped the run
+)
+
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// run is main without the process exit, so tests can call it.
+func run(args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.Run(permuteArgs(app, args))
+	if err == nil {
+		return exitOK
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := ec.Error(); msg != "" {
+			fmt.Fprintln(stderr, "loopgate: "+msg)
+		}
+		return ec.ExitCode()
+	}
+	fmt.Fprintln(stderr, "loopgate: "+err.Error())
+	return exitUsage
+}
+
+func usageError(format string, a ...any) error {
+	return cli.Exit(fmt.Sprintf(format, a...), exitUsage)
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:      "loopgate",
+		Usage:     "replay AI-agent transcripts through tool-call loop guards",
+		Version:   version,
+		Writer:    stdout,
+		ErrWriter: stderr,
+		// Usage errors go to standard error with exit code 2; standard
+		// output carries only reports.
+		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
+			return usageError("%v (see 'loopgate %s --help')", err, c.Command.Name)
+		},
+		ExitErrHandler: func(*cli.Context, error) {}, // run() prints and exits
+		Commands: []*cli.Command{
+			replayCommand(),
+			inspectCommand(),
+			rulesCommand(),
+			formatsCommand(),
+		},
+		HideHelpCommand: true,
+	}
+	for _, c := range app.Commands {
+		c.OnUsageError = app.OnUsageError
+	}
+	return app
+}
+
+// permuteArgs moves flags given after the paths in front of them, so that
+// `loopgate replay a.jsonl --preset nanobot` works: urfave/cli v2 stops
+// parsing flags at the first positional argument and would silently drop
+// the flag otherwise (reference/ecosystem.md §2.1). Everything after "--"
+// stays positional.
+func permuteArgs(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	out := []string{args[0]}
+	i := 1
+	// Global flags before the command.
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" {
+		out = append(out, args[i])
+		i++
+	}
+	if i >= len(args) {
+		return out
+	}
+	cmd := app.Command(args[i])
+	if cmd == nil {
+		return append(out, args[i:]...)
+	}
+	out = append(out, args[i])
+	i++
+	// A command with subcommands (rules print|check): permute after the
+	// subcommand name.
+	if len(cmd.Subcommands) > 0 && i < len(args) {
+		if sub := cmd.Command(args[i]); sub != nil {
+			out = append(out, args[i])
+			cmd = sub
+			i++
+		}
+	}
+	var flags, positional []string
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			positional = append(positional, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		if strings.Contains(a, "=") {
+			continue
+		}
+		if takesValue(cmd, strings.TrimLeft(a, "-")) && i+1 < len(args) {
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	out = append(out, flags...)
+	if len(positional) > 0 {
+		out = append(out, "--")
+		out = append(out, positional...)
+	}
+	return out
+}
+
+func takesValue(cmd *cli.Command, name string) bool {
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				_, isBool := f.(*cli.BoolFlag)
+				return !isBool
+			}
+		}
+	}
+	return false
+}
+
+// Flags shared by several commands.
+var (
+	inputFormatFlag = &cli.StringFlag{Name: "input-format", Usage: "read every file as this format (see 'loopgate formats') instead of detecting it"}
+	rulesFlag       = &cli.StringFlag{Name: "rules", Usage: "rules `FILE` (YAML)"}
+	presetFlag      = &cli.StringFlag{Name: "preset", Usage: "built-in rules `NAME` (default: loopgate; see 'loopgate rules print --preset NAME')"}
+	jobsFlag        = &cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "files read in parallel (0: one per core)"}
+	strictFlag      = &cli.BoolFlag{Name: "strict", Usage: "exit 2 when the input has any problem"}
+	colorFlag       = &cli.StringFlag{Name: "color", Value: "auto", Usage: "color: auto|always|never (NO_COLOR is respected in auto)"}
+	noRedactFlag    = &cli.BoolFlag{Name: "no-redact", Usage: "show secrets found in arguments and results (redacted by default)"}
+	tokenizerFlag   = &cli.StringFlag{Name: "tokenizer", Value: "o200k_base", Usage: "token counter: o200k_base, cl100k_base, or chars4 (fast approximation)"}
+	progressFlag    = &cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress on standard error: auto (when it is a terminal)|always|never"}
+)
+
+func loadRules(c *cli.Context) (*rules.Rules, error) {
+	file, preset := c.String("rules"), c.String("preset")
+	switch {
+	case file != "" && preset != "":
+		return nil, usageError("--rules and --preset cannot be used together")
+	case file != "":
+		r, err := rules.Load(file)
+		if err != nil {
+			return nil, cli.Exit(err.Error(), exitUsage)
+		}
+		return r, nil
+	default:
+		if preset == "" {
+			preset = "loopgate"
+		}
+		r, err := rules.Preset(preset)
+		if err != nil {
+			return nil, usageError("%v", err)
+		}
+		return r, nil
+	}
+}
+
+func reportOptions(c *cli.Context, out *os.File) (report.Options, error) {
+	mode := c.String("color")
+	switch mode {
+	case "auto", "always", "never":
+	default:
+		return report.Options{}, usageError("--color must be auto, always or never, not %q", mode)
+	}
+	return report.Options{Color: report.ColorEnabled(mode, out), Redact: !c.Bool("no-redact")}, nil
+}
+
+// collectFiles expands the paths; with no path it is a usage error.
+func collectFiles(c *cli.Context, problem func(ingest.Problem)) ([]string, error) {
+	paths := c.Args().Slice()
+	if len(paths) == 0 {
+		return nil, usageError("no PATH given (a transcript file, a directory, or - for standard input)")
+	}
+	return ingest.Expand(paths, problem), nil
+}
+
+func checkInputFormat(c *cli.Context) error {
+	if f := c.String("input-format"); f != "" && ingest.LookupFormat(f) == nil {
+		return usageError("unknown --input-format %q (known: %s)", f, strings.Join(ingest.FormatIDs(), ", "))
+	}
+	return nil
+}
+
+// progress prints files done and throughput on standard error, on one
+// line rewritten in place, when standard error is a terminal (or forced).
+type progress struct {
+	enabled bool
+	start   time.Time
+	last    time.Time
+	w       io.Writer
+}
+
+func newProgress(c *cli.Context) *progress {
+	mode := c.String("progress")
+	on := mode == "always" || (mode == "auto" && isatty.IsTerminal(os.Stderr.Fd()))
+	return &progress{enabled: on, start: time.Now(), w: os.Stderr}
+}
+
+func (p *progress) update(done, total int, bytes int64) {
+	if !p.enabled {
+		return
+	}
+	now := time.Now()
+	if done < total && now.Sub(p.last) < 200*time.Millisecond {
+		return
+	}
+	if done < total && now.Sub(p.start) < time.Second {
+		return // short runs show no progress at all
+	}
+	p.last = now
+	secs := now.Sub(p.start).Seconds()
+	fmt.Fprintf(p.w, "\r%d/%d files, %.1f MB, %.0f MB/s ", done, total, float64(bytes)/1e6, float64(bytes)/1e6/secs)
+	if done == total {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+func replayCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "replay",
+		Usage:     "replay transcripts under a rules file or preset and report",
+		ArgsUsage: "PATH...",
+		Flags: []cli.Flag{
+			rulesFlag, presetFlag, inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag,
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format: table|json|jsonl|markdown (default: table on a terminal, json otherwise)"},
+			&cli.StringFlag{Name: "fail-on", Value: "never", Usage: "exit 1 when any call is: steer (steered or worse)|block (blocked, deduped or halted)|harmful|never"},
+			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
+		},
+		Action: func(c *cli.Context) error {
+			r, err := loadRules(c)
+			if err != nil {
+				return err
+			}
+			if err := checkInputFormat(c); err != nil {
+				return err
+			}
+			format := c.String("format")
+			if format == "" {
+				format = "json"
+				if isatty.IsTerminal(os.Stdout.Fd()) {
+					format = "table"
+				}
+			}
+			if !contains(report.FormatNames(), format) {
+				return usageError("--format must be one of %s, not %q", strings.Join(report.FormatNames(), ", "), format)
+			}
+			failOn := c.String("fail-on")
+			if !contains([]string{"steer", "block", "harmful", "never"}, failOn) {
+				return usageError("--fail-on must be steer, block, harmful or never, not %q", failOn)
+			}
+			counter, err := tokens.New(c.String("tokenizer"))
+			if err != nil {
+				return usageError("%v", err)
+			}
+			opt, err := reportOptions(c, os.Stdout)
+			if err != nil {
+				return err
+			}
+			opt.MaxDecisions = c.Int("max-decisions")
+
+			var early []ingest.Problem
+			files, err := collectFiles(c, func(p ingest.Problem) { early = append(early, p) })
+			if err != nil {
+				return err
+			}
+			prog := newProgress(c)
+			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format")}, Progress: prog.update}
+			out := c.App.Writer
+			var jl *report.JSONL
+			if format == "jsonl" {
+				jl = report.NewJSONL(out, opt)
+				ropt.OnSession = func(s *analyze.SessionResult) { _ = jl.Session(s) }
+				ropt.DropSessions = true
+			}
+			rep := analyze.Replay(files, ropt)
+			rep.Problems = append(early, rep.Problems...)
+			rep.Summary.Problems += len(early)
+			if jl != nil {
+				err = jl.Finish(rep)
+			} else {
+				err = report.Render(format, out, rep, opt)
+			}
+			if err != nil {
+				return cli.Exit(err.Error(), exitUsage)
+			}
+			return verdict(c, rep, failOn)
+		},
+	}
+}
+
+// verdict turns a finished report into the exit code: 2 under --strict
+// when the input had problems, 1 when --fail-on tripped.
+func verdict(c *cli.Context, rep *analyze.Report, failOn string) error {
+	s := rep.Summary
+	if c.Bool("strict") && s.Problems > 0 {
+		return cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", s.Problems), exitUsage)
+	}
+	tripped := false
+	switch failOn {
+	case "steer":
+		tripped = s.Steered+s.Blocked+s.Deduped+s.Halted > 0
+	case "block":
+		tripped = s.Blocked+s.Deduped+s.Halted > 0
+	case "harmful":
+		tripped = s.Harmful > 0
+	}
+	if tripped {
+		return cli.Exit(fmt.Sprintf("--fail-on %s tripped (steered %d, blocked %d, deduped %d, halted %d, harmful %d)", failOn, s.Steered, s.Blocked, s.Deduped, s.Halted, s.Harmful), exitFindings)
+	}
+	return nil
+}
+
+func inspectCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "inspect",
+		Usage:     "show the normalized stream: sessions, turns, requests, calls",
+		ArgsUsage: "PATH...",
+		Flags: []cli.Flag{
+			inputFormatFlag, strictFlag, colorFlag, noRedactFlag, rulesFlag, presetFlag,
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table|json"},
+			&cli.BoolFlag{Name: "calls", Usage: "list every call"},
+		},
+		Action: func(c *cli.Context) error {
+			format := c.String("format")
+			if format != "table" && format != "json" {
+				return usageError("--format must be table or json for inspect, not %q", format)
+			}
+			if err := checkInputFormat(c); err != nil {
+				return err
+			}
+			r, err := loadRules(c) // only for the class column
+			if err != nil {
+				return err
+			}
+			opt, err := reportOptions(c, os.Stdout)
+			if err != nil {
+				return err
+			}
+			var problems []ingest.Problem
+			addProblem := func(p ingest.Problem) { problems = append(problems, p) }
+			files, err := collectFiles(c, addProblem)
+			if err != nil {
+				return err
+			}
+			withCalls := c.Bool("calls")
+			sessions := []report.InspectSession{}
+			for _, f := range files {
+				ingest.ReadFile(f, ingest.Options{Format: c.String("input-format")}, &ingest.Sink{
+					OnSession: func(s *ingest.Session) {
+						sessions = append(sessions, report.NewInspectSession(s, r.ClassOf, withCalls, opt))
+					},
+					OnProblem: addProblem,
+				})
+			}
+			if format == "json" {
+				err = report.InspectJSON(c.App.Writer, sessions, problems, opt)
+			} else {
+				err = report.InspectTable(c.App.Writer, sessions, problems, opt)
+			}
+			if err != nil {
+				return cli.Exit(err.Error(), exitUsage)
+			}
+			if c.Bool("strict") && len(problems) > 0 {
+				return cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", len(problems)), exitUsage)
+			}
+			return nil
+		},
+	}
+}
+
+func rulesCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "rules",
+		Usage: "print a preset or the effective rules; validate a rules file",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "print",
+				Usage: "print the effective rules as YAML that --rules accepts back",
+				Flags: []cli.Flag{rulesFlag, presetFlag,
+					&cli.BoolFlag{Name: "list", Usage: "list the preset names"}},
+				Action: func(c *cli.Context) error {
+					if c.Bool("list") {
+						for _, n := range rules.PresetNames() {
+							fmt.Fprintln(c.App.Writer, n)
+						}
+						return nil
+					}
+					r, err := loadRules(c)
+					if err != nil {
+						return err
+					}
+					b, err := r.YAML()
+					if err != nil {
+						return cli.Exit(err.Error(), exitUsage)
+					}
+					_, err = c.App.Writer.Write(b)
+					return err
+				},
+			},
+			{
+				Name:      "check",
+				Usage:     "validate a rules file and explain its errors",
+				ArgsUsage: "FILE...",
+				Action: func(c *cli.Context) error {
+					if c.NArg() == 0 {
+						return usageError("rules check needs a FILE")
+					}
+					bad := 0
+					for _, f := range c.Args().Slice() {
+						r, err := rules.Load(f)
+						if err != nil {
+							fmt.Fprintln(c.App.ErrWriter, err)
+							bad++
+							continue
+						}
+						fmt.Fprintf(c.App.Writer, "%s: ok (rules %q)\n", f, r.Name)
+					}
+					if bad > 0 {
+						return cli.Exit("", exitUsage)
+					}
+					return nil
+				},
+			},
+		},
+	}
+}
+
+func formatsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "formats",
+		Usage: "list input formats and how each is detected",
+		Action: func(c *cli.Context) error {
+			w := c.App.Writer
+			for _, f := range ingest.Formats() {
+				fmt.Fprintf(w, "%s\n  reads:    %s\n  detected: %s\n", f.ID, f.Reads, f.Detection)
+			}
+			fmt.Fprintln(w, "\nDetection tries the formats in this order; --input-format NAME skips it.")
+			return nil
+		},
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

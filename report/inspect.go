@@ -1,0 +1,206 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/loopgate/loopgate/ingest"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// inspectArgsWidth is how much of a call's arguments inspect shows.
+const inspectArgsWidth = 120
+
+// InspectSession is what `loopgate inspect` shows of one normalized session.
+// Its JSON form is the inspect --format json contract.
+type InspectSession struct {
+	File     string `json:"file"`
+	Format   string `json:"format"`
+	ID       string `json:"id"`
+	Agent    string `json:"agent"`
+	Parent   string `json:"parent"`
+	Turns    int    `json:"turns"`
+	Requests int    `json:"requests"`
+	// Calls is the number of calls; CallList lists them when asked.
+	Calls int `json:"calls"`
+	// CallList is nil unless calls were asked for; then it is in the JSON
+	// form, even when empty ("call_list": []).
+	CallList []InspectCall `json:"call_list"`
+}
+
+// MarshalJSON leaves call_list out when calls were not listed.
+func (s InspectSession) MarshalJSON() ([]byte, error) {
+	type base struct {
+		File     string `json:"file"`
+		Format   string `json:"format"`
+		ID       string `json:"id"`
+		Agent    string `json:"agent"`
+		Parent   string `json:"parent"`
+		Turns    int    `json:"turns"`
+		Requests int    `json:"requests"`
+		Calls    int    `json:"calls"`
+	}
+	b := base{s.File, s.Format, s.ID, s.Agent, s.Parent, s.Turns, s.Requests, s.Calls}
+	var buf bytes.Buffer
+	var v any = b
+	if s.CallList != nil {
+		v = struct {
+			base
+			CallList []InspectCall `json:"call_list"`
+		}{b, s.CallList}
+	}
+	if err := writeJSON(&buf, v, ""); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// InspectCall is one call of an inspected session.
+type InspectCall struct {
+	Turn int `json:"turn"`
+	// Call is the 1-based index of the call in its session (the same
+	// numbering as a replay decision's "call").
+	Call   int    `json:"call"`
+	CallID string `json:"call_id"`
+	Tool   string `json:"tool"`
+	Class  string `json:"class"`
+	// Args are abbreviated to about 120 characters, and redacted.
+	Args        string `json:"args"`
+	ResultChars int    `json:"result_chars"`
+	IsError     bool   `json:"is_error"`
+	HasResult   bool   `json:"has_result"`
+	Line        int    `json:"line"`
+}
+
+// NewInspectSession summarizes s; with withCalls it lists the calls, their
+// class given by classOf (nil: no class). Arguments are redacted before they
+// are abbreviated, so that a cut never hides a secret's shape from Redact.
+func NewInspectSession(s *ingest.Session, classOf func(tool string) string, withCalls bool, opt Options) InspectSession {
+	out := InspectSession{
+		File:     s.File,
+		Format:   s.Format,
+		ID:       s.ID,
+		Agent:    s.Agent,
+		Parent:   s.Parent,
+		Turns:    len(s.Turns),
+		Requests: s.NumRequests(),
+		Calls:    s.NumCalls(),
+	}
+	if !withCalls {
+		return out
+	}
+	out.CallList = make([]InspectCall, 0, out.Calls)
+	for ti := range s.Turns {
+		t := &s.Turns[ti]
+		turn := t.Index
+		if turn == 0 {
+			turn = ti + 1
+		}
+		for ri := range t.Requests {
+			for ci := range t.Requests[ri].Calls {
+				c := &t.Requests[ri].Calls[ci]
+				args := c.ArgsRaw
+				if opt.Redact {
+					args = Redact(args)
+				}
+				class := ""
+				if classOf != nil {
+					class = classOf(c.Tool)
+				}
+				out.CallList = append(out.CallList, InspectCall{
+					Turn:        turn,
+					Call:        len(out.CallList) + 1,
+					CallID:      c.ID,
+					Tool:        c.Tool,
+					Class:       class,
+					Args:        AbbreviateArgs(args, inspectArgsWidth),
+					ResultChars: len(c.Result),
+					IsError:     c.IsError,
+					HasResult:   c.HasResult,
+					Line:        c.Line,
+				})
+			}
+		}
+	}
+	return out
+}
+
+// inspectDoc is the inspect --format json document.
+type inspectDoc struct {
+	Sessions []InspectSession `json:"sessions"`
+	Problems []ingest.Problem `json:"problems"`
+}
+
+// InspectJSON writes {"sessions": [...], "problems": [...]}, lists [] when
+// empty.
+func InspectJSON(w io.Writer, sessions []InspectSession, problems []ingest.Problem, opt Options) error {
+	doc := inspectDoc{
+		Sessions: append([]InspectSession{}, sessions...),
+		Problems: preparedProblems(problems, opt),
+	}
+	return writeJSON(w, &doc, "  ")
+}
+
+// InspectTable writes the sessions as a table, then, when calls were listed,
+// one table of calls per session, then the problems.
+func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Problem, opt Options) error {
+	t := &textWriter{opt: opt}
+	t.heading(fmt.Sprintf("Sessions (%d)", len(sessions)))
+	if len(sessions) == 0 {
+		t.printf("none\n")
+	} else {
+		tab := t.newTable([]tw.Align{tw.AlignRight, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft,
+			tw.AlignRight, tw.AlignRight, tw.AlignRight})
+		tab.Header("#", "File", "Format", "Session", "Agent", "Turns", "Requests", "Calls")
+		for i := range sessions {
+			s := &sessions[i]
+			agent := s.Agent
+			if s.Parent != "" {
+				agent += " ← " + s.Parent
+			}
+			t.append(tab, i+1, cutLeft(s.File, 32), s.Format, cutRight(s.ID, 24), cutRight(agent, 24),
+				s.Turns, s.Requests, s.Calls)
+		}
+		t.render(tab)
+	}
+	header := []string{"Turn", "#", "Tool", "Class", "Args", "Result chars", "Error", "Line"}
+	const argsCol = 4
+	for i := range sessions {
+		s := &sessions[i]
+		if len(s.CallList) == 0 {
+			continue
+		}
+		t.heading(fmt.Sprintf("Calls #%d %s %s (%d)", i+1, s.File, s.ID, len(s.CallList)))
+		rows := make([][]string, len(s.CallList))
+		for j, c := range s.CallList {
+			result := strconv.Itoa(c.ResultChars)
+			if !c.HasResult {
+				result = "none"
+			}
+			errText := ""
+			if c.IsError {
+				errText = "error"
+			}
+			rows[j] = []string{strconv.Itoa(c.Turn), strconv.Itoa(c.Call), cutRight(c.Tool, 24), orDash(c.Class),
+				"", result, errText, lineText(c.Line)}
+		}
+		argsWidth := max(t.opt.width()-otherColumnsWidth(header, rows, argsCol), 20)
+		tab := t.newTable([]tw.Align{tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft,
+			tw.AlignRight, tw.AlignLeft, tw.AlignRight})
+		tab.Header(header)
+		for j, row := range rows {
+			row[argsCol] = AbbreviateArgs(s.CallList[j].Args, argsWidth)
+			row[6] = paint(opt.Color, ansiRed, row[6])
+			t.append(tab, row)
+		}
+		t.render(tab)
+	}
+	t.problems(preparedProblems(problems, opt))
+	if t.err != nil {
+		return t.err
+	}
+	_, err := w.Write(t.buf.Bytes())
+	return err
+}

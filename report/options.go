@@ -1,0 +1,157 @@
+// Package report renders what a replay found (an *analyze.Report) for people
+// and for machines: a terminal table, one JSON document, JSON lines that
+// stream session by session, and markdown for a pull-request comment or a
+// GitHub step summary. It also renders the inspect command's view of the
+// normalized stream, and redacts secrets (redact.go) from every format unless
+// asked not to.
+//
+// Renderers never mutate the caller's report: redaction and the "[] not
+// null" rule of the JSON contract are applied to a copy.
+package report
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/loopgate/loopgate/analyze"
+	"github.com/mattn/go-isatty"
+)
+
+// Options tune every renderer.
+type Options struct {
+	// Color adds ANSI colors (table only; never in json, jsonl, markdown).
+	Color bool
+	// Redact removes secrets from arguments and messages (the CLI sets it
+	// unless --no-redact).
+	Redact bool
+	// Width is the terminal width the table fits its timelines and
+	// arguments to; 0 means 100.
+	Width int
+	// MaxDecisions caps the decisions listed per session in the table, and
+	// the top decisions in markdown; 0 lists all in the table and
+	// DefaultMarkdownDecisions in markdown (a PR comment must stay short).
+	MaxDecisions int
+}
+
+// DefaultWidth is the table width when Options.Width is 0.
+const DefaultWidth = 100
+
+// DefaultMarkdownDecisions caps markdown's top decisions when
+// Options.MaxDecisions is 0.
+const DefaultMarkdownDecisions = 20
+
+func (o Options) width() int {
+	if o.Width <= 0 {
+		return DefaultWidth
+	}
+	return o.Width
+}
+
+// renderers by --format name.
+var renderers = map[string]func(io.Writer, *analyze.Report, Options) error{
+	"table":    Table,
+	"json":     JSON,
+	"jsonl":    renderJSONL,
+	"markdown": Markdown,
+}
+
+// FormatNames lists the --format values Render accepts, sorted.
+func FormatNames() []string {
+	names := make([]string, 0, len(renderers))
+	for n := range renderers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Render writes rep in the named format.
+func Render(format string, w io.Writer, rep *analyze.Report, opt Options) error {
+	r, ok := renderers[format]
+	if !ok {
+		return fmt.Errorf("unknown report format %q (known: %s)", format, strings.Join(FormatNames(), ", "))
+	}
+	if rep == nil {
+		rep = &analyze.Report{}
+	}
+	return r(w, rep, opt)
+}
+
+// renderJSONL writes a finished report as JSON lines: the streaming writer
+// fed with every session, then the summary line.
+func renderJSONL(w io.Writer, rep *analyze.Report, opt Options) error {
+	j := NewJSONL(w, opt)
+	for i := range rep.Sessions {
+		if err := j.Session(&rep.Sessions[i]); err != nil {
+			return err
+		}
+	}
+	return j.Finish(rep)
+}
+
+// ColorEnabled decides whether output to f is colored, for --color
+// auto|always|never ("" means auto).
+//
+//   - never: no color.
+//   - always: color, even when NO_COLOR is set. Reading taken: no-color.org
+//     asks software that colors *by default* to stop when NO_COLOR is set,
+//     and says an explicit per-invocation option should override it;
+//     --color=always is such an option (ecosystem.md §1.6).
+//   - auto: color only when NO_COLOR is empty or unset, TERM is not "dumb",
+//     and f is a terminal. We decide per stream rather than rely on
+//     fatih/color's package-level NoColor, which looks at stdout only and is
+//     computed once at init.
+//
+// An unknown mode gets no color (the CLI validates the flag).
+func ColorEnabled(mode string, f *os.File) bool {
+	switch mode {
+	case "always":
+		return true
+	case "", "auto":
+		if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" || f == nil {
+			return false
+		}
+		return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+	}
+	return false
+}
+
+// ColorModes lists the values ColorEnabled accepts.
+func ColorModes() []string { return []string{"auto", "always", "never"} }
+
+// ANSI styles. Raw codes rather than fatih/color objects: the decision to
+// color is ours per output (Options.Color), not fatih's global one.
+const (
+	ansiReset   = "\x1b[0m"
+	ansiBold    = "\x1b[1m"
+	ansiDim     = "\x1b[2m"
+	ansiRed     = "\x1b[31m"
+	ansiYellow  = "\x1b[33m"
+	ansiMagenta = "\x1b[1;35m" // bold magenta
+)
+
+// paint wraps s in an ANSI style when color is on.
+func paint(on bool, style, s string) string {
+	if !on || s == "" {
+		return s
+	}
+	return style + s + ansiReset
+}
+
+// markStyle is the color of one timeline mark.
+func markStyle(m byte) string {
+	switch m {
+	case analyze.MarkBlock, analyze.MarkDedup, analyze.MarkHalt:
+		return ansiRed
+	case analyze.MarkSteer:
+		return ansiYellow
+	case analyze.MarkHarmful:
+		return ansiMagenta
+	case analyze.MarkRedundant:
+		return ansiDim
+	}
+	return ""
+}

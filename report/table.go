@@ -1,0 +1,351 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/loopgate/loopgate/analyze"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Table writes the report for a terminal: a summary block, the sessions
+// with one timeline line each, the tools, the decisions of each session and
+// the problems.
+func Table(w io.Writer, rep *analyze.Report, opt Options) error {
+	rep = prepared(rep, opt)
+	t := &textWriter{opt: opt}
+	t.summary(rep)
+	t.sessions(rep)
+	t.tools(rep)
+	t.decisions(rep)
+	t.problems(rep.Problems)
+	if t.err != nil {
+		return t.err
+	}
+	_, err := w.Write(t.buf.Bytes())
+	return err
+}
+
+// textWriter accumulates the table report; the first error sticks.
+type textWriter struct {
+	buf  bytes.Buffer
+	opt  Options
+	err  error
+	tabs *tableLines
+}
+
+// lines is where tables write: into buf, trailing blanks removed.
+func (t *textWriter) lines() *tableLines {
+	if t.tabs == nil {
+		t.tabs = &tableLines{w: &t.buf}
+	}
+	return t.tabs
+}
+
+func (t *textWriter) printf(format string, a ...any) { fmt.Fprintf(&t.buf, format, a...) }
+
+func (t *textWriter) heading(title string) {
+	if t.buf.Len() > 0 {
+		t.buf.WriteByte('\n')
+	}
+	t.buf.WriteString(paint(t.opt.Color, ansiBold, title))
+	t.buf.WriteByte('\n')
+}
+
+func (t *textWriter) summary(rep *analyze.Report) {
+	s := &rep.Summary
+	t.heading("Summary")
+	rules := rep.Rules.Name
+	if rep.Rules.Source != "" && rep.Rules.Source != rules {
+		rules += " (" + rep.Rules.Source + ")"
+	}
+	tok := rep.Tokens.Tokenizer
+	if tok == "" {
+		tok = "unknown"
+	}
+	tok += " estimates"
+	if rep.Tokens.SessionsWithUsage > 0 {
+		tok += fmt.Sprintf("; usage recorded in %s: %s in, %s out", plural(rep.Tokens.SessionsWithUsage, "session"),
+			thousands(rep.Tokens.RecordedInput), thousands(rep.Tokens.RecordedOutput))
+	}
+	rows := [][2]string{
+		{"rules", rules},
+		{"tokenizer", tok},
+		{"corpus", strings.Join([]string{plural(s.Files, "file"), plural(s.Sessions, "session"),
+			plural(s.Turns, "turn"), plural(s.Requests, "request"), plural(s.Calls, "call")}, ", ")},
+		{"guard", fmt.Sprintf("%d steered, %d blocked, %d deduped, %d halted",
+			s.Steered, s.Blocked, s.Deduped, s.Halted)},
+		{"truth", fmt.Sprintf("%d redundant (%d stopped), %d harmful; precision %s, recall %s",
+			s.Redundant, s.RedundantStopped, s.Harmful, percent(s.Precision), percent(s.Recall))},
+		{"tokens saved", fmt.Sprintf("%s direct, %s with context; steers cost %s",
+			thousands(s.TokensSaved), thousands(s.ContextTokensSaved), thousands(s.SteerTokens))},
+	}
+	if s.Native > 0 {
+		rows = append(rows, [2]string{"native", plural(s.Native, "call") + " already acted on by the agent's own guard"})
+	}
+	rows = append(rows, [2]string{"problems", strconv.Itoa(s.Problems)})
+	for _, r := range rows {
+		t.printf("%-13s %s\n", r[0], r[1])
+	}
+}
+
+func (t *textWriter) sessions(rep *analyze.Report) {
+	t.heading(fmt.Sprintf("Sessions (%d)", len(rep.Sessions)))
+	if len(rep.Sessions) == 0 {
+		t.printf("none\n")
+		return
+	}
+	header := []string{"#", "File", "Session", "Agent", "Turns", "Calls", "Steered", "Blocked", "Deduped", "Harmful", "Saved"}
+	const fileCol = 1
+	rows := make([][]string, len(rep.Sessions))
+	for i := range rep.Sessions {
+		s := &rep.Sessions[i]
+		rows[i] = []string{strconv.Itoa(i + 1), "", cutRight(s.ID, 20), cutRight(s.Agent, 12),
+			strconv.Itoa(s.Turns), strconv.Itoa(s.Calls), strconv.Itoa(s.Steered),
+			strconv.Itoa(s.Blocked), strconv.Itoa(s.Deduped), strconv.Itoa(s.Harmful), thousands(s.TokensSaved)}
+	}
+	// File paths keep their end (the file name) in what the width leaves.
+	fileWidth := min(max(t.opt.width()-otherColumnsWidth(header, rows, fileCol), 16), 48)
+	tab := t.newTable([]tw.Align{tw.AlignRight, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft,
+		tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight})
+	tab.Header(header)
+	for i, row := range rows {
+		row[fileCol] = cutLeft(rep.Sessions[i].File, fileWidth)
+		t.append(tab, row)
+	}
+	t.render(tab)
+
+	t.printf("\n%s\n", paint(t.opt.Color, ansiBold, "Timelines")+
+		"  . allowed  r redundant  s steered  B blocked  D deduped  H halted  ! harmful  n native  | turn")
+	numWidth := len(strconv.Itoa(len(rep.Sessions))) + 1
+	for i := range rep.Sessions {
+		prefix := fmt.Sprintf("%-*s  ", numWidth, "#"+strconv.Itoa(i+1))
+		t.printf("%s%s\n", prefix, t.timeline(rep.Sessions[i].Timeline, t.opt.width()-len(prefix)-1))
+	}
+}
+
+// timeline fits a session's timeline into width columns. A long one keeps
+// its end (where loops usually are) and says how many marks were cut.
+func (t *textWriter) timeline(tl string, width int) string {
+	if tl == "" {
+		return "(no calls)"
+	}
+	width = max(width, 20)
+	if len(tl) > width {
+		// Marks are ASCII, so bytes are columns. The note's width depends
+		// on the number it holds; one pass with a generous estimate is
+		// enough.
+		keep := max(width-utf8.RuneCountInString(fmt.Sprintf("[%d marks cut]…", len(tl))), 8)
+		cut := tl[:len(tl)-keep]
+		marks := len(cut) - strings.Count(cut, string(rune(analyze.TurnSeparator)))
+		return paint(t.opt.Color, ansiDim, fmt.Sprintf("[%d marks cut]…", marks)) + t.colorMarks(tl[len(tl)-keep:])
+	}
+	return t.colorMarks(tl)
+}
+
+// plural words a count: "1 session", "2 sessions", "3 more decisions" (the
+// last word takes the s).
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+func (t *textWriter) colorMarks(tl string) string {
+	if !t.opt.Color {
+		return tl
+	}
+	var b strings.Builder
+	for i := 0; i < len(tl); i++ {
+		if style := markStyle(tl[i]); style != "" {
+			b.WriteString(style)
+			b.WriteByte(tl[i])
+			b.WriteString(ansiReset)
+		} else {
+			b.WriteByte(tl[i])
+		}
+	}
+	return b.String()
+}
+
+func (t *textWriter) tools(rep *analyze.Report) {
+	t.heading(fmt.Sprintf("Tools (%d)", len(rep.Tools)))
+	if len(rep.Tools) == 0 {
+		t.printf("none\n")
+		return
+	}
+	tab := t.newTable([]tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight,
+		tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight})
+	tab.Header("Tool", "Class", "Calls", "Redundant", "Steered", "Blocked", "Deduped", "Harmful", "Tokens saved")
+	for _, ts := range rep.Tools {
+		t.append(tab, cutRight(ts.Tool, 28), ts.Class, ts.Calls, ts.Redundant, ts.Steered,
+			ts.Blocked, ts.Deduped, ts.Harmful, thousands(ts.TokensSaved))
+	}
+	t.render(tab)
+}
+
+func (t *textWriter) decisions(rep *analyze.Report) {
+	// Short headers leave the width to the arguments.
+	header := []string{"Turn", "Call", "Line", "Tool", "Action", "Detector", "N", "Args", "Saved"}
+	const argsCol = 7
+	for i := range rep.Sessions {
+		s := &rep.Sessions[i]
+		if len(s.Decisions) == 0 {
+			continue
+		}
+		t.heading(fmt.Sprintf("Decisions #%d %s %s (%d)", i+1, s.File, s.ID, len(s.Decisions)))
+		shown := s.Decisions
+		if t.opt.MaxDecisions > 0 && len(shown) > t.opt.MaxDecisions {
+			shown = shown[:t.opt.MaxDecisions]
+		}
+		rows := make([][]string, len(shown))
+		for j := range shown {
+			d := &shown[j]
+			rows[j] = []string{strconv.Itoa(d.Turn), strconv.Itoa(d.Call), lineText(d.Line),
+				cutRight(d.Tool, 20), actionLabel(d), orDash(d.Detector), countText(d.Count), "",
+				thousands(d.TokensSaved)}
+		}
+		// Args get what the other columns leave of the width.
+		argsWidth := max(t.opt.width()-otherColumnsWidth(header, rows, argsCol), 20)
+		tab := t.newTable([]tw.Align{tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft,
+			tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignLeft, tw.AlignRight})
+		tab.Header(header)
+		for j := range shown {
+			d := &shown[j]
+			row := rows[j]
+			row[argsCol] = AbbreviateArgs(d.Args, argsWidth)
+			switch {
+			case d.Harmful:
+				row[4] = paint(t.opt.Color, ansiMagenta, row[4])
+			case d.Action.Stops() || d.Action == analyze.Halt:
+				row[4] = paint(t.opt.Color, ansiRed, row[4])
+			case d.Action == analyze.Steer:
+				row[4] = paint(t.opt.Color, ansiYellow, row[4])
+			}
+			t.append(tab, row)
+		}
+		t.render(tab)
+		if more := len(s.Decisions) - len(shown); more > 0 {
+			t.printf("…and %s\n", plural(more, "more decision"))
+		}
+	}
+}
+
+// otherColumnsWidth is the width of a one-line table without column skip:
+// the widest cell of each other column plus the separators.
+func otherColumnsWidth(header []string, rows [][]string, skip int) int {
+	total := columnGap * (len(header) - 1)
+	for c := range header {
+		if c == skip {
+			continue
+		}
+		w := utf8.RuneCountInString(header[c])
+		for _, r := range rows {
+			w = max(w, utf8.RuneCountInString(r[c]))
+		}
+		total += w
+	}
+	return total
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func countText(n int) string {
+	if n <= 0 {
+		return "-"
+	}
+	return strconv.Itoa(n)
+}
+
+func (t *textWriter) problems(ps []analyze.Problem) {
+	if len(ps) == 0 {
+		return
+	}
+	t.heading(fmt.Sprintf("Problems (%d)", len(ps)))
+	for _, p := range ps {
+		t.printf("%s\n", AbbreviateArgs(problemLine(p), 0))
+	}
+}
+
+// columnGap is the number of spaces between table columns.
+const columnGap = 2
+
+// newTable is the house style: no outer border, a dashed line under the
+// header, headers as typed, one line per row (cells are abbreviated before,
+// never wrapped), numbers right-aligned.
+func (t *textWriter) newTable(align []tw.Align) *tablewriter.Table {
+	gap := strings.Repeat(" ", columnGap)
+	symbols := tw.NewSymbolCustom("loopgate").WithColumn(gap).WithRow("-").WithCenter(gap).
+		WithMidLeft("").WithMidRight("")
+	return tablewriter.NewTable(t.lines(),
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Borders: tw.BorderNone,
+			Symbols: symbols,
+			Settings: tw.Settings{
+				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.On},
+				Lines:      tw.Lines{ShowHeaderLine: tw.On},
+			},
+		})),
+		tablewriter.WithPadding(tw.Padding{Overwrite: true}),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	)
+}
+
+func (t *textWriter) append(tab *tablewriter.Table, cells ...any) {
+	if err := tab.Append(cells...); err != nil && t.err == nil {
+		t.err = err
+	}
+}
+
+func (t *textWriter) render(tab *tablewriter.Table) {
+	if err := tab.Render(); err != nil && t.err == nil {
+		t.err = err
+	}
+	t.lines().flush()
+}
+
+// tableLines removes the trailing blanks tablewriter pads every line with,
+// so that the output (and its golden files) carry no invisible spaces.
+type tableLines struct {
+	w       *bytes.Buffer
+	pending []byte
+}
+
+func (l *tableLines) Write(p []byte) (int, error) {
+	l.pending = append(l.pending, p...)
+	for {
+		i := bytes.IndexByte(l.pending, '\n')
+		if i < 0 {
+			break
+		}
+		l.w.Write(bytes.TrimRight(l.pending[:i], " "))
+		l.w.WriteByte('\n')
+		l.pending = l.pending[i+1:]
+	}
+	return len(p), nil
+}
+
+// flush ends a last line that came without its line break.
+func (l *tableLines) flush() {
+	if len(l.pending) > 0 {
+		l.w.Write(bytes.TrimRight(l.pending, " "))
+		l.w.WriteByte('\n')
+		l.pending = nil
+	}
+}

@@ -1,0 +1,255 @@
+package rules
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+// KeySeparator joins the tool name and the encoded arguments in a key, as
+// pi-tools-loop-guard's callKey does ("read::{...}").
+const KeySeparator = "::"
+
+// ToolKeyFor returns the key refinement for a tool: an exact tool entry
+// wins over a class entry. nil means the general rules apply.
+func (r *Rules) ToolKeyFor(tool string) *ToolKey {
+	if tk, ok := r.Key.Tools[tool]; ok {
+		return tk
+	}
+	if tk, ok := r.Key.Tools["class:"+r.ClassOf(tool)]; ok {
+		return tk
+	}
+	return nil
+}
+
+// CallKey builds a call's key: the tool name, "::", and the canonical
+// arguments. ok is false when the rules give this call no key (nanobot's
+// lookups without a url or query): such a call is never counted.
+// Arguments that are not JSON (argsOK false) are keyed on their raw text.
+func (r *Rules) CallKey(tool string, args jsonx.Value, argsOK bool, raw string) (string, bool) {
+	tk := r.ToolKeyFor(tool)
+	prefix := tool + KeySeparator
+	if tk != nil && tk.Pick == "first" {
+		if !argsOK || args.Kind != jsonx.Object {
+			return "", false
+		}
+		for _, name := range tk.Args {
+			v, ok := args.Get(name)
+			if !ok || !truthy(v) {
+				continue
+			}
+			text := foldText(v.Text(), r.foldsFor(tk))
+			if text == "" {
+				return "", false
+			}
+			return prefix + text, true
+		}
+		return "", false
+	}
+	if !argsOK {
+		return prefix + raw, true
+	}
+	if args.Kind != jsonx.Object {
+		return string(args.Append([]byte(prefix), r.style())), true
+	}
+	v := r.canonicalArgs(tool, args, tk)
+	return string(v.Append([]byte(prefix), r.style())), true
+}
+
+// truthy follows Python's truth test, which nanobot's `a or b` applies.
+func truthy(v jsonx.Value) bool {
+	switch v.Kind {
+	case jsonx.Null:
+		return false
+	case jsonx.Bool:
+		return v.Bool
+	case jsonx.String:
+		return v.Str != ""
+	case jsonx.Number:
+		return strings.Trim(v.Str, "-0.eE+") != ""
+	case jsonx.Array:
+		return len(v.Arr) > 0
+	}
+	return len(v.Obj) > 0
+}
+
+func (r *Rules) style() jsonx.Style {
+	switch r.Key.Style {
+	case "sorted_top":
+		return jsonx.SortedTop
+	case "insertion":
+		return jsonx.Compact
+	}
+	return jsonx.Sorted
+}
+
+func (r *Rules) foldsFor(tk *ToolKey) []string {
+	if tk != nil && tk.Fold != nil {
+		return tk.Fold
+	}
+	return r.Key.Fold
+}
+
+// canonicalArgs applies ignore, args, drop and fold to a copy of args.
+func (r *Rules) canonicalArgs(tool string, args jsonx.Value, tk *ToolKey) jsonx.Value {
+	out := jsonx.Value{Kind: jsonx.Object, Obj: make([]jsonx.Member, 0, len(args.Obj))}
+	for _, m := range args.Obj {
+		if contains(r.Key.Ignore, m.Key) || (tk != nil && contains(tk.Ignore, m.Key)) {
+			continue
+		}
+		if tk != nil && len(tk.Args) > 0 && !contains(tk.Args, m.Key) {
+			continue
+		}
+		out.Obj = append(out.Obj, m)
+	}
+	if tk != nil {
+		for _, d := range tk.Drop {
+			segs, err := parseDrop(d)
+			if err == nil {
+				out = dropPath(out, segs)
+			}
+		}
+	}
+	if folds := r.foldsFor(tk); len(folds) > 0 {
+		out = foldValue(out, folds, 0)
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func foldText(s string, folds []string) string {
+	for _, f := range folds {
+		switch f {
+		case "trim":
+			s = strings.TrimSpace(s)
+		case "lower":
+			s = strings.ToLower(s)
+		}
+	}
+	return s
+}
+
+func foldValue(v jsonx.Value, folds []string, depth int) jsonx.Value {
+	if depth > jsonx.MaxDepth {
+		return v
+	}
+	switch v.Kind {
+	case jsonx.String:
+		v.Str = foldText(v.Str, folds)
+	case jsonx.Array:
+		arr := make([]jsonx.Value, len(v.Arr))
+		for i, e := range v.Arr {
+			arr[i] = foldValue(e, folds, depth+1)
+		}
+		v.Arr = arr
+	case jsonx.Object:
+		obj := make([]jsonx.Member, len(v.Obj))
+		for i, m := range v.Obj {
+			obj[i] = jsonx.Member{Key: m.Key, Val: foldValue(m.Val, folds, depth+1)}
+		}
+		v.Obj = obj
+	}
+	return v
+}
+
+// dropSeg is one step of a drop path: a member name, and whether the
+// member is an array whose every element the rest applies to ("edits[]").
+type dropSeg struct {
+	name string
+	each bool
+}
+
+func parseDrop(p string) ([]dropSeg, error) {
+	if p == "" {
+		return nil, errors.New("an empty field path")
+	}
+	var segs []dropSeg
+	for _, part := range strings.Split(p, ".") {
+		each := strings.HasSuffix(part, "[]")
+		name := strings.TrimSuffix(part, "[]")
+		if name == "" || strings.ContainsAny(name, "[]") {
+			return nil, errors.New("field path " + quote(p) + " must read like name, a.b or edits[].newText")
+		}
+		segs = append(segs, dropSeg{name, each})
+	}
+	if segs[len(segs)-1].each {
+		return nil, errors.New("field path " + quote(p) + " must end with a field name, not []")
+	}
+	return segs, nil
+}
+
+func quote(s string) string { return jsonx.Quote(s) }
+
+// dropPath returns a copy of v without the field the path names.
+func dropPath(v jsonx.Value, segs []dropSeg) jsonx.Value {
+	if v.Kind != jsonx.Object || len(segs) == 0 {
+		return v
+	}
+	seg := segs[0]
+	obj := make([]jsonx.Member, 0, len(v.Obj))
+	for _, m := range v.Obj {
+		if m.Key != seg.name {
+			obj = append(obj, m)
+			continue
+		}
+		switch {
+		case len(segs) == 1:
+			continue // dropped
+		case seg.each && m.Val.Kind == jsonx.Array:
+			arr := make([]jsonx.Value, len(m.Val.Arr))
+			for i, e := range m.Val.Arr {
+				arr[i] = dropPath(e, segs[1:])
+			}
+			obj = append(obj, jsonx.Member{Key: m.Key, Val: jsonx.Value{Kind: jsonx.Array, Arr: arr}})
+		case !seg.each:
+			obj = append(obj, jsonx.Member{Key: m.Key, Val: dropPath(m.Val, segs[1:])})
+		default:
+			obj = append(obj, m)
+		}
+	}
+	v.Obj = obj
+	return v
+}
+
+// WritePath returns the path a write-class call names, when the rules'
+// write awareness covers the tool.
+func (r *Rules) WritePath(tool string, args jsonx.Value) (string, bool) {
+	w := r.Scope.WriteClearsReads
+	if len(w.Writers) == 0 || !r.MatchesAny(w.Writers, tool) {
+		return "", false
+	}
+	for _, name := range w.PathArgs {
+		if p, ok := args.GetString(name); ok && p != "" {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// IsResetCommand reports whether a call is the manual reset command.
+func (r *Rules) IsResetCommand(tool string, args jsonx.Value) bool {
+	c := r.Scope.ResetCommand
+	if len(c.Commands) == 0 || !r.MatchesAny(c.Tools, tool) {
+		return false
+	}
+	for _, name := range c.Args {
+		if s, ok := args.GetString(name); ok {
+			s = strings.ToLower(strings.TrimSpace(s))
+			for _, cmd := range c.Commands {
+				if s == strings.ToLower(strings.TrimSpace(cmd)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

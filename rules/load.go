@@ -1,0 +1,560 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MaxFileSize bounds a rules file; a larger one is refused, not read.
+const MaxFileSize = 1 << 20
+
+// MaxThreshold bounds every number in a rules file, so that a typo such as
+// 1e30 is an error rather than an overflow.
+const MaxThreshold = 1_000_000
+
+// Load reads and validates a rules file. Errors read "path:LINE: sentence".
+func Load(path string) (*Rules, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot open the rules file: %v", path, errors.Unwrap(err))
+	}
+	defer f.Close()
+	data := make([]byte, MaxFileSize+1)
+	n, _ := readFull(f, data)
+	if n > MaxFileSize {
+		return nil, fmt.Errorf("%s: the rules file is larger than %d bytes", path, MaxFileSize)
+	}
+	return Parse(data[:n], path)
+}
+
+func readFull(f *os.File, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := f.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// Parse validates rules from YAML text; source names it in errors. A file
+// may start from a preset with "extends: NAME" and change only what it
+// gives: mappings merge, lists and scalars replace (class lists extend).
+func Parse(data []byte, source string) (*Rules, error) {
+	return parseWith(data, source, Preset)
+}
+
+// parseWith is Parse with the preset lookup that extends uses.
+func parseWith(data []byte, source string, preset func(string) (*Rules, error)) (r *Rules, err error) {
+	defer func() {
+		// yaml.v3 is not known to panic on v3.0.1, but a rules file must
+		// never crash the program.
+		if p := recover(); p != nil {
+			r, err = nil, fmt.Errorf("%s: the rules file cannot be read: %v", source, p)
+		}
+	}()
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: the rules file is larger than %d bytes", source, MaxFileSize)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, yamlError(source, err)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, fmt.Errorf("%s:1: the rules file is empty", source)
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s:%d: the rules file must be a mapping of keys (name, scope, key, classes, tools, detectors)", source, root.Line)
+	}
+	d := &decoder{source: source, lines: map[string]int{}}
+	r = &Rules{}
+	if n := findKey(root, "extends"); n != nil {
+		if n.Kind != yaml.ScalarNode {
+			return nil, d.errf(n, "extends must name a preset")
+		}
+		base, err := preset(n.Value)
+		if err != nil {
+			return nil, d.errf(n, "extends names an unknown preset %q (presets: %s)", n.Value, strings.Join(PresetNames(), ", "))
+		}
+		r = base
+		r.idx = nil
+	} else {
+		r.Classes = DefaultClasses()
+	}
+	if err := d.decodeStruct(root, reflect.ValueOf(r).Elem(), "", map[string]bool{"extends": true}); err != nil {
+		return nil, err
+	}
+	r.Source = source
+	r.normalize()
+	if err := r.validate(d); err != nil {
+		return nil, err
+	}
+	r.compile()
+	return r, nil
+}
+
+func findKey(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// yamlError turns yaml.v3's "yaml: line N: msg" into "source:N: msg".
+func yamlError(source string, err error) error {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if i := strings.Index(rest, ":"); i > 0 {
+			if _, e := strconv.Atoi(rest[:i]); e == nil {
+				return fmt.Errorf("%s:%s: the file is not valid YAML: %s", source, rest[:i], strings.TrimSpace(rest[i+1:]))
+			}
+		}
+	}
+	return fmt.Errorf("%s:1: the file is not valid YAML: %s", source, msg)
+}
+
+// decoder walks a yaml.Node tree into the rules structs by their yaml
+// tags, refusing anything the schema does not name.
+type decoder struct {
+	source string
+	// lines records the line of every value decoded, by its dotted path,
+	// so that validation after decoding can still name a line.
+	lines map[string]int
+}
+
+func (d *decoder) errf(n *yaml.Node, format string, a ...any) error {
+	line := 1
+	if n != nil && n.Line > 0 {
+		line = n.Line
+	}
+	return fmt.Errorf("%s:%d: %s", d.source, line, fmt.Sprintf(format, a...))
+}
+
+func (d *decoder) line(path string) int { return d.lines[path] }
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func where(path string) string {
+	if path == "" {
+		return "at the top level"
+	}
+	return "in " + path
+}
+
+var durationType = reflect.TypeOf(Duration(0))
+var classTableType = reflect.TypeOf(ClassTable(nil))
+
+// fieldsOf lists a struct's yaml keys and field indexes in order.
+func fieldsOf(t reflect.Type) ([]string, map[string]int) {
+	var names []string
+	idx := map[string]int{}
+	for i := 0; i < t.NumField(); i++ {
+		tag := t.Field(i).Tag.Get("yaml")
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		names = append(names, name)
+		idx[name] = i
+	}
+	return names, idx
+}
+
+func (d *decoder) checkNode(n *yaml.Node, path string) error {
+	if n.Kind == yaml.AliasNode {
+		return d.errf(n, "aliases (*%s) are not allowed in rules files; write the value out %s", n.Value, where(path))
+	}
+	return nil
+}
+
+func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, skip map[string]bool) error {
+	if err := d.checkNode(n, path); err != nil {
+		return err
+	}
+	if n.Kind != yaml.MappingNode {
+		return d.errf(n, "%s must be a mapping of keys (%s), not %s", nameOr(path, "the rules"), strings.Join(mustNames(v.Type()), ", "), kindWord(n))
+	}
+	names, idx := fieldsOf(v.Type())
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if err := d.checkNode(k, path); err != nil {
+			return err
+		}
+		if k.Kind != yaml.ScalarNode {
+			return d.errf(k, "a key %s must be a plain word", where(path))
+		}
+		if first, dup := seen[k.Value]; dup {
+			return d.errf(k, "key %q is repeated %s (first given at line %d)", k.Value, where(path), first)
+		}
+		seen[k.Value] = k.Line
+		if skip[k.Value] {
+			continue
+		}
+		fi, ok := idx[k.Value]
+		if !ok {
+			return d.errf(k, "unknown key %q %s%s", k.Value, where(path), suggest(k.Value, names))
+		}
+		p := join(path, k.Value)
+		d.lines[p] = k.Line
+		if err := d.decodeValue(val, v.Field(fi), p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mustNames(t reflect.Type) []string {
+	names, _ := fieldsOf(t)
+	return names
+}
+
+func nameOr(path, dflt string) string {
+	if path == "" {
+		return dflt
+	}
+	return path
+}
+
+func kindWord(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "empty"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "something else"
+}
+
+// newDetector returns a detector with the defaults a user gets by merely
+// naming it (see docs/rules.md).
+func newDetector(t reflect.Type) reflect.Value {
+	v := reflect.New(t)
+	if f := v.Elem().FieldByName("Enabled"); f.IsValid() {
+		f.SetBool(true)
+	}
+	switch p := v.Interface().(type) {
+	case *Cycle:
+		p.Window, p.Periods, p.Check = 10, []int{1, 2, 3}, "round"
+	case *NoProgress:
+		p.By = "call"
+	case *Dedup:
+		p.DedupAt = 2
+	}
+	return v
+}
+
+func (d *decoder) decodeValue(n *yaml.Node, v reflect.Value, path string) error {
+	if err := d.checkNode(n, path); err != nil {
+		return err
+	}
+	if v.Type() == durationType {
+		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+			return d.errf(n, "%s must be a duration such as 2m or 90s, not %s", path, kindWord(n))
+		}
+		s := strings.TrimSpace(n.Value)
+		var dur time.Duration
+		if s != "0" {
+			var err error
+			dur, err = time.ParseDuration(s)
+			if err != nil {
+				return d.errf(n, "%s must be a duration such as 2m or 90s, not %q", path, n.Value)
+			}
+		}
+		if dur < 0 {
+			return d.errf(n, "%s must not be negative", path)
+		}
+		if dur > 1000*time.Hour {
+			return d.errf(n, "%s is too large (at most 1000h)", path)
+		}
+		v.SetInt(int64(dur))
+		return nil
+	}
+	if v.Type() == classTableType {
+		return d.decodeClasses(n, v, path)
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			if v.Type().Elem().Kind() == reflect.Struct {
+				v.Set(newDetector(v.Type().Elem()))
+			} else {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+		}
+		return d.decodeValue(n, v.Elem(), path)
+	case reflect.Struct:
+		return d.decodeStruct(n, v, path, nil)
+	case reflect.String:
+		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+			return d.errf(n, "%s must be text, not %s", path, kindWord(n))
+		}
+		v.SetString(n.Value)
+	case reflect.Int:
+		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+			return d.errf(n, "%s must be a whole number, not %s", path, kindWord(n))
+		}
+		s := strings.TrimSpace(n.Value)
+		if strings.HasPrefix(s, "-") && len(s) > 1 {
+			return d.errf(n, "%s must not be negative (%s); use 0 to turn it off", path, s)
+		}
+		i, err := strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 10, 64)
+		if err != nil {
+			if errors.Is(err, strconv.ErrRange) || isDigits(s) {
+				return d.errf(n, "%s is too large (at most %d)", path, MaxThreshold)
+			}
+			return d.errf(n, "%s must be a whole number, not %q", path, n.Value)
+		}
+		if i > MaxThreshold {
+			return d.errf(n, "%s is too large (at most %d)", path, MaxThreshold)
+		}
+		v.SetInt(int64(i))
+	case reflect.Bool:
+		if n.Kind != yaml.ScalarNode {
+			return d.errf(n, "%s must be true or false, not %s", path, kindWord(n))
+		}
+		switch strings.ToLower(n.Value) {
+		case "true", "yes", "on":
+			v.SetBool(true)
+		case "false", "no", "off":
+			v.SetBool(false)
+		default:
+			return d.errf(n, "%s must be true or false, not %q", path, n.Value)
+		}
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			return d.errf(n, "%s must be a list such as [a, b], not %s", path, kindWord(n))
+		}
+		out := reflect.MakeSlice(v.Type(), 0, len(n.Content))
+		for i, e := range n.Content {
+			ev := reflect.New(v.Type().Elem()).Elem()
+			p := fmt.Sprintf("%s[%d]", path, i)
+			d.lines[p] = e.Line
+			if err := d.decodeValue(e, ev, p); err != nil {
+				return err
+			}
+			out = reflect.Append(out, ev)
+		}
+		if out.Len() == 0 {
+			out = reflect.Zero(v.Type())
+		}
+		v.Set(out)
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+				return nil
+			}
+			return d.errf(n, "%s must be a mapping, not %s", path, kindWord(n))
+		}
+		if v.IsNil() {
+			v.Set(reflect.MakeMap(v.Type()))
+		}
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			if err := d.checkNode(k, path); err != nil {
+				return err
+			}
+			if k.Kind != yaml.ScalarNode || k.Value == "" {
+				return d.errf(k, "a key in %s must be a tool name or class:NAME", path)
+			}
+			if first, dup := seen[k.Value]; dup {
+				return d.errf(k, "key %q is repeated in %s (first given at line %d)", k.Value, path, first)
+			}
+			seen[k.Value] = k.Line
+			p := join(path, k.Value)
+			d.lines[p] = k.Line
+			ev := reflect.New(v.Type().Elem()).Elem()
+			if old := v.MapIndex(reflect.ValueOf(k.Value)); old.IsValid() {
+				ev.Set(old)
+			}
+			if err := d.decodeValue(val, ev, p); err != nil {
+				return err
+			}
+			v.SetMapIndex(reflect.ValueOf(k.Value), ev)
+		}
+	default:
+		return d.errf(n, "%s cannot be set", path)
+	}
+	return nil
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeClasses extends the class table: each listed tool name moves to
+// the class it is listed under.
+func (d *decoder) decodeClasses(n *yaml.Node, v reflect.Value, path string) error {
+	if n.Kind != yaml.MappingNode {
+		return d.errf(n, "%s must be a mapping of class names to lists of tool names", path)
+	}
+	table, _ := v.Interface().(ClassTable)
+	if table == nil {
+		table = DefaultClasses()
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if err := d.checkNode(k, path); err != nil {
+			return err
+		}
+		if k.Kind != yaml.ScalarNode || !isWord(k.Value) {
+			return d.errf(k, "a class name must be a plain word (letters, digits, _ or -)")
+		}
+		if first, dup := seen[k.Value]; dup {
+			return d.errf(k, "class %q is repeated in %s (first given at line %d)", k.Value, path, first)
+		}
+		seen[k.Value] = k.Line
+		p := join(path, k.Value)
+		d.lines[p] = k.Line
+		var names []string
+		if err := d.decodeValue(val, reflect.ValueOf(&names).Elem(), p); err != nil {
+			return err
+		}
+		for _, name := range names {
+			for c, list := range table {
+				table[c] = remove(list, name)
+			}
+		}
+		table[k.Value] = appendNew(table[k.Value], names...)
+		if table[k.Value] == nil {
+			table[k.Value] = []string{}
+		}
+	}
+	v.Set(reflect.ValueOf(table))
+	return nil
+}
+
+func isWord(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+func remove(list []string, name string) []string {
+	out := list[:0:0]
+	for _, s := range list {
+		if s != name {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func appendNew(list []string, names ...string) []string {
+	for _, n := range names {
+		found := false
+		for _, s := range list {
+			found = found || s == n
+		}
+		if !found {
+			list = append(list, n)
+		}
+	}
+	return list
+}
+
+// suggest returns ` (did you mean "x"?)` for a near miss among names, or
+// the list of valid names when none is near.
+func suggest(word string, names []string) string {
+	near := nearest(word, names, 3)
+	if len(near) > 0 {
+		return fmt.Sprintf("; did you mean %q?", near[0])
+	}
+	return fmt.Sprintf("; valid keys: %s", strings.Join(names, ", "))
+}
+
+// nearest returns up to max names close to word: by edit distance, or
+// sharing a prefix, closest first.
+func nearest(word string, names []string, max int) []string {
+	type cand struct {
+		name string
+		dist int
+	}
+	var cands []cand
+	w := strings.ToLower(word)
+	for _, n := range names {
+		dist := editDistance(w, strings.ToLower(n))
+		limit := 2
+		if len(w) > 8 {
+			limit = len(w) / 4
+		}
+		switch {
+		case dist <= limit:
+		case len(w) >= 3 && (strings.HasPrefix(strings.ToLower(n), w) || strings.HasPrefix(w, strings.ToLower(n))):
+			dist = limit + 1
+		default:
+			continue
+		}
+		cands = append(cands, cand{n, dist})
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].dist < cands[j].dist })
+	var out []string
+	for i := 0; i < len(cands) && i < max; i++ {
+		out = append(out, cands[i].name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance, in bytes; inputs are short keys.
+func editDistance(a, b string) int {
+	if len(a) > 200 || len(b) > 200 {
+		return 1 << 20
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,87 @@
+package rules
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// presetFS holds the presets: one commented YAML file per guard design.
+//
+//go:embed presets/*.yaml
+var presetFS embed.FS
+
+// presetOrder is the stable order PresetNames gives (DESIGN.md's table).
+var presetOrder = []string{
+	"loopgate", "nanobot", "hermes", "hermes-strict", "hermes-dedup", "hermes-breaker",
+	"pi-loopguard", "attractor",
+}
+
+// parsed presets, parsed once; Preset hands out clones.
+var (
+	presetOnce  sync.Once
+	presetCache map[string]*Rules
+	presetErr   error
+)
+
+// PresetNames lists the presets in a stable order.
+func PresetNames() []string { return append([]string(nil), presetOrder...) }
+
+// PresetText returns a preset's YAML file as written (with its comments).
+func PresetText(name string) ([]byte, error) {
+	if !isPreset(name) {
+		return nil, unknownPreset(name)
+	}
+	return presetFS.ReadFile("presets/" + name + ".yaml")
+}
+
+func isPreset(name string) bool {
+	for _, p := range presetOrder {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+func unknownPreset(name string) error {
+	return fmt.Errorf("unknown preset %q; presets: %s", name, strings.Join(presetOrder, ", "))
+}
+
+// Preset returns a fresh copy of a preset's rules.
+func Preset(name string) (*Rules, error) {
+	if !isPreset(name) {
+		return nil, unknownPreset(name)
+	}
+	presetOnce.Do(loadPresets)
+	if presetErr != nil {
+		return nil, presetErr
+	}
+	return presetCache[name].Clone(), nil
+}
+
+func loadPresets() {
+	presetCache = map[string]*Rules{}
+	// A preset may extend an earlier one (hermes-strict extends hermes),
+	// so they are parsed in order; Parse calls back into Preset for
+	// extends, which must not re-enter the Once: parseWith handles that.
+	for _, name := range presetOrder {
+		data, err := presetFS.ReadFile("presets/" + name + ".yaml")
+		if err != nil {
+			presetErr = err
+			return
+		}
+		r, err := parseWith(data, "preset:"+name, func(base string) (*Rules, error) {
+			if b, ok := presetCache[base]; ok {
+				return b.Clone(), nil
+			}
+			return nil, unknownPreset(base)
+		})
+		if err != nil {
+			presetErr = err
+			return
+		}
+		presetCache[name] = r
+	}
+}

@@ -1,0 +1,462 @@
+// Package rules is loopgate's rules schema: what resets a guard's counters,
+// how a call's key is built, which tool belongs to which class, the
+// per-tool thresholds, and the detectors with their exact message texts.
+//
+// One engine (package analyze) runs every guard design; each design is a
+// preset, an embedded rules file under presets/. Rules files are YAML,
+// loaded strictly (load.go): an unknown key, a repeated key, a wrong type, a
+// negative threshold or an unknown class is an error naming file and line.
+package rules
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Rules is one guard configuration: a preset or a user's rules file.
+// Field order is the order YAML() prints them in.
+type Rules struct {
+	// Name is the preset name or the name the file gives itself.
+	Name string `yaml:"name"`
+	// Description says in one line what the rules reproduce.
+	Description string `yaml:"description"`
+	// Source is where the rules came from ("preset:NAME" or a path).
+	Source string `yaml:"-"`
+
+	Scope     Scope            `yaml:"scope"`
+	Key       KeyRules         `yaml:"key"`
+	Classes   ClassTable       `yaml:"classes"`
+	Tools     map[string]*Tool `yaml:"tools"`
+	Detectors Detectors        `yaml:"detectors"`
+
+	// idx is derived from the fields above by compile (never printed).
+	idx *index
+}
+
+// Scope says what resets the counters.
+type Scope struct {
+	// Reset is "turn" (each genuine user message starts afresh) or
+	// "session" (nothing resets but the events below).
+	Reset string `yaml:"reset"`
+	// Window, when set, clears every counter once this much time has passed
+	// since the first call counted (pi-tools-loop-guard: 2m). Checked lazily
+	// at each call with the transcript's timestamps; calls without a time
+	// never trigger it.
+	Window Duration `yaml:"window"`
+	// WindowResetMessage is a steer attached to the first call after a
+	// window reset when some key had been steered ("" = silent).
+	WindowResetMessage string `yaml:"window_reset_message"`
+	// ResetOnCompaction clears every counter at a context compaction.
+	ResetOnCompaction bool `yaml:"reset_on_compaction"`
+	// WriteClearsReads: a write that names a path clears the counters of
+	// earlier reads whose key contains that path.
+	WriteClearsReads WriteClears `yaml:"write_clears_reads"`
+	// ResetCommand: a call that runs one of these commands clears every
+	// counter; the call itself is allowed and not counted.
+	ResetCommand ResetCommand `yaml:"reset_command"`
+}
+
+// WriteClears configures write awareness (off when Writers is empty).
+type WriteClears struct {
+	// Writers are the tool selectors whose calls clear reads.
+	Writers []string `yaml:"writers"`
+	// Readers are the selectors whose keys get cleared.
+	Readers []string `yaml:"readers"`
+	// PathArgs are the argument names holding the written path; the first
+	// non-empty string wins.
+	PathArgs []string `yaml:"path_args"`
+}
+
+// ResetCommand configures a manual reset (off when Commands is empty).
+type ResetCommand struct {
+	// Tools are the selectors whose calls may carry the command.
+	Tools []string `yaml:"tools"`
+	// Args are the argument names holding the command text.
+	Args []string `yaml:"args"`
+	// Commands match after trimming and lower-casing the argument.
+	Commands []string `yaml:"commands"`
+}
+
+// KeyRules says how a call's key (its signature) is built.
+type KeyRules struct {
+	// Style encodes the arguments: "sorted" (keys sorted at every level,
+	// Python json.dumps(sort_keys=True)), "sorted_top" (top level only,
+	// pi's callKey), or "insertion" (as written, JSON.stringify).
+	Style string `yaml:"style"`
+	// Ignore lists top-level argument names left out of every key
+	// (volatile arguments such as timeout or ids).
+	Ignore []string `yaml:"ignore"`
+	// Fold lists foldings applied to every string value: "trim", "lower".
+	Fold []string `yaml:"fold"`
+	// Tools refines the key per tool selector.
+	Tools map[string]*ToolKey `yaml:"tools"`
+}
+
+// ToolKey refines the key of the tools a selector names.
+type ToolKey struct {
+	// Args, when set, keeps only these top-level arguments.
+	Args []string `yaml:"args"`
+	// Pick is "all" (the key is the kept arguments as an object) or
+	// "first" (the key is the text of the first kept argument that is set
+	// and not empty, nanobot's url/query; none set: the call gets no key
+	// and is never counted).
+	Pick string `yaml:"pick"`
+	// Drop removes fields: "name" (top level), "a.b" (nested), or
+	// "edits[].newText" (in every element of an array).
+	Drop []string `yaml:"drop"`
+	// Fold replaces key.fold for these tools.
+	Fold []string `yaml:"fold"`
+	// Ignore adds top-level volatile arguments for these tools.
+	Ignore []string `yaml:"ignore"`
+}
+
+// Tool holds per-tool thresholds and messages. Its map key is a selector:
+// a tool name, or "class:NAME"; Aliases name more tools it applies to. An
+// exact tool name wins over an alias, which wins over a class.
+type Tool struct {
+	// Aliases are more tool names this entry applies to.
+	Aliases []string `yaml:"aliases,omitempty"`
+	// Off exempts the tools from every detector.
+	Off bool `yaml:"off,omitempty"`
+	// SteerAt and BlockAt are shorthands for the repeat and consecutive
+	// detectors (call ordinals; 0 = never).
+	SteerAt *int `yaml:"steer_at,omitempty"`
+	BlockAt *int `yaml:"block_at,omitempty"`
+	// Per-detector overrides.
+	Repeat      *Override `yaml:"repeat,omitempty"`
+	Consecutive *Override `yaml:"consecutive,omitempty"`
+	Cycle       *Override `yaml:"cycle,omitempty"`
+	Failure     *Override `yaml:"failure,omitempty"`
+	ToolFailure *Override `yaml:"tool_failure,omitempty"`
+	NoProgress  *Override `yaml:"no_progress,omitempty"`
+	Dedup       *Override `yaml:"dedup,omitempty"`
+}
+
+// Override changes one detector for some tools; unset fields inherit.
+type Override struct {
+	Off          *bool   `yaml:"off,omitempty"`
+	SteerAt      *int    `yaml:"steer_at,omitempty"`
+	BlockAt      *int    `yaml:"block_at,omitempty"`
+	HaltAt       *int    `yaml:"halt_at,omitempty"`
+	SteerMessage *string `yaml:"steer_message,omitempty"`
+	BlockMessage *string `yaml:"block_message,omitempty"`
+	HaltMessage  *string `yaml:"halt_message,omitempty"`
+}
+
+// Detectors holds the detectors; a nil one is off.
+type Detectors struct {
+	Repeat      *Repeat      `yaml:"repeat,omitempty"`
+	Consecutive *Consecutive `yaml:"consecutive,omitempty"`
+	Cycle       *Cycle       `yaml:"cycle,omitempty"`
+	Failure     *Failure     `yaml:"failure,omitempty"`
+	ToolFailure *ToolFailure `yaml:"tool_failure,omitempty"`
+	NoProgress  *NoProgress  `yaml:"no_progress,omitempty"`
+	Dedup       *Dedup       `yaml:"dedup,omitempty"`
+}
+
+// DetectorNames lists the detectors in evaluation order.
+var DetectorNames = []string{"dedup", "failure", "no_progress", "tool_failure", "repeat", "consecutive", "cycle"}
+
+// Repeat counts identical calls cumulatively within the scope (A-B-A-B
+// included). Thresholds are call ordinals: steer_at 3 = the 3rd identical
+// call is steered; block_at 4 = the 4th and later are blocked.
+type Repeat struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only"`
+	Except  []string `yaml:"except"`
+	SteerAt int      `yaml:"steer_at"`
+	BlockAt int      `yaml:"block_at"`
+	// CountsBlocked: a blocked call still counts (nanobot); otherwise the
+	// count stays and every later identical call is blocked again (pi).
+	CountsBlocked bool `yaml:"counts_blocked"`
+	// SteerOnce: a key is steered at most once per scope (pi).
+	SteerOnce bool `yaml:"steer_once"`
+	// BlockAfterSteer: a key is blocked only after it was steered (pi).
+	BlockAfterSteer bool   `yaml:"block_after_steer"`
+	SteerMessage    string `yaml:"steer_message"`
+	BlockMessage    string `yaml:"block_message"`
+}
+
+// Consecutive counts identical calls in an unbroken streak: any call with
+// another key (of any tool) breaks it.
+type Consecutive struct {
+	Enabled       bool     `yaml:"enabled"`
+	Reset         string   `yaml:"reset"`
+	Only          []string `yaml:"only"`
+	Except        []string `yaml:"except"`
+	SteerAt       int      `yaml:"steer_at"`
+	BlockAt       int      `yaml:"block_at"`
+	CountsBlocked bool     `yaml:"counts_blocked"`
+	// ResetAfterBlock: the streak starts again from zero after a block
+	// (hermes PR #14059's circuit breaker).
+	ResetAfterBlock bool   `yaml:"reset_after_block"`
+	SteerMessage    string `yaml:"steer_message"`
+	BlockMessage    string `yaml:"block_message"`
+}
+
+// Cycle looks at the last Window calls: when the whole window repeats a
+// pattern of one of the Periods, it steers (warning only).
+type Cycle struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only"`
+	Except  []string `yaml:"except"`
+	Window  int      `yaml:"window"`
+	Periods []int    `yaml:"periods"`
+	// PeriodMustDivide skips periods that do not divide the window
+	// (attractor: with window 10, period 3 is never checked).
+	PeriodMustDivide bool `yaml:"period_must_divide"`
+	// Check is "round" (after each model response, attractor) or "call"
+	// (after each call).
+	Check         string `yaml:"check"`
+	CountsBlocked bool   `yaml:"counts_blocked"`
+	SteerMessage  string `yaml:"steer_message"`
+}
+
+// Failure counts failures of the same call (same key). steer_at: steer
+// after the call's n-th failure; block_at: block the next identical call
+// once it has failed n times (the count shown is the failures so far).
+type Failure struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only"`
+	Except  []string `yaml:"except"`
+	SteerAt int      `yaml:"steer_at"`
+	BlockAt int      `yaml:"block_at"`
+	// BlockedCountAsFailure: a call that this guard blocked counts as a
+	// failure (hermes June 2026: its read/search BLOCKED refusals did).
+	BlockedCountAsFailure bool   `yaml:"blocked_count_as_failure"`
+	SteerMessage          string `yaml:"steer_message"`
+	BlockMessage          string `yaml:"block_message"`
+}
+
+// ToolFailure counts failures of one tool whatever its arguments; a
+// success of that tool clears its count.
+type ToolFailure struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only"`
+	Except  []string `yaml:"except"`
+	// SteerAt and HaltAt act after the n-th failure; BlockAt blocks the
+	// tool's next call once it has failed n times.
+	SteerAt int `yaml:"steer_at"`
+	BlockAt int `yaml:"block_at"`
+	HaltAt  int `yaml:"halt_at"`
+	// ResetAfterBlock clears the tool's count after a block.
+	ResetAfterBlock       bool   `yaml:"reset_after_block"`
+	BlockedCountAsFailure bool   `yaml:"blocked_count_as_failure"`
+	SteerMessage          string `yaml:"steer_message"`
+	BlockMessage          string `yaml:"block_message"`
+	HaltMessage           string `yaml:"halt_message"`
+}
+
+// NoProgress counts successful calls returning the same result again.
+type NoProgress struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only"`
+	Except  []string `yaml:"except"`
+	// By is "call" (same key, same result as its last run: hermes) or
+	// "tool" (same tool, any arguments, same result: hermes PR #18075).
+	By string `yaml:"by"`
+	// SteerAt acts after the n-th identical result; BlockAt blocks the next
+	// identical call once its result has repeated n times (By call only).
+	SteerAt      int    `yaml:"steer_at"`
+	BlockAt      int    `yaml:"block_at"`
+	SteerMessage string `yaml:"steer_message"`
+	BlockMessage string `yaml:"block_message"`
+}
+
+// Dedup answers an identical call from the earlier result instead of
+// running it.
+type Dedup struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only"`
+	Except  []string `yaml:"except"`
+	// DedupAt is the call ordinal from which identical calls are deduped
+	// (2 = every repeat).
+	DedupAt int `yaml:"dedup_at"`
+	// Message is returned instead of running the call ({result} is the
+	// earlier result).
+	Message string `yaml:"message"`
+}
+
+// Duration is a time.Duration written as "2m" in YAML.
+type Duration time.Duration
+
+// MarshalYAML writes the duration as text ("0s" when unset).
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// Name returns the rules' name.
+func (r *Rules) String() string { return r.Name }
+
+// ClassOf returns the class of a tool name: "read", "search", "list",
+// "write", "shell", "web_search", "web_fetch", "poll", "delegate", a class
+// the rules add, or "other".
+func (r *Rules) ClassOf(tool string) string {
+	r.compileOnce()
+	if c, ok := r.idx.classOf[tool]; ok {
+		return c
+	}
+	for _, p := range r.idx.classPatterns {
+		if ok, _ := path.Match(p.pattern, tool); ok {
+			return p.class
+		}
+	}
+	return "other"
+}
+
+// Matches reports whether a selector ("NAME", "class:NAME" or "*") names
+// the tool.
+func (r *Rules) Matches(selector, tool string) bool {
+	if selector == "*" {
+		return true
+	}
+	if c, ok := strings.CutPrefix(selector, "class:"); ok {
+		return r.ClassOf(tool) == c
+	}
+	return selector == tool
+}
+
+// MatchesAny reports whether one of the selectors names the tool.
+func (r *Rules) MatchesAny(selectors []string, tool string) bool {
+	for _, s := range selectors {
+		if r.Matches(s, tool) {
+			return true
+		}
+	}
+	return false
+}
+
+// Selects reports whether a detector with these only/except lists applies
+// to the tool (an empty only list selects every tool).
+func (r *Rules) Selects(only, except []string, tool string) bool {
+	if len(only) > 0 && !r.MatchesAny(only, tool) {
+		return false
+	}
+	return !r.MatchesAny(except, tool)
+}
+
+// ToolEntry returns the tool entries that apply to a tool, most specific
+// first: the exact name, then aliases, then the class entry.
+func (r *Rules) ToolEntry(tool string) []*Tool {
+	r.compileOnce()
+	var out []*Tool
+	if t, ok := r.Tools[tool]; ok {
+		out = append(out, t)
+	}
+	if t, ok := r.idx.alias[tool]; ok {
+		out = append(out, t)
+	}
+	if t, ok := r.Tools["class:"+r.ClassOf(tool)]; ok {
+		out = append(out, t)
+	}
+	return out
+}
+
+// Classes lists the class names of the table, sorted, "other" last.
+func (r *Rules) ClassNames() []string {
+	names := make([]string, 0, len(r.Classes)+1)
+	for c := range r.Classes {
+		if c != "other" {
+			names = append(names, c)
+		}
+	}
+	sort.Strings(names)
+	return append(names, "other")
+}
+
+// ClassTable maps a class to its tool names; a name may be a glob
+// ("*_poll"). A rules file's classes extend the defaults: a name given
+// under a class leaves the class it had before.
+type ClassTable map[string][]string
+
+// DefaultClasses is the built-in class table (DESIGN.md "Tool classes",
+// extended with the tool names seen in hermes, nanobot, Claude Code, Codex
+// and OpenHands transcripts).
+func DefaultClasses() ClassTable {
+	return ClassTable{
+		"read": {"read_file", "Read", "read", "ctx_read", "skill_view",
+			"mcp_filesystem_read_file", "mcp_filesystem_read_text_file",
+			"mcp_filesystem_read_multiple_files", "NotebookRead", "view"},
+		"search": {"grep", "glob", "find_files", "search_files", "search", "session_search",
+			"Grep", "Glob", "ctx_grep", "ctx_find", "code_search", "mcp_filesystem_search_files"},
+		"list": {"list_dir", "LS", "ls", "list_files", "mcp_filesystem_list_directory",
+			"mcp_filesystem_list_directory_with_sizes", "mcp_filesystem_directory_tree"},
+		"write": {"write_file", "edit_file", "edit", "write", "patch", "apply_patch",
+			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor"},
+		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
+			"execute_code", "execute_bash", "ctx_shell", "local_shell"},
+		"web_search": {"web_search", "WebSearch", "search_web"},
+		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
+		"poll": {"process_manage", "process", "write_stdin", "BashOutput",
+			"command_status", "*_poll", "*_get_result"},
+		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent"},
+		"other":    {},
+	}
+}
+
+// index is what compile derives for fast lookups.
+type index struct {
+	classOf       map[string]string
+	classPatterns []classPattern
+	alias         map[string]*Tool
+}
+
+type classPattern struct{ pattern, class string }
+
+func (r *Rules) compileOnce() {
+	if r.idx == nil {
+		r.compile()
+	}
+}
+
+// compile rebuilds the index; called after loading and after Set.
+func (r *Rules) compile() {
+	idx := &index{classOf: map[string]string{}, alias: map[string]*Tool{}}
+	classes := make([]string, 0, len(r.Classes))
+	for c := range r.Classes {
+		classes = append(classes, c)
+	}
+	sort.Strings(classes)
+	for _, c := range classes {
+		for _, name := range r.Classes[c] {
+			if strings.ContainsAny(name, "*?[") {
+				idx.classPatterns = append(idx.classPatterns, classPattern{name, c})
+			} else {
+				idx.classOf[name] = c
+			}
+		}
+	}
+	sels := make([]string, 0, len(r.Tools))
+	for s := range r.Tools {
+		sels = append(sels, s)
+	}
+	sort.Strings(sels)
+	for _, s := range sels {
+		for _, a := range r.Tools[s].Aliases {
+			if _, taken := idx.alias[a]; !taken {
+				idx.alias[a] = r.Tools[s]
+			}
+		}
+	}
+	r.idx = idx
+}
+
+// HasClass reports whether the class table knows a class.
+func (r *Rules) HasClass(c string) bool {
+	_, ok := r.Classes[c]
+	return ok || c == "other"
+}
+
+func (r *Rules) describe() string {
+	if r.Source != "" {
+		return fmt.Sprintf("%s (%s)", r.Name, r.Source)
+	}
+	return r.Name
+}

@@ -1,0 +1,328 @@
+package rules
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// normalize fills defaults the schema documents for values left empty.
+func (r *Rules) normalize() {
+	if r.Name == "" {
+		base := filepath.Base(r.Source)
+		r.Name = strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
+	}
+	if r.Scope.Reset == "" {
+		r.Scope.Reset = "turn"
+	}
+	if r.Key.Style == "" {
+		r.Key.Style = "sorted"
+	}
+	if r.Classes == nil {
+		r.Classes = DefaultClasses()
+	}
+	if _, ok := r.Classes["other"]; !ok {
+		r.Classes["other"] = []string{}
+	}
+	for _, tk := range r.Key.Tools {
+		if tk != nil && tk.Pick == "" {
+			tk.Pick = "all"
+		}
+	}
+	if c := r.Detectors.Cycle; c != nil && c.Check == "" {
+		c.Check = "round"
+	}
+	if p := r.Detectors.NoProgress; p != nil && p.By == "" {
+		p.By = "call"
+	}
+}
+
+// problem is one validation failure; at is the dotted path of the value.
+type validator struct {
+	r      *Rules
+	d      *decoder
+	source string
+}
+
+func (v *validator) fail(at, format string, a ...any) error {
+	line := 0
+	if v.d != nil {
+		for p := at; p != ""; {
+			if l := v.d.line(p); l > 0 {
+				line = l
+				break
+			}
+			i := strings.LastIndexAny(p, ".[")
+			if i < 0 {
+				break
+			}
+			p = p[:i]
+		}
+	}
+	msg := fmt.Sprintf(format, a...)
+	if line == 0 {
+		return fmt.Errorf("%s: %s", v.source, msg)
+	}
+	return fmt.Errorf("%s:%d: %s", v.source, line, msg)
+}
+
+func oneOf(s string, allowed ...string) bool {
+	for _, a := range allowed {
+		if s == a {
+			return true
+		}
+	}
+	return false
+}
+
+// validate checks what types alone cannot: enumerations, selectors, and
+// thresholds that contradict each other. d may be nil (after Set).
+func (r *Rules) validate(d *decoder) error {
+	v := &validator{r: r, d: d, source: r.Source}
+	if !oneOf(r.Scope.Reset, "turn", "session") {
+		return v.fail("scope.reset", "scope.reset must be turn or session, not %q", r.Scope.Reset)
+	}
+	if err := v.selectors("scope.write_clears_reads.writers", r.Scope.WriteClearsReads.Writers); err != nil {
+		return err
+	}
+	if err := v.selectors("scope.write_clears_reads.readers", r.Scope.WriteClearsReads.Readers); err != nil {
+		return err
+	}
+	if w := r.Scope.WriteClearsReads; len(w.Writers) > 0 && (len(w.Readers) == 0 || len(w.PathArgs) == 0) {
+		return v.fail("scope.write_clears_reads", "scope.write_clears_reads needs readers and path_args as well as writers")
+	}
+	if err := v.selectors("scope.reset_command.tools", r.Scope.ResetCommand.Tools); err != nil {
+		return err
+	}
+	if c := r.Scope.ResetCommand; len(c.Commands) > 0 && (len(c.Tools) == 0 || len(c.Args) == 0) {
+		return v.fail("scope.reset_command", "scope.reset_command needs tools and args as well as commands")
+	}
+	if !oneOf(r.Key.Style, "sorted", "sorted_top", "insertion") {
+		return v.fail("key.style", "key.style must be sorted, sorted_top or insertion, not %q", r.Key.Style)
+	}
+	if err := v.folds("key.fold", r.Key.Fold); err != nil {
+		return err
+	}
+	for sel, tk := range r.Key.Tools {
+		at := "key.tools." + sel
+		if err := v.selector(at, sel); err != nil {
+			return err
+		}
+		if tk == nil {
+			return v.fail(at, "%s must be a mapping (args, pick, drop, fold, ignore)", at)
+		}
+		if !oneOf(tk.Pick, "all", "first") {
+			return v.fail(at+".pick", "%s.pick must be all or first, not %q", at, tk.Pick)
+		}
+		if tk.Pick == "first" && len(tk.Args) == 0 {
+			return v.fail(at+".pick", "%s.pick first needs an args list to pick from", at)
+		}
+		if err := v.folds(at+".fold", tk.Fold); err != nil {
+			return err
+		}
+		for i, p := range tk.Drop {
+			if _, err := parseDrop(p); err != nil {
+				return v.fail(fmt.Sprintf("%s.drop[%d]", at, i), "%s.drop: %v", at, err)
+			}
+		}
+	}
+	for sel, t := range r.Tools {
+		if err := v.tool(sel, t); err != nil {
+			return err
+		}
+	}
+	return v.detectors()
+}
+
+func (v *validator) folds(at string, folds []string) error {
+	for i, f := range folds {
+		if !oneOf(f, "trim", "lower") {
+			return v.fail(fmt.Sprintf("%s[%d]", at, i), "%s may list trim and lower, not %q", at, f)
+		}
+	}
+	return nil
+}
+
+func (v *validator) selectors(at string, sels []string) error {
+	for i, s := range sels {
+		if err := v.selector(fmt.Sprintf("%s[%d]", at, i), s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (v *validator) selector(at, s string) error {
+	if s == "" {
+		return v.fail(at, "%s names an empty tool", at)
+	}
+	if c, ok := strings.CutPrefix(s, "class:"); ok && !v.r.HasClass(c) {
+		near := nearest(c, v.r.ClassNames(), 1)
+		hint := ""
+		if len(near) > 0 {
+			hint = fmt.Sprintf(" (did you mean class:%s?)", near[0])
+		}
+		return v.fail(at, "%s names an unknown class %q%s; classes: %s", at, c, hint, strings.Join(v.r.ClassNames(), ", "))
+	}
+	return nil
+}
+
+// overrideFields says which override fields each detector accepts.
+var overrideFields = map[string][]string{
+	"repeat":       {"off", "steer_at", "block_at", "steer_message", "block_message"},
+	"consecutive":  {"off", "steer_at", "block_at", "steer_message", "block_message"},
+	"failure":      {"off", "steer_at", "block_at", "steer_message", "block_message"},
+	"no_progress":  {"off", "steer_at", "block_at", "steer_message", "block_message"},
+	"tool_failure": {"off", "steer_at", "block_at", "halt_at", "steer_message", "block_message", "halt_message"},
+	"cycle":        {"off"},
+	"dedup":        {"off", "block_message"},
+}
+
+func (v *validator) tool(sel string, t *Tool) error {
+	at := "tools." + sel
+	if err := v.selector(at, sel); err != nil {
+		return err
+	}
+	if t == nil {
+		return v.fail(at, "%s must be a mapping (steer_at, block_at, off, aliases or a detector name)", at)
+	}
+	for det, o := range t.overrides() {
+		if o == nil {
+			continue
+		}
+		set := o.setFields()
+		for _, f := range set {
+			if !oneOf(f, overrideFields[det]...) {
+				return v.fail(at+"."+det+"."+f, "%s.%s.%s is not used by the %s detector (it takes %s)", at, det, f, det, strings.Join(overrideFields[det], ", "))
+			}
+		}
+		if o.SteerAt != nil && o.BlockAt != nil && *o.SteerAt > 0 && *o.BlockAt > 0 && *o.SteerAt >= *o.BlockAt && (det == "repeat" || det == "consecutive") {
+			return v.fail(at+"."+det+".steer_at", "%s.%s.steer_at (%d) must be below block_at (%d), or a steer would never happen", at, det, *o.SteerAt, *o.BlockAt)
+		}
+	}
+	if t.SteerAt != nil && t.BlockAt != nil && *t.SteerAt > 0 && *t.BlockAt > 0 && *t.SteerAt >= *t.BlockAt {
+		return v.fail(at+".steer_at", "%s.steer_at (%d) must be below block_at (%d), or a steer would never happen", at, *t.SteerAt, *t.BlockAt)
+	}
+	return nil
+}
+
+// overrides lists a tool entry's per-detector overrides by detector name.
+func (t *Tool) overrides() map[string]*Override {
+	return map[string]*Override{
+		"repeat": t.Repeat, "consecutive": t.Consecutive, "cycle": t.Cycle, "failure": t.Failure,
+		"tool_failure": t.ToolFailure, "no_progress": t.NoProgress, "dedup": t.Dedup,
+	}
+}
+
+// Override returns the tool entry's override for a detector, or nil.
+func (t *Tool) Override(detector string) *Override { return t.overrides()[detector] }
+
+func (o *Override) setFields() []string {
+	var out []string
+	add := func(set bool, name string) {
+		if set {
+			out = append(out, name)
+		}
+	}
+	add(o.Off != nil, "off")
+	add(o.SteerAt != nil, "steer_at")
+	add(o.BlockAt != nil, "block_at")
+	add(o.HaltAt != nil, "halt_at")
+	add(o.SteerMessage != nil, "steer_message")
+	add(o.BlockMessage != nil, "block_message")
+	add(o.HaltMessage != nil, "halt_message")
+	return out
+}
+
+func (v *validator) detectorCommon(name, reset string, only, except []string) error {
+	at := "detectors." + name
+	if !oneOf(reset, "", "turn", "session") {
+		return v.fail(at+".reset", "%s.reset must be turn or session (or left out to follow scope.reset), not %q", at, reset)
+	}
+	if err := v.selectors(at+".only", only); err != nil {
+		return err
+	}
+	return v.selectors(at+".except", except)
+}
+
+func (v *validator) steerBelowBlock(name string, steer, block int) error {
+	if steer > 0 && block > 0 && steer >= block {
+		return v.fail("detectors."+name+".steer_at", "detectors.%s.steer_at (%d) must be below block_at (%d), or a steer would never happen", name, steer, block)
+	}
+	return nil
+}
+
+func (v *validator) detectors() error {
+	ds := v.r.Detectors
+	if p := ds.Repeat; p != nil {
+		if err := v.detectorCommon("repeat", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if err := v.steerBelowBlock("repeat", p.SteerAt, p.BlockAt); err != nil {
+			return err
+		}
+		if p.BlockAfterSteer && p.SteerAt == 0 && p.BlockAt > 0 {
+			return v.fail("detectors.repeat.block_after_steer", "detectors.repeat.block_after_steer needs a steer_at, or nothing would ever be blocked")
+		}
+	}
+	if p := ds.Consecutive; p != nil {
+		if err := v.detectorCommon("consecutive", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if err := v.steerBelowBlock("consecutive", p.SteerAt, p.BlockAt); err != nil {
+			return err
+		}
+	}
+	if p := ds.Cycle; p != nil {
+		if err := v.detectorCommon("cycle", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if p.Window < 2 || p.Window > 1000 {
+			return v.fail("detectors.cycle.window", "detectors.cycle.window must be between 2 and 1000, not %d", p.Window)
+		}
+		if len(p.Periods) == 0 {
+			return v.fail("detectors.cycle.periods", "detectors.cycle.periods must list at least one period")
+		}
+		for i, l := range p.Periods {
+			if l < 1 || l > p.Window {
+				return v.fail(fmt.Sprintf("detectors.cycle.periods[%d]", i), "detectors.cycle.periods: %d is not between 1 and the window (%d)", l, p.Window)
+			}
+		}
+		if !oneOf(p.Check, "round", "call") {
+			return v.fail("detectors.cycle.check", "detectors.cycle.check must be round or call, not %q", p.Check)
+		}
+	}
+	if p := ds.Failure; p != nil {
+		if err := v.detectorCommon("failure", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+	}
+	if p := ds.ToolFailure; p != nil {
+		if err := v.detectorCommon("tool_failure", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if p.SteerAt > 0 && p.HaltAt > 0 && p.SteerAt >= p.HaltAt {
+			return v.fail("detectors.tool_failure.steer_at", "detectors.tool_failure.steer_at (%d) must be below halt_at (%d)", p.SteerAt, p.HaltAt)
+		}
+	}
+	if p := ds.NoProgress; p != nil {
+		if err := v.detectorCommon("no_progress", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if !oneOf(p.By, "call", "tool") {
+			return v.fail("detectors.no_progress.by", "detectors.no_progress.by must be call or tool, not %q", p.By)
+		}
+		if p.By == "tool" && p.BlockAt > 0 {
+			return v.fail("detectors.no_progress.block_at", "detectors.no_progress.block_at needs by: call (a new call of the tool may bring new information)")
+		}
+	}
+	if p := ds.Dedup; p != nil {
+		if err := v.detectorCommon("dedup", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if p.DedupAt < 2 {
+			return v.fail("detectors.dedup.dedup_at", "detectors.dedup.dedup_at must be 2 or more (the first call has no earlier result), not %d", p.DedupAt)
+		}
+	}
+	return nil
+}
