@@ -79,10 +79,11 @@ func rawIsObject(raw jsonx.RawMessage) bool {
 	return len(t) > 0 && t[0] == '{'
 }
 
-// hermesMarkers are top-level keys of hermes-agent session records (export
-// rows, JSON snapshots) that also carry a messages array: those files belong
-// to the hermes ingester even when it is not registered first.
-var hermesMarkers = []string{"session_start", "started_at", "message_count", "conversations", "_type"}
+// foreignMarkers are top-level keys of other agents' records that also carry
+// a messages array (hermes-agent export rows and JSON snapshots, nanobot's
+// metadata): those files belong to their own ingesters, which detection
+// tries first anyway; the check keeps a forced order change harmless.
+var foreignMarkers = []string{"session_start", "started_at", "message_count", "conversations", "_type"}
 
 func keysOf(raw jsonx.RawMessage) map[string]jsonx.RawMessage {
 	var m map[string]jsonx.RawMessage
@@ -97,7 +98,7 @@ func sniffOpenAIChat(h *Head) bool {
 		_, typed := h.Keys["type"]
 		return h.Has("role") && !typed
 	}
-	for _, k := range hermesMarkers {
+	for _, k := range foreignMarkers {
 		if h.Has(k) {
 			return false
 		}
@@ -117,7 +118,7 @@ func sniffOpenAIResponses(h *Head) bool {
 	if h.Array {
 		return responseItemTypes[h.String("type")]
 	}
-	for _, k := range hermesMarkers {
+	for _, k := range foreignMarkers {
 		if h.Has(k) {
 			return false
 		}
@@ -196,11 +197,12 @@ func fileStem(name string) string {
 
 func parseOpenAIDoc(doc []byte, h *Head, out *Sink) {
 	r := &oaReader{h: h, out: out, stem: fileStem(h.Name)}
-	rec, ok := r.record(doc, 0)
+	line := docLineOf(doc, h)
+	rec, ok := r.record(doc, line)
 	if !ok {
 		return
 	}
-	r.add(rec, 0, true)
+	r.add(rec, line, true)
 	r.finishAll()
 }
 
@@ -800,8 +802,8 @@ func (r *oaReader) add(rec oaRecord, line int, first bool) {
 			r.convs = append(r.convs[:oldest], r.convs[oldest+1:]...)
 		}
 		id := rec.sessionID
-		if id == "" && r.h.Doc {
-			id = rec.respID
+		if id == "" && line == 0 {
+			id = rec.respID // a whole document: its response names it
 		}
 		if id == "" {
 			id = r.stem

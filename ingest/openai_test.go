@@ -1,6 +1,9 @@
 package ingest
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -140,8 +143,8 @@ func TestSessionBuilderPairing(t *testing.T) {
 	}
 }
 
-// readOpenAIText reads a file given as text, through detection.
-func readOpenAIText(t *testing.T, name, text string) ([]*Session, []Problem) {
+// readText reads a file given as text, through detection.
+func readText(t *testing.T, name, text string) ([]*Session, []Problem) {
 	t.Helper()
 	var sessions []*Session
 	var problems []Problem
@@ -208,7 +211,7 @@ func TestOpenAIReading(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			sessions, problems := readOpenAIText(t, tc.file, tc.text)
+			sessions, problems := readText(t, tc.file, tc.text)
 			if len(problems) != tc.problems {
 				t.Errorf("problems = %q, want %d", problemSummary(problems), tc.problems)
 			}
@@ -257,5 +260,73 @@ func TestOpenAISniff(t *testing.T) {
 				t.Errorf("sniffOpenAIResponses = %v, want %v", got, tc.rsp)
 			}
 		})
+	}
+}
+
+func TestOpenAIInterleavedLog(t *testing.T) {
+	// Two conversations whose requests alternate in one log: each request is
+	// matched to the conversation whose messages it replays.
+	lines := []string{
+		`{"messages":[{"role":"user","content":"A"}],"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"a1","type":"function","function":{"name":"ls","arguments":"{}"}}]}}]}`,
+		`{"messages":[{"role":"user","content":"B"}],"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"b1","type":"function","function":{"name":"cat","arguments":"{}"}}]}}]}`,
+		`{"messages":[{"role":"user","content":"A"},{"role":"assistant","tool_calls":[{"id":"a1","type":"function","function":{"name":"ls","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a1","content":"ra"}],"choices":[{"message":{"role":"assistant","content":"done A"}}]}`,
+		`{"messages":[{"role":"user","content":"B"},{"role":"assistant","tool_calls":[{"id":"b1","type":"function","function":{"name":"cat","arguments":"{}"}}]},{"role":"tool","tool_call_id":"b1","content":"rb"}],"choices":[{"message":{"role":"assistant","content":"done B"}}]}`,
+	}
+	sessions, problems := readText(t, "log.jsonl", strings.Join(lines, "\n")+"\n")
+	if len(problems) != 0 {
+		t.Errorf("problems: %s", problemSummary(problems))
+	}
+	if len(sessions) != 2 {
+		t.Fatalf("sessions = %d, want 2", len(sessions))
+	}
+	want := []struct{ id, calls string }{{"log", "a1/ls=ra"}, {"log#L2", "b1/cat=rb"}}
+	for i, w := range want {
+		s := sessions[i]
+		if s.ID != w.id || callSummary(s) != w.calls || s.NumRequests() != 2 {
+			t.Errorf("session %d: id %q calls %q requests %d; want %q %q 2", i, s.ID, callSummary(s), s.NumRequests(), w.id, w.calls)
+		}
+		if r := s.Turns[0].Requests[0]; r.Calls[0].Line != i+1 || r.Calls[0].ResultLine != i+3 {
+			t.Errorf("session %d: call line %d result line %d", i, r.Calls[0].Line, r.Calls[0].ResultLine)
+		}
+	}
+}
+
+// TestMyFormatsSurviveDamage cuts every fixture of the OpenAI, Claude Code,
+// Codex and OpenHands families at many points, and forces each through every
+// one of those formats: reading must never panic (Read turns a panic into an
+// "internal error" problem, which this test rejects).
+func TestMyFormatsSurviveDamage(t *testing.T) {
+	ids := []string{formatOpenAIChat, formatOpenAIResponses, formatClaudeCode, formatCodex, formatOpenHands}
+	var files []string
+	for _, dir := range []string{"openai", "claude-code", "codex", "openhands"} {
+		filepath.WalkDir(filepath.Join("..", "fixtures", "ingest", dir), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && IsTranscriptName(p) && !strings.HasSuffix(p, ".golden.json") {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	if len(files) < 10 {
+		t.Fatalf("found %d fixtures, expected at least 10", len(files))
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := len(data)/40 + 1
+		for cut := 0; cut <= len(data); cut += step {
+			for _, id := range append([]string{""}, ids...) {
+				var bad []string
+				Read(bytes.NewReader(data[:cut]), filepath.Base(f), Options{Format: id}, &Sink{OnProblem: func(p Problem) {
+					if strings.Contains(p.Message, "internal error") {
+						bad = append(bad, p.Message)
+					}
+				}})
+				if len(bad) > 0 {
+					t.Errorf("%s cut at %d, format %q: %s", f, cut, id, bad[0])
+				}
+			}
+		}
 	}
 }

@@ -106,7 +106,7 @@ var redactRules = []*redactRule{
 		re: regexp.MustCompile(`(?i)\b(?:[A-Z0-9_]*_(?:API_?KEY|SECRET|SECRET_KEY|SECRET_ACCESS_KEY|ACCESS_KEY|PRIVATE_KEY|TOKEN|PASSWORD|PASSWD)|API_?KEY|PASSWORD|PASSWD)` +
 			`(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?([^\s"'\\,;}&]+)`),
 		secretGroup: 1,
-		plausible:   notPlaceholder,
+		plausible:   notCode,
 	},
 }
 
@@ -204,6 +204,40 @@ func looksRandom(s string) bool {
 		}
 	}
 	return digit || (lower && upper)
+}
+
+// notCode rejects, besides placeholders, an assignment in source code that
+// agents read and write all the time: api_key=os.getenv("X"),
+// api_key: str = None, token=self.token, api_key=api_key (values with a
+// call, an index, a type name or a snake_case variable are not secrets).
+func notCode(s string) bool {
+	if !notPlaceholder(s) || strings.ContainsAny(s, "()[]") {
+		return false
+	}
+	switch s {
+	case "str", "string", "int", "bool", "bytes", "any", "Optional", "String":
+		return false
+	}
+	if isSnakeIdentifier(s) { // api_key=api_key: a variable, passed on
+		return false
+	}
+	return !strings.HasPrefix(s, "self.") && !strings.HasPrefix(s, "this.") &&
+		!strings.HasPrefix(s, "os.") && !strings.HasPrefix(s, "process.env")
+}
+
+// isSnakeIdentifier: lower-case letters, digits and at least one underscore.
+func isSnakeIdentifier(s string) bool {
+	underscore := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '_':
+			underscore = true
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return underscore
 }
 
 // notPlaceholder rejects values that hold no secret: a variable reference

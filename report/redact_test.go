@@ -39,6 +39,7 @@ func TestRedact(t *testing.T) {
 		{"yaml form", `webhook_secret: abcdef`, `webhook_secret: [REDACTED:secret]`},
 		{"bare api_key", `{"api_key": "abc123xyz"}`, `{"api_key": "[REDACTED:secret]"}`},
 		{"bare password", `mysql -u root --password=hunter2 db`, `mysql -u root --password=[REDACTED:secret] db`},
+		{"snake-looking password is kept only when it has no underscore", `DB_PASSWORD=hunter2`, `DB_PASSWORD=[REDACTED:secret]`},
 		{"two secrets", `A_TOKEN=one1 B_TOKEN=two2`, `A_TOKEN=[REDACTED:secret] B_TOKEN=[REDACTED:secret]`},
 
 		// Negative cases: nothing to redact.
@@ -54,6 +55,10 @@ func TestRedact(t *testing.T) {
 		{"url user only", `ssh://git@github.com/a/b.git`, ``},
 		{"env reference", `export OPENAI_API_KEY=$OPENAI_API_KEY`, ``},
 		{"env brace reference", `GITHUB_TOKEN=${{ secrets.GITHUB_TOKEN }}`, ``},
+		{"python annotation", `def f(api_key: str = None, model_token: Optional[str] = None):`, ``},
+		{"python getenv", `client = OpenAI(api_key=os.getenv("OPENAI_API_KEY"))`, ``},
+		{"python attribute", `OPENAI_API_KEY = os.environ["OPENAI_API_KEY"]; x.auth_token = self.token`, ``},
+		{"python variable", `OpenAI(api_key=api_key, base_url=base_url)`, ``},
 		{"bare token word", `{"token": "abc", "secret": "plan"}`, ``},
 		{"token count field", `{"max_tokens": 512, "num_tokens": 3}`, ``},
 		{"akia in a word", `KAKIAIOSFODNN7EXAMPLEX`, ``},

@@ -371,6 +371,9 @@ func (d *decoder) decodeValue(n *yaml.Node, v reflect.Value, path string) error 
 			return d.errf(n, "%s must be a mapping, not %s", path, kindWord(n))
 		}
 		if v.IsNil() {
+			if len(n.Content) == 0 {
+				return nil // an empty mapping stays unset
+			}
 			v.Set(reflect.MakeMap(v.Type()))
 		}
 		seen := map[string]int{}

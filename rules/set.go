@@ -93,7 +93,7 @@ func (r *Rules) Set(key, value string) error {
 	if segs[0] == "classes" {
 		return fmt.Errorf("%s: the class table is changed in a rules file (classes:), not with a key", key)
 	}
-	if !validPath(reflect.TypeOf(r).Elem(), segs) {
+	if !validPath(reflect.TypeOf(r).Elem(), segs) || !r.isLeaf(key) {
 		return r.badKey(key)
 	}
 	var doc yaml.Node
@@ -114,6 +114,30 @@ func (r *Rules) Set(key, value string) error {
 	c.compile()
 	*r = *c
 	return nil
+}
+
+// isLeaf reports whether key names a value rather than a section: a
+// listed key, or a field of a tool entry not yet in the rules.
+func (r *Rules) isLeaf(key string) bool {
+	for _, k := range r.SettableKeys() {
+		if k == key {
+			return true
+		}
+	}
+	if !strings.HasPrefix(key, "tools.") && !strings.HasPrefix(key, "key.tools.") {
+		return false
+	}
+	last := key[strings.LastIndexByte(key, '.')+1:]
+	_, inTool := fieldsOf(reflect.TypeOf(Tool{}))
+	_, inOverride := fieldsOf(reflect.TypeOf(Override{}))
+	_, inToolKey := fieldsOf(reflect.TypeOf(ToolKey{}))
+	_, a := inTool[last]
+	_, b := inOverride[last]
+	_, c := inToolKey[last]
+	if strings.HasPrefix(key, "key.tools.") {
+		return c
+	}
+	return (a || b) && last != "repeat" && last != "consecutive" && last != "cycle" && last != "failure" && last != "tool_failure" && last != "no_progress" && last != "dedup"
 }
 
 // stripLine removes the ":1" a one-value YAML document gives errors.

@@ -1,0 +1,355 @@
+package rules
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+// TestBadRulesFiles loads every fixtures/rules/bad file; its first line
+// says the error wanted ("# want: LINE: sentence"), and the error must be
+// exactly "path:LINE: sentence".
+func TestBadRulesFiles(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "fixtures", "rules", "bad", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no bad fixtures found (%v)", err)
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want := wantLine(t, path)
+			_, err := Load(path)
+			if err == nil {
+				t.Fatalf("Load(%s) succeeded, want error %q", path, want)
+			}
+			if err.Error() != path+":"+want {
+				t.Errorf("error\n got %q\nwant %q", err.Error(), path+":"+want)
+			}
+		})
+	}
+}
+
+func wantLine(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	if !sc.Scan() {
+		t.Fatalf("%s is empty", path)
+	}
+	want, ok := strings.CutPrefix(sc.Text(), "# want: ")
+	if !ok {
+		t.Fatalf("%s: first line must be '# want: LINE: message'", path)
+	}
+	return want
+}
+
+func TestGoodRulesFiles(t *testing.T) {
+	r, err := Load(filepath.Join("..", "fixtures", "rules", "good", "pi-tuned.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := Preset("pi-loopguard")
+	if r.Name != "pi-tuned" || time.Duration(r.Scope.Window) != 0 {
+		t.Errorf("pi-tuned: name %q window %v", r.Name, time.Duration(r.Scope.Window))
+	}
+	if got := *r.Tools["class:read"].SteerAt; got != 5 {
+		t.Errorf("class:read steer_at = %d, want 5", got)
+	}
+	// Unchanged parts come from the preset.
+	if !reflect.DeepEqual(r.Detectors, base.Detectors) || !reflect.DeepEqual(r.Tools["class:shell"], base.Tools["class:shell"]) {
+		t.Errorf("pi-tuned lost parts of the preset it extends")
+	}
+	if r.ClassOf("mcp_docs_get") != "read" || r.ClassOf("read_file") != "read" {
+		t.Errorf("class table not extended: mcp_docs_get=%s read_file=%s", r.ClassOf("mcp_docs_get"), r.ClassOf("read_file"))
+	}
+
+	c, err := Load(filepath.Join("..", "fixtures", "rules", "good", "custom.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ClassOf("kb_search") != "search" || c.ClassOf("grep") != "search" {
+		t.Errorf("custom classes: kb_search=%s", c.ClassOf("kb_search"))
+	}
+	if e := c.ToolEntry("kb_lookup"); len(e) == 0 || e[0] != c.Tools["kb_search"] {
+		t.Errorf("alias kb_lookup does not reach the kb_search entry")
+	}
+	if !c.Detectors.Repeat.Enabled || c.Detectors.Cycle != nil {
+		t.Errorf("named detectors must be on, others off")
+	}
+}
+
+// TestPresetsRoundTrip: every preset's YAML parses back to equal rules.
+func TestPresetsRoundTrip(t *testing.T) {
+	for _, name := range PresetNames() {
+		t.Run(name, func(t *testing.T) {
+			r, err := Preset(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Name != name || r.Source != "preset:"+name {
+				t.Errorf("name %q source %q", r.Name, r.Source)
+			}
+			y, err := r.YAML()
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Parse(y, "roundtrip.yaml")
+			if err != nil {
+				t.Fatalf("Parse(YAML()): %v\n%s", err, y)
+			}
+			back.Source = r.Source
+			back.idx, r.idx = nil, nil
+			if !reflect.DeepEqual(back, r) {
+				y2, _ := back.YAML()
+				t.Errorf("round trip changed the rules:\n%s", diff(string(y), string(y2)))
+			}
+			text, err := PresetText(name)
+			if err != nil || !strings.HasPrefix(string(text), "#") {
+				t.Errorf("preset %s must start with a comment saying what it reproduces", name)
+			}
+		})
+	}
+}
+
+func diff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			return "line " + strconv.Itoa(i+1) + ":\n  " + al[i] + "\n  " + bl[i]
+		}
+	}
+	return "lengths differ"
+}
+
+
+func TestPresetUnknown(t *testing.T) {
+	_, err := Preset("pi")
+	if err == nil || !strings.Contains(err.Error(), "pi-loopguard") || !strings.Contains(err.Error(), "attractor") {
+		t.Errorf("unknown preset error must list the presets, got %v", err)
+	}
+	if got := PresetNames(); got[0] != "loopgate" || len(got) != 8 {
+		t.Errorf("PresetNames = %v", got)
+	}
+}
+
+func TestPresetIsolation(t *testing.T) {
+	a, _ := Preset("pi-loopguard")
+	a.Detectors.Repeat.BlockAt = 99
+	*a.Tools["class:read"].BlockAt = 99
+	b, _ := Preset("pi-loopguard")
+	if b.Detectors.Repeat.BlockAt == 99 || *b.Tools["class:read"].BlockAt == 99 {
+		t.Errorf("changing one preset copy changed another")
+	}
+}
+
+func TestSet(t *testing.T) {
+	r, _ := Preset("pi-loopguard")
+	cases := []struct{ key, value string }{
+		{"tools.class:read.block_at", "7"},
+		{"tools.read_file.steer_at", "2"},
+		{"detectors.consecutive.block_at", "6"},
+		{"detectors.repeat.block_at", "9"},
+		{"scope.window", "5m"},
+		{"tools.mcp.fs.read.repeat.block_message", "no"},
+	}
+	for _, c := range cases {
+		if err := r.Set(c.key, c.value); err != nil {
+			t.Errorf("Set(%s, %s): %v", c.key, c.value, err)
+		}
+	}
+	if *r.Tools["class:read"].BlockAt != 7 || *r.Tools["read_file"].SteerAt != 2 ||
+		r.Detectors.Repeat.BlockAt != 9 || time.Duration(r.Scope.Window) != 5*time.Minute {
+		t.Errorf("Set did not change the values")
+	}
+	if c := r.Detectors.Consecutive; c == nil || !c.Enabled || c.BlockAt != 6 {
+		t.Errorf("setting a key of an off detector must turn it on: %+v", c)
+	}
+	if o := r.Tools["mcp.fs.read"]; o == nil || o.Repeat == nil || *o.Repeat.BlockMessage != "no" {
+		t.Errorf("a tool name with dots was not set")
+	}
+	// The copy Set works on is validated: r is unchanged on error.
+	if err := r.Set("detectors.repeat.steer_at", "9"); err == nil || !strings.Contains(err.Error(), "must be below block_at") {
+		t.Errorf("steer_at >= block_at accepted: %v", err)
+	}
+	if r.Detectors.Repeat.SteerAt != 4 {
+		t.Errorf("a failed Set changed the rules")
+	}
+	if err := r.Set("detectors.repeat.block_at", "-1"); err == nil || !strings.Contains(err.Error(), "must not be negative") {
+		t.Errorf("negative accepted: %v", err)
+	}
+	if err := r.Set("tools.class:reed.block_at", "3"); err == nil || !strings.Contains(err.Error(), "unknown class") {
+		t.Errorf("unknown class accepted: %v", err)
+	}
+}
+
+func TestSetBadKey(t *testing.T) {
+	r, _ := Preset("hermes")
+	cases := []struct{ key, mention string }{
+		{"detectors.repeat.blok_at", "detectors.repeat.block_at"},
+		{"detectors.consecutiv.block_at", "detectors.consecutive.block_at"},
+		{"scope.windw", "scope.window"},
+		{"tools.class:read.blockat", "tools.class:read.block_at"},
+		{"detectors.repeat", "detectors.repeat.block_at"},
+		{"nonsense", "keys start with"},
+	}
+	for _, c := range cases {
+		err := r.Set(c.key, "3")
+		if err == nil || !strings.Contains(err.Error(), c.mention) {
+			t.Errorf("Set(%q): error %v, want it to mention %q", c.key, err, c.mention)
+		}
+	}
+	keys := r.SettableKeys()
+	for _, want := range []string{"detectors.repeat.block_at", "tools.class:read.block_at", "scope.window", "detectors.cycle.window", "tools.class:read.consecutive.block_message"} {
+		found := false
+		for _, k := range keys {
+			found = found || k == want
+		}
+		if !found {
+			t.Errorf("SettableKeys lacks %s", want)
+		}
+	}
+	// Every listed key is accepted by Set.
+	for _, k := range keys {
+		c := r.Clone()
+		v := "3"
+		switch {
+		case k == "scope.window":
+			v = "9m"
+		case strings.HasSuffix(k, "window"):
+			v = "9"
+		case strings.HasSuffix(k, "block_at") || strings.HasSuffix(k, "halt_at"):
+			v = "9"
+		case strings.HasSuffix(k, "message") || k == "name" || k == "description":
+			v = "text"
+		case strings.HasSuffix(k, "reset") && strings.HasPrefix(k, "detectors."):
+			v = "turn"
+		case k == "scope.reset":
+			v = "session"
+		case k == "key.style":
+			v = "insertion"
+		case k == "detectors.cycle.check":
+			v = "call"
+		case k == "detectors.no_progress.by":
+			v = "call"
+		case strings.HasSuffix(k, "periods"):
+			v = "[1, 2]"
+		case strings.HasSuffix(k, "only") || strings.HasSuffix(k, "except") || strings.HasSuffix(k, "ignore") || strings.HasSuffix(k, "args") || strings.HasSuffix(k, "aliases"):
+			v = "[x]"
+		case strings.HasSuffix(k, "fold"):
+			v = "[trim]"
+		case strings.HasSuffix(k, "writers") || strings.HasSuffix(k, "readers") || strings.HasSuffix(k, "tools") || strings.HasSuffix(k, "commands") || strings.HasSuffix(k, "path_args") || strings.HasSuffix(k, "drop"):
+			v = "[]"
+		case strings.HasSuffix(k, "off") || strings.Contains(k, "counts_") || strings.Contains(k, "enabled") || strings.Contains(k, "_once") || strings.Contains(k, "after_") || strings.Contains(k, "must_divide") || strings.Contains(k, "on_compaction") || strings.Contains(k, "as_failure"):
+			v = "true"
+		case strings.HasSuffix(k, "pick"):
+			v = "all"
+		case strings.HasSuffix(k, "dedup_at"):
+			v = "2"
+		case strings.HasSuffix(k, "steer_at"):
+			v = "0"
+		}
+		if err := c.Set(k, v); err != nil {
+			t.Errorf("SettableKeys lists %s but Set(%s, %s) fails: %v", k, k, v, err)
+		}
+	}
+}
+
+func TestClassOf(t *testing.T) {
+	r, _ := Preset("loopgate")
+	for tool, class := range map[string]string{
+		"read_file": "read", "Read": "read", "search_files": "search", "Grep": "search", "list_dir": "list",
+		"patch": "write", "MultiEdit": "write", "terminal": "shell", "exec": "shell", "execute_code": "shell",
+		"web_extract": "web_fetch", "fetch_content": "web_fetch", "web_search": "web_search",
+		"process": "poll", "shell_poll": "poll", "job_get_result": "poll", "delegate_task": "delegate",
+		"Task": "delegate", "message": "other", "todo": "other", "": "other",
+	} {
+		if got := r.ClassOf(tool); got != class {
+			t.Errorf("ClassOf(%q) = %q, want %q", tool, got, class)
+		}
+	}
+}
+
+func TestCallKey(t *testing.T) {
+	nanobot, _ := Preset("nanobot")
+	pi, _ := Preset("pi-loopguard")
+	breaker, _ := Preset("hermes-breaker")
+	v := func(s string) jsonx.Value {
+		x, err := jsonx.ParseString(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	cases := []struct {
+		r      *Rules
+		tool   string
+		args   string
+		want   string
+		wantOK bool
+	}{
+		{nanobot, "web_search", `{"query":"  Example  ","count":3}`, "web_search::example", true},
+		{nanobot, "web_search", `{"query":"","search_term":"B"}`, "web_search::b", true},
+		{nanobot, "web_search", `{"query":"  "}`, "", false},
+		{nanobot, "web_fetch", `{"extractMode":"text","url":"https://X.org/"}`, "web_fetch::https://x.org/", true},
+		{nanobot, "web_fetch", `["https://x.org"]`, "", false},
+		{nanobot, "read_file", `{"path":"b","offset":{"z":1,"a":2}}`, `read_file::{"offset":{"a":2,"z":1},"path":"b"}`, true},
+		{pi, "read", `{"path":"b","offset":{"z":1,"a":2},"id":"x"}`, `read::{"offset":{"z":1,"a":2},"path":"b"}`, true},
+		{pi, "bash", `"just-a-string"`, `bash::"just-a-string"`, true},
+		{pi, "bash", `null`, `bash::null`, true},
+		{breaker, "terminal", `{"z":1,"a":2}`, `terminal::{"z":1,"a":2}`, true},
+	}
+	for _, c := range cases {
+		got, ok := c.r.CallKey(c.tool, v(c.args), true, c.args)
+		if got != c.want || ok != c.wantOK {
+			t.Errorf("%s CallKey(%s, %s) = %q, %v; want %q, %v", c.r.Name, c.tool, c.args, got, ok, c.want, c.wantOK)
+		}
+	}
+	if got, ok := pi.CallKey("bash", jsonx.Value{}, false, "{not json"); got != "bash::{not json" || !ok {
+		t.Errorf("unparsed args key = %q", got)
+	}
+}
+
+// TestHostileInput: alias bombs, deep nesting and huge files end in an
+// error quickly, never a hang or a panic.
+func TestHostileInput(t *testing.T) {
+	bomb := `a: &a ["x","x","x","x","x","x","x","x","x"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+name: *g
+`
+	deep := "name: x\ndetectors:\n  repeat:\n    only: " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n"
+	for name, data := range map[string]string{
+		"alias bomb":     bomb,
+		"alias in value": "name: &n x\ndescription: *n\n",
+		"deep nesting":   deep,
+		"huge":           "name: x\n#" + strings.Repeat("y", MaxFileSize),
+		"binary":         "\x00\x01\xff: [",
+		"huge int":       "detectors:\n  repeat:\n    block_at: 1e400\n",
+		"tab":            "detectors:\n\trepeat: 1\n",
+	} {
+		start := time.Now()
+		_, err := Parse([]byte(data), "hostile.yaml")
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		} else if !strings.HasPrefix(err.Error(), "hostile.yaml") {
+			t.Errorf("%s: error does not name the file: %v", name, err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s: took %v", name, d)
+		}
+	}
+}
