@@ -11,11 +11,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/sys/unix"
 
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/ingest"
@@ -203,7 +205,21 @@ func reportOptions(c *cli.Context, out *os.File) (report.Options, error) {
 	default:
 		return report.Options{}, usageError("--color must be auto, always or never, not %q", mode)
 	}
-	return report.Options{Color: report.ColorEnabled(mode, out), Redact: !c.Bool("no-redact")}, nil
+	return report.Options{Color: report.ColorEnabled(mode, out), Redact: !c.Bool("no-redact"), Width: terminalWidth(out)}, nil
+}
+
+// terminalWidth is the width of the terminal behind f, or $COLUMNS, or 0
+// (the renderers' default) when neither is known.
+func terminalWidth(f *os.File) int {
+	if isatty.IsTerminal(f.Fd()) {
+		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
+			return int(ws.Col)
+		}
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }
 
 // collectFiles expands the paths; with no path it is a usage error.

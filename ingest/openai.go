@@ -111,7 +111,18 @@ func sniffOpenAIChat(h *Head) bool {
 			return true
 		}
 	}
-	return h.String("object") == "chat.completion" && h.Has("choices")
+	if h.String("object") == "chat.completion" && h.Has("choices") {
+		return true
+	}
+	// A logged response alone, e.g. an OpenAI Batch output line
+	// {"response": {"body": <chat.completion>}}.
+	if resp := keysOf(h.Keys["response"]); resp != nil {
+		if body := keysOf(resp["body"]); body != nil {
+			resp = body
+		}
+		return firstString(resp, "object") == "chat.completion"
+	}
+	return false
 }
 
 func sniffOpenAIResponses(h *Head) bool {
@@ -267,7 +278,7 @@ func (r *oaReader) record(data []byte, line int) (oaRecord, bool) {
 			resp = b
 		}
 	}
-	rec.sessionID = firstString(top, "session_id", "conversation_id", "thread_id")
+	rec.sessionID = firstString(top, "session_id", "conversation_id", "thread_id", "custom_id")
 	if rec.sessionID == "" {
 		if md := keysOf(top["metadata"]); md != nil {
 			rec.sessionID = firstString(md, "session_id", "conversation_id", "thread_id")

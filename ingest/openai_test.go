@@ -243,6 +243,8 @@ func TestOpenAISniff(t *testing.T) {
 		{"chat request body", `{"model":"m","messages":[]}`, true, false},
 		{"chat request/response log line", `{"request":{"messages":[]},"response":{}}`, true, false},
 		{"responses body", `{"model":"m","input":[]}`, false, true},
+		{"batch input line", `{"custom_id":"r1","method":"POST","url":"/v1/chat/completions","body":{"model":"m","messages":[]}}`, true, false},
+		{"batch output line", `{"id":"b1","custom_id":"r1","response":{"status_code":200,"body":{"id":"chatcmpl-1","object":"chat.completion","choices":[]}}}`, true, false},
 		{"responses object", `{"id":"resp_1","object":"response","output":[]}`, false, true},
 		{"hermes snapshot is not ours", `{"session_id":"s","session_start":"t","messages":[]}`, false, false},
 		{"hermes gateway message line is not ours", `{"role":"user","content":"x"}`, false, false},

@@ -27,15 +27,22 @@ func preparedSession(s *analyze.SessionResult, opt Options) analyze.SessionResul
 	out := *s
 	out.Decisions = make([]analyze.Decision, len(s.Decisions))
 	copy(out.Decisions, s.Decisions)
-	if opt.Redact {
-		for i := range out.Decisions {
-			d := &out.Decisions[i]
+	for i := range out.Decisions {
+		d := &out.Decisions[i]
+		if opt.Redact {
 			d.Args = Redact(d.Args)
 			d.Message = Redact(d.Message)
 		}
+		// Abbreviate after redacting, so that a cut can never leave part
+		// of a secret behind in a form the patterns no longer recognize.
+		d.Args = AbbreviateArgs(d.Args, DecisionArgsChars)
 	}
 	return out
 }
+
+// DecisionArgsChars is how much of a decision's arguments the machine
+// formats (json, jsonl) keep; tables and markdown cut shorter.
+const DecisionArgsChars = 240
 
 func preparedProblems(ps []analyze.Problem, opt Options) []analyze.Problem {
 	out := make([]analyze.Problem, len(ps))

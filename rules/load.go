@@ -68,7 +68,7 @@ func parseWith(data []byte, source string, preset func(string) (*Rules, error)) 
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, yamlError(source, err)
+		return nil, yamlError(source, data, err)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s:1: the rules file is empty", source)
@@ -114,13 +114,17 @@ func findKey(m *yaml.Node, key string) *yaml.Node {
 }
 
 // yamlError turns yaml.v3's "yaml: line N: msg" into "source:N: msg".
-func yamlError(source string, err error) error {
+func yamlError(source string, data []byte, err error) error {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "yaml: ")
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
 		if i := strings.Index(rest, ":"); i > 0 {
-			if _, e := strconv.Atoi(rest[:i]); e == nil {
-				return fmt.Errorf("%s:%s: the file is not valid YAML: %s", source, rest[:i], strings.TrimSpace(rest[i+1:]))
+			if line, e := strconv.Atoi(rest[:i]); e == nil {
+				hint := ""
+				if lines := strings.Split(string(data), "\n"); line >= 1 && line <= len(lines) && strings.HasPrefix(strings.TrimLeft(lines[line-1], " "), "\t") {
+					hint = " (YAML is indented with spaces, not tabs)"
+				}
+				return fmt.Errorf("%s:%d: the file is not valid YAML: %s%s", source, line, strings.TrimSpace(rest[i+1:]), hint)
 			}
 		}
 	}

@@ -353,3 +353,30 @@ name: *g
 		}
 	}
 }
+
+// FuzzParse: no input makes Parse panic or hang; errors name the source.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("..", "fixtures", "rules", "*", "*.yaml"))
+	for _, p := range files {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	for _, name := range PresetNames() {
+		if data, err := PresetText(name); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Parse(data, "fuzz.yaml")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
+				t.Errorf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if _, err := r.YAML(); err != nil {
+			t.Errorf("YAML: %v", err)
+		}
+	})
+}

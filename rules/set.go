@@ -96,13 +96,19 @@ func (r *Rules) Set(key, value string) error {
 	if !validPath(reflect.TypeOf(r).Elem(), segs) || !r.isLeaf(key) {
 		return r.badKey(key)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(value), &doc); err != nil || len(doc.Content) == 0 {
-		return fmt.Errorf("%s: the value %q is not a YAML value", key, value)
+	// Text values are taken as written (a message may contain ": ");
+	// everything else is read as YAML ("4", "2m", "[1, 2]").
+	node := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value, Line: 1}
+	if leafKind(reflect.TypeOf(r).Elem(), segs) != reflect.String {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(value), &doc); err != nil || len(doc.Content) == 0 {
+			return fmt.Errorf("%s: the value %q is not a YAML value", key, value)
+		}
+		node = doc.Content[0]
 	}
 	c := r.Clone()
 	d := &decoder{source: "setting " + key, lines: map[string]int{}}
-	if err := setPath(d, reflect.ValueOf(c).Elem(), segs, doc.Content[0], ""); err != nil {
+	if err := setPath(d, reflect.ValueOf(c).Elem(), segs, node, ""); err != nil {
 		return stripLine(err)
 	}
 	c.normalize()
@@ -179,6 +185,27 @@ func setPath(d *decoder, v reflect.Value, segs []string, node *yaml.Node, path s
 		return nil
 	}
 	return fmt.Errorf("%s cannot be set", path)
+}
+
+// leafKind returns the kind of the value segs name inside t.
+func leafKind(t reflect.Type, segs []string) reflect.Kind {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if len(segs) == 0 {
+		return t.Kind()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if _, idx := fieldsOf(t); t != durationType {
+			if fi, ok := idx[segs[0]]; ok {
+				return leafKind(t.Field(fi).Type, segs[1:])
+			}
+		}
+	case reflect.Map:
+		return leafKind(t.Elem(), segs[mapKeyLen(t.Elem(), segs):])
+	}
+	return reflect.Invalid
 }
 
 // mapKeyLen says how many leading segments form the map key: tool names

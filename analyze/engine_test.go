@@ -1,0 +1,238 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loopgate/loopgate/rules"
+)
+
+func parseRules(t *testing.T, text string) *rules.Rules {
+	t.Helper()
+	r, err := rules.Parse([]byte(text), "test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestSetChangesBehaviour: a value changed with Set (sweep --vary) moves
+// the call that is blocked.
+func TestSetChangesBehaviour(t *testing.T) {
+	q := `{"query":"q"}`
+	steps := []step{{user: true, tool: "web_search", args: q}, {tool: "web_search", args: q}, {tool: "web_search", args: q}, {tool: "web_search", args: q}}
+	r := preset(t, "nanobot")
+	got := run(t, r, steps)
+	if got[2].String() != "block:repeat:3" {
+		t.Fatalf("nanobot blocks the 3rd lookup: got %s", got[2])
+	}
+	if err := r.Set("tools.class:web_search.repeat.block_at", "4"); err != nil {
+		t.Fatal(err)
+	}
+	got = run(t, r, steps)
+	if got[2].String() != "allow" || got[3].String() != "block:repeat:4" {
+		t.Errorf("after Set block_at 4: 3rd %s, 4th %s", got[2], got[3])
+	}
+
+	pi := preset(t, "pi-loopguard")
+	if err := pi.Set("tools.class:read.block_at", "7"); err != nil {
+		t.Fatal(err)
+	}
+	read := step{tool: "read_file", args: `{"path":"x"}`}
+	got = run(t, pi, []step{read, read, read, read, read, read, read})
+	if got[3].String() != "steer:repeat:4" || got[4].String() != "allow" || got[6].String() != "block:repeat:7" {
+		t.Errorf("pi with class:read block_at 7: %v", got)
+	}
+}
+
+func TestPlaceholders(t *testing.T) {
+	r := parseRules(t, `
+name: p
+detectors:
+  repeat:
+    block_at: 2
+    block_message: "{tool}|{count}|{args}|{arg:path}|{json:path}|{json:none}|{arg:none}|{args_sha256}|{unknown}|{\"k\": 1}"
+`)
+	args := `{"name":"a","b":{"y":1,"x":"é"},"path":"C:\\x \"q\""}`
+	got := run(t, r, []step{{tool: "t", args: args}, {tool: "t", args: args}})
+	msg := got[1].before.Message
+	parts := strings.Split(msg, "|")
+	if len(parts) != 10 {
+		t.Fatalf("message %q", msg)
+	}
+	want := []string{"t", "2", args, `C:\x "q"`, `"C:\\x \"q\""`, "null", "", "", "{unknown}", `{"k": 1}`}
+	for i, w := range want {
+		if i == 7 {
+			if len(parts[i]) != 64 {
+				t.Errorf("args_sha256 = %q", parts[i])
+			}
+			continue
+		}
+		if parts[i] != w {
+			t.Errorf("placeholder %d = %q, want %q", i, parts[i], w)
+		}
+	}
+
+	// hermes' args_hash: sha256 over sorted compact JSON, as Python writes it.
+	h := parseRules(t, "name: h\ndetectors:\n  repeat:\n    block_at: 2\n    block_message: \"{args_sha256}\"\n")
+	a := `{"name":"a","b":{"y":1,"x":"é"}}`
+	got = run(t, h, []step{{tool: "t", args: a}, {tool: "t", args: a}})
+	if m := got[1].before.Message; m != "5bfc5e182fc2be8bb2805e597478472a5322cd4e822ccfca930568de7785c5b1" {
+		t.Errorf("args_sha256 = %s", m)
+	}
+}
+
+// TestArgsSummary: pi shows JSON.stringify(input).slice(0, 120).
+func TestArgsSummary(t *testing.T) {
+	long := strings.Repeat("x", 200)
+	ev := &CallEvent{ArgsOK: true, Args: mustParse(t, `{"z":"`+long+`","a":1}`)}
+	if s := argsSummary(ev, 120); len(s) != 120 || !strings.HasPrefix(s, `{"z":"xxx`) {
+		t.Errorf("summary %q", s)
+	}
+	// A non-BMP character is 2 UTF-16 units.
+	ev = &CallEvent{ArgsOK: true, Args: mustParse(t, `"`+strings.Repeat("😀", 70)+`"`)}
+	if s := argsSummary(ev, 120); s != strings.Repeat("😀", 60) {
+		t.Errorf("non-BMP summary has %d runes", len([]rune(s)))
+	}
+	ev = &CallEvent{ArgsRaw: "{broken"}
+	if s := argsSummary(ev, 120); s != "{broken" {
+		t.Errorf("raw summary %q", s)
+	}
+}
+
+// TestPriorities: when several detectors fire, the strongest action wins;
+// among equals the first in rules.DetectorNames.
+func TestPriorities(t *testing.T) {
+	r := parseRules(t, `
+name: prio
+detectors:
+  repeat: {steer_at: 2, steer_message: "repeat"}
+  consecutive: {steer_at: 2, block_at: 3, block_message: "consecutive"}
+  failure: {steer_at: 1, steer_message: "failure"}
+`)
+	c := step{tool: "x", args: `{}`}
+	got := run(t, r, []step{c, c, c})
+	if got[1].before.Detector != "repeat" || got[1].before.Action != Steer {
+		t.Errorf("2nd call: %+v", got[1].before)
+	}
+	if got[2].before.Detector != "consecutive" || got[2].before.Action != Block {
+		t.Errorf("3rd call: %+v", got[2].before)
+	}
+	f := step{tool: "x", args: `{"a":1}`, failed: true}
+	got = run(t, r, []step{f})
+	if got[0].after.Detector != "failure" || got[0].after.Message != "failure" {
+		t.Errorf("failure steer after: %+v", got[0].after)
+	}
+}
+
+// TestKeyScope: Key and Scope name "the same call to this guard".
+func TestKeyScope(t *testing.T) {
+	r := preset(t, "nanobot")
+	got := run(t, r, []step{
+		{user: true, tool: "web_search", args: `{"query":"A"}`},
+		{tool: "web_search", args: `{"query":" a "}`},
+		{tool: "web_search", args: `{"query":"b"}`},
+		{user: true, tool: "web_search", args: `{"query":"a"}`},
+		{tool: "web_search", args: `{"query":""}`},
+	})
+	if got[0].before.Key != "web_search::a" || got[1].before.Key != got[0].before.Key || got[1].before.Scope != got[0].before.Scope {
+		t.Errorf("folded lookups must share key and scope: %+v %+v", got[0].before, got[1].before)
+	}
+	if got[2].before.Key == got[0].before.Key {
+		t.Errorf("different query, same key")
+	}
+	if got[3].before.Key != got[0].before.Key || got[3].before.Scope == got[0].before.Scope {
+		t.Errorf("a new turn must be a new scope: %+v vs %+v", got[3].before, got[0].before)
+	}
+	if got[4].before.Key != "" {
+		t.Errorf("a call without a key: %+v", got[4].before)
+	}
+	// The after verdict carries the same key and scope.
+	if got[1].after.Key != got[1].before.Key || got[1].after.Scope != got[1].before.Scope {
+		t.Errorf("after verdict key/scope differ: %+v vs %+v", got[1].after, got[1].before)
+	}
+
+	// hermes' read/search streak spans turns, so a turn is not a new epoch.
+	h := preset(t, "hermes")
+	got = run(t, h, []step{{user: true, tool: "read_file", args: `{"path":"a"}`}, {user: true, tool: "read_file", args: `{"path":"a"}`}})
+	if got[0].before.Scope != got[1].before.Scope {
+		t.Errorf("hermes: epoch changed at a turn although its streak spans turns")
+	}
+}
+
+// TestParallelCalls: replay may run Before for every call of a response
+// and then After for each; in-flight calls are kept apart.
+func TestParallelCalls(t *testing.T) {
+	r := preset(t, "hermes-dedup")
+	g := NewGuard(r)
+	g.UserTurn(t0)
+	mk := func() *CallEvent {
+		return &CallEvent{Tool: "read_file", Class: "read", Args: mustParse(t, `{"path":"a"}`), ArgsOK: true}
+	}
+	a, b := mk(), mk()
+	va, vb := g.Before(a), g.Before(b)
+	if va.Action != Allow || vb.Action != Allow {
+		t.Errorf("no earlier result yet, so no dedup: %v %v", va.Action, vb.Action)
+	}
+	a.Result, b.Result = "R", "R"
+	g.After(a, va)
+	g.After(b, vb)
+	c := mk()
+	if v := g.Before(c); v.Action != Dedup || v.Count != 3 || !strings.HasSuffix(v.Message, "\nR") {
+		t.Errorf("third call: %+v", v)
+	}
+	// After without Before must not panic or count.
+	g.After(mk(), Verdict{})
+}
+
+// TestDedupClearedByWrite: a cached result is dropped when its path is written.
+func TestDedupClearedByWrite(t *testing.T) {
+	r := parseRules(t, `
+name: d
+scope:
+  write_clears_reads: {writers: [class:write], readers: [class:read], path_args: [path]}
+detectors:
+  dedup: {message: "cached: {result}"}
+`)
+	read := `{"path":"/a"}`
+	check(t, r, []step{
+		{tool: "read_file", args: read, result: "v1"},
+		{tool: "read_file", args: read, want: "dedup:dedup:2", msg: "cached: v1"},
+		{tool: "write_file", args: `{"path":"/a","content":"v2"}`},
+		{tool: "read_file", args: read, result: "v2"},
+		{tool: "read_file", args: read, want: "dedup:dedup:2", msg: "cached: v2"},
+	})
+}
+
+func TestOffAndAliases(t *testing.T) {
+	r := parseRules(t, `
+name: o
+tools:
+  class:shell: {off: true}
+  kb: {aliases: [kb2], block_at: 2}
+  read_file:
+    repeat: {off: true}
+detectors:
+  repeat: {block_at: 3}
+`)
+	sh := step{tool: "bash", args: `{"command":"ls"}`}
+	kb := step{tool: "kb2", args: `{}`}
+	rf := step{tool: "read_file", args: `{}`}
+	rd := step{tool: "Read", args: `{}`}
+	check(t, r, []step{sh, sh, sh, sh, {tool: "kb2", args: `{}`}, {tool: kb.tool, args: kb.args, want: "block:repeat:2"}, rf, rf, rf, rd, rd, {tool: "Read", args: `{}`, want: "block:repeat:3"}})
+}
+
+func TestWindowResetMessage(t *testing.T) {
+	r := preset(t, "pi-loopguard")
+	if err := r.Set("scope.window_reset_message", "LoopGuard: counters reset"); err != nil {
+		t.Fatal(err)
+	}
+	A := `{"url":"A"}`
+	check(t, r, []step{
+		{tool: "fetch_content", args: A, at: 1},
+		{tool: "fetch_content", args: A, at: 2},
+		{tool: "fetch_content", args: A, at: 3, want: "steer:repeat"},
+		{tool: "fetch_content", args: `{"url":"B"}`, at: 200e9, want: "steer:scope", msg: "LoopGuard: counters reset"},
+		{tool: "fetch_content", args: A, at: 201e9},
+	})
+}

@@ -1,0 +1,143 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestGenuineClaudePrompt(t *testing.T) {
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"Fix the test", true},
+		{"  <command-name>/clear</command-name>", false},
+		{"<command-message>init</command-message>", false},
+		{"<local-command-stdout>ok</local-command-stdout>", false},
+		{"[Request interrupted by user for tool use]", false},
+		{"[Request interrupted by user]", false},
+		{"   ", false},
+		{"Why did you write <command-name>?", true},
+	}
+	for _, tc := range tests {
+		if got := genuineClaudePrompt(tc.text); got != tc.want {
+			t.Errorf("genuineClaudePrompt(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+// cc builds one Claude Code line.
+func cc(fields string) string {
+	return `{"sessionId":"S",` + fields + `}`
+}
+
+func TestClaudeCodeReading(t *testing.T) {
+	use := func(id, name string) string {
+		return `{"type":"tool_use","id":"` + id + `","name":"` + name + `","input":{"p":"` + id + `"}}`
+	}
+	res := func(id, text string, isErr bool) string {
+		e := ""
+		if isErr {
+			e = `,"is_error":true`
+		}
+		return `{"type":"tool_result","tool_use_id":"` + id + `","content":"` + text + `"` + e + `}`
+	}
+	asst := func(uuid, parent, msgID, req, blocks string, extra string) string {
+		return cc(`"type":"assistant","uuid":"` + uuid + `","parentUuid":"` + parent + `"` + extra + `,"requestId":"` + req + `","message":{"id":"` + msgID + `","role":"assistant","model":"m","content":[` + blocks + `],"usage":{"input_tokens":1,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"output_tokens":5}}`)
+	}
+	user := func(uuid, parent, content, extra string) string {
+		return cc(`"type":"user","uuid":"` + uuid + `","parentUuid":"` + parent + `"` + extra + `,"message":{"role":"user","content":` + content + `}`)
+	}
+	tests := []struct {
+		name     string
+		lines    []string
+		sessions string // per session: agent, turns, requests, calls; joined by " | "
+		usage    int    // requests with usage, over all sessions
+		problems int
+	}{
+		{
+			name: "split message with a result between its lines is one request, usage once",
+			lines: []string{
+				user("u1", "", `"go"`, ""),
+				asst("a1", "u1", "m1", "r1", use("t1", "Read"), ""),
+				user("r1", "a1", "["+res("t1", "x", false)+"]", ""),
+				asst("a2", "r1", "m1", "r1", use("t2", "Read"), ""),
+				user("r2", "a2", "["+res("t2", "y", true)+"]", ""),
+			},
+			sessions: "main 1t 1r t1/Read=x t2/Read=y",
+			usage:    1,
+		},
+		{
+			name: "same message id with another request id is another request",
+			lines: []string{
+				user("u1", "", `"go"`, ""),
+				asst("a1", "u1", "m1", "r1", use("t1", "Read"), ""),
+				user("r1", "a1", "["+res("t1", "x", false)+"]", ""),
+				asst("a2", "r1", "m1", "r2", use("t2", "Read"), ""),
+				user("r2", "a2", "["+res("t2", "y", false)+"]", ""),
+			},
+			sessions: "main 1t 2r t1/Read=x t2/Read=y",
+			usage:    2,
+		},
+		{
+			name: "meta, command and tool-result lines are not turns",
+			lines: []string{
+				user("u0", "", `"<command-name>/model</command-name>"`, ""),
+				user("u1", "u0", `"caveat"`, `,"isMeta":true`),
+				user("u2", "u1", `[{"type":"text","text":"real"}]`, ""),
+				asst("a1", "u2", "m1", "r1", use("t1", "Bash"), ""),
+				user("r1", "a1", "["+res("t1", "ok", false)+"]", ""),
+			},
+			sessions: "main 1t 1r t1/Bash=ok",
+			usage:    1,
+		},
+		{
+			name: "sidechain lines without agentId follow their parent's scope",
+			lines: []string{
+				user("u1", "", `"go"`, ""),
+				asst("a1", "u1", "m1", "r1", use("t1", "Task"), ""),
+				user("s1", "", `"sub prompt"`, `,"isSidechain":true,"agentId":"ag"`),
+				asst("s2", "s1", "m2", "r2", use("g1", "Grep"), `,"isSidechain":true`),
+				user("s3", "s2", "["+res("g1", "none", false)+"]", `,"isSidechain":true`),
+				user("r1", "a1", "["+res("t1", "report", false)+"]", `,"agentId":"ag"`),
+			},
+			sessions: "main 1t 1r t1/Task=report | ag 1t 1r g1/Grep=none",
+			usage:    2,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sessions, problems := readText(t, "s.jsonl", strings.Join(tc.lines, "\n")+"\n")
+			var got []string
+			usage := 0
+			for _, s := range sessions {
+				if s.Format != formatClaudeCode {
+					t.Fatalf("format = %s", s.Format)
+				}
+				got = append(got, s.Agent+" "+itoaTest(len(s.Turns))+"t "+itoaTest(s.NumRequests())+"r "+callSummary(s))
+				for _, tr := range s.Turns {
+					for _, r := range tr.Requests {
+						if r.Usage != nil {
+							usage++
+							if r.Usage.Input != 111 || r.Usage.CacheRead != 100 || r.Usage.CacheWrite != 10 {
+								t.Errorf("usage not normalized: %+v", *r.Usage)
+							}
+						}
+					}
+				}
+			}
+			if g := strings.Join(got, " | "); g != tc.sessions {
+				t.Errorf("sessions = %q, want %q", g, tc.sessions)
+			}
+			if usage != tc.usage {
+				t.Errorf("requests with usage = %d, want %d", usage, tc.usage)
+			}
+			if len(problems) != tc.problems {
+				t.Errorf("problems = %q, want %d", problemSummary(problems), tc.problems)
+			}
+		})
+	}
+}
+
+func itoaTest(n int) string { return strconv.Itoa(n) }
