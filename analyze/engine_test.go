@@ -3,6 +3,7 @@ package analyze
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopgate/loopgate/rules"
 )
@@ -235,4 +236,40 @@ func TestWindowResetMessage(t *testing.T) {
 		{tool: "fetch_content", args: `{"url":"B"}`, at: 200e9, want: "steer:scope", msg: "LoopGuard: counters reset"},
 		{tool: "fetch_content", args: A, at: 201e9},
 	})
+}
+
+// TestRandomStreams: every preset takes long random streams (odd
+// arguments, missing times, failures, resets) without panicking, and
+// every stopped call names its detector, count and key.
+func TestRandomStreams(t *testing.T) {
+	tools := []string{"read_file", "read", "terminal", "bash", "web_search", "web_fetch", "fetch_content", "edit", "write_file", "process", "grep", "unknown_tool"}
+	argsList := []string{`{"path":"/a"}`, `{"path":"/b","offset":1}`, `{"query":"Q"}`, `{"url":"u"}`, `{"command":"echo '/loopguard reset'"}`,
+		`{"command":"ls"}`, `null`, `"text"`, `[1,2]`, `{broken`, `{}`, `{"edits":[{"oldText":"a","newText":"b"}],"path":"/a"}`}
+	seed := uint64(42)
+	next := func(n int) int {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int((seed >> 33) % uint64(n))
+	}
+	for _, name := range rules.PresetNames() {
+		r := preset(t, name)
+		var steps []step
+		for i := 0; i < 3000; i++ {
+			s := step{tool: tools[next(len(tools))], args: argsList[next(len(argsList))], result: []string{"A", "B", ""}[next(3)],
+				failed: next(4) == 0, user: next(40) == 0, compaction: next(200) == 0, round: next(2) == 0}
+			if next(2) == 0 {
+				s.at = time.Duration(i) * 7 * time.Second
+			}
+			steps = append(steps, s)
+		}
+		for i, o := range run(t, r, steps) {
+			for _, v := range []Verdict{o.before, o.after, o.end} {
+				if v.Action != Allow && (v.Detector == "" || (v.Action != Steer && v.Count == 0)) {
+					t.Errorf("%s call %d: verdict without detector or count: %+v", name, i+1, v)
+				}
+				if v.Action.Stops() && v.Key == "" {
+					t.Errorf("%s call %d: stopped without a key", name, i+1)
+				}
+			}
+		}
+	}
 }

@@ -292,7 +292,7 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 		case "custom_tool_call":
 			var s string
 			_ = jsonx.Unmarshal(p.Input, &s)
-			c.SetArgsValue(jsonx.Value{Kind: jsonx.Object, Obj: []jsonx.Member{{Key: "input", Val: jsonx.Value{Kind: jsonx.String, Str: s}}}})
+			c.SetArgsValue(inputArgs(s))
 		case "local_shell_call":
 			c.Tool = "local_shell"
 			setArgsRaw(&c, p.Action)

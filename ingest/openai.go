@@ -415,6 +415,17 @@ type chatToolCall struct {
 	ID       string       `json:"id"`
 	Type     string       `json:"type"`
 	Function chatFunction `json:"function"`
+	// Custom is a free-text custom tool call (type "custom").
+	Custom *struct {
+		Name  string `json:"name"`
+		Input string `json:"input"`
+	} `json:"custom"`
+}
+
+// inputArgs is the pseudo-argument object {"input": text} that stands for
+// the free-text input of a custom tool call.
+func inputArgs(text string) jsonx.Value {
+	return jsonx.Value{Kind: jsonx.Object, Obj: []jsonx.Member{{Key: "input", Val: jsonx.Value{Kind: jsonx.String, Str: text}}}}
 }
 
 type chatFunction struct {
@@ -532,7 +543,12 @@ func (r *oaReader) chatItem(m chatMessage, i, line int) (oaItem, bool) {
 		var ids []string
 		for _, tc := range m.ToolCalls {
 			c := Call{ID: tc.ID, Tool: tc.Function.Name, Line: line}
-			setArgsRaw(&c, tc.Function.Arguments)
+			if tc.Custom != nil {
+				c.Tool = tc.Custom.Name
+				c.SetArgsValue(inputArgs(tc.Custom.Input))
+			} else {
+				setArgsRaw(&c, tc.Function.Arguments)
+			}
 			it.calls = append(it.calls, c)
 			ids = append(ids, tc.ID, c.Tool, c.ArgsRaw)
 		}
@@ -728,7 +744,7 @@ func (r *oaReader) responseItems(elems []jsonx.RawMessage, line int, rec *oaReco
 			case "custom_tool_call":
 				var s string
 				_ = jsonx.Unmarshal(it.Input, &s)
-				c.SetArgsValue(jsonx.Value{Kind: jsonx.Object, Obj: []jsonx.Member{{Key: "input", Val: jsonx.Value{Kind: jsonx.String, Str: s}}}})
+				c.SetArgsValue(inputArgs(s))
 			case "local_shell_call":
 				c.Tool = "local_shell"
 				setArgsRaw(&c, it.Action)
