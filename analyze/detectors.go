@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/loopgate/loopgate/rules"
 )
@@ -84,17 +85,21 @@ func (b *base) verdict(a Action, det string, count int, msg string, c *callCtx, 
 	return Verdict{Action: a, Detector: det, Count: count, Message: b.g.fill(msg, c, count, extra)}
 }
 
-// ranAsFailure says how a result-based detector sees a call: whether it
-// ran (or, for designs that count their own refusals, was refused) and
-// whether that counts as a failure.
-func ranAsFailure(c *callCtx, before Verdict, blockedCounts bool, self string) (counted, failed bool) {
+// ranAsFailure says how a failure detector sees a call: whether it ran
+// (or was refused by a detector whose blocks count as failures) and
+// whether it failed.
+func ranAsFailure(c *callCtx, before Verdict, blocksAsFailures []string, emptyFails bool) (counted, failed bool) {
 	if before.Action.Stops() {
-		if before.Action == Block && blockedCounts && before.Detector != self {
-			return true, true
+		if before.Action == Block {
+			for _, d := range blocksAsFailures {
+				if d == before.Detector {
+					return true, true
+				}
+			}
 		}
 		return false, false
 	}
-	return true, c.ev.Failed
+	return true, c.ev.Failed || (emptyFails && strings.TrimSpace(c.ev.Result) == "")
 }
 
 func deleteMatching[V any](m map[string]V, match func(string) bool) {
@@ -329,7 +334,7 @@ func (d *failureDet) after(c *callCtx, before Verdict) Verdict {
 	if !e.on {
 		return Verdict{}
 	}
-	counted, failed := ranAsFailure(c, before, d.cfg.BlockedCountAsFailure, "failure")
+	counted, failed := ranAsFailure(c, before, d.cfg.BlocksAsFailures, d.cfg.EmptyIsFailure)
 	if !counted {
 		return Verdict{}
 	}
@@ -378,7 +383,7 @@ func (d *toolFailureDet) after(c *callCtx, before Verdict) Verdict {
 	if !e.on {
 		return Verdict{}
 	}
-	counted, failed := ranAsFailure(c, before, d.cfg.BlockedCountAsFailure, "tool_failure")
+	counted, failed := ranAsFailure(c, before, d.cfg.BlocksAsFailures, d.cfg.EmptyIsFailure)
 	if !counted {
 		return Verdict{}
 	}

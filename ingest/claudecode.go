@@ -36,7 +36,7 @@ func init() {
 		ID:         formatClaudeCode,
 		Family:     "claude-code",
 		Reads:      "Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl and subagents/agent-<id>.jsonl), sidechains as their own agent scope.",
-		Detection:  "JSONL whose first record has a Claude Code type (user, assistant, summary, system, file-history-snapshot, queue-operation, ...) with uuid, sessionId or leafUuid.",
+		Detection:  "JSONL whose first record has a Claude Code type (user, assistant, summary, system, file-history-snapshot, queue-operation, ...) with uuid, sessionId, leafUuid or messageId.",
 		Priority:   32,
 		Sniff:      sniffClaudeCode,
 		ParseLines: parseClaudeCode,

@@ -38,7 +38,7 @@ func init() {
 		ID:         formatCodex,
 		Family:     "codex",
 		Reads:      "OpenAI Codex CLI rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).",
-		Detection:  "JSONL whose first record has timestamp, type (session_meta, turn_context, response_item, event_msg, compacted) and payload.",
+		Detection:  "JSONL whose first record has a payload and a type of session_meta, turn_context, response_item, event_msg or compacted.",
 		Priority:   31,
 		Sniff:      sniffCodex,
 		ParseLines: parseCodex,

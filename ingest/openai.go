@@ -350,6 +350,15 @@ func (r *oaReader) record(data []byte, line int) (oaRecord, bool) {
 		r.out.Problemf(line, "record has no messages, choices, input or output; skipped")
 		return rec, false
 	}
+	// A log line's own timestamp dates the request: the user messages and
+	// tool results it is the first to carry were sent then (at the latest).
+	if t := parseTime(firstString(top, "timestamp", "time", "created_at")); !t.IsZero() {
+		for i := range rec.request {
+			if k := rec.request[i].kind; k == 'u' || k == 'r' {
+				rec.request[i].time = t
+			}
+		}
+	}
 	return rec, true
 }
 

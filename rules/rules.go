@@ -227,11 +227,16 @@ type Failure struct {
 	Except  []string `yaml:"except"`
 	SteerAt int      `yaml:"steer_at"`
 	BlockAt int      `yaml:"block_at"`
-	// BlockedCountAsFailure: a call that this guard blocked counts as a
-	// failure (hermes June 2026: its read/search BLOCKED refusals did).
-	BlockedCountAsFailure bool   `yaml:"blocked_count_as_failure"`
-	SteerMessage          string `yaml:"steer_message"`
-	BlockMessage          string `yaml:"block_message"`
+	// BlocksAsFailures names the detectors whose blocks count as failures
+	// of the call (hermes June 2026: the read/search guard's BLOCKED
+	// refusals were tool results containing "error", so they counted; its
+	// guardrail blocks never reached after_call, so they did not).
+	BlocksAsFailures []string `yaml:"blocks_as_failures"`
+	// EmptyIsFailure: an empty result counts as a failure too (hermes PR
+	// #14059: "a tool result that is an error or empty").
+	EmptyIsFailure bool   `yaml:"empty_is_failure"`
+	SteerMessage   string `yaml:"steer_message"`
+	BlockMessage   string `yaml:"block_message"`
 }
 
 // ToolFailure counts failures of one tool whatever its arguments; a
@@ -247,11 +252,12 @@ type ToolFailure struct {
 	BlockAt int `yaml:"block_at"`
 	HaltAt  int `yaml:"halt_at"`
 	// ResetAfterBlock clears the tool's count after a block.
-	ResetAfterBlock       bool   `yaml:"reset_after_block"`
-	BlockedCountAsFailure bool   `yaml:"blocked_count_as_failure"`
-	SteerMessage          string `yaml:"steer_message"`
-	BlockMessage          string `yaml:"block_message"`
-	HaltMessage           string `yaml:"halt_message"`
+	ResetAfterBlock  bool     `yaml:"reset_after_block"`
+	BlocksAsFailures []string `yaml:"blocks_as_failures"`
+	EmptyIsFailure   bool     `yaml:"empty_is_failure"`
+	SteerMessage     string   `yaml:"steer_message"`
+	BlockMessage     string   `yaml:"block_message"`
+	HaltMessage      string   `yaml:"halt_message"`
 }
 
 // NoProgress counts successful calls returning the same result again.

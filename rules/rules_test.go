@@ -131,7 +131,6 @@ func diff(a, b string) string {
 	return "lengths differ"
 }
 
-
 func TestPresetUnknown(t *testing.T) {
 	_, err := Preset("pi")
 	if err == nil || !strings.Contains(err.Error(), "pi-loopguard") || !strings.Contains(err.Error(), "attractor") {

@@ -245,6 +245,15 @@ func (v *validator) detectorCommon(name, reset string, only, except []string) er
 	return v.selectors(at+".except", except)
 }
 
+func (v *validator) detectorList(name string, list []string) error {
+	for i, d := range list {
+		if !oneOf(d, DetectorNames...) {
+			return v.fail(fmt.Sprintf("detectors.%s.blocks_as_failures[%d]", name, i), "detectors.%s.blocks_as_failures names an unknown detector %q; detectors: %s", name, d, strings.Join(DetectorNames, ", "))
+		}
+	}
+	return nil
+}
+
 func (v *validator) steerBelowBlock(name string, steer, block int) error {
 	if steer > 0 && block > 0 && steer >= block {
 		return v.fail("detectors."+name+".steer_at", "detectors.%s.steer_at (%d) must be below block_at (%d), or a steer would never happen", name, steer, block)
@@ -296,9 +305,15 @@ func (v *validator) detectors() error {
 		if err := v.detectorCommon("failure", p.Reset, p.Only, p.Except); err != nil {
 			return err
 		}
+		if err := v.detectorList("failure", p.BlocksAsFailures); err != nil {
+			return err
+		}
 	}
 	if p := ds.ToolFailure; p != nil {
 		if err := v.detectorCommon("tool_failure", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if err := v.detectorList("tool_failure", p.BlocksAsFailures); err != nil {
 			return err
 		}
 		if p.SteerAt > 0 && p.HaltAt > 0 && p.SteerAt >= p.HaltAt {

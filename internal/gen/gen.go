@@ -1,0 +1,592 @@
+// Package gen writes a deterministic corpus of made-up agent transcripts, in
+// the on-disk formats loopgate reads (hermes export, gateway and trajectory
+// files, nanobot sessions, OpenAI Chat Completions and Responses logs), with
+// loops of known shapes planted in some sessions. It feeds the benchmark
+// (docs/performance.md) and the corpus on which guard thresholds are tuned:
+// manifest.json, written next to the files, records where every planted loop
+// is and which of its calls are truly redundant, so precision and recall can
+// be measured against ground truth rather than against another guard.
+//
+// The same Config always yields byte-identical files: every file draws from
+// its own PCG stream seeded by (Seed, file index), output never depends on
+// map order, and timestamps are derived from the seed. Files are written in
+// parallel, each streamed through a bufio.Writer; only one session is held
+// in memory at a time.
+package gen
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Format ids, as loopgate's ingesters name them.
+const (
+	FormatHermesExport     = "hermes-export"
+	FormatHermesGateway    = "hermes-gateway"
+	FormatHermesTrajectory = "hermes-trajectory"
+	FormatNanobot          = "nanobot"
+	FormatOpenAIChat       = "openai-chat"
+	FormatOpenAIResponses  = "openai-responses"
+)
+
+// Formats lists every format the generator writes.
+var Formats = []string{FormatHermesExport, FormatHermesGateway, FormatHermesTrajectory, FormatNanobot, FormatOpenAIChat, FormatOpenAIResponses}
+
+// LargeFileBytes is the size above which a file counts as large.
+const LargeFileBytes = 50 << 20
+
+// Config says what to generate.
+type Config struct {
+	Seed int64 `json:"seed"`
+	// TotalBytes is the corpus size to aim at (the manifest not included).
+	TotalBytes int64 `json:"total_bytes"`
+	// Formats is a subset of Formats; empty means all.
+	Formats []string `json:"formats"`
+	// MaxFileBytes caps every file (default 64 MiB).
+	MaxFileBytes int64 `json:"max_file_bytes"`
+	// LargeFiles is how many files over 50 MB to write when TotalBytes and
+	// MaxFileBytes allow.
+	LargeFiles int `json:"large_files"`
+	// MaxResultBytes caps one tool result (default 1 MiB).
+	MaxResultBytes int `json:"max_result_bytes"`
+	// Loops plants loops in about 40% of the sessions.
+	Loops bool `json:"loops"`
+}
+
+// Manifest describes a generated corpus and its ground truth.
+type Manifest struct {
+	Generator string     `json:"generator"`
+	Config    Config     `json:"config"`
+	Files     []FileInfo `json:"files"`
+	Loops     []Loop     `json:"loops"`
+	Totals    Totals     `json:"totals"`
+}
+
+// FileInfo is one written file.
+type FileInfo struct {
+	// Path is relative to the corpus directory, with forward slashes.
+	Path      string `json:"path"`
+	Format    string `json:"format"`
+	Bytes     int64  `json:"bytes"`
+	Sessions  int    `json:"sessions"`
+	Calls     int    `json:"calls"`
+	Redundant int    `json:"redundant"`
+	Loops     int    `json:"loops"`
+}
+
+// Loop is one planted loop and its ground truth.
+type Loop struct {
+	File   string `json:"file"`
+	Format string `json:"format"`
+	// Session is the session id as loopgate's ingester derives it; Line
+	// is the JSONL line where the session's record starts (1 for
+	// one-session files, 0 for a whole-file JSON document).
+	Session string `json:"session"`
+	Line    int    `json:"line"`
+	// Agent is "main", or the subagent session id (hermes export).
+	Agent   string `json:"agent"`
+	Shape   string `json:"shape"`
+	Variant string `json:"variant,omitempty"`
+	// Turn is the 1-based turn of the loop's first call.
+	Turn int `json:"turn"`
+	// Calls are the 1-based indices, in the session, of the loop's calls.
+	Calls []int `json:"calls"`
+	// Tools are the tool names of Calls, in order.
+	Tools []string `json:"tools"`
+	// Redundant calls repeat an earlier call of the session with the same
+	// tool, canonical arguments and result (DESIGN.md): stopping them loses
+	// nothing.
+	Redundant []int `json:"redundant"`
+	// NewInfo calls repeat an earlier call's tool and canonical arguments
+	// but got a result no earlier such call got (a poll that moved on, a
+	// re-read after a write, a retry that worked): stopping them hides
+	// information.
+	NewInfo []int `json:"new_info"`
+	// Folded is true when the calls' arguments differ only by case and
+	// surrounding white space (web-repeat): equal under nanobot's
+	// strip().lower() folding, different under the canonical arguments.
+	Folded bool `json:"folded,omitempty"`
+}
+
+// Totals sums the corpus.
+type Totals struct {
+	Files           int            `json:"files"`
+	LargeFiles      int            `json:"large_files"`
+	Bytes           int64          `json:"bytes"`
+	Sessions        int            `json:"sessions"`
+	Subagents       int            `json:"subagent_sessions"`
+	HealthySessions int            `json:"healthy_sessions"`
+	Turns           int            `json:"turns"`
+	Calls           int            `json:"calls"`
+	Redundant       int            `json:"redundant"`
+	NewInfo         int            `json:"new_info"`
+	Loops           int            `json:"loops"`
+	LoopsByShape    map[string]int `json:"loops_by_shape"`
+	MaxResultBytes  int            `json:"max_result_bytes"`
+}
+
+type filePlan struct {
+	index  int
+	format string
+	target int64
+	path   string
+	// name parts fixed at plan time
+	sid, key string
+	single bool // one session in the file
+}
+
+type fileResult struct {
+	info  FileInfo
+	loops []Loop
+	t     Totals
+	err   error
+}
+
+func (c *Config) normalize() error {
+	if c.TotalBytes <= 0 {
+		return errors.New("gen: TotalBytes must be positive")
+	}
+	if len(c.Formats) == 0 {
+		c.Formats = append([]string(nil), Formats...)
+	}
+	for _, f := range c.Formats {
+		known := false
+		for _, k := range Formats {
+			known = known || f == k
+		}
+		if !known {
+			return fmt.Errorf("gen: unknown format %q (known: %s)", f, strings.Join(Formats, ", "))
+		}
+	}
+	if c.MaxFileBytes <= 0 {
+		c.MaxFileBytes = 64 << 20
+	}
+	if c.MaxFileBytes < 8<<10 {
+		return errors.New("gen: MaxFileBytes must be at least 8 KiB")
+	}
+	if c.MaxResultBytes <= 0 {
+		c.MaxResultBytes = 1 << 20
+	}
+	if c.LargeFiles < 0 {
+		c.LargeFiles = 0
+	}
+	return nil
+}
+
+// Generate writes the corpus into dir (created if needed) and returns its
+// manifest, also written as dir/manifest.json.
+func Generate(dir string, cfg Config) (*Manifest, error) {
+	if err := cfg.normalize(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	plans := planFiles(cfg)
+	p := newPool(cfg.Seed)
+	results := make([]fileResult, len(plans))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(plans))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				results[i] = writeFile(dir, cfg, plans[i], p)
+			}
+		}()
+	}
+	for i := range plans {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+
+	m := &Manifest{Generator: "loopgate gencorpus 1", Config: cfg, Files: []FileInfo{}, Loops: []Loop{}}
+	m.Totals.LoopsByShape = map[string]int{}
+	for _, sh := range Shapes {
+		m.Totals.LoopsByShape[sh] = 0
+	}
+	for _, r := range results {
+		if r.err != nil {
+			return nil, r.err
+		}
+		m.Files = append(m.Files, r.info)
+		m.Loops = append(m.Loops, r.loops...)
+		t := &m.Totals
+		t.Files++
+		t.Bytes += r.info.Bytes
+		if r.info.Bytes > LargeFileBytes {
+			t.LargeFiles++
+		}
+		t.Sessions += r.t.Sessions
+		t.Subagents += r.t.Subagents
+		t.HealthySessions += r.t.HealthySessions
+		t.Turns += r.t.Turns
+		t.Calls += r.t.Calls
+		t.Redundant += r.t.Redundant
+		t.NewInfo += r.t.NewInfo
+		t.MaxResultBytes = max(t.MaxResultBytes, r.t.MaxResultBytes)
+		for _, l := range r.loops {
+			t.Loops++
+			t.LoopsByShape[l.Shape]++
+		}
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), append(data, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// baseTime is the corpus epoch: a day in 2026 chosen by the seed.
+func baseTime(seed int64) time.Time {
+	d := int64(uint64(seed) % 200)
+	return time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC).Add(time.Duration(d) * 24 * time.Hour)
+}
+
+// planFiles decides every file's format, size and name: a few large files
+// when allowed, then many small files, a middle band and a long tail.
+func planFiles(cfg Config) []filePlan {
+	r := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x706c616e))
+	var sizes []int64
+	left := cfg.TotalBytes
+	if cfg.MaxFileBytes > LargeFileBytes {
+		hi := min(cfg.MaxFileBytes*19/20, LargeFileBytes*8/5)
+		for i := 0; i < cfg.LargeFiles; i++ {
+			s := LargeFileBytes + 1<<20 + r.Int64N(max(hi-LargeFileBytes-1<<20, 1))
+			if s > left*3/5 {
+				break
+			}
+			sizes = append(sizes, s)
+			left -= s
+		}
+	}
+	capSize := cfg.MaxFileBytes * 9 / 10
+	for left >= 1500 {
+		var s int64
+		switch v := r.IntN(100); {
+		case v < 70:
+			s = logUniform(r, 1500, 20_000)
+		case v < 95:
+			s = logUniform(r, 20_000, 1<<20)
+		default:
+			s = logUniform(r, 1<<20, max(capSize, 1<<20+1))
+		}
+		s = min(s, capSize, left)
+		if left-s < 1500 {
+			s = min(left, capSize)
+		}
+		sizes = append(sizes, s)
+		left -= s
+	}
+	multi := []string{}
+	for _, f := range cfg.Formats {
+		if f != FormatNanobot && f != FormatHermesGateway {
+			multi = append(multi, f)
+		}
+	}
+	counters := map[string]int{}
+	plans := make([]filePlan, len(sizes))
+	base := baseTime(cfg.Seed)
+	for i, s := range sizes {
+		f := cfg.Formats[r.IntN(len(cfg.Formats))]
+		if s > LargeFileBytes && len(multi) > 0 {
+			f = multi[r.IntN(len(multi))]
+		}
+		counters[f]++
+		n := counters[f]
+		pl := filePlan{index: i, format: f, target: s}
+		day := base.Add(time.Duration(i) * 37 * time.Minute)
+		switch f {
+		case FormatHermesExport:
+			pl.path = fmt.Sprintf("hermes/export/sessions_export_%04d.jsonl", n)
+		case FormatHermesGateway:
+			pl.single = true
+			pl.sid = day.Format("20060102_150405") + "_" + randString(r, "0123456789abcdef", 8)
+			pl.path = "hermes/gateway/" + pl.sid + ".jsonl"
+		case FormatHermesTrajectory:
+			name := "trajectory_samples.jsonl"
+			if r.IntN(4) == 0 {
+				name = "failed_trajectories.jsonl"
+			}
+			pl.path = fmt.Sprintf("hermes/trajectories/run_%04d/%s", n, name)
+		case FormatNanobot:
+			pl.single = true
+			channels := []string{"telegram", "websocket", "slack", "discord", "qq", "feishu"}
+			ch := channels[r.IntN(len(channels))]
+			pl.key = ch + ":" + randString(r, "0123456789abcdef", 10)
+			if r.IntN(2) == 0 {
+				pl.path = "nanobot/sessions/" + base64.RawURLEncoding.EncodeToString([]byte(pl.key)) + ".jsonl"
+			} else {
+				pl.path = "nanobot/sessions/" + strings.ReplaceAll(pl.key, ":", "_") + ".jsonl"
+			}
+		case FormatOpenAIChat, FormatOpenAIResponses:
+			kind := "chat"
+			if f == FormatOpenAIResponses {
+				kind = "responses"
+			}
+			if s < 48_000 && r.IntN(2) == 0 {
+				pl.single = true
+				pl.path = fmt.Sprintf("openai/%s/conversation_%04d.json", kind, n)
+			} else {
+				pl.path = fmt.Sprintf("openai/%s/%s_log_%04d.jsonl", kind, kind, n)
+			}
+		}
+		plans[i] = pl
+	}
+	return plans
+}
+
+// harnessOf says whose tools a format's sessions use.
+func harnessOf(format string) harness {
+	switch format {
+	case FormatNanobot:
+		return hNanobot
+	case FormatOpenAIChat, FormatOpenAIResponses:
+		return hOpenAI
+	}
+	return hHermes
+}
+
+// fileWriter is what each format implements.
+type fileWriter interface {
+	// session writes one session (and, for hermes export, its subagent
+	// sessions) and returns, for each written session in order, the id and
+	// the line it starts on.
+	session(lw *lineWriter, s *session) []written
+}
+
+type written struct {
+	s    *session
+	id   string
+	line int
+}
+
+func writeFile(dir string, cfg Config, pl filePlan, p *pool) (res fileResult) {
+	r := rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(pl.index)*0x9e3779b97f4a7c15+1))
+	full := filepath.Join(dir, filepath.FromSlash(pl.path))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return fileResult{err: err}
+	}
+	f, err := os.Create(full)
+	if err != nil {
+		return fileResult{err: err}
+	}
+	defer func() {
+		if cerr := f.Close(); cerr != nil && res.err == nil {
+			res.err = cerr
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	lw := &lineWriter{w: bw}
+	b := &builder{r: r, tk: &toolkit{h: harnessOf(pl.format), r: r, p: p}, maxResult: cfg.MaxResultBytes, loops: cfg.Loops, shapeNext: pl.index}
+	fw := newFormatWriter(pl, r)
+	res.info = FileInfo{Path: pl.path, Format: pl.format}
+	clock := baseTime(cfg.Seed).Add(time.Duration(pl.index) * 37 * time.Minute).UnixMicro()
+	reverse := pl.format == FormatHermesExport // an export lists the newest session first
+	for k := 0; ; k++ {
+		budget := pl.target
+		if !pl.single {
+			remaining := pl.target - lw.n - int64(len(lw.b))
+			if remaining < 1200 {
+				break
+			}
+			if r.IntN(20) == 0 {
+				budget = logUniform(r, 150_000, 4<<20)
+			} else {
+				budget = logUniform(r, 2_000, 150_000)
+			}
+			if budget > remaining || remaining-budget < 1500 {
+				budget = remaining
+			}
+		}
+		s := b.build(budget, pl.format == FormatHermesExport, 0)
+		span := int64(len(s.turns))*10*60e6 + 3600e6
+		if reverse {
+			clock -= span
+			timeSession(r, s, clock, pl, k)
+		} else {
+			timeSession(r, s, clock, pl, k)
+			clock += span
+		}
+		for _, w := range fw.session(lw, s) {
+			res.addSession(w, pl)
+		}
+		if lw.err != nil || pl.single {
+			break
+		}
+	}
+	lw.flush()
+	if err := bw.Flush(); err != nil && lw.err == nil {
+		lw.err = err
+	}
+	if lw.err != nil {
+		return fileResult{err: fmt.Errorf("gen: writing %s: %w", pl.path, lw.err)}
+	}
+	res.info.Bytes = lw.n
+	return res
+}
+
+// timeSession gives a session (and its subagents) ids and timestamps.
+func timeSession(r *rand.Rand, s *session, start int64, pl filePlan, k int) {
+	s.start = start
+	at := start + int64(r.IntN(30))*1e6
+	for _, t := range s.turns {
+		t.at = at
+		at += int64(len(t.steps)+1)*int64(2+r.IntN(20))*1e6 + int64(60+r.IntN(540))*1e6
+	}
+	s.end = at
+	switch pl.format {
+	case FormatHermesGateway:
+		s.id = pl.sid
+	case FormatNanobot:
+		s.id, s.key = pl.key, pl.key
+	default:
+		s.id = time.UnixMicro(start).UTC().Format("20060102_150405") + "_" + randString(r, "0123456789abcdef", 6)
+	}
+	models := map[harness][]string{
+		hHermes:  {"anthropic/claude-opus-4.6", "openai/gpt-5.4", "qwen/qwen3.5-27b", "moonshotai/kimi-k2.6"},
+		hNanobot: {"anthropic/claude-sonnet-4.6", "deepseek/deepseek-v3.2"},
+		hOpenAI:  {"gpt-5", "gpt-4.1", "gpt-5-mini"},
+	}[harnessOf(pl.format)]
+	s.model = models[r.IntN(len(models))]
+	if s.source == "" {
+		s.source = []string{"cli", "cli", "telegram", "discord", "slack"}[r.IntN(5)]
+	}
+	for i, c := range s.children {
+		parentTurn := s.turns[len(s.turns)-1]
+		for _, t := range s.turns {
+			for _, st := range t.steps {
+				for _, cl := range st.calls {
+					if cl.tool == "delegate_task" && i == 0 {
+						parentTurn = t
+					}
+				}
+			}
+		}
+		timeSession(r, c, parentTurn.at+5e6, pl, k)
+		c.parent = s.id
+		c.source = "subagent"
+	}
+}
+
+// number gives every call of s its index and turn, and computes the truth:
+// a call is redundant when an earlier call had the same tool, canonical
+// arguments and normalized result; it brings new information when an
+// earlier call had the same tool and arguments but no earlier one had its
+// result.
+func number(s *session) (redundant, newInfo map[*call]bool) {
+	redundant, newInfo = map[*call]bool{}, map[*call]bool{}
+	seen := map[string][]string{}
+	idx := 0
+	for ti, t := range s.turns {
+		for _, st := range t.steps {
+			for _, c := range st.calls {
+				idx++
+				c.index, c.turn = idx, ti+1
+				sig := c.tool + "\x00" + canonicalArgs(c.args)
+				res := normalizeResult(c.result)
+				prev, ok := seen[sig]
+				if ok {
+					same := false
+					for _, p := range prev {
+						if p == res {
+							same = true
+							break
+						}
+					}
+					if same {
+						redundant[c] = true
+					} else {
+						newInfo[c] = true
+					}
+				}
+				if !ok || !redundant[c] {
+					seen[sig] = append(prev, res)
+				}
+			}
+		}
+	}
+	s.calls, s.redundant = idx, len(redundant)
+	return redundant, newInfo
+}
+
+// guardSuffixes are the agents' own notes that DESIGN.md's truth removes
+// before comparing results (the same list as analyze.NormalizeResult).
+var guardSuffixes = []string{
+	"\n\n[Tool loop warning:",
+	"\n\n[Tool loop hard stop:",
+	"\n\n[hermes note:",
+	"\n\n[Analyze the error above and try a different approach.]",
+	"\n\n[Repeated ",
+}
+
+func normalizeResult(r string) string {
+	for _, s := range guardSuffixes {
+		if i := strings.Index(r, s); i >= 0 {
+			r = r[:i]
+		}
+	}
+	return strings.TrimRight(r, " \t\r\n")
+}
+
+func (res *fileResult) addSession(w written, pl filePlan) {
+	s := w.s
+	red, nw := number(s)
+	res.info.Sessions++
+	res.info.Calls += s.calls
+	res.info.Redundant += s.redundant
+	res.t.Sessions++
+	if s.source == "subagent" {
+		res.t.Subagents++
+	}
+	res.t.Turns += len(s.turns)
+	res.t.Calls += s.calls
+	res.t.Redundant += s.redundant
+	res.t.NewInfo += len(nw)
+	if len(s.loops) == 0 && s.redundant == 0 {
+		res.t.HealthySessions++
+	}
+	for _, t := range s.turns {
+		for _, st := range t.steps {
+			for _, c := range st.calls {
+				res.t.MaxResultBytes = max(res.t.MaxResultBytes, len(c.result))
+			}
+		}
+	}
+	agent := "main"
+	if s.source == "subagent" {
+		agent = w.id
+	}
+	for _, p := range s.loops {
+		l := Loop{File: pl.path, Format: pl.format, Session: w.id, Line: w.line, Agent: agent, Shape: p.shape, Variant: p.variant,
+			Turn: p.calls[0].turn, Calls: []int{}, Tools: []string{}, Redundant: []int{}, NewInfo: []int{}, Folded: p.fold}
+		for _, c := range p.calls {
+			l.Calls = append(l.Calls, c.index)
+			l.Tools = append(l.Tools, c.tool)
+			if red[c] {
+				l.Redundant = append(l.Redundant, c.index)
+			}
+			if nw[c] {
+				l.NewInfo = append(l.NewInfo, c.index)
+			}
+		}
+		res.loops = append(res.loops, l)
+		res.info.Loops++
+	}
+}
