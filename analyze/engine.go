@@ -60,6 +60,7 @@ type callCtx struct {
 	ev      *CallEvent
 	key     string
 	hasKey  bool
+	scope   int  // the key's epoch when Before saw the call
 	command bool // the manual reset command: neither counted nor checked
 }
 
@@ -145,9 +146,8 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 	}
 	g.checkWindow(ev)
 	c.key, c.hasKey = g.r.CallKey(ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
-	var scope int
 	if c.hasKey {
-		scope = g.epochOf(c.key)
+		c.scope = g.epochOf(c.key)
 	}
 	best := Verdict{Action: Allow}
 	for _, d := range g.dets {
@@ -160,7 +160,7 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 		best = Verdict{Action: Steer, Detector: "scope", Message: g.pendingNote}
 	}
 	g.pendingNote = ""
-	best.Key, best.Scope = c.key, scope
+	best.Key, best.Scope = c.key, c.scope
 	for _, d := range g.dets {
 		d.commit(c, best)
 	}
@@ -197,6 +197,9 @@ func (g *Guard) After(ev *CallEvent, before Verdict) Verdict {
 		// After without Before: build the context now, count nothing new.
 		c = &callCtx{ev: ev}
 		c.key, c.hasKey = g.r.CallKey(ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
+		if c.hasKey {
+			c.scope = g.epochOf(c.key)
+		}
 	}
 	delete(g.inflight, ev)
 	if c.command {
@@ -209,9 +212,7 @@ func (g *Guard) After(ev *CallEvent, before Verdict) Verdict {
 			best = v
 		}
 	}
-	if c.hasKey {
-		best.Key, best.Scope = c.key, g.epochOf(c.key)
-	}
+	best.Key, best.Scope = c.key, c.scope
 	return best
 }
 

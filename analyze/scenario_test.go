@@ -559,6 +559,8 @@ func TestHermesStrict(t *testing.T) {
 	// with the count of failures so far.
 	steps[5].want = "block:failure:5"
 	steps[5].msgHas = `{"error": "Blocked skill_manage: the same tool call failed 5 times with identical arguments. Stop retrying it unchanged; change strategy or explain the blocker.", "guardrail": {"action": "block", "code": "repeated_exact_failure_block"`
+	// A guardrail block never reaches after_call: it is not a 6th failure.
+	steps = append(steps, step{tool: fail.tool, args: fail.args, failed: true, want: "block:failure:5"})
 	check(t, r, steps)
 
 	// Same tool failing 8 times with different arguments: halt at 8.
@@ -612,11 +614,11 @@ func TestHermesBreaker(t *testing.T) {
 	steps[0].user = true
 	// The breaker spans turns (agent lifetime); a different call breaks the streak.
 	steps = append(steps,
-		step{user: true, tool: "terminal", args: `{"command":"make test"}`},
-		step{tool: "terminal", args: `{"command":"ls"}`},
-		step{tool: "terminal", args: `{"command":"make test"}`},
-		step{tool: "terminal", args: `{"command":"make test"}`},
-		step{tool: "terminal", args: `{"command":"make test"}`, want: "block:consecutive:3"},
+		step{user: true, tool: "terminal", args: `{"command":"make test"}`, result: "FAIL"},
+		step{tool: "terminal", args: `{"command":"ls"}`, result: "Makefile"},
+		step{tool: "terminal", args: `{"command":"make test"}`, result: "FAIL"},
+		step{tool: "terminal", args: `{"command":"make test"}`, result: "FAIL"},
+		step{tool: "terminal", args: `{"command":"make test"}`, result: "FAIL", want: "block:consecutive:3"},
 	)
 	check(t, r, steps)
 
@@ -629,9 +631,14 @@ func TestHermesBreaker(t *testing.T) {
 		{tool: "read_file", args: `{"path":"d"}`, want: "block:tool_failure:3", msgHas: "read_file failed 3 times in a row"},
 		{tool: "read_file", args: `{"path":"e"}`, failed: true},
 		{tool: "read_file", args: `{"path":"f"}`, failed: true},
-		{tool: "read_file", args: `{"path":"g"}`}, // a success resets
+		{tool: "read_file", args: `{"path":"g"}`, result: "text"}, // a success resets
 		{tool: "read_file", args: `{"path":"h"}`, failed: true},
-		{tool: "read_file", args: `{"path":"i"}`},
+		{tool: "read_file", args: `{"path":"i"}`, result: "text"},
+		// An empty result is a failure too.
+		{tool: "read_file", args: `{"path":"j"}`, result: " "},
+		{tool: "read_file", args: `{"path":"k"}`, result: ""},
+		{tool: "read_file", args: `{"path":"l"}`, result: ""},
+		{tool: "read_file", args: `{"path":"m"}`, result: "text", want: "block:tool_failure:3"},
 	})
 }
 

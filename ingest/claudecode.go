@@ -102,7 +102,6 @@ type ccScope struct {
 }
 
 type ccReader struct {
-	h         *Head
 	out       *Sink
 	sessionID string
 	scopes    map[string]*ccScope
@@ -112,7 +111,7 @@ type ccReader struct {
 }
 
 func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
-	r := &ccReader{h: h, out: out, scopes: map[string]*ccScope{}, uuidScope: map[string]string{}}
+	r := &ccReader{out: out, scopes: map[string]*ccScope{}, uuidScope: map[string]string{}}
 	for {
 		line, n, ok := lr.Next()
 		if !ok {

@@ -12,8 +12,9 @@ package ingest
 //   - A request is a run of consecutive model items (reasoning, assistant
 //     message, calls); a call output, a user message or a token_count ends it.
 //   - token_count usage: last_token_usage when present, else the difference
-//     of the cumulative total_token_usage; a repeated total (the CLI emits it
-//     again at turn ends) adds nothing. Usage goes to the open request, else
+//     of the cumulative total_token_usage (the total itself when it went
+//     down: a resumed process restarts it); a repeated total (the CLI emits
+//     it again at turn ends) adds nothing. Usage goes to the open request, else
 //     to the latest request without usage, else to a request of its own (the
 //     tokens were spent on a response this file does not hold).
 //   - Unknown line types (newer builds add some) are skipped without a
@@ -324,6 +325,9 @@ func (r *codexReader) tokens(p codexPayload, n int, t time.Time) {
 		u = *p.Info.Last
 	case r.prevTotal != nil:
 		u = p.Info.Total.minus(*r.prevTotal)
+		if u.Input < 0 || u.Output < 0 || u.Cached < 0 {
+			u = *p.Info.Total // the totals restarted (a resumed process)
+		}
 	default:
 		u = *p.Info.Total
 	}

@@ -64,6 +64,11 @@ func TestCodexReading(t *testing.T) {
 			turns: 1, reqs: "1:100/0/10 1:150/64/15",
 		},
 		{
+			name:  "a total that went down (resumed process) is taken as is",
+			lines: []string{userEvent, call("c1"), cxTokens(tok(900, 0, 90), ""), output("c1"), call("c2"), cxTokens(tok(120, 0, 12), ""), output("c2")},
+			turns: 1, reqs: "1:900/0/90 1:120/0/12",
+		},
+		{
 			name:  "a user message between calls starts a new turn",
 			lines: []string{userEvent, call("c1"), output("c1"), cx("event_msg", `{"type":"user_message","message":"again"}`), call("c2"), output("c2")},
 			turns: 2, reqs: "1:- 1:-",

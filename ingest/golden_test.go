@@ -25,13 +25,13 @@ func readAll(t testing.TB, path string, opt Options) ([]*Session, []Problem) {
 }
 
 // TestGolden reads every transcript under fixtures/ingest and compares what
-// was read with the .golden.json file beside it. Run with -update to rewrite
+// was read with the .golden file beside it. Run with -update to rewrite
 // them, then review the diff: the golden files are the specification.
 func TestGolden(t *testing.T) {
 	root := filepath.Join("..", "fixtures", "ingest")
 	var files []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && IsTranscriptName(d.Name()) && !strings.HasSuffix(p, ".golden.json") {
+		if err == nil && !d.IsDir() && IsTranscriptName(d.Name()) && !strings.HasSuffix(p, ".golden") {
 			files = append(files, p)
 		}
 		return nil
@@ -48,7 +48,7 @@ func TestGolden(t *testing.T) {
 				problems[i].File = filepath.ToSlash(rel)
 			}
 			got := DumpOf(sessions, problems).MarshalIndent()
-			golden := strings.TrimSuffix(strings.TrimSuffix(f, ".gz"), filepath.Ext(strings.TrimSuffix(f, ".gz"))) + ".golden.json"
+			golden := strings.TrimSuffix(strings.TrimSuffix(f, ".gz"), filepath.Ext(strings.TrimSuffix(f, ".gz"))) + ".golden"
 			if *update {
 				if err := os.WriteFile(golden, got, 0o644); err != nil {
 					t.Fatal(err)

@@ -437,7 +437,7 @@ func TestHermesNoPanicOnCutFiles(t *testing.T) {
 	root := filepath.Join("..", "fixtures", "ingest", "hermes")
 	var files []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && IsTranscriptName(d.Name()) && !strings.HasSuffix(p, ".golden.json") {
+		if err == nil && !d.IsDir() && IsTranscriptName(d.Name()) && !strings.HasSuffix(p, ".golden") {
 			files = append(files, p)
 		}
 		return nil

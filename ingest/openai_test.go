@@ -302,7 +302,7 @@ func TestMyFormatsSurviveDamage(t *testing.T) {
 	var files []string
 	for _, dir := range []string{"openai", "claude-code", "codex", "openhands"} {
 		filepath.WalkDir(filepath.Join("..", "fixtures", "ingest", dir), func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && IsTranscriptName(p) && !strings.HasSuffix(p, ".golden.json") {
+			if err == nil && !d.IsDir() && IsTranscriptName(p) && !strings.HasSuffix(p, ".golden") {
 				files = append(files, p)
 			}
 			return nil

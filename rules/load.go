@@ -262,12 +262,29 @@ func newDetector(t reflect.Type) reflect.Value {
 		f.SetBool(true)
 	}
 	switch p := v.Interface().(type) {
+	case *Repeat:
+		p.SteerMessage = "{tool} was called {count} times with identical arguments. The earlier result is still in your context; use it instead of calling again."
+		p.BlockMessage = "Blocked {tool}: called {count} times with identical arguments. The earlier result is in your context; use it instead of calling again."
+	case *Consecutive:
+		p.SteerMessage = "{tool} was called {count} times in a row with identical arguments. If it is not making progress, change approach."
+		p.BlockMessage = "Blocked {tool}: called {count} times in a row with identical arguments. Change approach instead of repeating it."
 	case *Cycle:
 		p.Window, p.Periods, p.Check = 10, []int{1, 2, 3}, "round"
+		p.SteerMessage = "Loop detected: the last {window} tool calls follow a repeating pattern. Try a different approach."
+	case *Failure:
+		p.SteerMessage = "{tool} failed {count} times with identical arguments. Read the error and change the call instead of retrying it unchanged."
+		p.BlockMessage = "Blocked {tool}: this call already failed {count} times with identical arguments. Change the call or explain the blocker."
+	case *ToolFailure:
+		p.SteerMessage = "{tool} failed {count} times in a row. Diagnose the error before retrying."
+		p.BlockMessage = "Blocked {tool}: it failed {count} times in a row. Change approach or use another tool."
+		p.HaltMessage = "Stopped: {tool} failed {count} times in a row."
 	case *NoProgress:
 		p.By = "call"
+		p.SteerMessage = "{tool} returned the same result {count} times. Use the result you already have, or change the arguments."
+		p.BlockMessage = "Blocked {tool}: this call already returned the same result {count} times. Use the result you already have."
 	case *Dedup:
 		p.DedupAt = 2
+		p.Message = "{result}"
 	}
 	return v
 }

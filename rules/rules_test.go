@@ -220,43 +220,7 @@ func TestSetBadKey(t *testing.T) {
 	// Every listed key is accepted by Set.
 	for _, k := range keys {
 		c := r.Clone()
-		v := "3"
-		switch {
-		case k == "scope.window":
-			v = "9m"
-		case strings.HasSuffix(k, "window"):
-			v = "9"
-		case strings.HasSuffix(k, "block_at") || strings.HasSuffix(k, "halt_at"):
-			v = "9"
-		case strings.HasSuffix(k, "message") || k == "name" || k == "description":
-			v = "text"
-		case strings.HasSuffix(k, "reset") && strings.HasPrefix(k, "detectors."):
-			v = "turn"
-		case k == "scope.reset":
-			v = "session"
-		case k == "key.style":
-			v = "insertion"
-		case k == "detectors.cycle.check":
-			v = "call"
-		case k == "detectors.no_progress.by":
-			v = "call"
-		case strings.HasSuffix(k, "periods"):
-			v = "[1, 2]"
-		case strings.HasSuffix(k, "only") || strings.HasSuffix(k, "except") || strings.HasSuffix(k, "ignore") || strings.HasSuffix(k, "args") || strings.HasSuffix(k, "aliases"):
-			v = "[x]"
-		case strings.HasSuffix(k, "fold"):
-			v = "[trim]"
-		case strings.HasSuffix(k, "writers") || strings.HasSuffix(k, "readers") || strings.HasSuffix(k, "tools") || strings.HasSuffix(k, "commands") || strings.HasSuffix(k, "path_args") || strings.HasSuffix(k, "drop"):
-			v = "[]"
-		case strings.HasSuffix(k, "off") || strings.Contains(k, "counts_") || strings.Contains(k, "enabled") || strings.Contains(k, "_once") || strings.Contains(k, "after_") || strings.Contains(k, "must_divide") || strings.Contains(k, "on_compaction") || strings.Contains(k, "as_failure"):
-			v = "true"
-		case strings.HasSuffix(k, "pick"):
-			v = "all"
-		case strings.HasSuffix(k, "dedup_at"):
-			v = "2"
-		case strings.HasSuffix(k, "steer_at"):
-			v = "0"
-		}
+		v := valueFor(k)
 		if err := c.Set(k, v); err != nil {
 			t.Errorf("SettableKeys lists %s but Set(%s, %s) fails: %v", k, k, v, err)
 		}
@@ -378,4 +342,45 @@ func FuzzParse(f *testing.F) {
 			t.Errorf("YAML: %v", err)
 		}
 	})
+}
+
+// valueFor returns a valid value for a settable key, by the key's type.
+func valueFor(key string) string {
+	switch key {
+	case "scope.reset", "detectors.repeat.reset", "detectors.consecutive.reset", "detectors.cycle.reset",
+		"detectors.failure.reset", "detectors.tool_failure.reset", "detectors.no_progress.reset", "detectors.dedup.reset":
+		return "session"
+	case "key.style":
+		return "insertion"
+	case "detectors.cycle.check":
+		return "call"
+	case "detectors.no_progress.by":
+		return "call"
+	case "detectors.cycle.periods":
+		return "[1, 2]"
+	case "scope.window":
+		return "9m"
+	case "key.fold":
+		return "[trim]"
+	}
+	if strings.HasSuffix(key, ".pick") {
+		return "all"
+	}
+	if strings.HasSuffix(key, ".fold") {
+		return "[lower]"
+	}
+	if strings.HasSuffix(key, "steer_at") {
+		return "0"
+	}
+	switch leafKind(reflect.TypeOf(Rules{}), strings.Split(key, ".")) {
+	case reflect.Int:
+		return "9"
+	case reflect.Bool:
+		return "true"
+	case reflect.Slice:
+		return "[]"
+	case reflect.String:
+		return "text"
+	}
+	return "?"
 }

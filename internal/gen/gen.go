@@ -142,7 +142,7 @@ type filePlan struct {
 	path   string
 	// name parts fixed at plan time
 	sid, key string
-	single bool // one session in the file
+	single   bool // one session in the file
 }
 
 type fileResult struct {
