@@ -76,11 +76,16 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ExitErrHandler: func(*cli.Context, error) {}, // run() prints and exits
 		Commands: []*cli.Command{
 			replayCommand(),
+			compareCommand(),
+			sweepCommand(),
 			inspectCommand(),
 			rulesCommand(),
 			formatsCommand(),
 		},
 		HideHelpCommand: true,
+		// --vary values hold commas (KEY=2,3,5); lists of presets are
+		// split by the commands themselves.
+		DisableSliceFlagSeparator: true,
 	}
 	for _, c := range app.Commands {
 		c.OnUsageError = app.OnUsageError
@@ -365,6 +370,173 @@ func verdict(c *cli.Context, rep *analyze.Report, failOn string) error {
 		return cli.Exit(fmt.Sprintf("--fail-on %s tripped (steered %d, blocked %d, deduped %d, halted %d, harmful %d)", failOn, s.Steered, s.Blocked, s.Deduped, s.Halted, s.Harmful), exitFindings)
 	}
 	return nil
+}
+
+// tuningFormat picks the report format of compare and sweep.
+func tuningFormat(c *cli.Context) (string, error) {
+	format := c.String("format")
+	if format == "" {
+		format = "json"
+		if isatty.IsTerminal(os.Stdout.Fd()) {
+			format = "table"
+		}
+	}
+	if !contains(report.TuningFormats(), format) {
+		return "", usageError("--format must be one of %s, not %q", strings.Join(report.TuningFormats(), ", "), format)
+	}
+	return format, nil
+}
+
+// loadCorpus reads the paths once into memory for compare and sweep.
+func loadCorpus(c *cli.Context) (*analyze.Corpus, error) {
+	if err := checkInputFormat(c); err != nil {
+		return nil, err
+	}
+	var early []ingest.Problem
+	files, err := collectFiles(c, func(p ingest.Problem) { early = append(early, p) })
+	if err != nil {
+		return nil, err
+	}
+	prog := newProgress(c)
+	corpus := analyze.LoadCorpus(files, analyze.Options{Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format")}, Progress: prog.update})
+	corpus.Problems = append(early, corpus.Problems...)
+	if c.Bool("strict") && len(corpus.Problems) > 0 {
+		for _, p := range corpus.Problems {
+			fmt.Fprintf(c.App.ErrWriter, "%s:%d: %s\n", p.File, p.Line, p.Message)
+		}
+		return nil, cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", len(corpus.Problems)), exitUsage)
+	}
+	return corpus, nil
+}
+
+var tuningFlags = []cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, tokenizerFlag, progressFlag,
+	&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table|json|csv|markdown (default: table on a terminal, json otherwise)"}}
+
+func compareCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "compare",
+		Usage:     "several presets or rules files side by side on the same corpus",
+		ArgsUsage: "PATH...",
+		Flags: append([]cli.Flag{
+			&cli.StringSliceFlag{Name: "preset", Usage: "presets to compare (comma-separated or repeated; default: all presets when no --rules is given)"},
+			&cli.StringSliceFlag{Name: "rules", Usage: "rules files to compare (repeatable)"},
+		}, tuningFlags...),
+		Action: func(c *cli.Context) error {
+			format, err := tuningFormat(c)
+			if err != nil {
+				return err
+			}
+			counter, err := tokens.New(c.String("tokenizer"))
+			if err != nil {
+				return usageError("%v", err)
+			}
+			var configs []*rules.Rules
+			presets := c.StringSlice("preset")
+			if len(presets) == 0 && len(c.StringSlice("rules")) == 0 {
+				presets = rules.PresetNames()
+			}
+			var names []string
+			for _, p := range presets {
+				names = append(names, strings.Split(p, ",")...)
+			}
+			for _, name := range names {
+				if strings.TrimSpace(name) == "" {
+					continue
+				}
+				r, err := rules.Preset(strings.TrimSpace(name))
+				if err != nil {
+					return usageError("%v", err)
+				}
+				configs = append(configs, r)
+			}
+			for _, f := range c.StringSlice("rules") {
+				r, err := rules.Load(f)
+				if err != nil {
+					return cli.Exit(err.Error(), exitUsage)
+				}
+				configs = append(configs, r)
+			}
+			corpus, err := loadCorpus(c)
+			if err != nil {
+				return err
+			}
+			var rows []analyze.CompareRow
+			var total analyze.Summary
+			for _, r := range configs {
+				rep := corpus.Run(r, counter, c.Int("jobs"))
+				rows = append(rows, analyze.CompareRow{Name: r.Name, Source: r.Source, Summary: rep.Summary})
+				total = rep.Summary
+			}
+			opt, err := reportOptions(c, os.Stdout)
+			if err != nil {
+				return err
+			}
+			if err := report.Compare(format, c.App.Writer, rows, total, opt); err != nil {
+				return cli.Exit(err.Error(), exitUsage)
+			}
+			return nil
+		},
+	}
+}
+
+func sweepCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "sweep",
+		Usage:     "vary thresholds; precision, recall and tokens per setting, with the Pareto front",
+		ArgsUsage: "PATH...",
+		Flags: append([]cli.Flag{rulesFlag, presetFlag,
+			&cli.StringSliceFlag{Name: "vary", Usage: "`KEY=RANGE` to vary, e.g. tools.class:read.block_at=2..6 or detectors.repeat.block_at=3,5 (repeatable: the cross product is replayed)"},
+		}, tuningFlags...),
+		Action: func(c *cli.Context) error {
+			format, err := tuningFormat(c)
+			if err != nil {
+				return err
+			}
+			base, err := loadRules(c)
+			if err != nil {
+				return err
+			}
+			counter, err := tokens.New(c.String("tokenizer"))
+			if err != nil {
+				return usageError("%v", err)
+			}
+			if len(c.StringSlice("vary")) == 0 {
+				return usageError("sweep needs at least one --vary KEY=RANGE (see 'loopgate sweep --help')")
+			}
+			var varies []analyze.Vary
+			for _, spec := range c.StringSlice("vary") {
+				v, err := analyze.ParseVary(spec)
+				if err != nil {
+					return usageError("%v", err)
+				}
+				varies = append(varies, v)
+			}
+			// Check every key and value before reading the corpus.
+			if _, _, err := analyze.Configs(base, varies); err != nil {
+				return usageError("%v", err)
+			}
+			corpus, err := loadCorpus(c)
+			if err != nil {
+				return err
+			}
+			rows, err := analyze.Sweep(corpus, base, varies, counter, c.Int("jobs"), nil)
+			if err != nil {
+				return usageError("%v", err)
+			}
+			opt, err := reportOptions(c, os.Stdout)
+			if err != nil {
+				return err
+			}
+			var total analyze.Summary
+			if len(rows) > 0 {
+				total = rows[0].Summary
+			}
+			if err := report.Sweep(format, c.App.Writer, base.Name+" ("+base.Source+")", rows, total, opt); err != nil {
+				return cli.Exit(err.Error(), exitUsage)
+			}
+			return nil
+		},
+	}
 }
 
 func inspectCommand() *cli.Command {

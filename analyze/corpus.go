@@ -32,6 +32,7 @@ type Options struct {
 }
 
 type fileResult struct {
+	prepared []*PreparedSession
 	sessions []SessionResult
 	tools    [][]ToolStat
 	problems []Problem

@@ -439,12 +439,16 @@ func (d *noProgressDet) before(c *callCtx) Verdict {
 
 func (d *noProgressDet) after(c *callCtx, before Verdict) Verdict {
 	e := d.eff(c.ev.Tool)
-	if !e.on || before.Action.Stops() {
+	if !e.on {
+		return Verdict{}
+	}
+	counted, failed := ranAsFailure(c, before, d.cfg.BlocksAsFailures, false)
+	if !counted {
 		return Verdict{}
 	}
 	var n int
 	if d.cfg.By == "tool" {
-		if c.ev.Failed {
+		if failed {
 			return Verdict{}
 		}
 		k := toolResult{c.ev.Tool, c.ev.ResultHash}
@@ -454,7 +458,7 @@ func (d *noProgressDet) after(c *callCtx, before Verdict) Verdict {
 		if !c.hasKey {
 			return Verdict{}
 		}
-		if c.ev.Failed {
+		if failed {
 			delete(d.byCall, c.key)
 			return Verdict{}
 		}

@@ -526,6 +526,9 @@ func TestHermesReadSearchGuard(t *testing.T) {
 		{tool: "read_file", args: read, result: "content", want: "block:consecutive:5"},
 		// Any other tool breaks the streak.
 		{tool: "terminal", args: `{"command":"ls"}`, result: "x"},
+		// The refusals were failures, which cleared the no-progress count:
+		// the same result again is not a repeat.
+		{tool: "read_file", args: read, result: "content"},
 		{tool: "search_files", args: `{"pattern":"foo"}`, result: "m"},
 		{tool: "search_files", args: `{"pattern":"foo"}`, result: "m", want: "steer:no_progress:2"},
 		// The streak spans user messages (per task_id), unlike tool_guardrails.

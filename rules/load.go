@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"sort"
@@ -24,27 +25,23 @@ const MaxThreshold = 1_000_000
 func Load(path string) (*Rules, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot open the rules file: %v", path, errors.Unwrap(err))
+		return nil, fmt.Errorf("%s: cannot open the rules file: %v", path, unwrapPath(err))
 	}
 	defer f.Close()
-	data := make([]byte, MaxFileSize+1)
-	n, _ := readFull(f, data)
-	if n > MaxFileSize {
-		return nil, fmt.Errorf("%s: the rules file is larger than %d bytes", path, MaxFileSize)
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read the rules file: %v", path, unwrapPath(err))
 	}
-	return Parse(data[:n], path)
+	return Parse(data, path)
 }
 
-func readFull(f *os.File, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := f.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
+// unwrapPath drops the path an *os.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
-	return n, nil
+	return err
 }
 
 // Parse validates rules from YAML text; source names it in errors. A file

@@ -9,7 +9,7 @@
 package rules
 
 import (
-	"fmt"
+	"gopkg.in/yaml.v3"
 	"path"
 	"sort"
 	"strings"
@@ -62,22 +62,22 @@ type Scope struct {
 // WriteClears configures write awareness (off when Writers is empty).
 type WriteClears struct {
 	// Writers are the tool selectors whose calls clear reads.
-	Writers []string `yaml:"writers"`
+	Writers []string `yaml:"writers,flow"`
 	// Readers are the selectors whose keys get cleared.
-	Readers []string `yaml:"readers"`
+	Readers []string `yaml:"readers,flow"`
 	// PathArgs are the argument names holding the written path; the first
 	// non-empty string wins.
-	PathArgs []string `yaml:"path_args"`
+	PathArgs []string `yaml:"path_args,flow"`
 }
 
 // ResetCommand configures a manual reset (off when Commands is empty).
 type ResetCommand struct {
 	// Tools are the selectors whose calls may carry the command.
-	Tools []string `yaml:"tools"`
+	Tools []string `yaml:"tools,flow"`
 	// Args are the argument names holding the command text.
-	Args []string `yaml:"args"`
+	Args []string `yaml:"args,flow"`
 	// Commands match after trimming and lower-casing the argument.
-	Commands []string `yaml:"commands"`
+	Commands []string `yaml:"commands,flow"`
 }
 
 // KeyRules says how a call's key (its signature) is built.
@@ -88,9 +88,9 @@ type KeyRules struct {
 	Style string `yaml:"style"`
 	// Ignore lists top-level argument names left out of every key
 	// (volatile arguments such as timeout or ids).
-	Ignore []string `yaml:"ignore"`
+	Ignore []string `yaml:"ignore,flow"`
 	// Fold lists foldings applied to every string value: "trim", "lower".
-	Fold []string `yaml:"fold"`
+	Fold []string `yaml:"fold,flow"`
 	// Tools refines the key per tool selector.
 	Tools map[string]*ToolKey `yaml:"tools"`
 }
@@ -98,7 +98,7 @@ type KeyRules struct {
 // ToolKey refines the key of the tools a selector names.
 type ToolKey struct {
 	// Args, when set, keeps only these top-level arguments.
-	Args []string `yaml:"args"`
+	Args []string `yaml:"args,flow"`
 	// Pick is "all" (the key is the kept arguments as an object) or
 	// "first" (the key is the text of the first kept argument that is set
 	// and not empty, nanobot's url/query; none set: the call gets no key
@@ -106,11 +106,11 @@ type ToolKey struct {
 	Pick string `yaml:"pick"`
 	// Drop removes fields: "name" (top level), "a.b" (nested), or
 	// "edits[].newText" (in every element of an array).
-	Drop []string `yaml:"drop"`
+	Drop []string `yaml:"drop,flow"`
 	// Fold replaces key.fold for these tools.
-	Fold []string `yaml:"fold"`
+	Fold []string `yaml:"fold,flow"`
 	// Ignore adds top-level volatile arguments for these tools.
-	Ignore []string `yaml:"ignore"`
+	Ignore []string `yaml:"ignore,flow"`
 }
 
 // Tool holds per-tool thresholds and messages. Its map key is a selector:
@@ -118,7 +118,7 @@ type ToolKey struct {
 // exact tool name wins over an alias, which wins over a class.
 type Tool struct {
 	// Aliases are more tool names this entry applies to.
-	Aliases []string `yaml:"aliases,omitempty"`
+	Aliases []string `yaml:"aliases,flow,omitempty"`
 	// Off exempts the tools from every detector.
 	Off bool `yaml:"off,omitempty"`
 	// SteerAt and BlockAt are shorthands for the repeat and consecutive
@@ -166,8 +166,8 @@ var DetectorNames = []string{"dedup", "failure", "no_progress", "tool_failure", 
 type Repeat struct {
 	Enabled bool     `yaml:"enabled"`
 	Reset   string   `yaml:"reset"`
-	Only    []string `yaml:"only"`
-	Except  []string `yaml:"except"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
 	SteerAt int      `yaml:"steer_at"`
 	BlockAt int      `yaml:"block_at"`
 	// CountsBlocked: a blocked call still counts (nanobot); otherwise the
@@ -186,8 +186,8 @@ type Repeat struct {
 type Consecutive struct {
 	Enabled       bool     `yaml:"enabled"`
 	Reset         string   `yaml:"reset"`
-	Only          []string `yaml:"only"`
-	Except        []string `yaml:"except"`
+	Only          []string `yaml:"only,flow"`
+	Except        []string `yaml:"except,flow"`
 	SteerAt       int      `yaml:"steer_at"`
 	BlockAt       int      `yaml:"block_at"`
 	CountsBlocked bool     `yaml:"counts_blocked"`
@@ -203,10 +203,10 @@ type Consecutive struct {
 type Cycle struct {
 	Enabled bool     `yaml:"enabled"`
 	Reset   string   `yaml:"reset"`
-	Only    []string `yaml:"only"`
-	Except  []string `yaml:"except"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
 	Window  int      `yaml:"window"`
-	Periods []int    `yaml:"periods"`
+	Periods []int    `yaml:"periods,flow"`
 	// PeriodMustDivide skips periods that do not divide the window
 	// (attractor: with window 10, period 3 is never checked).
 	PeriodMustDivide bool `yaml:"period_must_divide"`
@@ -223,15 +223,15 @@ type Cycle struct {
 type Failure struct {
 	Enabled bool     `yaml:"enabled"`
 	Reset   string   `yaml:"reset"`
-	Only    []string `yaml:"only"`
-	Except  []string `yaml:"except"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
 	SteerAt int      `yaml:"steer_at"`
 	BlockAt int      `yaml:"block_at"`
 	// BlocksAsFailures names the detectors whose blocks count as failures
 	// of the call (hermes June 2026: the read/search guard's BLOCKED
 	// refusals were tool results containing "error", so they counted; its
 	// guardrail blocks never reached after_call, so they did not).
-	BlocksAsFailures []string `yaml:"blocks_as_failures"`
+	BlocksAsFailures []string `yaml:"blocks_as_failures,flow"`
 	// EmptyIsFailure: an empty result counts as a failure too (hermes PR
 	// #14059: "a tool result that is an error or empty").
 	EmptyIsFailure bool   `yaml:"empty_is_failure"`
@@ -244,8 +244,8 @@ type Failure struct {
 type ToolFailure struct {
 	Enabled bool     `yaml:"enabled"`
 	Reset   string   `yaml:"reset"`
-	Only    []string `yaml:"only"`
-	Except  []string `yaml:"except"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
 	// SteerAt and HaltAt act after the n-th failure; BlockAt blocks the
 	// tool's next call once it has failed n times.
 	SteerAt int `yaml:"steer_at"`
@@ -253,7 +253,7 @@ type ToolFailure struct {
 	HaltAt  int `yaml:"halt_at"`
 	// ResetAfterBlock clears the tool's count after a block.
 	ResetAfterBlock  bool     `yaml:"reset_after_block"`
-	BlocksAsFailures []string `yaml:"blocks_as_failures"`
+	BlocksAsFailures []string `yaml:"blocks_as_failures,flow"`
 	EmptyIsFailure   bool     `yaml:"empty_is_failure"`
 	SteerMessage     string   `yaml:"steer_message"`
 	BlockMessage     string   `yaml:"block_message"`
@@ -264,17 +264,21 @@ type ToolFailure struct {
 type NoProgress struct {
 	Enabled bool     `yaml:"enabled"`
 	Reset   string   `yaml:"reset"`
-	Only    []string `yaml:"only"`
-	Except  []string `yaml:"except"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
 	// By is "call" (same key, same result as its last run: hermes) or
 	// "tool" (same tool, any arguments, same result: hermes PR #18075).
 	By string `yaml:"by"`
 	// SteerAt acts after the n-th identical result; BlockAt blocks the next
 	// identical call once its result has repeated n times (By call only).
-	SteerAt      int    `yaml:"steer_at"`
-	BlockAt      int    `yaml:"block_at"`
-	SteerMessage string `yaml:"steer_message"`
-	BlockMessage string `yaml:"block_message"`
+	SteerAt int `yaml:"steer_at"`
+	BlockAt int `yaml:"block_at"`
+	// BlocksAsFailures names the detectors whose blocks count as failed
+	// runs of the call, which clear its count (hermes: a BLOCKED refusal is
+	// a failure, and a failure pops the no-progress entry).
+	BlocksAsFailures []string `yaml:"blocks_as_failures,flow"`
+	SteerMessage     string   `yaml:"steer_message"`
+	BlockMessage     string   `yaml:"block_message"`
 }
 
 // Dedup answers an identical call from the earlier result instead of
@@ -282,8 +286,8 @@ type NoProgress struct {
 type Dedup struct {
 	Enabled bool     `yaml:"enabled"`
 	Reset   string   `yaml:"reset"`
-	Only    []string `yaml:"only"`
-	Except  []string `yaml:"except"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
 	// DedupAt is the call ordinal from which identical calls are deduped
 	// (2 = every repeat).
 	DedupAt int `yaml:"dedup_at"`
@@ -298,7 +302,7 @@ type Duration time.Duration
 // MarshalYAML writes the duration as text ("0s" when unset).
 func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
 
-// Name returns the rules' name.
+// String returns the rules' name.
 func (r *Rules) String() string { return r.Name }
 
 // ClassOf returns the class of a tool name: "read", "search", "list",
@@ -365,7 +369,7 @@ func (r *Rules) ToolEntry(tool string) []*Tool {
 	return out
 }
 
-// Classes lists the class names of the table, sorted, "other" last.
+// ClassNames lists the class names of the table, sorted, "other" last.
 func (r *Rules) ClassNames() []string {
 	names := make([]string, 0, len(r.Classes)+1)
 	for c := range r.Classes {
@@ -381,6 +385,24 @@ func (r *Rules) ClassNames() []string {
 // ("*_poll"). A rules file's classes extend the defaults: a name given
 // under a class leaves the class it had before.
 type ClassTable map[string][]string
+
+// MarshalYAML writes the table with one flow list per class, sorted.
+func (c ClassTable) MarshalYAML() (any, error) {
+	names := make([]string, 0, len(c))
+	for name := range c {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	for _, name := range names {
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, tool := range c[name] {
+			seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: tool})
+		}
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: name}, seq)
+	}
+	return m, nil
+}
 
 // DefaultClasses is the built-in class table (DESIGN.md "Tool classes",
 // extended with the tool names seen in hermes, nanobot, Claude Code, Codex
@@ -458,11 +480,4 @@ func (r *Rules) compile() {
 func (r *Rules) HasClass(c string) bool {
 	_, ok := r.Classes[c]
 	return ok || c == "other"
-}
-
-func (r *Rules) describe() string {
-	if r.Source != "" {
-		return fmt.Sprintf("%s (%s)", r.Name, r.Source)
-	}
-	return r.Name
 }

@@ -324,6 +324,9 @@ func (v *validator) detectors() error {
 		if err := v.detectorCommon("no_progress", p.Reset, p.Only, p.Except); err != nil {
 			return err
 		}
+		if err := v.detectorList("no_progress", p.BlocksAsFailures); err != nil {
+			return err
+		}
 		if !oneOf(p.By, "call", "tool") {
 			return v.fail("detectors.no_progress.by", "detectors.no_progress.by must be call or tool, not %q", p.By)
 		}

@@ -276,8 +276,9 @@ func planFiles(cfg Config) []filePlan {
 			left -= s
 		}
 	}
-	capSize := cfg.MaxFileBytes * 9 / 10
-	for left >= 1500 {
+	// Only the planned large files go over 50 MB.
+	capSize := min(cfg.MaxFileBytes*9/10, LargeFileBytes)
+	for left > 0 {
 		var s int64
 		switch v := r.IntN(100); {
 		case v < 70:

@@ -165,6 +165,10 @@ func (b *builder) build(budget int64, subagents bool, depth int) *session {
 			planned = append(planned, b.nextShape())
 		}
 	}
+	delegateTurn := -1
+	if subagents && depth == 0 && b.r.IntN(4) == 0 {
+		delegateTurn = b.r.IntN(nTurns)
+	}
 	plantTurn := map[int][]string{}
 	for _, sh := range planned {
 		ti := b.r.IntN(nTurns)
@@ -209,8 +213,8 @@ func (b *builder) build(budget int64, subagents bool, depth int) *session {
 				break
 			}
 		}
-		if subagents && depth == 0 && b.r.IntN(8) == 0 && left > 6000 {
-			child := b.buildChild(min(left/3, 400_000))
+		if ti == delegateTurn {
+			child := b.buildChild(max(min(left/3, 400_000), 3000))
 			goal := "Investigate the " + word(b.r) + " " + word(b.r) + itoa(b.tk.next()) + " and report back."
 			res := objString([]kv{{"results", []any{[]kv{
 				{"task_index", 0}, {"status", "completed"}, {"summary", child.turns[len(child.turns)-1].final},

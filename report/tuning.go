@@ -1,0 +1,181 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/loopgate/loopgate/analyze"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// This file renders the tuning commands: compare (presets or rules files
+// side by side) and sweep (a grid of settings with its Pareto front).
+
+// TuningFormats are the formats compare and sweep write.
+func TuningFormats() []string { return []string{"table", "json", "csv", "markdown"} }
+
+// tuningColumns are the summary columns every tuning row shows.
+var tuningColumns = []string{"steered", "blocked", "deduped", "halted", "harmful", "redundant", "precision", "recall", "tokens_saved", "context_tokens_saved"}
+
+func tuningCells(s analyze.Summary, human bool) []string {
+	ratio := func(p *float64) string {
+		if human {
+			return percent(p)
+		}
+		if p == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*p, 'f', 4, 64)
+	}
+	num := func(n int64) string {
+		if human {
+			return thousands(n)
+		}
+		return strconv.FormatInt(n, 10)
+	}
+	return []string{num(int64(s.Steered)), num(int64(s.Blocked)), num(int64(s.Deduped)), num(int64(s.Halted)),
+		num(int64(s.Harmful)), num(int64(s.Redundant)), ratio(s.Precision), ratio(s.Recall),
+		num(s.TokensSaved), num(s.ContextTokensSaved)}
+}
+
+var tuningHeader = []string{"Steered", "Blocked", "Deduped", "Halted", "Harmful", "Redundant", "Precision", "Recall", "Tokens saved", "Context saved"}
+
+// Compare writes compare rows in a tuning format.
+func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analyze.Summary, opt Options) error {
+	switch format {
+	case "json":
+		return writeJSON(w, struct {
+			Corpus analyze.Summary      `json:"corpus"`
+			Rows   []analyze.CompareRow `json:"rows"`
+		}{corpus, rows}, "  ")
+	case "csv":
+		cw := csv.NewWriter(w)
+		cw.Write(append([]string{"name", "source"}, tuningColumns...))
+		for _, r := range rows {
+			cw.Write(append([]string{r.Name, r.Source}, tuningCells(r.Summary, false)...))
+		}
+		cw.Flush()
+		return cw.Error()
+	case "markdown":
+		var b strings.Builder
+		fmt.Fprintf(&b, "## loopgate compare\n\n%s\n\n", corpusLine(corpus))
+		b.WriteString("| Rules | " + strings.Join(tuningHeader, " | ") + " |\n|---|" + strings.Repeat("---:|", len(tuningHeader)) + "\n")
+		for _, r := range rows {
+			b.WriteString("| `" + mdText(r.Name) + "` | " + strings.Join(tuningCells(r.Summary, true), " | ") + " |\n")
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	case "table":
+		t := &textWriter{opt: opt}
+		t.heading("Compare")
+		t.printf("%s\n\n", corpusLine(corpus))
+		tab := t.newTable(tuningAlign(1))
+		tab.Header(append([]string{"Rules"}, tuningHeader...))
+		for _, r := range rows {
+			t.append(tab, stringsToAny(append([]string{r.Name}, tuningCells(r.Summary, true)...))...)
+		}
+		t.render(tab)
+		return t.flushTo(w)
+	}
+	return fmt.Errorf("unknown format %q (one of %s)", format, strings.Join(TuningFormats(), ", "))
+}
+
+// Sweep writes sweep rows in a tuning format; rows on the Pareto front are
+// marked with "*" (table, markdown) or pareto=true (json, csv).
+func Sweep(format string, w io.Writer, base string, rows []analyze.SweepRow, corpus analyze.Summary, opt Options) error {
+	var keys []string
+	if len(rows) > 0 {
+		for _, s := range rows[0].Settings {
+			keys = append(keys, s.Key)
+		}
+	}
+	values := func(r analyze.SweepRow) []string {
+		v := make([]string, len(r.Settings))
+		for i, s := range r.Settings {
+			v[i] = s.Value
+		}
+		return v
+	}
+	switch format {
+	case "json":
+		return writeJSON(w, struct {
+			Base   string             `json:"base"`
+			Corpus analyze.Summary    `json:"corpus"`
+			Rows   []analyze.SweepRow `json:"rows"`
+		}{base, corpus, rows}, "  ")
+	case "csv":
+		cw := csv.NewWriter(w)
+		cw.Write(append(append(append([]string{}, keys...), tuningColumns...), "pareto"))
+		for _, r := range rows {
+			cw.Write(append(append(values(r), tuningCells(r.Summary, false)...), strconv.FormatBool(r.Pareto)))
+		}
+		cw.Flush()
+		return cw.Error()
+	case "markdown":
+		var b strings.Builder
+		fmt.Fprintf(&b, "## loopgate sweep over `%s`\n\n%s Rows marked ★ are on the savings/harm Pareto front.\n\n", mdText(base), corpusLine(corpus))
+		head := append(append([]string{""}, keys...), tuningHeader...)
+		b.WriteString("| " + strings.Join(head, " | ") + " |\n|---|" + strings.Repeat("---|", len(keys)) + strings.Repeat("---:|", len(tuningHeader)) + "\n")
+		for _, r := range rows {
+			mark := ""
+			if r.Pareto {
+				mark = "★"
+			}
+			b.WriteString("| " + mark + " | " + strings.Join(values(r), " | ") + " | " + strings.Join(tuningCells(r.Summary, true), " | ") + " |\n")
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	case "table":
+		t := &textWriter{opt: opt}
+		t.heading("Sweep over " + base)
+		t.printf("%s\n* = on the Pareto front: no other row saves more (context tokens) with as few harmful stops.\n\n", corpusLine(corpus))
+		tab := t.newTable(tuningAlign(1 + len(keys)))
+		tab.Header(append(append([]string{""}, keys...), tuningHeader...))
+		for _, r := range rows {
+			mark := ""
+			if r.Pareto {
+				mark = paint(opt.Color, ansiBold, "*")
+			}
+			t.append(tab, stringsToAny(append(append([]string{mark}, values(r)...), tuningCells(r.Summary, true)...))...)
+		}
+		t.render(tab)
+		return t.flushTo(w)
+	}
+	return fmt.Errorf("unknown format %q (one of %s)", format, strings.Join(TuningFormats(), ", "))
+}
+
+func corpusLine(s analyze.Summary) string {
+	return fmt.Sprintf("Corpus: %d files, %d sessions, %d turns, %d calls, %d redundant, %d problems.",
+		s.Files, s.Sessions, s.Turns, s.Calls, s.Redundant, s.Problems)
+}
+
+func tuningAlign(textColumns int) []tw.Align {
+	align := make([]tw.Align, textColumns+len(tuningHeader))
+	for i := range align {
+		if i < textColumns {
+			align[i] = tw.AlignLeft
+		} else {
+			align[i] = tw.AlignRight
+		}
+	}
+	return align
+}
+
+func stringsToAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+func (t *textWriter) flushTo(w io.Writer) error {
+	if t.err != nil {
+		return t.err
+	}
+	_, err := w.Write(t.buf.Bytes())
+	return err
+}
