@@ -606,13 +606,25 @@ func rulesCommand() *cli.Command {
 				Name:  "print",
 				Usage: "print the effective rules as YAML that --rules accepts back",
 				Flags: []cli.Flag{rulesFlag, presetFlag,
-					&cli.BoolFlag{Name: "list", Usage: "list the preset names"}},
+					&cli.BoolFlag{Name: "list", Usage: "list the preset names"},
+					&cli.BoolFlag{Name: "source", Usage: "with --preset: print the preset file as written, with the comments that cite its design and readings"}},
 				Action: func(c *cli.Context) error {
 					if c.Bool("list") {
 						for _, n := range rules.PresetNames() {
 							fmt.Fprintln(c.App.Writer, n)
 						}
 						return nil
+					}
+					if c.Bool("source") {
+						if c.String("preset") == "" {
+							return usageError("--source goes with --preset NAME")
+						}
+						b, err := rules.PresetText(c.String("preset"))
+						if err != nil {
+							return usageError("%v", err)
+						}
+						_, err = c.App.Writer.Write(b)
+						return err
 					}
 					r, err := loadRules(c)
 					if err != nil {

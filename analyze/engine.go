@@ -106,6 +106,9 @@ func (g *Guard) UserTurn(t time.Time) {
 			d.reset()
 		}
 	}
+	// Epochs end only when every detector resets at a turn: a session-wide
+	// detector (hermes' read/search streak) still treats calls of earlier
+	// turns as the same call.
 	if g.turnClearsAll {
 		clear(g.epoch)
 	}
@@ -113,6 +116,8 @@ func (g *Guard) UserTurn(t time.Time) {
 		g.timerSet = false
 	}
 	g.pendingNote = ""
+	// A call whose After never came (a halted turn) is not kept forever.
+	clear(g.inflight)
 }
 
 // Compaction is a context compaction: it resets everything when the rules

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -271,5 +272,40 @@ func TestRandomStreams(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkGuard measures the engine alone: one call through Before and
+// After, keys built from parsed arguments, for each preset.
+func BenchmarkGuard(b *testing.B) {
+	args := []string{`{"path":"/src/a.go","offset":1,"limit":200}`, `{"command":"go test ./...","timeout":60}`,
+		`{"query":"golang yaml strict decoding"}`, `{"path":"/src/b.go","edits":[{"oldText":"x","newText":"y"}]}`}
+	tools := []string{"read_file", "terminal", "web_search", "edit"}
+	for _, name := range rules.PresetNames() {
+		b.Run(name, func(b *testing.B) {
+			r, err := rules.Preset(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			evs := make([]CallEvent, 64)
+			for i := range evs {
+				v, _ := jsonx.ParseString(args[i%len(args)])
+				evs[i] = CallEvent{Tool: tools[i%len(tools)], Args: v, ArgsOK: true, ArgsRaw: args[i%len(args)], Result: "r", ResultHash: uint64(i % 3)}
+				evs[i].Class = r.ClassOf(evs[i].Tool)
+			}
+			g := NewGuard(r)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if i%500 == 0 {
+					g.UserTurn(t0)
+				}
+				ev := &evs[i%len(evs)]
+				v := g.Before(ev)
+				g.After(ev, v)
+				if i%4 == 3 {
+					g.EndRequest()
+				}
+			}
+		})
 	}
 }

@@ -74,6 +74,10 @@ func truthy(v jsonx.Value) bool {
 	return len(v.Obj) > 0
 }
 
+// style maps key.style to an encoding. Keys are sorted by their UTF-8
+// bytes; pi sorts by UTF-16 code units and Python by code points. The
+// orders differ only for keys with characters outside the BMP, and any
+// deterministic order gives the same equality, which is all a key needs.
 func (r *Rules) style() jsonx.Style {
 	switch r.Key.Style {
 	case "sorted_top":

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -64,8 +65,19 @@ func parseWith(data []byte, source string, preset func(string) (*Rules, error)) 
 		return nil, fmt.Errorf("%s: the rules file is larger than %d bytes", source, MaxFileSize)
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
 		return nil, yamlError(source, data, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err != io.EOF {
+		line := 1
+		if err == nil && extra.Line > 0 {
+			line = extra.Line
+		} else if err != nil {
+			return nil, yamlError(source, data, err)
+		}
+		return nil, fmt.Errorf("%s:%d: a rules file holds one YAML document; this is a second one", source, line)
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s:1: the rules file is empty", source)

@@ -445,6 +445,7 @@ func writeFile(dir string, cfg Config, pl filePlan, p *pool) (res fileResult) {
 
 // timeSession gives a session (and its subagents) ids and timestamps.
 func timeSession(r *rand.Rand, s *session, start int64, pl filePlan, k int) {
+	start += int64(r.IntN(1_000_000)) // hermes stores float epochs with microseconds
 	s.start = start
 	at := start + int64(r.IntN(30))*1e6
 	for _, t := range s.turns {

@@ -82,9 +82,8 @@ func (b *builder) resultSize(left int64) int {
 	} else {
 		n = logUniform(b.r, 8, 3000)
 	}
-	if n > left/2 {
-		n = left / 2
-	}
+	// Leave room for the JSON a harness wraps around the text.
+	n = min(n, int64(b.maxResult)*9/10, left/2)
 	if n < 8 {
 		n = 8
 	}
@@ -143,9 +142,8 @@ func estimate(c *call) int64 {
 	return n
 }
 
-// build makes a session of about budget bytes. plantable lists the shapes
-// this harness can plant; subagents is true where the format keeps
-// subagent sessions (hermes export).
+// build makes a session of about budget bytes. subagents is true where the
+// format keeps subagent sessions (hermes export); depth is 1 for a subagent.
 func (b *builder) build(budget int64, subagents bool, depth int) *session {
 	s := &session{}
 	b.tk.uniq = 0
@@ -182,7 +180,6 @@ func (b *builder) build(budget int64, subagents bool, depth int) *session {
 		shapes := plantTurn[ti]
 		for used < perTurn || len(shapes) > 0 {
 			if len(shapes) > 0 && (used >= perTurn || b.r.IntN(3) == 0) {
-				before := used
 				steps, p := b.plant(shapes[0], max(perTurn-used, 2000))
 				shapes = shapes[1:]
 				for _, st := range steps {
@@ -192,7 +189,6 @@ func (b *builder) build(budget int64, subagents bool, depth int) *session {
 				}
 				t.steps = append(t.steps, steps...)
 				s.loops = append(s.loops, p)
-				_ = before
 				continue
 			}
 			if used >= perTurn {
@@ -230,9 +226,8 @@ func (b *builder) build(budget int64, subagents bool, depth int) *session {
 		}
 		left -= used
 		s.turns = append(s.turns, t)
-		if left <= 0 && ti >= 0 {
-			// keep at least the turns already made; stop early
-			break
+		if left <= 0 {
+			break // the budget is spent: end the session early
 		}
 	}
 	return s
@@ -373,6 +368,9 @@ func (b *builder) plant(shape string, left int64) ([]*step, *plant) {
 			fail = t.missing(path)
 			ok = nil // a missing file stays missing
 		}
+		if ok != nil {
+			ok.args = fail.args // the retry is the very same call
+		}
 		p.variant = "all-fail"
 		succeed := ok != nil && b.r.IntN(5) < 2
 		for i := 0; i < n; i++ {
@@ -431,7 +429,7 @@ func (b *builder) plant(shape string, left int64) ([]*step, *plant) {
 			base = t.webFetch(text, b.resultSize(left/int64(n+1)))
 			field = "url"
 		}
-		variants := []string{text, strings.ToLower(text), "  " + text + " ", strings.ToUpper(text[:1]) + strings.ToLower(text[1:])}
+		variants := []string{text, recase(text), "  " + text + " ", text + "  "}
 		if b.r.IntN(2) == 0 {
 			p.variant = "with-exact-repeat"
 			variants[2] = text
@@ -454,5 +452,19 @@ func (b *builder) plant(shape string, left int64) ([]*step, *plant) {
 	return steps, p
 }
 
-// foldKey is nanobot's external-lookup signature folding: strip, lower.
-func foldKey(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+// recase changes only the case of s: lower case when it has capitals, else
+// a capital after every separator ("Https://Docs.Example.Com/...").
+func recase(s string) string {
+	if l := strings.ToLower(s); l != s {
+		return l
+	}
+	b := []byte(s)
+	up := true
+	for i, c := range b {
+		if up && c >= 'a' && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+		up = c == ' ' || c == '/' || c == '.' || c == '-' || c == ':'
+	}
+	return string(b)
+}

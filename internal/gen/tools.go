@@ -150,6 +150,9 @@ func (t *toolkit) search(pattern, dir string, n int) *call {
 		matches = append(matches, m+":"+itoa(ln)+": "+text)
 		objs = append(objs, []kv{{"path", m}, {"line", ln}, {"content", text}})
 		size += len(m) + len(text) + 8
+		if t.h == hHermes {
+			size += 40 // the match object's keys and quotes
+		}
 	}
 	switch t.h {
 	case hHermes:

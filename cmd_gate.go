@@ -1,0 +1,159 @@
+package main
+
+// The gate command: replay golden transcripts under the rules a gate file
+// names and fail (exit 1) when any case's expectations do not hold. The
+// gate file's schema and the checks live in analyze/gate.go; the CI outputs
+// (JUnit, SARIF, GitHub annotations and step summary) in package report.
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/report"
+)
+
+// snapshotArgsChars is how much of a decision's arguments a snapshot keeps:
+// enough to recognize the call, short enough for a one-line diff.
+const snapshotArgsChars = 120
+
+func gateCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "gate",
+		Usage:     "CI gate: replay golden transcripts and check the expectations of a gate file",
+		ArgsUsage: "[FILE] (default: " + analyze.DefaultGateFile + ")",
+		Flags: []cli.Flag{
+			jobsFlag, colorFlag, noRedactFlag,
+			&cli.BoolFlag{Name: "update", Usage: "rewrite every case's snapshot from this run instead of comparing with it"},
+			&cli.StringFlag{Name: "junit", Usage: "also write a JUnit XML report (one testcase per case) to `FILE`"},
+			&cli.StringFlag{Name: "sarif", Usage: "also write a SARIF 2.1.0 report (failed expectations) to `FILE`"},
+			&cli.BoolFlag{Name: "sarif-decisions", Usage: "with --sarif, also report every blocked and harmful decision"},
+			&cli.BoolFlag{Name: "github", Usage: "print GitHub Actions annotations, and append a summary to $GITHUB_STEP_SUMMARY when it is set"},
+		},
+		Action: runGate,
+	}
+}
+
+func runGate(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return usageError("gate takes one gate FILE, not %d (%s)", c.NArg(), strings.Join(c.Args().Slice(), " "))
+	}
+	if c.Bool("sarif-decisions") && c.String("sarif") == "" {
+		return usageError("--sarif-decisions needs --sarif FILE")
+	}
+	file := c.Args().First()
+	if file == "" {
+		file = analyze.DefaultGateFile
+	}
+	opt, err := reportOptions(c, os.Stdout)
+	if err != nil {
+		return err
+	}
+	g, err := analyze.LoadGate(file)
+	if err != nil {
+		return cli.Exit(err.Error(), exitUsage)
+	}
+	res, err := analyze.RunGate(g, analyze.GateOptions{
+		Jobs:   c.Int("jobs"),
+		Update: c.Bool("update"),
+		// Snapshots are committed to a repository: always redacted,
+		// whatever --no-redact says.
+		SnapshotArgs: func(s string) string { return report.AbbreviateArgs(report.Redact(s), snapshotArgsChars) },
+	})
+	if err != nil {
+		return cli.Exit(err.Error(), exitUsage)
+	}
+
+	writeGateSummary(c.App.Writer, res, opt)
+	if path := c.String("junit"); path != "" {
+		if err := writeReportFile(path, func(w io.Writer) error { return report.GateJUnit(w, res, opt) }); err != nil {
+			return err
+		}
+	}
+	if path := c.String("sarif"); path != "" {
+		sopt := report.SARIFOptions{Decisions: c.Bool("sarif-decisions"), Version: version}
+		if err := writeReportFile(path, func(w io.Writer) error { return report.GateSARIF(w, res, sopt, opt) }); err != nil {
+			return err
+		}
+	}
+	if c.Bool("github") {
+		if err := report.GateGitHub(c.App.Writer, res, opt); err != nil {
+			return cli.Exit(err.Error(), exitUsage)
+		}
+		if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+			if err := appendReportFile(path, func(w io.Writer) error { return report.GateMarkdown(w, res, opt) }); err != nil {
+				return err
+			}
+		}
+	}
+	if n := res.Failed(); n > 0 {
+		return cli.Exit(fmt.Sprintf("gate failed: %d of %d case(s) failed", n, len(res.Cases)), exitFindings)
+	}
+	return nil
+}
+
+func writeReportFile(path string, render func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("cannot write %s: %v", path, err), exitUsage)
+	}
+	if err := render(f); err != nil {
+		f.Close()
+		return cli.Exit(fmt.Sprintf("cannot write %s: %v", path, err), exitUsage)
+	}
+	if err := f.Close(); err != nil {
+		return cli.Exit(fmt.Sprintf("cannot write %s: %v", path, err), exitUsage)
+	}
+	return nil
+}
+
+func appendReportFile(path string, render func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("cannot append to $GITHUB_STEP_SUMMARY (%s): %v", path, err), exitUsage)
+	}
+	if err := render(f); err != nil {
+		f.Close()
+		return cli.Exit(fmt.Sprintf("cannot append to $GITHUB_STEP_SUMMARY (%s): %v", path, err), exitUsage)
+	}
+	return f.Close()
+}
+
+// writeGateSummary prints one line per case (PASS/FAIL, name, what the
+// replay found), then each failed expectation indented under it, expected
+// versus actual, with the gate file line, then a total line. No timings:
+// the output is the same from run to run.
+func writeGateSummary(w io.Writer, res *analyze.GateResult, opt report.Options) {
+	paint := func(style, s string) string {
+		if !opt.Color {
+			return s
+		}
+		return style + s + "\x1b[0m"
+	}
+	for i := range res.Cases {
+		cr := &res.Cases[i]
+		s := cr.Report.Summary
+		status := paint("\x1b[32m", "PASS")
+		if !cr.Passed() {
+			status = paint("\x1b[31m", "FAIL")
+		}
+		fmt.Fprintf(w, "%s  %s  [%s] %d session(s), %d calls: blocked %d, steered %d, deduped %d, harmful %d\n",
+			status, cr.Case.Name, cr.Report.Rules.Name, s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful)
+		for _, f := range cr.Failures {
+			msg := f.Message
+			if opt.Redact {
+				msg = report.Redact(msg)
+			}
+			fmt.Fprintf(w, "      %s  (%s:%d)\n", msg, res.File, f.GateLine)
+		}
+		if cr.SnapshotWritten {
+			fmt.Fprintf(w, "      snapshot written: %s\n", cr.Case.Snapshot)
+		}
+	}
+	failed := res.Failed()
+	fmt.Fprintf(w, "%d case(s): %d passed, %d failed\n", len(res.Cases), len(res.Cases)-failed, failed)
+}

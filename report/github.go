@@ -1,0 +1,125 @@
+package report
+
+// GitHub Actions output for `loopgate gate --github`: workflow-command
+// annotations (`::error file=F,line=L,title=T::message`) that GitHub shows
+// on the run and on the pull request's files, and a markdown summary for
+// $GITHUB_STEP_SUMMARY.
+//
+// GitHub shows at most 10 error annotations per step and silently drops the
+// rest (reference/ecosystem.md §1.4), so we emit the first 10 failures and
+// then one notice saying how many more there are; the step summary lists
+// them all.
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loopgate/loopgate/analyze"
+)
+
+// GitHubAnnotationLimit is how many error annotations GitHub shows per step.
+const GitHubAnnotationLimit = 10
+
+// stepSummaryFailures caps the failures listed in the step summary, which
+// GitHub limits to 1 MiB per step.
+const stepSummaryFailures = 200
+
+// escapeData escapes an annotation's message (actions/toolkit command.ts).
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes an annotation property value.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// GateGitHub writes one error annotation per failed expectation, the first
+// GitHubAnnotationLimit of them, then a notice for the rest.
+func GateGitHub(w io.Writer, res *analyze.GateResult, opt Options) error {
+	total, emitted := 0, 0
+	for i := range res.Cases {
+		cr := &res.Cases[i]
+		for _, f := range cr.Failures {
+			total++
+			if emitted >= GitHubAnnotationLimit {
+				continue
+			}
+			emitted++
+			file, line := f.File, f.Line
+			if file == "" {
+				file, line = res.File, f.GateLine
+			}
+			title := "loopgate gate: " + cr.Case.Name
+			msg := fmt.Sprintf("%s (expectation at %s:%d)", gateText(f.Message, opt), ArtifactURI(res.File), f.GateLine)
+			if _, err := fmt.Fprintf(w, "::error file=%s,line=%d,title=%s::%s\n",
+				escapeProperty(ArtifactURI(file)), max(line, 1), escapeProperty(title), escapeData(msg)); err != nil {
+				return err
+			}
+		}
+	}
+	if total > emitted {
+		_, err := fmt.Fprintf(w, "::notice title=loopgate gate::%s\n", escapeData(fmt.Sprintf(
+			"%d more failed expectation(s) not annotated: GitHub shows %d error annotations per step. See the job summary or the JUnit report for all %d.",
+			total-emitted, GitHubAnnotationLimit, total)))
+		return err
+	}
+	return nil
+}
+
+// mdCell makes text safe in a markdown table cell.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r", " "), "\n", " ")
+}
+
+// GateMarkdown writes the gate result as markdown for a step summary or a
+// pull-request comment: a verdict line, a table of cases, every failure.
+func GateMarkdown(w io.Writer, res *analyze.GateResult, opt Options) error {
+	var b strings.Builder
+	failed := res.Failed()
+	fmt.Fprintf(&b, "## loopgate gate: `%s`\n\n", ArtifactURI(res.File))
+	if failed == 0 {
+		fmt.Fprintf(&b, "**All %d cases passed.**\n\n", len(res.Cases))
+	} else {
+		fmt.Fprintf(&b, "**%d of %d cases failed.**\n\n", failed, len(res.Cases))
+	}
+	b.WriteString("| | case | rules | sessions | calls | blocked | steered | harmful | precision | recall |\n")
+	b.WriteString("|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	for i := range res.Cases {
+		cr := &res.Cases[i]
+		s := cr.Report.Summary
+		mark := "✅ pass"
+		if !cr.Passed() {
+			mark = "❌ fail"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %d | %s | %s |\n", mark, mdCell(cr.Case.Name), mdCell(cr.Report.Rules.Name),
+			s.Sessions, s.Calls, s.Blocked, s.Steered, s.Harmful, percent(s.Precision), percent(s.Recall))
+	}
+	if failed > 0 {
+		b.WriteString("\n### Failed expectations\n\n")
+		listed, total := 0, 0
+		for i := range res.Cases {
+			cr := &res.Cases[i]
+			for _, f := range cr.Failures {
+				total++
+				if listed >= stepSummaryFailures {
+					continue
+				}
+				listed++
+				where := fmt.Sprintf("%s:%d", ArtifactURI(res.File), f.GateLine)
+				if f.File != "" {
+					where += fmt.Sprintf(", %s:%d", ArtifactURI(f.File), max(f.Line, 1))
+				}
+				fmt.Fprintf(&b, "- **%s**: %s (`%s`)\n", mdCell(cr.Case.Name), mdCell(gateText(f.Message, opt)), where)
+			}
+		}
+		if total > listed {
+			fmt.Fprintf(&b, "- … and %d more\n", total-listed)
+		}
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}

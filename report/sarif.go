@@ -1,0 +1,276 @@
+package report
+
+// SARIF 2.1.0 for `loopgate gate --sarif FILE`, shaped for GitHub code
+// scanning (reference/ecosystem.md §1.2): every result has a ruleId, a
+// message, one physical location (the transcript, repository-relative, and
+// a line >= 1: a result without a location makes GitHub reject the whole
+// upload), and our own partialFingerprints, so that an alert keeps its
+// identity when lines shift.
+//
+// Results are the failed expectations (level error) and, when asked, every
+// blocked and harmful decision. Reading taken for decisions: in a gate, a
+// block in a golden loop is the expected outcome, not a defect, so a block
+// is a "note" and a harmful stop (hidden information) a "warning"; only a
+// failed expectation is an "error".
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/loopgate/loopgate/analyze"
+)
+
+// SARIFOptions tune the SARIF report.
+type SARIFOptions struct {
+	// Decisions adds every blocked, deduped, halted or harmful decision.
+	Decisions bool
+	// Version is loopgate's version, shown as the driver's version.
+	Version string
+}
+
+// SARIF rule ids: stable, GitHub keys alerts on them.
+const (
+	SARIFRuleExpect   = "gate/expectation"
+	SARIFRuleCall     = "gate/call"
+	SARIFRuleSnapshot = "gate/snapshot"
+	SARIFRuleProblems = "gate/input-problems"
+	SARIFRuleBlock    = "decision/block"
+	SARIFRuleHarmful  = "decision/harmful"
+)
+
+// InformationURI is where the SARIF driver points readers.
+const InformationURI = "https://github.com/loopgate/loopgate"
+
+// FingerprintKey names our partialFingerprints entry (versioned, so that a
+// change of recipe does not collide with old alerts).
+const FingerprintKey = "loopgateFinding/v1"
+
+var sarifRules = []sarifRule{
+	{ID: SARIFRuleExpect, Name: "GateExpectationFailed", Short: "A summary expectation of a gate case does not hold", Full: "The replay of the case's transcripts gave a summary number (blocked, steered, harmful, precision, ...) that the gate file does not accept.", Level: "error"},
+	{ID: SARIFRuleCall, Name: "GateCallExpectationFailed", Short: "A call did not get the action the gate file expects", Full: "A calls: entry of the gate file says what must happen to a given call; the replay did something else.", Level: "error"},
+	{ID: SARIFRuleSnapshot, Name: "GateSnapshotDrift", Short: "A decision differs from the case's snapshot", Full: "The replay's decisions differ from those recorded by loopgate gate --update: a decision changed, appeared or disappeared.", Level: "error"},
+	{ID: SARIFRuleProblems, Name: "GateInputProblems", Short: "A golden transcript did not read cleanly", Full: "Reading the case's transcripts produced input problems; a golden transcript must read without any unless the case expects them.", Level: "error"},
+	{ID: SARIFRuleBlock, Name: "GuardStoppedCall", Short: "The guard would stop this call", Full: "Under the case's rules, the guard blocks, deduplicates or halts at this call.", Level: "note"},
+	{ID: SARIFRuleHarmful, Name: "GuardHidInformation", Short: "The guard would hide new information", Full: "The guard stops this call although its real result differed from every earlier result for the same key: a harmful stop.", Level: "warning"},
+}
+
+type sarifRule struct {
+	ID, Name, Short, Full, Level string
+}
+
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool              sarifTool         `json:"tool"`
+	AutomationDetails map[string]string `json:"automationDetails"`
+	Results           []sarifResult     `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string                `json:"name"`
+	Version        string                `json:"version,omitempty"`
+	InformationURI string                `json:"informationUri"`
+	Rules          []sarifRuleDescriptor `json:"rules"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifRuleDescriptor struct {
+	ID                   string            `json:"id"`
+	Name                 string            `json:"name"`
+	ShortDescription     sarifText         `json:"shortDescription"`
+	FullDescription      sarifText         `json:"fullDescription"`
+	DefaultConfiguration map[string]string `json:"defaultConfiguration"`
+}
+
+type sarifResult struct {
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifText         `json:"message"`
+	Locations           []sarifLocation   `json:"locations"`
+	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	Properties          map[string]any    `json:"properties,omitempty"`
+}
+
+type sarifLocation struct {
+	ID               *int                  `json:"id,omitempty"`
+	PhysicalLocation sarifPhysicalLocation `json:"physicalLocation"`
+	Message          *sarifText            `json:"message,omitempty"`
+}
+
+type sarifPhysicalLocation struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           sarifRegion   `json:"region"`
+}
+
+type sarifArtifact struct {
+	URI string `json:"uri"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+}
+
+func location(file string, line int) sarifLocation {
+	return sarifLocation{PhysicalLocation: sarifPhysicalLocation{
+		ArtifactLocation: sarifArtifact{URI: ArtifactURI(file)},
+		Region:           sarifRegion{StartLine: max(line, 1)},
+	}}
+}
+
+// ArtifactURI makes a path a repository-relative URI as code scanning
+// wants it: relative to the working directory (CI runs at the repository
+// root), forward slashes, no leading "./". An absolute path outside the
+// working directory stays absolute.
+func ArtifactURI(path string) string {
+	if filepath.IsAbs(path) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
+				path = rel
+			}
+		}
+	}
+	return strings.TrimPrefix(filepath.ToSlash(filepath.Clean(path)), "./")
+}
+
+// Fingerprint is the stable identity of a finding: a hash of what it is
+// about (rule, case, transcript file, session, call, action, detector,
+// field), never of line numbers alone, so that an edit above a call keeps
+// its alert.
+func Fingerprint(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+func sarifRuleIndex(id string) int {
+	for i, r := range sarifRules {
+		if r.ID == id {
+			return i
+		}
+	}
+	return 0
+}
+
+func failureRule(kind string) string {
+	switch kind {
+	case analyze.FailCall:
+		return SARIFRuleCall
+	case analyze.FailSnapshot:
+		return SARIFRuleSnapshot
+	case analyze.FailProblems:
+		return SARIFRuleProblems
+	}
+	return SARIFRuleExpect
+}
+
+// GateSARIF writes the gate result as one SARIF 2.1.0 log.
+func GateSARIF(w io.Writer, res *analyze.GateResult, sopt SARIFOptions, opt Options) error {
+	driver := sarifDriver{Name: "loopgate", Version: sopt.Version, InformationURI: InformationURI}
+	for _, r := range sarifRules {
+		driver.Rules = append(driver.Rules, sarifRuleDescriptor{ID: r.ID, Name: r.Name,
+			ShortDescription: sarifText{r.Short}, FullDescription: sarifText{r.Full},
+			DefaultConfiguration: map[string]string{"level": r.Level}})
+	}
+	run := sarifRun{Tool: sarifTool{Driver: driver}, AutomationDetails: map[string]string{"id": "loopgate/gate/" + ArtifactURI(res.File) + "/"}, Results: []sarifResult{}}
+	gateURI := ArtifactURI(res.File)
+	for i := range res.Cases {
+		cr := &res.Cases[i]
+		for _, f := range cr.Failures {
+			rule := failureRule(f.Kind)
+			file := f.File
+			if file == "" {
+				// No transcript to point at (a case with no file):
+				// anchor at the gate file's line.
+				file = res.File
+			}
+			r := sarifResult{
+				RuleID: rule, RuleIndex: sarifRuleIndex(rule), Level: "error",
+				Message:   sarifText{fmt.Sprintf("%s: %s", cr.Case.Name, gateText(f.Message, opt))},
+				Locations: []sarifLocation{location(file, f.Line)},
+				PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(rule, cr.Case.Name, ArtifactURI(file), f.Session,
+					strconv.Itoa(f.Call), f.Action, f.Detector, f.Field, f.Expected)},
+				Properties: map[string]any{"case": cr.Case.Name, "gateFile": gateURI, "gateLine": f.GateLine, "expected": f.Expected, "actual": f.Actual},
+			}
+			rel := location(res.File, f.GateLine)
+			id := 1
+			rel.ID = &id
+			rel.Message = &sarifText{"the expectation in the gate file"}
+			r.RelatedLocations = []sarifLocation{rel}
+			run.Results = append(run.Results, r)
+		}
+		if sopt.Decisions {
+			run.Results = append(run.Results, decisionResults(cr, opt)...)
+		}
+	}
+	return writeJSON(w, sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}, "  ")
+}
+
+// decisionResults lists a case's stopped and harmful decisions.
+func decisionResults(cr *analyze.CaseResult, opt Options) []sarifResult {
+	var out []sarifResult
+	for si := range cr.Report.Sessions {
+		s := &cr.Report.Sessions[si]
+		for _, d := range s.Decisions {
+			rule := ""
+			switch {
+			case d.Harmful:
+				rule = SARIFRuleHarmful
+			case d.Action.Stops() || d.Action == analyze.Halt:
+				rule = SARIFRuleBlock
+			default:
+				continue
+			}
+			args := gateText(d.Args, opt)
+			msg := fmt.Sprintf("%s: %s %s %s by %s at call %d of session %s", cr.Case.Name, d.Tool, AbbreviateArgs(args, 80), pastTense(d.Action), d.Detector, d.Call, s.ID)
+			if d.Harmful {
+				msg += "; harmful: its real result was new information"
+			}
+			out = append(out, sarifResult{
+				RuleID: rule, RuleIndex: sarifRuleIndex(rule), Level: sarifRules[sarifRuleIndex(rule)].Level,
+				Message:   sarifText{msg},
+				Locations: []sarifLocation{location(s.File, d.Line)},
+				PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(rule, cr.Case.Name, ArtifactURI(s.File), s.ID,
+					strconv.Itoa(d.Call), d.Action.String(), d.Detector)},
+				Properties: map[string]any{"case": cr.Case.Name, "session": s.ID, "call": d.Call, "tool": d.Tool, "action": d.Action.String(),
+					"detector": d.Detector, "tokensSaved": d.TokensSaved},
+			})
+		}
+	}
+	return out
+}
+
+func pastTense(a analyze.Action) string {
+	switch a {
+	case analyze.Block:
+		return "blocked"
+	case analyze.Dedup:
+		return "deduplicated"
+	case analyze.Halt:
+		return "halted"
+	case analyze.Steer:
+		return "steered"
+	}
+	return "allowed"
+}
