@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -74,6 +75,36 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return usageError("%v (see 'loopgate %s --help')", err, c.Command.Name)
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // run() prints and exits
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile to `FILE` (docs/performance.md)"},
+			&cli.StringFlag{Name: "memprofile", Hidden: true, Usage: "write a heap profile to `FILE` at exit"},
+		},
+		Before: func(c *cli.Context) error {
+			if f := c.String("cpuprofile"); f != "" {
+				out, err := os.Create(f)
+				if err != nil {
+					return usageError("%v", err)
+				}
+				if err := pprof.StartCPUProfile(out); err != nil {
+					return usageError("%v", err)
+				}
+			}
+			return nil
+		},
+		After: func(c *cli.Context) error {
+			if c.String("cpuprofile") != "" {
+				pprof.StopCPUProfile()
+			}
+			if f := c.String("memprofile"); f != "" {
+				out, err := os.Create(f)
+				if err != nil {
+					return usageError("%v", err)
+				}
+				defer out.Close()
+				return pprof.WriteHeapProfile(out)
+			}
+			return nil
+		},
 		Commands: []*cli.Command{
 			replayCommand(),
 			compareCommand(),

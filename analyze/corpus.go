@@ -101,14 +101,25 @@ func Replay(files []string, opt Options) *Report {
 		if fi, err := os.Stat(files[i]); err == nil {
 			r.bytes = fi.Size()
 		}
-		ingest.ReadFile(files[i], opt.Ingest, &ingest.Sink{
-			OnSession: func(s *ingest.Session) {
+		// Reading and replaying a file run as a two-stage pipeline: while
+		// the guard replays one session, the next is being parsed. A few
+		// sessions wait in the channel at most, so memory stays bounded.
+		sessions := make(chan *ingest.Session, 2)
+		replayed := make(chan struct{})
+		go func() {
+			for s := range sessions {
 				sr, tools := Run(Prepare(s), opt.Rules, tc)
 				r.sessions = append(r.sessions, sr)
 				r.tools = append(r.tools, tools)
-			},
+			}
+			close(replayed)
+		}()
+		ingest.ReadFile(files[i], opt.Ingest, &ingest.Sink{
+			OnSession: func(s *ingest.Session) { sessions <- s },
 			OnProblem: func(p Problem) { r.problems = append(r.problems, p) },
 		})
+		close(sessions)
+		<-replayed
 	}, func(i int, r *fileResult) {
 		for j := range r.sessions {
 			if opt.OnSession != nil {

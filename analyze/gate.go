@@ -411,8 +411,11 @@ func (l *gateLoader) gate(root *yaml.Node) (*Gate, error) {
 	if casesNode == nil {
 		return nil, l.errf(root, "the gate file has no cases: list (each case names a transcript and what its replay must show)")
 	}
-	if casesNode.Kind != yaml.SequenceNode || len(casesNode.Content) == 0 {
-		return nil, l.errf(casesNode, "cases must be a non-empty list, not %s", kindWord(casesNode))
+	if casesNode.Kind != yaml.SequenceNode {
+		return nil, l.errf(casesNode, "cases must be a list, not %s", kindWord(casesNode))
+	}
+	if len(casesNode.Content) == 0 {
+		return nil, l.errf(casesNode, "cases is empty; list at least one case")
 	}
 	g := &Gate{File: l.file, Dir: l.dir}
 	names := map[string]int{}
@@ -533,13 +536,17 @@ func slug(name string) string {
 	return s
 }
 
-// summaryFields maps each analyze.Summary JSON name to its field index.
+// summaryFields maps each numeric analyze.Summary field's JSON name to its
+// field index: these are the names usable under expect.
 var summaryFields = func() map[string]int {
 	m := map[string]int{}
 	t := reflect.TypeOf(Summary{})
 	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		k := f.Type.Kind()
+		numeric := k == reflect.Int || k == reflect.Int64 || (k == reflect.Pointer && f.Type.Elem().Kind() == reflect.Float64)
+		if name != "" && name != "-" && numeric {
 			m[name] = i
 		}
 	}
@@ -897,15 +904,21 @@ func checkCalls(gateFile string, c *GateCase, rep *Report) ([]GateFailure, error
 	for _, ce := range c.Calls {
 		var s *SessionResult
 		var ids []string
+		matched := 0
 		for i := range rep.Sessions {
 			x := &rep.Sessions[i]
 			ids = append(ids, x.ID)
 			if ce.Session == "" || sessionMatches(gateDir, x, ce.Session) {
-				if s != nil {
-					return nil, fmt.Errorf("%s:%d: the case has several sessions (%s); say which one with session: (its id or file)", gateFile, ce.Line, strings.Join(ids, ", "))
-				}
 				s = x
+				matched++
 			}
+		}
+		if matched > 1 {
+			which := "say which one with session: (its id or file)"
+			if ce.Session != "" {
+				which = fmt.Sprintf("session %q names %d of them; use the session id", ce.Session, matched)
+			}
+			return nil, fmt.Errorf("%s:%d: the case has several sessions (%s); %s", gateFile, ce.Line, strings.Join(ids, ", "), which)
 		}
 		if s == nil {
 			if ce.Session != "" {
@@ -1166,11 +1179,11 @@ func diffSnapshot(g *Gate, c *GateCase, want, got *Snapshot) []GateFailure {
 		g, gok := gotD[k]
 		switch {
 		case !gok:
-			fail(w.s, w.d, "-", fmt.Sprintf("%s [%s] call %d: %s (no longer a decision)", k.file, k.id, k.call, decisionText(w.d)), decisionText(w.d), "allow")
+			fail(w.s, w.d, "-", fmt.Sprintf("%s [%s] call %d: %s is gone", k.file, k.id, k.call, decisionText(w.d)), decisionText(w.d), "none")
 		case !wok:
-			fail(g.s, g.d, "+", fmt.Sprintf("%s [%s] call %d: %s (new decision)", k.file, k.id, k.call, decisionText(g.d)), "allow", decisionText(g.d))
+			fail(g.s, g.d, "+", fmt.Sprintf("%s [%s] call %d: %s is new", k.file, k.id, k.call, decisionText(g.d)), "none", decisionText(g.d))
 		case *w.d != *g.d:
-			fail(g.s, g.d, "~", fmt.Sprintf("%s [%s] call %d: was %s, now %s", k.file, k.id, k.call, decisionText(w.d), decisionText(g.d)), decisionText(w.d), decisionText(g.d))
+			fail(g.s, g.d, "~", fmt.Sprintf("%s [%s] call %d %s %s: %s", k.file, k.id, k.call, g.d.Tool, g.d.Args, decisionChanges(w.d, g.d)), decisionText(w.d), decisionText(g.d))
 		}
 	}
 	return out
@@ -1198,4 +1211,25 @@ func decisionText(d *SnapshotDecision) string {
 	}
 	b.WriteString(")")
 	return b.String()
+}
+
+// decisionChanges lists the fields that differ, "action steer -> block,
+// count 3 -> 4".
+func decisionChanges(was, now *SnapshotDecision) string {
+	var parts []string
+	add := func(name string, a, b any) {
+		if a != b {
+			parts = append(parts, fmt.Sprintf("%s %v -> %v", name, a, b))
+		}
+	}
+	add("line", was.Line, now.Line)
+	add("tool", was.Tool, now.Tool)
+	add("args", was.Args, now.Args)
+	add("action", was.Action, now.Action)
+	add("detector", was.Detector, now.Detector)
+	add("count", was.Count, now.Count)
+	add("redundant", was.Redundant, now.Redundant)
+	add("harmful", was.Harmful, now.Harmful)
+	add("native", was.Native, now.Native)
+	return strings.Join(parts, ", ")
 }

@@ -38,21 +38,43 @@ var nativeMarkers = []nativeMarker{
 	{"nanobot-note", "result: this exact output has already been returned in this turn.", false, false},
 }
 
+// noteWindow bounds where guard texts are looked for: an agent's guard
+// replaces a result with a short text (found at the head) or appends a note
+// to it (found at the tail), so a multi-megabyte result is not scanned
+// whole, once per marker.
+const noteWindow = 4096
+
+// head and tail return the parts of s where guard texts can be.
+func head(s string) string {
+	if len(s) > noteWindow {
+		return s[:noteWindow]
+	}
+	return s
+}
+
+func tail(s string) (string, int) {
+	if len(s) > noteWindow {
+		return s[len(s)-noteWindow:], len(s) - noteWindow
+	}
+	return s, 0
+}
+
 // NativeIntervention names the agent's own guard intervention visible in a
 // result ("" when none) and whether the agent's guard stopped the call.
 func NativeIntervention(result string) (name string, stopped bool) {
 	if result == "" {
 		return "", false
 	}
-	trimmed := strings.TrimSpace(result)
+	h := strings.TrimSpace(head(result))
+	t, _ := tail(result)
 	for _, m := range nativeMarkers {
 		if m.prefix {
-			if strings.HasPrefix(trimmed, m.text) {
+			if strings.HasPrefix(h, m.text) {
 				return m.name, m.stops
 			}
 			continue
 		}
-		if strings.Contains(result, m.text) {
+		if strings.Contains(h, m.text) || (len(result) > noteWindow && strings.Contains(t, m.text)) {
 			return m.name, m.stops
 		}
 	}
@@ -70,13 +92,18 @@ var guardSuffixes = []string{
 	"\n\n[Repeated ",
 }
 
-// NormalizeResult removes the agent's own guard notes and trailing white
-// space from a result.
+// NormalizeResult removes the agent's own guard notes (appended at the end)
+// and trailing white space from a result.
 func NormalizeResult(result string) string {
+	t, offset := tail(result)
+	cut := -1
 	for _, s := range guardSuffixes {
-		if i := strings.Index(result, s); i >= 0 {
-			result = result[:i]
+		if i := strings.Index(t, s); i >= 0 && (cut < 0 || i < cut) {
+			cut = i
 		}
+	}
+	if cut >= 0 {
+		result = result[:offset+cut]
 	}
 	return strings.TrimRight(result, " \t\r\n")
 }
@@ -120,31 +147,23 @@ func Failed(result string, isError bool) bool {
 	if strings.HasPrefix(r, "Error") || strings.HasPrefix(r, "ERROR") || strings.HasPrefix(r, "error:") {
 		return true
 	}
-	if r[0] != '{' || len(r) > 1<<20 {
+	if r[0] != '{' {
 		return false
 	}
-	v, err := jsonx.ParseString(r)
-	if err != nil || v.Kind != jsonx.Object {
-		return false
-	}
-	if e, ok := v.Get("error"); ok {
-		switch e.Kind {
-		case jsonx.String:
-			if e.Str != "" {
-				return true
-			}
-		case jsonx.Object, jsonx.Array:
-			return true
-		case jsonx.Bool:
-			if e.Bool {
-				return true
-			}
-		}
-	}
-	if s, ok := v.Get("success"); ok && s.Kind == jsonx.Bool && !s.Bool {
+	// Only three top-level members matter; read them in one pass without
+	// building the (possibly large) object.
+	f := jsonx.TopLevelFields(r, "error", "success", "exit_code")
+	e, success, code := f[0], f[1], f[2]
+	switch {
+	case len(e) > 0 && (e[0] == '{' || e[0] == '['):
 		return true
-	}
-	if c, ok := v.Get("exit_code"); ok && c.Kind == jsonx.Number && c.Str != "0" {
+	case e == "true":
+		return true
+	case len(e) > 2 && e[0] == '"':
+		return true
+	case success == "false":
+		return true
+	case code != "" && code != "0" && code != "null" && code[0] != '"':
 		return true
 	}
 	return false

@@ -112,6 +112,7 @@ type ccReader struct {
 
 func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
 	r := &ccReader{out: out, scopes: map[string]*ccScope{}, uuidScope: map[string]string{}}
+	records := 0
 	for {
 		line, n, ok := lr.Next()
 		if !ok {
@@ -126,7 +127,22 @@ func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
 			}
 			continue
 		}
+		// Issue 8 (found by FuzzRead): records of unknown types are skipped
+		// on purpose (future types carry no calls), but a record with no
+		// type at all is not a Claude Code line, and skipping it silently
+		// broke "every line is part of a session or a problem".
+		if l.Type == "" {
+			out.Problemf(n, "record has no type, so it is not a Claude Code line; skipped")
+			continue
+		}
+		records++
 		r.line(l, n)
+	}
+	// Issue 8 (found by FuzzRead): a file whose records all have types this
+	// reader skips (another format read with --input-format claude-code)
+	// yielded nothing at all; say so once instead.
+	if len(r.order) == 0 && records > 0 {
+		out.Problemf(0, "no Claude Code user, assistant or system line in %d records; no session read (is this file of another format?)", records)
 	}
 	// A scope with nothing but stray lines (a trimmed file's result whose
 	// call is elsewhere) is no session; those lines were reported. A file

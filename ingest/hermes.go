@@ -450,11 +450,14 @@ func hermesResultIsError(text string) bool {
 	if !strings.HasPrefix(t, "{") {
 		return false
 	}
-	v, err := jsonx.ParseString(t)
-	if err != nil {
+	// Only the top-level "error" matters: read it without parsing the
+	// (possibly large) rest of the result.
+	raw := jsonx.TopLevelFields(t, "error")[0]
+	if len(raw) < 2 || raw[0] != '"' {
 		return false
 	}
-	return hermesValueIsError(v)
+	v, err := jsonx.ParseString(raw)
+	return err == nil && strings.TrimSpace(v.Str) != ""
 }
 
 func hermesValueIsError(v jsonx.Value) bool {

@@ -50,7 +50,9 @@ type junitCase struct {
 type junitFailure struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr"`
-	Text    string `xml:",chardata"`
+	// Text is one failed expectation per line; CDATA keeps the lines
+	// readable in the file (encoding/xml splits any "]]>" safely).
+	Text string `xml:",cdata"`
 }
 
 // junitSeconds formats a duration as JUnit's numeric seconds.

@@ -1,5 +1,5 @@
 // Command gencorpus writes a deterministic corpus of made-up agent
-// transcripts with planted tool-call loops, and its manifest.json (ground
+// transcripts with planted tool-call loops, and its .manifest.json (ground
 // truth), for loopgate's benchmark and threshold tuning. See
 // docs/generator.md.
 //
@@ -34,7 +34,7 @@ func run(args []string) error {
 	maxFile := fs.String("max-file", "64MiB", "largest file")
 	large := fs.Int("large", 3, "files over 50 MB to write when -size and -max-file allow")
 	maxResult := fs.String("max-result", "2MiB", "largest tool result")
-	loops := fs.Bool("loops", false, "plant loops (ground truth in manifest.json)")
+	loops := fs.Bool("loops", false, "plant loops (ground truth in .manifest.json)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -3,7 +3,7 @@
 // files, nanobot sessions, OpenAI Chat Completions and Responses logs), with
 // loops of known shapes planted in some sessions. It feeds the benchmark
 // (docs/performance.md) and the corpus on which guard thresholds are tuned:
-// manifest.json, written next to the files, records where every planted loop
+// .manifest.json, written next to the files, records where every planted loop
 // is and which of its calls are truly redundant, so precision and recall can
 // be measured against ground truth rather than against another guard.
 //
@@ -184,7 +184,7 @@ func (c *Config) normalize() error {
 }
 
 // Generate writes the corpus into dir (created if needed) and returns its
-// manifest, also written as dir/manifest.json.
+// manifest, also written as dir/.manifest.json.
 func Generate(dir string, cfg Config) (*Manifest, error) {
 	if err := cfg.normalize(); err != nil {
 		return nil, err
@@ -247,7 +247,7 @@ func Generate(dir string, cfg Config) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ".manifest.json"), append(data, '\n'), 0o644); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -400,11 +400,11 @@ func writeFile(dir string, cfg Config, pl filePlan, p *pool) (res fileResult) {
 	res.info = FileInfo{Path: pl.path, Format: pl.format}
 	clock := baseTime(cfg.Seed).Add(time.Duration(pl.index) * 37 * time.Minute).UnixMicro()
 	reverse := pl.format == FormatHermesExport // an export lists the newest session first
-	for k := 0; ; k++ {
+	for {
 		budget := pl.target
 		if !pl.single {
 			remaining := pl.target - lw.n - int64(len(lw.b))
-			if remaining < 1200 {
+			if remaining < 1200 && res.info.Sessions > 0 { // never an empty file
 				break
 			}
 			if r.IntN(20) == 0 {
@@ -420,9 +420,9 @@ func writeFile(dir string, cfg Config, pl filePlan, p *pool) (res fileResult) {
 		span := int64(len(s.turns))*10*60e6 + 3600e6
 		if reverse {
 			clock -= span
-			timeSession(r, s, clock, pl, k)
+			timeSession(r, s, clock, pl)
 		} else {
-			timeSession(r, s, clock, pl, k)
+			timeSession(r, s, clock, pl)
 			clock += span
 		}
 		for _, w := range fw.session(lw, s) {
@@ -444,8 +444,8 @@ func writeFile(dir string, cfg Config, pl filePlan, p *pool) (res fileResult) {
 }
 
 // timeSession gives a session (and its subagents) ids and timestamps.
-func timeSession(r *rand.Rand, s *session, start int64, pl filePlan, k int) {
-	start += int64(r.IntN(1_000_000)) // hermes stores float epochs with microseconds
+func timeSession(r *rand.Rand, s *session, start int64, pl filePlan) {
+	start += int64(r.IntN(60_000_000)) // seconds and microseconds, as real clocks give
 	s.start = start
 	at := start + int64(r.IntN(30))*1e6
 	for _, t := range s.turns {
@@ -470,20 +470,11 @@ func timeSession(r *rand.Rand, s *session, start int64, pl filePlan, k int) {
 	if s.source == "" {
 		s.source = []string{"cli", "cli", "telegram", "discord", "slack"}[r.IntN(5)]
 	}
-	for i, c := range s.children {
-		parentTurn := s.turns[len(s.turns)-1]
-		for _, t := range s.turns {
-			for _, st := range t.steps {
-				for _, cl := range st.calls {
-					if cl.tool == "delegate_task" && i == 0 {
-						parentTurn = t
-					}
-				}
-			}
-		}
-		timeSession(r, c, parentTurn.at+5e6, pl, k)
-		c.parent = s.id
-		c.source = "subagent"
+	for _, d := range s.children {
+		timeSession(r, d.child, d.turn.at+5e6, pl)
+		d.child.parent = s.id
+		d.child.source = "subagent"
+		d.call.result = delegateResult(r, d.child)
 	}
 }
 

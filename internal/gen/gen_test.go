@@ -504,10 +504,7 @@ func truth(s rsession) (redundant, newInfo []int) {
 }
 
 func TestManifestMatchesFiles(t *testing.T) {
-	seed := int64(11)
-	if s := os.Getenv("GEN_TEST_SEED"); s != "" { // shake out other seeds by hand
-		fmt.Sscan(s, &seed)
-	}
+	seed := testSeed(11)
 	dir, m := generate(t, gen.Config{Seed: seed, TotalBytes: 3 << 20, MaxFileBytes: 768 << 10, MaxResultBytes: 128 << 10, Loops: true})
 	sessions := readCorpus(t, dir, m)
 
@@ -694,4 +691,15 @@ func TestNoLoopsMeansNoRedundancy(t *testing.T) {
 			t.Errorf("%s has format %s, not asked for", f.Path, f.Format)
 		}
 	}
+}
+
+// testSeed is def, or GEN_TEST_SEED when set: a way to shake out other seeds
+// by hand (for s in $(seq 100 160); do GEN_TEST_SEED=$s go test ...; done).
+func testSeed(def int64) int64 {
+	if s := os.Getenv("GEN_TEST_SEED"); s != "" {
+		if _, err := fmt.Sscan(s, &def); err != nil {
+			panic("GEN_TEST_SEED: " + err.Error())
+		}
+	}
+	return def
 }

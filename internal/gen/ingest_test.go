@@ -15,7 +15,7 @@ import (
 // manifest records. This is what keeps the generator honest about the real
 // formats as the ingesters evolve.
 func TestIngestReadsCorpus(t *testing.T) {
-	dir, m := generate(t, gen.Config{Seed: 21, TotalBytes: 2 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 64 << 10, Loops: true})
+	dir, m := generate(t, gen.Config{Seed: testSeed(21), TotalBytes: 2 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 64 << 10, Loops: true})
 	type key struct{ file, id string }
 	sessions := map[key]*ingest.Session{}
 	for _, f := range m.Files {

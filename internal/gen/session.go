@@ -33,10 +33,30 @@ type session struct {
 	start    int64 // unix microseconds
 	end      int64
 	turns    []*turn
-	children []*session // hermes subagent sessions, written before the parent
+	children []delegation // hermes subagent sessions, written before the parent
 	loops    []*plant
 	// truth, set by number()
 	calls, redundant int
+}
+
+// delegation is a delegate_task call and the subagent session it ran.
+type delegation struct {
+	turn  *turn
+	call  *call
+	child *session
+}
+
+// delegateResult is the parent's view of a finished subagent
+// (formats-hermes.md §2.7).
+func delegateResult(r *rand.Rand, child *session) string {
+	secs := flt(float64(child.end-child.start) / 1e6)
+	return objString([]kv{{"results", []any{[]kv{
+		{"task_index", 0}, {"status", "completed"}, {"summary", child.turns[len(child.turns)-1].final},
+		{"api_calls", countSteps(child) + len(child.turns)}, {"duration_seconds", secs},
+		{"model", child.model}, {"exit_reason", "completed"},
+		{"tokens", []kv{{"input", 1200 + r.IntN(40000)}, {"output", 100 + r.IntN(4000)}}},
+		{"tool_trace", toolTrace(child)},
+	}}}, {"total_duration_seconds", secs}}, true)
 }
 
 // plant is a planted loop before numbering.
@@ -212,17 +232,12 @@ func (b *builder) build(budget int64, subagents bool, depth int) *session {
 		if ti == delegateTurn {
 			child := b.buildChild(max(min(left/3, 400_000), 3000))
 			goal := "Investigate the " + word(b.r) + " " + word(b.r) + itoa(b.tk.next()) + " and report back."
-			res := objString([]kv{{"results", []any{[]kv{
-				{"task_index", 0}, {"status", "completed"}, {"summary", child.turns[len(child.turns)-1].final},
-				{"api_calls", countSteps(child) + 1}, {"duration_seconds", flt(float64(child.end-child.start) / 1e6)},
-				{"model", child.model}, {"exit_reason", "completed"},
-				{"tokens", []kv{{"input", 1200 + b.r.IntN(40000)}, {"output", 100 + b.r.IntN(4000)}}},
-				{"tool_trace", toolTrace(child)},
-			}}}, {"total_duration_seconds", flt(float64(child.end-child.start) / 1e6)}}, true)
-			c := &call{tool: "delegate_task", args: []kv{{"goal", goal}, {"context", "Parent session needs a short summary."}, {"toolsets", []string{"file", "terminal"}}}, result: res, resultJSON: true}
+			// The result summarizing the child is filled in by timeSession,
+			// once the child has its model and timestamps.
+			c := &call{tool: "delegate_task", args: []kv{{"goal", goal}, {"context", "Parent session needs a short summary."}, {"toolsets", []string{"file", "terminal"}}}, resultJSON: true}
 			t.steps = append(t.steps, &step{reasoning: "Delegate this part.", calls: []*call{c}})
-			s.children = append(s.children, child)
-			left -= estimate(c)
+			s.children = append(s.children, delegation{turn: t, call: c, child: child})
+			left -= estimate(c) + 600
 		}
 		left -= used
 		s.turns = append(s.turns, t)

@@ -122,8 +122,8 @@ type hermesExport struct {
 
 func (w *hermesExport) session(lw *lineWriter, s *session) []written {
 	var out []written
-	for _, c := range s.children { // a subagent started later, so it is listed first
-		out = append(out, w.one(lw, c))
+	for _, d := range s.children { // a subagent started later, so it is listed first
+		out = append(out, w.one(lw, d.child))
 	}
 	return append(out, w.one(lw, s))
 }

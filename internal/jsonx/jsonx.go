@@ -7,24 +7,209 @@
 package jsonx
 
 import (
+	"bytes"
 	"encoding/json"
+
 	"errors"
 	"fmt"
+	gojson "github.com/goccy/go-json"
 	"sort"
+	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // RawMessage is a raw encoded JSON value kept for later decoding.
 type RawMessage = json.RawMessage
 
 // Unmarshal decodes data into v (a struct the ingesters define narrowly).
-func Unmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+func Unmarshal(data []byte, v any) error { return gojson.Unmarshal(data, v) }
 
 // Marshal encodes v without HTML escaping.
 func Marshal(v any) ([]byte, error) { return json.Marshal(v) }
 
-// Valid reports whether data is one valid JSON value.
-func Valid(data []byte) bool { return json.Valid(data) }
+// Valid reports whether data is one valid JSON value. It allocates nothing:
+// detection and ingest call it on every line.
+func Valid(data []byte) bool {
+	p := parser{data: data}
+	p.ws()
+	if p.skip(0) != nil {
+		return false
+	}
+	p.ws()
+	return p.pos == len(p.data)
+}
+
+// skip moves past one value, checking its syntax, building nothing.
+func (p *parser) skip(depth int) error {
+	if depth > MaxDepth {
+		return ErrTooDeep
+	}
+	if p.pos >= len(p.data) {
+		return p.errf("unexpected end of input")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '"':
+		end, _, err := scanString(p.data, p.pos+1)
+		if err != nil {
+			return err
+		}
+		p.pos = end + 1
+		return nil
+	case c == '{' || c == '[':
+		close := byte('}')
+		if c == '[' {
+			close = ']'
+		}
+		p.pos++
+		p.ws()
+		if p.pos < len(p.data) && p.data[p.pos] == close {
+			p.pos++
+			return nil
+		}
+		for {
+			p.ws()
+			if c == '{' {
+				if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+					return p.errf("expected a key string")
+				}
+				end, _, err := scanString(p.data, p.pos+1)
+				if err != nil {
+					return err
+				}
+				p.pos = end + 1
+				p.ws()
+				if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+					return p.errf("expected : after key")
+				}
+				p.pos++
+				p.ws()
+			}
+			if err := p.skip(depth + 1); err != nil {
+				return err
+			}
+			p.ws()
+			if p.pos >= len(p.data) {
+				return p.errf("unterminated value")
+			}
+			switch p.data[p.pos] {
+			case ',':
+				p.pos++
+			case close:
+				p.pos++
+				return nil
+			default:
+				return p.errf("expected , or %c", close)
+			}
+		}
+	case c == 't':
+		_, err := p.lit("true", Value{})
+		return err
+	case c == 'f':
+		_, err := p.lit("false", Value{})
+		return err
+	case c == 'n':
+		_, err := p.lit("null", Value{})
+		return err
+	case c == '-' || (c >= '0' && c <= '9'):
+		_, err := p.number()
+		return err
+	}
+	return p.errf("invalid character %q", p.data[p.pos])
+}
+
+// TopLevelFields reads several members of a JSON object in one pass over
+// its top level, without copying s or building values: raw[i] is the raw
+// JSON of keys[i] ("" when absent). It gives up (all "") on text that is
+// not an object.
+func TopLevelFields(s string, keys ...string) []string {
+	raw := make([]string, len(keys))
+	// The parser only reads the bytes; converting without a copy keeps a
+	// multi-megabyte result from being duplicated per call.
+	data := unsafe.Slice(unsafe.StringData(s), len(s))
+	p := parser{data: data}
+	p.ws()
+	if p.pos >= len(p.data) || p.data[p.pos] != '{' {
+		return raw
+	}
+	p.pos++
+	for {
+		p.ws()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return raw
+		}
+		end, escaped, err := scanString(p.data, p.pos+1)
+		if err != nil {
+			return raw
+		}
+		k := s[p.pos+1 : end]
+		p.pos = end + 1
+		p.ws()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return raw
+		}
+		p.pos++
+		p.ws()
+		start := p.pos
+		if p.skip(1) != nil {
+			return raw
+		}
+		if !escaped {
+			for i, want := range keys {
+				if k == want && raw[i] == "" {
+					raw[i] = s[start:p.pos]
+				}
+			}
+		}
+		p.ws()
+		if p.pos >= len(p.data) || p.data[p.pos] != ',' {
+			return raw
+		}
+		p.pos++
+	}
+}
+
+// TopLevel returns the raw value of member key of the JSON object in data,
+// looking only at the top level and building nothing: a cheap way to read
+// one field of a large result.
+func TopLevel(data []byte, key string) ([]byte, bool) {
+	p := parser{data: data}
+	p.ws()
+	if p.pos >= len(p.data) || p.data[p.pos] != '{' {
+		return nil, false
+	}
+	p.pos++
+	for {
+		p.ws()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, false
+		}
+		end, escaped, err := scanString(p.data, p.pos+1)
+		if err != nil {
+			return nil, false
+		}
+		k := p.data[p.pos+1 : end]
+		p.pos = end + 1
+		p.ws()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, false
+		}
+		p.pos++
+		p.ws()
+		start := p.pos
+		if p.skip(1) != nil {
+			return nil, false
+		}
+		if !escaped && string(k) == key {
+			return p.data[start:p.pos], true
+		}
+		p.ws()
+		if p.pos >= len(p.data) || p.data[p.pos] != ',' {
+			return nil, false
+		}
+		p.pos++
+	}
+}
 
 // Kind is the type of a JSON value.
 type Kind uint8
@@ -175,31 +360,146 @@ func (p *parser) number() (Value, error) {
 func (p *parser) str() (string, error) {
 	start := p.pos
 	p.pos++ // opening quote
-	simple := true
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		switch {
-		case c == '"':
-			p.pos++
-			raw := p.data[start:p.pos]
-			if simple && utf8.Valid(raw) {
-				return string(raw[1 : len(raw)-1]), nil
+	end, escaped, err := scanString(p.data, p.pos)
+	if err != nil {
+		p.pos = end
+		return "", p.errf("%v", err)
+	}
+	raw := p.data[start+1 : end]
+	p.pos = end + 1
+	if !escaped {
+		if utf8.Valid(raw) {
+			return string(raw), nil
+		}
+		return string(bytes.ToValidUTF8(raw, []byte("\uFFFD"))), nil
+	}
+	out, err := unescape(raw)
+	if err != nil {
+		return "", p.errf("%v", err)
+	}
+	return out, nil
+}
+
+var (
+	errUnterminated = errors.New("unterminated string")
+	errControl      = errors.New("control character in string")
+	errEscape       = errors.New("invalid escape in string")
+)
+
+// scanString finds the closing quote of a string whose content starts at
+// i. It returns the quote's index and whether the content has escapes.
+func scanString(data []byte, i int) (int, bool, error) {
+	escaped := false
+	for {
+		j := bytes.IndexAny(data[i:], "\"\\")
+		if j < 0 {
+			return len(data), escaped, errUnterminated
+		}
+		for _, c := range data[i : i+j] {
+			if c < 0x20 {
+				return i, escaped, errControl
 			}
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return "", p.errf("invalid string: %v", err)
+		}
+		i += j
+		if data[i] == '"' {
+			return i, escaped, nil
+		}
+		escaped = true
+		if i+1 >= len(data) {
+			return len(data), escaped, errUnterminated
+		}
+		switch data[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case 'u':
+			if _, ok := hex4(data, i+2); !ok {
+				return i, escaped, errEscape
 			}
-			return s, nil
-		case c == '\\':
-			simple = false
-			p.pos += 2
-		case c < 0x20:
-			return "", p.errf("control character in string")
+			i += 6
 		default:
-			p.pos++
+			return i, escaped, errEscape
 		}
 	}
-	return "", p.errf("unterminated string")
+}
+
+// unescape decodes the content of a JSON string that has escapes. Lone
+// surrogates and invalid UTF-8 become U+FFFD, as encoding/json does.
+func unescape(raw []byte) (string, error) {
+	buf := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '\\' {
+			j := bytes.IndexByte(raw[i:], '\\')
+			if j < 0 {
+				j = len(raw) - i
+			}
+			buf = append(buf, raw[i:i+j]...)
+			i += j
+			continue
+		}
+		if i+1 >= len(raw) {
+			return "", errEscape
+		}
+		switch raw[i+1] {
+		case '"', '\\', '/':
+			buf = append(buf, raw[i+1])
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := hex4(raw, i+2)
+			if !ok {
+				return "", errEscape
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if r2, ok := hex4(raw, i+2); ok && i+1 < len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+						buf = utf8.AppendRune(buf, d)
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			buf = utf8.AppendRune(buf, r)
+			continue
+		default:
+			return "", errEscape
+		}
+		i += 2
+	}
+	if !utf8.Valid(buf) {
+		buf = bytes.ToValidUTF8(buf, []byte("\uFFFD"))
+	}
+	return string(buf), nil
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 func (p *parser) array(depth int) (Value, error) {

@@ -83,3 +83,51 @@ func TestQuoteInvalidUTF8(t *testing.T) {
 		t.Errorf("Quote of invalid UTF-8 = %q", got)
 	}
 }
+
+// TestStringsMatchEncodingJSON: the hand-written string decoder gives what
+// encoding/json gives, escapes and bad surrogates included.
+func TestStringsMatchEncodingJSON(t *testing.T) {
+	inputs := []string{`"plain"`, `"tab\tnew\nline"`, `"\"q\" \\ \/"`, `"\u00e9\u4e2d"`, `"\ud83d\ude00 pair"`,
+		`"\ud83d lone high"`, `"\ude00 lone low"`, `"\ud83d\u0041 high then letter"`, `"é raw"`, `"\u0000nul"`, `"end\\"`}
+	for _, in := range inputs {
+		var want string
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatalf("%s: encoding/json: %v", in, err)
+		}
+		v, err := ParseString(in)
+		if err != nil || v.Str != want {
+			t.Errorf("%s: got %q, %v; want %q", in, v.Str, err, want)
+		}
+	}
+	for _, bad := range []string{`"\x"`, `"\u12"`, `"\u12zz"`, `"abc\`} {
+		if _, err := ParseString(bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+// TestValidMatchesEncodingJSON: the allocation-free validator agrees with
+// encoding/json.
+func TestValidMatchesEncodingJSON(t *testing.T) {
+	inputs := []string{`{}`, `[]`, `{"a":[1,2,{"b":null}],"c":"x\"y"}`, ` 12.5e-3 `, `"s"`, `true`,
+		``, `{`, `{"a":}`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `"unterminated`, `{"a":1}}`, `[1 2]`, `nul`, "\"\x01\"", `{"a":"\q"}`}
+	for _, in := range inputs {
+		if got, want := Valid([]byte(in)), json.Valid([]byte(in)); got != want {
+			t.Errorf("Valid(%q) = %v, encoding/json says %v", in, got, want)
+		}
+	}
+}
+
+func TestTopLevel(t *testing.T) {
+	doc := []byte(`{"output": "x \"error\": 1", "nested": {"exit_code": 9}, "exit_code": 2, "error": null}`)
+	cases := map[string]string{"exit_code": "2", "error": "null", "output": `"x \"error\": 1"`, "missing": ""}
+	for key, want := range cases {
+		got, ok := TopLevel(doc, key)
+		if string(got) != want || ok != (want != "") {
+			t.Errorf("TopLevel(%s) = %q, %v; want %q", key, got, ok, want)
+		}
+	}
+	if _, ok := TopLevel([]byte(`[1]`), "a"); ok {
+		t.Error("TopLevel on an array found a key")
+	}
+}
