@@ -109,6 +109,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			replayCommand(),
 			compareCommand(),
 			sweepCommand(),
+			gateCommand(),
 			inspectCommand(),
 			rulesCommand(),
 			formatsCommand(),

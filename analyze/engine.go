@@ -170,7 +170,7 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 		d.commit(c, best)
 	}
 	if !best.Action.Stops() && c.hasKey {
-		g.clearReadsAfterWrite(ev)
+		g.clearReadsAfterWrite(ev, c.key)
 	}
 	g.lastKey, g.lastTool = c.key, ev.Tool
 	return best
@@ -266,15 +266,26 @@ func (g *Guard) checkWindow(ev *CallEvent) {
 // clearReadsAfterWrite applies scope.write_clears_reads: a write naming a
 // path clears the counters of reader keys containing the path (a raw
 // substring test on the key, as pi does), and starts new epochs for them.
-func (g *Guard) clearReadsAfterWrite(ev *CallEvent) {
+//
+// A call selected by write_clears_reads.clear_all (a shell command, which
+// may change any file) clears every reader key.
+//
+// A call never clears its own key: running the same command again cannot
+// make its own earlier result stale.
+func (g *Guard) clearReadsAfterWrite(ev *CallEvent, own string) {
+	w := g.r.Scope.WriteClearsReads
 	p, ok := g.r.WritePath(ev.Tool, ev.Args)
-	if !ok {
+	all := len(w.ClearAll) > 0 && g.r.MatchesAny(w.ClearAll, ev.Tool)
+	if !ok && !all {
 		return
 	}
-	readers := g.r.Scope.WriteClearsReads.Readers
+	readers := w.Readers
 	match := func(key string) bool {
+		if key == own {
+			return false
+		}
 		tool, _, _ := strings.Cut(key, rules.KeySeparator)
-		return strings.Contains(key, p) && g.r.MatchesAny(readers, tool)
+		return (all || strings.Contains(key, p)) && g.r.MatchesAny(readers, tool)
 	}
 	for _, d := range g.dets {
 		d.clearKeys(match)

@@ -156,8 +156,9 @@ type GateFailure struct {
 	Kind string
 	// Message is one line: what was expected and what happened.
 	Message string
-	// Field (for expect), Expected and Actual, for renderers that show
-	// them apart.
+	// Field is the summary field (expect, problems) or the kind of
+	// snapshot difference (changed, new, gone, session ...); Expected and
+	// Actual are for renderers that show them apart.
 	Field    string
 	Expected string
 	Actual   string
@@ -1143,7 +1144,13 @@ func diffSnapshot(g *Gate, c *GateCase, want, got *Snapshot) []GateFailure {
 	})
 	var out []GateFailure
 	fail := func(s *SnapshotSession, d *SnapshotDecision, sign, msg, expected, actual string) {
-		f := GateFailure{Kind: FailSnapshot, GateLine: c.Line, File: filepath.Join(g.Dir, filepath.FromSlash(s.File)), Session: s.ID,
+		// Field names the kind of difference, so that a fingerprint
+		// built from it (with session and call) survives a line shift.
+		kind := map[string]string{"~": "changed", "+": "new", "-": "gone"}[sign]
+		if d == nil {
+			kind = "session " + kind
+		}
+		f := GateFailure{Kind: FailSnapshot, Field: kind, GateLine: c.Line, File: filepath.Join(g.Dir, filepath.FromSlash(s.File)), Session: s.ID,
 			Expected: expected, Actual: actual, Message: "snapshot: " + sign + " " + msg}
 		if d != nil {
 			f.Line, f.Call, f.Action, f.Detector = d.Line, d.Call, d.Action, d.Detector

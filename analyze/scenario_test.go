@@ -663,28 +663,42 @@ func TestHermesDedup(t *testing.T) {
 	})
 }
 
+// TestLoopgatePreset walks the measured default (rules/presets/loopgate.yaml,
+// docs/tuning.md) through each of its rules.
 func TestLoopgatePreset(t *testing.T) {
 	r := preset(t, "loopgate")
 	read := `{"path":"/a.go"}`
+	build := `{"command":"make"}`
 	check(t, r, []step{
 		{user: true, tool: "read_file", args: read, result: "v1"},
-		{tool: "read_file", args: read, result: "v1", want: "steer:no_progress:2"},
-		{tool: "read_file", args: read, result: "v1", want: "steer:no_progress:3"},
-		{tool: "read_file", args: read, result: "v1", want: "block:no_progress:3"},
-		// A write to the path clears it: reading again is allowed.
+		// It already ran and succeeded, nothing changed since: blocked, and
+		// blocked again (a blocked call does not run, so nothing changes).
+		{tool: "read_file", args: read, result: "v1", want: "block:no_progress:1", msgHas: "nothing has changed since"},
+		{tool: "read_file", args: read, result: "v1", want: "block:no_progress:1"},
+		// Key order and volatile arguments do not make a call new.
+		{tool: "read_file", args: `{"timeout":5,"path":"/a.go"}`, result: "v1", want: "block:no_progress:1"},
+		// A write naming the path clears its reads.
 		{tool: "write_file", args: `{"path":"/a.go","content":"x"}`, result: "ok"},
 		{tool: "read_file", args: read, result: "v2"},
-		// A changed result restarts the count.
-		{tool: "read_file", args: read, result: "v3"},
-		{tool: "read_file", args: read, result: "v3", want: "steer:no_progress:2"},
-		// Shell calls are never blocked, only steered on long streaks.
-		{tool: "terminal", args: `{"command":"make"}`, result: "same"},
-		{tool: "terminal", args: `{"command":"make"}`, result: "same"},
-		{tool: "terminal", args: `{"command":"make"}`, result: "same"},
-		{tool: "terminal", args: `{"command":"make"}`, result: "same"},
-		{tool: "terminal", args: `{"command":"make"}`, result: "same", want: "steer:consecutive:5"},
-		{tool: "terminal", args: `{"command":"make"}`, result: "same", want: "steer:consecutive:6"},
-		// A compaction resets everything.
-		{compaction: true, tool: "read_file", args: read, result: "v3"},
+		// A shell command may change any file: it clears every read.
+		{tool: "terminal", args: build, result: "Error: build failed", failed: true},
+		{tool: "read_file", args: read, result: "v2"},
+		// Failures never count as "the same result": a retry may work. The
+		// second identical failure is steered.
+		{tool: "terminal", args: build, result: "Error: build failed", failed: true, want: "steer:failure:2"},
+		{tool: "terminal", args: build, result: "ok"},
+		// A shell command that succeeded, run again with nothing changed.
+		{tool: "terminal", args: build, result: "ok", want: "block:no_progress:1"},
+		// Pollers repeat by design and are never stopped.
+		{tool: "process", args: `{"action":"poll","id":"7"}`, result: "running"},
+		{tool: "process", args: `{"action":"poll","id":"7"}`, result: "running"},
+		{tool: "process", args: `{"action":"poll","id":"7"}`, result: "running"},
+		// Nor are tools of unknown effect ("other" class).
+		{tool: "send_message", args: `{"text":"hi"}`, result: "sent"},
+		{tool: "send_message", args: `{"text":"hi"}`, result: "sent"},
+		// A new user message resets the counters, and so does a compaction.
+		{user: true, tool: "read_file", args: read, result: "v2"},
+		{compaction: true, tool: "read_file", args: read, result: "v2"},
+		{tool: "read_file", args: read, result: "v2", want: "block:no_progress:1"},
 	})
 }

@@ -108,6 +108,23 @@ func NormalizeResult(result string) string {
 	return strings.TrimRight(result, " \t\r\n")
 }
 
+// unwrapEnvelope returns the content of hermes' untrusted-result envelope
+// (guards.md §2.4): `<untrusted_tool_result source="...">`, a preamble
+// line, a blank line, the tool's own output, and the closing tag. Other
+// text is returned as is.
+func unwrapEnvelope(s string) string {
+	const open, close = "<untrusted_tool_result", "</untrusted_tool_result>"
+	t := strings.TrimSpace(s)
+	if !strings.HasPrefix(t, open) {
+		return s
+	}
+	_, body, ok := strings.Cut(t, "\n\n")
+	if !ok {
+		return s
+	}
+	return strings.TrimSuffix(strings.TrimSpace(body), close)
+}
+
 // HashString is the 64-bit FNV-1a hash used for results and signatures:
 // deterministic across runs and machines.
 func HashString(s string) uint64 {
@@ -140,7 +157,7 @@ func Failed(result string, isError bool) bool {
 	if isError {
 		return true
 	}
-	r := strings.TrimSpace(result)
+	r := strings.TrimSpace(unwrapEnvelope(result))
 	if r == "" {
 		return false
 	}

@@ -181,6 +181,11 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 			doc = append([]byte(nil), first...)
 			h.Doc = true
 			h.Line = n
+			// Issue 8: a gzip stream cut right after a complete first
+			// line ended the file silently; the cut must be a problem.
+			if err := lr.Err(); err != nil {
+				defer out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, gz))
+			}
 		}
 	case looksLikeDocumentStart(trimmed):
 		var buf bytes.Buffer
@@ -195,7 +200,10 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 			buf.WriteByte('\n')
 		}
 		if err := lr.Err(); err != nil {
-			out.Problemf(lr.Lines(), "file could not be read to the end: %v", readErrorText(err, gz))
+			// Issue 8: one problem for one bad spot. A document cut short
+			// by the read error is not also reported as invalid JSON.
+			out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, gz))
+			return
 		}
 		doc = buf.Bytes()
 		h.Doc = true
@@ -248,6 +256,12 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 		}
 	}
 	if f == nil {
+		// Issue 8: a gzip file cut before its first complete record was
+		// reported as "of no known format"; the cut is the cause.
+		if err := lr.Err(); err != nil {
+			out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, gz))
+			return
+		}
 		out.Problemf(h.Line, "file is of no known format (%s); name one with --input-format", headSummary(h))
 		return
 	}

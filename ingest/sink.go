@@ -45,6 +45,12 @@ func (s *Sink) Problemf(line int, format string, a ...any) {
 // corrupt line in the middle.
 func (s *Sink) BadLine(lr *LineReader, line int, err error) {
 	msg := strings.TrimPrefix(err.Error(), "json: ")
+	// Issue 8: a line cut short by a read error (gzip data that ends
+	// early) is the spot Read reports as "could not be read to the end
+	// after line N"; reporting it here too made one bad spot two problems.
+	if lr != nil && lr.Truncated() && lr.Err() != nil {
+		return
+	}
 	if lr != nil && lr.Truncated() {
 		s.Problemf(line, "last line is cut short (no newline at end of file) and is not valid JSON: %s", msg)
 		return

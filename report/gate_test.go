@@ -314,3 +314,42 @@ func TestArtifactURI(t *testing.T) {
 		}
 	}
 }
+
+// Snapshot drift in SARIF: every difference is a gate/snapshot result at
+// the transcript, line >= 1 (a session-level difference has no call line).
+func TestGateSARIFDrift(t *testing.T) {
+	res := gateResult(t, "drifting.gate.yaml")
+	var buf bytes.Buffer
+	if err := GateSARIF(&buf, res, SARIFOptions{}, Options{Redact: true}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Runs []struct {
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }    `json:"artifactLocation"`
+						Region           struct{ StartLine int } `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for _, r := range doc.Runs[0].Results {
+		loc := r.Locations[0].PhysicalLocation
+		if r.RuleID != SARIFRuleSnapshot || !strings.HasSuffix(loc.ArtifactLocation.URI, "fixtures/golden/loops/search-loop.jsonl") {
+			t.Errorf("%s at %s", r.RuleID, loc.ArtifactLocation.URI)
+		}
+		lines = append(lines, loc.Region.StartLine)
+	}
+	// The session's call count, call 2 (gone, line 5), call 4 (line 9),
+	// call 7 (new, line 15).
+	if fmt.Sprint(lines) != "[1 5 9 15]" {
+		t.Errorf("start lines %v, want [1 5 9 15]", lines)
+	}
+}

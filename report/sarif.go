@@ -205,12 +205,18 @@ func GateSARIF(w io.Writer, res *analyze.GateResult, sopt SARIFOptions, opt Opti
 				// anchor at the gate file's line.
 				file = res.File
 			}
+			// What identifies the failure: never the transcript line, and
+			// not a snapshot difference's texts (they hold lines).
+			expected := f.Expected
+			if f.Kind == analyze.FailSnapshot {
+				expected = ""
+			}
 			r := sarifResult{
 				RuleID: rule, RuleIndex: sarifRuleIndex(rule), Level: "error",
 				Message:   sarifText{fmt.Sprintf("%s: %s", cr.Case.Name, gateText(f.Message, opt))},
 				Locations: []sarifLocation{location(file, f.Line)},
 				PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(rule, cr.Case.Name, ArtifactURI(file), f.Session,
-					strconv.Itoa(f.Call), f.Action, f.Detector, f.Field, f.Expected)},
+					strconv.Itoa(f.Call), f.Action, f.Detector, f.Field, expected)},
 				Properties: map[string]any{"case": cr.Case.Name, "gateFile": gateURI, "gateLine": f.GateLine, "expected": f.Expected, "actual": f.Actual},
 			}
 			rel := location(res.File, f.GateLine)

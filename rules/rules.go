@@ -68,6 +68,10 @@ type WriteClears struct {
 	// PathArgs are the argument names holding the written path; the first
 	// non-empty string wins.
 	PathArgs []string `yaml:"path_args,flow"`
+	// ClearAll are the selectors whose calls clear the counters of every
+	// reader key, path or not: a shell command can change any file, and
+	// its arguments do not say which.
+	ClearAll []string `yaml:"clear_all,flow"`
 }
 
 // ResetCommand configures a manual reset (off when Commands is empty).

@@ -88,6 +88,12 @@ func (r *Rules) validate(d *decoder) error {
 	if err := v.selectors("scope.write_clears_reads.readers", r.Scope.WriteClearsReads.Readers); err != nil {
 		return err
 	}
+	if err := v.selectors("scope.write_clears_reads.clear_all", r.Scope.WriteClearsReads.ClearAll); err != nil {
+		return err
+	}
+	if w := r.Scope.WriteClearsReads; len(w.ClearAll) > 0 && len(w.Readers) == 0 {
+		return v.fail("scope.write_clears_reads", "scope.write_clears_reads.clear_all needs readers")
+	}
 	if w := r.Scope.WriteClearsReads; len(w.Writers) > 0 && (len(w.Readers) == 0 || len(w.PathArgs) == 0) {
 		return v.fail("scope.write_clears_reads", "scope.write_clears_reads needs readers and path_args as well as writers")
 	}
