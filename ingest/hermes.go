@@ -253,13 +253,21 @@ func (b *hermesConv) result(id, tool, text string, line int, t time.Time) {
 // takes the oldest waiting call.
 func (b *hermesConv) take(id string) (hermesCallRef, bool) {
 	if id == "" {
+		// Issue 8 (found by FuzzRead): this used to recurse with the
+		// oldest waiting call's id, which is "" again when that call has
+		// no id either: endless recursion, a stack overflow that recover
+		// cannot catch (the whole run died). Dequeue under its id here.
+		found := false
 		for _, r := range b.order {
 			c := b.call(r)
 			if !c.HasResult && len(b.pending[c.ID]) > 0 && b.pending[c.ID][0] == r {
-				return b.take(c.ID)
+				id, found = c.ID, true
+				break
 			}
 		}
-		return hermesCallRef{}, false
+		if !found {
+			return hermesCallRef{}, false
+		}
 	}
 	q := b.pending[id]
 	if len(q) == 0 {
