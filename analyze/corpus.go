@@ -43,6 +43,12 @@ type fileResult struct {
 // forEachFile runs work for every file on jobs workers and then emit for
 // each file in the files' order: parallel reading, deterministic output.
 // It is the shared skeleton of replay, compare and sweep.
+//
+// Files are worked on largest first, so that one big file does not start
+// last and leave the other cores idle at the end; emission still follows
+// the given order. Results wait for their turn to be emitted; they are small
+// (counts and decisions), and at most maxAhead files can be finished ahead
+// of the emitter, which bounds that memory.
 func forEachFile(files []string, jobs int, work func(i int, r *fileResult), emit func(i int, r *fileResult)) {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
@@ -51,12 +57,12 @@ func forEachFile(files []string, jobs int, work func(i int, r *fileResult), emit
 	for i := range slots {
 		slots[i] = &fileResult{done: make(chan struct{})}
 	}
-	// window bounds how far workers run ahead of the ordered emitter, so a
-	// slow file cannot make finished results pile up without limit.
-	window := make(chan struct{}, jobs*4)
+	order := largestFirst(files)
+	const maxAhead = 4096
+	window := make(chan struct{}, max(maxAhead, jobs*4))
 	next := make(chan int)
 	go func() {
-		for i := range files {
+		for _, i := range order {
 			window <- struct{}{}
 			next <- i
 		}
@@ -80,6 +86,21 @@ func forEachFile(files []string, jobs int, work func(i int, r *fileResult), emit
 		<-window
 	}
 	wg.Wait()
+}
+
+// largestFirst returns the indices of files ordered by size, largest first
+// (ties and unknown sizes keep their order).
+func largestFirst(files []string) []int {
+	sizes := make([]int64, len(files))
+	order := make([]int, len(files))
+	for i, f := range files {
+		order[i] = i
+		if fi, err := os.Stat(f); err == nil {
+			sizes[i] = fi.Size()
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return sizes[order[a]] > sizes[order[b]] })
+	return order
 }
 
 // Replay reads the files, replays every session under the rules and

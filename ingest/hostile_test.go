@@ -136,6 +136,18 @@ func hostileCases() []hostileCase {
 			name: "cut-trailer.json.gz", data: oneLine[:len(oneLine)-8],
 			sessions: 1, calls: 0, problems: []hostileProblem{{1, "gzip data ends early"}},
 		},
+		{
+			// A call without an id, then a result without an id (found by
+			// FuzzRead: the hermes reader recursed forever on it, a stack
+			// overflow that killed the whole run). The result joins the
+			// call.
+			name: "20260413_083748_5a617929.jsonl", data: joinLines(
+				`{"role": "user", "content": "list"}`,
+				`{"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "terminal", "arguments": "{\"command\": \"ls\"}"}}]}`,
+				`{"role": "tool", "content": "a b"}`,
+				`{"role": "assistant", "content": "done"}`),
+			sessions: 1, calls: 1,
+		},
 		{name: "not-gzip.jsonl.gz", data: []byte{0x1f, 0x8b, 0x00, 0x01}, problems: []hostileProblem{{0, "gzip"}}},
 	}
 }

@@ -8,11 +8,13 @@ package jsonx
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 
 	"errors"
 	"fmt"
 	gojson "github.com/goccy/go-json"
+	"math/bits"
 	"sort"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -391,19 +393,17 @@ var (
 func scanString(data []byte, i int) (int, bool, error) {
 	escaped := false
 	for {
-		j := bytes.IndexAny(data[i:], "\"\\")
-		if j < 0 {
+		i = nextSpecial(data, i)
+		if i >= len(data) {
 			return len(data), escaped, errUnterminated
 		}
-		for _, c := range data[i : i+j] {
-			if c < 0x20 {
-				return i, escaped, errControl
-			}
-		}
-		i += j
-		if data[i] == '"' {
+		switch c := data[i]; {
+		case c == '"':
 			return i, escaped, nil
+		case c < 0x20:
+			return i, escaped, errControl
 		}
+		// A backslash.
 		escaped = true
 		if i+1 >= len(data) {
 			return len(data), escaped, errUnterminated
@@ -420,6 +420,36 @@ func scanString(data []byte, i int) (int, bool, error) {
 			return i, escaped, errEscape
 		}
 	}
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// nextSpecial returns the index of the first byte at or after i that ends a
+// run of plain string content: '"', '\\' or a control character; len(data)
+// when there is none. It tests eight bytes at a time (SWAR): string content
+// is most of a transcript's bytes, so this loop is the parser's hot path.
+// For each test, (x - ones*k) & ^x & highs flags a byte below k (after the
+// XOR, a zero byte); borrows only run towards higher bytes, so the lowest
+// flagged byte is always a true match, and that is the one taken.
+func nextSpecial(data []byte, i int) int {
+	for ; i+8 <= len(data); i += 8 {
+		x := binary.LittleEndian.Uint64(data[i:])
+		q := x ^ (ones * '"')
+		b := x ^ (ones * '\\')
+		m := ((q - ones) &^ q) | ((b - ones) &^ b) | ((x - ones*0x20) &^ x)
+		if m &= highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(data); i++ {
+		if c := data[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return i
 }
 
 // unescape decodes the content of a JSON string that has escapes. Lone

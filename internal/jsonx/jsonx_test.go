@@ -131,3 +131,47 @@ func TestTopLevel(t *testing.T) {
 		t.Error("TopLevel on an array found a key")
 	}
 }
+
+// TestNextSpecialMatchesNaive checks the 8-bytes-at-a-time scan against a
+// byte loop on random data over the whole byte range, at every offset.
+func TestNextSpecialMatchesNaive(t *testing.T) {
+	naive := func(data []byte, i int) int {
+		for ; i < len(data); i++ {
+			if c := data[i]; c == '"' || c == '\\' || c < 0x20 {
+				return i
+			}
+		}
+		return i
+	}
+	seed := uint64(12345)
+	rnd := func() byte {
+		seed ^= seed << 13
+		seed ^= seed >> 7
+		seed ^= seed << 17
+		return byte(seed)
+	}
+	for n := 0; n < 2000; n++ {
+		data := make([]byte, int(rnd())%40)
+		for i := range data {
+			// Mostly plain bytes, sometimes special ones and high bytes.
+			switch r := rnd(); {
+			case r < 8:
+				data[i] = '"'
+			case r < 16:
+				data[i] = '\\'
+			case r < 24:
+				data[i] = rnd() % 0x20
+			default:
+				data[i] = 0x20 + rnd()%0xe0
+				if data[i] == '"' || data[i] == '\\' {
+					data[i] = 'x'
+				}
+			}
+		}
+		for i := 0; i <= len(data); i++ {
+			if got, want := nextSpecial(data, i), naive(data, i); got != want {
+				t.Fatalf("nextSpecial(%q, %d) = %d, want %d", data, i, got, want)
+			}
+		}
+	}
+}
