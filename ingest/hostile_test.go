@@ -146,7 +146,7 @@ func hostileCases() []hostileCase {
 				`{"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "terminal", "arguments": "{\"command\": \"ls\"}"}}]}`,
 				`{"role": "tool", "content": "a b"}`,
 				`{"role": "assistant", "content": "done"}`),
-			sessions: 1, calls: 1,
+			sessions: 1, calls: 1, problems: []hostileProblem{{2, "has no id"}},
 		},
 		{name: "not-gzip.jsonl.gz", data: []byte{0x1f, 0x8b, 0x00, 0x01}, problems: []hostileProblem{{0, "gzip"}}},
 	}

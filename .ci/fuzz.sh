@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs every Go fuzz target of the module for a given time each, one target
+# at a time, and stops at the first failure (issue 8; docs/reliability.md).
+#
+#   bash .ci/fuzz.sh          # 10s per target (the CI default)
+#   bash .ci/fuzz.sh 5m       # longer, by hand or in a nightly job
+#   FUZZTIME=30s bash .ci/fuzz.sh
+#
+# Targets are found, not listed: every `func FuzzX(` in a _test.go file.
+# A failing input is written by go test to <pkg>/testdata/fuzz/FuzzX/;
+# keep it (it becomes a regression input that plain `go test` replays) and
+# fix the bug.
+#
+# FUZZMINIMIZE (default 1x) bounds how long the fuzzer minimizes each new
+# input. Go's default (60s) spends most of a short run minimizing inputs
+# that merely reached new code; 1x keeps the run fuzzing. Set it to e.g.
+# 30s when reproducing a failure, to get a small failing input.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+fuzztime="${1:-${FUZZTIME:-10s}}"
+minimize="${FUZZMINIMIZE:-1x}"
+# Two cores are shared: one fuzz worker unless told otherwise.
+parallel="${FUZZPARALLEL:-1}"
+
+targets=$(grep -rl --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]*\(' . | grep -v '/testdata/' | sort |
+  while read -r file; do
+    dir=$(dirname "$file")
+    grep -oE '^func Fuzz[A-Za-z0-9_]*' "$file" | sed 's/^func //' | while read -r name; do
+      echo "$dir $name"
+    done
+  done)
+
+if [ -z "$targets" ]; then
+  echo "fuzz.sh: no fuzz targets found" >&2
+  exit 1
+fi
+
+count=$(echo "$targets" | wc -l)
+echo "== fuzz: $count targets, $fuzztime each"
+start=$(date +%s)
+while read -r dir name; do
+  echo "-- $dir $name"
+  t0=$(date +%s)
+  if ! go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" -fuzzminimizetime="$minimize" -parallel="$parallel" "$dir" 2>&1 | tail -n 20; then
+    echo "fuzz.sh: $name in $dir failed; the failing input is under $dir/testdata/fuzz/$name/" >&2
+    exit 1
+  fi
+  echo "   ($(( $(date +%s) - t0 ))s)"
+done <<< "$targets"
+echo "== fuzz: all $count targets clean in $(( $(date +%s) - start ))s"
