@@ -289,14 +289,14 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 		c := Call{ID: p.CallID, Tool: p.Name, Time: t, Line: n}
 		switch p.Type {
 		case "function_call":
-			setArgsRaw(&c, p.Arguments)
+			c.SetArgsField(p.Arguments)
 		case "custom_tool_call":
 			var s string
 			_ = jsonx.Unmarshal(p.Input, &s)
 			c.SetArgsValue(inputArgs(s))
 		case "local_shell_call":
 			c.Tool = "local_shell"
-			setArgsRaw(&c, p.Action)
+			c.SetArgsField(p.Action)
 		}
 		if c.ID == "" {
 			r.out.Problemf(n, "%s %s has no call_id; its result cannot be joined", p.Type, p.Name)

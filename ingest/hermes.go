@@ -335,7 +335,7 @@ func (b *hermesConv) message(m *hermesMessage, line int) {
 			if c.ID == "" {
 				b.out.Problemf(line, "%stool call %d (%s) has no id; it can only be paired with a result that has none", b.where, i+1, c.Tool)
 			}
-			hermesSetArgs(&c, args)
+			c.SetArgsField(args)
 			b.addCall(c)
 		}
 	case "tool":
@@ -351,28 +351,6 @@ func (b *hermesConv) message(m *hermesMessage, line int) {
 	default:
 		b.out.Problemf(line, "%smessage with unknown role %q; skipped", b.where, m.Role)
 	}
-}
-
-// hermesSetArgs fills a call's arguments from the arguments member: a JSON
-// string (the OpenAI wire form) or an already-parsed object.
-func hermesSetArgs(c *Call, raw jsonx.RawMessage) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		c.SetArgs("")
-		return
-	}
-	if raw[0] == '"' {
-		var s string
-		if jsonx.Unmarshal(raw, &s) == nil {
-			c.SetArgs(s)
-			return
-		}
-	}
-	if v, err := jsonx.Parse(raw); err == nil {
-		c.SetArgsValue(v)
-		return
-	}
-	c.SetArgs(string(raw))
 }
 
 // hermesToolCalls decodes tool_calls: a list (export, gateway, snapshot) or

@@ -415,26 +415,10 @@ func (p *nbParser) call(n, i int, tc nbToolCall, t time.Time) Call {
 	if c.Tool == "" {
 		p.out.Problemf(n, "tool call %d (id %q) has no function name", i+1, c.ID)
 	}
-	raw := bytes.TrimSpace(tc.Function.Arguments)
-	switch {
-	case len(raw) == 0 || string(raw) == "null":
+	if raw := bytes.TrimSpace(tc.Function.Arguments); len(raw) == 0 || string(raw) == "null" {
 		p.out.Problemf(n, "tool call %q (%s) has no arguments", c.ID, c.Tool)
-		c.SetArgs("")
-	case raw[0] == '"':
-		var s string
-		if err := jsonx.Unmarshal(raw, &s); err != nil {
-			c.SetArgs(string(raw))
-		} else {
-			c.SetArgs(s)
-		}
-	default:
-		v, err := jsonx.Parse(raw)
-		if err != nil {
-			c.SetArgs(string(raw))
-		} else {
-			c.SetArgsValue(v)
-		}
 	}
+	c.SetArgsField(tc.Function.Arguments)
 	return c
 }
 

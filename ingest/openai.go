@@ -442,26 +442,6 @@ type chatFunction struct {
 	Arguments jsonx.RawMessage `json:"arguments"`
 }
 
-// setArgsRaw fills a call's arguments from a JSON string (the usual case), an
-// object (some proxies parse them), or nothing.
-func setArgsRaw(c *Call, raw jsonx.RawMessage) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		c.SetArgs("")
-		return
-	}
-	var s string
-	if jsonx.Unmarshal(raw, &s) == nil {
-		c.SetArgs(s)
-		return
-	}
-	if v, err := jsonx.Parse(raw); err == nil {
-		c.SetArgsValue(v)
-		return
-	}
-	c.SetArgs(string(raw))
-}
-
 // contentText returns the text of a content value (string, parts array or
 // null), and whether it holds anything at all (an image part counts).
 // Text parts are joined with newlines; other parts become a placeholder
@@ -556,14 +536,14 @@ func (r *oaReader) chatItem(m chatMessage, i, line int) (oaItem, bool) {
 				c.Tool = tc.Custom.Name
 				c.SetArgsValue(inputArgs(tc.Custom.Input))
 			} else {
-				setArgsRaw(&c, tc.Function.Arguments)
+				c.SetArgsField(tc.Function.Arguments)
 			}
 			it.calls = append(it.calls, c)
 			ids = append(ids, tc.ID, c.Tool, c.ArgsRaw)
 		}
 		if m.FunctionCall != nil {
 			c := Call{Tool: m.FunctionCall.Name, Line: line}
-			setArgsRaw(&c, m.FunctionCall.Arguments)
+			c.SetArgsField(m.FunctionCall.Arguments)
 			it.calls = append(it.calls, c)
 			ids = append(ids, "fn", c.Tool, c.ArgsRaw)
 		}
@@ -749,17 +729,17 @@ func (r *oaReader) responseItems(elems []jsonx.RawMessage, line int, rec *oaReco
 			c := Call{ID: it.CallID, Tool: it.Name, Line: line}
 			switch it.Type {
 			case "function_call":
-				setArgsRaw(&c, it.Arguments)
+				c.SetArgsField(it.Arguments)
 			case "custom_tool_call":
 				var s string
 				_ = jsonx.Unmarshal(it.Input, &s)
 				c.SetArgsValue(inputArgs(s))
 			case "local_shell_call":
 				c.Tool = "local_shell"
-				setArgsRaw(&c, it.Action)
+				c.SetArgsField(it.Action)
 			case "mcp_call":
 				// An MCP call made by the API carries its own output.
-				setArgsRaw(&c, it.Arguments)
+				c.SetArgsField(it.Arguments)
 				c.HasResult = true
 				c.Result, _ = contentText(it.Output)
 				if e, has := contentText(it.Error); has {

@@ -267,7 +267,7 @@ func ohAction(b *sessionBuilder, e ohEvent, i, line int, t time.Time, requests m
 	}
 	c := Call{ID: e.Meta.ToolCallID, Tool: e.Meta.FunctionName, Time: t, Line: line}
 	if raw, ok := argsOf[c.ID]; ok && c.ID != "" {
-		setArgsRaw(&c, raw)
+		c.SetArgsField(raw)
 	} else {
 		ohArgs(&c, e.Args)
 	}
@@ -288,5 +288,5 @@ func ohArgs(c *Call, raw jsonx.RawMessage) {
 		c.SetArgsValue(v)
 		return
 	}
-	setArgsRaw(c, raw)
+	c.SetArgsField(raw)
 }

@@ -13,6 +13,7 @@
 package ingest
 
 import (
+	"bytes"
 	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -118,6 +119,31 @@ func (c *Call) SetArgs(raw string) {
 	c.ArgsRaw = raw
 	v, err := jsonx.ParseString(raw)
 	c.Args, c.ArgsOK = v, err == nil
+}
+
+// SetArgsField fills the arguments from an "arguments" member as it stands
+// in a JSON record: a JSON string holding the argument text (the OpenAI wire
+// form), an object that a harness or proxy already parsed, or null/missing
+// (empty arguments). Anything else is kept as its raw text.
+func (c *Call) SetArgsField(raw jsonx.RawMessage) {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0 || string(raw) == "null":
+		c.SetArgs("")
+		return
+	case raw[0] == '"':
+		var s string
+		if jsonx.Unmarshal(raw, &s) == nil {
+			c.SetArgs(s)
+			return
+		}
+	default:
+		if v, err := jsonx.Parse(raw); err == nil {
+			c.SetArgsValue(v)
+			return
+		}
+	}
+	c.SetArgs(string(raw))
 }
 
 // SetArgsValue fills the arguments from an already parsed value.
