@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,6 +135,16 @@ func TestReplayHandComputed(t *testing.T) {
 			want: summary{Calls: 3, Redundant: 1, Recall: ptr(0)},
 		},
 		{
+			// The same retry under hermes-breaker (PR #14059): the last 3
+			// calls share a signature, so the 3rd is blocked, but its real
+			// result ("12 passed") differs from the two failures before it:
+			// harmful. Precision 0/1; the redundant call (2) is not stopped:
+			// recall 0/1. The result (48 bytes = 12 tokens) is shorter than
+			// the breaker's message (317 bytes), so nothing is saved.
+			name: "retry that worked, breaker", file: "retry-succeeded.json", preset: "hermes-breaker",
+			want: summary{Calls: 3, Blocked: 1, Redundant: 1, Harmful: 1, Precision: ptr(0), Recall: ptr(0)},
+		},
+		{
 			name: "healthy", file: "healthy.json", preset: "nanobot",
 			want: summary{Calls: 4},
 		},
@@ -252,6 +263,79 @@ func TestJobsDeterminism(t *testing.T) {
 			first = out
 		} else if out != first {
 			t.Errorf("--jobs %s output differs from --jobs 1", jobs)
+		}
+	}
+}
+
+// TestSamplesAgainstOrigin replays the real and synthetic samples under the
+// nanobot and pi-loopguard presets and checks every intervention against
+// the facts in shared/samples/*/ORIGIN.md:
+//   - nanobot F4 v0.1.4.post4: read_file ×3 in one turn, so nanobot's
+//     local-call guard (budget 2) blocks the 3rd; pi (read threshold 3)
+//     does nothing until a 4th;
+//   - nanobot F4 v0.2.0: the 3rd web_search (case/space variants of one
+//     query) was already blocked by nanobot itself: our nanobot preset
+//     blocks the same call, reported as native; pi keys on exact args;
+//   - the dedup stubs of F4 v0.2.2 and F6 are nanobot's own (native);
+//   - the real nanobot files have no repeat within a turn (cron repeats
+//     across turns, which both guards reset), and the hermes export's one
+//     repeat (read_file ×2 in a turn) and the trajectories' ×2/×3 repeats
+//     stay within both budgets;
+//   - the one problem is F6's interrupted turn (a pending web_fetch).
+func TestSamplesAgainstOrigin(t *testing.T) {
+	samples := filepath.Join("..", "shared", "samples")
+	if _, err := os.Stat(samples); err != nil {
+		t.Skip("../shared/samples is absent (a user's checkout has no shared/): skipping the sample replay")
+	}
+	type decision struct{ File, Tool, Action, Native string }
+	want := map[string][]decision{
+		"nanobot": {
+			{"slack_C01ABCDEF.jsonl", "read_file", "block", ""},
+			{"websocket_5f0c2a.jsonl", "web_search", "block", "nanobot-block"},
+			{"telegram_42.jsonl", "read_file", "allow", "nanobot-dedup"},
+			{"dGVsZWdyYW06MTIzNDU2Nzg5.jsonl", "read_file", "allow", "nanobot-dedup"},
+		},
+		"pi-loopguard": {
+			{"websocket_5f0c2a.jsonl", "web_search", "allow", "nanobot-block"},
+			{"telegram_42.jsonl", "read_file", "allow", "nanobot-dedup"},
+			{"dGVsZWdyYW06MTIzNDU2Nzg5.jsonl", "read_file", "allow", "nanobot-dedup"},
+		},
+	}
+	for preset, decisions := range want {
+		out, stderr, code := loopgate(t, "replay", "--preset", preset, "--format", "json", "--tokenizer", "chars4",
+			filepath.Join(samples, "nanobot"), filepath.Join(samples, "hermes"))
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", preset, code, stderr)
+		}
+		var rep struct {
+			Summary  summary `json:"summary"`
+			Sessions []struct {
+				File      string `json:"file"`
+				Decisions []struct {
+					Tool, Action, Native string
+				} `json:"decisions"`
+			} `json:"sessions"`
+			Problems []struct{ Message string } `json:"problems"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		var got []decision
+		for _, s := range rep.Sessions {
+			for _, d := range s.Decisions {
+				if d.Action != "allow" || d.Native != "" {
+					got = append(got, decision{filepath.Base(s.File), d.Tool, d.Action, d.Native})
+				}
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(decisions) {
+			t.Errorf("%s: interventions\n got  %v\n want %v", preset, got, decisions)
+		}
+		if rep.Summary.Harmful != 0 || rep.Summary.Calls != 62+290 {
+			t.Errorf("%s: harmful %d, calls %d; want 0 and 352 (62 nanobot + 290 hermes)", preset, rep.Summary.Harmful, rep.Summary.Calls)
+		}
+		if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Message, "interrupted turn") {
+			t.Errorf("%s: problems %v, want only F6's interrupted turn", preset, rep.Problems)
 		}
 	}
 }

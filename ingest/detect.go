@@ -114,6 +114,13 @@ type Options struct {
 // sniffLines is how many lines detection looks at for a first valid record.
 const sniffLines = 64
 
+// sniffBytes bounds the bytes of those lines. Detection keeps the lines it
+// looked at, to hand them to the parser; without a bound a file whose first
+// lines are huge junk (eight 64 MiB lines) held them all at once, over a GB
+// (issue 8). A file with no JSON record in its first 64 MiB is reported as
+// of no known format.
+const sniffBytes = 64 << 20
+
 // ReadFile reads one file ("-" for standard input) and sends its sessions
 // and problems to out. It never panics on bad input: a parser that panics
 // costs the rest of its file, reported as a problem, not the run.
@@ -222,11 +229,13 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 		// Find the first line that is a JSON value; bad lines before it are
 		// reported by the parser when it reads them again.
 		var seen []pendingLine
-		for i := 0; i < sniffLines; i++ {
+		held := 0
+		for i := 0; i < sniffLines && held < sniffBytes; i++ {
 			line, ln, ok := lr.Next()
 			if !ok {
 				break
 			}
+			held += len(line)
 			seen = append(seen, pendingLine{line: append([]byte(nil), line...), n: ln, truncated: lr.Truncated(), badUTF8: lr.BadUTF8()})
 			if jsonx.Valid(line) {
 				h.Line = ln
@@ -316,7 +325,7 @@ func describe(h *Head, value []byte) {
 func headSummary(h *Head) string {
 	if h.Keys == nil {
 		if h.Line == 0 {
-			return "no line in the first 64 is a JSON value"
+			return "no line in the first 64 (or the first 64 MiB) is a JSON value"
 		}
 		return "its first record is not a JSON object"
 	}

@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# bench.sh: the loopgate benchmark (issue 7, docs/performance.md).
+#
+#   scripts/bench.sh [SIZE] [DIR]        throughput: replay, sweep, jq reference
+#   scripts/bench.sh --memory [DIR]      peak memory on two corpus sizes
+#
+# SIZE is a corpus size for cmd/gencorpus (default 1GiB; 200MB for a quick
+# run). DIR holds the corpus: when it has no generated corpus yet
+# (no DIR/.manifest.json) one is generated there with seed 1; when DIR is
+# omitted the corpus goes to a temporary directory removed at the end.
+# Run it from anywhere inside the repository.
+#
+# Needs: go, /usr/bin/time (GNU time, for peak RSS), jq (the reference
+# parser and the summary reader), cmp, awk.
+#
+# Environment: BENCH_JOBS (the "default" jobs of the replay, 0 = one per
+# core as loopgate does), JQ_JOBS (jq processes run side by side over the
+# files, default nproc: the same cores loopgate gets).
+set -euo pipefail
+
+usage() {
+	sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+}
+
+mode=throughput
+if [[ ${1:-} == --memory ]]; then
+	mode=memory
+	shift
+fi
+case ${1:-} in -h | --help) usage ;; esac
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ncpu=$(nproc)
+jobs=${BENCH_JOBS:-0}
+jobs_label=$jobs
+[[ $jobs == 0 ]] && jobs_label=$ncpu
+jq_jobs=${JQ_JOBS:-$ncpu}
+
+for tool in go jq cmp awk; do
+	command -v "$tool" >/dev/null || {
+		echo "bench.sh: $tool is required" >&2
+		exit 2
+	}
+done
+[[ -x /usr/bin/time ]] || {
+	echo "bench.sh: /usr/bin/time (GNU time) is required for peak RSS" >&2
+	exit 2
+}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/loopgate-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+echo "== building loopgate and gencorpus"
+(cd "$repo" && go build -o "$tmp/loopgate" . && go build -o "$tmp/gencorpus" ./cmd/gencorpus)
+lg=$tmp/loopgate
+
+# ensure_corpus DIR SIZE [gencorpus flags...]: generate unless DIR already
+# holds a generated corpus.
+ensure_corpus() {
+	local dir=$1 size=$2
+	shift 2
+	if [[ -f $dir/.manifest.json ]]; then
+		echo "== using the corpus already in $dir (SIZE $size not applied)"
+	else
+		echo "== generating $size into $dir (seed 1)"
+		mkdir -p "$dir"
+		"$tmp/gencorpus" -out "$dir" -seed 1 -size "$size" -loops "$@"
+	fi
+}
+
+# corpus_bytes DIR: bytes of the transcripts (dot-files such as the
+# manifest are skipped, as loopgate skips them).
+corpus_bytes() {
+	find "$1" -type f ! -name '.*' \( -name '*.json' -o -name '*.jsonl' -o -name '*.gz' \) -printf '%s\n' |
+		awk '{s += $1} END {printf "%d\n", s}'
+}
+
+# largest_file DIR: bytes of the largest transcript.
+largest_file() {
+	find "$1" -type f ! -name '.*' -printf '%s\n' | sort -n | tail -1
+}
+
+# measure NAME OUT CMD...: run CMD with stdout to OUT under GNU time;
+# sets wall (seconds) and rss (MB).
+measure() {
+	local name=$1 out=$2
+	shift 2
+	echo "-- $name" >&2
+	/usr/bin/time -f '%e %M' -o "$tmp/time" "$@" >"$out"
+	read -r wall rss_kb <"$tmp/time"
+	rss=$(awk -v k="$rss_kb" 'BEGIN {printf "%.0f", k / 1024}')
+}
+
+div() { awk -v a="$1" -v b="$2" -v f="${3:-%.1f}" 'BEGIN {if (b > 0) printf f, a / b; else print "-"}'; }
+
+rows=()
+# row LABEL WALL RSS [SESSIONS]: one line of the final table.
+row() {
+	local label=$1 w=$2 r=$3 s=${4:-}
+	local mbs sps="-"
+	mbs=$(div "$bytes" "$(awk -v w="$w" 'BEGIN {print w * 1e6}')")
+	[[ -n $s ]] && sps=$(div "$s" "$w" %.0f)
+	rows+=("$(printf '%-34s %9s %9s %11s %10s' "$label" "$w" "$mbs" "$sps" "$r")")
+}
+
+print_machine() {
+	echo "machine: $ncpu cores ($(nproc --all) online), $(go version | cut -d' ' -f3-), load average$(uptime | sed 's/.*load average//')"
+	echo "date:    $(date -u '+%Y-%m-%d %H:%M UTC')"
+}
+
+throughput() {
+	local size=${1:-1GiB} dir=${2:-}
+	[[ -z $dir ]] && dir=$tmp/corpus
+	ensure_corpus "$dir" "$size"
+	bytes=$(corpus_bytes "$dir")
+	local files
+	files=$(find "$dir" -type f ! -name '.*' \( -name '*.json' -o -name '*.jsonl' -o -name '*.gz' \) | wc -l)
+	echo "== corpus: $dir, $files files, $bytes bytes (largest file $(largest_file "$dir") bytes)"
+
+	local jopt=()
+	[[ $jobs != 0 ]] && jopt=(--jobs "$jobs")
+
+	# The reference parser: jq reads every file (a JSONL stream or a JSON
+	# document alike), JQ_JOBS processes side by side.
+	measure "jq -c . (x$jq_jobs)" /dev/null sh -c \
+		'find "$1" -type f ! -name ".*" \( -name "*.json" -o -name "*.jsonl" \) -print0 | xargs -0 -r -n 8 -P "$2" jq -c . >/dev/null' \
+		sh "$dir" "$jq_jobs"
+	local jq_wall=$wall
+	row "jq -c . ($jq_jobs processes)" "$wall" "$rss"
+
+	measure "replay chars4" "$tmp/replay-chars4.json" "$lg" replay --format json --tokenizer chars4 "${jopt[@]}" "$dir"
+	local sessions rc4_wall=$wall
+	sessions=$(jq '.summary.sessions' "$tmp/replay-chars4.json")
+	row "replay chars4 (jobs $jobs_label)" "$wall" "$rss" "$sessions"
+
+	measure "replay chars4 --jobs 1" "$tmp/replay-jobs1.json" "$lg" replay --format json --tokenizer chars4 --jobs 1 "$dir"
+	row "replay chars4 (jobs 1)" "$wall" "$rss" "$(jq '.summary.sessions' "$tmp/replay-jobs1.json")"
+	local same=DIFFER
+	cmp -s "$tmp/replay-chars4.json" "$tmp/replay-jobs1.json" && same=OK
+
+	measure "replay o200k_base" "$tmp/replay-o200k.json" "$lg" replay --format json "${jopt[@]}" "$dir"
+	row "replay o200k_base (jobs $jobs_label)" "$wall" "$rss" "$(jq '.summary.sessions' "$tmp/replay-o200k.json")"
+
+	measure "sweep 50 configs chars4" "$tmp/sweep.json" "$lg" sweep --format json --tokenizer chars4 "${jopt[@]}" \
+		--preset loopgate \
+		--vary detectors.no_progress.block_at=1..5 \
+		--vary tools.class:shell.no_progress.block_at=1..10 "$dir"
+	local sweep_wall=$wall configs
+	configs=$(jq '.rows | length' "$tmp/sweep.json")
+	row "sweep $configs configs chars4" "$wall" "$rss" "$(jq '.corpus.sessions' "$tmp/sweep.json")"
+
+	echo
+	echo "== loopgate benchmark: $size corpus, $files files, $(div "$bytes" 1e6 %.0f) MB, $sessions sessions"
+	print_machine
+	printf '%-34s %9s %9s %11s %10s\n' "run" "wall s" "MB/s" "sessions/s" "peak MB"
+	printf '%s\n' "${rows[@]}"
+	echo "ratio sweep/replay (chars4):   $(div "$sweep_wall" "$rc4_wall" %.2f)   (target <= 3)"
+	echo "ratio replay/jq (chars4):      $(div "$rc4_wall" "$jq_wall" %.2f)"
+	echo "--jobs 1 vs --jobs $jobs_label JSON output: $same"
+	echo "targets: replay >= 600 MB/s, peak RSS <= 200 MB (docs/performance.md)"
+	[[ $dir == "$tmp/corpus" ]] && echo "(the corpus was temporary; pass DIR to keep it for the next run)"
+	return 0
+}
+
+# memory: the same replay on two corpus sizes whose largest file (hence
+# largest session) is capped alike; peak RSS should not follow the size.
+memory() {
+	local dir=${1:-$tmp/corpus} size
+	local sizes=(100MB 400MB)
+	local mrows=()
+	for size in "${sizes[@]}"; do
+		ensure_corpus "$dir/mem-$size" "$size" -large 0 -max-file 8MiB
+	done
+	for size in "${sizes[@]}"; do
+		local d=$dir/mem-$size b
+		b=$(corpus_bytes "$d")
+		for fmt in json jsonl; do
+			measure "replay $size --format $fmt" /dev/null "$lg" replay --format "$fmt" --tokenizer chars4 "$d"
+			mrows+=("$(printf '%-8s %-7s %9s %10s %9s %10s' "$size" "$fmt" "$(div "$b" 1e6 %.0f)" "$(largest_file "$d")" "$wall" "$rss")")
+		done
+	done
+	echo
+	echo "== loopgate memory benchmark (replay --tokenizer chars4; corpora generated with -large 0 -max-file 8MiB)"
+	print_machine
+	printf '%-8s %-7s %9s %10s %9s %10s\n' "corpus" "format" "MB" "largest B" "wall s" "peak MB"
+	printf '%s\n' "${mrows[@]}"
+	echo "(--format json keeps every session's result for the report; jsonl streams them)"
+}
+
+if [[ $mode == memory ]]; then
+	memory "${1:-}"
+else
+	throughput "${1:-1GiB}" "${2:-}"
+fi
