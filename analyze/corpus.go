@@ -209,6 +209,9 @@ func (a *Aggregator) AddSession(s SessionResult, tools []ToolStat, keep bool) {
 		a.rep.Tokens.RecordedInput += s.RecordedInput
 		a.rep.Tokens.RecordedOutput += s.RecordedOutput
 	}
+	if s.TokensFrom == "usage" {
+		a.rep.Tokens.SessionsCalibrated++
+	}
 	for _, t := range tools {
 		i, ok := a.toolIndex[t.Tool]
 		if !ok {

@@ -89,9 +89,9 @@ func fuzzSession(data []byte) *ingest.Session {
 
 func FuzzReplay(f *testing.F) {
 	f.Add([]byte{})
-	f.Add([]byte{0, 0, 0, 3, 0, 0, 3, 0, 0, 3, 0, 0, 3, 0, 0, 3, 0, 0})                        // the same read, five times
-	f.Add([]byte{0, 0, 0, 3, 0, 0, 3, 1, 1, 3, 0, 0, 3, 1, 1, 3, 0, 0, 3, 1, 1})                // A-B-A-B
-	f.Add([]byte{0, 0, 0, 3, 4, 3, 3, 4, 3, 3, 4, 3, 3, 4, 3, 1, 0, 0, 3, 4, 3})                // a failing command, compaction
+	f.Add([]byte{0, 0, 0, 3, 0, 0, 3, 0, 0, 3, 0, 0, 3, 0, 0, 3, 0, 0})                            // the same read, five times
+	f.Add([]byte{0, 0, 0, 3, 0, 0, 3, 1, 1, 3, 0, 0, 3, 1, 1, 3, 0, 0, 3, 1, 1})                   // A-B-A-B
+	f.Add([]byte{0, 0, 0, 3, 4, 3, 3, 4, 3, 3, 4, 3, 3, 4, 3, 1, 0, 0, 3, 4, 3})                   // a failing command, compaction
 	f.Add([]byte{0, 0, 0, 3, 0, 0, 3, 3, 6, 3, 0, 0, 3, 0, 0, 0x13, 5, 4, 0xe3, 5, 4, 0xe3, 5, 4}) // write between reads; no results; time gaps
 	counter, err := tokens.New(tokens.Chars4)
 	if err != nil {

@@ -17,7 +17,10 @@ type PreparedSession struct {
 	// UsageInput/UsageOutput sum it.
 	HasUsage                bool
 	UsageInput, UsageOutput int64
-	Calls                   []PreparedCall
+	// BytesPerToken is calibrated from the recorded usage (calibrate.go),
+	// 0 when the tokenizer counts this session.
+	BytesPerToken float64
+	Calls         []PreparedCall
 	// TurnStarts has one entry per turn (also turns without calls).
 	TurnStarts []TurnStart
 }
@@ -113,6 +116,9 @@ func Prepare(s *ingest.Session) *PreparedSession {
 		}
 	}
 	p.Requests = request
+	if p.HasUsage {
+		p.BytesPerToken = calibrate(s)
+	}
 	// Later requests in the same context, counted from the end.
 	laterInEpoch := make([]int, request+1)
 	for i := request - 1; i >= 0; i-- {

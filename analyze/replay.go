@@ -73,8 +73,13 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		File: p.File, ID: p.ID, Format: p.Format, Agent: p.Agent, Parent: p.Parent, Model: p.Model,
 		Turns: p.Turns, Requests: p.Requests, Calls: len(p.Calls), HasUsage: p.HasUsage,
 		RecordedInput: p.UsageInput, RecordedOutput: p.UsageOutput,
+		TokensFrom: tc.Counter.Name(), BytesPerToken: p.BytesPerToken,
 		Decisions: []Decision{},
 	}
+	if p.BytesPerToken > 0 {
+		res.TokensFrom = "usage"
+	}
+	st := sessionTokens{tc: tc, bytesPerToken: p.BytesPerToken}
 	g := NewGuard(r)
 	toolIndex := map[string]int{}
 	var tools []ToolStat
@@ -131,7 +136,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 					halted, haltedBy, haltedAt = true, v, c.Event.Index
 				}
 			}
-			d := judge(c, v, ran, seenRun, tc, &res)
+			d := judge(c, v, ran, seenRun, st, &res)
 			ts := tool(&tools, toolIndex, c.Event.Tool, c.Event.Class)
 			ts.Calls++
 			if c.Redundant {
@@ -163,7 +168,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 // judge turns a verdict on a call into a decision: truth, savings, counts.
 // ran says whether the call would still have run under the guard (a steer,
 // or a halt that came after the call).
-func judge(c *PreparedCall, v Verdict, ran bool, seenRun map[string][]uint64, tc *TokenCache, res *SessionResult) Decision {
+func judge(c *PreparedCall, v Verdict, ran bool, seenRun map[string][]uint64, st sessionTokens, res *SessionResult) Decision {
 	args := c.Event.ArgsRaw
 	if len(args) > maxDecisionArgs {
 		args = args[:maxDecisionArgs]
@@ -188,8 +193,7 @@ func judge(c *PreparedCall, v Verdict, ran bool, seenRun map[string][]uint64, tc
 	switch v.Action {
 	case Steer:
 		res.Steered++
-		cost := int64(tc.Count(v.Message))
-		res.SteerTokens += cost
+		res.SteerTokens += st.count(v.Message)
 	case Block, Dedup:
 		if v.Action == Block {
 			res.Blocked++
@@ -205,19 +209,11 @@ func judge(c *PreparedCall, v Verdict, ran bool, seenRun map[string][]uint64, tc
 		if c.Redundant {
 			res.RedundantStopped++
 		}
-		saved := int64(tc.resultTokens(c) - tc.Count(v.Message))
-		if saved < 0 {
-			saved = 0
-		}
-		d.TokensSaved = saved
+		d.TokensSaved = max(0, st.result(c)-st.count(v.Message))
 	case Halt:
 		if !ran {
 			res.Halted++
-			saved := int64(tc.resultTokens(c) - tc.Count(v.Message))
-			if saved < 0 {
-				saved = 0
-			}
-			d.TokensSaved = saved
+			d.TokensSaved = max(0, st.result(c)-st.count(v.Message))
 		}
 	}
 	d.ContextTokensSaved = d.TokensSaved * int64(c.LaterRequests)

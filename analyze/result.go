@@ -27,8 +27,11 @@ type RulesInfo struct {
 type TokensInfo struct {
 	// Tokenizer is "o200k_base", "cl100k_base" or "chars4".
 	Tokenizer string `json:"tokenizer"`
-	// SessionsWithUsage counts sessions whose transcript records usage.
-	SessionsWithUsage int `json:"sessions_with_usage"`
+	// SessionsWithUsage counts sessions whose transcript records usage;
+	// SessionsCalibrated those whose usage was enough to calibrate their
+	// token counts (their savings use it instead of the tokenizer).
+	SessionsWithUsage  int `json:"sessions_with_usage"`
+	SessionsCalibrated int `json:"sessions_calibrated"`
 	// RecordedInput and RecordedOutput sum the usage the transcripts record.
 	RecordedInput  int64 `json:"recorded_input_tokens"`
 	RecordedOutput int64 `json:"recorded_output_tokens"`
@@ -66,31 +69,36 @@ type Summary struct {
 
 // SessionResult is the replay of one session (one agent scope of one file).
 type SessionResult struct {
-	File               string     `json:"file"`
-	ID                 string     `json:"id"`
-	Format             string     `json:"format"`
-	Agent              string     `json:"agent"`
-	Parent             string     `json:"parent,omitempty"`
-	Model              string     `json:"model,omitempty"`
-	Turns              int        `json:"turns"`
-	Requests           int        `json:"requests"`
-	Calls              int        `json:"calls"`
-	Steered            int        `json:"steered"`
-	Blocked            int        `json:"blocked"`
-	Deduped            int        `json:"deduped"`
-	Halted             int        `json:"halted"`
-	Redundant          int        `json:"redundant"`
-	RedundantStopped   int        `json:"redundant_stopped"`
-	Harmful            int        `json:"harmful"`
-	Native             int        `json:"native"`
-	TokensSaved        int64      `json:"tokens_saved"`
-	ContextTokensSaved int64      `json:"context_tokens_saved"`
-	SteerTokens        int64      `json:"steer_tokens"`
-	HasUsage           bool       `json:"has_usage"`
-	RecordedInput      int64      `json:"recorded_input_tokens,omitempty"`
-	RecordedOutput     int64      `json:"recorded_output_tokens,omitempty"`
-	Timeline           string     `json:"timeline"`
-	Decisions          []Decision `json:"decisions"`
+	File               string `json:"file"`
+	ID                 string `json:"id"`
+	Format             string `json:"format"`
+	Agent              string `json:"agent"`
+	Parent             string `json:"parent,omitempty"`
+	Model              string `json:"model,omitempty"`
+	Turns              int    `json:"turns"`
+	Requests           int    `json:"requests"`
+	Calls              int    `json:"calls"`
+	Steered            int    `json:"steered"`
+	Blocked            int    `json:"blocked"`
+	Deduped            int    `json:"deduped"`
+	Halted             int    `json:"halted"`
+	Redundant          int    `json:"redundant"`
+	RedundantStopped   int    `json:"redundant_stopped"`
+	Harmful            int    `json:"harmful"`
+	Native             int    `json:"native"`
+	TokensSaved        int64  `json:"tokens_saved"`
+	ContextTokensSaved int64  `json:"context_tokens_saved"`
+	SteerTokens        int64  `json:"steer_tokens"`
+	HasUsage           bool   `json:"has_usage"`
+	// TokensFrom says how this session's tokens were counted: the
+	// tokenizer's name, or "usage" when its recorded usage calibrated a
+	// bytes-per-token ratio (BytesPerToken).
+	TokensFrom     string     `json:"tokens_from"`
+	BytesPerToken  float64    `json:"bytes_per_token,omitempty"`
+	RecordedInput  int64      `json:"recorded_input_tokens,omitempty"`
+	RecordedOutput int64      `json:"recorded_output_tokens,omitempty"`
+	Timeline       string     `json:"timeline"`
+	Decisions      []Decision `json:"decisions"`
 }
 
 // Decision is one call that the guard acted on, that was redundant, or that

@@ -32,7 +32,11 @@ func Markdown(w io.Writer, rep *analyze.Report, opt Options) error {
 	if tok == "" {
 		tok = "unknown"
 	}
-	fmt.Fprintf(&b, "Replayed under %s; tokens are %s estimates.\n\n", rules, mdCode(tok))
+	fmt.Fprintf(&b, "Replayed under %s; tokens are %s estimates", rules, mdCode(tok))
+	if n := rep.Tokens.SessionsCalibrated; n > 0 {
+		fmt.Fprintf(&b, " (%d of %d sessions with recorded usage counted with a ratio calibrated from it)", n, rep.Tokens.SessionsWithUsage)
+	}
+	b.WriteString(".\n\n")
 
 	b.WriteString("| Metric | Value |\n|---|---:|\n")
 	for _, r := range [][2]string{

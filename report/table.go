@@ -73,6 +73,9 @@ func (t *textWriter) summary(rep *analyze.Report) {
 	if rep.Tokens.SessionsWithUsage > 0 {
 		tok += fmt.Sprintf("; usage recorded in %s: %s in, %s out", plural(rep.Tokens.SessionsWithUsage, "session"),
 			thousands(rep.Tokens.RecordedInput), thousands(rep.Tokens.RecordedOutput))
+		if n := rep.Tokens.SessionsCalibrated; n > 0 {
+			tok += fmt.Sprintf("; %s counted with a bytes-per-token ratio calibrated from it", plural(n, "session"))
+		}
 	}
 	rows := [][2]string{
 		{"rules", rules},

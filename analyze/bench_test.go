@@ -1,0 +1,241 @@
+package analyze
+
+// Benchmarks of the replay's hot paths (issue 7, docs/performance.md):
+// result hashing, truth signatures, Prepare and Run per session over a
+// corpus written by the seeded generator, per format, per preset and per
+// tokenizer. BenchmarkGuard (engine_test.go) measures the guard alone on a
+// synthetic call stream. Run with
+//
+//	go test ./analyze -run '^$' -bench 'Hash|Signature|Prepare|Run' -benchmem
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/tokens"
+	"github.com/loopgate/loopgate/rules"
+)
+
+// benchFormat is the sessions ingested from one generated format.
+type benchFormat struct {
+	format   string
+	sessions []*ingest.Session
+	bytes    int64 // file bytes the sessions came from
+	calls    int
+}
+
+var (
+	benchCorpusOnce sync.Once
+	benchFormats    []*benchFormat
+	benchCorpusErr  error
+)
+
+// loadBenchSessions generates (once per process) about 2 MiB per format
+// into a temporary directory and ingests it; the sessions stay in memory.
+func loadBenchSessions(b *testing.B) []*benchFormat {
+	b.Helper()
+	benchCorpusOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "loopgate-analyze-bench")
+		if err != nil {
+			benchCorpusErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		for _, format := range gen.Formats {
+			out := filepath.Join(dir, format)
+			m, err := gen.Generate(out, gen.Config{Seed: 1, TotalBytes: 2 << 20,
+				Formats: []string{format}, MaxFileBytes: 512 << 10, Loops: true})
+			if err != nil {
+				benchCorpusErr = err
+				return
+			}
+			bf := &benchFormat{format: format}
+			for _, f := range m.Files {
+				var problems []string
+				ingest.ReadFile(filepath.Join(out, filepath.FromSlash(f.Path)), ingest.Options{}, &ingest.Sink{
+					OnSession: func(s *ingest.Session) { bf.sessions = append(bf.sessions, s) },
+					OnProblem: func(p Problem) { problems = append(problems, p.Message) },
+				})
+				if len(problems) > 0 {
+					benchCorpusErr = fmt.Errorf("generated file %s: %s", f.Path, strings.Join(problems, "; "))
+					return
+				}
+				bf.bytes += f.Bytes
+				bf.calls += f.Calls
+			}
+			benchFormats = append(benchFormats, bf)
+		}
+		sort.Slice(benchFormats, func(i, j int) bool { return benchFormats[i].format < benchFormats[j].format })
+	})
+	if benchCorpusErr != nil {
+		b.Fatal(benchCorpusErr)
+	}
+	return benchFormats
+}
+
+// benchAll merges every format into one mixed corpus.
+func benchAll(b *testing.B) *benchFormat {
+	all := &benchFormat{format: "all"}
+	for _, f := range loadBenchSessions(b) {
+		all.sessions = append(all.sessions, f.sessions...)
+		all.bytes += f.bytes
+		all.calls += f.calls
+	}
+	return all
+}
+
+func benchCounter(b *testing.B, name string) tokens.Counter {
+	c, err := tokens.New(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+func benchPreset(b *testing.B, name string) *rules.Rules {
+	r, err := rules.Preset(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
+// BenchmarkHashString measures result hashing at typical result sizes.
+func BenchmarkHashString(b *testing.B) {
+	const line = "line 42: func main() { fmt.Println(x) }\n"
+	for _, size := range []int{64, 4 << 10, 256 << 10} {
+		s := strings.Repeat(line, size/len(line)+1)[:size]
+		b.Run(fmt.Sprintf("%dB", size), func(b *testing.B) {
+			b.SetBytes(int64(size))
+			var sink uint64
+			for b.Loop() {
+				sink ^= HashString(s)
+			}
+			_ = sink
+		})
+	}
+}
+
+// BenchmarkSignature measures the truth signature (tool plus arguments
+// with keys sorted) on argument shapes the generator writes.
+func BenchmarkSignature(b *testing.B) {
+	cases := []struct{ name, tool, raw string }{
+		{"read", "read_file", `{"path":"/src/app/server.go","offset":120,"limit":200}`},
+		{"shell", "terminal", `{"command":"go test ./... -run TestServer -count=1","timeout":120,"workdir":"/src/app"}`},
+		{"edit", "edit_file", `{"path":"/src/app/server.go","edits":[{"oldText":"return nil","newText":"return err"},{"oldText":"x := 1","newText":"x := 2"}]}`},
+		{"not-json", "bash", `ls -la /src/app && git status`},
+	}
+	for _, c := range cases {
+		v, err := jsonx.ParseString(c.raw)
+		ok := err == nil
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = Signature(c.tool, v, ok, c.raw)
+			}
+		})
+	}
+}
+
+// BenchmarkPrepare measures the rules-independent pass over a session
+// (hashes, signatures, redundancy), per generated format; bytes are the
+// transcript bytes the sessions came from.
+func BenchmarkPrepare(b *testing.B) {
+	for _, f := range loadBenchSessions(b) {
+		b.Run(f.format, func(b *testing.B) {
+			b.SetBytes(f.bytes)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, s := range f.sessions {
+					_ = Prepare(s)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPrepareRun is what replay does per session after parsing:
+// Prepare and one Run under the loopgate preset with a fresh token cache,
+// per generated format (chars4) and on the mixed corpus per tokenizer.
+func BenchmarkPrepareRun(b *testing.B) {
+	r := benchPreset(b, "loopgate")
+	type bench struct {
+		name, tokenizer string
+		f               *benchFormat
+	}
+	var benches []bench
+	for _, f := range loadBenchSessions(b) {
+		benches = append(benches, bench{f.format + "/chars4", "chars4", f})
+	}
+	all := benchAll(b)
+	for _, tok := range []string{"chars4", "o200k_base"} {
+		benches = append(benches, bench{"all/" + tok, tok, all})
+	}
+	for _, bb := range benches {
+		counter := benchCounter(b, bb.tokenizer)
+		b.Run(bb.name, func(b *testing.B) {
+			b.SetBytes(bb.f.bytes)
+			b.ReportAllocs()
+			for b.Loop() {
+				tc := NewTokenCache(counter)
+				for _, s := range bb.f.sessions {
+					Run(Prepare(s), r, tc)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(bb.f.calls), "ns/call")
+		})
+	}
+}
+
+// BenchmarkRun replays prepared sessions under each preset: what every
+// configuration of a sweep pays per session (the corpus is prepared once
+// and result token counts are kept after the first run, as in a sweep).
+// ns/call is the engine plus the truth judgement per call of a real call
+// stream; BenchmarkGuard measures the guard alone.
+func BenchmarkRun(b *testing.B) {
+	all := benchAll(b)
+	prepared := make([]*PreparedSession, len(all.sessions))
+	for i, s := range all.sessions {
+		prepared[i] = Prepare(s)
+	}
+	tc := NewTokenCache(benchCounter(b, "chars4"))
+	for _, name := range rules.PresetNames() {
+		r := benchPreset(b, name)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(all.bytes)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, p := range prepared {
+					Run(p, r, tc)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(all.calls), "ns/call")
+		})
+	}
+}
+
+// BenchmarkCorpusRun is one sweep configuration over an in-memory corpus
+// with one job: Run per session plus the aggregation into a report.
+func BenchmarkCorpusRun(b *testing.B) {
+	all := benchAll(b)
+	c := &Corpus{Files: 1}
+	for _, s := range all.sessions {
+		c.Sessions = append(c.Sessions, Prepare(s))
+	}
+	r := benchPreset(b, "loopgate")
+	counter := benchCounter(b, "chars4")
+	b.SetBytes(all.bytes)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = c.Run(r, counter, 1)
+	}
+}

@@ -1,0 +1,93 @@
+package analyze
+
+import "github.com/loopgate/loopgate/ingest"
+
+// Calibration from recorded usage (guards.md §6.2). A tokenizer only
+// estimates what the model's own tokenizer counts (Claude's is not
+// available offline at all). When a transcript records usage, the prompt of
+// request k+1 minus the prompt of request k minus the output of request k is
+// what was added in between, in the model's own tokens: the results of
+// request k's calls, and the user message when a new turn starts. Summed
+// over a session, those tokens and the bytes of the added text give the
+// session's bytes per token, and savings in that session are counted with
+// it instead of the tokenizer.
+
+const (
+	// calibrationMinTokens and calibrationMinBytes: below these sums the
+	// ratio says more about noise (system prompts re-sent, cache effects)
+	// than about the text, and the tokenizer is used.
+	calibrationMinTokens = 200
+	calibrationMinBytes  = 800
+	// The ratio is kept within what real tokenizers give (JSON-heavy text
+	// ~3.5 bytes/token, prose ~4.5, CJK lower); outside it, the usage
+	// numbers are not describing the added text and are not used.
+	calibrationMinRatio = 1.5
+	calibrationMaxRatio = 8.0
+)
+
+// calibrate returns the session's bytes per token from its recorded usage,
+// or 0 when the usage does not allow it.
+func calibrate(s *ingest.Session) float64 {
+	var tokens, bytes int64
+	var prev *ingest.Request
+	for _, t := range s.Turns {
+		if t.CompactedBefore {
+			prev = nil // a compaction rebuilds the prompt: no delta across it
+		}
+		for ri := range t.Requests {
+			r := &t.Requests[ri]
+			if r.Usage == nil {
+				prev = nil
+				continue
+			}
+			if prev != nil {
+				added := int64(0)
+				for _, c := range prev.Calls {
+					added += int64(len(c.Result))
+				}
+				if ri == 0 {
+					added += int64(t.UserChars)
+				}
+				delta := r.Usage.Input - prev.Usage.Input - prev.Usage.Output
+				if delta > 0 && added > 0 {
+					tokens += delta
+					bytes += added
+				}
+			}
+			prev = r
+		}
+	}
+	if tokens < calibrationMinTokens || bytes < calibrationMinBytes {
+		return 0
+	}
+	ratio := float64(bytes) / float64(tokens)
+	if ratio < calibrationMinRatio || ratio > calibrationMaxRatio {
+		return 0
+	}
+	return ratio
+}
+
+// sessionTokens counts tokens for one session: with its calibrated ratio
+// when it has one, else with the tokenizer.
+type sessionTokens struct {
+	tc            *TokenCache
+	bytesPerToken float64
+}
+
+func (st sessionTokens) count(s string) int64 {
+	if st.bytesPerToken > 0 {
+		if s == "" {
+			return 0
+		}
+		n := int64(float64(len(s))/st.bytesPerToken + 0.5)
+		return max(n, 1)
+	}
+	return int64(st.tc.Count(s))
+}
+
+func (st sessionTokens) result(c *PreparedCall) int64 {
+	if st.bytesPerToken > 0 {
+		return st.count(c.Event.Result)
+	}
+	return int64(st.tc.resultTokens(c))
+}
