@@ -434,3 +434,38 @@ func TestHostileSecretsNeverShown(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileConfigFiles: hostile rules and gate files at the command line
+// are exit 2 with FILE:LINE on standard error, in bounded time. (The
+// packages test each attack in detail: rules TestHostileRulesYAML, analyze
+// TestHostileGateYAML.)
+func TestHostileConfigFiles(t *testing.T) {
+	dir := t.TempDir()
+	laughs := "lol0: &l0 [a, a, a, a, a, a, a, a, a]\n"
+	for i := 1; i <= 9; i++ {
+		laughs += fmt.Sprintf("lol%d: &l%d [*l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	files := map[string]string{
+		"laughs.yaml":      laughs,
+		"empty.yaml":       "",
+		"huge.yaml":        "name: x\ndetectors:\n  repeat:\n    block_at: 1e400\n",
+		"wrong-type.yaml":  "name: x\nscope: [1, 2]\n",
+		"laughs.gate.yaml": laughs + "cases: [*l9]\n",
+		"empty.gate.yaml":  "",
+		"huge.gate.yaml":   "cases:\n  - transcript: x.jsonl\n    calls: [{call: 1e400}]\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"rules", "check", p}
+		if strings.HasSuffix(name, ".gate.yaml") {
+			args = []string{"gate", p}
+		}
+		_, stderr, code := runWithin(t, 30*time.Second, args...)
+		if code != exitUsage || !strings.Contains(stderr, p+":") {
+			t.Errorf("loopgate %s %s: exit %d, stderr %.200q; want exit 2 naming %s:LINE", args[0], name, code, stderr, p)
+		}
+	}
+}

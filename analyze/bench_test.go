@@ -9,9 +9,8 @@ package analyze
 //	go test ./analyze -run '^$' -bench 'Hash|Signature|Prepare|Run' -benchmem
 
 import (
+	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -43,35 +42,30 @@ var (
 func loadBenchSessions(b *testing.B) []*benchFormat {
 	b.Helper()
 	benchCorpusOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "loopgate-analyze-bench")
+		files, err := gen.GenerateInMemory(2<<20, 512<<10)
 		if err != nil {
 			benchCorpusErr = err
 			return
 		}
-		defer os.RemoveAll(dir)
-		for _, format := range gen.Formats {
-			out := filepath.Join(dir, format)
-			m, err := gen.Generate(out, gen.Config{Seed: 1, TotalBytes: 2 << 20,
-				Formats: []string{format}, MaxFileBytes: 512 << 10, Loops: true})
-			if err != nil {
-				benchCorpusErr = err
+		byFormat := map[string]*benchFormat{}
+		for _, f := range files {
+			bf := byFormat[f.Format]
+			if bf == nil {
+				bf = &benchFormat{format: f.Format}
+				byFormat[f.Format] = bf
+				benchFormats = append(benchFormats, bf)
+			}
+			var problems []string
+			ingest.Read(bytes.NewReader(f.Data), f.Path, ingest.Options{}, &ingest.Sink{
+				OnSession: func(s *ingest.Session) { bf.sessions = append(bf.sessions, s) },
+				OnProblem: func(p Problem) { problems = append(problems, p.Message) },
+			})
+			if len(problems) > 0 {
+				benchCorpusErr = fmt.Errorf("generated file %s: %s", f.Path, strings.Join(problems, "; "))
 				return
 			}
-			bf := &benchFormat{format: format}
-			for _, f := range m.Files {
-				var problems []string
-				ingest.ReadFile(filepath.Join(out, filepath.FromSlash(f.Path)), ingest.Options{}, &ingest.Sink{
-					OnSession: func(s *ingest.Session) { bf.sessions = append(bf.sessions, s) },
-					OnProblem: func(p Problem) { problems = append(problems, p.Message) },
-				})
-				if len(problems) > 0 {
-					benchCorpusErr = fmt.Errorf("generated file %s: %s", f.Path, strings.Join(problems, "; "))
-					return
-				}
-				bf.bytes += f.Bytes
-				bf.calls += f.Calls
-			}
-			benchFormats = append(benchFormats, bf)
+			bf.bytes += f.Bytes
+			bf.calls += f.Calls
 		}
 		sort.Slice(benchFormats, func(i, j int) bool { return benchFormats[i].format < benchFormats[j].format })
 	})

@@ -1,6 +1,7 @@
 package ingest
 
-// Fuzz targets for detection, every ingester and the line reader (issue 8:
+// Fuzz targets for detection, every ingester, the line reader and the JSON
+// layer under them (issue 8:
 // loopgate must never crash on a transcript, never lose a session to one bad
 // line, and give the same answer for the same input). Run them with
 // `bash .ci/fuzz.sh` (10s each) or longer with `bash .ci/fuzz.sh 5m`; a
@@ -10,10 +11,13 @@ package ingest
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -293,4 +297,116 @@ func FuzzLineReader(f *testing.F) {
 			t.Fatalf("clean end reported error %v", lr.Err())
 		}
 	})
+}
+
+// FuzzJSON checks internal/jsonx, through which ingest reads every line
+// (its own parser, tuned for speed, and goccy/go-json for structs), against
+// encoding/json: the same texts are valid, they decode to the same values, Valid agrees with Parse, a
+// printed value parses back to itself, and TopLevel/TopLevelFields return
+// a member's raw text. It lives here because ingest is jsonx's user.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"a": 1, "b": [true, false, null], "c": {"d": "e"}}`, `"\ud83d\ude00 \ud800 \u00e9\n"`, "\"caf\xc3\xa9 \xff\xfe\"",
+		`-0.0e+5`, `1e400`, `[1, 2,]`, `{"a" 1}`, `"\x01"`, `{"a": 1, "a": 2}`, `  [] `, `{"k\"ey": "v"}`, `[[[[[[[[[[]]]]]]]]]]`,
+		`"0123456789abcdef0123456789\"abcdef"`, `012`, `1.`, `.5`, `tru`, `nul`, `"\u12"`, `{"a":"` + strings.Repeat("x", 70) + `\\"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := jsonx.Parse(data)
+		if errors.Is(err, jsonx.ErrTooDeep) {
+			return // encoding/json allows 10000 levels, jsonx 512 on purpose
+		}
+		if valid := jsonx.Valid(data); valid != (err == nil) {
+			t.Fatalf("Valid says %v, Parse says %v", valid, err)
+		}
+		refOK := json.Valid(data)
+		if refOK != (err == nil) {
+			t.Fatalf("encoding/json valid %v, jsonx.Parse error %v", refOK, err)
+		}
+		// jsonx.Unmarshal (the struct decoder every ingester uses) must
+		// accept and refuse the same texts.
+		var decoded, refDecoded any
+		refErr := json.Unmarshal(data, &refDecoded)
+		if uerr := jsonx.Unmarshal(data, &decoded); (uerr == nil) != (refErr == nil) {
+			t.Fatalf("encoding/json.Unmarshal error %v, jsonx.Unmarshal error %v", refErr, uerr)
+		} else if uerr == nil && !reflect.DeepEqual(collapseFFFD(decoded), collapseFFFD(refDecoded)) {
+			t.Fatalf("jsonx.Unmarshal gives %#v, encoding/json %#v", decoded, refDecoded)
+		}
+		if err != nil {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var ref any
+		if err := dec.Decode(&ref); err != nil {
+			t.Fatalf("encoding/json: %v", err)
+		}
+		if got := jsonxToAny(v); !reflect.DeepEqual(got, collapseFFFD(ref)) {
+			t.Fatalf("values differ:\n jsonx %#v\n json  %#v", got, ref)
+		}
+		again, err := jsonx.ParseString(v.String())
+		if err != nil || again.String() != v.String() {
+			t.Fatalf("printed value %q does not parse back to itself: %v", v.String(), err)
+		}
+		if v.Kind == jsonx.Object {
+			for _, m := range v.Obj {
+				raw, ok := jsonx.TopLevel(data, m.Key)
+				fields := jsonx.TopLevelFields(string(data), m.Key)
+				if ok && (!jsonx.Valid(raw) || fields[0] != string(raw)) {
+					t.Fatalf("member %q: TopLevel %q (%v), TopLevelFields %q", m.Key, raw, ok, fields[0])
+				}
+			}
+		}
+	})
+}
+
+// jsonxToAny converts a jsonx value to what encoding/json decodes with
+// UseNumber (objects: the last of repeated keys wins).
+func jsonxToAny(v jsonx.Value) any {
+	switch v.Kind {
+	case jsonx.Null:
+		return nil
+	case jsonx.Bool:
+		return v.Bool
+	case jsonx.Number:
+		return json.Number(v.Str)
+	case jsonx.String:
+		return collapseFFFD(v.Str)
+	case jsonx.Array:
+		out := make([]any, len(v.Arr))
+		for i, e := range v.Arr {
+			out[i] = jsonxToAny(e)
+		}
+		return out
+	}
+	out := map[string]any{}
+	for _, m := range v.Obj {
+		out[collapseFFFD(m.Key).(string)] = jsonxToAny(m.Val)
+	}
+	return out
+}
+
+// collapseFFFD makes runs of U+FFFD one: encoding/json replaces each
+// invalid UTF-8 byte, jsonx each run of them (ingest's line reader has
+// already done the same to every line, so both are the same text there).
+func collapseFFFD(x any) any {
+	switch x := x.(type) {
+	case string:
+		for strings.Contains(x, "\uFFFD\uFFFD") {
+			x = strings.ReplaceAll(x, "\uFFFD\uFFFD", "\uFFFD")
+		}
+		return x
+	case []any:
+		for i := range x {
+			x[i] = collapseFFFD(x[i])
+		}
+	case map[string]any:
+		out := map[string]any{}
+		for k, v := range x {
+			out[collapseFFFD(k).(string)] = collapseFFFD(v)
+		}
+		return out
+	}
+	return x
 }

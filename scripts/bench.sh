@@ -104,9 +104,15 @@ row() {
 	rows+=("$(printf '%-34s %9s %9s %11s %10s' "$label" "$w" "$mbs" "$sps" "$r")")
 }
 
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+start_load=$(loadavg)
+start_date=$(date -u '+%Y-%m-%d %H:%M UTC')
+
+# print_machine: the machine and its load; other processes on a shared
+# machine slow every figure, so the load is part of the result.
 print_machine() {
-	echo "machine: $ncpu cores ($(nproc --all) online), $(go version | cut -d' ' -f3-), load average$(uptime | sed 's/.*load average//')"
-	echo "date:    $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "machine: $ncpu cores, $(go version | cut -d' ' -f3-)"
+	echo "run:     $start_date to $(date -u '+%H:%M UTC'); load average (1, 5, 15 min) $start_load at start, $(loadavg) at end"
 }
 
 throughput() {

@@ -338,7 +338,10 @@ func (p *parser) number() (Value, error) {
 		}
 		return n
 	}
-	if digits() == 0 {
+	intStart := p.pos
+	if n := digits(); n == 0 || (n > 1 && p.data[intStart] == '0') {
+		// Issue 8 (found by FuzzJSON in ingest): "012" was accepted; JSON
+		// (and encoding/json, the reference) forbids leading zeros.
 		return Value{}, p.errf("invalid number")
 	}
 	if p.pos < len(p.data) && p.data[p.pos] == '.' {
