@@ -18,7 +18,8 @@ type detector interface {
 	endRequest() Verdict
 	reset()
 	resetsOnTurn() bool
-	clearKeys(match func(key string) bool)
+	// clearKeys forgets the counts of these keys (write_clears_reads).
+	clearKeys(keys map[string]struct{})
 	steeredAny() bool
 }
 
@@ -78,7 +79,7 @@ func (b *base) before(*callCtx) Verdict         { return Verdict{} }
 func (b *base) commit(*callCtx, Verdict)        {}
 func (b *base) after(*callCtx, Verdict) Verdict { return Verdict{} }
 func (b *base) endRequest() Verdict             { return Verdict{} }
-func (b *base) clearKeys(func(string) bool)     {}
+func (b *base) clearKeys(map[string]struct{})   {}
 func (b *base) steeredAny() bool                { return false }
 
 func (b *base) verdict(a Action, det string, count int, msg string, c *callCtx, extra map[string]string) Verdict {
@@ -102,11 +103,9 @@ func ranAsFailure(c *callCtx, before Verdict, blocksAsFailures []string, emptyFa
 	return true, c.ev.Failed || (emptyFails && strings.TrimSpace(c.ev.Result) == "")
 }
 
-func deleteMatching[V any](m map[string]V, match func(string) bool) {
-	for k := range m {
-		if match(k) {
-			delete(m, k)
-		}
+func deleteKeys[V any](m map[string]V, keys map[string]struct{}) {
+	for k := range keys {
+		delete(m, k)
 	}
 }
 
@@ -165,8 +164,8 @@ func (d *repeatDet) reset() {
 }
 
 // clearKeys forgets counts but not steers: pi §3.7 keeps steeredKeys.
-func (d *repeatDet) clearKeys(match func(string) bool) { deleteMatching(d.counts, match) }
-func (d *repeatDet) steeredAny() bool                  { return len(d.steered) > 0 }
+func (d *repeatDet) clearKeys(keys map[string]struct{}) { deleteKeys(d.counts, keys) }
+func (d *repeatDet) steeredAny() bool                   { return len(d.steered) > 0 }
 
 // consecutiveDet counts identical calls in an unbroken streak.
 type consecutiveDet struct {
@@ -222,8 +221,8 @@ func (d *consecutiveDet) commit(c *callCtx, final Verdict) {
 
 func (d *consecutiveDet) reset() { d.lastKey, d.streak = "", 0 }
 
-func (d *consecutiveDet) clearKeys(match func(string) bool) {
-	if d.streak > 0 && match(d.lastKey) {
+func (d *consecutiveDet) clearKeys(keys map[string]struct{}) {
+	if _, ok := keys[d.lastKey]; ok && d.streak > 0 {
 		d.lastKey, d.streak = "", 0
 	}
 }
@@ -349,8 +348,8 @@ func (d *failureDet) after(c *callCtx, before Verdict) Verdict {
 	return Verdict{}
 }
 
-func (d *failureDet) reset()                            { clear(d.counts) }
-func (d *failureDet) clearKeys(match func(string) bool) { deleteMatching(d.counts, match) }
+func (d *failureDet) reset()                             { clear(d.counts) }
+func (d *failureDet) clearKeys(keys map[string]struct{}) { deleteKeys(d.counts, keys) }
 
 // toolFailureDet counts failures of one tool, any arguments.
 type toolFailureDet struct {
@@ -482,7 +481,7 @@ func (d *noProgressDet) reset() {
 	clear(d.byTool)
 }
 
-func (d *noProgressDet) clearKeys(match func(string) bool) { deleteMatching(d.byCall, match) }
+func (d *noProgressDet) clearKeys(keys map[string]struct{}) { deleteKeys(d.byCall, keys) }
 
 // dedupDet answers an identical call from the earlier result.
 type dedupDet struct {
@@ -532,7 +531,7 @@ func (d *dedupDet) reset() {
 	clear(d.results)
 }
 
-func (d *dedupDet) clearKeys(match func(string) bool) {
-	deleteMatching(d.seen, match)
-	deleteMatching(d.results, match)
+func (d *dedupDet) clearKeys(keys map[string]struct{}) {
+	deleteKeys(d.seen, keys)
+	deleteKeys(d.results, keys)
 }

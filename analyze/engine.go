@@ -12,7 +12,9 @@ package analyze
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +53,11 @@ type Guard struct {
 
 	// eff caches per-(detector, tool) thresholds and messages.
 	eff map[effKey]*effective
+
+	// readerKeys are the counted keys of reader tools not cleared since
+	// (scope.write_clears_reads); readerTool caches which tools read.
+	readerKeys map[string]string // compact key -> key as written
+	readerTool map[string]bool
 }
 
 type effKey struct{ det, tool string }
@@ -72,6 +79,9 @@ func NewGuard(r *rules.Rules) *Guard {
 		epoch:    map[string]int{},
 		inflight: map[*CallEvent]*callCtx{},
 		eff:      map[effKey]*effective{},
+
+		readerKeys: map[string]string{},
+		readerTool: map[string]bool{},
 	}
 	g.dets = buildDetectors(g, r)
 	g.turnClearsAll = true
@@ -150,9 +160,10 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 		return Verdict{Action: Allow}
 	}
 	g.checkWindow(ev)
-	c.key, c.hasKey = g.r.CallKey(ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
+	c.key, c.hasKey = g.callKey(ev)
 	if c.hasKey {
 		c.scope = g.epochOf(c.key)
+		g.noteReader(ev, c.key)
 	}
 	best := Verdict{Action: Allow}
 	for _, d := range g.dets {
@@ -174,6 +185,47 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 	}
 	g.lastKey, g.lastTool = c.key, ev.Tool
 	return best
+}
+
+// callKey returns the call's key under the guard's rules, built once per
+// distinct key section (see CallEvent.keyID), in its compact form.
+func (g *Guard) callKey(ev *CallEvent) (string, bool) {
+	if id := g.r.KeyID(); ev.keyID != id {
+		full, ok := g.r.CallKey(ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
+		ev.key, ev.hasKey = compactKey(full), ok
+		ev.keyID = id
+	}
+	return ev.key, ev.hasKey
+}
+
+// maxPlainKey is the longest key kept as written inside the guard.
+const maxPlainKey = 128
+
+// keySeeds seed the digests of long keys (per process: keys never reach a
+// report, so their digests need not be stable across runs).
+var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// compactKey replaces a long key by a fixed-size one: the tool, the
+// separator, a NUL byte and a 128-bit digest of the whole key. Every
+// counter, epoch and result list of the guard is a map keyed by call keys,
+// and a key holds the canonical arguments: a write_file call's key holds
+// the file. Hashing such keys at every map access was a quarter of a
+// sweep's time. Two distinct keys share a digest with probability about
+// 2^-128 per pair. A plain key has no raw NUL after its separator unless
+// its arguments were not JSON (canonical JSON escapes NUL), and even then
+// it would have to end in the same 16 bytes as a digest to be confused.
+func compactKey(full string) string {
+	if len(full) <= maxPlainKey {
+		return full
+	}
+	tool, _, _ := strings.Cut(full, rules.KeySeparator)
+	b := make([]byte, 0, len(tool)+len(rules.KeySeparator)+17)
+	b = append(b, tool...)
+	b = append(b, rules.KeySeparator...)
+	b = append(b, 0)
+	b = binary.LittleEndian.AppendUint64(b, maphash.String(keySeeds[0], full))
+	b = binary.LittleEndian.AppendUint64(b, maphash.String(keySeeds[1], full))
+	return string(b)
 }
 
 // rank orders actions when several detectors fire on one call: the
@@ -201,7 +253,7 @@ func (g *Guard) After(ev *CallEvent, before Verdict) Verdict {
 	if !ok {
 		// After without Before: build the context now, count nothing new.
 		c = &callCtx{ev: ev}
-		c.key, c.hasKey = g.r.CallKey(ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
+		c.key, c.hasKey = g.callKey(ev)
 		if c.hasKey {
 			c.scope = g.epochOf(c.key)
 		}
@@ -272,29 +324,62 @@ func (g *Guard) checkWindow(ev *CallEvent) {
 //
 // A call never clears its own key: running the same command again cannot
 // make its own earlier result stale.
+//
+// Only the reader keys seen since they were last cleared (g.readerKeys)
+// are looked at: every key a detector holds came through Before, so the
+// other keys cannot match, and a session with many shell calls does not
+// rescan every counter at each one.
 func (g *Guard) clearReadsAfterWrite(ev *CallEvent, own string) {
 	w := g.r.Scope.WriteClearsReads
 	p, ok := g.r.WritePath(ev.Tool, ev.Args)
 	all := len(w.ClearAll) > 0 && g.r.MatchesAny(w.ClearAll, ev.Tool)
-	if !ok && !all {
+	if (!ok && !all) || len(g.readerKeys) == 0 {
 		return
 	}
-	readers := w.Readers
-	match := func(key string) bool {
-		if key == own {
-			return false
+	clearing := map[string]struct{}{}
+	for key, text := range g.readerKeys {
+		if key != own && (all || strings.Contains(text, p)) {
+			clearing[key] = struct{}{}
 		}
-		tool, _, _ := strings.Cut(key, rules.KeySeparator)
-		return (all || strings.Contains(key, p)) && g.r.MatchesAny(readers, tool)
+	}
+	if len(clearing) == 0 {
+		return
 	}
 	for _, d := range g.dets {
-		d.clearKeys(match)
+		d.clearKeys(clearing)
 	}
-	for k := range g.epoch {
-		if match(k) {
-			delete(g.epoch, k)
-		}
+	for key := range clearing {
+		delete(g.epoch, key)
+		delete(g.readerKeys, key)
 	}
+}
+
+// noteReader records a counted key whose tool is a reader under
+// scope.write_clears_reads, for clearReadsAfterWrite.
+func (g *Guard) noteReader(ev *CallEvent, key string) {
+	tool := ev.Tool
+	w := &g.r.Scope.WriteClearsReads
+	if len(w.Readers) == 0 || (len(w.Writers) == 0 && len(w.ClearAll) == 0) {
+		return
+	}
+	reader, ok := g.readerTool[tool]
+	if !ok {
+		reader = g.r.MatchesAny(w.Readers, tool)
+		g.readerTool[tool] = reader
+	}
+	if !reader {
+		return
+	}
+	if _, seen := g.readerKeys[key]; seen {
+		return
+	}
+	full := key
+	if len(key) > maxPlainKey || strings.Contains(key, rules.KeySeparator+"\x00") {
+		// A compacted key: the path test needs the written text, built
+		// again here (reader keys are rarely long).
+		full, _ = g.r.CallKey(ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
+	}
+	g.readerKeys[key] = full
 }
 
 // effective is a detector's thresholds and messages for one tool, after

@@ -309,3 +309,42 @@ func BenchmarkGuard(b *testing.B) {
 		})
 	}
 }
+
+// TestLongKeys: keys longer than maxPlainKey are compacted to a digest
+// inside the guard. Identical long calls must still count as one call,
+// calls differing only past the compaction point must not, and a write
+// must still clear a long read key whose path comes after byte 128.
+func TestLongKeys(t *testing.T) {
+	pad := strings.Repeat("x", 300)
+	read := func(tail string) string {
+		return `{"a_padding":"` + pad + `","path":"src/` + tail + `"}`
+	}
+	r := parseRules(t, `
+name: long
+scope:
+  write_clears_reads:
+    writers: [class:write]
+    readers: [class:read]
+    path_args: [path]
+detectors:
+  repeat:
+    block_at: 2
+`)
+	got := run(t, r, []step{
+		{tool: "read_file", args: read("a.go")},
+		{tool: "read_file", args: read("b.go")}, // differs at byte ~320
+		{tool: "read_file", args: read("a.go")}, // the 2nd identical: blocked
+		{tool: "write_file", args: `{"path":"src/a.go","content":"` + pad + `"}`},
+		{tool: "read_file", args: read("a.go")}, // cleared by the write: allowed
+		{tool: "read_file", args: read("b.go")}, // not cleared: its 2nd, blocked
+	})
+	want := []string{"allow", "allow", "block:repeat:2", "allow", "allow", "block:repeat:2"}
+	for i, w := range want {
+		if got[i].String() != w {
+			t.Errorf("call %d: %s, want %s", i+1, got[i], w)
+		}
+	}
+	if k := compactKey("read_file::" + read("a.go")); len(k) > maxPlainKey || k == compactKey("read_file::"+read("b.go")) {
+		t.Errorf("compact keys: %q", k)
+	}
+}

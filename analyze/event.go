@@ -77,6 +77,16 @@ type CallEvent struct {
 	// Failed is true when the call failed (the transcript's error flag, or
 	// an error-shaped result).
 	Failed bool
+
+	// The call's guard key under the key rules numbered keyID
+	// (rules.KeyID): compare and sweep replay the same calls under many
+	// configurations that mostly share their key rules, and building a
+	// key (canonical JSON) is the costliest step of a call. A CallEvent
+	// must therefore not change its Tool or Args once a guard has seen
+	// it, nor be given to two guards at the same time.
+	keyID  uint64
+	key    string
+	hasKey bool
 }
 
 // Verdict is a guard's decision on one call.

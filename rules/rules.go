@@ -9,11 +9,15 @@
 package rules
 
 import (
-	"gopkg.in/yaml.v3"
+	"encoding/json"
+	"fmt"
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Rules is one guard configuration: a preset or a user's rules file.
@@ -438,6 +442,7 @@ type index struct {
 	classOf       map[string]string
 	classPatterns []classPattern
 	alias         map[string]*Tool
+	keyID         uint64
 }
 
 type classPattern struct{ pattern, class string }
@@ -477,7 +482,45 @@ func (r *Rules) compile() {
 			}
 		}
 	}
+	idx.keyID = internKeyRules(r.Key, r.Classes)
 	r.idx = idx
+}
+
+// KeyID identifies, within this process, everything CallKey depends on:
+// the key section and the class table. Two rules with the same KeyID give
+// every call the same key, so a replay of many configurations (compare,
+// sweep) builds each call's key once per distinct key section instead of
+// once per configuration. It is never 0.
+func (r *Rules) KeyID() uint64 {
+	r.compileOnce()
+	return r.idx.keyID
+}
+
+// keyIDs interns key sections: the JSON of (key, classes), with map keys
+// sorted by encoding/json, maps to a small number.
+var keyIDs = struct {
+	sync.Mutex
+	ids map[string]uint64
+}{ids: map[string]uint64{}}
+
+func internKeyRules(k KeyRules, c ClassTable) uint64 {
+	text, err := json.Marshal(struct {
+		Key     KeyRules
+		Classes ClassTable
+	}{k, c})
+	if err != nil {
+		// Not reachable for these plain types; a fresh id is still correct
+		// (it only forgoes sharing).
+		text = []byte(fmt.Sprintf("unencodable %p", &k))
+	}
+	keyIDs.Lock()
+	defer keyIDs.Unlock()
+	id, ok := keyIDs.ids[string(text)]
+	if !ok {
+		id = uint64(len(keyIDs.ids) + 1)
+		keyIDs.ids[string(text)] = id
+	}
+	return id
 }
 
 // HasClass reports whether the class table knows a class.
