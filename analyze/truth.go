@@ -155,7 +155,10 @@ func Signature(tool string, args jsonx.Value, argsOK bool, raw string) string {
 // or a result shaped like an error. The shape rules follow hermes'
 // _detect_tool_failure loosely (guards.md §2.2) but stay generic: a text
 // starting with "Error", a JSON object with a non-empty "error", with
-// "success": false, or with a non-zero "exit_code".
+// "success": false, or with a non-zero "exit_code", or a text whose last
+// line is "Exit code: N" with N not 0 (nanobot's exec, formats-nanobot.md
+// §6: nanobot does not flag it as an error, but the command failed, and a
+// retry of it that later works must not be blocked as "nothing new").
 func Failed(result string, isError bool) bool {
 	if isError {
 		return true
@@ -168,7 +171,7 @@ func Failed(result string, isError bool) bool {
 		return true
 	}
 	if r[0] != '{' {
-		return false
+		return nonZeroExitLine(r)
 	}
 	// Only three top-level members matter; read them in one pass without
 	// building the (possibly large) object.
@@ -187,4 +190,24 @@ func Failed(result string, isError bool) bool {
 		return true
 	}
 	return false
+}
+
+// nonZeroExitLine reports whether the text's last line is "Exit code: N"
+// with N a whole number other than 0.
+func nonZeroExitLine(r string) bool {
+	last := r
+	if i := strings.LastIndexByte(r, '\n'); i >= 0 {
+		last = r[i+1:]
+	}
+	code, ok := strings.CutPrefix(strings.TrimSpace(last), "Exit code: ")
+	if !ok || code == "" {
+		return false
+	}
+	if code[0] == '-' {
+		code = code[1:]
+	}
+	if code == "" || strings.Trim(code, "0123456789") != "" {
+		return false
+	}
+	return strings.Trim(code, "0") != ""
 }

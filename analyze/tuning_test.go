@@ -19,7 +19,7 @@ func TestLoopgatePresetOnPlantedLoops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates a corpus; skipped with -short")
 	}
-	for _, seed := range []int64{7, 99} {
+	for _, seed := range []int64{7, 99, 1, 2, 42, 123, 2024} {
 		dir := t.TempDir()
 		m, err := gen.Generate(dir, gen.Config{Seed: seed, TotalBytes: 4 << 20, MaxFileBytes: 1 << 20, MaxResultBytes: 32 << 10, Loops: true})
 		if err != nil {
