@@ -45,15 +45,21 @@ func checkGolden(t *testing.T, path string, got string) {
 // golden files. The numbers in them are checked by hand in
 // TestReplayHandComputed.
 func TestReplayGolden(t *testing.T) {
-	for _, format := range []string{"table", "json", "jsonl", "markdown"} {
-		t.Run(format, func(t *testing.T) {
-			out, stderr, code := loopgate(t, "replay", "--preset", "nanobot", "--tokenizer", "chars4",
-				"--color", "never", "--format", format, "--jobs", "2", "fixtures/replay")
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			checkGolden(t, filepath.Join("fixtures", "golden-replay", "nanobot."+format+".golden"), out)
-		})
+	// nanobot: the read loop blocked with savings, and the re-read after
+	// a write harmful (TestReplayHandComputed has the arithmetic).
+	// hermes-breaker: the retry that worked (fixtures/replay/
+	// retry-succeeded.json) blocked on its 3rd try, which passed: harmful.
+	for _, preset := range []string{"nanobot", "hermes-breaker"} {
+		for _, format := range []string{"table", "json", "jsonl", "markdown"} {
+			t.Run(preset+"/"+format, func(t *testing.T) {
+				out, stderr, code := loopgate(t, "replay", "--preset", preset, "--tokenizer", "chars4",
+					"--color", "never", "--format", format, "--jobs", "2", "fixtures/replay")
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				checkGolden(t, filepath.Join("fixtures", "golden-replay", preset+"."+format+".golden"), out)
+			})
+		}
 	}
 }
 
@@ -110,14 +116,17 @@ func TestReplayHandComputed(t *testing.T) {
 			// read calc.py (v1), read (v1, redundant), write, read (v2, new
 			// content), read (v2, redundant). nanobot counts reads per run
 			// and knows nothing of writes: it blocks call 4 (3rd read) and
-			// call 5 (4th). Call 4 hides the new v2 content: harmful. Call 5
-			// is identical to call 4, but call 4 never reached the model, so
-			// the model has not seen v2 either: harmful too. Precision 0/2.
-			// Redundant: calls 2 and 5; stopped: call 5 only; recall 1/2.
+			// call 5 (4th). Call 4 hides the new v2 content: harmful (v2
+			// differs from calls 1 and 2, the same key before it). Call 5's
+			// result equals call 4's, an earlier call the guard treated as
+			// the same call, so by DESIGN.md's definition it is not harmful
+			// (the harm of hiding v2 is counted once, at call 4).
+			// Precision (2-1)/2. Redundant: calls 2 and 5; stopped: call 5
+			// only; recall 1/2.
 			// Savings: v2 is 62 bytes = 16 tokens < 38-token message: 0.
 			name: "re-read after a write", file: "changed-file.json", preset: "nanobot",
-			want: summary{Calls: 5, Blocked: 2, Redundant: 2, RedundantStopped: 1, Harmful: 2,
-				Precision: ptr(0), Recall: ptr(0.5), TokensSaved: 0, ContextTokensSaved: 0},
+			want: summary{Calls: 5, Blocked: 2, Redundant: 2, RedundantStopped: 1, Harmful: 1,
+				Precision: ptr(0.5), Recall: ptr(0.5), TokensSaved: 0, ContextTokensSaved: 0},
 		},
 		{
 			// The same fetch four times with identical results. nanobot's

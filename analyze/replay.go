@@ -62,9 +62,12 @@ type ToolCounts = ToolStat
 //     goes on, and the guard sees the real later calls.
 //   - A halt ends the turn: the calls after it in the same turn are marked
 //     halted (not run) and are not shown to the guard.
-//   - "Harmful" compares a stopped call's real result with the results of
-//     the earlier calls with the same guard key and scope that the guard let
-//     run: the results the model would have seen.
+//   - "Harmful" compares a stopped call's real result with the real results
+//     of every earlier call with the same guard key and scope, stopped or
+//     not, as DESIGN.md defines it: hiding one new result is counted once,
+//     at the first stop that hides it. (An earlier version compared only
+//     with the calls the guard let run, which counted every later stop of
+//     the same unseen result again.)
 //   - Calls that the agent's own guard already stopped in the transcript
 //     (Native) are not counted as redundant, stopped or harmful, and save
 //     nothing: the model already got the short message.
@@ -83,7 +86,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	g := NewGuard(r)
 	toolIndex := map[string]int{}
 	var tools []ToolStat
-	seenRun := map[string][]uint64{} // scope+key -> results the model saw
+	seenRun := map[string][]uint64{} // scope+key -> distinct real results so far
 	var timeline strings.Builder
 	classes := map[string]string{}
 	classOf := func(tool string) string {
@@ -219,7 +222,7 @@ func judge(c *PreparedCall, v Verdict, ran bool, seenRun map[string][]uint64, st
 	d.ContextTokensSaved = d.TokensSaved * int64(c.LaterRequests)
 	res.TokensSaved += d.TokensSaved
 	res.ContextTokensSaved += d.ContextTokensSaved
-	if ran && c.HasResult {
+	if c.HasResult && !contains(seenRun[key], c.Event.ResultHash) {
 		seenRun[key] = append(seenRun[key], c.Event.ResultHash)
 	}
 	return d
