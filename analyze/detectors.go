@@ -103,6 +103,16 @@ func ranAsFailure(c *callCtx, before Verdict, blocksAsFailures []string, emptyFa
 	return true, c.ev.Failed || (emptyFails && strings.TrimSpace(c.ev.Result) == "")
 }
 
+// stoppedByOther reports whether another detector stopped the call: the
+// winning detector's stop is read as a guard layered before this one, so
+// the call never reached this detector's check and neither counts nor
+// breaks a streak here. hermes (reference/guards.md §2.2): a call blocked
+// by tool_guardrails is not executed, so its read/search guard in
+// tools/file_tools.py never sees it.
+func stoppedByOther(final Verdict, det string) bool {
+	return final.Action.Stops() && final.Detector != det
+}
+
 func deleteKeys[V any](m map[string]V, keys map[string]struct{}) {
 	for k := range keys {
 		delete(m, k)
@@ -149,8 +159,11 @@ func (d *repeatDet) commit(c *callCtx, final Verdict) {
 	if !c.hasKey || !d.eff(c.ev.Tool).on {
 		return
 	}
-	if final.Action.Stops() && !d.cfg.CountsBlocked {
-		return // pi: a blocked call is not recorded
+	if stoppedByOther(final, "repeat") || (final.Action.Stops() && !d.cfg.CountsBlocked) {
+		// pi: a blocked call is not recorded. counts_blocked (nanobot)
+		// counts this detector's own blocks only: a call another detector
+		// stopped first never reached this check (see stoppedByOther).
+		return
 	}
 	d.counts[c.key]++
 	if final.Action == Steer && final.Detector == "repeat" {
@@ -206,8 +219,10 @@ func (d *consecutiveDet) before(c *callCtx) Verdict {
 
 // commit extends or breaks the streak. Every call takes part, also calls
 // of tools the detector does not act on: any other call breaks a streak.
+// A call another detector stopped takes no part (stoppedByOther).
 func (d *consecutiveDet) commit(c *callCtx, final Verdict) {
 	switch {
+	case stoppedByOther(final, "consecutive"):
 	case !c.hasKey:
 		d.lastKey, d.streak = "", 0
 	case final.Action.Stops() && final.Detector == "consecutive" && d.cfg.ResetAfterBlock:

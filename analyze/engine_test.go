@@ -348,3 +348,33 @@ detectors:
 		t.Errorf("compact keys: %q", k)
 	}
 }
+
+// TestStoppedByOtherDetector: a call another detector stopped never
+// reached repeat or consecutive, so counts_blocked (which counts a
+// detector's own blocks) does not count it, and it breaks no streak.
+func TestStoppedByOtherDetector(t *testing.T) {
+	r := parseRules(t, `
+name: layers
+detectors:
+  tool_failure: {block_at: 1, reset_after_block: true}
+  repeat: {only: [x], block_at: 3, counts_blocked: true}
+  consecutive: {only: [y], steer_at: 3, counts_blocked: true}
+`)
+	x := `{"a":1}`
+	check(t, r, []step{
+		{tool: "x", args: x, failed: true},
+		{tool: "x", args: x, want: "block:tool_failure:1"}, // not the 2nd call to repeat
+		{tool: "x", args: x, result: "ok"},
+		// Its own block counts: the 4th and 5th are blocked with counts 3, 4.
+		{tool: "x", args: x, want: "block:repeat:3"},
+		{tool: "x", args: x, want: "block:repeat:4"},
+	})
+	// The stopped call between two y calls does not break y's streak.
+	check(t, r, []step{
+		{tool: "x", args: x, failed: true},
+		{tool: "y", args: x, result: "ok"},
+		{tool: "x", args: x, want: "block:tool_failure:1"},
+		{tool: "y", args: x, result: "ok"},
+		{tool: "y", args: x, result: "ok", want: "steer:consecutive:3"},
+	})
+}

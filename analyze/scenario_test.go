@@ -2,6 +2,8 @@ package analyze
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -139,6 +141,16 @@ func preset(t *testing.T, name string) *rules.Rules {
 
 const piBlock4 = "LoopGuard: fetch_content called 4 times with identical args this turn. Prior result is in context. Use it instead of re-calling."
 
+// piSteer and piBlock are pi-tools-loop-guard's texts (guards.md §3.11);
+// args is the raw input as JSON.stringify writes it.
+func piSteer(tool string, count int, args string) string {
+	return fmt.Sprintf("LoopGuard: %s called %d times with identical args (%s). The result from the first call is still in your context. Do not call %s with these args again — the next call in this turn will be blocked. Use the prior result instead. If you're sure that LoopGuard's signal is false positive, then you may call bash with command: echo '/loopguard reset'.", tool, count, args, tool)
+}
+
+func piBlock(tool string, count int) string {
+	return fmt.Sprintf("LoopGuard: %s called %d times with identical args this turn. Prior result is in context. Use it instead of re-calling.", tool, count)
+}
+
 // TestPiWorkedExample replays guards.md §3.13 on the same call ordinals.
 func TestPiWorkedExample(t *testing.T) {
 	r := preset(t, "pi-loopguard")
@@ -171,10 +183,13 @@ func TestPiABAB(t *testing.T) {
 		{tool: "fetch_content", args: B},
 		{tool: "fetch_content", args: A},
 		{tool: "fetch_content", args: B},
-		{tool: "fetch_content", args: A, want: "steer:repeat:3"},
-		{tool: "fetch_content", args: B, want: "steer:repeat:3"},
-		{tool: "fetch_content", args: A, want: "block:repeat:4"},
-		{tool: "fetch_content", args: B, want: "block:repeat:4"},
+		{tool: "fetch_content", args: A, want: "steer:repeat:3", msg: piSteer("fetch_content", 3, A)},
+		{tool: "fetch_content", args: B, want: "steer:repeat:3", msg: piSteer("fetch_content", 3, B)},
+		{tool: "fetch_content", args: A, want: "block:repeat:4", msg: piBlock("fetch_content", 4)},
+		{tool: "fetch_content", args: B, want: "block:repeat:4", msg: piBlock("fetch_content", 4)},
+		// Not steered twice: every later call of either key is blocked.
+		{tool: "fetch_content", args: A, want: "block:repeat:4", msg: piBlock("fetch_content", 4)},
+		{tool: "fetch_content", args: B, want: "block:repeat:4", msg: piBlock("fetch_content", 4)},
 	})
 }
 
@@ -190,14 +205,14 @@ func TestPiWriteClearsReads(t *testing.T) {
 		{tool: "read", args: read},
 		{tool: "read", args: read},
 		{tool: "read", args: other},
-		{tool: "read", args: read, want: "steer:repeat:4"},
-		{tool: "read", args: read, want: "block:repeat:5"},
+		{tool: "read", args: read, want: "steer:repeat:4", msg: piSteer("read", 4, read)},
+		{tool: "read", args: read, want: "block:repeat:5", msg: piBlock("read", 5)},
 		{tool: "edit", args: `{"path":"/src/a.ts","edits":[{"oldText":"x","newText":"y"}]}`},
 		{tool: "read", args: read},
 		{tool: "read", args: read},
 		{tool: "read", args: read},
 		{tool: "read", args: read}, // 4th: already steered, no second steer
-		{tool: "read", args: read, want: "block:repeat:5"},
+		{tool: "read", args: read, want: "block:repeat:5", msg: piBlock("read", 5)},
 		{tool: "read", args: other},
 		{tool: "read", args: other, want: "steer:repeat:4"}, // b.ts was not cleared
 		// A raw substring test: writing "a.ts" also clears "/src/a.ts".
@@ -249,14 +264,14 @@ func TestPiWindow(t *testing.T) {
 	check(t, r, []step{
 		{user: true, tool: "fetch_content", args: A, at: time.Second},
 		{tool: "fetch_content", args: A, at: 10 * time.Second},
-		{tool: "fetch_content", args: A, at: 20 * time.Second, want: "steer:repeat:3"},
-		{tool: "fetch_content", args: A, at: 30 * time.Second, want: "block:repeat:4"},
+		{tool: "fetch_content", args: A, at: 20 * time.Second, want: "steer:repeat:3", msg: piSteer("fetch_content", 3, A)},
+		{tool: "fetch_content", args: A, at: 30 * time.Second, want: "block:repeat:4", msg: piBlock("fetch_content", 4)},
 		// 2 minutes after the timer started (at the first call): all cleared.
 		{tool: "fetch_content", args: A, at: 121 * time.Second},
 		{tool: "fetch_content", args: A, at: 130 * time.Second},
-		{tool: "fetch_content", args: A, at: 140 * time.Second, want: "steer:repeat:3"},
+		{tool: "fetch_content", args: A, at: 140 * time.Second, want: "steer:repeat:3", msg: piSteer("fetch_content", 3, A)},
 		// 119 s after the restart: not yet.
-		{tool: "fetch_content", args: A, at: 240 * time.Second, want: "block:repeat:4"},
+		{tool: "fetch_content", args: A, at: 240 * time.Second, want: "block:repeat:4", msg: piBlock("fetch_content", 4)},
 	})
 }
 
@@ -266,12 +281,14 @@ func TestPiManualReset(t *testing.T) {
 	check(t, r, []step{
 		{user: true, tool: "fetch_content", args: A},
 		{tool: "fetch_content", args: A},
-		{tool: "fetch_content", args: A, want: "steer"},
-		{tool: "fetch_content", args: A, want: "block"},
+		{tool: "fetch_content", args: A, want: "steer:repeat:3", msg: piSteer("fetch_content", 3, A)},
+		{tool: "fetch_content", args: A, want: "block:repeat:4", msg: piBlock("fetch_content", 4)},
 		{tool: "bash", args: `{"command":"  ECHO '/loopguard reset' "}`},
 		{tool: "fetch_content", args: A},
 		{tool: "fetch_content", args: A},
-		{tool: "fetch_content", args: A, want: "steer:repeat:3"},
+		// The steered key was cleared too: steered again, then blocked.
+		{tool: "fetch_content", args: A, want: "steer:repeat:3", msg: piSteer("fetch_content", 3, A)},
+		{tool: "fetch_content", args: A, want: "block:repeat:4", msg: piBlock("fetch_content", 4)},
 		// The reset command itself is never counted.
 		{tool: "bash", args: `{"command":"echo \"/loopguard reset\""}`},
 		{tool: "bash", args: `{"command":"echo \"/loopguard reset\""}`},
@@ -485,6 +502,9 @@ func TestHermesGuardrails(t *testing.T) {
 	noProgress := func(tool string, n int) string {
 		return hermesWarn("idempotent_no_progress_warning", n, fmt.Sprintf("%s returned the same result %d times. Use the result already provided or change the query instead of repeating it unchanged.", tool, n))
 	}
+	sameTerminal := func(tool string, n int) string {
+		return hermesWarn("same_tool_failure_warning", n, fmt.Sprintf("%s has failed %d times this turn. This looks like a loop. Do not switch to text-only replies; keep using tools, but diagnose before retrying. First inspect the latest error/output and verify your assumptions. For terminal failures, run a small diagnostic such as `pwd && ls -la` in the same tool, then try an absolute path, a simpler command, a different working directory, or a different tool such as read_file/write_file/patch.", tool, n))
+	}
 	check(t, r, []step{
 		{user: true, tool: "skill_manage", args: `{"name":"a"}`, result: `{"error":"no"}`, failed: true},
 		{tool: "skill_manage", args: `{"name":"a"}`, result: `{"error":"no"}`, failed: true, want: "steer:failure:2", msg: exact("skill_manage", 2)},
@@ -498,14 +518,26 @@ func TestHermesGuardrails(t *testing.T) {
 		{tool: "web_search", args: `{"query":"q"}`, result: "R"},
 		{tool: "memory", args: `{"op":"x"}`, result: "ok"},
 		{tool: "web_search", args: `{"query":"q"}`, result: "R", want: "steer:no_progress:2", msg: noProgress("web_search", 2)},
+		{tool: "web_search", args: `{"query":"q"}`, result: "R", want: "steer:no_progress:3", msg: noProgress("web_search", 3)},
+		// A different result starts the count again at 1.
 		{tool: "web_search", args: `{"query":"q"}`, result: "R2"},
+		{tool: "web_search", args: `{"query":"q"}`, result: "R2", want: "steer:no_progress:2", msg: noProgress("web_search", 2)},
 		// Non-idempotent tools never get no-progress warnings.
 		{tool: "todo", args: `{}`, result: "same"},
 		{tool: "todo", args: `{}`, result: "same"},
 		// Terminal gets its own recovery hint.
 		{tool: "terminal", args: `{"command":"a"}`, failed: true},
 		{tool: "terminal", args: `{"command":"b"}`, failed: true},
-		{tool: "terminal", args: `{"command":"c"}`, failed: true, want: "steer:tool_failure:3", msgHas: "run a small diagnostic such as `pwd && ls -la`"},
+		{tool: "terminal", args: `{"command":"c"}`, failed: true, want: "steer:tool_failure:3", msg: sameTerminal("terminal", 3)},
+		{tool: "terminal", args: `{"command":"d"}`, failed: true, want: "steer:tool_failure:4", msg: sameTerminal("terminal", 4)},
+		// The hint travels to other shells, but hermes' execute_code gets
+		// the generic one ("terminal: ... | others: ...").
+		{tool: "bash", args: `{"command":"a"}`, failed: true},
+		{tool: "bash", args: `{"command":"b"}`, failed: true},
+		{tool: "bash", args: `{"command":"c"}`, failed: true, want: "steer:tool_failure:3", msg: sameTerminal("bash", 3)},
+		{tool: "execute_code", args: `{"code":"a"}`, failed: true},
+		{tool: "execute_code", args: `{"code":"b"}`, failed: true},
+		{tool: "execute_code", args: `{"code":"c"}`, failed: true, want: "steer:tool_failure:3", msg: same("execute_code", 3)},
 		// Per turn: a new user message clears the counts.
 		{user: true, tool: "skill_manage", args: `{"name":"a"}`, result: `{"error":"no"}`, failed: true},
 	})
@@ -561,7 +593,7 @@ func TestHermesStrict(t *testing.T) {
 	// Failed 5 times: the 6th identical call is blocked before it runs,
 	// with the count of failures so far.
 	steps[5].want = "block:failure:5"
-	steps[5].msgHas = `{"error": "Blocked skill_manage: the same tool call failed 5 times with identical arguments. Stop retrying it unchanged; change strategy or explain the blocker.", "guardrail": {"action": "block", "code": "repeated_exact_failure_block"`
+	steps[5].msg = hermesBlock("skill_manage", "repeated_exact_failure_block", 5, "Blocked skill_manage: the same tool call failed 5 times with identical arguments. Stop retrying it unchanged; change strategy or explain the blocker.", `{"name":"a"}`)
 	// A guardrail block never reaches after_call: it is not a 6th failure.
 	steps = append(steps, step{tool: fail.tool, args: fail.args, failed: true, want: "block:failure:5"})
 	check(t, r, steps)
@@ -591,7 +623,7 @@ func TestHermesStrict(t *testing.T) {
 	}
 	steps[0].user = true
 	steps[5].want = "block:no_progress:5"
-	steps[5].msgHas = "Blocked web_search: this read-only call returned the same result 5 times."
+	steps[5].msg = hermesBlock("web_search", "idempotent_no_progress_block", 5, "Blocked web_search: this read-only call returned the same result 5 times. Stop repeating it unchanged; use the result already provided or try a different query.", `{"query":"q"}`)
 	check(t, r, steps)
 
 	// The plain hermes preset never blocks these.
@@ -610,7 +642,7 @@ func TestHermesBreaker(t *testing.T) {
 	for i := 1; i <= 6; i++ {
 		s := call
 		if i == 3 || i == 6 {
-			s.want = "block:consecutive:3"
+			s.want, s.msg = "block:consecutive:3", breakerRepeat("terminal", 3)
 		}
 		steps = append(steps, s)
 	}
@@ -621,7 +653,7 @@ func TestHermesBreaker(t *testing.T) {
 		step{tool: "terminal", args: `{"command":"ls"}`, result: "Makefile"},
 		step{tool: "terminal", args: `{"command":"make test"}`, result: "FAIL"},
 		step{tool: "terminal", args: `{"command":"make test"}`, result: "FAIL"},
-		step{tool: "terminal", args: `{"command":"make test"}`, result: "FAIL", want: "block:consecutive:3"},
+		step{tool: "terminal", args: `{"command":"make test"}`, result: "FAIL", want: "block:consecutive:3", msg: breakerRepeat("terminal", 3)},
 	)
 	check(t, r, steps)
 
@@ -631,7 +663,7 @@ func TestHermesBreaker(t *testing.T) {
 		{user: true, tool: "read_file", args: `{"path":"a"}`, failed: true},
 		{tool: "read_file", args: `{"path":"b"}`, failed: true},
 		{tool: "read_file", args: `{"path":"c"}`, failed: true},
-		{tool: "read_file", args: `{"path":"d"}`, want: "block:tool_failure:3", msgHas: "read_file failed 3 times in a row"},
+		{tool: "read_file", args: `{"path":"d"}`, want: "block:tool_failure:3", msg: breakerFailure("read_file", 3)},
 		{tool: "read_file", args: `{"path":"e"}`, failed: true},
 		{tool: "read_file", args: `{"path":"f"}`, failed: true},
 		{tool: "read_file", args: `{"path":"g"}`, result: "text"}, // a success resets
@@ -641,7 +673,7 @@ func TestHermesBreaker(t *testing.T) {
 		{tool: "read_file", args: `{"path":"j"}`, result: " "},
 		{tool: "read_file", args: `{"path":"k"}`, result: ""},
 		{tool: "read_file", args: `{"path":"l"}`, result: ""},
-		{tool: "read_file", args: `{"path":"m"}`, result: "text", want: "block:tool_failure:3"},
+		{tool: "read_file", args: `{"path":"m"}`, result: "text", want: "block:tool_failure:3", msg: breakerFailure("read_file", 3)},
 	})
 }
 
@@ -653,7 +685,8 @@ func TestHermesDedup(t *testing.T) {
 			msg: "Note: This tool call was already executed in this turn with identical arguments. Result was:\n7 commits"},
 		// Same tool, different arguments, same output: flagged at the 3rd.
 		{tool: "terminal", args: `{"command":"git log --all --oneline"}`, result: "7 commits"},
-		{tool: "terminal", args: `{"command":"git log --oneline --all"}`, result: "7 commits", want: "steer:no_progress:3"},
+		{tool: "terminal", args: `{"command":"git log --oneline --all"}`, result: "7 commits", want: "steer:no_progress:3",
+			msg: "Note: terminal has returned this same output 3 times in this turn; this call brought no new information. Use the result you already have or change approach. (loopgate wording: PR #18075 quotes no text)"},
 		// Pollers are exempt.
 		{tool: "process", args: `{"action":"poll"}`, result: "running"},
 		{tool: "process", args: `{"action":"poll"}`, result: "running"},
@@ -701,4 +734,327 @@ func TestLoopgatePreset(t *testing.T) {
 		{compaction: true, tool: "read_file", args: read, result: "v2"},
 		{tool: "read_file", args: read, result: "v2", want: "block:no_progress:1"},
 	})
+}
+
+// hermesBlock is hermes' tool_guardrails block result (guards.md §2.2);
+// sortedArgs is the sorted compact JSON whose sha256 is the args_hash.
+func hermesBlock(tool, code string, n int, message, sortedArgs string) string {
+	sum := sha256.Sum256([]byte(sortedArgs))
+	return fmt.Sprintf(`{"error": "%s", "guardrail": {"action": "block", "code": "%s", "message": "%s", "tool_name": "%s", "count": %d, "signature": {"tool_name": "%s", "args_hash": "%s"}}}`,
+		message, code, message, tool, n, tool, hex.EncodeToString(sum[:]))
+}
+
+// breakerRepeat and breakerFailure are the hermes-breaker preset's texts
+// (PR #14059 quotes none; the preset's own wording).
+func breakerRepeat(tool string, n int) string {
+	return fmt.Sprintf("Error: circuit breaker tripped: %s was called %d times in a row with identical arguments. The call was not executed. Try a different strategy.\n💡 Suggestion: step back, re-read the task and the results you already have, and try a different tool or different arguments. (loopgate wording: PR #14059 quotes no text)", tool, n)
+}
+
+func breakerFailure(tool string, n int) string {
+	return fmt.Sprintf("Error: circuit breaker tripped: %s failed %d times in a row. The call was not executed. Change strategy instead of retrying this tool.\n💡 Suggestion: inspect the last error, then try different arguments or a different tool. (loopgate wording: PR #14059 quotes no text)", tool, n)
+}
+
+// TestPiThresholdTable replays guards.md §3.4 row by row: with T the
+// tool's allowed calls, calls 1..T run, call T+1 is steered, and calls T+2
+// and T+3 are blocked, both saying "T+2 times" (a blocked call is not
+// recorded, §3.5).
+func TestPiThresholdTable(t *testing.T) {
+	r := preset(t, "pi-loopguard")
+	for _, c := range []struct {
+		tool, args string
+		T          int
+	}{
+		{"fetch_content", `{"url":"https://x.example/"}`, 2},
+		{"web_search", `{"query":"q"}`, 2},
+		{"code_search", `{"query":"q"}`, 2},
+		{"edit", `{"path":"/src/a.ts","edits":[{"oldText":"a","newText":"b"}]}`, 2},
+		{"read", `{"path":"/src/a.ts"}`, 3},
+		{"ctx_read", `{"path":"/src/a.ts"}`, 3},
+		{"ctx_grep", `{"pattern":"x"}`, 3},
+		{"ctx_find", `{"pattern":"x"}`, 3},
+		{"bash", `{"command":"make"}`, 5},
+		// "default 3: any other tool, including write" - and pi's own
+		// ctx_shell, although it is in the shell class.
+		{"write", `{"path":"/src/a.ts","content":"x"}`, 3},
+		{"ctx_shell", `{"command":"make"}`, 3},
+		{"some_tool", `{"x":1}`, 3},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			var steps []step
+			for i := 1; i <= c.T+3; i++ {
+				s := step{tool: c.tool, args: c.args}
+				switch {
+				case i == c.T+1:
+					s.want, s.msg = fmt.Sprintf("steer:repeat:%d", i), piSteer(c.tool, i, c.args)
+				case i > c.T+1:
+					s.want, s.msg = fmt.Sprintf("block:repeat:%d", c.T+2), piBlock(c.tool, c.T+2)
+				}
+				steps = append(steps, s)
+			}
+			steps[0].user = true
+			check(t, r, steps)
+		})
+	}
+}
+
+// TestPiKeys replays the key facts of guards.md §3.3 that pi's tests pin.
+func TestPiKeys(t *testing.T) {
+	r := preset(t, "pi-loopguard")
+	key := func(tool, args string) string {
+		t.Helper()
+		k, ok := r.CallKey(tool, mustParse(t, args), true, args)
+		if !ok {
+			t.Fatalf("no key for %s %s", tool, args)
+		}
+		return k
+	}
+	for _, c := range []struct {
+		name       string
+		tool, a, b string
+		same       bool
+	}{
+		{"volatile keys", "bash", `{"command":"ls","timeout":30,"toolCallId":"abc-123"}`, `{"command":"ls"}`, true},
+		{"top level sorted", "read", `{"path":"a","offset":1}`, `{"offset":1,"path":"a"}`, true},
+		{"nested order kept", "read", `{"path":"a","o":{"x":1,"y":2}}`, `{"path":"a","o":{"y":2,"x":1}}`, false},
+		{"nested volatile kept", "read", `{"path":"a","o":{"id":1}}`, `{"path":"a","o":{"id":2}}`, false},
+		{"edit newText", "edit", `{"path":"/p","edits":[{"oldText":"a","newText":"1"}]}`, `{"path":"/p","edits":[{"oldText":"a","newText":"2"}]}`, true},
+		{"edit oldText", "edit", `{"path":"/p","edits":[{"oldText":"a","newText":"1"}]}`, `{"path":"/p","edits":[{"oldText":"b","newText":"1"}]}`, false},
+		{"edit path", "edit", `{"path":"/p","edits":[{"oldText":"a","newText":"1"}]}`, `{"path":"/q","edits":[{"oldText":"a","newText":"1"}]}`, false},
+		{"multi-edit element by element", "edit",
+			`{"path":"/p","edits":[{"oldText":"a","newText":"1"},{"oldText":"b","newText":"2"}]}`,
+			`{"path":"/p","edits":[{"oldText":"a","newText":"3"},{"oldText":"b","newText":"4"}]}`, true},
+		{"flat newText stays (latest strips edits[] only)", "edit", `{"path":"/p","oldText":"a","newText":"1"}`, `{"path":"/p","oldText":"a","newText":"2"}`, false},
+	} {
+		if got := key(c.tool, c.a) == key(c.tool, c.b); got != c.same {
+			t.Errorf("%s: same key = %v, want %v (%s vs %s)", c.name, got, c.same, key(c.tool, c.a), key(c.tool, c.b))
+		}
+	}
+	for args, want := range map[string]string{
+		`{"edits":[{"oldText":"foo","newText":"x"}],"path":"/src/App.ts"}`: `edit::{"edits":[{"oldText":"foo"}],"path":"/src/App.ts"}`,
+	} {
+		if got := key("edit", args); got != want {
+			t.Errorf("key %s, want %s", got, want)
+		}
+	}
+	for args, want := range map[string]string{`null`: `bash::null`, `"just-a-string"`: `bash::"just-a-string"`} {
+		if got := key("bash", args); got != want {
+			t.Errorf("key %s, want %s", got, want)
+		}
+	}
+}
+
+// TestPiScopeEvents: the scope rules of guards.md §3.7-§3.9 that the
+// worked example does not reach.
+func TestPiScopeEvents(t *testing.T) {
+	r := preset(t, "pi-loopguard")
+	A := `{"url":"A"}`
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"§3.7 only read and ctx_read keys are cleared, not ctx_grep", []step{
+			{user: true, tool: "ctx_grep", args: `{"pattern":"x","path":"/src/a.ts"}`},
+			{tool: "ctx_grep", args: `{"pattern":"x","path":"/src/a.ts"}`},
+			{tool: "ctx_grep", args: `{"pattern":"x","path":"/src/a.ts"}`},
+			{tool: "ctx_read", args: `{"path":"/src/a.ts"}`},
+			{tool: "ctx_read", args: `{"path":"/src/a.ts"}`},
+			{tool: "ctx_read", args: `{"path":"/src/a.ts"}`},
+			{tool: "write", args: `{"path":"/src/a.ts","content":"z"}`},
+			{tool: "ctx_grep", args: `{"pattern":"x","path":"/src/a.ts"}`, want: "steer:repeat:4", msg: piSteer("ctx_grep", 4, `{"pattern":"x","path":"/src/a.ts"}`)},
+			{tool: "ctx_read", args: `{"path":"/src/a.ts"}`},
+		}},
+		{"§3.7 raw substring: a.ts clears data.tsx", []step{
+			{user: true, tool: "read", args: `{"path":"data.tsx"}`},
+			{tool: "read", args: `{"path":"data.tsx"}`},
+			{tool: "read", args: `{"path":"data.tsx"}`},
+			{tool: "edit", args: `{"path":"a.ts","edits":[{"oldText":"x","newText":"y"}]}`},
+			{tool: "read", args: `{"path":"data.tsx"}`},
+		}},
+		{"§3.7 a blocked edit clears nothing", []step{
+			{user: true, tool: "edit", args: `{"path":"/b","edits":[{"oldText":"x","newText":"1"}]}`},
+			{tool: "edit", args: `{"path":"/b","edits":[{"oldText":"x","newText":"2"}]}`},
+			{tool: "edit", args: `{"path":"/b","edits":[{"oldText":"x","newText":"3"}]}`, want: "steer:repeat:3"},
+			{tool: "read", args: `{"path":"/b"}`},
+			{tool: "read", args: `{"path":"/b"}`},
+			{tool: "read", args: `{"path":"/b"}`},
+			{tool: "edit", args: `{"path":"/b","edits":[{"oldText":"x","newText":"4"}]}`, want: "block:repeat:4"},
+			{tool: "read", args: `{"path":"/b"}`, want: "steer:repeat:4"},
+		}},
+		{"§3.8 the window clears at exactly 120 s", []step{
+			{user: true, tool: "fetch_content", args: A, at: time.Second},
+			{tool: "fetch_content", args: A, at: 2 * time.Second},
+			{tool: "fetch_content", args: A, at: 121 * time.Second},
+			{tool: "fetch_content", args: A, at: 122 * time.Second},
+			{tool: "fetch_content", args: A, at: 123 * time.Second, want: "steer:repeat:3"},
+		}},
+		{"§3.8 the timer restarts at a user message", []step{
+			{user: true, tool: "fetch_content", args: A, at: time.Second},
+			{user: true, tool: "fetch_content", args: A, at: 100 * time.Second},
+			{tool: "fetch_content", args: A, at: 130 * time.Second},
+			{tool: "fetch_content", args: A, at: 140 * time.Second, want: "steer:repeat:3"},
+		}},
+		{"§3.9 the manual reset restarts the timer", []step{
+			{user: true, tool: "fetch_content", args: A, at: time.Second},
+			{tool: "fetch_content", args: A, at: 10 * time.Second},
+			{tool: "bash", args: `{"command":"echo '/loopguard reset'"}`, at: 100 * time.Second},
+			{tool: "fetch_content", args: A, at: 110 * time.Second},
+			// 129 s after the first call but 30 s after the reset: no clear.
+			{tool: "fetch_content", args: A, at: 130 * time.Second},
+			{tool: "fetch_content", args: A, at: 140 * time.Second, want: "steer:repeat:3"},
+		}},
+		{"§3.9 the reset command is bash's only, not ctx_shell's", []step{
+			{user: true, tool: "fetch_content", args: A},
+			{tool: "fetch_content", args: A},
+			{tool: "fetch_content", args: A, want: "steer:repeat:3"},
+			{tool: "ctx_shell", args: `{"command":"echo '/loopguard reset'"}`},
+			{tool: "fetch_content", args: A, want: "block:repeat:4"},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { check(t, r, c.steps) })
+	}
+}
+
+// TestNanobotParallelLookups: guards.md §1.1 "Three identical web_search
+// calls in a single response: the third is blocked": every call of the
+// response is checked before any of them runs.
+func TestNanobotParallelLookups(t *testing.T) {
+	r := preset(t, "nanobot")
+	g := NewGuard(r)
+	g.UserTurn(t0)
+	var evs []*CallEvent
+	var vs []Verdict
+	for _, q := range []string{"Example 2.4 release date", "example 2.4 release date ", "Example 2.4 Release Date"} {
+		args := `{"query":` + jsonx.Quote(q) + `}`
+		ev := &CallEvent{Tool: "web_search", Class: "web_search", Args: mustParse(t, args), ArgsOK: true, ArgsRaw: args}
+		evs = append(evs, ev)
+		vs = append(vs, g.Before(ev))
+	}
+	for i, ev := range evs {
+		g.After(ev, vs[i])
+	}
+	if vs[0].Action != Allow || vs[1].Action != Allow {
+		t.Errorf("first two lookups: %+v %+v", vs[0], vs[1])
+	}
+	if v := vs[2]; v.Action != Block || v.Detector != "repeat" || v.Count != 3 || v.Message != nanobotLookup {
+		t.Errorf("third lookup of the response: %+v", v)
+	}
+}
+
+// TestNanobotLocalCalls: the local-call guard of PR #3701 (guards.md §1.3).
+func TestNanobotLocalCalls(t *testing.T) {
+	r := preset(t, "nanobot")
+	var steps []step
+	for _, c := range []struct{ tool, args string }{
+		{"read_file", `{"path":"a.txt"}`},
+		{"list_dir", `{"path":"."}`},
+		{"glob", `{"pattern":"*.py"}`},
+		{"grep", `{"pattern":"def","path":"."}`},
+		// Non-dict arguments are wrapped, not dropped: still one key.
+		{"read_file", `"a.txt"`},
+	} {
+		steps = append(steps,
+			step{tool: c.tool, args: c.args},
+			step{tool: c.tool, args: c.args},
+			step{tool: c.tool, args: c.args, want: "block:repeat:3", msg: nanobotLocal},
+			step{tool: c.tool, args: c.args, want: "block:repeat:4", msg: nanobotLocal},
+		)
+	}
+	// No folding for local calls: case and spaces differ.
+	steps = append(steps,
+		step{tool: "grep", args: `{"pattern":"DEF","path":"."}`},
+		step{tool: "grep", args: `{"pattern":" def","path":"."}`},
+		// Tools outside the guard: never blocked.
+		step{tool: "write_file", args: `{"path":"a","content":"x"}`},
+		step{tool: "write_file", args: `{"path":"a","content":"x"}`},
+		step{tool: "write_file", args: `{"path":"a","content":"x"}`},
+	)
+	steps[0].user = true
+	check(t, r, steps)
+}
+
+// TestHermesToolSets: which hermes tools each layer covers (guards.md §2.1
+// read_file/search_files only; §2.2 IDEMPOTENT_TOOL_NAMES of June 2026),
+// and how the classes carry them to other harnesses.
+func TestHermesToolSets(t *testing.T) {
+	r := preset(t, "hermes")
+	for _, c := range []struct {
+		tool, args         string
+		streak, noProgress bool
+	}{
+		{"read_file", `{"path":"/a"}`, true, true},
+		{"search_files", `{"pattern":"x"}`, true, true},
+		{"Read", `{"file_path":"/a"}`, true, true},
+		{"Grep", `{"pattern":"x"}`, true, true},
+		{"skill_view", `{"name":"s"}`, false, false},
+		{"session_search", `{"query":"q"}`, false, true},
+		{"mcp_filesystem_read_file", `{"path":"/a"}`, false, true},
+		{"mcp_filesystem_search_files", `{"pattern":"x"}`, false, true},
+		{"mcp_filesystem_list_directory", `{"path":"/"}`, false, true},
+		{"mcp_filesystem_get_file_info", `{"path":"/a"}`, false, true},
+		{"web_search", `{"query":"q"}`, false, true},
+		{"web_extract", `{"urls":["u"]}`, false, true},
+		{"browser_snapshot", `{}`, false, true},
+		{"terminal", `{"command":"ls"}`, false, false},
+		{"todo", `{}`, false, false},
+		{"skills_list", `{}`, false, false},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			// Different results: only the streak can fire.
+			var steps []step
+			for i := 1; i <= 4; i++ {
+				steps = append(steps, step{tool: c.tool, args: c.args, result: fmt.Sprint("r", i)})
+			}
+			steps[0].user = true
+			if c.streak {
+				steps[2].want = "steer:consecutive:3"
+				steps[3].want = "block:consecutive:4"
+			}
+			check(t, r, steps)
+			// The same result twice, with another tool between (no streak).
+			outs := run(t, r, []step{
+				{user: true, tool: c.tool, args: c.args, result: "R"},
+				{tool: "memory", args: `{"op":"x"}`, result: "ok"},
+				{tool: c.tool, args: c.args, result: "R"},
+			})
+			got := outs[2].after
+			if c.noProgress != (got.Action == Steer && got.Detector == "no_progress" && got.Count == 2) {
+				t.Errorf("no_progress after the 2nd identical result: %+v, want a warning: %v", got, c.noProgress)
+			}
+		})
+	}
+}
+
+// TestHermesStrictStreakSkipsGuardrailBlocks: a call tool_guardrails
+// blocks is not executed, so hermes' read/search guard never sees it: it
+// neither breaks nor extends the read/search streak (guards.md §2.1: the
+// streak is reset only by another tool's call reaching
+// handle_function_call).
+func TestHermesStrictStreakSkipsGuardrailBlocks(t *testing.T) {
+	r := preset(t, "hermes-strict")
+	A, B := `{"path":"/a"}`, `{"path":"/b"}`
+	var steps []step
+	// A returns the same result 5 times, never twice in a row.
+	for i := 1; i <= 5; i++ {
+		s := step{tool: "read_file", args: A, result: "RA"}
+		if i >= 2 {
+			s.want = fmt.Sprintf("steer:no_progress:%d", i)
+		}
+		steps = append(steps, s, step{tool: "read_file", args: fmt.Sprintf(`{"path":"/c%d"}`, i), result: "c"})
+	}
+	steps[0].user = true
+	blockA := step{tool: "read_file", args: A, want: "block:no_progress:5",
+		msg: hermesBlock("read_file", "idempotent_no_progress_block", 5, "Blocked read_file: this read-only call returned the same result 5 times. Stop repeating it unchanged; use the result already provided or try a different query.", A)}
+	steps = append(steps,
+		step{tool: "read_file", args: B, result: "b1"},
+		blockA,
+		step{tool: "read_file", args: B, result: "b2"},
+		blockA,
+		// B's 3rd in a row: the blocked A calls in between did not count.
+		step{tool: "read_file", args: B, result: "b3", want: "steer:consecutive:3"},
+		blockA,
+		step{tool: "read_file", args: B, result: "b4", want: "block:consecutive:4",
+			msg: `{"error": "BLOCKED: You have read this exact file region 4 times in a row. The content has NOT changed. You already have this information. STOP re-reading and proceed with your task.", "path": "/b", "already_read": 4}`},
+	)
+	check(t, r, steps)
 }

@@ -79,7 +79,8 @@ func parseWith(data []byte, source string, preset func(string) (*Rules, error)) 
 		}
 		return nil, fmt.Errorf("%s:%d: a rules file holds one YAML document; this is a second one", source, line)
 	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
+	if doc.Kind == 0 || len(doc.Content) == 0 || isNull(doc.Content[0]) {
+		// No document, or one with nothing in it ("---" alone, "~").
 		return nil, fmt.Errorf("%s:1: the rules file is empty", source)
 	}
 	root := doc.Content[0]
@@ -112,6 +113,8 @@ func parseWith(data []byte, source string, preset func(string) (*Rules, error)) 
 	r.compile()
 	return r, nil
 }
+
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
 
 func findKey(m *yaml.Node, key string) *yaml.Node {
 	for i := 0; i+1 < len(m.Content); i += 2 {
@@ -204,9 +207,18 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, skip 
 		return err
 	}
 	if n.Kind != yaml.MappingNode {
+		if det, ok := strings.CutPrefix(path, "detectors."); ok && isNull(n) && !strings.Contains(det, ".") {
+			return d.errf(n, "%s is empty; write \"%s: {}\" to turn the detector on with its defaults, or give its keys (%s)", path, det, strings.Join(mustNames(v.Type()), ", "))
+		}
 		return d.errf(n, "%s must be a mapping of keys (%s), not %s", nameOr(path, "the rules"), strings.Join(mustNames(v.Type()), ", "), kindWord(n))
 	}
 	names, idx := fieldsOf(v.Type())
+	extra := make([]string, 0, len(skip))
+	for k := range skip {
+		extra = append(extra, k) // valid here too (extends), for suggestions
+	}
+	sort.Strings(extra)
+	names = append(names, extra...)
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]

@@ -384,3 +384,165 @@ func valueFor(key string) string {
 	}
 	return "?"
 }
+
+// TestCheckErrors is what `loopgate rules check FILE` says for each kind of
+// mistake: "FILE:LINE: a plain sentence", the line being the offending
+// key or value. (fixtures/rules/bad holds one file per kind as well.)
+func TestCheckErrors(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		kind, name, text, want string
+	}{
+		// A key given twice in one mapping.
+		{"repeated key", "top", "name: a\nname: b\n", `2: key "name" is repeated at the top level (first given at line 1)`},
+		{"repeated key", "detector", "detectors:\n  repeat:\n    block_at: 3\n    steer_at: 2\n    block_at: 4\n", `5: key "block_at" is repeated in detectors.repeat (first given at line 3)`},
+		{"repeated key", "tool", "tools:\n  read_file: {block_at: 3}\n  read_file: {block_at: 4}\n", `3: key "read_file" is repeated in tools (first given at line 2)`},
+		{"repeated key", "class", "classes:\n  read: [a]\n  read: [b]\n", `3: class "read" is repeated in classes (first given at line 2)`},
+		{"repeated key", "detectors", "detectors:\n  repeat: {block_at: 3}\n  repeat: {block_at: 4}\n", `3: key "repeat" is repeated in detectors (first given at line 2)`},
+		// A misspelt key: the nearest valid key is suggested.
+		{"misspelt key", "top", "nmae: x\n", `1: unknown key "nmae" at the top level; did you mean "name"?`},
+		{"misspelt key", "extends", "extend: pi-loopguard\n", `1: unknown key "extend" at the top level; did you mean "extends"?`},
+		{"misspelt key", "scope", "scope:\n  windw: 2m\n", `2: unknown key "windw" in scope; did you mean "window"?`},
+		{"misspelt key", "detector key", "detectors:\n  repeat:\n    stear_at: 3\n", `3: unknown key "stear_at" in detectors.repeat; did you mean "steer_at"?`},
+		{"misspelt key", "detector name", "detectors:\n  consecutiv: {block_at: 3}\n", `2: unknown key "consecutiv" in detectors; did you mean "consecutive"?`},
+		{"misspelt key", "tool entry", "tools:\n  read_file:\n    blockat: 3\n", `3: unknown key "blockat" in tools.read_file; did you mean "block_at"?`},
+		{"misspelt key", "tool override", "tools:\n  read_file:\n    repet: {off: true}\n", `3: unknown key "repet" in tools.read_file; did you mean "repeat"?`},
+		{"misspelt key", "key.tools", "key:\n  tools:\n    class:web_fetch:\n      arg: [url]\n", `4: unknown key "arg" in key.tools.class:web_fetch; did you mean "args"?`},
+		{"misspelt key", "nothing near", "detectors:\n  loop: {}\n", `2: unknown key "loop" in detectors; valid keys: repeat, consecutive, cycle, failure, tool_failure, no_progress, dedup`},
+		// A negative threshold.
+		{"negative threshold", "detector", "detectors:\n  repeat:\n    block_at: -1\n", `3: detectors.repeat.block_at must not be negative (-1); use 0 to turn it off`},
+		{"negative threshold", "tool shorthand", "tools:\n  class:read: {steer_at: -3}\n", `2: tools.class:read.steer_at must not be negative (-3); use 0 to turn it off`},
+		{"negative threshold", "tool override", "tools:\n  read_file:\n    repeat: {block_at: -2}\n", `3: tools.read_file.repeat.block_at must not be negative (-2); use 0 to turn it off`},
+		{"negative threshold", "halt", "detectors:\n  tool_failure:\n    halt_at: -8\n", `3: detectors.tool_failure.halt_at must not be negative (-8); use 0 to turn it off`},
+		{"negative threshold", "period", "detectors:\n  cycle:\n    periods: [1, -2]\n", `3: detectors.cycle.periods[1] must not be negative (-2); use 0 to turn it off`},
+		{"negative threshold", "window", "scope:\n  window: -2m\n", `2: scope.window must not be negative`},
+		// A class the class table does not know.
+		{"unknown class", "tools", "tools:\n  class:reed: {block_at: 3}\n", `2: tools.class:reed names an unknown class "reed" (did you mean class:read?); classes: delegate, list, poll, read, search, shell, web_fetch, web_search, write, other`},
+		{"unknown class", "only", "detectors:\n  repeat:\n    only: [class:read, class:fetch]\n", `3: detectors.repeat.only[1] names an unknown class "fetch"; classes: delegate, list, poll, read, search, shell, web_fetch, web_search, write, other`},
+		{"unknown class", "except", "detectors:\n  no_progress:\n    except: [class:pol]\n", `3: detectors.no_progress.except[0] names an unknown class "pol" (did you mean class:poll?); classes: delegate, list, poll, read, search, shell, web_fetch, web_search, write, other`},
+		{"unknown class", "key.tools", "key:\n  tools:\n    class:webfetch: {args: [url]}\n", `3: key.tools.class:webfetch names an unknown class "webfetch" (did you mean class:web_fetch?); classes: delegate, list, poll, read, search, shell, web_fetch, web_search, write, other`},
+		{"unknown class", "writers", "scope:\n  write_clears_reads:\n    writers: [class:wrte]\n    readers: [class:read]\n    path_args: [path]\n", `3: scope.write_clears_reads.writers[0] names an unknown class "wrte" (did you mean class:write?); classes: delegate, list, poll, read, search, shell, web_fetch, web_search, write, other`},
+		// A value of the wrong type.
+		{"wrong type", "number", "detectors:\n  repeat:\n    block_at: three\n", `3: detectors.repeat.block_at must be a whole number, not "three"`},
+		{"wrong type", "fraction", "detectors:\n  repeat:\n    block_at: 2.5\n", `3: detectors.repeat.block_at must be a whole number, not "2.5"`},
+		{"wrong type", "bool", "detectors:\n  repeat:\n    counts_blocked: maybe\n", `3: detectors.repeat.counts_blocked must be true or false, not "maybe"`},
+		{"wrong type", "list", "detectors:\n  repeat:\n    only: class:read\n", `3: detectors.repeat.only must be a list such as [a, b], not "class:read"`},
+		{"wrong type", "text", "detectors:\n  repeat:\n    steer_message: [a]\n", `3: detectors.repeat.steer_message must be text, not a list`},
+		{"wrong type", "mapping", "scope: turn\n", `1: scope must be a mapping of keys (reset, window, window_reset_message, reset_on_compaction, write_clears_reads, reset_command), not "turn"`},
+		{"wrong type", "tools", "tools: [read_file]\n", `1: tools must be a mapping, not a list`},
+		{"wrong type", "duration", "scope:\n  window: 2 minutes\n", `2: scope.window must be a duration such as 2m or 90s, not "2 minutes"`},
+		{"wrong type", "empty detector", "detectors:\n  repeat:\n", `2: detectors.repeat is empty; write "repeat: {}" to turn the detector on with its defaults, or give its keys (enabled, reset, only, except, steer_at, block_at, counts_blocked, steer_once, block_after_steer, steer_message, block_message)`},
+		// An empty file.
+		{"empty file", "nothing", "", `1: the rules file is empty`},
+		{"empty file", "comments", "# rules to come\n# later\n", `1: the rules file is empty`},
+		{"empty file", "blank", "  \n\n", `1: the rules file is empty`},
+		{"empty file", "document marker", "---\n", `1: the rules file is empty`},
+		{"empty file", "null", "~\n", `1: the rules file is empty`},
+	}
+	for _, c := range cases {
+		t.Run(c.kind+"/"+c.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(c.kind+"-"+c.name, " ", "-")+".yaml")
+			if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(path)
+			if err == nil {
+				t.Fatalf("accepted:\n%s", c.text)
+			}
+			if got, want := err.Error(), path+":"+c.want; got != want {
+				t.Errorf("error\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+// TestPrintLoadPrint: `rules print` output is a rules file that --rules
+// accepts back unchanged: print, load the printed file, print again gives
+// the same text, for every preset and for files that extend one.
+func TestPrintLoadPrint(t *testing.T) {
+	dir := t.TempDir()
+	sources := map[string]func() (*Rules, error){}
+	for _, name := range PresetNames() {
+		sources["preset "+name] = func() (*Rules, error) { return Preset(name) }
+	}
+	good, _ := filepath.Glob(filepath.Join("..", "fixtures", "rules", "good", "*.yaml"))
+	for _, p := range good {
+		sources["file "+filepath.Base(p)] = func() (*Rules, error) { return Load(p) }
+	}
+	if len(sources) < len(PresetNames())+1 {
+		t.Fatalf("no good rules fixtures found")
+	}
+	for label, load := range sources {
+		t.Run(label, func(t *testing.T) {
+			r, err := load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, err := r.YAML()
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, strings.ReplaceAll(label, " ", "-")+".yaml")
+			if err := os.WriteFile(path, first, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			back, err := Load(path)
+			if err != nil {
+				t.Fatalf("the printed rules do not load: %v\n%s", err, first)
+			}
+			if back.Name != r.Name {
+				t.Errorf("name %q came back as %q", r.Name, back.Name)
+			}
+			back.Source = r.Source // the header names the source
+			second, err := back.YAML()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(first) != string(second) {
+				t.Errorf("print -> load -> print changed the text:\n%s", diff(string(first), string(second)))
+			}
+			// And the behaviour: equal rules, field by field.
+			back.idx, r.idx = nil, nil
+			if !reflect.DeepEqual(back, r) {
+				t.Errorf("print -> load changed the rules")
+			}
+		})
+	}
+}
+
+// TestDocsCoverSchema: docs/rules.md names every key of the schema, and
+// has one section per preset.
+func TestDocsCoverSchema(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "docs", "rules.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	var walk func(typ reflect.Type, path string)
+	seen := map[reflect.Type]bool{}
+	walk = func(typ reflect.Type, path string) {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Map || typ.Kind() == reflect.Slice {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct || typ == reflect.TypeOf(Duration(0)) || seen[typ] {
+			return
+		}
+		seen[typ] = true
+		for i := 0; i < typ.NumField(); i++ {
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("yaml"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			if !strings.Contains(doc, "`"+name+"`") && !strings.Contains(doc, "."+name+"`") && !strings.Contains(doc, "`"+name+",") && !strings.Contains(doc, " "+name+"`") && !strings.Contains(doc, "."+name+".") {
+				t.Errorf("docs/rules.md does not document %s%s", path, name)
+			}
+			walk(typ.Field(i).Type, path+name+".")
+		}
+	}
+	walk(reflect.TypeOf(Rules{}), "")
+	for _, name := range PresetNames() {
+		if !strings.Contains(doc, "### `"+name+"`") {
+			t.Errorf("docs/rules.md has no section for the preset %s", name)
+		}
+	}
+}
