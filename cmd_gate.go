@@ -6,9 +6,11 @@ package main
 // (JUnit, SARIF, GitHub annotations and step summary) in package report.
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -53,9 +55,23 @@ func runGate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// stop ends the run with exit 2 (the gate file, a snapshot or an
+	// output file is wrong); with --github it also annotates the error,
+	// at the gate file's line when it has one.
+	stop := func(err error) error {
+		if c.Bool("github") {
+			var gfe *analyze.GateFileError
+			if errors.As(err, &gfe) {
+				_ = report.GateErrorGitHub(c.App.Writer, gfe.File, gfe.Line, gfe.Msg)
+			} else {
+				_ = report.GateErrorGitHub(c.App.Writer, "", 0, err.Error())
+			}
+		}
+		return cli.Exit(err.Error(), exitUsage)
+	}
 	g, err := analyze.LoadGate(file)
 	if err != nil {
-		return cli.Exit(err.Error(), exitUsage)
+		return stop(err)
 	}
 	res, err := analyze.RunGate(g, analyze.GateOptions{
 		Jobs:   c.Int("jobs"),
@@ -65,19 +81,19 @@ func runGate(c *cli.Context) error {
 		SnapshotArgs: func(s string) string { return report.AbbreviateArgs(report.Redact(s), snapshotArgsChars) },
 	})
 	if err != nil {
-		return cli.Exit(err.Error(), exitUsage)
+		return stop(err)
 	}
 
 	writeGateSummary(c.App.Writer, res, opt)
 	if path := c.String("junit"); path != "" {
 		if err := writeReportFile(path, func(w io.Writer) error { return report.GateJUnit(w, res, opt) }); err != nil {
-			return err
+			return stop(err)
 		}
 	}
 	if path := c.String("sarif"); path != "" {
 		sopt := report.SARIFOptions{Decisions: c.Bool("sarif-decisions"), Version: version}
 		if err := writeReportFile(path, func(w io.Writer) error { return report.GateSARIF(w, res, sopt, opt) }); err != nil {
-			return err
+			return stop(err)
 		}
 	}
 	if c.Bool("github") {
@@ -86,7 +102,7 @@ func runGate(c *cli.Context) error {
 		}
 		if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
 			if err := appendReportFile(path, func(w io.Writer) error { return report.GateMarkdown(w, res, opt) }); err != nil {
-				return err
+				return stop(err)
 			}
 		}
 	}
@@ -96,31 +112,42 @@ func runGate(c *cli.Context) error {
 	return nil
 }
 
+// writeReportFile writes a report to path, creating its directory
+// (--junit build/reports/gate.xml works on a clean checkout).
 func writeReportFile(path string, render func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("cannot write %s: %v", path, err)
+	}
 	f, err := os.Create(path)
 	if err != nil {
-		return cli.Exit(fmt.Sprintf("cannot write %s: %v", path, err), exitUsage)
+		return fmt.Errorf("cannot write %s: %v", path, err)
 	}
 	if err := render(f); err != nil {
 		f.Close()
-		return cli.Exit(fmt.Sprintf("cannot write %s: %v", path, err), exitUsage)
+		return fmt.Errorf("cannot write %s: %v", path, err)
 	}
 	if err := f.Close(); err != nil {
-		return cli.Exit(fmt.Sprintf("cannot write %s: %v", path, err), exitUsage)
+		return fmt.Errorf("cannot write %s: %v", path, err)
 	}
 	return nil
 }
 
 func appendReportFile(path string, render func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("cannot append to $GITHUB_STEP_SUMMARY (%s): %v", path, err)
+	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		return cli.Exit(fmt.Sprintf("cannot append to $GITHUB_STEP_SUMMARY (%s): %v", path, err), exitUsage)
+		return fmt.Errorf("cannot append to $GITHUB_STEP_SUMMARY (%s): %v", path, err)
 	}
 	if err := render(f); err != nil {
 		f.Close()
-		return cli.Exit(fmt.Sprintf("cannot append to $GITHUB_STEP_SUMMARY (%s): %v", path, err), exitUsage)
+		return fmt.Errorf("cannot append to $GITHUB_STEP_SUMMARY (%s): %v", path, err)
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("cannot append to $GITHUB_STEP_SUMMARY (%s): %v", path, err)
+	}
+	return nil
 }
 
 // writeGateSummary prints one line per case (PASS/FAIL, name, what the
@@ -153,7 +180,13 @@ func writeGateSummary(w io.Writer, res *analyze.GateResult, opt report.Options) 
 		if cr.SnapshotWritten {
 			fmt.Fprintf(w, "      snapshot written: %s\n", cr.Case.Snapshot)
 		}
+		if cr.SnapshotMissing {
+			fmt.Fprintf(w, "      note: no snapshot yet (%s): checked on its expectations only; run loopgate gate --update to record it\n", cr.Case.Snapshot)
+		}
 	}
 	failed := res.Failed()
 	fmt.Fprintf(w, "%d case(s): %d passed, %d failed\n", len(res.Cases), len(res.Cases)-failed, failed)
+	if n := res.SnapshotsMissing(); n > 0 {
+		fmt.Fprintf(w, "note: %d case(s) have no snapshot yet; run loopgate gate --update and commit the snapshots to pin every decision\n", n)
+	}
 }

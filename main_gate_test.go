@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -149,13 +150,24 @@ func TestGateCIOutputs(t *testing.T) {
 		t.Errorf("%d annotations, want 8", n)
 	}
 
+	// JUnit: the structure CI servers require (testsuites > testsuite >
+	// testcase; names, counts, classname, a message on each failure).
 	var x struct {
-		Tests    int `xml:"tests,attr"`
-		Failures int `xml:"failures,attr"`
+		XMLName  xml.Name
+		Name     string `xml:"name,attr"`
+		Tests    int    `xml:"tests,attr"`
+		Failures int    `xml:"failures,attr"`
 		Suites   []struct {
-			Cases []struct {
-				Name    string    `xml:"name,attr"`
-				Failure *struct{} `xml:"failure"`
+			Name     string `xml:"name,attr"`
+			Tests    int    `xml:"tests,attr"`
+			Failures int    `xml:"failures,attr"`
+			Cases    []struct {
+				Name      string `xml:"name,attr"`
+				ClassName string `xml:"classname,attr"`
+				Time      string `xml:"time,attr"`
+				Failure   *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
 			} `xml:"testcase"`
 		} `xml:"testsuite"`
 	}
@@ -163,19 +175,42 @@ func TestGateCIOutputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := xml.Unmarshal(data, &x); err != nil || x.Tests != 3 || x.Failures != 2 || len(x.Suites) != 1 || len(x.Suites[0].Cases) != 3 || x.Suites[0].Cases[1].Failure == nil {
-		t.Errorf("junit (%v):\n%s", err, data)
+	if err := xml.Unmarshal(data, &x); err != nil || x.XMLName.Local != "testsuites" || x.Name == "" || x.Tests != 3 || x.Failures != 2 ||
+		len(x.Suites) != 1 || x.Suites[0].Name != "fixtures/gate/failing.gate.yaml" || x.Suites[0].Tests != 3 || x.Suites[0].Failures != 2 ||
+		len(x.Suites[0].Cases) != 3 || x.Suites[0].Cases[1].Failure == nil {
+		t.Fatalf("junit (%v):\n%s", err, data)
+	}
+	for _, tc := range x.Suites[0].Cases {
+		if _, err := strconv.ParseFloat(tc.Time, 64); tc.Name == "" || tc.ClassName == "" || err != nil || tc.Failure != nil && tc.Failure.Message == "" {
+			t.Errorf("junit testcase %+v", tc)
+		}
 	}
 
+	// SARIF: what code scanning requires (report/gate_test.go checks every
+	// object against the schema; here, the file as the CLI writes it).
 	var s struct {
+		Schema  string `json:"$schema"`
 		Version string `json:"version"`
 		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name  string `json:"name"`
+					Rules []struct {
+						ID string `json:"id"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
 			Results []struct {
-				RuleID    string `json:"ruleId"`
-				Locations []struct {
+				RuleID  string `json:"ruleId"`
+				Message struct {
+					Text string `json:"text"`
+				} `json:"message"`
+				PartialFingerprints map[string]string `json:"partialFingerprints"`
+				Locations           []struct {
 					PhysicalLocation struct {
 						ArtifactLocation struct {
-							URI string `json:"uri"`
+							URI       string `json:"uri"`
+							URIBaseID string `json:"uriBaseId"`
 						} `json:"artifactLocation"`
 						Region struct {
 							StartLine int `json:"startLine"`
@@ -188,14 +223,21 @@ func TestGateCIOutputs(t *testing.T) {
 	if data, err = os.ReadFile(sarif); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(data, &s); err != nil || s.Version != "2.1.0" || len(s.Runs) != 1 {
+	if err := json.Unmarshal(data, &s); err != nil || s.Schema == "" || s.Version != "2.1.0" || len(s.Runs) != 1 || s.Runs[0].Tool.Driver.Name != "loopgate" {
 		t.Fatalf("sarif (%v):\n%s", err, data)
+	}
+	rules := map[string]bool{}
+	for _, r := range s.Runs[0].Tool.Driver.Rules {
+		rules[r.ID] = r.ID != ""
 	}
 	decisions := 0
 	for _, r := range s.Runs[0].Results {
+		if !rules[r.RuleID] || r.Message.Text == "" || r.PartialFingerprints["loopgateFinding/v1"] == "" || len(r.Locations) == 0 {
+			t.Fatalf("result without a known ruleId, message.text, partialFingerprints or location: %+v", r)
+		}
 		loc := r.Locations[0].PhysicalLocation
-		if !strings.HasPrefix(loc.ArtifactLocation.URI, "fixtures/golden/") || loc.Region.StartLine < 1 {
-			t.Errorf("%s at %s:%d: want a repository-relative transcript and a line", r.RuleID, loc.ArtifactLocation.URI, loc.Region.StartLine)
+		if !strings.HasPrefix(loc.ArtifactLocation.URI, "fixtures/golden/") || loc.ArtifactLocation.URIBaseID != "%SRCROOT%" || loc.Region.StartLine < 1 {
+			t.Errorf("%s at %s (base %q):%d: want a transcript relative to %%SRCROOT%% and a line", r.RuleID, loc.ArtifactLocation.URI, loc.ArtifactLocation.URIBaseID, loc.Region.StartLine)
 		}
 		if strings.HasPrefix(r.RuleID, "decision/") {
 			decisions++
@@ -232,15 +274,19 @@ func TestGateUpdate(t *testing.T) {
 		}
 	}
 	writeGate("nanobot")
-	if _, _, code := gate(t, file); code != exitFindings {
-		t.Errorf("no snapshot yet: exit %d, want 1", code)
+	// No snapshot yet: the case passes on its expectations, with a note.
+	out, stderr, code := gate(t, file)
+	if code != exitOK || !strings.Contains(out, "PASS  read loop") ||
+		!strings.Contains(out, "note: no snapshot yet ("+filepath.Join(dir, "snapshots", "read-loop.golden")+"): checked on its expectations only; run loopgate gate --update to record it") ||
+		!strings.Contains(out, "note: 1 case(s) have no snapshot yet") {
+		t.Errorf("no snapshot yet: exit %d, want 0 with a note\n%s%s", code, out, stderr)
 	}
-	out, stderr, code := gate(t, file, "--update")
+	out, stderr, code = gate(t, file, "--update")
 	if code != exitOK || !strings.Contains(out, "snapshot written: "+filepath.Join(dir, "snapshots", "read-loop.golden")) {
 		t.Fatalf("--update: exit %d\n%s%s", code, out, stderr)
 	}
-	if out, _, code = gate(t, file); code != exitOK {
-		t.Errorf("after --update: exit %d\n%s", code, out)
+	if out, _, code = gate(t, file); code != exitOK || strings.Contains(out, "note:") {
+		t.Errorf("after --update: exit %d, and no note\n%s", code, out)
 	}
 	writeGate("pi-loopguard")
 	out, _, code = gate(t, file)
@@ -258,5 +304,123 @@ func TestGateUpdate(t *testing.T) {
 	}
 	if _, stderr, code = gate(t); code != exitUsage || !strings.Contains(stderr, "loopgate.gate.yaml: cannot read the gate file") {
 		t.Errorf("missing default gate file: exit %d %s", code, stderr)
+	}
+}
+
+// The gate's exit codes from the command line, one scenario each: a
+// passing gate (0), a failing expectation (1), a wrong gate file (2, with
+// FILE:LINE), a snapshot drift (1, with the diff), --update then a pass.
+func TestGateExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("fixtures", "golden", "loops", "search-loop.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "search.jsonl"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmpGate := filepath.Join(dir, "loopgate.gate.yaml")
+	writeGate := func(preset string) {
+		t.Helper()
+		text := "preset: " + preset + "\ntokenizer: chars4\ncases:\n  - name: search\n    transcript: search.jsonl\n    expect: {harmful: 0}\n"
+		if err := os.WriteFile(tmpGate, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		setup    func()
+		args     []string
+		code     int
+		out      []string // in standard output
+		stderr   string   // in standard error
+		noStdout bool
+	}{
+		{name: "passing gate", args: []string{"fixtures/gate/passing.gate.yaml"}, code: exitOK,
+			out: []string{"PASS  read loop under a budget of 4", "PASS  every known loop", "PASS  healthy sessions", "3 case(s): 3 passed, 0 failed"}},
+		{name: "failing expectation", args: []string{"fixtures/gate/failing.gate.yaml"}, code: exitFindings,
+			out:    []string{"FAIL  wrong counts", "      blocked: expected 3, got 4  (fixtures/gate/failing.gate.yaml:13)"},
+			stderr: "loopgate: gate failed: 2 of 3 case(s) failed"},
+		{name: "invalid gate file: YAML syntax", args: []string{"fixtures/gate/invalid/syntax.gate.yaml"}, code: exitUsage, noStdout: true,
+			stderr: "loopgate: fixtures/gate/invalid/syntax.gate.yaml:6: the file is not valid YAML: found unexpected end of stream"},
+		{name: "invalid gate file: unknown key", args: []string{"fixtures/gate/invalid/unknown-key.gate.yaml"}, code: exitUsage, noStdout: true,
+			stderr: `loopgate: fixtures/gate/invalid/unknown-key.gate.yaml:4: case 1 has an unknown key "expected"`},
+		{name: "invalid gate file: huge number", args: []string{"fixtures/gate/invalid/huge-number.gate.yaml"}, code: exitUsage, noStdout: true,
+			stderr: "loopgate: fixtures/gate/invalid/huge-number.gate.yaml:7: blocked: 1e308 is out of range"},
+		{name: "snapshot drift", args: []string{"fixtures/gate/drifting.gate.yaml"}, code: exitFindings,
+			out: []string{"FAIL  search loop drift", `snapshot: ~ ../golden/loops/search-loop.jsonl [telegram:searchloop] call 4 grep {"pattern": "schedule =", "path": "src/jobs"}: action steer -> block  (fixtures/gate/drifting.gate.yaml:7)`}},
+		{name: "new case without a snapshot", setup: func() { writeGate("nanobot") }, args: []string{tmpGate}, code: exitOK,
+			out: []string{"PASS  search", "note: no snapshot yet", "run loopgate gate --update to record it"}},
+		{name: "--update", args: []string{tmpGate, "--update"}, code: exitOK,
+			out: []string{"PASS  search", "snapshot written: " + filepath.Join(dir, "snapshots", "search.golden")}},
+		{name: "pass after --update", args: []string{tmpGate}, code: exitOK, out: []string{"PASS  search", "1 case(s): 1 passed, 0 failed"}},
+		{name: "drift after a rules change", setup: func() { writeGate("pi-loopguard") }, args: []string{tmpGate}, code: exitFindings,
+			out: []string{"FAIL  search", "snapshot: ~ search.jsonl [telegram:searchloop] call"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.setup != nil {
+				tc.setup()
+			}
+			out, stderr, code := gate(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tc.code, out, stderr)
+			}
+			for _, w := range tc.out {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.stderr)
+			}
+			if tc.noStdout && out != "" {
+				t.Errorf("standard output should be empty:\n%s", out)
+			}
+		})
+	}
+}
+
+// Exit 2 with --github: the gate file error is also an annotation at its
+// file and line, so that the pull request shows it.
+func TestGateGitHubInvalid(t *testing.T) {
+	t.Setenv("GITHUB_STEP_SUMMARY", "")
+	for _, tc := range []struct{ file, want string }{
+		{"fixtures/gate/invalid/unknown-key.gate.yaml", "::error file=fixtures/gate/invalid/unknown-key.gate.yaml,line=4,title=loopgate gate%3A invalid gate file::case 1 has an unknown key \"expected\" (known: name, transcript"},
+		{"fixtures/gate/invalid/syntax.gate.yaml", "::error file=fixtures/gate/invalid/syntax.gate.yaml,line=6,title=loopgate gate%3A invalid gate file::the file is not valid YAML: found unexpected end of stream\n"},
+		{"fixtures/gate/invalid/ambiguous-session.gate.yaml", "::error file=fixtures/gate/invalid/ambiguous-session.gate.yaml,line=8,title=loopgate gate%3A invalid gate file::the case has several sessions"},
+		{"fixtures/gate/none.gate.yaml", "::error file=fixtures/gate/none.gate.yaml,title=loopgate gate%3A invalid gate file::cannot read the gate file: no such file or directory\n"},
+	} {
+		out, stderr, code := gate(t, tc.file, "--github")
+		if code != exitUsage || !strings.HasPrefix(out, "::error ") || !strings.Contains(out, tc.want) || strings.Count(out, "\n") != 1 {
+			t.Errorf("%s: exit %d\nstdout %q\nwant   %q\nstderr %s", tc.file, code, out, tc.want, stderr)
+		}
+	}
+	// Without --github, nothing on standard output (TestGateInvalid).
+	if out, _, _ := gate(t, "fixtures/gate/invalid/syntax.gate.yaml"); out != "" {
+		t.Errorf("annotation without --github: %q", out)
+	}
+}
+
+// --junit and --sarif create the directories they write into.
+func TestGateReportDirs(t *testing.T) {
+	dir := t.TempDir()
+	junit := filepath.Join(dir, "build", "reports", "loopgate-junit.xml")
+	sarif := filepath.Join(dir, "build", "sarif", "loopgate.sarif")
+	out, stderr, code := gate(t, "fixtures/gate/passing.gate.yaml", "--junit", junit, "--sarif", sarif)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	for _, p := range []string{junit, sarif} {
+		if data, err := os.ReadFile(p); err != nil || len(data) == 0 {
+			t.Errorf("%s not written: %v", p, err)
+		}
+	}
+	// A path that cannot be a directory is still an error (exit 2).
+	blocker := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := gate(t, "fixtures/gate/passing.gate.yaml", "--junit", filepath.Join(blocker, "x.xml")); code != exitUsage || !strings.Contains(stderr, "cannot write") {
+		t.Errorf("unwritable --junit: exit %d %s", code, stderr)
 	}
 }

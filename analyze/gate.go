@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -129,6 +131,18 @@ func (r *GateResult) Failed() int {
 	return n
 }
 
+// SnapshotsMissing counts the cases that take a snapshot but have none
+// recorded yet.
+func (r *GateResult) SnapshotsMissing() int {
+	n := 0
+	for i := range r.Cases {
+		if r.Cases[i].SnapshotMissing {
+			n++
+		}
+	}
+	return n
+}
+
 // CaseResult is the outcome of one case.
 type CaseResult struct {
 	Case     *GateCase
@@ -136,6 +150,9 @@ type CaseResult struct {
 	Failures []GateFailure
 	// SnapshotWritten: --update wrote the snapshot (it had changed).
 	SnapshotWritten bool
+	// SnapshotMissing: the case takes a snapshot but none is recorded yet;
+	// the case is checked on its expectations only (not a failure).
+	SnapshotMissing bool
 	Duration        time.Duration
 }
 
@@ -179,12 +196,34 @@ type GateFailure struct {
 // ---------------------------------------------------------------------
 // Loading
 
+// GateFileError is a mistake in a gate file, located at a line of it
+// (Line 0: the file as a whole, as when it cannot be read). Every error
+// LoadGate and ParseGate return is one, and so is every error RunGate
+// returns for a gate file that is wrong in a way only the replay shows; a
+// CI renderer can point an annotation at File and Line.
+type GateFileError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *GateFileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return e.File + ": " + e.Msg
+}
+
+func gateErrorf(file string, line int, format string, a ...any) error {
+	return &GateFileError{File: file, Line: line, Msg: fmt.Sprintf(format, a...)}
+}
+
 // LoadGate reads and validates a gate file. Every error names the file and
 // line, in a plain sentence.
 func LoadGate(path string) (*Gate, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot read the gate file: %v", path, errors.Unwrap(err))
+		return nil, gateErrorf(path, 0, "cannot read the gate file: %v", errors.Unwrap(err))
 	}
 	return ParseGate(data, path)
 }
@@ -193,27 +232,89 @@ func LoadGate(path string) (*Gate, error) {
 // anchors its relative paths.
 func ParseGate(data []byte, path string) (*Gate, error) {
 	l := &gateLoader{file: path, dir: filepath.Dir(path), rulesCache: map[string]*rules.Rules{}}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, gateYAMLError(path, err)
+	if err := dec.Decode(&doc); err == io.EOF {
+		return nil, gateErrorf(path, 1, "the gate file is empty; it needs a cases: list")
+	} else if err != nil {
+		return nil, gateYAMLError(path, data, err)
 	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		return nil, fmt.Errorf("%s:1: the gate file is empty; it needs a cases: list", path)
+	if doc.Kind == 0 || len(doc.Content) == 0 || doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].Tag == "!!null" {
+		return nil, gateErrorf(path, 1, "the gate file is empty; it needs a cases: list")
+	}
+	// One document only: a second one (after ---) would be ignored.
+	var next yaml.Node
+	if err := dec.Decode(&next); err != io.EOF {
+		if err != nil {
+			return nil, gateYAMLError(path, data, err)
+		}
+		return nil, gateErrorf(path, max(next.Line, 1), "the gate file holds a second YAML document (after ---); keep everything in one")
 	}
 	return l.gate(resolveAlias(doc.Content[0]))
 }
 
-// gateYAMLError turns yaml.v3's "yaml: line N: msg" into "file:N: msg".
-func gateYAMLError(path string, err error) error {
+// yamlParserErrors are the messages of yaml.v3's parser (as opposed to
+// its scanner): it numbers their lines from 0, and leaves line 0 out.
+var yamlParserErrors = []string{
+	"did not find expected <stream-start>", "did not find expected <document start>",
+	"found undefined tag handle", "did not find expected node content",
+	"did not find expected '-' indicator", "did not find expected key",
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"found duplicate %YAML directive", "found incompatible YAML document", "found duplicate %TAG directive",
+}
+
+// gateYAMLError turns yaml.v3's "yaml: line N: msg" into "file:N: msg",
+// with N counted from 1 whatever part of yaml.v3 found the error, and
+// found in the text when yaml.v3 gives none (an unknown anchor, a control
+// character, bad UTF-8).
+func gateYAMLError(path string, data []byte, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if i := strings.Index(rest, ":"); i > 0 {
+		if i := strings.Index(rest, ": "); i > 0 {
 			if n, e := strconv.Atoi(rest[:i]); e == nil {
-				return fmt.Errorf("%s:%d: the file is not valid YAML: %s", path, n, strings.TrimSpace(rest[i+1:]))
+				line, msg = n, strings.TrimSpace(rest[i+2:])
 			}
 		}
 	}
-	return fmt.Errorf("%s:1: the file is not valid YAML: %s", path, msg)
+	switch {
+	case containsString(yamlParserErrors, msg):
+		line++
+	case line > 0:
+	case strings.HasPrefix(msg, "unknown anchor '"):
+		name := strings.TrimSuffix(strings.TrimPrefix(msg, "unknown anchor '"), "' referenced")
+		line = lineAt(data, bytes.Index(data, []byte("*"+name)))
+	default:
+		line = lineAt(data, firstNonPrintable(data))
+	}
+	lines := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		lines++
+	}
+	return gateErrorf(path, max(min(line, lines), 1), "the file is not valid YAML: %s", msg)
+}
+
+// lineAt is the 1-based line of a byte offset (a negative offset: line 1).
+func lineAt(data []byte, off int) int {
+	if off < 0 {
+		return 1
+	}
+	return 1 + bytes.Count(data[:off], []byte("\n"))
+}
+
+// firstNonPrintable is the offset of the first byte YAML does not allow
+// (a control character, a non-character, invalid UTF-8), or -1.
+func firstNonPrintable(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		ok := r == '\t' || r == '\n' || r == '\r' || r >= 0x20 && r <= 0x7e || r == 0x85 ||
+			r >= 0xa0 && r <= 0xd7ff || r >= 0xe000 && r <= 0xfffd || r >= 0x10000 && r <= 0x10ffff
+		if !ok || r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
 }
 
 type gateLoader struct {
@@ -226,14 +327,28 @@ func (l *gateLoader) errf(n *yaml.Node, format string, a ...any) error {
 	if n != nil && n.Line > 0 {
 		line = n.Line
 	}
-	return fmt.Errorf("%s:%d: %s", l.file, line, fmt.Sprintf(format, a...))
+	return gateErrorf(l.file, line, format, a...)
 }
 
+// resolveAlias follows an alias to the node it names, returned as a
+// shallow copy placed at the alias (its children are shared), so that an
+// error about the value as a whole ("must be a mapping") names the line
+// where it is used rather than where its anchor is. Nothing is expanded:
+// an alias bomb costs no more than its text.
 func resolveAlias(n *yaml.Node) *yaml.Node {
+	if n == nil || n.Kind != yaml.AliasNode {
+		return n
+	}
+	at := n
 	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth < 32; depth++ {
 		n = n.Alias
 	}
-	return n
+	if n == nil {
+		return at
+	}
+	c := *n
+	c.Line, c.Column = at.Line, at.Column
+	return &c
 }
 
 // mapping checks that n is a mapping with only the allowed keys, none
@@ -298,10 +413,19 @@ func (l *gateLoader) boolean(n *yaml.Node, key string) (bool, error) {
 	return n.Value == "true" || n.Value == "True" || n.Value == "TRUE", nil
 }
 
+// maxCallNumber bounds call: and count: (a session of more calls would
+// not fit in memory anyway).
+const maxCallNumber = 1<<31 - 1
+
 func (l *gateLoader) positiveInt(n *yaml.Node, key string) (int, error) {
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" {
-		if v, err := strconv.Atoi(n.Value); err == nil && v >= 1 {
-			return v, nil
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float") {
+		whole := n.Tag == "!!int"
+		f, err := parseExpectNumber(n.Value, whole)
+		if err == nil && f > maxCallNumber && f == math.Trunc(f) || err != nil && strings.Contains(err.Error(), "out of range") {
+			return 0, l.errf(n, "%s must be a whole number from 1 to %d; %s is too large", key, maxCallNumber, n.Value)
+		}
+		if err == nil && whole && f >= 1 {
+			return int(f), nil
 		}
 	}
 	return 0, l.errf(n, "%s must be a whole number of at least 1, not %s", key, kindWord(n))
@@ -477,7 +601,7 @@ func (l *gateLoader) gateCase(n *yaml.Node, index int, base gateSettings) (*Gate
 		c.Snapshot = filepath.Join(l.dir, SnapshotDir, slug(c.Name)+".golden")
 	}
 	if en := vals["expect"]; en != nil {
-		if c.Expect, err = l.expectations(en, what); err != nil {
+		if c.Expect, c.Calls, err = l.expectations(en, what); err != nil {
 			return nil, err
 		}
 		for _, e := range c.Expect {
@@ -486,17 +610,15 @@ func (l *gateLoader) gateCase(n *yaml.Node, index int, base gateSettings) (*Gate
 			}
 		}
 	}
+	// calls: may be given beside expect: or, as a list, under it (or
+	// both); entries are checked in file order.
 	if cn := vals["calls"]; cn != nil {
-		if cn.Kind != yaml.SequenceNode {
-			return nil, l.errf(cn, "calls must be a list, not %s", kindWord(cn))
+		cs, err := l.callList(cn)
+		if err != nil {
+			return nil, err
 		}
-		for _, item := range cn.Content {
-			ce, err := l.callExpectation(resolveAlias(item))
-			if err != nil {
-				return nil, err
-			}
-			c.Calls = append(c.Calls, ce)
-		}
+		c.Calls = append(c.Calls, cs...)
+		sort.SliceStable(c.Calls, func(i, j int) bool { return c.Calls[i].Line < c.Calls[j].Line })
 	}
 	return c, nil
 }
@@ -587,22 +709,38 @@ func nullable(field string) bool {
 
 var comparisonOps = []string{"==", "!=", ">=", "<=", ">", "<"} // two-character ones first
 
-func (l *gateLoader) expectations(n *yaml.Node, what string) ([]Expectation, error) {
+// maxExpectNumber bounds the numbers of expectations: every whole number
+// up to it is exact in a float64, and no summary field comes near it.
+const maxExpectNumber = 1 << 53
+
+// expectations reads a case's expect: mapping. Its calls key is either the
+// summary field (a number or a comparison) or, as a list, what must
+// happen to given calls: the same entries as the case's calls: key.
+func (l *gateLoader) expectations(n *yaml.Node, what string) ([]Expectation, []CallExpectation, error) {
 	vals, keys, err := l.mapping(n, what+"'s expect", SummaryFieldNames())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []Expectation
+	var calls []CallExpectation
 	// In file order, so that failures are listed as written.
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		field := n.Content[i].Value
 		v := vals[field]
+		if field == "calls" && v.Kind == yaml.SequenceNode {
+			cs, err := l.callList(v)
+			if err != nil {
+				return nil, nil, err
+			}
+			calls = append(calls, cs...)
+			continue
+		}
 		e := Expectation{Field: field, Line: keys[field].Line}
 		switch {
 		case v.Kind == yaml.ScalarNode && (v.Tag == "!!int" || v.Tag == "!!float"):
-			f, err := strconv.ParseFloat(v.Value, 64)
-			if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-				return nil, l.errf(v, "%s: %q is not a number", field, v.Value)
+			f, err := parseExpectNumber(v.Value, v.Tag == "!!int")
+			if err != nil {
+				return nil, nil, l.errf(v, "%s: %v", field, err)
 			}
 			e.Op, e.Value, e.Text = "==", &f, v.Value
 		case v.Kind == yaml.ScalarNode && v.Tag == "!!null":
@@ -610,23 +748,75 @@ func (l *gateLoader) expectations(n *yaml.Node, what string) ([]Expectation, err
 		case v.Kind == yaml.ScalarNode && v.Tag == "!!str":
 			op, val, err := parseComparison(v.Value)
 			if err != nil {
-				return nil, l.errf(v, "%s: %v", field, err)
+				return nil, nil, l.errf(v, "%s: %v", field, err)
 			}
 			e.Op, e.Value, e.Text = op, val, v.Value
+		case field == "calls":
+			return nil, nil, l.errf(v, "calls under expect must be the number of calls (a number or a comparison such as \">= 2\") or a list of calls entries such as {call: 3, action: block}, not %s", kindWord(v))
 		default:
-			return nil, l.errf(v, "%s must be a number, null, or a comparison such as \">= 2\", not %s", field, kindWord(v))
+			return nil, nil, l.errf(v, "%s must be a number, null, or a comparison such as \">= 2\", not %s", field, kindWord(v))
 		}
 		if e.Value == nil {
 			if !nullable(field) {
-				return nil, l.errf(v, "%s is a count and is never null; compare it with a number", field)
+				return nil, nil, l.errf(v, "%s is a count and is never null; compare it with a number", field)
 			}
 			if e.Op != "==" && e.Op != "!=" {
-				return nil, l.errf(v, "%s: only == and != compare with null", field)
+				return nil, nil, l.errf(v, "%s: only == and != compare with null", field)
 			}
+		} else if err := checkExpectRange(field, *e.Value); err != nil {
+			return nil, nil, l.errf(v, "%s: %v", field, err)
 		}
 		out = append(out, e)
 	}
-	return out, nil
+	return out, calls, nil
+}
+
+// checkExpectRange rejects numbers a field can never take: a count is a
+// whole number from 0, precision and recall are fractions from 0 to 1.
+// Such an expectation could never hold (or would always hold), which is a
+// mistake in the gate file, not a finding.
+func checkExpectRange(field string, v float64) error {
+	switch field {
+	case "precision", "recall":
+		if v < 0 || v > 1 {
+			return fmt.Errorf("%s is a fraction from 0 to 1, so %s is outside it (write 0.9 for 90%%)", field, FormatNumber(&v))
+		}
+		return nil
+	}
+	if nullable(field) {
+		return nil
+	}
+	if v < 0 {
+		return fmt.Errorf("%s is a count, never negative; %s is not one", field, FormatNumber(&v))
+	}
+	if v != math.Trunc(v) {
+		return fmt.Errorf("%s is a count; %s is not a whole number", field, FormatNumber(&v))
+	}
+	return nil
+}
+
+// parseExpectNumber reads a number of an expectation: finite, and within
+// ±maxExpectNumber. whole: YAML resolved it as an integer (0x10, 1_000).
+func parseExpectNumber(s string, whole bool) (float64, error) {
+	t := strings.ReplaceAll(strings.TrimSpace(s), "_", "")
+	var f float64
+	var err error
+	if whole {
+		var i int64
+		if i, err = strconv.ParseInt(t, 0, 64); err == nil {
+			f = float64(i)
+		}
+	} else {
+		f, err = strconv.ParseFloat(t, 64)
+	}
+	var ne *strconv.NumError
+	switch {
+	case errors.As(err, &ne) && ne.Err == strconv.ErrRange, err == nil && math.IsInf(f, 0), err == nil && math.Abs(f) > maxExpectNumber:
+		return 0, fmt.Errorf("%s is out of range: numbers in a gate file lie between -%d and %d", strings.TrimSpace(s), int64(maxExpectNumber), int64(maxExpectNumber))
+	case err != nil, math.IsNaN(f):
+		return 0, fmt.Errorf("%q is not a number", strings.TrimSpace(s))
+	}
+	return f, nil
 }
 
 // parseComparison reads "N", "op N", "null" or "op null".
@@ -642,11 +832,30 @@ func parseComparison(s string) (string, *float64, error) {
 	if t == "null" || t == "~" {
 		return op, nil, nil
 	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+	if _, err := strconv.ParseFloat(strings.ReplaceAll(t, "_", ""), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
 		return "", nil, fmt.Errorf("%q is not a comparison: write a number, null, or one of %s followed by a number (\">= 0.9\")", s, strings.Join(comparisonOps, " "))
 	}
+	f, err := parseExpectNumber(t, false)
+	if err != nil {
+		return "", nil, err
+	}
 	return op, &f, nil
+}
+
+// callList reads a list of calls entries.
+func (l *gateLoader) callList(n *yaml.Node) ([]CallExpectation, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, l.errf(n, "calls must be a list, not %s", kindWord(n))
+	}
+	var out []CallExpectation
+	for _, item := range n.Content {
+		ce, err := l.callExpectation(resolveAlias(item))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ce)
+	}
+	return out, nil
 }
 
 func (l *gateLoader) callExpectation(n *yaml.Node) (CallExpectation, error) {
@@ -719,7 +928,7 @@ func RunGate(g *Gate, opt GateOptions) (*GateResult, error) {
 		if !ok {
 			var err error
 			if counter, err = tokens.New(c.Tokenizer); err != nil {
-				return nil, fmt.Errorf("%s:%d: %v", g.File, c.Line, err)
+				return nil, gateErrorf(g.File, c.Line, "%v", err)
 			}
 			counters[c.Tokenizer] = counter
 		}
@@ -744,10 +953,11 @@ func RunGate(g *Gate, opt GateOptions) (*GateResult, error) {
 				}
 				cr.SnapshotWritten = written
 			} else {
-				fails, err := checkSnapshot(g, c, snap)
+				fails, missing, err := checkSnapshot(g, c, snap)
 				if err != nil {
 					return nil, err
 				}
+				cr.SnapshotMissing = missing
 				cr.Failures = append(cr.Failures, fails...)
 			}
 		}
@@ -764,8 +974,13 @@ func FormatNumber(v *float64) string {
 	if v == nil {
 		return "null"
 	}
-	if *v == math.Trunc(*v) && math.Abs(*v) < 1e15 {
+	switch {
+	case math.IsInf(*v, 0) || math.IsNaN(*v):
+		return strconv.FormatFloat(*v, 'g', -1, 64)
+	case *v == math.Trunc(*v) && math.Abs(*v) < 1e15:
 		return strconv.FormatInt(int64(*v), 10)
+	case *v == math.Trunc(*v):
+		return strconv.FormatFloat(*v, 'f', -1, 64)
 	}
 	return strconv.FormatFloat(math.Round(*v*1e4)/1e4, 'f', -1, 64)
 }
@@ -919,13 +1134,13 @@ func checkCalls(gateFile string, c *GateCase, rep *Report) ([]GateFailure, error
 			if ce.Session != "" {
 				which = fmt.Sprintf("session %q names %d of them; use the session id", ce.Session, matched)
 			}
-			return nil, fmt.Errorf("%s:%d: the case has several sessions (%s); %s", gateFile, ce.Line, strings.Join(ids, ", "), which)
+			return nil, gateErrorf(gateFile, ce.Line, "the case has several sessions (%s); %s", strings.Join(ids, ", "), which)
 		}
 		if s == nil {
 			if ce.Session != "" {
-				return nil, fmt.Errorf("%s:%d: no session of this case is %q (sessions: %s)", gateFile, ce.Line, ce.Session, strings.Join(ids, ", "))
+				return nil, gateErrorf(gateFile, ce.Line, "no session of this case is %q (sessions: %s)", ce.Session, strings.Join(ids, ", "))
 			}
-			return nil, fmt.Errorf("%s:%d: the case has no session to check calls in", gateFile, ce.Line)
+			return nil, gateErrorf(gateFile, ce.Line, "the case has no session to check calls in")
 		}
 		f := GateFailure{Kind: FailCall, GateLine: ce.Line, File: s.File, Session: s.ID, Call: ce.Call, Action: ce.Action, Detector: ce.Detector}
 		want := callText(ce.Action, ce.Detector, ce.Count)
@@ -1073,24 +1288,23 @@ func writeSnapshot(path string, snap *Snapshot) (bool, error) {
 	return true, nil
 }
 
-func checkSnapshot(g *Gate, c *GateCase, got *Snapshot) ([]GateFailure, error) {
+// checkSnapshot compares a case's decisions with its snapshot. A snapshot
+// that does not exist yet is no failure (missing is true): a new case
+// passes on its expectations, and the CLI says to record the snapshot with
+// --update; once recorded, every difference fails.
+func checkSnapshot(g *Gate, c *GateCase, got *Snapshot) (fails []GateFailure, missing bool, err error) {
 	data, err := os.ReadFile(c.Snapshot)
 	if errors.Is(err, os.ErrNotExist) {
-		file := ""
-		if len(c.Files) > 0 {
-			file = c.Files[0]
-		}
-		return []GateFailure{{Kind: FailSnapshot, GateLine: c.Line, File: file, Expected: "a snapshot", Actual: "none",
-			Message: fmt.Sprintf("snapshot: %s does not exist; run loopgate gate --update to record it (or set snapshot: false)", c.Snapshot)}}, nil
+		return nil, true, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s:%d: cannot read snapshot %s: %v", g.File, c.Line, c.Snapshot, errors.Unwrap(err))
+		return nil, false, gateErrorf(g.File, c.Line, "cannot read snapshot %s: %v", c.Snapshot, errors.Unwrap(err))
 	}
 	var want Snapshot
 	if err := json.Unmarshal(data, &want); err != nil {
-		return nil, fmt.Errorf("%s:%d: snapshot %s is not valid JSON (%v); rewrite it with --update", g.File, c.Line, c.Snapshot, err)
+		return nil, false, gateErrorf(g.File, c.Line, "snapshot %s is not valid JSON (%v); rewrite it with --update", c.Snapshot, err)
 	}
-	return diffSnapshot(g, c, &want, got), nil
+	return diffSnapshot(g, c, &want, got), false, nil
 }
 
 type snapKey struct {

@@ -60,12 +60,49 @@ func GateGitHub(w io.Writer, res *analyze.GateResult, opt Options) error {
 		}
 	}
 	if total > emitted {
-		_, err := fmt.Fprintf(w, "::notice title=loopgate gate::%s\n", escapeData(fmt.Sprintf(
+		if _, err := fmt.Fprintf(w, "::notice title=loopgate gate::%s\n", escapeData(fmt.Sprintf(
 			"%d more failed expectation(s) not annotated: GitHub shows %d error annotations per step. See the job summary or the JUnit report for all %d.",
-			total-emitted, GitHubAnnotationLimit, total)))
-		return err
+			total-emitted, GitHubAnnotationLimit, total))); err != nil {
+			return err
+		}
+	}
+	// Cases with no snapshot yet pass on their expectations; say so at
+	// the case's line, so that the snapshot gets recorded.
+	notices := 0
+	for i := range res.Cases {
+		cr := &res.Cases[i]
+		if !cr.SnapshotMissing || notices >= GitHubAnnotationLimit {
+			continue
+		}
+		notices++
+		if _, err := fmt.Fprintf(w, "::notice file=%s,line=%d,title=%s::%s\n", escapeProperty(ArtifactURI(res.File)), max(cr.Case.Line, 1),
+			escapeProperty("loopgate gate: no snapshot for "+cr.Case.Name), escapeData(snapshotNote(cr))); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// snapshotNote words the note for a case with no snapshot yet.
+func snapshotNote(cr *analyze.CaseResult) string {
+	return fmt.Sprintf("case %q has no snapshot yet (%s): it was checked on its expectations only. Run loopgate gate --update and commit the snapshot to pin every decision.",
+		cr.Case.Name, ArtifactURI(cr.Case.Snapshot))
+}
+
+// GateErrorGitHub annotates an error that stopped the gate (exit 2): at
+// the gate file's line when the error has one (file "" or line 0: as much
+// location as is known).
+func GateErrorGitHub(w io.Writer, file string, line int, msg string) error {
+	props := "title=" + escapeProperty("loopgate gate: the gate could not run")
+	if file != "" {
+		props = "file=" + escapeProperty(ArtifactURI(file))
+		if line > 0 {
+			props += fmt.Sprintf(",line=%d", line)
+		}
+		props += ",title=" + escapeProperty("loopgate gate: invalid gate file")
+	}
+	_, err := fmt.Fprintf(w, "::error %s::%s\n", props, escapeData(msg))
+	return err
 }
 
 // mdCell makes text safe in a markdown table cell.
@@ -117,6 +154,14 @@ func GateMarkdown(w io.Writer, res *analyze.GateResult, opt Options) error {
 		}
 		if total > listed {
 			fmt.Fprintf(&b, "- … and %d more\n", total-listed)
+		}
+	}
+	if n := res.SnapshotsMissing(); n > 0 {
+		fmt.Fprintf(&b, "\n### Cases with no snapshot yet\n\nChecked on their expectations only; run `loopgate gate --update` and commit the snapshots to pin every decision.\n\n")
+		for i := range res.Cases {
+			if cr := &res.Cases[i]; cr.SnapshotMissing {
+				fmt.Fprintf(&b, "- **%s**: `%s`\n", mdCell(cr.Case.Name), ArtifactURI(cr.Case.Snapshot))
+			}
 		}
 	}
 	b.WriteString("\n")

@@ -5,6 +5,9 @@ package report
 // failed expectation. There is no formal JUnit standard; this is the
 // Ant/Jenkins shape that GitLab, Jenkins and the GitHub test-report actions
 // read (reference/ecosystem.md §1.3): counts consistent, time numeric.
+// The time= attributes are the measured durations (CI dashboards chart
+// them), so they are the only part of the file that differs from run to
+// run; there is no timestamp or hostname.
 
 import (
 	"encoding/xml"
@@ -72,6 +75,9 @@ func GateJUnit(w io.Writer, res *analyze.GateResult, opt Options) error {
 			SystemOut: fmt.Sprintf("rules %s; transcript %s: %d file(s), %d session(s), %d calls; blocked %d, steered %d, deduped %d, harmful %d, precision %s, recall %s",
 				cr.Report.Rules.Name, cr.Case.Transcript, s.Files, s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful,
 				analyze.FormatNumber(s.Precision), analyze.FormatNumber(s.Recall)),
+		}
+		if cr.SnapshotMissing {
+			tc.SystemOut += "; " + snapshotNote(cr)
 		}
 		if len(cr.Case.Files) == 1 {
 			tc.File = ArtifactURI(cr.Case.Files[0])

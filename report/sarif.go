@@ -2,10 +2,11 @@ package report
 
 // SARIF 2.1.0 for `loopgate gate --sarif FILE`, shaped for GitHub code
 // scanning (reference/ecosystem.md §1.2): every result has a ruleId, a
-// message, one physical location (the transcript, repository-relative, and
-// a line >= 1: a result without a location makes GitHub reject the whole
-// upload), and our own partialFingerprints, so that an alert keeps its
-// identity when lines shift.
+// message, one physical location (the transcript, as a URI relative to
+// %SRCROOT%, the working directory, and a line >= 1: a result without a
+// location makes GitHub reject the whole upload), and our own
+// partialFingerprints, so that an alert keeps its identity when lines
+// shift and when the numbers of a failed expectation change.
 //
 // Results are the failed expectations (level error) and, when asked, every
 // blocked and harmful decision. Reading taken for decisions: in a gate, a
@@ -18,6 +19,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -70,10 +72,13 @@ type sarifLog struct {
 	Runs    []sarifRun `json:"runs"`
 }
 
+// sarifRun has no automationDetails on purpose: github/codeql-action's
+// upload-sarif sets automationDetails.id from its category input only when
+// the run has none, so writing one would silently override the category a
+// workflow gives (docs/ci.md).
 type sarifRun struct {
-	Tool              sarifTool         `json:"tool"`
-	AutomationDetails map[string]string `json:"automationDetails"`
-	Results           []sarifResult     `json:"results"`
+	Tool    sarifTool     `json:"tool"`
+	Results []sarifResult `json:"results"`
 }
 
 type sarifTool struct {
@@ -122,7 +127,8 @@ type sarifPhysicalLocation struct {
 }
 
 type sarifArtifact struct {
-	URI string `json:"uri"`
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId,omitempty"`
 }
 
 type sarifRegion struct {
@@ -131,10 +137,41 @@ type sarifRegion struct {
 
 func location(file string, line int) sarifLocation {
 	return sarifLocation{PhysicalLocation: sarifPhysicalLocation{
-		ArtifactLocation: sarifArtifact{URI: ArtifactURI(file)},
+		ArtifactLocation: sarifArtifactLocation(file),
 		Region:           sarifRegion{StartLine: max(line, 1)},
 	}}
 }
+
+// SRCROOT is the uriBaseId of every relative artifact URI: the working
+// directory loopgate ran in, which in CI is the repository root. Code
+// scanning resolves it against the checkout; the log leaves it out of
+// originalUriBaseIds on purpose, since its absolute value would be the
+// runner's path (a different file on every machine) and GitHub does not
+// need it.
+const SRCROOT = "%SRCROOT%"
+
+// sarifArtifactLocation locates a file for SARIF: a path inside the
+// working directory is a relative URI (forward slashes, percent-encoded)
+// against %SRCROOT%; a path outside it an absolute file: URI with no base
+// (resolving it against the repository would name another file).
+func sarifArtifactLocation(path string) sarifArtifact {
+	rel := ArtifactURI(path)
+	if !filepath.IsAbs(filepath.FromSlash(rel)) && !strings.HasPrefix(rel, "/") && rel != ".." && !strings.HasPrefix(rel, "../") {
+		// A colon in the first segment would read as a scheme.
+		return sarifArtifact{URI: strings.ReplaceAll(escapeURIPath(rel), ":", "%3A"), URIBaseID: SRCROOT}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // C:/x -> /C:/x
+	}
+	return sarifArtifact{URI: "file://" + escapeURIPath(p)}
+}
+
+func escapeURIPath(p string) string { return (&url.URL{Path: p}).EscapedPath() }
 
 // ArtifactURI makes a path a repository-relative URI as code scanning
 // wants it: relative to the working directory (CI runs at the repository
@@ -162,6 +199,24 @@ func Fingerprint(parts ...string) string {
 		h.Write([]byte{0})
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// FailureFingerprint identifies a failed expectation by what was expected
+// of what, never by what the replay found: the gate file, the case and
+// the expectation's key (the summary field; the session and call of a
+// calls entry, with the action and detector it asks for; the session,
+// call and kind of a snapshot difference). A summary failure keeps its
+// alert while its numbers move (blocked 3 -> 5) and while the decision it
+// points at changes; an edited call expectation is a new one.
+func FailureFingerprint(gateURI, caseName string, f *analyze.GateFailure) string {
+	rule := failureRule(f.Kind)
+	switch f.Kind {
+	case analyze.FailCall:
+		return Fingerprint(rule, gateURI, caseName, f.Session, strconv.Itoa(f.Call), f.Action, f.Detector)
+	case analyze.FailSnapshot:
+		return Fingerprint(rule, gateURI, caseName, ArtifactURI(f.File), f.Session, strconv.Itoa(f.Call), f.Field)
+	}
+	return Fingerprint(rule, gateURI, caseName, f.Field)
 }
 
 func sarifRuleIndex(id string) int {
@@ -193,7 +248,7 @@ func GateSARIF(w io.Writer, res *analyze.GateResult, sopt SARIFOptions, opt Opti
 			ShortDescription: sarifText{r.Short}, FullDescription: sarifText{r.Full},
 			DefaultConfiguration: map[string]string{"level": r.Level}})
 	}
-	run := sarifRun{Tool: sarifTool{Driver: driver}, AutomationDetails: map[string]string{"id": "loopgate/gate/" + ArtifactURI(res.File) + "/"}, Results: []sarifResult{}}
+	run := sarifRun{Tool: sarifTool{Driver: driver}, Results: []sarifResult{}}
 	gateURI := ArtifactURI(res.File)
 	for i := range res.Cases {
 		cr := &res.Cases[i]
@@ -205,19 +260,12 @@ func GateSARIF(w io.Writer, res *analyze.GateResult, sopt SARIFOptions, opt Opti
 				// anchor at the gate file's line.
 				file = res.File
 			}
-			// What identifies the failure: never the transcript line, and
-			// not a snapshot difference's texts (they hold lines).
-			expected := f.Expected
-			if f.Kind == analyze.FailSnapshot {
-				expected = ""
-			}
 			r := sarifResult{
 				RuleID: rule, RuleIndex: sarifRuleIndex(rule), Level: "error",
-				Message:   sarifText{fmt.Sprintf("%s: %s", cr.Case.Name, gateText(f.Message, opt))},
-				Locations: []sarifLocation{location(file, f.Line)},
-				PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(rule, cr.Case.Name, ArtifactURI(file), f.Session,
-					strconv.Itoa(f.Call), f.Action, f.Detector, f.Field, expected)},
-				Properties: map[string]any{"case": cr.Case.Name, "gateFile": gateURI, "gateLine": f.GateLine, "expected": f.Expected, "actual": f.Actual},
+				Message:             sarifText{fmt.Sprintf("%s: %s", cr.Case.Name, gateText(f.Message, opt))},
+				Locations:           []sarifLocation{location(file, f.Line)},
+				PartialFingerprints: map[string]string{FingerprintKey: FailureFingerprint(gateURI, cr.Case.Name, &f)},
+				Properties:          map[string]any{"case": cr.Case.Name, "gateFile": gateURI, "gateLine": f.GateLine, "expected": f.Expected, "actual": f.Actual},
 			}
 			rel := location(res.File, f.GateLine)
 			id := 1
