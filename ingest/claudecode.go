@@ -41,7 +41,7 @@ func init() {
 		Sniff:      sniffClaudeCode,
 		ParseLines: parseClaudeCode,
 		ParseDoc: func(doc []byte, h *Head, out *Sink) {
-			parseClaudeCode(NewLineReader(bytes.NewReader(doc)), h, out)
+			parseClaudeCode(docLineReader(doc, h), h, out)
 		},
 	})
 }
@@ -367,10 +367,21 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, m ccMessage, blocks []ccBloc
 			// the same assistant message.
 			if b.ToolUseID != "" && strings.HasSuffix(b.Type, "_tool_result") {
 				res, _ := contentText(b.Content)
-				sc.b.result(b.ToolUseID, res, b.IsError, n, t, r.out)
+				sc.b.result(b.ToolUseID, res, b.IsError || ccServerToolError(b.Content), n, t, r.out)
 			}
 		}
 	}
+}
+
+// ccServerToolError reports a server tool result whose content is an error
+// object ({"type": "web_search_tool_result_error", "error_code": ...}).
+// Reading taken: Anthropic marks these failures by the content's type, not
+// by is_error, so the type is what makes the result an error.
+func ccServerToolError(raw jsonx.RawMessage) bool {
+	var c struct {
+		Type string `json:"type"`
+	}
+	return rawIsObject(raw) && jsonx.Unmarshal(raw, &c) == nil && strings.HasSuffix(c.Type, "_error")
 }
 
 // textOf returns content that is a plain string.

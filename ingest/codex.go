@@ -44,7 +44,7 @@ func init() {
 		Sniff:      sniffCodex,
 		ParseLines: parseCodex,
 		ParseDoc: func(doc []byte, h *Head, out *Sink) {
-			parseCodex(NewLineReader(strings.NewReader(string(doc))), h, out)
+			parseCodex(docLineReader(doc, h), h, out)
 		},
 	})
 }

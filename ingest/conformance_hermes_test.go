@@ -84,9 +84,13 @@ func TestHermesConformanceExport(t *testing.T) {
 	if len(sessions) != 19 {
 		t.Fatalf("sessions = %d, want 19", len(sessions))
 	}
-	calls, telegram := 0, 0
+	calls, telegram, cli := 0, 0, 0
 	byID := map[string]*Session{}
 	for i, s := range sessions {
+		// Most recent first: session ids start with their start time.
+		if i > 0 && s.ID >= sessions[i-1].ID {
+			t.Errorf("session %d (%s) is not older than the one before it (%s)", i+1, s.ID, sessions[i-1].ID)
+		}
 		if s.Format != "hermes-export" {
 			t.Errorf("session %s: format %q, want hermes-export", s.ID, s.Format)
 		}
@@ -99,8 +103,17 @@ func TestHermesConformanceExport(t *testing.T) {
 		byID[s.ID] = s
 		calls += s.NumCalls()
 		for _, n := range s.Notes {
-			if n == "source: telegram" {
+			switch n {
+			case "source: telegram":
 				telegram++
+				if s.Model != "" {
+					t.Errorf("telegram session %s: model %q, want none (null)", s.ID, s.Model)
+				}
+				if s.ID != "20260219_091846_2f3b5650" && s.ID != "20260219_011410_8b7098a3" {
+					t.Errorf("session %s is telegram; ORIGIN.md names only 2f3b5650 and 8b7098a3", s.ID)
+				}
+			case "source: cli":
+				cli++
 			}
 		}
 		for _, tr := range s.Turns {
@@ -135,8 +148,8 @@ func TestHermesConformanceExport(t *testing.T) {
 	if calls != 125 {
 		t.Errorf("calls = %d, want 125", calls)
 	}
-	if telegram != 2 {
-		t.Errorf("telegram sessions = %d, want 2", telegram)
+	if telegram != 2 || cli != 17 {
+		t.Errorf("telegram sessions = %d, cli sessions = %d, want 2 and 17", telegram, cli)
 	}
 
 	tg := byID["20260219_011410_8b7098a3"]
@@ -193,6 +206,36 @@ func TestHermesConformanceTrajectories(t *testing.T) {
 	if got := hermesTurnRepeats(s); len(got) != 0 {
 		t.Errorf("within-turn repeats = %v, want none", got)
 	}
+	// "No identical repeats": not across turns either. Every call has its
+	// <tool_response> (as many responses as calls).
+	seen := map[string]bool{}
+	for _, tr := range s.Turns {
+		for _, r := range tr.Requests {
+			for i := range r.Calls {
+				c := &r.Calls[i]
+				if sig := hermesSignature(c); seen[sig] {
+					t.Errorf("signature %s repeats", sig)
+				} else {
+					seen[sig] = true
+				}
+				if !c.HasResult {
+					t.Errorf("call %s (%s) has no result", c.ID, c.Tool)
+				}
+			}
+		}
+	}
+	if !hermesHasNote(s, "completed: false") {
+		t.Errorf("notes %v do not say completed: false", s.Notes)
+	}
+}
+
+func hermesHasNote(s *Session, note string) bool {
+	for _, n := range s.Notes {
+		if n == note {
+			return true
+		}
+	}
+	return false
 }
 
 func TestHermesConformanceProdo(t *testing.T) {
@@ -202,19 +245,22 @@ func TestHermesConformanceProdo(t *testing.T) {
 		t.Errorf("unexpected problem: line %d: %s", p.Line, p.Message)
 	}
 	// The prodo table of ORIGIN.md, indexed by 0-based line.
+	// parallel: requests (gpt entries) with several <tool_call> blocks;
+	// ORIGIN.md names lines 0, 1 and 8 as having one each.
 	want := []struct {
 		humans, calls int
 		repeats       []string
+		parallel      int
 	}{
-		{2, 25, []string{"turn 2: auto_map_tokens x3"}},
-		{3, 12, nil},
-		{3, 11, nil},
-		{2, 14, []string{"turn 2: build_contract x2", "turn 2: validate_pipeline x2"}},
-		{2, 9, nil},
-		{3, 11, nil},
-		{4, 8, nil},
-		{2, 24, []string{"turn 2: auto_map_tokens x3", "turn 2: build_contract x2", "turn 2: read_mapping x3", "turn 2: session_get_state x2", "turn 2: session_transition x2", "turn 2: session_transition x3"}},
-		{3, 27, []string{"turn 2: auto_map_tokens x2", "turn 2: build_contract x2", "turn 2: build_generator_assets x2", "turn 2: read_mapping x2", "turn 2: validate_pipeline x2"}},
+		{2, 25, []string{"turn 2: auto_map_tokens x3"}, 1},
+		{3, 12, nil, 1},
+		{3, 11, nil, 0},
+		{2, 14, []string{"turn 2: build_contract x2", "turn 2: validate_pipeline x2"}, 0},
+		{2, 9, nil, 0},
+		{3, 11, nil, 0},
+		{4, 8, nil, 0},
+		{2, 24, []string{"turn 2: auto_map_tokens x3", "turn 2: build_contract x2", "turn 2: read_mapping x3", "turn 2: session_get_state x2", "turn 2: session_transition x2", "turn 2: session_transition x3"}, 0},
+		{3, 27, []string{"turn 2: auto_map_tokens x2", "turn 2: build_contract x2", "turn 2: build_generator_assets x2", "turn 2: read_mapping x2", "turn 2: validate_pipeline x2"}, 1},
 	}
 	if len(sessions) != len(want) {
 		t.Fatalf("sessions = %d, want %d", len(sessions), len(want))
@@ -233,6 +279,25 @@ func TestHermesConformanceProdo(t *testing.T) {
 		got := hermesTurnRepeats(s)
 		if !reflect.DeepEqual(got, w.repeats) && !(len(got) == 0 && len(w.repeats) == 0) {
 			t.Errorf("line %d: within-turn repeats = %v, want %v", i, got, w.repeats)
+		}
+		for _, r := range got {
+			if !strings.HasPrefix(r, "turn 2: ") {
+				t.Errorf("line %d: repeat %q; ORIGIN.md says all are in turn 2", i, r)
+			}
+		}
+		parallel := 0
+		for _, tr := range s.Turns {
+			for _, r := range tr.Requests {
+				if len(r.Calls) > 1 {
+					parallel++
+				}
+			}
+		}
+		if parallel != w.parallel {
+			t.Errorf("line %d: %d requests with several calls, want %d", i, parallel, w.parallel)
+		}
+		if !hermesHasNote(s, "completed: false") {
+			t.Errorf("line %d: notes %v do not say completed: false", i, s.Notes)
 		}
 		for _, tr := range s.Turns {
 			for _, r := range tr.Requests {

@@ -8,8 +8,10 @@ package ingest
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
@@ -98,6 +100,59 @@ func nbCrossTurnRepeats(s *Session) []Call {
 	return out
 }
 
+// nbFileFacts counts the records (non-blank lines) of a sample and lists
+// the keys of its first record in order.
+func nbFileFacts(t *testing.T, rel string) (records int, keys string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(nbSamples, filepath.FromSlash(rel)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := ""
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if records == 0 {
+			first = l
+		}
+		records++
+	}
+	v, err := jsonx.ParseString(first)
+	if err != nil {
+		t.Fatalf("first record: %v", err)
+	}
+	var names []string
+	for _, m := range v.Obj {
+		names = append(names, m.Key)
+	}
+	return records, strings.Join(names, " ")
+}
+
+// nbTurnSpread is the time between the earliest and the latest timestamp
+// of a turn (its user message, responses and calls).
+func nbTurnSpread(tr Turn) time.Duration {
+	lo, hi := tr.Time, tr.Time
+	see := func(x time.Time) {
+		if x.IsZero() {
+			return
+		}
+		if lo.IsZero() || x.Before(lo) {
+			lo = x
+		}
+		if x.After(hi) {
+			hi = x
+		}
+	}
+	for _, r := range tr.Requests {
+		see(r.Time)
+		for _, c := range r.Calls {
+			see(c.Time)
+		}
+	}
+	return hi.Sub(lo)
+}
+
 func nbHasNote(s *Session, part string) bool {
 	for _, n := range s.Notes {
 		if strings.Contains(n, part) {
@@ -109,17 +164,21 @@ func nbHasNote(s *Session, part string) bool {
 
 func TestNanobotConformanceReal(t *testing.T) {
 	nbSamplesOrSkip(t)
+	// The table of ORIGIN.md: records are "1 meta + N msgs"; tools are the
+	// per-tool call counts it gives (nil where it gives none).
 	files := []struct {
-		name  string
-		id    string
-		turns int
-		calls int
+		name    string
+		id      string
+		turns   int
+		calls   int
+		records int
+		tools   map[string]int
 	}{
-		{"cli_direct.jsonl", "cli:direct", 10, 0},
-		{"cron_ee40e6bb.jsonl", "cron:ee40e6bb", 5, 5},
-		{"qq_9CADBF1CF67CA54E3BC924EE0D4C9408.jsonl", "qq:9CADBF1CF67CA54E3BC924EE0D4C9408", 6, 9},
-		{"qq_CB2C318EF96F39A09EA8F961F4EF2BB8.jsonl", "qq:CB2C318EF96F39A09EA8F961F4EF2BB8", 4, 0},
-		{"qq_D536FE422F10DDB19442A6AAE7AB66FC.jsonl", "qq:D536FE422F10DDB19442A6AAE7AB66FC", 22, 21},
+		{"cli_direct.jsonl", "cli:direct", 10, 0, 1 + 20, map[string]int{}},
+		{"cron_ee40e6bb.jsonl", "cron:ee40e6bb", 5, 5, 1 + 20, map[string]int{"message": 5}},
+		{"qq_9CADBF1CF67CA54E3BC924EE0D4C9408.jsonl", "qq:9CADBF1CF67CA54E3BC924EE0D4C9408", 6, 9, 1 + 30, map[string]int{"read_file": 6, "exec": 2, "list_dir": 1}},
+		{"qq_CB2C318EF96F39A09EA8F961F4EF2BB8.jsonl", "qq:CB2C318EF96F39A09EA8F961F4EF2BB8", 4, 0, 1 + 8, map[string]int{}},
+		{"qq_D536FE422F10DDB19442A6AAE7AB66FC.jsonl", "qq:D536FE422F10DDB19442A6AAE7AB66FC", 22, 21, 1 + 86, map[string]int{"read_file": 8, "exec": 6, "cron": 3, "edit_file": 2, "list_dir": 2}},
 	}
 	total := 0
 	for _, f := range files {
@@ -143,6 +202,25 @@ func TestNanobotConformanceReal(t *testing.T) {
 			total += s.NumCalls()
 			if n := nbWithinTurnRepeats(s); n != 0 {
 				t.Errorf("%d identical calls repeated within a turn, want none", n)
+			}
+			if got := hermesToolCounts(s); !reflect.DeepEqual(got, f.tools) {
+				t.Errorf("tools %v, want %v", got, f.tools)
+			}
+			// The file itself: its record count and its metadata record's
+			// keys, in order, as ORIGIN.md lists them.
+			records, keys := nbFileFacts(t, f.name)
+			if records != f.records {
+				t.Errorf("%d records, want %d", records, f.records)
+			}
+			if want := "_type key created_at updated_at metadata last_consolidated"; keys != want {
+				t.Errorf("metadata keys %q, want %q", keys, want)
+			}
+			// Records of one turn are stamped when the turn is saved: all
+			// within a second of each other.
+			for _, tr := range s.Turns {
+				if spread := nbTurnSpread(tr); spread > time.Second {
+					t.Errorf("turn %d spans %v of timestamps, want (nearly) one instant", tr.Index, spread)
+				}
 			}
 			if nbHasNote(s, "provider_state") {
 				t.Errorf("a provider_state note, but the real files have none: %v", s.Notes)
@@ -192,7 +270,7 @@ func TestNanobotConformanceReal(t *testing.T) {
 	t.Run("qq_D536: error results and the empty result", func(t *testing.T) {
 		s, _ := nbReadSample(t, "qq_D536FE422F10DDB19442A6AAE7AB66FC.jsonl")
 		calls, _ := nbCalls(s)
-		errors, empty := 0, 0
+		errors, hinted, empty := 0, 0, 0
 		for _, c := range calls {
 			if c.IsError {
 				errors++
@@ -200,12 +278,30 @@ func TestNanobotConformanceReal(t *testing.T) {
 					t.Errorf("call %s marked as an error: %.40q", c.ID, c.Result)
 				}
 			}
+			if strings.HasSuffix(c.Result, nbErrorHint) {
+				hinted++
+				if !c.IsError {
+					t.Errorf("call %s ends with the error hint but is not an error", c.ID)
+				}
+			}
 			if c.HasResult && c.Result == "" {
 				empty++
 			}
 		}
-		if errors == 0 || empty != 1 {
-			t.Errorf("%d error results and %d empty results, want some errors and exactly one empty result", errors, empty)
+		if errors == 0 || hinted == 0 || empty != 1 {
+			t.Errorf("%d error results (%d with the [Analyze the error above ...] hint) and %d empty results, want errors with the hint and exactly one empty result", errors, hinted, empty)
+		}
+	})
+
+	t.Run("no provider_state record in any real file", func(t *testing.T) {
+		for _, f := range files {
+			data, err := os.ReadFile(filepath.Join(nbSamples, f.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(data), `"_type": "provider_state"`) {
+				t.Errorf("%s has a provider_state record", f.name)
+			}
 		}
 	})
 }
@@ -227,23 +323,26 @@ func TestNanobotConformanceSynthetic(t *testing.T) {
 		turns   int
 		calls   int
 		check   func(t *testing.T, s *Session, problems []Problem)
+		// repeats is the number of calls ORIGIN.md says repeat an
+		// identical call of their turn; -1 where it says nothing.
+		repeats int
 	}{
-		{f1 + "cli_direct.jsonl", "nanobot F1 ", "cli_direct", 2, 0, nil},
+		{f1 + "cli_direct.jsonl", "nanobot F1 ", "cli_direct", 2, 0, nil, 0},
 		{f1 + "telegram_123456789.jsonl", "nanobot F1 ", "telegram_123456789", 2, 0, func(t *testing.T, s *Session, _ []Problem) {
 			if s.Turns[1].UserChars == 0 || s.Turns[1].Line != 4 {
 				t.Errorf("the [System: subagent] record should open turn 2 at line 4, got line %d", s.Turns[1].Line)
 			}
-		}},
+		}, 0},
 		{f2 + "v0.1.3.post7/cli_direct.jsonl", "nanobot F2 ", "cli_direct", 2, 0, func(t *testing.T, s *Session, _ []Problem) {
 			if !nbHasNote(s, "tools_used only: 3 tool uses recorded without arguments (web_search ×2, web_fetch ×1); not replayable") {
 				t.Errorf("no tools_used note: %v", s.Notes)
 			}
-		}},
+		}, 0},
 		{f2 + "v0.1.4.post1/feishu_ou_7d8a6e.jsonl", "nanobot F2 ", "feishu:ou_7d8a6e", 2, 0, func(t *testing.T, s *Session, _ []Problem) {
 			if !nbHasNote(s, "6 tool uses recorded without arguments (read_file ×5, edit_file ×1)") {
 				t.Errorf("no tools_used note: %v", s.Notes)
 			}
-		}},
+		}, 0},
 		{f3 + "cli_direct.jsonl", "nanobot F3 ", "cli:direct", 2, 3, func(t *testing.T, s *Session, _ []Problem) {
 			if n := nbWithinTurnRepeats(s); n != 0 {
 				t.Errorf("%d within-turn repeats, want none", n)
@@ -251,13 +350,13 @@ func TestNanobotConformanceSynthetic(t *testing.T) {
 			if s.Turns[0].UserChars != len("hi") {
 				t.Errorf("turn 1 user_chars %d, want %d (runtime context left out)", s.Turns[0].UserChars, len("hi"))
 			}
-		}},
+		}, 0},
 		{f3 + "telegram_123456789.jsonl", "nanobot F3 ", "telegram:123456789", 1, 3, func(t *testing.T, s *Session, _ []Problem) {
 			calls, _ := nbCalls(s)
 			if calls[1].Tool != "web_fetch" || nbSignature(calls[1]) != nbSignature(calls[2]) || nbWithinTurnRepeats(s) != 1 {
 				t.Errorf("want 2 identical web_fetch calls in one turn")
 			}
-		}},
+		}, 1},
 		{f4 + "v0.1.4.post4/slack_C01ABCDEF.jsonl", "nanobot F4 ", "slack:C01ABCDEF", 1, 4, func(t *testing.T, s *Session, _ []Problem) {
 			calls, _ := nbCalls(s)
 			n := 0
@@ -272,7 +371,7 @@ func TestNanobotConformanceSynthetic(t *testing.T) {
 			if !calls[3].IsError {
 				t.Errorf("the exec result with the retry hint should be an error")
 			}
-		}},
+		}, 2},
 		{f4 + "v0.2.0/websocket_5f0c2a.jsonl", "nanobot F4 (full tool history, v0.2.0", "websocket:5f0c2a", 1, 3, func(t *testing.T, s *Session, _ []Problem) {
 			calls, _ := nbCalls(s)
 			keys := map[string]bool{}
@@ -289,10 +388,10 @@ func TestNanobotConformanceSynthetic(t *testing.T) {
 			if !nbHasNote(s, "_command") {
 				t.Errorf("no note about the skipped _command records: %v", s.Notes)
 			}
-		}},
+		}, -1},
 		{f4 + "v0.2.2/telegram_42.jsonl", "nanobot F4 ", "telegram:42", 1, 4, func(t *testing.T, s *Session, _ []Problem) {
-			if got := len(s.Turns[0].Requests[0].Calls); got != 2 {
-				t.Errorf("first response has %d calls, want 2 parallel calls", got)
+			if first := s.Turns[0].Requests[0].Calls; len(first) != 2 || first[0].Tool != "exec" || first[1].Tool != "grep" {
+				t.Errorf("first response has %d calls, want 2 parallel calls (exec + grep)", len(first))
 			}
 			calls, _ := nbCalls(s)
 			if !strings.Contains(calls[0].Result, "Original size: 48211 chars") {
@@ -301,7 +400,7 @@ func TestNanobotConformanceSynthetic(t *testing.T) {
 			if calls[3].Result != "[File unchanged since last read: logs/worker.log]" || nbSignature(calls[2]) != nbSignature(calls[3]) {
 				t.Errorf("the 2nd identical read_file should return the dedup stub")
 			}
-		}},
+		}, 1},
 		{f5 + "Y2xpOmRpcmVjdA.jsonl", "nanobot F5 ", "cli:direct", 2, 3, func(t *testing.T, s *Session, _ []Problem) {
 			r := s.Turns[1].Requests[0]
 			if len(r.Calls) != 3 || nbSignature(r.Calls[1]) != nbSignature(r.Calls[2]) || r.Calls[1].Tool != "grep" {
@@ -310,7 +409,7 @@ func TestNanobotConformanceSynthetic(t *testing.T) {
 			if !s.Turns[1].CompactedBefore {
 				t.Errorf("last_consolidated 2: turn 2 should be marked compacted_before")
 			}
-		}},
+		}, 1},
 		{f5 + "d2Vic29ja2V0OjlhMWI.jsonl", "nanobot F5 ", "websocket:9a1b", 1, 3, func(t *testing.T, s *Session, _ []Problem) {
 			if !nbHasNote(s, "mid-run injection") {
 				t.Errorf("no injection note: %v", s.Notes)
@@ -319,7 +418,7 @@ func TestNanobotConformanceSynthetic(t *testing.T) {
 			if nbSignature(calls[0]) != `exec {"command":"pytest -x -q"}` || nbSignature(calls[2]) != nbSignature(calls[0]) || calls[1].Tool != "edit_file" {
 				t.Errorf("want exec pytest -x -q twice around an edit_file")
 			}
-		}},
+		}, 1},
 		{f6 + "Y2xpOmRpcmVjdA.jsonl", "nanobot F6 ", "cli:direct", 2, 1, func(t *testing.T, s *Session, problems []Problem) {
 			calls, turns := nbCalls(s)
 			// No call is persisted in the messages; the pending web_fetch
@@ -333,10 +432,13 @@ func TestNanobotConformanceSynthetic(t *testing.T) {
 			if len(problems) != 1 || !strings.Contains(problems[0].Message, "interrupted turn") || !strings.Contains(problems[0].Message, "call_c2") {
 				t.Errorf("want one problem naming call_c2 as an interrupted turn, got %v", problems)
 			}
+			if !nbHasNote(s, "phase awaiting_tools") {
+				t.Errorf("no note naming the checkpoint's phase awaiting_tools: %v", s.Notes)
+			}
 			if !nbHasNote(s, "provider_state record (line 2) skipped") {
 				t.Errorf("no provider_state note: %v", s.Notes)
 			}
-		}},
+		}, 0},
 		{f6 + "dGVsZWdyYW06MTIzNDU2Nzg5.jsonl", "nanobot F6 ", "telegram:123456789", 1, 3, func(t *testing.T, s *Session, _ []Problem) {
 			calls, _ := nbCalls(s)
 			if nbSignature(calls[0]) != nbSignature(calls[1]) || !strings.HasPrefix(calls[1].Result, "[File unchanged since last read: README.md]") {
@@ -355,7 +457,7 @@ func TestNanobotConformanceSynthetic(t *testing.T) {
 					}
 				}
 			}
-		}},
+		}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -371,6 +473,11 @@ func TestNanobotConformanceSynthetic(t *testing.T) {
 			}
 			if got := s.NumCalls(); got != tt.calls {
 				t.Fatalf("%d calls, want %d", got, tt.calls)
+			}
+			if tt.repeats >= 0 {
+				if n := nbWithinTurnRepeats(s); n != tt.repeats {
+					t.Errorf("%d calls repeat an identical call of their turn, want %d", n, tt.repeats)
+				}
 			}
 			if tt.check != nil {
 				tt.check(t, s, problems)

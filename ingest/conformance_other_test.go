@@ -35,11 +35,26 @@ type sampleFacts struct {
 	firstUsage  *Usage // usage of the first request that has one
 	allTurns    int    // all turns, including the turn of calls before any user message
 	agentScopes int    // sessions whose Agent is not "main"
+	requests    int    // model requests over all sessions
+	repeats     int    // calls whose signature (tool + sorted-key args) already occurred in the session
 }
 
 func factsOf(sessions []*Session, problems []Problem) sampleFacts {
 	f := sampleFacts{sessions: len(sessions), problems: len(problems)}
 	for _, s := range sessions {
+		f.requests += s.NumRequests()
+		seen := map[string]bool{}
+		for _, t := range s.Turns {
+			for _, r := range t.Requests {
+				for i := range r.Calls {
+					sig := hermesSignature(&r.Calls[i])
+					if seen[sig] {
+						f.repeats++
+					}
+					seen[sig] = true
+				}
+			}
+		}
 		if f.format == "" {
 			f.format, f.model = s.Format, s.Model
 		}
@@ -73,9 +88,13 @@ func factsOf(sessions []*Session, problems []Problem) sampleFacts {
 }
 
 func TestConformanceOtherSamples(t *testing.T) {
+	// want.repeats ("no repeats") and want.requests (the assistant lines
+	// or model responses a file has; 0: not stated) are checked where
+	// ORIGIN.md states them (checkCounts).
 	tests := []struct {
 		family, file string
 		want         sampleFacts
+		checkCounts  bool
 		check        func(t *testing.T, sessions []*Session)
 	}{
 		{
@@ -95,18 +114,30 @@ func TestConformanceOtherSamples(t *testing.T) {
 				if n := side.NumRequests(); n != 1 {
 					t.Errorf("sidechain requests = %d, want 1 (split message joined)", n)
 				}
+				// Task in the main chain, Grep in the sidechain.
+				if got := hermesToolCounts(sessions[0]); len(got) != 1 || got["Task"] != 1 {
+					t.Errorf("main chain tools %v, want Task", got)
+				}
+				if got := hermesToolCounts(side); len(got) != 1 || got["Grep"] != 1 {
+					t.Errorf("sidechain tools %v, want Grep", got)
+				}
 			},
 		},
 		{
 			family: "claude-code", file: "representative_messages.jsonl",
+			// 5 assistant lines (5 requests); 2 tool_result carriers
+			// answer the 2 calls; no repeats.
 			want: sampleFacts{sessions: 1, turns: 4, calls: []string{"Edit:tool_001", "Bash:tool_002"},
 				withUsage: 5, outputSum: 120 + 85 + 95 + 35 + 110, format: formatClaudeCode, model: "claude-3-sonnet-20240229",
-				firstUsage: &Usage{Input: 25, Output: 120}, allTurns: 4},
+				firstUsage: &Usage{Input: 25, Output: 120}, allTurns: 4, requests: 5, repeats: 0},
+			checkCounts: true,
 		},
 		{
 			family: "codex", file: "rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl",
+			// 3 calls joined by call_id, no repeats.
 			want: sampleFacts{sessions: 1, turns: 1, calls: []string{"exec_command:call-structured-001", "apply_patch:call-custom-001", "mcp__synthetic__lookup:call-mcp-001"},
-				format: formatCodex, model: "synthetic-model", allTurns: 1},
+				format: formatCodex, model: "synthetic-model", allTurns: 1, repeats: 0},
+			checkCounts: true,
 			check: func(t *testing.T, sessions []*Session) {
 				s := sessions[0]
 				if s.ID != "11111111-1111-4111-8111-111111111111" {
@@ -138,7 +169,8 @@ func TestConformanceOtherSamples(t *testing.T) {
 			// 3 events carry tool_call_metadata, 2 distinct model_response ids.
 			want: sampleFacts{sessions: 1, turns: 1, calls: []string{"str_replace_editor:toolu_017nBp7UfiGqyrA7j77HgtFP", "finish:toolu_01BUKu3B7nY574atNECkBiFk"},
 				withUsage: 2, outputSum: 1135 + 177, noResult: 1, format: formatOpenHands, model: "claude-3-5-sonnet-20241022",
-				firstUsage: &Usage{Input: 3486, Output: 1135, CacheWrite: 3482}, allTurns: 1},
+				firstUsage: &Usage{Input: 3486, Output: 1135, CacheWrite: 3482}, allTurns: 1, requests: 2, repeats: 0},
+			checkCounts: true,
 			check: func(t *testing.T, sessions []*Session) {
 				c := sessions[0].Turns[0].Requests[0].Calls[0]
 				if !c.HasResult || !strings.HasPrefix(c.Result, "--- /workspace/game_2048.py") {
@@ -148,9 +180,11 @@ func TestConformanceOtherSamples(t *testing.T) {
 		},
 		{
 			family: "openhands", file: "basic_interactions.json",
+			// 2 agent message actions and the finish: 3 requests; no repeats.
 			want: sampleFacts{sessions: 1, turns: 3, calls: []string{"finish:call_IpyczPgEAwtpRWFZ2RNokTdH"},
 				withUsage: 1, outputSum: 10, noResult: 1, format: formatOpenHands, model: "gpt-4o-2024-08-06",
-				firstUsage: &Usage{Input: 2473, Output: 10, CacheRead: 2304}, allTurns: 3},
+				firstUsage: &Usage{Input: 2473, Output: 10, CacheRead: 2304}, allTurns: 3, requests: 3, repeats: 0},
+			checkCounts: true,
 		},
 	}
 	for _, tc := range tests {
@@ -174,6 +208,9 @@ func TestConformanceOtherSamples(t *testing.T) {
 			}
 			if got.noResult != w.noResult || got.problems != w.problems {
 				t.Errorf("calls without result %d, problems %d (%s); want %d, %d", got.noResult, got.problems, problemSummary(problems), w.noResult, w.problems)
+			}
+			if tc.checkCounts && ((w.requests > 0 && got.requests != w.requests) || got.repeats != w.repeats) {
+				t.Errorf("%d requests, %d repeated calls; want %d, %d", got.requests, got.repeats, w.requests, w.repeats)
 			}
 			if tc.check != nil && len(sessions) == w.sessions {
 				tc.check(t, sessions)

@@ -178,6 +178,10 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 	firstTruncated, firstBadUTF8 := lr.Truncated(), lr.BadUTF8()
 	trimmed := bytes.TrimSpace(first)
 	var doc []byte
+	// docBadUTF8 lists the lines of a document that held invalid UTF-8:
+	// they are reported when the document is parsed (JSONL lines are
+	// reported by the line reader as the parser reads them).
+	var docBadUTF8 []int
 	switch {
 	case jsonx.Valid(trimmed):
 		// Is this a one-record file? Peek at the next line.
@@ -188,6 +192,9 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 			doc = append([]byte(nil), first...)
 			h.Doc = true
 			h.Line = n
+			if firstBadUTF8 {
+				docBadUTF8 = append(docBadUTF8, n)
+			}
 			// Issue 8: a gzip stream cut right after a complete first
 			// line ended the file silently; the cut must be a problem.
 			if err := lr.Err(); err != nil {
@@ -198,10 +205,23 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 		var buf bytes.Buffer
 		buf.Write(first)
 		buf.WriteByte('\n')
+		if firstBadUTF8 {
+			docBadUTF8 = append(docBadUTF8, n)
+		}
+		prev := n
 		for {
-			line, _, ok := lr.Next()
+			line, ln, ok := lr.Next()
 			if !ok {
 				break
+			}
+			// Keep the blank lines the reader skipped, so that a newline
+			// count in the document gives the file line (docpos.go).
+			for ; prev+1 < ln; prev++ {
+				buf.WriteByte('\n')
+			}
+			prev = ln
+			if lr.BadUTF8() {
+				docBadUTF8 = append(docBadUTF8, ln)
 			}
 			buf.Write(line)
 			buf.WriteByte('\n')
@@ -216,7 +236,14 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 		h.Doc = true
 		h.Line = n
 		if !jsonx.Valid(doc) {
-			out.Problemf(0, "file is not valid JSON (a JSON document that is cut short or corrupt; %d lines read)", lr.Lines())
+			// Issue 2: name the line where the document goes wrong (the
+			// parser's error offset), else the document's first line.
+			_, err := jsonx.Parse(doc)
+			if err == nil {
+				err = fmt.Errorf("invalid JSON")
+			}
+			line, msg, _ := jsonErrorLine(doc, n, err)
+			out.Problemf(line, "file is not valid JSON: %s (a JSON document that is cut short or corrupt; %d lines read)", msg, lr.Lines())
 			return
 		}
 	default:
@@ -271,24 +298,50 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 			out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, gz))
 			return
 		}
-		out.Problemf(h.Line, "file is of no known format (%s); name one with --input-format", headSummary(h))
+		// Issue 2: the line of the first record detection looked at, else
+		// (no line is a JSON value) the file's first line: always a line
+		// of the file, never 0, which is kept for problems that have no
+		// line (an empty or unreadable file).
+		line := h.Line
+		if line == 0 {
+			line = n
+		}
+		out.Problemf(line, "file is of no known format (%s); name one with --input-format", headSummary(h))
 		return
 	}
 
+	oneLine := h.Doc && !bytes.Contains(bytes.TrimSpace(doc), []byte("\n"))
+	if h.Doc && (f.ParseDoc != nil || (oneLine && f.ParseLines != nil)) {
+		// The document is read: its lines that held invalid UTF-8 are one
+		// problem each (issue 2), as JSONL lines are.
+		for _, ln := range docBadUTF8 {
+			out.Problemf(ln, "%s", badUTF8Message)
+		}
+	}
 	switch {
 	case h.Doc && f.ParseDoc != nil:
 		f.ParseDoc(doc, h, out)
-	case h.Doc && f.ParseLines != nil && !bytes.Contains(bytes.TrimSpace(doc), []byte("\n")):
-		one := NewLineReader(bytes.NewReader(doc))
-		f.ParseLines(one, h, out)
+	case oneLine && f.ParseLines != nil:
+		f.ParseLines(docLineReader(doc, h), h, out)
 	case !h.Doc && f.ParseLines != nil:
+		lr.reportBadUTF8(out)
 		f.ParseLines(lr, h, out)
+		lr.flushBadUTF8()
 		if err := lr.Err(); err != nil {
 			out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, gz))
 		}
 	default:
 		out.Problemf(0, "format %s cannot read this file (it expects %s)", f.ID, map[bool]string{true: "JSONL records", false: "one JSON document"}[h.Doc])
 	}
+}
+
+// docLineReader reads a document as lines numbered as in the file: the
+// lines before the document's first line are given back as blank lines.
+func docLineReader(doc []byte, h *Head) *LineReader {
+	if h.Line <= 1 {
+		return NewLineReader(bytes.NewReader(doc))
+	}
+	return NewLineReader(io.MultiReader(bytes.NewReader(bytes.Repeat([]byte{'\n'}, h.Line-1)), bytes.NewReader(doc)))
 }
 
 // looksLikeDocumentStart tells a pretty-printed JSON document's first line

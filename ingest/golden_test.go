@@ -83,3 +83,47 @@ func firstDiff(want, got string) string {
 	}
 	return "(no line differs; whitespace at end?)"
 }
+
+// TestGoldenGzip reads every fixture again gzipped (written by the test, in
+// the same relative place under a temporary directory, as NAME.gz) and
+// expects exactly its golden file: a .gz variant of every format and file
+// kind reads the same as the plain file.
+func TestGoldenGzip(t *testing.T) {
+	root := filepath.Join("..", "fixtures", "ingest")
+	tmp := t.TempDir()
+	var files []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && IsTranscriptName(d.Name()) && !strings.HasSuffix(p, ".gz") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	for _, f := range files {
+		rel, _ := filepath.Rel(root, f)
+		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			zipped := filepath.Join(tmp, rel+".gz")
+			if err := os.MkdirAll(filepath.Dir(zipped), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(zipped, gzipped(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			sessions, problems := readAll(t, zipped, Options{})
+			for i := range problems {
+				problems[i].File = filepath.ToSlash(rel)
+			}
+			got := DumpOf(sessions, problems).MarshalIndent()
+			want, err := os.ReadFile(strings.TrimSuffix(f, filepath.Ext(f)) + ".golden")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("gzipped %s reads differently from its golden file\n%s", rel, firstDiff(string(want), string(got)))
+			}
+		})
+	}
+}

@@ -35,11 +35,11 @@ func init() {
 				if !ok {
 					return
 				}
-				parseHermesExportRecord(line, n, n, lr, h, out)
+				parseHermesExportRecord(line, n, n, lr, nil, h, out)
 			}
 		},
 		ParseDoc: func(doc []byte, h *Head, out *Sink) {
-			parseHermesExportRecord(doc, docLine(doc, h), h.Line, nil, h, out)
+			parseHermesExportRecord(doc, docLine(doc, h), h.Line, nil, newDocPos(doc, h.Line), h, out)
 		},
 	})
 	register(&Format{
@@ -173,10 +173,20 @@ type hermesConv struct {
 	compactAfter bool
 	compactLine  int
 	compactNoted bool
+	// early remembers the line of the first result for an id no call had
+	// issued yet (results join only earlier calls), for the "has no
+	// result" problem of a call that comes later with that id.
+	early map[string]int
+	// bridged counts Tool Search bridge calls read as the tool they run.
+	bridged int
+	// doc is set when the messages come from a multi-line JSON document:
+	// lines are the lines of the elements while the session is built (the
+	// problems name them) and 0 once it is finished (zeroLines).
+	doc bool
 }
 
 func newHermesConv(s *Session, out *Sink) *hermesConv {
-	return &hermesConv{s: s, out: out, where: "session " + s.ID + ": ", pending: map[string][]hermesCallRef{}}
+	return &hermesConv{s: s, out: out, where: "session " + s.ID + ": ", pending: map[string][]hermesCallRef{}, early: map[string]int{}}
 }
 
 func (b *hermesConv) call(r hermesCallRef) *Call {
@@ -220,6 +230,12 @@ func (b *hermesConv) addCall(c Call) {
 	rq.Calls = append(rq.Calls, c)
 	ref := hermesCallRef{ti, ri, len(rq.Calls) - 1}
 	b.order = append(b.order, ref)
+	if q := b.pending[c.ID]; len(q) > 0 && c.ID != "" {
+		// Issue 2: both calls are kept; results are joined to them oldest
+		// first. An id reused after its call was answered is no problem
+		// (qwen_tc_0-style ids restart in every response).
+		b.out.Problemf(c.Line, "%scall id %q is used again while an earlier call with that id (line %d) has no result yet; both calls are kept and results are joined to them in order", b.where, c.ID, b.call(q[0]).Line)
+	}
 	b.pending[c.ID] = append(b.pending[c.ID], ref)
 }
 
@@ -231,10 +247,15 @@ func (b *hermesConv) result(id, tool, text string, line int, t time.Time) {
 		if tool != "" {
 			name = " (" + tool + ")"
 		}
+		// Issue 2: the result is reported, not made into a call of an
+		// unknown tool, which would change the call counts.
 		if id == "" {
 			b.out.Problemf(line, "%stool result%s has no tool_call_id and no call is waiting for one; result ignored", b.where, name)
 		} else {
-			b.out.Problemf(line, "%stool result for unknown tool_call_id %q%s: no call issued it; result ignored", b.where, id, name)
+			if _, ok := b.early[id]; !ok {
+				b.early[id] = line
+			}
+			b.out.Problemf(line, "%stool result for unknown tool_call_id %q%s: no call before it issued it; result ignored", b.where, id, name)
 		}
 		return
 	}
@@ -284,14 +305,29 @@ func (b *hermesConv) take(id string) (hermesCallRef, bool) {
 // finish reports the calls that never got a result (they stay in the
 // session with HasResult false) and gives unnamed tools a name.
 func (b *hermesConv) finish() {
+	b.noteBridged()
 	for _, r := range b.order {
 		c := b.call(r)
 		if c.Tool == "" {
 			c.Tool = "unknown"
 		}
 		if !c.HasResult {
-			b.out.Problemf(c.Line, "%scall %q (%s) has no result", b.where, c.ID, c.Tool)
+			if early, ok := b.early[c.ID]; ok && c.ID != "" {
+				b.out.Problemf(c.Line, "%scall %q (%s) has no result (a result with its id came before the call, at line %d, and was not joined to it)", b.where, c.ID, c.Tool, early)
+			} else {
+				b.out.Problemf(c.Line, "%scall %q (%s) has no result", b.where, c.ID, c.Tool)
+			}
 		}
+	}
+	if b.doc {
+		zeroLines(b.s)
+	}
+}
+
+// noteBridged adds the session note counting unwrapped bridge calls.
+func (b *hermesConv) noteBridged() {
+	if b.bridged > 0 {
+		b.s.Notes = append(b.s.Notes, fmt.Sprintf("%d Tool Search bridge call(s) (`tool_call`) read as the tool they run", b.bridged))
 	}
 }
 
@@ -336,6 +372,7 @@ func (b *hermesConv) message(m *hermesMessage, line int) {
 				b.out.Problemf(line, "%stool call %d (%s) has no id; it can only be paired with a result that has none", b.where, i+1, c.Tool)
 			}
 			c.SetArgsField(args)
+			b.unwrapToolCall(&c)
 			b.addCall(c)
 		}
 	case "tool":
@@ -351,6 +388,48 @@ func (b *hermesConv) message(m *hermesMessage, line int) {
 	default:
 		b.out.Problemf(line, "%smessage with unknown role %q; skipped", b.where, m.Role)
 	}
+}
+
+// hermesToolSearchBridge is the Tool Search bridge tool that runs another
+// tool (reference/formats-hermes.md §5: "tool_call{name, arguments} (unwrap
+// tool_call to the real tool)"). Its siblings tool_search and tool_describe
+// are tools of their own and are kept as written.
+const hermesToolSearchBridge = "tool_call"
+
+// hermesUnwrapToolCall reads a call of the Tool Search bridge as a call of
+// the tool it runs: tool_call {"name": T, "arguments": A} becomes T with A
+// (an object, or argument text in a string; none when absent), so that
+// guards count and key the real tool. A bridge call of another shape (no
+// string name) is kept as written. It reports whether c was unwrapped.
+func hermesUnwrapToolCall(c *Call) bool {
+	if c.Tool != hermesToolSearchBridge || !c.ArgsOK || c.Args.Kind != jsonx.Object {
+		return false
+	}
+	name, ok := c.Args.GetString("name")
+	if !ok || strings.TrimSpace(name) == "" {
+		return false
+	}
+	inner, has := c.Args.Get("arguments")
+	c.Tool = name
+	switch {
+	case !has || inner.Kind == jsonx.Null:
+		c.SetArgs("")
+	case inner.Kind == jsonx.String:
+		c.SetArgs(inner.Str)
+	default:
+		c.SetArgsValue(inner)
+	}
+	return true
+}
+
+// unwrapToolCall unwraps a Tool Search bridge call and counts it for the
+// session's note.
+func (b *hermesConv) unwrapToolCall(c *Call) bool {
+	if !hermesUnwrapToolCall(c) {
+		return false
+	}
+	b.bridged++
+	return true
 }
 
 // hermesToolCalls decodes tool_calls: a list (export, gateway, snapshot) or
@@ -521,19 +600,24 @@ type hermesExportRecord struct {
 
 // parseHermesExportRecord reads one exported session. line is the line of
 // every call of the session (0 in a pretty-printed document); sessionLine is
-// where the session starts.
-func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader, h *Head, out *Sink) {
+// where the session starts. In a document, pos gives the file line of each
+// message for problems (the session keeps line 0, docpos.go).
+func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader, pos *docPos, h *Head, out *Sink) {
+	at := line // the line of problems of the record as a whole
+	if at == 0 {
+		at = pos.lineOf(data)
+	}
 	if !jsonx.Valid(data) {
-		out.BadLine(lr, line, hermesJSONError(data))
+		out.BadLine(lr, at, hermesJSONError(data))
 		return
 	}
 	var rec hermesExportRecord
 	if err := jsonx.Unmarshal(data, &rec); err != nil {
-		out.Problemf(line, "not a hermes export session record: %s", hermesDecodeError(err))
+		out.Problemf(at, "not a hermes export session record: %s", hermesDecodeError(err))
 		return
 	}
 	if rec.Messages == nil {
-		out.Problemf(line, "hermes export record has no messages list; skipped")
+		out.Problemf(at, "hermes export record has no messages list; skipped")
 		return
 	}
 	s := &Session{Format: "hermes-export", ID: rec.ID, Model: rec.Model, Line: sessionLine}
@@ -555,7 +639,14 @@ func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader,
 		} else if from, ok := cfg.GetString("_reset_from"); ok && from != "" {
 			how = "reset"
 		}
-		s.Notes = append(s.Notes, fmt.Sprintf("%s of session %s (a compression continuation repeats the parent's head and tail before its summary)", how, rec.ParentSessionID))
+		note := fmt.Sprintf("%s of session %s", how, rec.ParentSessionID)
+		if how == "child" {
+			// The copy is what a compression continuation does (§2.8);
+			// the reference does not say what a /branch or reset child
+			// copies, so their notes make no claim.
+			note += " (a compression continuation repeats the parent's head and tail before its summary)"
+		}
+		s.Notes = append(s.Notes, note)
 	}
 	if rec.Source != "" {
 		s.Notes = append(s.Notes, "source: "+rec.Source)
@@ -568,8 +659,14 @@ func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader,
 			rec.InputTokens, rec.OutputTokens, rec.CacheRead, rec.CacheWrite, rec.ReasoningTokens, rec.APICalls))
 	}
 	b := newHermesConv(s, out)
+	b.doc = pos != nil && line == 0
+	var lines []int
+	if pos != nil {
+		lines = pos.elemLines(member(data, "messages"))
+	}
 	inactive := 0
 	for i, raw := range rec.Messages {
+		line := lineAtIndex(lines, i, at)
 		var m hermesMessage
 		if err := jsonx.Unmarshal(raw, &m); err != nil {
 			out.Problemf(line, "%smessage %d has an unexpected shape (%s); skipped", b.where, i+1, hermesDecodeError(err))
@@ -684,10 +781,14 @@ type hermesSnapshot struct {
 	Conversations []jsonx.RawMessage `json:"conversations"`
 }
 
+// parseHermesSnapshot reads a snapshot document. Its sessions keep line 0
+// (a pretty-printed document, docpos.go); problems name the line of the
+// message or entry at fault.
 func parseHermesSnapshot(doc []byte, h *Head, out *Sink) {
+	pos := newDocPos(doc, h.Line)
 	var snap hermesSnapshot
 	if err := jsonx.Unmarshal(doc, &snap); err != nil {
-		out.Problemf(0, "not a hermes session snapshot: %s", hermesDecodeError(err))
+		out.Problemf(pos.lineOf(doc), "not a hermes session snapshot: %s", hermesDecodeError(err))
 		return
 	}
 	s := &Session{Format: "hermes-snapshot", ID: snap.SessionID, Model: snap.Model}
@@ -699,28 +800,34 @@ func parseHermesSnapshot(doc []byte, h *Head, out *Sink) {
 	}
 	if snap.Messages == nil && snap.Conversations != nil {
 		s.Notes = append(s.Notes, "early snapshot in ShareGPT form (conversations)")
+		all := pos.elemLines(member(doc, "conversations"))
 		entries := make([]jsonx.Value, 0, len(snap.Conversations))
+		var lines []int
 		for i, raw := range snap.Conversations {
 			v, err := jsonx.Parse(raw)
 			if err != nil {
-				out.Problemf(0, "conversations[%d] is not valid JSON (%v); skipped", i, err)
+				out.Problemf(lineAtIndex(all, i, pos.first), "conversations[%d] is not valid JSON (%v); skipped", i, err)
 				continue
 			}
 			entries = append(entries, v)
+			lines = append(lines, lineAtIndex(all, i, pos.first))
 		}
-		parseHermesShareGPT(s, entries, 0, out)
+		parseHermesShareGPT(s, entries, lines, 0, out)
 		out.Session(s)
 		return
 	}
 	b := newHermesConv(s, out)
 	b.where = ""
+	b.doc = true
+	lines := pos.elemLines(member(doc, "messages"))
 	for i, raw := range snap.Messages {
+		line := lineAtIndex(lines, i, pos.first)
 		var m hermesMessage
 		if err := jsonx.Unmarshal(raw, &m); err != nil {
-			out.Problemf(0, "message %d has an unexpected shape (%s); skipped", i+1, hermesDecodeError(err))
+			out.Problemf(line, "message %d has an unexpected shape (%s); skipped", i+1, hermesDecodeError(err))
 			continue
 		}
-		b.message(&m, 0)
+		b.message(&m, line)
 	}
 	b.finish()
 	out.Session(s)

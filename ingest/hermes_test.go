@@ -277,9 +277,30 @@ func TestHermesMessagePairing(t *testing.T) {
 			want:  []string{"search=r1"},
 		},
 		{
-			name:  "a repeated id is answered in order",
-			lines: []string{meta, user, assistant(tc("x", "read_file")), assistant(tc("x", "terminal")), tool("x", "first"), tool("x", "second")},
+			// Issue 2: both calls are kept, the reuse is a problem at the
+			// second call's line, and results are joined oldest first.
+			name:     "an id reused while its call waits is a problem, answered in order",
+			lines:    []string{meta, user, assistant(tc("x", "read_file")), assistant(tc("x", "terminal")), tool("x", "first"), tool("x", "second")},
+			want:     []string{"read_file=first", "terminal=second"},
+			problems: []string{`line 4: call id "x" is used again while an earlier call with that id (line 3) has no result yet`},
+		},
+		{
+			name:     "two calls with one id in one message",
+			lines:    []string{meta, user, assistant(tc("x", "read_file"), tc("x", "search")), tool("x", "first"), tool("x", "second")},
+			want:     []string{"read_file=first", "search=second"},
+			problems: []string{`line 3: call id "x" is used again`},
+		},
+		{
+			name:  "an id reused after its call was answered is no problem",
+			lines: []string{meta, user, assistant(tc("qwen_tc_0", "read_file")), tool("qwen_tc_0", "first"), assistant(tc("qwen_tc_0", "terminal")), tool("qwen_tc_0", "second")},
 			want:  []string{"read_file=first", "terminal=second"},
+		},
+		{
+			name:  "a result before its call is not joined to it",
+			lines: []string{meta, user, tool("e", "early"), assistant(tc("e", "read_file"))},
+			want:  []string{"read_file=-"},
+			problems: []string{`line 3: tool result for unknown tool_call_id "e"`,
+				`line 4: call "e" (read_file) has no result (a result with its id came before the call, at line 3, and was not joined to it)`},
 		},
 		{
 			name:  "a result without an id takes the oldest waiting call",

@@ -29,7 +29,7 @@ func init() {
 			parseHermesTrajectoryLines(lr, h, out, "hermes-batch")
 		},
 		ParseDoc: func(doc []byte, h *Head, out *Sink) {
-			parseHermesTrajectoryRecord(doc, docLine(doc, h), nil, h, out, "hermes-batch")
+			parseHermesTrajectoryRecord(doc, docLine(doc, h), nil, newDocPos(doc, h.Line), h, out, "hermes-batch")
 		},
 	})
 	register(&Format{
@@ -43,7 +43,7 @@ func init() {
 			parseHermesTrajectoryLines(lr, h, out, "hermes-trajectory")
 		},
 		ParseDoc: func(doc []byte, h *Head, out *Sink) {
-			parseHermesTrajectoryRecord(doc, docLine(doc, h), nil, h, out, "hermes-trajectory")
+			parseHermesTrajectoryRecord(doc, docLine(doc, h), nil, newDocPos(doc, h.Line), h, out, "hermes-trajectory")
 		},
 	})
 }
@@ -80,21 +80,26 @@ func parseHermesTrajectoryLines(lr *LineReader, h *Head, out *Sink, format strin
 		if !ok {
 			return
 		}
-		parseHermesTrajectoryRecord(line, n, lr, h, out, format)
+		parseHermesTrajectoryRecord(line, n, lr, nil, h, out, format)
 	}
 }
 
 // parseHermesTrajectoryRecord reads one conversation; every call of it is
-// on line (0 in a pretty-printed document).
-func parseHermesTrajectoryRecord(data []byte, line int, lr *LineReader, h *Head, out *Sink, format string) {
+// on line (0 in a pretty-printed document, where pos gives the entries'
+// file lines for problems).
+func parseHermesTrajectoryRecord(data []byte, line int, lr *LineReader, pos *docPos, h *Head, out *Sink, format string) {
+	at := line // the line of problems of the record as a whole
+	if at == 0 {
+		at = pos.lineOf(data)
+	}
 	v, err := jsonx.Parse(data)
 	if err != nil {
-		out.BadLine(lr, line, err)
+		out.BadLine(lr, at, err)
 		return
 	}
 	conv, ok := v.Get("conversations")
 	if v.Kind != jsonx.Object || !ok || conv.Kind != jsonx.Array {
-		out.Problemf(line, "not a hermes trajectory record (no `conversations` list); skipped")
+		out.Problemf(at, "not a hermes trajectory record (no `conversations` list); skipped")
 		return
 	}
 	stem := hermesIDFromName(h.Name)
@@ -129,7 +134,11 @@ func parseHermesTrajectoryRecord(data []byte, line int, lr *LineReader, h *Head,
 			s.Notes = append(s.Notes, "compressed by the trajectory compressor (its summary entry opens a compacted turn)")
 		}
 	}
-	parseHermesShareGPT(s, conv.Arr, line, out)
+	var lines []int
+	if pos != nil {
+		lines = pos.elemLines(member(data, "conversations"))
+	}
+	parseHermesShareGPT(s, conv.Arr, lines, line, out)
 	out.Session(s)
 }
 
@@ -245,16 +254,26 @@ func hermesParseToolResponse(body string) hermesTrajResponse {
 
 // parseHermesShareGPT fills s from a ShareGPT conversation. Every `human`
 // entry opens a turn (§2.5: "E: each human"); one that is a compaction
-// summary opens it marked CompactedBefore. All calls are on line.
-func parseHermesShareGPT(s *Session, entries []jsonx.Value, line int, out *Sink) {
+// summary opens it marked CompactedBefore. All calls are on line (a JSONL
+// line). In a document (line 0), lines gives each entry's file line: the
+// problems name it, and the session keeps line 0 (docpos.go).
+func parseHermesShareGPT(s *Session, entries []jsonx.Value, lines []int, line int, out *Sink) {
 	b := newHermesConv(s, out)
-	if line == 0 {
+	doc := line == 0
+	if doc {
 		b.where = ""
+	}
+	recLine := line
+	if doc {
+		recLine = lineAtIndex(lines, 0, 1)
 	}
 	type waitingCall struct {
 		ref   hermesCallRef
 		entry int
 		index int
+		// bridged: a Tool Search bridge call read as the tool it runs; its
+		// response may name either tool.
+		bridged bool
 	}
 	var waiting []waitingCall
 	// closeWaiting gives up on calls whose results never came: a new gpt or
@@ -262,11 +281,12 @@ func parseHermesShareGPT(s *Session, entries []jsonx.Value, line int, out *Sink)
 	closeWaiting := func() {
 		for _, w := range waiting {
 			c := b.call(w.ref)
-			out.Problemf(line, "%sconversations[%d] call %d (%s) has no <tool_response>", b.where, w.entry, w.index+1, c.Tool)
+			out.Problemf(c.Line, "%sconversations[%d] call %d (%s) has no <tool_response>", b.where, w.entry, w.index+1, c.Tool)
 		}
 		waiting = nil
 	}
 	for i, e := range entries {
+		line := lineAtIndex(lines, i, recLine)
 		from, _ := e.GetString("from")
 		val, _ := e.Get("value")
 		text := hermesValueText(val)
@@ -309,11 +329,12 @@ func parseHermesShareGPT(s *Session, entries []jsonx.Value, line int, out *Sink)
 				default:
 					c.SetArgsValue(tc.Args)
 				}
+				bridged := b.unwrapToolCall(&c)
 				ti := len(s.Turns) - 1
 				ri := len(s.Turns[ti].Requests) - 1
 				rq := &s.Turns[ti].Requests[ri]
 				rq.Calls = append(rq.Calls, c)
-				waiting = append(waiting, waitingCall{hermesCallRef{ti, ri, len(rq.Calls) - 1}, i, k})
+				waiting = append(waiting, waitingCall{hermesCallRef{ti, ri, len(rq.Calls) - 1}, i, k, bridged})
 			}
 		case "tool":
 			blocks, rest, unclosed := hermesBlocks(text, "tool_response")
@@ -346,7 +367,7 @@ func parseHermesShareGPT(s *Session, entries []jsonx.Value, line int, out *Sink)
 				c := b.call(w.ref)
 				if c.Tool == "" {
 					c.Tool = r.Name
-				} else if r.Name != "" && r.Name != c.Tool {
+				} else if r.Name != "" && r.Name != c.Tool && !(w.bridged && r.Name == hermesToolSearchBridge) {
 					out.Problemf(line, "%sconversations[%d] <tool_response> %d names %q but the call in that position is %q; paired by position", b.where, i, k+1, r.Name, c.Tool)
 				}
 				c.ID = r.ID
@@ -357,6 +378,10 @@ func parseHermesShareGPT(s *Session, entries []jsonx.Value, line int, out *Sink)
 		}
 	}
 	closeWaiting()
+	b.noteBridged()
+	if doc {
+		zeroLines(s)
+	}
 	for ti := range s.Turns {
 		for ri := range s.Turns[ti].Requests {
 			for ci := range s.Turns[ti].Requests[ri].Calls {

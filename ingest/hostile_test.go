@@ -91,24 +91,25 @@ func hostileCases() []hostileCase {
 		},
 		{name: "nul-line.jsonl", data: joinLines(withNUL...), sessions: 1, calls: 3, problems: []hostileProblem{{5, "not valid JSON"}}},
 		{name: "nul-in-string.jsonl", data: joinLines(nulInString...), sessions: 1, calls: 3, problems: []hostileProblem{{9, "not valid JSON"}}},
-		{name: "bad-utf8.jsonl", data: joinLines(badUTF8...), sessions: 1, calls: 3},
+		{name: "bad-utf8.jsonl", data: joinLines(badUTF8...), sessions: 1, calls: 3, problems: []hostileProblem{{4, "invalid UTF-8"}}},
 		{name: "deep-line.jsonl", data: joinLines(append(append([]string{}, good[:4]...), append([]string{deep}, good[4:]...)...)...), sessions: 1, calls: 3, problems: []hostileProblem{{5, ""}}},
-		{name: "deep-array.json", data: []byte(deep), problems: []hostileProblem{{0, "no known format"}}},
-		{name: "deep-object.json", data: []byte(deepObj), problems: []hostileProblem{{0, "no known format"}}},
+		{name: "deep-array.json", data: []byte(deep), problems: []hostileProblem{{1, "no known format"}}},
+		{name: "deep-object.json", data: []byte(deepObj), problems: []hostileProblem{{1, "no known format"}}},
 		// The same, pretty-printed over many lines.
-		{name: "deep-pretty.json", data: []byte("[\n" + deep[1:]), problems: []hostileProblem{{0, "not valid JSON"}}},
-		{name: "binary.jsonl", data: binary, problems: []hostileProblem{{0, "no known format"}}},
+		{name: "deep-pretty.json", data: []byte("[\n" + deep[1:]), problems: []hostileProblem{{1, "not valid JSON"}}},
+		{name: "binary.jsonl", data: binary, problems: []hostileProblem{{1, "no known format"}}},
 		{name: "empty.jsonl", data: nil, problems: []hostileProblem{{0, "empty"}}},
 		{name: "blank.jsonl", data: []byte("\n\n  \r\n"), problems: []hostileProblem{{0, "empty"}}},
 		{
-			// Two calls share an id; their results are joined in order.
+			// Two calls share an id: both kept, the reuse is a problem, and
+			// their results are joined in order.
 			name: "duplicate-ids.jsonl", data: joinLines(nbMeta,
 				`{"role": "user", "content": "read both"}`,
 				`{"role": "assistant", "content": "", "tool_calls": [{"id": "dup", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"a\"}"}}, {"id": "dup", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"b\"}"}}]}`,
 				`{"role": "tool", "tool_call_id": "dup", "name": "read_file", "content": "A"}`,
 				`{"role": "tool", "tool_call_id": "dup", "name": "read_file", "content": "B"}`,
 				`{"role": "tool", "tool_call_id": "dup", "name": "read_file", "content": "C"}`),
-			sessions: 1, calls: 2, problems: []hostileProblem{{6, "extra tool result"}},
+			sessions: 1, calls: 2, problems: []hostileProblem{{3, "reuses the id"}, {6, "extra tool result"}},
 		},
 		{
 			// A result written before its call (a trimmed or reordered

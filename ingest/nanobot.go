@@ -140,7 +140,6 @@ type nbParser struct {
 	continued     map[nbUserKind][]int
 	commands      int
 	skippedAsst   []int
-	badUTF8       []int
 	toolsUsed     []string
 	toolsUsedN    map[string]int
 	truncated     int
@@ -148,6 +147,7 @@ type nbParser struct {
 	dedupStubs    int
 	guardBlocks   map[string][]int
 	stateLine     int
+	early         map[string]int // id -> line of a result that came before any call with that id
 	sentinels     []string
 	lastConsolid  int
 	hasLastConsol bool
@@ -167,9 +167,6 @@ func nbParse(lr *LineReader, h *Head, out *Sink) {
 		line, n, ok := lr.Next()
 		if !ok {
 			break
-		}
-		if lr.BadUTF8() {
-			p.badUTF8 = append(p.badUTF8, n)
 		}
 		var rec nbRecord
 		if err := jsonx.Unmarshal(line, &rec); err != nil {
@@ -376,6 +373,7 @@ func (p *nbParser) assistant(n int, rec *nbRecord) {
 	for i, tc := range calls {
 		req.Calls = append(req.Calls, p.call(n, i, tc, t))
 	}
+	p.duplicateIDs(n, req.Calls)
 	ti := len(p.s.Turns) - 1
 	p.s.Turns[ti].Requests = append(p.s.Turns[ti].Requests, req)
 	if len(req.Calls) > 0 {
@@ -383,6 +381,25 @@ func (p *nbParser) assistant(n int, rec *nbRecord) {
 		p.block = &nbBlock{turn: ti, req: len(p.s.Turns[ti].Requests) - 1, line: n}
 	}
 	p.prev = nbPrevious{Role: "assistant"}
+}
+
+// duplicateIDs reports calls of one message that reuse the id of an
+// earlier call of the same message (issue 2). Results are paired within the
+// message's block, so only a reuse there makes the pairing ambiguous: both
+// calls are kept, and their results are joined in call order. An id reused
+// by a later message is no problem (its results come after it).
+func (p *nbParser) duplicateIDs(n int, calls []Call) {
+	for i := range calls {
+		if calls[i].ID == "" {
+			continue
+		}
+		for j := 0; j < i; j++ {
+			if calls[j].ID == calls[i].ID {
+				p.out.Problemf(n, "tool call %d reuses the id %q of tool call %d in the same message; both calls are kept and their results are joined in call order", i+1, calls[i].ID, j+1)
+				break
+			}
+		}
+	}
 }
 
 // toolCalls decodes a tool_calls list; an entry of another shape is
@@ -430,7 +447,12 @@ func (p *nbParser) tool(n int, rec *nbRecord) {
 	}
 	p.prev = nbPrevious{Role: "tool", ToolInterrupted: strings.HasPrefix(text, nbInterruptedTool)}
 	id, name := nbStr(rec.ToolCallID), nbStr(rec.Name)
+	// Issue 2: a result with no call is reported and skipped; it is not
+	// made into a call of an unknown tool, which would change the call
+	// counts. A call that comes later with its id does not take it
+	// (results follow their calls); p.early lets its problem say so.
 	if p.block == nil {
+		p.earlyResult(id, n)
 		p.out.Problemf(n, "tool result for call %q (%s) has no call: no assistant message with tool calls comes before it; skipped", id, name)
 		return
 	}
@@ -443,10 +465,24 @@ func (p *nbParser) tool(n int, rec *nbRecord) {
 				return
 			}
 		}
+		p.earlyResult(id, n)
 		p.out.Problemf(n, "tool result for call %q (%s) has no call: the assistant message at line %d declares no such id; skipped", id, name, p.block.line)
 		return
 	}
 	p.fill(&calls[idx], text, n, p.time(n, rec.Timestamp))
+}
+
+// earlyResult remembers the line of the first result with no call for id.
+func (p *nbParser) earlyResult(id string, n int) {
+	if id == "" {
+		return
+	}
+	if p.early == nil {
+		p.early = map[string]int{}
+	}
+	if _, ok := p.early[id]; !ok {
+		p.early[id] = n
+	}
 }
 
 // nbMatch finds the call a result answers: the first unanswered call with
@@ -496,6 +532,10 @@ func (p *nbParser) closeBlock(n int, next string) {
 	p.block = nil
 	for _, c := range p.s.Turns[b.turn].Requests[b.req].Calls {
 		if c.HasResult {
+			continue
+		}
+		if early, ok := p.early[c.ID]; ok && c.ID != "" && early < c.Line {
+			p.out.Problemf(c.Line, "call %q (%s) has no result: a result with its id came before the call (line %d) and was not joined to it", c.ID, c.Tool, early)
 			continue
 		}
 		if n > 0 {
@@ -723,9 +763,6 @@ func (p *nbParser) recordNotes() []string {
 		notes = append(notes, fmt.Sprintf("%d read_file result(s) are nanobot's unchanged-file stub ([File unchanged since last read: …])", p.dedupStubs))
 	}
 	notes = append(notes, p.sentinels...)
-	if len(p.badUTF8) > 0 {
-		notes = append(notes, fmt.Sprintf("invalid UTF-8 replaced by U+FFFD at %s", nbLines(p.badUTF8)))
-	}
 	return notes
 }
 

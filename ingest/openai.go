@@ -199,6 +199,10 @@ type oaReader struct {
 	stem  string
 	convs []*oaConv
 	tick  int
+	// pos maps a whole-file document's elements to their file lines
+	// (issue 2): problems name the element's line; sessions read from a
+	// multi-line document keep line 0 (docpos.go). nil for JSONL.
+	pos *docPos
 }
 
 func fileStem(name string) string {
@@ -207,7 +211,7 @@ func fileStem(name string) string {
 }
 
 func parseOpenAIDoc(doc []byte, h *Head, out *Sink) {
-	r := &oaReader{h: h, out: out, stem: fileStem(h.Name)}
+	r := &oaReader{h: h, out: out, stem: fileStem(h.Name), pos: newDocPos(doc, h.Line)}
 	line := docLineOf(doc, h)
 	rec, ok := r.record(doc, line)
 	if !ok {
@@ -245,38 +249,54 @@ func parseOpenAILines(lr *LineReader, h *Head, out *Sink) {
 func (r *oaReader) record(data []byte, line int) (oaRecord, bool) {
 	data = bytes.TrimSpace(data)
 	rec := oaRecord{skipped: map[string]int{}}
+	// at is the line for problems of the record as a whole: the JSONL
+	// line, or a document's first line.
+	at := line
+	if at == 0 {
+		at = r.pos.lineOf(data)
+	}
 	if len(data) > 0 && data[0] == '[' {
 		var elems []jsonx.RawMessage
 		if err := jsonx.Unmarshal(data, &elems); err != nil {
-			r.out.Problemf(line, "not a JSON array of messages: %v", err)
+			r.out.Problemf(at, "not a JSON array of messages: %v", err)
 			return rec, false
 		}
+		lines := r.pos.elemLines(data)
 		if isResponsesList(elems) {
 			rec.format = formatOpenAIResponses
-			rec.request = r.responseItems(elems, line, &rec)
+			rec.request = r.responseItems(elems, lines, at, &rec)
 		} else {
 			rec.format = formatOpenAIChat
-			rec.request = r.chatItems(elems, line)
+			rec.request = r.chatItems(elems, lines, at)
 		}
 		return rec, true
 	}
 	top := keysOf(data)
 	if top == nil {
-		r.out.Problemf(line, "expected a JSON object or array of messages")
+		r.out.Problemf(at, "expected a JSON object or array of messages")
 		return rec, false
 	}
 	req, resp := top, top
+	var reqPath, respPath []string // where req and resp are in data
 	for _, k := range []string{"request", "body"} {
 		if m := keysOf(top[k]); m != nil {
-			req = m
+			req, reqPath = m, []string{k}
 			break
 		}
 	}
 	if m := keysOf(top["response"]); m != nil {
-		resp = m
+		resp, respPath = m, []string{"response"}
 		if b := keysOf(m["body"]); b != nil { // OpenAI batch output
-			resp = b
+			resp, respPath = b, []string{"response", "body"}
 		}
+	}
+	// linesOf gives the file lines of the elements of an array member of
+	// req or resp (nil outside documents).
+	linesOf := func(path []string, key string) []int {
+		if r.pos == nil {
+			return nil
+		}
+		return r.pos.elemLines(member(data, append(append([]string(nil), path...), key)...))
 	}
 	rec.sessionID = firstString(top, "session_id", "conversation_id", "thread_id", "custom_id")
 	if rec.sessionID == "" {
@@ -295,13 +315,13 @@ func (r *oaReader) record(data []byte, line int) (oaRecord, bool) {
 		if raw := req["messages"]; raw != nil {
 			var elems []jsonx.RawMessage
 			if err := jsonx.Unmarshal(raw, &elems); err != nil {
-				r.out.Problemf(line, "messages is not an array: %v", err)
+				r.out.Problemf(at, "messages is not an array: %v", err)
 			} else {
-				rec.request = r.chatItems(elems, line)
+				rec.request = r.chatItems(elems, linesOf(reqPath, "messages"), at)
 			}
 		}
 		if raw := resp["choices"]; raw != nil {
-			rec.response = r.chatChoices(raw, resp, line, &rec)
+			rec.response = r.chatChoices(raw, resp, lineAtIndex(linesOf(respPath, "choices"), 0, at), &rec)
 		}
 	case req["input"] != nil || resp["output"] != nil:
 		rec.format = formatOpenAIResponses
@@ -309,24 +329,24 @@ func (r *oaReader) record(data []byte, line int) (oaRecord, bool) {
 		if raw := req["input"]; raw != nil {
 			var s string
 			if jsonx.Unmarshal(raw, &s) == nil {
-				if u := userItem(s, s != "", line); u.kind != 0 {
+				if u := userItem(s, s != "", at); u.kind != 0 {
 					rec.request = []oaItem{u}
 				}
 			} else {
 				var elems []jsonx.RawMessage
 				if err := jsonx.Unmarshal(raw, &elems); err != nil {
-					r.out.Problemf(line, "input is neither a string nor an array of items: %v", err)
+					r.out.Problemf(at, "input is neither a string nor an array of items: %v", err)
 				} else {
-					rec.request = r.responseItems(elems, line, &rec)
+					rec.request = r.responseItems(elems, linesOf(reqPath, "input"), at, &rec)
 				}
 			}
 		}
 		if raw := resp["output"]; raw != nil {
 			var elems []jsonx.RawMessage
 			if err := jsonx.Unmarshal(raw, &elems); err != nil {
-				r.out.Problemf(line, "output is not an array of items: %v", err)
+				r.out.Problemf(at, "output is not an array of items: %v", err)
 			} else {
-				items := r.responseItems(elems, line, &rec)
+				items := r.responseItems(elems, linesOf(respPath, "output"), at, &rec)
 				var u *Usage
 				if raw := resp["usage"]; raw != nil {
 					u = parseOpenAIUsage(raw)
@@ -347,7 +367,7 @@ func (r *oaReader) record(data []byte, line int) (oaRecord, bool) {
 			}
 		}
 	default:
-		r.out.Problemf(line, "record has no messages, choices, input or output; skipped")
+		r.out.Problemf(at, "record has no messages, choices, input or output; skipped")
 		return rec, false
 	}
 	// A log line's own timestamp dates the request: the user messages and
@@ -500,9 +520,12 @@ func userItem(text string, has bool, line int) oaItem {
 	return oaItem{kind: 'u', fp: fingerprint("u", text), line: line, chars: len(text)}
 }
 
-func (r *oaReader) chatItems(elems []jsonx.RawMessage, line int) []oaItem {
+// chatItems normalizes chat messages; lines are the file lines of the
+// elements in a document (nil in JSONL, where every element is on line).
+func (r *oaReader) chatItems(elems []jsonx.RawMessage, lines []int, line int) []oaItem {
 	var items []oaItem
 	for i, e := range elems {
+		line := lineAtIndex(lines, i, line)
 		var m chatMessage
 		if err := jsonx.Unmarshal(e, &m); err != nil {
 			r.out.Problemf(line, "message %d is not a chat message (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
@@ -674,7 +697,7 @@ type respItem struct {
 // responseItems normalizes a Responses item list. Consecutive model items
 // (assistant messages, reasoning, calls) are one model response, hence one
 // assistant item; a user message or a call output ends it.
-func (r *oaReader) responseItems(elems []jsonx.RawMessage, line int, rec *oaRecord) []oaItem {
+func (r *oaReader) responseItems(elems []jsonx.RawMessage, lines []int, recLine int, rec *oaRecord) []oaItem {
 	var items []oaItem
 	var cur *oaItem
 	var curFP []string
@@ -685,6 +708,7 @@ func (r *oaReader) responseItems(elems []jsonx.RawMessage, line int, rec *oaReco
 			cur, curFP = nil, nil
 		}
 	}
+	var line int // the line of the current element
 	model := func() *oaItem {
 		if cur == nil {
 			cur = &oaItem{kind: 'a', line: line}
@@ -692,6 +716,7 @@ func (r *oaReader) responseItems(elems []jsonx.RawMessage, line int, rec *oaReco
 		return cur
 	}
 	for i, e := range elems {
+		line = lineAtIndex(lines, i, recLine)
 		var it respItem
 		if err := jsonx.Unmarshal(e, &it); err != nil {
 			r.out.Problemf(line, "item %d is not a Responses item (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
@@ -829,6 +854,7 @@ func (r *oaReader) add(rec oaRecord, line int, first bool) {
 		}
 		s := &Session{Format: rec.format, ID: id, Model: rec.model, Line: line}
 		conv = &oaConv{b: newSessionBuilder(s), respIDs: map[string]bool{}, skipped: map[string]int{}}
+		conv.b.doc = r.pos != nil && line == 0
 		r.convs = append(r.convs, conv)
 	}
 	conv.touched = r.tick

@@ -30,10 +30,19 @@ type sessionBuilder struct {
 	// final holds calls that end the run and never get a result (OpenHands
 	// finish): not reported as missing.
 	final map[callRef]bool
+	// early remembers the line of the first result for an id that no call
+	// had issued yet. Results are joined only to calls made before them, so
+	// a call that comes later with that id is not answered by it; its "has
+	// no result" problem then says where the early result was.
+	early map[string]int
+	// doc is set for a session read from a multi-line JSON document: its
+	// calls carry the lines of their elements while it is built, so that
+	// problems name them, and line 0 once it is finished (zeroLines).
+	doc bool
 }
 
 func newSessionBuilder(s *Session) *sessionBuilder {
-	return &sessionBuilder{s: s, pending: map[string][]callRef{}, answered: map[string]bool{}, final: map[callRef]bool{}}
+	return &sessionBuilder{s: s, pending: map[string][]callRef{}, answered: map[string]bool{}, final: map[callRef]bool{}, early: map[string]int{}}
 }
 
 // turn starts a new turn at a genuine user message.
@@ -100,8 +109,12 @@ func (b *sessionBuilder) callAt(ref callRef, c Call, out *Sink) callRef {
 		b.legacy = append(b.legacy, ref)
 		return ref
 	}
-	if len(b.pending[c.ID]) > 0 {
-		out.Problemf(c.Line, "call id %s is used again while an earlier call with that id has no result yet; results are joined to them in order", c.ID)
+	if q := b.pending[c.ID]; len(q) > 0 {
+		// Issue 2: both calls are kept (each was made); their results are
+		// joined first call first. An id reused after its call got a
+		// result is not a problem: the join is not ambiguous (local
+		// models restart call_0 in every response).
+		out.Problemf(c.Line, "call id %s is used again while an earlier call with that id (line %d) has no result yet; both calls are kept and results are joined to them in order", c.ID, b.at(q[0]).Line)
 	}
 	b.pending[c.ID] = append(b.pending[c.ID], ref)
 	return ref
@@ -112,10 +125,19 @@ func (b *sessionBuilder) callAt(ref callRef, c Call, out *Sink) callRef {
 func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Time, out *Sink) {
 	q := b.pending[id]
 	if len(q) == 0 {
-		if b.answered[id] {
+		// Issue 2: a result with no call is reported, not made into a
+		// call: a call of unknown tool would change the call counts the
+		// guards replay. The problem is the record of it.
+		switch {
+		case id == "":
+			out.Problemf(line, "result has no call id, so it cannot be joined to a call; ignored")
+		case b.answered[id]:
 			out.Problemf(line, "second result for call %s (its call already has a result); ignored", id)
-		} else {
-			out.Problemf(line, "result for call %s has no matching call; ignored", id)
+		default:
+			if _, ok := b.early[id]; !ok {
+				b.early[id] = line
+			}
+			out.Problemf(line, "result for call %s has no matching call before it; ignored", id)
 		}
 		return
 	}
@@ -161,13 +183,19 @@ func (b *sessionBuilder) finish(out *Sink) {
 				if c.HasResult || b.final[callRef{ti, ri, ci}] {
 					continue
 				}
-				if c.ID == "" {
+				switch early, ok := b.early[c.ID]; {
+				case c.ID == "":
 					out.Problemf(c.Line, "call to %s has no result", c.Tool)
-				} else {
+				case ok:
+					out.Problemf(c.Line, "call %s (%s) has no result (a result with its id came before the call, at line %d, and was not joined to it)", c.ID, c.Tool, early)
+				default:
 					out.Problemf(c.Line, "call %s (%s) has no result", c.ID, c.Tool)
 				}
 			}
 		}
+	}
+	if b.doc {
+		zeroLines(b.s)
 	}
 	out.Session(b.s)
 }

@@ -42,7 +42,7 @@ func init() {
 		Priority:  30,
 		Sniff:     sniffOpenHands,
 		ParseDoc: func(doc []byte, h *Head, out *Sink) {
-			parseOpenHandsRecord(bytes.TrimSpace(doc), h, docLineOf(doc, h), fileStem(h.Name), out)
+			parseOpenHandsRecord(bytes.TrimSpace(doc), h, docLineOf(doc, h), fileStem(h.Name), newDocPos(doc, h.Line), out)
 		},
 		ParseLines: func(lr *LineReader, h *Head, out *Sink) {
 			for {
@@ -55,7 +55,7 @@ func init() {
 					out.BadLine(lr, n, jsonx.Unmarshal(line, &v))
 					continue
 				}
-				parseOpenHandsRecord(line, h, n, fileStem(h.Name)+"#L"+strconv.Itoa(n), out)
+				parseOpenHandsRecord(line, h, n, fileStem(h.Name)+"#L"+strconv.Itoa(n), nil, out)
 			}
 		},
 	})
@@ -107,18 +107,27 @@ type ohEvent struct {
 // ohNotCalls are agent actions that are not tool calls.
 var ohNotCalls = map[string]bool{"message": true, "system": true, "recall": true, "change_agent_state": true, "condensation": true, "null": true, "": true}
 
-func parseOpenHandsRecord(data []byte, h *Head, line int, defaultID string, out *Sink) {
+// parseOpenHandsRecord reads one trajectory: a JSONL line (pos nil), or a
+// whole-file document, where pos gives each event's file line for problems
+// (the session keeps line 0, docpos.go).
+func parseOpenHandsRecord(data []byte, h *Head, line int, defaultID string, pos *docPos, out *Sink) {
 	var events []jsonx.RawMessage
 	id := defaultID
+	at := line // the line of problems of the record as a whole
+	if at == 0 {
+		at = pos.lineOf(data)
+	}
+	var lines []int // file lines of the events, in a document
 	if len(data) > 0 && data[0] == '{' {
 		var rec struct {
 			InstanceID jsonx.RawMessage   `json:"instance_id"`
 			History    []jsonx.RawMessage `json:"history"`
 		}
 		if err := jsonx.Unmarshal(data, &rec); err != nil {
-			out.Problemf(line, "record is not an OpenHands output record (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
+			out.Problemf(at, "record is not an OpenHands output record (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
 			return
 		}
+		lines = pos.elemLines(member(data, "history"))
 		var s string
 		if jsonx.Unmarshal(rec.InstanceID, &s) == nil && s != "" {
 			id = s
@@ -127,16 +136,24 @@ func parseOpenHandsRecord(data []byte, h *Head, line int, defaultID string, out 
 		}
 		events = rec.History
 	} else if err := jsonx.Unmarshal(data, &events); err != nil {
-		out.Problemf(line, "not a JSON array of events (%s)", strings.TrimPrefix(err.Error(), "json: "))
+		out.Problemf(at, "not a JSON array of events (%s)", strings.TrimPrefix(err.Error(), "json: "))
 		return
+	} else {
+		lines = pos.elemLines(data)
 	}
 	b := newSessionBuilder(&Session{Format: formatOpenHands, ID: id, Line: line})
+	b.doc = pos != nil && line == 0
+	recLine := line
+	if b.doc {
+		recLine = at
+	}
 	requests := map[string]callRef{}        // model_response.id -> request
 	argsOf := map[string]jsonx.RawMessage{} // tool_call_id -> arguments as the model wrote them
 	callOf := map[int64]string{}            // action event id -> call id
 	seen := map[int64]bool{}                // event ids read so far
 	compacted := false
 	for i, raw := range events {
+		line := lineAtIndex(lines, i, recLine)
 		var e ohEvent
 		if err := jsonx.Unmarshal(raw, &e); err != nil {
 			out.Problemf(line, "event %d is not an OpenHands event (%s); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))

@@ -21,6 +21,15 @@ type LineReader struct {
 	truncated bool
 	badUTF8   bool
 	pending   []pendingLine
+
+	// onBadUTF8, when set, is told the number of each line returned that
+	// held invalid UTF-8, once the caller is done with that line: at the
+	// next call to Next (or flushBadUTF8). Deferring the report lets
+	// Sink.BadLine fold it into its own problem when the line turns out not
+	// to be JSON at all (one bad spot, one problem). badPending is the line
+	// waiting to be reported, 0 for none.
+	onBadUTF8  func(n int)
+	badPending int
 }
 
 type pendingLine struct {
@@ -39,10 +48,16 @@ func NewLineReader(r io.Reader) *LineReader {
 // line number. The returned slice is valid until the next call. Invalid
 // UTF-8 is replaced by U+FFFD; BadUTF8 reports that it happened.
 func (lr *LineReader) Next() (line []byte, n int, ok bool) {
+	if lr.badPending > 0 {
+		lr.flushBadUTF8()
+	}
 	if len(lr.pending) > 0 {
 		p := lr.pending[0]
 		lr.pending = lr.pending[1:]
 		lr.truncated, lr.badUTF8 = p.truncated, p.badUTF8
+		if p.badUTF8 && lr.onBadUTF8 != nil {
+			lr.badPending = p.n
+		}
 		return p.line, p.n, true
 	}
 	for lr.err == nil {
@@ -73,9 +88,14 @@ func (lr *LineReader) Next() (line []byte, n int, ok bool) {
 		if len(bytes.TrimSpace(chunk)) == 0 {
 			continue
 		}
+		// utf8.Valid runs at several GB/s (ASCII is checked 8 bytes at a
+		// time): the check costs little next to decoding the line.
 		lr.badUTF8 = !utf8.Valid(chunk)
 		if lr.badUTF8 {
 			chunk = bytes.ToValidUTF8(chunk, []byte("\uFFFD"))
+			if lr.onBadUTF8 != nil {
+				lr.badPending = lr.n
+			}
 		}
 		return chunk, lr.n, true
 	}
@@ -86,6 +106,34 @@ func (lr *LineReader) Next() (line []byte, n int, ok bool) {
 // it again (detection reads the first line, then hands the reader on).
 func (lr *LineReader) Unread(line []byte, n int) {
 	lr.pending = append([]pendingLine{{append([]byte(nil), line...), n, lr.truncated, lr.badUTF8}}, lr.pending...)
+}
+
+// reportBadUTF8 makes the reader report each line it returns from now on
+// that held invalid UTF-8 as a problem of out (see onBadUTF8).
+func (lr *LineReader) reportBadUTF8(out *Sink) {
+	lr.onBadUTF8 = func(n int) { out.Problemf(n, "%s", badUTF8Message) }
+}
+
+// badUTF8Message is the problem of a line (or document line) that held
+// invalid UTF-8. The record is still read.
+const badUTF8Message = "line holds invalid UTF-8; the bad bytes are replaced with U+FFFD and the record is read"
+
+// flushBadUTF8 reports the line waiting to be reported, if any.
+func (lr *LineReader) flushBadUTF8() {
+	if n := lr.badPending; n > 0 {
+		lr.badPending = 0
+		lr.onBadUTF8(n)
+	}
+}
+
+// takeBadUTF8 withdraws the pending report of line n and says whether
+// there was one: the caller reports that line in a problem of its own.
+func (lr *LineReader) takeBadUTF8(n int) bool {
+	if lr != nil && lr.badPending == n && n > 0 {
+		lr.badPending = 0
+		return true
+	}
+	return false
 }
 
 // Truncated reports whether the last line returned had no line ending:

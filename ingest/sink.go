@@ -31,8 +31,8 @@ func (s *Sink) Session(x *Session) {
 	}
 }
 
-// Problemf reports a problem at a line (0 when the problem concerns the
-// whole file).
+// Problemf reports a problem at a line (0 only when the problem has no line
+// to name, see Problem).
 func (s *Sink) Problemf(line int, format string, a ...any) {
 	s.problems++
 	if s.OnProblem != nil {
@@ -45,6 +45,11 @@ func (s *Sink) Problemf(line int, format string, a ...any) {
 // corrupt line in the middle.
 func (s *Sink) BadLine(lr *LineReader, line int, err error) {
 	msg := strings.TrimPrefix(err.Error(), "json: ")
+	// Invalid UTF-8 on a line that is not JSON anyway is said here, not
+	// as a second problem of the same line.
+	if lr.takeBadUTF8(line) {
+		msg += " (the line also holds invalid UTF-8)"
+	}
 	// Issue 8: a line cut short by a read error (gzip data that ends
 	// early) is the spot Read reports as "could not be read to the end
 	// after line N"; reporting it here too made one bad spot two problems.

@@ -108,7 +108,8 @@ type Call struct {
 	IsError bool
 	// Time of the call (or of its result), if known.
 	Time time.Time
-	// Line is the JSONL line of the call (0 for whole-file JSON formats).
+	// Line is the JSONL line of the call (0 for a multi-line JSON
+	// document, whose problems name the element lines instead).
 	Line int
 	// ResultLine is the JSONL line of the result (0 if unknown).
 	ResultLine int
@@ -154,6 +155,12 @@ func (c *Call) SetArgsValue(v jsonx.Value) {
 
 // Problem is something wrong in the input: a line that is not JSON, a
 // result with no call, a file of no known format. The run goes on.
+//
+// Line is 1-based: the JSONL line of the record at fault, or, in a
+// whole-file JSON document, the line where the element at fault starts
+// (docpos.go). It is 0 only for problems that have no line to name: a file
+// that cannot be opened or read, an empty file, a format that cannot read
+// the file at all.
 type Problem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line"`
