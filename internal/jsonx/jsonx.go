@@ -13,12 +13,13 @@ import (
 
 	"errors"
 	"fmt"
-	gojson "github.com/goccy/go-json"
 	"math/bits"
 	"sort"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // RawMessage is a raw encoded JSON value kept for later decoding.
@@ -376,7 +377,7 @@ func (p *parser) str() (string, error) {
 		if utf8.Valid(raw) {
 			return string(raw), nil
 		}
-		return string(bytes.ToValidUTF8(raw, []byte("\uFFFD"))), nil
+		return string(replaceInvalidUTF8(raw)), nil
 	}
 	out, err := unescape(raw)
 	if err != nil {
@@ -510,9 +511,27 @@ func unescape(raw []byte) (string, error) {
 		i += 2
 	}
 	if !utf8.Valid(buf) {
-		buf = bytes.ToValidUTF8(buf, []byte("\uFFFD"))
+		buf = replaceInvalidUTF8(buf)
 	}
 	return string(buf), nil
+}
+
+// replaceInvalidUTF8 writes each invalid byte as U+FFFD, as encoding/json
+// does. (bytes.ToValidUTF8 writes one U+FFFD per run of invalid bytes, which
+// made object keys that differ only in their invalid bytes collide: found
+// by FuzzJSON, kept as ingest/testdata/fuzz/FuzzJSON/01f290aed3a86001.)
+func replaceInvalidUTF8(b []byte) []byte {
+	out := make([]byte, 0, len(b)+8)
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, "\uFFFD"...)
+		} else {
+			out = append(out, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return out
 }
 
 func hex4(b []byte, i int) (rune, bool) {
