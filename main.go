@@ -115,14 +115,67 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			formatsCommand(),
 		},
 		HideHelpCommand: true,
+		Action:          showHelp,
 		// --vary values hold commas (KEY=2,3,5); lists of presets are
 		// split by the commands themselves.
 		DisableSliceFlagSeparator: true,
 	}
 	for _, c := range app.Commands {
-		c.OnUsageError = app.OnUsageError
+		setupCommand(c, app.OnUsageError)
 	}
 	return app
+}
+
+// setupCommand applies the app's settings that urfave/cli v2 does not pass
+// down to commands. App.HideHelpCommand only hides the app's own help
+// command: every command still gets a "help" subcommand, alias "h", added
+// when it runs (Command.setup), so `loopgate replay h` printed help instead
+// of reading the path h. With HideHelpCommand on each command, every
+// argument of a command is a path; help stays available as --help/-h.
+func setupCommand(c *cli.Command, onUsageError cli.OnUsageErrorFunc) {
+	c.OnUsageError = onUsageError
+	c.HideHelpCommand = true
+	for _, sub := range c.Subcommands {
+		setupCommand(sub, onUsageError)
+	}
+}
+
+// noArgs refuses positional arguments for a command that takes none,
+// rather than ignoring them.
+func noArgs(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError("'%s' takes no arguments, but got %q (see '%s --help')",
+			c.Command.HelpName, strings.Join(c.Args().Slice(), " "), c.Command.HelpName)
+	}
+	return nil
+}
+
+// showHelp is the action of the app and of a command that only holds
+// subcommands: help when given nothing, and an unknown command is a usage
+// error (exit 2), not urfave/cli's "No help topic" with exit code 3. At the
+// top level, where no path can be, "help [COMMAND]" still shows help.
+func showHelp(c *cli.Context) error {
+	args := c.Args().Slice()
+	if c.Command.HelpName == c.App.HelpName || c.Command.Name == "" { // the app itself
+		switch {
+		case len(args) == 0:
+			return cli.ShowAppHelp(c)
+		case args[0] == "help" || args[0] == "h":
+			if len(args) > 1 && c.App.Command(args[1]) != nil {
+				return cli.ShowCommandHelp(c, args[1])
+			}
+			return cli.ShowAppHelp(c)
+		}
+		return usageError("unknown command %q (see 'loopgate --help')", args[0])
+	}
+	if len(args) == 0 {
+		return cli.ShowSubcommandHelp(c)
+	}
+	var names []string
+	for _, sub := range c.Command.Subcommands {
+		names = append(names, sub.Name)
+	}
+	return usageError("unknown command '%s %s' (known: %s)", c.Command.HelpName, args[0], strings.Join(names, ", "))
 }
 
 // permuteArgs moves flags given after the paths in front of them, so that
@@ -245,10 +298,18 @@ func reportOptions(c *cli.Context, out *os.File) (report.Options, error) {
 	return report.Options{Color: report.ColorEnabled(mode, out), Redact: !c.Bool("no-redact"), Width: terminalWidth(out)}, nil
 }
 
+// outputFile is the file the reports go to (standard output when run from
+// main), or nil when they go to another writer (tests): color, width and
+// the default format follow that writer, not whatever os.Stdout is.
+func outputFile(c *cli.Context) *os.File {
+	f, _ := c.App.Writer.(*os.File)
+	return f
+}
+
 // terminalWidth is the width of the terminal behind f, or $COLUMNS, or 0
 // (the renderers' default) when neither is known.
 func terminalWidth(f *os.File) int {
-	if isatty.IsTerminal(f.Fd()) {
+	if f != nil && isatty.IsTerminal(f.Fd()) {
 		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
 			return int(ws.Col)
 		}
@@ -276,37 +337,63 @@ func checkInputFormat(c *cli.Context) error {
 }
 
 // progress prints files done and throughput on standard error, on one
-// line rewritten in place, when standard error is a terminal (or forced).
+// line rewritten in place. It is shown only when standard error is a
+// terminal (or --progress always), and only once a run has lasted
+// progressDelay: a short run prints nothing at all, not even a line erased
+// at once. The line is erased when the run ends.
 type progress struct {
 	enabled bool
+	shown   bool // a line is on the screen
 	start   time.Time
 	last    time.Time
+	now     func() time.Time
 	w       io.Writer
 }
 
+const (
+	progressDelay    = time.Second            // nothing before a run lasts this long
+	progressInterval = 200 * time.Millisecond // at most one line per interval
+)
+
 func newProgress(c *cli.Context) *progress {
-	mode := c.String("progress")
-	on := mode == "always" || (mode == "auto" && isatty.IsTerminal(os.Stderr.Fd()))
-	return &progress{enabled: on, start: time.Now(), w: os.Stderr}
+	return newProgressTo(c.String("progress"), c.App.ErrWriter, time.Now)
+}
+
+// newProgressTo is newProgress for a mode, a writer and a clock.
+func newProgressTo(mode string, w io.Writer, now func() time.Time) *progress {
+	on := mode == "always" || (mode == "auto" && isTerminal(w))
+	return &progress{enabled: on, start: now(), now: now, w: w}
+}
+
+// isTerminal reports whether w is a terminal: an *os.File on a TTY. Any
+// other writer (a pipe, a file, a buffer) is not.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && f != nil && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
 func (p *progress) update(done, total int, bytes int64) {
 	if !p.enabled {
 		return
 	}
-	now := time.Now()
-	if done < total && now.Sub(p.last) < 200*time.Millisecond {
+	if done >= total {
+		if p.shown {
+			fmt.Fprint(p.w, "\r\033[K")
+			p.shown = false
+		}
 		return
 	}
-	if done < total && now.Sub(p.start) < time.Second {
-		return // short runs show no progress at all
+	now := p.now()
+	if now.Sub(p.start) < progressDelay || (p.shown && now.Sub(p.last) < progressInterval) {
+		return
 	}
-	p.last = now
+	p.last, p.shown = now, true
+	if bytes <= 0 { // compare and sweep count files only
+		fmt.Fprintf(p.w, "\r%d/%d files ", done, total)
+		return
+	}
 	secs := now.Sub(p.start).Seconds()
 	fmt.Fprintf(p.w, "\r%d/%d files, %.1f MB, %.0f MB/s ", done, total, float64(bytes)/1e6, float64(bytes)/1e6/secs)
-	if done == total {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
 }
 
 func replayCommand() *cli.Command {
@@ -331,7 +418,7 @@ func replayCommand() *cli.Command {
 			format := c.String("format")
 			if format == "" {
 				format = "json"
-				if isatty.IsTerminal(os.Stdout.Fd()) {
+				if isTerminal(c.App.Writer) {
 					format = "table"
 				}
 			}
@@ -346,7 +433,7 @@ func replayCommand() *cli.Command {
 			if err != nil {
 				return usageError("%v", err)
 			}
-			opt, err := reportOptions(c, os.Stdout)
+			opt, err := reportOptions(c, outputFile(c))
 			if err != nil {
 				return err
 			}
@@ -363,12 +450,20 @@ func replayCommand() *cli.Command {
 			var jl *report.JSONL
 			if format == "jsonl" {
 				jl = report.NewJSONL(out, opt)
-				ropt.OnSession = func(s *analyze.SessionResult) { _ = jl.Session(s) }
 				ropt.DropSessions = true
+			}
+			var usage analyze.TokensInfo
+			ropt.OnSession = func(s *analyze.SessionResult) {
+				usage.NoteUsage(s)
+				if jl != nil {
+					_ = jl.Session(s)
+				}
 			}
 			rep := analyze.Replay(files, ropt)
 			rep.Problems = append(early, rep.Problems...)
 			rep.Summary.Problems += len(early)
+			rep.Tokens.SessionsUsageUnused = usage.SessionsUsageUnused
+			warnApproximated(c, counter)
 			if jl != nil {
 				err = jl.Finish(rep)
 			} else {
@@ -379,6 +474,15 @@ func replayCommand() *cli.Command {
 			}
 			return verdict(c, rep, failOn)
 		},
+	}
+}
+
+// warnApproximated says on standard error when the tokenizer could not
+// count some texts and counted them as bytes/4 instead (internal/tokens):
+// the report's tokenizer label would otherwise claim more than was done.
+func warnApproximated(c *cli.Context, counter tokens.Counter) {
+	if n := tokens.Approximated(counter); n > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "loopgate: warning: %s could not tokenize %d text(s); they were counted as bytes/4\n", counter.Name(), n)
 	}
 }
 
@@ -409,7 +513,7 @@ func tuningFormat(c *cli.Context) (string, error) {
 	format := c.String("format")
 	if format == "" {
 		format = "json"
-		if isatty.IsTerminal(os.Stdout.Fd()) {
+		if isTerminal(c.App.Writer) {
 			format = "table"
 		}
 	}
@@ -488,22 +592,24 @@ func compareCommand() *cli.Command {
 				}
 				configs = append(configs, r)
 			}
+			if len(configs) == 0 {
+				return usageError("nothing to compare: --preset and --rules name no rules")
+			}
 			corpus, err := loadCorpus(c)
 			if err != nil {
 				return err
 			}
 			var rows []analyze.CompareRow
-			var total analyze.Summary
 			for _, r := range configs {
 				rep := corpus.Run(r, counter, c.Int("jobs"))
 				rows = append(rows, analyze.CompareRow{Name: r.Name, Source: r.Source, Summary: rep.Summary})
-				total = rep.Summary
 			}
-			opt, err := reportOptions(c, os.Stdout)
+			warnApproximated(c, counter)
+			opt, err := reportOptions(c, outputFile(c))
 			if err != nil {
 				return err
 			}
-			if err := report.Compare(format, c.App.Writer, rows, total, opt); err != nil {
+			if err := report.Compare(format, c.App.Writer, rows, corpus.Facts(), opt); err != nil {
 				return cli.Exit(err.Error(), exitUsage)
 			}
 			return nil
@@ -555,15 +661,12 @@ func sweepCommand() *cli.Command {
 			if err != nil {
 				return usageError("%v", err)
 			}
-			opt, err := reportOptions(c, os.Stdout)
+			warnApproximated(c, counter)
+			opt, err := reportOptions(c, outputFile(c))
 			if err != nil {
 				return err
 			}
-			var total analyze.Summary
-			if len(rows) > 0 {
-				total = rows[0].Summary
-			}
-			if err := report.Sweep(format, c.App.Writer, base.Name+" ("+base.Source+")", rows, total, opt); err != nil {
+			if err := report.Sweep(format, c.App.Writer, base.Name+" ("+base.Source+")", rows, corpus.Facts(), opt); err != nil {
 				return cli.Exit(err.Error(), exitUsage)
 			}
 			return nil
@@ -593,7 +696,7 @@ func inspectCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			opt, err := reportOptions(c, os.Stdout)
+			opt, err := reportOptions(c, outputFile(c))
 			if err != nil {
 				return err
 			}
@@ -631,8 +734,9 @@ func inspectCommand() *cli.Command {
 
 func rulesCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "rules",
-		Usage: "print a preset or the effective rules; validate a rules file",
+		Name:   "rules",
+		Usage:  "print a preset or the effective rules; validate a rules file",
+		Action: showHelp,
 		Subcommands: []*cli.Command{
 			{
 				Name:  "print",
@@ -641,6 +745,9 @@ func rulesCommand() *cli.Command {
 					&cli.BoolFlag{Name: "list", Usage: "list the preset names"},
 					&cli.BoolFlag{Name: "source", Usage: "with --preset: print the preset file as written, with the comments that cite its design and readings"}},
 				Action: func(c *cli.Context) error {
+					if err := noArgs(c); err != nil {
+						return err
+					}
 					if c.Bool("list") {
 						for _, n := range rules.PresetNames() {
 							fmt.Fprintln(c.App.Writer, n)
@@ -703,6 +810,9 @@ func formatsCommand() *cli.Command {
 		Name:  "formats",
 		Usage: "list input formats and how each is detected",
 		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
 			w := c.App.Writer
 			for _, f := range ingest.Formats() {
 				fmt.Fprintf(w, "%s\n  reads:    %s\n  detected: %s\n", f.ID, f.Reads, f.Detection)

@@ -5,10 +5,15 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/fatih/color"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -49,6 +54,8 @@ func TestReplayGolden(t *testing.T) {
 	// a write harmful (TestReplayHandComputed has the arithmetic).
 	// hermes-breaker: the retry that worked (fixtures/replay/
 	// retry-succeeded.json) blocked on its 3rd try, which passed: harmful.
+	// usage-log.jsonl: one session counted from its recorded usage, one
+	// whose usage is too little to use (TestRecordedUsage has the numbers).
 	for _, preset := range []string{"nanobot", "hermes-breaker"} {
 		for _, format := range []string{"table", "json", "jsonl", "markdown"} {
 			t.Run(preset+"/"+format, func(t *testing.T) {
@@ -346,5 +353,398 @@ func TestSamplesAgainstOrigin(t *testing.T) {
 		if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Message, "interrupted turn") {
 			t.Errorf("%s: problems %v, want only F6's interrupted turn", preset, rep.Problems)
 		}
+	}
+}
+
+// TestFailOn: each --fail-on level trips (exit 1) on a fixture where it
+// should and not where it should not. Under the hermes preset (warnings,
+// hard stop off) changed-file.json is steered twice and blocked never; under
+// nanobot it has one harmful block (TestReplayHandComputed).
+func TestFailOn(t *testing.T) {
+	fixture := func(name string) string { return filepath.Join("fixtures", "replay", name+".json") }
+	cases := []struct {
+		failOn, preset, file string
+		want                 int
+	}{
+		{"steer", "hermes", "changed-file", exitFindings}, // steered only
+		{"steer", "nanobot", "read-loop", exitFindings},   // blocks are "steered or worse"
+		{"steer", "hermes", "healthy", exitOK},
+		{"steer", "attractor", "read-loop", exitOK}, // a 5-call repeat is no cycle in a window of 10
+		{"block", "nanobot", "read-loop", exitFindings},
+		{"block", "hermes", "changed-file", exitOK}, // steers do not trip block
+		{"block", "nanobot", "healthy", exitOK},
+		{"harmful", "nanobot", "changed-file", exitFindings},
+		{"harmful", "hermes-breaker", "retry-succeeded", exitFindings},
+		{"harmful", "nanobot", "read-loop", exitOK}, // blocked, all right
+		{"harmful", "hermes", "changed-file", exitOK},
+		{"never", "nanobot", "changed-file", exitOK},
+	}
+	for _, tc := range cases {
+		t.Run(tc.failOn+"/"+tc.preset+"/"+tc.file, func(t *testing.T) {
+			_, stderr, code := loopgate(t, "replay", "--preset", tc.preset, "--fail-on", tc.failOn, "--format", "json", fixture(tc.file))
+			if code != tc.want {
+				t.Errorf("exit %d, want %d (stderr: %s)", code, tc.want, stderr)
+			}
+			if code == exitFindings && !strings.Contains(stderr, "--fail-on "+tc.failOn+" tripped") {
+				t.Errorf("stderr does not say what tripped: %q", stderr)
+			}
+		})
+	}
+}
+
+// TestRecordedUsage: fixtures/replay/usage-log.jsonl is an OpenAI chat log
+// with usage. Session deploy-calibrated reads a 600-byte log four times;
+// each prompt is the one before plus its completion (20) plus 200 tokens,
+// so its usage calibrates it to 2,400 bytes / 800 tokens = 3 bytes per
+// token. nanobot blocks reads 3 and 4: the result counts 600/3 = 200
+// tokens, the 150-byte block message 50, so each block saves 150 (chars4
+// would say 150-38 = 112): 300 direct; read 3's result would have been
+// re-sent with requests 4 and 5, read 4's with request 5: 450 with context.
+// Session door-sparse records usage too, but its one prompt delta (2
+// tokens, 6 bytes) is too little to calibrate from: the tokenizer counts it,
+// and the reports say so.
+func TestRecordedUsage(t *testing.T) {
+	file := filepath.Join("fixtures", "replay", "usage-log.jsonl")
+	out, stderr, code := loopgate(t, "replay", "--preset", "nanobot", "--tokenizer", "chars4", "--format", "json", file)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Tokens struct {
+			Tokenizer           string `json:"tokenizer"`
+			SessionsWithUsage   int    `json:"sessions_with_usage"`
+			SessionsCalibrated  int    `json:"sessions_calibrated"`
+			SessionsUsageUnused int    `json:"sessions_usage_unused"`
+		} `json:"tokens"`
+		Sessions []struct {
+			ID                 string  `json:"id"`
+			HasUsage           bool    `json:"has_usage"`
+			TokensFrom         string  `json:"tokens_from"`
+			BytesPerToken      float64 `json:"bytes_per_token"`
+			UsageUnused        *string `json:"usage_unused"`
+			TokensSaved        int64   `json:"tokens_saved"`
+			ContextTokensSaved int64   `json:"context_tokens_saved"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if tk := rep.Tokens; tk.Tokenizer != "chars4" || tk.SessionsWithUsage != 2 || tk.SessionsCalibrated != 1 || tk.SessionsUsageUnused != 1 {
+		t.Errorf("tokens = %+v; want chars4, 2 with usage, 1 calibrated, 1 usage unused", tk)
+	}
+	if len(rep.Sessions) != 2 {
+		t.Fatalf("%d sessions, want 2", len(rep.Sessions))
+	}
+	cal, sparse := rep.Sessions[0], rep.Sessions[1]
+	if cal.ID != "deploy-calibrated" || !cal.HasUsage || cal.TokensFrom != "usage" || cal.BytesPerToken != 3 || cal.UsageUnused != nil {
+		t.Errorf("calibrated session: %+v; want tokens_from usage at 3 bytes per token, no usage_unused", cal)
+	}
+	if cal.TokensSaved != 300 || cal.ContextTokensSaved != 450 {
+		t.Errorf("calibrated session saves %d / %d, want 300 / 450 (counted at 3 bytes per token)", cal.TokensSaved, cal.ContextTokensSaved)
+	}
+	if sparse.ID != "door-sparse" || !sparse.HasUsage || sparse.TokensFrom != "chars4" || sparse.BytesPerToken != 0 ||
+		sparse.UsageUnused == nil || !strings.Contains(*sparse.UsageUnused, "too little evidence") {
+		t.Errorf("sparse session: %+v; want tokens_from chars4 and a usage_unused reason", sparse)
+	}
+	// jsonl: each session line and the summary line say the same.
+	out, _, _ = loopgate(t, "replay", "--preset", "nanobot", "--tokenizer", "chars4", "--format", "jsonl", file)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"tokens_from":"usage"`) || !strings.Contains(lines[1], `"usage_unused":"too little evidence`) ||
+		!strings.Contains(lines[2], `"sessions_usage_unused":1`) {
+		t.Errorf("jsonl does not say where tokens came from:\n%s", out)
+	}
+	// The people's formats say it in words.
+	for format, want := range map[string][]string{
+		"table":    {"1 session counted with a bytes-per-token ratio calibrated from it", "usage of 1 session not used (too little or implausible evidence"},
+		"markdown": {"1 of 2 sessions with recorded usage counted with a ratio calibrated from it", "usage not used for 1 session"},
+	} {
+		out, _, _ := loopgate(t, "replay", "--preset", "nanobot", "--tokenizer", "chars4", "--format", format, file)
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s report lacks %q:\n%s", format, w, out)
+			}
+		}
+	}
+}
+
+// TestProgress: the progress line is for a terminal, and only for a run
+// long enough to need it.
+func TestProgress(t *testing.T) {
+	// Standard error that is not a terminal (a buffer, a file) gets nothing
+	// under auto, however long the run.
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, w := range []io.Writer{&bytes.Buffer{}, f} {
+		clock := time.Unix(0, 0)
+		p := newProgressTo("auto", w, func() time.Time { return clock })
+		for i := 1; i <= 10; i++ {
+			clock = clock.Add(time.Second)
+			p.update(i, 10, int64(i)<<20)
+		}
+		if p.enabled {
+			t.Errorf("progress enabled on a %T", w)
+		}
+	}
+	if st, _ := f.Stat(); st.Size() != 0 {
+		t.Errorf("progress wrote %d bytes to a file", st.Size())
+	}
+	// Forced on: a short run (under a second) prints nothing at all, not
+	// even a line erased at once.
+	var buf bytes.Buffer
+	clock := time.Unix(0, 0)
+	p := newProgressTo("always", &buf, func() time.Time { return clock })
+	for i := 1; i <= 3; i++ {
+		clock = clock.Add(100 * time.Millisecond)
+		p.update(i, 3, 1<<20)
+	}
+	if buf.Len() != 0 {
+		t.Errorf("a 0.3 s run printed progress: %q", buf.String())
+	}
+	// A long run: a line after the first second, at most one per 200 ms,
+	// and the line erased at the end.
+	buf.Reset()
+	clock = time.Unix(0, 0)
+	p = newProgressTo("always", &buf, func() time.Time { return clock })
+	for i := 1; i <= 30; i++ {
+		clock = clock.Add(100 * time.Millisecond)
+		p.update(i, 30, int64(i)*1e6)
+	}
+	got := buf.String()
+	if strings.Count(got, "\r") < 5 || strings.Count(got, "files") > 11 || !strings.HasSuffix(got, "\r\x1b[K") ||
+		!strings.HasPrefix(got, "\r10/30 files") {
+		t.Errorf("long run progress = %q", got)
+	}
+	// The CLI: standard error is a buffer here, not a terminal.
+	_, stderr, code := loopgate(t, "replay", "--progress", "auto", "--format", "json", "fixtures/replay")
+	if code != 0 || stderr != "" {
+		t.Errorf("replay with stderr not a terminal: exit %d, stderr %q; want nothing on stderr", code, stderr)
+	}
+	_, stderr, _ = loopgate(t, "compare", "--preset", "nanobot", "--progress", "always", "--format", "json", "fixtures/replay")
+	if stderr != "" {
+		t.Errorf("a short compare printed progress: %q", stderr)
+	}
+}
+
+// TestColor: color comes from fatih/color, only on a terminal or when
+// forced, never with --color never or NO_COLOR under auto.
+func TestColor(t *testing.T) {
+	file := filepath.Join("fixtures", "replay", "changed-file.json")
+	colored := func(attrs ...color.Attribute) func(string) string {
+		c := color.New(attrs...)
+		c.EnableColor()
+		return func(s string) string { return c.Sprint(s) }
+	}
+	out, _, code := loopgate(t, "replay", "--preset", "nanobot", "--format", "table", "--color", "always", file)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{
+		colored(color.Bold)("Summary"),
+		colored(color.FgRed)("B"),
+		colored(color.FgHiMagenta)("!"),
+		colored(color.FgHiBlack)("r"),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--color always table lacks %q", want)
+		}
+	}
+	// Standard output is not a terminal here: auto means no color, with or
+	// without NO_COLOR (loopgate() sets it; unset it too).
+	for _, noColor := range []string{"1", ""} {
+		var o, e bytes.Buffer
+		t.Setenv("NO_COLOR", noColor)
+		run([]string{"loopgate", "replay", "--preset", "nanobot", "--format", "table", file}, &o, &e)
+		if strings.Contains(o.String(), "\x1b[") {
+			t.Errorf("auto color with NO_COLOR=%q on a non-terminal wrote ANSI codes", noColor)
+		}
+	}
+	out, _, _ = loopgate(t, "replay", "--preset", "nanobot", "--format", "table", "--color", "never", file)
+	if strings.Contains(out, "\x1b[") {
+		t.Error("--color never wrote ANSI codes")
+	}
+}
+
+// TestDefaultFormat: when standard output is not a terminal (a pipe, a
+// file, a buffer here), replay writes JSON unless --format says otherwise.
+func TestDefaultFormat(t *testing.T) {
+	out, _, code := loopgate(t, "replay", filepath.Join("fixtures", "replay", "healthy.json"))
+	if code != 0 || !json.Valid([]byte(out)) {
+		t.Errorf("replay to a non-terminal: exit %d, not JSON:\n%.200s", code, out)
+	}
+}
+
+// TestCompareCorpus: compare's JSON "corpus" holds the facts that no rules
+// change, the same whatever the last configuration compared was.
+func TestCompareCorpus(t *testing.T) {
+	var want map[string]any
+	for _, presets := range []string{"nanobot,hermes-breaker", "hermes-breaker,nanobot", "attractor"} {
+		out, stderr, code := loopgate(t, "compare", "--preset", presets, "--tokenizer", "chars4", "--format", "json", "fixtures/replay")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var doc struct {
+			Corpus map[string]any `json:"corpus"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for k := range doc.Corpus {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if got := strings.Join(keys, ","); got != "calls,files,problems,redundant,requests,sessions,turns" {
+			t.Errorf("%s: corpus keys %s; want only the facts no rules change", presets, got)
+		}
+		if want == nil {
+			want = doc.Corpus
+		} else if fmt.Sprint(doc.Corpus) != fmt.Sprint(want) {
+			t.Errorf("%s: corpus %v, want %v", presets, doc.Corpus, want)
+		}
+	}
+	// The same facts as a replay's summary.
+	rep := replaySummary(t, "--preset", "nanobot", "fixtures/replay")
+	if want["calls"] != float64(rep.Calls) || want["redundant"] != float64(rep.Redundant) {
+		t.Errorf("compare corpus %v disagrees with replay (calls %d, redundant %d)", want, rep.Calls, rep.Redundant)
+	}
+	// sweep's corpus is the same object.
+	out, _, code := loopgate(t, "sweep", "--preset", "nanobot", "--vary", "tools.class:read.block_at=2,3", "--tokenizer", "chars4", "--format", "json", "fixtures/replay")
+	var sw struct {
+		Corpus map[string]any `json:"corpus"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &sw) != nil || fmt.Sprint(sw.Corpus) != fmt.Sprint(want) {
+		t.Errorf("sweep corpus %v (exit %d), want %v", sw.Corpus, code, want)
+	}
+}
+
+// TestCompareSources: a rules file named like a preset is told apart from
+// the preset in the table and markdown; without a collision, names alone.
+func TestCompareSources(t *testing.T) {
+	yaml, _, code := loopgate(t, "rules", "print", "--preset", "nanobot")
+	if code != 0 {
+		t.Fatal("rules print failed")
+	}
+	file := filepath.Join(t.TempDir(), "nanobot.yaml")
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"table", "markdown"} {
+		out, stderr, code := loopgate(t, "compare", "--preset", "nanobot", "--rules", file, "--format", format, "fixtures/replay")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		for _, want := range []string{"nanobot (preset)", "nanobot (" + file + ")"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s compare lacks %q:\n%s", format, want, out)
+			}
+		}
+		out, _, _ = loopgate(t, "compare", "--preset", "nanobot,attractor", "--format", format, "fixtures/replay")
+		if strings.Contains(out, "(preset)") {
+			t.Errorf("%s compare shows sources without a name collision:\n%s", format, out)
+		}
+	}
+}
+
+// TestPathNamedLikeHelp: urfave/cli gives every command a "help" command,
+// alias "h"; a path named h or help must be read, not taken for it.
+func TestPathNamedLikeHelp(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("fixtures", "replay", "read-loop.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"h", "help"} {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "loop.json"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	for _, args := range [][]string{
+		{"replay", "--format", "json", "h"},
+		{"replay", "h", "--format", "json"},
+		{"replay", "--format", "json", "help"},
+		{"compare", "--preset", "nanobot", "--format", "json", "h"},
+		{"sweep", "--preset", "nanobot", "--vary", "tools.class:read.block_at=2,3", "--format", "json", "h"},
+		{"inspect", "--format", "json", "h"},
+	} {
+		out, stderr, code := loopgate(t, args...)
+		read := strings.Contains(out, "loop.json") || strings.Contains(out, `"files": 1,`)
+		if code != 0 || !read || strings.Contains(out, "USAGE") {
+			t.Errorf("%v: exit %d, stderr %q; want the path h read:\n%.300s", args, code, stderr, out)
+		}
+	}
+	// Help is still there as a flag.
+	out, _, code := loopgate(t, "replay", "--help")
+	if code != 0 || !strings.Contains(out, "USAGE") {
+		t.Errorf("replay --help: exit %d\n%.200s", code, out)
+	}
+	out, _, code = loopgate(t, "rules", "check", "-h")
+	if code != 0 || !strings.Contains(out, "USAGE") {
+		t.Errorf("rules check -h: exit %d\n%.200s", code, out)
+	}
+}
+
+// TestNoArgsCommands: commands that take no arguments refuse them.
+func TestNoArgsCommands(t *testing.T) {
+	for _, args := range [][]string{{"formats", "extra"}, {"rules", "print", "--preset", "nanobot", "extra"}} {
+		out, stderr, code := loopgate(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, "takes no arguments") || !strings.Contains(stderr, `"extra"`) || out != "" {
+			t.Errorf("%v: exit %d, stdout %.80q, stderr %q; want exit 2 and a sentence naming the argument", args, code, out, stderr)
+		}
+	}
+	if out, _, code := loopgate(t, "formats"); code != 0 || !strings.Contains(out, "nanobot") {
+		t.Errorf("formats: exit %d", code)
+	}
+	// An unknown command or subcommand is a usage error (exit 2), not
+	// urfave/cli's "No help topic" with exit code 3; "h" is no rules
+	// subcommand either. Help without arguments, or as "help [COMMAND]" at
+	// the top level (no path can be there), still works.
+	for _, args := range [][]string{{"nope"}, {"rules", "h"}, {"rules", "nope"}} {
+		if _, stderr, code := loopgate(t, args...); code != exitUsage || !strings.Contains(stderr, "unknown command") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2, unknown command", args, code, stderr)
+		}
+	}
+	for _, args := range [][]string{{}, {"help"}, {"h"}, {"help", "replay"}, {"rules"}} {
+		if out, stderr, code := loopgate(t, args...); code != 0 || !strings.Contains(out, "USAGE") {
+			t.Errorf("%v: exit %d, stderr %q; want help", args, code, stderr)
+		}
+	}
+	if out, _, _ := loopgate(t, "help", "replay"); !strings.Contains(out, "loopgate replay -") {
+		t.Errorf("help replay does not show replay's help:\n%.200s", out)
+	}
+}
+
+// TestReadmeDemo: README.md shows what `go run . replay fixtures/demo`
+// prints on a 100-column terminal; the block must stay what the command
+// really prints (up to its closing "..."). After a change to the demo's
+// numbers, paste the new output (go run . replay --format table
+// fixtures/demo with COLUMNS=100).
+func TestReadmeDemo(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "On a terminal it prints a table")
+	if !ok {
+		t.Fatal("README.md has no demo output section")
+	}
+	_, block, _ := strings.Cut(after, "```\n")
+	block, _, _ = strings.Cut(block, "```")
+	shown, ok := strings.CutSuffix(block, "...\n")
+	if !ok || !strings.HasPrefix(shown, "Summary\n") {
+		t.Fatalf("README demo block is not the table's beginning followed by ...:\n%s", block)
+	}
+	out, stderr, code := loopgate(t, "replay", "--format", "table", filepath.Join("fixtures", "demo"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(out, shown) {
+		t.Errorf("README.md demo differs from what replay prints; it prints:\n%s", out)
 	}
 }

@@ -1,6 +1,10 @@
 package analyze
 
-import "github.com/loopgate/loopgate/ingest"
+import (
+	"fmt"
+
+	"github.com/loopgate/loopgate/ingest"
+)
 
 // Calibration from recorded usage (guards.md §6.2). A tokenizer only
 // estimates what the model's own tokenizer counts (Claude's is not
@@ -28,7 +32,16 @@ const (
 // calibrate returns the session's bytes per token from its recorded usage,
 // or 0 when the usage does not allow it.
 func calibrate(s *ingest.Session) float64 {
+	ratio, _ := calibration(s)
+	return ratio
+}
+
+// calibration returns the session's bytes per token from its recorded
+// usage, or 0 and the reason the usage could not be used, as a clause for a
+// report ("" when the session records no usage).
+func calibration(s *ingest.Session) (float64, string) {
 	var tokens, bytes int64
+	pairs := 0
 	var prev *ingest.Request
 	for _, t := range s.Turns {
 		if t.CompactedBefore {
@@ -52,19 +65,32 @@ func calibrate(s *ingest.Session) float64 {
 				if delta > 0 && added > 0 {
 					tokens += delta
 					bytes += added
+					pairs++
 				}
 			}
 			prev = r
 		}
 	}
+	if pairs == 0 {
+		return 0, "no two consecutive requests with usage show the prompt growing by added text"
+	}
 	if tokens < calibrationMinTokens || bytes < calibrationMinBytes {
-		return 0
+		return 0, fmt.Sprintf("too little evidence: the prompt grew by %d tokens for %d bytes of added text over %s (calibration needs at least %d tokens and %d bytes)",
+			tokens, bytes, plural(pairs, "request pair"), calibrationMinTokens, calibrationMinBytes)
 	}
 	ratio := float64(bytes) / float64(tokens)
 	if ratio < calibrationMinRatio || ratio > calibrationMaxRatio {
-		return 0
+		return 0, fmt.Sprintf("implausible ratio: the prompt grew by %d tokens for %d bytes (%.2f bytes per token, outside %.1f-%.1f)",
+			tokens, bytes, ratio, calibrationMinRatio, calibrationMaxRatio)
 	}
-	return ratio
+	return ratio, ""
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // sessionTokens counts tokens for one session: with its calibrated ratio

@@ -18,8 +18,10 @@ type PreparedSession struct {
 	HasUsage                bool
 	UsageInput, UsageOutput int64
 	// BytesPerToken is calibrated from the recorded usage (calibrate.go),
-	// 0 when the tokenizer counts this session.
+	// 0 when the tokenizer counts this session; UsageUnused then says why
+	// recorded usage could not be used ("" without usage).
 	BytesPerToken float64
+	UsageUnused   string
 	Calls         []PreparedCall
 	// TurnStarts has one entry per turn (also turns without calls).
 	TurnStarts []TurnStart
@@ -117,7 +119,7 @@ func Prepare(s *ingest.Session) *PreparedSession {
 	}
 	p.Requests = request
 	if p.HasUsage {
-		p.BytesPerToken = calibrate(s)
+		p.BytesPerToken, p.UsageUnused = calibration(s)
 	}
 	// Later requests in the same context, counted from the end.
 	laterInEpoch := make([]int, request+1)
@@ -130,4 +132,34 @@ func Prepare(s *ingest.Session) *PreparedSession {
 		p.Calls[i].LaterRequests = laterInEpoch[p.Calls[i].Request]
 	}
 	return p
+}
+
+// CorpusFacts are the facts of a corpus that no rules change, reported once
+// by compare and sweep above their rows.
+type CorpusFacts struct {
+	Files    int `json:"files"`
+	Sessions int `json:"sessions"`
+	Turns    int `json:"turns"`
+	Requests int `json:"requests"`
+	Calls    int `json:"calls"`
+	// Redundant calls brought the model nothing new (DESIGN.md): truth,
+	// independent of any rules.
+	Redundant int `json:"redundant"`
+	Problems  int `json:"problems"`
+}
+
+// Facts returns the corpus' rules-independent facts.
+func (c *Corpus) Facts() CorpusFacts {
+	f := CorpusFacts{Files: c.Files, Sessions: len(c.Sessions), Problems: len(c.Problems)}
+	for _, p := range c.Sessions {
+		f.Turns += p.Turns
+		f.Requests += p.Requests
+		f.Calls += len(p.Calls)
+		for i := range p.Calls {
+			if p.Calls[i].Redundant {
+				f.Redundant++
+			}
+		}
+	}
+	return f
 }

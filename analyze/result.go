@@ -32,6 +32,11 @@ type TokensInfo struct {
 	// token counts (their savings use it instead of the tokenizer).
 	SessionsWithUsage  int `json:"sessions_with_usage"`
 	SessionsCalibrated int `json:"sessions_calibrated"`
+	// SessionsUsageUnused counts sessions whose transcript records usage
+	// that could not calibrate them (too little or implausible evidence:
+	// each such session's usage_unused says which); the tokenizer counted
+	// them. Absent when 0.
+	SessionsUsageUnused int `json:"sessions_usage_unused,omitempty"`
 	// RecordedInput and RecordedOutput sum the usage the transcripts record.
 	RecordedInput  int64 `json:"recorded_input_tokens"`
 	RecordedOutput int64 `json:"recorded_output_tokens"`
@@ -59,7 +64,11 @@ type Summary struct {
 	Recall             *float64 `json:"recall"`
 	TokensSaved        int64    `json:"tokens_saved"`
 	ContextTokensSaved int64    `json:"context_tokens_saved"`
-	// SteerTokens is what the steer messages cost (context included).
+	// SteerTokens is what the steer messages cost: the tokens of each
+	// steer message, counted once per steered call. Unlike
+	// context_tokens_saved it is not multiplied by the later requests that
+	// re-send the message (DESIGN.md: "a steer costs the tokens of its
+	// message").
 	SteerTokens int64 `json:"steer_tokens"`
 	// Native counts calls that the agent's own guard already blocked,
 	// stubbed or warned about in the transcript.
@@ -93,12 +102,24 @@ type SessionResult struct {
 	// TokensFrom says how this session's tokens were counted: the
 	// tokenizer's name, or "usage" when its recorded usage calibrated a
 	// bytes-per-token ratio (BytesPerToken).
-	TokensFrom     string     `json:"tokens_from"`
-	BytesPerToken  float64    `json:"bytes_per_token,omitempty"`
+	TokensFrom    string  `json:"tokens_from"`
+	BytesPerToken float64 `json:"bytes_per_token,omitempty"`
+	// UsageUnused says why the session's recorded usage was not used to
+	// count its tokens (too little evidence, an implausible ratio); absent
+	// when the session records no usage or its usage was used.
+	UsageUnused    string     `json:"usage_unused,omitempty"`
 	RecordedInput  int64      `json:"recorded_input_tokens,omitempty"`
 	RecordedOutput int64      `json:"recorded_output_tokens,omitempty"`
 	Timeline       string     `json:"timeline"`
 	Decisions      []Decision `json:"decisions"`
+}
+
+// NoteUsage adds one session's usage facts that Aggregator does not total
+// (sessions whose recorded usage was not used) to t.
+func (t *TokensInfo) NoteUsage(s *SessionResult) {
+	if s.UsageUnused != "" {
+		t.SessionsUsageUnused++
+	}
 }
 
 // Decision is one call that the guard acted on, that was redundant, or that

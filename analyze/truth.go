@@ -12,9 +12,13 @@ import (
 // notes are removed, and whether a call failed.
 
 // nativeMarker is a text that an agent's own loop guard puts into a tool
-// result (guards.md §1.1-1.3, §2.1-2.4, §3.11). Stops are calls the agent's
-// guard did not run (blocked or answered from a stub); the others ran and
-// got a note appended.
+// result. Stops are calls the agent's guard did not run, or whose result it
+// replaced with a short stub (blocked, deduped, stubbed); the others ran and
+// got a note added. Every text an agent's guard writes into a tool result in
+// guards.md and formats-*.md is here; texts injected as separate user or
+// system messages (pi's steer, Cline, Gemini CLI, attractor) are not tool
+// results and are not looked for. TestNativeIntervention has one case per
+// marker.
 type nativeMarker struct {
 	name   string
 	text   string
@@ -23,19 +27,38 @@ type nativeMarker struct {
 }
 
 var nativeMarkers = []nativeMarker{
+	// nanobot (guards.md §1.1-1.4, formats-nanobot.md §6).
 	{"nanobot-block", "Error: repeated external lookup blocked.", true, true},
 	{"nanobot-block", "Error: repeated identical tool call blocked.", true, true},
 	{"nanobot-block", "Error: refusing repeated workspace-bypass attempts.", true, true},
+	{"nanobot-block", "Error: repeated identical call to '", true, true},        // 655f3d2cc, removed before merge
+	{"nanobot-block", "Error: repetitive tool-call loop detected.", true, true}, // PR #3702, unmerged
 	{"nanobot-dedup", "[File unchanged since last read:", true, true},
+	// hermes-agent (guards.md §2.1-2.5, formats-hermes.md §2.3).
 	{"hermes-block", `"guardrail": {"action": "block"`, false, true},
 	{"hermes-block", `"guardrail":{"action":"block"`, false, true},
 	{"hermes-block", "BLOCKED: You have", false, true},
 	{"hermes-dedup", `"dedup": true`, false, true},
+	// PR #18075: an exact duplicate is answered from the turn's registry.
+	{"hermes-dedup", "Note: This tool call was already executed in this turn with identical arguments.", false, true},
+	// Reference stub: the call ran, but the model got this stub instead of
+	// the byte-identical payload (before the general "[hermes note:").
+	{"hermes-stub", "[hermes note: this result is byte-identical", true, true},
+	// pi-tools-loop-guard (§3.11), Roo Code (§5.4), Goose (§5.5), OpenClaw
+	// (§5.6): blocks returned as the tool result.
 	{"pi-block", "LoopGuard: ", true, true},
+	{"roo-block", "Tool call repetition limit reached for ", false, true},
+	{"goose-block", "' has exceeded maximum repetitions", false, true},
+	{"openclaw-block", " with identical arguments and identical outcomes ", false, true},
+	// Notes added to a result that still ran.
 	{"hermes-halt", "[Tool loop hard stop:", false, false},
 	{"hermes-warning", "[Tool loop warning:", false, false},
+	{"hermes-warning", `"_warning": "You have `, false, false}, // §2.1, 3rd consecutive read/search
+	{"hermes-warning", `"_warning":"You have `, false, false},
 	{"hermes-note", "[hermes note:", false, false},
 	{"nanobot-note", "result: this exact output has already been returned in this turn.", false, false},
+	{"openclaw-warning", " times with identical arguments. If this is not making progress, stop retrying", false, false},
+	{"openclaw-warning", "WARNING: You are alternating between repeated tool-call patterns", true, false},
 }
 
 // noteWindow bounds where guard texts are looked for: an agent's guard
@@ -83,17 +106,21 @@ func NativeIntervention(result string) (name string, stopped bool) {
 
 // guardSuffixes are notes agents append to real results; they are removed
 // before results are compared, so that a result with a warning appended is
-// still "the same result".
+// still "the same result". hermes' out-of-band user message (formats-hermes.md
+// §2.3) is not a guard note, but it is appended the same way to a result
+// that is otherwise unchanged (guards.md §2.4 strips it before hashing).
 var guardSuffixes = []string{
 	"\n\n[Tool loop warning:",
 	"\n\n[Tool loop hard stop:",
 	"\n\n[hermes note:",
 	"\n\n[Analyze the error above and try a different approach.]",
 	"\n\n[Repeated ",
+	"\n\n[OUT-OF-BAND USER MESSAGE",
 }
 
-// NormalizeResult removes the agent's own guard notes (appended at the end)
-// and trailing white space from a result.
+// NormalizeResult removes the agent's own guard notes from a result: notes
+// appended at the end, hermes' "_warning" member of a JSON result
+// (guards.md §2.1), and trailing white space.
 func NormalizeResult(result string) string {
 	t, offset := tail(result)
 	cut := -1
@@ -105,7 +132,65 @@ func NormalizeResult(result string) string {
 	if cut >= 0 {
 		result = result[:offset+cut]
 	}
-	return strings.TrimRight(result, " \t\r\n")
+	return strings.TrimRight(stripWarning(result), " \t\r\n")
+}
+
+// warningKey is the member hermes' read/search guard adds to the JSON
+// result of the 3rd consecutive identical read or search (guards.md §2.1):
+// the result is the same dict with "_warning" set last, dumped again.
+const warningKey = `"_warning"`
+
+// stripWarning removes a top-level "_warning" member from a JSON object
+// result, with its separating comma, keeping the rest of the text byte for
+// byte: the same read without the warning is then the same text, whatever
+// the JSON's spacing. Anything else is returned unchanged.
+func stripWarning(r string) string {
+	t := strings.TrimLeft(r, " \t\r\n")
+	if t == "" || t[0] != '{' || !strings.Contains(r, warningKey) {
+		return r
+	}
+	raw := jsonx.TopLevelFields(r, "_warning")[0]
+	if raw == "" {
+		return r
+	}
+	// The member is the occurrence of the key followed by its top-level
+	// value; a nested "_warning" with the very same value text would also
+	// match, so a candidate is kept only if the top-level member is gone
+	// after the cut. hermes adds the member last: look from the end.
+	for end := len(r); ; {
+		i := strings.LastIndex(r[:end], warningKey)
+		if i < 0 {
+			return r
+		}
+		end = i
+		j := i + len(warningKey)
+		j += len(r[j:]) - len(strings.TrimLeft(r[j:], " \t\r\n"))
+		if j >= len(r) || r[j] != ':' {
+			continue
+		}
+		j++
+		j += len(r[j:]) - len(strings.TrimLeft(r[j:], " \t\r\n"))
+		if !strings.HasPrefix(r[j:], raw) {
+			continue
+		}
+		j += len(raw)
+		// Remove the comma before the member, or else the one after it.
+		start := i
+		before := strings.TrimRight(r[:i], " \t\r\n")
+		if strings.HasSuffix(before, ",") {
+			start = len(before) - 1
+		} else {
+			after := strings.TrimLeft(r[j:], " \t\r\n")
+			if strings.HasPrefix(after, ",") {
+				j = len(r) - len(after) + 1
+				j += len(r[j:]) - len(strings.TrimLeft(r[j:], " \t\r\n"))
+			}
+		}
+		out := r[:start] + r[j:]
+		if jsonx.TopLevelFields(out, "_warning")[0] == "" && jsonx.Valid([]byte(out)) {
+			return out
+		}
+	}
 }
 
 // unwrapEnvelope returns the content of hermes' untrusted-result envelope

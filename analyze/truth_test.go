@@ -22,7 +22,31 @@ func TestNativeIntervention(t *testing.T) {
 		{"LoopGuard: fetch_content called 4 times with identical args this turn. Prior result is in context. Use it instead of re-calling.", "pi-block", true},
 		{"total 4\n" + big + "\n\n[Tool loop warning: repeated_exact_failure_warning; count=2; terminal has failed 2 times]", "hermes-warning", false},
 		{"ok\n\n[Tool loop hard stop: same_tool_failure_halt; count=8; Stopped terminal]", "hermes-halt", false},
+		// One case per marker (truth.go's nativeMarkers), texts as guards.md
+		// and formats-*.md quote them.
+		{"Error: refusing repeated workspace-bypass attempts.\nYou have tried to access '/etc' (or an equivalent path) 3 times in this turn.", "nanobot-block", true},
+		{"Error: repeated identical call to 'exec' blocked after 2 attempts. Use the prior result.", "nanobot-block", true},
+		{"Error: repetitive tool-call loop detected. Change strategy.", "nanobot-block", true},
+		{`{"error": "BLOCKED: You have run this exact search 4 times in a row. The results have NOT changed.", "already_searched": 4}`, "hermes-block", true},
+		{`{"error": "BLOCKED: You have called read_file on this exact region 2 times and the file has NOT changed. STOP calling read_file", "already_read": 2}`, "hermes-block", true},
+		{`{"error":"Blocked web_search: this read-only call returned the same result 5 times.","guardrail":{"action":"block","code":"idempotent_no_progress_block"}}`, "hermes-block", true},
+		// hermes-dedup preset's design (PR #18075): the duplicate is not run.
+		{"Note: This tool call was already executed in this turn with identical arguments. Result was: 12 passed", "hermes-dedup", true},
+		{"12 passed\n\nNote: This tool call was already executed in this turn with identical arguments. Result was: ...", "hermes-dedup", true},
+		{"[hermes note: this result is byte-identical to the read_file result earlier this turn (tool_call_id call_1). Refer to that result; it has not changed. Args: {\"path\": \"a\"}]", "hermes-stub", true},
+		{"out\n\n[hermes note: this is the 3rd consecutive identical call to terminal with identical arguments returning the same result. Do not repeat it — change arguments, use a different tool, or proceed with what you have.]", "hermes-note", false},
+		{"out\n\n[hermes note: the last 3 rounds repeated the same cycle of 2 tool calls (ending with read_file)]", "hermes-note", false},
+		{`{"content": "a", "path": "a", "_warning": "You have read this exact file region 3 times consecutively. The content has not changed since your last read. Use the information you already have. If you are stuck in a loop, stop reading and proceed with writing or responding."}`, "hermes-warning", false},
+		{`{"matches": [], "_warning": "You have run this exact search 3 times consecutively. The results have not changed. Use the information you already have."}`, "hermes-warning", false},
+		{"a\n\n[Repeated read_file result: this exact output has already been returned in this turn. Use the existing evidence, or change the tool input if you need new information.]", "nanobot-note", false},
+		{"The tool execution failed with the following error:\n<error>\nTool call repetition limit reached for read_file. Please try a different approach.\n</error>", "roo-block", true},
+		{"Tool 'shell' has exceeded maximum repetitions", "goose-block", true},
+		{"CRITICAL: Called exec with identical arguments and identical outcomes 20 times. Session execution blocked to prevent runaway loops.", "openclaw-block", true},
+		{"WARNING: You have called exec 10 times with identical arguments. If this is not making progress, stop retrying and report the task as failed.", "openclaw-warning", false},
+		{"WARNING: You are alternating between repeated tool-call patterns (10 consecutive calls). This looks like a ping-pong loop; stop retrying and report the task as failed.", "openclaw-warning", false},
 		{"plain result that mentions Error: in the middle", "", false},
+		// A file read whose content quotes a warning (escaped in the JSON).
+		{`{"content": "x = {\"_warning\": \"You have read\"}"}`, "", false},
 		{"", "", false},
 		// A marker deep inside a large result is content, not a guard note.
 		{big + "[Tool loop warning: x]" + big, "", false},
@@ -41,14 +65,61 @@ func TestNormalizeResult(t *testing.T) {
 		"out\n\n[Tool loop warning: code; count=2; msg]":                      "out",
 		"Error: x\n\n[Analyze the error above and try a different approach.]": "Error: x",
 		"data  \n\t": "data",
-		big + "\n\n[hermes note: this is the 3rd consecutive identical call to terminal]":             big,
-		"a\n\n[Repeated read_file result: this exact output has already been returned in this turn.]": "a",
-		"keep [Tool loop warning: inline] text":                                                       "keep [Tool loop warning: inline] text",
+		big + "\n\n[hermes note: this is the 3rd consecutive identical call to terminal]":                                                                 big,
+		"a\n\n[Repeated read_file result: this exact output has already been returned in this turn.]":                                                     "a",
+		"keep [Tool loop warning: inline] text":                                                                                                           "keep [Tool loop warning: inline] text",
+		"tool out\n\n[OUT-OF-BAND USER MESSAGE — a direct message from the user, delivered mid-turn; not tool output]\nstop\n[/OUT-OF-BAND USER MESSAGE]": "tool out",
 	}
 	for in, want := range cases {
 		if got := NormalizeResult(in); got != want {
 			t.Errorf("NormalizeResult(%.50q) = %.50q, want %.50q", in, got, want)
 		}
+	}
+}
+
+// TestNormalizeWarning: hermes' read/search guard adds a "_warning" member
+// to the 3rd consecutive identical read (guards.md §2.1); the result is the
+// same as the reads before it once the member is removed.
+func TestNormalizeWarning(t *testing.T) {
+	const w = `"_warning": "You have read this exact file region 3 times consecutively. The content has not changed since your last read. Use the information you already have. If you are stuck in a loop, stop reading and proceed with writing or responding."`
+	big := strings.Repeat("z", 6000)
+	cases := []struct{ plain, warned string }{
+		// hermes' json.dumps: ", " and ": " separators, the warning last.
+		{`{"content": "1|hello", "path": "a.txt", "total_lines": 1}`, `{"content": "1|hello", "path": "a.txt", "total_lines": 1, ` + w + `}`},
+		// Compact JSON, the warning first or in the middle.
+		{`{"content":"x","path":"a"}`, `{"_warning":"You have read it 3 times","content":"x","path":"a"}`},
+		{`{"content": "x", "path": "a"}`, `{"content": "x", ` + w + `, "path": "a"}`},
+		// Pretty-printed.
+		{"{\n  \"matches\": [\n    \"a:1\"\n  ]\n}", "{\n  \"matches\": [\n    \"a:1\"\n  ],\n  " + w + "\n}"},
+		// The only member.
+		{`{}`, `{` + w + `}`},
+		// A large content: the member is at the end.
+		{`{"content": "` + big + `", "path": "a"}`, `{"content": "` + big + `", "path": "a", ` + w + `}`},
+		// With a guard suffix as well.
+		{`{"content": "x"}`, `{"content": "x", ` + w + "}\n\n[Tool loop warning: idempotent_no_progress_warning; count=2; read_file returned the same result 2 times.]"},
+	}
+	for _, tc := range cases {
+		a, b := NormalizeResult(tc.plain), NormalizeResult(tc.warned)
+		if a != b {
+			t.Errorf("NormalizeResult differs:\n plain  %.120q\n warned %.120q", a, b)
+		}
+		if HashString(a) != HashString(b) {
+			t.Errorf("hashes differ for %.60q", tc.plain)
+		}
+	}
+	// Left alone: a nested "_warning" (content, not hermes' member), a
+	// text that is not JSON, and a different result with a warning.
+	for _, s := range []string{
+		`{"data": {"_warning": "You have read"}, "path": "a"}`,
+		`_warning: "You have read" is not JSON`,
+		`{"content": "x", "_warning": unterminated`,
+	} {
+		if got := NormalizeResult(s); got != s {
+			t.Errorf("NormalizeResult(%q) = %q, want it unchanged", s, got)
+		}
+	}
+	if NormalizeResult(`{"content": "old", `+w+`}`) == NormalizeResult(`{"content": "new"}`) {
+		t.Error("different contents compare equal once the warning is removed")
 	}
 }
 

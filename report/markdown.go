@@ -28,13 +28,17 @@ func Markdown(w io.Writer, rep *analyze.Report, opt Options) error {
 	if rep.Rules.Source != "" && rep.Rules.Source != rep.Rules.Name {
 		rules += " (" + mdCode(rep.Rules.Source) + ")"
 	}
-	tok := rep.Tokens.Tokenizer
-	if tok == "" {
-		tok = "unknown"
-	}
+	tok := orUnknown(rep.Tokens.Tokenizer)
 	fmt.Fprintf(&b, "Replayed under %s; tokens are %s estimates", rules, mdCode(tok))
+	var usage []string
 	if n := rep.Tokens.SessionsCalibrated; n > 0 {
-		fmt.Fprintf(&b, " (%d of %d sessions with recorded usage counted with a ratio calibrated from it)", n, rep.Tokens.SessionsWithUsage)
+		usage = append(usage, fmt.Sprintf("%d of %d sessions with recorded usage counted with a ratio calibrated from it", n, rep.Tokens.SessionsWithUsage))
+	}
+	if n := rep.Tokens.SessionsUsageUnused; n > 0 {
+		usage = append(usage, fmt.Sprintf("usage not used for %s: too little or implausible evidence, counted with %s", plural(n, "session"), mdCode(tok)))
+	}
+	if len(usage) > 0 {
+		b.WriteString(" (" + strings.Join(usage, "; ") + ")")
 	}
 	b.WriteString(".\n\n")
 

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fatih/color"
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/mattn/go-isatty"
 )
@@ -122,23 +123,55 @@ func ColorEnabled(mode string, f *os.File) bool {
 // ColorModes lists the values ColorEnabled accepts.
 func ColorModes() []string { return []string{"auto", "always", "never"} }
 
-// ANSI styles. Raw codes rather than fatih/color objects: the decision to
-// color is ours per output (Options.Color), not fatih's global one.
-const (
-	ansiReset   = "\x1b[0m"
-	ansiBold    = "\x1b[1m"
-	ansiDim     = "\x1b[2m"
-	ansiRed     = "\x1b[31m"
-	ansiYellow  = "\x1b[33m"
-	ansiMagenta = "\x1b[1;35m" // bold magenta
+// Styles of the table, drawn by fatih/color. Each has color forced on,
+// because whether an output is colored is decided per output
+// (Options.Color, from ColorEnabled above, which applies --color, NO_COLOR,
+// TERM=dumb and the terminal test to that output's own file), not by
+// fatih's package-level NoColor, which looks at standard output only, once,
+// at init. The ansi* names are the escape sequence each style starts with;
+// paint takes a style by that name (inspect.go and the tests use them).
+// Timeline marks use foreground colors only (gray rather than faint, bright
+// magenta rather than bold magenta), so that each ends with the same reset,
+// ansiReset, which report_test.go looks for.
+var (
+	ansiBold    = newStyle(color.Bold)
+	ansiDim     = newStyle(color.FgHiBlack) // gray: redundant marks, cut notes
+	ansiRed     = newStyle(color.FgRed)
+	ansiYellow  = newStyle(color.FgYellow)
+	ansiMagenta = newStyle(color.FgHiMagenta) // harmful: the one to see first
+	// ansiReset is what fatih writes after a foreground color.
+	ansiReset = closing(color.FgRed)
 )
 
-// paint wraps s in an ANSI style when color is on.
+// styles maps each style's name (its opening sequence) to its color.
+var styles = map[string]*color.Color{}
+
+func forced(attrs ...color.Attribute) *color.Color {
+	c := color.New(attrs...)
+	c.EnableColor()
+	return c
+}
+
+// newStyle registers a style and returns its name.
+func newStyle(attrs ...color.Attribute) string {
+	c := forced(attrs...)
+	open, _, _ := strings.Cut(c.Sprint("\x00"), "\x00")
+	styles[open] = c
+	return open
+}
+
+func closing(attrs ...color.Attribute) string {
+	_, end, _ := strings.Cut(forced(attrs...).Sprint("\x00"), "\x00")
+	return end
+}
+
+// paint draws s in the named style when color is on.
 func paint(on bool, style, s string) string {
-	if !on || s == "" {
+	c, ok := styles[style]
+	if !on || s == "" || !ok {
 		return s
 	}
-	return style + s + ansiReset
+	return c.Sprint(s)
 }
 
 // markStyle is the color of one timeline mark.

@@ -65,16 +65,15 @@ func (t *textWriter) summary(rep *analyze.Report) {
 	if rep.Rules.Source != "" && rep.Rules.Source != rules {
 		rules += " (" + rep.Rules.Source + ")"
 	}
-	tok := rep.Tokens.Tokenizer
-	if tok == "" {
-		tok = "unknown"
-	}
-	tok += " estimates"
+	tok := orUnknown(rep.Tokens.Tokenizer) + " estimates"
 	if rep.Tokens.SessionsWithUsage > 0 {
 		tok += fmt.Sprintf("; usage recorded in %s: %s in, %s out", plural(rep.Tokens.SessionsWithUsage, "session"),
 			thousands(rep.Tokens.RecordedInput), thousands(rep.Tokens.RecordedOutput))
 		if n := rep.Tokens.SessionsCalibrated; n > 0 {
 			tok += fmt.Sprintf("; %s counted with a bytes-per-token ratio calibrated from it", plural(n, "session"))
+		}
+		if n := rep.Tokens.SessionsUsageUnused; n > 0 {
+			tok += fmt.Sprintf("; usage of %s not used (too little or implausible evidence; --format json says why)", plural(n, "session"))
 		}
 	}
 	rows := [][2]string{
@@ -167,13 +166,7 @@ func (t *textWriter) colorMarks(tl string) string {
 	}
 	var b strings.Builder
 	for i := 0; i < len(tl); i++ {
-		if style := markStyle(tl[i]); style != "" {
-			b.WriteString(style)
-			b.WriteByte(tl[i])
-			b.WriteString(ansiReset)
-		} else {
-			b.WriteByte(tl[i])
-		}
+		b.WriteString(paint(true, markStyle(tl[i]), tl[i:i+1]))
 	}
 	return b.String()
 }
@@ -256,6 +249,13 @@ func otherColumnsWidth(header []string, rows [][]string, skip int) int {
 		total += w
 	}
 	return total
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 func orDash(s string) string {

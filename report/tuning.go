@@ -43,12 +43,14 @@ func tuningCells(s analyze.Summary, human bool) []string {
 
 var tuningHeader = []string{"Steered", "Blocked", "Deduped", "Halted", "Harmful", "Redundant", "Precision", "Recall", "Tokens saved", "Context saved"}
 
-// Compare writes compare rows in a tuning format.
-func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analyze.Summary, opt Options) error {
+// Compare writes compare rows in a tuning format. corpus holds the facts
+// that no rules change; each row's summary has what its rules did.
+func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analyze.CorpusFacts, opt Options) error {
+	labels := compareLabels(rows)
 	switch format {
 	case "json":
 		return writeJSON(w, struct {
-			Corpus analyze.Summary      `json:"corpus"`
+			Corpus analyze.CorpusFacts  `json:"corpus"`
 			Rows   []analyze.CompareRow `json:"rows"`
 		}{corpus, rows}, "  ")
 	case "csv":
@@ -63,8 +65,8 @@ func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analy
 		var b strings.Builder
 		fmt.Fprintf(&b, "## loopgate compare\n\n%s\n\n", corpusLine(corpus))
 		b.WriteString("| Rules | " + strings.Join(tuningHeader, " | ") + " |\n|---|" + strings.Repeat("---:|", len(tuningHeader)) + "\n")
-		for _, r := range rows {
-			b.WriteString("| `" + mdText(r.Name) + "` | " + strings.Join(tuningCells(r.Summary, true), " | ") + " |\n")
+		for i, r := range rows {
+			b.WriteString("| " + mdCode(labels[i]) + " | " + strings.Join(tuningCells(r.Summary, true), " | ") + " |\n")
 		}
 		_, err := io.WriteString(w, b.String())
 		return err
@@ -74,8 +76,8 @@ func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analy
 		t.printf("%s\n\n", corpusLine(corpus))
 		tab := t.newTable(tuningAlign(1))
 		tab.Header(append([]string{"Rules"}, tuningHeader...))
-		for _, r := range rows {
-			t.append(tab, stringsToAny(append([]string{r.Name}, tuningCells(r.Summary, true)...))...)
+		for i, r := range rows {
+			t.append(tab, stringsToAny(append([]string{labels[i]}, tuningCells(r.Summary, true)...))...)
 		}
 		t.render(tab)
 		return t.flushTo(w)
@@ -83,9 +85,41 @@ func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analy
 	return fmt.Errorf("unknown format %q (one of %s)", format, strings.Join(TuningFormats(), ", "))
 }
 
+// compareLabels names each compare row for people (table, markdown): the
+// rules' name, followed by where the rules came from when another row has
+// the same name, so that the preset nanobot and a rules file named nanobot
+// are told apart: "nanobot (preset)", "nanobot (rules/nanobot.yaml)".
+// (csv and json have the source in a column of its own.)
+func compareLabels(rows []analyze.CompareRow) []string {
+	count := map[string]int{}
+	for _, r := range rows {
+		count[r.Name]++
+	}
+	labels := make([]string, len(rows))
+	for i, r := range rows {
+		labels[i] = r.Name
+		if count[r.Name] > 1 {
+			labels[i] += " (" + sourceLabel(r.Name, r.Source) + ")"
+		}
+	}
+	return labels
+}
+
+// sourceLabel shortens a rules source for a label: "preset" for the preset
+// of that name, else the source as given (a path, or "preset:OTHER").
+func sourceLabel(name, source string) string {
+	switch {
+	case source == "preset:"+name:
+		return "preset"
+	case source == "":
+		return "unknown source"
+	}
+	return source
+}
+
 // Sweep writes sweep rows in a tuning format; rows on the Pareto front are
 // marked with "*" (table, markdown) or pareto=true (json, csv).
-func Sweep(format string, w io.Writer, base string, rows []analyze.SweepRow, corpus analyze.Summary, opt Options) error {
+func Sweep(format string, w io.Writer, base string, rows []analyze.SweepRow, corpus analyze.CorpusFacts, opt Options) error {
 	var keys []string
 	if len(rows) > 0 {
 		for _, s := range rows[0].Settings {
@@ -102,9 +136,9 @@ func Sweep(format string, w io.Writer, base string, rows []analyze.SweepRow, cor
 	switch format {
 	case "json":
 		return writeJSON(w, struct {
-			Base   string             `json:"base"`
-			Corpus analyze.Summary    `json:"corpus"`
-			Rows   []analyze.SweepRow `json:"rows"`
+			Base   string              `json:"base"`
+			Corpus analyze.CorpusFacts `json:"corpus"`
+			Rows   []analyze.SweepRow  `json:"rows"`
 		}{base, corpus, rows}, "  ")
 	case "csv":
 		cw := csv.NewWriter(w)
@@ -147,7 +181,7 @@ func Sweep(format string, w io.Writer, base string, rows []analyze.SweepRow, cor
 	return fmt.Errorf("unknown format %q (one of %s)", format, strings.Join(TuningFormats(), ", "))
 }
 
-func corpusLine(s analyze.Summary) string {
+func corpusLine(s analyze.CorpusFacts) string {
 	return fmt.Sprintf("Corpus: %d files, %d sessions, %d turns, %d calls, %d redundant, %d problems.",
 		s.Files, s.Sessions, s.Turns, s.Calls, s.Redundant, s.Problems)
 }

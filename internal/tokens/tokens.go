@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -37,22 +38,33 @@ const (
 // Names lists the counters New accepts, default first.
 func Names() []string { return []string{O200kBase, Cl100kBase, Chars4} }
 
-// New returns the counter of that name ("" means Default). The BPE
-// vocabularies are large Go maps, so a BPE counter builds its codec on its
-// first Count, not here: a run that never counts pays nothing.
+// New returns the counter of that name ("" means Default). A BPE counter
+// builds its codec here (about 30 ms for o200k_base, once per process), so
+// that a vocabulary that cannot load is an error now rather than a silent
+// bytes/4 approximation reported under the BPE's name.
 func New(name string) (Counter, error) {
 	switch name {
 	case "", O200kBase:
-		return o200k, nil
+		return o200k.loaded()
 	case Cl100kBase:
-		return cl100k, nil
+		return cl100k.loaded()
 	case Chars4:
 		return chars4{}, nil
 	}
 	return nil, fmt.Errorf("unknown tokenizer %q (known: %s)", name, strings.Join(Names(), ", "))
 }
 
-// One shared lazily-built counter per encoding: building a codec costs tens of
+// Approximated returns how many texts c could not count with its encoding
+// and counted as bytes/4 instead (0 for chars4). Callers say so next to the
+// report, whose tokenizer label is c.Name().
+func Approximated(c Counter) int64 {
+	if b, ok := c.(*bpe); ok {
+		return b.approximated.Load()
+	}
+	return 0
+}
+
+// One shared counter per encoding: building a codec costs tens of
 // milliseconds and the vocabulary is shared anyway.
 var (
 	o200k  = &bpe{name: O200kBase, enc: tokenizer.O200kBase}
@@ -73,9 +85,21 @@ type bpe struct {
 	once  sync.Once
 	codec tokenizer.Codec
 	err   error
+	// approximated counts the texts the codec failed on (see Count).
+	approximated atomic.Int64
 }
 
 func (b *bpe) Name() string { return b.name }
+
+// loaded builds the codec and returns the counter, or the error that kept
+// the vocabulary from loading.
+func (b *bpe) loaded() (Counter, error) {
+	b.once.Do(b.init)
+	if b.err != nil {
+		return nil, fmt.Errorf("tokenizer %s cannot be loaded: %v (--tokenizer chars4 approximates tokens as bytes/4)", b.name, b.err)
+	}
+	return b, nil
+}
 
 func (b *bpe) Count(text string) int {
 	if text == "" {
@@ -83,12 +107,15 @@ func (b *bpe) Count(text string) int {
 	}
 	b.once.Do(b.init)
 	if b.err != nil {
-		return chars4Count(text)
+		// Only a bpe that New refused gets here.
+		panic("tokens: " + b.name + " used although it failed to load: " + b.err.Error())
 	}
 	n, err := b.codec.Count(text)
 	if err != nil {
 		// Only a regexp timeout or strict-mode UTF-8 error can get here, and
-		// neither is configured; fall back rather than report 0 tokens.
+		// neither is configured. Rather than report 0 tokens, count the text
+		// as bytes/4, and keep count so the CLI can say so (Approximated).
+		b.approximated.Add(1)
 		return chars4Count(text)
 	}
 	return n

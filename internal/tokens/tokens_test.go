@@ -118,3 +118,34 @@ func BenchmarkO200k(b *testing.B) {
 		c.Count(text)
 	}
 }
+
+// TestLoadFailureIsLoud: a BPE whose vocabulary cannot load must not count
+// bytes/4 under its own name. New reports the error; a bpe used anyway
+// (nothing outside this package can get one) panics rather than count.
+func TestLoadFailureIsLoud(t *testing.T) {
+	broken := &bpe{name: O200kBase, enc: "no-such-encoding"}
+	if c, err := broken.loaded(); err == nil || c != nil || !strings.Contains(err.Error(), "o200k_base cannot be loaded") {
+		t.Errorf("loading a missing vocabulary: %v, %v; want an error naming o200k_base", c, err)
+	}
+	counted := func() (n int, panicked bool) {
+		defer func() { panicked = recover() != nil }()
+		return broken.Count("hello world"), false
+	}
+	if n, panicked := counted(); !panicked {
+		t.Errorf("a broken %s counted %d tokens (a silent bytes/4 estimate under its name)", broken.Name(), n)
+	}
+	// The real encodings load, and nothing was approximated.
+	for _, name := range []string{O200kBase, Cl100kBase} {
+		c, err := New(name)
+		if err != nil {
+			t.Fatalf("New(%q): %v", name, err)
+		}
+		c.Count("hello world")
+		if n := Approximated(c); n != 0 {
+			t.Errorf("%s approximated %d texts", name, n)
+		}
+	}
+	if n := Approximated(chars4{}); n != 0 {
+		t.Errorf("chars4 approximated %d", n)
+	}
+}
