@@ -79,6 +79,7 @@ func runGate(c *cli.Context) error {
 		// Snapshots are committed to a repository: always redacted,
 		// whatever --no-redact says.
 		SnapshotArgs: func(s string) string { return report.AbbreviateArgs(report.Redact(s), snapshotArgsChars) },
+		SnapshotText: report.Redact,
 	})
 	if err != nil {
 		return stop(err)

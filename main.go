@@ -43,7 +43,12 @@ func main() {
 // run is main without the process exit, so tests can call it.
 func run(args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(permuteArgs(app, args))
+	permuted, err := permuteArgs(app, args)
+	if err != nil {
+		fmt.Fprintln(stderr, "loopgate: "+err.Error())
+		return exitUsage
+	}
+	err = app.Run(permuted)
 	if err == nil {
 		return exitOK
 	}
@@ -183,9 +188,13 @@ func showHelp(c *cli.Context) error {
 // parsing flags at the first positional argument and would silently drop
 // the flag otherwise (reference/ecosystem.md §2.1). Everything after "--"
 // stays positional.
-func permuteArgs(app *cli.App, args []string) []string {
+//
+// A flag that takes a value but is the last argument is an error here: left
+// to the flag parser it would take the "--" this function adds as its value
+// and fail with a misleading message ("not \"--\"").
+func permuteArgs(app *cli.App, args []string) ([]string, error) {
 	if len(args) < 2 {
-		return args
+		return args, nil
 	}
 	out := []string{args[0]}
 	i := 1
@@ -195,11 +204,11 @@ func permuteArgs(app *cli.App, args []string) []string {
 		i++
 	}
 	if i >= len(args) {
-		return out
+		return out, nil
 	}
 	cmd := app.Command(args[i])
 	if cmd == nil {
-		return append(out, args[i:]...)
+		return append(out, args[i:]...), nil
 	}
 	out = append(out, args[i])
 	i++
@@ -224,10 +233,16 @@ func permuteArgs(app *cli.App, args []string) []string {
 			continue
 		}
 		flags = append(flags, a)
-		if strings.Contains(a, "=") {
+		if name, value, ok := strings.Cut(a, "="); ok {
+			if value == "" && takesValue(cmd, strings.TrimLeft(name, "-")) {
+				return nil, fmt.Errorf("%s has an empty value (try 'loopgate %s --help')", a, cmd.Name)
+			}
 			continue
 		}
-		if takesValue(cmd, strings.TrimLeft(a, "-")) && i+1 < len(args) {
+		if takesValue(cmd, strings.TrimLeft(a, "-")) {
+			if i+1 >= len(args) || args[i+1] == "--" {
+				return nil, fmt.Errorf("%s needs a value, but nothing follows it (try 'loopgate %s --help')", a, cmd.Name)
+			}
 			flags = append(flags, args[i+1])
 			i++
 		}
@@ -237,7 +252,7 @@ func permuteArgs(app *cli.App, args []string) []string {
 		out = append(out, "--")
 		out = append(out, positional...)
 	}
-	return out
+	return out, nil
 }
 
 func takesValue(cmd *cli.Command, name string) bool {
@@ -538,14 +553,18 @@ func loadCorpus(c *cli.Context) (*analyze.Corpus, error) {
 	corpus.Problems = append(early, corpus.Problems...)
 	if c.Bool("strict") && len(corpus.Problems) > 0 {
 		for _, p := range corpus.Problems {
-			fmt.Fprintf(c.App.ErrWriter, "%s:%d: %s\n", p.File, p.Line, p.Message)
+			msg := p.Message
+			if !c.Bool("no-redact") {
+				msg = report.Redact(msg) // a message may quote a call id or tool name
+			}
+			fmt.Fprintf(c.App.ErrWriter, "%s:%d: %s\n", p.File, p.Line, msg)
 		}
 		return nil, cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", len(corpus.Problems)), exitUsage)
 	}
 	return corpus, nil
 }
 
-var tuningFlags = []cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, tokenizerFlag, progressFlag,
+var tuningFlags = []cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag,
 	&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table|json|csv|markdown (default: table on a terminal, json otherwise)"}}
 
 func compareCommand() *cli.Command {

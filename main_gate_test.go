@@ -31,7 +31,12 @@ func gate(t *testing.T, args ...string) (string, string, int) {
 	cmd := gateCommand()
 	cmd.OnUsageError = app.OnUsageError
 	app.Commands = append(app.Commands, cmd)
-	err := app.Run(permuteArgs(app, append([]string{"loopgate"}, args...)))
+	permuted, err := permuteArgs(app, append([]string{"loopgate"}, args...))
+	if err == nil {
+		err = app.Run(permuted)
+	} else {
+		err = cli.Exit(err.Error(), exitUsage)
+	}
 	code := exitOK
 	var ec cli.ExitCoder
 	switch {

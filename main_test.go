@@ -720,6 +720,31 @@ func TestNoArgsCommands(t *testing.T) {
 	}
 }
 
+// TestFlagWithoutValue: a value-taking flag given last, or given empty,
+// is a usage error naming the flag, not "--" taken as its value.
+func TestFlagWithoutValue(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "fixtures/demo", "--format"}, "--format needs a value"},
+		{[]string{"replay", "fixtures/demo", "--preset"}, "--preset needs a value"},
+		{[]string{"replay", "--input-format"}, "--input-format needs a value"},
+		{[]string{"compare", "fixtures/demo", "--preset", "--", "x"}, "--preset needs a value"},
+		{[]string{"replay", "--preset=", "fixtures/demo"}, "--preset= has an empty value"},
+		{[]string{"sweep", "--format=", "fixtures/demo"}, "--format= has an empty value"},
+	} {
+		out, stderr, code := loopgate(t, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) || out != "" {
+			t.Errorf("%v: exit %d, stdout %.80q, stderr %q; want exit 2 and %q", tc.args, code, out, stderr, tc.want)
+		}
+	}
+	// A flag after the paths still works.
+	if _, stderr, code := loopgate(t, "replay", "fixtures/demo", "--format", "json"); code != exitOK {
+		t.Errorf("flag after the path: exit %d, %s", code, stderr)
+	}
+}
+
 // TestReadmeDemo: README.md shows what `go run . replay fixtures/demo`
 // prints on a 100-column terminal; the block must stay what the command
 // really prints (up to its closing "..."). After a change to the demo's

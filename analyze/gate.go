@@ -111,6 +111,9 @@ type GateOptions struct {
 	// SnapshotArgs turns a decision's arguments into what the snapshot
 	// keeps (the CLI redacts and abbreviates); nil keeps them as they are.
 	SnapshotArgs func(string) string
+	// SnapshotText turns a tool name or session id into what the snapshot
+	// keeps (the CLI redacts); nil keeps them as they are.
+	SnapshotText func(string) string
 }
 
 // GateResult is the outcome of a gate run.
@@ -945,7 +948,7 @@ func RunGate(g *Gate, opt GateOptions) (*GateResult, error) {
 		}
 		cr.Failures = append(cr.Failures, calls...)
 		if c.Snapshot != "" {
-			snap := makeSnapshot(g, c, rep, opt.SnapshotArgs)
+			snap := makeSnapshot(g, c, rep, opt.SnapshotArgs, opt.SnapshotText)
 			if opt.Update {
 				written, err := writeSnapshot(c.Snapshot, snap)
 				if err != nil {
@@ -1223,7 +1226,10 @@ type SnapshotDecision struct {
 	Native    string `json:"native,omitempty"`
 }
 
-func makeSnapshot(g *Gate, c *GateCase, rep *Report, args func(string) string) *Snapshot {
+func makeSnapshot(g *Gate, c *GateCase, rep *Report, args, text func(string) string) *Snapshot {
+	if text == nil {
+		text = func(s string) string { return s }
+	}
 	snap := &Snapshot{Case: c.Name, Rules: rep.Rules.Name, Sessions: []SnapshotSession{}}
 	for i := range rep.Sessions {
 		s := &rep.Sessions[i]
@@ -1231,13 +1237,13 @@ func makeSnapshot(g *Gate, c *GateCase, rep *Report, args func(string) string) *
 		if rel, err := filepath.Rel(g.Dir, s.File); err == nil {
 			file = rel
 		}
-		ss := SnapshotSession{File: filepath.ToSlash(file), ID: s.ID, Agent: s.Agent, Calls: s.Calls, Decisions: []SnapshotDecision{}}
+		ss := SnapshotSession{File: filepath.ToSlash(file), ID: text(s.ID), Agent: s.Agent, Calls: s.Calls, Decisions: []SnapshotDecision{}}
 		for _, d := range s.Decisions {
 			a := d.Args
 			if args != nil {
 				a = args(a)
 			}
-			ss.Decisions = append(ss.Decisions, SnapshotDecision{Call: d.Call, Line: d.Line, Tool: d.Tool, Args: a,
+			ss.Decisions = append(ss.Decisions, SnapshotDecision{Call: d.Call, Line: d.Line, Tool: text(d.Tool), Args: a,
 				Action: d.Action.String(), Detector: d.Detector, Count: d.Count, Redundant: d.Redundant, Harmful: d.Harmful, Native: d.Native})
 		}
 		snap.Sessions = append(snap.Sessions, ss)

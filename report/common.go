@@ -18,13 +18,17 @@ func prepared(rep *analyze.Report, opt Options) *analyze.Report {
 	for i := range rep.Sessions {
 		out.Sessions[i] = preparedSession(&rep.Sessions[i], opt)
 	}
-	out.Tools = append([]analyze.ToolStat{}, rep.Tools...)
+	out.Tools = preparedTools(rep.Tools, opt)
 	out.Problems = preparedProblems(rep.Problems, opt)
 	return &out
 }
 
 func preparedSession(s *analyze.SessionResult, opt Options) analyze.SessionResult {
 	out := *s
+	if opt.Redact {
+		// Names and ids come from the transcript too and may hold anything.
+		out.ID = Redact(out.ID)
+	}
 	out.Decisions = make([]analyze.Decision, len(s.Decisions))
 	copy(out.Decisions, s.Decisions)
 	for i := range out.Decisions {
@@ -32,6 +36,8 @@ func preparedSession(s *analyze.SessionResult, opt Options) analyze.SessionResul
 		if opt.Redact {
 			d.Args = Redact(d.Args)
 			d.Message = Redact(d.Message)
+			d.CallID = Redact(d.CallID) // an id from the transcript may hold anything
+			d.Tool = Redact(d.Tool)
 		}
 		// Abbreviate after redacting, so that a cut can never leave part
 		// of a secret behind in a form the patterns no longer recognize.
@@ -43,6 +49,17 @@ func preparedSession(s *analyze.SessionResult, opt Options) analyze.SessionResul
 // DecisionArgsChars is how much of a decision's arguments the machine
 // formats (json, jsonl) keep; tables and markdown cut shorter.
 const DecisionArgsChars = 240
+
+// preparedTools copies the per-tool table with tool names redacted.
+func preparedTools(ts []analyze.ToolStat, opt Options) []analyze.ToolStat {
+	out := append([]analyze.ToolStat{}, ts...)
+	if opt.Redact {
+		for i := range out {
+			out[i].Tool = Redact(out[i].Tool)
+		}
+	}
+	return out
+}
 
 func preparedProblems(ps []analyze.Problem, opt Options) []analyze.Problem {
 	out := make([]analyze.Problem, len(ps))

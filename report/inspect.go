@@ -101,9 +101,9 @@ func NewInspectSession(s *ingest.Session, classOf func(tool string) string, with
 		for ri := range t.Requests {
 			for ci := range t.Requests[ri].Calls {
 				c := &t.Requests[ri].Calls[ci]
-				args := c.ArgsRaw
+				args, callID, tool := c.ArgsRaw, c.ID, c.Tool
 				if opt.Redact {
-					args = Redact(args)
+					args, callID, tool = Redact(args), Redact(callID), Redact(tool)
 				}
 				class := ""
 				if classOf != nil {
@@ -112,8 +112,8 @@ func NewInspectSession(s *ingest.Session, classOf func(tool string) string, with
 				out.CallList = append(out.CallList, InspectCall{
 					Turn:        turn,
 					Call:        len(out.CallList) + 1,
-					CallID:      c.ID,
-					Tool:        c.Tool,
+					CallID:      callID,
+					Tool:        tool,
 					Class:       class,
 					Args:        AbbreviateArgs(args, inspectArgsWidth),
 					ResultChars: len(c.Result),

@@ -43,7 +43,7 @@ func (j *JSONL) Finish(rep *analyze.Report) error {
 		Summary:  rep.Summary,
 		Rules:    rep.Rules,
 		Tokens:   rep.Tokens,
-		Tools:    append([]analyze.ToolStat{}, rep.Tools...),
+		Tools:    preparedTools(rep.Tools, j.opt),
 		Problems: preparedProblems(rep.Problems, j.opt),
 	}, "")
 }

@@ -297,7 +297,8 @@ func decisionResults(cr *analyze.CaseResult, opt Options) []sarifResult {
 				continue
 			}
 			args := gateText(d.Args, opt)
-			msg := fmt.Sprintf("%s: %s %s %s by %s at call %d of session %s", cr.Case.Name, d.Tool, AbbreviateArgs(args, 80), pastTense(d.Action), d.Detector, d.Call, s.ID)
+			tool, session := gateText(d.Tool, opt), gateText(s.ID, opt)
+			msg := fmt.Sprintf("%s: %s %s %s by %s at call %d of session %s", cr.Case.Name, tool, AbbreviateArgs(args, 80), pastTense(d.Action), d.Detector, d.Call, session)
 			if d.Harmful {
 				msg += "; harmful: its real result was new information"
 			}
@@ -307,7 +308,7 @@ func decisionResults(cr *analyze.CaseResult, opt Options) []sarifResult {
 				Locations: []sarifLocation{location(s.File, d.Line)},
 				PartialFingerprints: map[string]string{FingerprintKey: Fingerprint(rule, cr.Case.Name, ArtifactURI(s.File), s.ID,
 					strconv.Itoa(d.Call), d.Action.String(), d.Detector)},
-				Properties: map[string]any{"case": cr.Case.Name, "session": s.ID, "call": d.Call, "tool": d.Tool, "action": d.Action.String(),
+				Properties: map[string]any{"case": cr.Case.Name, "session": session, "call": d.Call, "tool": tool, "action": d.Action.String(),
 					"detector": d.Detector, "tokensSaved": d.TokensSaved},
 			})
 		}
