@@ -233,3 +233,49 @@ func BenchmarkCorpusRun(b *testing.B) {
 		_ = c.Run(r, counter, 1)
 	}
 }
+
+// BenchmarkSweep50 is the in-memory part of the benchmark's 50-configuration
+// sweep (scripts/bench.sh): the corpus prepared once, then the loopgate
+// preset under detectors.no_progress.block_at=1..5 ×
+// tools.class:shell.no_progress.block_at=1..10, one job. Parsing is not
+// included (BenchmarkRead in ingest measures it); compare its ns/op with
+// 50 × BenchmarkCorpusRun to see what the shared key memo saves.
+func BenchmarkSweep50(b *testing.B) {
+	all := benchAll(b)
+	c := &Corpus{Files: 1}
+	for _, s := range all.sessions {
+		c.Sessions = append(c.Sessions, Prepare(s))
+	}
+	varies := []Vary{
+		{Key: "detectors.no_progress.block_at", Values: []string{"1", "2", "3", "4", "5"}},
+		{Key: "tools.class:shell.no_progress.block_at", Values: []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}},
+	}
+	base := benchPreset(b, "loopgate")
+	counter := benchCounter(b, "chars4")
+	b.SetBytes(all.bytes)
+	b.ReportAllocs()
+	for b.Loop() {
+		rows, err := Sweep(c, base, varies, counter, 1, nil)
+		if err != nil || len(rows) != 50 {
+			b.Fatalf("sweep: %d rows, %v", len(rows), err)
+		}
+	}
+}
+
+// BenchmarkNativeIntervention looks for the agent's own guard notes in a
+// 64 KiB result with none (the common case: both 4 KiB windows scanned for
+// every marker).
+func BenchmarkNativeIntervention(b *testing.B) {
+	var sb strings.Builder
+	for sb.Len() < 64<<10 {
+		sb.WriteString(`{"path": "src/main.go", "line": 42, "text": "\tif err != nil { return fmt.Errorf(\"read %s: %w\", name, err) }"},` + "\n")
+	}
+	result := sb.String()
+	b.SetBytes(2 * noteWindow)
+	b.ReportAllocs()
+	for b.Loop() {
+		if name, _ := NativeIntervention(result); name != "" {
+			b.Fatal(name)
+		}
+	}
+}
