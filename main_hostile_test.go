@@ -346,8 +346,8 @@ func TestHostileCorpus(t *testing.T) {
 }
 
 // TestHostileUnreadableFile: a file that cannot be opened is one problem,
-// and the run goes on. Root reads through chmod 000, so the case is
-// skipped there.
+// and the run goes on. Root reads through chmod 000; there the test reads
+// /proc/self/mem instead, a file that opens but whose first read fails.
 func TestHostileUnreadableFile(t *testing.T) {
 	dir := t.TempDir()
 	locked := filepath.Join(dir, "locked.jsonl")
@@ -355,7 +355,23 @@ func TestHostileUnreadableFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.ReadFile(locked); err == nil {
-		t.Skip("chmod 000 does not stop this user from reading (running as root?): the unreadable-file case cannot be made here")
+		const mem = "/proc/self/mem"
+		if _, err := os.Stat(mem); err != nil {
+			t.Skip("chmod 000 does not stop this user from reading (running as root?) and there is no /proc/self/mem: no unreadable file can be made here")
+		}
+		ok := filepath.Join(dir, "ok.jsonl")
+		if err := os.WriteFile(ok, linesOf(nanobotCalls(nil)...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, _, code := runWithin(t, time.Minute, "replay", "--format", "json", mem, ok)
+		var rep jsonReport
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitOK {
+			t.Fatalf("exit %d, report error %v", code, err)
+		}
+		if len(rep.Sessions) != 1 || len(rep.Problems) != 1 || rep.Problems[0].File != mem || !strings.Contains(rep.Problems[0].Message, "input/output error") {
+			t.Errorf("want the readable session and one read-error problem for %s; got %d sessions, problems %+v", mem, len(rep.Sessions), rep.Problems)
+		}
+		return
 	}
 	if err := os.WriteFile(filepath.Join(dir, "ok.jsonl"), linesOf(nanobotCalls(nil)...), 0o644); err != nil {
 		t.Fatal(err)

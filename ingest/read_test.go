@@ -2,7 +2,10 @@ package ingest
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -49,6 +52,47 @@ func TestDetectionKeepsFirstLine(t *testing.T) {
 		Read(bytes.NewReader([]byte(first+"\n"+second+tail)), "x.jsonl", Options{}, out)
 		if formatSeen != "nanobot" {
 			t.Errorf("tail %q: detected %q, want nanobot", tail, formatSeen)
+		}
+	}
+}
+
+// TestExpandSpecialFiles: a walked directory's entries that carry a
+// transcript name but are not regular files (a named pipe, a link to a
+// directory) are not read, and each is one problem, not a silent skip.
+func TestExpandSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ok := write("ok.jsonl")
+	pipe := filepath.Join(dir, "pipe.jsonl")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Skipf("cannot make a named pipe here: %v", err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "linked-dir.jsonl")
+	if err := os.Symlink(sub, link); err != nil {
+		t.Fatal(err)
+	}
+	var problems []Problem
+	files := Expand([]string{dir}, func(p Problem) { problems = append(problems, p) })
+	if len(files) != 1 || files[0] != ok {
+		t.Errorf("files = %v, want only %s", files, ok)
+	}
+	want := map[string]string{pipe: "a named pipe, not a regular file", link: "a link to a directory"}
+	if len(problems) != len(want) {
+		t.Fatalf("problems = %+v, want one for each of %v", problems, want)
+	}
+	for _, p := range problems {
+		if w, found := want[p.File]; !found || !strings.Contains(p.Message, w) {
+			t.Errorf("problem %+v: want one for %s saying %q", p, p.File, w)
 		}
 	}
 }

@@ -80,9 +80,14 @@ func Expand(paths []string, problem func(Problem)) []string {
 					return nil
 				}
 				if !target.Mode().IsRegular() {
+					// Links to directories are not followed (a walk
+					// cannot loop); say so, since the name promises a
+					// transcript.
+					problem(Problem{File: p, Message: "not read: a link to " + kindOf(target.Mode()) + ", not to a regular file"})
 					return nil
 				}
 			} else if !d.Type().IsRegular() {
+				problem(Problem{File: p, Message: "not read: " + kindOf(d.Type()) + ", not a regular file"})
 				return nil
 			}
 			found = append(found, p)
@@ -97,4 +102,20 @@ func Expand(paths []string, problem func(Problem)) []string {
 		}
 	}
 	return files
+}
+
+// kindOf names a file type for a problem message.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "a special file"
+	}
 }
