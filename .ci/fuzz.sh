@@ -38,14 +38,39 @@ fi
 
 count=$(echo "$targets" | wc -l)
 echo "== fuzz: $count targets, $fuzztime each"
+
+# inputs DIR NAME: the saved inputs of a target, one per line.
+inputs() { ls "$1/testdata/fuzz/$2" 2>/dev/null | sort || true; }
+
+# Go 1.26's fuzz coordinator can fail a target with a bare "context deadline
+# exceeded" at the -fuzztime boundary, writing no failing input
+# (go.dev/issue/75804, fixed in Go 1.27; seen here on FuzzLineReader under
+# load). Such a run is retried once; if it happens again it is reported as
+# that flake, not as a finding. A run that writes a failing input always
+# fails the script.
+flakes=0
 start=$(date +%s)
 while read -r dir name; do
   echo "-- $dir $name"
   t0=$(date +%s)
-  if ! go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" -fuzzminimizetime="$minimize" -parallel="$parallel" "$dir" 2>&1 | tail -n 20; then
+  for attempt in 1 2; do
+    before=$(inputs "$dir" "$name")
+    out=$(go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" -fuzzminimizetime="$minimize" -parallel="$parallel" "$dir" 2>&1) && rc=0 || rc=$?
+    echo "$out" | tail -n 20
+    [ "$rc" -eq 0 ] && break
+    after=$(inputs "$dir" "$name")
+    if [ "$before" = "$after" ] && echo "$out" | grep -q "context deadline exceeded"; then
+      if [ "$attempt" -eq 1 ]; then
+        echo "   (Go's fuzz-deadline flake, go.dev/issue/75804, no failing input written: retrying once)"
+        continue
+      fi
+      echo "   warning: $name hit Go's fuzz-deadline flake twice (no failing input written); counted as a flake"
+      flakes=$((flakes + 1))
+      break
+    fi
     echo "fuzz.sh: $name in $dir failed; the failing input is under $dir/testdata/fuzz/$name/" >&2
     exit 1
-  fi
+  done
   echo "   ($(( $(date +%s) - t0 ))s)"
 done <<< "$targets"
-echo "== fuzz: all $count targets clean in $(( $(date +%s) - start ))s"
+echo "== fuzz: all $count targets clean in $(( $(date +%s) - start ))s ($flakes deadline flake(s))"
