@@ -86,7 +86,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	g := NewGuard(r)
 	toolIndex := map[string]int{}
 	var tools []ToolStat
-	seenRun := map[string][]uint64{} // scope+key -> distinct real results so far
+	seenRun := map[judgeKey][]uint64{} // scope+key -> distinct real results so far
 	var timeline strings.Builder
 	classes := map[string]string{}
 	classOf := func(tool string) string {
@@ -171,7 +171,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 // judge turns a verdict on a call into a decision: truth, savings, counts.
 // ran says whether the call would still have run under the guard (a steer,
 // or a halt that came after the call).
-func judge(c *PreparedCall, v Verdict, ran bool, seenRun map[string][]uint64, st sessionTokens, res *SessionResult) Decision {
+func judge(c *PreparedCall, v Verdict, ran bool, seenRun map[judgeKey][]uint64, st sessionTokens, res *SessionResult) Decision {
 	args := c.Event.ArgsRaw
 	if len(args) > maxDecisionArgs {
 		args = args[:maxDecisionArgs]
@@ -185,9 +185,9 @@ func judge(c *PreparedCall, v Verdict, ran bool, seenRun map[string][]uint64, st
 	if c.Redundant {
 		res.Redundant++
 	}
-	key := strconv.Itoa(v.Scope) + "\x00" + v.Key
+	key := judgeKey{scope: v.Scope, key: v.Key}
 	if v.Key == "" {
-		key = "sig\x00" + c.Sig
+		key = judgeKey{sig: true, key: c.Sig}
 	}
 	if c.NativeStops {
 		res.Native++
@@ -222,10 +222,21 @@ func judge(c *PreparedCall, v Verdict, ran bool, seenRun map[string][]uint64, st
 	d.ContextTokensSaved = d.TokensSaved * int64(c.LaterRequests)
 	res.TokensSaved += d.TokensSaved
 	res.ContextTokensSaved += d.ContextTokensSaved
-	if c.HasResult && !contains(seenRun[key], c.Event.ResultHash) {
-		seenRun[key] = append(seenRun[key], c.Event.ResultHash)
+	if c.HasResult {
+		if seen := seenRun[key]; !contains(seen, c.Event.ResultHash) {
+			seenRun[key] = append(seen, c.Event.ResultHash)
+		}
 	}
 	return d
+}
+
+// judgeKey is "the same call" for the harmful judgement: the guard's key in
+// its scope, or (for a call the guard gave no key) the truth signature. A
+// struct, not a joined string, so that judging a call allocates nothing.
+type judgeKey struct {
+	scope int
+	sig   bool
+	key   string
 }
 
 func contains(hs []uint64, h uint64) bool {
