@@ -279,3 +279,24 @@ func BenchmarkNativeIntervention(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNativeInterventionShort: results of one window or less (most
+// tool results), scanned whole.
+func BenchmarkNativeInterventionShort(b *testing.B) {
+	var sb strings.Builder
+	for sb.Len() < noteWindow {
+		sb.WriteString(`{"path": "src/main.go", "line": 42, "text": "\tif err != nil { return fmt.Errorf(\"read %s: %w\", name, err) }"},` + "\n")
+	}
+	for _, n := range []int{100, 1000, noteWindow} {
+		result := sb.String()[:n]
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			for b.Loop() {
+				if name, _ := NativeIntervention(result); name != "" {
+					b.Fatal(name)
+				}
+			}
+		})
+	}
+}

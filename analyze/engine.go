@@ -55,10 +55,20 @@ type Guard struct {
 	eff map[effKey]*effective
 
 	// readerKeys are the counted keys of reader tools not cleared since
-	// (scope.write_clears_reads); readerTool caches which tools read.
-	readerKeys map[string]string // compact key -> key as written
-	readerTool map[string]bool
+	// (scope.write_clears_reads); toolRole caches which tools read, write
+	// or clear every reader key. clearsReads: the rules name readers, and
+	// writers or tools that clear every reader key.
+	readerKeys  map[string]string // compact key -> key as written
+	toolRole    map[string]uint8
+	clearsReads bool
 }
+
+// A tool's roles under scope.write_clears_reads (Guard.role).
+const (
+	roleReader   uint8 = 1 << iota // in readers
+	roleWriter                     // in writers: its path argument clears
+	roleClearAll                   // in clear_all
+)
 
 type effKey struct{ det, tool string }
 
@@ -81,8 +91,10 @@ func NewGuard(r *rules.Rules) *Guard {
 		eff:      map[effKey]*effective{},
 
 		readerKeys: map[string]string{},
-		readerTool: map[string]bool{},
+		toolRole:   map[string]uint8{},
 	}
+	w := &r.Scope.WriteClearsReads
+	g.clearsReads = len(w.Readers) > 0 && (len(w.Writers) > 0 || len(w.ClearAll) > 0)
 	g.dets = buildDetectors(g, r)
 	g.turnClearsAll = true
 	for _, d := range g.dets {
@@ -161,9 +173,13 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 	}
 	g.checkWindow(ev)
 	c.key, c.hasKey = g.callKey(ev)
+	var role uint8 // under scope.write_clears_reads
 	if c.hasKey {
 		c.scope = g.epochOf(c.key)
-		g.noteReader(ev, c.key)
+		if g.clearsReads {
+			role = g.role(ev.Tool)
+			g.noteReader(ev, c.key, role)
+		}
 	}
 	best := Verdict{Action: Allow}
 	for _, d := range g.dets {
@@ -180,8 +196,8 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 	for _, d := range g.dets {
 		d.commit(c, best)
 	}
-	if !best.Action.Stops() && c.hasKey {
-		g.clearReadsAfterWrite(ev, c.key)
+	if !best.Action.Stops() && c.hasKey && role&(roleWriter|roleClearAll) != 0 {
+		g.clearReadsAfterWrite(ev, c.key, role)
 	}
 	g.lastKey, g.lastTool = c.key, ev.Tool
 	return best
@@ -329,16 +345,31 @@ func (g *Guard) checkWindow(ev *CallEvent) {
 // are looked at: every key a detector holds came through Before, so the
 // other keys cannot match, and a session with many shell calls does not
 // rescan every counter at each one.
-func (g *Guard) clearReadsAfterWrite(ev *CallEvent, own string) {
-	w := g.r.Scope.WriteClearsReads
-	p, ok := g.r.WritePath(ev.Tool, ev.Args)
-	all := len(w.ClearAll) > 0 && g.r.MatchesAny(w.ClearAll, ev.Tool)
-	if (!ok && !all) || len(g.readerKeys) == 0 {
+//
+// role is the tool's roles (Guard.role): Before calls this only for a
+// writer or a tool in clear_all, and the arguments are looked at only for
+// a writer.
+func (g *Guard) clearReadsAfterWrite(ev *CallEvent, own string, role uint8) {
+	if len(g.readerKeys) == 0 {
 		return
 	}
-	clearing := map[string]struct{}{}
+	all := role&roleClearAll != 0
+	var p string
+	if !all {
+		if role&roleWriter == 0 {
+			return
+		}
+		var ok bool
+		if p, ok = g.r.WritePath(ev.Tool, ev.Args); !ok {
+			return
+		}
+	}
+	var clearing map[string]struct{}
 	for key, text := range g.readerKeys {
 		if key != own && (all || strings.Contains(text, p)) {
+			if clearing == nil {
+				clearing = map[string]struct{}{}
+			}
 			clearing[key] = struct{}{}
 		}
 	}
@@ -355,19 +386,10 @@ func (g *Guard) clearReadsAfterWrite(ev *CallEvent, own string) {
 }
 
 // noteReader records a counted key whose tool is a reader under
-// scope.write_clears_reads, for clearReadsAfterWrite.
-func (g *Guard) noteReader(ev *CallEvent, key string) {
-	tool := ev.Tool
-	w := &g.r.Scope.WriteClearsReads
-	if len(w.Readers) == 0 || (len(w.Writers) == 0 && len(w.ClearAll) == 0) {
-		return
-	}
-	reader, ok := g.readerTool[tool]
-	if !ok {
-		reader = g.r.MatchesAny(w.Readers, tool)
-		g.readerTool[tool] = reader
-	}
-	if !reader {
+// scope.write_clears_reads, for clearReadsAfterWrite. Before calls it only
+// when the rules clear reads (Guard.clearsReads), with the tool's roles.
+func (g *Guard) noteReader(ev *CallEvent, key string, role uint8) {
+	if role&roleReader == 0 {
 		return
 	}
 	if _, seen := g.readerKeys[key]; seen {
@@ -380,6 +402,27 @@ func (g *Guard) noteReader(ev *CallEvent, key string) {
 		full, _ = g.r.CallKey(ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
 	}
 	g.readerKeys[key] = full
+}
+
+// role returns the tool's roles under scope.write_clears_reads, worked out
+// once per tool: they depend only on the tool's name and the rules, which do
+// not change while the Guard is in use.
+func (g *Guard) role(tool string) uint8 {
+	role, ok := g.toolRole[tool]
+	if !ok {
+		w := &g.r.Scope.WriteClearsReads
+		if g.r.MatchesAny(w.Readers, tool) {
+			role |= roleReader
+		}
+		if len(w.Writers) > 0 && g.r.MatchesAny(w.Writers, tool) {
+			role |= roleWriter
+		}
+		if len(w.ClearAll) > 0 && g.r.MatchesAny(w.ClearAll, tool) {
+			role |= roleClearAll
+		}
+		g.toolRole[tool] = role
+	}
+	return role
 }
 
 // effective is a detector's thresholds and messages for one tool, after
