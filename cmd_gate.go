@@ -51,7 +51,7 @@ func runGate(c *cli.Context) error {
 	if file == "" {
 		file = analyze.DefaultGateFile
 	}
-	opt, err := reportOptions(c, os.Stdout)
+	opt, err := reportOptions(c, outputFile(c))
 	if err != nil {
 		return err
 	}
