@@ -18,13 +18,15 @@ type detector interface {
 	endRequest() Verdict
 	reset()
 	resetsOnTurn() bool
-	// clearKeys forgets the counts of these keys (write_clears_reads).
-	clearKeys(keys map[string]struct{})
+	// clearKeys forgets the counts of these keys, by their index in the
+	// guard's keyIndex (write_clears_reads). The list has no duplicates.
+	clearKeys(keys []int32)
 	steeredAny() bool
 }
 
 // buildDetectors returns the rules' detectors in rules.DetectorNames order.
-func buildDetectors(g *Guard, r *rules.Rules) []detector {
+// size is the number of keys expected (their tables grow past it).
+func buildDetectors(g *Guard, r *rules.Rules, size int) []detector {
 	var out []detector
 	ds := r.Detectors
 	turn := func(reset string) bool {
@@ -37,31 +39,31 @@ func buildDetectors(g *Guard, r *rules.Rules) []detector {
 		switch name {
 		case "dedup":
 			if d := ds.Dedup; d != nil && d.Enabled {
-				out = append(out, &dedupDet{base: base{g, turn(d.Reset)}, cfg: d, seen: map[string]int{}, results: map[string]string{}})
+				out = append(out, &dedupDet{base: base{g: g, turn: turn(d.Reset)}, cfg: d, gen: 1, ent: make([]dedupEnt, size)})
 			}
 		case "failure":
 			if d := ds.Failure; d != nil && d.Enabled {
-				out = append(out, &failureDet{base: base{g, turn(d.Reset)}, cfg: d, counts: map[string]int{}})
+				out = append(out, &failureDet{base: base{g: g, turn: turn(d.Reset)}, cfg: d, gen: 1, ent: make([]countEnt, size)})
 			}
 		case "no_progress":
 			if d := ds.NoProgress; d != nil && d.Enabled {
-				out = append(out, &noProgressDet{base: base{g, turn(d.Reset)}, cfg: d, byCall: map[string]progress{}, byTool: map[toolResult]int{}})
+				out = append(out, &noProgressDet{base: base{g: g, turn: turn(d.Reset)}, cfg: d, gen: 1, byCall: make([]progressEnt, size), byTool: map[toolResult]int{}})
 			}
 		case "tool_failure":
 			if d := ds.ToolFailure; d != nil && d.Enabled {
-				out = append(out, &toolFailureDet{base: base{g, turn(d.Reset)}, cfg: d, counts: map[string]int{}})
+				out = append(out, &toolFailureDet{base: base{g: g, turn: turn(d.Reset)}, cfg: d, counts: map[string]int{}})
 			}
 		case "repeat":
 			if d := ds.Repeat; d != nil && d.Enabled {
-				out = append(out, &repeatDet{base: base{g, turn(d.Reset)}, cfg: d, counts: map[string]int{}, steered: map[string]bool{}})
+				out = append(out, &repeatDet{base: base{g: g, turn: turn(d.Reset)}, cfg: d, gen: 1, ent: make([]repeatEnt, size)})
 			}
 		case "consecutive":
 			if d := ds.Consecutive; d != nil && d.Enabled {
-				out = append(out, &consecutiveDet{base: base{g, turn(d.Reset)}, cfg: d})
+				out = append(out, &consecutiveDet{base: base{g: g, turn: turn(d.Reset)}, cfg: d, lastKid: -1})
 			}
 		case "cycle":
 			if d := ds.Cycle; d != nil && d.Enabled {
-				out = append(out, &cycleDet{base: base{g, turn(d.Reset)}, cfg: d})
+				out = append(out, &cycleDet{base: base{g: g, turn: turn(d.Reset)}, cfg: d})
 			}
 		}
 	}
@@ -72,6 +74,7 @@ func buildDetectors(g *Guard, r *rules.Rules) []detector {
 type base struct {
 	g    *Guard
 	turn bool
+	effs []*effective // by tool index (effOf)
 }
 
 func (b *base) resetsOnTurn() bool              { return b.turn }
@@ -79,7 +82,7 @@ func (b *base) before(*callCtx) Verdict         { return Verdict{} }
 func (b *base) commit(*callCtx, Verdict)        {}
 func (b *base) after(*callCtx, Verdict) Verdict { return Verdict{} }
 func (b *base) endRequest() Verdict             { return Verdict{} }
-func (b *base) clearKeys(map[string]struct{})   {}
+func (b *base) clearKeys([]int32)               {}
 func (b *base) steeredAny() bool                { return false }
 
 func (b *base) verdict(a Action, det string, count int, msg string, c *callCtx, extra map[string]string) Verdict {
@@ -113,34 +116,76 @@ func stoppedByOther(final Verdict, det string) bool {
 	return final.Action.Stops() && final.Detector != det
 }
 
-func deleteKeys[V any](m map[string]V, keys map[string]struct{}) {
-	for k := range keys {
-		delete(m, k)
+// The detectors keep their per-key state in slices indexed by the key's
+// number (keyIndex); an entry counts only while its gen is the detector's
+// gen, so a reset is gen++ and forgetting one key is setting its gen to 0
+// (gens start at 1).
+
+// countEnt is a per-key count.
+type countEnt struct {
+	gen uint32
+	n   int
+}
+
+func (e *countEnt) get(gen uint32) int {
+	if e.gen != gen {
+		return 0
+	}
+	return e.n
+}
+
+func (e *countEnt) inc(gen uint32) int {
+	if e.gen != gen {
+		e.gen, e.n = gen, 0
+	}
+	e.n++
+	return e.n
+}
+
+func forget[T any](ent []T, keys []int32, gen func(*T) *uint32) {
+	for _, k := range keys {
+		if int(k) < len(ent) {
+			*gen(&ent[k]) = 0
+		}
 	}
 }
 
 // repeatDet counts identical calls cumulatively within its scope.
 type repeatDet struct {
 	base
-	cfg     *rules.Repeat
-	counts  map[string]int
-	steered map[string]bool
+	cfg *rules.Repeat
+	gen uint32
+	ent []repeatEnt
+	// steeredN counts the keys steered since the last reset.
+	steeredN int
 }
 
-func (d *repeatDet) eff(tool string) *effective {
-	return d.g.resolve("repeat", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage}, d.cfg.Only, d.cfg.Except, tool)
+// repeatEnt is a key's count (valid while cgen is the gen) and whether it
+// was steered (while sgen is): write_clears_reads clears counts only.
+type repeatEnt struct {
+	cgen, sgen uint32
+	n          int
+}
+
+func (d *repeatDet) eff(c *callCtx) *effective {
+	return d.effOf(c, "repeat", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage}, d.cfg.Only, d.cfg.Except)
 }
 
 func (d *repeatDet) before(c *callCtx) Verdict {
 	if !c.hasKey {
 		return Verdict{}
 	}
-	e := d.eff(c.ev.Tool)
+	e := d.eff(c)
 	if !e.on {
 		return Verdict{}
 	}
-	n := d.counts[c.key] + 1
-	steered := d.steered[c.key]
+	d.ent = grow(d.ent, c.kid)
+	p := &d.ent[c.kid]
+	n := 1
+	if p.cgen == d.gen {
+		n += p.n
+	}
+	steered := p.sgen == d.gen
 	if e.blockAt > 0 && n >= e.blockAt && (!d.cfg.BlockAfterSteer || steered) {
 		return d.verdict(Block, "repeat", n, e.blockMsg, c, nil)
 	}
@@ -156,7 +201,7 @@ func (d *repeatDet) before(c *callCtx) Verdict {
 }
 
 func (d *repeatDet) commit(c *callCtx, final Verdict) {
-	if !c.hasKey || !d.eff(c.ev.Tool).on {
+	if !c.hasKey || !d.eff(c).on {
 		return
 	}
 	if stoppedByOther(final, "repeat") || (final.Action.Stops() && !d.cfg.CountsBlocked) {
@@ -165,35 +210,43 @@ func (d *repeatDet) commit(c *callCtx, final Verdict) {
 		// stopped first never reached this check (see stoppedByOther).
 		return
 	}
-	d.counts[c.key]++
-	if final.Action == Steer && final.Detector == "repeat" {
-		d.steered[c.key] = true
+	d.ent = grow(d.ent, c.kid)
+	p := &d.ent[c.kid]
+	if p.cgen != d.gen {
+		p.cgen, p.n = d.gen, 0
+	}
+	p.n++
+	if final.Action == Steer && final.Detector == "repeat" && p.sgen != d.gen {
+		p.sgen = d.gen
+		d.steeredN++
 	}
 }
 
 func (d *repeatDet) reset() {
-	clear(d.counts)
-	clear(d.steered)
+	d.gen++
+	d.steeredN = 0
 }
 
 // clearKeys forgets counts but not steers: pi §3.7 keeps steeredKeys.
-func (d *repeatDet) clearKeys(keys map[string]struct{}) { deleteKeys(d.counts, keys) }
-func (d *repeatDet) steeredAny() bool                   { return len(d.steered) > 0 }
+func (d *repeatDet) clearKeys(keys []int32) {
+	forget(d.ent, keys, func(e *repeatEnt) *uint32 { return &e.cgen })
+}
+func (d *repeatDet) steeredAny() bool { return d.steeredN > 0 }
 
 // consecutiveDet counts identical calls in an unbroken streak.
 type consecutiveDet struct {
 	base
 	cfg     *rules.Consecutive
-	lastKey string
+	lastKid int32 // -1: none
 	streak  int
 }
 
-func (d *consecutiveDet) eff(tool string) *effective {
-	return d.g.resolve("consecutive", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage}, d.cfg.Only, d.cfg.Except, tool)
+func (d *consecutiveDet) eff(c *callCtx) *effective {
+	return d.effOf(c, "consecutive", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage}, d.cfg.Only, d.cfg.Except)
 }
 
 func (d *consecutiveDet) next(c *callCtx) int {
-	if d.streak > 0 && c.key == d.lastKey {
+	if d.streak > 0 && c.kid == d.lastKid {
 		return d.streak + 1
 	}
 	return 1
@@ -203,7 +256,7 @@ func (d *consecutiveDet) before(c *callCtx) Verdict {
 	if !c.hasKey {
 		return Verdict{}
 	}
-	e := d.eff(c.ev.Tool)
+	e := d.eff(c)
 	if !e.on {
 		return Verdict{}
 	}
@@ -224,21 +277,27 @@ func (d *consecutiveDet) commit(c *callCtx, final Verdict) {
 	switch {
 	case stoppedByOther(final, "consecutive"):
 	case !c.hasKey:
-		d.lastKey, d.streak = "", 0
+		d.lastKid, d.streak = -1, 0
 	case final.Action.Stops() && final.Detector == "consecutive" && d.cfg.ResetAfterBlock:
-		d.lastKey, d.streak = "", 0 // the breaker starts again from zero
+		d.lastKid, d.streak = -1, 0 // the breaker starts again from zero
 	case final.Action.Stops() && !d.cfg.CountsBlocked:
 	default:
 		d.streak = d.next(c)
-		d.lastKey = c.key
+		d.lastKid = c.kid
 	}
 }
 
-func (d *consecutiveDet) reset() { d.lastKey, d.streak = "", 0 }
+func (d *consecutiveDet) reset() { d.lastKid, d.streak = -1, 0 }
 
-func (d *consecutiveDet) clearKeys(keys map[string]struct{}) {
-	if _, ok := keys[d.lastKey]; ok && d.streak > 0 {
-		d.lastKey, d.streak = "", 0
+func (d *consecutiveDet) clearKeys(keys []int32) {
+	if d.streak == 0 {
+		return
+	}
+	for _, k := range keys {
+		if k == d.lastKid {
+			d.lastKid, d.streak = -1, 0
+			return
+		}
 	}
 }
 
@@ -251,7 +310,7 @@ type cycleDet struct {
 }
 
 func (d *cycleDet) commit(c *callCtx, final Verdict) {
-	if e := d.g.resolve("cycle", effective{}, d.cfg.Only, d.cfg.Except, c.ev.Tool); !e.on {
+	if e := d.effOf(c, "cycle", effective{}, d.cfg.Only, d.cfg.Except); !e.on {
 		return
 	}
 	if final.Action.Stops() && !d.cfg.CountsBlocked {
@@ -321,20 +380,22 @@ func (d *cycleDet) reset() { d.history = d.history[:0] }
 // failureDet counts failures of the same call.
 type failureDet struct {
 	base
-	cfg    *rules.Failure
-	counts map[string]int
+	cfg *rules.Failure
+	gen uint32
+	ent []countEnt
 }
 
-func (d *failureDet) eff(tool string) *effective {
-	return d.g.resolve("failure", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage}, d.cfg.Only, d.cfg.Except, tool)
+func (d *failureDet) eff(c *callCtx) *effective {
+	return d.effOf(c, "failure", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage}, d.cfg.Only, d.cfg.Except)
 }
 
 func (d *failureDet) before(c *callCtx) Verdict {
 	if !c.hasKey {
 		return Verdict{}
 	}
-	e := d.eff(c.ev.Tool)
-	if n := d.counts[c.key]; e.on && e.blockAt > 0 && n >= e.blockAt {
+	e := d.eff(c)
+	d.ent = grow(d.ent, c.kid)
+	if n := d.ent[c.kid].get(d.gen); e.on && e.blockAt > 0 && n >= e.blockAt {
 		return d.verdict(Block, "failure", n, e.blockMsg, c, nil)
 	}
 	return Verdict{}
@@ -344,7 +405,7 @@ func (d *failureDet) after(c *callCtx, before Verdict) Verdict {
 	if !c.hasKey {
 		return Verdict{}
 	}
-	e := d.eff(c.ev.Tool)
+	e := d.eff(c)
 	if !e.on {
 		return Verdict{}
 	}
@@ -352,19 +413,21 @@ func (d *failureDet) after(c *callCtx, before Verdict) Verdict {
 	if !counted {
 		return Verdict{}
 	}
+	d.ent = grow(d.ent, c.kid)
 	if !failed {
-		delete(d.counts, c.key)
+		d.ent[c.kid].gen = 0
 		return Verdict{}
 	}
-	d.counts[c.key]++
-	if n := d.counts[c.key]; e.steerAt > 0 && n >= e.steerAt {
+	if n := d.ent[c.kid].inc(d.gen); e.steerAt > 0 && n >= e.steerAt {
 		return d.verdict(Steer, "failure", n, e.steerMsg, c, nil)
 	}
 	return Verdict{}
 }
 
-func (d *failureDet) reset()                             { clear(d.counts) }
-func (d *failureDet) clearKeys(keys map[string]struct{}) { deleteKeys(d.counts, keys) }
+func (d *failureDet) reset() { d.gen++ }
+func (d *failureDet) clearKeys(keys []int32) {
+	forget(d.ent, keys, func(e *countEnt) *uint32 { return &e.gen })
+}
 
 // toolFailureDet counts failures of one tool, any arguments.
 type toolFailureDet struct {
@@ -373,13 +436,13 @@ type toolFailureDet struct {
 	counts map[string]int
 }
 
-func (d *toolFailureDet) eff(tool string) *effective {
-	return d.g.resolve("tool_failure", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, haltAt: d.cfg.HaltAt,
-		steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage, haltMsg: d.cfg.HaltMessage}, d.cfg.Only, d.cfg.Except, tool)
+func (d *toolFailureDet) eff(c *callCtx) *effective {
+	return d.effOf(c, "tool_failure", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, haltAt: d.cfg.HaltAt,
+		steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage, haltMsg: d.cfg.HaltMessage}, d.cfg.Only, d.cfg.Except)
 }
 
 func (d *toolFailureDet) before(c *callCtx) Verdict {
-	e := d.eff(c.ev.Tool)
+	e := d.eff(c)
 	if n := d.counts[c.ev.Tool]; e.on && e.blockAt > 0 && n >= e.blockAt {
 		return d.verdict(Block, "tool_failure", n, e.blockMsg, c, nil)
 	}
@@ -393,7 +456,7 @@ func (d *toolFailureDet) commit(c *callCtx, final Verdict) {
 }
 
 func (d *toolFailureDet) after(c *callCtx, before Verdict) Verdict {
-	e := d.eff(c.ev.Tool)
+	e := d.eff(c)
 	if !e.on {
 		return Verdict{}
 	}
@@ -422,8 +485,15 @@ func (d *toolFailureDet) reset() { clear(d.counts) }
 type noProgressDet struct {
 	base
 	cfg    *rules.NoProgress
-	byCall map[string]progress
+	gen    uint32
+	byCall []progressEnt
 	byTool map[toolResult]int
+}
+
+// progressEnt is a key's progress, valid while gen is the detector's gen.
+type progressEnt struct {
+	gen uint32
+	p   progress
 }
 
 type progress struct {
@@ -436,23 +506,25 @@ type toolResult struct {
 	hash uint64
 }
 
-func (d *noProgressDet) eff(tool string) *effective {
-	return d.g.resolve("no_progress", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage}, d.cfg.Only, d.cfg.Except, tool)
+func (d *noProgressDet) eff(c *callCtx) *effective {
+	return d.effOf(c, "no_progress", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage}, d.cfg.Only, d.cfg.Except)
 }
 
 func (d *noProgressDet) before(c *callCtx) Verdict {
 	if !c.hasKey || d.cfg.By != "call" {
 		return Verdict{}
 	}
-	e := d.eff(c.ev.Tool)
-	if p, ok := d.byCall[c.key]; ok && e.on && e.blockAt > 0 && p.n >= e.blockAt {
+	e := d.eff(c)
+	d.byCall = grow(d.byCall, c.kid)
+	if pe := &d.byCall[c.kid]; pe.gen == d.gen && e.on && e.blockAt > 0 && pe.p.n >= e.blockAt {
+		p := pe.p
 		return d.verdict(Block, "no_progress", p.n, e.blockMsg, c, nil)
 	}
 	return Verdict{}
 }
 
 func (d *noProgressDet) after(c *callCtx, before Verdict) Verdict {
-	e := d.eff(c.ev.Tool)
+	e := d.eff(c)
 	if !e.on {
 		return Verdict{}
 	}
@@ -472,18 +544,18 @@ func (d *noProgressDet) after(c *callCtx, before Verdict) Verdict {
 		if !c.hasKey {
 			return Verdict{}
 		}
+		d.byCall = grow(d.byCall, c.kid)
+		pe := &d.byCall[c.kid]
 		if failed {
-			delete(d.byCall, c.key)
+			pe.gen = 0
 			return Verdict{}
 		}
-		p := d.byCall[c.key]
-		if p.n > 0 && p.hash == c.ev.ResultHash {
-			p.n++
+		if pe.gen == d.gen && pe.p.n > 0 && pe.p.hash == c.ev.ResultHash {
+			pe.p.n++
 		} else {
-			p = progress{c.ev.ResultHash, 1}
+			pe.gen, pe.p = d.gen, progress{c.ev.ResultHash, 1}
 		}
-		d.byCall[c.key] = p
-		n = p.n
+		n = pe.p.n
 	}
 	if e.steerAt > 0 && n >= e.steerAt {
 		return d.verdict(Steer, "no_progress", n, e.steerMsg, c, nil)
@@ -492,61 +564,81 @@ func (d *noProgressDet) after(c *callCtx, before Verdict) Verdict {
 }
 
 func (d *noProgressDet) reset() {
-	clear(d.byCall)
+	d.gen++
 	clear(d.byTool)
 }
 
-func (d *noProgressDet) clearKeys(keys map[string]struct{}) { deleteKeys(d.byCall, keys) }
+func (d *noProgressDet) clearKeys(keys []int32) {
+	forget(d.byCall, keys, func(e *progressEnt) *uint32 { return &e.gen })
+}
 
 // dedupDet answers an identical call from the earlier result.
 type dedupDet struct {
 	base
-	cfg     *rules.Dedup
-	seen    map[string]int
-	results map[string]string
+	cfg *rules.Dedup
+	gen uint32
+	ent []dedupEnt
 }
 
-func (d *dedupDet) eff(tool string) *effective {
-	return d.g.resolve("dedup", effective{blockAt: d.cfg.DedupAt, blockMsg: d.cfg.Message}, d.cfg.Only, d.cfg.Except, tool)
+// dedupEnt is how often a key was seen (valid while sgen is the gen) and
+// its first result (while rgen is).
+type dedupEnt struct {
+	sgen, rgen uint32
+	n          int
+	res        string
+}
+
+func (d *dedupDet) eff(c *callCtx) *effective {
+	return d.effOf(c, "dedup", effective{blockAt: d.cfg.DedupAt, blockMsg: d.cfg.Message}, d.cfg.Only, d.cfg.Except)
 }
 
 func (d *dedupDet) before(c *callCtx) Verdict {
 	if !c.hasKey {
 		return Verdict{}
 	}
-	e := d.eff(c.ev.Tool)
+	e := d.eff(c)
 	if !e.on {
 		return Verdict{}
 	}
-	n := d.seen[c.key] + 1
-	res, ok := d.results[c.key]
-	if ok && n >= e.blockAt {
-		return d.verdict(Dedup, "dedup", n, e.blockMsg, c, map[string]string{"result": res})
+	d.ent = grow(d.ent, c.kid)
+	p := &d.ent[c.kid]
+	n := 1
+	if p.sgen == d.gen {
+		n += p.n
+	}
+	if p.rgen == d.gen && n >= e.blockAt {
+		return d.verdict(Dedup, "dedup", n, e.blockMsg, c, map[string]string{"result": p.res})
 	}
 	return Verdict{}
 }
 
 func (d *dedupDet) commit(c *callCtx, final Verdict) {
-	if c.hasKey && d.eff(c.ev.Tool).on {
-		d.seen[c.key]++
+	if c.hasKey && d.eff(c).on {
+		d.ent = grow(d.ent, c.kid)
+		p := &d.ent[c.kid]
+		if p.sgen != d.gen {
+			p.sgen, p.n = d.gen, 0
+		}
+		p.n++
 	}
 }
 
 func (d *dedupDet) after(c *callCtx, before Verdict) Verdict {
-	if c.hasKey && !before.Action.Stops() && d.eff(c.ev.Tool).on {
-		if _, ok := d.results[c.key]; !ok {
-			d.results[c.key] = c.ev.Result
+	if c.hasKey && !before.Action.Stops() && d.eff(c).on {
+		d.ent = grow(d.ent, c.kid)
+		if p := &d.ent[c.kid]; p.rgen != d.gen {
+			p.rgen, p.res = d.gen, c.ev.Result
 		}
 	}
 	return Verdict{}
 }
 
-func (d *dedupDet) reset() {
-	clear(d.seen)
-	clear(d.results)
-}
+func (d *dedupDet) reset() { d.gen++ }
 
-func (d *dedupDet) clearKeys(keys map[string]struct{}) {
-	deleteKeys(d.seen, keys)
-	deleteKeys(d.results, keys)
+func (d *dedupDet) clearKeys(keys []int32) {
+	for _, k := range keys {
+		if int(k) < len(d.ent) {
+			d.ent[k].sgen, d.ent[k].rgen = 0, 0
+		}
+	}
 }

@@ -34,8 +34,13 @@ type Guard struct {
 	// is fixed when the key is first counted after a reset that clears it
 	// for every detector, so "same Key and Scope" means "the guard treated
 	// these calls as the same call".
-	ids   int
-	epoch map[string]int
+	ids int
+	// epoch[k] is the epoch of key index k (see keyIndex), valid while its
+	// gen is egen: clearing every epoch is egen++.
+	epoch []epochEnt
+	egen  uint32
+	// ki numbers the keys of the calls this guard sees (callKey).
+	ki *keyIndex
 	// turnClearsAll: every detector resets at a user turn, so a turn is a
 	// new epoch for every key (hermes' read/search streak spans turns).
 	turnClearsAll bool
@@ -49,18 +54,101 @@ type Guard struct {
 	inflight map[*CallEvent]*callCtx
 	// lastKey is the key of the latest call, for round-level verdicts.
 	lastKey  string
+	lastKid  int32
 	lastTool string
+	// spare is a call context After is done with, for the next Before.
+	spare *callCtx
 
-	// eff caches per-(detector, tool) thresholds and messages.
-	eff map[effKey]*effective
+	// eff caches per-(detector, tool) thresholds and messages, and
+	// roleOf the tools' roles by name; guards of the same rules that run one
+	// after the other may share them (ruleCache).
+	eff    map[effKey]*effective
+	roleOf map[string]uint8
 
-	// readerKeys are the counted keys of reader tools not cleared since
-	// (scope.write_clears_reads); toolRole caches which tools read, write
-	// or clear every reader key. clearsReads: the rules name readers, and
+	// readers are the counted keys of reader tools not cleared since
+	// (scope.write_clears_reads), and readerPos[k] is 1 + the position of
+	// key index k in readers (0: not there); clearing is scratch for
+	// clearReadsAfterWrite. toolRole caches which tools read, write or
+	// clear every reader key. clearsReads: the rules name readers, and
 	// writers or tools that clear every reader key.
-	readerKeys  map[string]string // compact key -> key as written
-	toolRole    map[string]uint8
+	readers     []readerKey
+	readerPos   []int32
+	clearing    []int32
+	toolRole    []uint8 // by tool index (keyIndex)
 	clearsReads bool
+}
+
+// readerKey is a reader key not cleared since it was counted: its index,
+// and its text as written (for the path test).
+type readerKey struct {
+	kid  int32
+	text string
+}
+
+type epochEnt struct {
+	gen uint32
+	e   int
+}
+
+// keyIndex numbers distinct call keys 0, 1, 2, ... for one key-rule set
+// (rules.KeyID), so that the guard's counters are slices indexed by a
+// key's number instead of maps hashing the key's text at every access. A
+// CallEvent remembers its number next to its key (CallEvent.ki, kidx):
+// compare and sweep share one keyIndex per prepared session and key-rule
+// set over all their configurations, so later configurations number no
+// key again.
+type keyIndex struct {
+	keyID uint64
+	m     map[string]int32
+	// tools numbers tool names the same way (CallEvent.tidx).
+	tools map[string]int32
+	// texts[k] is key k as written, for write_clears_reads ("" until a
+	// guard needed it).
+	texts []string
+}
+
+func newKeyIndex(keyID uint64, size int) *keyIndex {
+	return &keyIndex{keyID: keyID, m: make(map[string]int32, size), tools: map[string]int32{}}
+}
+
+// memo sets the event's key under the rules' key section (which must be
+// ki's), and its key's and tool's numbers, once per keyIndex.
+func (ki *keyIndex) memo(ev *CallEvent, r *rules.Rules) {
+	if ev.ki == ki {
+		return
+	}
+	if ev.keyID != ki.keyID {
+		full, ok := r.CallKey(ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
+		ev.key, ev.hasKey = compactKey(full), ok
+		ev.keyID = ki.keyID
+	}
+	ev.ki, ev.kidx = ki, -1
+	if ev.hasKey {
+		ev.kidx = ki.intern(ev.key)
+	}
+	t, ok := ki.tools[ev.Tool]
+	if !ok {
+		t = int32(len(ki.tools))
+		ki.tools[ev.Tool] = t
+	}
+	ev.tidx = t
+}
+
+func (ki *keyIndex) intern(key string) int32 {
+	i, ok := ki.m[key]
+	if !ok {
+		i = int32(len(ki.m))
+		ki.m[key] = i
+	}
+	return i
+}
+
+// grow returns s long enough to be indexed by i.
+func grow[T any](s []T, i int32) []T {
+	if int(i) < len(s) {
+		return s
+	}
+	return append(s, make([]T, int(i)+1-len(s))...)
 }
 
 // A tool's roles under scope.write_clears_reads (Guard.role).
@@ -68,6 +156,7 @@ const (
 	roleReader   uint8 = 1 << iota // in readers
 	roleWriter                     // in writers: its path argument clears
 	roleClearAll                   // in clear_all
+	roleKnown                      // worked out (Guard.toolRole)
 )
 
 type effKey struct{ det, tool string }
@@ -76,6 +165,8 @@ type effKey struct{ det, tool string }
 type callCtx struct {
 	ev      *CallEvent
 	key     string
+	kid     int32 // the key's index (keyIndex), when hasKey
+	tid     int32 // the tool's index (keyIndex)
 	hasKey  bool
 	scope   int  // the key's epoch when Before saw the call
 	command bool // the manual reset command: neither counted nor checked
@@ -84,18 +175,46 @@ type callCtx struct {
 // NewGuard returns a Guard running the rules. The rules must not be
 // changed while the Guard is in use.
 func NewGuard(r *rules.Rules) *Guard {
+	return newGuard(r, newKeyIndex(r.KeyID(), 0))
+}
+
+// newGuard returns a Guard numbering keys with ki, which must be for the
+// rules' key section (ki.keyID == r.KeyID()). The keys ki already holds
+// size the guard's tables.
+func newGuard(r *rules.Rules, ki *keyIndex) *Guard {
+	return newGuardCached(r, ki, newRuleCache(r))
+}
+
+// ruleCache is what a guard works out from its rules alone, kept for the
+// next guard of the same rules (one goroutine at a time).
+type ruleCache struct {
+	r      *rules.Rules
+	eff    map[effKey]*effective
+	roleOf map[string]uint8
+}
+
+func newRuleCache(r *rules.Rules) *ruleCache {
+	return &ruleCache{r: r, eff: map[effKey]*effective{}, roleOf: map[string]uint8{}}
+}
+
+func newGuardCached(r *rules.Rules, ki *keyIndex, rc *ruleCache) *Guard {
+	size := len(ki.m)
 	g := &Guard{
 		r:        r,
-		epoch:    map[string]int{},
+		ki:       ki,
+		egen:     1,
+		lastKid:  -1,
+		epoch:    make([]epochEnt, size),
 		inflight: map[*CallEvent]*callCtx{},
-		eff:      map[effKey]*effective{},
-
-		readerKeys: map[string]string{},
-		toolRole:   map[string]uint8{},
+		eff:      rc.eff,
+		roleOf:   rc.roleOf,
 	}
 	w := &r.Scope.WriteClearsReads
 	g.clearsReads = len(w.Readers) > 0 && (len(w.Writers) > 0 || len(w.ClearAll) > 0)
-	g.dets = buildDetectors(g, r)
+	if g.clearsReads {
+		g.readerPos = make([]int32, size)
+	}
+	g.dets = buildDetectors(g, r, size)
 	g.turnClearsAll = true
 	for _, d := range g.dets {
 		if !d.resetsOnTurn() {
@@ -110,14 +229,15 @@ func (g *Guard) newID() int {
 	return g.ids
 }
 
-// epochOf returns the counting epoch of a key, starting one if needed.
-func (g *Guard) epochOf(key string) int {
-	e, ok := g.epoch[key]
-	if !ok {
-		e = g.newID()
-		g.epoch[key] = e
+// epochOf returns the counting epoch of a key (by its index), starting one
+// if needed.
+func (g *Guard) epochOf(kid int32) int {
+	g.epoch = grow(g.epoch, kid)
+	p := &g.epoch[kid]
+	if p.gen != g.egen {
+		p.gen, p.e = g.egen, g.newID()
 	}
-	return e
+	return p.e
 }
 
 // UserTurn is a genuine user message: detectors scoped to the turn start
@@ -132,7 +252,7 @@ func (g *Guard) UserTurn(t time.Time) {
 	// detector (hermes' read/search streak) still treats calls of earlier
 	// turns as the same call.
 	if g.turnClearsAll {
-		clear(g.epoch)
+		g.egen++
 	}
 	if g.r.Scope.Reset == "turn" {
 		g.timerSet = false
@@ -155,12 +275,18 @@ func (g *Guard) resetAll() {
 	for _, d := range g.dets {
 		d.reset()
 	}
-	clear(g.epoch)
+	g.egen++
 }
 
 // Before decides on a call before it runs. The caller has set ev.Class.
 func (g *Guard) Before(ev *CallEvent) Verdict {
-	c := &callCtx{ev: ev}
+	c := g.spare
+	if c != nil {
+		g.spare = nil
+		*c = callCtx{ev: ev}
+	} else {
+		c = &callCtx{ev: ev}
+	}
 	g.inflight[ev] = c
 	if g.r.IsResetCommand(ev.Tool, ev.Args) {
 		// pi §3.9: the reset command clears everything, restarts the
@@ -168,17 +294,18 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 		c.command = true
 		g.resetAll()
 		g.timerSet, g.timerStart = !ev.Time.IsZero(), ev.Time
-		g.lastKey, g.lastTool = "", ev.Tool
+		g.lastKey, g.lastKid, g.lastTool = "", -1, ev.Tool
 		return Verdict{Action: Allow}
 	}
 	g.checkWindow(ev)
-	c.key, c.hasKey = g.callKey(ev)
+	c.key, c.kid, c.hasKey = g.callKey(ev)
+	c.tid = ev.tidx
 	var role uint8 // under scope.write_clears_reads
 	if c.hasKey {
-		c.scope = g.epochOf(c.key)
+		c.scope = g.epochOf(c.kid)
 		if g.clearsReads {
-			role = g.role(ev.Tool)
-			g.noteReader(ev, c.key, role)
+			role = g.role(ev.Tool, c.tid)
+			g.noteReader(ev, c.key, c.kid, role)
 		}
 	}
 	best := Verdict{Action: Allow}
@@ -197,21 +324,22 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 		d.commit(c, best)
 	}
 	if !best.Action.Stops() && c.hasKey && role&(roleWriter|roleClearAll) != 0 {
-		g.clearReadsAfterWrite(ev, c.key, role)
+		g.clearReadsAfterWrite(ev, c.kid, role)
 	}
 	g.lastKey, g.lastTool = c.key, ev.Tool
+	g.lastKid = -1
+	if c.hasKey {
+		g.lastKid = c.kid
+	}
 	return best
 }
 
 // callKey returns the call's key under the guard's rules, built once per
-// distinct key section (see CallEvent.keyID), in its compact form.
-func (g *Guard) callKey(ev *CallEvent) (string, bool) {
-	if id := g.r.KeyID(); ev.keyID != id {
-		full, ok := g.r.CallKey(ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
-		ev.key, ev.hasKey = compactKey(full), ok
-		ev.keyID = id
-	}
-	return ev.key, ev.hasKey
+// distinct key section (see CallEvent.keyID), in its compact form, and
+// its index in the guard's keyIndex (numbered once per keyIndex).
+func (g *Guard) callKey(ev *CallEvent) (string, int32, bool) {
+	g.ki.memo(ev, g.r)
+	return ev.key, ev.kidx, ev.hasKey
 }
 
 // maxPlainKey is the longest key kept as written inside the guard.
@@ -222,10 +350,10 @@ const maxPlainKey = 128
 var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
 // compactKey replaces a long key by a fixed-size one: the tool, the
-// separator, a NUL byte and a 128-bit digest of the whole key. Every
-// counter, epoch and result list of the guard is a map keyed by call keys,
-// and a key holds the canonical arguments: a write_file call's key holds
-// the file. Hashing such keys at every map access was a quarter of a
+// separator, a NUL byte and a 128-bit digest of the whole key. A key holds
+// the canonical arguments (a write_file call's key holds the file), and
+// keys are hashed when they are numbered (keyIndex) and compared in
+// verdicts; hashing such keys at every map access was once a quarter of a
 // sweep's time. Two distinct keys share a digest with probability about
 // 2^-128 per pair. A plain key has no raw NUL after its separator unless
 // its arguments were not JSON (canonical JSON escapes NUL), and even then
@@ -269,13 +397,16 @@ func (g *Guard) After(ev *CallEvent, before Verdict) Verdict {
 	if !ok {
 		// After without Before: build the context now, count nothing new.
 		c = &callCtx{ev: ev}
-		c.key, c.hasKey = g.callKey(ev)
+		c.key, c.kid, c.hasKey = g.callKey(ev)
+		c.tid = ev.tidx
 		if c.hasKey {
-			c.scope = g.epochOf(c.key)
+			c.scope = g.epochOf(c.kid)
 		}
+	} else {
+		delete(g.inflight, ev)
 	}
-	delete(g.inflight, ev)
 	if c.command {
+		g.spare = c
 		return Verdict{Action: Allow}
 	}
 	best := Verdict{Action: Allow}
@@ -286,6 +417,7 @@ func (g *Guard) After(ev *CallEvent, before Verdict) Verdict {
 		}
 	}
 	best.Key, best.Scope = c.key, c.scope
+	g.spare = c
 	return best
 }
 
@@ -301,7 +433,13 @@ func (g *Guard) EndRequest() Verdict {
 		}
 	}
 	if best.Action != Allow && g.lastKey != "" {
-		best.Key, best.Scope = g.lastKey, g.epochOf(g.lastKey)
+		kid := g.lastKid
+		if kid < 0 {
+			// A key the guard did not count (no key): numbered for its
+			// epoch all the same, as before keys were numbered.
+			kid = g.ki.intern(g.lastKey)
+		}
+		best.Key, best.Scope = g.lastKey, g.epochOf(kid)
 	}
 	return best
 }
@@ -341,7 +479,7 @@ func (g *Guard) checkWindow(ev *CallEvent) {
 // A call never clears its own key: running the same command again cannot
 // make its own earlier result stale.
 //
-// Only the reader keys seen since they were last cleared (g.readerKeys)
+// Only the reader keys seen since they were last cleared (g.readers)
 // are looked at: every key a detector holds came through Before, so the
 // other keys cannot match, and a session with many shell calls does not
 // rescan every counter at each one.
@@ -349,8 +487,8 @@ func (g *Guard) checkWindow(ev *CallEvent) {
 // role is the tool's roles (Guard.role): Before calls this only for a
 // writer or a tool in clear_all, and the arguments are looked at only for
 // a writer.
-func (g *Guard) clearReadsAfterWrite(ev *CallEvent, own string, role uint8) {
-	if len(g.readerKeys) == 0 {
+func (g *Guard) clearReadsAfterWrite(ev *CallEvent, own int32, role uint8) {
+	if len(g.readers) == 0 {
 		return
 	}
 	all := role&roleClearAll != 0
@@ -364,52 +502,73 @@ func (g *Guard) clearReadsAfterWrite(ev *CallEvent, own string, role uint8) {
 			return
 		}
 	}
-	var clearing map[string]struct{}
-	for key, text := range g.readerKeys {
-		if key != own && (all || strings.Contains(text, p)) {
-			if clearing == nil {
-				clearing = map[string]struct{}{}
-			}
-			clearing[key] = struct{}{}
+	// One pass: the cleared keys go to g.clearing, the others stay, in
+	// their order.
+	clearing := g.clearing[:0]
+	kept := g.readers[:0]
+	for _, rk := range g.readers {
+		if rk.kid != own && (all || strings.Contains(rk.text, p)) {
+			clearing = append(clearing, rk.kid)
+			g.readerPos[rk.kid] = 0
+			continue
 		}
+		kept = append(kept, rk)
+		g.readerPos[rk.kid] = int32(len(kept))
 	}
+	clear(g.readers[len(kept):]) // drop the texts
+	g.readers, g.clearing = kept, clearing
 	if len(clearing) == 0 {
 		return
 	}
 	for _, d := range g.dets {
 		d.clearKeys(clearing)
 	}
-	for key := range clearing {
-		delete(g.epoch, key)
-		delete(g.readerKeys, key)
+	for _, k := range clearing {
+		if int(k) < len(g.epoch) {
+			g.epoch[k].gen = 0
+		}
 	}
 }
 
 // noteReader records a counted key whose tool is a reader under
 // scope.write_clears_reads, for clearReadsAfterWrite. Before calls it only
 // when the rules clear reads (Guard.clearsReads), with the tool's roles.
-func (g *Guard) noteReader(ev *CallEvent, key string, role uint8) {
+func (g *Guard) noteReader(ev *CallEvent, key string, kid int32, role uint8) {
 	if role&roleReader == 0 {
 		return
 	}
-	if _, seen := g.readerKeys[key]; seen {
+	g.readerPos = grow(g.readerPos, kid)
+	if g.readerPos[kid] != 0 {
 		return
 	}
-	full := key
-	if len(key) > maxPlainKey || strings.Contains(key, rules.KeySeparator+"\x00") {
-		// A compacted key: the path test needs the written text, built
-		// again here (reader keys are rarely long).
-		full, _ = g.r.CallKey(ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
+	ki := g.ki
+	ki.texts = grow(ki.texts, kid)
+	full := ki.texts[kid]
+	if full == "" {
+		full = key
+		if len(key) > maxPlainKey || strings.Contains(key, rules.KeySeparator+"\x00") {
+			// A compacted key: the path test needs the written text, built
+			// again here (reader keys are rarely long).
+			full, _ = g.r.CallKey(ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
+		}
+		ki.texts[kid] = full
 	}
-	g.readerKeys[key] = full
+	g.readers = append(g.readers, readerKey{kid, full})
+	g.readerPos[kid] = int32(len(g.readers))
 }
 
 // role returns the tool's roles under scope.write_clears_reads, worked out
 // once per tool: they depend only on the tool's name and the rules, which do
 // not change while the Guard is in use.
-func (g *Guard) role(tool string) uint8 {
-	role, ok := g.toolRole[tool]
+func (g *Guard) role(tool string, tid int32) uint8 {
+	g.toolRole = grow(g.toolRole, tid)
+	role := g.toolRole[tid]
+	if role&roleKnown != 0 {
+		return role
+	}
+	role, ok := g.roleOf[tool]
 	if !ok {
+		role = roleKnown
 		w := &g.r.Scope.WriteClearsReads
 		if g.r.MatchesAny(w.Readers, tool) {
 			role |= roleReader
@@ -420,8 +579,9 @@ func (g *Guard) role(tool string) uint8 {
 		if len(w.ClearAll) > 0 && g.r.MatchesAny(w.ClearAll, tool) {
 			role |= roleClearAll
 		}
-		g.toolRole[tool] = role
+		g.roleOf[tool] = role
 	}
+	g.toolRole[tid] = role
 	return role
 }
 
@@ -472,6 +632,21 @@ func (g *Guard) resolve(det string, base effective, only, except []string, tool 
 	}
 	g.eff[k] = &e
 	return &e
+}
+
+// effOf returns the detector's effective settings for the call's tool,
+// resolved once per tool index (the guard's resolve keeps one per tool
+// name for every detector).
+func (b *base) effOf(c *callCtx, det string, base effective, only, except []string) *effective {
+	if int(c.tid) < len(b.effs) {
+		if e := b.effs[c.tid]; e != nil {
+			return e
+		}
+	}
+	e := b.g.resolve(det, base, only, except, c.ev.Tool)
+	b.effs = grow(b.effs, c.tid)
+	b.effs[c.tid] = e
+	return e
 }
 
 func setInt(dst *int, src *int) {

@@ -87,6 +87,11 @@ type CallEvent struct {
 	keyID  uint64
 	key    string
 	hasKey bool
+	// kidx is the key's number in the keyIndex ki (valid when ki is the
+	// guard's keyIndex; -1 without a key).
+	ki   *keyIndex
+	kidx int32
+	tidx int32 // the tool's number in ki
 }
 
 // Verdict is a guard's decision on one call.

@@ -60,6 +60,9 @@ func (c *Corpus) Run(r *rules.Rules, counter tokens.Counter, jobs int) *Report {
 		go func() {
 			defer wg.Done()
 			tc := NewTokenCache(counter)
+			// r does not change during the run: its guards share what
+			// they work out from it.
+			tc.rules = newRuleCache(r)
 			for i := range next {
 				res, tools := Run(c.Sessions[i], r, tc)
 				results[i] = out{res, tools}

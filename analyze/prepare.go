@@ -25,6 +25,10 @@ type PreparedSession struct {
 	Calls         []PreparedCall
 	// TurnStarts has one entry per turn (also turns without calls).
 	TurnStarts []TurnStart
+
+	// keys numbers the calls' keys under the key section of the latest
+	// run (Run, keyIndex); the calls' events remember their numbers.
+	keys *keyIndex
 }
 
 // TurnStart marks where a turn begins in Calls.

@@ -13,6 +13,10 @@ import (
 type TokenCache struct {
 	Counter tokens.Counter
 	memo    map[string]int
+	// rules, when set (Corpus.Run), is a cache of what the guards work out
+	// from these rules alone, shared by the runs of this TokenCache's
+	// goroutine under these unchanging rules.
+	rules *ruleCache
 }
 
 // NewTokenCache wraps a counter.
@@ -83,20 +87,26 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		res.TokensFrom = "usage"
 	}
 	st := sessionTokens{tc: tc, bytesPerToken: p.BytesPerToken}
-	g := NewGuard(r)
-	toolIndex := map[string]int{}
-	var tools []ToolStat
-	seenRun := map[judgeKey][]uint64{} // scope+key -> distinct real results so far
-	var timeline strings.Builder
-	classes := map[string]string{}
-	classOf := func(tool string) string {
-		c, ok := classes[tool]
-		if !ok {
-			c = r.ClassOf(tool)
-			classes[tool] = c
-		}
-		return c
+	// Keys are numbered once per session and key section, for every
+	// configuration that shares the section (keyIndex).
+	ki := p.keys
+	if ki == nil || ki.keyID != r.KeyID() {
+		ki = newKeyIndex(r.KeyID(), len(p.Calls))
+		p.keys = ki
 	}
+	rc := tc.rules
+	if rc == nil || rc.r != r {
+		rc = newRuleCache(r)
+	}
+	g := newGuardCached(r, ki, rc)
+	// By tool index (keyIndex): 1 + the tool's place in tools, and its
+	// class (known when toolPos is not 0).
+	var toolPos []int32
+	var toolClass []string
+	var tools []ToolStat
+	seenRun := &seenResults{} // scope+key -> distinct real results so far
+	var timeline strings.Builder
+	timeline.Grow(len(p.Calls) + len(p.TurnStarts))
 
 	for ti, ts := range p.TurnStarts {
 		end := len(p.Calls)
@@ -119,7 +129,15 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		haltedAt := 0
 		for i := ts.FirstCall; i < end; i++ {
 			c := &p.Calls[i]
-			c.Event.Class = classOf(c.Event.Tool)
+			ki.memo(&c.Event, r)
+			tid := c.Event.tidx
+			toolPos, toolClass = grow(toolPos, tid), grow(toolClass, tid)
+			if toolPos[tid] == 0 {
+				toolClass[tid] = r.ClassOf(c.Event.Tool)
+				tools = append(tools, ToolStat{Tool: c.Event.Tool, Class: toolClass[tid]})
+				toolPos[tid] = int32(len(tools))
+			}
+			c.Event.Class = toolClass[tid]
 			var v Verdict
 			ran := false
 			if halted {
@@ -140,7 +158,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				}
 			}
 			d := judge(c, v, ran, seenRun, st, &res)
-			ts := tool(&tools, toolIndex, c.Event.Tool, c.Event.Class)
+			ts := &tools[toolPos[tid]-1]
 			ts.Calls++
 			if c.Redundant {
 				ts.Redundant++
@@ -171,7 +189,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 // judge turns a verdict on a call into a decision: truth, savings, counts.
 // ran says whether the call would still have run under the guard (a steer,
 // or a halt that came after the call).
-func judge(c *PreparedCall, v Verdict, ran bool, seenRun map[judgeKey][]uint64, st sessionTokens, res *SessionResult) Decision {
+func judge(c *PreparedCall, v Verdict, ran bool, seenRun *seenResults, st sessionTokens, res *SessionResult) Decision {
 	args := c.Event.ArgsRaw
 	if len(args) > maxDecisionArgs {
 		args = args[:maxDecisionArgs]
@@ -184,10 +202,6 @@ func judge(c *PreparedCall, v Verdict, ran bool, seenRun map[judgeKey][]uint64, 
 	}
 	if c.Redundant {
 		res.Redundant++
-	}
-	key := judgeKey{scope: v.Scope, key: v.Key}
-	if v.Key == "" {
-		key = judgeKey{sig: true, key: c.Sig}
 	}
 	if c.NativeStops {
 		res.Native++
@@ -204,7 +218,7 @@ func judge(c *PreparedCall, v Verdict, ran bool, seenRun map[judgeKey][]uint64, 
 			res.Deduped++
 		}
 		if c.HasResult {
-			d.Harmful = !contains(seenRun[key], c.Event.ResultHash)
+			d.Harmful = !contains(seenRun.get(c, v), c.Event.ResultHash)
 		}
 		if d.Harmful {
 			res.Harmful++
@@ -223,8 +237,8 @@ func judge(c *PreparedCall, v Verdict, ran bool, seenRun map[judgeKey][]uint64, 
 	res.TokensSaved += d.TokensSaved
 	res.ContextTokensSaved += d.ContextTokensSaved
 	if c.HasResult {
-		if seen := seenRun[key]; !contains(seen, c.Event.ResultHash) {
-			seenRun[key] = append(seen, c.Event.ResultHash)
+		if seen := seenRun.get(c, v); !contains(seen, c.Event.ResultHash) {
+			seenRun.set(c, v, append(seen, c.Event.ResultHash))
 		}
 	}
 	return d
@@ -237,6 +251,51 @@ type judgeKey struct {
 	scope int
 	sig   bool
 	key   string
+}
+
+// seenResults holds the distinct real results so far of each "same call"
+// (judgeKey). A verdict's Scope is an epoch number the guard gave to one
+// key only, so a call counted under its own key is looked up by Scope
+// alone, in a slice; the other calls (without a key) by judgeKey.
+type seenResults struct {
+	byScope [][]uint64
+	other   map[judgeKey][]uint64
+}
+
+// byScope says whether the call's verdict is keyed by Scope alone.
+func byScope(c *PreparedCall, v Verdict) bool {
+	return v.Scope > 0 && c.Event.hasKey && v.Key != "" && v.Key == c.Event.key
+}
+
+func (s *seenResults) key(c *PreparedCall, v Verdict) judgeKey {
+	if v.Key == "" {
+		return judgeKey{sig: true, key: c.Sig}
+	}
+	return judgeKey{scope: v.Scope, key: v.Key}
+}
+
+func (s *seenResults) get(c *PreparedCall, v Verdict) []uint64 {
+	if byScope(c, v) {
+		if v.Scope < len(s.byScope) {
+			return s.byScope[v.Scope]
+		}
+		return nil
+	}
+	return s.other[s.key(c, v)]
+}
+
+func (s *seenResults) set(c *PreparedCall, v Verdict, hs []uint64) {
+	if byScope(c, v) {
+		if v.Scope >= len(s.byScope) {
+			s.byScope = append(s.byScope, make([][]uint64, v.Scope+1-len(s.byScope))...)
+		}
+		s.byScope[v.Scope] = hs
+		return
+	}
+	if s.other == nil {
+		s.other = map[judgeKey][]uint64{}
+	}
+	s.other[s.key(c, v)] = hs
 }
 
 func contains(hs []uint64, h uint64) bool {
@@ -258,16 +317,6 @@ func merge(a, b Verdict) Verdict {
 		return b
 	}
 	return a
-}
-
-func tool(tools *[]ToolStat, index map[string]int, name, class string) *ToolStat {
-	i, ok := index[name]
-	if !ok {
-		i = len(*tools)
-		index[name] = i
-		*tools = append(*tools, ToolStat{Tool: name, Class: class})
-	}
-	return &(*tools)[i]
 }
 
 func mark(c *PreparedCall, d Decision) byte {
