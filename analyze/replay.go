@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -104,7 +105,9 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	var toolPos []int32
 	var toolClass []string
 	var tools []ToolStat
-	seenRun := &seenResults{} // scope+key -> distinct real results so far
+	// scope+key -> distinct real results so far; scopes are numbered from
+	// 1 and mostly one per keyed call, so the calls are the size hint.
+	seenRun := &seenResults{byScope: make([]hashSet, 0, len(p.Calls)+1)}
 	var timeline strings.Builder
 	timeline.Grow(len(p.Calls) + len(p.TurnStarts))
 
@@ -218,7 +221,7 @@ func judge(c *PreparedCall, v Verdict, ran bool, seenRun *seenResults, st sessio
 			res.Deduped++
 		}
 		if c.HasResult {
-			d.Harmful = !contains(seenRun.get(c, v), c.Event.ResultHash)
+			d.Harmful = !seenRun.has(c, v, c.Event.ResultHash)
 		}
 		if d.Harmful {
 			res.Harmful++
@@ -237,9 +240,7 @@ func judge(c *PreparedCall, v Verdict, ran bool, seenRun *seenResults, st sessio
 	res.TokensSaved += d.TokensSaved
 	res.ContextTokensSaved += d.ContextTokensSaved
 	if c.HasResult {
-		if seen := seenRun.get(c, v); !contains(seen, c.Event.ResultHash) {
-			seenRun.set(c, v, append(seen, c.Event.ResultHash))
-		}
+		seenRun.add(c, v, c.Event.ResultHash)
 	}
 	return d
 }
@@ -258,8 +259,29 @@ type judgeKey struct {
 // key only, so a call counted under its own key is looked up by Scope
 // alone, in a slice; the other calls (without a key) by judgeKey.
 type seenResults struct {
-	byScope [][]uint64
-	other   map[judgeKey][]uint64
+	byScope []hashSet
+	other   map[judgeKey]*hashSet
+}
+
+// hashSet is a small set of result hashes: most keys see one distinct
+// result, which is kept inline (no allocation per key).
+type hashSet struct {
+	first uint64
+	has   bool
+	more  []uint64
+}
+
+func (h *hashSet) contains(x uint64) bool {
+	return h != nil && h.has && (h.first == x || contains(h.more, x))
+}
+
+func (h *hashSet) add(x uint64) {
+	switch {
+	case !h.has:
+		h.first, h.has = x, true
+	case !h.contains(x):
+		h.more = append(h.more, x)
+	}
 }
 
 // byScope says whether the call's verdict is keyed by Scope alone.
@@ -274,28 +296,31 @@ func (s *seenResults) key(c *PreparedCall, v Verdict) judgeKey {
 	return judgeKey{scope: v.Scope, key: v.Key}
 }
 
-func (s *seenResults) get(c *PreparedCall, v Verdict) []uint64 {
+func (s *seenResults) has(c *PreparedCall, v Verdict, x uint64) bool {
 	if byScope(c, v) {
-		if v.Scope < len(s.byScope) {
-			return s.byScope[v.Scope]
-		}
-		return nil
+		return v.Scope < len(s.byScope) && s.byScope[v.Scope].contains(x)
 	}
-	return s.other[s.key(c, v)]
+	return s.other[s.key(c, v)].contains(x)
 }
 
-func (s *seenResults) set(c *PreparedCall, v Verdict, hs []uint64) {
+func (s *seenResults) add(c *PreparedCall, v Verdict, x uint64) {
 	if byScope(c, v) {
 		if v.Scope >= len(s.byScope) {
-			s.byScope = append(s.byScope, make([][]uint64, v.Scope+1-len(s.byScope))...)
+			s.byScope = slices.Grow(s.byScope, v.Scope+1-len(s.byScope))[:v.Scope+1]
 		}
-		s.byScope[v.Scope] = hs
+		s.byScope[v.Scope].add(x)
 		return
 	}
 	if s.other == nil {
-		s.other = map[judgeKey][]uint64{}
+		s.other = map[judgeKey]*hashSet{}
 	}
-	s.other[s.key(c, v)] = hs
+	k := s.key(c, v)
+	h := s.other[k]
+	if h == nil {
+		h = &hashSet{}
+		s.other[k] = h
+	}
+	h.add(x)
 }
 
 func contains(hs []uint64, h uint64) bool {
