@@ -175,14 +175,7 @@ type callCtx struct {
 // NewGuard returns a Guard running the rules. The rules must not be
 // changed while the Guard is in use.
 func NewGuard(r *rules.Rules) *Guard {
-	return newGuard(r, newKeyIndex(r.KeyID(), 0))
-}
-
-// newGuard returns a Guard numbering keys with ki, which must be for the
-// rules' key section (ki.keyID == r.KeyID()). The keys ki already holds
-// size the guard's tables.
-func newGuard(r *rules.Rules, ki *keyIndex) *Guard {
-	return newGuardCached(r, ki, newRuleCache(r))
+	return newGuard(r, newKeyIndex(r.KeyID(), 0), newRuleCache(r))
 }
 
 // ruleCache is what a guard works out from its rules alone, kept for the
@@ -197,7 +190,10 @@ func newRuleCache(r *rules.Rules) *ruleCache {
 	return &ruleCache{r: r, eff: map[effKey]*effective{}, roleOf: map[string]uint8{}}
 }
 
-func newGuardCached(r *rules.Rules, ki *keyIndex, rc *ruleCache) *Guard {
+// newGuard returns a Guard numbering keys with ki, which must be for the
+// rules' key section (ki.keyID == r.KeyID()), and sharing rc with the
+// guards before it; the keys ki already holds size the guard's tables.
+func newGuard(r *rules.Rules, ki *keyIndex, rc *ruleCache) *Guard {
 	size := len(ki.m)
 	g := &Guard{
 		r:        r,

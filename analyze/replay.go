@@ -99,7 +99,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	if rc == nil || rc.r != r {
 		rc = newRuleCache(r)
 	}
-	g := newGuardCached(r, ki, rc)
+	g := newGuard(r, ki, rc)
 	// By tool index (keyIndex): 1 + the tool's place in tools, and its
 	// class (known when toolPos is not 0).
 	var toolPos []int32

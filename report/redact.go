@@ -3,6 +3,8 @@ package report
 import (
 	"regexp"
 	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
 // Redaction removes secrets from the text that reports show: tool-call
@@ -214,8 +216,7 @@ func findAssignments(s string) [][]int {
 		// is not part of it.
 		if start+1 < end && strings.IndexByte("ntrbf", s[start]) >= 0 && start > 0 && escapes(s, start-1) {
 			start++
-		} else if start+5 < end && s[start] == 'u' && start > 0 && escapes(s, start-1) &&
-			isHexByte(s[start+1]) && isHexByte(s[start+2]) && isHexByte(s[start+3]) && isHexByte(s[start+4]) {
+		} else if start+5 < end && s[start] == 'u' && start > 0 && escapes(s, start-1) && isHex4(s, start+1) {
 			start += 5
 		}
 		if !isSecretName(s[start:end]) {
@@ -543,8 +544,10 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
-func isHexByte(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+// isHex4 reports whether s[i:] starts with four hex digits.
+func isHex4(s string, i int) bool {
+	_, ok := jsonx.HexRune(s, i)
+	return ok
 }
 
 // atWordStart reports whether s[i:] starts a word: s[i-1] is no letter,
@@ -560,8 +563,7 @@ func atWordStart(s string, i int) bool {
 			return true
 		}
 	}
-	return i >= 6 && s[i-5] == 'u' && isHexByte(s[i-4]) && isHexByte(s[i-3]) &&
-		isHexByte(s[i-2]) && isHexByte(s[i-1]) && escapes(s, i-6)
+	return i >= 6 && s[i-5] == 'u' && isHex4(s, i-4) && escapes(s, i-6)
 }
 
 // escapes reports whether s[j] is a backslash that escapes the byte after
@@ -585,20 +587,8 @@ func unescapeASCII(s string) (string, bool) {
 		if s[i] != '\\' || s[i+1] != 'u' || !escapes(s, i) {
 			continue
 		}
-		v := 0
-		for _, c := range []byte(s[i+2 : i+6]) {
-			switch {
-			case c >= '0' && c <= '9':
-				v = v<<4 | int(c-'0')
-			case c >= 'a' && c <= 'f':
-				v = v<<4 | int(c-'a'+10)
-			case c >= 'A' && c <= 'F':
-				v = v<<4 | int(c-'A'+10)
-			default:
-				v = -1 << 16
-			}
-		}
-		if v < 0x20 || v > 0x7e {
+		v, ok := jsonx.HexRune(s, i+2)
+		if !ok || v < 0x20 || v > 0x7e {
 			continue
 		}
 		b.WriteString(s[last:i])

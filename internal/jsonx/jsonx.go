@@ -416,7 +416,7 @@ func scanString(data []byte, i int) (int, bool, error) {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			i += 2
 		case 'u':
-			if _, ok := hex4(data, i+2); !ok {
+			if _, ok := HexRune(data, i+2); !ok {
 				return i, escaped, errEscape
 			}
 			i += 6
@@ -488,13 +488,13 @@ func unescape(raw []byte) (string, error) {
 		case 't':
 			buf = append(buf, '\t')
 		case 'u':
-			r, ok := hex4(raw, i+2)
+			r, ok := HexRune(raw, i+2)
 			if !ok {
 				return "", errEscape
 			}
 			i += 6
 			if utf16.IsSurrogate(r) {
-				if r2, ok := hex4(raw, i+2); ok && i+1 < len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+				if r2, ok := HexRune(raw, i+2); ok && i+1 < len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
 					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
 						buf = utf8.AppendRune(buf, d)
 						i += 6
@@ -534,12 +534,14 @@ func replaceInvalidUTF8(b []byte) []byte {
 	return out
 }
 
-func hex4(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
+// HexRune decodes the four hex digits at s[i:], as in a \uXXXX escape;
+// ok is false when there are not four hex digits there.
+func HexRune[T ~string | ~[]byte](s T, i int) (r rune, ok bool) {
+	if i < 0 || i+4 > len(s) {
 		return 0, false
 	}
-	var r rune
-	for _, c := range b[i : i+4] {
+	for j := i; j < i+4; j++ {
+		c := s[j]
 		switch {
 		case c >= '0' && c <= '9':
 			r = r<<4 | rune(c-'0')
