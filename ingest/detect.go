@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
@@ -150,7 +151,14 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 			out.Problemf(0, "internal error while reading this file (please report it): %v", p)
 		}
 	}()
-	br := bufio.NewReaderSize(r, 64<<10)
+	// Two buffered readers stacked: br only sniffs the gzip magic (and
+	// feeds the gzip reader), the line reader's own buffer holds the lines.
+	br := headReaders.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		headReaders.Put(br)
+	}()
 	rr, gz, err := openMaybeGzip(br)
 	if err != nil {
 		out.Problemf(0, "%v", err)
@@ -160,7 +168,8 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 	if gz {
 		base = strings.TrimSuffix(base, ".gz")
 	}
-	lr := NewLineReader(rr)
+	lr := newPooledLineReader(rr)
+	defer lr.release()
 	h := &Head{Path: name, Name: base}
 
 	first, n, ok := lr.Next()
@@ -334,6 +343,10 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 		out.Problemf(0, "format %s cannot read this file (it expects %s)", f.ID, map[bool]string{true: "JSONL records", false: "one JSON document"}[h.Doc])
 	}
 }
+
+// headReaders keeps the 64 KiB buffered readers of finished files for the
+// next ones (see bufReaders).
+var headReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // docLineReader reads a document as lines numbered as in the file: the
 // lines before the document's first line are given back as blank lines.

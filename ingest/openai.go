@@ -85,12 +85,32 @@ func rawIsObject(raw jsonx.RawMessage) bool {
 // tries first anyway; the check keeps a forced order change harmless.
 var foreignMarkers = []string{"session_start", "started_at", "message_count", "conversations", "_type"}
 
+// keysOf gives the members of a JSON object, or nil when raw is not one.
+// The members are views of raw (jsonx.SplitObject), not copies: raw must
+// stay unchanged while they are used, which holds for every caller here,
+// since nothing read from them is kept but decoded strings.
 func keysOf(raw jsonx.RawMessage) map[string]jsonx.RawMessage {
-	var m map[string]jsonx.RawMessage
-	if rawIsObject(raw) {
-		_ = jsonx.Unmarshal(raw, &m)
+	if !rawIsObject(raw) {
+		return nil
 	}
+	if m, ok := jsonx.SplitObject(raw); ok {
+		return m
+	}
+	var m map[string]jsonx.RawMessage
+	_ = jsonx.Unmarshal(raw, &m)
 	return m
+}
+
+// elementsOf decodes a JSON array into its elements: views of raw when
+// jsonx.SplitArray can read it (see keysOf), else jsonx.Unmarshal's
+// answer, errors included.
+func elementsOf(raw jsonx.RawMessage) ([]jsonx.RawMessage, error) {
+	if elems, ok := jsonx.SplitArray(raw); ok {
+		return elems, nil
+	}
+	var elems []jsonx.RawMessage
+	err := jsonx.Unmarshal(raw, &elems)
+	return elems, err
 }
 
 func sniffOpenAIChat(h *Head) bool {
@@ -256,8 +276,8 @@ func (r *oaReader) record(data []byte, line int) (oaRecord, bool) {
 		at = r.pos.lineOf(data)
 	}
 	if len(data) > 0 && data[0] == '[' {
-		var elems []jsonx.RawMessage
-		if err := jsonx.Unmarshal(data, &elems); err != nil {
+		elems, err := elementsOf(data)
+		if err != nil {
 			r.out.Problemf(at, "not a JSON array of messages: %v", err)
 			return rec, false
 		}
@@ -313,8 +333,7 @@ func (r *oaReader) record(data []byte, line int) (oaRecord, bool) {
 	case req["messages"] != nil || resp["choices"] != nil:
 		rec.format = formatOpenAIChat
 		if raw := req["messages"]; raw != nil {
-			var elems []jsonx.RawMessage
-			if err := jsonx.Unmarshal(raw, &elems); err != nil {
+			if elems, err := elementsOf(raw); err != nil {
 				r.out.Problemf(at, "messages is not an array: %v", err)
 			} else {
 				rec.request = r.chatItems(elems, linesOf(reqPath, "messages"), at)
@@ -333,8 +352,7 @@ func (r *oaReader) record(data []byte, line int) (oaRecord, bool) {
 					rec.request = []oaItem{u}
 				}
 			} else {
-				var elems []jsonx.RawMessage
-				if err := jsonx.Unmarshal(raw, &elems); err != nil {
+				if elems, err := elementsOf(raw); err != nil {
 					r.out.Problemf(at, "input is neither a string nor an array of items: %v", err)
 				} else {
 					rec.request = r.responseItems(elems, linesOf(reqPath, "input"), at, &rec)
@@ -342,8 +360,7 @@ func (r *oaReader) record(data []byte, line int) (oaRecord, bool) {
 			}
 		}
 		if raw := resp["output"]; raw != nil {
-			var elems []jsonx.RawMessage
-			if err := jsonx.Unmarshal(raw, &elems); err != nil {
+			if elems, err := elementsOf(raw); err != nil {
 				r.out.Problemf(at, "output is not an array of items: %v", err)
 			} else {
 				items := r.responseItems(elems, linesOf(respPath, "output"), at, &rec)

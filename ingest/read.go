@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -21,6 +22,7 @@ type LineReader struct {
 	truncated bool
 	badUTF8   bool
 	pending   []pendingLine
+	pooled    bool // the buffer of r comes from bufReaders (release)
 
 	// onBadUTF8, when set, is told the number of each line returned that
 	// held invalid UTF-8, once the caller is done with that line: at the
@@ -41,7 +43,35 @@ type pendingLine struct {
 
 // NewLineReader reads lines from r.
 func NewLineReader(r io.Reader) *LineReader {
-	return &LineReader{r: bufio.NewReaderSize(r, 256<<10)}
+	return &LineReader{r: bufio.NewReaderSize(r, lineReaderBuffer)}
+}
+
+// lineReaderBuffer is the read buffer of a LineReader: lines up to this
+// size are returned without a copy.
+const lineReaderBuffer = 256 << 10
+
+// bufReaders keeps the read buffers of finished files for the next ones: a
+// corpus is mostly small files, and a fresh 256 KiB buffer per file was
+// 4% of all the bytes a replay allocated (docs/performance.md).
+var bufReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, lineReaderBuffer) }}
+
+// newPooledLineReader is NewLineReader with a buffer from bufReaders; the
+// caller calls release when done with the reader and every line it gave.
+func newPooledLineReader(r io.Reader) *LineReader {
+	br := bufReaders.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &LineReader{r: br, pooled: true}
+}
+
+// release gives a pooled reader's buffer back. The reader must not be used
+// again.
+func (lr *LineReader) release() {
+	if lr.pooled {
+		lr.pooled = false
+		lr.r.Reset(nil)
+		bufReaders.Put(lr.r)
+		lr.r = nil
+	}
 }
 
 // Next returns the next non-blank line (without its line ending) and its
