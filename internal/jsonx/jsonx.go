@@ -26,7 +26,17 @@ import (
 type RawMessage = json.RawMessage
 
 // Unmarshal decodes data into v (a struct the ingesters define narrowly).
-func Unmarshal(data []byte, v any) error { return gojson.Unmarshal(data, v) }
+// A string target takes DecodeString's path when it can: the decoder would
+// first copy all of data, and strings are where a transcript's bytes are.
+func Unmarshal(data []byte, v any) error {
+	if sp, ok := v.(*string); ok {
+		if s, ok := DecodeString(data); ok {
+			*sp = s
+			return nil
+		}
+	}
+	return gojson.Unmarshal(data, v)
+}
 
 // Marshal encodes v without HTML escaping.
 func Marshal(v any) ([]byte, error) { return json.Marshal(v) }

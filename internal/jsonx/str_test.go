@@ -1,0 +1,70 @@
+package jsonx
+
+import (
+	"testing"
+
+	gojson "github.com/goccy/go-json"
+)
+
+var stringCases = []struct {
+	in string
+	ok bool // DecodeString answers itself
+}{
+	{`""`, true},
+	{`"plain text"`, true},
+	{` "spaced" ` + "\n", true},
+	{`"line\nbreak \"quoted\" back\\slash \/ \b\f\r\t"`, true},
+	{`"\u00e9\u4e2d\u0000"`, true},
+	{`"é and 中"`, true},
+	{`"\ud83d\ude00"`, false},
+	{`"\uD800 lone"`, false},
+	{"\"bad \xff byte\"", false},
+	{`"unterminated`, false},
+	{`"a" "b"`, false},
+	{`"bad \x escape"`, false},
+	{"\"control \x01\"", false},
+	{`null`, false},
+	{`12`, false},
+	{`["a"]`, false},
+	{``, false},
+	{`"`, false},
+	{"\f\"\"", false},
+}
+
+func TestDecodeStringMatchesUnmarshal(t *testing.T) {
+	for _, tc := range stringCases {
+		s, ok := DecodeString([]byte(tc.in))
+		if ok != tc.ok {
+			t.Errorf("DecodeString(%q) ok = %v, want %v", tc.in, ok, tc.ok)
+		}
+		if !ok {
+			continue
+		}
+		var want string
+		if err := gojson.Unmarshal([]byte(tc.in), &want); err != nil {
+			t.Errorf("DecodeString(%q) read what Unmarshal rejects: %v", tc.in, err)
+		} else if s != want {
+			t.Errorf("DecodeString(%q) = %q, Unmarshal = %q", tc.in, s, want)
+		}
+	}
+}
+
+// FuzzDecodeString: when DecodeString answers, Unmarshal gives the same.
+func FuzzDecodeString(f *testing.F) {
+	for _, tc := range stringCases {
+		f.Add([]byte(tc.in))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, ok := DecodeString(data)
+		if !ok {
+			return
+		}
+		var want string
+		if err := gojson.Unmarshal(data, &want); err != nil {
+			t.Fatalf("DecodeString(%q) = %q, which Unmarshal rejects: %v", data, s, err)
+		}
+		if s != want {
+			t.Fatalf("DecodeString(%q) = %q, Unmarshal = %q", data, s, want)
+		}
+	})
+}
