@@ -233,7 +233,7 @@ func fileStem(name string) string {
 func parseOpenAIDoc(doc []byte, h *Head, out *Sink) {
 	r := &oaReader{h: h, out: out, stem: fileStem(h.Name), pos: newDocPos(doc, h.Line)}
 	line := docLineOf(doc, h)
-	rec, ok := r.record(doc, line)
+	rec, ok := r.record(doc, line, nil)
 	if !ok {
 		return
 	}
@@ -249,12 +249,15 @@ func parseOpenAILines(lr *LineReader, h *Head, out *Sink) {
 		if !ok {
 			break
 		}
-		if !jsonx.Valid(line) {
+		// Splitting the object checks its syntax too: a line it reads
+		// needs no separate validity pass.
+		top, split := jsonx.SplitObject(line)
+		if !split && !jsonx.Valid(line) {
 			var v any
 			out.BadLine(lr, n, jsonx.Unmarshal(line, &v))
 			continue
 		}
-		rec, ok := r.record(line, n)
+		rec, ok := r.record(line, n, top)
 		if !ok {
 			continue
 		}
@@ -265,8 +268,9 @@ func parseOpenAILines(lr *LineReader, h *Head, out *Sink) {
 }
 
 // record decodes one document or line into an oaRecord, reporting what it
-// cannot read.
-func (r *oaReader) record(data []byte, line int) (oaRecord, bool) {
+// cannot read. top is data's members when the caller has them already
+// (keysOf(data)), else nil.
+func (r *oaReader) record(data []byte, line int, top map[string]jsonx.RawMessage) (oaRecord, bool) {
 	data = bytes.TrimSpace(data)
 	rec := oaRecord{skipped: map[string]int{}}
 	// at is the line for problems of the record as a whole: the JSONL
@@ -291,7 +295,9 @@ func (r *oaReader) record(data []byte, line int) (oaRecord, bool) {
 		}
 		return rec, true
 	}
-	top := keysOf(data)
+	if top == nil {
+		top = keysOf(data)
+	}
 	if top == nil {
 		r.out.Problemf(at, "expected a JSON object or array of messages")
 		return rec, false
