@@ -119,7 +119,8 @@ func BenchmarkHashString(b *testing.B) {
 }
 
 // BenchmarkSignature measures the truth signature (tool plus arguments
-// with keys sorted) on argument shapes the generator writes.
+// with keys sorted) on argument shapes the generator writes, as Prepare
+// builds it: in a reused buffer, then digested.
 func BenchmarkSignature(b *testing.B) {
 	cases := []struct{ name, tool, raw string }{
 		{"read", "read_file", `{"path":"/src/app/server.go","offset":120,"limit":200}`},
@@ -133,8 +134,10 @@ func BenchmarkSignature(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.raw)))
 			b.ReportAllocs()
+			var buf []byte
 			for b.Loop() {
-				_ = Signature(c.tool, v, ok, c.raw)
+				buf = appendSignature(buf[:0], c.tool, v, ok, c.raw)
+				_ = sigDigest(buf)
 			}
 		})
 	}
@@ -299,4 +302,42 @@ func BenchmarkNativeInterventionShort(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkResultTruth measures the per-result passes of Prepare over the
+// results of the generated corpus: the guard notes removed and the failure
+// shape read (normalizeFailed), and the agent's own guard notes looked for
+// (NativeIntervention).
+func BenchmarkResultTruth(b *testing.B) {
+	all := benchAll(b)
+	var results []string
+	var size int64
+	for _, s := range all.sessions {
+		for _, t := range s.Turns {
+			for _, r := range t.Requests {
+				for _, c := range r.Calls {
+					results = append(results, c.Result)
+					size += int64(len(c.Result))
+				}
+			}
+		}
+	}
+	b.Run("normalize-failed", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, r := range results {
+				_, _ = normalizeFailed(r, false)
+			}
+		}
+	})
+	b.Run("native", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, r := range results {
+				_, _ = NativeIntervention(r)
+			}
+		}
+	})
 }

@@ -11,6 +11,7 @@
 package analyze
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -105,7 +106,14 @@ type keyIndex struct {
 	// texts[k] is key k as written, for write_clears_reads ("" until a
 	// guard needed it).
 	texts []string
+	// buf is reused to build keys: memo runs once per call, and a key was
+	// otherwise built in a buffer of its own and then copied to a string.
+	buf []byte
 }
+
+// maxKeyBuf is the largest key buffer a keyIndex keeps between calls: a
+// rare huge key (a write_file's content) is not held for the session's life.
+const maxKeyBuf = 64 << 10
 
 func newKeyIndex(keyID uint64, size int) *keyIndex {
 	return &keyIndex{keyID: keyID, m: make(map[string]int32, size), tools: map[string]int32{}}
@@ -118,9 +126,16 @@ func (ki *keyIndex) memo(ev *CallEvent, r *rules.Rules) {
 		return
 	}
 	if ev.keyID != ki.keyID {
-		full, ok := r.CallKey(ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
-		ev.key, ev.hasKey = compactKey(full), ok
+		full, ok := r.AppendCallKey(ki.buf[:0], ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
+		ev.key, ev.hasKey = "", ok
+		if ok {
+			ev.key = compactKeyBytes(full)
+		}
 		ev.keyID = ki.keyID
+		ki.buf = full
+		if cap(full) > maxKeyBuf {
+			ki.buf = nil
+		}
 	}
 	ev.ki, ev.kidx = ki, -1
 	if ev.hasKey {
@@ -358,13 +373,22 @@ func compactKey(full string) string {
 	if len(full) <= maxPlainKey {
 		return full
 	}
-	tool, _, _ := strings.Cut(full, rules.KeySeparator)
-	b := make([]byte, 0, len(tool)+len(rules.KeySeparator)+17)
-	b = append(b, tool...)
+	return compactKeyBytes([]byte(full))
+}
+
+// compactKeyBytes is compactKey of a key built in a buffer; the result
+// never aliases full, which the caller reuses.
+func compactKeyBytes(full []byte) string {
+	if len(full) <= maxPlainKey {
+		return string(full)
+	}
+	tool, _, _ := bytes.Cut(full, []byte(rules.KeySeparator))
+	var d [maxPlainKey]byte // room for the compact key of a usual tool name
+	b := append(d[:0], tool...)
 	b = append(b, rules.KeySeparator...)
 	b = append(b, 0)
-	b = binary.LittleEndian.AppendUint64(b, maphash.String(keySeeds[0], full))
-	b = binary.LittleEndian.AppendUint64(b, maphash.String(keySeeds[1], full))
+	b = binary.LittleEndian.AppendUint64(b, maphash.Bytes(keySeeds[0], full))
+	b = binary.LittleEndian.AppendUint64(b, maphash.Bytes(keySeeds[1], full))
 	return string(b)
 }
 

@@ -347,6 +347,12 @@ detectors:
 	if k := compactKey("read_file::" + read("a.go")); len(k) > maxPlainKey || k == compactKey("read_file::"+read("b.go")) {
 		t.Errorf("compact keys: %q", k)
 	}
+	// memo compacts keys built in its buffer: the same keys.
+	for _, full := range []string{"read_file::" + read("a.go"), "read_file::{}", strings.Repeat("t", 300) + "::" + read("a.go")} {
+		if a, b := compactKey(full), compactKeyBytes([]byte(full)); a != b {
+			t.Errorf("compactKeyBytes(%.40q) = %q, compactKey %q", full, b, a)
+		}
+	}
 }
 
 // TestStoppedByOtherDetector: a call another detector stopped never

@@ -53,8 +53,9 @@ type PreparedCall struct {
 	// the number of times a result is sent to the model again.
 	LaterRequests int
 	HasResult     bool
-	// Sig is the truth signature (tool plus sorted arguments).
-	Sig string
+	// Sig is the digest of the truth signature (tool plus sorted
+	// arguments, Signature).
+	Sig SigDigest
 	// Redundant: an earlier call in the same context had the same
 	// signature and the same normalized result.
 	Redundant bool
@@ -71,21 +72,34 @@ type PreparedCall struct {
 // lazily, only for the calls a guard stops).
 func Prepare(s *ingest.Session) *PreparedSession {
 	p := &PreparedSession{File: s.File, ID: s.ID, Format: s.Format, Agent: s.Agent, Parent: s.Parent, Model: s.Model, Turns: len(s.Turns)}
+	// The slices are sized up front: a prepared call is a few hundred
+	// bytes, and growing Calls by appending copied them over and over.
+	requests, calls := 0, 0
+	for _, t := range s.Turns {
+		requests += len(t.Requests)
+		for _, r := range t.Requests {
+			calls += len(r.Calls)
+		}
+	}
+	p.Calls = make([]PreparedCall, 0, calls)
+	p.TurnStarts = make([]TurnStart, 0, len(s.Turns))
 	type seenKey struct {
-		sig  string
+		sig  SigDigest
 		hash uint64
 	}
-	seen := map[seenKey]bool{}
+	seen := make(map[seenKey]bool, calls)
 	request := 0
 	index := 0
-	// requestContext[i] is the context epoch of request i+1; compactions
+	// requestEpoch[i] is the context epoch of request i+1; compactions
 	// start a new epoch, and a result is re-sent only within its epoch.
-	var requestEpoch []int
+	requestEpoch := make([]int, 0, requests)
 	epoch := 0
+	// sig is reused to build each call's signature before digesting it.
+	var sig []byte
 	for ti, t := range s.Turns {
 		if t.CompactedBefore {
 			epoch++
-			seen = map[seenKey]bool{}
+			clear(seen)
 		}
 		ts := TurnStart{FirstCall: len(p.Calls), Time: t.Time, Compacted: t.CompactedBefore}
 		p.TurnStarts = append(p.TurnStarts, ts)
@@ -100,18 +114,19 @@ func Prepare(s *ingest.Session) *PreparedSession {
 			}
 			for ci, c := range r.Calls {
 				index++
-				norm := NormalizeResult(c.Result)
+				norm, failed := normalizeFailed(c.Result, c.IsError)
 				native, stops := NativeIntervention(c.Result)
 				pc := PreparedCall{
 					Event: CallEvent{
 						Turn: ti + 1, Request: request - firstRequest + 1, Index: index, Tool: c.Tool,
 						Args: c.Args, ArgsOK: c.ArgsOK, ArgsRaw: c.ArgsRaw, Time: c.Time,
-						Result: c.Result, ResultHash: HashString(norm), Failed: Failed(norm, c.IsError),
+						Result: c.Result, ResultHash: HashString(norm), Failed: failed,
 					},
 					Line: c.Line, CallID: c.ID, Request: request, EndOfRequest: ci == len(r.Calls)-1,
 					HasResult: c.HasResult, Native: native, NativeStops: stops, resultTokens: -1,
 				}
-				pc.Sig = Signature(c.Tool, c.Args, c.ArgsOK, c.ArgsRaw)
+				sig = appendSignature(sig[:0], c.Tool, c.Args, c.ArgsOK, c.ArgsRaw)
+				pc.Sig = sigDigest(sig)
 				if c.HasResult && !stops {
 					k := seenKey{pc.Sig, pc.Event.ResultHash}
 					pc.Redundant = seen[k]

@@ -186,6 +186,9 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		}
 	}
 	res.Timeline = timeline.String()
+	// Every call is keyed now; the session keeps its keyIndex (compare,
+	// sweep) but not the buffer the keys were built in.
+	ki.buf = nil
 	return res, tools
 }
 
@@ -246,11 +249,13 @@ func judge(c *PreparedCall, v Verdict, ran bool, seenRun *seenResults, st sessio
 }
 
 // judgeKey is "the same call" for the harmful judgement: the guard's key in
-// its scope, or (for a call the guard gave no key) the truth signature. A
-// struct, not a joined string, so that judging a call allocates nothing.
+// its scope, or (for a call the guard gave no key) the truth signature's
+// digest. A struct, not a joined string, so that judging a call allocates
+// nothing.
 type judgeKey struct {
 	scope int
-	sig   bool
+	isSig bool
+	sig   SigDigest
 	key   string
 }
 
@@ -291,7 +296,7 @@ func byScope(c *PreparedCall, v Verdict) bool {
 
 func (s *seenResults) key(c *PreparedCall, v Verdict) judgeKey {
 	if v.Key == "" {
-		return judgeKey{sig: true, key: c.Sig}
+		return judgeKey{isSig: true, sig: c.Sig}
 	}
 	return judgeKey{scope: v.Scope, key: v.Key}
 }

@@ -341,21 +341,65 @@ var guardSuffixes = []string{
 	"\n\n[OUT-OF-BAND USER MESSAGE",
 }
 
+// guardSuffixStart begins every guardSuffixes entry (TestGuardSuffixStart).
+const guardSuffixStart = "\n\n["
+
 // NormalizeResult removes the agent's own guard notes from a result: notes
-// appended at the end, hermes' "_warning" member of a JSON result
-// (guards.md §2.1), and trailing white space.
+// appended at the end (from the first guardSuffixes entry in the result's
+// tail), hermes' "_warning" member of a JSON result (guards.md §2.1), and
+// trailing white space.
 func NormalizeResult(result string) string {
+	return strings.TrimRight(stripWarning(cutGuardSuffix(result)), " \t\r\n")
+}
+
+// cutGuardSuffix cuts the result at the first guardSuffixes entry in its
+// tail. Every entry starts with guardSuffixStart, so the first place
+// where one starts is the first '[' after "\n\n" that is followed by the
+// rest of one: one pass looking for a byte that is rare in most results,
+// instead of one substring search of the tail per entry.
+func cutGuardSuffix(result string) string {
 	t, offset := tail(result)
-	cut := -1
-	for _, s := range guardSuffixes {
-		if i := strings.Index(t, s); i >= 0 && (cut < 0 || i < cut) {
-			cut = i
+	for i := 0; ; i++ {
+		j := strings.IndexByte(t[i:], '[')
+		if j < 0 {
+			return result
+		}
+		i += j
+		if s := i - 2; s >= 0 && t[s] == '\n' && t[s+1] == '\n' && hasGuardSuffix(t[s:]) {
+			return result[:offset+s]
 		}
 	}
-	if cut >= 0 {
-		result = result[:offset+cut]
+}
+
+// hasGuardSuffix reports whether s starts with one of guardSuffixes.
+func hasGuardSuffix(s string) bool {
+	for _, g := range guardSuffixes {
+		if strings.HasPrefix(s, g) {
+			return true
+		}
 	}
-	return strings.TrimRight(stripWarning(result), " \t\r\n")
+	return false
+}
+
+// normalizeFailed returns NormalizeResult(result) and Failed of it, for
+// Prepare. Both read the top-level members of a JSON object result
+// (stripWarning its "_warning", Failed its "error", "success" and
+// "exit_code"); here one pass over the top level (jsonx.TopLevelFields)
+// serves both. When there is no top-level "_warning", NormalizeResult only
+// trims the result's trailing white space, and Failed reads the very
+// members read here: TopLevelFields skips the leading white space and
+// stops at the object's end, so the trimmed text has the same members.
+// With a "_warning", the two run as written.
+func normalizeFailed(result string, isError bool) (string, bool) {
+	r := cutGuardSuffix(result)
+	if t := strings.TrimLeft(r, " \t\r\n"); t != "" && t[0] == '{' {
+		f := jsonx.TopLevelFields(r, "_warning", "error", "success", "exit_code")
+		if f[0] == "" {
+			return strings.TrimRight(r, " \t\r\n"), isError || failedMembers(f[1], f[2], f[3])
+		}
+	}
+	norm := strings.TrimRight(stripWarning(r), " \t\r\n")
+	return norm, Failed(norm, isError)
 }
 
 // warningKey is the member hermes' read/search guard adds to the JSON
@@ -448,15 +492,30 @@ func HashString(s string) uint64 {
 // tool name plus arguments with keys sorted at every level (or the raw text
 // when the arguments are not JSON).
 func Signature(tool string, args jsonx.Value, argsOK bool, raw string) string {
-	var b []byte
-	b = append(b, tool...)
-	b = append(b, 0)
+	return string(appendSignature(nil, tool, args, argsOK, raw))
+}
+
+// appendSignature appends the call's Signature to buf.
+func appendSignature(buf []byte, tool string, args jsonx.Value, argsOK bool, raw string) []byte {
+	buf = append(buf, tool...)
+	buf = append(buf, 0)
 	if argsOK {
-		b = args.Append(b, jsonx.Sorted)
-	} else {
-		b = append(b, raw...)
+		return args.Append(buf, jsonx.Sorted)
 	}
-	return string(b)
+	return append(buf, raw...)
+}
+
+// SigDigest is a 128-bit digest of a call's Signature. Truth only tests
+// signatures for equality (Prepare's redundancy, judge's "same call" for a
+// call without a guard key), so a prepared call keeps the digest, not the
+// text: no string per call, and map keys of fixed size. Two distinct
+// signatures share a digest with probability about 2^-128 per pair; like
+// HashString, digests differ from run to run and never reach a report.
+type SigDigest [2]uint64
+
+// sigDigest digests a signature built by appendSignature.
+func sigDigest(sig []byte) SigDigest {
+	return SigDigest{maphash.Bytes(keySeeds[0], sig), maphash.Bytes(keySeeds[1], sig)}
 }
 
 // Failed classifies a result as a failure: the transcript's own error flag,
@@ -484,7 +543,12 @@ func Failed(result string, isError bool) bool {
 	// Only three top-level members matter; read them in one pass without
 	// building the (possibly large) object.
 	f := jsonx.TopLevelFields(r, "error", "success", "exit_code")
-	e, success, code := f[0], f[1], f[2]
+	return failedMembers(f[0], f[1], f[2])
+}
+
+// failedMembers classifies a JSON object result by the raw JSON of its
+// top-level "error", "success" and "exit_code" members ("" when absent).
+func failedMembers(e, success, code string) bool {
 	switch {
 	case len(e) > 0 && (e[0] == '{' || e[0] == '['):
 		return true

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
 func TestNativeIntervention(t *testing.T) {
@@ -203,4 +204,140 @@ func TestPrepareTruth(t *testing.T) {
 	if p.Calls[4].EndOfRequest || !p.Calls[5].EndOfRequest {
 		t.Errorf("end of request marks: call 5 %v, call 6 %v; want false, true", p.Calls[4].EndOfRequest, p.Calls[5].EndOfRequest)
 	}
+}
+
+// TestGuardSuffixStart: NormalizeResult finds the suffixes by the start
+// they share.
+func TestGuardSuffixStart(t *testing.T) {
+	for _, s := range guardSuffixes {
+		if !strings.HasPrefix(s, guardSuffixStart) {
+			t.Errorf("guard suffix %q does not start with %q", s, guardSuffixStart)
+		}
+	}
+}
+
+// TestNormalizeResultFirstSuffix: NormalizeResult cuts at the earliest
+// guard suffix in the tail, as one search per suffix would, whatever the
+// order of the suffixes and the near misses before them.
+func TestNormalizeResultFirstSuffix(t *testing.T) {
+	want := func(result string) string {
+		return strings.TrimRight(stripWarning(wantGuardCut(result)), " \t\r\n")
+	}
+	parts := []string{"out", "\n", "\n\n", "\n\n[", "\n\n\n[", "[", " ", strings.Repeat("w", 3000)}
+	parts = append(parts, guardSuffixes...)
+	for _, s := range guardSuffixes {
+		parts = append(parts, s[:len(s)-1])
+	}
+	// Every sequence of three parts: suffixes in every order, near misses
+	// and suffixes split across the tail's start.
+	for _, a := range parts {
+		for _, b := range parts {
+			for _, c := range parts {
+				r := a + b + c
+				if got, w := NormalizeResult(r), want(r); got != w {
+					t.Fatalf("NormalizeResult(%.80q) = %.80q, want %.80q", r, got, w)
+				}
+			}
+		}
+	}
+}
+
+// wantGuardCut is cutGuardSuffix as defined: the result cut at the lowest
+// index of any guard suffix in its tail.
+func wantGuardCut(result string) string {
+	t, offset := tail(result)
+	cut := -1
+	for _, s := range guardSuffixes {
+		if i := strings.Index(t, s); i >= 0 && (cut < 0 || i < cut) {
+			cut = i
+		}
+	}
+	if cut >= 0 {
+		result = result[:offset+cut]
+	}
+	return result
+}
+
+// TestSignatureDigest: Prepare's signature digests are equal exactly when
+// the signatures are, and appendSignature appends the Signature text.
+func TestSignatureDigest(t *testing.T) {
+	calls := []struct{ tool, raw string }{
+		{"read_file", `{"path":"a","limit":5}`},
+		{"read_file", `{"limit":5,"path":"a"}`},
+		{"read_file", `{"path":"a","limit":6}`},
+		{"read_file", `{"path":"a"}`},
+		{"read_fil", `e{"path":"a"}`},
+		{"bash", `ls -la`},
+		{"bash", `"ls -la"`},
+		{"bash", ``},
+		{"", `{}`},
+	}
+	for i, a := range calls {
+		av, err := jsonx.ParseString(a.raw)
+		sa := Signature(a.tool, av, err == nil, a.raw)
+		buf := appendSignature([]byte("prefix"), a.tool, av, err == nil, a.raw)
+		if string(buf) != "prefix"+sa {
+			t.Errorf("appendSignature = %q, want %q", buf, "prefix"+sa)
+		}
+		da := sigDigest(buf[len("prefix"):])
+		for _, b := range calls[i:] {
+			bv, err := jsonx.ParseString(b.raw)
+			sb := Signature(b.tool, bv, err == nil, b.raw)
+			db := sigDigest(appendSignature(nil, b.tool, bv, err == nil, b.raw))
+			if (sa == sb) != (da == db) {
+				t.Errorf("%q and %q: equal signatures %v, equal digests %v", sa, sb, sa == sb, da == db)
+			}
+		}
+	}
+}
+
+// normalizeFailedSeeds are results shaped like the ones NormalizeResult
+// and Failed pin: JSON objects with and without the members read, a
+// warning member, guard notes, envelopes, odd white space, broken JSON.
+var normalizeFailedSeeds = []string{
+	"", "fine", "Error: file not found", "npm ERR!\n\nExit code: 1",
+	`{"exit_code": 1, "output": "FAILED"}`, `{"output": "x", "error": null}`, `{"error": "boom"}`,
+	`{"error": ""}`, `{"success": false}`, `{"exit_code": "1"}`, `{"nested": {"exit_code": 2}}`,
+	`{"error": "boom", "_warning": "You have read"}`, `{"_warning": "w", "success": false}`,
+	`{"content": "x", "_warning": "w"}`, `{"content": "x", "_warning": unterminated`,
+	`{"error": 1`, `{"error": "a`, `{"error": tru`, `{"error"`, `{`, `{}`, `{"a":1}{"error":"x"}`,
+	"{\"error\": \"x\"}\n\n[Tool loop warning: w]", "{\"success\": false, \"_warning\": \"w\"}\n\n[hermes note: n]",
+	"\n\t {\"exit_code\": 2} \r\n", "\u00a0{\"error\": \"x\"}", "\v{\"error\": \"x\"}", "{\"error\": \"x\"}\u00a0",
+	"{\"exit_code\": 3}\f", "{\"error\": \"x\"\n", "{\"error\\u0000\": \"x\"}", "{\"err\\u006fr\": \"x\"}",
+	"<untrusted_tool_result source=\"w\">\nPreamble.\n\n{\"error\": \"failed\"}\n</untrusted_tool_result>",
+	" <untrusted_tool_result source=\"w\">\nPreamble.\n\n{\"_warning\": \"w\", \"error\": \"failed\"}\n</untrusted_tool_result>",
+}
+
+// checkNormalizeFailed: Prepare's normalizeFailed is NormalizeResult and
+// Failed of the normalized result.
+func checkNormalizeFailed(t *testing.T, r string) {
+	t.Helper()
+	for _, isError := range []bool{false, true} {
+		norm, failed := normalizeFailed(r, isError)
+		wantNorm := NormalizeResult(r)
+		if wantFailed := Failed(wantNorm, isError); norm != wantNorm || failed != wantFailed {
+			t.Fatalf("normalizeFailed(%q, %v) = %q, %v; want %q, %v", r, isError, norm, failed, wantNorm, wantFailed)
+		}
+	}
+}
+
+func TestNormalizeFailed(t *testing.T) {
+	for _, a := range normalizeFailedSeeds {
+		checkNormalizeFailed(t, a)
+		for _, b := range normalizeFailedSeeds {
+			checkNormalizeFailed(t, a+b)
+		}
+	}
+}
+
+func FuzzNormalizeFailed(f *testing.F) {
+	for _, s := range normalizeFailedSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, r string) {
+		checkNormalizeFailed(t, r)
+		if got, want := cutGuardSuffix(r), wantGuardCut(r); got != want {
+			t.Fatalf("cutGuardSuffix(%q) = %q, want %q", r, got, want)
+		}
+	})
 }

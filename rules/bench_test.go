@@ -54,6 +54,17 @@ func BenchmarkCallKey(b *testing.B) {
 				}
 			}
 		})
+		// As the replay keys calls: in a reused buffer (AppendCallKey).
+		b.Run(name+"/append", func(b *testing.B) {
+			b.SetBytes(bytes)
+			b.ReportAllocs()
+			var buf []byte
+			for b.Loop() {
+				for _, c := range calls {
+					buf, _ = r.AppendCallKey(buf[:0], c.tool, c.args, c.ok, c.raw)
+				}
+			}
+		})
 	}
 }
 

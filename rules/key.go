@@ -2,6 +2,7 @@ package rules
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -28,11 +29,20 @@ func (r *Rules) ToolKeyFor(tool string) *ToolKey {
 // lookups without a url or query): such a call is never counted.
 // Arguments that are not JSON (argsOK false) are keyed on their raw text.
 func (r *Rules) CallKey(tool string, args jsonx.Value, argsOK bool, raw string) (string, bool) {
+	// The raw arguments' length is a fair guess of the encoded length.
+	b, ok := r.AppendCallKey(make([]byte, 0, len(tool)+len(KeySeparator)+len(raw)), tool, args, argsOK, raw)
+	return string(b), ok
+}
+
+// AppendCallKey appends the call's key (CallKey) to buf and returns the
+// extended buffer; without a key (ok false) it returns buf unchanged. The
+// replay keys every call, so it builds keys in a reused buffer instead of
+// allocating one per call.
+func (r *Rules) AppendCallKey(buf []byte, tool string, args jsonx.Value, argsOK bool, raw string) ([]byte, bool) {
 	tk := r.ToolKeyFor(tool)
-	prefix := tool + KeySeparator
 	if tk != nil && tk.Pick == "first" {
 		if !argsOK || args.Kind != jsonx.Object {
-			return "", false
+			return buf, false
 		}
 		for _, name := range tk.Args {
 			v, ok := args.Get(name)
@@ -41,20 +51,25 @@ func (r *Rules) CallKey(tool string, args jsonx.Value, argsOK bool, raw string) 
 			}
 			text := foldText(v.Text(), r.foldsFor(tk))
 			if text == "" {
-				return "", false
+				return buf, false
 			}
-			return prefix + text, true
+			return append(appendPrefix(buf, tool), text...), true
 		}
-		return "", false
+		return buf, false
 	}
-	if !argsOK {
-		return prefix + raw, true
+	buf = appendPrefix(buf, tool)
+	switch {
+	case !argsOK:
+		return append(buf, raw...), true
+	case args.Kind != jsonx.Object:
+		return args.Append(buf, r.style()), true
 	}
-	if args.Kind != jsonx.Object {
-		return string(args.Append([]byte(prefix), r.style())), true
-	}
-	v := r.canonicalArgs(tool, args, tk)
-	return string(v.Append([]byte(prefix), r.style())), true
+	return r.canonicalArgs(tool, args, tk).Append(buf, r.style()), true
+}
+
+// appendPrefix appends the tool name and KeySeparator, which start a key.
+func appendPrefix(buf []byte, tool string) []byte {
+	return append(append(buf, tool...), KeySeparator...)
 }
 
 // truthy follows Python's truth test, which nanobot's `a or b` applies.
@@ -95,17 +110,24 @@ func (r *Rules) foldsFor(tk *ToolKey) []string {
 	return r.Key.Fold
 }
 
-// canonicalArgs applies ignore, args, drop and fold to a copy of args.
+// canonicalArgs applies ignore, args, drop and fold to a copy of args. When
+// they change nothing (no member left out, no drop or fold), it returns args
+// itself: most calls have no ignored member, and copying their members was
+// an allocation per call. Drop and fold copy what they change.
 func (r *Rules) canonicalArgs(tool string, args jsonx.Value, tk *ToolKey) jsonx.Value {
-	out := jsonx.Value{Kind: jsonx.Object, Obj: make([]jsonx.Member, 0, len(args.Obj))}
-	for _, m := range args.Obj {
-		if contains(r.Key.Ignore, m.Key) || (tk != nil && contains(tk.Ignore, m.Key)) {
-			continue
+	leftOut := func(key string) bool {
+		return contains(r.Key.Ignore, key) || (tk != nil && contains(tk.Ignore, key)) ||
+			(tk != nil && len(tk.Args) > 0 && !contains(tk.Args, key))
+	}
+	out := jsonx.Value{Kind: jsonx.Object, Obj: args.Obj}
+	if first := slices.IndexFunc(args.Obj, func(m jsonx.Member) bool { return leftOut(m.Key) }); first >= 0 {
+		out.Obj = make([]jsonx.Member, first, len(args.Obj))
+		copy(out.Obj, args.Obj[:first])
+		for _, m := range args.Obj[first+1:] {
+			if !leftOut(m.Key) {
+				out.Obj = append(out.Obj, m)
+			}
 		}
-		if tk != nil && len(tk.Args) > 0 && !contains(tk.Args, m.Key) {
-			continue
-		}
-		out.Obj = append(out.Obj, m)
 	}
 	if tk != nil {
 		for _, d := range tk.Drop {

@@ -246,6 +246,7 @@ func TestCallKey(t *testing.T) {
 	nanobot, _ := Preset("nanobot")
 	pi, _ := Preset("pi-loopguard")
 	breaker, _ := Preset("hermes-breaker")
+	lg, _ := Preset("loopgate")
 	v := func(s string) jsonx.Value {
 		x, err := jsonx.ParseString(s)
 		if err != nil {
@@ -270,11 +271,27 @@ func TestCallKey(t *testing.T) {
 		{pi, "bash", `"just-a-string"`, `bash::"just-a-string"`, true},
 		{pi, "bash", `null`, `bash::null`, true},
 		{breaker, "terminal", `{"z":1,"a":2}`, `terminal::{"z":1,"a":2}`, true},
+		// Ignored members first, in the middle and last; none ignored.
+		{lg, "terminal", `{"timeout":5,"z":1,"toolCallId":"c","a":2,"spanId":"s"}`, `terminal::{"a":2,"z":1}`, true},
+		{lg, "terminal", `{"z":{"timeout":1},"a":2}`, `terminal::{"a":2,"z":{"timeout":1}}`, true},
+		{pi, "edit", `{"path":"a","id":"x","edits":[{"oldText":"o","newText":"n"}]}`, `edit::{"edits":[{"oldText":"o"}],"path":"a"}`, true},
 	}
 	for _, c := range cases {
-		got, ok := c.r.CallKey(c.tool, v(c.args), true, c.args)
+		args := v(c.args)
+		got, ok := c.r.CallKey(c.tool, args, true, c.args)
 		if got != c.want || ok != c.wantOK {
 			t.Errorf("%s CallKey(%s, %s) = %q, %v; want %q, %v", c.r.Name, c.tool, c.args, got, ok, c.want, c.wantOK)
+		}
+		// AppendCallKey appends the same key to a buffer's content, and
+		// leaves the buffer as it was without a key.
+		buf, ok := c.r.AppendCallKey([]byte("before|"), c.tool, args, true, c.args)
+		if string(buf) != "before|"+c.want || ok != c.wantOK {
+			t.Errorf("%s AppendCallKey(%s, %s) = %q, %v; want %q, %v", c.r.Name, c.tool, c.args, buf, ok, "before|"+c.want, c.wantOK)
+		}
+		// Keying does not change the arguments (canonicalArgs shares
+		// them when nothing is left out).
+		if args.String() != v(c.args).String() {
+			t.Errorf("%s CallKey(%s, %s) changed the arguments to %s", c.r.Name, c.tool, c.args, args.String())
 		}
 	}
 	if got, ok := pi.CallKey("bash", jsonx.Value{}, false, "{not json"); got != "bash::{not json" || !ok {
