@@ -7,7 +7,7 @@ package ingest
 // set of rules for duplicate ids and missing results across those formats.
 
 import (
-	"hash/fnv"
+	"hash/maphash"
 	"strconv"
 	"time"
 )
@@ -200,13 +200,21 @@ func (b *sessionBuilder) finish(out *Sink) {
 	out.Session(b.s)
 }
 
+// fingerprintSeed keys fingerprint for this process.
+var fingerprintSeed = maphash.MakeSeed()
+
 // fingerprint hashes the parts of a message that identify it across the
-// requests of one conversation.
+// requests of one conversation. Fingerprints are only compared with each
+// other within one run, so a per-process seed does: maphash hashes a
+// string in place, where the FNV hash it replaced needed each part copied
+// to a byte slice (a user message or a result text, often large) and
+// hashed it a byte at a time.
 func fingerprint(kind string, parts ...string) string {
-	h := fnv.New64a()
+	var h maphash.Hash
+	h.SetSeed(fingerprintSeed)
 	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
+		h.WriteString(p)
+		h.WriteByte(0)
 	}
 	return kind + strconv.FormatUint(h.Sum64(), 36)
 }
