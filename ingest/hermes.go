@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
@@ -122,6 +123,98 @@ type hermesMessage struct {
 	Platform string `json:"platform"`
 }
 
+// hermesMessageText is hermesMessage with the members that are text in
+// every hermes version (content, reasoning) decoded as strings in the same
+// pass: most of a transcript's bytes, which are then neither copied raw nor
+// decoded twice. A message of another shape fails to decode into it and is
+// decoded as a hermesMessage (hermesDecodeMessage). The pointers keep JSON
+// null apart from a string, so that a repeated member ends as the last one,
+// as the raw member does.
+type hermesMessageText struct {
+	Role              string           `json:"role"`
+	Content           *string          `json:"content"`
+	ToolCalls         jsonx.RawMessage `json:"tool_calls"`
+	ToolCallID        string           `json:"tool_call_id"`
+	Name              string           `json:"name"`
+	ToolName          string           `json:"tool_name"`
+	Timestamp         jsonx.RawMessage `json:"timestamp"`
+	Reasoning         *string          `json:"reasoning"`
+	ReasoningContent  *string          `json:"reasoning_content"`
+	CompressedSummary jsonx.RawMessage `json:"_compressed_summary"`
+	Active            jsonx.RawMessage `json:"active"`
+	Compacted         jsonx.RawMessage `json:"compacted"`
+	Model             string           `json:"model"`
+	Platform          string           `json:"platform"`
+}
+
+// hermesMsg is a message as hermesConv reads it: hermesMessage with its
+// content and reasoning turned into text (hermesText).
+type hermesMsg struct {
+	Role, ToolCallID, Name, ToolName, Model, Platform string
+	ToolCalls, Timestamp                              jsonx.RawMessage
+	CompressedSummary, Active, Compacted              jsonx.RawMessage
+	// Text is the content's text; Reasoning the reasoning's, or
+	// reasoning_content's when reasoning is blank.
+	Text, Reasoning string
+}
+
+// msg turns a decoded message into what hermesConv reads.
+func (m *hermesMessage) msg() hermesMsg {
+	r := hermesMsg{Role: m.Role, ToolCallID: m.ToolCallID, Name: m.Name, ToolName: m.ToolName, Model: m.Model, Platform: m.Platform,
+		ToolCalls: m.ToolCalls, Timestamp: m.Timestamp, CompressedSummary: m.CompressedSummary, Active: m.Active, Compacted: m.Compacted,
+		Text: hermesText(m.Content), Reasoning: hermesText(m.Reasoning)}
+	if strings.TrimSpace(r.Reasoning) == "" {
+		r.Reasoning = hermesText(m.ReasoningContent)
+	}
+	return r
+}
+
+// msg is hermesMessage.msg for a message decoded with text members: a
+// string member gives the text hermesText gives for it.
+func (m *hermesMessageText) msg() hermesMsg {
+	r := hermesMsg{Role: m.Role, ToolCallID: m.ToolCallID, Name: m.Name, ToolName: m.ToolName, Model: m.Model, Platform: m.Platform,
+		ToolCalls: m.ToolCalls, Timestamp: m.Timestamp, CompressedSummary: m.CompressedSummary, Active: m.Active, Compacted: m.Compacted,
+		Text: hermesStringText(m.Content), Reasoning: hermesStringText(m.Reasoning)}
+	if strings.TrimSpace(r.Reasoning) == "" {
+		r.Reasoning = hermesStringText(m.ReasoningContent)
+	}
+	return r
+}
+
+// hermesStringText is hermesText of a string member (nil for null or
+// absent).
+func hermesStringText(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return hermesValueText(jsonx.Value{Kind: jsonx.String, Str: *s})
+}
+
+// hermesDirect turns on the readings that decode members straight into
+// what they end as (hermesMessageText, hermesToolCallText, messages and
+// results read in place). Each gives up, for the plain reading, on any
+// input it cannot read to the same result; tests turn it off to compare the
+// two.
+var hermesDirect = true
+
+// hermesDecodeMessage decodes one message: with text members when it has
+// them (nearly always), else as a hermesMessage, whose error it returns.
+// scratch is reused from message to message (this runs per message); m
+// keeps none of it.
+func hermesDecodeMessage(data []byte, m *hermesMsg, scratch *hermesMessageText) error {
+	*scratch = hermesMessageText{}
+	if hermesDirect && jsonx.Unmarshal(data, scratch) == nil {
+		*m = scratch.msg()
+		return nil
+	}
+	var raw hermesMessage
+	if err := jsonx.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*m = raw.msg()
+	return nil
+}
+
 // hermesToolCall is one entry of an assistant's tool_calls (§2.2).
 type hermesToolCall struct {
 	ID       string           `json:"id"`
@@ -132,6 +225,30 @@ type hermesToolCall struct {
 		Name string           `json:"name"`
 		Args jsonx.RawMessage `json:"arguments"`
 	} `json:"function"`
+}
+
+// hermesToolCallText is hermesToolCall with arguments in the form nearly
+// every hermes version writes them, a JSON string (nil for null or
+// absent), decoded in the same pass instead of kept raw and decoded again.
+type hermesToolCallText struct {
+	ID       string  `json:"id"`
+	CallID   string  `json:"call_id"`
+	Name     string  `json:"name"`
+	Args     *string `json:"arguments"`
+	Function *struct {
+		Name string  `json:"name"`
+		Args *string `json:"arguments"`
+	} `json:"function"`
+}
+
+// hermesCall is a tool_calls entry as hermesConv reads it: its id (id, or
+// call_id when id is empty), its tool, and its arguments, either text
+// (IsText) or the raw member for Call.SetArgsField.
+type hermesCall struct {
+	ID, Tool string
+	Raw      jsonx.RawMessage
+	Text     string
+	IsText   bool
 }
 
 // Compaction summary prefixes (§2.4): the current one, the legacy one, and
@@ -179,6 +296,8 @@ type hermesConv struct {
 	early map[string]int
 	// bridged counts Tool Search bridge calls read as the tool they run.
 	bridged int
+	// scratch is where hermesDecodeMessage decodes each message.
+	scratch hermesMessageText
 	// doc is set when the messages come from a multi-line JSON document:
 	// lines are the lines of the elements while the session is built (the
 	// problems name them) and 0 once it is finished (zeroLines).
@@ -333,18 +452,18 @@ func (b *hermesConv) noteBridged() {
 
 // message feeds one §2 message. line is the record's line (the session's
 // line for export files, 0 in whole-document files).
-func (b *hermesConv) message(m *hermesMessage, line int) {
+func (b *hermesConv) message(m *hermesMsg, line int) {
 	t := hermesTime(m.Timestamp)
 	switch m.Role {
 	case "user":
-		text := hermesText(m.Content)
+		text := m.Text
 		if isHermesCompaction(text) || hermesTrue(m.CompressedSummary) {
 			b.compaction(line)
 			return
 		}
 		b.userTurn(line, t, len(text))
 	case "assistant":
-		text := hermesText(m.Content)
+		text := m.Text
 		calls, err := hermesToolCalls(m.ToolCalls)
 		if err != nil {
 			b.out.Problemf(line, "%sassistant tool_calls of an unexpected shape (%v); its calls are skipped", b.where, err)
@@ -353,25 +472,17 @@ func (b *hermesConv) message(m *hermesMessage, line int) {
 			b.compaction(line)
 			return
 		}
-		reasoning := hermesText(m.Reasoning)
-		if strings.TrimSpace(reasoning) == "" {
-			reasoning = hermesText(m.ReasoningContent)
-		}
-		b.request(line, t, len(text)+len(strings.TrimSpace(reasoning)))
+		b.request(line, t, len(text)+len(strings.TrimSpace(m.Reasoning)))
 		for i, tc := range calls {
-			c := Call{ID: tc.ID, Time: t, Line: line}
-			if c.ID == "" {
-				c.ID = tc.CallID
-			}
-			args := tc.Args
-			c.Tool = tc.Name
-			if tc.Function != nil {
-				c.Tool, args = tc.Function.Name, tc.Function.Args
-			}
+			c := Call{ID: tc.ID, Tool: tc.Tool, Time: t, Line: line}
 			if c.ID == "" {
 				b.out.Problemf(line, "%stool call %d (%s) has no id; it can only be paired with a result that has none", b.where, i+1, c.Tool)
 			}
-			c.SetArgsField(args)
+			if tc.IsText {
+				c.SetArgs(tc.Text)
+			} else {
+				c.SetArgsField(tc.Raw)
+			}
 			b.unwrapToolCall(&c)
 			b.addCall(c)
 		}
@@ -380,7 +491,7 @@ func (b *hermesConv) message(m *hermesMessage, line int) {
 		if tool == "" {
 			tool = m.Name
 		}
-		b.result(m.ToolCallID, tool, hermesText(m.Content), line, t)
+		b.result(m.ToolCallID, tool, m.Text, line, t)
 	case "session_meta", "system":
 		// Not part of the conversation the model answered (§2.4).
 	case "":
@@ -434,7 +545,7 @@ func (b *hermesConv) unwrapToolCall(c *Call) bool {
 
 // hermesToolCalls decodes tool_calls: a list (export, gateway, snapshot) or
 // the JSON text of a list (state.db's column form).
-func hermesToolCalls(raw jsonx.RawMessage) ([]hermesToolCall, error) {
+func hermesToolCalls(raw jsonx.RawMessage) ([]hermesCall, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -449,9 +560,41 @@ func hermesToolCalls(raw jsonx.RawMessage) ([]hermesToolCall, error) {
 		}
 		raw = []byte(s)
 	}
-	var calls []hermesToolCall
-	if err := jsonx.Unmarshal(raw, &calls); err != nil {
+	// Arguments are a JSON string in nearly every list: decoded with the
+	// list when they are, else the entries keep them raw.
+	var texts []hermesToolCallText
+	if hermesDirect && jsonx.Unmarshal(raw, &texts) == nil {
+		calls := make([]hermesCall, len(texts))
+		for i, tc := range texts {
+			c := hermesCall{ID: tc.ID, Tool: tc.Name, IsText: true}
+			if c.ID == "" {
+				c.ID = tc.CallID
+			}
+			args := tc.Args
+			if tc.Function != nil {
+				c.Tool, args = tc.Function.Name, tc.Function.Args
+			}
+			if args != nil {
+				c.Text = *args
+			}
+			calls[i] = c
+		}
+		return calls, nil
+	}
+	var raws []hermesToolCall
+	if err := jsonx.Unmarshal(raw, &raws); err != nil {
 		return nil, fmt.Errorf("%s", hermesDecodeError(err))
+	}
+	calls := make([]hermesCall, len(raws))
+	for i, tc := range raws {
+		c := hermesCall{ID: tc.ID, Tool: tc.Name, Raw: tc.Args}
+		if c.ID == "" {
+			c.ID = tc.CallID
+		}
+		if tc.Function != nil {
+			c.Tool, c.Raw = tc.Function.Name, tc.Function.Args
+		}
+		calls[i] = c
 	}
 	return calls, nil
 }
@@ -562,7 +705,7 @@ func hermesTime(raw jsonx.RawMessage) time.Time {
 
 func hermesISOTime(s string) time.Time {
 	s = strings.TrimSpace(s)
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
+	for _, layout := range nbTimeLayouts(s) {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t.UTC()
 		}
@@ -583,19 +726,88 @@ func hermesIDFromName(name string) string {
 // hermesExportRecord is one line of `hermes sessions export` (§3.B): the
 // sessions row plus its messages.
 type hermesExportRecord struct {
-	ID              string             `json:"id"`
-	Source          string             `json:"source"`
-	Model           string             `json:"model"`
-	ModelConfig     jsonx.RawMessage   `json:"model_config"`
-	ParentSessionID string             `json:"parent_session_id"`
-	EndReason       string             `json:"end_reason"`
-	InputTokens     float64            `json:"input_tokens"`
-	OutputTokens    float64            `json:"output_tokens"`
-	CacheRead       float64            `json:"cache_read_tokens"`
-	CacheWrite      float64            `json:"cache_write_tokens"`
-	ReasoningTokens float64            `json:"reasoning_tokens"`
-	APICalls        float64            `json:"api_call_count"`
-	Messages        []jsonx.RawMessage `json:"messages"`
+	hermesExportColumns
+	Messages []jsonx.RawMessage `json:"messages"`
+}
+
+// hermesExportColumns is hermesExportRecord without its messages: the
+// session columns, decoded while the messages list is read in place
+// (hermesDecodeExportRecord).
+type hermesExportColumns struct {
+	ID              string           `json:"id"`
+	Source          string           `json:"source"`
+	Model           string           `json:"model"`
+	ModelConfig     jsonx.RawMessage `json:"model_config"`
+	ParentSessionID string           `json:"parent_session_id"`
+	EndReason       string           `json:"end_reason"`
+	InputTokens     float64          `json:"input_tokens"`
+	OutputTokens    float64          `json:"output_tokens"`
+	CacheRead       float64          `json:"cache_read_tokens"`
+	CacheWrite      float64          `json:"cache_write_tokens"`
+	ReasoningTokens float64          `json:"reasoning_tokens"`
+	APICalls        float64          `json:"api_call_count"`
+}
+
+// hermesDecodeExportRecord decodes the valid JSON export record data into
+// rec with its messages aliasing data: the list is most of the record, and
+// each message is then decoded straight from it (hermesDecodeMessage)
+// instead of being copied out first. ok is false when that cannot be done
+// with the result of decoding a hermesExportRecord: no messages list, a
+// member that hermesObjectMember cannot place, or columns that do not
+// decode. The record is then decoded as a hermesExportRecord, whose errors
+// word the problems.
+func hermesDecodeExportRecord(data []byte, rec *hermesExportRecord) bool {
+	list, ok := hermesObjectMember(data, "messages")
+	// A list (not null, not another type) is what decodes into
+	// hermesExportRecord's []RawMessage as a non-nil list of its elements.
+	if !hermesDirect || !ok || list[0] != '[' {
+		return false
+	}
+	var c hermesExportColumns
+	if jsonx.Unmarshal(data, &c) != nil {
+		return false
+	}
+	*rec = hermesExportRecord{hermesExportColumns: c, Messages: hermesElements(list)}
+	return true
+}
+
+// hermesObjectMember returns the raw value of the member of the valid JSON
+// object data that jsonx.Unmarshal decodes into a struct field tagged key
+// (a plain lower-case ASCII name): the last member named key. The decoder
+// also matches keys that equal it under Unicode case folding, or once their
+// escapes are decoded; ok is false whenever a key might (it differs from
+// key only in case, has an escape or a byte that is not ASCII), and when
+// there is no such member.
+func hermesObjectMember(data []byte, key string) (val []byte, ok bool) {
+	sure := true
+	hermesRawMembers(data, func(raw, v []byte) {
+		k := raw[1 : len(raw)-1]
+		switch {
+		case bytes.IndexByte(k, '\\') >= 0:
+			sure = false
+		case string(k) == key:
+			val = v
+		case len(k) != len(key):
+			// Folding keeps ASCII lengths; a key with bytes that are not
+			// ASCII is checked below.
+			if !hermesASCII(k) {
+				sure = false
+			}
+		case !hermesASCII(k) || bytes.EqualFold(k, []byte(key)):
+			sure = false
+		}
+	})
+	return val, sure && val != nil
+}
+
+// hermesASCII reports whether b is ASCII.
+func hermesASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // parseHermesExportRecord reads one exported session. line is the line of
@@ -612,13 +824,15 @@ func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader,
 		return
 	}
 	var rec hermesExportRecord
-	if err := jsonx.Unmarshal(data, &rec); err != nil {
-		out.Problemf(at, "not a hermes export session record: %s", hermesDecodeError(err))
-		return
-	}
-	if rec.Messages == nil {
-		out.Problemf(at, "hermes export record has no messages list; skipped")
-		return
+	if !hermesDecodeExportRecord(data, &rec) {
+		if err := jsonx.Unmarshal(data, &rec); err != nil {
+			out.Problemf(at, "not a hermes export session record: %s", hermesDecodeError(err))
+			return
+		}
+		if rec.Messages == nil {
+			out.Problemf(at, "hermes export record has no messages list; skipped")
+			return
+		}
 	}
 	s := &Session{Format: "hermes-export", ID: rec.ID, Model: rec.Model, Line: sessionLine}
 	if s.ID == "" {
@@ -667,8 +881,8 @@ func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader,
 	inactive := 0
 	for i, raw := range rec.Messages {
 		line := lineAtIndex(lines, i, at)
-		var m hermesMessage
-		if err := jsonx.Unmarshal(raw, &m); err != nil {
+		var m hermesMsg
+		if err := hermesDecodeMessage(raw, &m, &b.scratch); err != nil {
 			out.Problemf(line, "%smessage %d has an unexpected shape (%s); skipped", b.where, i+1, hermesDecodeError(err))
 			continue
 		}
@@ -749,8 +963,8 @@ func parseHermesGateway(lr *LineReader, h *Head, out *Sink) {
 			out.BadLine(lr, n, hermesJSONError(line))
 			continue
 		}
-		var m hermesMessage
-		if err := jsonx.Unmarshal(line, &m); err != nil {
+		var m hermesMsg
+		if err := hermesDecodeMessage(line, &m, &b.scratch); err != nil {
 			out.Problemf(n, "not a hermes gateway message: %s", hermesDecodeError(err))
 			continue
 		}
@@ -822,8 +1036,8 @@ func parseHermesSnapshot(doc []byte, h *Head, out *Sink) {
 	lines := pos.elemLines(member(doc, "messages"))
 	for i, raw := range snap.Messages {
 		line := lineAtIndex(lines, i, pos.first)
-		var m hermesMessage
-		if err := jsonx.Unmarshal(raw, &m); err != nil {
+		var m hermesMsg
+		if err := hermesDecodeMessage(raw, &m, &b.scratch); err != nil {
 			out.Problemf(line, "message %d has an unexpected shape (%s); skipped", i+1, hermesDecodeError(err))
 			continue
 		}

@@ -1,7 +1,9 @@
 package ingest
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopgate/loopgate/internal/gen"
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
@@ -485,4 +488,169 @@ func TestHermesNoPanicOnCutFiles(t *testing.T) {
 			}
 		}
 	}
+}
+
+// hermesCompactCases are JSON texts for the in-place readers: escapes of
+// every kind, invalid UTF-8, duplicate and escaped keys, nesting, white space.
+var hermesCompactCases = []string{
+	`{}`, `[]`, `"s"`, `12.5e-3`, `true`, `null`, ` { "a" : [ 1 , 2 , { } ] , "b" : "x" } `,
+	`{"output": "line\nnext\ttab \"q\" back\\slash", "exit_code": 0, "error": null}`,
+	`{"s": "\/ slash \u00e9 \u4e2d \ud83d\ude00 \ud83d lone \u001b \u001B \u000a \u007f"}`,
+	"{\"raw\": \"\xff bad \xed\xa0\x80 é\", \"k\xfe\": 1}",
+	`{"a": 1, "a": 2, "\u0061": 3, "err\"or": "x", "error": "", "error": "second"}`,
+	`{"error": "  "}`, `{"error": " boom "}`, `{"error": {"nested": "x"}}`, `[{"error": "x"}]`,
+	`{"n": [-0.5, 1E+9, 0, -12], "t": [true, false, null], "deep": [[[{"x": [{}]}]]]}`,
+	`{"b": "\b\f\r\u0000\u001f\u0008\u000c"}`, `{"e": "ends with \\"}`, `{"q": "\\\"\\"}`,
+}
+
+// TestHermesCompactMatchesValueString: the in-place compact writer gives
+// the text of the parsed value.
+func TestHermesCompactMatchesValueString(t *testing.T) {
+	for _, in := range hermesCompactCases {
+		v, err := jsonx.ParseString(in)
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if got, want := string(hermesCompact(nil, []byte(in))), v.String(); got != want {
+			t.Errorf("hermesCompact(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestHermesParseToolResponseMatchesTree: the in-place reading of a
+// <tool_response> body gives what the parsed value gives.
+func TestHermesParseToolResponseMatchesTree(t *testing.T) {
+	var bodies []string
+	for _, c := range hermesCompactCases {
+		bodies = append(bodies, c,
+			`{"tool_call_id": "c1", "name": "t", "content": `+c+`}`,
+			`{"content": `+c+`, "content": "second", "tool_call_id": 5, "tool_call_id": "late", "nam\u0065": "esc"}`)
+	}
+	bodies = append(bodies, `{"tool_call_id": null, "content": null}`, `oops {`, `{"a": }`, `"str"`, ``, ` `, `{"content": "x"} trailing`)
+	for _, in := range bodies {
+		got, want := hermesParseToolResponse(in), hermesParseToolResponseTree(in)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
+		}
+	}
+}
+
+func FuzzHermesParseToolResponse(f *testing.F) {
+	for _, c := range hermesCompactCases {
+		f.Add(`{"tool_call_id": "c1", "name": "t", "content": ` + c + `}`)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, want := hermesParseToolResponse(in), hermesParseToolResponseTree(in)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q:\n got %+v\nwant %+v", in, got, want)
+		}
+		if v, err := jsonx.ParseString(in); err == nil {
+			if got, want := string(hermesCompact(nil, []byte(in))), v.String(); got != want {
+				t.Errorf("hermesCompact(%q) = %s, want %s", in, got, want)
+			}
+		}
+	})
+}
+
+// hermesEdgeRecords are hermes lines that the direct readings must give up
+// on, or read exactly as the plain ones: repeated, case-folded and escaped
+// members, members of other types, null after a value.
+var hermesEdgeRecords = []string{
+	`{"id": "s1", "source": "cli", "started_at": 1, "messages": [{"role": "user", "content": "a"}], "messages": [{"role": "assistant", "content": "b", "tool_calls": [{"id": "c", "function": {"name": "t", "arguments": "{}"}}]}]}`,
+	`{"id": "s2", "source": "cli", "started_at": 1, "messages": [{"role": "user", "content": "a"}], "Messages": [{"role": "user", "content": "folded"}]}`,
+	`{"id": "s3", "source": "cli", "started_at": 1, "m\u0065ssages": [{"role": "user", "content": "escaped"}], "messages": []}`,
+	"{\"id\": \"s4\", \"source\": \"cli\", \"started_at\": 1, \"messages\": [], \"me\u017f\u017fages\": [{\"role\": \"user\", \"content\": \"long s\"}]}",
+	`{"id": "s5", "source": "cli", "started_at": 1, "messages": null}`,
+	`{"id": "s6", "source": "cli", "started_at": 1, "messages": "not a list"}`,
+	`{"id": "s7", "source": "cli", "started_at": 1}`,
+	`{"id": 7, "source": "cli", "started_at": 1, "messages": []}`,
+	`{"id": "s8", "source": "cli", "started_at": 1, "messages": [null, 5, "x", [], {"role": "user", "content": [{"type": "text", "text": "parts"}]}, {"role": "user", "content": 12}, {"role": "user", "content": {"k": 1}}]}`,
+	`{"id": "s9", "source": "cli", "started_at": 1, "messages": [{"role": "user", "content": "first", "content": null}, {"role": "user", "content": null, "content": "second"}, {"role": "user", "content": "x", "content": ["y"]}]}`,
+	`{"id": "s10", "source": "cli", "started_at": 1, "messages": [{"role": "assistant", "content": "", "tool_calls": "[{\"id\": \"c1\", \"function\": {\"name\": \"t\", \"arguments\": \"{\\\"a\\\": 1}\"}}]"}, {"role": "tool", "tool_call_id": "c1", "content": "\u0000json:{\"error\": \"boom\"}"}]}`,
+	`{"id": "s11", "source": "cli", "started_at": 1, "messages": [{"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "t", "arguments": {"a": 1}}}, {"id": "c2", "function": {"name": "u", "arguments": "x", "arguments": null}}]}]}`,
+	`{"id": "s12", "source": "cli", "started_at": 1, "messages": [{"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "t", "arguments": "{}"}, "function": {"name": "u"}}, {"call_id": "c2", "name": "v", "arguments": 5}]}]}`,
+	`{"id": "s13", "source": "cli", "started_at": 1, "messages": [{"role": "assistant", "reasoning": ["r"], "content": "x"}, {"role": "assistant", "reasoning": " ", "reasoning_content": "rc", "content": "y", "tool_calls": [{"id": 5}]}]}`,
+	`{"id": "s14", "source": "cli", "started_at": 1, "messages": [{"role": "user", "content": "a", "active": 0}, {"role": "user", "content": "b", "active": false, "compacted": 1}, {"role": "user", "content": "[CONTEXT COMPACTION] x"}, {"role": "user", "content": "c", "_compressed_summary": true}]}`,
+	"{\"id\": \"s15\", \"source\": \"cli\", \"started_at\": 1, \"messages\": [{\"role\": \"user\", \"content\": \"bad \xff utf8 \\ud800 lone\"}, {\"ROLE\": \"user\", \"Content\": \"folded keys\"}]}",
+	`{"role": "session_meta", "model": "m", "platform": "p"}`,
+	`{"role": "assistant", "content": "x", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"a\"}"}}], "timestamp": "2026-03-05T01:16:49.796662"}`,
+	`{"role": "tool", "content": {"output": "x"}, "tool_call_id": "c1", "timestamp": 1772655874.303743}`,
+	`{"role": "tool", "content": "ok", "tool_call_id": "c1", "content": 5}`,
+	`{"role": 5}`,
+	`[1, 2]`,
+	`{"role": "user", "content": "x", "timestamp": "2026-03-05T01:16:49Z"}`,
+	`{"conversations": [{"from": "human", "value": "q"}, {"from": "gpt", "value": "<tool_call>\n{\"name\": \"t\", \"arguments\": {\"a\": 1}}\n</tool_call>"}, {"from": "tool", "value": "<tool_response>\n{\"tool_call_id\": \"x\", \"name\": \"t\", \"content\": {\"error\": \"e\", \"b\": [1, \"\\u00e9\"]}}\n</tool_response>"}]}`,
+}
+
+// hermesReadBoth reads data as format with and without the direct
+// readings.
+func hermesReadBoth(data []byte, name, format string) (direct, plain string) {
+	dump := func() string {
+		sessions, problems := readBytes(data, name, format)
+		out, err := json.MarshalIndent(map[string]any{"sessions": sessions, "problems": problems}, "", " ")
+		if err != nil {
+			return err.Error()
+		}
+		return string(out)
+	}
+	defer func() { hermesDirect = true }()
+	hermesDirect = true
+	direct = dump()
+	hermesDirect = false
+	plain = dump()
+	return direct, plain
+}
+
+// TestHermesDirectMatchesPlain: the direct readings give what the plain
+// ones give, on the fixtures, the samples, a generated corpus and the edge
+// cases above, under every hermes format.
+func TestHermesDirectMatchesPlain(t *testing.T) {
+	inputs := map[string][]byte{}
+	for p, data := range fixtureTranscripts(t) {
+		inputs[p] = data
+	}
+	_ = filepath.WalkDir(filepath.Join("..", "..", "shared", "samples"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && IsTranscriptName(d.Name()) {
+			if data, err := os.ReadFile(p); err == nil {
+				inputs[p] = data
+			}
+		}
+		return nil
+	})
+	files, err := gen.GenerateInMemory(256<<10, 128<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		inputs["gen/"+f.Path] = f.Data
+	}
+	for i, rec := range hermesEdgeRecords {
+		inputs[fmt.Sprintf("edge/20260413_083748_5a617929_%d.jsonl", i)] = []byte(rec + "\n")
+	}
+	formats := []string{""}
+	for _, id := range FormatIDs() {
+		if strings.HasPrefix(id, "hermes") {
+			formats = append(formats, id)
+		}
+	}
+	for p, data := range inputs {
+		for _, format := range formats {
+			if direct, plain := hermesReadBoth(data, filepath.Base(p), format); direct != plain {
+				t.Errorf("%s as %q: the direct reading differs:\n%s", p, format, firstDiff(plain, direct))
+			}
+		}
+	}
+}
+
+func FuzzHermesDirect(f *testing.F) {
+	for _, rec := range hermesEdgeRecords {
+		f.Add([]byte(rec), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, fb uint8) {
+		formats := []string{"hermes-export", "hermes-gateway", "hermes-snapshot", "hermes-trajectory"}
+		format := formats[int(fb)%len(formats)]
+		if direct, plain := hermesReadBoth(data, "20260413_083748_5a617929.jsonl", format); direct != plain {
+			t.Errorf("%q as %s: the direct reading differs:\n%s", data, format, firstDiff(plain, direct))
+		}
+	})
 }

@@ -10,9 +10,12 @@
 package ingest
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
@@ -210,7 +213,7 @@ func hermesSplitGPT(value string) (reasoning, text string, calls []string, unclo
 // hermesParseToolCall parses a <tool_call> body: {"name", "arguments"}.
 func hermesParseToolCall(body string) hermesTrajCall {
 	c := hermesTrajCall{Raw: body}
-	v, err := jsonx.ParseString(body)
+	v, err := jsonx.Parse(hermesView(body))
 	if err != nil {
 		c.Err = err
 		return c
@@ -225,10 +228,54 @@ func hermesParseToolCall(body string) hermesTrajCall {
 }
 
 // hermesParseToolResponse parses a <tool_response> body:
-// {"tool_call_id", "name", "content"}.
+// {"tool_call_id", "name", "content"}. Results are most of a trajectory's
+// bytes, so a valid object is read member by member without building its
+// value: the content is decoded when it is a string and written compact
+// (hermesCompact) when it is not, as hermesParseToolResponseTree does.
 func hermesParseToolResponse(body string) hermesTrajResponse {
+	data := hermesView(body)
+	i := hermesSkipWS(data, 0)
+	if !hermesDirect || i >= len(data) || data[i] != '{' || !jsonx.Valid(data) {
+		// Not an object, or not JSON: the tree parse words the error.
+		return hermesParseToolResponseTree(body)
+	}
+	r := hermesTrajResponse{}
+	var id, name, content []byte
+	hermesMembers(data, func(key, val []byte) {
+		// Value.Get takes the first member of a name.
+		switch {
+		case string(key) == "tool_call_id" && id == nil:
+			id = val
+		case string(key) == "name" && name == nil:
+			name = val
+		case string(key) == "content" && content == nil:
+			content = val
+		}
+	})
+	r.ID = hermesStringValue(id)
+	r.Name = hermesStringValue(name)
+	switch {
+	case content == nil || content[0] == 'n':
+		// Absent or null.
+	case content[0] == '"':
+		r.Result = hermesStringValue(content)
+		r.IsError = hermesResultIsError(r.Result)
+	default:
+		r.Result = string(hermesCompact(make([]byte, 0, len(content)), content))
+		// The compact text has the object's members as the value has them,
+		// with keys written plainly: reading its top-level "error" is
+		// hermesValueIsError of the value.
+		r.IsError = hermesResultIsError(r.Result)
+	}
+	return r
+}
+
+// hermesParseToolResponseTree is hermesParseToolResponse by way of the
+// parsed value: the reference for the fast path, and the path of bodies
+// that are not a JSON object.
+func hermesParseToolResponseTree(body string) hermesTrajResponse {
 	r := hermesTrajResponse{Result: body}
-	v, err := jsonx.ParseString(body)
+	v, err := jsonx.Parse(hermesView(body))
 	if err == nil && v.Kind != jsonx.Object {
 		err = fmt.Errorf("a JSON %s, not an object", v.Kind)
 	}
@@ -250,6 +297,239 @@ func hermesParseToolResponse(body string) hermesTrajResponse {
 		r.IsError = hermesValueIsError(content)
 	}
 	return r
+}
+
+// The helpers below read JSON that jsonx.Valid has accepted, in place:
+// they find members and the ends of values but build nothing, so that a
+// large result is not parsed into a tree only to be written out again.
+
+// hermesView returns the bytes of s without copying them, for jsonx.Parse
+// and jsonx.Valid, which only read their input (every string they return
+// is a copy). jsonx.ParseString would copy s first; the bytes must never be
+// written to.
+func hermesView(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// hermesSkipWS returns the index of the first byte at or after i that is
+// not JSON white space.
+func hermesSkipWS(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// hermesStringEnd returns the index just past the closing quote of the
+// valid JSON string that opens at data[i], and whether it has escapes.
+func hermesStringEnd(data []byte, i int) (end int, escaped bool) {
+	j := i + 1
+	for {
+		q := bytes.IndexByte(data[j:], '"')
+		if q < 0 {
+			return len(data), escaped // not reached for valid JSON
+		}
+		q += j
+		if bytes.IndexByte(data[j:q], '\\') < 0 {
+			return q + 1, escaped
+		}
+		escaped = true
+		// The quote ends the string unless an odd run of backslashes
+		// escapes it.
+		n := 0
+		for k := q - 1; k > i && data[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, true
+		}
+		j = q + 1
+	}
+}
+
+// hermesValueEnd returns the index just past the valid JSON value that
+// starts at data[i].
+func hermesValueEnd(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		end, _ := hermesStringEnd(data, i)
+		return end
+	case '{', '[':
+		depth := 0
+		for i < len(data) {
+			switch data[i] {
+			case '"':
+				i, _ = hermesStringEnd(data, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	}
+	// A number or a literal.
+	for i < len(data) {
+		switch data[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// hermesMembers calls fn with the key (decoded) and the raw value of each
+// member of the valid JSON object data, in order. Both alias data.
+func hermesMembers(data []byte, fn func(key, val []byte)) {
+	hermesRawMembers(data, func(raw, val []byte) {
+		key := raw[1 : len(raw)-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			key = []byte(hermesStringValue(raw))
+		}
+		fn(key, val)
+	})
+}
+
+// hermesRawMembers is hermesMembers with each key as its raw JSON string,
+// quotes included.
+func hermesRawMembers(data []byte, fn func(key, val []byte)) {
+	i := hermesSkipWS(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return
+	}
+	i = hermesSkipWS(data, i+1)
+	for i < len(data) && data[i] == '"' {
+		end, _ := hermesStringEnd(data, i)
+		key := data[i:end]
+		i = hermesSkipWS(data, end)
+		i = hermesSkipWS(data, i+1) // past ':'
+		vend := hermesValueEnd(data, i)
+		fn(key, data[i:vend])
+		i = hermesSkipWS(data, vend)
+		if i >= len(data) || data[i] != ',' {
+			return
+		}
+		i = hermesSkipWS(data, i+1)
+	}
+}
+
+// hermesElements returns the elements of the valid JSON array data, each
+// aliasing data.
+func hermesElements(data []byte) []jsonx.RawMessage {
+	elems := []jsonx.RawMessage{}
+	i := hermesSkipWS(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return elems
+	}
+	i = hermesSkipWS(data, i+1)
+	for i < len(data) && data[i] != ']' {
+		end := hermesValueEnd(data, i)
+		elems = append(elems, data[i:end:end])
+		i = hermesSkipWS(data, end)
+		if i >= len(data) || data[i] != ',' {
+			break
+		}
+		i = hermesSkipWS(data, i+1)
+	}
+	return elems
+}
+
+// hermesStringValue decodes a raw JSON string value as jsonx does; it is ""
+// for a value that is not a string (or absent).
+func hermesStringValue(raw []byte) string {
+	if len(raw) == 0 || raw[0] != '"' {
+		return ""
+	}
+	v, err := jsonx.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return v.Str
+}
+
+// hermesCompact appends the compact encoding of the valid JSON value data:
+// the text jsonx.Value.String gives for it (source order, no white space,
+// strings quoted as jsonx.AppendQuoted quotes them), without building the
+// value. A string already written the way AppendQuoted writes it is copied
+// as it is; any other is decoded and quoted again.
+func hermesCompact(buf, data []byte) []byte {
+	for i := 0; i < len(data); {
+		switch c := data[i]; c {
+		case ' ', '\t', '\n', '\r':
+			i++
+		case '"':
+			end, escaped := hermesStringEnd(data, i)
+			tok := data[i:end]
+			if hermesQuotedAsJSONX(tok, escaped) {
+				buf = append(buf, tok...)
+			} else {
+				buf = jsonx.AppendQuoted(buf, hermesStringValue(tok))
+			}
+			i = end
+		default:
+			// Punctuation, numbers (written as they stand) and literals.
+			j := i + 1
+			for j < len(data) {
+				if d := data[j]; d == '"' || d == ' ' || d == '\t' || d == '\n' || d == '\r' {
+					break
+				}
+				j++
+			}
+			buf = append(buf, data[i:j]...)
+			i = j
+		}
+	}
+	return buf
+}
+
+// hermesQuotedAsJSONX reports whether the raw JSON string tok is exactly
+// what jsonx.AppendQuoted writes for its value: valid UTF-8, and only the
+// escapes AppendQuoted uses (\" \\ \n \r \t \b \f, and \u00xx in lower
+// case for the other control characters).
+func hermesQuotedAsJSONX(tok []byte, escaped bool) bool {
+	if !utf8.Valid(tok) {
+		return false
+	}
+	if !escaped {
+		return true
+	}
+	for i := 1; i < len(tok)-1; i++ {
+		if tok[i] != '\\' {
+			continue
+		}
+		switch tok[i+1] {
+		case '"', '\\', 'n', 'r', 't', 'b', 'f':
+			i++
+		case 'u':
+			if i+5 >= len(tok) {
+				return false
+			}
+			r, ok := jsonx.HexRune(tok, i+2)
+			if !ok || r >= 0x20 || r == '\n' || r == '\r' || r == '\t' || r == '\b' || r == '\f' {
+				return false
+			}
+			for _, h := range tok[i+2 : i+6] {
+				if h >= 'A' && h <= 'F' {
+					return false
+				}
+			}
+			i += 5
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // parseHermesShareGPT fills s from a ShareGPT conversation. Every `human`

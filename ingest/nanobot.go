@@ -52,6 +52,20 @@ func nbSniff(h *Head) bool {
 type nbRecord struct {
 	Type jsonx.RawMessage `json:"_type"`
 
+	// messages
+	Role             jsonx.RawMessage `json:"role"`
+	Content          jsonx.RawMessage `json:"content"`
+	ReasoningContent jsonx.RawMessage `json:"reasoning_content"`
+	ToolCallID       jsonx.RawMessage `json:"tool_call_id"`
+	Name             jsonx.RawMessage `json:"name"`
+	Timestamp        jsonx.RawMessage `json:"timestamp"`
+
+	nbRawMembers
+}
+
+// nbRawMembers are the members of a record that both nbRecord and
+// nbRecordText keep raw.
+type nbRawMembers struct {
 	// metadata record
 	Key              jsonx.RawMessage `json:"key"`
 	Metadata         jsonx.RawMessage `json:"metadata"`
@@ -60,23 +74,117 @@ type nbRecord struct {
 	State jsonx.RawMessage `json:"state"`
 
 	// messages
-	Role             jsonx.RawMessage `json:"role"`
-	Content          jsonx.RawMessage `json:"content"`
-	ReasoningContent jsonx.RawMessage `json:"reasoning_content"`
-	ThinkingBlocks   jsonx.RawMessage `json:"thinking_blocks"`
-	ToolCalls        jsonx.RawMessage `json:"tool_calls"`
-	ToolCallID       jsonx.RawMessage `json:"tool_call_id"`
-	Name             jsonx.RawMessage `json:"name"`
-	Timestamp        jsonx.RawMessage `json:"timestamp"`
-	ToolsUsed        jsonx.RawMessage `json:"tools_used"`
-	LatencyMS        jsonx.RawMessage `json:"latency_ms"`
-	Command          jsonx.RawMessage `json:"_command"`
-	HiddenHistory    jsonx.RawMessage `json:"_hidden_history"`
-	InjectedEvent    jsonx.RawMessage `json:"injected_event"`
-	ChannelDelivery  jsonx.RawMessage `json:"_channel_delivery"`
-	AutomationTurn   jsonx.RawMessage `json:"_automation_turn"`
-	CronJobID        jsonx.RawMessage `json:"cron_job_id"`
-	RuntimeContext   jsonx.RawMessage `json:"_runtime_context"`
+	ThinkingBlocks  jsonx.RawMessage `json:"thinking_blocks"`
+	ToolCalls       jsonx.RawMessage `json:"tool_calls"`
+	ToolsUsed       jsonx.RawMessage `json:"tools_used"`
+	LatencyMS       jsonx.RawMessage `json:"latency_ms"`
+	Command         jsonx.RawMessage `json:"_command"`
+	HiddenHistory   jsonx.RawMessage `json:"_hidden_history"`
+	InjectedEvent   jsonx.RawMessage `json:"injected_event"`
+	ChannelDelivery jsonx.RawMessage `json:"_channel_delivery"`
+	AutomationTurn  jsonx.RawMessage `json:"_automation_turn"`
+	CronJobID       jsonx.RawMessage `json:"cron_job_id"`
+	RuntimeContext  jsonx.RawMessage `json:"_runtime_context"`
+}
+
+// nbRecordText is nbRecord with the members that are strings in every
+// nanobot version (role, content, ids, timestamp, ...) decoded as strings
+// in the same pass: content is most of a file's bytes, which are then
+// neither copied raw nor decoded twice. A record of another shape fails to
+// decode into it and is decoded as an nbRecord (nbDecodeRecord). The
+// pointers keep JSON null apart from a string, so that a repeated member
+// ends as the last one, as the raw member does.
+type nbRecordText struct {
+	Type             *string `json:"_type"`
+	Role             *string `json:"role"`
+	Content          *string `json:"content"`
+	ReasoningContent *string `json:"reasoning_content"`
+	ToolCallID       *string `json:"tool_call_id"`
+	Name             *string `json:"name"`
+	Timestamp        *string `json:"timestamp"`
+
+	nbRawMembers
+}
+
+// nbMsg is a record as the parser reads it: the string members as nbStr
+// gives them, content and reasoning as nbText gives them, the others raw.
+type nbMsg struct {
+	Type, Role, ToolCallID, Name string
+	Text                         string
+	TextOK                       bool // content has a shape nbText reads
+	Reasoning                    string
+	Timestamp                    nbStamp
+
+	Key, Metadata, LastConsolidated, State, ThinkingBlocks, ToolCalls, ToolsUsed, LatencyMS,
+	Command, HiddenHistory, InjectedEvent, ChannelDelivery, AutomationTurn, CronJobID, RuntimeContext jsonx.RawMessage
+}
+
+// nbStamp is a timestamp member: Present unless absent or null, OK when a
+// string (S).
+type nbStamp struct {
+	Present, OK bool
+	S           string
+}
+
+// msg turns a decoded record into what the parser reads.
+func (r *nbRecord) msg() nbMsg {
+	m := nbMsg{Type: nbStr(r.Type), Role: nbStr(r.Role), ToolCallID: nbStr(r.ToolCallID), Name: nbStr(r.Name),
+		Key: r.Key, Metadata: r.Metadata, LastConsolidated: r.LastConsolidated, State: r.State, ThinkingBlocks: r.ThinkingBlocks,
+		ToolCalls: r.ToolCalls, ToolsUsed: r.ToolsUsed, LatencyMS: r.LatencyMS, Command: r.Command, HiddenHistory: r.HiddenHistory,
+		InjectedEvent: r.InjectedEvent, ChannelDelivery: r.ChannelDelivery, AutomationTurn: r.AutomationTurn, CronJobID: r.CronJobID,
+		RuntimeContext: r.RuntimeContext}
+	m.Text, m.TextOK = nbText(r.Content)
+	m.Reasoning, _ = nbText(r.ReasoningContent)
+	if nbPresent(r.Timestamp) {
+		m.Timestamp.Present = true
+		m.Timestamp.OK = jsonx.Unmarshal(r.Timestamp, &m.Timestamp.S) == nil
+	}
+	return m
+}
+
+// msg is nbRecord.msg for a record decoded with string members.
+func (r *nbRecordText) msg() nbMsg {
+	m := nbMsg{Type: nbDeref(r.Type), Role: nbDeref(r.Role), ToolCallID: nbDeref(r.ToolCallID), Name: nbDeref(r.Name),
+		Text: nbDeref(r.Content), TextOK: true, Reasoning: nbDeref(r.ReasoningContent),
+		Key: r.Key, Metadata: r.Metadata, LastConsolidated: r.LastConsolidated, State: r.State, ThinkingBlocks: r.ThinkingBlocks,
+		ToolCalls: r.ToolCalls, ToolsUsed: r.ToolsUsed, LatencyMS: r.LatencyMS, Command: r.Command, HiddenHistory: r.HiddenHistory,
+		InjectedEvent: r.InjectedEvent, ChannelDelivery: r.ChannelDelivery, AutomationTurn: r.AutomationTurn, CronJobID: r.CronJobID,
+		RuntimeContext: r.RuntimeContext}
+	if r.Timestamp != nil {
+		m.Timestamp = nbStamp{Present: true, OK: true, S: *r.Timestamp}
+	}
+	return m
+}
+
+func nbDeref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// nbDirect turns on the readings that decode members straight into the
+// strings they end as (nbRecordText, nbToolCallText). Each gives up, for the
+// plain reading, on any input it cannot read to the same result; tests turn
+// it off to compare the two.
+var nbDirect = true
+
+// nbDecodeRecord decodes one line into m: with string members when it has
+// them (nearly always), else as an nbRecord, whose error it returns.
+// scratch is reused from line to line (this runs per line); m keeps none of
+// it.
+func nbDecodeRecord(line []byte, m *nbMsg, scratch *nbRecordText) error {
+	*scratch = nbRecordText{}
+	if nbDirect && jsonx.Unmarshal(line, scratch) == nil {
+		*m = scratch.msg()
+		return nil
+	}
+	var rec nbRecord
+	if err := jsonx.Unmarshal(line, &rec); err != nil {
+		return err
+	}
+	*m = rec.msg()
+	return nil
 }
 
 // nbMetadata is the part of the metadata object the ingester reads.
@@ -105,6 +213,28 @@ type nbToolCall struct {
 		Name      jsonx.RawMessage `json:"name"`
 		Arguments jsonx.RawMessage `json:"arguments"`
 	} `json:"function"`
+}
+
+// nbToolCallText is nbToolCall with its members decoded as the strings
+// every nanobot version writes (arguments is JSON text), in the list's
+// pass (nbParser.toolCalls).
+type nbToolCallText struct {
+	ID       *string `json:"id"`
+	Function struct {
+		Name      *string `json:"name"`
+		Arguments *string `json:"arguments"`
+	} `json:"function"`
+}
+
+// nbCall is a tool_calls entry as the parser reads it: id and name as
+// nbStr gives them, arguments as text (IsText; NoArgs when null or absent)
+// or raw, for Call.SetArgsField.
+type nbCall struct {
+	ID, Name string
+	Raw      jsonx.RawMessage
+	Text     string
+	IsText   bool
+	NoArgs   bool
 }
 
 // nbBlock is the open tool-call block: an assistant message with calls and
@@ -163,13 +293,14 @@ func nbParse(lr *LineReader, h *Head, out *Sink) {
 		toolsUsedN:  map[string]int{},
 		guardBlocks: map[string][]int{},
 	}
+	var scratch nbRecordText
 	for {
 		line, n, ok := lr.Next()
 		if !ok {
 			break
 		}
-		var rec nbRecord
-		if err := jsonx.Unmarshal(line, &rec); err != nil {
+		var rec nbMsg
+		if err := nbDecodeRecord(line, &rec, &scratch); err != nil {
 			if !jsonx.Valid(line) {
 				out.BadLine(lr, n, err)
 				p.cutLast = lr.Truncated()
@@ -183,10 +314,10 @@ func nbParse(lr *LineReader, h *Head, out *Sink) {
 	p.finish()
 }
 
-func (p *nbParser) record(n int, rec *nbRecord) {
+func (p *nbParser) record(n int, rec *nbMsg) {
 	first := !p.sawRecord
 	p.sawRecord = true
-	switch typ := nbStr(rec.Type); typ {
+	switch typ := rec.Type; typ {
 	case "metadata":
 		if !first {
 			p.out.Problemf(n, "second metadata record skipped (the metadata record belongs on the first line)")
@@ -214,7 +345,7 @@ func (p *nbParser) record(n int, rec *nbRecord) {
 	if first {
 		p.out.Problemf(n, "file has no metadata record on its first line; reading its messages anyway")
 	}
-	switch role := nbStr(rec.Role); role {
+	switch role := rec.Role; role {
 	case "user":
 		p.user(n, rec)
 	case "assistant":
@@ -231,7 +362,7 @@ func (p *nbParser) record(n int, rec *nbRecord) {
 	p.messages++
 }
 
-func (p *nbParser) metadata(n int, rec *nbRecord) {
+func (p *nbParser) metadata(n int, rec *nbMsg) {
 	p.metaLine = n
 	p.s.Line = n
 	key := nbStr(rec.Key)
@@ -276,8 +407,8 @@ func (p *nbParser) ensureTurn() {
 	}
 }
 
-func (p *nbParser) user(n int, rec *nbRecord) {
-	text, ok := nbText(rec.Content)
+func (p *nbParser) user(n int, rec *nbMsg) {
+	text, ok := rec.Text, rec.TextOK
 	if !ok {
 		p.out.Problemf(n, "user message content has an unexpected shape; measured as empty")
 	}
@@ -327,7 +458,7 @@ func (p *nbParser) user(n int, rec *nbRecord) {
 	p.prev = nbPrevious{Role: "user"}
 }
 
-func (p *nbParser) assistant(n int, rec *nbRecord) {
+func (p *nbParser) assistant(n int, rec *nbMsg) {
 	if nbTruthy(rec.Command) {
 		p.feat.Command = true
 		p.commands++
@@ -350,7 +481,7 @@ func (p *nbParser) assistant(n int, rec *nbRecord) {
 			p.toolsUsedN[name]++
 		}
 	}
-	text, ok := nbText(rec.Content)
+	text, ok := rec.Text, rec.TextOK
 	if !ok {
 		p.out.Problemf(n, "assistant message content has an unexpected shape; measured as empty")
 	}
@@ -363,7 +494,7 @@ func (p *nbParser) assistant(n int, rec *nbRecord) {
 		return
 	}
 	p.sentinel(n, text)
-	reasoning, _ := nbText(rec.ReasoningContent)
+	reasoning := rec.Reasoning
 	if reasoning == "" {
 		reasoning = nbThinking(rec.ThinkingBlocks)
 	}
@@ -404,49 +535,64 @@ func (p *nbParser) duplicateIDs(n int, calls []Call) {
 
 // toolCalls decodes a tool_calls list; an entry of another shape is
 // reported and skipped, the others are kept.
-func (p *nbParser) toolCalls(n int, raw jsonx.RawMessage, what string) []nbToolCall {
+func (p *nbParser) toolCalls(n int, raw jsonx.RawMessage, what string) []nbCall {
 	if !nbPresent(raw) {
 		return nil
+	}
+	// Entries of strings (nearly all) are decoded with the list.
+	var texts []nbToolCallText
+	if nbDirect && jsonx.Unmarshal(raw, &texts) == nil {
+		calls := make([]nbCall, len(texts))
+		for i, tc := range texts {
+			calls[i] = nbCall{ID: nbDeref(tc.ID), Name: nbDeref(tc.Function.Name), IsText: true,
+				Text: nbDeref(tc.Function.Arguments), NoArgs: tc.Function.Arguments == nil}
+		}
+		return calls
 	}
 	var entries []jsonx.RawMessage
 	if jsonx.Unmarshal(raw, &entries) != nil {
 		p.out.Problemf(n, "%s is not a list; the calls of this message are lost", what)
 		return nil
 	}
-	calls := make([]nbToolCall, 0, len(entries))
+	calls := make([]nbCall, 0, len(entries))
 	for i, e := range entries {
 		var tc nbToolCall
 		if jsonx.Unmarshal(e, &tc) != nil {
 			p.out.Problemf(n, "%s entry %d is not an object with a function object; skipped", what, i+1)
 			continue
 		}
-		calls = append(calls, tc)
+		calls = append(calls, nbCall{ID: nbStr(tc.ID), Name: nbStr(tc.Function.Name), Raw: tc.Function.Arguments,
+			NoArgs: !nbPresent(tc.Function.Arguments)})
 	}
 	return calls
 }
 
 // call builds one call from a tool_calls entry. arguments is a JSON string
 // in every version; an object is accepted too (reference §13.3).
-func (p *nbParser) call(n, i int, tc nbToolCall, t time.Time) Call {
-	c := Call{ID: nbStr(tc.ID), Tool: nbStr(tc.Function.Name), Line: n, Time: t}
+func (p *nbParser) call(n, i int, tc nbCall, t time.Time) Call {
+	c := Call{ID: tc.ID, Tool: tc.Name, Line: n, Time: t}
 	if c.Tool == "" {
 		p.out.Problemf(n, "tool call %d (id %q) has no function name", i+1, c.ID)
 	}
-	if raw := bytes.TrimSpace(tc.Function.Arguments); len(raw) == 0 || string(raw) == "null" {
+	if tc.NoArgs {
 		p.out.Problemf(n, "tool call %q (%s) has no arguments", c.ID, c.Tool)
 	}
-	c.SetArgsField(tc.Function.Arguments)
+	if tc.IsText {
+		c.SetArgs(tc.Text)
+	} else {
+		c.SetArgsField(tc.Raw)
+	}
 	return c
 }
 
-func (p *nbParser) tool(n int, rec *nbRecord) {
+func (p *nbParser) tool(n int, rec *nbMsg) {
 	p.feat.ToolCalls = true
-	text, ok := nbText(rec.Content)
+	text, ok := rec.Text, rec.TextOK
 	if !ok {
 		p.out.Problemf(n, "tool result content has an unexpected shape; read as empty")
 	}
 	p.prev = nbPrevious{Role: "tool", ToolInterrupted: strings.HasPrefix(text, nbInterruptedTool)}
-	id, name := nbStr(rec.ToolCallID), nbStr(rec.Name)
+	id, name := rec.ToolCallID, rec.Name
 	// Issue 2: a result with no call is reported and skipped; it is not
 	// made into a call of an unknown tool, which would change the call
 	// counts. A call that comes later with its id does not take it
@@ -562,11 +708,11 @@ func (p *nbParser) checkpoint() {
 		return
 	}
 	n := p.metaLine
-	var calls []nbToolCall
+	var calls []nbCall
 	var text, reasoning string
 	if am := cp.AssistantMessage; am != nil {
-		text, _ = nbText(am.Content)
-		reasoning, _ = nbText(am.ReasoningContent)
+		m := am.msg()
+		text, reasoning = m.Text, m.Reasoning
 		calls = p.toolCalls(n, am.ToolCalls, "runtime_checkpoint.assistant_message.tool_calls")
 	} else {
 		calls = p.toolCalls(n, cp.PendingToolCalls, "runtime_checkpoint.pending_tool_calls")
@@ -588,7 +734,7 @@ func (p *nbParser) checkpoint() {
 		}
 	}
 	for _, tc := range calls {
-		if id := nbStr(tc.ID); id != "" && known[id] {
+		if id := tc.ID; id != "" && known[id] {
 			p.s.Notes = append(p.s.Notes, "metadata holds a "+what+" whose calls are already in the messages; not added again")
 			return
 		}
@@ -599,17 +745,17 @@ func (p *nbParser) checkpoint() {
 		req.Calls = append(req.Calls, p.call(n, i, tc, time.Time{}))
 	}
 	for _, raw := range cp.CompletedToolResults {
-		var res nbRecord
-		if jsonx.Unmarshal(raw, &res) != nil {
+		var rec nbRecord
+		if jsonx.Unmarshal(raw, &rec) != nil {
 			p.out.Problemf(n, "runtime_checkpoint.completed_tool_results holds an entry that is not an object; skipped")
 			continue
 		}
-		rt, _ := nbText(res.Content)
-		id := nbStr(res.ToolCallID)
+		res := rec.msg()
+		id := res.ToolCallID
 		if i := nbMatch(req.Calls, id); i >= 0 {
-			p.fill(&req.Calls[i], rt, n, p.time(n, res.Timestamp))
+			p.fill(&req.Calls[i], res.Text, n, p.time(n, res.Timestamp))
 		} else {
-			p.out.Problemf(n, "runtime_checkpoint holds a result for call %q (%s) that its assistant message does not declare; skipped", id, nbStr(res.Name))
+			p.out.Problemf(n, "runtime_checkpoint holds a result for call %q (%s) that its assistant message does not declare; skipped", id, res.Name)
 		}
 	}
 	pending := 0
@@ -784,16 +930,16 @@ func (p *nbParser) sentinel(n int, text string) {
 // time reads a timestamp. nanobot writes naive local time
 // (datetime.now().isoformat(), no offset); it is read as if it were UTC,
 // since the offset is not recorded.
-func (p *nbParser) time(n int, raw jsonx.RawMessage) time.Time {
-	if !nbPresent(raw) {
+func (p *nbParser) time(n int, ts nbStamp) time.Time {
+	if !ts.Present {
 		return time.Time{}
 	}
-	var s string
-	if err := jsonx.Unmarshal(raw, &s); err != nil || s == "" {
+	s := ts.S
+	if !ts.OK || s == "" {
 		p.out.Problemf(n, "timestamp is not a string; ignored")
 		return time.Time{}
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"} {
+	for _, layout := range nbTimeLayouts(s) {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t
 		}

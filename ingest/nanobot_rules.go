@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -334,4 +335,20 @@ func nbLines(lines []int) string {
 		return "line " + parts[0]
 	}
 	return "lines " + strings.Join(parts, ", ")
+}
+
+// isoTimeLayouts are the layouts nanobot and hermes timestamps are read
+// with, in order: with a zone, then naive local time ("T" or " ").
+var isoTimeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999"}
+
+// nbTimeLayouts returns the isoTimeLayouts worth trying for s: all of them,
+// or all but RFC3339Nano when s cannot match it because it has no zone (no
+// 'Z', '+' or '-' after the date, which is its first 10 bytes). Both tools
+// write naive local times, and each failed time.Parse allocates its error:
+// skipping the one that must fail gives the same time for less.
+func nbTimeLayouts(s string) []string {
+	if len(s) > 10 && !strings.ContainsAny(s[10:], "Zz+-") {
+		return isoTimeLayouts[1:]
+	}
+	return isoTimeLayouts
 }

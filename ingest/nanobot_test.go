@@ -6,10 +6,14 @@ package ingest
 // fixtures/ingest/nanobot and by conformance_nanobot_test.go.
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/loopgate/loopgate/internal/gen"
 )
 
 func TestNanobotClassifyUser(t *testing.T) {
@@ -262,5 +266,111 @@ func TestNanobotNoPanicOnCutFiles(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// nbEdgeFile is a nanobot file for the direct readings: repeated members,
+// null after a value, members of other types, entries of other shapes.
+var nbEdgeFile = strings.Join([]string{
+	`{"_type": "metadata", "key": "cli:direct", "created_at": "2026-03-04T09:51:50", "updated_at": "2026-03-04T10:11:00", "metadata": {"runtime_checkpoint": {"phase": "tools", "assistant_message": {"role": "assistant", "content": "cp", "tool_calls": [{"id": "k1", "function": {"name": "exec", "arguments": "{}"}}]}, "completed_tool_results": [{"role": "tool", "tool_call_id": "k1", "content": "done", "timestamp": 5}]}}, "last_consolidated": 2}`,
+	`{"role": "user", "content": "first", "content": null, "timestamp": "2026-03-04T09:52:07.222241"}`,
+	`{"role": "user", "content": null, "content": "second", "timestamp": "2026-03-04T09:52:07Z"}`,
+	`{"role": "user", "content": [{"type": "text", "text": "parts"}, "s", 5], "timestamp": 12}`,
+	`{"role": "user", "content": 12, "timestamp": ""}`,
+	`{"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "function": {"name": "exec", "arguments": "{\"command\": \"ls\"}"}}, {"id": "c2", "function": {"name": "read_file", "arguments": {"path": "a"}}}], "timestamp": "2026-03-04T09:52:09.731785"}`,
+	`{"role": "tool", "tool_call_id": "c1", "name": "exec", "content": "Error: boom"}`,
+	`{"role": "tool", "tool_call_id": 5, "name": "read_file", "content": "x"}`,
+	`{"role": "assistant", "tool_calls": [{"id": "c3", "function": {"name": "exec", "arguments": "a", "arguments": null}}, null, {"id": "c4", "function": {"name": "x"}, "function": {"arguments": "{}"}}]}`,
+	`{"role": "assistant", "tool_calls": [{"id": "c5", "function": "not an object"}, {"id": "c6", "function": {"name": "y", "arguments": "{}"}}]}`,
+	`{"role": "assistant", "tool_calls": "not a list", "reasoning_content": ["r"], "thinking_blocks": [{"thinking": "t"}]}`,
+	`{"role": "assistant", "content": "x", "reasoning_content": null, "reasoning_content": "rc", "tools_used": ["a", "a"], "latency_ms": 5}`,
+	`{"ROLE": "user", "Content": "folded keys", "_runtime_context": {"suffix": "s"}}`,
+	"{\"role\": \"user\", \"content\": \"bad \xff utf8 \\ud800 lone\"}",
+	`{"_type": "provider_state", "state": {"model": "m"}}`,
+	`{"_type": 5}`,
+	`[1]`,
+	`{"role": "tool", "tool_call_id": "c9", "content": "late"`,
+}, "\n")
+
+// TestNanobotDirectMatchesPlain: the direct readings give what the plain
+// ones give, on the fixtures, the samples, a generated corpus and the edge
+// file above.
+func TestNanobotDirectMatchesPlain(t *testing.T) {
+	inputs := map[string][]byte{"edge/cli_direct.jsonl": []byte(nbEdgeFile)}
+	for p, data := range fixtureTranscripts(t) {
+		inputs[p] = data
+	}
+	_ = filepath.WalkDir(filepath.Join("..", "..", "shared", "samples"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && IsTranscriptName(d.Name()) {
+			if data, err := os.ReadFile(p); err == nil {
+				inputs[p] = data
+			}
+		}
+		return nil
+	})
+	files, err := gen.GenerateInMemory(256<<10, 128<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		inputs["gen/"+f.Path] = f.Data
+	}
+	for p, data := range inputs {
+		if direct, plain := nbReadBoth(data, filepath.Base(p)); direct != plain {
+			t.Errorf("%s: the direct reading differs:\n%s", p, firstDiff(plain, direct))
+		}
+	}
+}
+
+// nbReadBoth reads data as nanobot with and without the direct readings.
+func nbReadBoth(data []byte, name string) (direct, plain string) {
+	dump := func() string {
+		sessions, problems := readBytes(data, name, "nanobot")
+		out, err := json.MarshalIndent(map[string]any{"sessions": sessions, "problems": problems}, "", " ")
+		if err != nil {
+			return err.Error()
+		}
+		return string(out)
+	}
+	defer func() { nbDirect = true }()
+	nbDirect = true
+	direct = dump()
+	nbDirect = false
+	plain = dump()
+	return direct, plain
+}
+
+func FuzzNanobotDirect(f *testing.F) {
+	f.Add([]byte(nbEdgeFile))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if direct, plain := nbReadBoth(data, "cli_direct.jsonl"); direct != plain {
+			t.Errorf("%q: the direct reading differs:\n%s", data, firstDiff(plain, direct))
+		}
+	})
+}
+
+func TestNanobotTimeLayouts(t *testing.T) {
+	for _, s := range []string{"2026-03-04T09:52:07.222241", "2026-03-04 09:52:07", "2026-03-04T09:52:07Z", "2026-03-04T09:52:07+02:00",
+		"2026-03-04T09:52:07-05:00", "2026-03-04T9:52:07Z", "2026-03-04", "yesterday", "", "2026-03-04T09:52:07z", "2026-03-04T09:52:07.5 "} {
+		var want, got time.Time
+		var wantOK, gotOK bool
+		for _, layout := range isoTimeLayouts {
+			if tm, err := time.Parse(layout, s); err == nil {
+				want, wantOK = tm, true
+				break
+			}
+		}
+		for _, layout := range nbTimeLayouts(s) {
+			if tm, err := time.Parse(layout, s); err == nil {
+				got, gotOK = tm, true
+				break
+			}
+		}
+		if !got.Equal(want) || gotOK != wantOK || got.Location().String() != want.Location().String() {
+			t.Errorf("%q: got %v %v, want %v %v", s, got, gotOK, want, wantOK)
+		}
+	}
+	if n := len(nbTimeLayouts("2026-03-04T09:52:07.222241")); n != 2 {
+		t.Errorf("a naive time tries %d layouts, want 2 (no RFC 3339)", n)
 	}
 }
