@@ -25,9 +25,11 @@ type detector interface {
 }
 
 // buildDetectors returns the rules' detectors in rules.DetectorNames order.
-// size is the number of keys expected (their tables grow past it).
-func buildDetectors(g *Guard, r *rules.Rules, size int) []detector {
-	var out []detector
+// size is the number of keys expected (their tables grow past it). old
+// are the detectors of a guard of the same rules that is done (or nil):
+// the new ones take their memory, in a fresh state.
+func buildDetectors(g *Guard, r *rules.Rules, size int, old []detector) []detector {
+	out := old[:0]
 	ds := r.Detectors
 	turn := func(reset string) bool {
 		if reset == "" {
@@ -35,39 +37,84 @@ func buildDetectors(g *Guard, r *rules.Rules, size int) []detector {
 		}
 		return reset == "turn"
 	}
+	// Each detector is built from a literal, so that nothing of the old
+	// state survives but the tables' memory (zeroed by reuse).
 	for _, name := range rules.DetectorNames {
 		switch name {
 		case "dedup":
-			if d := ds.Dedup; d != nil && d.Enabled {
-				out = append(out, &dedupDet{base: base{g: g, turn: turn(d.Reset)}, cfg: d, gen: 1, ent: make([]dedupEnt, size)})
+			if cfg := ds.Dedup; cfg != nil && cfg.Enabled {
+				d := recycled[dedupDet](old, len(out))
+				*d = dedupDet{base: d.renew(g, turn(cfg.Reset)), cfg: cfg, gen: 1, ent: reuse(d.ent, size)}
+				out = append(out, d)
 			}
 		case "failure":
-			if d := ds.Failure; d != nil && d.Enabled {
-				out = append(out, &failureDet{base: base{g: g, turn: turn(d.Reset)}, cfg: d, gen: 1, ent: make([]countEnt, size)})
+			if cfg := ds.Failure; cfg != nil && cfg.Enabled {
+				d := recycled[failureDet](old, len(out))
+				*d = failureDet{base: d.renew(g, turn(cfg.Reset)), cfg: cfg, gen: 1, ent: reuse(d.ent, size)}
+				out = append(out, d)
 			}
 		case "no_progress":
-			if d := ds.NoProgress; d != nil && d.Enabled {
-				out = append(out, &noProgressDet{base: base{g: g, turn: turn(d.Reset)}, cfg: d, gen: 1, byCall: make([]progressEnt, size), byTool: map[toolResult]int{}})
+			if cfg := ds.NoProgress; cfg != nil && cfg.Enabled {
+				d := recycled[noProgressDet](old, len(out))
+				*d = noProgressDet{base: d.renew(g, turn(cfg.Reset)), cfg: cfg, gen: 1, byCall: reuse(d.byCall, size), byTool: renewMap(d.byTool)}
+				out = append(out, d)
 			}
 		case "tool_failure":
-			if d := ds.ToolFailure; d != nil && d.Enabled {
-				out = append(out, &toolFailureDet{base: base{g: g, turn: turn(d.Reset)}, cfg: d, counts: map[string]int{}})
+			if cfg := ds.ToolFailure; cfg != nil && cfg.Enabled {
+				d := recycled[toolFailureDet](old, len(out))
+				*d = toolFailureDet{base: d.renew(g, turn(cfg.Reset)), cfg: cfg, counts: renewMap(d.counts)}
+				out = append(out, d)
 			}
 		case "repeat":
-			if d := ds.Repeat; d != nil && d.Enabled {
-				out = append(out, &repeatDet{base: base{g: g, turn: turn(d.Reset)}, cfg: d, gen: 1, ent: make([]repeatEnt, size)})
+			if cfg := ds.Repeat; cfg != nil && cfg.Enabled {
+				d := recycled[repeatDet](old, len(out))
+				*d = repeatDet{base: d.renew(g, turn(cfg.Reset)), cfg: cfg, gen: 1, ent: reuse(d.ent, size)}
+				out = append(out, d)
 			}
 		case "consecutive":
-			if d := ds.Consecutive; d != nil && d.Enabled {
-				out = append(out, &consecutiveDet{base: base{g: g, turn: turn(d.Reset)}, cfg: d, lastKid: -1})
+			if cfg := ds.Consecutive; cfg != nil && cfg.Enabled {
+				d := recycled[consecutiveDet](old, len(out))
+				*d = consecutiveDet{base: d.renew(g, turn(cfg.Reset)), cfg: cfg, lastKid: -1}
+				out = append(out, d)
 			}
 		case "cycle":
-			if d := ds.Cycle; d != nil && d.Enabled {
-				out = append(out, &cycleDet{base: base{g: g, turn: turn(d.Reset)}, cfg: d})
+			if cfg := ds.Cycle; cfg != nil && cfg.Enabled {
+				d := recycled[cycleDet](old, len(out))
+				*d = cycleDet{base: d.renew(g, turn(cfg.Reset)), cfg: cfg, history: reuse(d.history, 0)}
+				out = append(out, d)
 			}
 		}
 	}
 	return out
+}
+
+// recycled returns old[i] if it is a *T (the same rules build the same
+// detectors in the same order), else a new T.
+func recycled[T any, P interface {
+	*T
+	detector
+}](old []detector, i int) P {
+	if i < len(old) {
+		if d, ok := old[i].(P); ok {
+			return d
+		}
+	}
+	return new(T)
+}
+
+// reuse returns n zero values in s's memory when it has room for them.
+func reuse[T any](s []T, n int) []T {
+	clear(s[:cap(s)]) // also what a shorter result keeps beyond its length
+	return append(s[:0], make([]T, n)...)
+}
+
+// renewMap returns m emptied, or a new map.
+func renewMap[K comparable, V any](m map[K]V) map[K]V {
+	if m == nil {
+		return map[K]V{}
+	}
+	clear(m)
+	return m
 }
 
 // base holds what every detector shares, and no-op defaults.
@@ -75,6 +122,11 @@ type base struct {
 	g    *Guard
 	turn bool
 	effs []*effective // by tool index (effOf)
+}
+
+// renew returns a fresh base for guard g, in b's memory.
+func (b *base) renew(g *Guard, turn bool) base {
+	return base{g: g, turn: turn, effs: reuse(b.effs, 0)}
 }
 
 func (b *base) resetsOnTurn() bool              { return b.turn }

@@ -194,45 +194,83 @@ func NewGuard(r *rules.Rules) *Guard {
 }
 
 // ruleCache is what a guard works out from its rules alone, kept for the
-// next guard of the same rules (one goroutine at a time).
+// next guard of the same rules (one goroutine at a time), and the memory
+// of the latest guard that is done (spare: Guard.done).
 type ruleCache struct {
 	r      *rules.Rules
 	eff    map[effKey]*effective
 	roleOf map[string]uint8
+	spare  *Guard
 }
 
 func newRuleCache(r *rules.Rules) *ruleCache {
 	return &ruleCache{r: r, eff: map[effKey]*effective{}, roleOf: map[string]uint8{}}
 }
 
-// newGuard returns a Guard numbering keys with ki, which must be for the
-// rules' key section (ki.keyID == r.KeyID()), and sharing rc with the
-// guards before it; the keys ki already holds size the guard's tables.
+// maxSpareKeys bounds the key tables a spare guard keeps (Guard.done).
+const maxSpareKeys = 1 << 16
+
+// newGuard returns a Guard running the rules, numbering keys with ki, which
+// must be for the rules' key section (ki.keyID == r.KeyID()), and sharing
+// rc with the guards before it; the keys ki already holds size the guard's
+// tables. It takes the memory of rc's spare guard, if any.
 func newGuard(r *rules.Rules, ki *keyIndex, rc *ruleCache) *Guard {
-	size := len(ki.m)
-	g := &Guard{
-		r:        r,
-		ki:       ki,
-		egen:     1,
-		lastKid:  -1,
-		epoch:    make([]epochEnt, size),
-		inflight: map[*CallEvent]*callCtx{},
-		eff:      rc.eff,
-		roleOf:   rc.roleOf,
+	g := rc.spare
+	rc.spare = nil
+	if g == nil {
+		g = &Guard{}
+	}
+	g.renew(r, ki, rc)
+	return g
+}
+
+// done hands the guard's memory to the next guard of rc (newGuard): a
+// replay builds one guard per session, and each grew its tables from
+// nothing. The guard is emptied now, so that it holds nothing of its
+// session, and must not be used again.
+func (g *Guard) done(rc *ruleCache) {
+	if rc.r != g.r || cap(g.epoch) > maxSpareKeys {
+		return
+	}
+	g.renew(g.r, nil, rc)
+	rc.spare = g
+}
+
+// renew puts g in the state of a new guard, keeping its tables' memory
+// (zeroed). ki nil: no keys (Guard.done).
+func (g *Guard) renew(r *rules.Rules, ki *keyIndex, rc *ruleCache) {
+	size := 0
+	if ki != nil {
+		size = len(ki.m)
+	}
+	// A literal: nothing of the old state survives but the tables' memory.
+	*g = Guard{
+		r:         r,
+		ki:        ki,
+		egen:      1,
+		lastKid:   -1,
+		epoch:     reuse(g.epoch, size),
+		inflight:  renewMap(g.inflight),
+		eff:       rc.eff,
+		roleOf:    rc.roleOf,
+		readers:   reuse(g.readers, 0),
+		clearing:  reuse(g.clearing, 0),
+		toolRole:  reuse(g.toolRole, 0),
+		readerPos: reuse(g.readerPos, 0),
+		dets:      g.dets,
 	}
 	w := &r.Scope.WriteClearsReads
 	g.clearsReads = len(w.Readers) > 0 && (len(w.Writers) > 0 || len(w.ClearAll) > 0)
 	if g.clearsReads {
-		g.readerPos = make([]int32, size)
+		g.readerPos = reuse(g.readerPos, size)
 	}
-	g.dets = buildDetectors(g, r, size)
+	g.dets = buildDetectors(g, r, size, g.dets)
 	g.turnClearsAll = true
 	for _, d := range g.dets {
 		if !d.resetsOnTurn() {
 			g.turnClearsAll = false
 		}
 	}
-	return g
 }
 
 func (g *Guard) newID() int {

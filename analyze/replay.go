@@ -14,11 +14,32 @@ import (
 type TokenCache struct {
 	Counter tokens.Counter
 	memo    map[string]int
-	// rules, when set (Corpus.Run), is a cache of what the guards work out
-	// from these rules alone, shared by the runs of this TokenCache's
-	// goroutine under these unchanging rules.
+	// rules is a cache of what the guards work out from these rules alone,
+	// shared by the runs of this TokenCache's goroutine under the same,
+	// unchanging rules (set by Corpus.Run, or by the first Run).
 	rules *ruleCache
+	// scratch is Run's per-session working memory, kept for the next run
+	// of this goroutine: a replay runs one session after another, and each
+	// grew these from nothing before.
+	scratch runScratch
 }
+
+// runScratch is what Run builds and throws away per session. Nothing in it
+// reaches a result.
+type runScratch struct {
+	keyBuf    []byte // lent to the session's keyIndex (keyIndex.buf)
+	seen      seenResults
+	toolPos   []int32
+	toolClass []string
+}
+
+// maxScratchCalls bounds the per-call tables a TokenCache keeps between
+// runs: a rare huge session does not keep its tables for the replay's life.
+const maxScratchCalls = 1 << 16
+
+// maxRuleCache bounds the (detector, tool) entries a TokenCache's rule
+// cache keeps across runs (tool names are the transcripts' own).
+const maxRuleCache = 1 << 14
 
 // NewTokenCache wraps a counter.
 func NewTokenCache(c tokens.Counter) *TokenCache {
@@ -76,6 +97,9 @@ type ToolCounts = ToolStat
 //   - Calls that the agent's own guard already stopped in the transcript
 //     (Native) are not counted as redundant, stopped or harmful, and save
 //     nothing: the model already got the short message.
+//
+// tc belongs to one goroutine, and r must not change while runs share tc:
+// tc keeps what the guards work out from r for the next run under r.
 func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []ToolStat) {
 	res := SessionResult{
 		File: p.File, ID: p.ID, Format: p.Format, Agent: p.Agent, Parent: p.Parent, Model: p.Model,
@@ -95,19 +119,29 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		ki = newKeyIndex(r.KeyID(), len(p.Calls))
 		p.keys = ki
 	}
+	// The rules do not change while the caller runs them (as with a
+	// Guard): the guards of later sessions under the same rules share what
+	// the earlier ones worked out from them.
 	rc := tc.rules
-	if rc == nil || rc.r != r {
+	if rc == nil || rc.r != r || len(rc.eff) > maxRuleCache || len(rc.roleOf) > maxRuleCache {
 		rc = newRuleCache(r)
+		tc.rules = rc
 	}
 	g := newGuard(r, ki, rc)
+	sc := &tc.scratch
+	if ki.buf == nil {
+		ki.buf, sc.keyBuf = sc.keyBuf, nil
+	}
 	// By tool index (keyIndex): 1 + the tool's place in tools, and its
 	// class (known when toolPos is not 0).
-	var toolPos []int32
-	var toolClass []string
+	toolPos, toolClass := sc.toolPos[:0], sc.toolClass[:0]
 	var tools []ToolStat
 	// scope+key -> distinct real results so far; scopes are numbered from
 	// 1 and mostly one per keyed call, so the calls are the size hint.
-	seenRun := &seenResults{byScope: make([]hashSet, 0, len(p.Calls)+1)}
+	seenRun := &sc.seen
+	if cap(seenRun.byScope) < len(p.Calls)+1 {
+		seenRun.byScope = make([]hashSet, 0, len(p.Calls)+1)
+	}
 	var timeline strings.Builder
 	timeline.Grow(len(p.Calls) + len(p.TurnStarts))
 
@@ -187,8 +221,16 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	}
 	res.Timeline = timeline.String()
 	// Every call is keyed now; the session keeps its keyIndex (compare,
-	// sweep) but not the buffer the keys were built in.
-	ki.buf = nil
+	// sweep) but not the buffer the keys were built in, which the next
+	// run of this goroutine reuses.
+	sc.keyBuf, ki.buf = ki.buf, nil
+	g.done(rc)
+	clear(toolClass)
+	sc.toolPos, sc.toolClass = toolPos[:0], toolClass[:0]
+	seenRun.reset()
+	if cap(sc.toolPos) > maxScratchCalls || cap(sc.toolClass) > maxScratchCalls {
+		sc.toolPos, sc.toolClass = nil, nil
+	}
 	return res, tools
 }
 
@@ -326,6 +368,20 @@ func (s *seenResults) add(c *PreparedCall, v Verdict, x uint64) {
 		s.other[k] = h
 	}
 	h.add(x)
+}
+
+// reset empties s for the next session, keeping its tables unless they
+// are large (maxScratchCalls).
+func (s *seenResults) reset() {
+	clear(s.byScope)
+	s.byScope = s.byScope[:0]
+	if cap(s.byScope) > maxScratchCalls {
+		s.byScope = nil
+	}
+	if len(s.other) > maxScratchCalls {
+		s.other = nil
+	}
+	clear(s.other)
 }
 
 func contains(hs []uint64, h uint64) bool {
