@@ -118,7 +118,9 @@ type Call struct {
 // SetArgs fills ArgsRaw, Args and ArgsOK from the raw argument text.
 func (c *Call) SetArgs(raw string) {
 	c.ArgsRaw = raw
-	v, err := jsonx.ParseString(raw)
+	// The parsed strings may share raw's memory: the call keeps raw as
+	// long as its parsed arguments.
+	v, err := jsonx.ParseStringShared(raw)
 	c.Args, c.ArgsOK = v, err == nil
 }
 

@@ -150,3 +150,78 @@ func BenchmarkUnmarshal(b *testing.B) {
 		return Unmarshal(rec, &m) == nil
 	})
 }
+
+// benchValues parses every record of every set once, for the encoding
+// benchmarks.
+func benchValues(b *testing.B) map[string][]Value {
+	b.Helper()
+	out := map[string][]Value{}
+	for _, set := range loadBenchRecords(b) {
+		for _, rec := range set.records {
+			v, err := Parse(rec)
+			if err != nil {
+				b.Fatalf("%s: %v", set.name, err)
+			}
+			out[set.name] = append(out[set.name], v)
+		}
+	}
+	return out
+}
+
+// BenchmarkAppend encodes parsed records in each style into one reused
+// buffer (the guards' keys and signatures encode arguments this way).
+func BenchmarkAppend(b *testing.B) {
+	values := benchValues(b)
+	for _, style := range []struct {
+		name  string
+		style Style
+	}{{"Compact", Compact}, {"Sorted", Sorted}} {
+		for _, set := range loadBenchRecords(b) {
+			b.Run(style.name+"/"+set.name, func(b *testing.B) {
+				b.SetBytes(set.bytes)
+				b.ReportAllocs()
+				var buf []byte
+				for b.Loop() {
+					for _, v := range values[set.name] {
+						buf = v.Append(buf[:0], style.style)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkParseString is Parse for records held as strings.
+func BenchmarkParseString(b *testing.B) {
+	for _, set := range loadBenchRecords(b) {
+		b.Run(set.name, func(b *testing.B) {
+			b.SetBytes(set.bytes)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, s := range set.texts {
+					if _, err := ParseString(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkParseStringShared is ParseString whose strings may share the
+// input's memory.
+func BenchmarkParseStringShared(b *testing.B) {
+	for _, set := range loadBenchRecords(b) {
+		b.Run(set.name, func(b *testing.B) {
+			b.SetBytes(set.bytes)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, s := range set.texts {
+					if _, err := ParseStringShared(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

@@ -7,14 +7,15 @@
 package jsonx
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 
 	"errors"
 	"fmt"
 	"math/bits"
-	"sort"
+	"slices"
+	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -125,8 +126,7 @@ func (p *parser) skip(depth int) error {
 		_, err := p.lit("null", Value{})
 		return err
 	case c == '-' || (c >= '0' && c <= '9'):
-		_, err := p.number()
-		return err
+		return p.scanNumber()
 	}
 	return p.errf("invalid character %q", p.data[p.pos])
 }
@@ -264,7 +264,34 @@ var ErrTooDeep = errors.New("JSON nested too deeply")
 
 // Parse parses exactly one JSON value (surrounding white space allowed).
 func Parse(data []byte) (Value, error) {
-	p := parser{data: data}
+	p := parserPool.Get().(*parser)
+	defer p.release()
+	p.data = data
+	return p.parse()
+}
+
+// ParseString is Parse for a string.
+func ParseString(s string) (Value, error) {
+	// The parser only reads its input and copies every string it returns,
+	// so s is read in place rather than copied.
+	return Parse(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// ParseStringShared is ParseString except that the strings of the value
+// (string contents without escapes, number literals) may be substrings of
+// s rather than copies, saving an allocation each. Use it when s is kept
+// anyway as long as the value (a call's raw argument text next to its
+// parsed arguments): any one string kept from the value keeps all of s in
+// memory.
+func ParseStringShared(s string) (Value, error) {
+	p := parserPool.Get().(*parser)
+	defer p.release()
+	p.data = unsafe.Slice(unsafe.StringData(s), len(s)) // only read
+	p.src = s
+	return p.parse()
+}
+
+func (p *parser) parse() (Value, error) {
 	p.ws()
 	v, err := p.value(0)
 	if err != nil {
@@ -277,13 +304,54 @@ func Parse(data []byte) (Value, error) {
 	return v, nil
 }
 
-// ParseString is Parse for a string.
-func ParseString(s string) (Value, error) { return Parse([]byte(s)) }
-
 type parser struct {
 	data []byte
 	pos  int
+	// src is data as a string when the caller allows the parsed strings
+	// to be substrings of it (ParseStringShared), else "".
+	src string
+
+	// Scratch space that Parse reuses across the values it builds (and,
+	// through parserPool, across calls: it runs per record): buf holds a
+	// string being unescaped; members and elems are stacks holding the
+	// members of the objects and the elements of the arrays being parsed,
+	// each copied into an exactly sized slice when it is complete, instead
+	// of growing every object's and array's own slice by doubling.
+	buf     []byte
+	members []Member
+	elems   []Value
+	// keys remembers recent object keys, which repeat from record to
+	// record ("role", "content", "command"...), so that a key seen before
+	// costs no allocation: see key.
+	keys [256]string
 }
+
+var parserPool = sync.Pool{New: func() any { return new(parser) }}
+
+// release returns p to parserPool, dropping its references to the input
+// and to the values built (the stacks are left partly filled by an error)
+// and any scratch space grown unusually large by one big record.
+func (p *parser) release() {
+	p.data, p.pos, p.src = nil, 0, ""
+	clear(p.members)
+	clear(p.elems)
+	p.members, p.elems = p.members[:0], p.elems[:0]
+	if cap(p.buf) > maxPooledBuf {
+		p.buf = nil
+	}
+	if cap(p.members) > maxPooledStack {
+		p.members = nil
+	}
+	if cap(p.elems) > maxPooledStack {
+		p.elems = nil
+	}
+	parserPool.Put(p)
+}
+
+const (
+	maxPooledBuf   = 64 << 10
+	maxPooledStack = 1024
+)
 
 func (p *parser) errf(format string, a ...any) error {
 	return fmt.Errorf("offset %d: %s", p.pos, fmt.Sprintf(format, a...))
@@ -338,27 +406,39 @@ func (p *parser) lit(word string, v Value) (Value, error) {
 
 func (p *parser) number() (Value, error) {
 	start := p.pos
+	if err := p.scanNumber(); err != nil {
+		return Value{}, err
+	}
+	lit := p.data[start:p.pos]
+	if len(lit) == 1 {
+		// A one-digit number (counts, flags, exit codes) shares a constant
+		// string instead of allocating one.
+		return Value{Kind: Number, Str: digitStrings[lit[0]-'0' : lit[0]-'0'+1]}, nil
+	}
+	if p.src != "" {
+		return Value{Kind: Number, Str: p.src[start:p.pos]}, nil
+	}
+	return Value{Kind: Number, Str: string(lit)}, nil
+}
+
+const digitStrings = "0123456789"
+
+// scanNumber moves past a number, checking its syntax; skip uses it
+// directly so that Valid and TopLevel allocate nothing for numbers.
+func (p *parser) scanNumber() error {
 	if p.data[p.pos] == '-' {
 		p.pos++
 	}
-	digits := func() int {
-		n := 0
-		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
-			p.pos++
-			n++
-		}
-		return n
-	}
 	intStart := p.pos
-	if n := digits(); n == 0 || (n > 1 && p.data[intStart] == '0') {
+	if n := p.digits(); n == 0 || (n > 1 && p.data[intStart] == '0') {
 		// Issue 8 (found by FuzzJSON in ingest): "012" was accepted; JSON
 		// (and encoding/json, the reference) forbids leading zeros.
-		return Value{}, p.errf("invalid number")
+		return p.errf("invalid number")
 	}
 	if p.pos < len(p.data) && p.data[p.pos] == '.' {
 		p.pos++
-		if digits() == 0 {
-			return Value{}, p.errf("invalid number")
+		if p.digits() == 0 {
+			return p.errf("invalid number")
 		}
 	}
 	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
@@ -366,35 +446,138 @@ func (p *parser) number() (Value, error) {
 		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
 			p.pos++
 		}
-		if digits() == 0 {
-			return Value{}, p.errf("invalid number")
+		if p.digits() == 0 {
+			return p.errf("invalid number")
 		}
 	}
-	return Value{Kind: Number, Str: string(p.data[start:p.pos])}, nil
+	return nil
 }
 
-func (p *parser) str() (string, error) {
+// digits moves past a run of decimal digits and returns its length.
+func (p *parser) digits() int {
 	start := p.pos
-	p.pos++ // opening quote
-	end, escaped, err := scanString(p.data, p.pos)
-	if err != nil {
-		p.pos = end
-		return "", p.errf("%v", err)
+	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+		p.pos++
 	}
-	raw := p.data[start+1 : end]
-	p.pos = end + 1
-	if !escaped {
+	return p.pos - start
+}
+
+// str parses a string. Content without escapes (most strings) is
+// converted in one allocation; content with escapes is decoded in the same
+// pass that checks it, into the parser's reused scratch buffer, then
+// converted once.
+func (p *parser) str() (string, error) {
+	start := p.pos + 1 // after the opening quote
+	i := nextSpecial(p.data, start)
+	if i < len(p.data) && p.data[i] == '"' {
+		raw := p.data[start:i]
+		p.pos = i + 1
 		if utf8.Valid(raw) {
+			if p.src != "" {
+				return p.src[start:i], nil
+			}
 			return string(raw), nil
 		}
 		return string(replaceInvalidUTF8(raw)), nil
 	}
-	out, err := unescape(raw)
-	if err != nil {
-		return "", p.errf("%v", err)
+	// An escape, or an error: the errors and their offsets are those of
+	// scanString, which Valid uses.
+	buf := append(p.buf[:0], p.data[start:i]...)
+	data := p.data
+	for {
+		if i >= len(data) {
+			p.pos = len(data)
+			return "", p.errf("%v", errUnterminated)
+		}
+		switch c := data[i]; {
+		case c == '"':
+			p.pos = i + 1
+			if !utf8.Valid(buf) {
+				buf = replaceInvalidUTF8(buf)
+			}
+			p.buf = buf[:0]
+			return string(buf), nil
+		case c < 0x20:
+			p.pos = i
+			return "", p.errf("%v", errControl)
+		}
+		// A backslash.
+		if i+1 >= len(data) {
+			p.pos = len(data)
+			return "", p.errf("%v", errUnterminated)
+		}
+		step := 2 // the length of the escape
+		switch e := data[i+1]; e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := HexRune(data, i+2)
+			if !ok {
+				p.pos = i
+				return "", p.errf("%v", errEscape)
+			}
+			step = 6
+			if utf16.IsSurrogate(r) {
+				// A valid pair takes the next escape too; a lone
+				// surrogate becomes U+FFFD, as encoding/json does.
+				r2, ok := HexRune(data, i+8)
+				if d := utf16.DecodeRune(r, r2); ok && data[i+6] == '\\' && data[i+7] == 'u' && d != utf8.RuneError {
+					r, step = d, 12
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			p.pos = i
+			return "", p.errf("%v", errEscape)
+		}
+		i += step
+		j := nextSpecial(data, i)
+		buf = append(buf, data[i:j]...)
+		i = j
 	}
-	return out, nil
 }
+
+// key parses an object key. A short plain key is looked up in p.keys, a
+// small cache indexed by a hash of its bytes, and the cached string is
+// shared when it matches (strings are immutable, so sharing is safe);
+// otherwise the key is parsed as any string and cached.
+func (p *parser) key() (string, error) {
+	start := p.pos + 1
+	end := nextSpecial(p.data, start)
+	if end >= len(p.data) || p.data[end] != '"' || end-start > maxCachedKey {
+		return p.str()
+	}
+	raw := p.data[start:end]
+	h := uint32(2166136261) // FNV-1a
+	for _, c := range raw {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	slot := &p.keys[uint8(h^h>>8^h>>16)]
+	if *slot == string(raw) { // compared without a conversion
+		p.pos = end + 1
+		return *slot, nil
+	}
+	k, err := p.str()
+	if err == nil {
+		*slot = k
+	}
+	return k, err
+}
+
+// maxCachedKey bounds the length of the keys that parser.key caches.
+const maxCachedKey = 32
 
 var (
 	errUnterminated = errors.New("unterminated string")
@@ -466,66 +649,6 @@ func nextSpecial(data []byte, i int) int {
 	return i
 }
 
-// unescape decodes the content of a JSON string that has escapes. Lone
-// surrogates and invalid UTF-8 become U+FFFD, as encoding/json does.
-func unescape(raw []byte) (string, error) {
-	buf := make([]byte, 0, len(raw))
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			j := bytes.IndexByte(raw[i:], '\\')
-			if j < 0 {
-				j = len(raw) - i
-			}
-			buf = append(buf, raw[i:i+j]...)
-			i += j
-			continue
-		}
-		if i+1 >= len(raw) {
-			return "", errEscape
-		}
-		switch raw[i+1] {
-		case '"', '\\', '/':
-			buf = append(buf, raw[i+1])
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r, ok := HexRune(raw, i+2)
-			if !ok {
-				return "", errEscape
-			}
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if r2, ok := HexRune(raw, i+2); ok && i+1 < len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-					if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-						buf = utf8.AppendRune(buf, d)
-						i += 6
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			buf = utf8.AppendRune(buf, r)
-			continue
-		default:
-			return "", errEscape
-		}
-		i += 2
-	}
-	if !utf8.Valid(buf) {
-		buf = replaceInvalidUTF8(buf)
-	}
-	return string(buf), nil
-}
-
 // replaceInvalidUTF8 writes each invalid byte as U+FFFD, as encoding/json
 // does. (bytes.ToValidUTF8 writes one U+FFFD per run of invalid bytes, which
 // made object keys that differ only in their invalid bytes collide: found
@@ -568,19 +691,19 @@ func HexRune[T ~string | ~[]byte](s T, i int) (r rune, ok bool) {
 
 func (p *parser) array(depth int) (Value, error) {
 	p.pos++
-	v := Value{Kind: Array, Arr: []Value{}}
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return v, nil
+		return Value{Kind: Array, Arr: []Value{}}, nil
 	}
+	base := len(p.elems) // this array's elements are p.elems[base:]
 	for {
 		p.ws()
 		e, err := p.value(depth + 1)
 		if err != nil {
 			return Value{}, err
 		}
-		v.Arr = append(v.Arr, e)
+		p.elems = append(p.elems, e)
 		p.ws()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errf("unterminated array")
@@ -590,7 +713,10 @@ func (p *parser) array(depth int) (Value, error) {
 			p.pos++
 		case ']':
 			p.pos++
-			return v, nil
+			arr := slices.Clone(p.elems[base:])
+			clear(p.elems[base:])
+			p.elems = p.elems[:base]
+			return Value{Kind: Array, Arr: arr}, nil
 		default:
 			return Value{}, p.errf("expected , or ] in array")
 		}
@@ -599,18 +725,18 @@ func (p *parser) array(depth int) (Value, error) {
 
 func (p *parser) object(depth int) (Value, error) {
 	p.pos++
-	v := Value{Kind: Object, Obj: []Member{}}
 	p.ws()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return v, nil
+		return Value{Kind: Object, Obj: []Member{}}, nil
 	}
+	base := len(p.members) // this object's members are p.members[base:]
 	for {
 		p.ws()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return Value{}, p.errf("expected a key string")
 		}
-		k, err := p.str()
+		k, err := p.key()
 		if err != nil {
 			return Value{}, err
 		}
@@ -624,7 +750,7 @@ func (p *parser) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		v.Obj = append(v.Obj, Member{Key: k, Val: e})
+		p.members = append(p.members, Member{Key: k, Val: e})
 		p.ws()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errf("unterminated object")
@@ -634,7 +760,10 @@ func (p *parser) object(depth int) (Value, error) {
 			p.pos++
 		case '}':
 			p.pos++
-			return v, nil
+			obj := slices.Clone(p.members[base:])
+			clear(p.members[base:])
+			p.members = p.members[:base]
+			return Value{Kind: Object, Obj: obj}, nil
 		default:
 			return Value{}, p.errf("expected , or } in object")
 		}
@@ -727,13 +856,11 @@ func (v Value) appendDepth(buf []byte, style Style, depth int) []byte {
 		}
 		return append(buf, ']')
 	case Object:
-		members := v.Obj
-		if style == Sorted || (style == SortedTop && depth == 0) {
-			members = append([]Member(nil), members...)
-			sort.SliceStable(members, func(i, j int) bool { return members[i].Key < members[j].Key })
+		if (style == Sorted || (style == SortedTop && depth == 0)) && !keysSorted(v.Obj) {
+			return appendSortedObject(buf, v.Obj, style, depth)
 		}
 		buf = append(buf, '{')
-		for i, m := range members {
+		for i, m := range v.Obj {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
@@ -746,49 +873,114 @@ func (v Value) appendDepth(buf []byte, style Style, depth int) []byte {
 	return buf
 }
 
+// keysSorted reports whether members are already in key order, as they
+// often are (then Append need not sort them).
+func keysSorted(members []Member) bool {
+	for i := 1; i < len(members); i++ {
+		if members[i].Key < members[i-1].Key {
+			return false
+		}
+	}
+	return true
+}
+
+// appendSortedObject appends an object with its members stably sorted by
+// key (repeated keys keep their source order). It sorts indexes, in a
+// small array on the stack for the usual small object, not the members.
+func appendSortedObject(buf []byte, members []Member, style Style, depth int) []byte {
+	var small [32]int32
+	order := small[:0]
+	if len(members) > len(small) {
+		order = make([]int32, 0, len(members))
+	}
+	for i := range members {
+		order = append(order, int32(i))
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return strings.Compare(members[a].Key, members[b].Key) })
+	buf = append(buf, '{')
+	for i, j := range order {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		m := &members[j]
+		buf = AppendQuoted(buf, m.Key)
+		buf = append(buf, ':')
+		buf = m.Val.appendDepth(buf, style, depth+1)
+	}
+	return append(buf, '}')
+}
+
 const hexDigits = "0123456789abcdef"
 
 // AppendQuoted appends s as a JSON string literal, escaping like JSON.stringify.
 // Invalid UTF-8 bytes are written as U+FFFD so the output is always valid JSON.
+// Runs of bytes written as they are (almost all of most strings) are
+// appended in one go.
 func AppendQuoted(buf []byte, s string) []byte {
 	buf = append(buf, '"')
-	for i := 0; i < len(s); {
+	// Read-only view of s for the eight-bytes-at-a-time scan.
+	data := unsafe.Slice(unsafe.StringData(s), len(s))
+	start := 0 // start of the run not yet appended
+	for i := 0; ; {
+		i = nextQuoteSpecial(data, i)
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
-		if c < utf8.RuneSelf {
-			switch c {
-			case '"':
-				buf = append(buf, '\\', '"')
-			case '\\':
-				buf = append(buf, '\\', '\\')
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			case '\b':
-				buf = append(buf, '\\', 'b')
-			case '\f':
-				buf = append(buf, '\\', 'f')
-			default:
-				if c < 0x20 {
-					buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-				} else {
-					buf = append(buf, c)
-				}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				buf = append(buf, s[start:i]...)
+				buf = append(buf, "\ufffd"...)
+				start = i + 1
 			}
-			i++
+			i += size // valid UTF-8 stays in the run
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			buf = append(buf, "\ufffd"...)
-		} else {
-			buf = append(buf, s[i:i+size]...)
+		buf = append(buf, s[start:i]...)
+		switch c {
+		case '"':
+			buf = append(buf, '\\', '"')
+		case '\\':
+			buf = append(buf, '\\', '\\')
+		case '\n':
+			buf = append(buf, '\\', 'n')
+		case '\r':
+			buf = append(buf, '\\', 'r')
+		case '\t':
+			buf = append(buf, '\\', 't')
+		case '\b':
+			buf = append(buf, '\\', 'b')
+		case '\f':
+			buf = append(buf, '\\', 'f')
+		default: // another control character
+			buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
-		i += size
+		i++
+		start = i
 	}
+	buf = append(buf, s[start:]...)
 	return append(buf, '"')
+}
+
+// nextQuoteSpecial is nextSpecial for AppendQuoted: it also stops at
+// non-ASCII bytes (bit 7 set), whose UTF-8 must be checked.
+func nextQuoteSpecial(data []byte, i int) int {
+	for ; i+8 <= len(data); i += 8 {
+		x := binary.LittleEndian.Uint64(data[i:])
+		q := x ^ (ones * '"')
+		b := x ^ (ones * '\\')
+		m := ((q - ones) &^ q) | ((b - ones) &^ b) | ((x - ones*0x20) &^ x) | x
+		if m &= highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(data); i++ {
+		if c := data[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
 }
 
 // Quote returns s as a JSON string literal.

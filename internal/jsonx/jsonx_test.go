@@ -3,8 +3,14 @@ package jsonx
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"reflect"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"unicode/utf8"
+	"unsafe"
 )
 
 func TestParseKeepsOrderAndEncodes(t *testing.T) {
@@ -132,12 +138,20 @@ func TestTopLevel(t *testing.T) {
 	}
 }
 
-// TestNextSpecialMatchesNaive checks the 8-bytes-at-a-time scan against a
+// TestNextSpecialMatchesNaive checks the 8-bytes-at-a-time scans against a
 // byte loop on random data over the whole byte range, at every offset.
 func TestNextSpecialMatchesNaive(t *testing.T) {
 	naive := func(data []byte, i int) int {
 		for ; i < len(data); i++ {
 			if c := data[i]; c == '"' || c == '\\' || c < 0x20 {
+				return i
+			}
+		}
+		return i
+	}
+	naiveQuote := func(data []byte, i int) int {
+		for ; i < len(data); i++ {
+			if c := data[i]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
 				return i
 			}
 		}
@@ -172,6 +186,195 @@ func TestNextSpecialMatchesNaive(t *testing.T) {
 			if got, want := nextSpecial(data, i), naive(data, i); got != want {
 				t.Fatalf("nextSpecial(%q, %d) = %d, want %d", data, i, got, want)
 			}
+			if got, want := nextQuoteSpecial(data, i), naiveQuote(data, i); got != want {
+				t.Fatalf("nextQuoteSpecial(%q, %d) = %d, want %d", data, i, got, want)
+			}
 		}
 	}
+}
+
+// TestParseErrorOffsets pins the errors of bad strings, which str reports
+// while decoding them and Valid while only scanning them.
+func TestParseErrorOffsets(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"\"abc", "offset 4: unterminated string"},
+		{"\"a\x01\"", "offset 2: control character in string"},
+		{"\"\\x\"", "offset 1: invalid escape in string"},
+		{"\"ab\\u12\"", "offset 3: invalid escape in string"},
+		{"\"abc\\", "offset 5: unterminated string"},
+		{"{\"k\\u00\":1}", "offset 3: invalid escape in string"},
+		{"[\"ok\\n\", \"x\\ud83d\\uzzzz\"]", "offset 17: invalid escape in string"},
+		{"{\"a\":\"\\t\n\"}", "offset 8: control character in string"},
+		{"\"0123456789abcdef\\n0123456789abcdef\x1f", "offset 35: control character in string"},
+		{"{\"abcdefghijkl\":1,\"abcdefghijkl\"", "offset 32: expected : after key"},
+		{"[1,2,\"\\u0041\\", "offset 13: unterminated string"},
+	} {
+		if _, err := ParseString(tc.in); err == nil || err.Error() != tc.want {
+			t.Errorf("ParseString(%q): error %v, want %s", tc.in, err, tc.want)
+		}
+		if Valid([]byte(tc.in)) {
+			t.Errorf("Valid(%q) = true", tc.in)
+		}
+	}
+}
+
+// TestParseAfterErrorAndManyKeys: the pooled parser state (stacks left
+// filled by an error, the key cache with colliding slots) never leaks into
+// the next value, also when parsing concurrently.
+func TestParseAfterErrorAndManyKeys(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; n < 200; n++ {
+				if _, err := ParseString(`{"a":[1,{"b":[2,3`); err == nil {
+					t.Error("truncated input parsed")
+					return
+				}
+				var in strings.Builder
+				in.WriteString("{")
+				for k := 0; k < 40; k++ {
+					fmt.Fprintf(&in, `"key%d_%d":[%d,"v"],`, k, (n+k)%7, k)
+				}
+				in.WriteString(`"last":{}}`)
+				v, err := ParseString(in.String())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				var ref map[string]any
+				json.Unmarshal([]byte(in.String()), &ref)
+				if len(v.Obj) != 41 || len(ref) != 41 {
+					t.Errorf("%d members, want 41", len(v.Obj))
+					return
+				}
+				for k, m := range v.Obj[:40] {
+					if want := fmt.Sprintf("key%d_%d", k, (n+k)%7); m.Key != want || len(m.Val.Arr) != 2 || m.Val.Arr[0].Str != fmt.Sprint(k) {
+						t.Errorf("member %d = %q %s, want key %q", k, m.Key, m.Val, want)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestParseStringShared: the same values as ParseString, with strings
+// (escape-free ones and numbers) inside the input's memory.
+func TestParseStringShared(t *testing.T) {
+	for _, in := range []string{`{"command":"ls -la","n":12,"a":["x\ny",true,null,"\u00e9"],"k\u0041":{}}`, `"plain"`, "\"bad \xff utf8\"", `[]`, `{"a":}`, `7`} {
+		want, wantErr := ParseString(in)
+		got, err := ParseStringShared(in)
+		if !reflect.DeepEqual(got, want) || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Errorf("ParseStringShared(%q) = %v, %v; ParseString gives %v, %v", in, got, err, want, wantErr)
+		}
+	}
+	in := `{"command":"ls -la","n":12}`
+	v, _ := ParseStringShared(in)
+	base := uintptr(unsafe.Pointer(unsafe.StringData(in)))
+	for _, s := range []string{v.Obj[0].Val.Str, v.Obj[1].Val.Str} {
+		if p := uintptr(unsafe.Pointer(unsafe.StringData(s))); p < base || p >= base+uintptr(len(in)) {
+			t.Errorf("%q is not a substring of the input", s)
+		}
+	}
+}
+
+// refAppend is the encoder Append replaced: members copied and sorted by
+// sort.SliceStable, strings quoted a byte or rune at a time.
+func refAppend(buf []byte, v Value, style Style, depth int) []byte {
+	switch v.Kind {
+	case String:
+		return refQuote(buf, v.Str)
+	case Array:
+		buf = append(buf, '[')
+		for i, e := range v.Arr {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = refAppend(buf, e, style, depth+1)
+		}
+		return append(buf, ']')
+	case Object:
+		members := v.Obj
+		if style == Sorted || (style == SortedTop && depth == 0) {
+			members = append([]Member(nil), members...)
+			sort.SliceStable(members, func(i, j int) bool { return members[i].Key < members[j].Key })
+		}
+		buf = append(buf, '{')
+		for i, m := range members {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = refQuote(buf, m.Key)
+			buf = append(buf, ':')
+			buf = refAppend(buf, m.Val, style, depth+1)
+		}
+		return append(buf, '}')
+	}
+	return v.appendDepth(buf, style, depth) // scalars
+}
+
+func refQuote(buf []byte, s string) []byte {
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"', '\\':
+				buf = append(buf, '\\', c)
+			case '\n':
+				buf = append(buf, '\\', 'n')
+			case '\r':
+				buf = append(buf, '\\', 'r')
+			case '\t':
+				buf = append(buf, '\\', 't')
+			case '\b':
+				buf = append(buf, '\\', 'b')
+			case '\f':
+				buf = append(buf, '\\', 'f')
+			default:
+				if c < 0x20 {
+					buf = append(buf, fmt.Sprintf("\\u%04x", c)...)
+				} else {
+					buf = append(buf, c)
+				}
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf = append(buf, "\ufffd"...)
+		} else {
+			buf = append(buf, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(buf, '"')
+}
+
+// FuzzAppend checks Append in every style and Quote against refAppend and
+// refQuote.
+func FuzzAppend(f *testing.F) {
+	many := "{" + strings.Repeat(`"z":0,"b":1,"a":2,`, 15) + `"a":{"d":1,"c":[{"y":1,"x":2}]}}`
+	for _, s := range []string{`{"b":1,"a":{"d":true,"c":null}}`, `{"b":1,"a":2,"b":0,"a":3}`, many,
+		`["x\"y\\z\n\u0001\u001f\u007f", "é\u2028", {"k\t":"v"}]`, "\"\xff\xc3 ok \xe2\x82\"", `"` + strings.Repeat("abcdefg", 20) + `\"x"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if q, want := Quote(string(data)), string(refQuote(nil, string(data))); q != want {
+			t.Fatalf("Quote(%q) = %q, want %q", data, q, want)
+		}
+		v, err := Parse(data)
+		if err != nil {
+			return
+		}
+		for _, style := range []Style{Compact, Sorted, SortedTop} {
+			if got, want := v.Append([]byte("x"), style), refAppend([]byte("x"), v, style, 0); string(got) != string(want) {
+				t.Fatalf("style %d: Append gives %s, want %s", style, got, want)
+			}
+		}
+	})
 }

@@ -13,25 +13,17 @@ import (
 // decoding, and a tool result is often a multi-megabyte JSON string.
 func DecodeString(data []byte) (s string, ok bool) {
 	data = bytes.Trim(data, " \t\r\n") // JSON's white space only
-	if len(data) < 2 || data[0] != '"' {
+	if len(data) < 2 || data[0] != '"' || !utf8.Valid(data) {
 		return "", false
 	}
-	end, escaped, err := scanString(data, 1)
-	if err != nil || end != len(data)-1 {
+	if bytes.IndexByte(data, '\\') >= 0 && hasSurrogateEscape(data) {
 		return "", false
 	}
-	raw := data[1:end]
-	if !utf8.Valid(raw) {
-		return "", false
-	}
-	if !escaped {
-		return string(raw), true
-	}
-	if hasSurrogateEscape(raw) {
-		return "", false
-	}
-	s, err = unescape(raw)
-	return s, err == nil
+	p := parserPool.Get().(*parser)
+	defer p.release()
+	p.data = data
+	s, err := p.str()
+	return s, err == nil && p.pos == len(data)
 }
 
 // hasSurrogateEscape reports whether raw holds a \uD800-\uDFFF escape
