@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopgate/loopgate/internal/gen"
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
@@ -582,51 +580,15 @@ var hermesEdgeRecords = []string{
 	`{"conversations": [{"from": "human", "value": "q"}, {"from": "gpt", "value": "<tool_call>\n{\"name\": \"t\", \"arguments\": {\"a\": 1}}\n</tool_call>"}, {"from": "tool", "value": "<tool_response>\n{\"tool_call_id\": \"x\", \"name\": \"t\", \"content\": {\"error\": \"e\", \"b\": [1, \"\\u00e9\"]}}\n</tool_response>"}]}`,
 }
 
-// hermesReadBoth reads data as format with and without the direct
-// readings.
-func hermesReadBoth(data []byte, name, format string) (direct, plain string) {
-	dump := func() string {
-		sessions, problems := readBytes(data, name, format)
-		out, err := json.MarshalIndent(map[string]any{"sessions": sessions, "problems": problems}, "", " ")
-		if err != nil {
-			return err.Error()
-		}
-		return string(out)
-	}
-	defer func() { hermesDirect = true }()
-	hermesDirect = true
-	direct = dump()
-	hermesDirect = false
-	plain = dump()
-	return direct, plain
-}
-
 // TestHermesDirectMatchesPlain: the direct readings give what the plain
 // ones give, on the fixtures, the samples, a generated corpus and the edge
 // cases above, under every hermes format.
 func TestHermesDirectMatchesPlain(t *testing.T) {
-	inputs := map[string][]byte{}
-	for p, data := range fixtureTranscripts(t) {
-		inputs[p] = data
-	}
-	_ = filepath.WalkDir(filepath.Join("..", "..", "shared", "samples"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && IsTranscriptName(d.Name()) {
-			if data, err := os.ReadFile(p); err == nil {
-				inputs[p] = data
-			}
-		}
-		return nil
-	})
-	files, err := gen.GenerateInMemory(256<<10, 128<<10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		inputs["gen/"+f.Path] = f.Data
-	}
+	extra := map[string][]byte{}
 	for i, rec := range hermesEdgeRecords {
-		inputs[fmt.Sprintf("edge/20260413_083748_5a617929_%d.jsonl", i)] = []byte(rec + "\n")
+		extra[fmt.Sprintf("edge/20260413_083748_5a617929_%d.jsonl", i)] = []byte(rec + "\n")
 	}
+	inputs := directInputs(t, extra)
 	formats := []string{""}
 	for _, id := range FormatIDs() {
 		if strings.HasPrefix(id, "hermes") {
@@ -635,7 +597,7 @@ func TestHermesDirectMatchesPlain(t *testing.T) {
 	}
 	for p, data := range inputs {
 		for _, format := range formats {
-			if direct, plain := hermesReadBoth(data, filepath.Base(p), format); direct != plain {
+			if direct, plain := readBoth(data, filepath.Base(p), format, &hermesDirect); direct != plain {
 				t.Errorf("%s as %q: the direct reading differs:\n%s", p, format, firstDiff(plain, direct))
 			}
 		}
@@ -649,7 +611,7 @@ func FuzzHermesDirect(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, fb uint8) {
 		formats := []string{"hermes-export", "hermes-gateway", "hermes-snapshot", "hermes-trajectory"}
 		format := formats[int(fb)%len(formats)]
-		if direct, plain := hermesReadBoth(data, "20260413_083748_5a617929.jsonl", format); direct != plain {
+		if direct, plain := readBoth(data, "20260413_083748_5a617929.jsonl", format, &hermesDirect); direct != plain {
 			t.Errorf("%q as %s: the direct reading differs:\n%s", data, format, firstDiff(plain, direct))
 		}
 	})

@@ -6,14 +6,11 @@ package ingest
 // fixtures/ingest/nanobot and by conformance_nanobot_test.go.
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/loopgate/loopgate/internal/gen"
 )
 
 func TestNanobotClassifyUser(t *testing.T) {
@@ -296,54 +293,18 @@ var nbEdgeFile = strings.Join([]string{
 // ones give, on the fixtures, the samples, a generated corpus and the edge
 // file above.
 func TestNanobotDirectMatchesPlain(t *testing.T) {
-	inputs := map[string][]byte{"edge/cli_direct.jsonl": []byte(nbEdgeFile)}
-	for p, data := range fixtureTranscripts(t) {
-		inputs[p] = data
-	}
-	_ = filepath.WalkDir(filepath.Join("..", "..", "shared", "samples"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && IsTranscriptName(d.Name()) {
-			if data, err := os.ReadFile(p); err == nil {
-				inputs[p] = data
-			}
-		}
-		return nil
-	})
-	files, err := gen.GenerateInMemory(256<<10, 128<<10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		inputs["gen/"+f.Path] = f.Data
-	}
+	inputs := directInputs(t, map[string][]byte{"edge/cli_direct.jsonl": []byte(nbEdgeFile)})
 	for p, data := range inputs {
-		if direct, plain := nbReadBoth(data, filepath.Base(p)); direct != plain {
+		if direct, plain := readBoth(data, filepath.Base(p), "nanobot", &nbDirect); direct != plain {
 			t.Errorf("%s: the direct reading differs:\n%s", p, firstDiff(plain, direct))
 		}
 	}
 }
 
-// nbReadBoth reads data as nanobot with and without the direct readings.
-func nbReadBoth(data []byte, name string) (direct, plain string) {
-	dump := func() string {
-		sessions, problems := readBytes(data, name, "nanobot")
-		out, err := json.MarshalIndent(map[string]any{"sessions": sessions, "problems": problems}, "", " ")
-		if err != nil {
-			return err.Error()
-		}
-		return string(out)
-	}
-	defer func() { nbDirect = true }()
-	nbDirect = true
-	direct = dump()
-	nbDirect = false
-	plain = dump()
-	return direct, plain
-}
-
 func FuzzNanobotDirect(f *testing.F) {
 	f.Add([]byte(nbEdgeFile))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if direct, plain := nbReadBoth(data, "cli_direct.jsonl"); direct != plain {
+		if direct, plain := readBoth(data, "cli_direct.jsonl", "nanobot", &nbDirect); direct != plain {
 			t.Errorf("%q: the direct reading differs:\n%s", data, firstDiff(plain, direct))
 		}
 	})

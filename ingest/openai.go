@@ -453,14 +453,71 @@ func isResponsesList(elems []jsonx.RawMessage) bool {
 // --- Chat Completions ---
 
 type chatMessage struct {
+	chatMessageFields
+	Content jsonx.RawMessage `json:"content"`
+
+	// text is the content already decoded, when the message was read as
+	// a chatMessageText (decodeChatMessage, direct); Content is then nil.
+	text   *string
+	direct bool
+}
+
+// chatMessageFields are the members of a chat message but its content.
+type chatMessageFields struct {
 	Role             string           `json:"role"`
-	Content          jsonx.RawMessage `json:"content"`
 	Name             string           `json:"name"`
 	ToolCalls        []chatToolCall   `json:"tool_calls"`
 	FunctionCall     *chatFunction    `json:"function_call"`
 	ToolCallID       string           `json:"tool_call_id"`
 	ReasoningContent string           `json:"reasoning_content"`
 	Reasoning        jsonx.RawMessage `json:"reasoning"`
+}
+
+// chatMessageText is a chat message whose content is a string (or null),
+// the common case: decoded this way, the content (a tool result, most of a
+// log's bytes) is decoded once instead of copied raw and decoded again.
+// The pointer keeps null apart from a string, so that a repeated member
+// ends as the last one, as the raw member does.
+type chatMessageText struct {
+	chatMessageFields
+	Content *string `json:"content"`
+}
+
+// oaDirect turns on the readings that decode string members straight into
+// strings (decodeChatMessage, decodeRespItem); tests turn it off to check
+// that the readings with and without it are the same.
+var oaDirect = true
+
+// decodeChatMessage decodes a chat message: as a chatMessageText when it
+// is one, else (content of parts, a member of another type, any error) as
+// a chatMessage, whose error words the problem as before.
+func decodeChatMessage(data []byte, m *chatMessage) error {
+	if oaDirect {
+		var t chatMessageText
+		if jsonx.Unmarshal(data, &t) == nil {
+			*m = chatMessage{chatMessageFields: t.chatMessageFields, text: t.Content, direct: true}
+			return nil
+		}
+	}
+	return jsonx.Unmarshal(data, m)
+}
+
+// contentText is contentText of the message's content, or userText of it
+// when placeholders is false.
+func (m *chatMessage) contentText(placeholders bool) (string, bool) {
+	if m.direct {
+		return stringText(m.text)
+	}
+	return contentTextOf(m.Content, placeholders)
+}
+
+// stringText is what contentTextOf gives for a content decoded as a
+// string, nil standing for null or absent.
+func stringText(s *string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	return *s, *s != ""
 }
 
 type chatToolCall struct {
@@ -550,7 +607,7 @@ func (r *oaReader) chatItems(elems []jsonx.RawMessage, lines []int, line int) []
 	for i, e := range elems {
 		line := lineAtIndex(lines, i, line)
 		var m chatMessage
-		if err := jsonx.Unmarshal(e, &m); err != nil {
+		if err := decodeChatMessage(e, &m); err != nil {
 			r.out.Problemf(line, "message %d is not a chat message (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
 			continue
 		}
@@ -565,11 +622,11 @@ func (r *oaReader) chatItems(elems []jsonx.RawMessage, lines []int, line int) []
 func (r *oaReader) chatItem(m chatMessage, i, line int) (oaItem, bool) {
 	switch m.Role {
 	case "user":
-		text, has := userText(m.Content)
+		text, has := m.contentText(false)
 		it := userItem(text, has, line)
 		return it, it.kind != 0
 	case "assistant":
-		text, _ := contentText(m.Content)
+		text, _ := m.contentText(true)
 		it := oaItem{kind: 'a', line: line, chars: len(text) + len(m.ReasoningContent)}
 		var rs string
 		if jsonx.Unmarshal(m.Reasoning, &rs) == nil {
@@ -600,14 +657,14 @@ func (r *oaReader) chatItem(m chatMessage, i, line int) (oaItem, bool) {
 		}
 		return it, true
 	case "tool":
-		text, _ := contentText(m.Content)
+		text, _ := m.contentText(true)
 		if m.ToolCallID == "" {
 			r.out.Problemf(line, "message %d is a tool result without tool_call_id; ignored", i+1)
 			return oaItem{}, false
 		}
 		return oaItem{kind: 'r', fp: fingerprint("r", m.ToolCallID), line: line, resID: m.ToolCallID, resText: text}, true
 	case "function":
-		text, _ := contentText(m.Content)
+		text, _ := m.contentText(true)
 		return oaItem{kind: 'r', fp: fingerprint("f", m.Name, text), line: line, legacy: true, resName: m.Name, resText: text}, true
 	case "system", "developer":
 		return oaItem{}, false
@@ -634,7 +691,7 @@ func (r *oaReader) chatChoices(raw jsonx.RawMessage, resp map[string]jsonx.RawMe
 	}
 	rec.extra = len(choices) - 1
 	var m chatMessage
-	if err := jsonx.Unmarshal(choices[0].Message, &m); err != nil {
+	if err := decodeChatMessage(choices[0].Message, &m); err != nil {
 		r.out.Problemf(line, "response message is not a chat message (%v); skipped", strings.TrimPrefix(err.Error(), "json: "))
 		return nil
 	}
@@ -702,19 +759,71 @@ func parseOpenAIUsage(raw jsonx.RawMessage) *Usage {
 // --- Responses API ---
 
 type respItem struct {
-	Type      string           `json:"type"`
-	Role      string           `json:"role"`
-	Content   jsonx.RawMessage `json:"content"`
-	CallID    string           `json:"call_id"`
-	Name      string           `json:"name"`
+	respItemFields
 	Arguments jsonx.RawMessage `json:"arguments"`
-	Input     jsonx.RawMessage `json:"input"`
 	Output    jsonx.RawMessage `json:"output"`
-	Error     jsonx.RawMessage `json:"error"`
-	Action    jsonx.RawMessage `json:"action"`
-	Summary   []struct {
+
+	// args and output are the members already decoded, when the item was
+	// read as a respItemText (decodeRespItem, direct).
+	args, output *string
+	direct       bool
+}
+
+// respItemFields are the members of a Responses item but its arguments
+// and output.
+type respItemFields struct {
+	Type    string           `json:"type"`
+	Role    string           `json:"role"`
+	Content jsonx.RawMessage `json:"content"`
+	CallID  string           `json:"call_id"`
+	Name    string           `json:"name"`
+	Input   jsonx.RawMessage `json:"input"`
+	Error   jsonx.RawMessage `json:"error"`
+	Action  jsonx.RawMessage `json:"action"`
+	Summary []struct {
 		Text string `json:"text"`
 	} `json:"summary"`
+}
+
+// respItemText is a Responses item whose arguments and output are strings
+// (or null), the common case (see chatMessageText).
+type respItemText struct {
+	respItemFields
+	Arguments *string `json:"arguments"`
+	Output    *string `json:"output"`
+}
+
+// decodeRespItem decodes a Responses item as decodeChatMessage decodes a
+// chat message.
+func decodeRespItem(data []byte, it *respItem) error {
+	if oaDirect {
+		var t respItemText
+		if jsonx.Unmarshal(data, &t) == nil {
+			*it = respItem{respItemFields: t.respItemFields, args: t.Arguments, output: t.Output, direct: true}
+			return nil
+		}
+	}
+	return jsonx.Unmarshal(data, it)
+}
+
+// setArgs is c.SetArgsField of the item's arguments.
+func (it *respItem) setArgs(c *Call) {
+	switch {
+	case !it.direct:
+		c.SetArgsField(it.Arguments)
+	case it.args == nil: // null or absent, which SetArgsField reads as ""
+		c.SetArgs("")
+	default:
+		c.SetArgs(*it.args)
+	}
+}
+
+// outputText is contentText of the item's output.
+func (it *respItem) outputText() (string, bool) {
+	if it.direct {
+		return stringText(it.output)
+	}
+	return contentText(it.Output)
 }
 
 // responseItems normalizes a Responses item list. Consecutive model items
@@ -741,7 +850,7 @@ func (r *oaReader) responseItems(elems []jsonx.RawMessage, lines []int, recLine 
 	for i, e := range elems {
 		line = lineAtIndex(lines, i, recLine)
 		var it respItem
-		if err := jsonx.Unmarshal(e, &it); err != nil {
+		if err := decodeRespItem(e, &it); err != nil {
 			r.out.Problemf(line, "item %d is not a Responses item (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
 			continue
 		}
@@ -777,7 +886,7 @@ func (r *oaReader) responseItems(elems []jsonx.RawMessage, lines []int, recLine 
 			c := Call{ID: it.CallID, Tool: it.Name, Line: line}
 			switch it.Type {
 			case "function_call":
-				c.SetArgsField(it.Arguments)
+				it.setArgs(&c)
 			case "custom_tool_call":
 				var s string
 				_ = jsonx.Unmarshal(it.Input, &s)
@@ -787,9 +896,9 @@ func (r *oaReader) responseItems(elems []jsonx.RawMessage, lines []int, recLine 
 				c.SetArgsField(it.Action)
 			case "mcp_call":
 				// An MCP call made by the API carries its own output.
-				c.SetArgsField(it.Arguments)
+				it.setArgs(&c)
 				c.HasResult = true
-				c.Result, _ = contentText(it.Output)
+				c.Result, _ = it.outputText()
 				if e, has := contentText(it.Error); has {
 					c.Result, c.IsError = e, true
 				}
@@ -805,7 +914,7 @@ func (r *oaReader) responseItems(elems []jsonx.RawMessage, lines []int, recLine 
 				continue
 			}
 			flush()
-			text, _ := contentText(it.Output)
+			text, _ := it.outputText()
 			if it.CallID == "" {
 				r.out.Problemf(line, "item %d (%s) has no call_id; ignored", i+1, it.Type)
 				continue

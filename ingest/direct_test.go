@@ -1,0 +1,109 @@
+package ingest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/loopgate/loopgate/internal/gen"
+)
+
+// The "direct" readings (hermesDirect, nbDirect, oaDirect) decode string
+// members straight into strings and fall back to the raw readings on
+// anything else; they exist for speed only. The tests here read the same
+// inputs with each switch on and off and require the same sessions and
+// problems.
+
+// readBoth reads data with *direct on, then off, and returns both readings
+// as JSON.
+func readBoth(data []byte, name, format string, direct *bool) (on, off string) {
+	dump := func() string {
+		sessions, problems := readBytes(data, name, format)
+		out, err := json.MarshalIndent(map[string]any{"sessions": sessions, "problems": problems}, "", " ")
+		if err != nil {
+			return err.Error()
+		}
+		return string(out)
+	}
+	defer func() { *direct = true }()
+	*direct = true
+	on = dump()
+	*direct = false
+	off = dump()
+	return on, off
+}
+
+// directInputs are the fixtures, the shared samples (when present) and a
+// generated corpus of every format, plus extra, by path.
+func directInputs(t *testing.T, extra map[string][]byte) map[string][]byte {
+	t.Helper()
+	inputs := map[string][]byte{}
+	for p, data := range fixtureTranscripts(t) {
+		inputs[p] = data
+	}
+	_ = filepath.WalkDir(filepath.Join("..", "..", "shared", "samples"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && IsTranscriptName(d.Name()) {
+			if data, err := os.ReadFile(p); err == nil {
+				inputs[p] = data
+			}
+		}
+		return nil
+	})
+	files, err := gen.GenerateInMemory(256<<10, 128<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		inputs["gen/"+f.Path] = f.Data
+	}
+	for p, data := range extra {
+		inputs[p] = data
+	}
+	return inputs
+}
+
+// oaEdgeRecords are OpenAI records whose members are not all strings where
+// the direct reading expects them, or repeat.
+var oaEdgeRecords = []string{
+	`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"path\":\"a\"}"}}]},{"role":"tool","tool_call_id":"c1","content":[{"type":"text","text":"part one"},{"type":"image_url"}]}]}`,
+	`{"messages":[{"role":"user","content":[{"type":"text","text":"typed"}]},{"role":"assistant","content":"ok","content":null}]}`,
+	`{"messages":[{"role":"user","content":""},{"role":"assistant","content":"x"},{"role":"user","content":null},{"role":"user","content":"next"}]}`,
+	`{"input":[{"type":"message","role":"user","content":""},{"type":"function_call","call_id":"k1","name":"ls","arguments":"{}"},{"type":"function_call_output","call_id":"k1","output":""}]}`,
+	`{"messages":[{"role":"user","content":"x","content":5},{"role":"assistant","content":7}]}`,
+	`{"messages":[{"role":"user","content":"a"},{"role":"tool","tool_call_id":"c9","content":"r","Content":"R"}]}`,
+	`{"input":[{"type":"message","role":"user","content":"go"},{"type":"function_call","call_id":"k1","name":"grep","arguments":"{\"q\":1}"},{"type":"function_call_output","call_id":"k1","output":[{"type":"output_text","text":"found"}]}],"output":[{"type":"function_call","call_id":"k2","name":"grep","arguments":{"q":2}}]}`,
+	`{"input":[{"type":"function_call","call_id":"k1","name":"ls","arguments":null},{"type":"function_call_output","call_id":"k1","output":null},{"type":"function_call_output","call_id":"k1","output":"a","output":3}]}`,
+	`{"output":[{"type":"mcp_call","name":"m","arguments":"{}","output":"done","error":null},{"type":"function_call","call_id":"k3","name":"x","arguments":5}]}`,
+}
+
+// TestOpenAIDirectMatchesPlain: the openai direct reading gives what the
+// raw one gives, under both openai formats and detection.
+func TestOpenAIDirectMatchesPlain(t *testing.T) {
+	extra := map[string][]byte{}
+	for i, rec := range oaEdgeRecords {
+		extra[filepath.Join("edge", "openai_"+string(rune('a'+i))+".jsonl")] = []byte(rec + "\n")
+	}
+	for p, data := range directInputs(t, extra) {
+		for _, format := range []string{"", "openai-chat", "openai-responses"} {
+			if on, off := readBoth(data, filepath.Base(p), format, &oaDirect); on != off {
+				t.Errorf("%s as %q: the direct reading differs:\n%s", p, format, firstDiff(off, on))
+			}
+		}
+	}
+}
+
+func FuzzOpenAIDirect(f *testing.F) {
+	for _, rec := range oaEdgeRecords {
+		f.Add([]byte(rec), false)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, responses bool) {
+		format := "openai-chat"
+		if responses {
+			format = "openai-responses"
+		}
+		if on, off := readBoth(data, "log.jsonl", format, &oaDirect); on != off {
+			t.Errorf("%q as %s: the direct reading differs:\n%s", data, format, firstDiff(off, on))
+		}
+	})
+}
