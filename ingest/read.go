@@ -22,7 +22,7 @@ type LineReader struct {
 	truncated bool
 	badUTF8   bool
 	pending   []pendingLine
-	pooled    bool // the buffer of r comes from bufReaders (release)
+	pooled    bool // r and buf come from lineBuffers (release)
 
 	// onBadUTF8, when set, is told the number of each line returned that
 	// held invalid UTF-8, once the caller is done with that line: at the
@@ -50,28 +50,46 @@ func NewLineReader(r io.Reader) *LineReader {
 // size are returned without a copy.
 const lineReaderBuffer = 256 << 10
 
-// bufReaders keeps the read buffers of finished files for the next ones: a
-// corpus is mostly small files, and a fresh 256 KiB buffer per file was
-// 4% of all the bytes a replay allocated (docs/performance.md).
-var bufReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, lineReaderBuffer) }}
+// lineBuffers keeps the buffers of finished files for the next ones: a
+// corpus is mostly small files, and a fresh 256 KiB read buffer per file
+// was 4% of all the bytes a replay allocated, the buffer that joins a line
+// longer than it another 8% (docs/performance.md).
+var lineBuffers = sync.Pool{New: func() any {
+	return &pooledBuffers{r: bufio.NewReaderSize(nil, lineReaderBuffer)}
+}}
 
-// newPooledLineReader is NewLineReader with a buffer from bufReaders; the
-// caller calls release when done with the reader and every line it gave.
-func newPooledLineReader(r io.Reader) *LineReader {
-	br := bufReaders.Get().(*bufio.Reader)
-	br.Reset(r)
-	return &LineReader{r: br, pooled: true}
+// pooledBuffers are a LineReader's buffers between two files.
+type pooledBuffers struct {
+	r    *bufio.Reader
+	long []byte // LineReader.buf
 }
 
-// release gives a pooled reader's buffer back. The reader must not be used
-// again.
+// maxPooledLine bounds the long-line buffer kept for the next file: one
+// huge line does not keep its memory for the rest of the run.
+const maxPooledLine = 4 << 20
+
+// newPooledLineReader is NewLineReader with buffers from lineBuffers; the
+// caller calls release when done with the reader and every line it gave.
+func newPooledLineReader(r io.Reader) *LineReader {
+	pb := lineBuffers.Get().(*pooledBuffers)
+	pb.r.Reset(r)
+	return &LineReader{r: pb.r, buf: pb.long[:0], pooled: true}
+}
+
+// release gives a pooled reader's buffers back. The reader must not be
+// used again.
 func (lr *LineReader) release() {
-	if lr.pooled {
-		lr.pooled = false
-		lr.r.Reset(nil)
-		bufReaders.Put(lr.r)
-		lr.r = nil
+	if !lr.pooled {
+		return
 	}
+	lr.pooled = false
+	lr.r.Reset(nil)
+	pb := &pooledBuffers{r: lr.r}
+	if cap(lr.buf) <= maxPooledLine {
+		pb.long = lr.buf[:0]
+	}
+	lineBuffers.Put(pb)
+	lr.r, lr.buf = nil, nil
 }
 
 // Next returns the next non-blank line (without its line ending) and its
