@@ -763,8 +763,19 @@ func hermesDecodeExportRecord(data []byte, rec *hermesExportRecord) bool {
 	if !hermesDirect || !ok || list[0] != '[' {
 		return false
 	}
+	// The columns are decoded from the record with its messages list
+	// replaced by null: the decoder would otherwise scan the whole list
+	// (most of the record) only to skip it, since the columns have no
+	// messages field. list is a subslice of data, so its offset is the
+	// difference of their capacities.
+	at := cap(data) - cap(list)
+	if at < 0 || at+len(list) > len(data) {
+		return false // not a view of data after all
+	}
+	cols := make([]byte, 0, len(data)-len(list)+len("null"))
+	cols = append(append(append(cols, data[:at]...), "null"...), data[at+len(list):]...)
 	var c hermesExportColumns
-	if jsonx.Unmarshal(data, &c) != nil {
+	if jsonx.Unmarshal(cols, &c) != nil {
 		return false
 	}
 	*rec = hermesExportRecord{hermesExportColumns: c, Messages: hermesElements(list)}
