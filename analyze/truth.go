@@ -454,7 +454,7 @@ func stripWarning(r string) string {
 			}
 		}
 		out := r[:start] + r[j:]
-		if jsonx.TopLevelFields(out, "_warning")[0] == "" && jsonx.Valid([]byte(out)) {
+		if jsonx.TopLevelFields(out, "_warning")[0] == "" && jsonx.Valid(jsonx.ReadOnlyBytes(out)) {
 			return out
 		}
 	}

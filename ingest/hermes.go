@@ -106,21 +106,10 @@ func docLine(doc []byte, h *Head) int {
 // hermesMessage is one message of the §2 model. Fields whose type varies
 // between hermes versions stay raw.
 type hermesMessage struct {
-	Role              string           `json:"role"`
-	Content           jsonx.RawMessage `json:"content"`
-	ToolCalls         jsonx.RawMessage `json:"tool_calls"`
-	ToolCallID        string           `json:"tool_call_id"`
-	Name              string           `json:"name"`
-	ToolName          string           `json:"tool_name"`
-	Timestamp         jsonx.RawMessage `json:"timestamp"`
-	Reasoning         jsonx.RawMessage `json:"reasoning"`
-	ReasoningContent  jsonx.RawMessage `json:"reasoning_content"`
-	CompressedSummary jsonx.RawMessage `json:"_compressed_summary"`
-	Active            jsonx.RawMessage `json:"active"`
-	Compacted         jsonx.RawMessage `json:"compacted"`
-	// session_meta records (gateway) carry these.
-	Model    string `json:"model"`
-	Platform string `json:"platform"`
+	hermesMessageFields
+	Content          jsonx.RawMessage `json:"content"`
+	Reasoning        jsonx.RawMessage `json:"reasoning"`
+	ReasoningContent jsonx.RawMessage `json:"reasoning_content"`
 }
 
 // hermesMessageText is hermesMessage with the members that are text in
@@ -131,28 +120,32 @@ type hermesMessage struct {
 // null apart from a string, so that a repeated member ends as the last one,
 // as the raw member does.
 type hermesMessageText struct {
+	hermesMessageFields
+	Content          *string `json:"content"`
+	Reasoning        *string `json:"reasoning"`
+	ReasoningContent *string `json:"reasoning_content"`
+}
+
+// hermesMessageFields are the members of a message but its text ones.
+type hermesMessageFields struct {
 	Role              string           `json:"role"`
-	Content           *string          `json:"content"`
 	ToolCalls         jsonx.RawMessage `json:"tool_calls"`
 	ToolCallID        string           `json:"tool_call_id"`
 	Name              string           `json:"name"`
 	ToolName          string           `json:"tool_name"`
 	Timestamp         jsonx.RawMessage `json:"timestamp"`
-	Reasoning         *string          `json:"reasoning"`
-	ReasoningContent  *string          `json:"reasoning_content"`
 	CompressedSummary jsonx.RawMessage `json:"_compressed_summary"`
 	Active            jsonx.RawMessage `json:"active"`
 	Compacted         jsonx.RawMessage `json:"compacted"`
-	Model             string           `json:"model"`
-	Platform          string           `json:"platform"`
+	// session_meta records (gateway) carry these.
+	Model    string `json:"model"`
+	Platform string `json:"platform"`
 }
 
-// hermesMsg is a message as hermesConv reads it: hermesMessage with its
+// hermesMsg is a message as hermesConv reads it: the message with its
 // content and reasoning turned into text (hermesText).
 type hermesMsg struct {
-	Role, ToolCallID, Name, ToolName, Model, Platform string
-	ToolCalls, Timestamp                              jsonx.RawMessage
-	CompressedSummary, Active, Compacted              jsonx.RawMessage
+	hermesMessageFields
 	// Text is the content's text; Reasoning the reasoning's, or
 	// reasoning_content's when reasoning is blank.
 	Text, Reasoning string
@@ -160,9 +153,7 @@ type hermesMsg struct {
 
 // msg turns a decoded message into what hermesConv reads.
 func (m *hermesMessage) msg() hermesMsg {
-	r := hermesMsg{Role: m.Role, ToolCallID: m.ToolCallID, Name: m.Name, ToolName: m.ToolName, Model: m.Model, Platform: m.Platform,
-		ToolCalls: m.ToolCalls, Timestamp: m.Timestamp, CompressedSummary: m.CompressedSummary, Active: m.Active, Compacted: m.Compacted,
-		Text: hermesText(m.Content), Reasoning: hermesText(m.Reasoning)}
+	r := hermesMsg{hermesMessageFields: m.hermesMessageFields, Text: hermesText(m.Content), Reasoning: hermesText(m.Reasoning)}
 	if strings.TrimSpace(r.Reasoning) == "" {
 		r.Reasoning = hermesText(m.ReasoningContent)
 	}
@@ -172,9 +163,7 @@ func (m *hermesMessage) msg() hermesMsg {
 // msg is hermesMessage.msg for a message decoded with text members: a
 // string member gives the text hermesText gives for it.
 func (m *hermesMessageText) msg() hermesMsg {
-	r := hermesMsg{Role: m.Role, ToolCallID: m.ToolCallID, Name: m.Name, ToolName: m.ToolName, Model: m.Model, Platform: m.Platform,
-		ToolCalls: m.ToolCalls, Timestamp: m.Timestamp, CompressedSummary: m.CompressedSummary, Active: m.Active, Compacted: m.Compacted,
-		Text: hermesStringText(m.Content), Reasoning: hermesStringText(m.Reasoning)}
+	r := hermesMsg{hermesMessageFields: m.hermesMessageFields, Text: hermesStringText(m.Content), Reasoning: hermesStringText(m.Reasoning)}
 	if strings.TrimSpace(r.Reasoning) == "" {
 		r.Reasoning = hermesStringText(m.ReasoningContent)
 	}
@@ -748,53 +737,59 @@ type hermesExportColumns struct {
 	APICalls        float64          `json:"api_call_count"`
 }
 
-// hermesDecodeExportRecord decodes the valid JSON export record data into
-// rec with its messages aliasing data: the list is most of the record, and
-// each message is then decoded straight from it (hermesDecodeMessage)
-// instead of being copied out first. ok is false when that cannot be done
-// with the result of decoding a hermesExportRecord: no messages list, a
-// member that hermesObjectMember cannot place, or columns that do not
-// decode. The record is then decoded as a hermesExportRecord, whose errors
-// word the problems.
-func hermesDecodeExportRecord(data []byte, rec *hermesExportRecord) bool {
-	list, ok := hermesObjectMember(data, "messages")
+// hermesDecodeExportRecord decodes the export record data into rec with
+// its messages aliasing data: the list is most of the record, and each
+// message is then decoded straight from it (hermesDecodeMessage) instead of
+// being copied out first. decoded is false when that cannot be done with
+// the result of decoding a hermesExportRecord: no messages list, a member
+// that hermesObjectMember cannot place, columns that do not decode, or data
+// that is not a JSON object; the record is then decoded as a
+// hermesExportRecord, whose errors word the problems. valid is true when
+// the walk found data to be one valid JSON object, which spares the caller
+// its own check.
+func hermesDecodeExportRecord(data []byte, rec *hermesExportRecord) (decoded, valid bool) {
+	if !hermesDirect {
+		return false, false
+	}
+	list, ok, valid := hermesObjectMember(data, "messages")
 	// A list (not null, not another type) is what decodes into
 	// hermesExportRecord's []RawMessage as a non-nil list of its elements.
-	if !hermesDirect || !ok || list[0] != '[' {
-		return false
+	if !ok || list[0] != '[' {
+		return false, valid
 	}
 	// The columns are decoded from the record with its messages list
 	// replaced by null: the decoder would otherwise scan the whole list
 	// (most of the record) only to skip it, since the columns have no
-	// messages field. list is a subslice of data, so its offset is the
-	// difference of their capacities.
+	// messages field. list is a view of data (jsonx.Members), so its
+	// offset is the difference of their capacities.
 	at := cap(data) - cap(list)
-	if at < 0 || at+len(list) > len(data) {
-		return false // not a view of data after all
-	}
 	cols := make([]byte, 0, len(data)-len(list)+len("null"))
 	cols = append(append(append(cols, data[:at]...), "null"...), data[at+len(list):]...)
 	var c hermesExportColumns
 	if jsonx.Unmarshal(cols, &c) != nil {
-		return false
+		return false, valid
 	}
-	*rec = hermesExportRecord{hermesExportColumns: c, Messages: hermesElements(list)}
-	return true
+	msgs, ok := jsonx.SplitArray(list)
+	if !ok {
+		return false, valid
+	}
+	*rec = hermesExportRecord{hermesExportColumns: c, Messages: msgs}
+	return true, valid
 }
 
-// hermesObjectMember returns the raw value of the member of the valid JSON
+// hermesObjectMember returns the raw value of the member of the JSON
 // object data that jsonx.Unmarshal decodes into a struct field tagged key
 // (a plain lower-case ASCII name): the last member named key. The decoder
 // also matches keys that equal it under Unicode case folding, or once their
 // escapes are decoded; ok is false whenever a key might (it differs from
-// key only in case, has an escape or a byte that is not ASCII), and when
-// there is no such member.
-func hermesObjectMember(data []byte, key string) (val []byte, ok bool) {
+// key only in case, has an escape or a byte that is not ASCII), when there
+// is no such member, and when data is not valid. valid tells whether data
+// is one valid JSON object: every member is checked on the way.
+func hermesObjectMember(data []byte, key string) (val []byte, ok, valid bool) {
 	sure := true
-	hermesRawMembers(data, func(raw, v []byte) {
-		k := raw[1 : len(raw)-1]
+	end, complete := jsonx.Members(data, func(k []byte, escaped bool, v []byte) bool {
 		switch {
-		case bytes.IndexByte(k, '\\') >= 0:
+		case escaped:
 			sure = false
 		case string(k) == key:
 			val = v
@@ -807,8 +802,10 @@ func hermesObjectMember(data []byte, key string) (val []byte, ok bool) {
 		case !hermesASCII(k) || bytes.EqualFold(k, []byte(key)):
 			sure = false
 		}
+		return true
 	})
-	return val, sure && val != nil
+	valid = complete && len(bytes.TrimLeft(data[end:], " \t\r\n")) == 0
+	return val, valid && sure && val != nil, valid
 }
 
 // hermesASCII reports whether b is ASCII.
@@ -830,12 +827,13 @@ func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader,
 	if at == 0 {
 		at = pos.lineOf(data)
 	}
-	if !jsonx.Valid(data) {
+	var rec hermesExportRecord
+	decoded, valid := hermesDecodeExportRecord(data, &rec)
+	if !valid && !jsonx.Valid(data) {
 		out.BadLine(lr, at, hermesJSONError(data))
 		return
 	}
-	var rec hermesExportRecord
-	if !hermesDecodeExportRecord(data, &rec) {
+	if !decoded {
 		if err := jsonx.Unmarshal(data, &rec); err != nil {
 			out.Problemf(at, "not a hermes export session record: %s", hermesDecodeError(err))
 			return

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
@@ -213,7 +212,7 @@ func hermesSplitGPT(value string) (reasoning, text string, calls []string, unclo
 // hermesParseToolCall parses a <tool_call> body: {"name", "arguments"}.
 func hermesParseToolCall(body string) hermesTrajCall {
 	c := hermesTrajCall{Raw: body}
-	v, err := jsonx.Parse(hermesView(body))
+	v, err := jsonx.ParseString(body)
 	if err != nil {
 		c.Err = err
 		return c
@@ -233,15 +232,15 @@ func hermesParseToolCall(body string) hermesTrajCall {
 // value: the content is decoded when it is a string and written compact
 // (hermesCompact) when it is not, as hermesParseToolResponseTree does.
 func hermesParseToolResponse(body string) hermesTrajResponse {
-	data := hermesView(body)
-	i := hermesSkipWS(data, 0)
-	if !hermesDirect || i >= len(data) || data[i] != '{' || !jsonx.Valid(data) {
-		// Not an object, or not JSON: the tree parse words the error.
+	if !hermesDirect {
 		return hermesParseToolResponseTree(body)
 	}
-	r := hermesTrajResponse{}
+	data := jsonx.ReadOnlyBytes(body)
 	var id, name, content []byte
-	hermesMembers(data, func(key, val []byte) {
+	end, complete := jsonx.Members(data, func(key []byte, escaped bool, val []byte) bool {
+		if escaped {
+			key = []byte(hermesStringValue(append(append([]byte{'"'}, key...), '"')))
+		}
 		// Value.Get takes the first member of a name.
 		switch {
 		case string(key) == "tool_call_id" && id == nil:
@@ -251,7 +250,13 @@ func hermesParseToolResponse(body string) hermesTrajResponse {
 		case string(key) == "content" && content == nil:
 			content = val
 		}
+		return true
 	})
+	if !complete || len(bytes.TrimLeft(data[end:], " \t\r\n")) > 0 {
+		// Not an object, or not JSON: the tree parse words the error.
+		return hermesParseToolResponseTree(body)
+	}
+	r := hermesTrajResponse{}
 	r.ID = hermesStringValue(id)
 	r.Name = hermesStringValue(name)
 	switch {
@@ -275,7 +280,7 @@ func hermesParseToolResponse(body string) hermesTrajResponse {
 // that are not a JSON object.
 func hermesParseToolResponseTree(body string) hermesTrajResponse {
 	r := hermesTrajResponse{Result: body}
-	v, err := jsonx.Parse(hermesView(body))
+	v, err := jsonx.ParseString(body)
 	if err == nil && v.Kind != jsonx.Object {
 		err = fmt.Errorf("a JSON %s, not an object", v.Kind)
 	}
@@ -299,34 +304,11 @@ func hermesParseToolResponseTree(body string) hermesTrajResponse {
 	return r
 }
 
-// The helpers below read JSON that jsonx.Valid has accepted, in place:
-// they find members and the ends of values but build nothing, so that a
-// large result is not parsed into a tree only to be written out again.
-
-// hermesView returns the bytes of s without copying them, for jsonx.Parse
-// and jsonx.Valid, which only read their input (every string they return
-// is a copy). jsonx.ParseString would copy s first; the bytes must never be
-// written to.
-func hermesView(s string) []byte {
-	return unsafe.Slice(unsafe.StringData(s), len(s))
-}
-
-// hermesSkipWS returns the index of the first byte at or after i that is
-// not JSON white space.
-func hermesSkipWS(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
 // hermesStringEnd returns the index just past the closing quote of the
 // valid JSON string that opens at data[i], and whether it has escapes.
+// hermesCompact copies or rewrites the strings of a value jsonx.Members
+// has already checked, so the quote is found with bytes.IndexByte rather
+// than by checking every byte again.
 func hermesStringEnd(data []byte, i int) (end int, escaped bool) {
 	j := i + 1
 	for {
@@ -350,99 +332,6 @@ func hermesStringEnd(data []byte, i int) (end int, escaped bool) {
 		}
 		j = q + 1
 	}
-}
-
-// hermesValueEnd returns the index just past the valid JSON value that
-// starts at data[i].
-func hermesValueEnd(data []byte, i int) int {
-	switch data[i] {
-	case '"':
-		end, _ := hermesStringEnd(data, i)
-		return end
-	case '{', '[':
-		depth := 0
-		for i < len(data) {
-			switch data[i] {
-			case '"':
-				i, _ = hermesStringEnd(data, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	// A number or a literal.
-	for i < len(data) {
-		switch data[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
-}
-
-// hermesMembers calls fn with the key (decoded) and the raw value of each
-// member of the valid JSON object data, in order. Both alias data.
-func hermesMembers(data []byte, fn func(key, val []byte)) {
-	hermesRawMembers(data, func(raw, val []byte) {
-		key := raw[1 : len(raw)-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			key = []byte(hermesStringValue(raw))
-		}
-		fn(key, val)
-	})
-}
-
-// hermesRawMembers is hermesMembers with each key as its raw JSON string,
-// quotes included.
-func hermesRawMembers(data []byte, fn func(key, val []byte)) {
-	i := hermesSkipWS(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return
-	}
-	i = hermesSkipWS(data, i+1)
-	for i < len(data) && data[i] == '"' {
-		end, _ := hermesStringEnd(data, i)
-		key := data[i:end]
-		i = hermesSkipWS(data, end)
-		i = hermesSkipWS(data, i+1) // past ':'
-		vend := hermesValueEnd(data, i)
-		fn(key, data[i:vend])
-		i = hermesSkipWS(data, vend)
-		if i >= len(data) || data[i] != ',' {
-			return
-		}
-		i = hermesSkipWS(data, i+1)
-	}
-}
-
-// hermesElements returns the elements of the valid JSON array data, each
-// aliasing data.
-func hermesElements(data []byte) []jsonx.RawMessage {
-	elems := []jsonx.RawMessage{}
-	i := hermesSkipWS(data, 0)
-	if i >= len(data) || data[i] != '[' {
-		return elems
-	}
-	i = hermesSkipWS(data, i+1)
-	for i < len(data) && data[i] != ']' {
-		end := hermesValueEnd(data, i)
-		elems = append(elems, data[i:end:end])
-		i = hermesSkipWS(data, end)
-		if i >= len(data) || data[i] != ',' {
-			break
-		}
-		i = hermesSkipWS(data, i+1)
-	}
-	return elems
 }
 
 // hermesStringValue decodes a raw JSON string value as jsonx does; it is ""

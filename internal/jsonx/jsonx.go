@@ -131,97 +131,103 @@ func (p *parser) skip(depth int) error {
 	return p.errf("invalid character %q", p.data[p.pos])
 }
 
-// TopLevelFields reads several members of a JSON object in one pass over
-// its top level, without copying s or building values: raw[i] is the raw
-// JSON of keys[i] ("" when absent). It gives up (all "") on text that is
-// not an object.
-func TopLevelFields(s string, keys ...string) []string {
-	raw := make([]string, len(keys))
-	// The parser only reads the bytes; converting without a copy keeps a
-	// multi-megabyte result from being duplicated per call.
-	data := unsafe.Slice(unsafe.StringData(s), len(s))
+// Members calls fn with each member of the JSON object that starts data
+// (after white space), in order, while fn returns true: the key as it
+// stands between its quotes (escaped tells whether it holds escapes, which
+// are left undecoded) and the raw value, both views of data (the value's
+// capacity runs to the end of data, so its offset in data is
+// cap(data)-cap(val); append to a copy, not to it). Values are
+// checked as they are skipped; nothing is built or copied. complete is
+// true when the object was read to its closing brace, then at end, the
+// index just past it; a syntax error, or fn returning false, stops the
+// walk where it is, with complete false. What follows the object is not
+// looked at.
+func Members(data []byte, fn func(key []byte, escaped bool, val []byte) bool) (end int, complete bool) {
 	p := parser{data: data}
 	p.ws()
 	if p.pos >= len(p.data) || p.data[p.pos] != '{' {
-		return raw
+		return 0, false
 	}
 	p.pos++
+	p.ws()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		return p.pos + 1, true
+	}
 	for {
 		p.ws()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return raw
+			return 0, false
 		}
-		end, escaped, err := scanString(p.data, p.pos+1)
+		kend, escaped, err := scanString(p.data, p.pos+1)
 		if err != nil {
-			return raw
+			return 0, false
 		}
-		k := s[p.pos+1 : end]
-		p.pos = end + 1
+		key := p.data[p.pos+1 : kend]
+		p.pos = kend + 1
 		p.ws()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return raw
+			return 0, false
 		}
 		p.pos++
 		p.ws()
 		start := p.pos
 		if p.skip(1) != nil {
-			return raw
+			return 0, false
 		}
+		if !fn(key, escaped, p.data[start:p.pos]) {
+			return 0, false
+		}
+		if more, ok := p.listNext('}'); !ok {
+			return 0, false
+		} else if !more {
+			return p.pos, true
+		}
+	}
+}
+
+// ReadOnlyBytes returns the bytes of s without copying them, for the
+// functions of this package that take bytes and only read them (Valid,
+// Parse, Members, TopLevel): a multi-megabyte result is not duplicated to
+// be looked at. The bytes must never be written to.
+func ReadOnlyBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// TopLevelFields reads several members of a JSON object in one pass over
+// its top level, without copying s or building values: raw[i] is the raw
+// JSON of keys[i] ("" when absent), the first member of that name. It
+// stops at the first syntax error, keeping what it found before it, and
+// finds nothing in text that is not an object. A key with escapes matches
+// no name.
+func TopLevelFields(s string, keys ...string) []string {
+	raw := make([]string, len(keys))
+	Members(ReadOnlyBytes(s), func(k []byte, escaped bool, val []byte) bool {
 		if !escaped {
 			for i, want := range keys {
-				if k == want && raw[i] == "" {
-					raw[i] = s[start:p.pos]
+				if string(k) == want && raw[i] == "" {
+					// val is a view of s: its string is a substring, no copy.
+					raw[i] = unsafe.String(unsafe.SliceData(val), len(val))
 				}
 			}
 		}
-		p.ws()
-		if p.pos >= len(p.data) || p.data[p.pos] != ',' {
-			return raw
-		}
-		p.pos++
-	}
+		return true
+	})
+	return raw
 }
 
 // TopLevel returns the raw value of member key of the JSON object in data,
 // looking only at the top level and building nothing: a cheap way to read
-// one field of a large result.
-func TopLevel(data []byte, key string) ([]byte, bool) {
-	p := parser{data: data}
-	p.ws()
-	if p.pos >= len(p.data) || p.data[p.pos] != '{' {
-		return nil, false
-	}
-	p.pos++
-	for {
-		p.ws()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return nil, false
-		}
-		end, escaped, err := scanString(p.data, p.pos+1)
-		if err != nil {
-			return nil, false
-		}
-		k := p.data[p.pos+1 : end]
-		p.pos = end + 1
-		p.ws()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, false
-		}
-		p.pos++
-		p.ws()
-		start := p.pos
-		if p.skip(1) != nil {
-			return nil, false
-		}
+// one field of a large result. It stops at the first member of that name
+// (a key with escapes matches none) or at the first syntax error.
+func TopLevel(data []byte, key string) (val []byte, ok bool) {
+	Members(data, func(k []byte, escaped bool, v []byte) bool {
 		if !escaped && string(k) == key {
-			return p.data[start:p.pos], true
+			val, ok = v, true
+			return false
 		}
-		p.ws()
-		if p.pos >= len(p.data) || p.data[p.pos] != ',' {
-			return nil, false
-		}
-		p.pos++
-	}
+		return true
+	})
+	return val, ok
 }
 
 // Kind is the type of a JSON value.
@@ -274,7 +280,7 @@ func Parse(data []byte) (Value, error) {
 func ParseString(s string) (Value, error) {
 	// The parser only reads its input and copies every string it returns,
 	// so s is read in place rather than copied.
-	return Parse(unsafe.Slice(unsafe.StringData(s), len(s)))
+	return Parse(ReadOnlyBytes(s))
 }
 
 // ParseStringShared is ParseString except that the strings of the value
@@ -286,7 +292,7 @@ func ParseString(s string) (Value, error) {
 func ParseStringShared(s string) (Value, error) {
 	p := parserPool.Get().(*parser)
 	defer p.release()
-	p.data = unsafe.Slice(unsafe.StringData(s), len(s)) // only read
+	p.data = ReadOnlyBytes(s)
 	p.src = s
 	return p.parse()
 }
@@ -918,9 +924,8 @@ const hexDigits = "0123456789abcdef"
 // appended in one go.
 func AppendQuoted(buf []byte, s string) []byte {
 	buf = append(buf, '"')
-	// Read-only view of s for the eight-bytes-at-a-time scan.
-	data := unsafe.Slice(unsafe.StringData(s), len(s))
-	start := 0 // start of the run not yet appended
+	data := ReadOnlyBytes(s) // for the eight-bytes-at-a-time scan
+	start := 0               // start of the run not yet appended
 	for i := 0; ; {
 		i = nextQuoteSpecial(data, i)
 		if i >= len(s) {

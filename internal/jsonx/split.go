@@ -52,47 +52,21 @@ func SplitObject(data []byte) (members map[string]RawMessage, ok bool) {
 	if isNull(&p) {
 		return nil, true
 	}
-	if p.pos >= len(p.data) || p.data[p.pos] != '{' {
+	members = map[string]RawMessage{}
+	sure := true
+	end, complete := Members(data, func(key []byte, escaped bool, val []byte) bool {
+		if escaped || !utf8.Valid(key) { // Unmarshal makes bad bytes U+FFFD
+			sure = false
+			return false
+		}
+		members[string(key)] = RawMessage(val[:len(val):len(val)])
+		return true
+	})
+	if !sure || !complete {
 		return nil, false
 	}
-	p.pos++
-	p.ws()
-	members = map[string]RawMessage{}
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		p.pos++
-		return members, p.atEnd()
-	}
-	for {
-		p.ws()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return nil, false
-		}
-		end, escaped, err := scanString(p.data, p.pos+1)
-		if err != nil || escaped {
-			return nil, false
-		}
-		key := p.data[p.pos+1 : end]
-		if !utf8.Valid(key) { // Unmarshal makes the bad bytes U+FFFD
-			return nil, false
-		}
-		p.pos = end + 1
-		p.ws()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, false
-		}
-		p.pos++
-		p.ws()
-		start := p.pos
-		if p.skip(1) != nil {
-			return nil, false
-		}
-		members[string(key)] = RawMessage(p.data[start:p.pos:p.pos])
-		if more, ok := p.listNext('}'); !ok {
-			return nil, false
-		} else if !more {
-			return members, p.atEnd()
-		}
-	}
+	q := parser{data: data, pos: end}
+	return members, q.atEnd()
 }
 
 // isNull moves past a JSON null that is all of the rest of p's data.

@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	gojson "github.com/goccy/go-json"
@@ -119,4 +120,34 @@ func FuzzSplit(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMembers pins what TopLevel, TopLevelFields, SplitObject and the
+// hermes reader rely on: members in order as views of the input, the end
+// of a complete object, and a stop at a syntax error or when fn says so.
+func TestMembers(t *testing.T) {
+	tests := []struct {
+		in       string
+		stopAt   string // fn returns false at this key
+		want     string // key=value;... as fn saw them
+		end      int
+		complete bool
+	}{
+		{`{}`, "", "", 2, true},
+		{` {"a": 1, "b\n": [2, {"c": 3}], "d":"x"} tail`, "", `a=1;b\n=[2, {"c": 3}];d="x";`, 40, true},
+		{`{"a": 1, "b": 2}`, "a", "a=1;", 0, false},
+		{`{"a": 1, "b": tru}`, "", "a=1;", 0, false},
+		{`{"a": 1 "b": 2}`, "", "a=1;", 0, false},
+		{`[1]`, "", "", 0, false},
+	}
+	for _, tc := range tests {
+		var got strings.Builder
+		end, complete := Members([]byte(tc.in), func(key []byte, escaped bool, val []byte) bool {
+			got.WriteString(string(key) + "=" + string(val) + ";")
+			return string(key) != tc.stopAt
+		})
+		if got.String() != tc.want || end != tc.end || complete != tc.complete {
+			t.Errorf("Members(%q) saw %q, end %d, complete %v; want %q, %d, %v", tc.in, got.String(), end, complete, tc.want, tc.end, tc.complete)
+		}
+	}
 }
