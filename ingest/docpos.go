@@ -172,6 +172,12 @@ func jsonErrorLine(doc []byte, firstLine int, err error) (line int, msg string, 
 	if !found || convErr != nil || off < 0 {
 		return firstLine, msg, false
 	}
+	// An error at the very end ("unexpected end of input") is on the last
+	// line: the reader ends every line of doc with a newline, which would
+	// otherwise count as the start of one more line than the file has.
+	if off >= len(doc) && len(doc) > 0 && doc[len(doc)-1] == '\n' {
+		off = len(doc) - 1
+	}
 	return newDocPos(doc, firstLine).lineAt(off), text, true
 }
 
