@@ -353,7 +353,9 @@ func (r *oaReader) record(data []byte, line int, top map[string]jsonx.RawMessage
 		rec.prevResp = firstString(req, "previous_response_id")
 		if raw := req["input"]; raw != nil {
 			var s string
-			if jsonx.Unmarshal(raw, &s) == nil {
+			// An array (the common case) is never a string: it is not
+			// handed to Unmarshal, which would scan all of it to say so.
+			if !rawIsArray(raw) && jsonx.Unmarshal(raw, &s) == nil {
 				if u := userItem(s, s != "", at); u.kind != 0 {
 					rec.request = []oaItem{u}
 				}
@@ -494,12 +496,39 @@ var oaDirect = true
 func decodeChatMessage(data []byte, m *chatMessage) error {
 	if oaDirect {
 		var t chatMessageText
-		if jsonx.Unmarshal(data, &t) == nil {
+		if t.decode(data) || t.unmarshal(data) == nil {
 			*m = chatMessage{chatMessageFields: t.chatMessageFields, text: t.Content, direct: true}
 			return nil
 		}
 	}
 	return jsonx.Unmarshal(data, m)
+}
+
+// decode reads data into t in one pass (jsonx.DecodeObject), the nested
+// tool calls and reasoning with Unmarshal; false leaves data to Unmarshal.
+func (t *chatMessageText) decode(data []byte) bool {
+	var calls, fn jsonx.RawMessage
+	fields := [...]jsonx.Field{
+		{Name: "role", Str: &t.Role},
+		{Name: "name", Str: &t.Name},
+		{Name: "tool_calls", Raw: &calls, View: true},
+		{Name: "function_call", Raw: &fn, View: true},
+		{Name: "tool_call_id", Str: &t.ToolCallID},
+		{Name: "reasoning_content", Str: &t.ReasoningContent},
+		{Name: "reasoning", Raw: &t.Reasoning},
+		{Name: "content", Ptr: &t.Content},
+	}
+	if !jsonx.DecodeObjectAll(data, fields[:]) {
+		return false
+	}
+	return (calls == nil || jsonx.Unmarshal(calls, &t.ToolCalls) == nil) &&
+		(fn == nil || jsonx.Unmarshal(fn, &t.FunctionCall) == nil)
+}
+
+// unmarshal is Unmarshal into a fresh t, for what decode declines.
+func (t *chatMessageText) unmarshal(data []byte) error {
+	*t = chatMessageText{}
+	return jsonx.Unmarshal(data, t)
 }
 
 // contentText is contentText of the message's content, or userText of it
@@ -798,12 +827,40 @@ type respItemText struct {
 func decodeRespItem(data []byte, it *respItem) error {
 	if oaDirect {
 		var t respItemText
-		if jsonx.Unmarshal(data, &t) == nil {
+		if t.decode(data) || t.unmarshal(data) == nil {
 			*it = respItem{respItemFields: t.respItemFields, args: t.Arguments, output: t.Output, direct: true}
 			return nil
 		}
 	}
 	return jsonx.Unmarshal(data, it)
+}
+
+// decode reads data into t in one pass, as chatMessageText.decode does.
+func (t *respItemText) decode(data []byte) bool {
+	var summary jsonx.RawMessage
+	fields := [...]jsonx.Field{
+		{Name: "type", Str: &t.Type},
+		{Name: "role", Str: &t.Role},
+		{Name: "content", Raw: &t.Content},
+		{Name: "call_id", Str: &t.CallID},
+		{Name: "name", Str: &t.Name},
+		{Name: "input", Raw: &t.Input},
+		{Name: "error", Raw: &t.Error},
+		{Name: "action", Raw: &t.Action},
+		{Name: "summary", Raw: &summary, View: true},
+		{Name: "arguments", Ptr: &t.Arguments},
+		{Name: "output", Ptr: &t.Output},
+	}
+	if !jsonx.DecodeObjectAll(data, fields[:]) {
+		return false
+	}
+	return summary == nil || jsonx.Unmarshal(summary, &t.Summary) == nil
+}
+
+// unmarshal is Unmarshal into a fresh t, for what decode declines.
+func (t *respItemText) unmarshal(data []byte) error {
+	*t = respItemText{}
+	return jsonx.Unmarshal(data, t)
 }
 
 // setArgs is c.SetArgsField of the item's arguments.

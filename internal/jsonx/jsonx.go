@@ -144,32 +144,16 @@ func (p *parser) skip(depth int) error {
 // looked at.
 func Members(data []byte, fn func(key []byte, escaped bool, val []byte) bool) (end int, complete bool) {
 	p := parser{data: data}
-	p.ws()
-	if p.pos >= len(p.data) || p.data[p.pos] != '{' {
+	if empty, ok := p.openObject(); !ok {
 		return 0, false
-	}
-	p.pos++
-	p.ws()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
-		return p.pos + 1, true
+	} else if empty {
+		return p.pos, true
 	}
 	for {
-		p.ws()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+		key, escaped, ok := p.memberKey()
+		if !ok {
 			return 0, false
 		}
-		kend, escaped, err := scanString(p.data, p.pos+1)
-		if err != nil {
-			return 0, false
-		}
-		key := p.data[p.pos+1 : kend]
-		p.pos = kend + 1
-		p.ws()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return 0, false
-		}
-		p.pos++
-		p.ws()
 		start := p.pos
 		if p.skip(1) != nil {
 			return 0, false
@@ -183,6 +167,44 @@ func Members(data []byte, fn func(key []byte, escaped bool, val []byte) bool) (e
 			return p.pos, true
 		}
 	}
+}
+
+// openObject moves past the opening brace of an object (after white
+// space), and past its closing one too when it is empty.
+func (p *parser) openObject() (empty, ok bool) {
+	p.ws()
+	if p.pos >= len(p.data) || p.data[p.pos] != '{' {
+		return false, false
+	}
+	p.pos++
+	p.ws()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return true, true
+	}
+	return false, true
+}
+
+// memberKey reads a member's key and the colon after it, leaving p at
+// the value. key is the key's raw content, escapes and all.
+func (p *parser) memberKey() (key []byte, escaped, ok bool) {
+	p.ws()
+	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+		return nil, false, false
+	}
+	kend, escaped, err := scanString(p.data, p.pos+1)
+	if err != nil {
+		return nil, false, false
+	}
+	key = p.data[p.pos+1 : kend]
+	p.pos = kend + 1
+	p.ws()
+	if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+		return nil, false, false
+	}
+	p.pos++
+	p.ws()
+	return key, escaped, true
 }
 
 // ReadOnlyBytes returns the bytes of s without copying them, for the

@@ -1,0 +1,119 @@
+package jsonx
+
+import (
+	"bytes"
+	"testing"
+
+	gojson "github.com/goccy/go-json"
+)
+
+// decodeTarget is the struct DecodeObject is compared with: one field of
+// each kind, under the tags its Fields name.
+type decodeTarget struct {
+	Str  string     `json:"str"`
+	Ptr  *string    `json:"ptr"`
+	Raw  RawMessage `json:"raw"`
+	Text string     `json:"content"`
+}
+
+func (d *decodeTarget) fields() []Field {
+	return []Field{{Name: "str", Str: &d.Str}, {Name: "ptr", Ptr: &d.Ptr}, {Name: "raw", Raw: &d.Raw}, {Name: "content", Str: &d.Text}}
+}
+
+func (d decodeTarget) equal(e decodeTarget) bool {
+	if (d.Ptr == nil) != (e.Ptr == nil) || d.Ptr != nil && *d.Ptr != *e.Ptr {
+		return false
+	}
+	return d.Str == e.Str && d.Text == e.Text && bytes.Equal(d.Raw, e.Raw) && (d.Raw == nil) == (e.Raw == nil)
+}
+
+var decodeCases = []struct {
+	name string
+	in   string
+	ok   bool // DecodeObjectAll reads it itself
+}{
+	{"empty", `{}`, true},
+	{"all kinds", `{"str": "a", "ptr": "b", "raw": {"x": [1, 2.5e3, true]}, "content": "c\n\"d\" \u00e9 \ud83d\ude00"}`, true},
+	{"null string leaves it", `{"str": null, "content": null}`, true},
+	{"null pointer", `{"ptr": null}`, true},
+	{"null raw", `{"raw": null}`, true},
+	{"raw keeps its spaces", `{"raw": [ 1 , {"a" : "b"} ]}`, true},
+	{"unknown members skipped", `{"other": {"deep": [1, {"x": null}]}, "str": "s", "n": -1.5}`, true},
+	{"white space around", " \n{ \"str\" : \"s\" } \t", true},
+	{"invalid UTF-8 becomes U+FFFD", "{\"str\": \"a\xffb\", \"content\": \"\xc3\"}", true},
+	{"lone surrogate", `{"str": "\ud800x"}`, true},
+	{"repeated field: left to Unmarshal", `{"str": "1", "str": "2"}`, false},
+	{"case-folded key: left to Unmarshal", `{"STR": "x"}`, false},
+	{"escaped key: left to Unmarshal", `{"s\u0074r": "x"}`, false},
+	{"non-ASCII key: left to Unmarshal", `{"ſtr": "x"}`, false},
+	{"number for a string: an error", `{"str": 1}`, false},
+	{"object for a pointer: an error", `{"ptr": {}}`, false},
+	{"bad skipped value", `{"other": tru}`, false},
+	{"bad raw", `{"raw": [1,]}`, false},
+	{"trailing garbage", `{"str": "x"} x`, false},
+	{"cut short", `{"str": "x"`, false},
+	{"not an object", `["str"]`, false},
+	{"null document: left to Unmarshal", `null`, false},
+	{"control character", "{\"str\": \"a\x01\"}", false},
+	{"bad escape", `{"str": "\x"}`, false},
+}
+
+// TestDecodeObject pins DecodeObject's promise: what it reads, it reads
+// as Unmarshal into the matching struct does; what it declines is left to
+// Unmarshal.
+func TestDecodeObject(t *testing.T) {
+	for _, tc := range decodeCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got decodeTarget
+			ok := DecodeObjectAll([]byte(tc.in), got.fields())
+			if ok != tc.ok {
+				t.Errorf("ok = %v, want %v", ok, tc.ok)
+			}
+			if ok {
+				var want decodeTarget
+				if err := gojson.Unmarshal([]byte(tc.in), &want); err != nil {
+					t.Fatalf("DecodeObject read what Unmarshal rejects: %v", err)
+				}
+				if !got.equal(want) {
+					t.Errorf("DecodeObject = %+v, Unmarshal = %+v", got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestDecodeObjectEnd checks the end DecodeObject returns, which callers
+// use to walk an array of objects, and that it starts at pos.
+func TestDecodeObjectEnd(t *testing.T) {
+	data := []byte(`[{"str": "a"}, {"str": "b\"}"} ,{}]`)
+	var d decodeTarget
+	end, ok := DecodeObject(data, 1, d.fields())
+	if !ok || end != 13 || d.Str != "a" {
+		t.Fatalf("first: end %d ok %v str %q", end, ok, d.Str)
+	}
+	end, ok = DecodeObject(data, end+1, d.fields())
+	if !ok || string(data[end:]) != ` ,{}]` || d.Str != `b"}` {
+		t.Fatalf("second: rest %q ok %v str %q", data[end:], ok, d.Str)
+	}
+}
+
+// FuzzDecodeObject: whatever the input, DecodeObject either declines or
+// agrees with Unmarshal, and never panics.
+func FuzzDecodeObject(f *testing.F) {
+	for _, tc := range decodeCases {
+		f.Add([]byte(tc.in))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var got decodeTarget
+		if !DecodeObjectAll(data, got.fields()) {
+			return
+		}
+		var want decodeTarget
+		if err := gojson.Unmarshal(data, &want); err != nil {
+			t.Fatalf("DecodeObject read %q, which Unmarshal rejects: %v", data, err)
+		}
+		if !got.equal(want) {
+			t.Fatalf("DecodeObject(%q) = %+v, Unmarshal = %+v", data, got, want)
+		}
+	})
+}
