@@ -75,6 +75,13 @@ var oaEdgeRecords = []string{
 	`{"input":[{"type":"message","role":"user","content":"go"},{"type":"function_call","call_id":"k1","name":"grep","arguments":"{\"q\":1}"},{"type":"function_call_output","call_id":"k1","output":[{"type":"output_text","text":"found"}]}],"output":[{"type":"function_call","call_id":"k2","name":"grep","arguments":{"q":2}}]}`,
 	`{"input":[{"type":"function_call","call_id":"k1","name":"ls","arguments":null},{"type":"function_call_output","call_id":"k1","output":null},{"type":"function_call_output","call_id":"k1","output":"a","output":3}]}`,
 	`{"output":[{"type":"mcp_call","name":"m","arguments":"{}","output":"done","error":null},{"type":"function_call","call_id":"k3","name":"x","arguments":5}]}`,
+	// splitRecord: repeated item arrays (the last wins), an array then a
+	// string, elements it decodes mixed with ones it leaves raw.
+	`{"input":[{"type":"message","role":"user","content":"a"}],"input":[{"type":"message","role":"user","content":"b"}]}`,
+	`{"input":[{"type":"message","role":"user","content":"a"}],"input":"typed"}`,
+	`{"messages":[{"role":"user","content":"a"} , 5, {"role":"user","content":[{"type":"text","text":"p"}]}, {"role":"tool"}],"output":[]}`,
+	`{"input":[],"output":[{"type":"function_call","call_id":"k1","name":"ls","arguments":"{}","arguments":"{\"a\":1}"}, {"Type":"message"}]}`,
+	`{"request":{"input":[{"type":"message","role":"user","content":"req"}]},"input":[{"type":"message","role":"user","content":"top"}]}`,
 }
 
 // TestOpenAIDirectMatchesPlain: the openai direct reading gives what the

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
@@ -233,7 +234,7 @@ func fileStem(name string) string {
 func parseOpenAIDoc(doc []byte, h *Head, out *Sink) {
 	r := &oaReader{h: h, out: out, stem: fileStem(h.Name), pos: newDocPos(doc, h.Line)}
 	line := docLineOf(doc, h)
-	rec, ok := r.record(doc, line, nil)
+	rec, ok := r.record(doc, line, nil, nil)
 	if !ok {
 		return
 	}
@@ -251,13 +252,16 @@ func parseOpenAILines(lr *LineReader, h *Head, out *Sink) {
 		}
 		// Splitting the object checks its syntax too: a line it reads
 		// needs no separate validity pass.
-		top, split := jsonx.SplitObject(line)
+		top, pre, split := splitRecord(line)
+		if !split {
+			top, split = jsonx.SplitObject(line)
+		}
 		if !split && !jsonx.Valid(line) {
 			var v any
 			out.BadLine(lr, n, jsonx.Unmarshal(line, &v))
 			continue
 		}
-		rec, ok := r.record(line, n, top)
+		rec, ok := r.record(line, n, top, pre)
 		if !ok {
 			continue
 		}
@@ -269,8 +273,9 @@ func parseOpenAILines(lr *LineReader, h *Head, out *Sink) {
 
 // record decodes one document or line into an oaRecord, reporting what it
 // cannot read. top is data's members when the caller has them already
-// (keysOf(data)), else nil.
-func (r *oaReader) record(data []byte, line int, top map[string]jsonx.RawMessage) (oaRecord, bool) {
+// (keysOf(data)), else nil; pre is the elements of top's item arrays
+// when splitRecord decoded them, else nil.
+func (r *oaReader) record(data []byte, line int, top map[string]jsonx.RawMessage, pre map[string][]oaElem) (oaRecord, bool) {
 	data = bytes.TrimSpace(data)
 	rec := oaRecord{skipped: map[string]int{}}
 	// at is the line for problems of the record as a whole: the JSONL
@@ -280,13 +285,14 @@ func (r *oaReader) record(data []byte, line int, top map[string]jsonx.RawMessage
 		at = r.pos.lineOf(data)
 	}
 	if len(data) > 0 && data[0] == '[' {
-		elems, err := elementsOf(data)
+		raws, err := elementsOf(data)
 		if err != nil {
 			r.out.Problemf(at, "not a JSON array of messages: %v", err)
 			return rec, false
 		}
+		elems := rawElems(raws)
 		lines := r.pos.elemLines(data)
-		if isResponsesList(elems) {
+		if isResponsesList(raws) {
 			rec.format = formatOpenAIResponses
 			rec.request = r.responseItems(elems, lines, at, &rec)
 		} else {
@@ -316,6 +322,15 @@ func (r *oaReader) record(data []byte, line int, top map[string]jsonx.RawMessage
 			resp, respPath = b, []string{"response", "body"}
 		}
 	}
+	// elemsOf gives the elements of raw, the array member key of req or
+	// resp (path): already decoded when splitRecord read it from top.
+	elemsOf := func(path []string, key string, raw jsonx.RawMessage) ([]oaElem, error) {
+		if e, ok := pre[key]; ok && len(path) == 0 {
+			return e, nil
+		}
+		raws, err := elementsOf(raw)
+		return rawElems(raws), err
+	}
 	// linesOf gives the file lines of the elements of an array member of
 	// req or resp (nil outside documents).
 	linesOf := func(path []string, key string) []int {
@@ -339,7 +354,7 @@ func (r *oaReader) record(data []byte, line int, top map[string]jsonx.RawMessage
 	case req["messages"] != nil || resp["choices"] != nil:
 		rec.format = formatOpenAIChat
 		if raw := req["messages"]; raw != nil {
-			if elems, err := elementsOf(raw); err != nil {
+			if elems, err := elemsOf(reqPath, "messages", raw); err != nil {
 				r.out.Problemf(at, "messages is not an array: %v", err)
 			} else {
 				rec.request = r.chatItems(elems, linesOf(reqPath, "messages"), at)
@@ -360,7 +375,7 @@ func (r *oaReader) record(data []byte, line int, top map[string]jsonx.RawMessage
 					rec.request = []oaItem{u}
 				}
 			} else {
-				if elems, err := elementsOf(raw); err != nil {
+				if elems, err := elemsOf(reqPath, "input", raw); err != nil {
 					r.out.Problemf(at, "input is neither a string nor an array of items: %v", err)
 				} else {
 					rec.request = r.responseItems(elems, linesOf(reqPath, "input"), at, &rec)
@@ -368,7 +383,7 @@ func (r *oaReader) record(data []byte, line int, top map[string]jsonx.RawMessage
 			}
 		}
 		if raw := resp["output"]; raw != nil {
-			if elems, err := elementsOf(raw); err != nil {
+			if elems, err := elemsOf(respPath, "output", raw); err != nil {
 				r.out.Problemf(at, "output is not an array of items: %v", err)
 			} else {
 				items := r.responseItems(elems, linesOf(respPath, "output"), at, &rec)
@@ -424,6 +439,125 @@ func unixTime(raw jsonx.RawMessage) time.Time {
 	}
 	sec := int64(f)
 	return time.Unix(sec, int64((f-float64(sec))*1e9)).UTC()
+}
+
+// oaElem is an element of a record's messages or items: its raw JSON and,
+// when splitRecord decoded it on its one pass over the line, the element
+// decoded (as decodeChatMessage or decodeRespItem would decode raw).
+type oaElem struct {
+	raw  jsonx.RawMessage
+	chat *chatMessage
+	item *respItem
+}
+
+// rawElems wraps elements not decoded yet.
+func rawElems(raws []jsonx.RawMessage) []oaElem {
+	if raws == nil {
+		return nil
+	}
+	elems := make([]oaElem, len(raws))
+	for i, raw := range raws {
+		elems[i].raw = raw
+	}
+	return elems
+}
+
+// oaItemArrays are the top-level members that splitRecord decodes, and
+// whether their elements are chat messages (else Responses items).
+var oaItemArrays = map[string]bool{"messages": true, "input": false, "output": false}
+
+// splitRecord reads a JSONL record in one pass: its members as views, as
+// jsonx.SplitObject gives them, and the elements of its messages, input
+// and output arrays decoded on the way (pre), where SplitObject, then
+// SplitArray, then each element's decoding would take a pass each over
+// what is most of the line's bytes. An element the one-pass decoding
+// declines is kept raw, for decodeChatMessage or decodeRespItem. ok is
+// false for a line that is not such an object, which the caller then
+// splits the plain way (and reports).
+func splitRecord(line []byte) (top map[string]jsonx.RawMessage, pre map[string][]oaElem, ok bool) {
+	if !oaDirect {
+		return nil, nil, false
+	}
+	c := jsonx.NewCursor(line)
+	empty, ok := c.OpenObject()
+	if !ok {
+		return nil, nil, false
+	}
+	top = map[string]jsonx.RawMessage{}
+	for !empty {
+		key, escaped, ok := c.Key()
+		if !ok || escaped || !utf8.Valid(key) {
+			return nil, nil, false
+		}
+		start := c.Pos()
+		chat, items := oaItemArrays[string(key)]
+		var elems []oaElem
+		if items && c.Peek() == '[' {
+			if elems, ok = decodeElems(c, chat); !ok {
+				return nil, nil, false
+			}
+		} else if _, ok := c.Skip(); !ok {
+			return nil, nil, false
+		}
+		// As in SplitObject, a repeated key's last value wins.
+		top[string(key)] = line[start:c.Pos():c.Pos()]
+		if elems != nil {
+			if pre == nil {
+				pre = map[string][]oaElem{}
+			}
+			pre[string(key)] = elems
+		} else {
+			delete(pre, string(key))
+		}
+		more, ok := c.Next('}')
+		if !ok {
+			return nil, nil, false
+		}
+		empty = !more
+	}
+	return top, pre, c.AtEnd()
+}
+
+// decodeElems reads the array at the cursor, decoding each element that
+// the one-pass decoding reads.
+func decodeElems(c *jsonx.Cursor, chat bool) ([]oaElem, bool) {
+	elems := []oaElem{}
+	empty, ok := c.OpenArray()
+	if !ok {
+		return nil, false
+	}
+	data := c.Data()
+	for !empty {
+		c.Peek() // past white space
+		start := c.Pos()
+		var e oaElem
+		if chat {
+			var t chatMessageText
+			if end, ok := t.decodeAt(data, start); ok {
+				e.chat = new(t.message())
+				c.Seek(end)
+			}
+		} else {
+			var t respItemText
+			if end, ok := t.decodeAt(data, start); ok {
+				e.item = new(t.item())
+				c.Seek(end)
+			}
+		}
+		if e.chat == nil && e.item == nil {
+			if _, ok := c.Skip(); !ok {
+				return nil, false
+			}
+		}
+		e.raw = data[start:c.Pos():c.Pos()]
+		elems = append(elems, e)
+		more, ok := c.Next(']')
+		if !ok {
+			return nil, false
+		}
+		empty = !more
+	}
+	return elems, true
 }
 
 // isResponsesList tells a Responses item list from a chat messages array:
@@ -497,7 +631,7 @@ func decodeChatMessage(data []byte, m *chatMessage) error {
 	if oaDirect {
 		var t chatMessageText
 		if t.decode(data) || t.unmarshal(data) == nil {
-			*m = chatMessage{chatMessageFields: t.chatMessageFields, text: t.Content, direct: true}
+			*m = t.message()
 			return nil
 		}
 	}
@@ -507,6 +641,12 @@ func decodeChatMessage(data []byte, m *chatMessage) error {
 // decode reads data into t in one pass (jsonx.DecodeObject), the nested
 // tool calls and reasoning with Unmarshal; false leaves data to Unmarshal.
 func (t *chatMessageText) decode(data []byte) bool {
+	end, ok := t.decodeAt(data, 0)
+	return ok && jsonx.OnlySpace(data[end:])
+}
+
+// decodeAt is decode of the object at data[pos:], which ends at end.
+func (t *chatMessageText) decodeAt(data []byte, pos int) (end int, ok bool) {
 	var calls, fn jsonx.RawMessage
 	fields := [...]jsonx.Field{
 		{Name: "role", Str: &t.Role},
@@ -518,11 +658,18 @@ func (t *chatMessageText) decode(data []byte) bool {
 		{Name: "reasoning", Raw: &t.Reasoning},
 		{Name: "content", Ptr: &t.Content},
 	}
-	if !jsonx.DecodeObjectAll(data, fields[:]) {
-		return false
+	end, ok = jsonx.DecodeObject(data, pos, fields[:])
+	if !ok {
+		return 0, false
 	}
-	return (calls == nil || jsonx.Unmarshal(calls, &t.ToolCalls) == nil) &&
+	ok = (calls == nil || jsonx.Unmarshal(calls, &t.ToolCalls) == nil) &&
 		(fn == nil || jsonx.Unmarshal(fn, &t.FunctionCall) == nil)
+	return end, ok
+}
+
+// message is the chatMessage read as t.
+func (t *chatMessageText) message() chatMessage {
+	return chatMessage{chatMessageFields: t.chatMessageFields, text: t.Content, direct: true}
 }
 
 // unmarshal is Unmarshal into a fresh t, for what decode declines.
@@ -631,12 +778,14 @@ func userItem(text string, has bool, line int) oaItem {
 
 // chatItems normalizes chat messages; lines are the file lines of the
 // elements in a document (nil in JSONL, where every element is on line).
-func (r *oaReader) chatItems(elems []jsonx.RawMessage, lines []int, line int) []oaItem {
+func (r *oaReader) chatItems(elems []oaElem, lines []int, line int) []oaItem {
 	var items []oaItem
 	for i, e := range elems {
 		line := lineAtIndex(lines, i, line)
 		var m chatMessage
-		if err := decodeChatMessage(e, &m); err != nil {
+		if e.chat != nil {
+			m = *e.chat
+		} else if err := decodeChatMessage(e.raw, &m); err != nil {
 			r.out.Problemf(line, "message %d is not a chat message (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
 			continue
 		}
@@ -828,7 +977,7 @@ func decodeRespItem(data []byte, it *respItem) error {
 	if oaDirect {
 		var t respItemText
 		if t.decode(data) || t.unmarshal(data) == nil {
-			*it = respItem{respItemFields: t.respItemFields, args: t.Arguments, output: t.Output, direct: true}
+			*it = t.item()
 			return nil
 		}
 	}
@@ -837,6 +986,12 @@ func decodeRespItem(data []byte, it *respItem) error {
 
 // decode reads data into t in one pass, as chatMessageText.decode does.
 func (t *respItemText) decode(data []byte) bool {
+	end, ok := t.decodeAt(data, 0)
+	return ok && jsonx.OnlySpace(data[end:])
+}
+
+// decodeAt is decode of the object at data[pos:], which ends at end.
+func (t *respItemText) decodeAt(data []byte, pos int) (end int, ok bool) {
 	var summary jsonx.RawMessage
 	fields := [...]jsonx.Field{
 		{Name: "type", Str: &t.Type},
@@ -851,10 +1006,16 @@ func (t *respItemText) decode(data []byte) bool {
 		{Name: "arguments", Ptr: &t.Arguments},
 		{Name: "output", Ptr: &t.Output},
 	}
-	if !jsonx.DecodeObjectAll(data, fields[:]) {
-		return false
+	end, ok = jsonx.DecodeObject(data, pos, fields[:])
+	if !ok {
+		return 0, false
 	}
-	return summary == nil || jsonx.Unmarshal(summary, &t.Summary) == nil
+	return end, summary == nil || jsonx.Unmarshal(summary, &t.Summary) == nil
+}
+
+// item is the respItem read as t.
+func (t *respItemText) item() respItem {
+	return respItem{respItemFields: t.respItemFields, args: t.Arguments, output: t.Output, direct: true}
 }
 
 // unmarshal is Unmarshal into a fresh t, for what decode declines.
@@ -886,7 +1047,7 @@ func (it *respItem) outputText() (string, bool) {
 // responseItems normalizes a Responses item list. Consecutive model items
 // (assistant messages, reasoning, calls) are one model response, hence one
 // assistant item; a user message or a call output ends it.
-func (r *oaReader) responseItems(elems []jsonx.RawMessage, lines []int, recLine int, rec *oaRecord) []oaItem {
+func (r *oaReader) responseItems(elems []oaElem, lines []int, recLine int, rec *oaRecord) []oaItem {
 	var items []oaItem
 	var cur *oaItem
 	var curFP []string
@@ -907,7 +1068,9 @@ func (r *oaReader) responseItems(elems []jsonx.RawMessage, lines []int, recLine 
 	for i, e := range elems {
 		line = lineAtIndex(lines, i, recLine)
 		var it respItem
-		if err := decodeRespItem(e, &it); err != nil {
+		if e.item != nil {
+			it = *e.item
+		} else if err := decodeRespItem(e.raw, &it); err != nil {
 			r.out.Problemf(line, "item %d is not a Responses item (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
 			continue
 		}

@@ -86,10 +86,12 @@ func DecodeObject(data []byte, pos int, fields []Field) (end int, ok bool) {
 // but white space around it, as Unmarshal requires.
 func DecodeObjectAll(data []byte, fields []Field) bool {
 	end, ok := DecodeObject(data, 0, fields)
-	if !ok {
-		return false
-	}
-	q := parser{data: data, pos: end}
+	return ok && OnlySpace(data[end:])
+}
+
+// OnlySpace reports whether data is all JSON white space.
+func OnlySpace(data []byte) bool {
+	q := parser{data: data}
 	return q.atEnd()
 }
 

@@ -110,6 +110,13 @@ func FuzzSplit(f *testing.F) {
 				t.Fatalf("SplitArray(%q) = %q, Unmarshal = %q", data, elems, want)
 			}
 		}
+		if got, ok := cursorSplit(data); ok {
+			if want, wantOK := SplitObject(data); !wantOK || !reflect.DeepEqual(got, want) {
+				t.Fatalf("a Cursor walk of %q = %q, SplitObject = %q, %v", data, got, want, wantOK)
+			}
+		} else if want, wantOK := SplitObject(data); wantOK && want != nil {
+			t.Fatalf("a Cursor walk of %q failed, SplitObject read it", data)
+		}
 		if members, ok := SplitObject(data); ok {
 			var want map[string]RawMessage
 			if err := gojson.Unmarshal(data, &want); err != nil {
