@@ -39,20 +39,7 @@ func (c *Cursor) Peek() byte {
 func (c *Cursor) OpenObject() (empty, ok bool) { return c.p.openObject() }
 
 // OpenArray is OpenObject for an array.
-func (c *Cursor) OpenArray() (empty, ok bool) {
-	p := &c.p
-	p.ws()
-	if p.pos >= len(p.data) || p.data[p.pos] != '[' {
-		return false, false
-	}
-	p.pos++
-	p.ws()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
-		p.pos++
-		return true, true
-	}
-	return false, true
-}
+func (c *Cursor) OpenArray() (empty, ok bool) { return c.p.open('[', ']') }
 
 // Key reads a member's key and the colon after it: the key's raw content
 // (escapes and all), and whether it has escapes.

@@ -171,14 +171,17 @@ func Members(data []byte, fn func(key []byte, escaped bool, val []byte) bool) (e
 
 // openObject moves past the opening brace of an object (after white
 // space), and past its closing one too when it is empty.
-func (p *parser) openObject() (empty, ok bool) {
+func (p *parser) openObject() (empty, ok bool) { return p.open('{', '}') }
+
+// open is openObject for an object or, with '[' and ']', an array.
+func (p *parser) open(open, close byte) (empty, ok bool) {
 	p.ws()
-	if p.pos >= len(p.data) || p.data[p.pos] != '{' {
+	if p.pos >= len(p.data) || p.data[p.pos] != open {
 		return false, false
 	}
 	p.pos++
 	p.ws()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+	if p.pos < len(p.data) && p.data[p.pos] == close {
 		p.pos++
 		return true, true
 	}
