@@ -779,7 +779,7 @@ func userItem(text string, has bool, line int) oaItem {
 // chatItems normalizes chat messages; lines are the file lines of the
 // elements in a document (nil in JSONL, where every element is on line).
 func (r *oaReader) chatItems(elems []oaElem, lines []int, line int) []oaItem {
-	var items []oaItem
+	items := make([]oaItem, 0, len(elems)) // at most one each
 	for i, e := range elems {
 		line := lineAtIndex(lines, i, line)
 		var m chatMessage
@@ -1048,7 +1048,7 @@ func (it *respItem) outputText() (string, bool) {
 // (assistant messages, reasoning, calls) are one model response, hence one
 // assistant item; a user message or a call output ends it.
 func (r *oaReader) responseItems(elems []oaElem, lines []int, recLine int, rec *oaRecord) []oaItem {
-	var items []oaItem
+	items := make([]oaItem, 0, len(elems)) // at most one each
 	var cur *oaItem
 	var curFP []string
 	flush := func() {

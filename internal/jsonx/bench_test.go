@@ -225,3 +225,41 @@ func BenchmarkParseStringShared(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStr is the string decoding every reader ends in (parser.str,
+// behind Parse, DecodeString and DecodeObject), over every string of the
+// records.
+func BenchmarkStr(b *testing.B) {
+	for _, set := range loadBenchRecords(b) {
+		var strs [][]byte // each a JSON string, quotes included
+		var n int64
+		for _, rec := range set.records {
+			for i := 0; i < len(rec); i++ {
+				if rec[i] != '"' {
+					continue
+				}
+				end, _, err := scanString(rec, i+1)
+				if err != nil {
+					break
+				}
+				strs = append(strs, rec[i:end+1])
+				n += int64(end + 1 - i)
+				i = end
+			}
+		}
+		b.Run(set.name, func(b *testing.B) {
+			b.SetBytes(n)
+			b.ReportAllocs()
+			p := parserPool.Get().(*parser)
+			defer p.release()
+			for b.Loop() {
+				for _, s := range strs {
+					p.data, p.pos = s, 0
+					if _, err := p.str(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
