@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
 // The "direct" readings (hermesDirect, nbDirect, oaDirect) decode string
@@ -90,6 +93,12 @@ func TestOpenAIDirectMatchesPlain(t *testing.T) {
 	extra := map[string][]byte{}
 	for i, rec := range oaEdgeRecords {
 		extra[filepath.Join("edge", "openai_"+string(rune('a'+i))+".jsonl")] = []byte(rec + "\n")
+	}
+	// An item member nested to jsonx.MaxDepth, and one level past it (a
+	// line Valid rejects, so the one-pass reading must too).
+	for _, n := range []int{jsonx.MaxDepth - 2, jsonx.MaxDepth - 1} {
+		deep := strings.Repeat("[", n) + strings.Repeat("]", n)
+		extra[filepath.Join("edge", "openai_deep_"+strconv.Itoa(n)+".jsonl")] = []byte(`{"input":[{"type":"message","role":"user","content":"a","x":` + deep + "}]}\n")
 	}
 	for p, data := range directInputs(t, extra) {
 		for _, format := range []string{"", "openai-chat", "openai-responses"} {

@@ -149,6 +149,11 @@ type hermesMsg struct {
 	// Text is the content's text; Reasoning the reasoning's, or
 	// reasoning_content's when reasoning is blank.
 	Text, Reasoning string
+	// calls are the tool calls when they were read with the message
+	// (callsRead, hermesMsg.decodeAt), else hermesToolCalls reads them
+	// from ToolCalls.
+	calls     []hermesCall
+	callsRead bool
 }
 
 // msg turns a decoded message into what hermesConv reads.
@@ -170,13 +175,83 @@ func (m *hermesMessageText) msg() hermesMsg {
 	return r
 }
 
+// decodeAt reads the message that starts at data[pos], depth levels deep
+// in data, in one pass (jsonx.DecodeObjectNested), into what
+// hermesMessageText.msg makes of it: the members of hermesMessageText,
+// the text ones straight into m's text and the raw ones as views of data
+// (m is read before data changes). A string member is read as a
+// string rather than a pointer: the decoder declines a repeated member,
+// and then null and absent give the "" that hermesStringText gives for
+// nil. end is the index just past the message; false leaves it to
+// hermesUnmarshalMessage (m may be partly written).
+func (m *hermesMsg) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
+	*m = hermesMsg{}
+	var reasoningContent string
+	fields := [...]jsonx.Field{
+		{Name: "role", Str: &m.Role},
+		{Name: "tool_call_id", Str: &m.ToolCallID},
+		{Name: "name", Str: &m.Name},
+		{Name: "tool_name", Str: &m.ToolName},
+		{Name: "timestamp", Raw: &m.Timestamp, View: true},
+		{Name: "_compressed_summary", Raw: &m.CompressedSummary, View: true},
+		{Name: "active", Raw: &m.Active, View: true},
+		{Name: "compacted", Raw: &m.Compacted, View: true},
+		{Name: "model", Str: &m.Model},
+		{Name: "platform", Str: &m.Platform},
+		{Name: "content", Str: &m.Text},
+		{Name: "reasoning", Str: &m.Reasoning},
+		{Name: "reasoning_content", Str: &reasoningContent},
+	}
+	// The tool calls are read in the same pass when they are a list
+	// hermesReadToolCalls reads; any other value is kept raw, as the
+	// plain reading keeps it, for hermesToolCalls.
+	nested := [...]jsonx.Nested{{Name: "tool_calls", Read: func(data []byte, pos, depth int) (int, bool) {
+		if data[pos] == '[' {
+			if calls, end, ok := hermesReadToolCalls(data, pos, depth); ok {
+				m.ToolCalls, m.calls, m.callsRead = data[pos:end:end], calls, true
+				return end, true
+			}
+		}
+		_, end, ok := jsonx.SkipValue(data, pos, depth)
+		if !ok {
+			return 0, false
+		}
+		m.ToolCalls = data[pos:end:end]
+		return end, true
+	}}}
+	if end, ok = jsonx.DecodeObjectNested(data, pos, depth, fields[:], nested[:]); !ok {
+		return 0, false
+	}
+	m.Text = hermesStringValueText(m.Text)
+	m.Reasoning = hermesStringValueText(m.Reasoning)
+	if strings.TrimSpace(m.Reasoning) == "" {
+		m.Reasoning = hermesStringValueText(reasoningContent)
+	}
+	return end, true
+}
+
+// decode is decodeAt of a message that is all of data (a gateway line),
+// white space around it allowed: when it reads it, data is valid JSON.
+func (m *hermesMsg) decode(data []byte) bool {
+	end, ok := m.decodeAt(data, 0, 0)
+	return ok && jsonx.AtEnd(data, end)
+}
+
 // hermesStringText is hermesText of a string member (nil for null or
 // absent).
 func hermesStringText(s *string) string {
 	if s == nil {
 		return ""
 	}
-	return hermesValueText(jsonx.Value{Kind: jsonx.String, Str: *s})
+	return hermesStringValueText(*s)
+}
+
+// hermesStringValueText is hermesText of a string member, given decoded.
+func hermesStringValueText(s string) string {
+	if !strings.HasPrefix(s, hermesDBJSONPrefix) {
+		return s // what hermesValueText gives, without the value
+	}
+	return hermesValueText(jsonx.Value{Kind: jsonx.String, Str: s})
 }
 
 // hermesDirect turns on the readings that decode members straight into
@@ -186,11 +261,21 @@ func hermesStringText(s *string) string {
 // two.
 var hermesDirect = true
 
-// hermesDecodeMessage decodes one message: with text members when it has
-// them (nearly always), else as a hermesMessage, whose error it returns.
-// scratch is reused from message to message (this runs per message); m
-// keeps none of it.
+// hermesDecodeMessage decodes one message: in one pass (hermesMsg.decode)
+// when it can, else as hermesUnmarshalMessage does. m may keep views of
+// data.
 func hermesDecodeMessage(data []byte, m *hermesMsg, scratch *hermesMessageText) error {
+	if hermesDirect && m.decode(data) {
+		return nil
+	}
+	return hermesUnmarshalMessage(data, m, scratch)
+}
+
+// hermesUnmarshalMessage decodes one message with the decoder: with text
+// members when it has them (nearly always), else as a hermesMessage,
+// whose error it returns. scratch is reused from message to message (this
+// runs per message); m keeps none of it.
+func hermesUnmarshalMessage(data []byte, m *hermesMsg, scratch *hermesMessageText) error {
 	*scratch = hermesMessageText{}
 	if hermesDirect && jsonx.Unmarshal(data, scratch) == nil {
 		*m = scratch.msg()
@@ -453,7 +538,10 @@ func (b *hermesConv) message(m *hermesMsg, line int) {
 		b.userTurn(line, t, len(text))
 	case "assistant":
 		text := m.Text
-		calls, err := hermesToolCalls(m.ToolCalls)
+		calls, err := m.calls, error(nil)
+		if !m.callsRead {
+			calls, err = hermesToolCalls(m.ToolCalls)
+		}
 		if err != nil {
 			b.out.Problemf(line, "%sassistant tool_calls of an unexpected shape (%v); its calls are skipped", b.where, err)
 		}
@@ -549,6 +637,11 @@ func hermesToolCalls(raw jsonx.RawMessage) ([]hermesCall, error) {
 		}
 		raw = []byte(s)
 	}
+	if hermesDirect {
+		if calls, end, ok := hermesReadToolCalls(raw, 0, 0); ok && jsonx.AtEnd(raw, end) {
+			return calls, nil
+		}
+	}
 	// Arguments are a JSON string in nearly every list: decoded with the
 	// list when they are, else the entries keep them raw.
 	var texts []hermesToolCallText
@@ -586,6 +679,52 @@ func hermesToolCalls(raw jsonx.RawMessage) ([]hermesCall, error) {
 		calls[i] = c
 	}
 	return calls, nil
+}
+
+// hermesReadToolCalls reads the tool_calls list at data[pos], depth
+// levels deep in data, in one pass, each entry decoded where it lies
+// (jsonx.DecodeObjectNested) to what its hermesToolCallText gives: the
+// arguments string read as a string (null and absent give "", as the nil
+// pointer does; a repeated member is declined), the function object's
+// with it. end is the index just past the list. ok is false for a list it
+// cannot read so (arguments of another type, an entry that is not an
+// object, null...), which is then decoded the plain way.
+func hermesReadToolCalls(data []byte, pos, depth int) (calls []hermesCall, end int, ok bool) {
+	readCall := func(data []byte, pos, depth int) (int, bool) {
+		var c hermesCall
+		var callID, args, fnName, fnArgs string
+		hasFunction := false
+		fields := [...]jsonx.Field{
+			{Name: "id", Str: &c.ID},
+			{Name: "call_id", Str: &callID},
+			{Name: "name", Str: &c.Tool},
+			{Name: "arguments", Str: &args},
+		}
+		nested := [...]jsonx.Nested{{Name: "function", Read: func(data []byte, pos, depth int) (int, bool) {
+			if data[pos] == 'n' { // null: no function, as the nil pointer
+				_, end, ok := jsonx.SkipValue(data, pos, depth)
+				return end, ok
+			}
+			hasFunction = true
+			fn := [...]jsonx.Field{{Name: "name", Str: &fnName}, {Name: "arguments", Str: &fnArgs}}
+			return jsonx.DecodeObjectNested(data, pos, depth, fn[:], nil)
+		}}}
+		end, ok := jsonx.DecodeObjectNested(data, pos, depth, fields[:], nested[:])
+		if !ok {
+			return 0, false
+		}
+		if c.ID == "" {
+			c.ID = callID
+		}
+		c.Text, c.IsText = args, true
+		if hasFunction {
+			c.Tool, c.Text = fnName, fnArgs
+		}
+		calls = append(calls, c)
+		return end, true
+	}
+	end, ok = jsonx.DecodeArrayEach(data, pos, depth, readCall)
+	return calls, end, ok
 }
 
 // hermesDBJSONPrefix marks list or dict content stored as text in state.db.
@@ -644,7 +783,7 @@ func hermesValueText(v jsonx.Value) string {
 // wording are the engine's heuristics.
 func hermesResultIsError(text string) bool {
 	t := strings.TrimSpace(text)
-	if !strings.HasPrefix(t, "{") {
+	if !strings.HasPrefix(t, "{") || hermesDirect && !hermesHasErrorString(t) {
 		return false
 	}
 	// Only the top-level "error" matters: read it without parsing the
@@ -655,6 +794,27 @@ func hermesResultIsError(text string) bool {
 	}
 	v, err := jsonx.ParseString(raw)
 	return err == nil && strings.TrimSpace(v.Str) != ""
+}
+
+// hermesHasErrorString reports whether t has the text of a member
+// "error" whose value is a string: the key as it stands, white space, a
+// colon, white space and a quote. A result without it cannot have a
+// top-level "error" string, and is not walked (most results are objects
+// that end with "error": null); the text is searched, which is much
+// quicker than reading it as JSON.
+func hermesHasErrorString(t string) bool {
+	const key = `"error"`
+	for {
+		i := strings.Index(t, key)
+		if i < 0 {
+			return false
+		}
+		rest := strings.TrimLeft(t[i+len(key):], " \t\r\n")
+		if rest, ok := strings.CutPrefix(rest, ":"); ok && strings.HasPrefix(strings.TrimLeft(rest, " \t\r\n"), `"`) {
+			return true
+		}
+		t = t[i+1:]
+	}
 }
 
 func hermesValueIsError(v jsonx.Value) bool {
@@ -777,6 +937,75 @@ func hermesDecodeExportRecord(data []byte, rec *hermesExportRecord) (decoded, va
 	return true, valid
 }
 
+// hermesExportMessage is one element of an export record's messages list
+// as hermesReadExportRecord leaves it: decoded, or, when it does not
+// decode in one pass (content parts, a member of another type...), raw,
+// for hermesDecodeMessage to decode the plain way.
+type hermesExportMessage struct {
+	m       hermesMsg
+	decoded bool
+	raw     []byte
+}
+
+// hermesReadExportRecord reads the export record data in one pass: the
+// columns into cols, and the messages list element by element, each
+// message decoded where it lies (hermesMsg.decodeAt). The walk also
+// checks that data is one valid JSON object, which the plain reading
+// checks in a pass of its own (hermesObjectMember, jsonx.Valid), and it
+// replaces the passes that split the list and then decode each message.
+// ok is false for any record it cannot read to the plain reading's
+// result (no messages list, a repeated or case-folded member, columns of
+// other types, invalid JSON...): the record is then read the plain way,
+// whose problems word what is wrong. cols may be partly written then.
+func hermesReadExportRecord(data []byte, cols *hermesExportColumns) (msgs []hermesExportMessage, ok bool) {
+	// The numbers are read raw and then by the decoder, one by one, as it
+	// reads them into hermesExportColumns.
+	var tokens [6]jsonx.RawMessage
+	numbers := [len(tokens)]*float64{&cols.InputTokens, &cols.OutputTokens, &cols.CacheRead, &cols.CacheWrite, &cols.ReasoningTokens, &cols.APICalls}
+	fields := [...]jsonx.Field{
+		{Name: "id", Str: &cols.ID},
+		{Name: "source", Str: &cols.Source},
+		{Name: "model", Str: &cols.Model},
+		{Name: "model_config", Raw: &cols.ModelConfig, View: true},
+		{Name: "parent_session_id", Str: &cols.ParentSessionID},
+		{Name: "end_reason", Str: &cols.EndReason},
+		{Name: "input_tokens", Raw: &tokens[0], View: true},
+		{Name: "output_tokens", Raw: &tokens[1], View: true},
+		{Name: "cache_read_tokens", Raw: &tokens[2], View: true},
+		{Name: "cache_write_tokens", Raw: &tokens[3], View: true},
+		{Name: "reasoning_tokens", Raw: &tokens[4], View: true},
+		{Name: "api_call_count", Raw: &tokens[5], View: true},
+	}
+	readMessage := func(data []byte, pos, depth int) (int, bool) {
+		msgs = append(msgs, hermesExportMessage{})
+		e := &msgs[len(msgs)-1]
+		if end, ok := e.m.decodeAt(data, pos, depth); ok {
+			e.decoded = true
+			return end, true
+		}
+		start, end, ok := jsonx.SkipValue(data, pos, depth)
+		if !ok {
+			return 0, false
+		}
+		e.m, e.raw = hermesMsg{}, data[start:end:end]
+		return end, true
+	}
+	nested := [...]jsonx.Nested{{Name: "messages", Read: func(data []byte, pos, depth int) (int, bool) {
+		msgs = []hermesExportMessage{}
+		return jsonx.DecodeArrayEach(data, pos, depth, readMessage)
+	}}}
+	end, ok := jsonx.DecodeObjectNested(data, 0, 0, fields[:], nested[:])
+	if !ok || !jsonx.AtEnd(data, end) || msgs == nil {
+		return nil, false
+	}
+	for i, raw := range tokens {
+		if raw != nil && jsonx.Unmarshal(raw, numbers[i]) != nil {
+			return nil, false
+		}
+	}
+	return msgs, true
+}
+
 // hermesObjectMember returns the raw value of the member of the JSON
 // object data that jsonx.Unmarshal decodes into a struct field tagged key
 // (a plain lower-case ASCII name): the last member named key. The decoder
@@ -828,19 +1057,30 @@ func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader,
 		at = pos.lineOf(data)
 	}
 	var rec hermesExportRecord
-	decoded, valid := hermesDecodeExportRecord(data, &rec)
-	if !valid && !jsonx.Valid(data) {
-		out.BadLine(lr, at, hermesJSONError(data))
-		return
+	var msgs []hermesExportMessage // decoded by the one-pass reading, or raw
+	if hermesDirect {
+		msgs, _ = hermesReadExportRecord(data, &rec.hermesExportColumns)
 	}
-	if !decoded {
-		if err := jsonx.Unmarshal(data, &rec); err != nil {
-			out.Problemf(at, "not a hermes export session record: %s", hermesDecodeError(err))
+	if msgs == nil {
+		rec = hermesExportRecord{} // nothing of a declined reading stays
+		decoded, valid := hermesDecodeExportRecord(data, &rec)
+		if !valid && !jsonx.Valid(data) {
+			out.BadLine(lr, at, hermesJSONError(data))
 			return
 		}
-		if rec.Messages == nil {
-			out.Problemf(at, "hermes export record has no messages list; skipped")
-			return
+		if !decoded {
+			if err := jsonx.Unmarshal(data, &rec); err != nil {
+				out.Problemf(at, "not a hermes export session record: %s", hermesDecodeError(err))
+				return
+			}
+			if rec.Messages == nil {
+				out.Problemf(at, "hermes export record has no messages list; skipped")
+				return
+			}
+		}
+		msgs = make([]hermesExportMessage, len(rec.Messages))
+		for i, raw := range rec.Messages {
+			msgs[i].raw = raw
 		}
 	}
 	s := &Session{Format: "hermes-export", ID: rec.ID, Model: rec.Model, Line: sessionLine}
@@ -888,12 +1128,14 @@ func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader,
 		lines = pos.elemLines(member(data, "messages"))
 	}
 	inactive := 0
-	for i, raw := range rec.Messages {
+	for i := range msgs {
 		line := lineAtIndex(lines, i, at)
-		var m hermesMsg
-		if err := hermesDecodeMessage(raw, &m, &b.scratch); err != nil {
-			out.Problemf(line, "%smessage %d has an unexpected shape (%s); skipped", b.where, i+1, hermesDecodeError(err))
-			continue
+		m := &msgs[i].m
+		if !msgs[i].decoded {
+			if err := hermesDecodeMessage(msgs[i].raw, m, &b.scratch); err != nil {
+				out.Problemf(line, "%smessage %d has an unexpected shape (%s); skipped", b.where, i+1, hermesDecodeError(err))
+				continue
+			}
 		}
 		// Rewound rows (active=0) were taken back out of the conversation;
 		// compacted rows (newer schemas) still happened and are kept.
@@ -903,7 +1145,7 @@ func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader,
 				continue
 			}
 		}
-		b.message(&m, line)
+		b.message(m, line)
 	}
 	if inactive > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d inactive (rewound) messages skipped", inactive))
@@ -968,14 +1210,19 @@ func parseHermesGateway(lr *LineReader, h *Head, out *Sink) {
 		if s.Line == 0 {
 			s.Line = n
 		}
-		if !jsonx.Valid(line) {
-			out.BadLine(lr, n, hermesJSONError(line))
-			continue
-		}
+		// A line read in one pass is valid JSON: only the others are
+		// checked, then decoded the plain way, whose errors word the
+		// problems.
 		var m hermesMsg
-		if err := hermesDecodeMessage(line, &m, &b.scratch); err != nil {
-			out.Problemf(n, "not a hermes gateway message: %s", hermesDecodeError(err))
-			continue
+		if !hermesDirect || !m.decode(line) {
+			if !jsonx.Valid(line) {
+				out.BadLine(lr, n, hermesJSONError(line))
+				continue
+			}
+			if err := hermesUnmarshalMessage(line, &m, &b.scratch); err != nil {
+				out.Problemf(n, "not a hermes gateway message: %s", hermesDecodeError(err))
+				continue
+			}
 		}
 		if m.Role == "session_meta" {
 			if s.Model == "" {
@@ -1024,7 +1271,7 @@ func parseHermesSnapshot(doc []byte, h *Head, out *Sink) {
 	if snap.Messages == nil && snap.Conversations != nil {
 		s.Notes = append(s.Notes, "early snapshot in ShareGPT form (conversations)")
 		all := pos.elemLines(member(doc, "conversations"))
-		entries := make([]jsonx.Value, 0, len(snap.Conversations))
+		entries := make([]hermesEntry, 0, len(snap.Conversations))
 		var lines []int
 		for i, raw := range snap.Conversations {
 			v, err := jsonx.Parse(raw)
@@ -1032,7 +1279,7 @@ func parseHermesSnapshot(doc []byte, h *Head, out *Sink) {
 				out.Problemf(lineAtIndex(all, i, pos.first), "conversations[%d] is not valid JSON (%v); skipped", i, err)
 				continue
 			}
-			entries = append(entries, v)
+			entries = append(entries, hermesEntryOf(v))
 			lines = append(lines, lineAtIndex(all, i, pos.first))
 		}
 		parseHermesShareGPT(s, entries, lines, 0, out)

@@ -533,6 +533,32 @@ func TestHermesParseToolResponseMatchesTree(t *testing.T) {
 	}
 }
 
+// TestHermesResultIsErrorSearch: the text search that spares most
+// results the walk (hermesHasErrorString) changes no answer.
+func TestHermesResultIsErrorSearch(t *testing.T) {
+	texts := []string{
+		`{"error": "boom"}`, `{"error" :` + "\n\t" + ` "boom"}`, `{"error":"  "}`, `{"error": null}`, `{"error": 5}`,
+		`{"out": "\"error\": \"x\"", "error": null}`, `{"a": {"error": "inner"}}`, `{"a": "x", "error": "late"}`,
+		`{"err\u006fr": "escaped"}`, `{"error": "first", "error": "second"}`, `{"error"error": "x"}`, `{"x": 1, "error": "cut`,
+		`"error": "x"`, ` {"error": "padded"} `, `{}`, ``,
+	}
+	texts = append(texts, hermesCompactCases...)
+	for _, text := range texts {
+		if direct, plain := resultIsErrorBoth(text); direct != plain {
+			t.Errorf("%s: %v with the search, %v without", text, direct, plain)
+		}
+	}
+}
+
+// resultIsErrorBoth is hermesResultIsError with the text search
+// (hermesDirect) and without it.
+func resultIsErrorBoth(text string) (direct, plain bool) {
+	defer func() { hermesDirect = true }()
+	direct = hermesResultIsError(text)
+	hermesDirect = false
+	return direct, hermesResultIsError(text)
+}
+
 func FuzzHermesParseToolResponse(f *testing.F) {
 	for _, c := range hermesCompactCases {
 		f.Add(`{"tool_call_id": "c1", "name": "t", "content": ` + c + `}`)
@@ -546,6 +572,9 @@ func FuzzHermesParseToolResponse(f *testing.F) {
 			if got, want := string(hermesCompact(nil, []byte(in))), v.String(); got != want {
 				t.Errorf("hermesCompact(%q) = %s, want %s", in, got, want)
 			}
+		}
+		if direct, plain := resultIsErrorBoth(in); direct != plain {
+			t.Errorf("hermesResultIsError(%q) = %v with the search, %v without", in, direct, plain)
 		}
 	})
 }
@@ -578,6 +607,28 @@ var hermesEdgeRecords = []string{
 	`[1, 2]`,
 	`{"role": "user", "content": "x", "timestamp": "2026-03-05T01:16:49Z"}`,
 	`{"conversations": [{"from": "human", "value": "q"}, {"from": "gpt", "value": "<tool_call>\n{\"name\": \"t\", \"arguments\": {\"a\": 1}}\n</tool_call>"}, {"from": "tool", "value": "<tool_response>\n{\"tool_call_id\": \"x\", \"name\": \"t\", \"content\": {\"error\": \"e\", \"b\": [1, \"\\u00e9\"]}}\n</tool_response>"}]}`,
+	// The one-pass readings (hermesReadExportRecord, hermesReadToolCalls,
+	// hermesReadTrajectoryRecord) and the error check's text search.
+	`{"id": "s16", "source": "cli", "started_at": 1, "input_tokens": "12", "messages": [{"role": "user", "content": "a"}]}`,
+	`{"id": "s17", "source": "cli", "started_at": 1, "input_tokens": null, "output_tokens": 1.5e3, "api_call_count": -0, "model_config": {"_branched_from": "p"}, "parent_session_id": "p", "messages": [{"role": "user", "content": "a"}]}`,
+	`{"id": "s18", "source": "cli", "started_at": 1, "messages": [{"role": "assistant", "tool_calls": [{"id": "c1", "name": "outer", "arguments": "{\"x\": 1}", "function": null}, {"id": "c2", "function": {}}, {"call_id": "c3", "function": {"name": "t", "arguments": null, "extra": [1]}}, {"id": "c4", "function": {"name": "u"}, "arguments": "ignored"}]}, {"role": "user", "tool_calls": [{"id": "u1", "function": 5}], "content": "b"}]}`,
+	`{"id": "s19", "source": "cli", "started_at": 1, "messages": [{"role": "assistant", "tool_calls": [null]}, {"role": "assistant", "tool_calls": []}, {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "t", "Arguments": "{}"}}]}, {"role": "assistant", "Tool_calls": [{"id": "c2"}]}, {"role": "assistant", "tool_calls": [{"id": "c3", "function": {"name": "t"}, "function": null}]}]}`,
+	`{"id": "s20", "source": "cli", "started_at": 1, "messages": [{"role": "assistant", "tool_calls": " [{\"id\": \"c1\", \"function\": {\"name\": \"t\", \"arguments\": \"{}\"}}] "}, {"role": "tool", "tool_call_id": "c1", "content": "{\"error\" :\n \"boom\"}"}, 5, {"role": "user", "content": "x", "timestamp": "2026-03-05T01:16:49"}]}`,
+	`{"id": "s21", "source": "cli", "started_at": 1, "messages": [{"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "t", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "{\"out\": \"\\\"error\\\": \\\"x\\\"\", \"error\": null}"}, {"role": "tool", "tool_call_id": "c9", "content": "{\"a\": {\"error\": \"inner\"}, \"error\": \"  \"}"}], "messages2": [[[[[]]]]]}`,
+	`{"id": "s22", "source": "cli", "started_at": 1, "messages": [{"role": "user", "content": "a"}, {"role": "user", "content": "b"} , ] }`,
+	`{"id": "s23", "source": "cli", "started_at": 1, "messages": [{"role": "user", "content": "a", "x": [1, 2}]}`,
+	`{"role": "assistant", "content": "x", "tool_calls": [{"id": "c1", "function": {"name": "t", "arguments": {"a": 1}}}]} trailing`,
+	`{"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "t", "arguments": "{}"}}, {"id": "c2", "function": {"name": "t", "arguments": 7}}]}`,
+	`{"role": "tool", "tool_call_id": "c1", "content": "{\"error\": \"e\"}", "tool_calls": [{"id": "x"}]}`,
+	`{"role": "user", "content": "x", "tool_calls": [{"id": "c1"`,
+	`{"conversations": [{"from": "human", "value": null}, {"from": null, "value": "v"}, {"from": "gpt", "value": 5}, {"from": "human", "value": "\u0000json:[\"a\", {\"text\": \"b\"}]"}], "model": "m", "metadata": {"model": "mm", "timestamp": "t"}, "prompt_index": 3, "completed": true, "partial": true, "api_calls": 4, "compression_metrics": {"was_compressed": true}}`,
+	`{"conversations": [{"from": "human", "value": "q"}, 7, {"from": "gpt", "value": "a"}], "timestamp": null, "metadata": {"timestamp": "mt"}}`,
+	`{"conversations": [{"from": "human", "value": "q", "value": "r"}], "conversations": []}`,
+	`{"Conversations": [], "conversations": [{"from": "human", "value": "q"}], "Model": "folded"}`,
+	`{"conversations": [{"from": "human", "value": "q"}], "prompt_index": null, "model": 5}`,
+	`{"conversations": [{"from": "human", "value": "q"}, {"from": "gpt", "value": "<tool_call>{\"name\": \"t\", \"arguments\": {}}</tool_call>"}, {"from": "tool", "value": "<tool_response>{\"name\": \"t\", \"content\": \"{\\\"error\\\":\\\"x\\\"}\"}</tool_response>"}], "x": [[[{}]]]} `,
+	`{"conversations": [{"from": "human", "value": "q"}]`,
+	`{"conversations": null}`,
 }
 
 // TestHermesDirectMatchesPlain: the direct readings give what the plain

@@ -94,15 +94,22 @@ func parseHermesTrajectoryRecord(data []byte, line int, lr *LineReader, pos *doc
 	if at == 0 {
 		at = pos.lineOf(data)
 	}
-	v, err := jsonx.Parse(data)
-	if err != nil {
-		out.BadLine(lr, at, err)
-		return
-	}
-	conv, ok := v.Get("conversations")
-	if v.Kind != jsonx.Object || !ok || conv.Kind != jsonx.Array {
-		out.Problemf(at, "not a hermes trajectory record (no `conversations` list); skipped")
-		return
+	v, entries, ok := hermesReadTrajectoryRecord(data)
+	if !ok {
+		var err error
+		if v, err = jsonx.Parse(data); err != nil {
+			out.BadLine(lr, at, err)
+			return
+		}
+		conv, ok := v.Get("conversations")
+		if v.Kind != jsonx.Object || !ok || conv.Kind != jsonx.Array {
+			out.Problemf(at, "not a hermes trajectory record (no `conversations` list); skipped")
+			return
+		}
+		entries = make([]hermesEntry, len(conv.Arr))
+		for i, e := range conv.Arr {
+			entries[i] = hermesEntryOf(e)
+		}
 	}
 	stem := hermesIDFromName(h.Name)
 	s := &Session{Format: format, ID: fmt.Sprintf("%s:%d", stem, line), Line: line}
@@ -140,8 +147,84 @@ func parseHermesTrajectoryRecord(data []byte, line int, lr *LineReader, pos *doc
 	if pos != nil {
 		lines = pos.elemLines(member(data, "conversations"))
 	}
-	parseHermesShareGPT(s, conv.Arr, lines, line, out)
+	parseHermesShareGPT(s, entries, lines, line, out)
 	out.Session(s)
+}
+
+// hermesTrajectoryMembers are the members of a trajectory record besides
+// its conversations that parseHermesTrajectoryRecord reads.
+var hermesTrajectoryMembers = [...]string{"model", "metadata", "prompt_index", "timestamp", "completed", "partial", "api_calls", "compression_metrics"}
+
+// hermesReadTrajectoryRecord reads a trajectory record in one pass: the
+// conversations list entry by entry, each decoded where it lies, and the
+// other members of hermesTrajectoryMembers raw, then parsed into v, an
+// object of those members alone (they are small). It stands for the
+// parse of the whole record, which builds a value of every entry only to
+// read two members of each. ok is false for a record it cannot read to
+// what the parsed record gives (an entry that is not an object of string
+// members, a repeated or case-folded member, invalid JSON, no list...):
+// the record is then parsed, which words the problems.
+func hermesReadTrajectoryRecord(data []byte) (v jsonx.Value, entries []hermesEntry, ok bool) {
+	if !hermesDirect {
+		return jsonx.Value{}, nil, false
+	}
+	var raws [len(hermesTrajectoryMembers)]jsonx.RawMessage
+	var fields [len(hermesTrajectoryMembers)]jsonx.Field
+	for i, name := range hermesTrajectoryMembers {
+		fields[i] = jsonx.Field{Name: name, Raw: &raws[i], View: true}
+	}
+	readEntry := func(data []byte, pos, depth int) (int, bool) {
+		// A value that is not a string or null, or a from that is not a
+		// string, is left to the parsed record; null and absent give the
+		// "" that Value.GetString and hermesValueText give.
+		var e hermesEntry
+		var value *string
+		entry := [...]jsonx.Field{{Name: "from", Str: &e.from}, {Name: "value", Ptr: &value}}
+		end, ok := jsonx.DecodeObjectNested(data, pos, depth, entry[:], nil)
+		if value != nil {
+			e.text = hermesStringValueText(*value)
+		}
+		e.object = true
+		entries = append(entries, e)
+		return end, ok
+	}
+	nested := [...]jsonx.Nested{{Name: "conversations", Read: func(data []byte, pos, depth int) (int, bool) {
+		entries = []hermesEntry{}
+		return jsonx.DecodeArrayEach(data, pos, depth, readEntry)
+	}}}
+	end, ok := jsonx.DecodeObjectNested(data, 0, 0, fields[:], nested[:])
+	if !ok || !jsonx.AtEnd(data, end) || entries == nil {
+		return jsonx.Value{}, nil, false
+	}
+	v = jsonx.Value{Kind: jsonx.Object, Obj: make([]jsonx.Member, 0, len(raws))}
+	for i, raw := range raws {
+		if raw == nil {
+			continue
+		}
+		m, err := jsonx.Parse(raw)
+		if err != nil { // not reached: the walk checked it
+			return jsonx.Value{}, nil, false
+		}
+		v.Obj = append(v.Obj, jsonx.Member{Key: hermesTrajectoryMembers[i], Val: m})
+	}
+	return v, entries, true
+}
+
+// hermesEntry is a conversations entry as parseHermesShareGPT reads it.
+type hermesEntry struct {
+	// object is false for an entry that is not a JSON object.
+	object bool
+	// from is the `from` member when it is a string, else "".
+	from string
+	// text is the text of the `value` member (hermesValueText).
+	text string
+}
+
+// hermesEntryOf reads a parsed conversations entry.
+func hermesEntryOf(e jsonx.Value) hermesEntry {
+	from, _ := e.GetString("from")
+	val, _ := e.Get("value")
+	return hermesEntry{object: e.Kind == jsonx.Object, from: from, text: hermesValueText(val)}
 }
 
 // hermesTrajCall is one parsed <tool_call> block.
@@ -394,9 +477,12 @@ func hermesQuotedAsJSONX(tok []byte, escaped bool) bool {
 		return true
 	}
 	for i := 1; i < len(tok)-1; i++ {
-		if tok[i] != '\\' {
-			continue
+		// Jump to the next escape: the bytes between are plain.
+		j := bytes.IndexByte(tok[i:len(tok)-1], '\\')
+		if j < 0 {
+			break
 		}
+		i += j
 		switch tok[i+1] {
 		case '"', '\\', 'n', 'r', 't', 'b', 'f':
 			i++
@@ -426,7 +512,7 @@ func hermesQuotedAsJSONX(tok []byte, escaped bool) bool {
 // summary opens it marked CompactedBefore. All calls are on line (a JSONL
 // line). In a document (line 0), lines gives each entry's file line: the
 // problems name it, and the session keeps line 0 (docpos.go).
-func parseHermesShareGPT(s *Session, entries []jsonx.Value, lines []int, line int, out *Sink) {
+func parseHermesShareGPT(s *Session, entries []hermesEntry, lines []int, line int, out *Sink) {
 	b := newHermesConv(s, out)
 	doc := line == 0
 	if doc {
@@ -456,10 +542,8 @@ func parseHermesShareGPT(s *Session, entries []jsonx.Value, lines []int, line in
 	}
 	for i, e := range entries {
 		line := lineAtIndex(lines, i, recLine)
-		from, _ := e.GetString("from")
-		val, _ := e.Get("value")
-		text := hermesValueText(val)
-		if e.Kind != jsonx.Object || from == "" {
+		from, text := e.from, e.text
+		if !e.object || from == "" {
 			out.Problemf(line, "%sconversations[%d] is not a {from, value} entry; skipped", b.where, i)
 			continue
 		}

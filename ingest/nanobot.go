@@ -117,6 +117,12 @@ type nbMsg struct {
 
 	Key, Metadata, LastConsolidated, State, ThinkingBlocks, ToolCalls, ToolsUsed, LatencyMS,
 	Command, HiddenHistory, InjectedEvent, ChannelDelivery, AutomationTurn, CronJobID, RuntimeContext jsonx.RawMessage
+
+	// Calls are the tool_calls as nbParser.toolCalls gives them, when
+	// nbMsg.decode read them with the record (CallsRead); ToolCalls is
+	// then nil.
+	Calls     []nbCall
+	CallsRead bool
 }
 
 // nbStamp is a timestamp member: Present unless absent or null, OK when a
@@ -164,20 +170,28 @@ func nbDeref(s *string) string {
 }
 
 // nbDirect turns on the readings that decode members straight into the
-// strings they end as (nbRecordText, nbToolCallText). Each gives up, for the
-// plain reading, on any input it cannot read to the same result; tests turn
-// it off to compare the two.
+// strings they end as (nbMsg.decode, nbRecordText, nbCallEntry,
+// nbToolCallText, nbNaiveTime). Each gives up, for the plain reading, on
+// any input it cannot read to the same result; tests turn it off to
+// compare the two.
 var nbDirect = true
 
-// nbDecodeRecord decodes one line into m: with string members when it has
-// them (nearly always), else as an nbRecord, whose error it returns.
-// scratch is reused from line to line (this runs per line); m keeps none of
-// it.
+// nbDecodeRecord decodes one line into m: in one pass when it can
+// (nbMsg.decode, nearly always), else with string members by Unmarshal,
+// else as an nbRecord, whose error it returns. scratch is reused from line
+// to line (this runs per line); m keeps none of it.
 func nbDecodeRecord(line []byte, m *nbMsg, scratch *nbRecordText) error {
-	*scratch = nbRecordText{}
-	if nbDirect && jsonx.Unmarshal(line, scratch) == nil {
-		*m = scratch.msg()
-		return nil
+	if nbDirect {
+		// A partial decode is overwritten below, never read.
+		*m = nbMsg{}
+		if m.decode(line) {
+			return nil
+		}
+		*scratch = nbRecordText{}
+		if jsonx.Unmarshal(line, scratch) == nil {
+			*m = scratch.msg()
+			return nil
+		}
 	}
 	var rec nbRecord
 	if err := jsonx.Unmarshal(line, &rec); err != nil {
@@ -185,6 +199,56 @@ func nbDecodeRecord(line []byte, m *nbMsg, scratch *nbRecordText) error {
 	}
 	*m = rec.msg()
 	return nil
+}
+
+// decode reads line into m as nbRecordText.msg would, and its tool_calls
+// as nbParser.toolCalls would, in one walk: each string member is
+// decoded where it lies, without Unmarshal's copy of the line and its
+// reflection, and the tool calls are not kept raw to be walked again. A
+// null string member leaves its "" as the nil pointer does, since a
+// repeated member is declined. false leaves the line to Unmarshal, m
+// partly written.
+func (m *nbMsg) decode(line []byte) bool {
+	var stamp *string
+	// The common members first: a key is looked up in order.
+	fields := [...]jsonx.Field{
+		{Name: "role", Str: &m.Role},
+		{Name: "content", Str: &m.Text},
+		{Name: "timestamp", Ptr: &stamp},
+		{Name: "tool_call_id", Str: &m.ToolCallID},
+		{Name: "name", Str: &m.Name},
+		{Name: "reasoning_content", Str: &m.Reasoning},
+		{Name: "_type", Str: &m.Type},
+		{Name: "latency_ms", Raw: &m.LatencyMS},
+		{Name: "key", Raw: &m.Key},
+		{Name: "metadata", Raw: &m.Metadata},
+		{Name: "last_consolidated", Raw: &m.LastConsolidated},
+		{Name: "state", Raw: &m.State},
+		{Name: "thinking_blocks", Raw: &m.ThinkingBlocks},
+		{Name: "tools_used", Raw: &m.ToolsUsed},
+		{Name: "_command", Raw: &m.Command},
+		{Name: "_hidden_history", Raw: &m.HiddenHistory},
+		{Name: "injected_event", Raw: &m.InjectedEvent},
+		{Name: "_channel_delivery", Raw: &m.ChannelDelivery},
+		{Name: "_automation_turn", Raw: &m.AutomationTurn},
+		{Name: "cron_job_id", Raw: &m.CronJobID},
+		{Name: "_runtime_context", Raw: &m.RuntimeContext},
+	}
+	nested := [...]jsonx.Nested{{Name: "tool_calls", Read: func(data []byte, pos, depth int) (int, bool) {
+		if bytes.HasPrefix(data[pos:], []byte("null")) {
+			return pos + len("null"), true // no calls, as nbParser.toolCalls reads it
+		}
+		return jsonx.DecodeArrayEach(data, pos, depth, nbCallEntry(&m.Calls))
+	}}}
+	end, ok := jsonx.DecodeObjectNested(line, 0, 0, fields[:], nested[:])
+	if !ok || !jsonx.AtEnd(line, end) {
+		return false
+	}
+	m.TextOK, m.CallsRead = true, true
+	if stamp != nil {
+		m.Timestamp = nbStamp{Present: true, OK: true, S: *stamp}
+	}
+	return true
 }
 
 // nbMetadata is the part of the metadata object the ingester reads.
@@ -485,7 +549,10 @@ func (p *nbParser) assistant(n int, rec *nbMsg) {
 	if !ok {
 		p.out.Problemf(n, "assistant message content has an unexpected shape; measured as empty")
 	}
-	calls := p.toolCalls(n, rec.ToolCalls, "tool_calls")
+	calls := rec.Calls
+	if !rec.CallsRead {
+		calls = p.toolCalls(n, rec.ToolCalls, "tool_calls")
+	}
 	// Proactive deliveries and subagent follow-ups are written outside any
 	// run of this session: they are not model requests of the current turn.
 	if len(calls) == 0 && (nbTruthy(rec.ChannelDelivery) || nbPresent(rec.InjectedEvent)) {
@@ -539,7 +606,14 @@ func (p *nbParser) toolCalls(n int, raw jsonx.RawMessage, what string) []nbCall 
 	if !nbPresent(raw) {
 		return nil
 	}
-	// Entries of strings (nearly all) are decoded with the list.
+	// Entries of strings (nearly all) are decoded with the list: in one
+	// walk when nbCallEntry reads them all, else by Unmarshal.
+	if nbDirect {
+		var calls []nbCall
+		if end, ok := jsonx.DecodeArrayEach(raw, 0, 0, nbCallEntry(&calls)); ok && jsonx.AtEnd(raw, end) {
+			return calls
+		}
+	}
 	var texts []nbToolCallText
 	if nbDirect && jsonx.Unmarshal(raw, &texts) == nil {
 		calls := make([]nbCall, len(texts))
@@ -565,6 +639,29 @@ func (p *nbParser) toolCalls(n int, raw jsonx.RawMessage, what string) []nbCall 
 			NoArgs: !nbPresent(tc.Function.Arguments)})
 	}
 	return calls
+}
+
+// nbCallEntry returns the reading of one tool_calls entry, at data[pos],
+// that appends it to calls as Unmarshal into an nbToolCallText and
+// nbParser.toolCalls would, for jsonx.DecodeArrayEach: one walk over the entry
+// and its function object. It declines what that would not read to the
+// same call (an entry or function that is not an object, null included, a
+// member of another type, ...): the caller then reads the list as before.
+func nbCallEntry(calls *[]nbCall) func(data []byte, pos, depth int) (int, bool) {
+	return func(data []byte, pos, depth int) (int, bool) {
+		var id, name, args *string
+		fn := [...]jsonx.Field{{Name: "name", Ptr: &name}, {Name: "arguments", Ptr: &args}}
+		function := [...]jsonx.Nested{{Name: "function", Read: func(data []byte, pos, depth int) (int, bool) {
+			return jsonx.DecodeObjectNested(data, pos, depth, fn[:], nil)
+		}}}
+		entry := [...]jsonx.Field{{Name: "id", Ptr: &id}}
+		end, ok := jsonx.DecodeObjectNested(data, pos, depth, entry[:], function[:])
+		if !ok {
+			return 0, false
+		}
+		*calls = append(*calls, nbCall{ID: nbDeref(id), Name: nbDeref(name), IsText: true, Text: nbDeref(args), NoArgs: args == nil})
+		return end, true
+	}
 }
 
 // call builds one call from a tool_calls entry. arguments is a JSON string
@@ -938,6 +1035,11 @@ func (p *nbParser) time(n int, ts nbStamp) time.Time {
 	if !ts.OK || s == "" {
 		p.out.Problemf(n, "timestamp is not a string; ignored")
 		return time.Time{}
+	}
+	if nbDirect {
+		if t, ok := nbNaiveTime(s); ok {
+			return t
+		}
 	}
 	for _, layout := range nbTimeLayouts(s) {
 		if t, err := time.Parse(layout, s); err == nil {

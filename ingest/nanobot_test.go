@@ -283,6 +283,14 @@ var nbEdgeFile = strings.Join([]string{
 	`{"role": "assistant", "content": "x", "reasoning_content": null, "reasoning_content": "rc", "tools_used": ["a", "a"], "latency_ms": 5}`,
 	`{"ROLE": "user", "Content": "folded keys", "_runtime_context": {"suffix": "s"}}`,
 	"{\"role\": \"user\", \"content\": \"bad \xff utf8 \\ud800 lone\"}",
+	`{"role": "user", "content": "stamps", "timestamp": "2024-02-29 23:59:59.5"}`,
+	`{"role": "assistant", "content": "", "tool_calls": [{"id": "d1", "type": "function", "function": {"name": "exec", "arguments": "{}", "extra": [1]}}, {"id": null, "function": {"name": "exec"}}], "timestamp": "2023-02-29T10:00:00"}`,
+	`{"role": "tool", "tool_call_id": "d1", "content": "ok", "timestamp": "2026-03-04T09:52:07."}`,
+	`{"role": "tool", "content": "no id", "timestamp": "2026-03-04T24:00:00"}`,
+	`{"role": "assistant", "tool_calls": [{"id": "d2", "function": null}, {"id": "d3", "function": {"name": "x", "Arguments": "{}"}}], "timestamp": "2026-03-04T09:52:07,5"}`,
+	`{"role": "assistant", "tool_calls": [{"id": "d4", "function": {"name": "x", "arguments": "{}"}}, {"id": "d5", "function": {"name": "y", "arguments": 5}}], "latency_ms": null}`,
+	`{"role": "assistant", "tool_calls": [], "content": "done", "timestamp": "2026-13-04T09:52:07.1234567891"}`,
+	`{"role": "assistant", "tool_calls": [{"i\u0064": "d6", "function": {"name": "x"}}], "content": null, "timestamp": null}`,
 	`{"_type": "provider_state", "state": {"model": "m"}}`,
 	`{"_type": 5}`,
 	`[1]`,
@@ -308,6 +316,33 @@ func FuzzNanobotDirect(f *testing.F) {
 			t.Errorf("%q: the direct reading differs:\n%s", data, firstDiff(plain, direct))
 		}
 	})
+}
+
+// TestNanobotNaiveTime: what nbNaiveTime reads, it reads as time.Parse
+// with the nbTimeLayouts of the text does.
+func TestNanobotNaiveTime(t *testing.T) {
+	for _, s := range []string{"2026-03-04T09:52:07.222241", "2026-03-04T09:52:07", "2026-03-04 09:52:07.5", "2026-03-04T09:52:07.123456789",
+		"2026-03-04T09:52:07.1234567891", "2026-03-04T09:52:07.", "2026-03-04T09:52:07,5", "2024-02-29T00:00:00", "2023-02-29T00:00:00",
+		"2100-02-29T00:00:00", "2000-02-29T00:00:00", "2026-04-31T00:00:00", "2026-12-31T23:59:59.999999", "2026-00-10T00:00:00",
+		"2026-13-10T00:00:00", "2026-03-00T00:00:00", "2026-03-04T24:00:00", "2026-03-04T23:60:00", "2026-03-04T23:00:60",
+		"0000-01-01T00:00:00", "2026-03-04T9:52:07", "2026-03-04T09:52:07Z", "2026-03-04T09:52:07+02:00", "2026-03-04t09:52:07",
+		"2026-03-04T09:52:0x", "-026-03-04T09:52:07", "2026-03-04T09:52:07.12a", "2026/03/04T09:52:07", "2026-03-04T09:52:07 "} {
+		got, ok := nbNaiveTime(s)
+		var want time.Time
+		var wantOK bool
+		for _, layout := range nbTimeLayouts(s) {
+			if tm, err := time.Parse(layout, s); err == nil {
+				want, wantOK = tm, true
+				break
+			}
+		}
+		if ok && (!wantOK || !got.Equal(want) || got.Location() != want.Location()) {
+			t.Errorf("%q: nbNaiveTime = %v, time.Parse = %v %v", s, got, want, wantOK)
+		}
+		if isNanobotWritten := len(s) == 19 || len(s) == 26; wantOK && !ok && isNanobotWritten && s[10] == 'T' {
+			t.Errorf("%q: nbNaiveTime declines what nanobot writes", s)
+		}
+	}
 }
 
 func TestNanobotTimeLayouts(t *testing.T) {

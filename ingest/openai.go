@@ -518,45 +518,38 @@ func splitRecord(line []byte) (top map[string]jsonx.RawMessage, pre map[string][
 	return top, pre, c.AtEnd()
 }
 
-// decodeElems reads the array at the cursor, decoding each element that
-// the one-pass decoding reads.
+// decodeElems reads the array at the cursor (a member of the top-level
+// object, so one level deep), decoding each element that the one-pass
+// decoding reads and keeping the others raw.
 func decodeElems(c *jsonx.Cursor, chat bool) ([]oaElem, bool) {
 	elems := []oaElem{}
-	empty, ok := c.OpenArray()
-	if !ok {
-		return nil, false
-	}
-	data := c.Data()
-	for !empty {
-		c.Peek() // past white space
-		start := c.Pos()
+	end, ok := jsonx.DecodeArrayEach(c.Data(), c.Pos(), 1, func(data []byte, pos, depth int) (int, bool) {
 		var e oaElem
+		end, ok := 0, false
 		if chat {
 			var t chatMessageText
-			if end, ok := t.decodeAt(data, start); ok {
+			if end, ok = t.decodeAt(data, pos, depth); ok {
 				e.chat = new(t.message())
-				c.Seek(end)
 			}
 		} else {
 			var t respItemText
-			if end, ok := t.decodeAt(data, start); ok {
+			if end, ok = t.decodeAt(data, pos, depth); ok {
 				e.item = new(t.item())
-				c.Seek(end)
 			}
 		}
-		if e.chat == nil && e.item == nil {
-			if _, ok := c.Skip(); !ok {
-				return nil, false
-			}
-		}
-		e.raw = data[start:c.Pos():c.Pos()]
-		elems = append(elems, e)
-		more, ok := c.Next(']')
 		if !ok {
-			return nil, false
+			if _, end, ok = jsonx.SkipValue(data, pos, depth); !ok {
+				return 0, false
+			}
 		}
-		empty = !more
+		e.raw = data[pos:end:end]
+		elems = append(elems, e)
+		return end, true
+	})
+	if !ok {
+		return nil, false
 	}
+	c.Seek(end)
 	return elems, true
 }
 
@@ -641,12 +634,13 @@ func decodeChatMessage(data []byte, m *chatMessage) error {
 // decode reads data into t in one pass (jsonx.DecodeObject), the nested
 // tool calls and reasoning with Unmarshal; false leaves data to Unmarshal.
 func (t *chatMessageText) decode(data []byte) bool {
-	end, ok := t.decodeAt(data, 0)
-	return ok && jsonx.OnlySpace(data[end:])
+	end, ok := t.decodeAt(data, 0, 0)
+	return ok && jsonx.AtEnd(data, end)
 }
 
-// decodeAt is decode of the object at data[pos:], which ends at end.
-func (t *chatMessageText) decodeAt(data []byte, pos int) (end int, ok bool) {
+// decodeAt is decode of the object at data[pos:], depth levels deep in
+// data, which ends at end.
+func (t *chatMessageText) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
 	var calls, fn jsonx.RawMessage
 	fields := [...]jsonx.Field{
 		{Name: "role", Str: &t.Role},
@@ -658,7 +652,7 @@ func (t *chatMessageText) decodeAt(data []byte, pos int) (end int, ok bool) {
 		{Name: "reasoning", Raw: &t.Reasoning},
 		{Name: "content", Ptr: &t.Content},
 	}
-	end, ok = jsonx.DecodeObject(data, pos, fields[:])
+	end, ok = jsonx.DecodeObjectNested(data, pos, depth, fields[:], nil)
 	if !ok {
 		return 0, false
 	}
@@ -986,12 +980,13 @@ func decodeRespItem(data []byte, it *respItem) error {
 
 // decode reads data into t in one pass, as chatMessageText.decode does.
 func (t *respItemText) decode(data []byte) bool {
-	end, ok := t.decodeAt(data, 0)
-	return ok && jsonx.OnlySpace(data[end:])
+	end, ok := t.decodeAt(data, 0, 0)
+	return ok && jsonx.AtEnd(data, end)
 }
 
-// decodeAt is decode of the object at data[pos:], which ends at end.
-func (t *respItemText) decodeAt(data []byte, pos int) (end int, ok bool) {
+// decodeAt is decode of the object at data[pos:], depth levels deep in
+// data, which ends at end.
+func (t *respItemText) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
 	var summary jsonx.RawMessage
 	fields := [...]jsonx.Field{
 		{Name: "type", Str: &t.Type},
@@ -1006,7 +1001,7 @@ func (t *respItemText) decodeAt(data []byte, pos int) (end int, ok bool) {
 		{Name: "arguments", Ptr: &t.Arguments},
 		{Name: "output", Ptr: &t.Output},
 	}
-	end, ok = jsonx.DecodeObject(data, pos, fields[:])
+	end, ok = jsonx.DecodeObjectNested(data, pos, depth, fields[:], nil)
 	if !ok {
 		return 0, false
 	}

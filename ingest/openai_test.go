@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
 var zeroTime time.Time
@@ -328,6 +330,34 @@ func TestMyFormatsSurviveDamage(t *testing.T) {
 				if len(bad) > 0 {
 					t.Errorf("%s cut at %d, format %q: %s", f, cut, id, bad[0])
 				}
+			}
+		}
+	}
+}
+
+// TestTooDeepLine: a line nested deeper than jsonx.MaxDepth, which goccy
+// decodes without error, is a bad line worded as such under every JSONL
+// reader that words bad lines with the decoder's error (it was a nil
+// dereference, reported as an internal error, found in issue 7's review).
+func TestTooDeepLine(t *testing.T) {
+	deep := strings.Repeat("[", jsonx.MaxDepth) + strings.Repeat("]", jsonx.MaxDepth)
+	for _, format := range []string{"openai-chat", "openai-responses", "openhands"} {
+		for _, line := range []string{
+			`{"input":[{"type":"message","role":"user","content":"a","x":` + deep + `}]}`,
+			`{"messages":[{"role":"user","content":"a"}],"x":[` + deep + `]}`,
+		} {
+			_, problems := readBytes([]byte(`{"messages":[{"role":"user","content":"ok"}]}`+"\n"+line+"\n"), "log.jsonl", format)
+			found := false
+			for _, p := range problems {
+				if strings.Contains(p.Message, "internal error") {
+					t.Fatalf("%s: %s", format, p.Message)
+				}
+				if p.Line == 2 && p.Message == "line is not valid JSON: JSON nested too deeply" {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: line 2 not reported as nested too deeply: %s", format, problemSummary(problems))
 			}
 		}
 	}

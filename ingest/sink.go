@@ -3,6 +3,8 @@ package ingest
 import (
 	"fmt"
 	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
 // Sink receives what an ingester finds in one file: sessions, one at a
@@ -44,6 +46,13 @@ func (s *Sink) Problemf(line int, format string, a ...any) {
 // last line of the file cut short (a crash while writing) rather than a
 // corrupt line in the middle.
 func (s *Sink) BadLine(lr *LineReader, line int, err error) {
+	if err == nil {
+		// The readers call BadLine for a line jsonx.Valid rejects, with
+		// the decoder's error to word it; the decoder accepts nesting
+		// down to 10 000 levels, Valid down to jsonx.MaxDepth, and such a
+		// line came with no error (a nil dereference before this).
+		err = jsonx.ErrTooDeep
+	}
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	// Invalid UTF-8 on a line that is not JSON anyway is said here, not
 	// as a second problem of the same line.

@@ -45,7 +45,10 @@ func (c *Cursor) OpenArray() (empty, ok bool) { return c.p.open('[', ']') }
 // (escapes and all), and whether it has escapes.
 func (c *Cursor) Key() (key []byte, escaped, ok bool) { return c.p.memberKey() }
 
-// Skip moves past one value, checking it, and returns it as a view.
+// Skip moves past one value, checking it, and returns it as a view. The
+// value is taken to be one level deep (a member or element of the
+// top-level value) for MaxDepth; deeper values are read with
+// DecodeArrayEach, DecodeObjectNested and SkipValue, which take a depth.
 func (c *Cursor) Skip() (raw []byte, ok bool) {
 	c.p.ws()
 	start := c.p.pos

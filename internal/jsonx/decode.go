@@ -39,60 +39,14 @@ const maxFields = 64
 // error stands; the fields may be partly written. TestDecodeObject and
 // FuzzDecodeObject hold it to Unmarshal.
 func DecodeObject(data []byte, pos int, fields []Field) (end int, ok bool) {
-	if len(fields) > maxFields {
-		return 0, false
-	}
-	p := parserPool.Get().(*parser)
-	defer p.release()
-	p.data, p.pos = data, pos
-	if empty, ok := p.openObject(); !ok || empty {
-		return p.pos, ok
-	}
-	var seen uint64
-	for {
-		key, escaped, ok := p.memberKey()
-		if !ok || escaped {
-			return 0, false
-		}
-		f := -1
-		for i := range fields {
-			if fields[i].Name == string(key) {
-				f = i
-				break
-			}
-		}
-		if f < 0 {
-			if !unknownKey(key, fields) || p.skip(1) != nil {
-				return 0, false
-			}
-		} else {
-			if seen&(1<<f) != 0 {
-				return 0, false
-			}
-			seen |= 1 << f
-			if !p.field(&fields[f]) {
-				return 0, false
-			}
-		}
-		if more, ok := p.listNext('}'); !ok {
-			return 0, false
-		} else if !more {
-			return p.pos, true
-		}
-	}
+	return DecodeObjectNested(data, pos, 0, fields, nil)
 }
 
 // DecodeObjectAll is DecodeObject of all of data: one object with nothing
 // but white space around it, as Unmarshal requires.
 func DecodeObjectAll(data []byte, fields []Field) bool {
 	end, ok := DecodeObject(data, 0, fields)
-	return ok && OnlySpace(data[end:])
-}
-
-// OnlySpace reports whether data is all JSON white space.
-func OnlySpace(data []byte) bool {
-	q := parser{data: data}
-	return q.atEnd()
+	return ok && AtEnd(data, end)
 }
 
 // unknownKey reports whether key, which names none of fields, can be
@@ -140,7 +94,8 @@ func (p *parser) field(f *Field) bool {
 		case f.Str != nil:
 			*f.Str = s
 		case f.Ptr != nil:
-			*f.Ptr = &s
+			v := s // only this branch moves the string header to the heap
+			*f.Ptr = &v
 		default:
 			return false
 		}
@@ -155,4 +110,178 @@ func (p *parser) field(f *Field) bool {
 		return true
 	}
 	return false
+}
+
+// Records nest what is worth decoding in place (a session's messages, a
+// conversation's entries, a message's tool calls, a log line's items) in
+// lists inside the record. DecodeObject reads such a list as a raw member, one
+// pass over it, and its elements then take another each. The functions
+// here read nested values in the same pass: DecodeObjectNested hands a
+// member to the caller, which walks it with DecodeArrayEach and decodes
+// each element where it lies. They take the nesting depth of the value
+// they read, so that a value nested too deeply is declined just where
+// Valid would find the whole input invalid.
+
+// Nested is a member of an object that DecodeObjectNested leaves to its
+// caller. Read reads the value that starts at data[pos] (white space
+// already skipped; pos < len(data)), which is depth levels deep in the
+// input, and returns the index just past it; ok false declines the whole
+// object.
+type Nested struct {
+	Name string
+	Read func(data []byte, pos, depth int) (end int, ok bool)
+}
+
+// DecodeObjectNested is DecodeObject of an object that is depth levels
+// deep in data (0 for the top level), with the members named in nested
+// read by their Read. It declines what DecodeObject declines, treating
+// the nested names as fields (a nested member that appears twice, a key
+// that matches one when case is folded), and whatever a Read declines.
+// Read may have run, and fields may be written, before a decline.
+func DecodeObjectNested(data []byte, pos, depth int, fields []Field, nested []Nested) (end int, ok bool) {
+	if len(fields)+len(nested) > maxFields || depth > MaxDepth {
+		return 0, false
+	}
+	p := parserPool.Get().(*parser)
+	defer p.release()
+	p.data, p.pos = data, pos
+	if empty, ok := p.openObject(); !ok || empty {
+		return p.pos, ok
+	}
+	if depth+1 > MaxDepth {
+		// The members would be too deep for Valid; the string fields,
+		// unlike skipped values, are not checked for depth.
+		return 0, false
+	}
+	var seen uint64
+	for {
+		key, escaped, ok := p.memberKey()
+		if !ok || escaped {
+			return 0, false
+		}
+		f := -1
+		for i := range fields {
+			if fields[i].Name == string(key) {
+				f = i
+				break
+			}
+		}
+		if f < 0 {
+			for i := range nested {
+				if nested[i].Name == string(key) {
+					f = len(fields) + i
+					break
+				}
+			}
+		}
+		switch {
+		case f < 0:
+			if !unknownKey(key, fields) || !unknownNestedKey(key, nested) || p.skip(depth+1) != nil {
+				return 0, false
+			}
+		case seen&(1<<f) != 0:
+			return 0, false
+		case f < len(fields):
+			seen |= 1 << f
+			if !p.fieldAt(&fields[f], depth+1) {
+				return 0, false
+			}
+		case p.pos >= len(p.data):
+			return 0, false
+		default:
+			seen |= 1 << f
+			end, ok := nested[f-len(fields)].Read(p.data, p.pos, depth+1)
+			if !ok || end <= p.pos || end > len(p.data) {
+				return 0, false
+			}
+			p.pos = end
+		}
+		if more, ok := p.listNext('}'); !ok {
+			return 0, false
+		} else if !more {
+			return p.pos, true
+		}
+	}
+}
+
+// unknownNestedKey is unknownKey for the names of nested members.
+func unknownNestedKey(key []byte, nested []Nested) bool {
+	for i := range nested {
+		if len(nested[i].Name) == len(key) && strings.EqualFold(nested[i].Name, string(key)) {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldAt is field for a value depth levels deep: a raw member is checked
+// against MaxDepth from there, as Valid of the whole input checks it.
+func (p *parser) fieldAt(f *Field, depth int) bool {
+	if f.Raw == nil {
+		return p.field(f)
+	}
+	start := p.pos
+	if p.skip(depth) != nil {
+		return false
+	}
+	if f.View {
+		*f.Raw = p.data[start:p.pos:p.pos]
+	} else {
+		*f.Raw = append(RawMessage(nil), p.data[start:p.pos]...)
+	}
+	return true
+}
+
+// DecodeArrayEach reads the JSON array at data[pos] (after white space),
+// which is depth levels deep in data, calling elem for each element in
+// order with the element's start (white space skipped; within data) and
+// depth; elem returns the index just past the element. end is the index
+// just past the closing bracket. ok is false for anything but an array
+// (null included: the caller decides what null means), a syntax error
+// between the elements, or an elem that declines.
+func DecodeArrayEach(data []byte, pos, depth int, elem func(data []byte, pos, depth int) (end int, ok bool)) (end int, ok bool) {
+	if depth > MaxDepth {
+		return 0, false
+	}
+	p := parser{data: data, pos: pos}
+	if empty, ok := p.open('[', ']'); !ok || empty {
+		return p.pos, ok
+	}
+	for {
+		p.ws()
+		if p.pos >= len(p.data) {
+			return 0, false
+		}
+		end, ok := elem(p.data, p.pos, depth+1)
+		if !ok || end <= p.pos || end > len(p.data) {
+			return 0, false
+		}
+		p.pos = end
+		if more, ok := p.listNext(']'); !ok {
+			return 0, false
+		} else if !more {
+			return p.pos, true
+		}
+	}
+}
+
+// SkipValue moves past the value at data[pos] (after white space), which
+// is depth levels deep in data, checking its syntax as Valid does and
+// building nothing: for an element the caller's decoding declined, to be
+// kept raw and read the plain way. start is where the value begins, end
+// just past it.
+func SkipValue(data []byte, pos, depth int) (start, end int, ok bool) {
+	p := parser{data: data, pos: pos}
+	p.ws()
+	start = p.pos
+	if p.skip(depth) != nil {
+		return 0, 0, false
+	}
+	return start, p.pos, true
+}
+
+// AtEnd reports whether only JSON white space follows data[pos:].
+func AtEnd(data []byte, pos int) bool {
+	p := parser{data: data, pos: pos}
+	return p.atEnd()
 }

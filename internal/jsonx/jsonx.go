@@ -380,7 +380,13 @@ func (p *parser) release() {
 }
 
 const (
-	maxPooledBuf   = 64 << 10
+	// maxPooledBuf is large enough for the tool results of real
+	// transcripts (up to a few MB): a pooled parser that dropped its
+	// buffer decoded each long escaped string in a buffer grown again
+	// step by step, a large allocation and copy per step (measured on
+	// nanobot sessions, issue 7). A few parsers are pooled (about one per
+	// worker), so this bounds what the pool keeps to a few times 4 MiB.
+	maxPooledBuf   = 4 << 20
 	maxPooledStack = 1024
 )
 
