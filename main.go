@@ -661,9 +661,8 @@ func compareCommand() *cli.Command {
 				return err
 			}
 			var rows []analyze.CompareRow
-			for _, r := range configs {
-				rep := corpus.Run(r, counter, c.Int("jobs"))
-				rows = append(rows, analyze.CompareRow{Name: r.Name, Source: r.Source, Summary: rep.Summary})
+			for i, rep := range corpus.RunAll(configs, counter, c.Int("jobs"), false, nil) {
+				rows = append(rows, analyze.CompareRow{Name: configs[i].Name, Source: configs[i].Source, Summary: rep.Summary})
 			}
 			warnApproximated(c, counter)
 			opt, err := reportOptions(c, outputFile(c))

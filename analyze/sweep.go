@@ -131,20 +131,23 @@ func Configs(base *rules.Rules, varies []Vary) ([]*rules.Rules, [][]Setting, err
 	return cfgs, settings, nil
 }
 
-// Sweep replays the corpus under every configuration of the cross product.
+// Sweep replays the corpus under every configuration of the cross product
+// (Corpus.RunAll: each session under every configuration in turn).
+// progress, when not nil, is told of each session done.
 func Sweep(c *Corpus, base *rules.Rules, varies []Vary, counter tokens.Counter, jobs int, progress func(done, total int, elapsed time.Duration)) ([]SweepRow, error) {
 	cfgs, settings, err := Configs(base, varies)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
+	var tell func(done, total int)
+	if progress != nil {
+		tell = func(done, total int) { progress(done, total, time.Since(start)) }
+	}
+	reports := c.RunAll(cfgs, counter, jobs, false, tell)
 	rows := make([]SweepRow, len(cfgs))
-	for i, r := range cfgs {
-		rep := c.Run(r, counter, jobs)
+	for i, rep := range reports {
 		rows[i] = SweepRow{Settings: settings[i], Summary: rep.Summary}
-		if progress != nil {
-			progress(i+1, len(cfgs), time.Since(start))
-		}
 	}
 	MarkPareto(rows)
 	return rows, nil

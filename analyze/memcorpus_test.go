@@ -1,0 +1,71 @@
+package analyze
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/tokens"
+	"github.com/loopgate/loopgate/rules"
+)
+
+// TestRunAllMatchesRun: replaying each session under every configuration in
+// turn (RunAll, as compare and sweep do) gives, configuration by
+// configuration, the report of a Run of that configuration alone, for any
+// number of jobs; without keep, the same report but the sessions.
+func TestRunAllMatchesRun(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := gen.Generate(dir, gen.Config{Seed: 5, TotalBytes: 2 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 16 << 10, Loops: true}); err != nil {
+		t.Fatal(err)
+	}
+	files := ingest.Expand([]string{dir}, func(p ingest.Problem) { t.Errorf("%v", p) })
+	counter, _ := tokens.New("chars4")
+	var cfgs []*rules.Rules
+	for _, name := range rules.PresetNames() {
+		r, err := rules.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfgs = append(cfgs, r)
+	}
+	dump := func(r *Report) string {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// Each Run on a corpus of its own: no key index or token count cached
+	// by another configuration's run.
+	var want []string
+	for _, r := range cfgs {
+		want = append(want, dump(LoadCorpus(files, Options{Jobs: 2}).Run(r, counter, 1)))
+	}
+	for _, jobs := range []int{1, 3} {
+		corpus := LoadCorpus(files, Options{Jobs: 2})
+		calls := 0
+		reports := corpus.RunAll(cfgs, counter, jobs, true, func(done, total int) {
+			calls++
+			if done != calls || total != len(corpus.Sessions) {
+				t.Fatalf("progress %d/%d after %d calls (%d sessions)", done, total, calls, len(corpus.Sessions))
+			}
+		})
+		if calls != len(corpus.Sessions) || len(corpus.Sessions) < 20 {
+			t.Fatalf("progress told %d times for %d sessions", calls, len(corpus.Sessions))
+		}
+		for k, rep := range reports {
+			if got := dump(rep); got != want[k] {
+				t.Errorf("jobs %d, %s: RunAll's report differs from Run's", jobs, cfgs[k].Name)
+			}
+		}
+		lean := corpus.RunAll(cfgs, counter, jobs, false, nil)
+		for k, rep := range lean {
+			got, _ := json.Marshal(rep.Summary)
+			want, _ := json.Marshal(reports[k].Summary)
+			if len(rep.Sessions) != 0 || string(got) != string(want) {
+				t.Errorf("jobs %d, %s: without keep, %d sessions kept or another summary", jobs, cfgs[k].Name, len(rep.Sessions))
+			}
+		}
+	}
+}
