@@ -51,8 +51,11 @@ type Guard struct {
 	timerStart  time.Time
 	pendingNote string
 
-	// calls in flight between Before and After.
-	inflight map[*CallEvent]*callCtx
+	// calls in flight between Before and After, latest last. A replay
+	// calls After right after Before, so this holds one call or none and
+	// is searched from the end; it was a map, whose insert and delete per
+	// call cost more than the rest of Before in a sweep (issue 7).
+	inflight []*callCtx
 	// lastKey is the key of the latest call, for round-level verdicts.
 	lastKey  string
 	lastKid  int32
@@ -250,7 +253,7 @@ func (g *Guard) renew(r *rules.Rules, ki *keyIndex, rc *ruleCache) {
 		egen:      1,
 		lastKid:   -1,
 		epoch:     reuse(g.epoch, size),
-		inflight:  renewMap(g.inflight),
+		inflight:  reuse(g.inflight, 0),
 		eff:       rc.eff,
 		roleOf:    rc.roleOf,
 		readers:   reuse(g.readers, 0),
@@ -309,6 +312,7 @@ func (g *Guard) UserTurn(t time.Time) {
 	g.pendingNote = ""
 	// A call whose After never came (a halted turn) is not kept forever.
 	clear(g.inflight)
+	g.inflight = g.inflight[:0]
 }
 
 // Compaction is a context compaction: it resets everything when the rules
@@ -336,7 +340,11 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 	} else {
 		c = &callCtx{ev: ev}
 	}
-	g.inflight[ev] = c
+	if i := g.inflightAt(ev); i >= 0 {
+		g.inflight[i] = c // Before again without After: the latest counts
+	} else {
+		g.inflight = append(g.inflight, c)
+	}
 	if g.r.IsResetCommand(ev.Tool, ev.Args) {
 		// pi §3.9: the reset command clears everything, restarts the
 		// timer, and is itself allowed and not recorded.
@@ -446,13 +454,24 @@ func rank(a Action) int {
 	return 0
 }
 
+// inflightAt returns the index of ev's call in g.inflight, or -1.
+func (g *Guard) inflightAt(ev *CallEvent) int {
+	for i := len(g.inflight) - 1; i >= 0; i-- {
+		if g.inflight[i].ev == ev {
+			return i
+		}
+	}
+	return -1
+}
+
 // After takes the call's result (ev.Result, ResultHash, Failed) and the
 // verdict Before gave. It is called for every call, blocked ones too: a
 // stopped call did not run, so result-based detectors skip it unless the
 // design counts the block itself (blocked_count_as_failure).
 func (g *Guard) After(ev *CallEvent, before Verdict) Verdict {
-	c, ok := g.inflight[ev]
-	if !ok {
+	i := g.inflightAt(ev)
+	var c *callCtx
+	if i < 0 {
 		// After without Before: build the context now, count nothing new.
 		c = &callCtx{ev: ev}
 		c.key, c.kid, c.hasKey = g.callKey(ev)
@@ -461,7 +480,11 @@ func (g *Guard) After(ev *CallEvent, before Verdict) Verdict {
 			c.scope = g.epochOf(c.kid)
 		}
 	} else {
-		delete(g.inflight, ev)
+		c = g.inflight[i]
+		last := len(g.inflight) - 1
+		copy(g.inflight[i:], g.inflight[i+1:])
+		g.inflight[last] = nil
+		g.inflight = g.inflight[:last]
 	}
 	if c.command {
 		g.spare = c
