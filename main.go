@@ -580,30 +580,33 @@ func tuningFormat(c *cli.Context) (string, error) {
 	return format, nil
 }
 
-// loadCorpus reads the paths once into memory for compare and sweep.
-func loadCorpus(c *cli.Context) (*analyze.Corpus, error) {
+// replayConfigs reads the paths once and replays them under each of cfgs,
+// for compare and sweep (analyze.ReplayAll: bounded memory, whatever the
+// corpus size). With --strict, any input problem is printed and the run
+// fails without a report.
+func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) ([]*analyze.Report, analyze.CorpusFacts, error) {
 	if err := checkInputFormat(c); err != nil {
-		return nil, err
+		return nil, analyze.CorpusFacts{}, err
 	}
 	var early []ingest.Problem
 	files, err := collectFiles(c, func(p ingest.Problem) { early = append(early, p) })
 	if err != nil {
-		return nil, err
+		return nil, analyze.CorpusFacts{}, err
 	}
 	prog := newProgress(c)
-	corpus := analyze.LoadCorpus(files, analyze.Options{Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format")}, Progress: prog.update})
-	corpus.Problems = append(early, corpus.Problems...)
-	if c.Bool("strict") && len(corpus.Problems) > 0 {
-		for _, p := range corpus.Problems {
+	opt := analyze.Options{Tokens: counter, Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format")}, Progress: prog.update}
+	reports, facts := analyze.ReplayAll(files, opt, cfgs, early)
+	if problems := reports[0].Problems; c.Bool("strict") && len(problems) > 0 {
+		for _, p := range problems {
 			msg := p.Message
 			if !c.Bool("no-redact") {
 				msg = report.Redact(msg) // a message may quote a call id or tool name
 			}
 			fmt.Fprintf(c.App.ErrWriter, "%s:%d: %s\n", p.File, p.Line, msg)
 		}
-		return nil, cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", len(corpus.Problems)), exitUsage)
+		return nil, facts, cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", len(problems)), exitUsage)
 	}
-	return corpus, nil
+	return reports, facts, nil
 }
 
 var tuningFlags = []cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag,
@@ -656,12 +659,12 @@ func compareCommand() *cli.Command {
 			if len(configs) == 0 {
 				return usageError("nothing to compare: --preset and --rules name no rules")
 			}
-			corpus, err := loadCorpus(c)
+			reports, facts, err := replayConfigs(c, configs, counter)
 			if err != nil {
 				return err
 			}
 			var rows []analyze.CompareRow
-			for i, rep := range corpus.RunAll(configs, counter, c.Int("jobs"), false, nil) {
+			for i, rep := range reports {
 				rows = append(rows, analyze.CompareRow{Name: configs[i].Name, Source: configs[i].Source, Summary: rep.Summary})
 			}
 			warnApproximated(c, counter)
@@ -669,7 +672,7 @@ func compareCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := report.Compare(format, c.App.Writer, rows, corpus.Facts(), opt); err != nil {
+			if err := report.Compare(format, c.App.Writer, rows, facts, opt); err != nil {
 				return cli.Exit(err.Error(), exitUsage)
 			}
 			return nil
@@ -710,23 +713,21 @@ func sweepCommand() *cli.Command {
 				varies = append(varies, v)
 			}
 			// Check every key and value before reading the corpus.
-			if _, _, err := analyze.Configs(base, varies); err != nil {
+			cfgs, settings, err := analyze.Configs(base, varies)
+			if err != nil {
 				return usageError("%v", err)
 			}
-			corpus, err := loadCorpus(c)
+			reports, facts, err := replayConfigs(c, cfgs, counter)
 			if err != nil {
 				return err
 			}
-			rows, err := analyze.Sweep(corpus, base, varies, counter, c.Int("jobs"), nil)
-			if err != nil {
-				return usageError("%v", err)
-			}
+			rows := analyze.SweepRows(settings, reports)
 			warnApproximated(c, counter)
 			opt, err := reportOptions(c, outputFile(c))
 			if err != nil {
 				return err
 			}
-			if err := report.Sweep(format, c.App.Writer, base.Name+" ("+base.Source+")", rows, corpus.Facts(), opt); err != nil {
+			if err := report.Sweep(format, c.App.Writer, base.Name+" ("+base.Source+")", rows, facts, opt); err != nil {
 				return cli.Exit(err.Error(), exitUsage)
 			}
 			return nil

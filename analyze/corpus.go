@@ -33,8 +33,11 @@ type Options struct {
 
 type fileResult struct {
 	prepared []*PreparedSession
-	sessions []SessionResult
-	tools    [][]ToolStat
+	// sessions[k] and tools[k] are the file's session results under the
+	// k-th configuration of the replay.
+	sessions [][]SessionResult
+	tools    [][][]ToolStat
+	facts    CorpusFacts // of the file's sessions
 	problems []Problem
 	bytes    int64
 	done     chan struct{}
@@ -44,22 +47,28 @@ type fileResult struct {
 // each file in the files' order: parallel reading, deterministic output.
 // It is the shared skeleton of replay, compare and sweep.
 //
-// Files are worked on largest first, so that one big file does not start
-// last and leave the other cores idle at the end; emission still follows
-// the given order. Results wait for their turn to be emitted; they are small
-// (counts and decisions), and at most maxAhead files can be finished ahead
-// of the emitter, which bounds that memory.
-func forEachFile(files []string, jobs int, work func(i int, r *fileResult), emit func(i int, r *fileResult)) {
+// Files are worked on largest first within runs of ahead files in the
+// given order (largestFirst), so that one big file does not start last and
+// leave the other cores idle at the end; emission still follows the given
+// order. Results wait for their turn to be emitted, and at most 2*ahead
+// files are started and not yet emitted, which bounds that memory.
+//
+// Sorting within runs is what makes the bound safe: the emitter waits for
+// the earliest file not emitted, and the run holding it is always fully
+// started before the window can fill. Sorting all the files by size, as
+// before, hung the whole replay once there were more files than the window
+// and the first file was not among the largest (TestForEachFileManyFiles).
+func forEachFile(files []string, jobs, ahead int, work func(i int, r *fileResult), emit func(i int, r *fileResult)) {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
+	ahead = max(ahead, 1)
 	slots := make([]*fileResult, len(files))
 	for i := range slots {
 		slots[i] = &fileResult{done: make(chan struct{})}
 	}
-	order := largestFirst(files)
-	const maxAhead = 4096
-	window := make(chan struct{}, max(maxAhead, jobs*4))
+	order := largestFirst(files, ahead)
+	window := make(chan struct{}, 2*ahead)
 	next := make(chan int)
 	go func() {
 		for _, i := range order {
@@ -88,9 +97,14 @@ func forEachFile(files []string, jobs int, work func(i int, r *fileResult), emit
 	wg.Wait()
 }
 
-// largestFirst returns the indices of files ordered by size, largest first
-// (ties and unknown sizes keep their order).
-func largestFirst(files []string) []int {
+// filesAhead is forEachFile's run of files sorted together for a replay
+// under one configuration: per file, results are counts and decisions.
+const filesAhead = 2048
+
+// largestFirst returns the indices of files in runs of n in the given
+// order, each run ordered by size, largest first (ties and unknown sizes
+// keep their order).
+func largestFirst(files []string, n int) []int {
 	sizes := make([]int64, len(files))
 	order := make([]int, len(files))
 	for i, f := range files {
@@ -99,7 +113,10 @@ func largestFirst(files []string) []int {
 			sizes[i] = fi.Size()
 		}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return sizes[order[a]] > sizes[order[b]] })
+	for start := 0; start < len(order); start += n {
+		run := order[start:min(start+n, len(order))]
+		sort.SliceStable(run, func(a, b int) bool { return sizes[run[a]] > sizes[run[b]] })
+	}
 	return order
 }
 
@@ -107,21 +124,74 @@ func largestFirst(files []string) []int {
 // returns the report. Output order is the order of files and of sessions
 // within a file, whatever the number of jobs.
 func Replay(files []string, opt Options) *Report {
+	reports, _ := replayAll(files, opt, []*rules.Rules{opt.Rules}, !opt.DropSessions, nil)
+	return reports[0]
+}
+
+// ReplayAll reads the files once and replays every session under each of
+// cfgs, returning one report per configuration (summaries, tools and
+// problems: the sessions are left out) and the corpus' facts. early are
+// problems found before reading (paths that could not be listed), counted
+// first. opt.Rules, OnSession and DropSessions are not used.
+//
+// This is compare's and sweep's replay. Each session is prepared once and
+// run under every configuration in turn while its calls are in cache, and
+// dropped: memory is bounded as in Replay, whatever the corpus size, where
+// holding the prepared corpus took about 2.5 times its size (a 1 GiB
+// corpus: 2.5 GB), and the runs of later configurations overlap the reading
+// of later files.
+func ReplayAll(files []string, opt Options, cfgs []*rules.Rules, early []Problem) ([]*Report, CorpusFacts) {
+	return replayAll(files, opt, cfgs, false, early)
+}
+
+// sessionRunner is one worker's means to run sessions under several
+// configurations: one token cache, and each configuration's rule cache.
+type sessionRunner struct {
+	tc     *TokenCache
+	caches []*ruleCache
+}
+
+// run is Run of p under cfgs[k].
+func (sr *sessionRunner) run(p *PreparedSession, cfgs []*rules.Rules, k int) (SessionResult, []ToolStat) {
+	if sr.caches[k] == nil {
+		sr.caches[k] = newRuleCache(cfgs[k])
+	}
+	sr.tc.rules = sr.caches[k]
+	res, tools := Run(p, cfgs[k], sr.tc)
+	sr.caches[k] = sr.tc.rules // Run starts a new cache when one grows too big
+	return res, tools
+}
+
+func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, early []Problem) ([]*Report, CorpusFacts) {
 	counter := opt.Tokens
 	if counter == nil {
 		counter, _ = tokens.New("o200k_base")
 	}
-	agg := NewAggregator(opt.Rules, counter.Name())
-	agg.rep.Summary.Files = len(files)
-	caches := sync.Pool{New: func() any { return NewTokenCache(counter) }}
+	aggs := make([]*Aggregator, len(cfgs))
+	for k, r := range cfgs {
+		aggs[k] = NewAggregator(r, counter.Name())
+		aggs[k].rep.Summary.Files = len(files)
+		for _, p := range early {
+			aggs[k].AddProblem(p)
+		}
+	}
+	facts := CorpusFacts{Files: len(files), Problems: len(early)}
+	runners := sync.Pool{New: func() any {
+		return &sessionRunner{tc: NewTokenCache(counter), caches: make([]*ruleCache, len(cfgs))}
+	}}
 	var bytesRead int64
 	done := 0
-	forEachFile(files, opt.Jobs, func(i int, r *fileResult) {
-		tc := caches.Get().(*TokenCache)
-		defer caches.Put(tc)
+	// A file's results under many configurations are as many times
+	// larger: fewer files are let ahead of the emitter.
+	ahead := max(filesAhead/len(cfgs), 16)
+	forEachFile(files, opt.Jobs, ahead, func(i int, r *fileResult) {
+		rn := runners.Get().(*sessionRunner)
+		defer runners.Put(rn)
 		if fi, err := os.Stat(files[i]); err == nil {
 			r.bytes = fi.Size()
 		}
+		r.sessions = make([][]SessionResult, len(cfgs))
+		r.tools = make([][][]ToolStat, len(cfgs))
 		// Reading and replaying a file run as a two-stage pipeline: while
 		// the guard replays one session, the next is being parsed. A few
 		// sessions wait in the channel at most, so memory stays bounded.
@@ -129,9 +199,16 @@ func Replay(files []string, opt Options) *Report {
 		replayed := make(chan struct{})
 		go func() {
 			for s := range sessions {
-				sr, tools := Run(Prepare(s), opt.Rules, tc)
-				r.sessions = append(r.sessions, sr)
-				r.tools = append(r.tools, tools)
+				p := Prepare(s)
+				r.facts.add(p)
+				for k := range cfgs {
+					res, tools := rn.run(p, cfgs, k)
+					if !keep && (k > 0 || opt.OnSession == nil) {
+						res.Decisions = nil // neither kept nor passed on: only counted
+					}
+					r.sessions[k] = append(r.sessions[k], res)
+					r.tools[k] = append(r.tools[k], tools)
+				}
 			}
 			close(replayed)
 		}()
@@ -142,22 +219,30 @@ func Replay(files []string, opt Options) *Report {
 		close(sessions)
 		<-replayed
 	}, func(i int, r *fileResult) {
-		for j := range r.sessions {
-			if opt.OnSession != nil {
-				opt.OnSession(&r.sessions[j])
+		for k := range cfgs {
+			for j := range r.sessions[k] {
+				if k == 0 && opt.OnSession != nil {
+					opt.OnSession(&r.sessions[k][j])
+				}
+				aggs[k].AddSession(r.sessions[k][j], r.tools[k][j], keep)
 			}
-			agg.AddSession(r.sessions[j], r.tools[j], !opt.DropSessions)
+			for _, p := range r.problems {
+				aggs[k].AddProblem(p)
+			}
 		}
-		for _, p := range r.problems {
-			agg.AddProblem(p)
-		}
+		facts.merge(r.facts)
+		facts.Problems += len(r.problems)
 		done++
 		bytesRead += r.bytes
 		if opt.Progress != nil {
 			opt.Progress(done, len(files), bytesRead)
 		}
 	})
-	return agg.Finish()
+	reports := make([]*Report, len(cfgs))
+	for k := range aggs {
+		reports[k] = aggs[k].Finish()
+	}
+	return reports, facts
 }
 
 // Aggregator sums session results into a report.

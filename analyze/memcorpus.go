@@ -23,7 +23,7 @@ type Corpus struct {
 // session order.
 func LoadCorpus(files []string, opt Options) *Corpus {
 	c := &Corpus{Files: len(files)}
-	forEachFile(files, opt.Jobs, func(i int, r *fileResult) {
+	forEachFile(files, opt.Jobs, filesAhead, func(i int, r *fileResult) {
 		ingest.ReadFile(files[i], opt.Ingest, &ingest.Sink{
 			OnSession: func(s *ingest.Session) { r.prepared = append(r.prepared, Prepare(s)) },
 			OnProblem: func(p Problem) { r.problems = append(r.problems, p) },

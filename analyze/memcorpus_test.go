@@ -69,3 +69,42 @@ func TestRunAllMatchesRun(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayAllMatchesReplay: compare's and sweep's streaming replay gives
+// each configuration the summary, tools and problems of a Replay under it
+// alone, early problems counted first, and the facts of the corpus read
+// into memory.
+func TestReplayAllMatchesReplay(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := gen.Generate(dir, gen.Config{Seed: 8, TotalBytes: 2 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 16 << 10, Loops: true}); err != nil {
+		t.Fatal(err)
+	}
+	files := ingest.Expand([]string{dir}, func(p ingest.Problem) { t.Errorf("%v", p) })
+	files = append(files, dir+"/missing.jsonl") // a problem of the reading
+	counter, _ := tokens.New("chars4")
+	var cfgs []*rules.Rules
+	for _, name := range rules.PresetNames() {
+		r, _ := rules.Preset(name)
+		cfgs = append(cfgs, r)
+	}
+	early := []Problem{{File: "x", Message: "could not be listed"}}
+	for _, jobs := range []int{1, 3} {
+		reports, facts := ReplayAll(files, Options{Tokens: counter, Jobs: jobs}, cfgs, early)
+		for k, r := range cfgs {
+			want := Replay(files, Options{Rules: r, Tokens: counter, Jobs: 2})
+			want.Problems = append(early, want.Problems...)
+			want.Summary.Problems += len(early)
+			want.Sessions = []SessionResult{}
+			got, _ := json.Marshal(reports[k])
+			wantJSON, _ := json.Marshal(want)
+			if string(got) != string(wantJSON) {
+				t.Errorf("jobs %d, %s: ReplayAll's report differs from Replay's", jobs, r.Name)
+			}
+		}
+		c := LoadCorpus(files, Options{Jobs: 2})
+		c.Problems = append(early, c.Problems...)
+		if wantFacts := c.Facts(); facts != wantFacts || facts.Problems < 2 || facts.Sessions < 20 {
+			t.Errorf("jobs %d: facts %+v, the corpus in memory %+v", jobs, facts, wantFacts)
+		}
+	}
+}

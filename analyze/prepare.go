@@ -169,16 +169,31 @@ type CorpusFacts struct {
 
 // Facts returns the corpus' rules-independent facts.
 func (c *Corpus) Facts() CorpusFacts {
-	f := CorpusFacts{Files: c.Files, Sessions: len(c.Sessions), Problems: len(c.Problems)}
+	f := CorpusFacts{Files: c.Files, Problems: len(c.Problems)}
 	for _, p := range c.Sessions {
-		f.Turns += p.Turns
-		f.Requests += p.Requests
-		f.Calls += len(p.Calls)
-		for i := range p.Calls {
-			if p.Calls[i].Redundant {
-				f.Redundant++
-			}
-		}
+		f.add(p)
 	}
 	return f
+}
+
+// add counts one prepared session in f.
+func (f *CorpusFacts) add(p *PreparedSession) {
+	f.Sessions++
+	f.Turns += p.Turns
+	f.Requests += p.Requests
+	f.Calls += len(p.Calls)
+	for i := range p.Calls {
+		if p.Calls[i].Redundant {
+			f.Redundant++
+		}
+	}
+}
+
+// merge adds g's sessions to f (not its files or problems).
+func (f *CorpusFacts) merge(g CorpusFacts) {
+	f.Sessions += g.Sessions
+	f.Turns += g.Turns
+	f.Requests += g.Requests
+	f.Calls += g.Calls
+	f.Redundant += g.Redundant
 }

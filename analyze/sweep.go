@@ -144,13 +144,19 @@ func Sweep(c *Corpus, base *rules.Rules, varies []Vary, counter tokens.Counter, 
 	if progress != nil {
 		tell = func(done, total int) { progress(done, total, time.Since(start)) }
 	}
-	reports := c.RunAll(cfgs, counter, jobs, false, tell)
-	rows := make([]SweepRow, len(cfgs))
+	return SweepRows(settings, c.RunAll(cfgs, counter, jobs, false, tell)), nil
+}
+
+// SweepRows makes the rows of a sweep from each configuration's settings
+// and report (Configs, then ReplayAll or Corpus.RunAll), marking the Pareto
+// front.
+func SweepRows(settings [][]Setting, reports []*Report) []SweepRow {
+	rows := make([]SweepRow, len(reports))
 	for i, rep := range reports {
 		rows[i] = SweepRow{Settings: settings[i], Summary: rep.Summary}
 	}
 	MarkPareto(rows)
-	return rows, nil
+	return rows
 }
 
 // MarkPareto marks the rows on the savings/harm Pareto front: a row is on

@@ -1,0 +1,83 @@
+package analyze
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestForEachFileManyFiles: more files than forEachFile lets ahead of its
+// emitter, the first ones the smallest (the order that hung every replay
+// of more than 4096 files before runs were sorted separately), are all
+// worked on and emitted in order, with at most 2*ahead started and not
+// emitted at any time.
+func TestForEachFileManyFiles(t *testing.T) {
+	dir := t.TempDir()
+	const n, ahead = 300, 8
+	files := make([]string, n)
+	for i := range files {
+		files[i] = filepath.Join(dir, strconv.Itoa(i))
+		if err := os.WriteFile(files[i], []byte(strings.Repeat("x", i+1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, jobs := range []int{1, 2, 5} {
+		var mu sync.Mutex
+		started, emitted, most := 0, 0, 0
+		var order []int
+		finished := make(chan struct{})
+		go func() {
+			defer close(finished)
+			forEachFile(files, jobs, ahead, func(i int, r *fileResult) {
+				mu.Lock()
+				started++
+				most = max(most, started-emitted)
+				mu.Unlock()
+			}, func(i int, r *fileResult) {
+				mu.Lock()
+				emitted++
+				order = append(order, i)
+				mu.Unlock()
+			})
+		}()
+		select {
+		case <-finished:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("jobs %d: forEachFile did not finish (%d started, %d emitted)", jobs, started, emitted)
+		}
+		for i, got := range order {
+			if got != i {
+				t.Fatalf("jobs %d: emitted file %d at position %d", jobs, got, i)
+			}
+		}
+		if len(order) != n || most > 2*ahead {
+			t.Errorf("jobs %d: %d files emitted, up to %d started ahead (bound %d)", jobs, len(order), most, 2*ahead)
+		}
+	}
+}
+
+// TestLargestFirst: runs of n in the given order, each largest first.
+func TestLargestFirst(t *testing.T) {
+	dir := t.TempDir()
+	sizes := []int{1, 5, 3, 9, 2, 8, 7}
+	var files []string
+	for i, size := range sizes {
+		f := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.WriteFile(f, make([]byte, size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	files = append(files, filepath.Join(dir, "missing"))
+	got := largestFirst(files, 3)
+	want := []int{1, 2, 0, 3, 5, 4, 6, 7}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("largestFirst = %v, want %v", got, want)
+		}
+	}
+}
