@@ -184,10 +184,10 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				v = g.Before(&c.Event)
 				ran = !v.Action.Stops() && v.Action != Halt
 				after := g.After(&c.Event, v)
-				v = merge(v, after)
+				raise(&v, &after)
 				if c.EndOfRequest {
 					if end := g.EndRequest(); end.Action > v.Action {
-						v = merge(v, end)
+						raise(&v, &end)
 					}
 				}
 				if v.Action == Halt {
@@ -393,16 +393,19 @@ func contains(hs []uint64, h uint64) bool {
 	return false
 }
 
-// merge keeps the stronger of two verdicts on the same call; a steer on top
-// of a stronger action is dropped (the stronger action's message wins).
-func merge(a, b Verdict) Verdict {
+// raise keeps in *a the stronger of two verdicts on the same call; a steer
+// on top of a stronger action is dropped (the stronger action's message
+// wins). It works in place: verdicts are copied whole only when b wins,
+// which is rare (copying both in and the winner out was about 2% of a
+// sweep).
+func raise(a, b *Verdict) {
 	if b.Action > a.Action {
-		if b.Key == "" {
-			b.Key, b.Scope = a.Key, a.Scope
+		key, scope := a.Key, a.Scope
+		*a = *b
+		if a.Key == "" {
+			a.Key, a.Scope = key, scope
 		}
-		return b
 	}
-	return a
 }
 
 func mark(c *PreparedCall, d Decision) byte {
