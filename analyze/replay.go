@@ -194,8 +194,20 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 					halted, haltedBy, haltedAt = true, v, c.Event.Index
 				}
 			}
-			d := judge(c, v, ran, seenRun, st, &res)
 			ts := &tools[toolPos[tid]-1]
+			if v.Action == Allow && !c.Redundant && c.Native == "" && !c.NativeStops {
+				// Most calls: allowed, neither redundant nor the agent's
+				// own note, so nothing to count but the call and nothing
+				// to record but its result (what judge does for them,
+				// without building a decision; about 3% of a sweep).
+				if c.HasResult {
+					seenRun.add(c, v, c.Event.ResultHash)
+				}
+				ts.Calls++
+				timeline.WriteByte(MarkAllow)
+				continue
+			}
+			d := judge(c, v, ran, seenRun, st, &res)
 			ts.Calls++
 			if c.Redundant {
 				ts.Redundant++
