@@ -49,6 +49,7 @@ inputs() { ls "$1/testdata/fuzz/$2" 2>/dev/null | sort || true; }
 # that flake, not as a finding. A run that writes a failing input always
 # fails the script.
 flakes=0
+retried=0
 start=$(date +%s)
 while read -r dir name; do
   echo "-- $dir $name"
@@ -62,6 +63,7 @@ while read -r dir name; do
     if [ "$before" = "$after" ] && echo "$out" | grep -q "context deadline exceeded"; then
       if [ "$attempt" -eq 1 ]; then
         echo "   (Go's fuzz-deadline flake, go.dev/issue/75804, no failing input written: retrying once)"
+        retried=$((retried + 1))
         continue
       fi
       echo "   warning: $name hit Go's fuzz-deadline flake twice (no failing input written); counted as a flake"
@@ -73,4 +75,4 @@ while read -r dir name; do
   done
   echo "   ($(( $(date +%s) - t0 ))s)"
 done <<< "$targets"
-echo "== fuzz: all $count targets clean in $(( $(date +%s) - start ))s ($flakes deadline flake(s))"
+echo "== fuzz: all $count targets clean in $(( $(date +%s) - start ))s ($retried retried after Go's deadline flake, $flakes flaked twice)"
