@@ -145,7 +145,9 @@ func ReplayAll(files []string, opt Options, cfgs []*rules.Rules, early []Problem
 }
 
 // sessionRunner is one worker's means to run sessions under several
-// configurations: one token cache, and each configuration's rule cache.
+// configurations: one token cache, and each configuration's rule cache
+// (the rules do not change during a run, so the guards of a
+// configuration share what they work out from it).
 type sessionRunner struct {
 	tc     *TokenCache
 	caches []*ruleCache

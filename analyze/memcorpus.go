@@ -77,19 +77,11 @@ func (c *Corpus) RunAll(cfgs []*rules.Rules, counter tokens.Counter, jobs int, k
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tc := NewTokenCache(counter)
-			// The rules do not change during the run: the guards of each
-			// configuration share what they work out from it.
-			caches := make([]*ruleCache, len(cfgs))
+			rn := &sessionRunner{tc: NewTokenCache(counter), caches: make([]*ruleCache, len(cfgs))}
 			for i := range next {
 				o := &out{res: make([]SessionResult, len(cfgs)), tools: make([][]ToolStat, len(cfgs))}
-				for k, r := range cfgs {
-					if caches[k] == nil {
-						caches[k] = newRuleCache(r)
-					}
-					tc.rules = caches[k]
-					o.res[k], o.tools[k] = Run(c.Sessions[i], r, tc)
-					caches[k] = tc.rules // Run starts a new cache when one grows too big
+				for k := range cfgs {
+					o.res[k], o.tools[k] = rn.run(c.Sessions[i], cfgs, k)
 				}
 				results[i] = o
 				done <- i

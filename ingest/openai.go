@@ -257,8 +257,7 @@ func parseOpenAILines(lr *LineReader, h *Head, out *Sink) {
 			top, split = jsonx.SplitObject(line)
 		}
 		if !split && !jsonx.Valid(line) {
-			var v any
-			out.BadLine(lr, n, jsonx.Unmarshal(line, &v))
+			out.BadLine(lr, n, notJSON(line))
 			continue
 		}
 		rec, ok := r.record(line, n, top, pre)

@@ -51,8 +51,7 @@ func init() {
 					return
 				}
 				if !jsonx.Valid(line) {
-					var v any
-					out.BadLine(lr, n, jsonx.Unmarshal(line, &v))
+					out.BadLine(lr, n, notJSON(line))
 					continue
 				}
 				parseOpenHandsRecord(line, h, n, fileStem(h.Name)+"#L"+strconv.Itoa(n), nil, out)

@@ -46,13 +46,6 @@ func (s *Sink) Problemf(line int, format string, a ...any) {
 // last line of the file cut short (a crash while writing) rather than a
 // corrupt line in the middle.
 func (s *Sink) BadLine(lr *LineReader, line int, err error) {
-	if err == nil {
-		// The readers call BadLine for a line jsonx.Valid rejects, with
-		// the decoder's error to word it; the decoder accepts nesting
-		// down to 10 000 levels, Valid down to jsonx.MaxDepth, and such a
-		// line came with no error (a nil dereference before this).
-		err = jsonx.ErrTooDeep
-	}
 	msg := strings.TrimPrefix(err.Error(), "json: ")
 	// Invalid UTF-8 on a line that is not JSON anyway is said here, not
 	// as a second problem of the same line.
@@ -70,6 +63,20 @@ func (s *Sink) BadLine(lr *LineReader, line int, err error) {
 		return
 	}
 	s.Problemf(line, "line is not valid JSON: %s", msg)
+}
+
+// notJSON is the error that words a line jsonx.Valid rejects, for
+// BadLine: the decoder's, as the other readers give it, or jsonx's own
+// when the decoder takes the line. goccy allows nesting to 10 000 levels,
+// Valid to jsonx.MaxDepth; a deeper line gave no error to word, which was
+// a nil dereference (TestTooDeepLine).
+func notJSON(line []byte) error {
+	var v any
+	if err := jsonx.Unmarshal(line, &v); err != nil {
+		return err
+	}
+	_, err := jsonx.Parse(line)
+	return err
 }
 
 // Sessions returns how many sessions were emitted so far.

@@ -192,32 +192,21 @@ func BenchmarkAppend(b *testing.B) {
 }
 
 // BenchmarkParseString is Parse for records held as strings.
-func BenchmarkParseString(b *testing.B) {
-	for _, set := range loadBenchRecords(b) {
-		b.Run(set.name, func(b *testing.B) {
-			b.SetBytes(set.bytes)
-			b.ReportAllocs()
-			for b.Loop() {
-				for _, s := range set.texts {
-					if _, err := ParseString(s); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-		})
-	}
-}
+func BenchmarkParseString(b *testing.B) { benchParseTexts(b, ParseString) }
 
 // BenchmarkParseStringShared is ParseString whose strings may share the
 // input's memory.
-func BenchmarkParseStringShared(b *testing.B) {
+func BenchmarkParseStringShared(b *testing.B) { benchParseTexts(b, ParseStringShared) }
+
+// benchParseTexts runs parse over every record held as a string.
+func benchParseTexts(b *testing.B, parse func(string) (Value, error)) {
 	for _, set := range loadBenchRecords(b) {
 		b.Run(set.name, func(b *testing.B) {
 			b.SetBytes(set.bytes)
 			b.ReportAllocs()
 			for b.Loop() {
 				for _, s := range set.texts {
-					if _, err := ParseStringShared(s); err != nil {
+					if _, err := parse(s); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -49,26 +49,34 @@ func DecodeObjectAll(data []byte, fields []Field) bool {
 	return ok && AtEnd(data, end)
 }
 
-// unknownKey reports whether key, which names none of fields, can be
-// skipped: it is ASCII and no field's name equals it with case folded
+// unknownKey reports whether key, which names none of fields and nested,
+// can be skipped: it is ASCII and no name equals it with case folded
 // (encoding/json and goccy match names case-insensitively, with Unicode
 // folding that only bytes outside ASCII can reach).
-func unknownKey(key []byte, fields []Field) bool {
+func unknownKey(key []byte, fields []Field, nested []Nested) bool {
 	for _, c := range key {
 		if c >= 0x80 {
 			return false
 		}
 	}
+	folds := func(name string) bool { return len(name) == len(key) && strings.EqualFold(name, string(key)) }
 	for i := range fields {
-		if len(fields[i].Name) == len(key) && strings.EqualFold(fields[i].Name, string(key)) {
+		if folds(fields[i].Name) {
+			return false
+		}
+	}
+	for i := range nested {
+		if folds(nested[i].Name) {
 			return false
 		}
 	}
 	return true
 }
 
-// field decodes the value at p.pos into f.
-func (p *parser) field(f *Field) bool {
+// field decodes the value at p.pos, depth levels deep in the input, into
+// f: a raw member is checked against MaxDepth from there, as Valid of the
+// whole input checks it.
+func (p *parser) field(f *Field, depth int) bool {
 	if p.pos >= len(p.data) {
 		return false
 	}
@@ -76,7 +84,7 @@ func (p *parser) field(f *Field) bool {
 	switch {
 	case f.Raw != nil:
 		start := p.pos
-		if p.skip(1) != nil {
+		if p.skip(depth) != nil {
 			return false
 		}
 		if f.View {
@@ -176,14 +184,14 @@ func DecodeObjectNested(data []byte, pos, depth int, fields []Field, nested []Ne
 		}
 		switch {
 		case f < 0:
-			if !unknownKey(key, fields) || !unknownNestedKey(key, nested) || p.skip(depth+1) != nil {
+			if !unknownKey(key, fields, nested) || p.skip(depth+1) != nil {
 				return 0, false
 			}
 		case seen&(1<<f) != 0:
 			return 0, false
 		case f < len(fields):
 			seen |= 1 << f
-			if !p.fieldAt(&fields[f], depth+1) {
+			if !p.field(&fields[f], depth+1) {
 				return 0, false
 			}
 		case p.pos >= len(p.data):
@@ -202,34 +210,6 @@ func DecodeObjectNested(data []byte, pos, depth int, fields []Field, nested []Ne
 			return p.pos, true
 		}
 	}
-}
-
-// unknownNestedKey is unknownKey for the names of nested members.
-func unknownNestedKey(key []byte, nested []Nested) bool {
-	for i := range nested {
-		if len(nested[i].Name) == len(key) && strings.EqualFold(nested[i].Name, string(key)) {
-			return false
-		}
-	}
-	return true
-}
-
-// fieldAt is field for a value depth levels deep: a raw member is checked
-// against MaxDepth from there, as Valid of the whole input checks it.
-func (p *parser) fieldAt(f *Field, depth int) bool {
-	if f.Raw == nil {
-		return p.field(f)
-	}
-	start := p.pos
-	if p.skip(depth) != nil {
-		return false
-	}
-	if f.View {
-		*f.Raw = p.data[start:p.pos:p.pos]
-	} else {
-		*f.Raw = append(RawMessage(nil), p.data[start:p.pos]...)
-	}
-	return true
 }
 
 // DecodeArrayEach reads the JSON array at data[pos] (after white space),

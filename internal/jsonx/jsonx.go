@@ -974,22 +974,9 @@ func AppendQuoted(buf []byte, s string) []byte {
 			continue
 		}
 		buf = append(buf, s[start:i]...)
-		switch c {
-		case '"':
-			buf = append(buf, '\\', '"')
-		case '\\':
-			buf = append(buf, '\\', '\\')
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		case '\b':
-			buf = append(buf, '\\', 'b')
-		case '\f':
-			buf = append(buf, '\\', 'f')
-		default: // another control character
+		if e := shortEscapes[c]; e != 0 {
+			buf = append(buf, '\\', e)
+		} else { // another control character
 			buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
 		i++
@@ -1018,6 +1005,11 @@ func nextQuoteSpecial(data []byte, i int) int {
 	}
 	return i
 }
+
+// shortEscapes is the two-byte escape of each byte AppendQuoted escapes
+// so (the letter after the backslash), 0 for the control characters
+// written as \u00XX.
+var shortEscapes = [256]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f'}
 
 // Quote returns s as a JSON string literal.
 func Quote(s string) string { return string(AppendQuoted(nil, s)) }
