@@ -245,6 +245,10 @@ func parseOpenAIDoc(doc []byte, h *Head, out *Sink) {
 func parseOpenAILines(lr *LineReader, h *Head, out *Sink) {
 	r := &oaReader{h: h, out: out, stem: fileStem(h.Name)}
 	first := true
+	var reuse *lineReuse
+	if oaReuse {
+		reuse = &lineReuse{}
+	}
 	for {
 		line, n, ok := lr.Next()
 		if !ok {
@@ -252,7 +256,7 @@ func parseOpenAILines(lr *LineReader, h *Head, out *Sink) {
 		}
 		// Splitting the object checks its syntax too: a line it reads
 		// needs no separate validity pass.
-		top, pre, split := splitRecord(line)
+		top, pre, split := splitRecord(line, reuse)
 		if !split {
 			top, split = jsonx.SplitObject(line)
 		}
@@ -473,9 +477,16 @@ var oaItemArrays = map[string]bool{"messages": true, "input": false, "output": f
 // declines is kept raw, for decodeChatMessage or decodeRespItem. ok is
 // false for a line that is not such an object, which the caller then
 // splits the plain way (and reports).
-func splitRecord(line []byte) (top map[string]jsonx.RawMessage, pre map[string][]oaElem, ok bool) {
+//
+// reuse, when not nil, holds what splitRecord decoded of the line before:
+// the elements this line shares with it are taken from there (lineReuse).
+func splitRecord(line []byte, reuse *lineReuse) (top map[string]jsonx.RawMessage, pre map[string][]oaElem, ok bool) {
 	if !oaDirect {
 		return nil, nil, false
+	}
+	if reuse != nil {
+		reuse.start(line)
+		defer func() { reuse.finish(line, ok) }()
 	}
 	c := jsonx.NewCursor(line)
 	empty, ok := c.OpenObject()
@@ -492,7 +503,7 @@ func splitRecord(line []byte) (top map[string]jsonx.RawMessage, pre map[string][
 		chat, items := oaItemArrays[string(key)]
 		var elems []oaElem
 		if items && c.Peek() == '[' {
-			if elems, ok = decodeElems(c, chat); !ok {
+			if elems, ok = decodeElems(c, chat, reuse); !ok {
 				return nil, nil, false
 			}
 		} else if _, ok := c.Skip(); !ok {
@@ -520,9 +531,13 @@ func splitRecord(line []byte) (top map[string]jsonx.RawMessage, pre map[string][
 // decodeElems reads the array at the cursor (a member of the top-level
 // object, so one level deep), decoding each element that the one-pass
 // decoding reads and keeping the others raw.
-func decodeElems(c *jsonx.Cursor, chat bool) ([]oaElem, bool) {
+func decodeElems(c *jsonx.Cursor, chat bool, reuse *lineReuse) ([]oaElem, bool) {
 	elems := []oaElem{}
 	end, ok := jsonx.DecodeArrayEach(c.Data(), c.Pos(), 1, func(data []byte, pos, depth int) (int, bool) {
+		if e, end, ok := reuse.take(data, pos); ok {
+			elems = append(elems, e)
+			return end, true
+		}
 		var e oaElem
 		end, ok := 0, false
 		if chat {
@@ -543,6 +558,7 @@ func decodeElems(c *jsonx.Cursor, chat bool) ([]oaElem, bool) {
 		}
 		e.raw = data[pos:end:end]
 		elems = append(elems, e)
+		reuse.keep(pos, end, e)
 		return end, true
 	})
 	if !ok {
@@ -588,6 +604,12 @@ type chatMessage struct {
 	// a chatMessageText (decodeChatMessage, direct); Content is then nil.
 	text   *string
 	direct bool
+
+	// built is the item chatItem made of the message, kept when the
+	// message was decoded from a JSONL line that the next line may share
+	// (lineReuse): the next line takes the item too, with its own line.
+	// chatItem is a function of the message alone, but for the line.
+	built *oaItem
 }
 
 // chatMessageFields are the members of a chat message but its content.
@@ -775,6 +797,10 @@ func (r *oaReader) chatItems(elems []oaElem, lines []int, line int) []oaItem {
 	items := make([]oaItem, 0, len(elems)) // at most one each
 	for i, e := range elems {
 		line := lineAtIndex(lines, i, line)
+		if e.chat != nil && e.chat.built != nil {
+			items = append(items, e.chat.built.at(line))
+			continue
+		}
 		var m chatMessage
 		if e.chat != nil {
 			m = *e.chat
@@ -785,6 +811,11 @@ func (r *oaReader) chatItems(elems []oaElem, lines []int, line int) []oaItem {
 		it, ok := r.chatItem(m, i, line)
 		if ok {
 			items = append(items, it)
+			// Only an item made without a problem is kept: a message
+			// that makes none is reported again on every line.
+			if e.chat != nil && oaReuse {
+				e.chat.built = new(it.at(line))
+			}
 		}
 	}
 	return items
@@ -800,7 +831,8 @@ func (r *oaReader) chatItem(m chatMessage, i, line int) (oaItem, bool) {
 		text, _ := m.contentText(true)
 		it := oaItem{kind: 'a', line: line, chars: len(text) + len(m.ReasoningContent)}
 		var rs string
-		if jsonx.Unmarshal(m.Reasoning, &rs) == nil {
+		// (An absent member fails to decode: not worth an error value.)
+		if len(m.Reasoning) > 0 && jsonx.Unmarshal(m.Reasoning, &rs) == nil {
 			it.chars += len(rs)
 		}
 		var ids []string
@@ -938,6 +970,18 @@ type respItem struct {
 	// read as a respItemText (decodeRespItem, direct).
 	args, output *string
 	direct       bool
+
+	// What responseItems made of the item, kept as chatMessage.built is
+	// (lineReuse): the text of a message, the call of a call item, the
+	// fingerprint of an output. Each is a function of the item alone.
+	memo *respMemo
+}
+
+type respMemo struct {
+	text    string
+	hasText bool
+	call    *Call // Line unset
+	fp      string
 }
 
 // respItemFields are the members of a Responses item but its arguments
@@ -1030,6 +1074,31 @@ func (it *respItem) setArgs(c *Call) {
 	}
 }
 
+// call is the call a call item makes (but its Line).
+func (it *respItem) call() Call {
+	c := Call{ID: it.CallID, Tool: it.Name}
+	switch it.Type {
+	case "function_call":
+		it.setArgs(&c)
+	case "custom_tool_call":
+		var s string
+		_ = jsonx.Unmarshal(it.Input, &s)
+		c.SetArgsValue(inputArgs(s))
+	case "local_shell_call":
+		c.Tool = "local_shell"
+		c.SetArgsField(it.Action)
+	case "mcp_call":
+		// An MCP call made by the API carries its own output.
+		it.setArgs(&c)
+		c.HasResult = true
+		c.Result, _ = it.outputText()
+		if e, has := contentText(it.Error); has {
+			c.Result, c.IsError = e, true
+		}
+	}
+	return c
+}
+
 // outputText is contentText of the item's output.
 func (it *respItem) outputText() (string, bool) {
 	if it.direct {
@@ -1062,8 +1131,14 @@ func (r *oaReader) responseItems(elems []oaElem, lines []int, recLine int, rec *
 	for i, e := range elems {
 		line = lineAtIndex(lines, i, recLine)
 		var it respItem
+		// memo is what an earlier line made of this very item (lineReuse),
+		// or where to keep what this line makes of it; nil when neither.
+		var memo *respMemo
 		if e.item != nil {
-			it = *e.item
+			if oaReuse && e.item.memo == nil {
+				e.item.memo = &respMemo{}
+			}
+			it, memo = *e.item, e.item.memo
 		} else if err := decodeRespItem(e.raw, &it); err != nil {
 			r.out.Problemf(line, "item %d is not a Responses item (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
 			continue
@@ -1073,7 +1148,13 @@ func (r *oaReader) responseItems(elems []oaElem, lines []int, recLine int, rec *
 		}
 		switch it.Type {
 		case "message":
-			text, has := userText(it.Content)
+			var text string
+			var has bool
+			if memo != nil && memo.hasText {
+				text, has = memo.text, true
+			} else if text, has = userText(it.Content); memo != nil && has {
+				memo.text, memo.hasText = text, true
+			}
 			switch it.Role {
 			case "user":
 				flush()
@@ -1097,26 +1178,16 @@ func (r *oaReader) responseItems(elems []oaElem, lines []int, recLine int, rec *
 			}
 		case "function_call", "custom_tool_call", "local_shell_call", "mcp_call":
 			m := model()
-			c := Call{ID: it.CallID, Tool: it.Name, Line: line}
-			switch it.Type {
-			case "function_call":
-				it.setArgs(&c)
-			case "custom_tool_call":
-				var s string
-				_ = jsonx.Unmarshal(it.Input, &s)
-				c.SetArgsValue(inputArgs(s))
-			case "local_shell_call":
-				c.Tool = "local_shell"
-				c.SetArgsField(it.Action)
-			case "mcp_call":
-				// An MCP call made by the API carries its own output.
-				it.setArgs(&c)
-				c.HasResult = true
-				c.Result, _ = it.outputText()
-				if e, has := contentText(it.Error); has {
-					c.Result, c.IsError = e, true
+			var c Call
+			if memo != nil && memo.call != nil {
+				c = *memo.call
+			} else {
+				c = it.call()
+				if memo != nil {
+					memo.call = new(c)
 				}
 			}
+			c.Line = line
 			if c.ID == "" && it.Type != "mcp_call" {
 				r.out.Problemf(line, "item %d (%s %s) has no call_id; its result cannot be joined", i+1, it.Type, it.Name)
 			}
@@ -1133,7 +1204,13 @@ func (r *oaReader) responseItems(elems []oaElem, lines []int, recLine int, rec *
 				r.out.Problemf(line, "item %d (%s) has no call_id; ignored", i+1, it.Type)
 				continue
 			}
-			items = append(items, oaItem{kind: 'r', fp: fingerprint("r", it.CallID), line: line, resID: it.CallID, resText: text})
+			var fp string
+			if memo != nil && memo.fp != "" {
+				fp = memo.fp
+			} else if fp = fingerprint("r", it.CallID); memo != nil {
+				memo.fp = fp
+			}
+			items = append(items, oaItem{kind: 'r', fp: fp, line: line, resID: it.CallID, resText: text})
 		default:
 			if responseItemTypes[it.Type] {
 				rec.skipped[it.Type]++
