@@ -85,6 +85,16 @@ var oaEdgeRecords = []string{
 	`{"messages":[{"role":"user","content":"a"} , 5, {"role":"user","content":[{"type":"text","text":"p"}]}, {"role":"tool"}],"output":[]}`,
 	`{"input":[],"output":[{"type":"function_call","call_id":"k1","name":"ls","arguments":"{}","arguments":"{\"a\":1}"}, {"Type":"message"}]}`,
 	`{"request":{"input":[{"type":"message","role":"user","content":"req"}]},"input":[{"type":"message","role":"user","content":"top"}]}`,
+	// splitRecord's wrappers: request, body and response objects whose
+	// item arrays it decodes too; a key with an escape (the wrapper is
+	// then read by Unmarshal), repeated wrappers and arrays, a wrapper
+	// that is not an object the second time.
+	`{"request":{"model":"m","messages":[{"role":"user","content":"a"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"r"}]},"response":{"output":[{"type":"function_call","call_id":"k1","name":"ls","arguments":"{}"}]}}`,
+	`{"body":{"messages":[{"role":"user","content":"a"}],"messages":5},"body":{"messages":[{"role":"user","content":"b"}]}}`,
+	`{"request":{"mess\u0061ges":[{"role":"user","content":"escaped"}],"messages":[{"role":"user","content":"plain"}]}}`,
+	`{"request":{"messages":[{"role":"user","content":"first"}]},"request":{"messages":[{"role":"user","content":"second"}],"messages":[{"role":"user","content":"third"}]}}`,
+	`{"request":{"messages":[{"role":"user","content":"a"}]},"request":5,"messages":[{"role":"user","content":"top"}]}`,
+	`{"request":{"input":[{"type":"message","role":"user","content":"go"}]},"response":{"body":{"output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"x"}]}]},"output":[{"type":"function_call","call_id":"k9","name":"ls","arguments":"{}"}]}}`,
 }
 
 // TestOpenAIDirectMatchesPlain: the openai direct reading gives what the

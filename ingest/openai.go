@@ -224,6 +224,10 @@ type oaReader struct {
 	// (issue 2): problems name the element's line; sessions read from a
 	// multi-line document keep line 0 (docpos.go). nil for JSONL.
 	pos *docPos
+	// reuse holds what was read of the line before, for a JSONL log
+	// (lineReuse); nil for a document.
+	reuse *lineReuse
+	added bool // a record of the log was added
 }
 
 func fileStem(name string) string {
@@ -234,7 +238,7 @@ func fileStem(name string) string {
 func parseOpenAIDoc(doc []byte, h *Head, out *Sink) {
 	r := &oaReader{h: h, out: out, stem: fileStem(h.Name), pos: newDocPos(doc, h.Line)}
 	line := docLineOf(doc, h)
-	rec, ok := r.record(doc, line, nil, nil)
+	rec, ok := r.record(doc, line, nil)
 	if !ok {
 		return
 	}
@@ -244,41 +248,50 @@ func parseOpenAIDoc(doc []byte, h *Head, out *Sink) {
 
 func parseOpenAILines(lr *LineReader, h *Head, out *Sink) {
 	r := &oaReader{h: h, out: out, stem: fileStem(h.Name)}
-	first := true
-	var reuse *lineReuse
 	if oaReuse {
-		reuse = &lineReuse{}
+		r.reuse = &lineReuse{}
 	}
 	for {
 		line, n, ok := lr.Next()
 		if !ok {
 			break
 		}
-		// Splitting the object checks its syntax too: a line it reads
-		// needs no separate validity pass.
-		top, pre, split := splitRecord(line, reuse)
-		if !split {
-			top, split = jsonx.SplitObject(line)
-		}
-		if !split && !jsonx.Valid(line) {
-			out.BadLine(lr, n, notJSON(line))
-			continue
-		}
-		rec, ok := r.record(line, n, top, pre)
-		if !ok {
-			continue
-		}
-		r.add(rec, n, first)
-		first = false
+		r.logLine(lr, line, n)
 	}
 	r.finishAll()
 }
 
+// logLine reads line n of a JSONL log.
+func (r *oaReader) logLine(lr *LineReader, line []byte, n int) {
+	r.reuse.start(line)
+	defer r.reuse.finish()
+	// Splitting the object checks its syntax too: a line it reads needs no
+	// separate validity pass.
+	sr, split := splitRecord(line, r.reuse)
+	if !split {
+		sr = &splitLine{}
+		sr.top, split = jsonx.SplitObject(line)
+	}
+	if !split && !jsonx.Valid(line) {
+		r.out.BadLine(lr, n, notJSON(line))
+		return
+	}
+	rec, ok := r.record(line, n, sr)
+	if !ok {
+		return
+	}
+	r.add(rec, n, !r.added)
+	r.added = true
+}
+
 // record decodes one document or line into an oaRecord, reporting what it
-// cannot read. top is data's members when the caller has them already
-// (keysOf(data)), else nil; pre is the elements of top's item arrays
-// when splitRecord decoded them, else nil.
-func (r *oaReader) record(data []byte, line int, top map[string]jsonx.RawMessage, pre map[string][]oaElem) (oaRecord, bool) {
+// cannot read. sr is what the caller split of data already (splitRecord,
+// or SplitObject's members alone), or nil.
+func (r *oaReader) record(data []byte, line int, sr *splitLine) (oaRecord, bool) {
+	if sr == nil {
+		sr = &splitLine{}
+	}
+	top, pre := sr.top, sr.pre
 	data = bytes.TrimSpace(data)
 	rec := oaRecord{skipped: map[string]int{}}
 	// at is the line for problems of the record as a whole: the JSONL
@@ -313,13 +326,20 @@ func (r *oaReader) record(data []byte, line int, top map[string]jsonx.RawMessage
 	}
 	req, resp := top, top
 	var reqPath, respPath []string // where req and resp are in data
+	// membersOf is keysOf(top[k]), from splitRecord when it read them.
+	membersOf := func(k string) map[string]jsonx.RawMessage {
+		if m := sr.sub[k]; m != nil {
+			return m
+		}
+		return keysOf(top[k])
+	}
 	for _, k := range []string{"request", "body"} {
-		if m := keysOf(top[k]); m != nil {
+		if m := membersOf(k); m != nil {
 			req, reqPath = m, []string{k}
 			break
 		}
 	}
-	if m := keysOf(top["response"]); m != nil {
+	if m := membersOf("response"); m != nil {
 		resp, respPath = m, []string{"response"}
 		if b := keysOf(m["body"]); b != nil { // OpenAI batch output
 			resp, respPath = b, []string{"response", "body"}
@@ -328,7 +348,7 @@ func (r *oaReader) record(data []byte, line int, top map[string]jsonx.RawMessage
 	// elemsOf gives the elements of raw, the array member key of req or
 	// resp (path): already decoded when splitRecord read it from top.
 	elemsOf := func(path []string, key string, raw jsonx.RawMessage) ([]oaElem, error) {
-		if e, ok := pre[key]; ok && len(path) == 0 {
+		if e, ok := pre[strings.Join(append(path[:len(path):len(path)], key), ".")]; ok && len(path) <= 1 {
 			return e, nil
 		}
 		raws, err := elementsOf(raw)
@@ -478,63 +498,155 @@ var oaItemArrays = map[string]bool{"messages": true, "input": false, "output": f
 // false for a line that is not such an object, which the caller then
 // splits the plain way (and reports).
 //
-// reuse, when not nil, holds what splitRecord decoded of the line before:
-// the elements this line shares with it are taken from there (lineReuse).
-func splitRecord(line []byte, reuse *lineReuse) (top map[string]jsonx.RawMessage, pre map[string][]oaElem, ok bool) {
+// reuse, when not nil, holds what was read of the line before: the
+// elements this line shares with it are taken from there (lineReuse).
+func splitRecord(line []byte, reuse *lineReuse) (sr *splitLine, ok bool) {
 	if !oaDirect {
-		return nil, nil, false
-	}
-	if reuse != nil {
-		reuse.start(line)
-		defer func() { reuse.finish(line, ok) }()
+		return nil, false
 	}
 	c := jsonx.NewCursor(line)
 	empty, ok := c.OpenObject()
 	if !ok {
-		return nil, nil, false
+		return nil, false
 	}
-	top = map[string]jsonx.RawMessage{}
+	sr = &splitLine{top: map[string]jsonx.RawMessage{}}
 	for !empty {
 		key, escaped, ok := c.Key()
 		if !ok || escaped || !utf8.Valid(key) {
-			return nil, nil, false
+			return nil, false
 		}
 		start := c.Pos()
 		chat, items := oaItemArrays[string(key)]
 		var elems []oaElem
-		if items && c.Peek() == '[' {
-			if elems, ok = decodeElems(c, chat, reuse); !ok {
-				return nil, nil, false
+		var members map[string]jsonx.RawMessage
+		var nested map[string][]oaElem
+		switch {
+		case items && c.Peek() == '[':
+			if elems, ok = decodeElems(c, chat, 1, reuse); !ok {
+				return nil, false
 			}
-		} else if _, ok := c.Skip(); !ok {
+		case oaWrappers[string(key)] && c.Peek() == '{':
+			if members, nested, ok = decodeWrapper(c, reuse); !ok {
+				return nil, false
+			}
+		default:
+			if _, ok := c.Skip(); !ok {
+				return nil, false
+			}
+		}
+		sr.set(string(key), line[start:c.Pos():c.Pos()], elems, members, nested)
+		more, ok := c.Next('}')
+		if !ok {
+			return nil, false
+		}
+		empty = !more
+	}
+	return sr, c.AtEnd()
+}
+
+// splitLine is what splitRecord reads of a record in its one pass.
+type splitLine struct {
+	// top is the record's members, as jsonx.SplitObject gives them.
+	top map[string]jsonx.RawMessage
+	// pre is the elements of its item arrays (oaItemArrays), and of those
+	// of its request and response objects (oaWrappers) as
+	// "request.messages" and so on.
+	pre map[string][]oaElem
+	// sub is the members of those objects, as keysOf gives them.
+	sub map[string]map[string]jsonx.RawMessage
+}
+
+// set records the member key of the record: its raw value, and what was
+// decoded of it. As in SplitObject, a repeated key's last value wins: what
+// an earlier member of that name left goes.
+func (sr *splitLine) set(key string, raw jsonx.RawMessage, elems []oaElem, members map[string]jsonx.RawMessage, nested map[string][]oaElem) {
+	sr.top[key] = raw
+	for k := range sr.pre {
+		if k == key || strings.HasPrefix(k, key+".") {
+			delete(sr.pre, k)
+		}
+	}
+	delete(sr.sub, key)
+	if elems == nil && nested == nil && members == nil {
+		return
+	}
+	if sr.pre == nil {
+		sr.pre = map[string][]oaElem{}
+	}
+	if elems != nil {
+		sr.pre[key] = elems
+	}
+	for k, e := range nested {
+		sr.pre[key+"."+k] = e
+	}
+	if members != nil {
+		if sr.sub == nil {
+			sr.sub = map[string]map[string]jsonx.RawMessage{}
+		}
+		sr.sub[key] = members
+	}
+}
+
+// oaWrappers are the top-level members whose object holds a record's
+// request or response (record): splitRecord decodes their item arrays too,
+// as pre["request.messages"] and so on.
+var oaWrappers = map[string]bool{"request": true, "body": true, "response": true}
+
+// decodeWrapper reads the object at the cursor, a top-level member: its
+// members as views (what keysOf would give) and its item arrays
+// (oaItemArrays) decoded as splitRecord does the record's own. Both are nil
+// when a key has escapes or invalid UTF-8: record then reads the object
+// with keysOf, which leaves such keys to Unmarshal. ok is false on a
+// syntax error.
+func decodeWrapper(c *jsonx.Cursor, reuse *lineReuse) (members map[string]jsonx.RawMessage, nested map[string][]oaElem, ok bool) {
+	empty, ok := c.OpenObject()
+	if !ok {
+		return nil, nil, false
+	}
+	members, nested = map[string]jsonx.RawMessage{}, map[string][]oaElem{}
+	plain := true
+	for !empty {
+		key, escaped, ok := c.Key()
+		if !ok {
 			return nil, nil, false
 		}
-		// As in SplitObject, a repeated key's last value wins.
-		top[string(key)] = line[start:c.Pos():c.Pos()]
-		if elems != nil {
-			if pre == nil {
-				pre = map[string][]oaElem{}
+		plain = plain && !escaped && utf8.Valid(key)
+		start := c.Pos()
+		chat, items := oaItemArrays[string(key)]
+		if items && c.Peek() == '[' {
+			elems, ok := decodeElems(c, chat, 2, reuse)
+			if !ok {
+				return nil, nil, false
 			}
-			pre[string(key)] = elems
+			nested[string(key)] = elems
 		} else {
-			delete(pre, string(key))
+			_, end, ok := jsonx.SkipValue(c.Data(), c.Pos(), 2)
+			if !ok {
+				return nil, nil, false
+			}
+			c.Seek(end)
+			delete(nested, string(key))
 		}
+		members[string(key)] = c.Data()[start:c.Pos():c.Pos()]
 		more, ok := c.Next('}')
 		if !ok {
 			return nil, nil, false
 		}
 		empty = !more
 	}
-	return top, pre, c.AtEnd()
+	if !plain {
+		return nil, nil, true
+	}
+	return members, nested, true
 }
 
-// decodeElems reads the array at the cursor (a member of the top-level
-// object, so one level deep), decoding each element that the one-pass
-// decoding reads and keeping the others raw.
-func decodeElems(c *jsonx.Cursor, chat bool, reuse *lineReuse) ([]oaElem, bool) {
+// decodeElems reads the array at the cursor, depth levels deep in the line
+// (1 for a member of the top-level object), decoding each element that the
+// one-pass decoding reads and keeping the others raw.
+func decodeElems(c *jsonx.Cursor, chat bool, depth int, reuse *lineReuse) ([]oaElem, bool) {
 	elems := []oaElem{}
-	end, ok := jsonx.DecodeArrayEach(c.Data(), c.Pos(), 1, func(data []byte, pos, depth int) (int, bool) {
-		if e, end, ok := reuse.take(data, pos); ok {
+	end, ok := jsonx.DecodeArrayEach(c.Data(), c.Pos(), depth, func(data []byte, pos, depth int) (int, bool) {
+		if e, end, ok := reuse.takeAt(pos); ok {
 			elems = append(elems, e)
 			return end, true
 		}
@@ -558,7 +670,6 @@ func decodeElems(c *jsonx.Cursor, chat bool, reuse *lineReuse) ([]oaElem, bool) 
 		}
 		e.raw = data[pos:end:end]
 		elems = append(elems, e)
-		reuse.keep(pos, end, e)
 		return end, true
 	})
 	if !ok {
@@ -797,8 +908,12 @@ func (r *oaReader) chatItems(elems []oaElem, lines []int, line int) []oaItem {
 	items := make([]oaItem, 0, len(elems)) // at most one each
 	for i, e := range elems {
 		line := lineAtIndex(lines, i, line)
+		if e.chat == nil {
+			e, _ = r.reuse.take(e)
+		}
 		if e.chat != nil && e.chat.built != nil {
 			items = append(items, e.chat.built.at(line))
+			r.reuse.keep(e)
 			continue
 		}
 		var m chatMessage
@@ -807,13 +922,16 @@ func (r *oaReader) chatItems(elems []oaElem, lines []int, line int) []oaItem {
 		} else if err := decodeChatMessage(e.raw, &m); err != nil {
 			r.out.Problemf(line, "message %d is not a chat message (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
 			continue
+		} else if r.reuse != nil {
+			e.chat = new(m)
 		}
+		r.reuse.keep(e)
 		it, ok := r.chatItem(m, i, line)
 		if ok {
 			items = append(items, it)
 			// Only an item made without a problem is kept: a message
 			// that makes none is reported again on every line.
-			if e.chat != nil && oaReuse {
+			if e.chat != nil && r.reuse != nil {
 				e.chat.built = new(it.at(line))
 			}
 		}
@@ -1134,15 +1252,25 @@ func (r *oaReader) responseItems(elems []oaElem, lines []int, recLine int, rec *
 		// memo is what an earlier line made of this very item (lineReuse),
 		// or where to keep what this line makes of it; nil when neither.
 		var memo *respMemo
+		if e.item == nil {
+			e, _ = r.reuse.take(e)
+		}
+		if e.item == nil {
+			if err := decodeRespItem(e.raw, &it); err != nil {
+				r.out.Problemf(line, "item %d is not a Responses item (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
+				continue
+			}
+			if r.reuse != nil {
+				e.item = new(it)
+			}
+		}
 		if e.item != nil {
-			if oaReuse && e.item.memo == nil {
+			if r.reuse != nil && e.item.memo == nil {
 				e.item.memo = &respMemo{}
 			}
 			it, memo = *e.item, e.item.memo
-		} else if err := decodeRespItem(e.raw, &it); err != nil {
-			r.out.Problemf(line, "item %d is not a Responses item (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
-			continue
 		}
+		r.reuse.keep(e)
 		if it.Type == "" && it.Role != "" {
 			it.Type = "message"
 		}

@@ -1,6 +1,11 @@
 package ingest
 
-import "bytes"
+import (
+	"bytes"
+	"cmp"
+	"slices"
+	"unsafe"
+)
 
 // oaReuse turns on lineReuse; tests turn it off to check that a log reads
 // the same with and without it.
@@ -10,29 +15,32 @@ var oaReuse = true
 // of a log replays the conversation so far (docs/formats/openai.md), so a
 // line usually begins with the very bytes of the line before it, and only
 // its last few messages are new: a log of n requests holds about n²/2
-// messages, of which n are new. splitRecord decodes each line's message
-// and item elements; lineReuse keeps the elements of the line before, and
-// an element that starts at the same offset and ends within the prefix the
-// two lines share is taken from there instead of being decoded again.
+// messages, of which n are new. lineReuse keeps the message and item
+// elements read on the line before, each with where it lay in that line;
+// an element of this line that starts at the same offset and ends within
+// the prefix the two lines share is taken from there instead of being
+// decoded again: by splitRecord for the arrays at the top of the line, by
+// chatItems and responseItems for those in a request or response object.
 //
 // Why that is the same as decoding it: the bytes before the element are
-// the same in both lines, so the parser reaches it in the same state (the
-// same member of the same array, at the same depth), and its own bytes are
+// the same in both lines, so the reading reaches it in the same state (the
+// same member of the same array, by the same path), and its own bytes are
 // the same, so it decodes to the same value. The elements decoded are only
 // read afterwards (chatItems and responseItems copy them), never changed,
-// so one value can serve several lines; its raw view is moved to the line
-// being read. Everything else about the line (its other members, its
-// syntax past the shared prefix, every problem) is read as before: only the
-// decoding of shared elements is skipped.
+// but for what they keep of their own reading (chatMessage.built,
+// respItem.memo), which is a function of the element; so one value can
+// serve several lines, its raw view moved to the line being read.
+// Everything else about a line (its other members, its syntax past the
+// shared prefix, every problem) is read as before: an element is kept only
+// once it decoded without a problem.
 //
-// The zero value and a nil *lineReuse are ready to use; a nil one reuses
-// nothing.
+// A nil *lineReuse (a document, or oaReuse off) keeps and takes nothing.
 type lineReuse struct {
+	line  []byte       // the line being read
 	prev  []byte       // a copy of the line before
-	elems []reusedElem // the elements decoded on it, in line order
+	elems []reusedElem // the elements read on it, by start
 	next  []reusedElem // those of the line being read
 	same  int          // the length of the prefix the two lines share
-	k     int          // where take looks next in elems
 	taken int          // elements taken, for tests
 }
 
@@ -49,50 +57,86 @@ const maxReusedLine = 64 << 20
 
 // start begins the reading of line.
 func (r *lineReuse) start(line []byte) {
+	if r == nil {
+		return
+	}
+	r.line = line
 	r.same = commonPrefix(r.prev, line)
-	r.k = 0
 	r.next = r.next[:0]
 }
 
-// take returns the element at line[pos:] when the line before had the same
-// one there, with its raw view moved to line.
-func (r *lineReuse) take(line []byte, pos int) (oaElem, int, bool) {
+// takeAt returns the element at line[pos:], and where it ends, when the
+// line before had the same one there, with its raw view moved to line.
+func (r *lineReuse) takeAt(pos int) (oaElem, int, bool) {
 	if r == nil || pos >= r.same {
 		return oaElem{}, 0, false
 	}
-	for r.k < len(r.elems) && r.elems[r.k].start < pos {
-		r.k++
-	}
-	if r.k == len(r.elems) {
+	i, found := slices.BinarySearchFunc(r.elems, pos, func(e reusedElem, pos int) int { return cmp.Compare(e.start, pos) })
+	if !found || r.elems[i].end > r.same {
 		return oaElem{}, 0, false
 	}
-	old := r.elems[r.k]
-	if old.start != pos || old.end > r.same {
-		return oaElem{}, 0, false
-	}
+	old := r.elems[i]
 	e := old.e
-	e.raw = line[pos:old.end:old.end]
-	r.keep(pos, old.end, e)
+	e.raw = r.line[pos:old.end:old.end]
 	r.taken++
 	return e, old.end, true
 }
 
-// keep records an element of the line being read.
-func (r *lineReuse) keep(start, end int, e oaElem) {
-	if r != nil {
-		e.raw = nil // a view of a buffer that is about to be reused
-		r.next = append(r.next, reusedElem{start, end, e})
+// take returns e decoded as on the line before, when it was there (ok),
+// else e.
+func (r *lineReuse) take(e oaElem) (oaElem, bool) {
+	pos, ok := r.offset(e.raw)
+	if !ok {
+		return e, false
 	}
+	t, end, ok := r.takeAt(pos)
+	if !ok || end != pos+len(e.raw) {
+		return e, false
+	}
+	return t, true
 }
 
-// finish ends the reading of line: when splitRecord read it whole (ok),
-// its elements serve the next line.
-func (r *lineReuse) finish(line []byte, ok bool) {
-	if !ok || len(line) > maxReusedLine {
-		r.prev, r.elems = r.prev[:0], r.elems[:0]
+// keep records an element of the line being read, decoded.
+func (r *lineReuse) keep(e oaElem) {
+	pos, ok := r.offset(e.raw)
+	if !ok {
 		return
 	}
-	r.prev = append(r.prev[:0], line...)
+	end := pos + len(e.raw)
+	e.raw = nil // a view of a buffer that is about to be reused
+	r.next = append(r.next, reusedElem{pos, end, e})
+}
+
+// offset returns where raw lies in the line being read; ok is false when
+// raw is not a view of it (a copy that a fallback decoding made).
+func (r *lineReuse) offset(raw []byte) (int, bool) {
+	if r == nil || len(raw) == 0 || len(r.line) == 0 {
+		return 0, false
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(r.line)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
+	if p < base || p-base+uintptr(len(raw)) > uintptr(len(r.line)) {
+		return 0, false
+	}
+	return int(p - base), true
+}
+
+// finish ends the reading of the line: its elements serve the next line.
+// They were kept in the order they were read, which is their order in the
+// line unless a response came before its request there; an element read
+// twice (a record's request that is the record itself) is kept once.
+func (r *lineReuse) finish() {
+	if r == nil {
+		return
+	}
+	if len(r.line) > maxReusedLine {
+		r.prev, r.elems, r.line = r.prev[:0], r.elems[:0], nil
+		return
+	}
+	r.prev = append(r.prev[:0], r.line...)
+	r.line = nil
+	slices.SortStableFunc(r.next, func(a, b reusedElem) int { return cmp.Compare(a.start, b.start) })
+	r.next = slices.CompactFunc(r.next, func(a, b reusedElem) bool { return a.start == b.start })
 	r.elems, r.next = r.next, r.elems
 }
 

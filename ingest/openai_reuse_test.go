@@ -25,10 +25,11 @@ func replayingLog(data []byte) []byte {
 			continue
 		}
 		var arr []byte
-		for _, key := range []string{"messages", "input"} {
-			if v, ok := jsonx.TopLevel(line, key); ok && len(v) > 0 && v[0] == '[' {
-				arr = v
-				break
+		for _, obj := range [][]byte{line, topLevel(line, "request"), topLevel(line, "body")} {
+			for _, key := range []string{"messages", "input"} {
+				if v := topLevel(obj, key); len(v) > 0 && v[0] == '[' && arr == nil {
+					arr = v
+				}
 			}
 		}
 		elems, ok := jsonx.SplitArray(arr)
@@ -54,6 +55,24 @@ func replayingLog(data []byte) []byte {
 			out.Write(line[at+len(arr):])
 			out.WriteByte('\n')
 		}
+	}
+	return out.Bytes()
+}
+
+// topLevel is jsonx.TopLevel's value, nil when absent. Its capacity runs
+// to the end of data, as jsonx.Members says, so that a value's offset in a
+// line is cap(line)-cap(value) however deep it was found.
+func topLevel(data []byte, key string) []byte {
+	v, _ := jsonx.TopLevel(data, key)
+	return v
+}
+
+// asProxyLog wraps each line of a log as a proxy records it: the request
+// body as "request", with a response object after it.
+func asProxyLog(data []byte) []byte {
+	var out bytes.Buffer
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		fmt.Fprintf(&out, "{\"request\":%s,\"response\":{\"id\":\"resp\"}}\n", line)
 	}
 	return out.Bytes()
 }
@@ -142,6 +161,7 @@ func TestOpenAIReuseMatchesPlain(t *testing.T) {
 			}
 		}
 		inputs[p+".replaying.jsonl"] = replayingLog(data)
+		inputs[p+".proxy.jsonl"] = replayingLog(asProxyLog(data))
 		replaying++
 	}
 	if replaying < 2 {
@@ -168,36 +188,31 @@ func TestReplayingLogReusesElements(t *testing.T) {
 		if !strings.HasSuffix(f.Path, ".jsonl") || !strings.Contains(f.Path, "openai") {
 			continue
 		}
-		log := replayingLog(f.Data)
-		r := &lineReuse{}
-		total, fresh, prev := 0, 0, 0
-		lr := NewLineReader(bytes.NewReader(log))
-		for {
-			line, _, ok := lr.Next()
-			if !ok {
-				break
+		for _, log := range [][]byte{replayingLog(f.Data), replayingLog(asProxyLog(f.Data))} {
+			r := &oaReader{h: &Head{Name: "log.jsonl"}, out: &Sink{}, reuse: &lineReuse{}}
+			total, fresh, prev := 0, 0, 0
+			lr := NewLineReader(bytes.NewReader(log))
+			for {
+				line, n, ok := lr.Next()
+				if !ok {
+					break
+				}
+				r.logLine(lr, line, n)
+				// A line longer than the one before continues its
+				// conversation, whose elements it repeats; a shorter one
+				// starts the next.
+				k := len(r.reuse.elems)
+				total += k
+				if k > prev {
+					fresh += k - prev
+				} else {
+					fresh += k
+				}
+				prev = k
 			}
-			_, pre, ok := splitRecord(line, r)
-			if !ok {
-				t.Fatalf("%s: a generated line does not split", f.Path)
+			if r.reuse.taken < total-fresh || total <= fresh {
+				t.Errorf("%s: %d of %d elements taken from the line before; want the %d that were on it", f.Path, r.reuse.taken, total, total-fresh)
 			}
-			n := 0
-			for _, e := range pre {
-				n += len(e)
-			}
-			total += n
-			// A line longer than the one before continues its
-			// conversation, whose elements it repeats; a shorter one
-			// starts the next.
-			if n > prev {
-				fresh += n - prev
-			} else {
-				fresh += n
-			}
-			prev = n
-		}
-		if r.taken < total-fresh || total <= fresh {
-			t.Errorf("%s: %d of %d elements taken from the line before; want the %d that were on it", f.Path, r.taken, total, total-fresh)
 		}
 		checked++
 	}
