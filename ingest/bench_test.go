@@ -150,36 +150,46 @@ func BenchmarkLineReader(b *testing.B) {
 
 // BenchmarkReadReplayingLog reads the generated OpenAI JSONL logs turned
 // into request logs that replay the conversation so far on every line
-// (replayingLog), as logging proxies write them, with lineReuse on and off.
+// (replayingLog), bare and in a proxy's request/response wrapper
+// (asProxyLog), with lineReuse on and off.
 func BenchmarkReadReplayingLog(b *testing.B) {
 	for _, g := range loadBenchCorpus(b) {
 		if !strings.HasPrefix(g.name, "openai-") || !strings.HasSuffix(g.name, ".jsonl") {
 			continue
 		}
-		rg := &benchGroup{name: g.name, formatID: g.formatID}
-		for _, f := range g.files {
-			data := replayingLog(f.data)
-			rg.files = append(rg.files, benchFile{name: f.name, data: data})
-			rg.bytes += int64(len(data))
-		}
-		for _, reuse := range []bool{true, false} {
-			name := rg.name + "/reuse"
-			if !reuse {
-				name = rg.name + "/plain"
+		for _, proxy := range []bool{false, true} {
+			rg := &benchGroup{name: g.name, formatID: g.formatID}
+			if proxy {
+				rg.name = strings.TrimSuffix(g.name, ".jsonl") + ".proxy.jsonl"
 			}
-			b.Run(name, func(b *testing.B) {
-				defer func() { oaReuse = true }()
-				oaReuse = reuse
-				b.SetBytes(rg.bytes)
-				b.ReportAllocs()
-				problems := 0
-				for b.Loop() {
-					_, problems = readGroup(rg, Options{Format: rg.formatID})
+			for _, f := range g.files {
+				data := f.data
+				if proxy {
+					data = asProxyLog(data)
 				}
-				if problems > 0 {
-					b.Fatalf("%d problems reading the replaying %s logs", problems, rg.name)
+				data = replayingLog(data)
+				rg.files = append(rg.files, benchFile{name: f.name, data: data})
+				rg.bytes += int64(len(data))
+			}
+			for _, reuse := range []bool{true, false} {
+				name := rg.name + "/reuse"
+				if !reuse {
+					name = rg.name + "/plain"
 				}
-			})
+				b.Run(name, func(b *testing.B) {
+					defer func() { oaReuse = true }()
+					oaReuse = reuse
+					b.SetBytes(rg.bytes)
+					b.ReportAllocs()
+					problems := 0
+					for b.Loop() {
+						_, problems = readGroup(rg, Options{Format: rg.formatID})
+					}
+					if problems > 0 {
+						b.Fatalf("%d problems reading the replaying %s logs", problems, rg.name)
+					}
+				})
+			}
 		}
 	}
 }
