@@ -13,14 +13,17 @@ var oaReuse = true
 
 // lineReuse spares a JSONL request log most of its decoding. Each request
 // of a log replays the conversation so far (docs/formats/openai.md), so a
-// line usually begins with the very bytes of the line before it, and only
-// its last few messages are new: a log of n requests holds about n²/2
-// messages, of which n are new. lineReuse keeps the message and item
-// elements read on the line before, each with where it lay in that line;
-// an element of this line that starts at the same offset and ends within
-// the prefix the two lines share is taken from there instead of being
-// decoded again: by splitRecord for the arrays at the top of the line, by
-// chatItems and responseItems for those in a request or response object.
+// line usually begins with the very bytes of an earlier line of its
+// conversation, and only its last few messages are new: a log of n
+// requests holds about n²/2 messages, of which n are new. lineReuse keeps
+// the message and item elements read on the last few lines, each with
+// where it lay in its line, and picks the line that shares the longest
+// prefix with the one being read (the line before, unless conversations
+// are interleaved); an element of this line that starts at the same offset
+// and ends within that prefix is taken from there instead of being decoded
+// again: by splitRecord for the arrays at the top of the line and in its
+// request and response objects, by chatItems and responseItems for those
+// splitRecord leaves to them.
 //
 // Why that is the same as decoding it: the bytes before the element are
 // the same in both lines, so the reading reaches it in the same state (the
@@ -36,12 +39,21 @@ var oaReuse = true
 //
 // A nil *lineReuse (a document, or oaReuse off) keeps and takes nothing.
 type lineReuse struct {
-	line  []byte       // the line being read
-	prev  []byte       // a copy of the line before
-	elems []reusedElem // the elements read on it, by start
-	next  []reusedElem // those of the line being read
-	same  int          // the length of the prefix the two lines share
-	taken int          // elements taken, for tests
+	line []byte       // the line being read
+	next []reusedElem // the elements read on it so far
+	// recent holds the last lines read, the latest first.
+	recent []*readLine
+	// from is the line of recent that shares the longest prefix with
+	// line, same that prefix's length.
+	from  *readLine
+	same  int
+	taken int // elements taken, for tests
+}
+
+// readLine is a line read earlier: a copy of it, and its elements.
+type readLine struct {
+	line  []byte
+	elems []reusedElem // by start
 }
 
 // reusedElem is an element of a line: where it lies, and what it decoded to.
@@ -50,10 +62,14 @@ type reusedElem struct {
 	e          oaElem
 }
 
-// maxReusedLine bounds the line that lineReuse keeps a copy of: the copy
-// costs a line's length in memory, which a replaying log repays many times
-// over; a single huge line is not held on to.
-const maxReusedLine = 64 << 20
+// Bounds on what lineReuse keeps: the lines it compares a line with (as
+// many as conversations a log may interleave before the reader closes one,
+// maxOpenConversations), and their total length, since each copy costs a
+// line's length in memory; a line longer than that is not kept at all.
+const (
+	maxRecentLines = maxOpenConversations
+	maxRecentBytes = 32 << 20
+)
 
 // start begins the reading of line.
 func (r *lineReuse) start(line []byte) {
@@ -61,21 +77,28 @@ func (r *lineReuse) start(line []byte) {
 		return
 	}
 	r.line = line
-	r.same = commonPrefix(r.prev, line)
 	r.next = r.next[:0]
+	r.from, r.same = nil, 0
+	for _, old := range r.recent {
+		if n := commonPrefix(old.line, line); n > r.same {
+			r.from, r.same = old, n
+		}
+	}
 }
 
 // takeAt returns the element at line[pos:], and where it ends, when the
-// line before had the same one there, with its raw view moved to line.
+// line it shares the most with had the same one there, with its raw view
+// moved to line.
 func (r *lineReuse) takeAt(pos int) (oaElem, int, bool) {
-	if r == nil || pos >= r.same {
+	if r == nil || r.from == nil || pos >= r.same {
 		return oaElem{}, 0, false
 	}
-	i, found := slices.BinarySearchFunc(r.elems, pos, func(e reusedElem, pos int) int { return cmp.Compare(e.start, pos) })
-	if !found || r.elems[i].end > r.same {
+	elems := r.from.elems
+	i, found := slices.BinarySearchFunc(elems, pos, func(e reusedElem, pos int) int { return cmp.Compare(e.start, pos) })
+	if !found || elems[i].end > r.same {
 		return oaElem{}, 0, false
 	}
-	old := r.elems[i]
+	old := elems[i]
 	e := old.e
 	e.raw = r.line[pos:old.end:old.end]
 	r.taken++
@@ -121,23 +144,42 @@ func (r *lineReuse) offset(raw []byte) (int, bool) {
 	return int(p - base), true
 }
 
-// finish ends the reading of the line: its elements serve the next line.
-// They were kept in the order they were read, which is their order in the
-// line unless a response came before its request there; an element read
-// twice (a record's request that is the record itself) is kept once.
+// finish ends the reading of the line: it joins the recent lines, the
+// oldest leaving when there are too many or they are too long together.
+// Its elements were kept in the order they were read, which is their
+// order in the line unless a response came before its request there; an
+// element read twice (a record's request that is the record itself) is
+// kept once.
 func (r *lineReuse) finish() {
 	if r == nil {
 		return
 	}
-	if len(r.line) > maxReusedLine {
-		r.prev, r.elems, r.line = r.prev[:0], r.elems[:0], nil
+	line := r.line
+	r.line, r.from = nil, nil
+	if len(line) > maxRecentBytes {
 		return
 	}
-	r.prev = append(r.prev[:0], r.line...)
-	r.line = nil
+	// The slot of the line to drop, or a new one, takes the line.
+	total := len(line)
+	keep := 0
+	for keep < len(r.recent) && keep < maxRecentLines-1 && total+len(r.recent[keep].line) <= maxRecentBytes {
+		total += len(r.recent[keep].line)
+		keep++
+	}
+	var slot *readLine
+	if keep < len(r.recent) {
+		slot = r.recent[len(r.recent)-1]
+	} else {
+		slot = &readLine{}
+	}
+	clear(r.recent[keep:]) // the dropped lines' elements go to the collector
+	r.recent = append(r.recent[:keep], nil)
+	copy(r.recent[1:], r.recent[:keep])
+	r.recent[0] = slot
+	slot.line = append(slot.line[:0], line...)
 	slices.SortStableFunc(r.next, func(a, b reusedElem) int { return cmp.Compare(a.start, b.start) })
 	r.next = slices.CompactFunc(r.next, func(a, b reusedElem) bool { return a.start == b.start })
-	r.elems, r.next = r.next, r.elems
+	slot.elems, r.next = r.next, slot.elems[:0]
 }
 
 // commonPrefix returns the length of the longest common prefix of a and b:

@@ -201,7 +201,7 @@ func TestReplayingLogReusesElements(t *testing.T) {
 				// A line longer than the one before continues its
 				// conversation, whose elements it repeats; a shorter one
 				// starts the next.
-				k := len(r.reuse.elems)
+				k := len(r.reuse.recent[0].elems)
 				total += k
 				if k > prev {
 					fresh += k - prev
@@ -218,6 +218,72 @@ func TestReplayingLogReusesElements(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no generated OpenAI JSONL log")
+	}
+}
+
+// interleave merges logs line by line, as a proxy serving several
+// conversations at once writes them.
+func interleave(logs ...[]byte) []byte {
+	var lines [][][]byte
+	for _, l := range logs {
+		lines = append(lines, bytes.SplitAfter(bytes.TrimSpace(l), []byte("\n")))
+	}
+	var out bytes.Buffer
+	for i := 0; ; i++ {
+		wrote := false
+		for _, ls := range lines {
+			if i < len(ls) {
+				out.Write(bytes.TrimSpace(ls[i]))
+				out.WriteByte('\n')
+				wrote = true
+			}
+		}
+		if !wrote {
+			return out.Bytes()
+		}
+	}
+}
+
+// readTaken reads a log with lineReuse and returns how many elements it took.
+func readTaken(log []byte) int {
+	r := &oaReader{h: &Head{Name: "log.jsonl"}, out: &Sink{}, reuse: &lineReuse{}}
+	lr := NewLineReader(bytes.NewReader(log))
+	for {
+		line, n, ok := lr.Next()
+		if !ok {
+			return r.reuse.taken
+		}
+		r.logLine(lr, line, n)
+	}
+}
+
+// TestInterleavedLogReusesElements: conversations logged line by line in
+// turn still take their elements from their own earlier lines.
+func TestInterleavedLogReusesElements(t *testing.T) {
+	files, err := gen.GenerateInMemory(256<<10, 128<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs [][]byte
+	alone := 0
+	for _, f := range files {
+		if strings.HasSuffix(f.Path, ".jsonl") && strings.Contains(f.Path, "openai/chat") {
+			log := replayingLog(f.Data)
+			logs = append(logs, log)
+			alone += readTaken(log)
+		}
+	}
+	if len(logs) < 3 || alone == 0 {
+		t.Fatalf("%d generated chat logs, %d elements taken: too few to interleave", len(logs), alone)
+	}
+	mixed := interleave(logs...)
+	if got := readTaken(mixed); got < alone {
+		t.Errorf("interleaving %d logs: %d elements taken, want the %d taken reading each alone", len(logs), got, alone)
+	}
+	for _, format := range []string{"", "openai-chat"} {
+		if on, off := readBoth(mixed, "mixed.jsonl", format, &oaReuse); on != off {
+			t.Errorf("interleaved logs as %q: the reading with lineReuse differs:\n%s", format, firstDiff(off, on))
+		}
 	}
 }
 
