@@ -105,8 +105,8 @@ func (r *lineReuse) takeAt(pos int) (oaElem, int, bool) {
 	return e, old.end, true
 }
 
-// take returns e decoded as on the line before, when it was there (ok),
-// else e.
+// take returns e as it was read on the recent line that shares the most
+// with this one, when it was there (ok), else e.
 func (r *lineReuse) take(e oaElem) (oaElem, bool) {
 	pos, ok := r.offset(e.raw)
 	if !ok {
@@ -172,7 +172,8 @@ func (r *lineReuse) finish() {
 	} else {
 		slot = &readLine{}
 	}
-	clear(r.recent[keep:]) // the dropped lines' elements go to the collector
+	clear(r.recent[keep:])
+	clear(slot.elems) // the dropped line's elements go to the collector
 	r.recent = append(r.recent[:keep], nil)
 	copy(r.recent[1:], r.recent[:keep])
 	r.recent[0] = slot
