@@ -68,7 +68,7 @@ type reusedElem struct {
 // line's length in memory; a line longer than that is not kept at all.
 const (
 	maxRecentLines = maxOpenConversations
-	maxRecentBytes = 32 << 20
+	maxRecentBytes = 16 << 20
 )
 
 // start begins the reading of line.
@@ -154,23 +154,34 @@ func (r *lineReuse) finish() {
 	if r == nil {
 		return
 	}
-	line := r.line
+	line, from := r.line, r.from
 	r.line, r.from = nil, nil
 	if len(line) > maxRecentBytes {
 		return
 	}
-	// The slot of the line to drop, or a new one, takes the line.
+	// A line whose elements all lie in the prefix this one shares with it
+	// has nothing this one does not (every element of this line that
+	// decoded is kept, the ones taken too): its slot takes this line. In a
+	// log that is not interleaved, recent then holds one line.
+	var slot *readLine
+	if from != nil && (len(from.elems) == 0 || from.elems[len(from.elems)-1].end <= r.same) {
+		i := slices.Index(r.recent, from)
+		r.recent = slices.Delete(r.recent, i, i+1)
+		slot = from
+	}
+	// Else the slot of the oldest line, when one must go, or a new one.
 	total := len(line)
 	keep := 0
 	for keep < len(r.recent) && keep < maxRecentLines-1 && total+len(r.recent[keep].line) <= maxRecentBytes {
 		total += len(r.recent[keep].line)
 		keep++
 	}
-	var slot *readLine
-	if keep < len(r.recent) {
-		slot = r.recent[len(r.recent)-1]
-	} else {
-		slot = &readLine{}
+	if slot == nil {
+		if keep < len(r.recent) {
+			slot = r.recent[len(r.recent)-1]
+		} else {
+			slot = &readLine{}
+		}
 	}
 	clear(r.recent[keep:])
 	clear(slot.elems) // the dropped line's elements go to the collector
