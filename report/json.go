@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 
@@ -10,8 +12,105 @@ import (
 // JSON writes the report as one indented document whose fields are exactly
 // the analyze types' JSON tags (the --format json contract, DESIGN.md
 // "Reports"). Lists are [] when empty, never null.
+//
+// The document is written member by member and session by session, each
+// prepared (redacted, abbreviated) just before it is written: encoding the
+// report whole built the entire document in memory, a copy of every
+// session included, which on a corpus of a million small sessions was
+// gigabytes on top of the report itself (docs/performance.md). The bytes
+// are those json.Encoder writes for the whole report with a two-space
+// indent (TestJSONStreamsAsEncoded).
 func JSON(w io.Writer, rep *analyze.Report, opt Options) error {
-	return writeJSON(w, prepared(rep, opt), "  ")
+	jw := &jsonDocWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	jw.enc = json.NewEncoder(&jw.buf)
+	jw.enc.SetEscapeHTML(false)
+	jw.raw("{\n")
+	jw.member("summary", &rep.Summary, false)
+	jw.member("rules", &rep.Rules, false)
+	jw.member("tokens", &rep.Tokens, false)
+	jw.list("sessions", len(rep.Sessions), func(i int) any {
+		s := preparedSession(&rep.Sessions[i], opt)
+		return &s
+	}, false)
+	tools := preparedTools(rep.Tools, opt)
+	jw.list("tools", len(tools), func(i int) any { return &tools[i] }, false)
+	problems := preparedProblems(rep.Problems, opt)
+	jw.list("problems", len(problems), func(i int) any { return &problems[i] }, true)
+	jw.raw("}\n")
+	if jw.err != nil {
+		return jw.err
+	}
+	return jw.w.Flush()
+}
+
+// jsonDocWriter writes a two-space indented JSON object one member, or one
+// list element, at a time. The first error stops it.
+type jsonDocWriter struct {
+	w   *bufio.Writer
+	buf bytes.Buffer
+	enc *json.Encoder
+	err error
+}
+
+func (jw *jsonDocWriter) raw(s string) {
+	if jw.err == nil {
+		_, jw.err = jw.w.WriteString(s)
+	}
+}
+
+// value writes v as encoding/json indents it at the given nesting depth
+// (its first line already placed), without the encoder's final newline.
+func (jw *jsonDocWriter) value(v any, depth int) {
+	if jw.err != nil {
+		return
+	}
+	jw.buf.Reset()
+	prefix := "  "
+	if depth > 1 {
+		prefix = "    "
+	}
+	jw.enc.SetIndent(prefix, "  ")
+	if jw.err = jw.enc.Encode(v); jw.err != nil {
+		return
+	}
+	_, jw.err = jw.w.Write(bytes.TrimSuffix(jw.buf.Bytes(), []byte("\n")))
+}
+
+// member writes a top-level member whose value is v.
+func (jw *jsonDocWriter) member(key string, v any, last bool) {
+	jw.raw(`  "` + key + `": `)
+	jw.value(v, 1)
+	jw.end(last)
+}
+
+// list writes a top-level member whose value is a list of n elements,
+// elem(i) each.
+func (jw *jsonDocWriter) list(key string, n int, elem func(i int) any, last bool) {
+	if n == 0 {
+		jw.raw(`  "` + key + `": []`)
+		jw.end(last)
+		return
+	}
+	jw.raw(`  "` + key + "\": [\n")
+	for i := range n {
+		jw.raw("    ")
+		jw.value(elem(i), 2)
+		if i < n-1 {
+			jw.raw(",\n")
+		} else {
+			jw.raw("\n")
+		}
+	}
+	jw.raw("  ]")
+	jw.end(last)
+}
+
+func (jw *jsonDocWriter) end(last bool) {
+	if last {
+		jw.raw("\n")
+	} else {
+		jw.raw(",\n")
+	}
 }
 
 // writeJSON encodes v with the given indent ("" for one line) and a final

@@ -274,6 +274,52 @@ func TestJSONShape(t *testing.T) {
 	}
 }
 
+// TestJSONStreamsAsEncoded: the report written member by member and session
+// by session is byte for byte the whole report encoded at once, for every
+// test report, redacted or not, with secrets, HTML characters and
+// multi-line values (it fails when Report gains a field JSON does not
+// write, or a list is written as null).
+func TestJSONStreamsAsEncoded(t *testing.T) {
+	html := fullReport()
+	html.Sessions[0].Decisions[0].Message = "a <b> & \"c\"\n\td"
+	html.Rules.Name = "</script>"
+	oneSession := quietReport()
+	oneSession.Sessions = oneSession.Sessions[:1]
+	for i, rep := range []*analyze.Report{{}, quietReport(), fullReport(), html, oneSession, {Sessions: []analyze.SessionResult{}}} {
+		for _, redact := range []bool{true, false} {
+			opt := Options{Redact: redact}
+			var got, want bytes.Buffer
+			if err := JSON(&got, rep, opt); err != nil {
+				t.Fatal(err)
+			}
+			if err := writeJSON(&want, prepared(rep, opt), "  "); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Errorf("report %d (redact %v): streamed JSON differs from the encoded report:\n%s", i, redact, diffLines(want.String(), got.String()))
+			}
+		}
+	}
+}
+
+// diffLines shows the first line where two texts differ.
+func diffLines(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return fmt.Sprintf("line %d:\nwant %q\ngot  %q", i+1, w, g)
+		}
+	}
+	return "(same lines)"
+}
+
 func TestJSONLStreams(t *testing.T) {
 	var buf bytes.Buffer
 	j := NewJSONL(&buf, Options{Redact: true})
