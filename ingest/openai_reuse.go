@@ -68,7 +68,7 @@ type reusedElem struct {
 // line's length in memory; a line longer than that is not kept at all.
 const (
 	maxRecentLines = maxOpenConversations
-	maxRecentBytes = 16 << 20
+	maxRecentBytes = 4 << 20
 )
 
 // start begins the reading of line.
