@@ -224,7 +224,7 @@ type oaReader struct {
 	// (issue 2): problems name the element's line; sessions read from a
 	// multi-line document keep line 0 (docpos.go). nil for JSONL.
 	pos *docPos
-	// reuse holds what was read of the line before, for a JSONL log
+	// reuse holds what was read of the recent lines, for a JSONL log
 	// (lineReuse); nil for a document.
 	reuse *lineReuse
 	added bool // a record of the log was added
@@ -498,8 +498,8 @@ var oaItemArrays = map[string]bool{"messages": true, "input": false, "output": f
 // false for a line that is not such an object, which the caller then
 // splits the plain way (and reports).
 //
-// reuse, when not nil, holds what was read of the line before: the
-// elements this line shares with it are taken from there (lineReuse).
+// reuse, when not nil, holds what was read of the recent lines: the
+// elements this line shares with one are taken from there (lineReuse).
 func splitRecord(line []byte, reuse *lineReuse) (sr *splitLine, ok bool) {
 	if !oaDirect {
 		return nil, false
@@ -929,8 +929,8 @@ func (r *oaReader) chatItems(elems []oaElem, lines []int, line int) []oaItem {
 		it, ok := r.chatItem(m, i, line)
 		if ok {
 			items = append(items, it)
-			// Only an item made without a problem is kept: a message
-			// that makes none is reported again on every line.
+			// Only an item made without a problem is kept, so that a
+			// message that makes one makes it again on every line.
 			if e.chat != nil && r.reuse != nil {
 				e.chat.built = new(it.at(line))
 			}

@@ -211,7 +211,7 @@ func TestReplayingLogReusesElements(t *testing.T) {
 				prev = k
 			}
 			if r.reuse.taken < total-fresh || total <= fresh {
-				t.Errorf("%s: %d of %d elements taken from the line before; want the %d that were on it", f.Path, r.reuse.taken, total, total-fresh)
+				t.Errorf("%s: %d of %d elements taken from earlier lines; want the %d that were on them", f.Path, r.reuse.taken, total, total-fresh)
 			}
 		}
 		checked++
