@@ -5,9 +5,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/loopgate/loopgate/internal/testdiff"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -66,23 +67,8 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// firstDiff shows the first differing line with some context.
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
-		}
-	}
-	return "(no line differs; whitespace at end?)"
-}
+// firstDiff shows the first differing line (testdiff.FirstLine).
+var firstDiff = testdiff.FirstLine
 
 // TestGoldenGzip reads every fixture again gzipped (written by the test, in
 // the same relative place under a temporary directory, as NAME.gz) and

@@ -909,7 +909,7 @@ func (r *oaReader) chatItems(elems []oaElem, lines []int, line int) []oaItem {
 	for i, e := range elems {
 		line := lineAtIndex(lines, i, line)
 		if e.chat == nil {
-			e, _ = r.reuse.take(e)
+			e = r.reuse.take(e)
 		}
 		if e.chat != nil && e.chat.built != nil {
 			items = append(items, e.chat.built.at(line))
@@ -1253,7 +1253,7 @@ func (r *oaReader) responseItems(elems []oaElem, lines []int, recLine int, rec *
 		// or where to keep what this line makes of it; nil when neither.
 		var memo *respMemo
 		if e.item == nil {
-			e, _ = r.reuse.take(e)
+			e = r.reuse.take(e)
 		}
 		if e.item == nil {
 			if err := decodeRespItem(e.raw, &it); err != nil {

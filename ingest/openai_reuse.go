@@ -106,17 +106,16 @@ func (r *lineReuse) takeAt(pos int) (oaElem, int, bool) {
 }
 
 // take returns e as it was read on the recent line that shares the most
-// with this one, when it was there (ok), else e.
-func (r *lineReuse) take(e oaElem) (oaElem, bool) {
+// with this one, when it was there, else e.
+func (r *lineReuse) take(e oaElem) oaElem {
 	pos, ok := r.offset(e.raw)
 	if !ok {
-		return e, false
+		return e
 	}
-	t, end, ok := r.takeAt(pos)
-	if !ok || end != pos+len(e.raw) {
-		return e, false
+	if t, end, ok := r.takeAt(pos); ok && end == pos+len(e.raw) {
+		return t
 	}
-	return t, true
+	return e
 }
 
 // keep records an element of the line being read, decoded.

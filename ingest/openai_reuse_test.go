@@ -189,19 +189,12 @@ func TestReplayingLogReusesElements(t *testing.T) {
 			continue
 		}
 		for _, log := range [][]byte{replayingLog(f.Data), replayingLog(asProxyLog(f.Data))} {
-			r := &oaReader{h: &Head{Name: "log.jsonl"}, out: &Sink{}, reuse: &lineReuse{}}
 			total, fresh, prev := 0, 0, 0
-			lr := NewLineReader(bytes.NewReader(log))
-			for {
-				line, n, ok := lr.Next()
-				if !ok {
-					break
-				}
-				r.logLine(lr, line, n)
+			reuse := readWithReuse(log, func(r *lineReuse) {
 				// A line longer than the one before continues its
 				// conversation, whose elements it repeats; a shorter one
 				// starts the next.
-				k := len(r.reuse.recent[0].elems)
+				k := len(r.recent[0].elems)
 				total += k
 				if k > prev {
 					fresh += k - prev
@@ -209,9 +202,9 @@ func TestReplayingLogReusesElements(t *testing.T) {
 					fresh += k
 				}
 				prev = k
-			}
-			if r.reuse.taken < total-fresh || total <= fresh {
-				t.Errorf("%s: %d of %d elements taken from earlier lines; want the %d that were on them", f.Path, r.reuse.taken, total, total-fresh)
+			})
+			if reuse.taken < total-fresh || total <= fresh {
+				t.Errorf("%s: %d of %d elements taken from earlier lines; want the %d that were on them", f.Path, reuse.taken, total, total-fresh)
 			}
 		}
 		checked++
@@ -244,16 +237,20 @@ func interleave(logs ...[]byte) []byte {
 	}
 }
 
-// readTaken reads a log with lineReuse and returns how many elements it took.
-func readTaken(log []byte) int {
+// readWithReuse reads a log with lineReuse, calling afterLine (when not
+// nil) after each line, and returns the lineReuse.
+func readWithReuse(log []byte, afterLine func(*lineReuse)) *lineReuse {
 	r := &oaReader{h: &Head{Name: "log.jsonl"}, out: &Sink{}, reuse: &lineReuse{}}
 	lr := NewLineReader(bytes.NewReader(log))
 	for {
 		line, n, ok := lr.Next()
 		if !ok {
-			return r.reuse.taken
+			return r.reuse
 		}
 		r.logLine(lr, line, n)
+		if afterLine != nil {
+			afterLine(r.reuse)
+		}
 	}
 }
 
@@ -270,14 +267,14 @@ func TestInterleavedLogReusesElements(t *testing.T) {
 		if strings.HasSuffix(f.Path, ".jsonl") && strings.Contains(f.Path, "openai/chat") {
 			log := replayingLog(f.Data)
 			logs = append(logs, log)
-			alone += readTaken(log)
+			alone += readWithReuse(log, nil).taken
 		}
 	}
 	if len(logs) < 3 || alone == 0 {
 		t.Fatalf("%d generated chat logs, %d elements taken: too few to interleave", len(logs), alone)
 	}
 	mixed := interleave(logs...)
-	if got := readTaken(mixed); got < alone {
+	if got := readWithReuse(mixed, nil).taken; got < alone {
 		t.Errorf("interleaving %d logs: %d elements taken, want the %d taken reading each alone", len(logs), got, alone)
 	}
 	for _, format := range []string{"", "openai-chat"} {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 
 	"github.com/loopgate/loopgate/analyze"
 )
@@ -65,11 +66,7 @@ func (jw *jsonDocWriter) value(v any, depth int) {
 		return
 	}
 	jw.buf.Reset()
-	prefix := "  "
-	if depth > 1 {
-		prefix = "    "
-	}
-	jw.enc.SetIndent(prefix, "  ")
+	jw.enc.SetIndent(strings.Repeat("  ", depth), "  ")
 	if jw.err = jw.enc.Encode(v); jw.err != nil {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/internal/testdiff"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in fixtures/report")
@@ -296,28 +297,10 @@ func TestJSONStreamsAsEncoded(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got.String() != want.String() {
-				t.Errorf("report %d (redact %v): streamed JSON differs from the encoded report:\n%s", i, redact, diffLines(want.String(), got.String()))
+				t.Errorf("report %d (redact %v): streamed JSON differs from the encoded report:\n%s", i, redact, testdiff.FirstLine(want.String(), got.String()))
 			}
 		}
 	}
-}
-
-// diffLines shows the first line where two texts differ.
-func diffLines(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return fmt.Sprintf("line %d:\nwant %q\ngot  %q", i+1, w, g)
-		}
-	}
-	return "(same lines)"
 }
 
 func TestJSONLStreams(t *testing.T) {

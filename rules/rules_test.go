@@ -5,12 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/testdiff"
 )
 
 // TestBadRulesFiles loads every fixtures/rules/bad file; its first line
@@ -111,7 +111,7 @@ func TestPresetsRoundTrip(t *testing.T) {
 			back.idx, r.idx = nil, nil
 			if !reflect.DeepEqual(back, r) {
 				y2, _ := back.YAML()
-				t.Errorf("round trip changed the rules:\n%s", diff(string(y), string(y2)))
+				t.Errorf("round trip changed the rules:\n%s", testdiff.FirstLine(string(y), string(y2)))
 			}
 			text, err := PresetText(name)
 			if err != nil || !strings.HasPrefix(string(text), "#") {
@@ -119,16 +119,6 @@ func TestPresetsRoundTrip(t *testing.T) {
 			}
 		})
 	}
-}
-
-func diff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) && i < len(bl); i++ {
-		if al[i] != bl[i] {
-			return "line " + strconv.Itoa(i+1) + ":\n  " + al[i] + "\n  " + bl[i]
-		}
-	}
-	return "lengths differ"
 }
 
 func TestPresetUnknown(t *testing.T) {
@@ -516,7 +506,7 @@ func TestPrintLoadPrint(t *testing.T) {
 				t.Fatal(err)
 			}
 			if string(first) != string(second) {
-				t.Errorf("print -> load -> print changed the text:\n%s", diff(string(first), string(second)))
+				t.Errorf("print -> load -> print changed the text:\n%s", testdiff.FirstLine(string(first), string(second)))
 			}
 			// And the behaviour: equal rules, field by field.
 			back.idx, r.idx = nil, nil
