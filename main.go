@@ -552,6 +552,11 @@ func replayCommand() *cli.Command {
 			if format == "jsonl" {
 				jl = report.NewJSONL(out, opt)
 				ropt.DropSessions = true
+				// The lines of each file go out when it is done.
+				ropt.Progress = func(done, total int, bytes int64) {
+					_ = jl.Flush()
+					prog.update(done, total, bytes)
+				}
 			}
 			var usage analyze.TokensInfo
 			ropt.OnSession = func(s *analyze.SessionResult) {

@@ -33,19 +33,92 @@ type Options struct {
 
 type fileResult struct {
 	prepared []*PreparedSession
-	// sessions[k] and tools[k] are the file's session results under the
-	// k-th configuration of the replay.
-	sessions [][]SessionResult
-	tools    [][][]ToolStat
+	// tally[k] counts the file's sessions under the k-th configuration of
+	// the replay (no sessions kept: those go through results).
+	tally []*Aggregator
+	// results carries the file's session results that are kept or passed
+	// on (the first configuration's), in order, to the emitter while the
+	// file is still being read: see forEachFile.
+	results  resultQueue
 	facts    CorpusFacts // of the file's sessions
 	problems []Problem
 	bytes    int64
-	done     chan struct{}
+}
+
+// resultQueue hands one file's session results from its worker to the
+// emitter. The emitter drains the file whose turn it is while the worker
+// is still reading it, so that a file of a million sessions is not held
+// whole (a request log of many short conversations: 2 M sessions held
+// 1.8 GB before); the results of later files wait here for their turn.
+type resultQueue struct {
+	mu     sync.Mutex
+	cond   *sync.Cond // on mu, made by the first use
+	items  []SessionResult
+	spare  []SessionResult // the slice drained last, reused
+	closed bool            // the worker is done with the file
+}
+
+func (q *resultQueue) init() {
+	if q.cond == nil {
+		q.cond = sync.NewCond(&q.mu)
+	}
+}
+
+// push adds a result; it never blocks (a worker may read files out of
+// order, see forEachFile, and must not wait for an earlier one).
+func (q *resultQueue) push(s SessionResult) {
+	q.mu.Lock()
+	q.init()
+	q.items = append(q.items, s)
+	if len(q.items) == 1 {
+		q.cond.Signal()
+	}
+	q.mu.Unlock()
+}
+
+// close says that no more results will come.
+func (q *resultQueue) close() {
+	q.mu.Lock()
+	q.init()
+	q.closed = true
+	q.cond.Signal()
+	q.mu.Unlock()
+}
+
+// drain passes every result to f, in order, as they come, and returns
+// once the queue is closed and empty. f runs without the lock held.
+func (q *resultQueue) drain(f func(*SessionResult)) {
+	q.mu.Lock()
+	q.init()
+	for {
+		for len(q.items) == 0 && !q.closed {
+			q.cond.Wait()
+		}
+		batch, closed := q.items, q.closed
+		q.items, q.spare = q.spare[:0], nil
+		q.mu.Unlock()
+		for i := range batch {
+			if f != nil {
+				f(&batch[i])
+			}
+			batch[i] = SessionResult{} // let the strings and decisions go
+		}
+		q.mu.Lock()
+		q.spare = batch[:0]
+		if closed && len(q.items) == 0 {
+			q.items, q.spare = nil, nil
+			q.mu.Unlock()
+			return
+		}
+	}
 }
 
 // forEachFile runs work for every file on jobs workers and then emit for
 // each file in the files' order: parallel reading, deterministic output.
-// It is the shared skeleton of replay, compare and sweep.
+// It is the shared skeleton of replay, compare and sweep. While it waits
+// for the file whose turn it is, it passes the results that file's worker
+// pushes on r.results to stream (nil: dropped), so that the file being
+// emitted streams and is not held whole.
 //
 // Files are worked on largest first within runs of ahead files in the
 // given order (largestFirst), so that one big file does not start last and
@@ -58,14 +131,14 @@ type fileResult struct {
 // started before the window can fill. Sorting all the files by size, as
 // before, hung the whole replay once there were more files than the window
 // and the first file was not among the largest (TestForEachFileManyFiles).
-func forEachFile(files []string, jobs, ahead int, work func(i int, r *fileResult), emit func(i int, r *fileResult)) {
+func forEachFile(files []string, jobs, ahead int, work func(i int, r *fileResult), stream func(i int, s *SessionResult), emit func(i int, r *fileResult)) {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
 	}
 	ahead = max(ahead, 1)
 	slots := make([]*fileResult, len(files))
 	for i := range slots {
-		slots[i] = &fileResult{done: make(chan struct{})}
+		slots[i] = &fileResult{}
 	}
 	order := largestFirst(files, ahead)
 	window := make(chan struct{}, 2*ahead)
@@ -84,12 +157,16 @@ func forEachFile(files []string, jobs, ahead int, work func(i int, r *fileResult
 			defer wg.Done()
 			for i := range next {
 				work(i, slots[i])
-				close(slots[i].done)
+				slots[i].results.close()
 			}
 		}()
 	}
 	for i := range slots {
-		<-slots[i].done
+		var f func(*SessionResult)
+		if stream != nil {
+			f = func(s *SessionResult) { stream(i, s) }
+		}
+		slots[i].results.drain(f)
 		emit(i, slots[i])
 		slots[i] = nil
 		<-window
@@ -186,14 +263,19 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 	// A file's results under many configurations are as many times
 	// larger: fewer files are let ahead of the emitter.
 	ahead := max(filesAhead/len(cfgs), 16)
+	// The first configuration's results go to the emitter when they are
+	// kept or passed on; every configuration's are counted by the worker.
+	passOn := keep || opt.OnSession != nil
 	forEachFile(files, opt.Jobs, ahead, func(i int, r *fileResult) {
 		rn := runners.Get().(*sessionRunner)
 		defer runners.Put(rn)
 		if fi, err := os.Stat(files[i]); err == nil {
 			r.bytes = fi.Size()
 		}
-		r.sessions = make([][]SessionResult, len(cfgs))
-		r.tools = make([][][]ToolStat, len(cfgs))
+		r.tally = make([]*Aggregator, len(cfgs))
+		for k := range cfgs {
+			r.tally[k] = &Aggregator{}
+		}
 		// Reading and replaying a file run as a two-stage pipeline: while
 		// the guard replays one session, the next is being parsed. A few
 		// sessions wait in the channel at most, so memory stays bounded.
@@ -205,11 +287,10 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 				r.facts.add(p)
 				for k := range cfgs {
 					res, tools := rn.run(p, cfgs, k)
-					if !keep && (k > 0 || opt.OnSession == nil) {
-						res.Decisions = nil // neither kept nor passed on: only counted
+					r.tally[k].AddSession(res, tools, false)
+					if k == 0 && passOn {
+						r.results.push(res)
 					}
-					r.sessions[k] = append(r.sessions[k], res)
-					r.tools[k] = append(r.tools[k], tools)
 				}
 			}
 			close(replayed)
@@ -220,14 +301,16 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		})
 		close(sessions)
 		<-replayed
+	}, func(i int, s *SessionResult) {
+		if opt.OnSession != nil {
+			opt.OnSession(s)
+		}
+		if keep {
+			aggs[0].rep.Sessions = append(aggs[0].rep.Sessions, *s)
+		}
 	}, func(i int, r *fileResult) {
 		for k := range cfgs {
-			for j := range r.sessions[k] {
-				if k == 0 && opt.OnSession != nil {
-					opt.OnSession(&r.sessions[k][j])
-				}
-				aggs[k].AddSession(r.sessions[k][j], r.tools[k][j], keep)
-			}
+			aggs[k].merge(r.tally[k])
 			for _, p := range r.problems {
 				aggs[k].AddProblem(p)
 			}
@@ -299,9 +382,20 @@ func (a *Aggregator) AddSession(s SessionResult, tools []ToolStat, keep bool) {
 	if s.TokensFrom == "usage" {
 		a.rep.Tokens.SessionsCalibrated++
 	}
+	a.addTools(tools)
+	if keep {
+		a.rep.Sessions = append(a.rep.Sessions, s)
+	}
+}
+
+// addTools adds per-tool counts to the report's tool table.
+func (a *Aggregator) addTools(tools []ToolStat) {
 	for _, t := range tools {
 		i, ok := a.toolIndex[t.Tool]
 		if !ok {
+			if a.toolIndex == nil {
+				a.toolIndex = map[string]int{}
+			}
 			i = len(a.rep.Tools)
 			a.toolIndex[t.Tool] = i
 			a.rep.Tools = append(a.rep.Tools, ToolStat{Tool: t.Tool, Class: t.Class})
@@ -315,9 +409,34 @@ func (a *Aggregator) AddSession(s SessionResult, tools []ToolStat, keep bool) {
 		x.Harmful += t.Harmful
 		x.TokensSaved += t.TokensSaved
 	}
-	if keep {
-		a.rep.Sessions = append(a.rep.Sessions, s)
-	}
+}
+
+// merge adds the counts of b, an Aggregator that kept no sessions and no
+// problems (one file's tally), to a. Tools new to a are appended in b's
+// order, so merging files' tallies in file order gives the tools the order
+// of their first appearance, as adding each session would.
+func (a *Aggregator) merge(b *Aggregator) {
+	s, t := &a.rep.Summary, &b.rep.Summary
+	s.Sessions += t.Sessions
+	s.Turns += t.Turns
+	s.Requests += t.Requests
+	s.Calls += t.Calls
+	s.Steered += t.Steered
+	s.Blocked += t.Blocked
+	s.Deduped += t.Deduped
+	s.Halted += t.Halted
+	s.Redundant += t.Redundant
+	s.RedundantStopped += t.RedundantStopped
+	s.Harmful += t.Harmful
+	s.Native += t.Native
+	s.TokensSaved += t.TokensSaved
+	s.ContextTokensSaved += t.ContextTokensSaved
+	s.SteerTokens += t.SteerTokens
+	a.rep.Tokens.SessionsWithUsage += b.rep.Tokens.SessionsWithUsage
+	a.rep.Tokens.SessionsCalibrated += b.rep.Tokens.SessionsCalibrated
+	a.rep.Tokens.RecordedInput += b.rep.Tokens.RecordedInput
+	a.rep.Tokens.RecordedOutput += b.rep.Tokens.RecordedOutput
+	a.addTools(b.rep.Tools)
 }
 
 // Finish computes precision and recall and sorts the tool table.

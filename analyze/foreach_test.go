@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -37,7 +38,7 @@ func TestForEachFileManyFiles(t *testing.T) {
 				started++
 				most = max(most, started-emitted)
 				mu.Unlock()
-			}, func(i int, r *fileResult) {
+			}, nil, func(i int, r *fileResult) {
 				mu.Lock()
 				emitted++
 				order = append(order, i)
@@ -78,6 +79,58 @@ func TestLargestFirst(t *testing.T) {
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("largestFirst = %v, want %v", got, want)
+		}
+	}
+}
+
+// TestForEachFileStreamsTheFileInTurn: the results a worker pushes for the
+// file whose turn it is reach stream before the worker is done with that
+// file (a file of a million sessions is not held whole), in order, and
+// those of a later file wait for their turn. The work for file 0 waits
+// until stream has seen its first result: without streaming it never ends.
+func TestForEachFileStreamsTheFileInTurn(t *testing.T) {
+	dir := t.TempDir()
+	files := make([]string, 3)
+	for i := range files {
+		files[i] = filepath.Join(dir, strconv.Itoa(i))
+		if err := os.WriteFile(files[i], []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, jobs := range []int{1, 2} {
+		firstSeen := make(chan struct{})
+		var got []string
+		finished := make(chan struct{})
+		go func() {
+			defer close(finished)
+			forEachFile(files, jobs, 4, func(i int, r *fileResult) {
+				for n := 0; n < 3; n++ {
+					r.results.push(SessionResult{File: files[i], Calls: n})
+					if i == 0 && n == 0 {
+						select {
+						case <-firstSeen:
+						case <-time.After(10 * time.Second):
+							return // reported below: the result was not streamed
+						}
+					}
+				}
+			}, func(i int, s *SessionResult) {
+				got = append(got, fmt.Sprintf("%d:%d", i, s.Calls))
+				if len(got) == 1 {
+					close(firstSeen)
+				}
+			}, func(i int, r *fileResult) {
+				got = append(got, fmt.Sprintf("%d:done", i))
+			})
+		}()
+		select {
+		case <-finished:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("jobs %d: forEachFile did not finish", jobs)
+		}
+		want := "0:0 0:1 0:2 0:done 1:0 1:1 1:2 1:done 2:0 2:1 2:2 2:done"
+		if s := strings.Join(got, " "); s != want {
+			t.Errorf("jobs %d: streamed %s, want %s", jobs, s, want)
 		}
 	}
 }

@@ -28,7 +28,7 @@ func LoadCorpus(files []string, opt Options) *Corpus {
 			OnSession: func(s *ingest.Session) { r.prepared = append(r.prepared, Prepare(s)) },
 			OnProblem: func(p Problem) { r.problems = append(r.problems, p) },
 		})
-	}, func(i int, r *fileResult) {
+	}, nil, func(i int, r *fileResult) {
 		c.Sessions = append(c.Sessions, r.prepared...)
 		c.Problems = append(c.Problems, r.problems...)
 		if opt.Progress != nil {

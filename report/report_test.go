@@ -310,9 +310,16 @@ func TestJSONLStreams(t *testing.T) {
 	if err := j.Session(&rep.Sessions[0]); err != nil {
 		t.Fatal(err)
 	}
-	// The first line is out before the report is finished.
+	// Lines are buffered until a flush (at the end of each file, in a
+	// replay); the first line is out before the report is finished.
+	if n := strings.Count(buf.String(), "\n"); n != 0 {
+		t.Fatalf("after one session, before a flush: %d lines, want 0", n)
+	}
+	if err := j.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	if n := strings.Count(buf.String(), "\n"); n != 1 {
-		t.Fatalf("after one session: %d lines, want 1", n)
+		t.Fatalf("after one session and a flush: %d lines, want 1", n)
 	}
 	if err := j.Finish(rep); err != nil {
 		t.Fatal(err)
