@@ -549,6 +549,11 @@ func replayCommand() *cli.Command {
 			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format")}, Progress: prog.update}
 			out := c.App.Writer
 			var jl *report.JSONL
+			if format != "jsonl" {
+				// The report's sessions wait on disk, not in memory, for
+				// the report to be written (analyze/spill.go).
+				ropt.SpillSessions = spillSessions
+			}
 			if format == "jsonl" {
 				jl = report.NewJSONL(out, opt)
 				ropt.DropSessions = true
@@ -566,6 +571,7 @@ func replayCommand() *cli.Command {
 				}
 			}
 			rep := analyze.Replay(files, ropt)
+			defer rep.Close()
 			rep.Problems = append(early, rep.Problems...)
 			rep.Summary.Problems += len(early)
 			rep.Tokens.SessionsUsageUnused = usage.SessionsUsageUnused
@@ -582,6 +588,10 @@ func replayCommand() *cli.Command {
 		},
 	}
 }
+
+// spillSessions is replay's Options.SpillSessions for the formats that
+// need the whole report; a test turns it off to compare.
+var spillSessions = true
 
 // warnApproximated says on standard error when the tokenizer could not
 // count some texts and counted them as bytes/4 instead (internal/tokens):

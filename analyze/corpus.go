@@ -29,6 +29,11 @@ type Options struct {
 	// DropSessions leaves sessions out of the report once they were passed
 	// to OnSession (bounded memory for jsonl).
 	DropSessions bool
+	// SpillSessions keeps the report's sessions in a temporary file, a
+	// chunk at a time, so that memory does not grow with their number
+	// (spill.go). The report must then be read with EachSession and
+	// SessionCount, and closed (Report.Close).
+	SpillSessions bool
 }
 
 type fileResult struct {
@@ -306,7 +311,7 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 			opt.OnSession(s)
 		}
 		if keep {
-			aggs[0].rep.Sessions = append(aggs[0].rep.Sessions, *s)
+			aggs[0].rep.keepSession(*s, opt.SpillSessions)
 		}
 	}, func(i int, r *fileResult) {
 		for k := range cfgs {

@@ -9,12 +9,20 @@ type Problem = ingest.Problem
 // JSON form is a contract (DESIGN.md "Reports"): fields may be added, never
 // renamed or removed.
 type Report struct {
-	Summary  Summary         `json:"summary"`
-	Rules    RulesInfo       `json:"rules"`
-	Tokens   TokensInfo      `json:"tokens"`
+	Summary Summary    `json:"summary"`
+	Rules   RulesInfo  `json:"rules"`
+	Tokens  TokensInfo `json:"tokens"`
+	// Sessions are the sessions in memory: all of them unless the replay
+	// spilled them to disk (Options.SpillSessions; read them with
+	// EachSession).
 	Sessions []SessionResult `json:"sessions"`
 	Tools    []ToolStat      `json:"tools"`
 	Problems []Problem       `json:"problems"`
+
+	// spill holds the sessions written to disk (Options.SpillSessions):
+	// Sessions then lists only those kept after the last spill, and
+	// EachSession and SessionCount cover both.
+	spill *sessionSpill
 }
 
 // RulesInfo names the rules a replay ran under.

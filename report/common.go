@@ -11,16 +11,20 @@ import (
 
 // prepared returns a copy of rep that renderers may show: secrets redacted
 // when opt.Redact, and every list non-nil (the JSON contract says [] not
-// null). The caller's report is not touched.
-func prepared(rep *analyze.Report, opt Options) *analyze.Report {
-	out := *rep
-	out.Sessions = make([]analyze.SessionResult, len(rep.Sessions))
-	for i := range rep.Sessions {
-		out.Sessions[i] = preparedSession(&rep.Sessions[i], opt)
-	}
+// null). The caller's report is not touched. The copy holds every session
+// in Sessions, those a replay spilled to disk included (the table and
+// markdown formats, made for people, hold their rows); its fields are
+// copied one by one, so that it shares no spill with rep.
+func prepared(rep *analyze.Report, opt Options) (*analyze.Report, error) {
+	out := &analyze.Report{Summary: rep.Summary, Rules: rep.Rules, Tokens: rep.Tokens}
+	out.Sessions = make([]analyze.SessionResult, 0, rep.SessionCount())
+	err := rep.EachSession(func(s *analyze.SessionResult) error {
+		out.Sessions = append(out.Sessions, preparedSession(s, opt))
+		return nil
+	})
 	out.Tools = preparedTools(rep.Tools, opt)
 	out.Problems = preparedProblems(rep.Problems, opt)
-	return &out
+	return out, err
 }
 
 func preparedSession(s *analyze.SessionResult, opt Options) analyze.SessionResult {

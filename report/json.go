@@ -29,14 +29,16 @@ func JSON(w io.Writer, rep *analyze.Report, opt Options) error {
 	jw.member("summary", &rep.Summary, false)
 	jw.member("rules", &rep.Rules, false)
 	jw.member("tokens", &rep.Tokens, false)
-	jw.list("sessions", len(rep.Sessions), func(i int) any {
-		s := preparedSession(&rep.Sessions[i], opt)
-		return &s
+	jw.list("sessions", rep.SessionCount(), func(elem func(any) error) error {
+		return rep.EachSession(func(s *analyze.SessionResult) error {
+			p := preparedSession(s, opt)
+			return elem(&p)
+		})
 	}, false)
 	tools := preparedTools(rep.Tools, opt)
-	jw.list("tools", len(tools), func(i int) any { return &tools[i] }, false)
+	jw.list("tools", len(tools), eachOf(tools), false)
 	problems := preparedProblems(rep.Problems, opt)
-	jw.list("problems", len(problems), func(i int) any { return &problems[i] }, true)
+	jw.list("problems", len(problems), eachOf(problems), true)
 	jw.raw("}\n")
 	if jw.err != nil {
 		return jw.err
@@ -80,26 +82,40 @@ func (jw *jsonDocWriter) member(key string, v any, last bool) {
 	jw.end(last)
 }
 
-// list writes a top-level member whose value is a list of n elements,
-// elem(i) each.
-func (jw *jsonDocWriter) list(key string, n int, elem func(i int) any, last bool) {
+// list writes a top-level member whose value is a list of n elements, the
+// values each passes to its elem in turn (n says whether there are any,
+// so that each runs once: a spilled report's sessions are read from disk).
+func (jw *jsonDocWriter) list(key string, n int, each func(elem func(any) error) error, last bool) {
 	if n == 0 {
 		jw.raw(`  "` + key + `": []`)
 		jw.end(last)
 		return
 	}
-	jw.raw(`  "` + key + "\": [\n")
-	for i := range n {
-		jw.raw("    ")
-		jw.value(elem(i), 2)
-		if i < n-1 {
-			jw.raw(",\n")
-		} else {
-			jw.raw("\n")
-		}
+	jw.raw(`  "` + key + "\": [")
+	sep := "\n    "
+	err := each(func(v any) error {
+		jw.raw(sep)
+		jw.value(v, 2)
+		sep = ",\n    "
+		return jw.err
+	})
+	if jw.err == nil {
+		jw.err = err
 	}
-	jw.raw("  ]")
+	jw.raw("\n  ]")
 	jw.end(last)
+}
+
+// eachOf is list's each for a slice in memory.
+func eachOf[T any](xs []T) func(elem func(any) error) error {
+	return func(elem func(any) error) error {
+		for i := range xs {
+			if err := elem(&xs[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 func (jw *jsonDocWriter) end(last bool) {

@@ -19,7 +19,10 @@ const markdownProblems = 50
 // the guard intervened in, the top decisions by tokens saved, and the
 // problems. It never contains ANSI colors.
 func Markdown(w io.Writer, rep *analyze.Report, opt Options) error {
-	rep = prepared(rep, opt)
+	rep, err := prepared(rep, opt)
+	if err != nil {
+		return err
+	}
 	var b strings.Builder
 	s := &rep.Summary
 
@@ -135,7 +138,7 @@ func Markdown(w io.Writer, rep *analyze.Report, opt Options) error {
 			fmt.Fprintf(&b, "- …and %d more problems\n", more)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 

@@ -85,10 +85,8 @@ func Render(format string, w io.Writer, rep *analyze.Report, opt Options) error 
 // fed with every session, then the summary line.
 func renderJSONL(w io.Writer, rep *analyze.Report, opt Options) error {
 	j := NewJSONL(w, opt)
-	for i := range rep.Sessions {
-		if err := j.Session(&rep.Sessions[i]); err != nil {
-			return err
-		}
+	if err := rep.EachSession(j.Session); err != nil {
+		return err
 	}
 	return j.Finish(rep)
 }

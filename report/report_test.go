@@ -293,7 +293,11 @@ func TestJSONStreamsAsEncoded(t *testing.T) {
 			if err := JSON(&got, rep, opt); err != nil {
 				t.Fatal(err)
 			}
-			if err := writeJSON(&want, prepared(rep, opt), "  "); err != nil {
+			p, err := prepared(rep, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := writeJSON(&want, p, "  "); err != nil {
 				t.Fatal(err)
 			}
 			if got.String() != want.String() {

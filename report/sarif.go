@@ -281,7 +281,8 @@ func GateSARIF(w io.Writer, res *analyze.GateResult, sopt SARIFOptions, opt Opti
 	return writeJSON(w, sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}, "  ")
 }
 
-// decisionResults lists a case's stopped and harmful decisions.
+// decisionResults lists a case's stopped and harmful decisions. A gate's
+// reports hold all their sessions in memory (the gate does not spill).
 func decisionResults(cr *analyze.CaseResult, opt Options) []sarifResult {
 	var out []sarifResult
 	for si := range cr.Report.Sessions {

@@ -18,7 +18,10 @@ import (
 // with one timeline line each, the tools, the decisions of each session and
 // the problems.
 func Table(w io.Writer, rep *analyze.Report, opt Options) error {
-	rep = prepared(rep, opt)
+	rep, err := prepared(rep, opt)
+	if err != nil {
+		return err
+	}
 	t := &textWriter{opt: opt}
 	t.summary(rep)
 	t.sessions(rep)
@@ -28,7 +31,7 @@ func Table(w io.Writer, rep *analyze.Report, opt Options) error {
 	if t.err != nil {
 		return t.err
 	}
-	_, err := w.Write(t.buf.Bytes())
+	_, err = w.Write(t.buf.Bytes())
 	return err
 }
 

@@ -1,0 +1,323 @@
+package analyze
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+)
+
+// A report keeps a summary of every session (SessionResult): about 850
+// bytes each, so a corpus of millions of short sessions (a request log of
+// many conversations) held gigabytes until the report was written. With
+// Options.SpillSessions, Replay writes the kept sessions to a temporary
+// file, spillChunk at a time, and the report reads them back in order when
+// it is rendered (Report.EachSession): memory then follows the chunk, not
+// the corpus.
+//
+// The file holds chunks of sessions in a small binary encoding of their
+// own (encodeSession); a chunk is written whole or not at all: after a
+// write error the file is left as it is and every later session stays in
+// memory (the report is still complete; only memory is not bounded).
+var spillChunk = 8192 // a variable for the tests
+
+// sessionSpill is a report's spilled sessions.
+type sessionSpill struct {
+	f      *os.File
+	path   string
+	chunks []spilledChunk
+	size   int64 // bytes written in whole chunks
+	buf    []byte
+	failed bool // a write failed: spill no more
+}
+
+type spilledChunk struct {
+	off, len int64
+	n        int // sessions
+}
+
+// spillSessions writes sessions to the report's spill file, creating it first, and
+// reports whether it did (false: keep them in memory).
+func (r *Report) spillSessions(sessions []SessionResult) bool {
+	sp := r.spill
+	if sp == nil {
+		f, err := os.CreateTemp("", "loopgate-sessions-*.bin")
+		if err != nil {
+			r.spill = &sessionSpill{failed: true}
+			return false
+		}
+		sp = &sessionSpill{f: f, path: f.Name()}
+		// Where the system allows it the name goes at once, so that
+		// nothing is left behind if the run is killed; the open file
+		// stays readable (elsewhere, Close removes it).
+		if os.Remove(f.Name()) == nil {
+			sp.path = ""
+		}
+		r.spill = sp
+	}
+	if sp.failed {
+		return false
+	}
+	b := sp.buf[:0]
+	for i := range sessions {
+		b = encodeSession(b, &sessions[i])
+	}
+	sp.buf = b
+	if _, err := sp.f.WriteAt(b, sp.size); err != nil {
+		sp.failed = true
+		return false
+	}
+	sp.chunks = append(sp.chunks, spilledChunk{off: sp.size, len: int64(len(b)), n: len(sessions)})
+	sp.size += int64(len(b))
+	if cap(sp.buf) > 4*len(b) && cap(sp.buf) > 1<<20 {
+		sp.buf = nil // one chunk of huge sessions does not keep its buffer
+	}
+	return true
+}
+
+// keepSession adds a session to the report's list, spilling the list to
+// disk once it holds spillChunk sessions when spill is set.
+func (r *Report) keepSession(s SessionResult, spill bool) {
+	r.Sessions = append(r.Sessions, s)
+	if spill && len(r.Sessions) >= spillChunk && r.spillSessions(r.Sessions) {
+		clear(r.Sessions)
+		r.Sessions = r.Sessions[:0]
+	}
+}
+
+// SessionCount is the number of sessions the report lists: those spilled
+// to disk and those in Sessions.
+func (r *Report) SessionCount() int {
+	n := len(r.Sessions)
+	if r.spill != nil {
+		for _, c := range r.spill.chunks {
+			n += c.n
+		}
+	}
+	return n
+}
+
+// EachSession calls f with every session of the report in order: first
+// those spilled to disk (read back one chunk at a time), then those in
+// Sessions. It stops at f's first error, or at a read error, and returns
+// it. Renderers use it rather than Sessions, which holds only the sessions
+// kept after the last spill.
+func (r *Report) EachSession(f func(*SessionResult) error) error {
+	if r.spill != nil {
+		var buf []byte
+		for _, c := range r.spill.chunks {
+			if int64(cap(buf)) < c.len {
+				buf = make([]byte, c.len)
+			}
+			buf = buf[:c.len]
+			if _, err := r.spill.f.ReadAt(buf, c.off); err != nil {
+				return fmt.Errorf("reading back the sessions kept on disk: %w", err)
+			}
+			rest := buf
+			for range c.n {
+				var s SessionResult
+				var err error
+				if rest, err = decodeSession(rest, &s); err != nil {
+					return fmt.Errorf("reading back the sessions kept on disk: %w", err)
+				}
+				if err := f(&s); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for i := range r.Sessions {
+		if err := f(&r.Sessions[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close removes the file the report's sessions were spilled to, if any.
+// The report lists only Sessions afterwards.
+func (r *Report) Close() error {
+	sp := r.spill
+	if sp == nil || sp.f == nil {
+		return nil
+	}
+	r.spill = nil
+	err := sp.f.Close()
+	if sp.path != "" {
+		if rerr := os.Remove(sp.path); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// encodeSession appends s to b: every field in declaration order, strings
+// as a length and bytes, numbers as varints, the float as its bits.
+// TestSessionEncodingRoundTrip fills every field by reflection, so a field
+// added to SessionResult or Decision and not encoded here fails it.
+func encodeSession(b []byte, s *SessionResult) []byte {
+	for _, str := range [...]string{s.File, s.ID, s.Format, s.Agent, s.Parent, s.Model} {
+		b = appendString(b, str)
+	}
+	for _, n := range [...]int64{int64(s.Turns), int64(s.Requests), int64(s.Calls), int64(s.Steered),
+		int64(s.Blocked), int64(s.Deduped), int64(s.Halted), int64(s.Redundant), int64(s.RedundantStopped),
+		int64(s.Harmful), int64(s.Native), s.TokensSaved, s.ContextTokensSaved, s.SteerTokens} {
+		b = binary.AppendVarint(b, n)
+	}
+	b = appendBool(b, s.HasUsage)
+	b = appendString(b, s.TokensFrom)
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.BytesPerToken))
+	b = appendString(b, s.UsageUnused)
+	b = binary.AppendVarint(b, s.RecordedInput)
+	b = binary.AppendVarint(b, s.RecordedOutput)
+	b = appendString(b, s.Timeline)
+	// 0 is a nil list, n+1 a list of n (empty and nil encode differently
+	// in JSON).
+	if s.Decisions == nil {
+		b = append(b, 0)
+	} else {
+		b = binary.AppendUvarint(b, uint64(len(s.Decisions))+1)
+	}
+	for i := range s.Decisions {
+		d := &s.Decisions[i]
+		b = binary.AppendVarint(b, int64(d.Turn))
+		b = binary.AppendVarint(b, int64(d.Call))
+		b = binary.AppendVarint(b, int64(d.Line))
+		for _, str := range [...]string{d.CallID, d.Tool, d.Class, d.Args} {
+			b = appendString(b, str)
+		}
+		b = append(b, byte(d.Action))
+		b = appendString(b, d.Detector)
+		b = binary.AppendVarint(b, int64(d.Count))
+		b = appendString(b, d.Message)
+		b = appendBool(b, d.Redundant)
+		b = appendBool(b, d.Harmful)
+		b = binary.AppendVarint(b, d.TokensSaved)
+		b = binary.AppendVarint(b, d.ContextTokensSaved)
+		b = appendString(b, d.Native)
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+var errSpillCorrupt = errors.New("the file is not as it was written")
+
+// sessionReader reads what encodeSession wrote; the first problem sticks.
+type sessionReader struct {
+	b   []byte
+	err error
+}
+
+func (d *sessionReader) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err = errSpillCorrupt
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *sessionReader) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errSpillCorrupt
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *sessionReader) int() int { return int(d.varint()) }
+
+func (d *sessionReader) string() string {
+	if d.err != nil {
+		return ""
+	}
+	l, n := binary.Uvarint(d.b)
+	if n <= 0 || l > uint64(len(d.b)-n) {
+		d.err = errSpillCorrupt
+		return ""
+	}
+	s := string(d.b[n : n+int(l)])
+	d.b = d.b[n+int(l):]
+	return s
+}
+
+func (d *sessionReader) byte() byte {
+	if d.err != nil || len(d.b) == 0 {
+		d.err = errSpillCorrupt
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *sessionReader) bool() bool { return d.byte() != 0 }
+
+func (d *sessionReader) float() float64 {
+	if d.err != nil || len(d.b) < 8 {
+		d.err = errSpillCorrupt
+		return 0
+	}
+	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+	d.b = d.b[8:]
+	return v
+}
+
+// decodeSession reads one session that encodeSession wrote at the start of
+// b into s and returns the rest of b.
+func decodeSession(b []byte, s *SessionResult) ([]byte, error) {
+	d := &sessionReader{b: b}
+	s.File, s.ID, s.Format, s.Agent, s.Parent, s.Model = d.string(), d.string(), d.string(), d.string(), d.string(), d.string()
+	s.Turns, s.Requests, s.Calls, s.Steered = d.int(), d.int(), d.int(), d.int()
+	s.Blocked, s.Deduped, s.Halted, s.Redundant, s.RedundantStopped = d.int(), d.int(), d.int(), d.int(), d.int()
+	s.Harmful, s.Native = d.int(), d.int()
+	s.TokensSaved, s.ContextTokensSaved, s.SteerTokens = d.varint(), d.varint(), d.varint()
+	s.HasUsage = d.bool()
+	s.TokensFrom = d.string()
+	s.BytesPerToken = d.float()
+	s.UsageUnused = d.string()
+	s.RecordedInput, s.RecordedOutput = d.varint(), d.varint()
+	s.Timeline = d.string()
+	n := d.uvarint()
+	if n > uint64(len(d.b))+1 { // every decision takes bytes
+		d.err = errSpillCorrupt
+	}
+	s.Decisions = nil
+	if d.err == nil && n > 0 {
+		s.Decisions = make([]Decision, n-1)
+	}
+	for i := range s.Decisions {
+		x := &s.Decisions[i]
+		x.Turn, x.Call, x.Line = d.int(), d.int(), d.int()
+		x.CallID, x.Tool, x.Class, x.Args = d.string(), d.string(), d.string(), d.string()
+		x.Action = Action(d.byte())
+		x.Detector = d.string()
+		x.Count = d.int()
+		x.Message = d.string()
+		x.Redundant, x.Harmful = d.bool(), d.bool()
+		x.TokensSaved, x.ContextTokensSaved = d.varint(), d.varint()
+		x.Native = d.string()
+	}
+	return d.b, d.err
+}
