@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"sort"
@@ -54,13 +55,17 @@ type fileResult struct {
 // emitter. The emitter drains the file whose turn it is while the worker
 // is still reading it, so that a file of a million sessions is not held
 // whole (a request log of many short conversations: 2 M sessions held
-// 1.8 GB before); the results of later files wait here for their turn.
+// 1.8 GB before). The results of a file read ahead of its turn wait here,
+// and from spillChunk on they wait on disk (spill.go): two such files are
+// not held either.
 type resultQueue struct {
-	mu     sync.Mutex
-	cond   *sync.Cond // on mu, made by the first use
-	items  []SessionResult
-	spare  []SessionResult // the slice drained last, reused
-	closed bool            // the worker is done with the file
+	mu       sync.Mutex
+	cond     *sync.Cond // on mu, made by the first use
+	items    []SessionResult
+	spare    []SessionResult // the slice drained last, reused
+	spill    *sessionSpill   // results older than items, until drain starts
+	draining bool            // the file's turn has come: no more spilling
+	closed   bool            // the worker is done with the file
 }
 
 func (q *resultQueue) init() {
@@ -69,14 +74,26 @@ func (q *resultQueue) init() {
 	}
 }
 
-// push adds a result; it never blocks (a worker may read files out of
-// order, see forEachFile, and must not wait for an earlier one).
+// push adds a result; it never waits for the emitter (a worker may read
+// files out of order, see forEachFile, and must not wait for an earlier
+// one).
 func (q *resultQueue) push(s SessionResult) {
 	q.mu.Lock()
 	q.init()
 	q.items = append(q.items, s)
 	if len(q.items) == 1 {
 		q.cond.Signal()
+	}
+	if !q.draining && len(q.items) >= spillChunk {
+		// Not the file's turn yet: nobody else touches the queue until
+		// drain starts, which takes the lock first.
+		if q.spill == nil {
+			q.spill = &sessionSpill{}
+		}
+		if q.spill.write(q.items) {
+			clear(q.items)
+			q.items = q.items[:0]
+		}
 	}
 	q.mu.Unlock()
 }
@@ -91,10 +108,29 @@ func (q *resultQueue) close() {
 }
 
 // drain passes every result to f, in order, as they come, and returns
-// once the queue is closed and empty. f runs without the lock held.
-func (q *resultQueue) drain(f func(*SessionResult)) {
+// once the queue is closed and empty. f runs without the lock held. It
+// returns the error of reading back spilled results, if any: the results
+// read until then were passed on, the rest are lost, and the caller says
+// so in the report.
+func (q *resultQueue) drain(f func(*SessionResult)) (err error) {
 	q.mu.Lock()
 	q.init()
+	q.draining = true
+	spilled := q.spill
+	q.spill = nil
+	q.mu.Unlock()
+	if spilled != nil {
+		err = spilled.each(func(s *SessionResult) error {
+			if f != nil {
+				f(s)
+			}
+			return nil
+		})
+		if cerr := spilled.close(); err == nil {
+			err = cerr
+		}
+	}
+	q.mu.Lock()
 	for {
 		for len(q.items) == 0 && !q.closed {
 			q.cond.Wait()
@@ -113,7 +149,7 @@ func (q *resultQueue) drain(f func(*SessionResult)) {
 		if closed && len(q.items) == 0 {
 			q.items, q.spare = nil, nil
 			q.mu.Unlock()
-			return
+			return err
 		}
 	}
 }
@@ -171,7 +207,10 @@ func forEachFile(files []string, jobs, ahead int, work func(i int, r *fileResult
 		if stream != nil {
 			f = func(s *SessionResult) { stream(i, s) }
 		}
-		slots[i].results.drain(f)
+		if err := slots[i].results.drain(f); err != nil {
+			slots[i].problems = append(slots[i].problems, Problem{File: files[i],
+				Message: fmt.Sprintf("some session results of this file are missing from the report: %v", err)})
+		}
 		emit(i, slots[i])
 		slots[i] = nil
 		<-window

@@ -97,7 +97,12 @@ func TestForEachFileStreamsTheFileInTurn(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, jobs := range []int{1, 2} {
+	defer func(n int) { spillChunk = n }(spillChunk)
+	for _, run := range []struct{ jobs, chunk int }{{1, 8192}, {2, 8192}, {1, 2}, {2, 2}} {
+		// With a chunk of 2, the results of a file read ahead of its
+		// turn wait on disk.
+		jobs := run.jobs
+		spillChunk = run.chunk
 		firstSeen := make(chan struct{})
 		var got []string
 		finished := make(chan struct{})
@@ -130,7 +135,46 @@ func TestForEachFileStreamsTheFileInTurn(t *testing.T) {
 		}
 		want := "0:0 0:1 0:2 0:done 1:0 1:1 1:2 1:done 2:0 2:1 2:2 2:done"
 		if s := strings.Join(got, " "); s != want {
-			t.Errorf("jobs %d: streamed %s, want %s", jobs, s, want)
+			t.Errorf("jobs %d, chunk %d: streamed %s, want %s", jobs, run.chunk, s, want)
 		}
+	}
+}
+
+// TestResultQueueSpillsUntilItsTurn: a queue not yet drained keeps no more
+// than a chunk in memory; drained, it gives every result in order, those
+// on disk first, and then those pushed while it drains, and leaves no
+// file behind.
+func TestResultQueueSpillsUntilItsTurn(t *testing.T) {
+	defer func(n int) { spillChunk = n }(spillChunk)
+	spillChunk = 3
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	var q resultQueue
+	for n := range 10 {
+		q.push(SessionResult{Calls: n})
+	}
+	if len(q.items) >= spillChunk || q.spill == nil || q.spill.n != 9 {
+		t.Fatalf("%d results in memory, spill %+v: want 9 on disk", len(q.items), q.spill)
+	}
+	var got []int
+	done := make(chan error)
+	go func() { done <- q.drain(func(s *SessionResult) { got = append(got, s.Calls) }) }()
+	for n := 10; n < 20; n++ { // pushed while it drains: never spilled
+		q.push(SessionResult{Calls: n})
+	}
+	q.close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 20 {
+		t.Fatalf("drained %v, want 0..19", got)
+	}
+	for i, n := range got {
+		if n != i {
+			t.Fatalf("drained %v, want 0..19 in order", got)
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("TMPDIR holds %v after the drain", left)
 	}
 }

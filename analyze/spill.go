@@ -14,7 +14,9 @@ import (
 // Options.SpillSessions, Replay writes the kept sessions to a temporary
 // file, spillChunk at a time, and the report reads them back in order when
 // it is rendered (Report.EachSession): memory then follows the chunk, not
-// the corpus.
+// the corpus. The results of a file read ahead of its turn wait the same
+// way (resultQueue), so that two files of millions of sessions are not
+// held either.
 //
 // The file holds chunks of sessions in a small binary encoding of their
 // own (encodeSession); a chunk is written whole or not at all: after a
@@ -22,14 +24,16 @@ import (
 // memory (the report is still complete; only memory is not bounded).
 var spillChunk = 8192 // a variable for the tests
 
-// sessionSpill is a report's spilled sessions.
+// sessionSpill is a temporary file of sessions, in the order written. The
+// zero value is ready: the file is made by the first write.
 type sessionSpill struct {
 	f      *os.File
-	path   string
+	path   string // "" once removed (the open file stays readable)
 	chunks []spilledChunk
+	n      int   // sessions written
 	size   int64 // bytes written in whole chunks
 	buf    []byte
-	failed bool // a write failed: spill no more
+	failed bool // making or writing the file failed: spill no more
 }
 
 type spilledChunk struct {
@@ -37,27 +41,25 @@ type spilledChunk struct {
 	n        int // sessions
 }
 
-// spillSessions writes sessions to the report's spill file, creating it first, and
-// reports whether it did (false: keep them in memory).
-func (r *Report) spillSessions(sessions []SessionResult) bool {
-	sp := r.spill
-	if sp == nil {
+// write appends sessions to the file and reports whether it did (false:
+// keep them in memory).
+func (sp *sessionSpill) write(sessions []SessionResult) bool {
+	if sp.failed {
+		return false
+	}
+	if sp.f == nil {
 		f, err := os.CreateTemp("", "loopgate-sessions-*.bin")
 		if err != nil {
-			r.spill = &sessionSpill{failed: true}
+			sp.failed = true
 			return false
 		}
-		sp = &sessionSpill{f: f, path: f.Name()}
+		sp.f, sp.path = f, f.Name()
 		// Where the system allows it the name goes at once, so that
 		// nothing is left behind if the run is killed; the open file
-		// stays readable (elsewhere, Close removes it).
+		// stays readable (elsewhere, close removes it).
 		if os.Remove(f.Name()) == nil {
 			sp.path = ""
 		}
-		r.spill = sp
-	}
-	if sp.failed {
-		return false
 	}
 	b := sp.buf[:0]
 	for i := range sessions {
@@ -70,17 +72,66 @@ func (r *Report) spillSessions(sessions []SessionResult) bool {
 	}
 	sp.chunks = append(sp.chunks, spilledChunk{off: sp.size, len: int64(len(b)), n: len(sessions)})
 	sp.size += int64(len(b))
-	if cap(sp.buf) > 4*len(b) && cap(sp.buf) > 1<<20 {
-		sp.buf = nil // one chunk of huge sessions does not keep its buffer
+	sp.n += len(sessions)
+	if cap(sp.buf) > 1<<20 {
+		sp.buf = nil // a chunk of huge sessions does not keep its buffer
 	}
 	return true
+}
+
+// each calls f with every session written, in order, reading the file back
+// one chunk at a time; it stops at f's first error or a read error.
+func (sp *sessionSpill) each(f func(*SessionResult) error) error {
+	var buf []byte
+	for _, c := range sp.chunks {
+		if int64(cap(buf)) < c.len {
+			buf = make([]byte, c.len)
+		}
+		buf = buf[:c.len]
+		if _, err := sp.f.ReadAt(buf, c.off); err != nil {
+			return fmt.Errorf("reading back the sessions kept on disk: %w", err)
+		}
+		rest := buf
+		for range c.n {
+			var s SessionResult
+			var err error
+			if rest, err = decodeSession(rest, &s); err != nil {
+				return fmt.Errorf("reading back the sessions kept on disk: %w", err)
+			}
+			if err := f(&s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// close closes and removes the file, if one was made.
+func (sp *sessionSpill) close() error {
+	if sp.f == nil {
+		return nil
+	}
+	err := sp.f.Close()
+	if sp.path != "" {
+		if rerr := os.Remove(sp.path); err == nil {
+			err = rerr
+		}
+	}
+	sp.f, sp.chunks, sp.n = nil, nil, 0
+	return err
 }
 
 // keepSession adds a session to the report's list, spilling the list to
 // disk once it holds spillChunk sessions when spill is set.
 func (r *Report) keepSession(s SessionResult, spill bool) {
 	r.Sessions = append(r.Sessions, s)
-	if spill && len(r.Sessions) >= spillChunk && r.spillSessions(r.Sessions) {
+	if !spill || len(r.Sessions) < spillChunk {
+		return
+	}
+	if r.spill == nil {
+		r.spill = &sessionSpill{}
+	}
+	if r.spill.write(r.Sessions) {
 		clear(r.Sessions)
 		r.Sessions = r.Sessions[:0]
 	}
@@ -91,9 +142,7 @@ func (r *Report) keepSession(s SessionResult, spill bool) {
 func (r *Report) SessionCount() int {
 	n := len(r.Sessions)
 	if r.spill != nil {
-		for _, c := range r.spill.chunks {
-			n += c.n
-		}
+		n += r.spill.n
 	}
 	return n
 }
@@ -105,26 +154,8 @@ func (r *Report) SessionCount() int {
 // kept after the last spill.
 func (r *Report) EachSession(f func(*SessionResult) error) error {
 	if r.spill != nil {
-		var buf []byte
-		for _, c := range r.spill.chunks {
-			if int64(cap(buf)) < c.len {
-				buf = make([]byte, c.len)
-			}
-			buf = buf[:c.len]
-			if _, err := r.spill.f.ReadAt(buf, c.off); err != nil {
-				return fmt.Errorf("reading back the sessions kept on disk: %w", err)
-			}
-			rest := buf
-			for range c.n {
-				var s SessionResult
-				var err error
-				if rest, err = decodeSession(rest, &s); err != nil {
-					return fmt.Errorf("reading back the sessions kept on disk: %w", err)
-				}
-				if err := f(&s); err != nil {
-					return err
-				}
-			}
+		if err := r.spill.each(f); err != nil {
+			return err
 		}
 	}
 	for i := range r.Sessions {
@@ -139,17 +170,11 @@ func (r *Report) EachSession(f func(*SessionResult) error) error {
 // The report lists only Sessions afterwards.
 func (r *Report) Close() error {
 	sp := r.spill
-	if sp == nil || sp.f == nil {
+	if sp == nil {
 		return nil
 	}
 	r.spill = nil
-	err := sp.f.Close()
-	if sp.path != "" {
-		if rerr := os.Remove(sp.path); err == nil {
-			err = rerr
-		}
-	}
-	return err
+	return sp.close()
 }
 
 // encodeSession appends s to b: every field in declaration order, strings
