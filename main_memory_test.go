@@ -59,7 +59,7 @@ func TestReplaySpilledReportIsTheSame(t *testing.T) {
 	var b strings.Builder
 	for i := range sessions {
 		fmt.Fprintf(&b, `{"metadata":{"session_id":"s%d"},"messages":[{"role":"user","content":"read it %d"}`, i, i)
-		calls := 1 + i%4 // from the third call on, a loop the guard stops
+		calls := 1 + i%4 // every repeat is redundant, and the guard stops it
 		for c := range calls {
 			fmt.Fprintf(&b, `,{"role":"assistant","content":null,"tool_calls":[{"id":"c%d","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"f%d\"}"}}]}`, c, i%5)
 			fmt.Fprintf(&b, `,{"role":"tool","tool_call_id":"c%d","content":"same text %d"}`, c, i%5)

@@ -2,7 +2,8 @@
 # bench.sh: the loopgate benchmark (issue 7, docs/performance.md).
 #
 #   scripts/bench.sh [SIZE] [DIR]        throughput: replay, sweep, jq reference
-#   scripts/bench.sh --memory [DIR]      peak memory on two corpus sizes
+#   scripts/bench.sh --memory [DIR]      peak memory on two corpus sizes and
+#                                        two counts of short sessions
 #
 # SIZE is a corpus size for cmd/gencorpus (default 1GiB; 200MB for a quick
 # run). DIR holds the corpus: when it has no generated corpus yet
@@ -169,14 +170,40 @@ throughput() {
 	return 0
 }
 
+# many_sessions FILE N: an OpenAI request log of N short conversations, one
+# per line, 1 to 4 reads of the same file each (every repeat redundant, and
+# stopped by the default preset): the shape of a proxy's log, where the
+# sessions, not the bytes, are many. Deterministic; written unless FILE exists.
+many_sessions() {
+	local file=$1 n=$2
+	[[ -f $file ]] && return
+	echo "== writing $n short sessions into $file"
+	mkdir -p "$(dirname "$file")"
+	awk -v n="$n" 'BEGIN {
+		for (i = 0; i < n; i++) {
+			line = sprintf("{\"metadata\":{\"session_id\":\"s%d\"},\"messages\":[{\"role\":\"user\",\"content\":\"read it %d\"}", i, i)
+			for (c = 0; c <= i % 4; c++) {
+				line = line sprintf(",{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"id\":\"c%d\",\"type\":\"function\",\"function\":{\"name\":\"read_file\",\"arguments\":\"{\\\"path\\\":\\\"f%d\\\"}\"}}]}", c, i % 5)
+				line = line sprintf(",{\"role\":\"tool\",\"tool_call_id\":\"c%d\",\"content\":\"same text %d\"}", c, i % 5)
+			}
+			print line ",{\"role\":\"assistant\",\"content\":\"done\"}]}"
+		}
+	}' >"$file.tmp" && mv "$file.tmp" "$file"
+}
+
 # memory: the same replay on two corpus sizes whose largest file (hence
-# largest session) is capped alike; peak RSS should not follow the size.
+# largest session) is capped alike, and on two request logs of 200 000 and
+# 2 000 000 short sessions; peak RSS should follow neither the size nor
+# the number of sessions.
 memory() {
 	local dir=${1:-$tmp/corpus} size
 	local sizes=(100MB 400MB)
 	local mrows=()
 	for size in "${sizes[@]}"; do
 		ensure_corpus "$dir/mem-$size" "$size" -large 0 -max-file 8MiB
+	done
+	for n in 200000 2000000; do
+		many_sessions "$dir/sessions-$n/log.jsonl" "$n"
 	done
 	for size in "${sizes[@]}"; do
 		local d=$dir/mem-$size b
@@ -186,12 +213,21 @@ memory() {
 			mrows+=("$(printf '%-8s %-7s %9s %10s %9s %10s' "$size" "$fmt" "$(div "$b" 1e6 %.0f)" "$(largest_file "$d")" "$wall" "$rss")")
 		done
 	done
+	for n in 200000 2000000; do
+		local d=$dir/sessions-$n b
+		b=$(corpus_bytes "$d")
+		for fmt in json jsonl; do
+			measure "replay $n sessions --format $fmt" /dev/null "$lg" replay --format "$fmt" --tokenizer chars4 "$d"
+			mrows+=("$(printf '%-8s %-7s %9s %10s %9s %10s' "${n}s" "$fmt" "$(div "$b" 1e6 %.0f)" "$(largest_file "$d")" "$wall" "$rss")")
+		done
+	done
 	echo
 	echo "== loopgate memory benchmark (replay --tokenizer chars4; corpora generated with -large 0 -max-file 8MiB)"
 	print_machine
 	printf '%-8s %-7s %9s %10s %9s %10s\n' "corpus" "format" "MB" "largest B" "wall s" "peak MB"
 	printf '%s\n' "${mrows[@]}"
-	echo "(--format json keeps every session's result for the report; jsonl streams them)"
+	echo "(corpus 200000s: a request log of that many short sessions. --format json keeps each"
+	echo " session's summary for the report, on disk past 8192; jsonl streams them)"
 }
 
 if [[ $mode == memory ]]; then
