@@ -197,7 +197,7 @@ func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Prob
 		}
 		t.render(tab)
 	}
-	t.problems(preparedProblems(problems, opt))
+	t.problems(preparedProblems(problems, opt), len(problems))
 	if t.err != nil {
 		return t.err
 	}

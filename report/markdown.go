@@ -126,7 +126,10 @@ func Markdown(w io.Writer, rep *analyze.Report, opt Options) error {
 	}
 
 	if len(rep.Problems) > 0 {
-		fmt.Fprintf(&b, "\n### Problems (%d)\n\n", len(rep.Problems))
+		// The count is of every problem; a file with more than a report
+		// lists has one entry standing for the rest, as the last of its own.
+		total := max(s.Problems, len(rep.Problems))
+		fmt.Fprintf(&b, "\n### Problems (%d)\n\n", total)
 		for _, p := range rep.Problems[:min(markdownProblems, len(rep.Problems))] {
 			where := p.File
 			if p.Line > 0 {
@@ -134,7 +137,7 @@ func Markdown(w io.Writer, rep *analyze.Report, opt Options) error {
 			}
 			fmt.Fprintf(&b, "- %s: %s\n", mdCode(where), mdText(AbbreviateArgs(p.Message, 300)))
 		}
-		if more := len(rep.Problems) - markdownProblems; more > 0 {
+		if more := total - min(markdownProblems, len(rep.Problems)); more > 0 {
 			fmt.Fprintf(&b, "- …and %d more problems\n", more)
 		}
 	}

@@ -478,3 +478,32 @@ func TestColorEnabled(t *testing.T) {
 		}
 	}
 }
+
+// TestProblemCountsTheUnlisted: when the summary counts more problems than
+// the report lists (a file had more than a report lists, and one entry
+// stands for the rest), the table and markdown headings give the count,
+// and markdown's "more" line the problems not shown.
+func TestProblemCountsTheUnlisted(t *testing.T) {
+	rep := quietReport()
+	rep.Problems = nil
+	for i := range 60 {
+		rep.Problems = append(rep.Problems, analyze.Problem{File: "a.jsonl", Line: i + 1, Message: "line is not valid JSON"})
+	}
+	rep.Summary.Problems = 2000
+	var table, md bytes.Buffer
+	if err := Table(&table, rep, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&md, rep, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, out, want string }{
+		{"table", table.String(), "Problems (2000)"},
+		{"markdown", md.String(), "### Problems (2000)"},
+		{"markdown", md.String(), "…and 1950 more problems"},
+	} {
+		if !strings.Contains(c.out, c.want) {
+			t.Errorf("%s: no %q in\n%s", c.name, c.want, c.out)
+		}
+	}
+}

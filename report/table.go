@@ -27,7 +27,7 @@ func Table(w io.Writer, rep *analyze.Report, opt Options) error {
 	t.sessions(rep)
 	t.tools(rep)
 	t.decisions(rep)
-	t.problems(rep.Problems)
+	t.problems(rep.Problems, rep.Summary.Problems)
 	if t.err != nil {
 		return t.err
 	}
@@ -275,11 +275,13 @@ func countText(n int) string {
 	return strconv.Itoa(n)
 }
 
-func (t *textWriter) problems(ps []analyze.Problem) {
+// problems lists ps under a heading that counts total: more than ps when a
+// file had more problems than a report lists (its last entry says so).
+func (t *textWriter) problems(ps []analyze.Problem, total int) {
 	if len(ps) == 0 {
 		return
 	}
-	t.heading(fmt.Sprintf("Problems (%d)", len(ps)))
+	t.heading(fmt.Sprintf("Problems (%d)", max(total, len(ps))))
 	for _, p := range ps {
 		t.printf("%s\n", AbbreviateArgs(problemLine(p), 0))
 	}
