@@ -49,10 +49,11 @@ func JSON(w io.Writer, rep *analyze.Report, opt Options) error {
 // jsonDocWriter writes a two-space indented JSON object one member, or one
 // list element, at a time. The first error stops it.
 type jsonDocWriter struct {
-	w   *bufio.Writer
-	buf bytes.Buffer
-	enc *json.Encoder
-	err error
+	w       *bufio.Writer
+	buf     bytes.Buffer
+	enc     *json.Encoder
+	scratch []byte // a session's bytes (appendSessionJSON)
+	err     error
 }
 
 func (jw *jsonDocWriter) raw(s string) {
@@ -66,6 +67,13 @@ func (jw *jsonDocWriter) raw(s string) {
 func (jw *jsonDocWriter) value(v any, depth int) {
 	if jw.err != nil {
 		return
+	}
+	if s, ok := v.(*analyze.SessionResult); ok {
+		if b, ok := appendSessionJSON(jw.scratch[:0], s, strings.Repeat("  ", depth), true); ok {
+			jw.scratch = b
+			_, jw.err = jw.w.Write(b)
+			return
+		}
 	}
 	jw.buf.Reset()
 	jw.enc.SetIndent(strings.Repeat("  ", depth), "  ")

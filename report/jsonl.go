@@ -16,9 +16,10 @@ import (
 // per session line was a tenth of the time of a replay of many short
 // sessions. A caller that streams calls Flush when a file is done.
 type JSONL struct {
-	w   *bufio.Writer
-	opt Options
-	err error // the first write error, returned by every later call
+	w       *bufio.Writer
+	opt     Options
+	scratch []byte // a line (appendSessionJSON)
+	err     error  // the first write error, returned by every later call
 }
 
 // NewJSONL returns a streaming writer to w.
@@ -28,8 +29,14 @@ func NewJSONL(w io.Writer, opt Options) *JSONL {
 
 // Session writes one session's line.
 func (j *JSONL) Session(s *analyze.SessionResult) error {
-	if j.err == nil {
-		out := preparedSession(s, j.opt)
+	if j.err != nil {
+		return j.err
+	}
+	out := preparedSession(s, j.opt)
+	if b, ok := appendSessionJSON(j.scratch[:0], &out, "", false); ok {
+		j.scratch = append(b, '\n')
+		_, j.err = j.w.Write(j.scratch)
+	} else {
 		j.err = writeJSON(j.w, &out, "")
 	}
 	return j.err
