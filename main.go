@@ -576,6 +576,9 @@ func replayCommand() *cli.Command {
 			rep.Summary.Problems += len(early)
 			rep.Tokens.SessionsUsageUnused = usage.SessionsUsageUnused
 			warnApproximated(c, counter)
+			if err := rep.SpillError(); err != nil {
+				fmt.Fprintf(c.App.ErrWriter, "loopgate: warning: session summaries could not wait in a temporary file (%v); they were kept in memory (set TMPDIR to a writable directory)\n", err)
+			}
 			if jl != nil {
 				err = jl.Finish(rep)
 			} else {

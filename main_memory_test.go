@@ -71,6 +71,7 @@ func TestReplaySpilledReportIsTheSame(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { spillSessions = true }()
+	keptJSON := ""
 	for _, format := range []string{"json", "jsonl", "table", "markdown"} {
 		args := []string{"replay", "--format", format, "--tokenizer", "chars4", "--color", "never", file}
 		spillSessions = true
@@ -86,5 +87,18 @@ func TestReplaySpilledReportIsTheSame(t *testing.T) {
 		if spilled != kept {
 			t.Errorf("%s: the spilled report differs:\n%s", format, testdiff.FirstLine(kept, spilled))
 		}
+		if format == "json" {
+			keptJSON = kept
+		}
+	}
+	// No temporary directory: the same report, and a warning.
+	spillSessions = true
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	out, stderr, code := loopgate(t, "replay", "--format", "json", "--tokenizer", "chars4", file)
+	if code != 0 || out != keptJSON {
+		t.Errorf("without a temporary directory: exit %d, report the same: %v", code, out == keptJSON)
+	}
+	if !strings.Contains(stderr, "warning: session summaries could not wait in a temporary file") || !strings.Contains(stderr, "TMPDIR") {
+		t.Errorf("without a temporary directory, stderr is %q, want the warning", stderr)
 	}
 }

@@ -46,6 +46,7 @@ type fileResult struct {
 	// on (the first configuration's), in order, to the emitter while the
 	// file is still being read: see forEachFile.
 	results  resultQueue
+	spillErr error       // why results read ahead could not wait on disk (they stayed in memory)
 	facts    CorpusFacts // of the file's sessions
 	problems []Problem
 	// unlisted counts the file's problems past maxListedProblems: counted,
@@ -158,8 +159,9 @@ func (q *resultQueue) close() {
 // once the queue is closed and empty. f runs without the lock held. It
 // returns the error of reading back spilled results, if any: the results
 // read until then were passed on, the rest are lost, and the caller says
-// so in the report.
-func (q *resultQueue) drain(f func(*SessionResult)) (err error) {
+// so in the report. writeErr is why results could not be spilled (they
+// stayed in memory: nothing is lost).
+func (q *resultQueue) drain(f func(*SessionResult)) (writeErr, err error) {
 	q.mu.Lock()
 	q.init()
 	q.draining = true
@@ -167,6 +169,7 @@ func (q *resultQueue) drain(f func(*SessionResult)) (err error) {
 	q.spill = nil
 	q.mu.Unlock()
 	if spilled != nil {
+		writeErr = spilled.err
 		err = spilled.each(func(s *SessionResult) error {
 			if f != nil {
 				f(s)
@@ -196,7 +199,7 @@ func (q *resultQueue) drain(f func(*SessionResult)) (err error) {
 		if closed && len(q.items) == 0 {
 			q.items, q.spare = nil, nil
 			q.mu.Unlock()
-			return err
+			return writeErr, err
 		}
 	}
 }
@@ -254,7 +257,9 @@ func forEachFile(files []string, jobs, ahead int, work func(i int, r *fileResult
 		if stream != nil {
 			f = func(s *SessionResult) { stream(i, s) }
 		}
-		if err := slots[i].results.drain(f); err != nil {
+		writeErr, err := slots[i].results.drain(f)
+		slots[i].spillErr = writeErr
+		if err != nil {
 			slots[i].problems = append(slots[i].problems, Problem{File: files[i],
 				Message: fmt.Sprintf("some session results of this file are missing from the report: %v", err)})
 		}
@@ -401,6 +406,9 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 			aggs[0].rep.keepSession(*s, opt.SpillSessions)
 		}
 	}, func(i int, r *fileResult) {
+		if r.spillErr != nil && aggs[0].rep.spillErr == nil {
+			aggs[0].rep.spillErr = r.spillErr
+		}
 		for k := range cfgs {
 			aggs[k].merge(r.tally[k])
 			for _, p := range r.problems {

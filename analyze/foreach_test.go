@@ -143,38 +143,52 @@ func TestForEachFileStreamsTheFileInTurn(t *testing.T) {
 // TestResultQueueSpillsUntilItsTurn: a queue not yet drained keeps no more
 // than a chunk in memory; drained, it gives every result in order, those
 // on disk first, and then those pushed while it drains, and leaves no
-// file behind.
+// file behind. Without a temporary directory it keeps them all in memory
+// and says why.
 func TestResultQueueSpillsUntilItsTurn(t *testing.T) {
 	defer func(n int) { spillChunk = n }(spillChunk)
 	spillChunk = 3
-	dir := t.TempDir()
-	t.Setenv("TMPDIR", dir)
-	var q resultQueue
-	for n := range 10 {
-		q.push(SessionResult{Calls: n})
-	}
-	if len(q.items) >= spillChunk || q.spill == nil || q.spill.n != 9 {
-		t.Fatalf("%d results in memory, spill %+v: want 9 on disk", len(q.items), q.spill)
-	}
-	var got []int
-	done := make(chan error)
-	go func() { done <- q.drain(func(s *SessionResult) { got = append(got, s.Calls) }) }()
-	for n := 10; n < 20; n++ { // pushed while it drains: never spilled
-		q.push(SessionResult{Calls: n})
-	}
-	q.close()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 20 {
-		t.Fatalf("drained %v, want 0..19", got)
-	}
-	for i, n := range got {
-		if n != i {
-			t.Fatalf("drained %v, want 0..19 in order", got)
+	for _, writable := range []bool{true, false} {
+		dir := t.TempDir()
+		t.Setenv("TMPDIR", dir)
+		if !writable {
+			t.Setenv("TMPDIR", filepath.Join(dir, "missing"))
 		}
-	}
-	if left, _ := os.ReadDir(dir); len(left) != 0 {
-		t.Errorf("TMPDIR holds %v after the drain", left)
+		var q resultQueue
+		for n := range 10 {
+			q.push(SessionResult{Calls: n})
+		}
+		if writable && (len(q.items) >= spillChunk || q.spill == nil || q.spill.n != 9) {
+			t.Fatalf("%d results in memory, spill %+v: want 9 on disk", len(q.items), q.spill)
+		}
+		if !writable && len(q.items) != 10 {
+			t.Fatalf("no temporary directory: %d results in memory, want all 10", len(q.items))
+		}
+		var got []int
+		var writeErr, err error
+		done := make(chan struct{})
+		go func() {
+			writeErr, err = q.drain(func(s *SessionResult) { got = append(got, s.Calls) })
+			close(done)
+		}()
+		for n := 10; n < 20; n++ { // pushed while it drains: never spilled
+			q.push(SessionResult{Calls: n})
+		}
+		q.close()
+		<-done
+		if err != nil || (writeErr != nil) == writable {
+			t.Fatalf("writable %v: drain returned %v, %v", writable, writeErr, err)
+		}
+		if len(got) != 20 {
+			t.Fatalf("drained %v, want 0..19", got)
+		}
+		for i, n := range got {
+			if n != i {
+				t.Fatalf("drained %v, want 0..19 in order", got)
+			}
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("TMPDIR holds %v after the drain", left)
+		}
 	}
 }

@@ -23,6 +23,8 @@ type Report struct {
 	// Sessions then lists only those kept after the last spill, and
 	// EachSession and SessionCount cover both.
 	spill *sessionSpill
+	// spillErr is the first reason sessions could not be spilled (Report.SpillError).
+	spillErr error
 }
 
 // RulesInfo names the rules a replay ran under.

@@ -33,7 +33,8 @@ type sessionSpill struct {
 	n      int   // sessions written
 	size   int64 // bytes written in whole chunks
 	buf    []byte
-	failed bool // making or writing the file failed: spill no more
+	failed bool  // making or writing the file failed: spill no more
+	err    error // why, for a warning (nothing is lost: the sessions stay in memory)
 }
 
 type spilledChunk struct {
@@ -50,7 +51,7 @@ func (sp *sessionSpill) write(sessions []SessionResult) bool {
 	if sp.f == nil {
 		f, err := os.CreateTemp("", "loopgate-sessions-*.bin")
 		if err != nil {
-			sp.failed = true
+			sp.failed, sp.err = true, err
 			return false
 		}
 		sp.f, sp.path = f, f.Name()
@@ -67,7 +68,7 @@ func (sp *sessionSpill) write(sessions []SessionResult) bool {
 	}
 	sp.buf = b
 	if _, err := sp.f.WriteAt(b, sp.size); err != nil {
-		sp.failed = true
+		sp.failed, sp.err = true, err
 		return false
 	}
 	sp.chunks = append(sp.chunks, spilledChunk{off: sp.size, len: int64(len(b)), n: len(sessions)})
@@ -134,6 +135,8 @@ func (r *Report) keepSession(s SessionResult, spill bool) {
 	if r.spill.write(r.Sessions) {
 		clear(r.Sessions)
 		r.Sessions = r.Sessions[:0]
+	} else if r.spillErr == nil {
+		r.spillErr = r.spill.err
 	}
 }
 
@@ -165,6 +168,12 @@ func (r *Report) EachSession(f func(*SessionResult) error) error {
 	}
 	return nil
 }
+
+// SpillError says why session summaries could not be kept on disk (the
+// temporary directory could not be written, say), nil when they could or
+// did not need to be. Nothing is lost then: they stayed in memory, which
+// then grows with their number; the CLI warns.
+func (r *Report) SpillError() error { return r.spillErr }
 
 // Close removes the file the report's sessions were spilled to, if any.
 // The report lists only Sessions afterwards.

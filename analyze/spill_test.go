@@ -175,18 +175,25 @@ func TestSpillWriteFailureKeepsSessions(t *testing.T) {
 	}
 }
 
-// TestReplaySpillsTheSameSessions: a replay of the fixtures that spills
-// (a chunk of 2 sessions) lists exactly the sessions of one that does not.
-func TestReplaySpillsTheSameSessions(t *testing.T) {
-	defer func(n int) { spillChunk = n }(spillChunk)
-	spillChunk = 2
+// fixtureReplay is the replay and demo fixtures, and options to replay
+// them under the loopgate preset with chars4 on two jobs.
+func fixtureReplay(t *testing.T) ([]string, Options) {
+	t.Helper()
 	files := ingest.Expand([]string{filepath.Join("..", "fixtures", "replay"), filepath.Join("..", "fixtures", "demo")}, func(p ingest.Problem) { t.Fatal(p) })
 	counter, _ := tokens.New("chars4")
 	r, err := rules.Preset("loopgate")
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := Options{Rules: r, Tokens: counter, Jobs: 2}
+	return files, Options{Rules: r, Tokens: counter, Jobs: 2}
+}
+
+// TestReplaySpillsTheSameSessions: a replay of the fixtures that spills
+// (a chunk of 2 sessions) lists exactly the sessions of one that does not.
+func TestReplaySpillsTheSameSessions(t *testing.T) {
+	defer func(n int) { spillChunk = n }(spillChunk)
+	spillChunk = 2
+	files, opt := fixtureReplay(t)
 	plain := Replay(files, opt)
 	opt.SpillSessions = true
 	spilled := Replay(files, opt)
@@ -243,4 +250,28 @@ func FuzzSessionSpill(f *testing.F) {
 			t.Fatalf("a decoded session reads back differently:\n%+v\n%+v", again, got)
 		}
 	})
+}
+
+// TestReplayWithoutATemporaryDirectory: when the temporary directory
+// cannot be written, a replay that spills keeps every session in memory,
+// lists the same sessions, and says why (SpillError, which the CLI prints
+// as a warning).
+func TestReplayWithoutATemporaryDirectory(t *testing.T) {
+	defer func(n int) { spillChunk = n }(spillChunk)
+	spillChunk = 2
+	files, opt := fixtureReplay(t)
+	plain := Replay(files, opt)
+	if plain.SpillError() != nil {
+		t.Fatalf("a replay with a temporary directory reports %v", plain.SpillError())
+	}
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	opt.SpillSessions = true
+	rep := Replay(files, opt)
+	defer rep.Close()
+	if rep.SpillError() == nil {
+		t.Error("SpillError is nil, want why the temporary file could not be made")
+	}
+	if got := collect(t, rep); !reflect.DeepEqual(got, plain.Sessions) {
+		t.Errorf("lists %d sessions, want the %d of a replay in memory", len(got), len(plain.Sessions))
+	}
 }
