@@ -832,16 +832,27 @@ func inspectCommand() *cli.Command {
 			}
 			withCalls := c.Bool("calls")
 			sessions := []report.InspectSession{}
+			// JSON is written as the sessions come (a corpus of millions of
+			// sessions is not held); the table needs them all for its widths.
+			var jw *report.InspectJSONWriter
+			if format == "json" {
+				jw = report.NewInspectJSONWriter(c.App.Writer, opt)
+			}
 			for _, f := range files {
 				ingest.ReadFile(f, ingest.Options{Format: c.String("input-format")}, &ingest.Sink{
 					OnSession: func(s *ingest.Session) {
-						sessions = append(sessions, report.NewInspectSession(s, r.ClassOf, withCalls, opt))
+						is := report.NewInspectSession(s, r.ClassOf, withCalls, opt)
+						if jw != nil {
+							jw.Session(&is)
+						} else {
+							sessions = append(sessions, is)
+						}
 					},
 					OnProblem: addProblem,
 				})
 			}
-			if format == "json" {
-				err = report.InspectJSON(c.App.Writer, sessions, problems, opt)
+			if jw != nil {
+				err = jw.Finish(problems)
 			} else {
 				err = report.InspectTable(c.App.Writer, sessions, problems, opt)
 			}

@@ -136,11 +136,58 @@ type inspectDoc struct {
 // InspectJSON writes {"sessions": [...], "problems": [...]}, lists [] when
 // empty.
 func InspectJSON(w io.Writer, sessions []InspectSession, problems []ingest.Problem, opt Options) error {
-	doc := inspectDoc{
-		Sessions: append([]InspectSession{}, sessions...),
-		Problems: preparedProblems(problems, opt),
+	iw := NewInspectJSONWriter(w, opt)
+	for i := range sessions {
+		iw.Session(&sessions[i])
 	}
-	return writeJSON(w, &doc, "  ")
+	return iw.Finish(problems)
+}
+
+// InspectJSONWriter writes the inspect --format json document while the
+// files are read: each session as it comes, the problems at the end, so
+// that inspecting a corpus of millions of sessions does not hold them.
+// The bytes are those of the whole document encoded at once
+// (TestInspectJSONStreamsAsEncoded).
+type InspectJSONWriter struct {
+	jw       *jsonDocWriter
+	opt      Options
+	sessions int
+}
+
+// NewInspectJSONWriter starts the document on w.
+func NewInspectJSONWriter(w io.Writer, opt Options) *InspectJSONWriter {
+	jw := newJSONDocWriter(w)
+	jw.raw("{\n")
+	return &InspectJSONWriter{jw: jw, opt: opt}
+}
+
+// Session writes one session; an error is kept for Finish.
+func (iw *InspectJSONWriter) Session(s *InspectSession) {
+	if iw.sessions == 0 {
+		iw.jw.raw(`  "sessions": [` + "\n    ")
+	} else {
+		iw.jw.raw(",\n    ")
+	}
+	iw.sessions++
+	iw.jw.value(s, 2)
+}
+
+// Finish writes the problems and ends the document, returning the first
+// error met.
+func (iw *InspectJSONWriter) Finish(problems []ingest.Problem) error {
+	jw := iw.jw
+	if iw.sessions == 0 {
+		jw.raw(`  "sessions": [],` + "\n")
+	} else {
+		jw.raw("\n  ],\n")
+	}
+	ps := preparedProblems(problems, iw.opt)
+	jw.list("problems", len(ps), eachOf(ps), true)
+	jw.raw("}\n")
+	if jw.err != nil {
+		return jw.err
+	}
+	return jw.w.Flush()
 }
 
 // InspectTable writes the sessions as a table, then, when calls were listed,

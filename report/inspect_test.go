@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/testdiff"
 )
 
 func inspectSample() *ingest.Session {
@@ -156,5 +157,38 @@ func TestInspectGolden(t *testing.T) {
 	}
 	if got := strings.Join(strings.Fields(empty.String()), ""); got != `{"sessions":[],"problems":[]}` {
 		t.Errorf("empty inspect JSON = %s", got)
+	}
+}
+
+// TestInspectJSONStreamsAsEncoded: the document written session by session
+// is, byte for byte, the document encoded whole (as inspect wrote it
+// before it streamed): no sessions, one, several with and without calls,
+// with and without problems, redacted or not.
+func TestInspectJSONStreamsAsEncoded(t *testing.T) {
+	withCalls := NewInspectSession(inspectSample(), classOf, true, Options{Redact: true})
+	without := NewInspectSession(inspectSample(), classOf, false, Options{Redact: true})
+	noCalls := NewInspectSession(&ingest.Session{File: "e<>&.json", Format: "openai-chat", ID: "\u2028", Agent: "main"}, classOf, true, Options{})
+	for i, sessions := range [][]InspectSession{nil, {without}, {withCalls, without, noCalls}, {noCalls}} {
+		for _, problems := range [][]ingest.Problem{nil, inspectProblems} {
+			for _, redact := range []bool{true, false} {
+				opt := Options{Redact: redact}
+				want := &bytes.Buffer{}
+				doc := inspectDoc{Sessions: append([]InspectSession{}, sessions...), Problems: preparedProblems(problems, opt)}
+				if err := writeJSON(want, &doc, "  "); err != nil {
+					t.Fatal(err)
+				}
+				var got bytes.Buffer
+				iw := NewInspectJSONWriter(&got, opt)
+				for j := range sessions {
+					iw.Session(&sessions[j])
+				}
+				if err := iw.Finish(problems); err != nil {
+					t.Fatal(err)
+				}
+				if got.String() != want.String() {
+					t.Errorf("case %d (%d problems, redact %v): streamed differs:\n%s", i, len(problems), redact, testdiff.FirstLine(want.String(), got.String()))
+				}
+			}
+		}
 	}
 }

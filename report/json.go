@@ -22,9 +22,7 @@ import (
 // are those json.Encoder writes for the whole report with a two-space
 // indent (TestJSONStreamsAsEncoded).
 func JSON(w io.Writer, rep *analyze.Report, opt Options) error {
-	jw := &jsonDocWriter{w: bufio.NewWriterSize(w, 64<<10)}
-	jw.enc = json.NewEncoder(&jw.buf)
-	jw.enc.SetEscapeHTML(false)
+	jw := newJSONDocWriter(w)
 	jw.raw("{\n")
 	jw.member("summary", &rep.Summary, false)
 	jw.member("rules", &rep.Rules, false)
@@ -54,6 +52,13 @@ type jsonDocWriter struct {
 	enc     *json.Encoder
 	scratch []byte // a session's bytes (appendSessionJSON)
 	err     error
+}
+
+func newJSONDocWriter(w io.Writer) *jsonDocWriter {
+	jw := &jsonDocWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	jw.enc = json.NewEncoder(&jw.buf)
+	jw.enc.SetEscapeHTML(false)
+	return jw
 }
 
 func (jw *jsonDocWriter) raw(s string) {
