@@ -176,9 +176,7 @@ func (q *resultQueue) drain(f func(*SessionResult)) (writeErr, err error) {
 			}
 			return nil
 		})
-		if cerr := spilled.close(); err == nil {
-			err = cerr
-		}
+		_ = spilled.close() // read back already: closing it loses nothing
 	}
 	q.mu.Lock()
 	for {
