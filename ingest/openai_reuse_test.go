@@ -332,3 +332,50 @@ func FuzzOpenAIReuse(f *testing.F) {
 		}
 	})
 }
+
+// TestColdLogKeepsFewLines: a log whose lines share nothing (one line per
+// conversation) stops being kept line by line after coldAfter lines, but
+// for one line in probeEvery; a replaying conversation that follows is
+// found again, and takes at least half of what it takes read alone.
+func TestColdLogKeepsFewLines(t *testing.T) {
+	files, err := gen.GenerateInMemory(256<<10, 128<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cold [][]byte
+	var replaying []byte
+	for _, f := range files {
+		if !strings.HasSuffix(f.Path, ".jsonl") || !strings.Contains(f.Path, "openai/chat") {
+			continue
+		}
+		for _, line := range bytes.Split(bytes.TrimSpace(f.Data), []byte("\n")) {
+			cold = append(cold, line)
+		}
+		if replaying == nil {
+			replaying = replayingLog(f.Data)
+		}
+	}
+	if len(cold) == 0 || replaying == nil {
+		t.Fatal("no generated chat log")
+	}
+	// 64 lines, each the generated line with a number of its own first,
+	// so that no two share more than a few bytes.
+	var coldLog []byte
+	for i := range 64 {
+		line := cold[i%len(cold)]
+		coldLog = fmt.Appendf(coldLog, `{"seq":%d,%s`+"\n", i, line[1:])
+	}
+	cold = bytes.Split(bytes.TrimSpace(coldLog), []byte("\n"))
+	r := readWithReuse(coldLog, nil)
+	if most := coldAfter + len(cold)/probeEvery + 1; r.taken != 0 || r.kept > most {
+		t.Errorf("%d lines sharing nothing: %d kept (want at most %d), %d elements taken (want 0)", len(cold), r.kept, most, r.taken)
+	}
+	alone := readWithReuse(replaying, nil).taken
+	after := readWithReuse(append(coldLog, replaying...), nil).taken
+	if alone == 0 || 2*after < alone {
+		t.Errorf("a replaying log after %d cold lines: %d elements taken, read alone %d", len(cold), after, alone)
+	}
+	if on, off := readBoth(append(coldLog, replaying...), "cold.jsonl", "", &oaReuse); on != off {
+		t.Errorf("the reading with lineReuse differs:\n%s", firstDiff(off, on))
+	}
+}
