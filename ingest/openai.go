@@ -922,7 +922,7 @@ func (r *oaReader) chatItems(elems []oaElem, lines []int, line int) []oaItem {
 		} else if err := decodeChatMessage(e.raw, &m); err != nil {
 			r.out.Problemf(line, "message %d is not a chat message (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
 			continue
-		} else if r.reuse != nil {
+		} else if r.reuse.memoize() {
 			e.chat = new(m)
 		}
 		r.reuse.keep(e)
@@ -931,7 +931,7 @@ func (r *oaReader) chatItems(elems []oaElem, lines []int, line int) []oaItem {
 			items = append(items, it)
 			// Only an item made without a problem is kept, so that a
 			// message that makes one makes it again on every line.
-			if e.chat != nil && r.reuse != nil {
+			if e.chat != nil && r.reuse.memoize() {
 				e.chat.built = new(it.at(line))
 			}
 		}
@@ -1260,12 +1260,12 @@ func (r *oaReader) responseItems(elems []oaElem, lines []int, recLine int, rec *
 				r.out.Problemf(line, "item %d is not a Responses item (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
 				continue
 			}
-			if r.reuse != nil {
+			if r.reuse.memoize() {
 				e.item = new(it)
 			}
 		}
 		if e.item != nil {
-			if r.reuse != nil && e.item.memo == nil {
+			if r.reuse.memoize() && e.item.memo == nil {
 				e.item.memo = &respMemo{}
 			}
 			it, memo = *e.item, e.item.memo

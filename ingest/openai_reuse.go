@@ -88,6 +88,16 @@ const (
 	maxRecentBytes = 4 << 20
 )
 
+// memoize reports whether what the reader makes of the line's elements
+// (chatMessage.built, respItem.memo) is worth keeping for later lines: not
+// on a line of a cold run that has taken nothing and is no probe, which
+// finish will not keep. A line that does get kept after all (it takes an
+// element later on) has some elements without their memo, which a later
+// line then decodes and builds again: slower, the same result.
+func (r *lineReuse) memoize() bool {
+	return r != nil && (r.cold < coldAfter || r.lines%probeEvery == 0 || r.taken > r.takenFrom)
+}
+
 // start begins the reading of line.
 func (r *lineReuse) start(line []byte) {
 	if r == nil {
