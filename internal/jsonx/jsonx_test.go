@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"sort"
 	"strings"
@@ -377,4 +378,34 @@ func FuzzAppend(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNextSpecialHigh: nextSpecialHigh stops where nextSpecial stops and
+// reports a byte of 0x80 or more exactly when one lies in the run it
+// passed, from every start in inputs that mix plain ASCII, specials and
+// high bytes at every position of the eight-byte words.
+func TestNextSpecialHigh(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	pick := []byte{'a', 'b', ' ', '~', '"', '\\', '\n', 0x1f, 0x7f, 0x80, 0xc3, 0xa9, 0xff}
+	for n := range 2000 {
+		data := make([]byte, rng.IntN(40))
+		for i := range data {
+			if rng.IntN(4) == 0 {
+				data[i] = pick[rng.IntN(len(pick))]
+			} else {
+				data[i] = 'a' + byte(rng.IntN(26))
+			}
+		}
+		for start := 0; start <= len(data); start++ {
+			end, high := nextSpecialHigh(data, start)
+			want := nextSpecial(data, start)
+			wantHigh := false
+			for _, c := range data[start:want] {
+				wantHigh = wantHigh || c >= 0x80
+			}
+			if end != want || high != wantHigh {
+				t.Fatalf("input %d %q from %d: (%d, %v), want (%d, %v)", n, data, start, end, high, want, wantHigh)
+			}
+		}
+	}
 }
