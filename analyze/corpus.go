@@ -104,14 +104,15 @@ func (r *fileResult) noteUnlisted(file string) {
 // is still reading it, so that a file of a million sessions is not held
 // whole (a request log of many short conversations: 2 M sessions held
 // 1.8 GB before). The results of a file read ahead of its turn wait here,
-// and from spillChunk on they wait on disk (spill.go): two such files are
-// not held either.
+// and from spillChunk (or spillBytes) on they wait on disk (spill.go): two
+// such files are not held either.
 type resultQueue struct {
 	mu       sync.Mutex
 	cond     *sync.Cond // on mu, made by the first use
 	items    []SessionResult
 	spare    []SessionResult // the slice drained last, reused
 	spill    *sessionSpill   // results older than items, until drain starts
+	pending  spillBuffer     // sizes items, for spilling
 	draining bool            // the file's turn has come: no more spilling
 	closed   bool            // the worker is done with the file
 }
@@ -132,7 +133,7 @@ func (q *resultQueue) push(s SessionResult) {
 	if len(q.items) == 1 {
 		q.cond.Signal()
 	}
-	if !q.draining && len(q.items) >= spillChunk {
+	if !q.draining && q.pending.add(&s, len(q.items)) {
 		// Not the file's turn yet: nobody else touches the queue until
 		// drain starts, which takes the lock first.
 		if q.spill == nil {
@@ -141,6 +142,7 @@ func (q *resultQueue) push(s SessionResult) {
 		if q.spill.write(q.items) {
 			clear(q.items)
 			q.items = q.items[:0]
+			q.pending = spillBuffer{}
 		}
 	}
 	q.mu.Unlock()

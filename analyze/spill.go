@@ -24,6 +24,38 @@ import (
 // memory (the report is still complete; only memory is not bounded).
 var spillChunk = 8192 // a variable for the tests
 
+// spillBytes also ends a chunk: the sessions kept in memory are written out
+// once their estimated size reaches it, however few (a session with
+// thousands of decisions is a summary of hundreds of KB).
+var spillBytes = 16 << 20
+
+// summarySize estimates what a session summary holds in memory: its
+// strings, its decisions and their strings, and the fixed parts.
+func summarySize(s *SessionResult) int {
+	const fixed, perDecision = 300, 160
+	n := fixed + len(s.File) + len(s.ID) + len(s.Format) + len(s.Agent) + len(s.Parent) + len(s.Model) +
+		len(s.TokensFrom) + len(s.UsageUnused) + len(s.Timeline)
+	for i := range s.Decisions {
+		d := &s.Decisions[i]
+		n += perDecision + len(d.CallID) + len(d.Tool) + len(d.Class) + len(d.Args) + len(d.Detector) +
+			len(d.Message) + len(d.Native)
+	}
+	return n
+}
+
+// spillBuffer is a list of sessions waiting in memory, with the estimated
+// size that decides when it is written out.
+type spillBuffer struct {
+	size int
+}
+
+// add counts s and reports whether the list, n sessions long with s,
+// should now be written out.
+func (b *spillBuffer) add(s *SessionResult, n int) bool {
+	b.size += summarySize(s)
+	return n >= spillChunk || b.size >= spillBytes
+}
+
 // sessionSpill is a temporary file of sessions, in the order written. The
 // zero value is ready: the file is made by the first write.
 type sessionSpill struct {
@@ -123,10 +155,10 @@ func (sp *sessionSpill) close() error {
 }
 
 // keepSession adds a session to the report's list, spilling the list to
-// disk once it holds spillChunk sessions when spill is set.
+// disk once it holds spillChunk sessions or spillBytes when spill is set.
 func (r *Report) keepSession(s SessionResult, spill bool) {
 	r.Sessions = append(r.Sessions, s)
-	if !spill || len(r.Sessions) < spillChunk {
+	if !spill || !r.pending.add(&s, len(r.Sessions)) {
 		return
 	}
 	if r.spill == nil {
@@ -135,6 +167,7 @@ func (r *Report) keepSession(s SessionResult, spill bool) {
 	if r.spill.write(r.Sessions) {
 		clear(r.Sessions)
 		r.Sessions = r.Sessions[:0]
+		r.pending = spillBuffer{}
 	} else if r.spillErr == nil {
 		r.spillErr = r.spill.err
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/loopgate/loopgate/ingest"
@@ -206,6 +207,7 @@ func TestReplaySpillsTheSameSessions(t *testing.T) {
 	}
 	plainRest, spilledRest := *plain, *spilled
 	plainRest.Sessions, spilledRest.Sessions, spilledRest.spill = nil, nil, nil
+	plainRest.pending, spilledRest.pending = spillBuffer{}, spillBuffer{}
 	if !reflect.DeepEqual(plainRest, spilledRest) {
 		t.Errorf("the rest of the report differs:\n%+v\n%+v", spilledRest, plainRest)
 	}
@@ -273,5 +275,40 @@ func TestReplayWithoutATemporaryDirectory(t *testing.T) {
 	}
 	if got := collect(t, rep); !reflect.DeepEqual(got, plain.Sessions) {
 		t.Errorf("lists %d sessions, want the %d of a replay in memory", len(got), len(plain.Sessions))
+	}
+}
+
+// TestSpillBySize: sessions with many decisions are written out once
+// their estimated size reaches spillBytes, before spillChunk of them.
+func TestSpillBySize(t *testing.T) {
+	defer func(n, b int) { spillChunk, spillBytes = n, b }(spillChunk, spillBytes)
+	spillChunk, spillBytes = 1000, 64<<10
+	t.Setenv("TMPDIR", t.TempDir())
+	big := SessionResult{ID: "big", Decisions: make([]Decision, 100)}
+	for i := range big.Decisions {
+		big.Decisions[i] = Decision{Call: i, Args: strings.Repeat("x", 500), Message: "stop"}
+	}
+	var r Report
+	defer r.Close()
+	for range 10 {
+		r.keepSession(big, true)
+	}
+	// Each is about 100 * (160 + 504) bytes: 66 KB, past the 64 KiB bound.
+	if r.spill == nil || r.spill.n != 10 || len(r.Sessions) != 0 {
+		t.Fatalf("%d sessions in memory, %v: want all 10 spilled one by one", len(r.Sessions), r.spill != nil)
+	}
+	if got := collect(t, &r); len(got) != 10 || !reflect.DeepEqual(got[9], big) {
+		t.Errorf("read back %d sessions, or not the same", len(got))
+	}
+	var q resultQueue
+	for range 3 {
+		q.push(big)
+	}
+	if q.spill == nil || q.spill.n != 3 {
+		t.Errorf("a queue read ahead kept big sessions in memory: spill %+v", q.spill)
+	}
+	q.close()
+	if _, err := q.drain(nil); err != nil {
+		t.Error(err)
 	}
 }
