@@ -12,9 +12,9 @@ import (
 // bytes each, so a corpus of millions of short sessions (a request log of
 // many conversations) held gigabytes until the report was written. With
 // Options.SpillSessions, Replay writes the kept sessions to a temporary
-// file, spillChunk at a time, and the report reads them back in order when
-// it is rendered (Report.EachSession): memory then follows the chunk, not
-// the corpus. The results of a file read ahead of its turn wait the same
+// file, spillChunk (or spillBytes) at a time, and the report reads them
+// back in order when it is rendered (Report.EachSession): memory then
+// follows the chunk, not the corpus. The results of a file read ahead of its turn wait the same
 // way (resultQueue), so that two files of millions of sessions are not
 // held either.
 //
@@ -43,8 +43,9 @@ func summarySize(s *SessionResult) int {
 	return n
 }
 
-// spillBuffer is a list of sessions waiting in memory, with the estimated
-// size that decides when it is written out.
+// spillBuffer sizes the sessions waiting in memory to be written out
+// (the report's Sessions, a queue's items): their estimated size decides,
+// with their number, when they are.
 type spillBuffer struct {
 	size int
 }
