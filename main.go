@@ -549,11 +549,6 @@ func replayCommand() *cli.Command {
 			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format")}, Progress: prog.update}
 			out := c.App.Writer
 			var jl *report.JSONL
-			if format != "jsonl" {
-				// The report's sessions wait on disk, not in memory, for
-				// the report to be written (analyze/spill.go).
-				ropt.SpillSessions = spillSessions
-			}
 			if format == "jsonl" {
 				jl = report.NewJSONL(out, opt)
 				ropt.DropSessions = true
@@ -562,6 +557,10 @@ func replayCommand() *cli.Command {
 					_ = jl.Flush()
 					prog.update(done, total, bytes)
 				}
+			} else {
+				// The report's sessions wait on disk, not in memory, for
+				// the report to be written (analyze/spill.go).
+				ropt.SpillSessions = spillSessions
 			}
 			var usage analyze.TokensInfo
 			ropt.OnSession = func(s *analyze.SessionResult) {

@@ -112,7 +112,6 @@ type resultQueue struct {
 	items    []SessionResult
 	spare    []SessionResult // the slice drained last, reused
 	spill    *sessionSpill   // results older than items, until drain starts
-	pending  spillBuffer     // sizes items, for spilling
 	draining bool            // the file's turn has come: no more spilling
 	closed   bool            // the worker is done with the file
 }
@@ -133,16 +132,14 @@ func (q *resultQueue) push(s SessionResult) {
 	if len(q.items) == 1 {
 		q.cond.Signal()
 	}
-	if !q.draining && q.pending.add(&s, len(q.items)) {
+	if !q.draining {
 		// Not the file's turn yet: nobody else touches the queue until
 		// drain starts, which takes the lock first.
 		if q.spill == nil {
 			q.spill = &sessionSpill{}
 		}
-		if q.spill.write(q.items) {
-			clear(q.items)
-			q.items = q.items[:0]
-			q.pending = spillBuffer{}
+		if q.spill.due(&s, len(q.items)) {
+			q.items = q.spill.flush(q.items)
 		}
 	}
 	q.mu.Unlock()

@@ -25,8 +25,6 @@ type Report struct {
 	spill *sessionSpill
 	// spillErr is the first reason sessions could not be spilled (Report.SpillError).
 	spillErr error
-	// pending sizes the sessions kept since the last spill.
-	pending spillBuffer
 }
 
 // RulesInfo names the rules a replay ran under.

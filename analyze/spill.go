@@ -43,20 +43,6 @@ func summarySize(s *SessionResult) int {
 	return n
 }
 
-// spillBuffer sizes the sessions waiting in memory to be written out
-// (the report's Sessions, a queue's items): their estimated size decides,
-// with their number, when they are.
-type spillBuffer struct {
-	size int
-}
-
-// add counts s and reports whether the list, n sessions long with s,
-// should now be written out.
-func (b *spillBuffer) add(s *SessionResult, n int) bool {
-	b.size += summarySize(s)
-	return n >= spillChunk || b.size >= spillBytes
-}
-
 // sessionSpill is a temporary file of sessions, in the order written. The
 // zero value is ready: the file is made by the first write.
 type sessionSpill struct {
@@ -68,6 +54,27 @@ type sessionSpill struct {
 	buf    []byte
 	failed bool  // making or writing the file failed: spill no more
 	err    error // why, for a warning (nothing is lost: the sessions stay in memory)
+	// waiting is the estimated size of the sessions waiting in memory
+	// to be written (the report's Sessions, a queue's items).
+	waiting int
+}
+
+// due notes s, the nth session now waiting in memory, and reports whether
+// the waiting ones should be written: spillChunk of them, or spillBytes.
+func (sp *sessionSpill) due(s *SessionResult, n int) bool {
+	sp.waiting += summarySize(s)
+	return n >= spillChunk || sp.waiting >= spillBytes
+}
+
+// flush writes the waiting sessions and returns what stays in memory:
+// nothing once they are written, all of them when they could not be.
+func (sp *sessionSpill) flush(waiting []SessionResult) []SessionResult {
+	if !sp.write(waiting) {
+		return waiting
+	}
+	clear(waiting)
+	sp.waiting = 0
+	return waiting[:0]
 }
 
 type spilledChunk struct {
@@ -159,18 +166,17 @@ func (sp *sessionSpill) close() error {
 // disk once it holds spillChunk sessions or spillBytes when spill is set.
 func (r *Report) keepSession(s SessionResult, spill bool) {
 	r.Sessions = append(r.Sessions, s)
-	if !spill || !r.pending.add(&s, len(r.Sessions)) {
+	if !spill {
 		return
 	}
 	if r.spill == nil {
 		r.spill = &sessionSpill{}
 	}
-	if r.spill.write(r.Sessions) {
-		clear(r.Sessions)
-		r.Sessions = r.Sessions[:0]
-		r.pending = spillBuffer{}
-	} else if r.spillErr == nil {
-		r.spillErr = r.spill.err
+	if r.spill.due(&s, len(r.Sessions)) {
+		r.Sessions = r.spill.flush(r.Sessions)
+		if r.spillErr == nil {
+			r.spillErr = r.spill.err
+		}
 	}
 }
 
@@ -288,11 +294,12 @@ type sessionReader struct {
 	err error
 }
 
-func (d *sessionReader) varint() int64 {
+// readVarint reads one varint of the kind decode reads.
+func readVarint[T int64 | uint64](d *sessionReader, decode func([]byte) (T, int)) T {
 	if d.err != nil {
 		return 0
 	}
-	v, n := binary.Varint(d.b)
+	v, n := decode(d.b)
 	if n <= 0 {
 		d.err = errSpillCorrupt
 		return 0
@@ -301,18 +308,8 @@ func (d *sessionReader) varint() int64 {
 	return v
 }
 
-func (d *sessionReader) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errSpillCorrupt
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *sessionReader) varint() int64   { return readVarint(d, binary.Varint) }
+func (d *sessionReader) uvarint() uint64 { return readVarint(d, binary.Uvarint) }
 
 func (d *sessionReader) int() int { return int(d.varint()) }
 

@@ -95,7 +95,15 @@ const (
 // element later on) has some elements without their memo, which a later
 // line then decodes and builds again: slower, the same result.
 func (r *lineReuse) memoize() bool {
-	return r != nil && (r.cold < coldAfter || r.lines%probeEvery == 0 || r.taken > r.takenFrom)
+	// A line that has taken nothing so far ends with the cold run one
+	// longer.
+	return r != nil && (r.taken > r.takenFrom || !r.drops(r.cold+1))
+}
+
+// drops reports whether finish drops the line being read, with a cold run
+// of that length counting it: past coldAfter, all lines but the probes.
+func (r *lineReuse) drops(cold int) bool {
+	return cold > coldAfter && r.lines%probeEvery != 0
 }
 
 // start begins the reading of line.
@@ -189,7 +197,7 @@ func (r *lineReuse) finish() {
 	} else {
 		r.cold++
 	}
-	if len(line) > maxRecentBytes || (r.cold > coldAfter && r.lines%probeEvery != 0) {
+	if len(line) > maxRecentBytes || r.drops(r.cold) {
 		clear(r.next) // the elements decoded on the line go to the collector
 		r.next = r.next[:0]
 		return

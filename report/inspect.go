@@ -150,44 +150,28 @@ func InspectJSON(w io.Writer, sessions []InspectSession, problems []ingest.Probl
 // (TestInspectJSONStreamsAsEncoded).
 type InspectJSONWriter struct {
 	jw       *jsonDocWriter
+	sessions *jsonList
 	opt      Options
-	sessions int
 }
 
 // NewInspectJSONWriter starts the document on w.
 func NewInspectJSONWriter(w io.Writer, opt Options) *InspectJSONWriter {
 	jw := newJSONDocWriter(w)
 	jw.raw("{\n")
-	return &InspectJSONWriter{jw: jw, opt: opt}
+	return &InspectJSONWriter{jw: jw, sessions: jw.openList("sessions"), opt: opt}
 }
 
 // Session writes one session; an error is kept for Finish.
 func (iw *InspectJSONWriter) Session(s *InspectSession) {
-	if iw.sessions == 0 {
-		iw.jw.raw(`  "sessions": [` + "\n    ")
-	} else {
-		iw.jw.raw(",\n    ")
-	}
-	iw.sessions++
-	iw.jw.value(s, 2)
+	_ = iw.sessions.elem(s)
 }
 
 // Finish writes the problems and ends the document, returning the first
 // error met.
 func (iw *InspectJSONWriter) Finish(problems []ingest.Problem) error {
-	jw := iw.jw
-	if iw.sessions == 0 {
-		jw.raw(`  "sessions": [],` + "\n")
-	} else {
-		jw.raw("\n  ],\n")
-	}
-	ps := preparedProblems(problems, iw.opt)
-	jw.list("problems", len(ps), eachOf(ps), true)
-	jw.raw("}\n")
-	if jw.err != nil {
-		return jw.err
-	}
-	return jw.w.Flush()
+	iw.sessions.close(false)
+	iw.jw.list("problems", eachOf(preparedProblems(problems, iw.opt)), true)
+	return iw.jw.close()
 }
 
 // InspectTable writes the sessions as a table, then, when calls were listed,

@@ -27,21 +27,15 @@ func JSON(w io.Writer, rep *analyze.Report, opt Options) error {
 	jw.member("summary", &rep.Summary, false)
 	jw.member("rules", &rep.Rules, false)
 	jw.member("tokens", &rep.Tokens, false)
-	jw.list("sessions", rep.SessionCount(), func(elem func(any) error) error {
+	jw.list("sessions", func(elem func(any) error) error {
 		return rep.EachSession(func(s *analyze.SessionResult) error {
 			p := preparedSession(s, opt)
 			return elem(&p)
 		})
 	}, false)
-	tools := preparedTools(rep.Tools, opt)
-	jw.list("tools", len(tools), eachOf(tools), false)
-	problems := preparedProblems(rep.Problems, opt)
-	jw.list("problems", len(problems), eachOf(problems), true)
-	jw.raw("}\n")
-	if jw.err != nil {
-		return jw.err
-	}
-	return jw.w.Flush()
+	jw.list("tools", eachOf(preparedTools(rep.Tools, opt)), false)
+	jw.list("problems", eachOf(preparedProblems(rep.Problems, opt)), true)
+	return jw.close()
 }
 
 // jsonDocWriter writes a two-space indented JSON object one member, or one
@@ -95,28 +89,57 @@ func (jw *jsonDocWriter) member(key string, v any, last bool) {
 	jw.end(last)
 }
 
-// list writes a top-level member whose value is a list of n elements, the
-// values each passes to its elem in turn (n says whether there are any,
-// so that each runs once: a spilled report's sessions are read from disk).
-func (jw *jsonDocWriter) list(key string, n int, each func(elem func(any) error) error, last bool) {
-	if n == 0 {
-		jw.raw(`  "` + key + `": []`)
-		jw.end(last)
-		return
+// jsonList is a top-level member whose value is a list, written element by
+// element as they come: its key goes out with the first element, so that
+// the number of elements need not be known first (a spilled report's
+// sessions are read from disk once; inspect writes sessions as it reads).
+type jsonList struct {
+	jw  *jsonDocWriter
+	key string
+	n   int
+}
+
+func (jw *jsonDocWriter) openList(key string) *jsonList { return &jsonList{jw: jw, key: key} }
+
+// elem writes the next element and returns the writer's error.
+func (l *jsonList) elem(v any) error {
+	if l.n == 0 {
+		l.jw.raw(`  "` + l.key + "\": [\n    ")
+	} else {
+		l.jw.raw(",\n    ")
 	}
-	jw.raw(`  "` + key + "\": [")
-	sep := "\n    "
-	err := each(func(v any) error {
-		jw.raw(sep)
-		jw.value(v, 2)
-		sep = ",\n    "
-		return jw.err
-	})
-	if jw.err == nil {
+	l.n++
+	l.jw.value(v, 2)
+	return l.jw.err
+}
+
+// close ends the list: [] when it had no element.
+func (l *jsonList) close(last bool) {
+	if l.n == 0 {
+		l.jw.raw(`  "` + l.key + `": []`)
+	} else {
+		l.jw.raw("\n  ]")
+	}
+	l.jw.end(last)
+}
+
+// list writes a top-level member whose value is the list of the values each
+// passes to its elem in turn.
+func (jw *jsonDocWriter) list(key string, each func(elem func(any) error) error, last bool) {
+	l := jw.openList(key)
+	if err := each(l.elem); jw.err == nil {
 		jw.err = err
 	}
-	jw.raw("\n  ]")
-	jw.end(last)
+	l.close(last)
+}
+
+// close ends the document and flushes it, returning the first error.
+func (jw *jsonDocWriter) close() error {
+	jw.raw("}\n")
+	if jw.err != nil {
+		return jw.err
+	}
+	return jw.w.Flush()
 }
 
 // eachOf is list's each for a slice in memory.
