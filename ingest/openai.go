@@ -14,6 +14,7 @@ package ingest
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -169,7 +170,7 @@ func sniffOpenAIResponses(h *Head) bool {
 // oaItem is one message of a conversation, normalized from either API.
 type oaItem struct {
 	kind  byte // 'u' user, 'a' assistant (model output), 'r' tool result
-	fp    string
+	fp    msgPrint
 	line  int
 	time  time.Time
 	chars int // user text, or assistant text plus reasoning
@@ -202,7 +203,7 @@ type oaRecord struct {
 // are added.
 type oaConv struct {
 	b       *sessionBuilder
-	known   []string
+	known   []msgPrint
 	respIDs map[string]bool
 	touched int
 	skipped map[string]int
@@ -788,9 +789,24 @@ func (t *chatMessageText) decodeAt(data []byte, pos, depth int) (end int, ok boo
 	if !ok {
 		return 0, false
 	}
-	ok = (calls == nil || jsonx.Unmarshal(calls, &t.ToolCalls) == nil) &&
-		(fn == nil || jsonx.Unmarshal(fn, &t.FunctionCall) == nil)
-	return end, ok
+	// The lists are decoded into variables of their own: handing a
+	// member of t to Unmarshal (an interface) would move every t to the
+	// heap, where most messages have neither.
+	if calls != nil {
+		var tc []chatToolCall
+		if jsonx.Unmarshal(calls, &tc) != nil {
+			return 0, false
+		}
+		t.ToolCalls = tc
+	}
+	if fn != nil {
+		var f *chatFunction
+		if jsonx.Unmarshal(fn, &f) != nil {
+			return 0, false
+		}
+		t.FunctionCall = f
+	}
+	return end, true
 }
 
 // message is the chatMessage read as t.
@@ -899,7 +915,7 @@ func userItem(text string, has bool, line int) oaItem {
 	if !has {
 		return oaItem{}
 	}
-	return oaItem{kind: 'u', fp: fingerprint("u", text), line: line, chars: len(text)}
+	return oaItem{kind: 'u', fp: fingerprint('u', text), line: line, chars: len(text)}
 }
 
 // chatItems normalizes chat messages; lines are the file lines of the
@@ -972,9 +988,9 @@ func (r *oaReader) chatItem(m chatMessage, i, line int) (oaItem, bool) {
 			ids = append(ids, "fn", c.Tool, c.ArgsRaw)
 		}
 		if len(ids) > 0 {
-			it.fp = fingerprint("a", ids...)
+			it.fp = fingerprint('a', ids...)
 		} else {
-			it.fp = fingerprint("a", strings.TrimSpace(text))
+			it.fp = fingerprint('a', strings.TrimSpace(text))
 		}
 		return it, true
 	case "tool":
@@ -983,10 +999,10 @@ func (r *oaReader) chatItem(m chatMessage, i, line int) (oaItem, bool) {
 			r.out.Problemf(line, "message %d is a tool result without tool_call_id; ignored", i+1)
 			return oaItem{}, false
 		}
-		return oaItem{kind: 'r', fp: fingerprint("r", m.ToolCallID), line: line, resID: m.ToolCallID, resText: text}, true
+		return oaItem{kind: 'r', fp: fingerprint('r', m.ToolCallID), line: line, resID: m.ToolCallID, resText: text}, true
 	case "function":
 		text, _ := m.contentText(true)
-		return oaItem{kind: 'r', fp: fingerprint("f", m.Name, text), line: line, legacy: true, resName: m.Name, resText: text}, true
+		return oaItem{kind: 'r', fp: fingerprint('f', m.Name, text), line: line, legacy: true, resName: m.Name, resText: text}, true
 	case "system", "developer":
 		return oaItem{}, false
 	default:
@@ -1099,7 +1115,7 @@ type respMemo struct {
 	text    string
 	hasText bool
 	call    *Call // Line unset
-	fp      string
+	fp      msgPrint
 }
 
 // respItemFields are the members of a Responses item but its arguments
@@ -1166,7 +1182,15 @@ func (t *respItemText) decodeAt(data []byte, pos, depth int) (end int, ok bool) 
 	if !ok {
 		return 0, false
 	}
-	return end, summary == nil || jsonx.Unmarshal(summary, &t.Summary) == nil
+	if summary != nil {
+		// As chatMessageText.decodeAt decodes its lists: t stays off the heap.
+		sum := t.Summary
+		if jsonx.Unmarshal(summary, &sum) != nil {
+			return 0, false
+		}
+		t.Summary = sum
+	}
+	return end, true
 }
 
 // item is the respItem read as t.
@@ -1234,7 +1258,7 @@ func (r *oaReader) responseItems(elems []oaElem, lines []int, recLine int, rec *
 	var curFP []string
 	flush := func() {
 		if cur != nil {
-			cur.fp = fingerprint("a", curFP...)
+			cur.fp = fingerprint('a', curFP...)
 			items = append(items, *cur)
 			cur, curFP = nil, nil
 		}
@@ -1332,10 +1356,10 @@ func (r *oaReader) responseItems(elems []oaElem, lines []int, recLine int, rec *
 				r.out.Problemf(line, "item %d (%s) has no call_id; ignored", i+1, it.Type)
 				continue
 			}
-			var fp string
-			if memo != nil && memo.fp != "" {
+			var fp msgPrint
+			if memo != nil && memo.fp.kind != 0 {
 				fp = memo.fp
-			} else if fp = fingerprint("r", it.CallID); memo != nil {
+			} else if fp = fingerprint('r', it.CallID); memo != nil {
 				memo.fp = fp
 			}
 			items = append(items, oaItem{kind: 'r', fp: fp, line: line, resID: it.CallID, resText: text})
@@ -1357,7 +1381,7 @@ func (r *oaReader) responseItems(elems []oaElem, lines []int, recLine int, rec *
 // (or that its previous_response_id names), else to a new conversation.
 func (r *oaReader) add(rec oaRecord, line int, first bool) {
 	items := append(rec.request, rec.response...)
-	fps := make([]string, len(items))
+	fps := make([]msgPrint, len(items))
 	for i, it := range items {
 		fps[i] = it.fp
 	}
@@ -1374,7 +1398,7 @@ func (r *oaReader) add(rec oaRecord, line int, first bool) {
 	}
 	if conv == nil {
 		for _, c := range r.convs {
-			if len(c.known) > 0 && len(c.known) <= len(fps) && equalStrings(c.known, fps[:len(c.known)]) && (conv == nil || len(c.known) > len(conv.known)) {
+			if len(c.known) > 0 && len(c.known) <= len(fps) && slices.Equal(c.known, fps[:len(c.known)]) && (conv == nil || len(c.known) > len(conv.known)) {
 				conv = c
 			}
 		}
@@ -1423,15 +1447,6 @@ func (r *oaReader) add(rec oaRecord, line int, first bool) {
 		r.feed(conv.b, it)
 	}
 	conv.known = append(conv.known, fps[start:]...)
-}
-
-func equalStrings(a, b []string) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return len(a) == len(b)
 }
 
 func (r *oaReader) feed(b *sessionBuilder, it oaItem) {

@@ -8,7 +8,6 @@ package ingest
 
 import (
 	"hash/maphash"
-	"strconv"
 	"time"
 )
 
@@ -209,12 +208,23 @@ var fingerprintSeed = maphash.MakeSeed()
 // string in place, where the FNV hash it replaced needed each part copied
 // to a byte slice (a user message or a result text, often large) and
 // hashed it a byte at a time.
-func fingerprint(kind string, parts ...string) string {
+//
+// A fingerprint is a value, not a string: one per message of every line,
+// it allocates nothing.
+func fingerprint(kind byte, parts ...string) msgPrint {
 	var h maphash.Hash
 	h.SetSeed(fingerprintSeed)
 	for _, p := range parts {
 		h.WriteString(p)
 		h.WriteByte(0)
 	}
-	return kind + strconv.FormatUint(h.Sum64(), 36)
+	return msgPrint{kind: kind, sum: h.Sum64()}
+}
+
+// msgPrint is a message's fingerprint: its kind ('u' user, 'a' assistant,
+// 'r' result by call ID, 'f' legacy function result) and the hash of its
+// parts. The zero msgPrint is no fingerprint.
+type msgPrint struct {
+	kind byte
+	sum  uint64
 }
