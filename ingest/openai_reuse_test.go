@@ -285,10 +285,10 @@ func TestInterleavedLogReusesElements(t *testing.T) {
 }
 
 // TestCommonPrefix checks commonPrefix against a byte-by-byte count,
-// around its block size.
+// around its block and word sizes.
 func TestCommonPrefix(t *testing.T) {
 	base := bytes.Repeat([]byte("abcdefghij"), 100)
-	for _, n := range []int{0, 1, 255, 256, 257, 511, 512, 513, 999, 1000} {
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 255, 256, 257, 263, 264, 265, 511, 512, 513, 999, 1000} {
 		for _, tail := range []string{"", "X"} {
 			b := append(append([]byte(nil), base[:n]...), tail...)
 			want := 0
