@@ -370,28 +370,40 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 			r.tally[k] = &Aggregator{}
 		}
 		// Reading and replaying a file run as a two-stage pipeline: while
-		// the guard replays one session, the next is being parsed. A few
-		// sessions wait in the channel at most, so memory stays bounded.
-		sessions := make(chan *ingest.Session, 2)
+		// the guard replays one batch of sessions, the next is being
+		// parsed. A few batches wait in the channel at most, so memory
+		// stays bounded.
+		sessions := make(chan []*ingest.Session, 2)
 		replayed := make(chan struct{})
 		go func() {
-			for s := range sessions {
-				p := Prepare(s)
-				r.facts.add(p)
-				for k := range cfgs {
-					res, tools := rn.run(p, cfgs, k)
-					r.tally[k].AddSession(res, tools, false)
-					if k == 0 && passOn {
-						r.results.push(res)
+			for batch := range sessions {
+				for j, s := range batch {
+					p := Prepare(s)
+					batch[j] = nil // let the session go once prepared
+					r.facts.add(p)
+					for k := range cfgs {
+						res, tools := rn.run(p, cfgs, k)
+						r.tally[k].AddSession(res, tools, false)
+						if k == 0 && passOn {
+							r.results.push(res)
+						}
 					}
 				}
 			}
 			close(replayed)
 		}()
+		var batch sessionBatch
 		ingest.ReadFile(files[i], opt.Ingest, &ingest.Sink{
-			OnSession: func(s *ingest.Session) { sessions <- s },
+			OnSession: func(s *ingest.Session) {
+				if batch.add(s) {
+					sessions <- batch.take()
+				}
+			},
 			OnProblem: r.addProblem,
 		})
+		if len(batch.sessions) > 0 {
+			sessions <- batch.take()
+		}
 		close(sessions)
 		<-replayed
 		r.noteUnlisted(files[i])
@@ -426,6 +438,45 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		reports[k] = aggs[k].Finish()
 	}
 	return reports, facts
+}
+
+// sessionBatch gathers the sessions a file's reader hands to its replay
+// stage, so that a log of many short sessions does not pay a channel
+// handoff (and, as often as not, a goroutine wakeup) per session: on a
+// log of 200 000 one-request sessions, batching made the jsonl replay
+// about 1.4 times faster (docs/performance.md). A batch is handed on once
+// it holds batchSessions sessions or about batchBytes of calls, so a large
+// session goes on alone and the pipeline's memory stays bounded as
+// before: a few batches wait at most.
+type sessionBatch struct {
+	sessions []*ingest.Session
+	bytes    int
+}
+
+const (
+	batchSessions = 64
+	batchBytes    = 1 << 20
+)
+
+// add adds s and reports whether the batch is full.
+func (b *sessionBatch) add(s *ingest.Session) bool {
+	b.sessions = append(b.sessions, s)
+	for _, t := range s.Turns {
+		for _, q := range t.Requests {
+			for _, c := range q.Calls {
+				// A call's own fields and slices count for a little.
+				b.bytes += len(c.Result) + len(c.ArgsRaw) + 256
+			}
+		}
+	}
+	return len(b.sessions) >= batchSessions || b.bytes >= batchBytes
+}
+
+// take returns the sessions gathered and starts a new batch.
+func (b *sessionBatch) take() []*ingest.Session {
+	out := b.sessions
+	*b = sessionBatch{}
+	return out
 }
 
 // Aggregator sums session results into a report.
