@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -49,11 +50,12 @@ type sessionSpill struct {
 	f      *os.File
 	path   string // "" once removed (the open file stays readable)
 	chunks []spilledChunk
-	n      int   // sessions written
-	size   int64 // bytes written in whole chunks
-	buf    []byte
-	failed bool  // making or writing the file failed: spill no more
-	err    error // why, for a warning (nothing is lost: the sessions stay in memory)
+	n      int           // sessions written
+	size   int64         // bytes written in whole chunks
+	w      *bufio.Writer // writes the file, from its start
+	buf    []byte        // one session's encoding
+	failed bool          // making or writing the file failed: spill no more
+	err    error         // why, for a warning (nothing is lost: the sessions stay in memory)
 	// waiting is the estimated size of the sessions waiting in memory
 	// to be written (the report's Sessions, a queue's items).
 	waiting int
@@ -102,21 +104,35 @@ func (sp *sessionSpill) write(sessions []SessionResult) bool {
 			sp.path = ""
 		}
 	}
-	b := sp.buf[:0]
-	for i := range sessions {
-		b = encodeSession(b, &sessions[i])
+	// Each session is encoded on its own and written through a small
+	// buffer: a chunk encoded whole took a buffer of several MB, made
+	// anew for every chunk, and its page faults cost more system time
+	// than the writing.
+	if sp.w == nil {
+		sp.w = bufio.NewWriterSize(sp.f, 64<<10)
 	}
-	sp.buf = b
-	if _, err := sp.f.WriteAt(b, sp.size); err != nil {
+	var n int64
+	for i := range sessions {
+		sp.buf = encodeSession(sp.buf[:0], &sessions[i])
+		if _, err := sp.w.Write(sp.buf); err != nil {
+			sp.failed, sp.err = true, err
+			return false
+		}
+		n += int64(len(sp.buf))
+	}
+	if cap(sp.buf) > 1<<20 {
+		sp.buf = nil // a huge session does not keep its buffer
+	}
+	// The chunk counts as written once it is all in the file; on an
+	// error the file is not used again (failed), so what part of the
+	// chunk reached it does not matter.
+	if err := sp.w.Flush(); err != nil {
 		sp.failed, sp.err = true, err
 		return false
 	}
-	sp.chunks = append(sp.chunks, spilledChunk{off: sp.size, len: int64(len(b)), n: len(sessions)})
-	sp.size += int64(len(b))
+	sp.chunks = append(sp.chunks, spilledChunk{off: sp.size, len: n, n: len(sessions)})
+	sp.size += n
 	sp.n += len(sessions)
-	if cap(sp.buf) > 1<<20 {
-		sp.buf = nil // a chunk of huge sessions does not keep its buffer
-	}
 	return true
 }
 
