@@ -95,16 +95,22 @@ var oaEdgeRecords = []string{
 	`{"request":{"messages":[{"role":"user","content":"first"}]},"request":{"messages":[{"role":"user","content":"second"}],"messages":[{"role":"user","content":"third"}]}}`,
 	`{"request":{"messages":[{"role":"user","content":"a"}]},"request":5,"messages":[{"role":"user","content":"top"}]}`,
 	`{"request":{"input":[{"type":"message","role":"user","content":"go"}]},"response":{"body":{"output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"x"}]}]},"output":[{"type":"function_call","call_id":"k9","name":"ls","arguments":"{}"}]}}`,
-	// Tool calls read where they lie (chatMessageText.readToolCalls):
-	// null, empty, a null or non-object element, a null function,
-	// arguments null or an object, repeated and case-folded keys, a custom
-	// call, two calls, unknown members.
+	// Tool calls of every shape, for any reading of them where they lie
+	// (two were measured and dropped, docs/performance.md): null, empty, a
+	// null or non-object element, a null function, arguments null or an
+	// object, repeated and case-folded keys, a custom call, two calls,
+	// unknown members; a call with both a function and a custom member,
+	// one with neither, a function that is a string, an id that is a
+	// number, escaped names and arguments.
 	`{"messages":[{"role":"user","content":"a"},{"role":"assistant","tool_calls":null},{"role":"assistant","tool_calls":[]},{"role":"assistant","tool_calls":[null,{"id":"c1","function":{"name":"ls","arguments":"{}"}}]}]}`,
 	`{"messages":[{"role":"user","content":"a"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":null}]},{"role":"tool","tool_call_id":"c1","content":"r"}]}`,
 	`{"messages":[{"role":"user","content":"a"},{"role":"assistant","tool_calls":[{"id":"c1","function":{"name":"ls","arguments":null}},{"id":"c2","function":{"name":"cat","arguments":{"path":"x"},"extra":1},"index":0}]},{"role":"tool","tool_call_id":"c2","content":"r"}]}`,
 	`{"messages":[{"role":"user","content":"a"},{"role":"assistant","tool_calls":[{"id":"c1","id":"c2","function":{"name":"ls","Name":"LS","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c2","content":"r"}]}`,
 	`{"messages":[{"role":"user","content":"a"},{"role":"assistant","tool_calls":[{"id":"c1","type":"custom","custom":{"name":"patch","input":"*** x"}}]},{"role":"tool","tool_call_id":"c1","content":"ok"}]}`,
 	`{"messages":[{"role":"user","content":"a"},{"role":"assistant","tool_calls":[{"id":"c1","function":{"name":"ls","arguments":"{}"}}],"tool_calls":[{"id":"c3","function":{"name":"cat","arguments":"{}"}}]},{"role":"assistant","tool_calls":"x"},{"role":"assistant","tool_calls":[5]}]}`,
+	`{"messages":[{"role":"user","content":"a"},{"role":"assistant","tool_calls":[{"id":"c1","type":"custom","function":{"name":"ls","arguments":"{}"},"custom":{"name":"patch","input":"x"}}]},{"role":"tool","tool_call_id":"c1","content":"ok"}]}`,
+	`{"messages":[{"role":"user","content":"a"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function"},{"id":"c2","function":"ls"},{"id":7,"function":{"name":"ls","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"ok"}]}`,
+	`{"messages":[{"role":"user","content":"a"},{"role":"assistant","tool_calls":[{"id":"c\u0031","type":"function","function":{"name":"read\tfile","arguments":"{\"path\":\"a\\nb\u00e9\"}"}}]},{"role":"tool","tool_call_id":"c1","content":"ok"}]}`,
 }
 
 // TestOpenAIDirectMatchesPlain: the openai direct reading gives what the
