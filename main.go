@@ -837,7 +837,11 @@ func inspectCommand() *cli.Command {
 			if format == "json" {
 				jw = report.NewInspectJSONWriter(c.App.Writer, opt)
 			}
+			// Each file's problems are listed as a replay lists them: the
+			// first 1000, then one entry for the rest; all are counted.
+			count := len(problems)
 			for _, f := range files {
+				var fp analyze.FileProblems
 				ingest.ReadFile(f, ingest.Options{Format: c.String("input-format")}, &ingest.Sink{
 					OnSession: func(s *ingest.Session) {
 						is := report.NewInspectSession(s, r.ClassOf, withCalls, opt)
@@ -847,19 +851,22 @@ func inspectCommand() *cli.Command {
 							sessions = append(sessions, is)
 						}
 					},
-					OnProblem: addProblem,
+					OnProblem: fp.Add,
 				})
+				fp.Close(f)
+				problems = append(problems, fp.List...)
+				count += fp.Count()
 			}
 			if jw != nil {
 				err = jw.Finish(problems)
 			} else {
-				err = report.InspectTable(c.App.Writer, sessions, problems, opt)
+				err = report.InspectTable(c.App.Writer, sessions, problems, count, opt)
 			}
 			if err != nil {
 				return cli.Exit(err.Error(), exitUsage)
 			}
-			if c.Bool("strict") && len(problems) > 0 {
-				return cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", len(problems)), exitUsage)
+			if c.Bool("strict") && count > 0 {
+				return cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", count), exitUsage)
 			}
 			return nil
 		},

@@ -48,55 +48,8 @@ type fileResult struct {
 	results  resultQueue
 	spillErr error       // why results read ahead could not wait on disk (they stayed in memory)
 	facts    CorpusFacts // of the file's sessions
-	problems []Problem
-	// unlisted counts the file's problems past maxListedProblems: counted,
-	// not listed (fileResult.addProblem).
-	unlisted                    int
-	unlistedFirst, unlistedLast int // their lines
-	bytes                       int64
-}
-
-// maxListedProblems is how many problems of one file a report lists; the
-// rest are counted, and one more entry says how many there were and on
-// which lines. A log whose every line is something else (health checks
-// between the requests of a proxy's log) gave one problem per line: 2 M
-// such lines held 0.6–1 GB and made a 300 MB report of one message.
-const maxListedProblems = 1000
-
-// addProblem lists p, or counts it once the file has maxListedProblems.
-func (r *fileResult) addProblem(p Problem) {
-	if len(r.problems) < maxListedProblems {
-		r.problems = append(r.problems, p)
-		return
-	}
-	if r.unlisted == 0 {
-		r.unlistedFirst = p.Line
-	}
-	r.unlisted++
-	r.unlistedLast = p.Line
-}
-
-// problemCount is the number of the file's problems, listed or not, once
-// noteUnlisted has added the entry that stands for the unlisted ones.
-func (r *fileResult) problemCount() int {
-	if r.unlisted > 0 {
-		return len(r.problems) - 1 + r.unlisted
-	}
-	return len(r.problems)
-}
-
-// noteUnlisted appends the entry that stands for the unlisted problems.
-func (r *fileResult) noteUnlisted(file string) {
-	if r.unlisted == 0 {
-		return
-	}
-	lines := fmt.Sprintf("on lines %d to %d", r.unlistedFirst, r.unlistedLast)
-	if r.unlistedFirst == 0 { // whole-document formats have no lines
-		lines = "in the document"
-	}
-	r.problems = append(r.problems, Problem{File: file, Line: r.unlistedFirst, Message: fmt.Sprintf(
-		"%d more problems %s are counted but not listed (a report lists the first %d problems of a file)",
-		r.unlisted, lines, maxListedProblems)})
+	problems FileProblems
+	bytes    int64
 }
 
 // resultQueue hands one file's session results from its worker to the
@@ -257,7 +210,7 @@ func forEachFile(files []string, jobs, ahead int, work func(i int, r *fileResult
 		writeErr, err := slots[i].results.drain(f)
 		slots[i].spillErr = writeErr
 		if err != nil {
-			slots[i].problems = append(slots[i].problems, Problem{File: files[i],
+			slots[i].problems.List = append(slots[i].problems.List, Problem{File: files[i],
 				Message: fmt.Sprintf("some session results of this file are missing from the report: %v", err)})
 		}
 		emit(i, slots[i])
@@ -399,14 +352,14 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 					sessions <- batch.take()
 				}
 			},
-			OnProblem: r.addProblem,
+			OnProblem: r.problems.Add,
 		})
 		if len(batch.sessions) > 0 {
 			sessions <- batch.take()
 		}
 		close(sessions)
 		<-replayed
-		r.noteUnlisted(files[i])
+		r.problems.Close(files[i])
 	}, func(i int, s *SessionResult) {
 		if opt.OnSession != nil {
 			opt.OnSession(s)
@@ -420,13 +373,13 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		}
 		for k := range cfgs {
 			aggs[k].merge(r.tally[k])
-			for _, p := range r.problems {
+			for _, p := range r.problems.List {
 				aggs[k].AddProblem(p)
 			}
-			aggs[k].rep.Summary.Problems += r.problemCount() - len(r.problems)
+			aggs[k].rep.Summary.Problems += r.problems.Count() - len(r.problems.List)
 		}
 		facts.merge(r.facts)
-		facts.Problems += r.problemCount()
+		facts.Problems += r.problems.Count()
 		done++
 		bytesRead += r.bytes
 		if opt.Progress != nil {

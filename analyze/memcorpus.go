@@ -26,11 +26,11 @@ func LoadCorpus(files []string, opt Options) *Corpus {
 	forEachFile(files, opt.Jobs, filesAhead, func(i int, r *fileResult) {
 		ingest.ReadFile(files[i], opt.Ingest, &ingest.Sink{
 			OnSession: func(s *ingest.Session) { r.prepared = append(r.prepared, Prepare(s)) },
-			OnProblem: func(p Problem) { r.problems = append(r.problems, p) },
+			OnProblem: func(p Problem) { r.problems.List = append(r.problems.List, p) },
 		})
 	}, nil, func(i int, r *fileResult) {
 		c.Sessions = append(c.Sessions, r.prepared...)
-		c.Problems = append(c.Problems, r.problems...)
+		c.Problems = append(c.Problems, r.problems.List...)
 		if opt.Progress != nil {
 			opt.Progress(i+1, len(files), 0)
 		}

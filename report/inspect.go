@@ -175,8 +175,10 @@ func (iw *InspectJSONWriter) Finish(problems []ingest.Problem) error {
 }
 
 // InspectTable writes the sessions as a table, then, when calls were listed,
-// one table of calls per session, then the problems.
-func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Problem, opt Options) error {
+// one table of calls per session, then the problems, under a heading that
+// gives their count (more than those listed when a file had more than a
+// report lists).
+func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Problem, count int, opt Options) error {
 	t := &textWriter{opt: opt}
 	t.heading(fmt.Sprintf("Sessions (%d)", len(sessions)))
 	if len(sessions) == 0 {
@@ -228,7 +230,7 @@ func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Prob
 		}
 		t.render(tab)
 	}
-	t.problems(preparedProblems(problems, opt), len(problems))
+	t.problems(preparedProblems(problems, opt), count)
 	if t.err != nil {
 		return t.err
 	}

@@ -141,7 +141,7 @@ func TestInspectGolden(t *testing.T) {
 	if err := InspectJSON(&js, sessions, inspectProblems, opt); err != nil {
 		t.Fatal(err)
 	}
-	if err := InspectTable(&table, sessions, inspectProblems, opt); err != nil {
+	if err := InspectTable(&table, sessions, inspectProblems, len(inspectProblems), opt); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "inspect.json", js.Bytes())
