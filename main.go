@@ -16,6 +16,8 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -358,13 +360,28 @@ func checkInputFormat(c *cli.Context) error {
 // terminal (or --progress always), and only once a run has lasted
 // progressDelay: a short run prints nothing at all, not even a line erased
 // at once. The line is erased when the run ends.
+//
+// update is called as each file is done. While watch runs, the line also
+// moves within files: the bytes read so far, from a counter the readers
+// add to, and their share of the corpus; a single file of gigabytes is
+// not a minute of silence.
 type progress struct {
 	enabled bool
+	mu      sync.Mutex
 	shown   bool // a line is on the screen
 	start   time.Time
 	last    time.Time
 	now     func() time.Time
 	w       io.Writer
+	// done and total are the files done and in all; bytes is what the
+	// files done hold; finished is set once done reaches total.
+	done, total int
+	bytes       int64
+	finished    bool
+	// live counts the bytes read so far, files in progress included, and
+	// totalBytes is the corpus size (0: unknown), while watch runs.
+	live       *atomic.Int64
+	totalBytes int64
 }
 
 const (
@@ -389,28 +406,115 @@ func isTerminal(w io.Writer) bool {
 	return ok && f != nil && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
+// watch starts redrawing the line every progressInterval for a run over
+// files, and returns the counter for the readers to add to
+// (ingest.Options.BytesRead) and a function that stops the redrawing and
+// erases the line. Disabled, it returns nil and a function that does
+// nothing: the readers count nothing.
+func (p *progress) watch(files []string) (*atomic.Int64, func()) {
+	if !p.enabled {
+		return nil, func() {}
+	}
+	var total int64
+	for _, f := range files {
+		st, err := os.Stat(f)
+		switch {
+		case err != nil && f != "-":
+			// Not read at all: a problem, no bytes.
+		case err == nil && st.Mode().IsRegular():
+			total += st.Size()
+		default: // standard input or a pipe: the size is not known
+			total = -1
+		}
+		if total < 0 {
+			break
+		}
+	}
+	live := new(atomic.Int64)
+	p.mu.Lock()
+	p.live, p.totalBytes, p.total = live, max(total, 0), len(files)
+	p.mu.Unlock()
+	quit, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(progressInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				p.tick()
+			}
+		}
+	}()
+	return live, func() {
+		close(quit)
+		<-exited
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.finished = true
+		p.erase()
+	}
+}
+
+// update notes that done of total files are done, holding bytes.
 func (p *progress) update(done, total int, bytes int64) {
 	if !p.enabled {
 		return
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done, p.total, p.bytes = done, total, bytes
 	if done >= total {
-		if p.shown {
-			fmt.Fprint(p.w, "\r\033[K")
-			p.shown = false
-		}
+		p.finished = true
+		p.erase()
 		return
 	}
+	p.draw()
+}
+
+// tick redraws the line with the bytes read so far.
+func (p *progress) tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.finished {
+		p.draw()
+	}
+}
+
+// erase removes the line, if one is shown (p.mu held).
+func (p *progress) erase() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
+	}
+}
+
+// draw writes the line, unless the run is too young or the last line too
+// recent (p.mu held).
+func (p *progress) draw() {
 	now := p.now()
 	if now.Sub(p.start) < progressDelay || (p.shown && now.Sub(p.last) < progressInterval) {
 		return
 	}
+	bytes := p.bytes
+	if p.live != nil {
+		bytes = max(bytes, p.live.Load())
+	}
 	p.last, p.shown = now, true
-	if bytes <= 0 { // compare and sweep count files only
-		fmt.Fprintf(p.w, "\r%d/%d files ", done, total)
+	if bytes <= 0 {
+		fmt.Fprintf(p.w, "\r%d/%d files ", p.done, p.total)
 		return
 	}
-	secs := now.Sub(p.start).Seconds()
-	fmt.Fprintf(p.w, "\r%d/%d files, %.1f MB, %.0f MB/s ", done, total, float64(bytes)/1e6, float64(bytes)/1e6/secs)
+	mbs := float64(bytes) / 1e6 / now.Sub(p.start).Seconds()
+	if p.totalBytes > 0 {
+		share := min(100*float64(bytes)/float64(p.totalBytes), 100)
+		fmt.Fprintf(p.w, "\r%d/%d files, %.1f of %.1f MB (%.0f%%), %.0f MB/s \033[K", p.done, p.total,
+			float64(bytes)/1e6, float64(p.totalBytes)/1e6, share, mbs)
+		return
+	}
+	fmt.Fprintf(p.w, "\r%d/%d files, %.1f MB, %.0f MB/s ", p.done, p.total, float64(bytes)/1e6, mbs)
 }
 
 // streamingMemoryLimit is the soft heap limit of the commands that stream a
@@ -546,7 +650,8 @@ func replayCommand() *cli.Command {
 				return err
 			}
 			prog := newProgress(c)
-			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format")}, Progress: prog.update}
+			read, stopProgress := prog.watch(files)
+			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format"), BytesRead: read}, Progress: prog.update}
 			out := c.App.Writer
 			var jl *report.JSONL
 			if format == "jsonl" {
@@ -570,6 +675,7 @@ func replayCommand() *cli.Command {
 				}
 			}
 			rep := analyze.Replay(files, ropt)
+			stopProgress()
 			defer rep.Close()
 			rep.Problems = append(early, rep.Problems...)
 			rep.Summary.Problems += len(early)
@@ -655,8 +761,10 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) 
 		return nil, analyze.CorpusFacts{}, err
 	}
 	prog := newProgress(c)
-	opt := analyze.Options{Tokens: counter, Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format")}, Progress: prog.update}
+	read, stopProgress := prog.watch(files)
+	opt := analyze.Options{Tokens: counter, Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format"), BytesRead: read}, Progress: prog.update}
 	reports, facts := analyze.ReplayAll(files, opt, cfgs, early)
+	stopProgress()
 	if problems := reports[0].Problems; c.Bool("strict") && len(problems) > 0 {
 		for _, p := range problems {
 			msg := p.Message

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -465,6 +467,83 @@ func TestRecordedUsage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestProgressWithinFiles: while watch runs, the line gives the bytes the
+// readers have counted and their share of the corpus, before any file is
+// done; stopping erases the line and nothing is drawn after it. Without a
+// terminal nothing is counted at all.
+func TestProgressWithinFiles(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.jsonl")
+	if err := os.WriteFile(big, make([]byte, 2_000_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The clock is read by the watcher's goroutine too.
+	var clock atomic.Int64
+	now := func() time.Time { return time.Unix(0, clock.Load()) }
+	tests := []struct {
+		name  string
+		files []string
+		want  string
+	}{
+		{"a file of known size", []string{big}, "\r0/1 files, 0.5 of 2.0 MB (25%), 0 MB/s \x1b[K"},
+		{"a missing file adds nothing", []string{big, filepath.Join(dir, "missing.jsonl")}, "\r0/2 files, 0.5 of 2.0 MB (25%), 0 MB/s \x1b[K"},
+		{"standard input: no total", []string{big, "-"}, "\r0/2 files, 0.5 MB, 0 MB/s "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf lockedBuffer
+			clock.Store(0)
+			p := newProgressTo("always", &buf, now)
+			read, stop := p.watch(tt.files)
+			if read == nil {
+				t.Fatal("watch gave no counter")
+			}
+			// Counted before the clock passes progressDelay: the watcher
+			// may draw first, and must draw the same line.
+			read.Add(500_000)
+			clock.Store(int64(2 * time.Hour))
+			p.tick()
+			if got := buf.String(); !strings.HasPrefix(got, tt.want) {
+				t.Errorf("line = %q, want %q", got, tt.want)
+			}
+			stop()
+			if got := buf.String(); !strings.HasSuffix(got, "\r\x1b[K") {
+				t.Errorf("the line was not erased at the end: %q", got)
+			}
+			n := len(buf.String())
+			clock.Store(int64(3 * time.Hour))
+			p.tick()
+			if len(buf.String()) != n {
+				t.Errorf("a line was drawn after the end: %q", buf.String()[n:])
+			}
+		})
+	}
+	var buf bytes.Buffer
+	if read, stop := newProgressTo("auto", &buf, now).watch([]string{big}); read != nil {
+		stop()
+		t.Error("watch counts bytes with progress off")
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the watcher's goroutine and the
+// test's.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // TestProgress: the progress line is for a terminal, and only for a run

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
@@ -110,6 +111,29 @@ func FormatIDs() []string {
 type Options struct {
 	// Format forces a format id instead of detecting one per file.
 	Format string
+	// BytesRead, when set, has the bytes read from each file added to it
+	// as they are read (as stored: a gzip file's compressed bytes), for a
+	// progress line that moves within a large file, not only between
+	// files. Once ReadFile is done with a file, the file's whole size has
+	// been added, read or not (a file of no known format is left after
+	// its first lines). Readers of several files at once may share it.
+	BytesRead *atomic.Int64
+}
+
+// countingReader adds what it reads to n, and to own when set.
+type countingReader struct {
+	r   io.Reader
+	n   *atomic.Int64
+	own *int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n.Add(int64(k))
+	if c.own != nil {
+		*c.own += int64(k)
+	}
+	return k, err
 }
 
 // sniffLines is how many lines detection looks at for a first valid record.
@@ -138,6 +162,14 @@ func ReadFile(path string, opt Options, out *Sink) {
 		}
 		defer f.Close()
 		r = f
+		if counter := opt.BytesRead; counter != nil {
+			var read int64
+			r, opt.BytesRead = countingReader{f, counter, &read}, nil
+			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+				// What was not read counts as done too.
+				defer func() { counter.Add(max(st.Size()-read, 0)) }()
+			}
+		}
 	}
 	Read(r, path, opt, out)
 }
@@ -153,6 +185,9 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 	}()
 	// Two buffered readers stacked: br only sniffs the gzip magic (and
 	// feeds the gzip reader), the line reader's own buffer holds the lines.
+	if opt.BytesRead != nil {
+		r = countingReader{r, opt.BytesRead, nil}
+	}
 	br := headReaders.Get().(*bufio.Reader)
 	br.Reset(r)
 	defer func() {

@@ -2,9 +2,11 @@ package ingest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 )
@@ -94,5 +96,63 @@ func TestExpandSpecialFiles(t *testing.T) {
 		if w, found := want[p.File]; !found || !strings.Contains(p.Message, w) {
 			t.Errorf("problem %+v: want one for %s saying %q", p, p.File, w)
 		}
+	}
+}
+
+// TestReadCountsBytes: with Options.BytesRead, ReadFile adds every byte of
+// the file as stored (a gzip file's compressed bytes), whether it is a
+// transcript, junk that is left after its first lines, or empty; Read adds
+// what it reads; readers may share the counter.
+func TestReadCountsBytes(t *testing.T) {
+	session := `{"metadata":{"session_id":"s0"},"messages":[{"role":"user","content":"hi"}]}` + "\n"
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	if _, err := w.Write([]byte(strings.Repeat(session, 2000))); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		data []byte
+		// partly: Read itself leaves the file after its first lines.
+		partly bool
+	}{
+		{"transcript", []byte(strings.Repeat(session, 2000)), false},
+		{"gzip", gz.Bytes(), false},
+		{"junk", bytes.Repeat([]byte("not json\n"), 100_000), true},
+		{"empty", nil, false},
+	}
+	dir := t.TempDir()
+	var shared atomic.Int64
+	var total int64
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.name+".jsonl")
+			if tt.name == "gzip" {
+				path += ".gz"
+			}
+			if err := os.WriteFile(path, tt.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var n atomic.Int64
+			for _, c := range []*atomic.Int64{&n, &shared} {
+				ReadFile(path, Options{BytesRead: c}, &Sink{})
+			}
+			if n.Load() != int64(len(tt.data)) {
+				t.Errorf("ReadFile counted %d bytes, want %d", n.Load(), len(tt.data))
+			}
+			total += int64(len(tt.data))
+			n.Store(0)
+			Read(bytes.NewReader(tt.data), "log.jsonl", Options{BytesRead: &n}, &Sink{})
+			if got := n.Load(); tt.partly && (got <= 0 || got >= int64(len(tt.data))) ||
+				!tt.partly && got != int64(len(tt.data)) {
+				t.Errorf("Read counted %d of %d bytes (partly: %v)", got, len(tt.data), tt.partly)
+			}
+		})
+	}
+	if shared.Load() != total {
+		t.Errorf("the shared counter has %d bytes, want %d", shared.Load(), total)
 	}
 }
