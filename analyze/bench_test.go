@@ -11,6 +11,8 @@ package analyze
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -340,4 +342,39 @@ func BenchmarkResultTruth(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkReplayShortSessions replays a request log of 20 000 one-request
+// conversations (the shape of bench.sh --memory's short-session logs) from
+// its file, as replay --format jsonl does (each result passed on, none
+// kept): reading, the handoff to the replay stage, Prepare, Run and the
+// tallies, per session. Its sessions/s is the figure to watch for logs
+// whose sessions, not bytes, are many.
+func BenchmarkReplayShortSessions(b *testing.B) {
+	const n = 20000
+	var log bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&log, `{"metadata":{"session_id":"s%d"},"messages":[{"role":"user","content":"read it %d"}`, i, i)
+		for c := 0; c <= i%4; c++ {
+			fmt.Fprintf(&log, `,{"role":"assistant","content":null,"tool_calls":[{"id":"c%d","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"f%d\"}"}}]}`, c, i%5)
+			fmt.Fprintf(&log, `,{"role":"tool","tool_call_id":"c%d","content":"same text %d"}`, c, i%5)
+		}
+		log.WriteString(`,{"role":"assistant","content":"done"}]}` + "\n")
+	}
+	path := filepath.Join(b.TempDir(), "log.jsonl")
+	if err := os.WriteFile(path, log.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	opt := Options{Rules: benchPreset(b, "loopgate"), Tokens: benchCounter(b, "chars4"), Jobs: 1,
+		DropSessions: true, OnSession: func(*SessionResult) {}}
+	b.SetBytes(int64(log.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		rep := Replay([]string{path}, opt)
+		if rep.Summary.Sessions != n {
+			b.Fatalf("%d sessions replayed, want %d", rep.Summary.Sessions, n)
+		}
+		rep.Close()
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "sessions/s")
 }
