@@ -773,7 +773,8 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) 
 			}
 			fmt.Fprintf(c.App.ErrWriter, "%s:%d: %s\n", p.File, p.Line, msg)
 		}
-		return nil, facts, cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", len(problems)), exitUsage)
+		// The summary counts the problems a file had past those listed.
+		return nil, facts, cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", reports[0].Summary.Problems), exitUsage)
 	}
 	return reports, facts, nil
 }

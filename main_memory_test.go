@@ -155,8 +155,20 @@ func TestInspectListsProblemsAsReplayDoes(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Problems (1502)") {
 		t.Errorf("inspect table (exit %d) has no heading counting every problem:\n%.400s", code, out)
 	}
-	_, stderr, code := loopgate(t, "inspect", "--format", "json", "--strict", many, few)
-	if code != 2 || !strings.Contains(stderr, "1502 input problem(s)") {
-		t.Errorf("inspect --strict: exit %d, %q; want 2 and every problem counted", code, stderr)
+	for _, args := range [][]string{
+		{"inspect", "--format", "json"},
+		{"replay", "--format", "json", "--tokenizer", "chars4"},
+		{"compare", "--format", "json", "--tokenizer", "chars4", "--preset", "loopgate", "--preset", "hermes"},
+	} {
+		_, stderr, code := loopgate(t, append(args, "--strict", many, few)...)
+		if code != 2 || !strings.Contains(stderr, "1502 input problem(s)") {
+			t.Errorf("%s --strict: exit %d, %q; want 2 and every problem counted", args[0], code, lastLine(stderr))
+		}
 	}
+}
+
+// lastLine is the last line of s (standard error after a list of problems).
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return s[strings.LastIndexByte(s, '\n')+1:]
 }
