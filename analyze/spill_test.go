@@ -11,41 +11,35 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/testfill"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
 )
 
-// fillValue sets every field of v, recursively, to a value derived from
-// *seed and different from the zero value; it fails on a kind it does not
-// know, so that a new kind of field cannot go unnoticed.
+// fillValue sets every exported field of v, recursively, to a value
+// derived from *seed and different from the zero value; it fails on a kind
+// it does not know, so that a new kind of field cannot go unnoticed.
 func fillValue(t *testing.T, v reflect.Value, seed *int) {
 	t.Helper()
-	*seed++
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString("s" + strconv.Itoa(*seed) + "\x00é\"")
-	case reflect.Int, reflect.Int64:
-		v.SetInt(int64(*seed) * -7919 * int64(1+*seed%3) << (*seed % 40))
-	case reflect.Uint8:
-		v.SetUint(uint64(*seed%250 + 1))
-	case reflect.Bool:
-		v.SetBool(true)
-	case reflect.Float64:
-		v.SetFloat(float64(*seed) + 1.0/3)
-	case reflect.Slice:
-		s := reflect.MakeSlice(v.Type(), 2, 2)
-		for i := range 2 {
-			fillValue(t, s.Index(i), seed)
+	u, ok := testfill.Fill(v, seed, func(v reflect.Value, seed int) bool {
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("s" + strconv.Itoa(seed) + "\x00é\"")
+		case reflect.Int, reflect.Int64:
+			v.SetInt(int64(seed) * -7919 * int64(1+seed%3) << (seed % 40))
+		case reflect.Uint8:
+			v.SetUint(uint64(seed%250 + 1))
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Float64:
+			v.SetFloat(float64(seed) + 1.0/3)
+		default:
+			return false
 		}
-		v.Set(s)
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				fillValue(t, v.Field(i), seed)
-			}
-		}
-	default:
-		t.Fatalf("fillValue: no rule for a %s (%s): teach it, and encodeSession", v.Kind(), v.Type())
+		return true
+	})
+	if !ok {
+		t.Fatalf("fillValue: no rule for a %s (%s): teach it, and encodeSession", u.Kind(), u.Type())
 	}
 }
 

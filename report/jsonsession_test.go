@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/internal/testdiff"
+	"github.com/loopgate/loopgate/internal/testfill"
 )
 
 // encodedByEncodingJSON is what appendSessionJSON must write: s as
@@ -54,32 +55,25 @@ func checkSessionJSON(t testing.TB, name string, s *analyze.SessionResult) {
 // not write it, then differs from encoding/json.
 func fillSession(t *testing.T, v reflect.Value, n *int) {
 	t.Helper()
-	*n++
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(strings.Repeat("é\"\n<", *n%3+1) + string(rune('a'+*n%26)))
-	case reflect.Int, reflect.Int64:
-		v.SetInt(int64(*n) * 1000003)
-	case reflect.Uint8:
-		v.SetUint(uint64(*n % 5))
-	case reflect.Bool:
-		v.SetBool(true)
-	case reflect.Float64:
-		v.SetFloat(float64(*n) / 7)
-	case reflect.Slice:
-		s := reflect.MakeSlice(v.Type(), 2, 2)
-		for i := range 2 {
-			fillSession(t, s.Index(i), n)
+	u, ok := testfill.Fill(v, n, func(v reflect.Value, n int) bool {
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString(strings.Repeat("é\"\n<", n%3+1) + string(rune('a'+n%26)))
+		case reflect.Int, reflect.Int64:
+			v.SetInt(int64(n) * 1000003)
+		case reflect.Uint8:
+			v.SetUint(uint64(n % 5))
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Float64:
+			v.SetFloat(float64(n) / 7)
+		default:
+			return false
 		}
-		v.Set(s)
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				fillSession(t, v.Field(i), n)
-			}
-		}
-	default:
-		t.Fatalf("fillSession: no rule for a %s (%s)", v.Kind(), v.Type())
+		return true
+	})
+	if !ok {
+		t.Fatalf("fillSession: no rule for a %s (%s)", u.Kind(), u.Type())
 	}
 }
 
