@@ -418,39 +418,22 @@ func (p *progress) watch(files []string) (*atomic.Int64, func()) {
 	var total int64
 	for _, f := range files {
 		st, err := os.Stat(f)
-		switch {
-		case err != nil && f != "-":
-			// Not read at all: a problem, no bytes.
-		case err == nil && st.Mode().IsRegular():
-			total += st.Size()
-		default: // standard input or a pipe: the size is not known
-			total = -1
+		if err != nil && f != "-" {
+			continue // not read at all: a problem, no bytes
 		}
-		if total < 0 {
+		if err != nil || !st.Mode().IsRegular() {
+			total = -1 // standard input or a pipe: the size is not known
 			break
 		}
+		total += st.Size()
 	}
 	live := new(atomic.Int64)
 	p.mu.Lock()
 	p.live, p.totalBytes, p.total = live, max(total, 0), len(files)
 	p.mu.Unlock()
-	quit, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		t := time.NewTicker(progressInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-				p.tick()
-			}
-		}
-	}()
+	stopTicks := every(progressInterval, func() bool { p.tick(); return true })
 	return live, func() {
-		close(quit)
-		<-exited
+		stopTicks()
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		p.finished = true
@@ -572,12 +555,26 @@ func limitStreamingMemory() (restore func()) {
 const liveHeapFollowed = 120 << 20
 
 func followLiveHeap() (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	return every(100*time.Millisecond, func() bool {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return false
+		}
+		if live := int64(sample[0].Value.Uint64()); live > liveHeapFollowed {
+			debug.SetMemoryLimit(max(streamingMemoryLimit, 2*live))
+		}
+		return true
+	})
+}
+
+// every calls f on a goroutine of its own every interval until f returns
+// false or stop is called; stop returns once f has run for the last time.
+func every(interval time.Duration, f func() bool) (stop func()) {
+	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
-		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		tick := time.NewTicker(100 * time.Millisecond)
+		tick := time.NewTicker(interval)
 		defer tick.Stop()
 		for {
 			select {
@@ -585,12 +582,8 @@ func followLiveHeap() (stop func()) {
 				return
 			case <-tick.C:
 			}
-			metrics.Read(sample)
-			if sample[0].Value.Kind() != metrics.KindUint64 {
+			if !f() {
 				return
-			}
-			if live := int64(sample[0].Value.Uint64()); live > liveHeapFollowed {
-				debug.SetMemoryLimit(max(streamingMemoryLimit, 2*live))
 			}
 		}
 	}()
