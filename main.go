@@ -904,7 +904,7 @@ func inspectCommand() *cli.Command {
 		Usage:     "show the normalized stream: sessions, turns, requests, calls",
 		ArgsUsage: "PATH...",
 		Flags: []cli.Flag{
-			inputFormatFlag, strictFlag, colorFlag, noRedactFlag, rulesFlag, presetFlag,
+			inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, rulesFlag, presetFlag,
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table|json"},
 			&cli.BoolFlag{Name: "calls", Usage: "list every call"},
 		},
@@ -941,24 +941,24 @@ func inspectCommand() *cli.Command {
 			}
 			// Each file's problems are listed as a replay lists them: the
 			// first 1000, then one entry for the rest; all are counted.
+			// Files are read in parallel and shown in their order, the
+			// same for any --jobs.
 			count := len(problems)
-			for _, f := range files {
-				var fp analyze.FileProblems
-				ingest.ReadFile(f, ingest.Options{Format: c.String("input-format")}, &ingest.Sink{
-					OnSession: func(s *ingest.Session) {
-						is := report.NewInspectSession(s, r.ClassOf, withCalls, opt)
-						if jw != nil {
-							jw.Session(&is)
-						} else {
-							sessions = append(sessions, is)
-						}
-					},
-					OnProblem: fp.Add,
+			analyze.ReadInOrder(files, c.Int("jobs"), ingest.Options{Format: c.String("input-format")},
+				func(s *ingest.Session) report.InspectSession {
+					return report.NewInspectSession(s, r.ClassOf, withCalls, opt)
+				},
+				func(is report.InspectSession) {
+					if jw != nil {
+						jw.Session(&is)
+					} else {
+						sessions = append(sessions, is)
+					}
+				},
+				func(_ int, fp *analyze.FileProblems) {
+					problems = append(problems, fp.List...)
+					count += fp.Count()
 				})
-				fp.Close(f)
-				problems = append(problems, fp.List...)
-				count += fp.Count()
-			}
 			if jw != nil {
 				err = jw.Finish(problems)
 			} else {

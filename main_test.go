@@ -269,19 +269,35 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
-// TestJobsDeterminism: the report is byte-identical for any --jobs.
+// TestJobsDeterminism: the report is byte-identical for any --jobs, and so
+// is inspect's listing (files read in parallel, shown in order).
 func TestJobsDeterminism(t *testing.T) {
-	var first string
-	for _, jobs := range []string{"1", "2", "7"} {
-		out, _, code := loopgate(t, "replay", "--preset", "pi-loopguard", "--format", "json", "--tokenizer", "chars4", "--jobs", jobs, "fixtures")
-		if code != 0 {
-			t.Fatalf("jobs %s: exit %d", jobs, code)
-		}
-		if first == "" {
-			first = out
-		} else if out != first {
-			t.Errorf("--jobs %s output differs from --jobs 1", jobs)
-		}
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"replay", []string{"replay", "--preset", "pi-loopguard", "--format", "json", "--tokenizer", "chars4"}},
+		{"inspect json", []string{"inspect", "--format", "json", "--calls"}},
+		{"inspect table", []string{"inspect", "--color", "never"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var first string
+			for _, jobs := range []string{"1", "2", "7"} {
+				out, _, code := loopgate(t, append(tt.args, "--jobs", jobs, "fixtures")...)
+				if code != 0 {
+					t.Fatalf("jobs %s: exit %d", jobs, code)
+				}
+				if first == "" {
+					first = out
+				} else if out != first {
+					t.Errorf("--jobs %s output differs from --jobs 1", jobs)
+				}
+			}
+			if strings.Count(first, "\n") < 20 {
+				t.Errorf("%d lines of output: too few to compare", strings.Count(first, "\n"))
+			}
+		})
 	}
 }
 
