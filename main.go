@@ -457,6 +457,40 @@ func (p *progress) update(done, total int, bytes int64) {
 	p.draw()
 }
 
+// erasing returns w with the line erased before each write to it and not
+// redrawn until the write is done: a report streamed to standard output
+// (jsonl) on the terminal that shows the line would otherwise start its
+// lines after it. The next tick draws the line again. Disabled, it
+// returns w.
+func (p *progress) erasing(w io.Writer) io.Writer {
+	if !p.enabled {
+		return w
+	}
+	return erasingWriter{p, w}
+}
+
+// erasingOnTerminal is erasing when w is a terminal, where the line is
+// drawn too; a file or a pipe is left as it is: erasing the line for
+// writes that do not reach the screen would only make it flicker.
+func (p *progress) erasingOnTerminal(w io.Writer) io.Writer {
+	if !isTerminal(w) {
+		return w
+	}
+	return p.erasing(w)
+}
+
+type erasingWriter struct {
+	p *progress
+	w io.Writer
+}
+
+func (e erasingWriter) Write(b []byte) (int, error) {
+	e.p.mu.Lock()
+	defer e.p.mu.Unlock()
+	e.p.erase()
+	return e.w.Write(b)
+}
+
 // tick redraws the line with the bytes read so far.
 func (p *progress) tick() {
 	p.mu.Lock()
@@ -645,7 +679,7 @@ func replayCommand() *cli.Command {
 			prog := newProgress(c)
 			read, stopProgress := prog.watch(files)
 			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format"), BytesRead: read}, Progress: prog.update}
-			out := c.App.Writer
+			out := prog.erasingOnTerminal(c.App.Writer)
 			var jl *report.JSONL
 			if format == "jsonl" {
 				jl = report.NewJSONL(out, opt)
@@ -904,7 +938,7 @@ func inspectCommand() *cli.Command {
 		Usage:     "show the normalized stream: sessions, turns, requests, calls",
 		ArgsUsage: "PATH...",
 		Flags: []cli.Flag{
-			inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, rulesFlag, presetFlag,
+			inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, rulesFlag, presetFlag, progressFlag,
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table|json"},
 			&cli.BoolFlag{Name: "calls", Usage: "list every call"},
 		},
@@ -935,16 +969,19 @@ func inspectCommand() *cli.Command {
 			sessions := []report.InspectSession{}
 			// JSON is written as the sessions come (a corpus of millions of
 			// sessions is not held); the table needs them all for its widths.
+			prog := newProgress(c)
+			read, stopProgress := prog.watch(files)
 			var jw *report.InspectJSONWriter
 			if format == "json" {
-				jw = report.NewInspectJSONWriter(c.App.Writer, opt)
+				jw = report.NewInspectJSONWriter(prog.erasingOnTerminal(c.App.Writer), opt)
 			}
 			// Each file's problems are listed as a replay lists them: the
 			// first 1000, then one entry for the rest; all are counted.
 			// Files are read in parallel and shown in their order, the
 			// same for any --jobs.
 			count := len(problems)
-			analyze.ReadInOrder(files, c.Int("jobs"), ingest.Options{Format: c.String("input-format")},
+			var bytesDone int64
+			analyze.ReadInOrder(files, c.Int("jobs"), ingest.Options{Format: c.String("input-format"), BytesRead: read},
 				func(s *ingest.Session) report.InspectSession {
 					return report.NewInspectSession(s, r.ClassOf, withCalls, opt)
 				},
@@ -955,10 +992,15 @@ func inspectCommand() *cli.Command {
 						sessions = append(sessions, is)
 					}
 				},
-				func(_ int, fp *analyze.FileProblems) {
+				func(i int, fp *analyze.FileProblems) {
 					problems = append(problems, fp.List...)
 					count += fp.Count()
+					if fi, err := os.Stat(files[i]); err == nil {
+						bytesDone += fi.Size()
+					}
+					prog.update(i+1, len(files), bytesDone)
 				})
+			stopProgress()
 			if jw != nil {
 				err = jw.Finish(problems)
 			} else {

@@ -564,6 +564,42 @@ func (l *lockedBuffer) String() string {
 
 // TestProgress: the progress line is for a terminal, and only for a run
 // long enough to need it.
+// TestProgressErasedForOutput: what replay streams to standard output
+// (jsonl) on the terminal that shows the progress line starts on a line of
+// its own: the line is erased before each write, and drawn again after.
+func TestProgressErasedForOutput(t *testing.T) {
+	var screen bytes.Buffer // standard output and error on one terminal
+	clock := time.Unix(0, 0)
+	p := newProgressTo("always", &screen, func() time.Time { return clock })
+	out := p.erasing(&screen)
+	clock = clock.Add(2 * time.Second)
+	p.update(1, 3, 1<<20)
+	line := screen.String()
+	if !strings.HasPrefix(line, "\r1/3 files") {
+		t.Fatalf("no progress line drawn: %q", line)
+	}
+	fmt.Fprint(out, "{\"session\":1}\n")
+	fmt.Fprint(out, "{\"session\":2}\n") // no line shown: nothing to erase
+	if got, want := screen.String(), line+"\r\x1b[K{\"session\":1}\n{\"session\":2}\n"; got != want {
+		t.Errorf("screen = %q, want %q", got, want)
+	}
+	clock = clock.Add(time.Second)
+	p.tick()
+	if got := screen.String(); !strings.HasSuffix(got, "}\n\r1/3 files, 1.0 MB, 0 MB/s ") {
+		t.Errorf("the line was not drawn again after the output: %q", got)
+	}
+	// Standard output that is not a terminal (a file, a pipe, here a
+	// buffer) is left as it is: erasing for it would make the line flicker.
+	if w := p.erasingOnTerminal(&screen); w != io.Writer(&screen) {
+		t.Errorf("output that is not a terminal was wrapped in a %T", w)
+	}
+	// Off, standard output is left as it is.
+	var plain bytes.Buffer
+	if w := newProgressTo("never", &plain, time.Now).erasing(&plain); w != io.Writer(&plain) {
+		t.Errorf("progress off wrapped the output in a %T", w)
+	}
+}
+
 func TestProgress(t *testing.T) {
 	// Standard error that is not a terminal (a buffer, a file) gets nothing
 	// under auto, however long the run.
