@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench.sh: the loopgate benchmark (issue 7, docs/performance.md).
 #
-#   scripts/bench.sh [SIZE] [DIR]        throughput: replay, sweep, jq reference
+#   scripts/bench.sh [SIZE] [DIR]        throughput: replay, reading alone
+#                                        (inspect), sweep, jq reference
 #   scripts/bench.sh --memory [DIR]      peak memory on two corpus sizes and
 #                                        two counts of short sessions
 #
@@ -102,7 +103,7 @@ row() {
 	local mbs sps="-"
 	mbs=$(div "$bytes" "$(awk -v w="$w" 'BEGIN {print w * 1e6}')")
 	[[ -n $s ]] && sps=$(div "$s" "$w" %.0f)
-	rows+=("$(printf '%-34s %9s %9s %11s %10s' "$label" "$w" "$mbs" "$sps" "$r")")
+	rows+=("$(printf '%-38s %9s %9s %11s %10s' "$label" "$w" "$mbs" "$sps" "$r")")
 }
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -149,6 +150,12 @@ throughput() {
 	measure "replay o200k_base" "$tmp/replay-o200k.json" "$lg" replay --format json "${jopt[@]}" "$dir"
 	row "replay o200k_base (jobs $jobs_label)" "$wall" "$rss" "$(jq '.summary.sessions' "$tmp/replay-o200k.json")"
 
+	# Reading alone: the files parsed into sessions, nothing replayed. The
+	# part of replay's time that is reading, and a bound on what a faster
+	# guard or report could give.
+	measure "inspect (reading only)" "$tmp/inspect.json" "$lg" inspect --format json "${jopt[@]}" "$dir"
+	row "inspect, reading only (jobs $jobs_label)" "$wall" "$rss" "$(jq '.sessions | length' "$tmp/inspect.json")"
+
 	measure "sweep 50 configs chars4" "$tmp/sweep.json" "$lg" sweep --format json --tokenizer chars4 "${jopt[@]}" \
 		--preset loopgate \
 		--vary detectors.no_progress.block_at=1..5 \
@@ -160,7 +167,7 @@ throughput() {
 	echo
 	echo "== loopgate benchmark: $size corpus, $files files, $(div "$bytes" 1e6 %.0f) MB, $sessions sessions"
 	print_machine
-	printf '%-34s %9s %9s %11s %10s\n' "run" "wall s" "MB/s" "sessions/s" "peak MB"
+	printf '%-38s %9s %9s %11s %10s\n' "run" "wall s" "MB/s" "sessions/s" "peak MB"
 	printf '%s\n' "${rows[@]}"
 	echo "ratio sweep/replay (chars4):   $(div "$sweep_wall" "$rc4_wall" %.2f)   (target <= 3)"
 	echo "ratio replay/jq (chars4):      $(div "$rc4_wall" "$jq_wall" %.2f)"
