@@ -405,13 +405,19 @@ func TestHostileDeterminism(t *testing.T) {
 			}
 		}
 	}
-	var first string
-	for i := 0; i < 2; i++ {
-		out, _, _ := runWithin(t, time.Minute, "inspect", "--format", "json", "--calls", dir)
-		if i == 0 {
-			first = out
-		} else if out != first {
-			t.Error("two inspect runs differ")
+	// inspect reads files in parallel too, and lists them in order.
+	for _, format := range []string{"table", "json"} {
+		var first string
+		for _, jobs := range []string{"1", "8", "1"} {
+			out, stderr, code := runWithin(t, time.Minute, "inspect", "--format", format, "--calls", "--color", "never", "--jobs", jobs, dir, "fixtures")
+			if code != exitOK {
+				t.Fatalf("inspect %s --jobs %s: exit %d: %s", format, jobs, code, stderr)
+			}
+			if first == "" {
+				first = out
+			} else if out != first {
+				t.Errorf("inspect %s with --jobs %s differs from --jobs 1", format, jobs)
+			}
 		}
 	}
 }
