@@ -967,10 +967,10 @@ func inspectCommand() *cli.Command {
 			}
 			withCalls := c.Bool("calls")
 			sessions := []report.InspectSession{}
-			// JSON is written as the sessions come (a corpus of millions of
-			// sessions is not held); the table needs them all for its widths.
 			prog := newProgress(c)
 			read, stopProgress := prog.watch(files)
+			// JSON is written as the sessions come (a corpus of millions of
+			// sessions is not held); the table needs them all for its widths.
 			var jw *report.InspectJSONWriter
 			if format == "json" {
 				jw = report.NewInspectJSONWriter(prog.erasingOnTerminal(c.App.Writer), opt)
@@ -995,6 +995,9 @@ func inspectCommand() *cli.Command {
 				func(i int, fp *analyze.FileProblems) {
 					problems = append(problems, fp.List...)
 					count += fp.Count()
+					if !prog.enabled {
+						return
+					}
 					if fi, err := os.Stat(files[i]); err == nil {
 						bytesDone += fi.Size()
 					}

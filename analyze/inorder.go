@@ -16,7 +16,8 @@ var (
 	inOrderLimit = 1024
 	// inOrderAhead bounds what files read ahead of their turn hold, all
 	// together, in sessions plus calls: a session with --calls holds one
-	// row per call. 1<<16 of them is 10–40 MB of inspect rows (measured below).
+	// row per call. An inspect row, session or call, is 150–250 bytes
+	// with its strings: 1<<16 of them is 10–16 MB.
 	inOrderAhead = 1 << 16
 	// inOrderWindow is how many files may be started and not yet
 	// emitted. Files read ahead keep the other cores busy while a large
