@@ -1,6 +1,7 @@
 // Package gen writes a deterministic corpus of made-up agent transcripts, in
 // the on-disk formats loopgate reads (hermes export, gateway and trajectory
-// files, nanobot sessions, OpenAI Chat Completions and Responses logs), with
+// files, nanobot sessions, OpenAI Chat Completions and Responses logs,
+// Claude Code sessions and Codex CLI rollouts), with
 // loops of known shapes planted in some sessions. It feeds the benchmark
 // (docs/performance.md) and the corpus on which guard thresholds are tuned:
 // .manifest.json, written next to the files, records where every planted loop
@@ -37,10 +38,12 @@ const (
 	FormatNanobot          = "nanobot"
 	FormatOpenAIChat       = "openai-chat"
 	FormatOpenAIResponses  = "openai-responses"
+	FormatClaudeCode       = "claude-code"
+	FormatCodex            = "codex"
 )
 
 // Formats lists every format the generator writes.
-var Formats = []string{FormatHermesExport, FormatHermesGateway, FormatHermesTrajectory, FormatNanobot, FormatOpenAIChat, FormatOpenAIResponses}
+var Formats = []string{FormatHermesExport, FormatHermesGateway, FormatHermesTrajectory, FormatNanobot, FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex}
 
 // LargeFileBytes is the size above which a file counts as large.
 const LargeFileBytes = 50 << 20
@@ -297,7 +300,10 @@ func planFiles(cfg Config) []filePlan {
 	}
 	multi := []string{}
 	for _, f := range cfg.Formats {
-		if f != FormatNanobot && f != FormatHermesGateway {
+		switch f {
+		case FormatNanobot, FormatHermesGateway, FormatClaudeCode, FormatCodex:
+			// one session per file: no file of theirs is planned large
+		default:
 			multi = append(multi, f)
 		}
 	}
@@ -336,6 +342,14 @@ func planFiles(cfg Config) []filePlan {
 			} else {
 				pl.path = "nanobot/sessions/" + strings.ReplaceAll(pl.key, ":", "_") + ".jsonl"
 			}
+		case FormatClaudeCode:
+			pl.single = true
+			pl.sid = uuid4(r)
+			pl.path = "claude/projects/-home-dev-" + word(r) + "/" + pl.sid + ".jsonl"
+		case FormatCodex:
+			pl.single = true
+			pl.sid = uuid4(r)
+			pl.path = "codex/sessions/" + day.UTC().Format("2006/01/02") + "/rollout-" + day.UTC().Format("2006-01-02T15-04-05") + "-" + pl.sid + ".jsonl"
 		case FormatOpenAIChat, FormatOpenAIResponses:
 			kind := "chat"
 			if f == FormatOpenAIResponses {
@@ -358,7 +372,9 @@ func harnessOf(format string) harness {
 	switch format {
 	case FormatNanobot:
 		return hNanobot
-	case FormatOpenAIChat, FormatOpenAIResponses:
+	case FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex:
+		// Claude Code and Codex sessions are built with the OpenAI
+		// harness's tools and renamed as they are written (write_agents.go).
 		return hOpenAI
 	}
 	return hHermes
@@ -454,7 +470,7 @@ func timeSession(r *rand.Rand, s *session, start int64, pl filePlan) {
 	}
 	s.end = at
 	switch pl.format {
-	case FormatHermesGateway:
+	case FormatHermesGateway, FormatClaudeCode, FormatCodex:
 		s.id = pl.sid
 	case FormatNanobot:
 		s.id, s.key = pl.key, pl.key
@@ -466,6 +482,12 @@ func timeSession(r *rand.Rand, s *session, start int64, pl filePlan) {
 		hNanobot: {"anthropic/claude-sonnet-4.6", "deepseek/deepseek-v3.2"},
 		hOpenAI:  {"gpt-5", "gpt-4.1", "gpt-5-mini"},
 	}[harnessOf(pl.format)]
+	switch pl.format {
+	case FormatClaudeCode:
+		models = []string{"claude-sonnet-4-5-20250929", "claude-opus-4-6", "claude-haiku-4-5-20251001"}
+	case FormatCodex:
+		models = []string{"gpt-5-codex", "gpt-5.1-codex-max", "gpt-5-codex-mini"}
+	}
 	s.model = models[r.IntN(len(models))]
 	if s.source == "" {
 		s.source = []string{"cli", "cli", "telegram", "discord", "slack"}[r.IntN(5)]

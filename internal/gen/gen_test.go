@@ -156,7 +156,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-// --- an independent reader of the six formats ---
+// --- an independent reader of the eight formats ---
 
 type rcall struct {
 	tool   string
@@ -404,6 +404,10 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 		sc.Buffer(nil, 1<<30)
 		var single []chatMsg
 		singleID := ""
+		// Claude Code and Codex: one session per file, read record by
+		// record into agent, its calls' results found by id.
+		var agent *rsession
+		agentCalls := map[string]int{}
 		n := 0
 		for sc.Scan() {
 			n++
@@ -471,6 +475,92 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 					t.Fatalf("%s: %v", where, err)
 				}
 				add(f.Path, responsesSession(t, where, rec.Metadata.SessionID, rec.Input))
+			case gen.FormatClaudeCode:
+				var rec struct {
+					Type      string `json:"type"`
+					SessionID string `json:"sessionId"`
+					Message   struct {
+						Content json.RawMessage `json:"content"`
+					} `json:"message"`
+				}
+				if err := json.Unmarshal(line, &rec); err != nil {
+					t.Fatalf("%s: %v", where, err)
+				}
+				if agent == nil {
+					agent = &rsession{id: rec.SessionID}
+				} else if rec.SessionID != agent.id {
+					t.Fatalf("%s: session %s in the file of session %s", where, rec.SessionID, agent.id)
+				}
+				var text string
+				if json.Unmarshal(rec.Message.Content, &text) == nil {
+					if rec.Type == "user" {
+						agent.turns++
+					}
+					continue
+				}
+				var blocks []struct {
+					Type      string         `json:"type"`
+					ID        string         `json:"id"`
+					Name      string         `json:"name"`
+					Input     map[string]any `json:"input"`
+					ToolUseID string         `json:"tool_use_id"`
+					Content   string         `json:"content"`
+				}
+				if err := json.Unmarshal(rec.Message.Content, &blocks); err != nil {
+					t.Fatalf("%s: content: %v", where, err)
+				}
+				for _, b := range blocks {
+					switch b.Type {
+					case "tool_use":
+						a, fo := canon(t, where, b.Input)
+						agentCalls[b.ID] = len(agent.calls)
+						agent.calls = append(agent.calls, rcall{tool: b.Name, args: a, folded: fo, turn: agent.turns})
+					case "tool_result":
+						k, ok := agentCalls[b.ToolUseID]
+						if !ok {
+							t.Fatalf("%s: result for unknown call %q", where, b.ToolUseID)
+						}
+						agent.calls[k].result = normalize(b.Content)
+						delete(agentCalls, b.ToolUseID)
+					}
+				}
+			case gen.FormatCodex:
+				var rec struct {
+					Type    string         `json:"type"`
+					Payload map[string]any `json:"payload"`
+				}
+				if err := json.Unmarshal(line, &rec); err != nil {
+					t.Fatalf("%s: %v", where, err)
+				}
+				if n == 1 {
+					if rec.Type != "session_meta" {
+						t.Fatalf("%s: rollout does not start with session_meta", where)
+					}
+					id, _ := rec.Payload["id"].(string)
+					agent = &rsession{id: id}
+					continue
+				}
+				if rec.Type != "response_item" {
+					continue
+				}
+				str := func(k string) string { v, _ := rec.Payload[k].(string); return v }
+				switch str("type") {
+				case "message":
+					if str("role") == "user" {
+						agent.turns++
+					}
+				case "function_call":
+					a, fo := canonString(t, where, str("arguments"))
+					agentCalls[str("call_id")] = len(agent.calls)
+					agent.calls = append(agent.calls, rcall{tool: str("name"), args: a, folded: fo, turn: agent.turns})
+				case "function_call_output":
+					k, ok := agentCalls[str("call_id")]
+					if !ok {
+						t.Fatalf("%s: output for unknown call %q", where, str("call_id"))
+					}
+					agent.calls[k].result = normalize(str("output"))
+					delete(agentCalls, str("call_id"))
+				}
 			}
 		}
 		if err := sc.Err(); err != nil {
@@ -478,6 +568,12 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 		}
 		if single != nil || singleID != "" {
 			add(f.Path, chatSession(t, f.Path, singleID, single))
+		}
+		if agent != nil {
+			if len(agentCalls) > 0 {
+				t.Errorf("%s: %d calls without a result", f.Path, len(agentCalls))
+			}
+			add(f.Path, *agent)
 		}
 	}
 	return out

@@ -80,6 +80,10 @@ func newFormatWriter(pl filePlan, r *rand.Rand) fileWriter {
 		return &nanobotWriter{r: r}
 	case FormatOpenAIChat:
 		return &openaiChat{r: r, doc: pl.single, stem: stemOf(pl.path)}
+	case FormatClaudeCode:
+		return &claudeCodeWriter{r: r, cwd: "/home/dev/" + pl.path[len("claude/projects/-home-dev-"):strings.LastIndex(pl.path, "/")]}
+	case FormatCodex:
+		return &codexWriter{r: r}
 	default:
 		return &openaiResponses{r: r, doc: pl.single, stem: stemOf(pl.path)}
 	}

@@ -1,0 +1,353 @@
+package gen
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// Writers for two coding agents' own session files: Claude Code
+// (~/.claude/projects/<encoded cwd>/<sessionId>.jsonl, formats-other.md)
+// and the OpenAI Codex CLI (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).
+// Both hold one session per file.
+//
+// Their sessions are built with the OpenAI harness's tools (plain-text
+// results) and then renamed to the agent's own tools and argument schemas
+// (claudeCodeTool, codexTool) before they are written. The renaming is
+// one to one, so calls that were the same stay the same and calls that
+// differed still differ; the ground truth is worked out after it
+// (number), on the calls as written.
+
+// isoMillis is the timestamp both agents write: UTC, milliseconds, "Z".
+func isoMillis(us int64) string {
+	return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// uuid4 is a random version-4 UUID in its text form.
+func uuid4(r *rand.Rand) string {
+	const hex = "0123456789abcdef"
+	b := []byte(randString(r, hex, 32))
+	b[12] = '4'
+	b[16] = "89ab"[r.IntN(4)]
+	return string(b[0:8]) + "-" + string(b[8:12]) + "-" + string(b[12:16]) + "-" + string(b[16:20]) + "-" + string(b[20:32])
+}
+
+// renameCalls gives every call of s the name and arguments rename returns.
+func renameCalls(s *session, rename func(c *call)) {
+	for _, t := range s.turns {
+		for _, st := range t.steps {
+			for _, c := range st.calls {
+				rename(c)
+			}
+		}
+	}
+}
+
+// argString is the string member k of args ("" when absent).
+func argString(args []kv, k string) string {
+	for _, m := range args {
+		if m.k == k {
+			if s, ok := m.v.(string); ok {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// claudeCodeTool renames an OpenAI-harness call to Claude Code's tools.
+func claudeCodeTool(c *call) {
+	a := c.args
+	switch c.tool {
+	case "read_file":
+		c.tool, c.args = "Read", []kv{{"file_path", "/home/dev/project/" + argString(a, "path")}}
+	case "grep":
+		c.tool, c.args = "Grep", []kv{{"pattern", argString(a, "pattern")}, {"path", argString(a, "path")}, {"output_mode", "content"}}
+	case "bash":
+		c.tool, c.args = "Bash", []kv{{"command", argString(a, "command")}}
+	case "write_file":
+		c.tool, c.args = "Write", []kv{{"file_path", "/home/dev/project/" + argString(a, "path")}, {"content", argString(a, "content")}}
+	case "web_search":
+		c.tool, c.args = "WebSearch", []kv{{"query", argString(a, "query")}}
+	case "web_fetch":
+		c.tool, c.args = "WebFetch", []kv{{"url", argString(a, "url")}, {"prompt", "Summarize what this page says about the question."}}
+	case "job_start":
+		c.tool, c.args = "Bash", []kv{{"command", argString(a, "command")}, {"run_in_background", true}}
+	case "job_get_result":
+		c.tool, c.args = "BashOutput", []kv{{"bash_id", argString(a, "job_id")}}
+	}
+}
+
+// codexTool renames an OpenAI-harness call to the Codex CLI's tools: shell
+// commands through exec_command (reads with sed, searches with rg), polls
+// through write_stdin, writes through apply_patch. web_search and
+// web_fetch stay function tools of their own (an MCP server's, say): a
+// query or address folded into a curl command line would no longer differ
+// from a repeat only by case and surrounding white space (Loop.Folded).
+func codexTool(c *call) {
+	a := c.args
+	switch c.tool {
+	case "read_file":
+		c.tool, c.args = "exec_command", []kv{{"cmd", "sed -n '1,400p' " + argString(a, "path")}}
+	case "grep":
+		c.tool, c.args = "exec_command", []kv{{"cmd", "rg -n '" + argString(a, "pattern") + "' " + argString(a, "path")}}
+	case "bash":
+		c.tool, c.args = "exec_command", []kv{{"cmd", argString(a, "command")}}
+	case "write_file":
+		c.tool, c.args = "apply_patch", []kv{{"input", "*** Begin Patch\n*** Add File: " + argString(a, "path") + "\n+" + argString(a, "content") + "\n*** End Patch"}}
+	case "job_start":
+		c.tool, c.args = "exec_command", []kv{{"cmd", argString(a, "command")}, {"yield_time_ms", 1000}}
+	case "job_get_result":
+		c.tool, c.args = "write_stdin", []kv{{"session_id", argString(a, "job_id")}, {"chars", ""}, {"yield_time_ms", 15000}}
+	}
+}
+
+type claudeCodeWriter struct {
+	r   *rand.Rand
+	cwd string
+}
+
+// session writes one Claude Code session: a user record per prompt, one
+// assistant record per content block (thinking, text, tool_use) sharing the
+// response's message id and request id, as Claude Code streams them, and a
+// user record per tool_result. Records chain by uuid/parentUuid.
+func (w *claudeCodeWriter) session(lw *lineWriter, s *session) []written {
+	renameCalls(s, claudeCodeTool)
+	parent := ""
+	at := s.start
+	line := func(typ string, ts int64, body func()) {
+		u := uuid4(w.r)
+		lw.raw(`{"parentUuid":`)
+		if parent == "" {
+			lw.raw("null")
+		} else {
+			lw.str(parent)
+		}
+		lw.raw(`,"isSidechain":false,"userType":"external","cwd":`)
+		lw.str(w.cwd)
+		lw.raw(`,"sessionId":`)
+		lw.str(s.id)
+		lw.raw(`,"version":"2.1.3","type":`)
+		lw.str(typ)
+		body()
+		lw.raw(`,"uuid":`)
+		lw.str(u)
+		lw.raw(`,"timestamp":`)
+		lw.str(isoMillis(ts))
+		lw.raw("}\n")
+		parent = u
+	}
+	tick := func() int64 { at += int64(200_000 + w.r.IntN(3_000_000)); return at }
+	assistant := func(msgID, reqID, stop string, block func()) {
+		line("assistant", tick(), func() {
+			lw.raw(`,"requestId":`)
+			lw.str(reqID)
+			lw.raw(`,"message":{"id":`)
+			lw.str(msgID)
+			lw.raw(`,"type":"message","role":"assistant","model":`)
+			lw.str(s.model)
+			lw.raw(`,"content":[`)
+			block()
+			lw.raw(`],"stop_reason":`)
+			if stop == "" {
+				lw.raw("null")
+			} else {
+				lw.str(stop)
+			}
+			lw.raw(`,"usage":{"input_tokens":`)
+			lw.raw(itoa(3 + w.r.IntN(40)))
+			lw.raw(`,"cache_creation_input_tokens":`)
+			lw.raw(itoa(w.r.IntN(4000)))
+			lw.raw(`,"cache_read_input_tokens":`)
+			lw.raw(itoa(8000 + w.r.IntN(60000)))
+			lw.raw(`,"output_tokens":`)
+			lw.raw(itoa(20 + w.r.IntN(600)))
+			lw.raw("}}")
+		})
+	}
+	for _, t := range s.turns {
+		at = t.at
+		line("user", at, func() {
+			lw.raw(`,"message":{"role":"user","content":`)
+			lw.str(t.user)
+			lw.raw("}")
+		})
+		for _, st := range t.steps {
+			msgID := "msg_01" + randString(w.r, alnum, 22)
+			reqID := "req_011C" + randString(w.r, alnum, 20)
+			if st.reasoning != "" {
+				assistant(msgID, reqID, "", func() {
+					lw.raw(`{"type":"thinking","thinking":`)
+					lw.str(st.reasoning)
+					lw.raw(`,"signature":`)
+					lw.str(randString(w.r, alnum, 40))
+					lw.raw("}")
+				})
+			}
+			if st.text != "" {
+				assistant(msgID, reqID, "", func() {
+					lw.raw(`{"type":"text","text":`)
+					lw.str(st.text)
+					lw.raw("}")
+				})
+			}
+			for i, c := range st.calls {
+				if c.id == "" {
+					c.id = "toolu_01" + randString(w.r, alnum, 22)
+				}
+				stop := ""
+				if i == len(st.calls)-1 {
+					stop = "tool_use"
+				}
+				assistant(msgID, reqID, stop, func() {
+					lw.raw(`{"type":"tool_use","id":`)
+					lw.str(c.id)
+					lw.raw(`,"name":`)
+					lw.str(c.tool)
+					lw.raw(`,"input":`)
+					lw.val(c.args, false)
+					lw.raw("}")
+				})
+			}
+			for _, c := range st.calls {
+				line("user", tick(), func() {
+					lw.raw(`,"message":{"role":"user","content":[{"tool_use_id":`)
+					lw.str(c.id)
+					lw.raw(`,"type":"tool_result","content":`)
+					lw.str(c.result)
+					if c.isErr {
+						lw.raw(`,"is_error":true`)
+					}
+					lw.raw("}]}")
+				})
+			}
+		}
+		assistant("msg_01"+randString(w.r, alnum, 22), "req_011C"+randString(w.r, alnum, 20), "end_turn", func() {
+			lw.raw(`{"type":"text","text":`)
+			lw.str(t.final)
+			lw.raw("}")
+		})
+	}
+	return []written{{s: s, id: s.id, line: 1}}
+}
+
+type codexWriter struct {
+	r *rand.Rand
+}
+
+// session writes one Codex CLI rollout: session_meta, then per turn a
+// turn_context, the user message (as an event and as a response item, as
+// the CLI records both), reasoning summaries, function_call and
+// function_call_output items, token counts, and the answer (again as an
+// event and an item).
+func (w *codexWriter) session(lw *lineWriter, s *session) []written {
+	renameCalls(s, codexTool)
+	at := s.start
+	rec := func(ts int64, typ string, payload func()) {
+		lw.raw(`{"timestamp":`)
+		lw.str(isoMillis(ts))
+		lw.raw(`,"type":`)
+		lw.str(typ)
+		lw.raw(`,"payload":`)
+		payload()
+		lw.raw("}\n")
+	}
+	tick := func() int64 { at += int64(100_000 + w.r.IntN(3_000_000)); return at }
+	rec(at, "session_meta", func() {
+		lw.raw(`{"id":`)
+		lw.str(s.id)
+		lw.raw(`,"timestamp":`)
+		lw.str(isoMillis(at))
+		lw.raw(`,"cwd":"/home/dev/project","originator":"codex_cli_rs","cli_version":"0.128.0","source":"cli","model_provider":"openai"}`)
+	})
+	input, cached, output := 0, 0, 0
+	tokens := func() {
+		in, out := 3000+w.r.IntN(20000), 20+w.r.IntN(500)
+		input, cached, output = input+in, cached+in*3/4, output+out
+		rec(tick(), "event_msg", func() {
+			lw.raw(`{"type":"token_count","info":{"total_token_usage":{"input_tokens":`)
+			lw.raw(itoa(input))
+			lw.raw(`,"cached_input_tokens":`)
+			lw.raw(itoa(cached))
+			lw.raw(`,"output_tokens":`)
+			lw.raw(itoa(output))
+			lw.raw(`},"last_token_usage":{"input_tokens":`)
+			lw.raw(itoa(in))
+			lw.raw(`,"cached_input_tokens":`)
+			lw.raw(itoa(in * 3 / 4))
+			lw.raw(`,"output_tokens":`)
+			lw.raw(itoa(out))
+			lw.raw(`},"model_context_window":272000}}`)
+		})
+	}
+	for n, t := range s.turns {
+		at = t.at
+		rec(at, "turn_context", func() {
+			lw.raw(`{"turn_id":`)
+			lw.str("t" + itoa(n+1))
+			lw.raw(`,"cwd":"/home/dev/project","model":`)
+			lw.str(s.model)
+			lw.raw(`,"effort":"medium","approval_policy":"on-request","sandbox_policy":{"type":"workspace-write"}}`)
+		})
+		rec(tick(), "event_msg", func() {
+			lw.raw(`{"type":"user_message","message":`)
+			lw.str(t.user)
+			lw.raw(`,"images":[]}`)
+		})
+		rec(at, "response_item", func() {
+			lw.raw(`{"type":"message","role":"user","content":[{"type":"input_text","text":`)
+			lw.str(t.user)
+			lw.raw("}]}")
+		})
+		for _, st := range t.steps {
+			if st.reasoning != "" {
+				rec(tick(), "response_item", func() {
+					lw.raw(`{"type":"reasoning","summary":[{"type":"summary_text","text":`)
+					lw.str(st.reasoning)
+					lw.raw(`}],"encrypted_content":`)
+					lw.str("gAAAAA" + randString(w.r, alnum, 48))
+					lw.raw("}")
+				})
+			}
+			for _, c := range st.calls {
+				if c.id == "" {
+					c.id = "call_" + randString(w.r, alnum, 24)
+				}
+				rec(tick(), "response_item", func() {
+					lw.raw(`{"type":"function_call","name":`)
+					lw.str(c.tool)
+					lw.raw(`,"arguments":`)
+					lw.str(objString(c.args, false))
+					lw.raw(`,"call_id":`)
+					lw.str(c.id)
+					lw.raw("}")
+				})
+			}
+			tokens()
+			for _, c := range st.calls {
+				rec(tick(), "response_item", func() {
+					lw.raw(`{"type":"function_call_output","call_id":`)
+					lw.str(c.id)
+					lw.raw(`,"output":`)
+					lw.str(c.result)
+					if c.isErr {
+						lw.raw(`,"success":false`)
+					}
+					lw.raw("}")
+				})
+			}
+		}
+		end := tick()
+		rec(end, "event_msg", func() {
+			lw.raw(`{"type":"agent_message","message":`)
+			lw.str(t.final)
+			lw.raw("}")
+		})
+		rec(end, "response_item", func() {
+			lw.raw(`{"type":"message","role":"assistant","content":[{"type":"output_text","text":`)
+			lw.str(t.final)
+			lw.raw("}]}")
+		})
+		tokens()
+	}
+	return []written{{s: s, id: s.id, line: 1}}
+}
