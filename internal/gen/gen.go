@@ -1,7 +1,8 @@
 // Package gen writes a deterministic corpus of made-up agent transcripts, in
 // the on-disk formats loopgate reads (hermes export, gateway and trajectory
-// files, nanobot sessions, OpenAI Chat Completions and Responses logs,
-// Claude Code sessions and Codex CLI rollouts), with
+// files, batch-runner output and session snapshots, nanobot sessions, OpenAI
+// Chat Completions and Responses logs, Claude Code sessions and Codex CLI
+// rollouts), with
 // loops of known shapes planted in some sessions. It feeds the benchmark
 // (docs/performance.md) and the corpus on which guard thresholds are tuned:
 // .manifest.json, written next to the files, records where every planted loop
@@ -40,10 +41,14 @@ const (
 	FormatOpenAIResponses  = "openai-responses"
 	FormatClaudeCode       = "claude-code"
 	FormatCodex            = "codex"
+	FormatHermesBatch      = "hermes-batch"
+	FormatHermesSnapshot   = "hermes-snapshot"
 )
 
 // Formats lists every format the generator writes.
-var Formats = []string{FormatHermesExport, FormatHermesGateway, FormatHermesTrajectory, FormatNanobot, FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex}
+// New formats go last: a corpus of the earlier ones, asked for by name,
+// stays byte for byte what it was.
+var Formats = []string{FormatHermesExport, FormatHermesGateway, FormatHermesTrajectory, FormatNanobot, FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex, FormatHermesBatch, FormatHermesSnapshot}
 
 // LargeFileBytes is the size above which a file counts as large.
 const LargeFileBytes = 50 << 20
@@ -301,7 +306,7 @@ func planFiles(cfg Config) []filePlan {
 	multi := []string{}
 	for _, f := range cfg.Formats {
 		switch f {
-		case FormatNanobot, FormatHermesGateway, FormatClaudeCode, FormatCodex:
+		case FormatNanobot, FormatHermesGateway, FormatClaudeCode, FormatCodex, FormatHermesSnapshot:
 			// one session per file: no file of theirs is planned large
 		default:
 			multi = append(multi, f)
@@ -342,6 +347,12 @@ func planFiles(cfg Config) []filePlan {
 			} else {
 				pl.path = "nanobot/sessions/" + strings.ReplaceAll(pl.key, ":", "_") + ".jsonl"
 			}
+		case FormatHermesBatch:
+			pl.path = fmt.Sprintf("hermes/batch/run_%04d/batch_%d.jsonl", n, r.IntN(8))
+		case FormatHermesSnapshot:
+			pl.single = true
+			pl.sid = day.Format("20060102_150405") + "_" + randString(r, "0123456789abcdef", 6)
+			pl.path = "hermes/sessions/session_" + pl.sid + ".json"
 		case FormatClaudeCode:
 			pl.single = true
 			pl.sid = uuid4(r)
@@ -412,6 +423,12 @@ func writeFile(dir string, cfg Config, pl filePlan, p *pool) (res fileResult) {
 	bw := bufio.NewWriterSize(f, 1<<20)
 	lw := &lineWriter{w: bw}
 	b := &builder{r: r, tk: &toolkit{h: harnessOf(pl.format), r: r, p: p}, maxResult: cfg.MaxResultBytes, loops: cfg.Loops, shapeNext: pl.index}
+	switch pl.format {
+	case FormatClaudeCode:
+		b.callExtra = 1250
+	case FormatCodex:
+		b.callExtra = 400
+	}
 	fw := newFormatWriter(pl, r)
 	res.info = FileInfo{Path: pl.path, Format: pl.format}
 	clock := baseTime(cfg.Seed).Add(time.Duration(pl.index) * 37 * time.Minute).UnixMicro()
@@ -470,7 +487,7 @@ func timeSession(r *rand.Rand, s *session, start int64, pl filePlan) {
 	}
 	s.end = at
 	switch pl.format {
-	case FormatHermesGateway, FormatClaudeCode, FormatCodex:
+	case FormatHermesGateway, FormatClaudeCode, FormatCodex, FormatHermesSnapshot:
 		s.id = pl.sid
 	case FormatNanobot:
 		s.id, s.key = pl.key, pl.key

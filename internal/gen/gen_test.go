@@ -156,7 +156,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-// --- an independent reader of the eight formats ---
+// --- an independent reader of the ten formats ---
 
 type rcall struct {
 	tool   string
@@ -385,7 +385,14 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 			if !json.Valid(data) {
 				t.Fatalf("%s is not valid JSON", f.Path)
 			}
-			if f.Format == gen.FormatOpenAIChat {
+			if f.Format == gen.FormatHermesSnapshot {
+				var rec map[string]any
+				if err := json.Unmarshal(data, &rec); err != nil {
+					t.Fatalf("%s: %v", f.Path, err)
+				}
+				id, _ := rec["session_id"].(string)
+				add(f.Path, trajectorySession(t, f.Path, id, rec))
+			} else if f.Format == gen.FormatOpenAIChat {
 				var msgs []chatMsg
 				if err := json.Unmarshal(data, &msgs); err != nil {
 					t.Fatalf("%s: %v", f.Path, err)
@@ -430,6 +437,14 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 				var rec map[string]any
 				_ = json.Unmarshal(line, &rec)
 				add(f.Path, trajectorySession(t, where, stem(f.Path)+":"+fmt.Sprint(n), rec))
+			case gen.FormatHermesBatch:
+				var rec map[string]any
+				_ = json.Unmarshal(line, &rec)
+				idx, ok := rec["prompt_index"].(float64)
+				if !ok {
+					t.Fatalf("%s: batch record without prompt_index", where)
+				}
+				add(f.Path, trajectorySession(t, where, stem(f.Path)+":prompt_"+fmt.Sprint(int(idx)), rec))
 			case gen.FormatHermesGateway, gen.FormatNanobot:
 				var head struct {
 					Role string `json:"role"`

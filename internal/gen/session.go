@@ -90,6 +90,10 @@ type builder struct {
 	maxResult int
 	loops     bool
 	shapeNext int // rotates shapes so every shape appears even in small corpora
+	// callExtra is what a format writes per call beyond estimate's
+	// allowance: Claude Code and Codex wrap each call and each result in
+	// a record of its own, with ids, times and usage.
+	callExtra int64
 	clock     int64
 }
 
@@ -204,7 +208,7 @@ func (b *builder) build(budget int64, subagents bool, depth int) *session {
 				shapes = shapes[1:]
 				for _, st := range steps {
 					for _, c := range st.calls {
-						used += estimate(c)
+						used += estimate(c) + b.callExtra + b.callExtra
 					}
 				}
 				t.steps = append(t.steps, steps...)
@@ -221,7 +225,7 @@ func (b *builder) build(budget int64, subagents bool, depth int) *session {
 			}
 			for i := 0; i < k; i++ {
 				c := b.background(perTurn - used)
-				used += estimate(c)
+				used += estimate(c) + b.callExtra
 				st.calls = append(st.calls, c)
 			}
 			t.steps = append(t.steps, st)
@@ -237,7 +241,7 @@ func (b *builder) build(budget int64, subagents bool, depth int) *session {
 			c := &call{tool: "delegate_task", args: []kv{{"goal", goal}, {"context", "Parent session needs a short summary."}, {"toolsets", []string{"file", "terminal"}}}, resultJSON: true}
 			t.steps = append(t.steps, &step{reasoning: "Delegate this part.", calls: []*call{c}})
 			s.children = append(s.children, delegation{turn: t, call: c, child: child})
-			left -= estimate(c) + 600
+			left -= estimate(c) + b.callExtra + 600
 		}
 		left -= used
 		s.turns = append(s.turns, t)

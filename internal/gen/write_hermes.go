@@ -2,6 +2,7 @@ package gen
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -76,6 +77,12 @@ func newFormatWriter(pl filePlan, r *rand.Rand) fileWriter {
 		return &hermesGateway{r: r}
 	case FormatHermesTrajectory:
 		return &hermesTrajectory{r: r, completed: !strings.HasSuffix(pl.path, "failed_trajectories.jsonl"), stem: strings.TrimSuffix(pl.path[strings.LastIndex(pl.path, "/")+1:], ".jsonl")}
+	case FormatHermesBatch:
+		stem := stemOf(pl.path)
+		n, _ := strconv.Atoi(strings.TrimPrefix(stem, "batch_"))
+		return &hermesBatch{hermesTrajectory: hermesTrajectory{r: r, stem: stem}, batch: n, prompt: -1}
+	case FormatHermesSnapshot:
+		return &hermesSnapshot{hermesTrajectory{r: r}}
 	case FormatNanobot:
 		return &nanobotWriter{r: r}
 	case FormatOpenAIChat:
@@ -302,11 +309,31 @@ func (w *hermesTrajectory) systemValue() string {
 
 func (w *hermesTrajectory) session(lw *lineWriter, s *session) []written {
 	w.line++
-	lw.raw(`{"conversations": [{"from": "system", "value": `)
-	lw.str(w.systemValue())
+	lw.raw(`{"conversations": `)
+	w.conversations(lw, s, w.systemValue(), "[", ", ", "]")
+	lw.raw(`, "timestamp": `)
+	lw.str(isoLocal(s.end))
+	lw.raw(`, "model": `)
+	lw.str(s.model)
+	lw.raw(`, "completed": `)
+	lw.val(w.completed, true)
+	lw.raw("}\n")
+	return []written{{s: s, id: w.stem + ":" + itoa(w.line), line: w.line}}
+}
+
+// conversations writes s as a ShareGPT conversations list (formats-hermes.md
+// §3.E), entries separated by sep: the system prompt, each user message,
+// each model response (a <think> block, its text, a <tool_call> block per
+// call), the tool turn after it (a <tool_response> block per call, JSON
+// results embedded parsed, as hermes writes them), the final answer, the
+// list opened by open and closed by close. The trajectory, batch and
+// snapshot writers share it.
+func (w *hermesTrajectory) conversations(lw *lineWriter, s *session, system, open, sep, close string) {
+	lw.raw(open + `{"from": "system", "value": `)
+	lw.str(system)
 	lw.raw("}")
 	for _, t := range s.turns {
-		lw.raw(`, {"from": "human", "value": `)
+		lw.raw(sep + `{"from": "human", "value": `)
 		lw.str(t.user)
 		lw.raw("}")
 		for _, st := range t.steps {
@@ -329,7 +356,7 @@ func (w *hermesTrajectory) session(lw *lineWriter, s *session) []written {
 				b = appendObj(b, []kv{{"name", c.tool}, {"arguments", c.args}}, true)
 				b = append(b, "\n</tool_call>"...)
 			}
-			lw.raw(`, {"from": "gpt", "value": `)
+			lw.raw(sep + `{"from": "gpt", "value": `)
 			lw.str(string(b))
 			lw.raw("}")
 			b = b[:0]
@@ -345,21 +372,117 @@ func (w *hermesTrajectory) session(lw *lineWriter, s *session) []written {
 				b = appendObj(b, []kv{{"tool_call_id", c.id}, {"name", c.tool}, {"content", content}}, true)
 				b = append(b, "\n</tool_response>"...)
 			}
-			lw.raw(`, {"from": "tool", "value": `)
+			lw.raw(sep + `{"from": "tool", "value": `)
 			lw.str(string(b))
 			lw.raw("}")
 			w.scratch = b[:0]
 		}
-		lw.raw(`, {"from": "gpt", "value": `)
+		lw.raw(sep + `{"from": "gpt", "value": `)
 		lw.str("<think>\n</think>\n" + t.final)
 		lw.raw("}")
 	}
-	lw.raw(`], "timestamp": `)
-	lw.str(isoLocal(s.end))
-	lw.raw(`, "model": `)
-	lw.str(s.model)
-	lw.raw(`, "completed": `)
-	lw.val(w.completed, true)
+	lw.raw(close)
+}
+
+// hermesBatch writes hermes' batch-runner output (formats-hermes.md,
+// batch_runner.py): one record per prompt, the conversation with the run's
+// statistics, numbered by prompt_index.
+type hermesBatch struct {
+	hermesTrajectory
+	batch  int
+	prompt int
+}
+
+func (w *hermesBatch) session(lw *lineWriter, s *session) []written {
+	w.line++
+	w.prompt += 1 + w.r.IntN(3)
+	lw.raw(`{"prompt_index": `)
+	lw.raw(itoa(w.prompt))
+	lw.raw(`, "conversations": `)
+	w.conversations(lw, s, "You are a function calling AI model.", "[", ", ", "]")
+	// Per tool: calls, successes, failures; the toolsets they belong to.
+	type stat struct{ count, fail int }
+	stats := map[string]*stat{}
+	var order []string
+	sets := map[string]bool{}
+	var setOrder []string
+	apiCalls := 0
+	for _, t := range s.turns {
+		apiCalls += len(t.steps) + 1
+		for _, st := range t.steps {
+			for _, c := range st.calls {
+				if stats[c.tool] == nil {
+					stats[c.tool] = &stat{}
+					order = append(order, c.tool)
+				}
+				stats[c.tool].count++
+				if c.isErr {
+					stats[c.tool].fail++
+				}
+				if set := hermesToolset(c.tool); !sets[set] {
+					sets[set] = true
+					setOrder = append(setOrder, set)
+				}
+			}
+		}
+	}
+	var toolStats, errCounts []kv
+	for _, name := range order {
+		st := stats[name]
+		toolStats = append(toolStats, kv{name, []kv{{"count", st.count}, {"success", st.count - st.fail}, {"failure", st.fail}}})
+		errCounts = append(errCounts, kv{name, st.fail})
+	}
+	lw.raw(`, "metadata": `)
+	lw.val([]kv{{"batch_num", w.batch}, {"timestamp", isoLocal(s.end)}, {"model", s.model}}, true)
+	lw.raw(`, "completed": true, "partial": false, "api_calls": `)
+	lw.raw(itoa(apiCalls))
+	lw.raw(`, "toolsets_used": `)
+	lw.val(setOrder, true)
+	lw.raw(`, "tool_stats": `)
+	lw.val(toolStats, true)
+	lw.raw(`, "tool_error_counts": `)
+	lw.val(errCounts, true)
 	lw.raw("}\n")
-	return []written{{s: s, id: w.stem + ":" + itoa(w.line), line: w.line}}
+	return []written{{s: s, id: w.stem + ":prompt_" + itoa(w.prompt), line: w.line}}
+}
+
+// hermesToolset is the hermes toolset a tool belongs to.
+func hermesToolset(tool string) string {
+	switch tool {
+	case "terminal", "process":
+		return "terminal"
+	case "web_search", "web_extract":
+		return "web"
+	case "delegate_task":
+		return "delegation"
+	}
+	return "file"
+}
+
+// hermesSnapshot writes a per-session JSON snapshot, session_<id>.json, in
+// its early ShareGPT form (formats-hermes.md): the session's id, model and
+// times, and its conversations, indented as hermes dumps them.
+type hermesSnapshot struct {
+	hermesTrajectory
+}
+
+func (w *hermesSnapshot) session(lw *lineWriter, s *session) []written {
+	lw.raw("{\n  \"session_id\": ")
+	lw.str(s.id)
+	lw.raw(",\n  \"model\": ")
+	lw.str(s.model)
+	lw.raw(",\n  \"session_start\": ")
+	lw.str(isoLocal(s.start))
+	lw.raw(",\n  \"last_updated\": ")
+	lw.str(isoLocal(s.end))
+	n := 1
+	for _, t := range s.turns {
+		n += 2 + 2*len(t.steps)
+	}
+	lw.raw(",\n  \"message_count\": ")
+	lw.raw(itoa(n))
+	lw.raw(",\n  \"conversations\": ")
+	w.conversations(lw, s, "You are a function calling AI model. You are provided with function signatures within <tools> </tools> XML tags.", "[\n    ", ",\n    ", "\n  ]")
+	lw.raw("\n}\n")
+	return []written{{s: s, id: s.id, line: 0}}
 }
