@@ -312,6 +312,7 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 	// The first configuration's results go to the emitter when they are
 	// kept or passed on; every configuration's are counted by the worker.
 	passOn := keep || opt.OnSession != nil
+	gate := newMemGate(aheadSessionBytes)
 	forEachFile(files, opt.Jobs, ahead, func(i int, r *fileResult) {
 		rn := runners.Get().(*sessionRunner)
 		defer runners.Put(rn)
@@ -326,13 +327,22 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		// the guard replays one batch of sessions, the next is being
 		// parsed. A few batches wait in the channel at most, so memory
 		// stays bounded.
-		sessions := make(chan []*ingest.Session, 2)
+		//
+		// The bytes the reader takes in are held at the memory gate until
+		// the sessions they made are replayed: a batch carries the bytes
+		// read since the batch before it.
+		ticket := gate.start()
+		type heldBatch struct {
+			sessions []*ingest.Session
+			bytes    int64
+		}
+		sessions := make(chan heldBatch, 2)
 		replayed := make(chan struct{})
 		go func() {
 			for batch := range sessions {
-				for j, s := range batch {
+				for j, s := range batch.sessions {
 					p := Prepare(s)
-					batch[j] = nil // let the session go once prepared
+					batch.sessions[j] = nil // let the session go once prepared
 					r.facts.add(p)
 					for k := range cfgs {
 						res, tools := rn.run(p, cfgs, k)
@@ -342,23 +352,35 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 						}
 					}
 				}
+				gate.release(ticket, batch.bytes)
 			}
 			close(replayed)
 		}()
 		var batch sessionBatch
-		ingest.ReadFile(files[i], opt.Ingest, &ingest.Sink{
+		var read, handed int64 // bytes taken in, and handed on with a batch
+		hand := func() {
+			sessions <- heldBatch{batch.take(), read - handed}
+			handed = read
+		}
+		in := opt.Ingest
+		in.OnRead = func(n int) {
+			gate.hold(ticket, n)
+			read += int64(n)
+		}
+		ingest.ReadFile(files[i], in, &ingest.Sink{
 			OnSession: func(s *ingest.Session) {
 				if batch.add(s) {
-					sessions <- batch.take()
+					hand()
 				}
 			},
 			OnProblem: r.problems.Add,
 		})
 		if len(batch.sessions) > 0 {
-			sessions <- batch.take()
+			hand()
 		}
 		close(sessions)
 		<-replayed
+		gate.done(ticket) // with what the file still holds (bytes after its last session)
 		r.problems.Close(files[i])
 	}, func(i int, s *SessionResult) {
 		if opt.OnSession != nil {

@@ -118,6 +118,26 @@ type Options struct {
 	// been added, read or not (a file of no known format is left after
 	// its first lines). Readers of several files at once may share it.
 	BytesRead *atomic.Int64
+	// OnRead, when set, is called with the size of each chunk the line
+	// reader takes in (as decoded: a gzip file's uncompressed bytes), on
+	// the reading goroutine, before the chunk is parsed. The replay uses
+	// it to bound what sessions not yet replayed hold across files
+	// (analyze's memory gate); it may block.
+	OnRead func(n int)
+}
+
+// readHook calls on with the size of every read.
+type readHook struct {
+	r  io.Reader
+	on func(n int)
+}
+
+func (h readHook) Read(p []byte) (int, error) {
+	k, err := h.r.Read(p)
+	if k > 0 {
+		h.on(k)
+	}
+	return k, err
 }
 
 // countingReader adds what it reads to n, and to own when set.
@@ -202,6 +222,9 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 	base := filepath.Base(name)
 	if gz {
 		base = strings.TrimSuffix(base, ".gz")
+	}
+	if opt.OnRead != nil {
+		rr = readHook{rr, opt.OnRead}
 	}
 	lr := newPooledLineReader(rr)
 	defer lr.release()

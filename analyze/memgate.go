@@ -1,0 +1,103 @@
+package analyze
+
+import "sync"
+
+// aheadSessionBytes is memGate's budget: the transcript bytes that the
+// files being read, other than the oldest one, may hold in sessions not
+// yet replayed. A variable so that tests can make it small.
+//
+// Why: a session is replayed once it is whole, so a file of one long
+// session holds all of it. With two jobs, two such files read at once held
+// two: on the generated corpus with Claude Code sessions of 41–45 MB, the
+// live heap reached 155 MB and the replay's peak RSS 322 MB, over the
+// 200 MB that issue 7 asks for. With the gate, what a replay holds is the
+// oldest file's session plus this budget, whatever the number of jobs.
+var aheadSessionBytes int64 = 24 << 20
+
+// memGate bounds the bytes that files being read hold in sessions not yet
+// replayed (counted as the reader takes them in: ingest.Options.OnRead,
+// and given back once their session is replayed).
+//
+// The file that was started first among those in flight never waits: it
+// is read and replayed as if the gate were not there, and once it is done
+// the next oldest takes its place, so every wait ends. The others wait
+// while what they hold together is over the budget. A log of many short
+// sessions gives its bytes back session by session and never waits; two
+// files of one long session each are read one after the other once the
+// second has read past the budget, the other core idle meanwhile (a cost
+// paid only when sessions that large meet).
+type memGate struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	budget int64
+	next   int64           // the start number of the next file
+	flight map[int64]int64 // start number -> bytes held, per file in flight
+	oldest int64           // the lowest start number in flight
+	others int64           // bytes held by the files in flight but the oldest
+}
+
+func newMemGate(budget int64) *memGate {
+	g := &memGate{budget: budget, flight: map[int64]int64{}}
+	g.cond = sync.NewCond(&g.mu)
+	return g
+}
+
+// start registers a file as in flight and returns its ticket.
+func (g *memGate) start() int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	t := g.next
+	g.next++
+	if len(g.flight) == 0 {
+		g.oldest = t
+	}
+	g.flight[t] = 0
+	return t
+}
+
+// hold counts n more bytes for file t, waiting first while t is not the
+// oldest file in flight and the others hold more than the budget.
+func (g *memGate) hold(t int64, n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for t != g.oldest && g.others > g.budget {
+		g.cond.Wait()
+	}
+	g.flight[t] += int64(n)
+	if t != g.oldest {
+		g.others += int64(n)
+	}
+}
+
+// release gives back n bytes of file t (its session was replayed).
+func (g *memGate) release(t int64, n int64) {
+	if n == 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.flight[t] -= n
+	if t != g.oldest {
+		g.others -= n
+	}
+	g.cond.Broadcast()
+}
+
+// done says file t is done: what it still holds is given back, and if it
+// was the oldest the next oldest stops counting among the others.
+func (g *memGate) done(t int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if t != g.oldest {
+		g.others -= g.flight[t]
+	}
+	delete(g.flight, t)
+	if t == g.oldest && len(g.flight) > 0 {
+		g.oldest = g.next
+		for k := range g.flight {
+			g.oldest = min(g.oldest, k)
+		}
+		g.others -= g.flight[g.oldest]
+	}
+	g.cond.Broadcast()
+}
