@@ -1242,6 +1242,48 @@ func parseHermesGateway(lr *LineReader, h *Head, out *Sink) {
 	out.Session(s)
 }
 
+// hermesSnapshotShareGPT reads a snapshot in the early ShareGPT form with
+// its entries decoded where they lie in the document, and reports whether
+// it did; when it did not (the messages form, or anything it would not
+// read exactly as the parsing path below), nothing was sent and the caller
+// reads the document. The parsing path held the document, a copy of every
+// entry and the entries' texts at once, about four times the document
+// (a 27 MB snapshot: 107 MB live); this holds the document and the texts.
+func hermesSnapshotShareGPT(doc []byte, pos *docPos, h *Head, out *Sink) bool {
+	if !hermesDirect {
+		return false
+	}
+	var id, model, platform string
+	var messages jsonx.RawMessage
+	var entries []hermesEntry
+	fields := [...]jsonx.Field{{Name: "session_id", Str: &id}, {Name: "model", Str: &model}, {Name: "platform", Str: &platform},
+		{Name: "messages", Raw: &messages, View: true}}
+	nested := [...]jsonx.Nested{{Name: "conversations", Read: func(data []byte, p, depth int) (int, bool) {
+		entries = []hermesEntry{}
+		return hermesDecodeEntries(data, p, depth, &entries)
+	}}}
+	end, ok := jsonx.DecodeObjectNested(doc, 0, 0, fields[:], nested[:])
+	if !ok || !jsonx.AtEnd(doc, end) || entries == nil || (messages != nil && string(messages) != "null") {
+		return false
+	}
+	s := &Session{Format: "hermes-snapshot", ID: id, Model: model}
+	if s.ID == "" {
+		s.ID = hermesIDFromName(h.Name)
+	}
+	if platform != "" {
+		s.Notes = append(s.Notes, "platform: "+platform)
+	}
+	s.Notes = append(s.Notes, "early snapshot in ShareGPT form (conversations)")
+	all := pos.elemLines(member(doc, "conversations"))
+	lines := make([]int, len(entries))
+	for i := range entries {
+		lines[i] = lineAtIndex(all, i, pos.first)
+	}
+	parseHermesShareGPT(s, entries, lines, 0, out)
+	out.Session(s)
+	return true
+}
+
 // hermesSnapshot is the per-session JSON snapshot (§3.C).
 type hermesSnapshot struct {
 	SessionID     string             `json:"session_id"`
@@ -1256,6 +1298,9 @@ type hermesSnapshot struct {
 // message or entry at fault.
 func parseHermesSnapshot(doc []byte, h *Head, out *Sink) {
 	pos := newDocPos(doc, h.Line)
+	if hermesSnapshotShareGPT(doc, pos, h, out) {
+		return
+	}
 	var snap hermesSnapshot
 	if err := jsonx.Unmarshal(doc, &snap); err != nil {
 		out.Problemf(pos.lineOf(doc), "not a hermes session snapshot: %s", hermesDecodeError(err))

@@ -173,24 +173,9 @@ func hermesReadTrajectoryRecord(data []byte) (v jsonx.Value, entries []hermesEnt
 	for i, name := range hermesTrajectoryMembers {
 		fields[i] = jsonx.Field{Name: name, Raw: &raws[i], View: true}
 	}
-	readEntry := func(data []byte, pos, depth int) (int, bool) {
-		// A value that is not a string or null, or a from that is not a
-		// string, is left to the parsed record; null and absent give the
-		// "" that Value.GetString and hermesValueText give.
-		var e hermesEntry
-		var value *string
-		entry := [...]jsonx.Field{{Name: "from", Str: &e.from}, {Name: "value", Ptr: &value}}
-		end, ok := jsonx.DecodeObjectNested(data, pos, depth, entry[:], nil)
-		if value != nil {
-			e.text = hermesStringValueText(*value)
-		}
-		e.object = true
-		entries = append(entries, e)
-		return end, ok
-	}
 	nested := [...]jsonx.Nested{{Name: "conversations", Read: func(data []byte, pos, depth int) (int, bool) {
 		entries = []hermesEntry{}
-		return jsonx.DecodeArrayEach(data, pos, depth, readEntry)
+		return hermesDecodeEntries(data, pos, depth, &entries)
 	}}}
 	end, ok := jsonx.DecodeObjectNested(data, 0, 0, fields[:], nested[:])
 	if !ok || !jsonx.AtEnd(data, end) || entries == nil {
@@ -208,6 +193,27 @@ func hermesReadTrajectoryRecord(data []byte) (v jsonx.Value, entries []hermesEnt
 		v.Obj = append(v.Obj, jsonx.Member{Key: hermesTrajectoryMembers[i], Val: m})
 	}
 	return v, entries, true
+}
+
+// hermesDecodeEntries reads a conversations list where it lies, appending
+// its entries to entries; ok is false when it does not read the list as
+// parsing it would (hermesEntryOf over jsonx.Parse), and the caller parses.
+func hermesDecodeEntries(data []byte, pos, depth int, entries *[]hermesEntry) (end int, ok bool) {
+	return jsonx.DecodeArrayEach(data, pos, depth, func(data []byte, pos, depth int) (int, bool) {
+		// A value that is not a string or null, or a from that is not a
+		// string, is left to the parsed record; null and absent give the
+		// "" that Value.GetString and hermesValueText give.
+		var e hermesEntry
+		var value *string
+		entry := [...]jsonx.Field{{Name: "from", Str: &e.from}, {Name: "value", Ptr: &value}}
+		end, ok := jsonx.DecodeObjectNested(data, pos, depth, entry[:], nil)
+		if value != nil {
+			e.text = hermesStringValueText(*value)
+		}
+		e.object = true
+		*entries = append(*entries, e)
+		return end, ok
+	})
 }
 
 // hermesEntry is a conversations entry as parseHermesShareGPT reads it.
