@@ -2,7 +2,7 @@
 // the on-disk formats loopgate reads (hermes export, gateway and trajectory
 // files, batch-runner output and session snapshots, nanobot sessions, OpenAI
 // Chat Completions and Responses logs, Claude Code sessions and Codex CLI
-// rollouts), with
+// rollouts, OpenHands trajectories), with
 // loops of known shapes planted in some sessions. It feeds the benchmark
 // (docs/performance.md) and the corpus on which guard thresholds are tuned:
 // .manifest.json, written next to the files, records where every planted loop
@@ -43,12 +43,13 @@ const (
 	FormatCodex            = "codex"
 	FormatHermesBatch      = "hermes-batch"
 	FormatHermesSnapshot   = "hermes-snapshot"
+	FormatOpenHands        = "openhands"
 )
 
 // Formats lists every format the generator writes.
 // New formats go last: a corpus of the earlier ones, asked for by name,
 // stays byte for byte what it was.
-var Formats = []string{FormatHermesExport, FormatHermesGateway, FormatHermesTrajectory, FormatNanobot, FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex, FormatHermesBatch, FormatHermesSnapshot}
+var Formats = []string{FormatHermesExport, FormatHermesGateway, FormatHermesTrajectory, FormatNanobot, FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex, FormatHermesBatch, FormatHermesSnapshot, FormatOpenHands}
 
 // LargeFileBytes is the size above which a file counts as large.
 const LargeFileBytes = 50 << 20
@@ -353,6 +354,13 @@ func planFiles(cfg Config) []filePlan {
 			pl.single = true
 			pl.sid = day.Format("20060102_150405") + "_" + randString(r, "0123456789abcdef", 6)
 			pl.path = "hermes/sessions/session_" + pl.sid + ".json"
+		case FormatOpenHands:
+			if s < 48_000 && r.IntN(2) == 0 {
+				pl.single = true
+				pl.path = fmt.Sprintf("openhands/trajectories/trajectory_%04d.json", n)
+			} else {
+				pl.path = fmt.Sprintf("openhands/output/output_%04d.jsonl", n)
+			}
 		case FormatClaudeCode:
 			pl.single = true
 			pl.sid = uuid4(r)
@@ -383,9 +391,10 @@ func harnessOf(format string) harness {
 	switch format {
 	case FormatNanobot:
 		return hNanobot
-	case FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex:
-		// Claude Code and Codex sessions are built with the OpenAI
-		// harness's tools and renamed as they are written (write_agents.go).
+	case FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex, FormatOpenHands:
+		// Claude Code, Codex and OpenHands sessions are built with the
+		// OpenAI harness's tools and renamed as they are written
+		// (write_agents.go).
 		return hOpenAI
 	}
 	return hHermes
@@ -428,6 +437,17 @@ func writeFile(dir string, cfg Config, pl filePlan, p *pool) (res fileResult) {
 		b.callExtra = 1250
 	case FormatCodex:
 		b.callExtra = 400
+	case FormatOpenHands:
+		// OpenHands polls a running command with execute_bash (is_input
+		// true, or a command reading its log): to the guards that is a
+		// repeated shell command, whose changing output is new
+		// information every time. loopgate's preset blocks shell commands
+		// after one identical result (rules/presets/loopgate.yaml says
+		// so), and with polls planted as `cat <log>` commands it made 12
+		// harmful stops on one seed of the tuning corpus. No poll loops are
+		// planted in OpenHands sessions until the rules can tell such a
+		// poll from a repeat.
+		b.callExtra, b.noPoll = 900, true
 	}
 	fw := newFormatWriter(pl, r)
 	res.info = FileInfo{Path: pl.path, Format: pl.format}
@@ -504,6 +524,8 @@ func timeSession(r *rand.Rand, s *session, start int64, pl filePlan) {
 		models = []string{"claude-sonnet-4-5-20250929", "claude-opus-4-6", "claude-haiku-4-5-20251001"}
 	case FormatCodex:
 		models = []string{"gpt-5-codex", "gpt-5.1-codex-max", "gpt-5-codex-mini"}
+	case FormatOpenHands:
+		models = []string{"litellm_proxy/claude-sonnet-4-5-20250929", "litellm_proxy/gpt-5", "litellm_proxy/qwen3-coder-480b"}
 	}
 	s.model = models[r.IntN(len(models))]
 	if s.source == "" {

@@ -156,7 +156,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-// --- an independent reader of the ten formats ---
+// --- an independent reader of the eleven formats ---
 
 type rcall struct {
 	tool   string
@@ -358,6 +358,61 @@ func responsesSession(t *testing.T, where, id string, items []map[string]any) rs
 	return s
 }
 
+// openHandsSession reads OpenHands events: a user message opens a turn,
+// an agent action with tool_call_metadata is a call (its arguments as the
+// model response listed them), an observation answers the action it names
+// by cause.
+func openHandsSession(t *testing.T, where, id string, events []map[string]any) rsession {
+	t.Helper()
+	s := rsession{id: id}
+	argsOf := map[string]string{}
+	byEvent := map[float64]int{}
+	for i, e := range events {
+		str := func(k string) string { v, _ := e[k].(string); return v }
+		switch {
+		case str("action") == "message" && str("source") == "user":
+			s.turns++
+		case e["tool_call_metadata"] != nil:
+			meta, _ := e["tool_call_metadata"].(map[string]any)
+			if mr, ok := meta["model_response"].(map[string]any); ok {
+				choices, _ := mr["choices"].([]any)
+				for _, ch := range choices {
+					msg, _ := ch.(map[string]any)["message"].(map[string]any)
+					tcs, _ := msg["tool_calls"].([]any)
+					for _, tc := range tcs {
+						m, _ := tc.(map[string]any)
+						fn, _ := m["function"].(map[string]any)
+						id, _ := m["id"].(string)
+						argsOf[id], _ = fn["arguments"].(string)
+					}
+				}
+			}
+			callID, _ := meta["tool_call_id"].(string)
+			name, _ := meta["function_name"].(string)
+			raw, ok := argsOf[callID]
+			if !ok {
+				t.Fatalf("%s event %d: call %s has no arguments in a model response", where, i+1, callID)
+			}
+			a, f := canonString(t, fmt.Sprintf("%s event %d", where, i+1), raw)
+			evID, _ := e["id"].(float64)
+			byEvent[evID] = len(s.calls)
+			s.calls = append(s.calls, rcall{tool: name, args: a, folded: f, turn: s.turns})
+		case str("observation") != "":
+			cause, _ := e["cause"].(float64)
+			k, ok := byEvent[cause]
+			if !ok {
+				t.Fatalf("%s event %d: observation of unknown event %v", where, i+1, cause)
+			}
+			s.calls[k].result = normalize(str("content"))
+			delete(byEvent, cause)
+		}
+	}
+	if len(byEvent) > 0 {
+		t.Errorf("%s: %d calls without an observation", where, len(byEvent))
+	}
+	return s
+}
+
 func stem(p string) string {
 	b := filepath.Base(p)
 	return strings.TrimSuffix(strings.TrimSuffix(b, ".jsonl"), ".json")
@@ -385,7 +440,13 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 			if !json.Valid(data) {
 				t.Fatalf("%s is not valid JSON", f.Path)
 			}
-			if f.Format == gen.FormatHermesSnapshot {
+			if f.Format == gen.FormatOpenHands {
+				var events []map[string]any
+				if err := json.Unmarshal(data, &events); err != nil {
+					t.Fatalf("%s: %v", f.Path, err)
+				}
+				add(f.Path, openHandsSession(t, f.Path, stem(f.Path), events))
+			} else if f.Format == gen.FormatHermesSnapshot {
 				var rec map[string]any
 				if err := json.Unmarshal(data, &rec); err != nil {
 					t.Fatalf("%s: %v", f.Path, err)
@@ -437,6 +498,15 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 				var rec map[string]any
 				_ = json.Unmarshal(line, &rec)
 				add(f.Path, trajectorySession(t, where, stem(f.Path)+":"+fmt.Sprint(n), rec))
+			case gen.FormatOpenHands:
+				var rec struct {
+					InstanceID string           `json:"instance_id"`
+					History    []map[string]any `json:"history"`
+				}
+				if err := json.Unmarshal(line, &rec); err != nil {
+					t.Fatalf("%s: %v", where, err)
+				}
+				add(f.Path, openHandsSession(t, where, rec.InstanceID, rec.History))
 			case gen.FormatHermesBatch:
 				var rec map[string]any
 				_ = json.Unmarshal(line, &rec)

@@ -94,7 +94,11 @@ type builder struct {
 	// allowance: Claude Code and Codex wrap each call and each result in
 	// a record of its own, with ids, times and usage.
 	callExtra int64
-	clock     int64
+	// noPoll leaves out poll loops: OpenHands has no poll tool (a running
+	// command is polled with execute_bash and is_input), and a poll that
+	// is a shell command looks like a repeated one (writeFile).
+	noPoll bool
+	clock  int64
 }
 
 // resultSize draws a result size: mostly tens of bytes to a few KB, a rare
@@ -293,6 +297,9 @@ func toolTrace(s *session) []string {
 func (b *builder) nextShape() string {
 	sh := Shapes[b.shapeNext%len(Shapes)]
 	b.shapeNext++
+	if sh == ShapePoll && b.noPoll {
+		return b.nextShape()
+	}
 	return sh
 }
 

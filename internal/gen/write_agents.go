@@ -351,3 +351,181 @@ func (w *codexWriter) session(lw *lineWriter, s *session) []written {
 	}
 	return []written{{s: s, id: s.id, line: 1}}
 }
+
+// openHandsTool renames an OpenAI-harness call to OpenHands' CodeAct tools
+// and gives the action and observation types its events carry.
+func openHandsTool(c *call) (action, observation string) {
+	a := c.args
+	switch c.tool {
+	case "read_file":
+		c.tool, c.args = "str_replace_editor", []kv{{"command", "view"}, {"path", "/workspace/" + argString(a, "path")}}
+		return "read", "read"
+	case "grep":
+		c.tool, c.args = "execute_bash", []kv{{"command", "grep -rn '" + argString(a, "pattern") + "' " + argString(a, "path")}}
+		return "run", "run"
+	case "bash":
+		c.tool, c.args = "execute_bash", []kv{{"command", argString(a, "command")}}
+		return "run", "run"
+	case "write_file":
+		c.tool, c.args = "str_replace_editor", []kv{{"command", "create"}, {"path", "/workspace/" + argString(a, "path")}, {"file_text", argString(a, "content")}}
+		return "edit", "edit"
+	case "web_fetch":
+		c.tool, c.args = "web_read", []kv{{"url", argString(a, "url")}}
+		return "browse", "browse"
+	case "job_start":
+		c.tool, c.args = "execute_bash", []kv{{"command", argString(a, "command")}, {"timeout", 30}}
+		return "run", "run"
+	case "job_get_result":
+		c.tool, c.args = "execute_bash", []kv{{"command", "cat /tmp/" + argString(a, "job_id") + ".log"}}
+		return "run", "run"
+	}
+	// web_search and anything else: a tool of an MCP server, as is.
+	return "call_tool_mcp", "mcp"
+}
+
+// openHandsWriter writes OpenHands trajectories (formats-other.md): a JSON
+// array of events for a small one-session file, else evaluation output,
+// one record per line (instance_id, instruction, history, metrics). An
+// action event per call carries tool_call_metadata (function name, call
+// id, and the model response with every call of that response, listed on
+// the first of its actions, as OpenHands does); an observation event per
+// result names its action by cause.
+type openHandsWriter struct {
+	r    *rand.Rand
+	doc  bool
+	stem string
+	line int
+}
+
+func (w *openHandsWriter) session(lw *lineWriter, s *session) []written {
+	w.line++
+	id := w.stem
+	sep := ", "
+	if w.doc {
+		lw.raw("[\n  ")
+		sep = ",\n  "
+	} else {
+		id = word(w.r) + "__" + word(w.r) + "-" + itoa(100+w.r.IntN(9000))
+		lw.raw(`{"instance_id": `)
+		lw.str(id)
+		lw.raw(`, "instruction": `)
+		if len(s.turns) > 0 {
+			lw.str(s.turns[0].user)
+		} else {
+			lw.str("")
+		}
+		lw.raw(`, "history": [`)
+	}
+	ev := 0
+	first := true
+	event := func(ts int64, source, message string, body func()) int {
+		if !first {
+			lw.raw(sep)
+		}
+		first = false
+		lw.raw(`{"id": `)
+		lw.raw(itoa(ev))
+		lw.raw(`, "timestamp": `)
+		lw.str(isoLocal(ts))
+		lw.raw(`, "source": `)
+		lw.str(source)
+		lw.raw(`, "message": `)
+		lw.str(message)
+		body()
+		lw.raw("}")
+		ev++
+		return ev - 1
+	}
+	for _, t := range s.turns {
+		at := t.at
+		tick := func() int64 { at += int64(200_000 + w.r.IntN(3_000_000)); return at }
+		event(at, "user", t.user, func() {
+			lw.raw(`, "action": "message", "args": {"content": `)
+			lw.str(t.user)
+			lw.raw(`, "image_urls": null, "wait_for_response": false}`)
+		})
+		for _, st := range t.steps {
+			kinds := make([][2]string, len(st.calls))
+			for i, c := range st.calls {
+				if c.id == "" {
+					c.id = "toolu_" + randString(w.r, alnum, 24)
+				}
+				action, obs := openHandsTool(c)
+				kinds[i] = [2]string{action, obs}
+			}
+			respID := "chatcmpl-" + randString(w.r, alnum, 20)
+			ts := tick()
+			actions := make([]int, len(st.calls))
+			for i, c := range st.calls {
+				actions[i] = event(ts, "agent", "Running "+c.tool, func() {
+					lw.raw(`, "action": `)
+					lw.str(kinds[i][0])
+					lw.raw(`, "args": `)
+					lw.val(append(append([]kv(nil), c.args...), kv{"thought", ""}), true)
+					lw.raw(`, "tool_call_metadata": {"function_name": `)
+					lw.str(c.tool)
+					lw.raw(`, "tool_call_id": `)
+					lw.str(c.id)
+					lw.raw(`, "total_calls_in_response": `)
+					lw.raw(itoa(len(st.calls)))
+					lw.raw(`, "model_response": {"id": `)
+					lw.str(respID)
+					lw.raw(`, "object": "chat.completion", "model": `)
+					lw.str(s.model)
+					lw.raw(`, "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": `)
+					lw.str(st.text)
+					lw.raw(`, "tool_calls": [`)
+					if i == 0 {
+						for k, d := range st.calls {
+							if k > 0 {
+								lw.raw(", ")
+							}
+							lw.raw(`{"index": `)
+							lw.raw(itoa(k + 1))
+							lw.raw(`, "id": `)
+							lw.str(d.id)
+							lw.raw(`, "type": "function", "function": {"name": `)
+							lw.str(d.tool)
+							lw.raw(`, "arguments": `)
+							lw.str(objString(d.args, true))
+							lw.raw("}}")
+						}
+					}
+					lw.raw(`]}}], "usage": {"completion_tokens": `)
+					lw.raw(itoa(20 + w.r.IntN(500)))
+					lw.raw(`, "prompt_tokens": `)
+					lw.raw(itoa(3000 + w.r.IntN(30000)))
+					lw.raw("}}}")
+				})
+			}
+			for i, c := range st.calls {
+				event(tick(), "agent", "Observed "+c.tool, func() {
+					lw.raw(`, "cause": `)
+					lw.raw(itoa(actions[i]))
+					lw.raw(`, "observation": `)
+					if c.isErr {
+						lw.str("error")
+					} else {
+						lw.str(kinds[i][1])
+					}
+					lw.raw(`, "content": `)
+					lw.str(c.result)
+					lw.raw(`, "extras": {}`)
+				})
+			}
+		}
+		event(tick(), "agent", t.final, func() {
+			lw.raw(`, "action": "message", "args": {"content": `)
+			lw.str(t.final)
+			lw.raw(`, "image_urls": null, "wait_for_response": true}`)
+		})
+	}
+	if w.doc {
+		lw.raw("\n]\n")
+		return []written{{s: s, id: id, line: 0}}
+	}
+	lw.raw(`], "metrics": {"accumulated_cost": `)
+	lw.val(flt(float64(w.r.IntN(400))/100), true)
+	lw.raw("}}\n")
+	return []written{{s: s, id: id, line: w.line}}
+}

@@ -91,6 +91,8 @@ func newFormatWriter(pl filePlan, r *rand.Rand) fileWriter {
 		return &claudeCodeWriter{r: r, cwd: "/home/dev/" + pl.path[len("claude/projects/-home-dev-"):strings.LastIndex(pl.path, "/")]}
 	case FormatCodex:
 		return &codexWriter{r: r}
+	case FormatOpenHands:
+		return &openHandsWriter{r: r, doc: pl.single, stem: stemOf(pl.path)}
 	default:
 		return &openaiResponses{r: r, doc: pl.single, stem: stemOf(pl.path)}
 	}
