@@ -7,12 +7,16 @@ import "sync"
 // yet replayed. A variable so that tests can make it small.
 //
 // Why: a session is replayed once it is whole, so a file of one long
-// session holds all of it. With two jobs, two such files read at once held
-// two: on the generated corpus with Claude Code sessions of 41–45 MB, the
-// live heap reached 155 MB and the replay's peak RSS 322 MB, over the
-// 200 MB that issue 7 asks for. With the gate, what a replay holds is the
-// oldest file's session plus this budget, whatever the number of jobs.
-var aheadSessionBytes int64 = 24 << 20
+// session holds all of it (a JSON document, all of it at once). With two
+// jobs, two such files read at once held two: on the generated corpus of
+// eleven formats (Claude Code sessions of 40 MB, hermes snapshots of
+// 23-26 MB) the replay's peak RSS was 255-357 MB, over the 200 MB that
+// issue 7 asks for, and it grew with --jobs (525 MB at 8). 8 MiB, measured
+// against 16 and 24 (with main's follower of the live heap at one and a
+// half times, before it was made one and a quarter): 193-197 MB on that
+// corpus in three runs, where 16 MiB gave 189-217 MB, and the same replay
+// time on it and on the six-format corpus.
+var aheadSessionBytes int64 = 8 << 20
 
 // memGate bounds the bytes that files being read hold in sessions not yet
 // replayed (counted as the reader takes them in: ingest.Options.OnRead,
