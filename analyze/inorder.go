@@ -39,9 +39,12 @@ var (
 // is bounded by waiting instead. The worker of the file whose turn it is
 // waits when inOrderLimit of its sessions wait for the caller; a worker of
 // a file read ahead waits while the files read ahead hold inOrderAhead
-// sessions and calls. Files are handed to the workers in order, so the file
-// whose turn it is has always been started, and its worker never waits on
-// the others: every wait ends.
+// sessions and calls; and a worker waits at the memory gate (memgate.go)
+// while the sessions being read in other files than the oldest hold more
+// than aheadSessionBytes. Files are handed to the workers in order, so the
+// file whose turn it is has always been started, is the oldest in flight
+// (every file before it is done), and its worker never waits on the
+// others: every wait ends.
 func ReadInOrder[T any](files []string, jobs int, in ingest.Options, convert func(*ingest.Session) T, emit func(T), fileDone func(i int, p *FileProblems)) {
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
@@ -72,6 +75,10 @@ func ReadInOrder[T any](files []string, jobs int, in ingest.Options, convert fun
 		}
 		close(next)
 	}()
+	// The memory gate bounds what sessions being read hold across the
+	// workers, as in a replay (memgate.go): a session is converted, and
+	// let go, once it is whole.
+	gate := newMemGate(aheadSessionBytes)
 	var wg sync.WaitGroup
 	for range jobs {
 		wg.Add(1)
@@ -79,10 +86,19 @@ func ReadInOrder[T any](files []string, jobs int, in ingest.Options, convert fun
 			defer wg.Done()
 			for i := range next {
 				s := slots[i]
-				ingest.ReadFile(files[i], in, &ingest.Sink{
+				ticket := gate.start()
+				var read, given int64
+				fileIn := in
+				fileIn.OnRead = func(n int) {
+					gate.hold(ticket, n)
+					read += int64(n)
+				}
+				ingest.ReadFile(files[i], fileIn, &ingest.Sink{
 					OnSession: func(x *ingest.Session) {
 						w := 1 + x.NumCalls()
 						t := convert(x)
+						gate.release(ticket, read-given)
+						given = read
 						mu.Lock()
 						for !(i == current && len(s.items) < inOrderLimit ||
 							i != current && ahead < inOrderAhead) {
@@ -98,6 +114,7 @@ func ReadInOrder[T any](files []string, jobs int, in ingest.Options, convert fun
 					},
 					OnProblem: s.problems.Add,
 				})
+				gate.done(ticket)
 				s.problems.Close(files[i])
 				mu.Lock()
 				s.done = true
