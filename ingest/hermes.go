@@ -1256,11 +1256,16 @@ func hermesSnapshotShareGPT(doc []byte, pos *docPos, h *Head, out *Sink) bool {
 	var id, model, platform string
 	var messages jsonx.RawMessage
 	var entries []hermesEntry
+	var conversations []byte // the list as it stands in doc
 	fields := [...]jsonx.Field{{Name: "session_id", Str: &id}, {Name: "model", Str: &model}, {Name: "platform", Str: &platform},
 		{Name: "messages", Raw: &messages, View: true}}
 	nested := [...]jsonx.Nested{{Name: "conversations", Read: func(data []byte, p, depth int) (int, bool) {
 		entries = []hermesEntry{}
-		return hermesDecodeEntries(data, p, depth, &entries)
+		end, ok := hermesDecodeEntries(data, p, depth, &entries)
+		if ok {
+			conversations = data[p:end]
+		}
+		return end, ok
 	}}}
 	end, ok := jsonx.DecodeObjectNested(doc, 0, 0, fields[:], nested[:])
 	if !ok || !jsonx.AtEnd(doc, end) || entries == nil || (messages != nil && string(messages) != "null") {
@@ -1274,7 +1279,7 @@ func hermesSnapshotShareGPT(doc []byte, pos *docPos, h *Head, out *Sink) bool {
 		s.Notes = append(s.Notes, "platform: "+platform)
 	}
 	s.Notes = append(s.Notes, "early snapshot in ShareGPT form (conversations)")
-	all := pos.elemLines(member(doc, "conversations"))
+	all := pos.elemLines(bytes.TrimSpace(conversations))
 	lines := make([]int, len(entries))
 	for i := range entries {
 		lines[i] = lineAtIndex(all, i, pos.first)
