@@ -631,6 +631,22 @@ var hermesEdgeRecords = []string{
 	`{"conversations": null}`,
 }
 
+// hermesEdgeSnapshots are snapshot documents, pretty-printed as hermes
+// writes them, that the direct ShareGPT reading (hermesSnapshotShareGPT)
+// must give up on or read exactly as the plain one: both forms at once,
+// a null messages, repeated, folded and escaped members, members of other
+// types, an entry that is not an object, a platform.
+var hermesEdgeSnapshots = []string{
+	"{\n  \"session_id\": \"e1\",\n  \"messages\": [{\"role\": \"user\", \"content\": \"m\"}],\n  \"conversations\": [\n    {\"from\": \"human\", \"value\": \"c\"}\n  ]\n}\n",
+	"{\n  \"session_id\": \"e2\",\n  \"messages\": null,\n  \"session_start\": \"2026-01-01T00:00:00\",\n  \"conversations\": [\n    {\"from\": \"human\", \"value\": \"c\"},\n    {\"from\": \"gpt\", \"value\": \"<tool_call>\\n{\\\"name\\\": \\\"t\\\", \\\"arguments\\\": {}}\\n</tool_call>\"},\n    {\"from\": \"tool\", \"value\": \"<tool_response>\\n{\\\"name\\\": \\\"t\\\", \\\"content\\\": \\\"r\\\"}\\n</tool_response>\"}\n  ]\n}\n",
+	"{\n  \"session_id\": 7,\n  \"last_updated\": \"x\",\n  \"conversations\": [{\"from\": \"human\", \"value\": \"c\"}]\n}\n",
+	"{\n  \"Session_Id\": \"folded\",\n  \"last_updated\": \"x\",\n  \"conversations\": [{\"from\": \"human\", \"value\": \"c\"}]\n}\n",
+	"{\n  \"session_id\": \"e5\",\n  \"last_updated\": \"x\",\n  \"conversations\": [{\"from\": \"human\", \"value\": \"c\"}, \"not an object\", {\"from\": \"gpt\", \"value\": [1]}]\n}\n",
+	"{\n  \"session_id\": \"e6\",\n  \"platform\": \"telegram\",\n  \"model\": \"m\",\n  \"last_updated\": \"x\",\n  \"conversations\": [],\n  \"conversations\": [{\"from\": \"human\", \"value\": \"c\"}]\n}\n",
+	"{\n  \"session_id\": \"e7\",\n  \"platform\": \"discord\",\n  \"model\": \"m\",\n  \"last_updated\": \"x\",\n  \"conversations\": [{\"from\": \"human\", \"value\": \"c\"}, {\"from\": \"gpt\", \"value\": null}]\n}\n",
+	"{\n  \"s\\u0065ssion_id\": \"escaped\",\n  \"last_updated\": \"x\",\n  \"conversations\": [{\"from\": \"human\", \"value\": \"c\"}]\n}\n",
+}
+
 // TestHermesDirectMatchesPlain: the direct readings give what the plain
 // ones give, on the fixtures, the samples, a generated corpus and the edge
 // cases above, under every hermes format.
@@ -638,6 +654,9 @@ func TestHermesDirectMatchesPlain(t *testing.T) {
 	extra := map[string][]byte{}
 	for i, rec := range hermesEdgeRecords {
 		extra[fmt.Sprintf("edge/20260413_083748_5a617929_%d.jsonl", i)] = []byte(rec + "\n")
+	}
+	for i, doc := range hermesEdgeSnapshots {
+		extra[fmt.Sprintf("edge/session_20260413_083748_%06d.json", i)] = []byte(doc)
 	}
 	inputs := directInputs(t, extra)
 	formats := []string{""}
@@ -658,6 +677,9 @@ func TestHermesDirectMatchesPlain(t *testing.T) {
 func FuzzHermesDirect(f *testing.F) {
 	for _, rec := range hermesEdgeRecords {
 		f.Add([]byte(rec), uint8(0))
+	}
+	for _, doc := range hermesEdgeSnapshots {
+		f.Add([]byte(doc), uint8(2)) // read as hermes-snapshot
 	}
 	f.Fuzz(func(t *testing.T, data []byte, fb uint8) {
 		formats := []string{"hermes-export", "hermes-gateway", "hermes-snapshot", "hermes-trajectory"}
