@@ -391,32 +391,26 @@ func TestHostileUnreadableFile(t *testing.T) {
 // 64 MiB file left out: it is checked above) and over the fixtures.
 func TestHostileDeterminism(t *testing.T) {
 	dir, _, _ := hostileCorpus(t, false)
+	var runs [][]string
 	for _, format := range []string{"table", "json", "jsonl", "markdown"} {
-		var first string
-		for _, jobs := range []string{"1", "8", "1"} {
-			out, stderr, code := runWithin(t, 2*time.Minute, "replay", "--format", format, "--tokenizer", "chars4", "--color", "never", "--jobs", jobs, dir, "fixtures")
-			if code != exitOK {
-				t.Fatalf("%s --jobs %s: exit %d: %s", format, jobs, code, stderr)
-			}
-			if first == "" {
-				first = out
-			} else if out != first {
-				t.Errorf("%s report with --jobs %s differs from --jobs 1", format, jobs)
-			}
-		}
+		runs = append(runs, []string{"replay", "--format", format, "--tokenizer", "chars4"})
 	}
 	// inspect reads files in parallel too, and lists them in order.
 	for _, format := range []string{"table", "json"} {
+		runs = append(runs, []string{"inspect", "--format", format, "--calls"})
+	}
+	for _, run := range runs {
+		name := strings.Join(run, " ")
 		var first string
 		for _, jobs := range []string{"1", "8", "1"} {
-			out, stderr, code := runWithin(t, time.Minute, "inspect", "--format", format, "--calls", "--color", "never", "--jobs", jobs, dir, "fixtures")
+			out, stderr, code := runWithin(t, 2*time.Minute, append(run, "--color", "never", "--jobs", jobs, dir, "fixtures")...)
 			if code != exitOK {
-				t.Fatalf("inspect %s --jobs %s: exit %d: %s", format, jobs, code, stderr)
+				t.Fatalf("%s --jobs %s: exit %d: %s", name, jobs, code, stderr)
 			}
 			if first == "" {
 				first = out
 			} else if out != first {
-				t.Errorf("inspect %s with --jobs %s differs from --jobs 1", format, jobs)
+				t.Errorf("%s with --jobs %s differs from --jobs 1", name, jobs)
 			}
 		}
 	}

@@ -331,7 +331,7 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		// The bytes the reader takes in are held at the memory gate until
 		// the sessions they made are replayed: a batch carries the bytes
 		// read since the batch before it.
-		ticket := gate.start()
+		gf, in := gate.file(opt.Ingest)
 		type heldBatch struct {
 			sessions []*ingest.Session
 			bytes    int64
@@ -352,21 +352,12 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 						}
 					}
 				}
-				gate.release(ticket, batch.bytes)
+				gf.release(batch.bytes)
 			}
 			close(replayed)
 		}()
 		var batch sessionBatch
-		var read, handed int64 // bytes taken in, and handed on with a batch
-		hand := func() {
-			sessions <- heldBatch{batch.take(), read - handed}
-			handed = read
-		}
-		in := opt.Ingest
-		in.OnRead = func(n int) {
-			gate.hold(ticket, n)
-			read += int64(n)
-		}
+		hand := func() { sessions <- heldBatch{batch.take(), gf.taken()} }
 		ingest.ReadFile(files[i], in, &ingest.Sink{
 			OnSession: func(s *ingest.Session) {
 				if batch.add(s) {
@@ -380,7 +371,7 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		}
 		close(sessions)
 		<-replayed
-		gate.done(ticket) // with what the file still holds (bytes after its last session)
+		gf.done() // with what the file still holds (bytes after its last session)
 		r.problems.Close(files[i])
 	}, func(i int, s *SessionResult) {
 		if opt.OnSession != nil {

@@ -86,19 +86,12 @@ func ReadInOrder[T any](files []string, jobs int, in ingest.Options, convert fun
 			defer wg.Done()
 			for i := range next {
 				s := slots[i]
-				ticket := gate.start()
-				var read, given int64
-				fileIn := in
-				fileIn.OnRead = func(n int) {
-					gate.hold(ticket, n)
-					read += int64(n)
-				}
+				gf, fileIn := gate.file(in)
 				ingest.ReadFile(files[i], fileIn, &ingest.Sink{
 					OnSession: func(x *ingest.Session) {
 						w := 1 + x.NumCalls()
 						t := convert(x)
-						gate.release(ticket, read-given)
-						given = read
+						gf.release(gf.taken())
 						mu.Lock()
 						for !(i == current && len(s.items) < inOrderLimit ||
 							i != current && ahead < inOrderAhead) {
@@ -114,7 +107,7 @@ func ReadInOrder[T any](files []string, jobs int, in ingest.Options, convert fun
 					},
 					OnProblem: s.problems.Add,
 				})
-				gate.done(ticket)
+				gf.done()
 				s.problems.Close(files[i])
 				mu.Lock()
 				s.done = true

@@ -1,6 +1,10 @@
 package analyze
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/loopgate/loopgate/ingest"
+)
 
 // aheadSessionBytes is memGate's budget: the transcript bytes that the
 // files being read, other than the oldest one, may hold in sessions not
@@ -105,3 +109,38 @@ func (g *memGate) done(t int64) {
 	}
 	g.cond.Broadcast()
 }
+
+// gatedFile is one file's passage through the gate, for the goroutine that
+// reads it: its reads are held, and taken says how many bytes were read
+// since the last call, for the sessions handed on since.
+type gatedFile struct {
+	g              *memGate
+	ticket         int64
+	read, reported int64
+}
+
+// file starts a file at the gate and returns it with in, its reads held.
+func (g *memGate) file(in ingest.Options) (*gatedFile, ingest.Options) {
+	f := &gatedFile{g: g, ticket: g.start()}
+	in.OnRead = func(n int) {
+		g.hold(f.ticket, n)
+		f.read += int64(n)
+	}
+	return f, in
+}
+
+// taken returns the bytes read since the last call (on the reading
+// goroutine).
+func (f *gatedFile) taken() int64 {
+	n := f.read - f.reported
+	f.reported = f.read
+	return n
+}
+
+// release gives back n bytes, once the sessions they made are let go (from
+// any goroutine).
+func (f *gatedFile) release(n int64) { f.g.release(f.ticket, n) }
+
+// done gives back what the file still holds and lets the next file be the
+// oldest.
+func (f *gatedFile) done() { f.g.done(f.ticket) }

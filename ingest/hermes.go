@@ -1271,14 +1271,8 @@ func hermesSnapshotShareGPT(doc []byte, pos *docPos, h *Head, out *Sink) bool {
 	if !ok || !jsonx.AtEnd(doc, end) || entries == nil || (messages != nil && string(messages) != "null") {
 		return false
 	}
-	s := &Session{Format: "hermes-snapshot", ID: id, Model: model}
-	if s.ID == "" {
-		s.ID = hermesIDFromName(h.Name)
-	}
-	if platform != "" {
-		s.Notes = append(s.Notes, "platform: "+platform)
-	}
-	s.Notes = append(s.Notes, "early snapshot in ShareGPT form (conversations)")
+	s := newHermesSnapshotSession(id, model, platform, h)
+	s.Notes = append(s.Notes, hermesShareGPTNote)
 	all := pos.elemLines(bytes.TrimSpace(conversations))
 	lines := make([]int, len(entries))
 	for i := range entries {
@@ -1288,6 +1282,22 @@ func hermesSnapshotShareGPT(doc []byte, pos *docPos, h *Head, out *Sink) bool {
 	out.Session(s)
 	return true
 }
+
+// newHermesSnapshotSession starts a snapshot's session: its id (else one
+// from the file name), model, and platform as a note.
+func newHermesSnapshotSession(id, model, platform string, h *Head) *Session {
+	s := &Session{Format: "hermes-snapshot", ID: id, Model: model}
+	if s.ID == "" {
+		s.ID = hermesIDFromName(h.Name)
+	}
+	if platform != "" {
+		s.Notes = append(s.Notes, "platform: "+platform)
+	}
+	return s
+}
+
+// hermesShareGPTNote is the note of a snapshot in the ShareGPT form.
+const hermesShareGPTNote = "early snapshot in ShareGPT form (conversations)"
 
 // hermesSnapshot is the per-session JSON snapshot (§3.C).
 type hermesSnapshot struct {
@@ -1311,15 +1321,9 @@ func parseHermesSnapshot(doc []byte, h *Head, out *Sink) {
 		out.Problemf(pos.lineOf(doc), "not a hermes session snapshot: %s", hermesDecodeError(err))
 		return
 	}
-	s := &Session{Format: "hermes-snapshot", ID: snap.SessionID, Model: snap.Model}
-	if s.ID == "" {
-		s.ID = hermesIDFromName(h.Name)
-	}
-	if snap.Platform != "" {
-		s.Notes = append(s.Notes, "platform: "+snap.Platform)
-	}
+	s := newHermesSnapshotSession(snap.SessionID, snap.Model, snap.Platform, h)
 	if snap.Messages == nil && snap.Conversations != nil {
-		s.Notes = append(s.Notes, "early snapshot in ShareGPT form (conversations)")
+		s.Notes = append(s.Notes, hermesShareGPTNote)
 		all := pos.elemLines(member(doc, "conversations"))
 		entries := make([]hermesEntry, 0, len(snap.Conversations))
 		var lines []int

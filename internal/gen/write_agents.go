@@ -372,14 +372,10 @@ func openHandsTool(c *call) (action, observation string) {
 	case "web_fetch":
 		c.tool, c.args = "web_read", []kv{{"url", argString(a, "url")}}
 		return "browse", "browse"
-	case "job_start":
-		c.tool, c.args = "execute_bash", []kv{{"command", argString(a, "command")}, {"timeout", 30}}
-		return "run", "run"
-	case "job_get_result":
-		c.tool, c.args = "execute_bash", []kv{{"command", "cat /tmp/" + argString(a, "job_id") + ".log"}}
-		return "run", "run"
 	}
-	// web_search and anything else: a tool of an MCP server, as is.
+	// web_search and anything else: a tool of an MCP server, as is. (Jobs
+	// come only with poll loops, which OpenHands sessions do not get:
+	// builder.noPoll.)
 	return "call_tool_mcp", "mcp"
 }
 
