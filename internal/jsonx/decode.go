@@ -1,6 +1,9 @@
 package jsonx
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Field is one member of an object that DecodeObject reads. Name is the
 // member's key; exactly one of the destinations is set, and its type says
@@ -18,6 +21,17 @@ type Field struct {
 	// View makes Raw a view of the input instead of a copy, for a member
 	// the caller decodes further before the input changes.
 	View bool
+	// Bool takes true or false; null leaves it as it is.
+	Bool *bool
+	// BoolPtr takes true or false, as a new pointer, or null, as nil.
+	BoolPtr **bool
+	// Int takes an integer; null leaves it as it is. Only integers written
+	// without a fraction or an exponent, within int64, are read: for any
+	// other number (1.0, 1e3, 2^63) the object is declined, and Unmarshal's
+	// answer stands, whatever its library makes of it.
+	Int *int64
+	// IntPtr is Int as a new pointer, or null, as nil.
+	IntPtr **int64
 }
 
 // maxFields is how many fields DecodeObject takes: it marks the ones it
@@ -75,7 +89,7 @@ func unknownKey(key []byte, fields []Field, nested []Nested) bool {
 
 // field decodes the value at p.pos, depth levels deep in the input, into
 // f: a raw member is checked against MaxDepth from there, as Valid of the
-// whole input checks it.
+// whole input checks it. A value of a kind f does not take declines.
 func (p *parser) field(f *Field, depth int) bool {
 	if p.pos >= len(p.data) {
 		return false
@@ -112,8 +126,52 @@ func (p *parser) field(f *Field, depth int) bool {
 		if _, err := p.lit("null", Value{}); err != nil {
 			return false
 		}
-		if f.Ptr != nil {
+		// Unmarshal sets a pointer to nil on null and leaves any other
+		// destination as it is.
+		switch {
+		case f.Ptr != nil:
 			*f.Ptr = nil
+		case f.BoolPtr != nil:
+			*f.BoolPtr = nil
+		case f.IntPtr != nil:
+			*f.IntPtr = nil
+		}
+		return true
+	case c == 't' || c == 'f':
+		if f.Bool == nil && f.BoolPtr == nil {
+			return false
+		}
+		word, v := "true", true
+		if c == 'f' {
+			word, v = "false", false
+		}
+		if _, err := p.lit(word, Value{}); err != nil {
+			return false
+		}
+		if f.Bool != nil {
+			*f.Bool = v
+		} else {
+			*f.BoolPtr = &v
+		}
+		return true
+	case c == '-' || c >= '0' && c <= '9':
+		if f.Int == nil && f.IntPtr == nil {
+			return false
+		}
+		start := p.pos
+		if p.scanNumber() != nil {
+			return false
+		}
+		// ParseInt takes no fraction or exponent, and nothing past int64:
+		// those are left to Unmarshal's judgement.
+		v, err := strconv.ParseInt(string(p.data[start:p.pos]), 10, 64)
+		if err != nil {
+			return false
+		}
+		if f.Int != nil {
+			*f.Int = v
+		} else {
+			*f.IntPtr = &v
 		}
 		return true
 	}

@@ -10,21 +10,44 @@ import (
 // decodeTarget is the struct DecodeObject is compared with: one field of
 // each kind, under the tags its Fields name.
 type decodeTarget struct {
-	Str  string     `json:"str"`
-	Ptr  *string    `json:"ptr"`
-	Raw  RawMessage `json:"raw"`
-	Text string     `json:"content"`
+	Str     string     `json:"str"`
+	Ptr     *string    `json:"ptr"`
+	Raw     RawMessage `json:"raw"`
+	Text    string     `json:"content"`
+	Bool    bool       `json:"bool"`
+	BoolPtr *bool      `json:"boolptr"`
+	Int     int64      `json:"int"`
+	IntPtr  *int64     `json:"intptr"`
 }
 
+// presetTarget is where both sides of a comparison start: Bool and Int
+// set, so that a null that Unmarshal leaves alone must be left alone by
+// DecodeObject too.
+func presetTarget() decodeTarget { return decodeTarget{Bool: true, Int: 7} }
+
 func (d *decodeTarget) fields() []Field {
-	return []Field{{Name: "str", Str: &d.Str}, {Name: "ptr", Ptr: &d.Ptr}, {Name: "raw", Raw: &d.Raw}, {Name: "content", Str: &d.Text}}
+	return []Field{{Name: "str", Str: &d.Str}, {Name: "ptr", Ptr: &d.Ptr}, {Name: "raw", Raw: &d.Raw}, {Name: "content", Str: &d.Text},
+		{Name: "bool", Bool: &d.Bool}, {Name: "boolptr", BoolPtr: &d.BoolPtr}, {Name: "int", Int: &d.Int}, {Name: "intptr", IntPtr: &d.IntPtr}}
+}
+
+func samePtr[T comparable](a, b *T) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }
 
 func (d decodeTarget) equal(e decodeTarget) bool {
-	if (d.Ptr == nil) != (e.Ptr == nil) || d.Ptr != nil && *d.Ptr != *e.Ptr {
+	if !samePtr(d.Ptr, e.Ptr) || !samePtr(d.BoolPtr, e.BoolPtr) || !samePtr(d.IntPtr, e.IntPtr) {
 		return false
 	}
-	return d.Str == e.Str && d.Text == e.Text && bytes.Equal(d.Raw, e.Raw) && (d.Raw == nil) == (e.Raw == nil)
+	return d.Str == e.Str && d.Text == e.Text && bytes.Equal(d.Raw, e.Raw) && (d.Raw == nil) == (e.Raw == nil) &&
+		d.Bool == e.Bool && d.Int == e.Int
+}
+
+// unmarshalTarget is what Unmarshal gives for in, starting from the same
+// values fields() sets.
+func unmarshalTarget(in []byte) (decodeTarget, error) {
+	want := presetTarget()
+	err := gojson.Unmarshal(in, &want)
+	return want, err
 }
 
 var decodeCases = []struct {
@@ -55,6 +78,19 @@ var decodeCases = []struct {
 	{"not an object", `["str"]`, false},
 	{"null document: left to Unmarshal", `null`, false},
 	{"control character", "{\"str\": \"a\x01\"}", false},
+	{"booleans and integers", `{"bool": false, "boolptr": true, "int": -42, "intptr": 9223372036854775807}`, true},
+	{"false pointer", `{"boolptr": false, "intptr": 0}`, true},
+	{"null leaves bool and int, clears pointers", `{"bool": null, "int": null, "boolptr": null, "intptr": null}`, true},
+	{"minus zero", `{"int": -0}`, true},
+	{"string for a bool: an error", `{"bool": "true"}`, false},
+	{"number for a bool: an error", `{"boolptr": 1}`, false},
+	{"bool for an int: an error", `{"int": true}`, false},
+	{"fraction for an int: left to Unmarshal", `{"int": 1.0}`, false},
+	{"exponent for an int: left to Unmarshal", `{"intptr": 1e3}`, false},
+	{"int64 overflow: left to Unmarshal", `{"int": 9223372036854775808}`, false},
+	{"bool for a string: an error", `{"str": true}`, false},
+	{"bad literal", `{"bool": tru}`, false},
+	{"leading zero", `{"int": 01}`, false},
 	{"bad escape", `{"str": "\x"}`, false},
 }
 
@@ -64,14 +100,14 @@ var decodeCases = []struct {
 func TestDecodeObject(t *testing.T) {
 	for _, tc := range decodeCases {
 		t.Run(tc.name, func(t *testing.T) {
-			var got decodeTarget
+			got := presetTarget()
 			ok := DecodeObjectAll([]byte(tc.in), got.fields())
 			if ok != tc.ok {
 				t.Errorf("ok = %v, want %v", ok, tc.ok)
 			}
 			if ok {
-				var want decodeTarget
-				if err := gojson.Unmarshal([]byte(tc.in), &want); err != nil {
+				want, err := unmarshalTarget([]byte(tc.in))
+				if err != nil {
 					t.Fatalf("DecodeObject read what Unmarshal rejects: %v", err)
 				}
 				if !got.equal(want) {
@@ -104,12 +140,12 @@ func FuzzDecodeObject(f *testing.F) {
 		f.Add([]byte(tc.in))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var got decodeTarget
+		got := presetTarget()
 		if !DecodeObjectAll(data, got.fields()) {
 			return
 		}
-		var want decodeTarget
-		if err := gojson.Unmarshal(data, &want); err != nil {
+		want, err := unmarshalTarget(data)
+		if err != nil {
 			t.Fatalf("DecodeObject read %q, which Unmarshal rejects: %v", data, err)
 		}
 		if !got.equal(want) {
