@@ -92,6 +92,28 @@ type ccBlock struct {
 	ToolUseID string           `json:"tool_use_id"`
 	Content   jsonx.RawMessage `json:"content"`
 	IsError   bool             `json:"is_error"`
+	// contentText is Content's text when the one-pass reading decoded it
+	// (a string, then Content is nil): what contentText gives for it.
+	contentText    string
+	contentDecoded bool
+}
+
+// resultText is the block's content as text (contentText).
+func (b *ccBlock) resultText() string {
+	if b.contentDecoded {
+		return b.contentText
+	}
+	res, _ := contentText(b.Content)
+	return res
+}
+
+// ccMessageRead is a user or assistant line's message with its content
+// decoded: a string (isString, text), blocks, or neither.
+type ccMessageRead struct {
+	m        ccMessage
+	blocks   []ccBlock
+	text     string
+	isString bool
 }
 
 // ccScope is one agent scope of the file being read.
@@ -108,17 +130,37 @@ type ccReader struct {
 	order     []string
 	uuidScope map[string]string
 	synthetic int
+	// blocks is the one-pass reading's list of blocks, reused from line
+	// to line: nothing keeps a block past its line.
+	blocks []ccBlock
 }
+
+// ccDirect turns on the one-pass reading of lines (ccReader.decode). It
+// gives up, for the plain reading, on any line it cannot read to the same
+// result; tests turn it off to compare the two.
+var ccDirect = true
 
 func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
 	r := &ccReader{out: out, scopes: map[string]*ccScope{}, uuidScope: map[string]string{}}
 	records := 0
+	var read ccMessageRead
 	for {
 		line, n, ok := lr.Next()
 		if !ok {
 			break
 		}
 		var l ccLine
+		if ccDirect && r.decode(line, &l, &read) {
+			if l.Type == "" {
+				out.Problemf(n, "record has no type, so it is not a Claude Code line; skipped")
+				continue
+			}
+			records++
+			r.line(l, n, &read)
+			r.blocks = read.blocks[:0]
+			continue
+		}
+		l = ccLine{}
 		if err := jsonx.Unmarshal(line, &l); err != nil {
 			if jsonx.Valid(line) {
 				out.Problemf(n, "record is not a Claude Code line (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
@@ -136,7 +178,7 @@ func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
 			continue
 		}
 		records++
-		r.line(l, n)
+		r.line(l, n, nil)
 	}
 	// Issue 8 (found by FuzzRead): a file whose records all have types this
 	// reader skips (another format read with --input-format claude-code)
@@ -173,6 +215,96 @@ func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
 		}
 		sc.b.finish(out)
 	}
+}
+
+// decode reads a whole line in one pass (jsonx.DecodeObjectNested) into l
+// and read: the line's members, its message's, and the message's content,
+// a string or blocks, each block's result text decoded where it lies when
+// it is a string. The raw members it keeps (a block's input, a result
+// that is not a string, usage) are views of line, used before the next
+// line is read. It declines, for the plain reading, whatever that reading
+// might read otherwise or report: a line with no message object, content
+// that is neither a string nor a list of objects, and anything
+// DecodeObjectNested declines (a member of another type, a repeated key,
+// a syntax error).
+func (r *ccReader) decode(line []byte, l *ccLine, read *ccMessageRead) bool {
+	*read = ccMessageRead{blocks: r.blocks[:0]}
+	hasMessage := false
+	lineFields := [...]jsonx.Field{
+		{Name: "type", Str: &l.Type},
+		{Name: "uuid", Str: &l.UUID},
+		{Name: "parentUuid", Str: &l.ParentUUID},
+		{Name: "sessionId", Str: &l.SessionID},
+		{Name: "timestamp", Str: &l.Timestamp},
+		{Name: "isSidechain", Bool: &l.IsSidechain},
+		{Name: "agentId", Str: &l.AgentID},
+		{Name: "isMeta", Bool: &l.IsMeta},
+		{Name: "isCompactSummary", Bool: &l.Compact},
+		{Name: "requestId", Str: &l.RequestID},
+		{Name: "subtype", Str: &l.Subtype},
+	}
+	m := &read.m
+	messageFields := [...]jsonx.Field{
+		{Name: "id", Str: &m.ID},
+		{Name: "role", Str: &m.Role},
+		{Name: "model", Str: &m.Model},
+		{Name: "usage", Raw: &m.Usage, View: true},
+	}
+	content := [...]jsonx.Nested{{Name: "content", Read: func(data []byte, pos, depth int) (int, bool) {
+		switch data[pos] {
+		case '"':
+			s, end, ok := jsonx.DecodeStringAt(data, pos)
+			read.text, read.isString = s, true
+			return end, ok
+		case '[':
+			return jsonx.DecodeArrayEach(data, pos, depth, func(data []byte, pos, depth int) (int, bool) {
+				read.blocks = append(read.blocks, ccBlock{})
+				return ccDecodeBlock(data, pos, depth, &read.blocks[len(read.blocks)-1])
+			})
+		}
+		return 0, false // null or another kind: the plain reading's
+	}}}
+	message := [...]jsonx.Nested{{Name: "message", Read: func(data []byte, pos, depth int) (int, bool) {
+		if data[pos] != '{' {
+			return 0, false
+		}
+		hasMessage = true
+		return jsonx.DecodeObjectNested(data, pos, depth, messageFields[:], content[:])
+	}}}
+	end, ok := jsonx.DecodeObjectNested(line, 0, 0, lineFields[:], message[:])
+	return ok && hasMessage && jsonx.AtEnd(line, end)
+}
+
+// ccDecodeBlock reads one content block at data[pos] into b, in the same
+// pass as its line, as Unmarshal into a ccBlock would; a tool result that
+// is a string is decoded into b.contentText, as contentText would decode
+// it. It declines an element that is not an object (Unmarshal reads null
+// as an empty block; the plain reading keeps that case).
+func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock) (int, bool) {
+	if data[pos] != '{' {
+		return 0, false
+	}
+	fields := [...]jsonx.Field{
+		{Name: "type", Str: &b.Type},
+		{Name: "text", Str: &b.Text},
+		{Name: "thinking", Str: &b.Thinking},
+		{Name: "id", Str: &b.ID},
+		{Name: "name", Str: &b.Name},
+		{Name: "input", Raw: &b.Input, View: true},
+		{Name: "tool_use_id", Str: &b.ToolUseID},
+		{Name: "is_error", Bool: &b.IsError},
+	}
+	content := [...]jsonx.Nested{{Name: "content", Read: func(data []byte, pos, depth int) (int, bool) {
+		if data[pos] == '"' {
+			s, end, ok := jsonx.DecodeStringAt(data, pos)
+			b.contentText, b.contentDecoded = s, true
+			return end, ok
+		}
+		start, end, ok := jsonx.SkipValue(data, pos, depth)
+		b.Content = data[start:end:end]
+		return end, ok
+	}}}
+	return jsonx.DecodeObjectNested(data, pos, depth, fields[:], content[:])
 }
 
 // scopeOf assigns a line to its agent scope.
@@ -224,7 +356,9 @@ func parseTime(s string) time.Time {
 	return t.UTC()
 }
 
-func (r *ccReader) line(l ccLine, n int) {
+// line reads one record. read is its message as the one-pass reading
+// decoded it; nil has line decode l.Message the plain way.
+func (r *ccReader) line(l ccLine, n int, read *ccMessageRead) {
 	if r.sessionID == "" && l.SessionID != "" {
 		r.sessionID = l.SessionID
 	}
@@ -246,32 +380,35 @@ func (r *ccReader) line(l ccLine, n int) {
 		return
 	}
 	key := r.scopeOf(l)
-	var m ccMessage
-	if err := jsonx.Unmarshal(l.Message, &m); err != nil || l.Message == nil {
-		r.out.Problemf(n, "%s line has no readable message; skipped", l.Type)
-		return
+	if read == nil {
+		var m ccMessage
+		if err := jsonx.Unmarshal(l.Message, &m); err != nil || l.Message == nil {
+			r.out.Problemf(n, "%s line has no readable message; skipped", l.Type)
+			return
+		}
+		blocks, text, isString := ccContent(m.Content)
+		if !isString && blocks == nil && len(bytes.TrimSpace(m.Content)) > 0 && string(bytes.TrimSpace(m.Content)) != "null" {
+			r.out.Problemf(n, "%s message content is neither text nor blocks; skipped", l.Type)
+			return
+		}
+		read = &ccMessageRead{m: m, blocks: blocks, text: text, isString: isString}
 	}
 	t := parseTime(l.Timestamp)
-	blocks, text, isString := ccContent(m.Content)
-	if !isString && blocks == nil && len(bytes.TrimSpace(m.Content)) > 0 && string(bytes.TrimSpace(m.Content)) != "null" {
-		r.out.Problemf(n, "%s message content is neither text nor blocks; skipped", l.Type)
-		return
-	}
+	blocks, text, isString := read.blocks, read.text, read.isString
 	if l.Type == "assistant" {
-		if m.Model == "<synthetic>" {
+		if read.m.Model == "<synthetic>" {
 			r.synthetic++
 			return
 		}
-		r.assistant(r.scope(key, n), l, m, blocks, n, t)
+		r.assistant(r.scope(key, n), l, read, n, t)
 		return
 	}
 	sc := r.scope(key, n)
 	hasResult := false
-	for _, b := range blocks {
-		if b.Type == "tool_result" {
+	for i := range blocks {
+		if b := &blocks[i]; b.Type == "tool_result" {
 			hasResult = true
-			res, _ := contentText(b.Content)
-			sc.b.result(b.ToolUseID, res, b.IsError, n, t, r.out)
+			sc.b.result(b.ToolUseID, b.resultText(), b.IsError, n, t, r.out)
 		}
 	}
 	if hasResult || l.IsMeta || l.Compact {
@@ -325,13 +462,14 @@ func ccContent(raw jsonx.RawMessage) (blocks []ccBlock, text string, isString bo
 	return blocks, "", false
 }
 
-func (r *ccReader) assistant(sc *ccScope, l ccLine, m ccMessage, blocks []ccBlock, n int, t time.Time) {
+func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, t time.Time) {
+	m, blocks := &read.m, read.blocks
 	if sc.b.s.Model == "" {
 		sc.b.s.Model = m.Model
 	}
 	chars := 0
-	if s, ok := textOf(m.Content); ok {
-		chars = len(s)
+	if read.isString {
+		chars = len(read.text)
 	}
 	for _, b := range blocks {
 		chars += len(b.Text) + len(b.Thinking)
@@ -352,8 +490,8 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, m ccMessage, blocks []ccBloc
 			sc.requests[key] = ref
 		}
 	}
-	for _, b := range blocks {
-		switch b.Type {
+	for i := range blocks {
+		switch b := &blocks[i]; b.Type {
 		case "tool_use", "server_tool_use":
 			c := Call{ID: b.ID, Tool: b.Name, Time: t, Line: n}
 			if v, err := jsonx.Parse(b.Input); err == nil {
@@ -366,8 +504,7 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, m ccMessage, blocks []ccBloc
 			// Server tool results (web_search_tool_result, ...) come back in
 			// the same assistant message.
 			if b.ToolUseID != "" && strings.HasSuffix(b.Type, "_tool_result") {
-				res, _ := contentText(b.Content)
-				sc.b.result(b.ToolUseID, res, b.IsError || ccServerToolError(b.Content), n, t, r.out)
+				sc.b.result(b.ToolUseID, b.resultText(), b.IsError || ccServerToolError(b.Content), n, t, r.out)
 			}
 		}
 	}
@@ -382,12 +519,6 @@ func ccServerToolError(raw jsonx.RawMessage) bool {
 		Type string `json:"type"`
 	}
 	return rawIsObject(raw) && jsonx.Unmarshal(raw, &c) == nil && strings.HasSuffix(c.Type, "_error")
-}
-
-// textOf returns content that is a plain string.
-func textOf(raw jsonx.RawMessage) (string, bool) {
-	var s string
-	return s, jsonx.Unmarshal(raw, &s) == nil
 }
 
 // anthropicUsage normalizes Anthropic usage: input_tokens excludes cached

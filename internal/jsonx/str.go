@@ -15,12 +15,24 @@ import (
 // TestDecodeStringMatchesUnmarshal and FuzzDecodeString hold the two to it.
 func DecodeString(data []byte) (s string, ok bool) {
 	data = bytes.Trim(data, " \t\r\n") // JSON's white space only
-	if len(data) < 2 || data[0] != '"' || !utf8.Valid(data) {
-		return "", false
+	s, end, ok := DecodeStringAt(data, 0)
+	return s, ok && end == len(data)
+}
+
+// DecodeStringAt is DecodeString of the JSON string whose opening quote is
+// data[pos], for a reading that walks a record in one pass (a Nested
+// member that is sometimes a string): end is the index just past its
+// closing quote. What follows the string is not looked at.
+func DecodeStringAt(data []byte, pos int) (s string, end int, ok bool) {
+	if pos < 0 || pos >= len(data) || data[pos] != '"' {
+		return "", 0, false
 	}
 	p := parserPool.Get().(*parser)
 	defer p.release()
-	p.data = data
+	p.data, p.pos = data, pos
 	s, err := p.str()
-	return s, err == nil && p.pos == len(data)
+	if err != nil || !utf8.Valid(data[pos:p.pos]) {
+		return "", 0, false
+	}
+	return s, p.pos, true
 }

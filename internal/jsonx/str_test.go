@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"strings"
 	"testing"
 
 	gojson "github.com/goccy/go-json"
@@ -55,12 +56,50 @@ func TestDecodeStringMatchesUnmarshal(t *testing.T) {
 	}
 }
 
+// TestDecodeStringAt: each string DecodeString reads, placed inside a
+// record, decodes the same and ends where it ends; each it rejects is
+// rejected at its start too (but for trailing garbage, which
+// DecodeStringAt does not look at).
+func TestDecodeStringAt(t *testing.T) {
+	for _, tc := range stringCases {
+		trimmed := strings.Trim(tc.in, " \t\r\n")
+		if !tc.ok {
+			s, end, ok := DecodeStringAt([]byte(trimmed), 0)
+			if tc.in == `"a" "b"` {
+				if !ok || s != "a" || end != 3 {
+					t.Errorf("DecodeStringAt(%q) = %q, %d, %v; want \"a\", 3, true", trimmed, s, end, ok)
+				}
+			} else if ok {
+				t.Errorf("DecodeStringAt(%q) read %q, which DecodeString rejects", trimmed, s)
+			}
+			continue
+		}
+		rec := `{"k": ` + trimmed + `, "n": 1}`
+		s, end, ok := DecodeStringAt([]byte(rec), 6)
+		want, _ := DecodeString([]byte(tc.in))
+		if !ok || s != want || end != 6+len(trimmed) {
+			t.Errorf("DecodeStringAt(%q) = %q to %d, %v; want %q to %d", rec, s, end, ok, want, 6+len(trimmed))
+		}
+	}
+	for _, pos := range []int{-1, 0, 99} {
+		if _, _, ok := DecodeStringAt([]byte(`{"k": "v"}`), pos); ok {
+			t.Errorf("DecodeStringAt at %d read a string", pos)
+		}
+	}
+}
+
 // FuzzDecodeString: when DecodeString answers, Unmarshal gives the same.
 func FuzzDecodeString(f *testing.F) {
 	for _, tc := range stringCases {
 		f.Add([]byte(tc.in))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if s, end, ok := DecodeStringAt(data, 0); ok {
+			var want string
+			if err := gojson.Unmarshal(data[:end], &want); err != nil || s != want {
+				t.Fatalf("DecodeStringAt(%q) = %q to %d; Unmarshal of that = %q, %v", data, s, end, want, err)
+			}
+		}
 		s, ok := DecodeString(data)
 		if !ok {
 			return
