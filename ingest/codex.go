@@ -90,6 +90,10 @@ type codexReader struct {
 	unknown      map[string]int
 	skipped      map[string]int
 	usageOnly    int
+	// dl and dp are decodeCodexLine's destinations, reused from line to
+	// line (it runs per line); record gets copies.
+	dl codexLine
+	dp codexPayload
 }
 
 func parseCodex(lr *LineReader, h *Head, out *Sink) {
@@ -99,6 +103,13 @@ func parseCodex(lr *LineReader, h *Head, out *Sink) {
 		line, n, ok := lr.Next()
 		if !ok {
 			break
+		}
+		if codexDirect && decodeCodexLine(line, &r.dl, &r.dp) {
+			if r.b.s.Line == 0 {
+				r.b.s.Line = n
+			}
+			r.record(r.dl, r.dp, n)
+			continue
 		}
 		var l codexLine
 		if err := jsonx.Unmarshal(line, &l); err != nil {
@@ -155,17 +166,36 @@ type codexPayload struct {
 	Output    jsonx.RawMessage `json:"output"`
 	Success   *bool            `json:"success"`
 	Action    jsonx.RawMessage `json:"action"`
-	Summary   []struct {
-		Text string `json:"text"`
-	} `json:"summary"`
-	Info *struct {
-		Total *codexTokens `json:"total_token_usage"`
-		Last  *codexTokens `json:"last_token_usage"`
-	} `json:"info"`
+	Summary   []codexSummary   `json:"summary"`
+	Info      *codexInfo       `json:"info"`
+
+	// The direct reading (decodeAt) decodes the members below where they
+	// lie instead of keeping them raw; direct says it filled p, and the
+	// accessors (contentText, outputText, ...) read whichever is set.
+	direct bool
+	// text is userText of content, output contentText of output, and
+	// input and message the strings Unmarshal makes of those members.
+	text, output, input, message string
+	// args is the arguments string, nil for null or absent.
+	args *string
 }
 
+// codexSummary and codexInfo name the types of Summary's elements and of
+// Info for the direct reading. They are aliases of unnamed struct types,
+// not types of their own, because Unmarshal's errors, which problems quote,
+// spell out the type of the member at fault.
+type codexSummary = struct {
+	Text string `json:"text"`
+}
+
+type codexInfo = struct {
+	Total *codexTokens `json:"total_token_usage"`
+	Last  *codexTokens `json:"last_token_usage"`
+}
+
+// line is the plain reading of a line's payload: Unmarshal into a
+// codexPayload when the type has one.
 func (r *codexReader) line(l codexLine, n int) {
-	t := parseTime(l.Timestamp)
 	var p codexPayload
 	if codexTypes[l.Type] {
 		if err := jsonx.Unmarshal(l.Payload, &p); err != nil {
@@ -173,6 +203,13 @@ func (r *codexReader) line(l codexLine, n int) {
 			return
 		}
 	}
+	r.record(l, p, n)
+}
+
+// record reads a line whose payload is decoded, by either reading (the
+// direct one leaves l.Payload nil).
+func (r *codexReader) record(l codexLine, p codexPayload, n int) {
+	t := parseTime(l.Timestamp)
 	s := r.b.s
 	switch l.Type {
 	case "session_meta":
@@ -223,8 +260,7 @@ func (r *codexReader) turnIsEmpty() bool {
 func (r *codexReader) event(p codexPayload, n int, t time.Time) {
 	switch p.Type {
 	case "user_message":
-		var text string
-		_ = jsonx.Unmarshal(p.Message, &text)
+		text := p.messageText()
 		r.sawUserEvent = true
 		if r.turnFromItem && r.lastUser == text && r.turnIsEmpty() {
 			// The response_item of this message came first and opened the turn.
@@ -262,7 +298,7 @@ func (r *codexReader) modelRequest(n int, t time.Time) {
 func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 	switch p.Type {
 	case "message":
-		text, _ := userText(p.Content)
+		text := p.contentText()
 		switch p.Role {
 		case "user":
 			r.open = false
@@ -289,11 +325,9 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 		c := Call{ID: p.CallID, Tool: p.Name, Time: t, Line: n}
 		switch p.Type {
 		case "function_call":
-			c.SetArgsField(p.Arguments)
+			p.setArgs(&c)
 		case "custom_tool_call":
-			var s string
-			_ = jsonx.Unmarshal(p.Input, &s)
-			c.SetArgsValue(inputArgs(s))
+			c.SetArgsValue(inputArgs(p.inputText()))
 		case "local_shell_call":
 			c.Tool = "local_shell"
 			c.SetArgsField(p.Action)
@@ -304,7 +338,7 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 		r.b.call(c, r.out)
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		r.open = false
-		text, _ := contentText(p.Output)
+		text := p.outputText()
 		r.b.result(p.CallID, text, p.Success != nil && !*p.Success, n, t, r.out)
 	case "compaction":
 		r.compaction()
@@ -376,4 +410,246 @@ func findString(raw jsonx.RawMessage, key string, depth int) string {
 		}
 	}
 	return ""
+}
+
+// codexDirect turns on the reading that decodes a line, its payload and the
+// payload's members in one pass (decodeCodexLine), without the plain
+// reading's two Unmarshal calls, each with its reflection and copy of the
+// input, and its raw members decoded again afterwards. It gives up, for
+// the plain reading, on any line it cannot read to the same result; tests
+// turn it off to compare the two.
+var codexDirect = true
+
+// decodeCodexLine reads line into l and p as Unmarshal into a codexLine,
+// then of its payload into a codexPayload, would, in one pass: the payload
+// is read where it lies (codexPayload.decodeAt). It reads the payload of
+// any type, which the plain reading leaves undecoded for an unknown type;
+// record does not look at it then. false (a line that is not an object,
+// has no payload or a payload that is not an object, or anything
+// jsonx.DecodeObjectNested declines) leaves the line to the plain reading,
+// which words the problem; l and p may be partly written.
+func decodeCodexLine(line []byte, l *codexLine, p *codexPayload) bool {
+	*l, *p = codexLine{}, codexPayload{}
+	read := false
+	fields := [...]jsonx.Field{
+		{Name: "timestamp", Str: &l.Timestamp},
+		{Name: "type", Str: &l.Type},
+	}
+	nested := [...]jsonx.Nested{{Name: "payload", Read: func(data []byte, pos, depth int) (int, bool) {
+		read = true
+		return p.decodeAt(data, pos, depth)
+	}}}
+	end, ok := jsonx.DecodeObjectNested(line, 0, 0, fields[:], nested[:])
+	return ok && read && jsonx.AtEnd(line, end)
+}
+
+// decodeAt reads the payload object at data[pos], depth levels deep, into
+// p (zero) as Unmarshal would, but for content, output, input, message and
+// arguments, which it decodes into p's direct members instead of keeping
+// them raw. A string member is read as a string rather than a pointer:
+// the decoder declines a repeated member, so null leaves the "" that
+// Unmarshal leaves. Members of another type than the plain reading takes
+// (arguments, input or message that are not strings, say) decline; source
+// and action, rare, are kept raw as copies.
+func (p *codexPayload) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
+	p.direct = true
+	// The common members first: a key is looked up in order.
+	fields := [...]jsonx.Field{
+		{Name: "type", Str: &p.Type},
+		{Name: "call_id", Str: &p.CallID},
+		{Name: "name", Str: &p.Name},
+		{Name: "arguments", Ptr: &p.args},
+		{Name: "role", Str: &p.Role},
+		{Name: "message", Str: &p.message},
+		{Name: "input", Str: &p.input},
+		{Name: "success", BoolPtr: &p.Success},
+		{Name: "id", Str: &p.ID},
+		{Name: "model", Str: &p.Model},
+		{Name: "source", Raw: &p.Source},
+		{Name: "action", Raw: &p.Action},
+	}
+	nested := [...]jsonx.Nested{
+		{Name: "output", Read: codexTextAt(&p.output, true)},
+		{Name: "content", Read: codexTextAt(&p.text, false)},
+		{Name: "summary", Read: p.summaryAt},
+		{Name: "info", Read: p.infoAt},
+	}
+	return jsonx.DecodeObjectNested(data, pos, depth, fields[:], nested[:])
+}
+
+// codexTextAt returns the reading of a content or output member at
+// data[pos] that sets *text to what contentTextOf (with placeholders or
+// not) gives for it, in the same pass when it is a string or a list of
+// parts (nearly always). Anything else, and a string or list those
+// readings decline, is skipped and handed to contentTextOf as it stands,
+// as the plain reading hands it.
+func codexTextAt(text *string, placeholders bool) func(data []byte, pos, depth int) (int, bool) {
+	return func(data []byte, pos, depth int) (int, bool) {
+		switch data[pos] {
+		case '"':
+			if s, end, ok := jsonx.DecodeStringAt(data, pos); ok {
+				*text = s
+				return end, true
+			}
+		case '[':
+			if s, end, ok := codexPartsText(data, pos, depth, placeholders); ok {
+				*text = s
+				return end, true
+			}
+		}
+		_, end, ok := jsonx.SkipValue(data, pos, depth)
+		if !ok {
+			return 0, false
+		}
+		*text, _ = contentTextOf(data[pos:end], placeholders)
+		return end, true
+	}
+}
+
+// codexPartsText is contentTextOf of the list of parts at data[pos], read
+// in one pass: each part as Unmarshal reads it into contentTextOf's part
+// struct, the texts joined as contentTextOf joins them. It declines any
+// part DecodeObjectNested declines (null, an object with a member of
+// another type, ...): contentTextOf then reads the whole list.
+func codexPartsText(data []byte, pos, depth int, placeholders bool) (string, int, bool) {
+	var b strings.Builder
+	end, ok := jsonx.DecodeArrayEach(data, pos, depth, func(data []byte, pos, depth int) (int, bool) {
+		var typ string
+		var text *string
+		var nested jsonx.RawMessage
+		fields := [...]jsonx.Field{
+			{Name: "type", Str: &typ},
+			{Name: "text", Ptr: &text},
+			{Name: "content", Raw: &nested, View: true},
+		}
+		end, ok := jsonx.DecodeObjectNested(data, pos, depth, fields[:], nil)
+		if !ok {
+			return 0, false
+		}
+		var t string
+		switch {
+		case text != nil:
+			t = *text
+		case nested != nil:
+			t, _ = contentTextOf(nested, placeholders)
+		case placeholders:
+			t = "[" + typ + "]"
+		default:
+			return end, true
+		}
+		// As contentTextOf: a newline only after some text.
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(t)
+		return end, true
+	})
+	return b.String(), end, ok
+}
+
+// summaryAt reads a reasoning item's summary list into p.Summary; null
+// leaves it nil, as Unmarshal does.
+func (p *codexPayload) summaryAt(data []byte, pos, depth int) (int, bool) {
+	if data[pos] == 'n' {
+		_, end, ok := jsonx.SkipValue(data, pos, depth)
+		return end, ok
+	}
+	return jsonx.DecodeArrayEach(data, pos, depth, func(data []byte, pos, depth int) (int, bool) {
+		var s codexSummary
+		fields := [...]jsonx.Field{{Name: "text", Str: &s.Text}}
+		end, ok := jsonx.DecodeObjectNested(data, pos, depth, fields[:], nil)
+		if ok {
+			p.Summary = append(p.Summary, s)
+		}
+		return end, ok
+	})
+}
+
+// infoAt reads a token_count's info object into p.Info; null leaves it
+// nil, as Unmarshal does.
+func (p *codexPayload) infoAt(data []byte, pos, depth int) (int, bool) {
+	if data[pos] == 'n' {
+		_, end, ok := jsonx.SkipValue(data, pos, depth)
+		return end, ok
+	}
+	info := &codexInfo{}
+	nested := [...]jsonx.Nested{
+		{Name: "total_token_usage", Read: codexTokensAt(&info.Total)},
+		{Name: "last_token_usage", Read: codexTokensAt(&info.Last)},
+	}
+	p.Info = info
+	return jsonx.DecodeObjectNested(data, pos, depth, nil, nested[:])
+}
+
+// codexTokensAt returns the reading of a token usage object into *t: a new
+// codexTokens, or nil for null, as Unmarshal into the pointer gives.
+func codexTokensAt(t **codexTokens) func(data []byte, pos, depth int) (int, bool) {
+	return func(data []byte, pos, depth int) (int, bool) {
+		if data[pos] == 'n' {
+			_, end, ok := jsonx.SkipValue(data, pos, depth)
+			return end, ok
+		}
+		u := &codexTokens{}
+		fields := [...]jsonx.Field{
+			{Name: "input_tokens", Int: &u.Input},
+			{Name: "cached_input_tokens", Int: &u.Cached},
+			{Name: "cache_write_input_tokens", Int: &u.CacheW},
+			{Name: "output_tokens", Int: &u.Output},
+			{Name: "reasoning_output_tokens", Int: &u.Reasoning},
+			{Name: "total_tokens", Int: &u.Total},
+		}
+		*t = u
+		return jsonx.DecodeObjectNested(data, pos, depth, fields[:], nil)
+	}
+}
+
+// contentText is userText of a message's content.
+func (p *codexPayload) contentText() string {
+	if p.direct {
+		return p.text
+	}
+	text, _ := userText(p.Content)
+	return text
+}
+
+// outputText is contentText of a call output's output.
+func (p *codexPayload) outputText() string {
+	if p.direct {
+		return p.output
+	}
+	text, _ := contentText(p.Output)
+	return text
+}
+
+// inputText is a custom tool call's input, "" when it is not a string.
+func (p *codexPayload) inputText() string {
+	if p.direct {
+		return p.input
+	}
+	var s string
+	_ = jsonx.Unmarshal(p.Input, &s)
+	return s
+}
+
+// messageText is a user_message event's message, "" when it is not a
+// string.
+func (p *codexPayload) messageText() string {
+	if p.direct {
+		return p.message
+	}
+	var s string
+	_ = jsonx.Unmarshal(p.Message, &s)
+	return s
+}
+
+// setArgs is c.SetArgsField of a function call's arguments.
+func (p *codexPayload) setArgs(c *Call) {
+	switch {
+	case !p.direct:
+		c.SetArgsField(p.Arguments)
+	case p.args == nil: // null or absent, which SetArgsField reads as ""
+		c.SetArgs("")
+	default:
+		c.SetArgs(*p.args)
+	}
 }

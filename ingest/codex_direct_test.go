@@ -1,0 +1,236 @@
+package ingest
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+// The Codex direct reading (codexDirect, decodeCodexLine) must give what
+// the plain one gives, sessions, problems and problem texts alike; these
+// tests read the same inputs with it on and off (readBoth, direct_test.go).
+
+// cxHead opens a Codex file: a session and a turn, so that the records
+// after it have a request to join.
+const cxHead = `{"timestamp":"2026-01-05T09:00:00.000Z","type":"session_meta","payload":{"id":"s1","cwd":"/w","source":"cli"}}
+{"timestamp":"2026-01-05T09:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":"go"}}
+`
+
+// cxEdgeRecords are Codex files (after cxHead) whose lines are not all of
+// the shape the direct reading decodes where it lies: repeated, escaped or
+// case-folded keys, null members, members of other kinds than the plain
+// reading takes, contents and outputs of every kind, odd payloads.
+var cxEdgeRecords = []string{
+	// The common records, plain.
+	`{"timestamp":"2026-01-05T09:00:02.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"think"},{"text":"more"}],"content":null,"encrypted_content":"gAAA"}}
+{"timestamp":"2026-01-05T09:00:02.100Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"c1"}}
+{"timestamp":"2026-01-05T09:00:02.200Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":10,"cached_input_tokens":2,"output_tokens":3},"last_token_usage":{"input_tokens":10,"cached_input_tokens":2,"output_tokens":3,"reasoning_output_tokens":1,"total_tokens":13},"model_context_window":272000},"rate_limits":{"primary":{"used_percent":1.5}}}}
+{"timestamp":"2026-01-05T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"a\nb \u00e9 \ud83d\ude00"}}
+{"timestamp":"2026-01-05T09:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}`,
+	// Repeated keys: top level, payload, members (the last wins in Unmarshal).
+	`{"timestamp":"2026-01-05T09:00:02.000Z","type":"response_item","type":"event_msg","payload":{"type":"user_message","message":"x"}}
+{"timestamp":"2026-01-05T09:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"a","call_id":"c1"},"payload":{"type":"function_call","name":"b","call_id":"c2"}}
+{"timestamp":"2026-01-05T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","call_id":"c2","output":"one","output":"two"}}
+{"timestamp":"2026-01-05T09:00:04.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"text":"a","text":"b"}]}}`,
+	// Null members.
+	`{"timestamp":null,"type":"response_item","payload":{"type":"function_call","name":null,"arguments":null,"call_id":"c1"}}
+{"timestamp":"2026-01-05T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":null,"success":null}}
+{"timestamp":"2026-01-05T09:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":null}}
+{"timestamp":"2026-01-05T09:00:05.000Z","type":"response_item","payload":{"type":"reasoning","summary":null}}
+{"timestamp":"2026-01-05T09:00:06.000Z","type":"event_msg","payload":{"type":"token_count","info":null}}
+{"timestamp":"2026-01-05T09:00:07.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":null,"last_token_usage":{"input_tokens":null,"output_tokens":4}}}}
+{"timestamp":"2026-01-05T09:00:07.100Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":null}}}
+{"timestamp":"2026-01-05T09:00:07.200Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":20,"output_tokens":5}}}}
+{"timestamp":"2026-01-05T09:00:07.300Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":null,"last_token_usage":{"input_tokens":1,"output_tokens":1}}}}
+{"timestamp":"2026-01-05T09:00:07.400Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":20,"output_tokens":5}}}}
+{"timestamp":"2026-01-05T09:00:08.000Z","type":"event_msg","payload":{"type":"user_message","message":null}}
+{"timestamp":"2026-01-05T09:00:09.000Z","type":null,"payload":null}
+{"timestamp":"2026-01-05T09:00:10.000Z","type":"response_item","payload":null}`,
+	// Members of other kinds: numbers where strings are expected, objects
+	// and lists where the plain reading keeps raw values.
+	`{"timestamp":"2026-01-05T09:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"ls","arguments":{"path":"a","n":1},"call_id":"c1"}}
+{"timestamp":"2026-01-05T09:00:02.100Z","type":"response_item","payload":{"type":"function_call","name":"ls","arguments":["x",2],"call_id":"c2"}}
+{"timestamp":"2026-01-05T09:00:02.200Z","type":"response_item","payload":{"type":"function_call","name":"ls","arguments":5,"call_id":7}}
+{"timestamp":"2026-01-05T09:00:02.300Z","type":"response_item","payload":{"type":"function_call","name":true,"arguments":"{}","call_id":"c3"}}
+{"timestamp":"2026-01-05T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":{"content":"x","success":true},"success":"yes"}}
+{"timestamp":"2026-01-05T09:00:03.100Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":12.5,"success":false}}
+{"timestamp":"2026-01-05T09:00:04.000Z","type":"event_msg","payload":{"type":"user_message","message":["not","text"]}}
+{"timestamp":"2026-01-05T09:00:05.000Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","input":{"patch":"x"},"call_id":"c4"}}
+{"timestamp":"2026-01-05T09:00:06.000Z","type":"turn_context","payload":{"model":"gpt-5","summary":"auto","effort":"high"}}
+{"timestamp":"2026-01-05T09:00:07.000Z","type":"response_item","payload":{"type":"reasoning","summary":[null,{"text":"x"}]}}
+{"timestamp":"2026-01-05T09:00:07.100Z","type":"response_item","payload":{"type":"reasoning","summary":[{"text":5}]}}
+{"timestamp":"2026-01-05T09:00:07.200Z","type":"response_item","payload":{"type":"reasoning","summary":{"text":"x"}}}
+{"timestamp":"2026-01-05T09:00:08.000Z","type":"event_msg","payload":{"type":"token_count","info":"none"}}
+{"timestamp":"2026-01-05T09:00:08.100Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":1.0,"output_tokens":2}}}}
+{"timestamp":"2026-01-05T09:00:08.200Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":1e3,"output_tokens":2}}}}
+{"timestamp":"2026-01-05T09:00:08.300Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":9223372036854775808}}}}
+{"timestamp":"2026-01-05T09:00:08.400Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":"5"}}}}
+{"timestamp":"2026-01-05T09:00:08.500Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":-5,"output_tokens":-0}}}}
+{"timestamp":5,"type":"response_item","payload":{"type":"message"}}
+{"timestamp":"2026-01-05T09:00:09.000Z","type":["response_item"],"payload":{"type":"message"}}`,
+	// Escaped, case-folded and non-ASCII keys.
+	`{"timestamp":"2026-01-05T09:00:02.000Z","type":"response_item","payload":{"typ\u0065":"function_call","name":"ls","arguments":"{}","call_id":"c1"}}
+{"timestamp":"2026-01-05T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","Call_ID":"c1","output":"r"}}
+{"timestamp":"2026-01-05T09:00:04.000Z","type":"response_item","Payload":{"type":"function_call","name":"ls","call_id":"c2"}}
+{"timestamp":"2026-01-05T09:00:04.100Z","TYPE":"response_item","payload":{"type":"function_call","name":"ls","call_id":"c3"}}
+{"timestamp":"2026-01-05T09:00:05.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":[{"type":"output_text","Text":"folded"}]}}
+{"timestamp":"2026-01-05T09:00:06.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","te\u0078t":"escaped"}]}}
+{"timestamp":"2026-01-05T09:00:07.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"Input_Tokens":4,"output_tokens":1}}}}
+{"timestamp":"2026-01-05T09:00:08.000Z","type":"event_msg","payload":{"type":"token_count","info":{"Last_Token_Usage":{"input_tokens":4}}}}
+{"timestamp":"2026-01-05T09:00:09.000Z","type":"response_item","payload":{"type":"function_call","naméx":"x","name":"ls","call_id":"c4"}}
+{"timestamp":"2026-01-05T09:00:10.000Z","type":"response_item","payload":{"type":"function_call","name":"ls","call_id":"c5","ſummary":1}}`,
+	// Outputs and contents of every kind: strings with escapes, lists of
+	// parts (text, null text, other types, nested content, null and
+	// non-object elements), objects, numbers.
+	`{"timestamp":"2026-01-05T09:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"read","arguments":"{\"path\":\"a\\nb\u00e9\"}","call_id":"c1"}}
+{"timestamp":"2026-01-05T09:00:02.100Z","type":"response_item","payload":{"type":"function_call","name":"read","arguments":"not json","call_id":"c2"}}
+{"timestamp":"2026-01-05T09:00:02.200Z","type":"response_item","payload":{"type":"function_call","name":"read","arguments":"","call_id":"c3"}}
+{"timestamp":"2026-01-05T09:00:02.300Z","type":"response_item","payload":{"type":"function_call","name":"read","arguments":"{}","call_id":"c4"}}
+{"timestamp":"2026-01-05T09:00:02.400Z","type":"response_item","payload":{"type":"function_call","name":"read","arguments":"{}","call_id":"c5"}}
+{"timestamp":"2026-01-05T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"one"},{"type":"input_image","image_url":"data:"},{"type":"input_text","text":null},{"type":"wrap","content":[{"type":"t","text":"inner"}]},{"type":"input_text","text":""}]}}
+{"timestamp":"2026-01-05T09:00:03.100Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":[null,{"type":"input_text","text":"after null"}]}}
+{"timestamp":"2026-01-05T09:00:03.200Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c3","output":[5,"s"]}}
+{"timestamp":"2026-01-05T09:00:03.300Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c4","output":[{"type":7,"text":"t"}]}}
+{"timestamp":"2026-01-05T09:00:03.400Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c5","output":[{"type":"wrap","content":null},{"type":"wrap","content":"s"},{"type":"wrap","content":{"x":1}}],"success":false}}
+{"timestamp":"2026-01-05T09:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":"plain string"}}
+{"timestamp":"2026-01-05T09:00:04.100Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"refusal"},{"type":"output_text","text":"a"},{"type":"output_text","text":"b"}]}}
+{"timestamp":"2026-01-05T09:00:04.200Z","type":"response_item","payload":{"type":"message","role":"assistant","content":{"text":"object"}}}
+{"timestamp":"2026-01-05T09:00:04.300Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[]}}
+{"timestamp":"2026-01-05T09:00:04.400Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"text":""},{"text":"x"}]}}
+{"timestamp":"2026-01-05T09:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>x</environment_context>"}]}}`,
+	// A file with no user_message events: the role-user items open turns.
+	`{"timestamp":"2026-01-05T09:00:02.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first"},{"type":"input_text","text":"second"}]}}
+{"timestamp":"2026-01-05T09:00:03.000Z","type":"response_item","payload":{"type":"message","role":"user","content":"  "}}`,
+	// Custom and local shell calls, compaction, other item types.
+	`{"timestamp":"2026-01-05T09:00:02.000Z","type":"response_item","payload":{"type":"custom_tool_call","status":"completed","call_id":"c1","name":"apply_patch","input":"*** Begin Patch\n*** End Patch"}}
+{"timestamp":"2026-01-05T09:00:03.000Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"c1","output":"Done!"}}
+{"timestamp":"2026-01-05T09:00:04.000Z","type":"response_item","payload":{"type":"local_shell_call","call_id":"c2","status":"completed","action":{"type":"exec","command":["ls","-la"]}}}
+{"timestamp":"2026-01-05T09:00:05.000Z","type":"response_item","payload":{"type":"local_shell_call_output","call_id":"c2","output":"ok"}}
+{"timestamp":"2026-01-05T09:00:05.100Z","type":"response_item","payload":{"type":"local_shell_call","status":"completed","action":"ls"}}
+{"timestamp":"2026-01-05T09:00:06.000Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"q"}}}
+{"timestamp":"2026-01-05T09:00:07.000Z","type":"compacted","payload":{"message":"summary","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"old"}]}]}}
+{"timestamp":"2026-01-05T09:00:08.000Z","type":"event_msg","payload":{"type":"context_compacted"}}
+{"timestamp":"2026-01-05T09:00:09.000Z","type":"response_item","payload":{"type":"compaction","encrypted_content":"x"}}
+{"timestamp":"2026-01-05T09:00:10.000Z","type":"response_item","payload":{"type":"ghost_snapshot","ghost_commit":{"id":"abc"}}}
+{"timestamp":"2026-01-05T09:00:11.000Z","type":"event_msg","payload":{"type":"user_message","message":"again","images":[]}}`,
+	// Session metadata: a subagent source object, a source string, models.
+	`{"timestamp":"2026-01-05T09:00:02.000Z","type":"session_meta","payload":{"id":"s2","source":{"subagent":{"thread_spawn":{"parent_thread_id":"p1","depth":1}}}}}
+{"timestamp":"2026-01-05T09:00:03.000Z","type":"turn_context","payload":{"model":"gpt-5-codex","sandbox_policy":{"type":"workspace-write"}}}
+{"timestamp":"2026-01-05T09:00:04.000Z","type":"turn_context","payload":{"model":"other"}}`,
+	// Odd payloads and lines: unknown types with any payload or none, a
+	// known type without one, a payload that is a list, a line that is
+	// not an object, trailing bytes, white space, an empty payload.
+	`{"timestamp":"2026-01-05T09:00:02.000Z","type":"newer_thing","payload":5}
+{"timestamp":"2026-01-05T09:00:02.100Z","type":"newer_thing"}
+{"timestamp":"2026-01-05T09:00:02.200Z","type":"newer_thing","payload":{"type":"x","output":{"deep":[1,2]}}}
+{"timestamp":"2026-01-05T09:00:03.000Z","type":"response_item"}
+{"timestamp":"2026-01-05T09:00:04.000Z","type":"response_item","payload":[{"type":"message"}]}
+{"timestamp":"2026-01-05T09:00:04.100Z","type":"event_msg","payload":"token_count"}
+["timestamp","type","payload"]
+{"timestamp":"2026-01-05T09:00:05.000Z","type":"response_item","payload":{"type":"function_call","name":"ls","call_id":"c9"}} x
+{"timestamp":"2026-01-05T09:00:05.100Z","type":"response_item","payload":{"type":"function_call","name":"ls","call_id":"c9"}
+  { "timestamp" : "2026-01-05T09:00:06.000Z" , "type" : "response_item" , "payload" : { "type" : "function_call_output" , "call_id" : "c9" , "output" : [ { "type" : "input_text" , "text" : "spaced" } ] } }  
+{"timestamp":"2026-01-05T09:00:07.000Z","type":"response_item","payload":{}}
+{"timestamp":"2026-01-05T09:00:08.000Z","type":"event_msg","payload":{"type":"token_count","info":{}}}
+{}`,
+	// Invalid UTF-8 in strings the direct reading decodes (output,
+	// arguments, message, content parts, a key).
+	"{\"timestamp\":\"2026-01-05T09:00:02.000Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"function_call\",\"name\":\"l\xffs\",\"arguments\":\"{\\\"a\\\":\\\"\xc3\\\"}\",\"call_id\":\"c1\"}}\n" +
+		"{\"timestamp\":\"2026-01-05T09:00:03.000Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"bad \xed\xa0\x80 utf8\"}}\n" +
+		"{\"timestamp\":\"2026-01-05T09:00:04.000Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"\xf0\x9f\"}]}}\n" +
+		"{\"timestamp\":\"2026-01-05T09:00:05.000Z\",\"type\":\"event_msg\",\"payload\":{\"type\":\"user_message\",\"message\":\"\xff\\u00e9\"}}\n" +
+		"{\"timestamp\":\"2026-01-05T09:00:06.000Z\",\"type\":\"event_msg\",\"payload\":{\"type\":\"user_message\",\"mess\xffage\":\"x\"}}",
+}
+
+// cxEdgeFiles are cxEdgeRecords as files, with extra lines nested to
+// jsonx.MaxDepth and one level past it (a line Valid rejects, so the direct
+// reading must too), in the payload and in a content part.
+func cxEdgeFiles() map[string][]byte {
+	files := map[string][]byte{}
+	for i, rec := range cxEdgeRecords {
+		files[filepath.Join("edge", "rollout-edge-"+strconv.Itoa(i)+".jsonl")] = []byte(cxHead + rec + "\n")
+	}
+	// No user_message events (older builds): a role-user item opens the
+	// turn, and an event with the same text after it does not open another.
+	files[filepath.Join("edge", "rollout-items.jsonl")] = []byte(`{"timestamp":"2026-01-05T09:00:00.000Z","type":"session_meta","payload":{"id":"s3"}}
+{"timestamp":"2026-01-05T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}}
+{"timestamp":"2026-01-05T09:00:01.100Z","type":"event_msg","payload":{"type":"user_message","message":"go"}}
+{"timestamp":"2026-01-05T09:00:02.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}}
+{"timestamp":"2026-01-05T09:00:03.000Z","type":"response_item","payload":{"type":"function_call","name":"ls","arguments":"{}","call_id":"c1"}}
+`)
+	for _, n := range []int{jsonx.MaxDepth - 3, jsonx.MaxDepth - 2, jsonx.MaxDepth - 1} {
+		deep := strings.Repeat("[", n) + strings.Repeat("]", n)
+		files[filepath.Join("edge", "rollout-deep-"+strconv.Itoa(n)+".jsonl")] = []byte(cxHead +
+			`{"timestamp":"2026-01-05T09:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"ls","call_id":"c1","x":` + deep + "}}\n" +
+			`{"timestamp":"2026-01-05T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":[{"type":"t","content":` + deep + "}]}}\n")
+	}
+	return files
+}
+
+// TestCodexDirectMatchesPlain: the Codex direct reading gives what the
+// plain one gives, for every input read as codex (whatever its format:
+// the others exercise the declines) and as detected.
+func TestCodexDirectMatchesPlain(t *testing.T) {
+	for p, data := range directInputs(t, cxEdgeFiles()) {
+		for _, format := range []string{"", formatCodex} {
+			if on, off := readBoth(data, filepath.Base(p), format, &codexDirect); on != off {
+				t.Errorf("%s as %q: the direct reading differs:\n%s", p, format, firstDiff(off, on))
+			}
+		}
+	}
+}
+
+// TestCodexDirectReads: the direct reading reads the common records
+// itself rather than leaving them all to the plain one (which would pass
+// the comparison trivially).
+func TestCodexDirectReads(t *testing.T) {
+	var l codexLine
+	var p codexPayload
+	for _, line := range strings.Split(strings.TrimSpace(cxHead+cxEdgeRecords[0]), "\n") {
+		if !decodeCodexLine([]byte(line), &l, &p) {
+			t.Errorf("declined: %s", line)
+		}
+	}
+	if !decodeCodexLine([]byte(`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"a"},{"type":"input_image"}]}}`), &l, &p) ||
+		p.outputText() != "a\n[input_image]" || p.CallID != "c1" {
+		t.Errorf("output parts read as %q (call %q)", p.outputText(), p.CallID)
+	}
+}
+
+// TestCodexProblemTypes: the problems of a payload Unmarshal cannot read
+// quote its error, which spells out the type of the member at fault, so
+// the types the direct reading names (codexSummary, codexInfo) must stay
+// the unnamed struct types they were; both readings share them, so
+// TestCodexDirectMatchesPlain cannot see a change there.
+func TestCodexProblemTypes(t *testing.T) {
+	data := []byte(cxHead + `{"timestamp":"2026-01-05T09:00:02.000Z","type":"turn_context","payload":{"model":"m","summary":"auto"}}
+{"timestamp":"2026-01-05T09:00:03.000Z","type":"event_msg","payload":{"type":"token_count","info":"none"}}
+`)
+	_, problems := readBytes(data, "rollout.jsonl", formatCodex)
+	want := []string{
+		`of type []struct { Text string "json:\"text\"" }`,
+		`of type struct { Total *ingest.codexTokens "json:\"total_token_usage\""; Last *ingest.codexTokens "json:\"last_token_usage\"" }`,
+	}
+	if len(problems) != len(want) {
+		t.Fatalf("got %d problems, want %d: %v", len(problems), len(want), problems)
+	}
+	for i, w := range want {
+		if !strings.Contains(problems[i].Message, w) {
+			t.Errorf("problem %d is %q, want it to name the type %s", i, problems[i].Message, w)
+		}
+	}
+}
+
+func FuzzCodexDirect(f *testing.F) {
+	for _, data := range cxEdgeFiles() {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if on, off := readBoth(data, "rollout.jsonl", formatCodex, &codexDirect); on != off {
+			t.Errorf("%q: the direct reading differs:\n%s", data, firstDiff(off, on))
+		}
+	})
+}
