@@ -24,6 +24,7 @@ package ingest
 //     parent_thread_id found inside source.
 
 import (
+	"bytes"
 	"sort"
 	"strconv"
 	"strings"
@@ -166,8 +167,13 @@ type codexPayload struct {
 	Output    jsonx.RawMessage `json:"output"`
 	Success   *bool            `json:"success"`
 	Action    jsonx.RawMessage `json:"action"`
-	Summary   []codexSummary   `json:"summary"`
-	Info      *codexInfo       `json:"info"`
+	// Summary is a reasoning item's list of summary parts, kept raw and
+	// read only for those items (codexSummaryChars): turn_context
+	// payloads carry a summary member too, the reasoning summary setting,
+	// a string ("auto"), and a list type here made every one of them
+	// unreadable.
+	Summary jsonx.RawMessage `json:"summary"`
+	Info    *codexInfo       `json:"info"`
 
 	// The direct reading (decodeAt) decodes the members below where they
 	// lie instead of keeping them raw; direct says it filled p, and the
@@ -180,14 +186,9 @@ type codexPayload struct {
 	args *string
 }
 
-// codexSummary and codexInfo name the types of Summary's elements and of
-// Info for the direct reading. They are aliases of unnamed struct types,
-// not types of their own, because Unmarshal's errors, which problems quote,
-// spell out the type of the member at fault.
-type codexSummary = struct {
-	Text string `json:"text"`
-}
-
+// codexInfo names the type of Info for the direct reading. It is an alias
+// of an unnamed struct type, not a type of its own, because Unmarshal's
+// errors, which problems quote, spell out the type of the member at fault.
 type codexInfo = struct {
 	Total *codexTokens `json:"total_token_usage"`
 	Last  *codexTokens `json:"last_token_usage"`
@@ -316,10 +317,11 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 		}
 	case "reasoning":
 		r.modelRequest(n, t)
-		req := r.b.lastRequest(n, t)
-		for _, s := range p.Summary {
-			req.TextChars += len(s.Text)
+		chars, ok := codexSummaryChars(p.Summary)
+		if !ok {
+			r.out.Problemf(n, "reasoning summary is not a list of text parts; its text is not counted")
 		}
+		r.b.lastRequest(n, t).TextChars += chars
 	case "function_call", "custom_tool_call", "local_shell_call":
 		r.modelRequest(n, t)
 		c := Call{ID: p.CallID, Tool: p.Name, Time: t, Line: n}
@@ -467,11 +469,12 @@ func (p *codexPayload) decodeAt(data []byte, pos, depth int) (end int, ok bool) 
 		{Name: "model", Str: &p.Model},
 		{Name: "source", Raw: &p.Source},
 		{Name: "action", Raw: &p.Action},
+		// Read by record before the next line, as the line's other views.
+		{Name: "summary", Raw: &p.Summary, View: true},
 	}
 	nested := [...]jsonx.Nested{
 		{Name: "output", Read: codexTextAt(&p.output, true)},
 		{Name: "content", Read: codexTextAt(&p.text, false)},
-		{Name: "summary", Read: p.summaryAt},
 		{Name: "info", Read: p.infoAt},
 	}
 	return jsonx.DecodeObjectNested(data, pos, depth, fields[:], nested[:])
@@ -547,22 +550,36 @@ func codexPartsText(data []byte, pos, depth int, placeholders bool) (string, int
 	return b.String(), end, ok
 }
 
-// summaryAt reads a reasoning item's summary list into p.Summary; null
-// leaves it nil, as Unmarshal does.
-func (p *codexPayload) summaryAt(data []byte, pos, depth int) (int, bool) {
-	if data[pos] == 'n' {
-		_, end, ok := jsonx.SkipValue(data, pos, depth)
-		return end, ok
+// codexSummaryChars is the length of the text of a reasoning summary: a
+// list of parts ({"type": "summary_text", "text": ...}), read where it
+// lies when it can be, else by Unmarshal. Null or absent is no text; ok
+// is false for anything that is not a list of parts.
+func codexSummaryChars(raw jsonx.RawMessage) (chars int, ok bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, true
 	}
-	return jsonx.DecodeArrayEach(data, pos, depth, func(data []byte, pos, depth int) (int, bool) {
-		var s codexSummary
-		fields := [...]jsonx.Field{{Name: "text", Str: &s.Text}}
+	end, ok := jsonx.DecodeArrayEach(raw, 0, 0, func(data []byte, pos, depth int) (int, bool) {
+		var text string
+		fields := [...]jsonx.Field{{Name: "text", Str: &text}}
 		end, ok := jsonx.DecodeObjectNested(data, pos, depth, fields[:], nil)
-		if ok {
-			p.Summary = append(p.Summary, s)
-		}
+		chars += len(text)
 		return end, ok
 	})
+	if ok && jsonx.AtEnd(raw, end) {
+		return chars, true
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if jsonx.Unmarshal(raw, &parts) != nil {
+		return 0, false
+	}
+	chars = 0
+	for _, p := range parts {
+		chars += len(p.Text)
+	}
+	return chars, true
 }
 
 // infoAt reads a token_count's info object into p.Info; null leaves it

@@ -202,24 +202,49 @@ func TestCodexDirectReads(t *testing.T) {
 
 // TestCodexProblemTypes: the problems of a payload Unmarshal cannot read
 // quote its error, which spells out the type of the member at fault, so
-// the types the direct reading names (codexSummary, codexInfo) must stay
-// the unnamed struct types they were; both readings share them, so
+// the type the direct reading names (codexInfo) must stay the unnamed
+// struct type it was; both readings share it, so
 // TestCodexDirectMatchesPlain cannot see a change there.
 func TestCodexProblemTypes(t *testing.T) {
-	data := []byte(cxHead + `{"timestamp":"2026-01-05T09:00:02.000Z","type":"turn_context","payload":{"model":"m","summary":"auto"}}
-{"timestamp":"2026-01-05T09:00:03.000Z","type":"event_msg","payload":{"type":"token_count","info":"none"}}
+	data := []byte(cxHead + `{"timestamp":"2026-01-05T09:00:03.000Z","type":"event_msg","payload":{"type":"token_count","info":"none"}}
 `)
 	_, problems := readBytes(data, "rollout.jsonl", formatCodex)
-	want := []string{
-		`of type []struct { Text string "json:\"text\"" }`,
-		`of type struct { Total *ingest.codexTokens "json:\"total_token_usage\""; Last *ingest.codexTokens "json:\"last_token_usage\"" }`,
+	want := `of type struct { Total *ingest.codexTokens "json:\"total_token_usage\""; Last *ingest.codexTokens "json:\"last_token_usage\"" }`
+	if len(problems) != 1 || !strings.Contains(problems[0].Message, want) {
+		t.Fatalf("problems %v, want one naming the type %s", problems, want)
 	}
-	if len(problems) != len(want) {
-		t.Fatalf("got %d problems, want %d: %v", len(problems), len(want), problems)
-	}
-	for i, w := range want {
-		if !strings.Contains(problems[i].Message, w) {
-			t.Errorf("problem %d is %q, want it to name the type %s", i, problems[i].Message, w)
+}
+
+// TestCodexSummaries: a turn_context's summary is the reasoning summary
+// setting, a string, as Codex writes it (TurnContextItem.summary, a
+// ReasoningSummaryConfig): it is no problem, and the model is read. A
+// reasoning item's summary is a list of parts whose text counts; one of
+// another shape is a problem of its own, and the item still opens its
+// request. Both readings.
+func TestCodexSummaries(t *testing.T) {
+	data := []byte(cxHead + `{"timestamp":"2026-01-05T09:00:02.000Z","type":"turn_context","payload":{"cwd":"/w","approval_policy":"on-request","sandbox_policy":{"mode":"workspace-write"},"model":"gpt-5-codex","effort":"high","summary":"auto"}}
+{"timestamp":"2026-01-05T09:00:04.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"abc"},{"type":"summary_text","text":"de"}]}}
+{"timestamp":"2026-01-05T09:00:05.000Z","type":"response_item","payload":{"type":"function_call","call_id":"c1","name":"shell","arguments":"{}"}}
+{"timestamp":"2026-01-05T09:00:05.500Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"ok"}}
+{"timestamp":"2026-01-05T09:00:06.000Z","type":"response_item","payload":{"type":"reasoning","summary":"concise"}}
+`)
+	for _, direct := range []bool{true, false} {
+		codexDirect = direct
+		sessions, problems := readBytes(data, "rollout.jsonl", formatCodex)
+		codexDirect = true
+		if len(sessions) != 1 {
+			t.Fatalf("direct %v: %d sessions", direct, len(sessions))
+		}
+		s := sessions[0]
+		if s.Model != "gpt-5-codex" {
+			t.Errorf("direct %v: model %q, want the turn_context's", direct, s.Model)
+		}
+		if len(problems) != 1 || problems[0].Line != 7 || !strings.Contains(problems[0].Message, "reasoning summary is not a list") {
+			t.Errorf("direct %v: problems %v, want one, for the reasoning summary on line 7", direct, problems)
+		}
+		reqs := s.Turns[len(s.Turns)-1].Requests
+		if len(reqs) != 2 || reqs[0].TextChars != 5 || reqs[0].Line != 4 || reqs[1].Line != 7 || reqs[1].TextChars != 0 {
+			t.Errorf("direct %v: requests %+v, want the summary's 5 characters on line 4 and a request opened on line 7", direct, reqs)
 		}
 	}
 }
