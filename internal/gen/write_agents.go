@@ -286,7 +286,9 @@ func (w *codexWriter) session(lw *lineWriter, s *session) []written {
 			lw.str("t" + itoa(n+1))
 			lw.raw(`,"cwd":"/home/dev/project","model":`)
 			lw.str(s.model)
-			lw.raw(`,"effort":"medium","approval_policy":"on-request","sandbox_policy":{"type":"workspace-write"}}`)
+			// summary is the reasoning summary setting, a string, as Codex
+			// writes it (a reader once took it for a reasoning summary).
+			lw.raw(`,"effort":"medium","summary":"auto","approval_policy":"on-request","sandbox_policy":{"type":"workspace-write"}}`)
 		})
 		rec(tick(), "event_msg", func() {
 			lw.raw(`{"type":"user_message","message":`)
