@@ -50,11 +50,17 @@ func init() {
 				if !ok {
 					return
 				}
+				id := fileStem(h.Name) + "#L" + strconv.Itoa(n)
+				// A line the direct reading reads is valid JSON (it checks
+				// every byte), so it needs no Valid pass of its own.
+				if ohDirect && parseOpenHandsDirect(line, n, id, nil, out) {
+					continue
+				}
 				if !jsonx.Valid(line) {
 					out.BadLine(lr, n, notJSON(line))
 					continue
 				}
-				parseOpenHandsRecord(line, h, n, fileStem(h.Name)+"#L"+strconv.Itoa(n), nil, out)
+				parseOpenHandsPlain(line, n, id, nil, out)
 			}
 		},
 	})
@@ -86,36 +92,63 @@ type ohEvent struct {
 	Args        jsonx.RawMessage `json:"args"`
 	Content     jsonx.RawMessage `json:"content"`
 	Cause       *int64           `json:"cause"`
-	Meta        *struct {
-		FunctionName  string `json:"function_name"`
-		ToolCallID    string `json:"tool_call_id"`
-		ModelResponse *struct {
-			ID      string           `json:"id"`
-			Model   string           `json:"model"`
-			Usage   jsonx.RawMessage `json:"usage"`
-			Choices []struct {
-				Message struct {
-					Content   jsonx.RawMessage `json:"content"`
-					ToolCalls []chatToolCall   `json:"tool_calls"`
-				} `json:"message"`
-			} `json:"choices"`
-		} `json:"model_response"`
-	} `json:"tool_call_metadata"`
+	Meta        *ohMeta          `json:"tool_call_metadata"`
+
+	// text is the content decoded as a string where it lay, when textRead
+	// (ohEvent.readContent); else contentText reads Content.
+	text     string
+	textRead bool
+}
+
+// ohMeta, ohModelResponse and ohChoice name the types of tool_call_metadata
+// and its parts for the direct reading. They are aliases of unnamed struct
+// types, not types of their own, because Unmarshal's errors, which
+// problems quote, spell out the type of the member at fault
+// (TestOpenHandsProblemTypes).
+type ohMeta = struct {
+	FunctionName  string           `json:"function_name"`
+	ToolCallID    string           `json:"tool_call_id"`
+	ModelResponse *ohModelResponse `json:"model_response"`
+}
+
+type ohModelResponse = struct {
+	ID      string           `json:"id"`
+	Model   string           `json:"model"`
+	Usage   jsonx.RawMessage `json:"usage"`
+	Choices []ohChoice       `json:"choices"`
+}
+
+type ohChoice = struct {
+	Message struct {
+		Content   jsonx.RawMessage `json:"content"`
+		ToolCalls []chatToolCall   `json:"tool_calls"`
+	} `json:"message"`
 }
 
 // ohNotCalls are agent actions that are not tool calls.
 var ohNotCalls = map[string]bool{"message": true, "system": true, "recall": true, "change_agent_state": true, "condensation": true, "null": true, "": true}
 
+// ohDirect turns on the direct reading of trajectories
+// (parseOpenHandsDirect); tests turn it off to check that the readings with
+// and without it are the same.
+var ohDirect = true
+
 // parseOpenHandsRecord reads one trajectory: a JSONL line (pos nil), or a
 // whole-file document, where pos gives each event's file line for problems
 // (the session keeps line 0, docpos.go).
 func parseOpenHandsRecord(data []byte, h *Head, line int, defaultID string, pos *docPos, out *Sink) {
+	if ohDirect && parseOpenHandsDirect(data, line, defaultID, pos, out) {
+		return
+	}
+	parseOpenHandsPlain(data, line, defaultID, pos, out)
+}
+
+// parseOpenHandsPlain is parseOpenHandsRecord by Unmarshal: the list split
+// into raw events, each decoded in turn, an error worded as a problem.
+func parseOpenHandsPlain(data []byte, line int, defaultID string, pos *docPos, out *Sink) {
 	var events []jsonx.RawMessage
 	id := defaultID
-	at := line // the line of problems of the record as a whole
-	if at == 0 {
-		at = pos.lineOf(data)
-	}
+	at := ohRecordLine(data, line, pos)
 	var lines []int // file lines of the events, in a document
 	if len(data) > 0 && data[0] == '{' {
 		var rec struct {
@@ -127,12 +160,7 @@ func parseOpenHandsRecord(data []byte, h *Head, line int, defaultID string, pos 
 			return
 		}
 		lines = pos.elemLines(member(data, "history"))
-		var s string
-		if jsonx.Unmarshal(rec.InstanceID, &s) == nil && s != "" {
-			id = s
-		} else if len(rec.InstanceID) > 0 {
-			id = string(rec.InstanceID)
-		}
+		id = ohInstanceID(rec.InstanceID, defaultID)
 		events = rec.History
 	} else if err := jsonx.Unmarshal(data, &events); err != nil {
 		out.Problemf(at, "not a JSON array of events (%s)", strings.TrimPrefix(err.Error(), "json: "))
@@ -140,6 +168,115 @@ func parseOpenHandsRecord(data []byte, h *Head, line int, defaultID string, pos 
 	} else {
 		lines = pos.elemLines(data)
 	}
+	items := make([]ohItem, len(events))
+	for i, raw := range events {
+		items[i].raw = raw
+	}
+	ohSession(items, id, line, at, lines, pos, out)
+}
+
+// parseOpenHandsDirect is parseOpenHandsRecord in one pass over data: each
+// event is decoded where it lies (ohEvent.decodeAt) as the list is walked,
+// where the plain reading has Unmarshal copy the list out as raw events
+// and then decode each one by reflection; for a JSONL line, the walk's
+// syntax check also stands in for the Valid pass before the plain
+// reading. An event it does not decode so (a member of another type,
+// an id that is not an integer, a repeated, escaped or case-folded key...)
+// is kept raw and left to Unmarshal, as the plain reading leaves every
+// event. It returns false, having sent nothing, for what it cannot read
+// at all (invalid JSON, a record whose history is not a list, a repeated
+// instance_id...): parseOpenHandsPlain then reads data and words what is
+// wrong. The events hold views of data: they are read before it changes.
+func parseOpenHandsDirect(data []byte, line int, defaultID string, pos *docPos, out *Sink) bool {
+	var items []ohItem
+	var starts []int // where each event starts in data, for its file line
+	readEvent := func(data []byte, p, depth int) (int, bool) {
+		starts = append(starts, p)
+		items = append(items, ohItem{})
+		it := &items[len(items)-1]
+		if end, ok := it.e.decodeAt(data, p, depth); ok {
+			it.decoded = true
+			return end, true
+		}
+		it.e = ohEvent{} // partly written by the decline
+		_, end, ok := jsonx.SkipValue(data, p, depth)
+		if !ok {
+			return 0, false
+		}
+		it.raw = data[p:end:end]
+		return end, true
+	}
+	id := defaultID
+	var end int
+	var ok bool
+	if len(data) > 0 && data[0] == '{' {
+		var instanceID jsonx.RawMessage
+		fields := [...]jsonx.Field{{Name: "instance_id", Raw: &instanceID, View: true}}
+		nested := [...]jsonx.Nested{{Name: "history", Read: func(data []byte, p, depth int) (int, bool) {
+			if data[p] == 'n' { // no events, as Unmarshal leaves the list nil
+				return ohSkipNull(data, p, depth)
+			}
+			return jsonx.DecodeArrayEach(data, p, depth, readEvent)
+		}}}
+		if end, ok = jsonx.DecodeObjectNested(data, 0, 0, fields[:], nested[:]); ok {
+			id = ohInstanceID(instanceID, defaultID)
+		}
+	} else {
+		// Leading white space too is read as the plain reading's Unmarshal
+		// reads it; null, which Unmarshal takes as no events, is declined.
+		end, ok = jsonx.DecodeArrayEach(data, 0, 0, readEvent)
+	}
+	if !ok || !jsonx.AtEnd(data, end) {
+		return false
+	}
+	// The lines elemLines gives the plain reading, from the offsets the
+	// walk found instead of another pass over the list.
+	var lines []int
+	if base := pos.offsetOf(data); base >= 0 {
+		lines = make([]int, len(starts))
+		for i, s := range starts {
+			lines[i] = pos.lineAt(base + s)
+		}
+	}
+	ohSession(items, id, line, ohRecordLine(data, line, pos), lines, pos, out)
+	return true
+}
+
+// ohRecordLine is the line of problems of a record as a whole: its JSONL
+// line, else the file line where the document starts.
+func ohRecordLine(data []byte, line int, pos *docPos) int {
+	if line == 0 {
+		return pos.lineOf(data)
+	}
+	return line
+}
+
+// ohInstanceID is the session id that an output record's instance_id
+// gives: the string, else the member's JSON text (a number, null...), else
+// def when there is none.
+func ohInstanceID(raw jsonx.RawMessage, def string) string {
+	var s string
+	if jsonx.Unmarshal(raw, &s) == nil && s != "" {
+		return s
+	}
+	if len(raw) > 0 {
+		return string(raw)
+	}
+	return def
+}
+
+// ohItem is one event of a trajectory: decoded where it lay (the direct
+// reading), else raw, for Unmarshal.
+type ohItem struct {
+	e       ohEvent
+	decoded bool
+	raw     jsonx.RawMessage
+}
+
+// ohSession reads the events of one trajectory into its session. line is
+// the record's JSONL line (0 for a document), at the line of problems of
+// the record as a whole, lines the file lines of the events in a document.
+func ohSession(items []ohItem, id string, line, at int, lines []int, pos *docPos, out *Sink) {
 	b := newSessionBuilder(&Session{Format: formatOpenHands, ID: id, Line: line})
 	b.doc = pos != nil && line == 0
 	recLine := line
@@ -151,12 +288,14 @@ func parseOpenHandsRecord(data []byte, h *Head, line int, defaultID string, pos 
 	callOf := map[int64]string{}            // action event id -> call id
 	seen := map[int64]bool{}                // event ids read so far
 	compacted := false
-	for i, raw := range events {
+	for i := range items {
 		line := lineAtIndex(lines, i, recLine)
-		var e ohEvent
-		if err := jsonx.Unmarshal(raw, &e); err != nil {
-			out.Problemf(line, "event %d is not an OpenHands event (%s); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
-			continue
+		e := &items[i].e
+		if !items[i].decoded {
+			if err := jsonx.Unmarshal(items[i].raw, e); err != nil {
+				out.Problemf(line, "event %d is not an OpenHands event (%s); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
+				continue
+			}
 		}
 		t := parseTime(e.Timestamp)
 		if e.ID != nil {
@@ -194,7 +333,7 @@ func parseOpenHandsRecord(data []byte, h *Head, line int, defaultID string, pos 
 					}
 				}
 			}
-			ohAction(b, e, i, line, t, requests, argsOf, callOf, out)
+			ohAction(b, *e, i, line, t, requests, argsOf, callOf, out)
 		case e.Observation != "":
 			if e.Cause == nil {
 				continue
@@ -202,15 +341,180 @@ func parseOpenHandsRecord(data []byte, h *Head, line int, defaultID string, pos 
 			callID, ok := callOf[*e.Cause]
 			if !ok {
 				if !seen[*e.Cause] {
-					out.Problemf(line, "%s observation %s answers event %d, which is not in the file; ignored", e.Observation, ohEventName(e, i), *e.Cause)
+					out.Problemf(line, "%s observation %s answers event %d, which is not in the file; ignored", e.Observation, ohEventName(*e, i), *e.Cause)
 				}
 				continue
 			}
-			text, _ := contentText(e.Content)
-			b.result(callID, text, e.Observation == "error", line, t, out)
+			b.result(callID, e.contentText(), e.Observation == "error", line, t, out)
 		}
 	}
 	b.finish(out)
+}
+
+// decodeAt reads the event that starts at data[pos], depth levels deep in
+// data, in one pass (jsonx.DecodeObjectNested), into e as Unmarshal into
+// the zero ohEvent would read it: the strings decoded, args and the other
+// raw members as views of data, a string content decoded too
+// (readContent), and tool_call_metadata down to its tool calls. end is
+// the index just past the event; false declines it (e may be partly
+// written), for Unmarshal.
+func (e *ohEvent) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
+	fields := [...]jsonx.Field{
+		{Name: "id", IntPtr: &e.ID},
+		{Name: "timestamp", Str: &e.Timestamp},
+		{Name: "source", Str: &e.Source},
+		{Name: "message", Str: &e.Message},
+		{Name: "action", Str: &e.Action},
+		{Name: "observation", Str: &e.Observation},
+		{Name: "args", Raw: &e.Args, View: true},
+		{Name: "cause", IntPtr: &e.Cause},
+	}
+	nested := [...]jsonx.Nested{
+		{Name: "content", Read: e.readContent},
+		{Name: "tool_call_metadata", Read: func(data []byte, pos, depth int) (int, bool) {
+			if data[pos] == 'n' { // Meta stays nil, as Unmarshal leaves it
+				return ohSkipNull(data, pos, depth)
+			}
+			e.Meta = &ohMeta{}
+			return ohDecodeMeta(e.Meta, data, pos, depth)
+		}},
+	}
+	return jsonx.DecodeObjectNested(data, pos, depth, fields[:], nested[:])
+}
+
+// readContent reads the content member at data[pos]. A string (an
+// observation's output: most of a trajectory's bytes) is decoded here,
+// once, where contentText would skip it and then decode it; any other
+// value (null, a list of parts) is left to contentText. Content is the
+// member's text either way, as Unmarshal leaves it.
+func (e *ohEvent) readContent(data []byte, pos, depth int) (int, bool) {
+	if s, end, ok := jsonx.DecodeStringAt(data, pos); ok {
+		e.Content, e.text, e.textRead = data[pos:end:end], s, true
+		return end, true
+	}
+	_, end, ok := jsonx.SkipValue(data, pos, depth)
+	if !ok {
+		return 0, false
+	}
+	e.Content = data[pos:end:end]
+	return end, true
+}
+
+// contentText is the text of the event's content (contentText).
+func (e *ohEvent) contentText() string {
+	if e.textRead {
+		return e.text
+	}
+	text, _ := contentText(e.Content)
+	return text
+}
+
+// ohDecodeMeta is ohEvent.decodeAt of a tool_call_metadata object.
+func ohDecodeMeta(m *ohMeta, data []byte, pos, depth int) (int, bool) {
+	fields := [...]jsonx.Field{
+		{Name: "function_name", Str: &m.FunctionName},
+		{Name: "tool_call_id", Str: &m.ToolCallID},
+	}
+	nested := [...]jsonx.Nested{{Name: "model_response", Read: func(data []byte, pos, depth int) (int, bool) {
+		if data[pos] == 'n' {
+			return ohSkipNull(data, pos, depth)
+		}
+		m.ModelResponse = &ohModelResponse{}
+		return ohDecodeModelResponse(m.ModelResponse, data, pos, depth)
+	}}}
+	return jsonx.DecodeObjectNested(data, pos, depth, fields[:], nested[:])
+}
+
+// ohDecodeModelResponse is ohEvent.decodeAt of a model_response object.
+func ohDecodeModelResponse(r *ohModelResponse, data []byte, pos, depth int) (int, bool) {
+	fields := [...]jsonx.Field{
+		{Name: "id", Str: &r.ID},
+		{Name: "model", Str: &r.Model},
+		{Name: "usage", Raw: &r.Usage, View: true},
+	}
+	nested := [...]jsonx.Nested{{Name: "choices", Read: func(data []byte, pos, depth int) (int, bool) {
+		if data[pos] == 'n' {
+			return ohSkipNull(data, pos, depth)
+		}
+		return jsonx.DecodeArrayEach(data, pos, depth, func(data []byte, pos, depth int) (int, bool) {
+			r.Choices = append(r.Choices, ohChoice{})
+			return ohDecodeChoice(&r.Choices[len(r.Choices)-1], data, pos, depth)
+		})
+	}}}
+	return jsonx.DecodeObjectNested(data, pos, depth, fields[:], nested[:])
+}
+
+// ohDecodeChoice is ohEvent.decodeAt of an element of choices; null is the
+// zero choice, as Unmarshal makes it.
+func ohDecodeChoice(c *ohChoice, data []byte, pos, depth int) (int, bool) {
+	if data[pos] == 'n' {
+		return ohSkipNull(data, pos, depth)
+	}
+	message := [...]jsonx.Nested{{Name: "message", Read: func(data []byte, pos, depth int) (int, bool) {
+		if data[pos] == 'n' {
+			return ohSkipNull(data, pos, depth)
+		}
+		fields := [...]jsonx.Field{{Name: "content", Raw: &c.Message.Content, View: true}}
+		calls := [...]jsonx.Nested{{Name: "tool_calls", Read: ohReadToolCalls(&c.Message.ToolCalls)}}
+		return jsonx.DecodeObjectNested(data, pos, depth, fields[:], calls[:])
+	}}}
+	return jsonx.DecodeObjectNested(data, pos, depth, nil, message[:])
+}
+
+// ohReadToolCalls returns the reading of a tool_calls list into calls, for
+// a jsonx.Nested: each entry decoded where it lies, as Unmarshal into a
+// []chatToolCall decodes it, the arguments as a view. (The OpenAI reader,
+// whose type this is, decodes its lists with Unmarshal: it has no
+// one-pass reading of them to share.) Null leaves calls nil and a null
+// entry is the zero call, as with Unmarshal; anything else that is not a
+// list of objects of chatToolCall's members declines.
+func ohReadToolCalls(calls *[]chatToolCall) func(data []byte, pos, depth int) (int, bool) {
+	readCall := func(data []byte, pos, depth int) (int, bool) {
+		*calls = append(*calls, chatToolCall{})
+		if data[pos] == 'n' {
+			return ohSkipNull(data, pos, depth)
+		}
+		tc := &(*calls)[len(*calls)-1]
+		fields := [...]jsonx.Field{{Name: "id", Str: &tc.ID}, {Name: "type", Str: &tc.Type}}
+		nested := [...]jsonx.Nested{
+			{Name: "function", Read: func(data []byte, pos, depth int) (int, bool) {
+				if data[pos] == 'n' {
+					return ohSkipNull(data, pos, depth)
+				}
+				fn := [...]jsonx.Field{
+					{Name: "name", Str: &tc.Function.Name},
+					{Name: "arguments", Raw: &tc.Function.Arguments, View: true},
+				}
+				return jsonx.DecodeObjectNested(data, pos, depth, fn[:], nil)
+			}},
+			{Name: "custom", Read: func(data []byte, pos, depth int) (int, bool) {
+				if data[pos] == 'n' {
+					return ohSkipNull(data, pos, depth)
+				}
+				tc.Custom = &struct {
+					Name  string `json:"name"`
+					Input string `json:"input"`
+				}{}
+				custom := [...]jsonx.Field{{Name: "name", Str: &tc.Custom.Name}, {Name: "input", Str: &tc.Custom.Input}}
+				return jsonx.DecodeObjectNested(data, pos, depth, custom[:], nil)
+			}},
+		}
+		return jsonx.DecodeObjectNested(data, pos, depth, fields[:], nested[:])
+	}
+	return func(data []byte, pos, depth int) (int, bool) {
+		if data[pos] == 'n' {
+			return ohSkipNull(data, pos, depth)
+		}
+		return jsonx.DecodeArrayEach(data, pos, depth, readCall)
+	}
+}
+
+// ohSkipNull moves past the null at data[pos] (a value starting with 'n':
+// anything but null is a syntax error), for a member or element whose null
+// Unmarshal reads as the zero value it already holds.
+func ohSkipNull(data []byte, pos, depth int) (int, bool) {
+	_, end, ok := jsonx.SkipValue(data, pos, depth)
+	return end, ok
 }
 
 // ohEventName names an event in messages: its id, else its position.
