@@ -1256,16 +1256,11 @@ func hermesSnapshotShareGPT(doc []byte, pos *docPos, h *Head, out *Sink) bool {
 	var id, model, platform string
 	var messages jsonx.RawMessage
 	var entries []hermesEntry
-	var conversations []byte // the list as it stands in doc
 	fields := [...]jsonx.Field{{Name: "session_id", Str: &id}, {Name: "model", Str: &model}, {Name: "platform", Str: &platform},
 		{Name: "messages", Raw: &messages, View: true}}
 	nested := [...]jsonx.Nested{{Name: "conversations", Read: func(data []byte, p, depth int) (int, bool) {
 		entries = []hermesEntry{}
-		end, ok := hermesDecodeEntries(data, p, depth, &entries)
-		if ok {
-			conversations = data[p:end]
-		}
-		return end, ok
+		return hermesDecodeEntries(data, p, depth, &entries)
 	}}}
 	end, ok := jsonx.DecodeObjectNested(doc, 0, 0, fields[:], nested[:])
 	if !ok || !jsonx.AtEnd(doc, end) || entries == nil || (messages != nil && string(messages) != "null") {
@@ -1273,10 +1268,12 @@ func hermesSnapshotShareGPT(doc []byte, pos *docPos, h *Head, out *Sink) bool {
 	}
 	s := newHermesSnapshotSession(id, model, platform, h)
 	s.Notes = append(s.Notes, hermesShareGPTNote)
-	all := pos.elemLines(bytes.TrimSpace(conversations))
+	// Each entry's line from where the walk found it (doc is pos's
+	// document), as elemLines would give it without another pass over the
+	// list: that pass was a sixth of reading a snapshot.
 	lines := make([]int, len(entries))
 	for i := range entries {
-		lines[i] = lineAtIndex(all, i, pos.first)
+		lines[i] = pos.lineAt(entries[i].at)
 	}
 	parseHermesShareGPT(s, entries, lines, 0, out)
 	out.Session(s)

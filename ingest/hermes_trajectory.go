@@ -203,7 +203,7 @@ func hermesDecodeEntries(data []byte, pos, depth int, entries *[]hermesEntry) (e
 		// A value that is not a string or null, or a from that is not a
 		// string, is left to the parsed record; null and absent give the
 		// "" that Value.GetString and hermesValueText give.
-		var e hermesEntry
+		e := hermesEntry{at: pos}
 		var value *string
 		entry := [...]jsonx.Field{{Name: "from", Str: &e.from}, {Name: "value", Ptr: &value}}
 		end, ok := jsonx.DecodeObjectNested(data, pos, depth, entry[:], nil)
@@ -224,6 +224,9 @@ type hermesEntry struct {
 	from string
 	// text is the text of the `value` member (hermesValueText).
 	text string
+	// at is where the entry starts in the data hermesDecodeEntries walked
+	// (white space skipped), for its file line in a document.
+	at int
 }
 
 // hermesEntryOf reads a parsed conversations entry.
