@@ -92,20 +92,12 @@ type ccBlock struct {
 	ToolUseID string           `json:"tool_use_id"`
 	Content   jsonx.RawMessage `json:"content"`
 	IsError   bool             `json:"is_error"`
-	// contentText is Content's text when the one-pass reading decoded it
-	// (a string, then Content is nil): what contentText gives for it.
-	contentText    string
-	contentDecoded bool
+	// content is Content's text when the one-pass reading decoded it.
+	content decodedContent
 }
 
 // resultText is the block's content as text (contentText).
-func (b *ccBlock) resultText() string {
-	if b.contentDecoded {
-		return b.contentText
-	}
-	res, _ := contentText(b.Content)
-	return res
-}
+func (b *ccBlock) resultText() string { return b.content.textOf(b.Content) }
 
 // ccMessageRead is a user or assistant line's message with its content
 // decoded: a string (isString, text), blocks, or neither.
@@ -277,8 +269,8 @@ func (r *ccReader) decode(line []byte, l *ccLine, read *ccMessageRead) bool {
 
 // ccDecodeBlock reads one content block at data[pos] into b, in the same
 // pass as its line, as Unmarshal into a ccBlock would; a tool result that
-// is a string is decoded into b.contentText, as contentText would decode
-// it. It declines an element that is not an object (Unmarshal reads null
+// is a string is decoded too (readContentMember), as contentText would
+// decode it. It declines an element that is not an object (Unmarshal reads null
 // as an empty block; the plain reading keeps that case).
 func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock) (int, bool) {
 	if data[pos] != '{' {
@@ -294,16 +286,7 @@ func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock) (int, bool) {
 		{Name: "tool_use_id", Str: &b.ToolUseID},
 		{Name: "is_error", Bool: &b.IsError},
 	}
-	content := [...]jsonx.Nested{{Name: "content", Read: func(data []byte, pos, depth int) (int, bool) {
-		if data[pos] == '"' {
-			s, end, ok := jsonx.DecodeStringAt(data, pos)
-			b.contentText, b.contentDecoded = s, true
-			return end, ok
-		}
-		start, end, ok := jsonx.SkipValue(data, pos, depth)
-		b.Content = data[start:end:end]
-		return end, ok
-	}}}
+	content := [...]jsonx.Nested{{Name: "content", Read: readContentMember(&b.Content, &b.content)}}
 	return jsonx.DecodeObjectNested(data, pos, depth, fields[:], content[:])
 }
 

@@ -868,6 +868,42 @@ func contentText(raw jsonx.RawMessage) (string, bool) {
 	return contentTextOf(raw, true)
 }
 
+// decodedContent is what the one-pass readings (Claude Code blocks,
+// OpenHands events) add to a content member they keep raw, as the plain
+// readings keep it: when it is a string, its text, decoded where it lay,
+// so that contentText need not decode it again.
+type decodedContent struct {
+	text    string
+	decoded bool
+}
+
+// readContentMember returns the jsonx.Nested reading of a content member
+// into raw, a view of the record (any value), and dc (a string, decoded).
+// A string it cannot decode itself (invalid UTF-8) is left to contentText.
+func readContentMember(raw *jsonx.RawMessage, dc *decodedContent) func(data []byte, pos, depth int) (int, bool) {
+	return func(data []byte, pos, depth int) (int, bool) {
+		if s, end, ok := jsonx.DecodeStringAt(data, pos); ok {
+			*raw, dc.text, dc.decoded = data[pos:end:end], s, true
+			return end, true
+		}
+		_, end, ok := jsonx.SkipValue(data, pos, depth)
+		if !ok {
+			return 0, false
+		}
+		*raw = data[pos:end:end]
+		return end, true
+	}
+}
+
+// textOf is contentText of the member whose raw text is raw.
+func (dc *decodedContent) textOf(raw jsonx.RawMessage) string {
+	if dc.decoded {
+		return dc.text
+	}
+	text, _ := contentText(raw)
+	return text
+}
+
 // userText is contentText without placeholders: what the user typed.
 func userText(raw jsonx.RawMessage) (string, bool) {
 	return contentTextOf(raw, false)

@@ -94,10 +94,9 @@ type ohEvent struct {
 	Cause       *int64           `json:"cause"`
 	Meta        *ohMeta          `json:"tool_call_metadata"`
 
-	// text is the content decoded as a string where it lay, when textRead
-	// (ohEvent.readContent); else contentText reads Content.
-	text     string
-	textRead bool
+	// content is Content's text when the direct reading decoded it
+	// (readContentMember).
+	content decodedContent
 }
 
 // ohMeta, ohModelResponse and ohChoice name the types of tool_call_metadata
@@ -355,7 +354,7 @@ func ohSession(items []ohItem, id string, line, at int, lines []int, pos *docPos
 // data, in one pass (jsonx.DecodeObjectNested), into e as Unmarshal into
 // the zero ohEvent would read it: the strings decoded, args and the other
 // raw members as views of data, a string content decoded too
-// (readContent), and tool_call_metadata down to its tool calls. end is
+// (readContentMember), and tool_call_metadata down to its tool calls. end is
 // the index just past the event; false declines it (e may be partly
 // written), for Unmarshal.
 func (e *ohEvent) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
@@ -370,7 +369,7 @@ func (e *ohEvent) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
 		{Name: "cause", IntPtr: &e.Cause},
 	}
 	nested := [...]jsonx.Nested{
-		{Name: "content", Read: e.readContent},
+		{Name: "content", Read: readContentMember(&e.Content, &e.content)},
 		{Name: "tool_call_metadata", Read: func(data []byte, pos, depth int) (int, bool) {
 			if data[pos] == 'n' { // Meta stays nil, as Unmarshal leaves it
 				return ohSkipNull(data, pos, depth)
@@ -382,32 +381,8 @@ func (e *ohEvent) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
 	return jsonx.DecodeObjectNested(data, pos, depth, fields[:], nested[:])
 }
 
-// readContent reads the content member at data[pos]. A string (an
-// observation's output: most of a trajectory's bytes) is decoded here,
-// once, where contentText would skip it and then decode it; any other
-// value (null, a list of parts) is left to contentText. Content is the
-// member's text either way, as Unmarshal leaves it.
-func (e *ohEvent) readContent(data []byte, pos, depth int) (int, bool) {
-	if s, end, ok := jsonx.DecodeStringAt(data, pos); ok {
-		e.Content, e.text, e.textRead = data[pos:end:end], s, true
-		return end, true
-	}
-	_, end, ok := jsonx.SkipValue(data, pos, depth)
-	if !ok {
-		return 0, false
-	}
-	e.Content = data[pos:end:end]
-	return end, true
-}
-
 // contentText is the text of the event's content (contentText).
-func (e *ohEvent) contentText() string {
-	if e.textRead {
-		return e.text
-	}
-	text, _ := contentText(e.Content)
-	return text
-}
+func (e *ohEvent) contentText() string { return e.content.textOf(e.Content) }
 
 // ohDecodeMeta is ohEvent.decodeAt of a tool_call_metadata object.
 func ohDecodeMeta(m *ohMeta, data []byte, pos, depth int) (int, bool) {
