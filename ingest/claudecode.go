@@ -270,8 +270,8 @@ func (r *ccReader) decode(line []byte, l *ccLine, read *ccMessageRead) bool {
 // ccDecodeBlock reads one content block at data[pos] into b, in the same
 // pass as its line, as Unmarshal into a ccBlock would; a tool result that
 // is a string is decoded too (readContentMember), as contentText would
-// decode it. It declines an element that is not an object (Unmarshal reads null
-// as an empty block; the plain reading keeps that case).
+// decode it. It declines an element that is not an object (Unmarshal
+// reads null as an empty block; the plain reading keeps that case).
 func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock) (int, bool) {
 	if data[pos] != '{' {
 		return 0, false
