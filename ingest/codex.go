@@ -327,7 +327,7 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 		c := Call{ID: p.CallID, Tool: p.Name, Time: t, Line: n}
 		switch p.Type {
 		case "function_call":
-			p.setArgs(&c)
+			c.setArgsMember(p.direct, p.args, p.Arguments)
 		case "custom_tool_call":
 			c.SetArgsValue(inputArgs(p.inputText()))
 		case "local_shell_call":
@@ -657,16 +657,4 @@ func (p *codexPayload) messageText() string {
 	var s string
 	_ = jsonx.Unmarshal(p.Message, &s)
 	return s
-}
-
-// setArgs is c.SetArgsField of a function call's arguments.
-func (p *codexPayload) setArgs(c *Call) {
-	switch {
-	case !p.direct:
-		c.SetArgsField(p.Arguments)
-	case p.args == nil: // null or absent, which SetArgsField reads as ""
-		c.SetArgs("")
-	default:
-		c.SetArgs(*p.args)
-	}
 }

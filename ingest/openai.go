@@ -1240,24 +1240,12 @@ func (t *respItemText) unmarshal(data []byte) error {
 	return jsonx.Unmarshal(data, t)
 }
 
-// setArgs is c.SetArgsField of the item's arguments.
-func (it *respItem) setArgs(c *Call) {
-	switch {
-	case !it.direct:
-		c.SetArgsField(it.Arguments)
-	case it.args == nil: // null or absent, which SetArgsField reads as ""
-		c.SetArgs("")
-	default:
-		c.SetArgs(*it.args)
-	}
-}
-
 // call is the call a call item makes (but its Line).
 func (it *respItem) call() Call {
 	c := Call{ID: it.CallID, Tool: it.Name}
 	switch it.Type {
 	case "function_call":
-		it.setArgs(&c)
+		c.setArgsMember(it.direct, it.args, it.Arguments)
 	case "custom_tool_call":
 		var s string
 		_ = jsonx.Unmarshal(it.Input, &s)
@@ -1267,7 +1255,7 @@ func (it *respItem) call() Call {
 		c.SetArgsField(it.Action)
 	case "mcp_call":
 		// An MCP call made by the API carries its own output.
-		it.setArgs(&c)
+		c.setArgsMember(it.direct, it.args, it.Arguments)
 		c.HasResult = true
 		c.Result, _ = it.outputText()
 		if e, has := contentText(it.Error); has {
