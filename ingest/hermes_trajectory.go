@@ -10,11 +10,9 @@
 package ingest
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
@@ -320,51 +318,54 @@ func hermesParseToolCall(body string) hermesTrajCall {
 
 // hermesParseToolResponse parses a <tool_response> body:
 // {"tool_call_id", "name", "content"}. Results are most of a trajectory's
-// bytes, so a valid object is read member by member without building its
-// value: the content is decoded when it is a string and written compact
-// (hermesCompact) when it is not, as hermesParseToolResponseTree does.
+// bytes, so the body is read in one pass, its content where it lies: a
+// string decoded, any other value written compact (jsonx.CompactString)
+// as the walk checks it, which is what hermesParseToolResponseTree gives
+// by way of the parsed value. What that pass declines (a repeated,
+// escaped or case-folded member, an id or name that is not a string, a
+// content that is a number or boolean or a string with invalid UTF-8, a
+// body that is not one JSON object) is read the tree's way.
 func hermesParseToolResponse(body string) hermesTrajResponse {
 	if !hermesDirect {
 		return hermesParseToolResponseTree(body)
 	}
-	data := jsonx.ReadOnlyBytes(body)
-	var id, name, content []byte
-	end, complete := jsonx.Members(data, func(key []byte, escaped bool, val []byte) bool {
-		if escaped {
-			key = []byte(hermesStringValue(append(append([]byte{'"'}, key...), '"')))
-		}
-		// Value.Get takes the first member of a name.
-		switch {
-		case string(key) == "tool_call_id" && id == nil:
-			id = val
-		case string(key) == "name" && name == nil:
-			name = val
-		case string(key) == "content" && content == nil:
-			content = val
-		}
-		return true
-	})
-	if !complete || len(bytes.TrimLeft(data[end:], " \t\r\n")) > 0 {
-		// Not an object, or not JSON: the tree parse words the error.
+	r, ok := hermesReadToolResponse(jsonx.ReadOnlyBytes(body))
+	if !ok {
 		return hermesParseToolResponseTree(body)
 	}
-	r := hermesTrajResponse{}
-	r.ID = hermesStringValue(id)
-	r.Name = hermesStringValue(name)
-	switch {
-	case content == nil || content[0] == 'n':
-		// Absent or null.
-	case content[0] == '"':
-		r.Result = hermesStringValue(content)
-		r.IsError = hermesResultIsError(r.Result)
-	default:
-		r.Result = string(hermesCompact(make([]byte, 0, len(content)), content))
-		// The compact text has the object's members as the value has them,
-		// with keys written plainly: reading its top-level "error" is
-		// hermesValueIsError of the value.
+	return r
+}
+
+// hermesReadToolResponse is the one-pass reading of hermesParseToolResponse;
+// ok is false when the tree must read the body.
+func hermesReadToolResponse(data []byte) (r hermesTrajResponse, ok bool) {
+	isText := false // content is present and not null
+	fields := [...]jsonx.Field{{Name: "tool_call_id", Str: &r.ID}, {Name: "name", Str: &r.Name}}
+	nested := [...]jsonx.Nested{{Name: "content", Read: func(data []byte, pos, depth int) (end int, ok bool) {
+		switch data[pos] {
+		case '"':
+			r.Result, end, ok = jsonx.DecodeStringAt(data, pos)
+		case '{', '[':
+			r.Result, end, ok = jsonx.CompactString(data, pos, depth)
+		case 'n':
+			_, end, ok = jsonx.AppendCompact(nil, data, pos, depth) // null, checked
+			return end, ok
+		default:
+			return 0, false
+		}
+		isText = true
+		return end, ok
+	}}}
+	end, ok := jsonx.DecodeObjectNested(data, 0, 0, fields[:], nested[:])
+	if !ok || !jsonx.AtEnd(data, end) {
+		return hermesTrajResponse{}, false
+	}
+	if isText {
+		// A compact object's top-level "error" is the value's, so one
+		// reading of the text serves both kinds of content.
 		r.IsError = hermesResultIsError(r.Result)
 	}
-	return r
+	return r, true
 }
 
 // hermesParseToolResponseTree is hermesParseToolResponse by way of the
@@ -394,126 +395,6 @@ func hermesParseToolResponseTree(body string) hermesTrajResponse {
 		r.IsError = hermesValueIsError(content)
 	}
 	return r
-}
-
-// hermesStringEnd returns the index just past the closing quote of the
-// valid JSON string that opens at data[i], and whether it has escapes.
-// hermesCompact copies or rewrites the strings of a value jsonx.Members
-// has already checked, so the quote is found with bytes.IndexByte rather
-// than by checking every byte again.
-func hermesStringEnd(data []byte, i int) (end int, escaped bool) {
-	j := i + 1
-	for {
-		q := bytes.IndexByte(data[j:], '"')
-		if q < 0 {
-			return len(data), escaped // not reached for valid JSON
-		}
-		q += j
-		if bytes.IndexByte(data[j:q], '\\') < 0 {
-			return q + 1, escaped
-		}
-		escaped = true
-		// The quote ends the string unless an odd run of backslashes
-		// escapes it.
-		n := 0
-		for k := q - 1; k > i && data[k] == '\\'; k-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1, true
-		}
-		j = q + 1
-	}
-}
-
-// hermesStringValue decodes a raw JSON string value as jsonx does; it is ""
-// for a value that is not a string (or absent).
-func hermesStringValue(raw []byte) string {
-	if len(raw) == 0 || raw[0] != '"' {
-		return ""
-	}
-	v, err := jsonx.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return v.Str
-}
-
-// hermesCompact appends the compact encoding of the valid JSON value data:
-// the text jsonx.Value.String gives for it (source order, no white space,
-// strings quoted as jsonx.AppendQuoted quotes them), without building the
-// value. A string already written the way AppendQuoted writes it is copied
-// as it is; any other is decoded and quoted again.
-func hermesCompact(buf, data []byte) []byte {
-	for i := 0; i < len(data); {
-		switch c := data[i]; c {
-		case ' ', '\t', '\n', '\r':
-			i++
-		case '"':
-			end, escaped := hermesStringEnd(data, i)
-			tok := data[i:end]
-			if hermesQuotedAsJSONX(tok, escaped) {
-				buf = append(buf, tok...)
-			} else {
-				buf = jsonx.AppendQuoted(buf, hermesStringValue(tok))
-			}
-			i = end
-		default:
-			// Punctuation, numbers (written as they stand) and literals.
-			j := i + 1
-			for j < len(data) {
-				if d := data[j]; d == '"' || d == ' ' || d == '\t' || d == '\n' || d == '\r' {
-					break
-				}
-				j++
-			}
-			buf = append(buf, data[i:j]...)
-			i = j
-		}
-	}
-	return buf
-}
-
-// hermesQuotedAsJSONX reports whether the raw JSON string tok is exactly
-// what jsonx.AppendQuoted writes for its value: valid UTF-8, and only the
-// escapes AppendQuoted uses (\" \\ \n \r \t \b \f, and \u00xx in lower
-// case for the other control characters).
-func hermesQuotedAsJSONX(tok []byte, escaped bool) bool {
-	if !utf8.Valid(tok) {
-		return false
-	}
-	if !escaped {
-		return true
-	}
-	for i := 1; i < len(tok)-1; i++ {
-		// Jump to the next escape: the bytes between are plain.
-		j := bytes.IndexByte(tok[i:len(tok)-1], '\\')
-		if j < 0 {
-			break
-		}
-		i += j
-		switch tok[i+1] {
-		case '"', '\\', 'n', 'r', 't', 'b', 'f':
-			i++
-		case 'u':
-			if i+5 >= len(tok) {
-				return false
-			}
-			r, ok := jsonx.HexRune(tok, i+2)
-			if !ok || r >= 0x20 || r == '\n' || r == '\r' || r == '\t' || r == '\b' || r == '\f' {
-				return false
-			}
-			for _, h := range tok[i+2 : i+6] {
-				if h >= 'A' && h <= 'F' {
-					return false
-				}
-			}
-			i += 5
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // parseHermesShareGPT fills s from a ShareGPT conversation. Every `human`
