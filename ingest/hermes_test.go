@@ -621,6 +621,9 @@ var hermesEdgeRecords = []string{
 	`{"conversations": [{"from": "human", "value": "q"}, {"from": "gpt", "value": "<tool_call>{\"name\": \"t\", \"arguments\": {}}</tool_call>"}, {"from": "tool", "value": "<tool_response>{\"name\": \"t\", \"content\": \"{\\\"error\\\":\\\"x\\\"}\"}</tool_response>"}], "x": [[[{}]]]} `,
 	`{"conversations": [{"from": "human", "value": "q"}]`,
 	`{"conversations": null}`,
+	// Blocks that are not JSON: their text is kept, as the arguments and
+	// as the result.
+	`{"conversations": [{"from": "human", "value": "q"}, {"from": "gpt", "value": "<tool_call>\nnot json {\n</tool_call>\n<tool_call>[\"t\"]</tool_call>"}, {"from": "tool", "value": "<tool_response>\nplain text result\n</tool_response><tool_response>[1, 2]</tool_response>"}, {"from": "gpt", "value": "<tool_call>{\"name\": \"u\"}</tool_call>"}, {"from": "tool", "value": "no blocks at all"}]}`,
 }
 
 // hermesEdgeSnapshots are snapshot documents, pretty-printed as hermes
