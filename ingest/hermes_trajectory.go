@@ -347,8 +347,8 @@ func hermesReadToolResponse(data []byte) (r hermesTrajResponse, ok bool) {
 			r.Result, end, ok = jsonx.DecodeStringAt(data, pos)
 		case '{', '[':
 			r.Result, end, ok = jsonx.CompactString(data, pos, depth)
-		case 'n':
-			_, end, ok = jsonx.AppendCompact(nil, data, pos, depth) // null, checked
+		case 'n': // null, checked
+			_, end, ok = jsonx.SkipValue(data, pos, depth)
 			return end, ok
 		default:
 			return 0, false
