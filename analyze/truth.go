@@ -1,7 +1,9 @@
 package analyze
 
 import (
+	"encoding/binary"
 	"hash/maphash"
+	"slices"
 	"strings"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -490,19 +492,76 @@ func HashString(s string) uint64 {
 
 // Signature is the rules-independent identity of a call used for truth:
 // tool name plus arguments with keys sorted at every level (or the raw text
-// when the arguments are not JSON).
+// when the arguments are not JSON). Prepare keeps a digest of an encoding
+// of it (appendSignature, sigDigest), not its text.
 func Signature(tool string, args jsonx.Value, argsOK bool, raw string) string {
-	return string(appendSignature(nil, tool, args, argsOK, raw))
+	buf := append([]byte(tool), 0)
+	if argsOK {
+		return string(args.Append(buf, jsonx.Sorted))
+	}
+	return string(append(buf, raw...))
 }
 
-// appendSignature appends the call's Signature to buf.
+// appendSignature appends an encoding of the call's Signature to buf for
+// sigDigest: equal exactly when the Signatures are equal
+// (TestSignatureDigest), not the Signature's text. The arguments are
+// written as their sorted tree (appendSigValue), each string by its length
+// and bytes: no string is scanned to be quoted, as its JSON text would be.
 func appendSignature(buf []byte, tool string, args jsonx.Value, argsOK bool, raw string) []byte {
-	buf = append(buf, tool...)
-	buf = append(buf, 0)
+	buf = appendSigString(buf, tool)
 	if argsOK {
-		return args.Append(buf, jsonx.Sorted)
+		return appendSigValue(append(buf, 'J'), args)
 	}
-	return append(buf, raw...)
+	return appendSigString(append(buf, 'R'), raw)
+}
+
+// appendSigString writes s prefixed by its length, so that no two
+// sequences of strings encode alike.
+func appendSigString(buf []byte, s string) []byte {
+	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+}
+
+// appendSigValue writes v with the members of every object in key order,
+// as Value.Append with jsonx.Sorted orders them (a stable sort: repeated
+// keys keep their order). Two parsed values give the same bytes exactly
+// when their sorted JSON texts are the same: the parser gives valid UTF-8,
+// which AppendQuoted writes one way, and numbers as they stand.
+func appendSigValue(buf []byte, v jsonx.Value) []byte {
+	switch v.Kind {
+	case jsonx.Null:
+		return append(buf, 'n')
+	case jsonx.Bool:
+		if v.Bool {
+			return append(buf, 't')
+		}
+		return append(buf, 'f')
+	case jsonx.Number:
+		return appendSigString(append(buf, '#'), v.Str)
+	case jsonx.String:
+		return appendSigString(append(buf, '"'), v.Str)
+	case jsonx.Array:
+		buf = binary.AppendUvarint(append(buf, '['), uint64(len(v.Arr)))
+		for _, e := range v.Arr {
+			buf = appendSigValue(buf, e)
+		}
+		return buf
+	case jsonx.Object:
+		buf = binary.AppendUvarint(append(buf, '{'), uint64(len(v.Obj)))
+		var small [16]int32
+		order := small[:0]
+		for i := range v.Obj {
+			order = append(order, int32(i))
+		}
+		if !jsonx.KeysSorted(v.Obj) {
+			slices.SortStableFunc(order, func(a, b int32) int { return strings.Compare(v.Obj[a].Key, v.Obj[b].Key) })
+		}
+		for _, i := range order {
+			buf = appendSigString(buf, v.Obj[i].Key)
+			buf = appendSigValue(buf, v.Obj[i].Val)
+		}
+		return buf
+	}
+	return append(buf, '?')
 }
 
 // SigDigest is a 128-bit digest of a call's Signature. Truth only tests

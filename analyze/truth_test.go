@@ -258,37 +258,92 @@ func wantGuardCut(result string) string {
 	return result
 }
 
-// TestSignatureDigest: Prepare's signature digests are equal exactly when
-// the signatures are, and appendSignature appends the Signature text.
+// signatureCalls are calls whose signatures must differ or agree: key
+// orders, repeated keys, nesting, numbers written differently, escapes,
+// argument text that is or is not JSON, and tool names that run into
+// their arguments.
+var signatureCalls = []struct{ tool, raw string }{
+	{"read_file", `{"path":"a","limit":5}`},
+	{"read_file", `{"limit":5,"path":"a"}`},
+	{"read_file", `{"path":"a","limit":6}`},
+	{"read_file", `{"path":"a","limit":5.0}`},
+	{"read_file", `{"path":"a","limit":"5"}`},
+	{"read_file", `{"path":"a"}`},
+	{"read_fil", `e{"path":"a"}`},
+	{"read_file", `{"path":"a","path":"b"}`},
+	{"read_file", `{"path":"b","path":"a"}`},
+	{"edit", `{"e":[{"b":1,"a":[true,null,"x"]}],"z":{}}`},
+	{"edit", `{"z":{},"e":[{"a":[true,null,"x"],"b":1}]}`},
+	{"edit", `{"z":{},"e":[{"a":[true,null,"x"],"b":1,"c":[]}]}`},
+	{"edit", `{"z":[],"e":[{"a":[true,null,"x"],"b":1}]}`},
+	{"edit", `{"s":"\u00e9\n\"q\""}`},
+	{"edit", `{"s":"é\n\"q\""}`},
+	{"edit", `{"s":"é\n\"q\"","t":""}`},
+	{"edit", `["a","b"]`},
+	{"edit", `["ab"]`},
+	{"edit", `["x\"y","z"]`},
+	{"edit", `["x","y\"z"]`},
+	{"edit", `{"a":"b"}`},
+	{"edit", `{"ab":""}`},
+	{"bash", `ls -la`},
+	{"bash", `"ls -la"`},
+	{"bash", `"ls -la`},
+	{"bash", ``},
+	{"bash", `null`},
+	{"bash", `{}`},
+	{"", `{}`},
+}
+
+// TestSignatureDigest: Prepare's signature encodings, and their digests,
+// are equal exactly when the signatures are, and appendSignature appends
+// to what the buffer holds.
 func TestSignatureDigest(t *testing.T) {
-	calls := []struct{ tool, raw string }{
-		{"read_file", `{"path":"a","limit":5}`},
-		{"read_file", `{"limit":5,"path":"a"}`},
-		{"read_file", `{"path":"a","limit":6}`},
-		{"read_file", `{"path":"a"}`},
-		{"read_fil", `e{"path":"a"}`},
-		{"bash", `ls -la`},
-		{"bash", `"ls -la"`},
-		{"bash", ``},
-		{"", `{}`},
-	}
-	for i, a := range calls {
+	for i, a := range signatureCalls {
 		av, err := jsonx.ParseString(a.raw)
 		sa := Signature(a.tool, av, err == nil, a.raw)
 		buf := appendSignature([]byte("prefix"), a.tool, av, err == nil, a.raw)
-		if string(buf) != "prefix"+sa {
-			t.Errorf("appendSignature = %q, want %q", buf, "prefix"+sa)
+		if !strings.HasPrefix(string(buf), "prefix") {
+			t.Errorf("appendSignature overwrote the buffer: %q", buf)
 		}
+		ea := string(buf[len("prefix"):])
 		da := sigDigest(buf[len("prefix"):])
-		for _, b := range calls[i:] {
+		for _, b := range signatureCalls[i:] {
 			bv, err := jsonx.ParseString(b.raw)
 			sb := Signature(b.tool, bv, err == nil, b.raw)
-			db := sigDigest(appendSignature(nil, b.tool, bv, err == nil, b.raw))
-			if (sa == sb) != (da == db) {
-				t.Errorf("%q and %q: equal signatures %v, equal digests %v", sa, sb, sa == sb, da == db)
+			eb := appendSignature(nil, b.tool, bv, err == nil, b.raw)
+			if (sa == sb) != (ea == string(eb)) || (sa == sb) != (da == sigDigest(eb)) {
+				t.Errorf("%q and %q: equal signatures %v, equal encodings %v, equal digests %v", sa, sb, sa == sb, ea == string(eb), da == sigDigest(eb))
 			}
 		}
 	}
+}
+
+// FuzzSignature: two calls' signature encodings are equal exactly when
+// their signatures (sorted JSON text, or the raw text) are.
+func FuzzSignature(f *testing.F) {
+	for i, a := range signatureCalls {
+		b := signatureCalls[(i+1)%len(signatureCalls)]
+		f.Add(a.tool, a.raw, b.tool, b.raw)
+		f.Add(a.tool, a.raw, a.tool, a.raw)
+	}
+	f.Fuzz(func(t *testing.T, toolA, rawA, toolB, rawB string) {
+		if strings.Contains(toolA, "\x00") || strings.Contains(toolB, "\x00") {
+			// Signature's text joins the tool and the arguments with a
+			// NUL, so a tool name holding one is ambiguous there ("a\x00"
+			// with "b", "a" with "\x00b"); the encoding, which writes
+			// lengths, is not.
+			return
+		}
+		av, errA := jsonx.ParseString(rawA)
+		bv, errB := jsonx.ParseString(rawB)
+		sa := Signature(toolA, av, errA == nil, rawA)
+		sb := Signature(toolB, bv, errB == nil, rawB)
+		ea := appendSignature(nil, toolA, av, errA == nil, rawA)
+		eb := appendSignature(nil, toolB, bv, errB == nil, rawB)
+		if (sa == sb) != (string(ea) == string(eb)) {
+			t.Fatalf("%q and %q: equal signatures %v, equal encodings %v", sa, sb, sa == sb, string(ea) == string(eb))
+		}
+	})
 }
 
 // normalizeFailedSeeds are results shaped like the ones NormalizeResult
