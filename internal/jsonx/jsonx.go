@@ -521,7 +521,40 @@ func (p *parser) str() (string, error) {
 	// scanString, which Valid uses.
 	buf := append(p.buf[:0], p.data[start:i]...)
 	data := p.data
+	var seen uint64 // the plain bytes copied after the first run, OR-ed
 	for {
+		// The plain run up to the next special byte, copied a word at a
+		// time: each word is stored whole and the slice extended by the
+		// bytes before the special one, so a run of a few dozen bytes
+		// between two escapes costs neither a call to find its end nor
+		// one to copy it.
+		for i+8 <= len(data) {
+			if cap(buf)-len(buf) < 8 {
+				buf = slices.Grow(buf, 8)
+			}
+			x := binary.LittleEndian.Uint64(data[i:])
+			n := len(buf)
+			binary.LittleEndian.PutUint64(buf[n:n+8], x)
+			if m := specials(x); m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				seen |= x & (1<<(8*k) - 1)
+				buf = buf[:n+k]
+				i += k
+				goto special
+			}
+			seen |= x
+			buf = buf[:n+8]
+			i += 8
+		}
+		for ; i < len(data); i++ {
+			c := data[i]
+			if c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			seen |= uint64(c)
+			buf = append(buf, c)
+		}
+	special:
 		if i >= len(data) {
 			p.pos = len(data)
 			return "", p.errf("%v", errUnterminated)
@@ -531,7 +564,7 @@ func (p *parser) str() (string, error) {
 			p.pos = i + 1
 			// What the escapes wrote is valid UTF-8 (utf8.AppendRune), so
 			// only plain runs with bytes outside ASCII need the check.
-			if high && !utf8.Valid(buf) {
+			if (high || seen&highs != 0) && !utf8.Valid(buf) {
 				buf = replaceInvalidUTF8(buf)
 			}
 			p.buf = buf[:0]
@@ -545,49 +578,41 @@ func (p *parser) str() (string, error) {
 			p.pos = len(data)
 			return "", p.errf("%v", errUnterminated)
 		}
-		step := 2 // the length of the escape
-		switch e := data[i+1]; e {
-		case '"', '\\', '/':
-			buf = append(buf, e)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r, ok := HexRune(data, i+2)
-			if !ok {
-				p.pos = i
-				return "", p.errf("%v", errEscape)
-			}
-			step = 6
-			if utf16.IsSurrogate(r) {
-				// A valid pair takes the next escape too; a lone
-				// surrogate becomes U+FFFD, as encoding/json does.
-				r2, ok := HexRune(data, i+8)
-				if d := utf16.DecodeRune(r, r2); ok && data[i+6] == '\\' && data[i+7] == 'u' && d != utf8.RuneError {
-					r, step = d, 12
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			buf = utf8.AppendRune(buf, r)
-		default:
+		e := data[i+1]
+		if u := unescapes[e]; u != 0 {
+			buf = append(buf, u)
+			i += 2
+			continue
+		}
+		if e != 'u' {
 			p.pos = i
 			return "", p.errf("%v", errEscape)
 		}
+		r, ok := HexRune(data, i+2)
+		if !ok {
+			p.pos = i
+			return "", p.errf("%v", errEscape)
+		}
+		step := 6
+		if utf16.IsSurrogate(r) {
+			// A valid pair takes the next escape too; a lone
+			// surrogate becomes U+FFFD, as encoding/json does.
+			r2, ok := HexRune(data, i+8)
+			if d := utf16.DecodeRune(r, r2); ok && data[i+6] == '\\' && data[i+7] == 'u' && d != utf8.RuneError {
+				r, step = d, 12
+			} else {
+				r = utf8.RuneError
+			}
+		}
+		buf = utf8.AppendRune(buf, r)
 		i += step
-		j, h := nextSpecialHigh(data, i)
-		high = high || h
-		buf = append(buf, data[i:j]...)
-		i = j
 	}
 }
+
+// unescapes maps the byte after a backslash to the byte the escape stands
+// for, for the two-byte escapes; 0 for 'u' and for the bytes that may not
+// follow a backslash.
+var unescapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // key parses an object key. A short plain key is looked up in p.keys, a
 // small cache indexed by a hash of its bytes, and the cached string is
