@@ -17,7 +17,10 @@
 #
 # Environment: BENCH_JOBS (the "default" jobs of the replay, 0 = one per
 # core as loopgate does), JQ_JOBS (jq processes run side by side over the
-# files, default nproc: the same cores loopgate gets).
+# files, default nproc: the same cores loopgate gets), BENCH_RUNS (how many
+# times the headline replay and inspect run, default 3: their row shows
+# the median, and every run's time is printed below the table; on a shared
+# machine one run can be 20% off).
 set -euo pipefail
 
 usage() {
@@ -38,6 +41,11 @@ jobs=${BENCH_JOBS:-0}
 jobs_label=$jobs
 [[ $jobs == 0 ]] && jobs_label=$ncpu
 jq_jobs=${JQ_JOBS:-$ncpu}
+runs=${BENCH_RUNS:-3}
+[[ $runs =~ ^[1-9][0-9]*$ ]] || {
+	echo "bench.sh: BENCH_RUNS must be a positive number, not $runs" >&2
+	exit 2
+}
 
 for tool in go jq cmp awk; do
 	command -v "$tool" >/dev/null || {
@@ -84,26 +92,51 @@ largest_file() {
 }
 
 # measure NAME OUT CMD...: run CMD with stdout to OUT under GNU time;
-# sets wall (seconds) and rss (MB).
+# sets wall (seconds), cpu (user + system seconds, all threads and
+# children) and rss (MB).
 measure() {
-	local name=$1 out=$2
+	local name=$1 out=$2 user sys
 	shift 2
 	echo "-- $name" >&2
-	/usr/bin/time -f '%e %M' -o "$tmp/time" "$@" >"$out"
-	read -r wall rss_kb <"$tmp/time"
+	/usr/bin/time -f '%e %M %U %S' -o "$tmp/time" "$@" >"$out"
+	read -r wall rss_kb user sys <"$tmp/time"
 	rss=$(awk -v k="$rss_kb" 'BEGIN {printf "%.0f", k / 1024}')
+	cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.2f", u + s}')
+}
+
+# measure_runs NAME OUT CMD...: measure BENCH_RUNS times; sets wall and cpu
+# to the medians, rss to the largest peak, and all_walls to every run's
+# wall time, sorted. OUT holds the last run's output.
+measure_runs() {
+	local name=$1 out=$2 k peak=0 walls=() cpus=()
+	shift 2
+	for ((k = 1; k <= runs; k++)); do
+		measure "$name (run $k of $runs)" "$out" "$@"
+		walls+=("$wall")
+		cpus+=("$cpu")
+		((rss > peak)) && peak=$rss
+	done
+	all_walls=$(printf '%s\n' "${walls[@]}" | sort -n | paste -sd' ')
+	wall=$(printf '%s\n' "${walls[@]}" | median)
+	cpu=$(printf '%s\n' "${cpus[@]}" | median)
+	rss=$peak
+}
+
+# median: the median of the numbers on standard input, one per line.
+median() {
+	sort -n | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
 
 div() { awk -v a="$1" -v b="$2" -v f="${3:-%.1f}" 'BEGIN {if (b > 0) printf f, a / b; else print "-"}'; }
 
 rows=()
-# row LABEL WALL RSS [SESSIONS]: one line of the final table.
+# row LABEL WALL CPU RSS [SESSIONS]: one line of the final table.
 row() {
-	local label=$1 w=$2 r=$3 s=${4:-}
+	local label=$1 w=$2 c=$3 r=$4 s=${5:-}
 	local mbs sps="-"
 	mbs=$(div "$bytes" "$(awk -v w="$w" 'BEGIN {print w * 1e6}')")
 	[[ -n $s ]] && sps=$(div "$s" "$w" %.0f)
-	rows+=("$(printf '%-38s %9s %9s %11s %10s' "$label" "$w" "$mbs" "$sps" "$r")")
+	rows+=("$(printf '%-38s %9s %9s %9s %11s %10s' "$label" "$w" "$c" "$mbs" "$sps" "$r")")
 }
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
@@ -135,26 +168,27 @@ throughput() {
 		'find "$1" -type f ! -name ".*" \( -name "*.json" -o -name "*.jsonl" \) -print0 | xargs -0 -r -n 8 -P "$2" jq -c . >/dev/null' \
 		sh "$dir" "$jq_jobs"
 	local jq_wall=$wall
-	row "jq -c . ($jq_jobs processes)" "$wall" "$rss"
+	row "jq -c . ($jq_jobs processes)" "$wall" "$cpu" "$rss"
 
-	measure "replay chars4" "$tmp/replay-chars4.json" "$lg" replay --format json --tokenizer chars4 "${jopt[@]}" "$dir"
-	local sessions rc4_wall=$wall
+	measure_runs "replay chars4" "$tmp/replay-chars4.json" "$lg" replay --format json --tokenizer chars4 "${jopt[@]}" "$dir"
+	local sessions rc4_wall=$wall rc4_walls=$all_walls
 	sessions=$(jq '.summary.sessions' "$tmp/replay-chars4.json")
-	row "replay chars4 (jobs $jobs_label)" "$wall" "$rss" "$sessions"
+	row "replay chars4 (jobs $jobs_label)" "$wall" "$cpu" "$rss" "$sessions"
 
 	measure "replay chars4 --jobs 1" "$tmp/replay-jobs1.json" "$lg" replay --format json --tokenizer chars4 --jobs 1 "$dir"
-	row "replay chars4 (jobs 1)" "$wall" "$rss" "$(jq '.summary.sessions' "$tmp/replay-jobs1.json")"
+	row "replay chars4 (jobs 1)" "$wall" "$cpu" "$rss" "$(jq '.summary.sessions' "$tmp/replay-jobs1.json")"
 	local same=DIFFER
 	cmp -s "$tmp/replay-chars4.json" "$tmp/replay-jobs1.json" && same=OK
 
 	measure "replay o200k_base" "$tmp/replay-o200k.json" "$lg" replay --format json "${jopt[@]}" "$dir"
-	row "replay o200k_base (jobs $jobs_label)" "$wall" "$rss" "$(jq '.summary.sessions' "$tmp/replay-o200k.json")"
+	row "replay o200k_base (jobs $jobs_label)" "$wall" "$cpu" "$rss" "$(jq '.summary.sessions' "$tmp/replay-o200k.json")"
 
 	# Reading alone: the files parsed into sessions, nothing replayed. The
 	# part of replay's time that is reading, and a bound on what a faster
 	# guard or report could give.
-	measure "inspect (reading only)" "$tmp/inspect.json" "$lg" inspect --format json "${jopt[@]}" "$dir"
-	row "inspect, reading only (jobs $jobs_label)" "$wall" "$rss" "$(jq '.sessions | length' "$tmp/inspect.json")"
+	measure_runs "inspect (reading only)" "$tmp/inspect.json" "$lg" inspect --format json "${jopt[@]}" "$dir"
+	local inspect_walls=$all_walls
+	row "inspect, reading only (jobs $jobs_label)" "$wall" "$cpu" "$rss" "$(jq '.sessions | length' "$tmp/inspect.json")"
 
 	measure "sweep 50 configs chars4" "$tmp/sweep.json" "$lg" sweep --format json --tokenizer chars4 "${jopt[@]}" \
 		--preset loopgate \
@@ -162,13 +196,16 @@ throughput() {
 		--vary tools.class:shell.no_progress.block_at=1..10 "$dir"
 	local sweep_wall=$wall configs
 	configs=$(jq '.rows | length' "$tmp/sweep.json")
-	row "sweep $configs configs chars4" "$wall" "$rss" "$(jq '.corpus.sessions' "$tmp/sweep.json")"
+	row "sweep $configs configs chars4" "$wall" "$cpu" "$rss" "$(jq '.corpus.sessions' "$tmp/sweep.json")"
 
 	echo
 	echo "== loopgate benchmark: $size corpus, $files files, $(div "$bytes" 1e6 %.0f) MB, $sessions sessions"
 	print_machine
-	printf '%-38s %9s %9s %11s %10s\n' "run" "wall s" "MB/s" "sessions/s" "peak MB"
+	printf '%-38s %9s %9s %9s %11s %10s\n' "run" "wall s" "CPU s" "MB/s" "sessions/s" "peak MB"
 	printf '%s\n' "${rows[@]}"
+	echo "replay chars4 and inspect: the median of $runs runs (BENCH_RUNS); wall s of each run:"
+	echo "  replay chars4 (jobs $jobs_label): $rc4_walls"
+	echo "  inspect (jobs $jobs_label):       $inspect_walls"
 	echo "ratio sweep/replay (chars4):   $(div "$sweep_wall" "$rc4_wall" %.2f)   (target <= 3)"
 	echo "ratio replay/jq (chars4):      $(div "$rc4_wall" "$jq_wall" %.2f)"
 	echo "--jobs 1 vs --jobs $jobs_label JSON output: $same"
