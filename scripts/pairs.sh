@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# pairs.sh: compare two loopgate binaries by alternating runs (docs/performance.md).
+#
+#   scripts/pairs.sh [-n PAIRS] OLD NEW [-- ARGS...]
+#
+# Runs OLD and NEW one after the other PAIRS times (default 8) with the
+# same arguments (default: replay --format json --tokenizer chars4
+# /tmp/bench11), output to /dev/null, each under GNU time, and prints every
+# run's wall and CPU (user + system) seconds, then the mean paired
+# difference NEW - OLD of each with its standard error. On a shared machine
+# whose speed drifts, alternating runs and comparing each pair's CPU time
+# resolve a change of a few percent that single runs, or wall times, do
+# not. OLD and NEW may be any executables (a script that sets GOGC and
+# execs loopgate compares a setting).
+#
+# Needs: /usr/bin/time (GNU time), awk.
+set -euo pipefail
+
+usage() {
+	sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+}
+
+pairs=8
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	-n)
+		[[ $# -ge 2 ]] || usage
+		pairs=$2
+		shift 2
+		;;
+	-h | --help) usage ;;
+	*) break ;;
+	esac
+done
+[[ $# -ge 2 ]] || usage
+old=$1 new=$2
+shift 2
+if [[ ${1:-} == -- ]]; then
+	shift
+fi
+args=("$@")
+[[ ${#args[@]} -gt 0 ]] || args=(replay --format json --tokenizer chars4 /tmp/bench11)
+[[ $pairs =~ ^[1-9][0-9]*$ ]] || {
+	echo "pairs.sh: -n must be a positive number, not $pairs" >&2
+	exit 2
+}
+for bin in "$old" "$new"; do
+	[[ -x $bin ]] || {
+		echo "pairs.sh: $bin is not an executable" >&2
+		exit 2
+	}
+done
+[[ -x /usr/bin/time ]] || {
+	echo "pairs.sh: /usr/bin/time (GNU time) is required" >&2
+	exit 2
+}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/loopgate-pairs.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# run BIN: one run; prints "wall cpu".
+run() {
+	/usr/bin/time -f '%e %U %S' -o "$tmp/time" "$1" "${args[@]}" >/dev/null
+	awk '{printf "%.2f %.2f\n", $1, $2 + $3}' "$tmp/time"
+}
+
+echo "pair  old wall  old cpu  new wall  new cpu   (seconds; cpu = user + system)"
+for ((i = 1; i <= pairs; i++)); do
+	read -r ow oc < <(run "$old")
+	read -r nw nc < <(run "$new")
+	printf '%4d  %8s  %7s  %8s  %7s\n' "$i" "$ow" "$oc" "$nw" "$nc" | tee -a "$tmp/pairs"
+done
+awk '
+{ dw = $4 - $2; dc = $5 - $3; sw += dw; sw2 += dw * dw; sc += dc; sc2 += dc * dc; ow += $2; oc += $3; n++ }
+function se(s, s2) { return n > 1 ? sqrt((s2 - s * s / n) / (n - 1) / n) : 0 }
+END {
+	printf "mean old: wall %.3f s, cpu %.3f s\n", ow / n, oc / n
+	printf "new - old, mean of %d pairs: wall %+.3f s (standard error %.3f), cpu %+.3f s (standard error %.3f), cpu %+.1f%%\n",
+		n, sw / n, se(sw, sw2), sc / n, se(sc, sc2), 100 * sc / oc
+}' "$tmp/pairs"
