@@ -59,17 +59,24 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/loopgate-pairs.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# run BIN: one run; prints "wall cpu".
+# run BIN: one run; sets wall and cpu (seconds). A run that fails stops
+# the comparison: its times would measure something else.
 run() {
-	/usr/bin/time -f '%e %U %S' -o "$tmp/time" "$1" "${args[@]}" >/dev/null
-	awk '{printf "%.2f %.2f\n", $1, $2 + $3}' "$tmp/time"
+	local status=0
+	/usr/bin/time -f '%e %U %S' -o "$tmp/time" "$1" "${args[@]}" >/dev/null || status=$?
+	if ((status != 0)); then
+		echo "pairs.sh: $1 ${args[*]} exited with status $status" >&2
+		exit 1
+	fi
+	read -r wall cpu < <(awk 'END {printf "%.2f %.2f\n", $1, $2 + $3}' "$tmp/time")
 }
 
 echo "pair  old wall  old cpu  new wall  new cpu   (seconds; cpu = user + system)"
 for ((i = 1; i <= pairs; i++)); do
-	read -r ow oc < <(run "$old")
-	read -r nw nc < <(run "$new")
-	printf '%4d  %8s  %7s  %8s  %7s\n' "$i" "$ow" "$oc" "$nw" "$nc" | tee -a "$tmp/pairs"
+	run "$old"
+	ow=$wall oc=$cpu
+	run "$new"
+	printf '%4d  %8s  %7s  %8s  %7s\n' "$i" "$ow" "$oc" "$wall" "$cpu" | tee -a "$tmp/pairs"
 done
 awk '
 { dw = $4 - $2; dc = $5 - $3; sw += dw; sw2 += dw * dw; sc += dc; sc2 += dc * dc; ow += $2; oc += $3; n++ }
