@@ -68,6 +68,7 @@ var decodeCases = []struct {
 	// After an escape, plain bytes are copied a word at a time: an invalid
 	// byte in a whole word, and one in the word that holds the next escape.
 	{"invalid UTF-8 in a word after an escape", "{\"str\": \"\\n0123\xff4567890\", \"content\": \"\\t\xfe\\n\"}", true},
+	{"invalid UTF-8 before the first escape", "{\"str\": \"ab\xffc\\n\"}", true},
 	{"invalid UTF-8 before a second escape", "{\"str\": \"\\nabc\xffd\\tefghijklmnop\"}", true},
 	{"repeated field: left to Unmarshal", `{"str": "1", "str": "2"}`, false},
 	{"case-folded key: left to Unmarshal", `{"STR": "x"}`, false},

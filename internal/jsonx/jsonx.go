@@ -521,7 +521,12 @@ func (p *parser) str() (string, error) {
 	// scanString, which Valid uses.
 	buf := append(p.buf[:0], p.data[start:i]...)
 	data := p.data
-	var seen uint64 // the plain bytes copied after the first run, OR-ed
+	// seen is the plain bytes copied, OR-ed together: its high bits say
+	// whether any was outside ASCII (the first run's, from high).
+	var seen uint64
+	if high {
+		seen = highs
+	}
 	for {
 		// The plain run up to the next special byte, copied a word at a
 		// time: each word is stored whole and the slice extended by the
@@ -564,7 +569,7 @@ func (p *parser) str() (string, error) {
 			p.pos = i + 1
 			// What the escapes wrote is valid UTF-8 (utf8.AppendRune), so
 			// only plain runs with bytes outside ASCII need the check.
-			if (high || seen&highs != 0) && !utf8.Valid(buf) {
+			if seen&highs != 0 && !utf8.Valid(buf) {
 				buf = replaceInvalidUTF8(buf)
 			}
 			p.buf = buf[:0]
@@ -611,7 +616,8 @@ func (p *parser) str() (string, error) {
 
 // unescapes maps the byte after a backslash to the byte the escape stands
 // for, for the two-byte escapes; 0 for 'u' and for the bytes that may not
-// follow a backslash.
+// follow a backslash. parser.str decodes with it and scanString checks
+// with it: one list of the escapes JSON allows.
 var unescapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // key parses an object key. A short plain key is looked up in p.keys, a
@@ -670,10 +676,10 @@ func scanString(data []byte, i int) (int, bool, error) {
 		if i+1 >= len(data) {
 			return len(data), escaped, errUnterminated
 		}
-		switch data[i+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		switch e := data[i+1]; {
+		case unescapes[e] != 0:
 			i += 2
-		case 'u':
+		case e == 'u':
 			if _, ok := HexRune(data, i+2); !ok {
 				return i, escaped, errEscape
 			}
