@@ -329,7 +329,7 @@ func BenchmarkResultTruth(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, r := range results {
-				_, _ = normalizeFailed(r, false)
+				_, _ = normalizeFailed(r, false, nil)
 			}
 		}
 	})

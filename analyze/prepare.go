@@ -114,7 +114,7 @@ func Prepare(s *ingest.Session) *PreparedSession {
 			}
 			for ci, c := range r.Calls {
 				index++
-				norm, failed := normalizeFailed(c.Result, c.IsError)
+				norm, failed := normalizeFailed(c.Result, c.IsError, c.ResultMembers)
 				native, stops := NativeIntervention(c.Result)
 				pc := PreparedCall{
 					Event: CallEvent{

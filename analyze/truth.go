@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
@@ -392,10 +393,21 @@ func hasGuardSuffix(s string) bool {
 // members read here: TopLevelFields skips the leading white space and
 // stops at the object's end, so the trimmed text has the same members.
 // With a "_warning", the two run as written.
-func normalizeFailed(result string, isError bool) (string, bool) {
+//
+// members, when not nil, are what TopLevelFields gives for result
+// (ingest.Call.ResultMembers: a reader wrote result as compact JSON and
+// noted them). A compact text holds no white space or line break outside
+// its strings, where a guard note would have to begin ("\n\n[", written
+// as escapes inside a string), so cutGuardSuffix and the trimming leave
+// it as it is, and without a "_warning" the members are all there is to
+// read.
+func normalizeFailed(result string, isError bool, members *[len(ingest.ResultMemberKeys)]string) (string, bool) {
+	if members != nil && members[0] == "" {
+		return result, isError || failedMembers(members[1], members[2], members[3])
+	}
 	r := cutGuardSuffix(result)
 	if t := strings.TrimLeft(r, " \t\r\n"); t != "" && t[0] == '{' {
-		f := jsonx.TopLevelFields(r, "_warning", "error", "success", "exit_code")
+		f := jsonx.TopLevelFields(r, ingest.ResultMemberKeys[:]...)
 		if f[0] == "" {
 			return strings.TrimRight(r, " \t\r\n"), isError || failedMembers(f[1], f[2], f[3])
 		}

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -364,14 +365,27 @@ var normalizeFailedSeeds = []string{
 }
 
 // checkNormalizeFailed: Prepare's normalizeFailed is NormalizeResult and
-// Failed of the normalized result.
+// Failed of the normalized result, also when r starts with a JSON value
+// that a reader wrote compact and handed over with its members noted
+// (ingest.Call.ResultMembers).
 func checkNormalizeFailed(t *testing.T, r string) {
 	t.Helper()
-	for _, isError := range []bool{false, true} {
-		norm, failed := normalizeFailed(r, isError)
-		wantNorm := NormalizeResult(r)
-		if wantFailed := Failed(wantNorm, isError); norm != wantNorm || failed != wantFailed {
-			t.Fatalf("normalizeFailed(%q, %v) = %q, %v; want %q, %v", r, isError, norm, failed, wantNorm, wantFailed)
+	check := func(r string, members *[len(ingest.ResultMemberKeys)]string) {
+		t.Helper()
+		for _, isError := range []bool{false, true} {
+			norm, failed := normalizeFailed(r, isError, members)
+			wantNorm := NormalizeResult(r)
+			if wantFailed := Failed(wantNorm, isError); norm != wantNorm || failed != wantFailed {
+				t.Fatalf("normalizeFailed(%q, %v, %q) = %q, %v; want %q, %v", r, isError, members, norm, failed, wantNorm, wantFailed)
+			}
+		}
+	}
+	check(r, nil)
+	var members [len(ingest.ResultMemberKeys)]string
+	data := []byte(r)
+	if i := bytes.IndexAny(data, "{["); i >= 0 {
+		if compact, _, ok := jsonx.CompactStringMembers(data, i, 0, ingest.ResultMemberKeys[:], members[:]); ok && compact[0] == '{' {
+			check(compact, &members)
 		}
 	}
 }

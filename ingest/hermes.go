@@ -788,7 +788,12 @@ func hermesResultIsError(text string) bool {
 	}
 	// Only the top-level "error" matters: read it without parsing the
 	// (possibly large) rest of the result.
-	raw := jsonx.TopLevelFields(t, "error")[0]
+	return hermesErrorMemberIsError(jsonx.TopLevelFields(t, "error")[0])
+}
+
+// hermesErrorMemberIsError is hermesResultIsError of a JSON object result
+// whose top-level "error" member has the raw text raw ("" when absent).
+func hermesErrorMemberIsError(raw string) bool {
 	if len(raw) < 2 || raw[0] != '"' {
 		return false
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -502,6 +503,27 @@ var hermesCompactCases = []string{
 	`{"s": "a\/b"}`, `{"s": "\u001B"}`, `{"s": "\u000a"}`, `{"s": "\u0041"}`, "{\"s\": \"\xff\"}", `{"s": "é"}`,
 }
 
+// checkToolResponse: hermesParseToolResponse reads the body in as the tree
+// does, and the members it noted of an object content are those
+// TopLevelFields reads in the result text (for the replay, and for its
+// own IsError). It reports whether members were noted.
+func checkToolResponse(t *testing.T, in string) bool {
+	t.Helper()
+	got, want := hermesParseToolResponse(in), hermesParseToolResponseTree(in)
+	members := got.Members
+	got.Members = nil
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("%q:\n got %+v\nwant %+v", in, got, want)
+	}
+	if members == nil {
+		return false
+	}
+	if wantMembers := jsonx.TopLevelFields(got.Result, ResultMemberKeys[:]...); !slices.Equal(members[:], wantMembers) {
+		t.Errorf("%q: members %q, the result's are %q", in, members, wantMembers)
+	}
+	return true
+}
+
 // TestHermesParseToolResponseMatchesTree: the in-place reading of a
 // <tool_response> body gives what the parsed value gives.
 func TestHermesParseToolResponseMatchesTree(t *testing.T) {
@@ -512,11 +534,14 @@ func TestHermesParseToolResponseMatchesTree(t *testing.T) {
 			`{"content": `+c+`, "content": "second", "tool_call_id": 5, "tool_call_id": "late", "nam\u0065": "esc"}`)
 	}
 	bodies = append(bodies, `{"tool_call_id": null, "content": null}`, `oops {`, `{"a": }`, `"str"`, ``, ` `, `{"content": "x"} trailing`)
+	members := 0
 	for _, in := range bodies {
-		got, want := hermesParseToolResponse(in), hermesParseToolResponseTree(in)
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("%s:\n got %+v\nwant %+v", in, got, want)
+		if checkToolResponse(t, in) {
+			members++
 		}
+	}
+	if members == 0 {
+		t.Error("no body's members were noted")
 	}
 	// The one-pass reading takes every plain body whose content is a
 	// string, an object, a list or null, and leaves numbers and booleans
@@ -561,10 +586,7 @@ func FuzzHermesParseToolResponse(f *testing.F) {
 		f.Add(`{"tool_call_id": "c1", "name": "t", "content": ` + c + `}`)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		got, want := hermesParseToolResponse(in), hermesParseToolResponseTree(in)
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("%q:\n got %+v\nwant %+v", in, got, want)
-		}
+		checkToolResponse(t, in)
 		if direct, plain := resultIsErrorBoth(in); direct != plain {
 			t.Errorf("hermesResultIsError(%q) = %v with the search, %v without", in, direct, plain)
 		}
@@ -660,13 +682,43 @@ func TestHermesDirectMatchesPlain(t *testing.T) {
 			formats = append(formats, id)
 		}
 	}
+	noted := 0
 	for p, data := range inputs {
 		for _, format := range formats {
 			if direct, plain := readBoth(data, filepath.Base(p), format, &hermesDirect); direct != plain {
 				t.Errorf("%s as %q: the direct reading differs:\n%s", p, format, firstDiff(plain, direct))
 			}
+			sessions, _ := readBytes(data, filepath.Base(p), format)
+			noted += checkResultMembers(t, p, sessions)
 		}
 	}
+	if noted == 0 {
+		t.Error("no call had its result's members noted")
+	}
+}
+
+// checkResultMembers: every call whose result's members were noted has
+// the members TopLevelFields reads in the result. It returns how many
+// calls had them.
+func checkResultMembers(t *testing.T, name string, sessions []*Session) int {
+	t.Helper()
+	n := 0
+	for _, s := range sessions {
+		for _, turn := range s.Turns {
+			for _, r := range turn.Requests {
+				for _, c := range r.Calls {
+					if c.ResultMembers == nil {
+						continue
+					}
+					n++
+					if want := jsonx.TopLevelFields(c.Result, ResultMemberKeys[:]...); !slices.Equal(c.ResultMembers[:], want) {
+						t.Errorf("%s: call %s: members %q, the result's are %q", name, c.ID, c.ResultMembers, want)
+					}
+				}
+			}
+		}
+	}
+	return n
 }
 
 func FuzzHermesDirect(f *testing.F) {
@@ -683,4 +735,12 @@ func FuzzHermesDirect(f *testing.F) {
 			t.Errorf("%q as %s: the direct reading differs:\n%s", data, format, firstDiff(plain, direct))
 		}
 	})
+}
+
+// TestResultMemberError: resultMemberError indexes "error" in
+// ResultMemberKeys.
+func TestResultMemberError(t *testing.T) {
+	if ResultMemberKeys[resultMemberError] != "error" {
+		t.Errorf("ResultMemberKeys[%d] = %q", resultMemberError, ResultMemberKeys[resultMemberError])
+	}
 }

@@ -253,6 +253,9 @@ type hermesTrajResponse struct {
 	// object as compact JSON (source key order).
 	Result  string
 	IsError bool
+	// Members are the result's top-level ResultMemberKeys members when
+	// the content is an object, written compact here (Call.ResultMembers).
+	Members *[len(ResultMemberKeys)]string
 	// Err is set when the block is not a JSON object (Result is its text).
 	Err error
 }
@@ -345,7 +348,12 @@ func hermesReadToolResponse(data []byte) (r hermesTrajResponse, ok bool) {
 		switch data[pos] {
 		case '"':
 			r.Result, end, ok = jsonx.DecodeStringAt(data, pos)
-		case '{', '[':
+		case '{':
+			// The members the replay reads are noted as the object is
+			// written: no second walk of a result of megabytes.
+			r.Members = new([len(ResultMemberKeys)]string)
+			r.Result, end, ok = jsonx.CompactStringMembers(data, pos, depth, ResultMemberKeys[:], r.Members[:])
+		case '[':
 			r.Result, end, ok = jsonx.CompactString(data, pos, depth)
 		case 'n': // null, checked
 			_, end, ok = jsonx.SkipValue(data, pos, depth)
@@ -360,9 +368,10 @@ func hermesReadToolResponse(data []byte) (r hermesTrajResponse, ok bool) {
 	if !ok || !jsonx.AtEnd(data, end) {
 		return hermesTrajResponse{}, false
 	}
-	if isText {
-		// A compact object's top-level "error" is the value's, so one
-		// reading of the text serves both kinds of content.
+	switch {
+	case r.Members != nil:
+		r.IsError = hermesErrorMemberIsError(r.Members[resultMemberError])
+	case isText:
 		r.IsError = hermesResultIsError(r.Result)
 	}
 	return r, true
@@ -515,6 +524,7 @@ func parseHermesShareGPT(s *Session, entries []hermesEntry, lines []int, line in
 				}
 				c.ID = r.ID
 				c.Result, c.HasResult, c.ResultLine, c.IsError = r.Result, true, line, r.IsError
+				c.ResultMembers = r.Members
 			}
 		default:
 			out.Problemf(line, "%sconversations[%d] has unknown `from` %q; skipped", b.where, i, from)

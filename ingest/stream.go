@@ -106,6 +106,15 @@ type Call struct {
 	HasResult bool
 	// IsError is true when the transcript marks the result as an error.
 	IsError bool
+	// ResultMembers, when not nil, are the raw texts of Result's top-level
+	// ResultMemberKeys members ("" for one that is absent), exactly as
+	// jsonx.TopLevelFields(Result, ResultMemberKeys[:]...) gives them. A
+	// reader sets it when it wrote Result itself as the compact text of a
+	// JSON object and noted the members on the way (hermes' ShareGPT
+	// responses): the replay then reads them without walking the result
+	// again. nil says nothing about Result. It is read from Result, so
+	// serialized calls leave it out.
+	ResultMembers *[len(ResultMemberKeys)]string `json:"-"`
 	// Time of the call (or of its result), if known.
 	Time time.Time
 	// Line is the JSONL line of the call (0 for a multi-line JSON
@@ -114,6 +123,15 @@ type Call struct {
 	// ResultLine is the JSONL line of the result (0 if unknown).
 	ResultLine int
 }
+
+// ResultMemberKeys are the top-level members of a JSON object result that
+// the replay reads (analyze: hermes' "_warning" note, and the "error",
+// "success" and "exit_code" that say a call failed), in the order of
+// Call.ResultMembers.
+var ResultMemberKeys = [...]string{"_warning", "error", "success", "exit_code"}
+
+// resultMemberError is the index of "error" in ResultMemberKeys.
+const resultMemberError = 1
 
 // SetArgs fills ArgsRaw, Args and ArgsOK from the raw argument text.
 func (c *Call) SetArgs(raw string) {

@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"bytes"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -25,15 +26,17 @@ func AppendCompact(buf, data []byte, pos, depth int) (out []byte, end int, ok bo
 	}
 	p := parser{data: data, pos: pos}
 	p.ws()
-	buf, ok = p.compact(buf, depth)
+	buf, ok = p.compact(buf, depth, nil)
 	if !ok {
 		return buf, 0, false
 	}
 	return buf, p.pos, true
 }
 
-// compact is skip that also writes what it passes, compacted.
-func (p *parser) compact(buf []byte, depth int) ([]byte, bool) {
+// compact is skip that also writes what it passes, compacted. When top is
+// not nil and the value is an object, it notes where its members' values
+// are written (the nested values are compacted with top nil).
+func (p *parser) compact(buf []byte, depth int, top *memberSpans) ([]byte, bool) {
 	if depth > MaxDepth || p.pos >= len(p.data) {
 		return buf, false
 	}
@@ -59,6 +62,7 @@ func (p *parser) compact(buf []byte, depth int) ([]byte, bool) {
 				if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 					return buf, false
 				}
+				keyStart := len(buf)
 				if buf, ok = p.compactString(buf); !ok {
 					return buf, false
 				}
@@ -68,10 +72,17 @@ func (p *parser) compact(buf []byte, depth int) ([]byte, bool) {
 				}
 				p.pos++
 				buf = append(buf, ':')
+				if top != nil {
+					top.key(buf[keyStart+1 : len(buf)-2])
+				}
 			}
 			p.ws()
-			if buf, ok = p.compact(buf, depth+1); !ok {
+			valueStart := len(buf)
+			if buf, ok = p.compact(buf, depth+1, nil); !ok {
 				return buf, false
+			}
+			if top != nil && top.current >= 0 {
+				top.spans[top.current] = [2]int{valueStart, len(buf)}
 			}
 			p.ws()
 			if p.pos >= len(p.data) {
@@ -107,6 +118,34 @@ func (p *parser) compact(buf []byte, depth int) ([]byte, bool) {
 		return append(buf, p.data[start:p.pos]...), true
 	}
 	return buf, false
+}
+
+// memberSpans is what compact notes of an object's members for
+// CompactStringMembers: spans[i] is where the value of the first member
+// named keys[i] was written, {0, 0} until one is.
+type memberSpans struct {
+	keys    []string
+	spans   [maxMemberKeys][2]int
+	current int // the index in keys of the member being written, or -1
+}
+
+// maxMemberKeys bounds the keys CompactStringMembers looks for: its notes
+// stay on the stack.
+const maxMemberKeys = 8
+
+// key notes that the member being written has the key k, as written (its
+// text between the quotes): the first member of each name counts, and a
+// key written with an escape matches none, as in TopLevelFields.
+func (m *memberSpans) key(k []byte) {
+	m.current = -1
+	for i, want := range m.keys {
+		if string(k) == want {
+			if m.spans[i][1] == 0 && bytes.IndexByte(k, '\\') < 0 {
+				m.current = i
+			}
+			return
+		}
+	}
 }
 
 // compactString checks the JSON string at p.pos and appends it as
@@ -191,8 +230,40 @@ func CompactString(data []byte, pos, depth int) (s string, end int, ok bool) {
 	if !ok {
 		return "", 0, false
 	}
+	return compactResult(buf), end, true
+}
+
+// compactResult is the string of CompactString's buffer: the buffer itself,
+// or a copy when more than a quarter of it is unused.
+func compactResult(buf []byte) string {
 	if cap(buf)-len(buf) > len(buf)/4+64 {
-		return string(buf), end, true
+		return string(buf)
 	}
-	return unsafe.String(unsafe.SliceData(buf), len(buf)), end, true
+	return unsafe.String(unsafe.SliceData(buf), len(buf))
+}
+
+// CompactStringMembers is CompactString that also gives, when the value is
+// an object, the compact text of its first top-level member named keys[i]
+// in raw[i] ("" for none): what TopLevelFields(s, keys...) returns, noted
+// as the members are written instead of found by a second walk of the
+// text. A caller that keeps a JSON object result and reads a few of its
+// members later (the replay's failure and guard-note members) reads them
+// for nothing. raw must be as long as keys, and keys at most
+// maxMemberKeys; raw is not touched when ok is false.
+func CompactStringMembers(data []byte, pos, depth int, keys, raw []string) (s string, end int, ok bool) {
+	if pos < 0 || pos > len(data) || len(keys) > maxMemberKeys || len(raw) != len(keys) {
+		return "", 0, false
+	}
+	top := memberSpans{keys: keys, current: -1}
+	p := parser{data: data, pos: pos}
+	p.ws()
+	buf, ok := p.compact(make([]byte, 0, len(data)-p.pos), depth, &top)
+	if !ok {
+		return "", 0, false
+	}
+	s = compactResult(buf)
+	for i := range keys {
+		raw[i] = s[top.spans[i][0]:top.spans[i][1]]
+	}
+	return s, p.pos, true
 }

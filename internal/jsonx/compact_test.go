@@ -21,6 +21,7 @@ var compactCases = []string{
 	`{"a": 1, "a": 2, "\u0061": 3, "err\"or": "x", "error": "", "error": "second"}`,
 	`{"n": [-0.5, 1E+9, 0, -12], "t": [true, false, null], "deep": [[[{"x": [{}]}]]]}`,
 	`{"b": "\b\f\r\u0000\u001f\u0008\u000c"}`, `{"e": "ends with \\"}`, `{"q": "\\\"\\"}`,
+	`{"x": {"error": "nested", "a": 0}, "error": {"m": [1]}, "a\/c": 1, "a/c": 2, "q\"": 3, "exit_code": -1}`,
 	"[1,\n\t2\r ]", `"` + strings.Repeat(`0123456789\n`, 30) + `"`,
 	// Invalid: AppendCompact must decline each.
 	``, ` `, `{`, `[1,]`, `{"a" 1}`, `{"a":}`, `{a:1}`, `[1 2]`, `"unterminated`, `"bad \x"`,
@@ -72,8 +73,55 @@ func checkAppendCompact(t *testing.T, data []byte, n int) {
 	if want := "x" + v.String(); string(got) != want {
 		t.Errorf("AppendCompact(%q) = %q, want %q", data, got, want)
 	}
+	checkCompactStringMembers(t, data)
 	if !AtEnd(data[:n], end) || end > n {
 		t.Errorf("AppendCompact(%q) ends at %d, the value ends at %d", data, end, n)
+	}
+}
+
+// memberKeys are the keys checkCompactStringMembers asks for: keys the
+// cases have at the top level, nested only, written with an escape, and
+// not at all.
+var memberKeys = []string{"a", "error", "exit_code", "output", "x", "a/c", `q"`, "missing"}
+
+// checkCompactStringMembers holds CompactStringMembers to CompactString
+// and TopLevelFields of its text.
+func checkCompactStringMembers(t *testing.T, data []byte) {
+	t.Helper()
+	raw := make([]string, len(memberKeys))
+	s, end, ok := CompactStringMembers(data, 0, 0, memberKeys, raw)
+	ws, wend, wok := CompactString(data, 0, 0)
+	if s != ws || end != wend || ok != wok {
+		t.Errorf("CompactStringMembers(%q) = %q, %d, %v; CompactString %q, %d, %v", data, s, end, ok, ws, wend, wok)
+	}
+	if !ok {
+		return
+	}
+	want := TopLevelFields(ws, memberKeys...)
+	for i, k := range memberKeys {
+		if raw[i] != want[i] {
+			t.Errorf("CompactStringMembers(%q): member %q = %q, TopLevelFields %q", data, k, raw[i], want[i])
+		}
+	}
+}
+
+// TestCompactStringMembersArguments: a raw of the wrong length, or more
+// keys than it notes, is declined rather than half filled.
+func TestCompactStringMembersArguments(t *testing.T) {
+	data := []byte(`{"a": 1}`)
+	if _, _, ok := CompactStringMembers(data, 0, 0, []string{"a"}, nil); ok {
+		t.Error("raw shorter than keys taken")
+	}
+	many := make([]string, maxMemberKeys+1)
+	if _, _, ok := CompactStringMembers(data, 0, 0, many, make([]string, len(many))); ok {
+		t.Error("more keys than maxMemberKeys taken")
+	}
+	raw := []string{"stale"}
+	if _, _, ok := CompactStringMembers([]byte(`{"a": 1`), 0, 0, []string{"a"}, raw); ok || raw[0] != "stale" {
+		t.Errorf("invalid text: ok %v, raw %q", ok, raw)
+	}
+	if s, _, ok := CompactStringMembers(data, 0, 0, []string{"a"}, raw); !ok || s != `{"a":1}` || raw[0] != "1" {
+		t.Errorf("got %q, %v, raw %q", s, ok, raw)
 	}
 }
 
@@ -105,6 +153,7 @@ func FuzzAppendCompact(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkCompactStringMembers(t, data)
 		got, end, ok := AppendCompact(nil, data, 0, 0)
 		v, err := Parse(data)
 		if err == nil {
