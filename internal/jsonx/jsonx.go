@@ -719,10 +719,14 @@ func nextSpecial(data []byte, i int) int {
 // specials flags, in the high bit of each byte, the bytes of the word x
 // (eight bytes, little-endian) that are '"', '\\' or below 0x20, and maybe
 // bytes above a flagged one: only the lowest flag is sure (see nextSpecial).
+//
+// Each of the three tests is (y - ones*k) &^ y for a y whose high bits are
+// x's (the XOR with '"' or '\\' leaves them alone), so the three &^ y are
+// one &^ x: two operations fewer in the parser's innermost loop.
 func specials(x uint64) uint64 {
 	q := x ^ (ones * '"')
 	b := x ^ (ones * '\\')
-	return (((q - ones) &^ q) | ((b - ones) &^ b) | ((x - ones*0x20) &^ x)) & highs
+	return ((q - ones) | (b - ones) | (x - ones*0x20)) &^ x & highs
 }
 
 // nextSpecialHigh is nextSpecial that also reports whether a byte of 0x80

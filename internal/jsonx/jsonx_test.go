@@ -409,3 +409,28 @@ func TestNextSpecialHigh(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecialsMatchesThreeTests: specials is the three zero-byte tests of
+// nextSpecial's comment, each masked by its own operand, for any word.
+func TestSpecialsMatchesThreeTests(t *testing.T) {
+	three := func(x uint64) uint64 {
+		q := x ^ (ones * '"')
+		b := x ^ (ones * '\\')
+		return (((q - ones) &^ q) | ((b - ones) &^ b) | ((x - ones*0x20) &^ x)) & highs
+	}
+	rng := rand.New(rand.NewPCG(3, 5))
+	pick := []byte{0, 0x1f, 0x20, 0x21, '"', '#', '[', '\\', ']', 0x7f, 0x80, 0xa2, 0xdc, 0xff}
+	for range 200000 {
+		var x uint64
+		for k := range 8 {
+			c := byte(rng.Uint32())
+			if rng.IntN(2) == 0 {
+				c = pick[rng.IntN(len(pick))]
+			}
+			x |= uint64(c) << (8 * k)
+		}
+		if got, want := specials(x), three(x); got != want {
+			t.Fatalf("specials(%#016x) = %#016x, want %#016x", x, got, want)
+		}
+	}
+}
