@@ -724,9 +724,16 @@ func nextSpecial(data []byte, i int) int {
 // x's (the XOR with '"' or '\\' leaves them alone), so the three &^ y are
 // one &^ x: two operations fewer in the parser's innermost loop.
 func specials(x uint64) uint64 {
+	return belowOne(x) &^ x & highs
+}
+
+// belowOne is the three zero-byte tests of specials before their mask:
+// their high bits, over the bytes of x whose own high bit is clear, flag
+// '"', '\\' and the bytes below 0x20 (and maybe bytes above one of them).
+func belowOne(x uint64) uint64 {
 	q := x ^ (ones * '"')
 	b := x ^ (ones * '\\')
-	return ((q - ones) | (b - ones) | (x - ones*0x20)) &^ x & highs
+	return (q - ones) | (b - ones) | (x - ones*0x20)
 }
 
 // nextSpecialHigh is nextSpecial that also reports whether a byte of 0x80
@@ -1059,11 +1066,10 @@ func AppendQuoted(buf []byte, s string) []byte {
 // non-ASCII bytes (bit 7 set), whose UTF-8 must be checked.
 func nextQuoteSpecial(data []byte, i int) int {
 	for ; i+8 <= len(data); i += 8 {
+		// specials, plus every byte with its high bit set: the mask by x
+		// that specials applies would only clear flags that x sets again.
 		x := binary.LittleEndian.Uint64(data[i:])
-		q := x ^ (ones * '"')
-		b := x ^ (ones * '\\')
-		m := ((q - ones) &^ q) | ((b - ones) &^ b) | ((x - ones*0x20) &^ x) | x
-		if m &= highs; m != 0 {
+		if m := (belowOne(x) | x) & highs; m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
