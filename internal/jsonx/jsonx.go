@@ -533,13 +533,14 @@ func (p *parser) str() (string, error) {
 		// bytes before the special one, so a run of a few dozen bytes
 		// between two escapes costs neither a call to find its end nor
 		// one to copy it.
-		for i+8 <= len(data) {
-			if cap(buf)-len(buf) < 8 {
+		for i <= len(data)-8 {
+			n := len(buf)
+			if cap(buf)-n < 8 {
 				buf = slices.Grow(buf, 8)
 			}
-			x := binary.LittleEndian.Uint64(data[i:])
-			n := len(buf)
-			binary.LittleEndian.PutUint64(buf[n:n+8], x)
+			buf = buf[:n+8]
+			x := binary.LittleEndian.Uint64(data[i : i+8])
+			binary.LittleEndian.PutUint64(buf[n:], x)
 			if m := specials(x); m != 0 {
 				k := bits.TrailingZeros64(m) >> 3
 				seen |= x & (1<<(8*k) - 1)
@@ -548,7 +549,6 @@ func (p *parser) str() (string, error) {
 				goto special
 			}
 			seen |= x
-			buf = buf[:n+8]
 			i += 8
 		}
 		for ; i < len(data); i++ {
