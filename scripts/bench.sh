@@ -109,17 +109,31 @@ measure() {
 
 # measure_runs NAME OUT CMD...: measure BENCH_RUNS times; sets wall and cpu
 # to the medians, rss to the largest peak, and all_walls to every run's
-# wall time, sorted. OUT holds the last run's output.
+# wall time, sorted. OUT holds the last run's output. When paired_with
+# names a function that measures (sets wall), it runs right before each
+# run, and ratio is set to the median of run/paired wall times, all_ratios
+# to each pair's, in order.
 measure_runs() {
-	local name=$1 out=$2 k peak=0 walls=() cpus=()
+	local name=$1 out=$2 k peak=0 walls=() cpus=() ratios=() before
 	shift 2
 	for ((k = 1; k <= runs; k++)); do
+		if [[ -n ${paired_with:-} ]]; then
+			"$paired_with"
+			before=$wall
+		fi
 		measure "$name (run $k of $runs)" "$out" "$@"
 		walls+=("$wall")
 		cpus+=("$cpu")
 		((rss > peak)) && peak=$rss
+		if [[ -n ${paired_with:-} ]]; then
+			ratios+=("$(div "$wall" "$before" %.2f)")
+		fi
 	done
 	all_walls=$(printf '%s\n' "${walls[@]}" | sort -n | paste -sd' ')
+	all_ratios=${ratios[*]} ratio=
+	if ((${#ratios[@]})); then
+		ratio=$(printf '%s\n' "${ratios[@]}" | median)
+	fi
 	wall=$(printf '%s\n' "${walls[@]}" | median)
 	cpu=$(printf '%s\n' "${cpus[@]}" | median)
 	rss=$peak
@@ -196,25 +210,17 @@ throughput() {
 	# The sweep, BENCH_RUNS times, each run right after a replay of its own:
 	# the machine's speed drifts within a minute, so the ratio is taken
 	# within each pair and the median of the pairs' ratios is reported.
-	local k sweep_walls=() sweep_cpus=() sweep_peak=0 ratios=() replay_wall
-	for ((k = 1; k <= runs; k++)); do
-		measure "replay chars4 before sweep $k" /dev/null "$lg" replay --format json --tokenizer chars4 "${jopt[@]}" "$dir"
-		replay_wall=$wall
-		measure "sweep 50 configs chars4 (run $k of $runs)" "$tmp/sweep.json" "$lg" sweep --format json --tokenizer chars4 "${jopt[@]}" \
-			--preset loopgate \
-			--vary detectors.no_progress.block_at=1..5 \
-			--vary tools.class:shell.no_progress.block_at=1..10 "$dir"
-		sweep_walls+=("$wall")
-		sweep_cpus+=("$cpu")
-		((rss > sweep_peak)) && sweep_peak=$rss
-		ratios+=("$(div "$wall" "$replay_wall" %.2f)")
-	done
-	local configs sweep_ratio all_ratios
+	replay_for_pair() {
+		measure "replay chars4 before a sweep" /dev/null "$lg" replay --format json --tokenizer chars4 "${jopt[@]}" "$dir"
+	}
+	paired_with=replay_for_pair measure_runs "sweep 50 configs chars4" "$tmp/sweep.json" \
+		"$lg" sweep --format json --tokenizer chars4 "${jopt[@]}" \
+		--preset loopgate \
+		--vary detectors.no_progress.block_at=1..5 \
+		--vary tools.class:shell.no_progress.block_at=1..10 "$dir"
+	local configs sweep_ratio=$ratio sweep_ratios=$all_ratios
 	configs=$(jq '.rows | length' "$tmp/sweep.json")
-	sweep_ratio=$(printf '%s\n' "${ratios[@]}" | median)
-	all_ratios=$(printf '%s\n' "${ratios[@]}" | paste -sd' ')
-	row "sweep $configs configs chars4" "$(printf '%s\n' "${sweep_walls[@]}" | median)" \
-		"$(printf '%s\n' "${sweep_cpus[@]}" | median)" "$sweep_peak" "$(jq '.corpus.sessions' "$tmp/sweep.json")"
+	row "sweep $configs configs chars4" "$wall" "$cpu" "$rss" "$(jq '.corpus.sessions' "$tmp/sweep.json")"
 
 	echo
 	echo "== loopgate benchmark: $size corpus, $files files, $(div "$bytes" 1e6 %.0f) MB, $sessions sessions"
@@ -224,7 +230,7 @@ throughput() {
 	echo "replay chars4 and inspect: the median of $runs runs (BENCH_RUNS); wall s of each run:"
 	echo "  replay chars4 (jobs $jobs_label): $rc4_walls"
 	echo "  inspect (jobs $jobs_label):       $inspect_walls"
-	echo "sweep: the median of $runs runs, each right after a replay; sweep/replay of each pair: $all_ratios"
+	echo "sweep: the median of $runs runs, each right after a replay; sweep/replay of each pair: $sweep_ratios"
 	echo "ratio sweep/replay (chars4):   $sweep_ratio   (the median of the pairs; target <= 3)"
 	echo "ratio replay/jq (chars4):      $(div "$rc4_wall" "$jq_wall" %.2f)"
 	echo "--jobs 1 vs --jobs $jobs_label JSON output: $same"
