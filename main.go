@@ -118,6 +118,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			replayCommand(),
 			compareCommand(),
 			sweepCommand(),
+			mergeCommand(),
 			gateCommand(),
 			inspectCommand(),
 			rulesCommand(),
@@ -639,7 +640,7 @@ func replayCommand() *cli.Command {
 		Usage:     "replay transcripts under a rules file or preset and report",
 		ArgsUsage: "PATH...",
 		Flags: []cli.Flag{
-			rulesFlag, presetFlag, inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag,
+			rulesFlag, presetFlag, inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag,
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format: table|json|jsonl|markdown (default: table on a terminal, json otherwise)"},
 			&cli.StringFlag{Name: "fail-on", Value: "never", Usage: "exit 1 when any call is: steer (steered or worse)|block (blocked, deduped or halted)|harmful|never"},
 			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
@@ -682,6 +683,11 @@ func replayCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			files, shard, err := applyShard(c, files)
+			if err != nil {
+				return err
+			}
+			opt.Partial = shard.partial(files, []*rules.Rules{r}, counter.Name(), len(early))
 			prog := newProgress(c)
 			read, stopProgress := prog.watch(files)
 			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format"), BytesRead: read}, Progress: prog.update}
@@ -784,15 +790,20 @@ func tuningFormat(c *cli.Context) (string, error) {
 // for compare and sweep (analyze.ReplayAll: bounded memory, whatever the
 // corpus size). With --strict, any input problem is printed and the run
 // fails without a report.
-func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) ([]*analyze.Report, analyze.CorpusFacts, error) {
+func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) ([]*analyze.Report, analyze.CorpusFacts, *analyze.Partial, error) {
 	if err := checkInputFormat(c); err != nil {
-		return nil, analyze.CorpusFacts{}, err
+		return nil, analyze.CorpusFacts{}, nil, err
 	}
 	var early []ingest.Problem
 	files, err := collectFiles(c, func(p ingest.Problem) { early = append(early, p) })
 	if err != nil {
-		return nil, analyze.CorpusFacts{}, err
+		return nil, analyze.CorpusFacts{}, nil, err
 	}
+	files, shard, err := applyShard(c, files)
+	if err != nil {
+		return nil, analyze.CorpusFacts{}, nil, err
+	}
+	partial := shard.partial(files, cfgs, counter.Name(), len(early))
 	prog := newProgress(c)
 	read, stopProgress := prog.watch(files)
 	opt := analyze.Options{Tokens: counter, Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format"), BytesRead: read}, Progress: prog.update}
@@ -807,12 +818,12 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) 
 			fmt.Fprintf(c.App.ErrWriter, "%s:%d: %s\n", p.File, p.Line, msg)
 		}
 		// The summary counts the problems a file had past those listed.
-		return nil, facts, cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", reports[0].Summary.Problems), exitUsage)
+		return nil, facts, nil, cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", reports[0].Summary.Problems), exitUsage)
 	}
-	return reports, facts, nil
+	return reports, facts, partial, nil
 }
 
-var tuningFlags = []cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag,
+var tuningFlags = []cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag,
 	&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table|json|csv|markdown (default: table on a terminal, json otherwise)"}}
 
 func compareCommand() *cli.Command {
@@ -862,7 +873,7 @@ func compareCommand() *cli.Command {
 			if len(configs) == 0 {
 				return usageError("nothing to compare: --preset and --rules name no rules")
 			}
-			reports, facts, err := replayConfigs(c, configs, counter)
+			reports, facts, partial, err := replayConfigs(c, configs, counter)
 			if err != nil {
 				return err
 			}
@@ -875,6 +886,7 @@ func compareCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			opt.Partial = partial
 			if err := report.Compare(format, c.App.Writer, rows, facts, opt); err != nil {
 				return cli.Exit(err.Error(), exitUsage)
 			}
@@ -920,7 +932,7 @@ func sweepCommand() *cli.Command {
 			if err != nil {
 				return usageError("%v", err)
 			}
-			reports, facts, err := replayConfigs(c, cfgs, counter)
+			reports, facts, partial, err := replayConfigs(c, cfgs, counter)
 			if err != nil {
 				return err
 			}
@@ -930,6 +942,7 @@ func sweepCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			opt.Partial = partial
 			if err := report.Sweep(format, c.App.Writer, base.Name+" ("+base.Source+")", rows, facts, opt); err != nil {
 				return cli.Exit(err.Error(), exitUsage)
 			}
@@ -944,7 +957,7 @@ func inspectCommand() *cli.Command {
 		Usage:     "show the normalized stream: sessions, turns, requests, calls",
 		ArgsUsage: "PATH...",
 		Flags: []cli.Flag{
-			inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, rulesFlag, presetFlag, progressFlag,
+			inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, rulesFlag, presetFlag, progressFlag, shardFlag,
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table|json"},
 			&cli.BoolFlag{Name: "calls", Usage: "list every call"},
 		},
@@ -969,6 +982,9 @@ func inspectCommand() *cli.Command {
 			addProblem := func(p ingest.Problem) { problems = append(problems, p) }
 			files, err := collectFiles(c, addProblem)
 			if err != nil {
+				return err
+			}
+			if files, _, err = applyShard(c, files); err != nil {
 				return err
 			}
 			withCalls := c.Bool("calls")

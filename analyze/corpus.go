@@ -531,7 +531,19 @@ func (a *Aggregator) addTools(tools []ToolStat) {
 // order, so merging files' tallies in file order gives the tools the order
 // of their first appearance, as adding each session would.
 func (a *Aggregator) merge(b *Aggregator) {
-	s, t := &a.rep.Summary, &b.rep.Summary
+	a.rep.Summary.add(&b.rep.Summary, b.rep.Summary.Problems)
+	a.rep.Tokens.SessionsWithUsage += b.rep.Tokens.SessionsWithUsage
+	a.rep.Tokens.SessionsCalibrated += b.rep.Tokens.SessionsCalibrated
+	a.rep.Tokens.RecordedInput += b.rep.Tokens.RecordedInput
+	a.rep.Tokens.RecordedOutput += b.rep.Tokens.RecordedOutput
+	a.addTools(b.rep.Tools)
+}
+
+// add adds t's counts to s, all but Files and the first skipProblems of
+// its Problems (those s already counts). Ratios are left for
+// computeRates.
+func (s *Summary) add(t *Summary, skipProblems int) {
+	s.Files += t.Files
 	s.Sessions += t.Sessions
 	s.Turns += t.Turns
 	s.Requests += t.Requests
@@ -547,17 +559,17 @@ func (a *Aggregator) merge(b *Aggregator) {
 	s.TokensSaved += t.TokensSaved
 	s.ContextTokensSaved += t.ContextTokensSaved
 	s.SteerTokens += t.SteerTokens
-	a.rep.Tokens.SessionsWithUsage += b.rep.Tokens.SessionsWithUsage
-	a.rep.Tokens.SessionsCalibrated += b.rep.Tokens.SessionsCalibrated
-	a.rep.Tokens.RecordedInput += b.rep.Tokens.RecordedInput
-	a.rep.Tokens.RecordedOutput += b.rep.Tokens.RecordedOutput
-	a.addTools(b.rep.Tools)
+	s.Problems += t.Problems - skipProblems
+}
+
+// computeRates sets precision and recall from the counts.
+func (s *Summary) computeRates() {
+	s.Precision, s.Recall = PrecisionRecall(s.Blocked+s.Deduped, s.Harmful, s.RedundantStopped, s.Redundant)
 }
 
 // Finish computes precision and recall and sorts the tool table.
 func (a *Aggregator) Finish() *Report {
-	s := &a.rep.Summary
-	s.Precision, s.Recall = PrecisionRecall(s.Blocked+s.Deduped, s.Harmful, s.RedundantStopped, s.Redundant)
+	a.rep.Summary.computeRates()
 	sort.SliceStable(a.rep.Tools, func(i, j int) bool {
 		x, y := a.rep.Tools[i], a.rep.Tools[j]
 		if x.Calls != y.Calls {

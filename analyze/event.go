@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -44,6 +45,17 @@ func ParseAction(s string) (Action, bool) {
 
 // MarshalText makes actions read as words in JSON and YAML.
 func (a Action) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalText reads an action's word back (a report read again, as
+// 'loopgate merge' does).
+func (a *Action) UnmarshalText(b []byte) error {
+	x, ok := ParseAction(string(b))
+	if !ok {
+		return fmt.Errorf("unknown action %q", b)
+	}
+	*a = x
+	return nil
+}
 
 // Stops reports whether the call does not run under this action.
 func (a Action) Stops() bool { return a == Block || a == Dedup }

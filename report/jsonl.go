@@ -57,6 +57,7 @@ type jsonlSummary struct {
 	Tokens   analyze.TokensInfo `json:"tokens"`
 	Tools    []analyze.ToolStat `json:"tools"`
 	Problems []analyze.Problem  `json:"problems"`
+	Partial  *analyze.Partial   `json:"partial,omitempty"`
 }
 
 // Finish writes the summary line. rep.Sessions is not read (the sessions
@@ -72,6 +73,7 @@ func (j *JSONL) Finish(rep *analyze.Report) error {
 			Tokens:   rep.Tokens,
 			Tools:    preparedTools(rep.Tools, j.opt),
 			Problems: preparedProblems(rep.Problems, j.opt),
+			Partial:  j.opt.Partial,
 		}, "")
 	}
 	return j.Flush()

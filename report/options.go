@@ -35,6 +35,10 @@ type Options struct {
 	// the top decisions in markdown; 0 lists all in the table and
 	// DefaultMarkdownDecisions in markdown (a PR comment must stay short).
 	MaxDecisions int
+	// Partial, when set, is written into the machine-readable reports
+	// (the jsonl summary line, compare's and sweep's json) of a run given
+	// --shard, for 'loopgate merge' (docs/scale.md).
+	Partial *analyze.Partial
 }
 
 // DefaultWidth is the table width when Options.Width is 0.

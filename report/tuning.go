@@ -43,16 +43,28 @@ func tuningCells(s analyze.Summary, human bool) []string {
 
 var tuningHeader = []string{"Steered", "Blocked", "Deduped", "Halted", "Harmful", "Redundant", "Precision", "Recall", "Tokens saved", "Context saved"}
 
+// compareJSON and sweepJSON are the json reports of compare and sweep
+// (read back by ReadPartial).
+type compareJSON struct {
+	Corpus  analyze.CorpusFacts  `json:"corpus"`
+	Rows    []analyze.CompareRow `json:"rows"`
+	Partial *analyze.Partial     `json:"partial,omitempty"`
+}
+
+type sweepJSON struct {
+	Base    string              `json:"base"`
+	Corpus  analyze.CorpusFacts `json:"corpus"`
+	Rows    []analyze.SweepRow  `json:"rows"`
+	Partial *analyze.Partial    `json:"partial,omitempty"`
+}
+
 // Compare writes compare rows in a tuning format. corpus holds the facts
 // that no rules change; each row's summary has what its rules did.
 func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analyze.CorpusFacts, opt Options) error {
 	labels := compareLabels(rows)
 	switch format {
 	case "json":
-		return writeJSON(w, struct {
-			Corpus analyze.CorpusFacts  `json:"corpus"`
-			Rows   []analyze.CompareRow `json:"rows"`
-		}{corpus, rows}, "  ")
+		return writeJSON(w, compareJSON{corpus, rows, opt.Partial}, "  ")
 	case "csv":
 		cw := csv.NewWriter(w)
 		cw.Write(append([]string{"name", "source"}, tuningColumns...))
@@ -135,11 +147,7 @@ func Sweep(format string, w io.Writer, base string, rows []analyze.SweepRow, cor
 	}
 	switch format {
 	case "json":
-		return writeJSON(w, struct {
-			Base   string              `json:"base"`
-			Corpus analyze.CorpusFacts `json:"corpus"`
-			Rows   []analyze.SweepRow  `json:"rows"`
-		}{base, corpus, rows}, "  ")
+		return writeJSON(w, sweepJSON{base, corpus, rows, opt.Partial}, "  ")
 	case "csv":
 		cw := csv.NewWriter(w)
 		cw.Write(append(append(append([]string{}, keys...), tuningColumns...), "pareto"))

@@ -1,0 +1,261 @@
+package analyze
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/loopgate/loopgate/rules"
+)
+
+// Partial says what a shard's report covers and what made it: everything
+// a merge needs beyond the report's own numbers (which are counts, never
+// ratios alone, so that they add up). It is written into a report only
+// when the run was given --shard (docs/scale.md).
+type Partial struct {
+	// Version is loopgate's version (its module version, or the VCS
+	// revision of a development build).
+	Version string `json:"loopgate_version"`
+	// RulesHashes identify the effective rules of each configuration, in
+	// the report's order (one for replay; one per row for compare and
+	// sweep): RulesHash.
+	RulesHashes []string `json:"rules_hashes"`
+	Tokenizer   string   `json:"tokenizer"`
+	// Shard is "K/N".
+	Shard string `json:"shard"`
+	// TotalFiles is how many files all the shards share out.
+	TotalFiles int `json:"total_files"`
+	// Files are this shard's files and FileIndex each one's place among
+	// all of them: the order one run over every file reads them in, which
+	// a merge restores.
+	Files     []string `json:"files"`
+	FileIndex []int    `json:"file_index"`
+	// EarlyProblems counts the report's first problems, found before any
+	// file was read (a PATH that could not be listed): every shard finds
+	// them, and a merge keeps one copy.
+	EarlyProblems int `json:"early_problems"`
+}
+
+// RulesHash is a short digest of the effective rules (their YAML, as
+// 'loopgate rules print' writes it): two reports carry the same hash when
+// they were made under the same rules, whatever file or preset named them.
+func RulesHash(r *rules.Rules) string {
+	b, err := r.YAML()
+	if err != nil {
+		b = []byte("unprintable rules: " + err.Error())
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}
+
+// ReplayPart is one shard's replay report, read back from its JSON lines.
+type ReplayPart struct {
+	Name     string // where it was read from, for messages
+	Partial  Partial
+	Report   *Report // summary, rules, tokens, tools and problems
+	Sessions []SessionResult
+}
+
+// checkParts refuses parts that cannot be merged: made by different
+// versions, under different rules or tokenizers, over different inputs,
+// or the same shard twice. allowMissing lets a merge go on without some
+// shards (they are returned); otherwise a missing shard is an error.
+func checkParts(names []string, ps []*Partial, allowMissing bool) (missing []string, err error) {
+	if len(ps) == 0 {
+		return nil, fmt.Errorf("nothing to merge")
+	}
+	first := ps[0]
+	n := 0
+	seen := map[int]string{}
+	for i, p := range ps {
+		sh, err := ParseShard(p.Shard)
+		if err != nil {
+			return nil, fmt.Errorf("%s: not a shard's report (%v); make partial reports with --shard K/N", names[i], err)
+		}
+		if i == 0 {
+			n = sh.N
+		}
+		switch {
+		case p.Version != first.Version:
+			return nil, fmt.Errorf("%s was made by loopgate %s, %s by %s: merge reports of one version", names[i], p.Version, names[0], first.Version)
+		case strings.Join(p.RulesHashes, ",") != strings.Join(first.RulesHashes, ","):
+			return nil, fmt.Errorf("%s was made under other rules than %s (rules hashes %s and %s): merge reports made under the same rules", names[i], names[0], strings.Join(p.RulesHashes, ","), strings.Join(first.RulesHashes, ","))
+		case p.Tokenizer != first.Tokenizer:
+			return nil, fmt.Errorf("%s counted tokens with %s, %s with %s: merge reports of one tokenizer", names[i], p.Tokenizer, names[0], first.Tokenizer)
+		case sh.N != n:
+			return nil, fmt.Errorf("%s is shard %s, %s is shard %s: merge shards of one split", names[i], p.Shard, names[0], first.Shard)
+		case p.TotalFiles != first.TotalFiles:
+			return nil, fmt.Errorf("%s shares out %d files, %s %d: the shards were not given the same inputs", names[i], p.TotalFiles, names[0], first.TotalFiles)
+		case len(p.Files) != len(p.FileIndex):
+			return nil, fmt.Errorf("%s: its files and file_index differ in length", names[i])
+		}
+		if prev, dup := seen[sh.K]; dup {
+			return nil, fmt.Errorf("shard %s is given twice (%s and %s)", p.Shard, prev, names[i])
+		}
+		seen[sh.K] = names[i]
+	}
+	for k := 1; k <= n; k++ {
+		if _, ok := seen[k]; !ok {
+			missing = append(missing, Shard{K: k, N: n}.String())
+		}
+	}
+	if len(missing) > 0 && !allowMissing {
+		return missing, fmt.Errorf("shard(s) %s of %d missing: the merge would not be the report of one run (--allow-missing merges what is there)", strings.Join(missing, ", "), n)
+	}
+	return missing, nil
+}
+
+// MergeReplays combines shards' replay reports into the report one run
+// over all their files gives: the same summary, per-tool table, sessions
+// and problems, in the same order. It returns the shards missing (when
+// allowMissing let the merge go on without them).
+func MergeReplays(parts []ReplayPart, allowMissing bool) (*Report, []string, error) {
+	names := make([]string, len(parts))
+	ps := make([]*Partial, len(parts))
+	for i := range parts {
+		names[i], ps[i] = parts[i].Name, &parts[i].Partial
+		if parts[i].Report == nil {
+			return nil, nil, fmt.Errorf("%s has no summary line", names[i])
+		}
+	}
+	missing, err := checkParts(names, ps, allowMissing)
+	if err != nil {
+		return nil, missing, err
+	}
+	type placed struct {
+		file, seq int
+		s         *SessionResult
+	}
+	type placedProblem struct {
+		file, seq int
+		p         Problem
+	}
+	var sessions []placed
+	var problems []placedProblem
+	files := 0
+	problemCount := 0
+	for i := range parts {
+		part := &parts[i]
+		where := make(map[string]int, len(part.Partial.Files))
+		for j, f := range part.Partial.Files {
+			where[f] = part.Partial.FileIndex[j]
+		}
+		for j := range part.Sessions {
+			s := &part.Sessions[j]
+			fi, ok := where[s.File]
+			if !ok {
+				return nil, missing, fmt.Errorf("%s: session %q names file %q, which is not among the shard's files", part.Name, s.ID, s.File)
+			}
+			sessions = append(sessions, placed{fi, len(sessions), s})
+		}
+		files += part.Report.Summary.Files
+		early := part.Partial.EarlyProblems
+		if early > len(part.Report.Problems) {
+			return nil, missing, fmt.Errorf("%s: early_problems %d exceeds the %d problems listed", part.Name, early, len(part.Report.Problems))
+		}
+		problemCount += part.Report.Summary.Problems - early
+		for j, p := range part.Report.Problems {
+			if j < early {
+				continue
+			}
+			fi, ok := where[p.File]
+			if !ok {
+				fi = part.Partial.TotalFiles // after every file, in the order met
+			}
+			problems = append(problems, placedProblem{fi, len(problems), p})
+		}
+	}
+	sort.SliceStable(sessions, func(a, b int) bool { return sessions[a].file < sessions[b].file })
+	sort.SliceStable(problems, func(a, b int) bool { return problems[a].file < problems[b].file })
+
+	first := parts[0].Report
+	agg := &Aggregator{toolIndex: map[string]int{}}
+	agg.rep.Sessions = []SessionResult{}
+	agg.rep.Tools = []ToolStat{}
+	agg.rep.Problems = []Problem{}
+	agg.rep.Rules = first.Rules
+	agg.rep.Tokens.Tokenizer = first.Tokens.Tokenizer
+	earlyList := first.Problems[:parts[0].Partial.EarlyProblems]
+	for _, p := range earlyList {
+		agg.AddProblem(p)
+	}
+	for _, p := range problems {
+		agg.rep.Problems = append(agg.rep.Problems, p.p)
+	}
+	agg.rep.Summary.Problems = len(earlyList) + problemCount
+	for _, ps := range sessions {
+		agg.AddSession(*ps.s, nil, true)
+		agg.rep.Tokens.NoteUsage(ps.s)
+	}
+	for i := range parts {
+		agg.addTools(parts[i].Report.Tools)
+	}
+	agg.rep.Summary.Files = files
+	return agg.Finish(), missing, nil
+}
+
+// TuningPart is one shard's compare or sweep report.
+type TuningPart struct {
+	Name    string
+	Partial Partial
+	Corpus  CorpusFacts
+	// Compare holds a compare's rows, Sweep a sweep's (one of them).
+	Compare []CompareRow
+	Sweep   []SweepRow
+	// Base is a sweep's base rules label.
+	Base string
+}
+
+// MergeTuning combines shards' compare or sweep reports row by row: each
+// configuration's counts add up and its ratios are computed again from
+// them, and a sweep's Pareto front is marked again.
+func MergeTuning(parts []TuningPart, allowMissing bool) (*TuningPart, []string, error) {
+	names := make([]string, len(parts))
+	ps := make([]*Partial, len(parts))
+	for i := range parts {
+		names[i], ps[i] = parts[i].Name, &parts[i].Partial
+	}
+	missing, err := checkParts(names, ps, allowMissing)
+	if err != nil {
+		return nil, missing, err
+	}
+	out := &TuningPart{Name: "merged", Base: parts[0].Base}
+	sweep := parts[0].Sweep != nil
+	for i, p := range parts {
+		if (p.Sweep != nil) != sweep || len(p.Compare) != len(parts[0].Compare) || len(p.Sweep) != len(parts[0].Sweep) {
+			return nil, missing, fmt.Errorf("%s and %s are not reports of the same command and configurations", names[i], names[0])
+		}
+	}
+	out.Compare = append([]CompareRow(nil), parts[0].Compare...)
+	out.Sweep = append([]SweepRow(nil), parts[0].Sweep...)
+	out.Corpus = parts[0].Corpus
+	early := parts[0].Partial.EarlyProblems
+	for _, p := range parts[1:] {
+		c := &out.Corpus
+		c.Files += p.Corpus.Files
+		c.Sessions += p.Corpus.Sessions
+		c.Turns += p.Corpus.Turns
+		c.Requests += p.Corpus.Requests
+		c.Calls += p.Corpus.Calls
+		c.Redundant += p.Corpus.Redundant
+		c.Problems += p.Corpus.Problems - early
+		for r := range out.Compare {
+			out.Compare[r].Summary.add(&p.Compare[r].Summary, early)
+		}
+		for r := range out.Sweep {
+			out.Sweep[r].Summary.add(&p.Sweep[r].Summary, early)
+		}
+	}
+	for r := range out.Compare {
+		out.Compare[r].Summary.computeRates()
+	}
+	for r := range out.Sweep {
+		out.Sweep[r].Summary.computeRates()
+	}
+	if sweep {
+		MarkPareto(out.Sweep)
+	}
+	return out, missing, nil
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/report"
+	"github.com/loopgate/loopgate/rules"
+)
+
+// This file wires scale-out (docs/scale.md): --shard on the reading
+// commands, and 'loopgate merge', which combines the shards' partial
+// reports into the report of one run.
+
+var shardFlag = &cli.StringFlag{Name: "shard", Usage: "read only shard `K/N` of the files found (K from 1 to N; each file's shard is a hash of its path under its PATH), and write what 'loopgate merge' needs into json/jsonl reports"}
+
+// sharding is the --shard of a run: which files it kept and what its
+// partial report must say.
+type sharding struct {
+	shard analyze.Shard
+	total int
+	index []int
+}
+
+// applyShard keeps the files of --shard K/N (all of them without it).
+func applyShard(c *cli.Context, files []string) ([]string, *sharding, error) {
+	spec := c.String("shard")
+	if spec == "" {
+		return files, nil, nil
+	}
+	sh, err := analyze.ParseShard(spec)
+	if err != nil {
+		return nil, nil, usageError("%v", err)
+	}
+	kept, index := analyze.ShardFiles(files, c.Args().Slice(), sh)
+	return kept, &sharding{shard: sh, total: len(files), index: index}, nil
+}
+
+// partial is what a shard's report carries for the merge: nil when the
+// run was not sharded.
+func (s *sharding) partial(files []string, cfgs []*rules.Rules, tokenizer string, early int) *analyze.Partial {
+	if s == nil {
+		return nil
+	}
+	p := &analyze.Partial{
+		Version:       loopgateVersion(),
+		Tokenizer:     tokenizer,
+		Shard:         s.shard.String(),
+		TotalFiles:    s.total,
+		Files:         append([]string{}, files...),
+		FileIndex:     s.index,
+		EarlyProblems: early,
+	}
+	for _, r := range cfgs {
+		p.RulesHashes = append(p.RulesHashes, analyze.RulesHash(r))
+	}
+	return p
+}
+
+// loopgateVersion is the module version of a released build, else the VCS
+// revision a development build was made from (with "+dirty" for changes
+// not committed), else "devel".
+func loopgateVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if dirty {
+		rev += "+dirty"
+	}
+	return "devel-" + rev
+}
+
+func mergeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "combine the partial reports of shards (--shard K/N) into the report of one run",
+		ArgsUsage: "PARTIAL... (files, or - for standard input)",
+		Flags: []cli.Flag{colorFlag,
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format (replay: table|json|jsonl|markdown; compare and sweep: table|json|csv|markdown; default: table on a terminal, json otherwise)"},
+			&cli.BoolFlag{Name: "allow-missing", Usage: "merge even when some shards are missing (they are named on standard error)"},
+			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
+		},
+		Action: func(c *cli.Context) error {
+			names := c.Args().Slice()
+			if len(names) == 0 {
+				return usageError("no PARTIAL given: name the shards' reports (made with --shard K/N; replay with --format jsonl)")
+			}
+			var replays []analyze.ReplayPart
+			var tunings []analyze.TuningPart
+			stdinUsed := false
+			for _, name := range names {
+				f := os.Stdin
+				if name == "-" {
+					if stdinUsed {
+						return usageError("- is given twice")
+					}
+					stdinUsed = true
+				} else {
+					var err error
+					if f, err = os.Open(name); err != nil {
+						return cli.Exit(err.Error(), exitUsage)
+					}
+				}
+				rp, tp, err := report.ReadPartial(name, f)
+				if name != "-" {
+					f.Close()
+				}
+				if err != nil {
+					return cli.Exit(err.Error(), exitUsage)
+				}
+				if rp != nil {
+					replays = append(replays, *rp)
+				} else {
+					tunings = append(tunings, *tp)
+				}
+			}
+			if len(replays) > 0 && len(tunings) > 0 {
+				return usageError("replay reports and compare or sweep reports cannot be merged together")
+			}
+			opt, err := reportOptions(c, outputFile(c))
+			if err != nil {
+				return err
+			}
+			// The partial reports were redacted as they were written (or
+			// not, under --no-redact): the merge shows what they hold.
+			opt.Redact = false
+			opt.MaxDecisions = c.Int("max-decisions")
+			warnMissing := func(missing []string) {
+				if len(missing) > 0 {
+					fmt.Fprintf(c.App.ErrWriter, "loopgate: warning: shard(s) %s missing: this is not the report of one run over all the files\n", strings.Join(missing, ", "))
+				}
+			}
+			if len(replays) > 0 {
+				rep, missing, err := analyze.MergeReplays(replays, c.Bool("allow-missing"))
+				if err != nil {
+					return cli.Exit(err.Error(), exitUsage)
+				}
+				warnMissing(missing)
+				format, err := mergeFormat(c, report.FormatNames())
+				if err != nil {
+					return err
+				}
+				if err := report.Render(format, c.App.Writer, rep, opt); err != nil {
+					return cli.Exit(err.Error(), exitUsage)
+				}
+				return nil
+			}
+			merged, missing, err := analyze.MergeTuning(tunings, c.Bool("allow-missing"))
+			if err != nil {
+				return cli.Exit(err.Error(), exitUsage)
+			}
+			warnMissing(missing)
+			format, err := mergeFormat(c, report.TuningFormats())
+			if err != nil {
+				return err
+			}
+			if merged.Sweep != nil {
+				err = report.Sweep(format, c.App.Writer, merged.Base, merged.Sweep, merged.Corpus, opt)
+			} else {
+				err = report.Compare(format, c.App.Writer, merged.Compare, merged.Corpus, opt)
+			}
+			if err != nil {
+				return cli.Exit(err.Error(), exitUsage)
+			}
+			return nil
+		},
+	}
+}
+
+// mergeFormat is --format, checked against the formats of the merged kind.
+func mergeFormat(c *cli.Context, known []string) (string, error) {
+	format := c.String("format")
+	if format == "" {
+		format = "json"
+		if isTerminal(c.App.Writer) {
+			format = "table"
+		}
+	}
+	if !contains(known, format) {
+		return "", usageError("--format must be one of %s, not %q", strings.Join(known, ", "), format)
+	}
+	return format, nil
+}
