@@ -85,7 +85,7 @@ func parseWith(data []byte, source string, preset func(string) (*Rules, error)) 
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("%s:%d: the rules file must be a mapping of keys (name, scope, key, classes, tools, detectors)", source, root.Line)
+		return nil, fmt.Errorf("%s:%d: the rules file must be a mapping of keys (name, scope, key, classes, effects, tools, detectors)", source, root.Line)
 	}
 	d := &decoder{source: source, lines: map[string]int{}}
 	r = &Rules{}
@@ -101,6 +101,7 @@ func parseWith(data []byte, source string, preset func(string) (*Rules, error)) 
 		r.idx = nil
 	} else {
 		r.Classes = DefaultClasses()
+		r.Effects = DefaultEffects()
 	}
 	if err := d.decodeStruct(root, reflect.ValueOf(r).Elem(), "", map[string]bool{"extends": true}); err != nil {
 		return nil, err
@@ -338,6 +339,9 @@ func (d *decoder) decodeValue(n *yaml.Node, v reflect.Value, path string) error 
 	}
 	if v.Type() == classTableType {
 		return d.decodeClasses(n, v, path)
+	}
+	if v.Type() == effectsType {
+		return d.decodeEffects(n, v, path)
 	}
 	switch v.Kind() {
 	case reflect.Pointer:

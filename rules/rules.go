@@ -33,6 +33,7 @@ type Rules struct {
 	Scope     Scope            `yaml:"scope"`
 	Key       KeyRules         `yaml:"key"`
 	Classes   ClassTable       `yaml:"classes"`
+	Effects   Effects          `yaml:"effects"`
 	Tools     map[string]*Tool `yaml:"tools"`
 	Detectors Detectors        `yaml:"detectors"`
 
@@ -314,8 +315,9 @@ func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(),
 func (r *Rules) String() string { return r.Name }
 
 // ClassOf returns the class of a tool name: "read", "search", "list",
-// "write", "shell", "web_search", "web_fetch", "poll", "delegate", a class
-// the rules add, or "other".
+// "write", "shell", "web_search", "web_fetch", "poll", "delegate",
+// "browser", "message", "schedule", "process", a class the rules add, or
+// "other".
 func (r *Rules) ClassOf(tool string) string {
 	r.compileOnce()
 	if c, ok := r.idx.classOf[tool]; ok {
@@ -433,7 +435,30 @@ func DefaultClasses() ClassTable {
 		"poll": {"process_manage", "process", "write_stdin", "BashOutput",
 			"command_status", "*_poll", "*_get_result"},
 		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent"},
-		"other":    {},
+		// Browser actions (hermes' browser toolset, OpenHands' browser
+		// tools, the Playwright MCP server's names); the browser tools
+		// that only look (browser_snapshot, browser_console,
+		// browser_get_images, browser_vision) stay in other.
+		"browser": {"browser_navigate", "browser_click", "browser_type", "browser_press",
+			"browser_press_key", "browser_scroll", "browser_back", "browser_go_back",
+			"browser_navigate_back", "browser_forward", "browser_select_option",
+			"browser_hover", "browser_drag", "browser_fill_form", "browser_file_upload",
+			"browser_handle_dialog", "browser_dialog", "browser_cdp", "browser_exec",
+			"browser_evaluate", "browser_close", "browser_close_tab", "browser_switch_tab",
+			"browser"},
+		// Messages and notifications sent to a person, and questions put
+		// to the user (nanobot's message, hermes' send_message and
+		// clarify, Claude Code's AskUserQuestion).
+		"message": {"message", "send_message", "notify", "send_notification",
+			"send_email", "yb_send_dm", "clarify", "AskUserQuestion"},
+		// Scheduled jobs (nanobot's cron, hermes' cronjob and
+		// cronjob_manage).
+		"schedule": {"cron", "cronjob", "cronjob_manage", "schedule", "schedule_task"},
+		// Starting or killing processes (Claude Code's KillBash and
+		// KillShell); hermes' process_manage polls, and its kill action is
+		// an effect rule (DefaultEffects).
+		"process": {"KillBash", "KillShell", "kill_process", "start_process"},
+		"other":   {},
 	}
 }
 
@@ -443,6 +468,7 @@ type index struct {
 	classPatterns []classPattern
 	alias         map[string]*Tool
 	keyID         uint64
+	effects       effectIndex
 }
 
 type classPattern struct{ pattern, class string }
@@ -484,6 +510,7 @@ func (r *Rules) compile() {
 	}
 	idx.keyID = internKeyRules(r.Key, r.Classes)
 	r.idx = idx
+	r.compileEffects(idx)
 }
 
 // KeyID identifies, within this process, everything CallKey depends on:

@@ -93,6 +93,9 @@ func (r *Rules) Set(key, value string) error {
 	if segs[0] == "classes" {
 		return fmt.Errorf("%s: the class table is changed in a rules file (classes:), not with a key", key)
 	}
+	if segs[0] == "effects" {
+		return fmt.Errorf("%s: the effect table is changed in a rules file (effects:), not with a key", key)
+	}
 	if !validPath(reflect.TypeOf(r).Elem(), segs) || !r.isLeaf(key) {
 		return r.badKey(key)
 	}
@@ -229,7 +232,7 @@ func validPath(t reflect.Type, segs []string) bool {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		if t == durationType {
+		if t == durationType || t == effectsType {
 			return false
 		}
 		_, idx := fieldsOf(t)

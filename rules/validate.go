@@ -24,6 +24,9 @@ func (r *Rules) normalize() {
 	if _, ok := r.Classes["other"]; !ok {
 		r.Classes["other"] = []string{}
 	}
+	if r.Effects.empty() {
+		r.Effects = DefaultEffects()
+	}
 	for _, tk := range r.Key.Tools {
 		if tk != nil && tk.Pick == "" {
 			tk.Pick = "all"
@@ -102,6 +105,9 @@ func (r *Rules) validate(d *decoder) error {
 	}
 	if c := r.Scope.ResetCommand; len(c.Commands) > 0 && (len(c.Tools) == 0 || len(c.Args) == 0) {
 		return v.fail("scope.reset_command", "scope.reset_command needs tools and args as well as commands")
+	}
+	if err := v.validateEffects(); err != nil {
+		return err
 	}
 	if !oneOf(r.Key.Style, "sorted", "sorted_top", "insertion") {
 		return v.fail("key.style", "key.style must be sorted, sorted_top or insertion, not %q", r.Key.Style)
