@@ -79,7 +79,7 @@ func TestGateFailing(t *testing.T) {
 		"FAIL  wrong counts",
 		"      blocked: expected 3, got 4  (fixtures/gate/failing.gate.yaml:13)",
 		"      call 3: expected block by no_progress, got block by repeat (count 3)  (fixtures/gate/failing.gate.yaml:18)",
-		"      precision: expected >= 0.9, got null (no call was blocked or deduped); a null value fails every numeric comparison",
+		"      precision: expected >= 0.9, got null (no observation call was blocked or deduped); a null value fails every numeric comparison",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

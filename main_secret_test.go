@@ -80,6 +80,10 @@ func secretFragments(secret string) []string {
 // (written by hand, so that escapes are exactly the ones that fooled the
 // redactor), and its result. Each is made three times in a row, so that
 // every preset's guard decides on it and the reports list its arguments.
+// The secrets only an argument holds are planted in calls that observe
+// (upload_note is of class other): a repeated observation is redundant and
+// listed in every report, where a repeated write acts and is listed only
+// when a guard stops it.
 func secretCalls() [][3]string {
 	s := plantedSecrets
 	return [][3]string{
@@ -88,10 +92,10 @@ func secretCalls() [][3]string {
 		{"shell", `{"command": "echo \n` + s["anthropic"] + `"}`, "ok"},
 		{"shell", `{"command": "x\t` + s["github"] + ` ` + s["github-pat"] + `"}`, "ok"},
 		{"shell", `{"command": "echo \"` + s["escaped-aws-id"] + `\" ` + s["aws-key-id"] + `"}`, "ok"},
-		{"write_file", `{"path": "creds", "content": "[default]\naws_secret_access_key = ` + s["aws-secret"] + `\naws_session_token = ` + s["aws-session"] + `\n"}`,
+		{"upload_note", `{"path": "creds", "content": "[default]\naws_secret_access_key = ` + s["aws-secret"] + `\naws_session_token = ` + s["aws-session"] + `\n"}`,
 			"[default]\naws_secret_access_key=" + s["aws-secret"]},
 		{"shell", `{"command": "AWS_SECRET_ACCESS_KEY=` + s["aws-env-secret"] + ` aws s3 ls"}`, "ok"},
-		{"write_file", `{"path": "sts.json", "content": "{\"SecretAccessKey\": \"` + s["aws-sts-secret"] + `\", \"SessionToken\": \"` + s["aws-sts-session"] + `\"}"}`,
+		{"upload_note", `{"path": "sts.json", "content": "{\"SecretAccessKey\": \"` + s["aws-sts-secret"] + `\", \"SessionToken\": \"` + s["aws-sts-session"] + `\"}"}`,
 			`{"Credentials": {"SecretAccessKey": "` + s["aws-sts-secret"] + `", "SessionToken": "` + s["aws-sts-session"] + `"}}`},
 		{"shell", `{"command": "\r` + s["slack-bot"] + ` ` + s["slack-app"] + `"}`, "ok"},
 		{"shell", `{"command": "curl https://hooks.slack.com/services/` + s["slack-webhook"] + `"}`, "ok"},

@@ -485,6 +485,7 @@ func (a *Aggregator) AddSession(s SessionResult, tools []ToolStat, keep bool) {
 	sum.Redundant += s.Redundant
 	sum.RedundantStopped += s.RedundantStopped
 	sum.Harmful += s.Harmful
+	sum.StoppedActions += s.StoppedActions
 	sum.Native += s.Native
 	sum.TokensSaved += s.TokensSaved
 	sum.ContextTokensSaved += s.ContextTokensSaved
@@ -555,6 +556,7 @@ func (s *Summary) add(t *Summary, skipProblems int) {
 	s.Redundant += t.Redundant
 	s.RedundantStopped += t.RedundantStopped
 	s.Harmful += t.Harmful
+	s.StoppedActions += t.StoppedActions
 	s.Native += t.Native
 	s.TokensSaved += t.TokensSaved
 	s.ContextTokensSaved += t.ContextTokensSaved
@@ -564,7 +566,7 @@ func (s *Summary) add(t *Summary, skipProblems int) {
 
 // computeRates sets precision and recall from the counts.
 func (s *Summary) computeRates() {
-	s.Precision, s.Recall = PrecisionRecall(s.Blocked+s.Deduped, s.Harmful, s.RedundantStopped, s.Redundant)
+	s.Precision, s.Recall = PrecisionRecall(s.Blocked+s.Deduped-s.StoppedActions, s.Harmful, s.RedundantStopped, s.Redundant)
 }
 
 // Finish computes precision and recall and sorts the tool table.
@@ -581,7 +583,8 @@ func (a *Aggregator) Finish() *Report {
 }
 
 // PrecisionRecall applies DESIGN.md's definitions: precision = (stopped -
-// harmful) / stopped, recall = redundant calls stopped / redundant calls;
+// harmful) / stopped, where stopped counts the stopped observations (not
+// the stopped actions), recall = redundant calls stopped / redundant calls;
 // nil when the denominator is 0.
 func PrecisionRecall(stopped, harmful, redundantStopped, redundant int) (precision, recall *float64) {
 	if stopped > 0 {

@@ -1056,7 +1056,7 @@ func opText(e Expectation) string {
 func nullReason(field string) string {
 	switch field {
 	case "precision":
-		return "no call was blocked or deduped"
+		return "no observation call was blocked or deduped"
 	case "recall":
 		return "no call was redundant"
 	}
@@ -1079,6 +1079,8 @@ func anchorSummary(f *GateFailure, rep *Report, field string, c *GateCase) {
 			return d.Action == Halt
 		case "harmful":
 			return d.Harmful
+		case "stopped_actions":
+			return d.StoppedAction
 		case "redundant", "redundant_stopped", "recall":
 			return d.Redundant
 		case "native":
@@ -1223,7 +1225,10 @@ type SnapshotDecision struct {
 	Count     int    `json:"count"`
 	Redundant bool   `json:"redundant"`
 	Harmful   bool   `json:"harmful"`
-	Native    string `json:"native,omitempty"`
+	// StoppedAction is left out when false, so that the snapshots taken
+	// before effects existed still read the same.
+	StoppedAction bool   `json:"stopped_action,omitempty"`
+	Native        string `json:"native,omitempty"`
 }
 
 func makeSnapshot(g *Gate, c *GateCase, rep *Report, args, text func(string) string) *Snapshot {
@@ -1244,7 +1249,7 @@ func makeSnapshot(g *Gate, c *GateCase, rep *Report, args, text func(string) str
 				a = args(a)
 			}
 			ss.Decisions = append(ss.Decisions, SnapshotDecision{Call: d.Call, Line: d.Line, Tool: text(d.Tool), Args: a,
-				Action: d.Action.String(), Detector: d.Detector, Count: d.Count, Redundant: d.Redundant, Harmful: d.Harmful, Native: d.Native})
+				Action: d.Action.String(), Detector: d.Detector, Count: d.Count, Redundant: d.Redundant, Harmful: d.Harmful, StoppedAction: d.StoppedAction, Native: d.Native})
 		}
 		snap.Sessions = append(snap.Sessions, ss)
 	}
@@ -1433,6 +1438,9 @@ func decisionText(d *SnapshotDecision) string {
 	if d.Harmful {
 		b.WriteString(", harmful")
 	}
+	if d.StoppedAction {
+		b.WriteString(", stopped action")
+	}
 	if d.Native != "" {
 		b.WriteString(", native " + d.Native)
 	}
@@ -1457,6 +1465,7 @@ func decisionChanges(was, now *SnapshotDecision) string {
 	add("count", was.Count, now.Count)
 	add("redundant", was.Redundant, now.Redundant)
 	add("harmful", was.Harmful, now.Harmful)
+	add("stopped action", was.StoppedAction, now.StoppedAction)
 	add("native", was.Native, now.Native)
 	return strings.Join(parts, ", ")
 }

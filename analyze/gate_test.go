@@ -286,7 +286,7 @@ func TestRunGateFailing(t *testing.T) {
 	}
 	// Null: a numeric comparison with null fails, with the reason.
 	nulls := res.Cases[2].Failures
-	if len(nulls) != 2 || !strings.Contains(nulls[0].Message, "precision: expected >= 0.9, got null (no call was blocked or deduped)") ||
+	if len(nulls) != 2 || !strings.Contains(nulls[0].Message, "precision: expected >= 0.9, got null (no observation call was blocked or deduped)") ||
 		!strings.Contains(nulls[1].Message, "recall: expected a number (!= null), got null") {
 		t.Errorf("null failures: %+v", nulls)
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/rules"
 )
 
 // PreparedSession is a session reduced to what a replay needs, with the
@@ -56,9 +57,10 @@ type PreparedCall struct {
 	// Sig is the digest of the truth signature (tool plus sorted
 	// arguments, Signature).
 	Sig SigDigest
-	// Redundant: an earlier call in the same context had the same
-	// signature and the same normalized result.
-	Redundant bool
+	// SameResult: an earlier call in the same context had the same
+	// signature and the same normalized result. The call is redundant
+	// when it also observes (Run: an action is never redundant).
+	SameResult bool
 	// Native names the agent's own guard intervention in the result;
 	// NativeStops says the agent's guard did not run the call.
 	Native      string
@@ -129,7 +131,7 @@ func Prepare(s *ingest.Session) *PreparedSession {
 				pc.Sig = sigDigest(sig)
 				if c.HasResult && !stops {
 					k := seenKey{pc.Sig, pc.Event.ResultHash}
-					pc.Redundant = seen[k]
+					pc.SameResult = seen[k]
 					seen[k] = true
 				}
 				p.Calls = append(p.Calls, pc)
@@ -162,7 +164,7 @@ type CorpusFacts struct {
 	Requests int `json:"requests"`
 	Calls    int `json:"calls"`
 	// Redundant calls brought the model nothing new (DESIGN.md): truth,
-	// independent of any rules.
+	// under the built-in tool classes and effects (defaultEffects).
 	Redundant int `json:"redundant"`
 	Problems  int `json:"problems"`
 }
@@ -183,11 +185,21 @@ func (f *CorpusFacts) add(p *PreparedSession) {
 	f.Requests += p.Requests
 	f.Calls += len(p.Calls)
 	for i := range p.Calls {
-		if p.Calls[i].Redundant {
+		c := &p.Calls[i]
+		if c.SameResult && !defaultEffects.CallActs(c.Event.Tool, c.Event.Args, c.Event.ArgsOK) {
 			f.Redundant++
 		}
 	}
 }
+
+// defaultEffects judges which calls act for the corpus facts, which no
+// rules change: the built-in class and effect tables. A rules file that
+// extends them counts its own redundant calls in its report.
+var defaultEffects = func() *rules.Rules {
+	r := &rules.Rules{Classes: rules.DefaultClasses(), Effects: rules.DefaultEffects()}
+	r.ClassOf("") // compiled now: it is shared by every goroutine
+	return r
+}()
 
 // merge adds g's sessions to f (not its files or problems).
 func (f *CorpusFacts) merge(g CorpusFacts) {

@@ -29,9 +29,20 @@ type TokenCache struct {
 type runScratch struct {
 	keyBuf    []byte // lent to the session's keyIndex (keyIndex.buf)
 	seen      seenResults
-	toolPos   []int32
-	toolClass []string
+	toolPos    []int32
+	toolClass  []string
+	toolEffect []toolEffect
 }
+
+// toolEffect is what a tool's calls do (rules.Rules.ToolEffect): observe,
+// act, or either, by an argument of each call.
+type toolEffect uint8
+
+const (
+	effectObserve toolEffect = iota
+	effectAct
+	effectByArgument
+)
 
 // maxScratchCalls bounds the per-call tables a TokenCache keeps between
 // runs: a rare huge session does not keep its tables for the replay's life.
@@ -97,6 +108,9 @@ type ToolCounts = ToolStat
 //   - Calls that the agent's own guard already stopped in the transcript
 //     (Native) are not counted as redundant, stopped or harmful, and save
 //     nothing: the model already got the short message.
+//   - A call that acts on the world (rules.Rules.CallActs) is never
+//     redundant; stopped, it is a stopped action, judged neither right nor
+//     harmful: precision covers the observations only.
 //
 // tc belongs to one goroutine, and r must not change while runs share tc:
 // tc keeps what the guards work out from r for the next run under r.
@@ -134,7 +148,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	}
 	// By tool index (keyIndex): 1 + the tool's place in tools, and its
 	// class (known when toolPos is not 0).
-	toolPos, toolClass := sc.toolPos[:0], sc.toolClass[:0]
+	toolPos, toolClass, toolEff := sc.toolPos[:0], sc.toolClass[:0], sc.toolEffect[:0]
 	var tools []ToolStat
 	// scope+key -> distinct real results so far; scopes are numbered from
 	// 1 and mostly one per keyed call, so the calls are the size hint.
@@ -168,13 +182,26 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 			c := &p.Calls[i]
 			ki.memo(&c.Event, r)
 			tid := c.Event.tidx
-			toolPos, toolClass = grow(toolPos, tid), grow(toolClass, tid)
+			toolPos, toolClass, toolEff = grow(toolPos, tid), grow(toolClass, tid), grow(toolEff, tid)
 			if toolPos[tid] == 0 {
 				toolClass[tid] = r.ClassOf(c.Event.Tool)
+				switch act, byArg := r.ToolEffect(c.Event.Tool); {
+				case byArg:
+					toolEff[tid] = effectByArgument
+				case act:
+					toolEff[tid] = effectAct
+				default:
+					toolEff[tid] = effectObserve
+				}
 				tools = append(tools, ToolStat{Tool: c.Event.Tool, Class: toolClass[tid]})
 				toolPos[tid] = int32(len(tools))
 			}
 			c.Event.Class = toolClass[tid]
+			acts := toolEff[tid] == effectAct ||
+				toolEff[tid] == effectByArgument && r.CallActs(c.Event.Tool, c.Event.Args, c.Event.ArgsOK)
+			// An action returning the same acknowledgement again did
+			// something again: never redundant.
+			redundant := c.SameResult && !acts
 			var v Verdict
 			ran := false
 			if halted {
@@ -195,7 +222,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				}
 			}
 			ts := &tools[toolPos[tid]-1]
-			if v.Action == Allow && !c.Redundant && c.Native == "" && !c.NativeStops {
+			if v.Action == Allow && !redundant && c.Native == "" && !c.NativeStops {
 				// Most calls: allowed, neither redundant nor the agent's
 				// own note, so nothing to count but the call and nothing
 				// to record but its result (what judge does for them,
@@ -207,9 +234,9 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				timeline.WriteByte(MarkAllow)
 				continue
 			}
-			d := judge(c, v, ran, seenRun, st, &res)
+			d := judge(c, v, ran, redundant, acts, seenRun, st, &res)
 			ts.Calls++
-			if c.Redundant {
+			if redundant {
 				ts.Redundant++
 			}
 			switch {
@@ -238,18 +265,19 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	sc.keyBuf, ki.buf = ki.buf, nil
 	g.done(rc)
 	clear(toolClass)
-	sc.toolPos, sc.toolClass = toolPos[:0], toolClass[:0]
+	sc.toolPos, sc.toolClass, sc.toolEffect = toolPos[:0], toolClass[:0], toolEff[:0]
 	seenRun.reset()
 	if cap(sc.toolPos) > maxScratchCalls || cap(sc.toolClass) > maxScratchCalls {
-		sc.toolPos, sc.toolClass = nil, nil
+		sc.toolPos, sc.toolClass, sc.toolEffect = nil, nil, nil
 	}
 	return res, tools
 }
 
 // judge turns a verdict on a call into a decision: truth, savings, counts.
 // ran says whether the call would still have run under the guard (a steer,
-// or a halt that came after the call).
-func judge(c *PreparedCall, v Verdict, ran bool, seenRun *seenResults, st sessionTokens, res *SessionResult) Decision {
+// or a halt that came after the call); redundant, whether it brought nothing
+// new; acts, whether it acts on the world.
+func judge(c *PreparedCall, v Verdict, ran, redundant, acts bool, seenRun *seenResults, st sessionTokens, res *SessionResult) Decision {
 	args := c.Event.ArgsRaw
 	if len(args) > maxDecisionArgs {
 		args = args[:maxDecisionArgs]
@@ -258,9 +286,9 @@ func judge(c *PreparedCall, v Verdict, ran bool, seenRun *seenResults, st sessio
 		Turn: c.Event.Turn, Call: c.Event.Index, Line: c.Line, CallID: c.CallID,
 		Tool: c.Event.Tool, Class: c.Event.Class, Args: args,
 		Action: v.Action, Detector: v.Detector, Count: v.Count, Message: v.Message,
-		Redundant: c.Redundant, Native: c.Native,
+		Redundant: redundant, Native: c.Native,
 	}
-	if c.Redundant {
+	if redundant {
 		res.Redundant++
 	}
 	if c.NativeStops {
@@ -277,13 +305,19 @@ func judge(c *PreparedCall, v Verdict, ran bool, seenRun *seenResults, st sessio
 		} else {
 			res.Deduped++
 		}
-		if c.HasResult {
+		switch {
+		case acts:
+			// Whether repeating the action was wanted, the transcript
+			// cannot show: counted apart, never harmful.
+			d.StoppedAction = true
+			res.StoppedActions++
+		case c.HasResult:
 			d.Harmful = !seenRun.has(c, v, c.Event.ResultHash)
 		}
 		if d.Harmful {
 			res.Harmful++
 		}
-		if c.Redundant {
+		if redundant {
 			res.RedundantStopped++
 		}
 		d.TokensSaved = max(0, st.result(c)-st.count(v.Message))

@@ -69,6 +69,11 @@ type Summary struct {
 	RedundantStopped int `json:"redundant_stopped"`
 	// Harmful stopped calls would have hidden new information.
 	Harmful int `json:"harmful"`
+	// StoppedActions are blocked or deduped calls that act on the world
+	// (a click, a sent message): counted apart from precision, which
+	// covers observations only, because only the user can say whether
+	// repeating the action was wanted.
+	StoppedActions int `json:"stopped_actions"`
 	// Precision and Recall are null when their denominator is 0.
 	Precision          *float64 `json:"precision"`
 	Recall             *float64 `json:"recall"`
@@ -104,6 +109,7 @@ type SessionResult struct {
 	Redundant          int    `json:"redundant"`
 	RedundantStopped   int    `json:"redundant_stopped"`
 	Harmful            int    `json:"harmful"`
+	StoppedActions     int    `json:"stopped_actions"`
 	Native             int    `json:"native"`
 	TokensSaved        int64  `json:"tokens_saved"`
 	ContextTokensSaved int64  `json:"context_tokens_saved"`
@@ -150,8 +156,11 @@ type Decision struct {
 	Message  string `json:"message"`
 	// Redundant: the call brought nothing new (truth, independent of rules).
 	Redundant bool `json:"redundant"`
-	// Harmful: stopped, yet its real result was new to the guard's key.
-	Harmful            bool  `json:"harmful"`
+	// Harmful: stopped, yet its real result was new to the guard's key
+	// (observations only).
+	Harmful bool `json:"harmful"`
+	// StoppedAction: a call that acts on the world, blocked or deduped.
+	StoppedAction      bool  `json:"stopped_action"`
 	TokensSaved        int64 `json:"tokens_saved"`
 	ContextTokensSaved int64 `json:"context_tokens_saved"`
 	// Native names the agent's own guard intervention seen in the

@@ -252,7 +252,7 @@ func encodeSession(b []byte, s *SessionResult) []byte {
 	}
 	for _, n := range [...]int64{int64(s.Turns), int64(s.Requests), int64(s.Calls), int64(s.Steered),
 		int64(s.Blocked), int64(s.Deduped), int64(s.Halted), int64(s.Redundant), int64(s.RedundantStopped),
-		int64(s.Harmful), int64(s.Native), s.TokensSaved, s.ContextTokensSaved, s.SteerTokens} {
+		int64(s.Harmful), int64(s.StoppedActions), int64(s.Native), s.TokensSaved, s.ContextTokensSaved, s.SteerTokens} {
 		b = binary.AppendVarint(b, n)
 	}
 	b = appendBool(b, s.HasUsage)
@@ -283,6 +283,7 @@ func encodeSession(b []byte, s *SessionResult) []byte {
 		b = appendString(b, d.Message)
 		b = appendBool(b, d.Redundant)
 		b = appendBool(b, d.Harmful)
+		b = appendBool(b, d.StoppedAction)
 		b = binary.AppendVarint(b, d.TokensSaved)
 		b = binary.AppendVarint(b, d.ContextTokensSaved)
 		b = appendString(b, d.Native)
@@ -372,7 +373,7 @@ func decodeSession(b []byte, s *SessionResult) ([]byte, error) {
 	s.File, s.ID, s.Format, s.Agent, s.Parent, s.Model = d.string(), d.string(), d.string(), d.string(), d.string(), d.string()
 	s.Turns, s.Requests, s.Calls, s.Steered = d.int(), d.int(), d.int(), d.int()
 	s.Blocked, s.Deduped, s.Halted, s.Redundant, s.RedundantStopped = d.int(), d.int(), d.int(), d.int(), d.int()
-	s.Harmful, s.Native = d.int(), d.int()
+	s.Harmful, s.StoppedActions, s.Native = d.int(), d.int(), d.int()
 	s.TokensSaved, s.ContextTokensSaved, s.SteerTokens = d.varint(), d.varint(), d.varint()
 	s.HasUsage = d.bool()
 	s.TokensFrom = d.string()
@@ -396,7 +397,7 @@ func decodeSession(b []byte, s *SessionResult) ([]byte, error) {
 		x.Detector = d.string()
 		x.Count = d.int()
 		x.Message = d.string()
-		x.Redundant, x.Harmful = d.bool(), d.bool()
+		x.Redundant, x.Harmful, x.StoppedAction = d.bool(), d.bool(), d.bool()
 		x.TokensSaved, x.ContextTokensSaved = d.varint(), d.varint()
 		x.Native = d.string()
 	}

@@ -187,7 +187,7 @@ func TestPrepareTruth(t *testing.T) {
 		}},
 	}}
 	p := Prepare(s)
-	wantRedundant := []bool{false, true, false, false, true, false}
+	wantSame := []bool{false, true, false, false, true, false}
 	// Requests: 1,2,3,4 (context 1) then 5,6 (context 2).
 	wantLater := []int{3, 2, 1, 1, 0, 0}
 	wantRequestInTurn := []int{1, 2, 3, 1, 2, 2}
@@ -195,8 +195,8 @@ func TestPrepareTruth(t *testing.T) {
 		t.Fatalf("%d calls, %d requests; want 6, 6", len(p.Calls), p.Requests)
 	}
 	for i, c := range p.Calls {
-		if c.Redundant != wantRedundant[i] || c.LaterRequests != wantLater[i] || c.Event.Request != wantRequestInTurn[i] {
-			t.Errorf("call %d: redundant %v later %d request %d; want %v %d %d", i+1, c.Redundant, c.LaterRequests, c.Event.Request, wantRedundant[i], wantLater[i], wantRequestInTurn[i])
+		if c.SameResult != wantSame[i] || c.LaterRequests != wantLater[i] || c.Event.Request != wantRequestInTurn[i] {
+			t.Errorf("call %d: same result %v later %d request %d; want %v %d %d", i+1, c.SameResult, c.LaterRequests, c.Event.Request, wantSame[i], wantLater[i], wantRequestInTurn[i])
 		}
 	}
 	if !p.Calls[5].NativeStops || p.Calls[5].Native != "nanobot-block" {

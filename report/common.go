@@ -168,7 +168,8 @@ func percent(p *float64) string {
 }
 
 // actionLabel is a decision's action with what the truth says of it:
-// "block (harmful)", "allow (redundant)", "allow (native)". The kind of a
+// "block (harmful)", "allow (redundant)", "block (stopped action)",
+// "allow (native)". The kind of a
 // native intervention is in the JSON; tables keep the column narrow.
 func actionLabel(d *analyze.Decision) string {
 	s := d.Action.String()
@@ -178,6 +179,9 @@ func actionLabel(d *analyze.Decision) string {
 	}
 	if d.Redundant {
 		notes = append(notes, "redundant")
+	}
+	if d.StoppedAction {
+		notes = append(notes, "stopped action")
 	}
 	if d.Native != "" {
 		notes = append(notes, "native")

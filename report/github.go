@@ -122,8 +122,8 @@ func GateMarkdown(w io.Writer, res *analyze.GateResult, opt Options) error {
 	} else {
 		fmt.Fprintf(&b, "**%d of %d cases failed.**\n\n", failed, len(res.Cases))
 	}
-	b.WriteString("| | case | rules | sessions | calls | blocked | steered | harmful | precision | recall |\n")
-	b.WriteString("|---|---|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString("| | case | rules | sessions | calls | blocked | steered | harmful | precision | stopped actions | recall |\n")
+	b.WriteString("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for i := range res.Cases {
 		cr := &res.Cases[i]
 		s := cr.Report.Summary
@@ -131,8 +131,8 @@ func GateMarkdown(w io.Writer, res *analyze.GateResult, opt Options) error {
 		if !cr.Passed() {
 			mark = "❌ fail"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %d | %s | %s |\n", mark, mdCell(cr.Case.Name), mdCell(cr.Report.Rules.Name),
-			s.Sessions, s.Calls, s.Blocked, s.Steered, s.Harmful, percent(s.Precision), percent(s.Recall))
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %d | %s | %d | %s |\n", mark, mdCell(cr.Case.Name), mdCell(cr.Report.Rules.Name),
+			s.Sessions, s.Calls, s.Blocked, s.Steered, s.Harmful, percent(s.Precision), s.StoppedActions, percent(s.Recall))
 	}
 	if failed > 0 {
 		b.WriteString("\n### Failed expectations\n\n")

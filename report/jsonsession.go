@@ -45,6 +45,7 @@ func appendSessionJSON(b []byte, s *analyze.SessionResult, prefix string, indent
 	o.int("redundant", int64(s.Redundant))
 	o.int("redundant_stopped", int64(s.RedundantStopped))
 	o.int("harmful", int64(s.Harmful))
+	o.int("stopped_actions", int64(s.StoppedActions))
 	o.int("native", int64(s.Native))
 	o.int("tokens_saved", s.TokensSaved)
 	o.int("context_tokens_saved", s.ContextTokensSaved)
@@ -87,6 +88,7 @@ func appendSessionJSON(b []byte, s *analyze.SessionResult, prefix string, indent
 			o.str("message", d.Message)
 			o.bool("redundant", d.Redundant)
 			o.bool("harmful", d.Harmful)
+			o.bool("stopped_action", d.StoppedAction)
 			o.int("tokens_saved", d.TokensSaved)
 			o.int("context_tokens_saved", d.ContextTokensSaved)
 			if d.Native != "" {

@@ -72,9 +72,9 @@ func GateJUnit(w io.Writer, res *analyze.GateResult, opt Options) error {
 			ClassName: className,
 			Name:      cr.Case.Name,
 			Time:      junitSeconds(cr.Duration),
-			SystemOut: fmt.Sprintf("rules %s; transcript %s: %d file(s), %d session(s), %d calls; blocked %d, steered %d, deduped %d, harmful %d, precision %s, recall %s",
+			SystemOut: fmt.Sprintf("rules %s; transcript %s: %d file(s), %d session(s), %d calls; blocked %d, steered %d, deduped %d, harmful %d, precision %s, stopped actions %d, recall %s",
 				cr.Report.Rules.Name, cr.Case.Transcript, s.Files, s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful,
-				analyze.FormatNumber(s.Precision), analyze.FormatNumber(s.Recall)),
+				analyze.FormatNumber(s.Precision), s.StoppedActions, analyze.FormatNumber(s.Recall)),
 		}
 		if cr.SnapshotMissing {
 			tc.SystemOut += "; " + snapshotNote(cr)

@@ -59,6 +59,7 @@ func Markdown(w io.Writer, rep *analyze.Report, opt Options) error {
 		{"Redundant", strconv.Itoa(s.Redundant)},
 		{"Harmful", strconv.Itoa(s.Harmful)},
 		{"Precision", percent(s.Precision)},
+		{"Stopped actions", strconv.Itoa(s.StoppedActions)},
 		{"Recall", percent(s.Recall)},
 		{"Tokens saved", thousands(s.TokensSaved)},
 		{"Context tokens saved", thousands(s.ContextTokensSaved)},

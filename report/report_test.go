@@ -38,8 +38,8 @@ func fullReport() *analyze.Report {
 	return &analyze.Report{
 		Summary: analyze.Summary{
 			Files: 2, Sessions: 3, Turns: 47, Requests: 260, Calls: 262,
-			Steered: 2, Blocked: 3, Deduped: 1, Halted: 1,
-			Redundant: 44, RedundantStopped: 3, Harmful: 1,
+			Steered: 2, Blocked: 4, Deduped: 1, Halted: 1,
+			Redundant: 44, RedundantStopped: 3, Harmful: 1, StoppedActions: 1,
 			Precision: ptr(0.75), Recall: ptr(3.0 / 44.0),
 			TokensSaved: 12345, ContextTokensSaved: 1234567, SteerTokens: 210,
 			Native: 1, Problems: 1,
@@ -103,7 +103,16 @@ func fullReport() *analyze.Report {
 			{
 				File: "corpus/nanobot/cli_direct.jsonl", ID: "cli:direct/sub-1", Format: "nanobot",
 				Agent: "sub-1", Parent: "cli:direct", Turns: 2, Requests: 8, Calls: 5,
-				Timeline: "..|...",
+				Blocked: 1, StoppedActions: 1, TokensSaved: 12, ContextTokensSaved: 12,
+				Timeline: "..|..B",
+				Decisions: []analyze.Decision{
+					// An action stopped: neither right nor harmful.
+					{Turn: 2, Call: 5, Line: 1250, CallID: "call_5", Tool: "browser_click", Class: "browser",
+						Args:   `{"ref": "@e12"}`,
+						Action: analyze.Block, Detector: "consecutive", Count: 3, StoppedAction: true,
+						Message:     "Blocked: clicked 3 times in a row.",
+						TokensSaved: 12, ContextTokensSaved: 12},
+				},
 			},
 		},
 		Tools: []analyze.ToolStat{
@@ -111,6 +120,7 @@ func fullReport() *analyze.Report {
 			{Tool: "read_file", Class: "read", Calls: 100, Redundant: 12, Blocked: 1, Deduped: 1, Harmful: 1, TokensSaved: 545},
 			{Tool: "terminal", Class: "shell", Calls: 30, Steered: 1},
 			{Tool: "web_fetch", Class: "web_fetch", Calls: 12, Redundant: 2, Blocked: 1, TokensSaved: 1800},
+			{Tool: "browser_click", Class: "browser", Calls: 1, Blocked: 1, TokensSaved: 12},
 		},
 		Problems: []analyze.Problem{
 			{File: "corpus/nanobot/broken.jsonl", Line: 17, Message: `line is not JSON: {"role": "tool", "content": "token ` + secretGitHub + `"`},

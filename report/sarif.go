@@ -303,6 +303,9 @@ func decisionResults(cr *analyze.CaseResult, opt Options) []sarifResult {
 			if d.Harmful {
 				msg += "; harmful: its real result was new information"
 			}
+			if d.StoppedAction {
+				msg += "; a stopped action: the call acts on the world, and only you can say whether repeating it was wanted"
+			}
 			out = append(out, sarifResult{
 				RuleID: rule, RuleIndex: sarifRuleIndex(rule), Level: sarifRules[sarifRuleIndex(rule)].Level,
 				Message:   sarifText{msg},

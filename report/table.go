@@ -86,8 +86,10 @@ func (t *textWriter) summary(rep *analyze.Report) {
 			plural(s.Turns, "turn"), plural(s.Requests, "request"), plural(s.Calls, "call")}, ", ")},
 		{"guard", fmt.Sprintf("%d steered, %d blocked, %d deduped, %d halted",
 			s.Steered, s.Blocked, s.Deduped, s.Halted)},
-		{"truth", fmt.Sprintf("%d redundant (%d stopped), %d harmful; precision %s, recall %s",
-			s.Redundant, s.RedundantStopped, s.Harmful, percent(s.Precision), percent(s.Recall))},
+		// Precision covers observations; the stopped actions stand
+		// beside it, for the user to judge.
+		{"truth", fmt.Sprintf("%d redundant (%d stopped), %d harmful; precision %s, recall %s; %s",
+			s.Redundant, s.RedundantStopped, s.Harmful, percent(s.Precision), percent(s.Recall), plural(s.StoppedActions, "stopped action"))},
 		{"tokens saved", fmt.Sprintf("%s direct, %s with context; steers cost %s",
 			thousands(s.TokensSaved), thousands(s.ContextTokensSaved), thousands(s.SteerTokens))},
 	}

@@ -18,7 +18,7 @@ import (
 func TuningFormats() []string { return []string{"table", "json", "csv", "markdown"} }
 
 // tuningColumns are the summary columns every tuning row shows.
-var tuningColumns = []string{"steered", "blocked", "deduped", "halted", "harmful", "redundant", "precision", "recall", "tokens_saved", "context_tokens_saved"}
+var tuningColumns = []string{"steered", "blocked", "deduped", "halted", "harmful", "redundant", "precision", "stopped_actions", "recall", "tokens_saved", "context_tokens_saved"}
 
 func tuningCells(s analyze.Summary, human bool) []string {
 	ratio := func(p *float64) string {
@@ -37,11 +37,12 @@ func tuningCells(s analyze.Summary, human bool) []string {
 		return strconv.FormatInt(n, 10)
 	}
 	return []string{num(int64(s.Steered)), num(int64(s.Blocked)), num(int64(s.Deduped)), num(int64(s.Halted)),
-		num(int64(s.Harmful)), num(int64(s.Redundant)), ratio(s.Precision), ratio(s.Recall),
+		num(int64(s.Harmful)), num(int64(s.Redundant)), ratio(s.Precision), num(int64(s.StoppedActions)), ratio(s.Recall),
 		num(s.TokensSaved), num(s.ContextTokensSaved)}
 }
 
-var tuningHeader = []string{"Steered", "Blocked", "Deduped", "Halted", "Harmful", "Redundant", "Precision", "Recall", "Tokens saved", "Context saved"}
+// Stopped actions stand beside precision, which covers observations only.
+var tuningHeader = []string{"Steered", "Blocked", "Deduped", "Halted", "Harmful", "Redundant", "Precision", "Stopped actions", "Recall", "Tokens saved", "Context saved"}
 
 // compareJSON and sweepJSON are the json reports of compare and sweep
 // (read back by ReadPartial).
