@@ -27,8 +27,8 @@ type TokenCache struct {
 // runScratch is what Run builds and throws away per session. Nothing in it
 // reaches a result.
 type runScratch struct {
-	keyBuf    []byte // lent to the session's keyIndex (keyIndex.buf)
-	seen      seenResults
+	keyBuf     []byte // lent to the session's keyIndex (keyIndex.buf)
+	seen       seenResults
 	toolPos    []int32
 	toolClass  []string
 	toolEffect []toolEffect
