@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tuning-tables.sh: regenerates the measured tables of docs/tuning.md
 # (issue 5): the planted-loop corpora (seeds 7 and 99) and the real samples
-# in ../shared/samples, compare over every preset and the sweep of the
-# loopgate preset. Prints markdown; paste it into docs/tuning.md.
+# in ../shared/samples (third-party/ included, and also alone), compare
+# over every preset and the sweep of the loopgate preset. Prints markdown;
+# paste it into docs/tuning.md.
 #
 #   scripts/tuning-tables.sh [WORKDIR]     (default: a temporary directory)
 set -euo pipefail
@@ -30,4 +31,8 @@ done
 if [[ -d $samples ]]; then
 	echo; echo "### All presets on the real samples"; echo
 	"$lg" compare --tokenizer chars4 --format markdown "$samples"
+fi
+if [[ -d $samples/third-party ]]; then
+	echo; echo "### All presets on the third-party samples alone"; echo
+	"$lg" compare --tokenizer chars4 --format markdown "$samples/third-party"
 fi
