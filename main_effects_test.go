@@ -85,37 +85,37 @@ func redundantByTool(rep effectsReport, match func(tool string) bool) int {
 	return n
 }
 
-// TestBrowserActionsNeverRedundant: in the hermes gateway session the agent
-// navigated to a new site, typed into a field, pressed Enter and scrolled;
-// each returned {"success": true, ...} as an earlier identical call had.
-// Those are acknowledgements of actions, not repeated observations.
-func TestBrowserActionsNeverRedundant(t *testing.T) {
-	session := sampleOrSkip(t, "third-party/hermes/OcarCampos-hermes-backup/sessions/20260524_153210_e6e08e06.jsonl")
-	browser := func(tool string) bool { return strings.HasPrefix(tool, "browser_") }
-	rep := effectsReplay(t, session)
-	if n := redundantByTool(rep, browser); n != 0 {
-		t.Errorf("%d browser_* calls are redundant, want none", n)
-	}
-	// Read as observations, the same calls repeat with equal results: the
-	// sample still holds what the test is about.
-	before := effectsReplay(t, "--rules", observeRules(t, "browser"), session)
-	if n := redundantByTool(before, browser); n < 4 {
-		t.Errorf("with browser read as an observation, %d browser_* calls are redundant; the sample should repeat at least 4 (navigate, type, press, scroll)", n)
-	}
-}
-
-// TestMessagesNeverRedundant: nanobot's cron session sends the same
-// scheduled reminder with message, several times; each send is an action.
-func TestMessagesNeverRedundant(t *testing.T) {
-	dir := sampleOrSkip(t, "nanobot")
-	message := func(tool string) bool { return tool == "message" }
-	rep := effectsReplay(t, dir)
-	if n := redundantByTool(rep, message); n != 0 {
-		t.Errorf("%d message calls are redundant, want none", n)
-	}
-	before := effectsReplay(t, "--rules", observeRules(t, "message"), dir)
-	if n := redundantByTool(before, message); n < 2 {
-		t.Errorf("with message read as an observation, %d message calls are redundant; the sample should repeat the reminder", n)
+// TestActionsNeverRedundant: calls that act return the same
+// acknowledgement when repeated, and are still not redundant.
+//   - In the hermes gateway session the agent navigated to a new site, typed
+//     into a field, pressed Enter and scrolled; each returned
+//     {"success": true, ...} as an earlier identical call had.
+//   - nanobot's cron session sends the same scheduled reminder with
+//     message, several times.
+//
+// Read as observations (a rules file moving the class to observe), the
+// same calls are redundant: the samples still hold what the test is about.
+func TestActionsNeverRedundant(t *testing.T) {
+	for _, c := range []struct {
+		sample, class string
+		tool          func(string) bool
+		repeats       int // redundant when read as observations, at least
+	}{
+		{"third-party/hermes/OcarCampos-hermes-backup/sessions/20260524_153210_e6e08e06.jsonl", "browser",
+			func(tool string) bool { return strings.HasPrefix(tool, "browser_") }, 4},
+		{"nanobot", "message", func(tool string) bool { return tool == "message" }, 2},
+	} {
+		t.Run(c.class, func(t *testing.T) {
+			path := sampleOrSkip(t, c.sample)
+			if n := redundantByTool(effectsReplay(t, path), c.tool); n != 0 {
+				t.Errorf("%s: %d %s calls are redundant, want none", c.sample, n, c.class)
+			}
+			observed := effectsReplay(t, "--rules", observeRules(t, c.class), path)
+			if n := redundantByTool(observed, c.tool); n < c.repeats {
+				t.Errorf("%s: with %s read as an observation, %d calls are redundant; the sample should repeat at least %d",
+					c.sample, c.class, n, c.repeats)
+			}
+		})
 	}
 }
 
