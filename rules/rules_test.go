@@ -86,6 +86,14 @@ func TestGoodRulesFiles(t *testing.T) {
 	if !c.Detectors.Repeat.Enabled || c.Detectors.Cycle != nil {
 		t.Errorf("named detectors must be on, others off")
 	}
+	// The effect table: the new class acts, one of its tools observes by an
+	// argument, and the default table is kept.
+	args := func(s string) jsonx.Value { v, _ := jsonx.ParseString(s); return v }
+	if !c.CallActs("ticket_create", args(`{}`), true) || c.CallActs("ticket_list", args(`{"status": "Open"}`), true) ||
+		!c.CallActs("ticket_list", args(`{"status": "any"}`), true) || !c.CallActs("write_file", args(`{}`), true) ||
+		c.CallActs("kb_search", args(`{}`), true) {
+		t.Errorf("custom effects: act %v observe %v by_argument %v", c.Effects.Act, c.Effects.Observe, c.Effects.ByArgument)
+	}
 }
 
 // TestPresetsRoundTrip: every preset's YAML parses back to equal rules.
