@@ -67,6 +67,9 @@ type PreparedCall struct {
 	NativeStops bool
 
 	resultTokens int // -1 until counted
+	// resultIsNormalized: Event.ResultHash is the hash of Event.Result
+	// itself (normalizing removed nothing), so it can key the token memo.
+	resultIsNormalized bool
 }
 
 // Prepare computes the rules-independent form of a session. The session's
@@ -126,6 +129,7 @@ func Prepare(s *ingest.Session) *PreparedSession {
 					},
 					Line: c.Line, CallID: c.ID, Request: request, EndOfRequest: ci == len(r.Calls)-1,
 					HasResult: c.HasResult, Native: native, NativeStops: stops, resultTokens: -1,
+					resultIsNormalized: norm == c.Result,
 				}
 				sig = appendSignature(sig[:0], c.Tool, c.Args, c.ArgsOK, c.ArgsRaw)
 				pc.Sig = sigDigest(sig)

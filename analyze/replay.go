@@ -10,10 +10,18 @@ import (
 )
 
 // TokenCache counts tokens with a memo, so that a block message repeated on
-// every stopped call is tokenized once. One cache per goroutine.
+// every stopped call is tokenized once, and so that a result repeated in a
+// loop (the very thing loopgate looks for) is tokenized once however large
+// it is. One cache per goroutine: it lives as long as its worker, across
+// the sessions and files the worker replays.
 type TokenCache struct {
 	Counter tokens.Counter
-	memo    map[string]int
+	// memo holds the counts of short texts by their text.
+	memo map[string]int
+	// bigMemo holds the counts of texts over maxTextMemo bytes by a
+	// 64-bit hash and the length of the text: holding the texts
+	// themselves as keys would keep every large result alive.
+	bigMemo map[bigKey]int
 	// rules is a cache of what the guards work out from these rules alone,
 	// shared by the runs of this TokenCache's goroutine under the same,
 	// unchanging rules (set by Corpus.Run, or by the first Run).
@@ -23,6 +31,20 @@ type TokenCache struct {
 	// grew these from nothing before.
 	scratch runScratch
 }
+
+// bigKey identifies a large text in TokenCache.bigMemo.
+type bigKey struct {
+	hash uint64
+	size int
+}
+
+// maxTextMemo is the longest text memoized by its text; longer ones are
+// memoized by hash. maxMemoEntries bounds each memo: a memo that fills up
+// is started again (the texts repeated in a loop come close together).
+const (
+	maxTextMemo    = 4096
+	maxMemoEntries = 100000
+)
 
 // runScratch is what Run builds and throws away per session. Nothing in it
 // reaches a result.
@@ -54,7 +76,7 @@ const maxRuleCache = 1 << 14
 
 // NewTokenCache wraps a counter.
 func NewTokenCache(c tokens.Counter) *TokenCache {
-	return &TokenCache{Counter: c, memo: map[string]int{}}
+	return &TokenCache{Counter: c, memo: map[string]int{}, bigMemo: map[bigKey]int{}}
 }
 
 // Count returns the number of tokens of s.
@@ -62,23 +84,44 @@ func (tc *TokenCache) Count(s string) int {
 	if s == "" {
 		return 0
 	}
-	if len(s) <= 4096 {
-		if n, ok := tc.memo[s]; ok {
-			return n
-		}
-		n := tc.Counter.Count(s)
-		if len(tc.memo) > 100000 {
-			tc.memo = map[string]int{}
-		}
-		tc.memo[s] = n
+	if len(s) > maxTextMemo {
+		return tc.countBig(s, HashString(s))
+	}
+	if n, ok := tc.memo[s]; ok {
 		return n
 	}
-	return tc.Counter.Count(s)
+	n := tc.Counter.Count(s)
+	if len(tc.memo) >= maxMemoEntries {
+		tc.memo = map[string]int{}
+	}
+	tc.memo[s] = n
+	return n
 }
 
+// countBig counts a text over maxTextMemo bytes whose hash is known.
+func (tc *TokenCache) countBig(s string, hash uint64) int {
+	k := bigKey{hash, len(s)}
+	if n, ok := tc.bigMemo[k]; ok {
+		return n
+	}
+	n := tc.Counter.Count(s)
+	if len(tc.bigMemo) >= maxMemoEntries || tc.bigMemo == nil {
+		tc.bigMemo = map[bigKey]int{}
+	}
+	tc.bigMemo[k] = n
+	return n
+}
+
+// resultTokens counts a call's result once. A large result is memoized by
+// the hash Prepare already took of it, when its normalized form is the
+// text itself (most results: nothing of the agent's own guard to remove).
 func (tc *TokenCache) resultTokens(c *PreparedCall) int {
 	if c.resultTokens < 0 {
-		c.resultTokens = tc.Count(c.Event.Result)
+		if r := c.Event.Result; len(r) > maxTextMemo && c.resultIsNormalized {
+			c.resultTokens = tc.countBig(r, c.Event.ResultHash)
+		} else {
+			c.resultTokens = tc.Count(r)
+		}
 	}
 	return c.resultTokens
 }
