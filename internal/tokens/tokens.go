@@ -87,6 +87,10 @@ type bpe struct {
 	err   error
 	// approximated counts the texts the codec failed on (see Count).
 	approximated atomic.Int64
+	// fast counts what it can (valid UTF-8) without the library's
+	// pre-tokenizer (bpefast.go); nil where building it failed, and the
+	// library counts everything.
+	fast *fastBPE
 }
 
 func (b *bpe) Name() string { return b.name }
@@ -110,6 +114,16 @@ func (b *bpe) Count(text string) int {
 		// Only a bpe that New refused gets here.
 		panic("tokens: " + b.name + " used although it failed to load: " + b.err.Error())
 	}
+	if b.fast != nil {
+		if n, ok := b.fast.count(text); ok {
+			return n
+		}
+	}
+	return b.libraryCount(text)
+}
+
+// libraryCount counts text with tiktoken-go itself.
+func (b *bpe) libraryCount(text string) int {
 	n, err := b.codec.Count(text)
 	if err != nil {
 		// Only a regexp timeout or strict-mode UTF-8 error can get here, and
@@ -131,6 +145,8 @@ func (b *bpe) init() {
 	// count it as tiktoken does by default, with U+FFFD replacements.
 	c.SetErrorMode(tokenizer.ErrorModeReplace)
 	b.codec = c
+	// Without the fast counter the library counts alone: slower, the same.
+	b.fast, _ = newFastBPE(b.enc)
 }
 
 // chars4 approximates tokens as ceil(bytes/4) (attractor's spec and many

@@ -1,0 +1,170 @@
+package tokens
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/loopgate/loopgate/internal/gen"
+)
+
+// fastAndLibrary returns both counters of an encoding.
+func fastAndLibrary(t testing.TB, name string) *bpe {
+	t.Helper()
+	c, err := New(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := c.(*bpe)
+	if b.fast == nil {
+		t.Fatalf("%s: the fast counter was not built", name)
+	}
+	return b
+}
+
+// checkSame fails when the fast counter and tiktoken-go disagree on text.
+func checkSame(t testing.TB, b *bpe, text string) {
+	t.Helper()
+	want := b.libraryCount(text)
+	got, ok := b.fast.count(text)
+	if !ok {
+		if utf8.ValidString(text) {
+			t.Fatalf("%s: the fast counter declined valid UTF-8 %q", b.name, clip(text))
+		}
+		return
+	}
+	if got != want {
+		t.Fatalf("%s: %q: fast counter %d tokens, tiktoken-go %d", b.name, clip(text), got, want)
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+// splitCases are texts that exercise each alternative of the split
+// patterns and the backtracking between them.
+var splitCases = []string{
+	"hello world", "Hello, World!", "HELLO world", "HTTPServer", "iPhone", "McDonald's",
+	"don't I'll we've they're I'M SHE'S 'd 'LL 'Re", "it\u017fs'\u017f",
+	"x = 12345678; y=3.14159", "١٢٣٤ ٥٦", "Ⅻ ⅷ", "½¾",
+	"  leading", "trailing  ", "a  b   c", "\t\tindent", "line\nnext", "cr\r\nlf", "\n\n\n", " \n \n ",
+	"mixed \t\n  spaces\n\t x", "end with space ", " ", "\u00a0nbsp\u2003em\u3000ideo",
+	"!!!", " !!!", "a/b/c", "path/to/file.go\n", "x///\n\r", "...\r\n/", "?!\n/\n",
+	"e\u0301 combining", "\u0301\u0301 marks first", "\u0301a", "ǅungla ǈ ǋ", "ʰʲ modifier", "漢字かなカナ", "한국어 텍스트",
+	"Ελληνικά ΚΕΦΑΛΑΙΑ", "кириллица ПРОПИСНЫЕ", "עברית", "العربية", "हिन्दी", "ไทย",
+	"emoji 😀👍🏽 ❤️", "🇫🇷🇩🇪", "\u200bzero\u200dwidth", "tab\tsep\tvalues\t1\t2",
+	`{"path": "/etc/hosts", "offset": 1, "limit": 500}`, "<tool_response>{\"ok\": true}</tool_response>",
+	strings.Repeat("a", 200), strings.Repeat("ab", 300), strings.Repeat("😀", 100), strings.Repeat(" ", 150) + "x",
+	strings.Repeat("0123456789", 30), strings.Repeat("\n", 90) + "y", strings.Repeat("-=", 120),
+	"A1b2C3", "x1y22z333w4444", "'s", "'", "''", "'''s", "a'", "a''b", "a'sb", "Z'LLama",
+}
+
+// TestSplitMatchesRegexp: on each text the hand-written split counts what
+// tiktoken-go counts, for both encodings.
+func TestSplitMatchesRegexp(t *testing.T) {
+	for _, name := range []string{O200kBase, Cl100kBase} {
+		b := fastAndLibrary(t, name)
+		for _, text := range splitCases {
+			checkSame(t, b, text)
+			checkSame(t, b, text+" tail")
+			checkSame(t, b, "head "+text)
+		}
+	}
+}
+
+// TestCountMatchesTiktokenOnCorpus: every text of a generated corpus of
+// every format (each line: results, arguments and messages in each
+// format's framing), and every line of the real samples beside the repository when present,
+// gets the same count from both counters.
+func TestCountMatchesTiktokenOnCorpus(t *testing.T) {
+	files, err := gen.GenerateInMemory(128<<10, 64<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := 0
+	for _, name := range []string{O200kBase, Cl100kBase} {
+		b := fastAndLibrary(t, name)
+		for _, f := range files {
+			for _, line := range strings.Split(string(f.Data), "\n") {
+				checkSame(t, b, line)
+				texts++
+			}
+		}
+		samples := filepath.Join("..", "..", "..", "shared", "samples")
+		if _, err := os.Stat(samples); err != nil {
+			t.Logf("%s absent: the real samples are not compared", samples)
+			continue
+		}
+		filepath.WalkDir(samples, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			data, err := os.ReadFile(p)
+			if err != nil || len(data) > 8<<20 {
+				return nil
+			}
+			for _, line := range strings.Split(string(data), "\n") {
+				checkSame(t, b, line)
+				texts++
+			}
+			return nil
+		})
+	}
+	t.Logf("%d texts compared", texts)
+}
+
+// FuzzCountMatchesTiktoken: for any text the fast counter and tiktoken-go
+// agree (text that is not valid UTF-8 is left to the library).
+func FuzzCountMatchesTiktoken(f *testing.F) {
+	for _, s := range splitCases {
+		f.Add(s)
+	}
+	o200k := fastAndLibrary(f, O200kBase)
+	cl100k := fastAndLibrary(f, Cl100kBase)
+	f.Fuzz(func(t *testing.T, text string) {
+		checkSame(t, o200k, text)
+		checkSame(t, cl100k, text)
+	})
+}
+
+// BenchmarkCount compares the fast counter with tiktoken-go's on the lines
+// of a generated corpus (MB/s in the benchmark's output).
+func BenchmarkCount(b *testing.B) {
+	files, err := gen.GenerateInMemory(128<<10, 64<<10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines []string
+	size := 0
+	for _, f := range files {
+		for _, l := range strings.Split(string(f.Data), "\n") {
+			lines = append(lines, l)
+			size += len(l)
+		}
+	}
+	for _, name := range []string{O200kBase, Cl100kBase} {
+		bp := fastAndLibrary(b, name)
+		b.Run(name+"/fast", func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for i := 0; i < b.N; i++ {
+				for _, l := range lines {
+					bp.fast.count(l)
+				}
+			}
+		})
+		b.Run(name+"/tiktoken-go", func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for i := 0; i < b.N; i++ {
+				for _, l := range lines {
+					bp.libraryCount(l)
+				}
+			}
+		})
+	}
+}
