@@ -35,6 +35,10 @@ type Format struct {
 	// ParseDoc parses a file that holds one JSON document (pretty-printed
 	// over many lines, or a single line).
 	ParseDoc func(doc []byte, h *Head, out *Sink)
+	// ParseFile reads a file that is not a stream of records, by path: an
+	// SQLite database (database.go), open in h.Database. Sniff is then
+	// given a Head whose Database is set and whose Keys are nil.
+	ParseFile func(h *Head, out *Sink)
 }
 
 // Head is what detection knows of a file before parsing it.
@@ -52,6 +56,9 @@ type Head struct {
 	Keys map[string]jsonx.RawMessage
 	// Line is the line number of that first record.
 	Line int
+	// Database is set, and the rest but Path and Name left empty, when the
+	// file is an SQLite database (database.go).
+	Database *Database
 }
 
 // Has reports whether the first record has all the named keys.
@@ -198,6 +205,12 @@ func ReadFile(path string, opt Options, out *Sink) {
 				defer func() { counter.Add(max(st.Size()-read, 0)) }()
 			}
 		}
+		// A database is read by path, not as a stream (database.go).
+		var magic [16]byte
+		if k, _ := f.ReadAt(magic[:], 0); isSQLite(magic[:k]) {
+			readDatabase(path, opt, out)
+			return
+		}
 	}
 	Read(r, path, opt, out)
 }
@@ -222,6 +235,10 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 		br.Reset(nil)
 		headReaders.Put(br)
 	}()
+	if head, _ := br.Peek(len(sqliteMagic)); isSQLite(head) {
+		out.Problemf(0, "file is an SQLite database: loopgate reads databases by their path, not from standard input or a stream")
+		return
+	}
 	rr, gz, err := openMaybeGzip(br)
 	if err != nil {
 		out.Problemf(0, "%v", err)
@@ -363,6 +380,9 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 			if h.Doc && c.ParseDoc == nil && c.ParseLines == nil {
 				continue
 			}
+			if c.ParseDoc == nil && c.ParseLines == nil {
+				continue // a database format (database.go)
+			}
 			if c.Sniff != nil && c.Sniff(h) {
 				f = c
 				break
@@ -408,6 +428,8 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 		if err := lr.Err(); err != nil {
 			out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, gz))
 		}
+	case f.ParseFile != nil && f.ParseLines == nil && f.ParseDoc == nil:
+		out.Problemf(0, "format %s reads SQLite databases by path; this file is not one", f.ID)
 	default:
 		out.Problemf(0, "format %s cannot read this file (it expects %s)", f.ID, map[bool]string{true: "JSONL records", false: "one JSON document"}[h.Doc])
 	}
@@ -507,6 +529,19 @@ func describe(h *Head, value []byte) {
 	_ = jsonx.Unmarshal(value, &h.Keys)
 }
 
+// sortedNames lists a map's keys sorted, the first 8 and "..." for more.
+func sortedNames[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) > 8 {
+		keys = append(keys[:8], "...")
+	}
+	return keys
+}
+
 func headSummary(h *Head) string {
 	if h.Keys == nil {
 		if h.Line == 0 {
@@ -514,14 +549,7 @@ func headSummary(h *Head) string {
 		}
 		return "its first record is not a JSON object"
 	}
-	keys := make([]string, 0, len(h.Keys))
-	for k := range h.Keys {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	if len(keys) > 8 {
-		keys = append(keys[:8], "...")
-	}
+	keys := sortedNames(h.Keys)
 	what := "first record"
 	if h.Array {
 		what = "first element of the array"

@@ -48,22 +48,28 @@ func TestGolden(t *testing.T) {
 			for i := range problems {
 				problems[i].File = filepath.ToSlash(rel)
 			}
-			got := DumpOf(sessions, problems).MarshalIndent()
 			golden := strings.TrimSuffix(strings.TrimSuffix(f, ".gz"), filepath.Ext(strings.TrimSuffix(f, ".gz"))) + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("no golden file (run go test ./ingest -run TestGolden -update): %v", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("read differs from %s (rerun with -update and review the diff)\n%s", golden, firstDiff(string(want), string(got)))
-			}
+			checkGolden(t, golden, DumpOf(sessions, problems).MarshalIndent())
 		})
+	}
+}
+
+// checkGolden compares got with the golden file, or rewrites it under
+// -update.
+func checkGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("no golden file (run go test ./ingest -run TestGolden -update): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("read differs from %s (rerun with -update and review the diff)\n%s", golden, firstDiff(string(want), string(got)))
 	}
 }
 

@@ -1092,6 +1092,44 @@ func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader,
 	if s.ID == "" {
 		s.ID = fmt.Sprintf("%s:%d", hermesIDFromName(h.Name), line)
 	}
+	hermesSessionNotes(s, &rec.hermesExportColumns)
+	b := newHermesConv(s, out)
+	b.doc = pos != nil && line == 0
+	var lines []int
+	if pos != nil {
+		lines = pos.elemLines(member(data, "messages"))
+	}
+	inactive := 0
+	for i := range msgs {
+		line := lineAtIndex(lines, i, at)
+		m := &msgs[i].m
+		if !msgs[i].decoded {
+			if err := hermesDecodeMessage(msgs[i].raw, m, &b.scratch); err != nil {
+				out.Problemf(line, "%smessage %d has an unexpected shape (%s); skipped", b.where, i+1, hermesDecodeError(err))
+				continue
+			}
+		}
+		// Rewound rows (active=0) were taken back out of the conversation;
+		// compacted rows (newer schemas) still happened and are kept.
+		if s := string(bytes.TrimSpace(m.Active)); s == "0" || s == "false" {
+			if !hermesTrue(m.Compacted) {
+				inactive++
+				continue
+			}
+		}
+		b.message(m, line)
+	}
+	if inactive > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d inactive (rewound) messages skipped", inactive))
+	}
+	b.finish()
+	out.Session(s)
+}
+
+// hermesSessionNotes reads the sessions columns of an export record or a
+// state.db row into s: a subagent's scope and parent, a child session's
+// lineage, source, end reason and token totals, as notes.
+func hermesSessionNotes(s *Session, rec *hermesExportColumns) {
 	cfg := hermesModelConfig(rec.ModelConfig)
 	delegateFrom, _ := cfg.GetString("_delegate_from")
 	if rec.Source == "subagent" || delegateFrom != "" {
@@ -1126,37 +1164,6 @@ func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader,
 		s.Notes = append(s.Notes, fmt.Sprintf("session token totals (no per-request usage): input %.0f, output %.0f, cache_read %.0f, cache_write %.0f, reasoning %.0f, api_calls %.0f",
 			rec.InputTokens, rec.OutputTokens, rec.CacheRead, rec.CacheWrite, rec.ReasoningTokens, rec.APICalls))
 	}
-	b := newHermesConv(s, out)
-	b.doc = pos != nil && line == 0
-	var lines []int
-	if pos != nil {
-		lines = pos.elemLines(member(data, "messages"))
-	}
-	inactive := 0
-	for i := range msgs {
-		line := lineAtIndex(lines, i, at)
-		m := &msgs[i].m
-		if !msgs[i].decoded {
-			if err := hermesDecodeMessage(msgs[i].raw, m, &b.scratch); err != nil {
-				out.Problemf(line, "%smessage %d has an unexpected shape (%s); skipped", b.where, i+1, hermesDecodeError(err))
-				continue
-			}
-		}
-		// Rewound rows (active=0) were taken back out of the conversation;
-		// compacted rows (newer schemas) still happened and are kept.
-		if s := string(bytes.TrimSpace(m.Active)); s == "0" || s == "false" {
-			if !hermesTrue(m.Compacted) {
-				inactive++
-				continue
-			}
-		}
-		b.message(m, line)
-	}
-	if inactive > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d inactive (rewound) messages skipped", inactive))
-	}
-	b.finish()
-	out.Session(s)
 }
 
 // hermesModelConfig parses sessions.model_config: JSON text or an object.

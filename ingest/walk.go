@@ -11,14 +11,16 @@ import (
 // transcriptSuffixes are the file endings read when walking a directory.
 var transcriptSuffixes = []string{".jsonl", ".json", ".jsonl.gz", ".json.gz"}
 
-// IsTranscriptName reports whether a file found in a directory walk is read.
+// IsTranscriptName reports whether a file found in a directory walk is read:
+// a JSON or JSONL file (maybe gzipped), or a known agent database
+// (database.go).
 func IsTranscriptName(name string) bool {
 	for _, s := range transcriptSuffixes {
 		if strings.HasSuffix(name, s) {
 			return true
 		}
 	}
-	return false
+	return isDatabaseName(name)
 }
 
 // Expand turns the command line's paths into the list of files to read, in

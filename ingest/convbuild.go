@@ -1,0 +1,136 @@
+package ingest
+
+// convBuilder turns a conversation read in order (user messages, model
+// responses with their tool calls, tool results joined by call id) into a
+// session's turns, requests and calls. The readers of pi, Gemini CLI,
+// Cline/Roo, Copilot CLI, Kimi CLI, OpenCode and hermes' state.db share it;
+// the older readers have builders of their own (hermesConv, ...).
+
+import (
+	"fmt"
+	"time"
+)
+
+type convRef struct{ turn, req, call int }
+
+type convBuilder struct {
+	s   *Session
+	out *Sink
+	// where starts every problem ("session X: ", or "" when the file is
+	// the session).
+	where string
+	// pending maps a call id to its calls still waiting for a result,
+	// oldest first (an id repeated while waiting is answered in order).
+	pending map[string][]convRef
+	order   []convRef
+	// compacted marks the next turn as following a context compaction.
+	compacted bool
+}
+
+func newConvBuilder(s *Session, out *Sink) *convBuilder {
+	return &convBuilder{s: s, out: out, pending: map[string][]convRef{}}
+}
+
+func (b *convBuilder) ref(r convRef) *Call {
+	return &b.s.Turns[r.turn].Requests[r.req].Calls[r.call]
+}
+
+// turn opens a turn at a genuine user message.
+func (b *convBuilder) turn(line int, t time.Time, chars int) {
+	b.s.Turns = append(b.s.Turns, Turn{Line: line, Time: t, UserChars: chars, CompactedBefore: b.compacted})
+	b.compacted = false
+}
+
+// compaction marks the next turn as compacted.
+func (b *convBuilder) compaction() { b.compacted = true }
+
+// request opens a model response in the current turn (a turn of its own
+// when no user message came first).
+func (b *convBuilder) request(line int, t time.Time, textChars int, u *Usage) {
+	if len(b.s.Turns) == 0 {
+		b.s.Turns = append(b.s.Turns, Turn{CompactedBefore: b.compacted})
+		b.compacted = false
+	}
+	tr := &b.s.Turns[len(b.s.Turns)-1]
+	tr.Requests = append(tr.Requests, Request{Line: line, Time: t, TextChars: textChars, Usage: u})
+}
+
+// lastRequest is the request calls are added to (opened when there is none).
+func (b *convBuilder) lastRequest() *Request {
+	if len(b.s.Turns) == 0 || len(b.s.Turns[len(b.s.Turns)-1].Requests) == 0 {
+		b.request(0, time.Time{}, 0, nil)
+	}
+	tr := &b.s.Turns[len(b.s.Turns)-1]
+	return &tr.Requests[len(tr.Requests)-1]
+}
+
+// call adds a call to the last request and has it wait for its result
+// (unless it comes with its result: setResult).
+func (b *convBuilder) call(c Call) {
+	rq := b.lastRequest()
+	rq.Calls = append(rq.Calls, c)
+	tr := len(b.s.Turns) - 1
+	ref := convRef{tr, len(b.s.Turns[tr].Requests) - 1, len(rq.Calls) - 1}
+	b.order = append(b.order, ref)
+	if c.HasResult {
+		return
+	}
+	if q := b.pending[c.ID]; len(q) > 0 && c.ID != "" {
+		b.out.Problemf(c.Line, "%scall id %q is used again while an earlier call with that id has no result yet; both calls are kept and results are joined to them in order", b.where, c.ID)
+	}
+	b.pending[c.ID] = append(b.pending[c.ID], ref)
+}
+
+// result joins a result to the oldest call waiting under id. A result
+// with no call is a problem and is not otherwise kept.
+func (b *convBuilder) result(id, tool, text string, isErr bool, line int, t time.Time) {
+	q := b.pending[id]
+	if len(q) == 0 {
+		name := ""
+		if tool != "" {
+			name = " (" + tool + ")"
+		}
+		b.out.Problemf(line, "%stool result for unknown call id %q%s: no call before it issued it; result ignored", b.where, id, name)
+		return
+	}
+	if len(q) == 1 {
+		delete(b.pending, id)
+	} else {
+		b.pending[id] = q[1:]
+	}
+	c := b.ref(q[0])
+	if c.Tool == "" {
+		c.Tool = tool
+	}
+	c.Result, c.HasResult, c.IsError, c.ResultLine = text, true, isErr, line
+	if c.Time.IsZero() {
+		c.Time = t
+	}
+}
+
+// setResult gives a call its result directly (formats that record a call
+// and its result together).
+func setResult(c *Call, text string, isErr bool, line int) {
+	c.Result, c.HasResult, c.IsError, c.ResultLine = text, true, isErr, line
+}
+
+// finish reports the calls that never got a result (kept, HasResult false)
+// and names unnamed tools.
+func (b *convBuilder) finish() {
+	for _, r := range b.order {
+		c := b.ref(r)
+		if c.Tool == "" {
+			c.Tool = "unknown"
+		}
+		if !c.HasResult {
+			b.out.Problemf(c.Line, "%scall %q (%s) has no result", b.where, c.ID, c.Tool)
+		}
+	}
+}
+
+// noteSkipped adds a session note counting records of a kind left out.
+func noteSkipped(s *Session, n int, what string) {
+	if n > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d %s", n, what))
+	}
+}

@@ -1,0 +1,209 @@
+package ingest
+
+// Formats kept in an SQLite database (hermes' state.db, OpenCode's
+// opencode.db) are not a stream of records: they are read whole, by path,
+// through a pure-Go SQLite driver (modernc.org/sqlite, no cgo). ReadFile
+// recognizes a database by the SQLite header and hands it to a format with
+// a ParseFile reader; the streaming path (Read) never sees one, and says so
+// when it is given one (standard input, a gzip file).
+//
+// A database is opened read-only and immutable (`mode=ro&immutable=1`): no
+// lock is taken and nothing is written, so a running agent's database is
+// never blocked or changed. The price of immutable: SQLite then does not
+// read a write-ahead log, so rows still waiting in `<db>-wal` (not yet
+// checkpointed) are not seen; readDatabase reports such a log as a problem
+// rather than leaving the rows out silently.
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+)
+
+// sqliteMagic is the first 16 bytes of every SQLite 3 database file.
+var sqliteMagic = []byte("SQLite format 3\x00")
+
+// isSQLite reports whether head (a file's first bytes) is an SQLite header.
+func isSQLite(head []byte) bool { return bytes.HasPrefix(head, sqliteMagic) }
+
+// databaseNames are the file names of the databases a directory walk reads
+// (walk.go): any other .db file found in a walk is somebody else's.
+var databaseNames = []string{"state.db", "opencode.db"}
+
+// isDatabaseName reports whether a walked file is a known agent database.
+func isDatabaseName(name string) bool {
+	for _, n := range databaseNames {
+		if name == n {
+			return true
+		}
+	}
+	return false
+}
+
+// sqliteURI is the read-only, immutable URI of the database at path, with
+// the characters a URI gives a meaning to escaped.
+func sqliteURI(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+	return "file:" + r.Replace(filepath.ToSlash(abs)) + "?mode=ro&immutable=1"
+}
+
+// openDatabase opens path read-only and immutable.
+func openDatabase(path string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", sqliteURI(path))
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// dbTables lists the tables of db and the columns of each.
+func dbTables(db *sql.DB) (map[string]map[string]bool, error) {
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	tables := map[string]map[string]bool{}
+	for _, n := range names {
+		cols := map[string]bool{}
+		// pragma_table_info takes the name as a value: no quoting games.
+		crows, err := db.Query(`SELECT name FROM pragma_table_info(?)`, n)
+		if err != nil {
+			return nil, err
+		}
+		for crows.Next() {
+			var c string
+			if err := crows.Scan(&c); err == nil {
+				cols[c] = true
+			}
+		}
+		crows.Close()
+		tables[n] = cols
+	}
+	return tables, nil
+}
+
+// Database is what a database format's reader is given: the open database
+// and its schema.
+type Database struct {
+	DB *sql.DB
+	// Tables maps each table to its columns.
+	Tables map[string]map[string]bool
+}
+
+// Has reports whether the database has the table with all the columns.
+func (d *Database) Has(table string, cols ...string) bool {
+	t, ok := d.Tables[table]
+	if !ok {
+		return false
+	}
+	for _, c := range cols {
+		if !t[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// column returns name when the table has that column, else the SQL
+// expression NULL AS name: readers select the columns of every schema
+// version with one query.
+func (d *Database) column(table, name string) string {
+	if d.Tables[table][name] {
+		return `"` + name + `"`
+	}
+	return `NULL AS "` + name + `"`
+}
+
+// tableNames lists the tables, sorted, for messages.
+func (d *Database) tableNames() string {
+	names := sortedNames(d.Tables)
+	if len(names) == 0 {
+		return "no tables"
+	}
+	return "tables " + strings.Join(names, ", ")
+}
+
+// readDatabase reads an SQLite file by path: opens it, offers its schema to
+// the formats that read databases (or to the forced one), and lets the
+// chosen format read it. Problems name the file (line 0: a database has no
+// lines; each reader names the table and row instead).
+func readDatabase(path string, opt Options, out *Sink) {
+	out.File = path
+	defer func() {
+		if p := recover(); p != nil {
+			out.Problemf(0, "internal error while reading this database (please report it): %v", p)
+		}
+	}()
+	db, err := openDatabase(path)
+	if err != nil {
+		out.Problemf(0, "cannot open SQLite database: %v", err)
+		return
+	}
+	defer db.Close()
+	tables, err := dbTables(db)
+	if err != nil {
+		out.Problemf(0, "cannot read the schema of SQLite database: %v", err)
+		return
+	}
+	h := &Head{Path: path, Name: filepath.Base(path), Database: &Database{DB: db, Tables: tables}}
+	var f *Format
+	if opt.Format != "" {
+		f = LookupFormat(opt.Format)
+		if f == nil {
+			out.Problemf(0, "unknown input format %q (known: %s)", opt.Format, strings.Join(FormatIDs(), ", "))
+			return
+		}
+		if f.ParseFile == nil {
+			out.Problemf(0, "format %s cannot read this file (it is an SQLite database; %s reads JSON records)", f.ID, f.ID)
+			return
+		}
+	} else {
+		for _, c := range formats {
+			if c.ParseFile != nil && c.Sniff != nil && c.Sniff(h) {
+				f = c
+				break
+			}
+		}
+	}
+	if f == nil {
+		out.Problemf(0, "SQLite database of no known format (%s); name one with --input-format", h.Database.tableNames())
+		return
+	}
+	if st, err := os.Stat(path + "-wal"); err == nil && st.Size() > 0 {
+		out.Problemf(0, "%s-wal holds %d bytes not yet checkpointed into the database; loopgate opens databases read-only and immutable (never locking or changing a running agent's database), which leaves those rows unread: read a copy of the three files (.db, -wal, -shm) opened once by sqlite3, or read again after the agent has checkpointed", filepath.Base(path), st.Size())
+	}
+	f.ParseFile(h, out)
+}
+
+// dbProblemf reports a problem of one row: the table and the row are named,
+// as a database has no lines.
+func dbProblemf(out *Sink, table string, row any, format string, a ...any) {
+	out.Problemf(0, "table %s, row %v: %s", table, row, fmt.Sprintf(format, a...))
+}
