@@ -134,3 +134,17 @@ func noteSkipped(s *Session, n int, what string) {
 		s.Notes = append(s.Notes, fmt.Sprintf("%d %s", n, what))
 	}
 }
+
+// isoTime parses an ISO 8601 time ("" or junk: the zero time).
+func isoTime(s string) time.Time { return hermesISOTime(s) }
+
+// msTime reads Unix milliseconds (0: the zero time).
+func msTime(ms int64) time.Time {
+	if ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+// decodeErr words a decoding error for a problem.
+func decodeErr(err error) string { return hermesDecodeError(err) }

@@ -1,0 +1,323 @@
+package ingest
+
+// pi coding agent sessions (badlogic/pi-mono, packages/coding-agent,
+// src/core/session-manager.ts; file format docs/session.md):
+// ~/.pi/agent/sessions/--<cwd>--/<timestamp>_<uuid>.jsonl. The first line is
+// a header {"type":"session","version":3,"id","timestamp","cwd"}; every
+// other line is an entry with id and parentId, so that a file holds a
+// tree: /tree and /fork move the leaf back to an earlier entry and new
+// entries grow a new branch from it. Docs: docs/formats/pi.md.
+//
+// Readings taken:
+//   - The session is the path from the file's last entry (pi's leaf when
+//     it loads a file: SessionManager._buildIndex) back to the root, as
+//     buildSessionContext walks it. The entries of the other branches were
+//     run too: each branch, taken from its most recent leaf back to where
+//     it leaves the entries already read, is a session of its own (agent
+//     "branch-<first entry id>", parent the session id), so that no call is
+//     lost and none is counted twice.
+//   - Version 1 files have no ids: entries are linked in file order, as
+//     migrateV1ToV2 does.
+//   - A user message opens a turn; an assistant message is a request, its
+//     toolCall blocks the calls (tool names as pi writes them: read, bash,
+//     edit, write, grep, find, ls, and extensions' own); a toolResult
+//     message is the result of the call its toolCallId names.
+//   - bashExecution messages (the user's own `!` commands), custom and
+//     custom_message entries (extensions' messages) and branch summaries
+//     are not user prompts and not model calls: they are counted in notes.
+//   - A compaction entry marks the next turn as compacted.
+//   - Usage: pi's input excludes cached tokens (pi-ai subtracts them), so
+//     Input is input + cacheRead + cacheWrite.
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+const formatPi = "pi"
+
+func init() {
+	register(&Format{
+		ID:         formatPi,
+		Family:     "pi",
+		Reads:      "pi coding agent session JSONL (`~/.pi/agent/sessions/**/*.jsonl`), versions 1 to 3, with the session tree's branches.",
+		Detection:  "First record has `type: session` with `id` and `cwd` (the pi header), or is a pi entry (`type: message`, `parentId`, `message`).",
+		Priority:   25,
+		Sniff:      sniffPi,
+		ParseLines: parsePi,
+	})
+}
+
+func sniffPi(h *Head) bool {
+	if h.Array {
+		return false
+	}
+	switch h.String("type") {
+	case "session":
+		return h.Has("id", "cwd", "timestamp")
+	case "message":
+		return h.Has("id", "parentId", "message")
+	}
+	return false
+}
+
+type piEntry struct {
+	Type      string           `json:"type"`
+	ID        string           `json:"id"`
+	ParentID  *string          `json:"parentId"`
+	Timestamp string           `json:"timestamp"`
+	Message   jsonx.RawMessage `json:"message"`
+	// header
+	Version int    `json:"version"`
+	Cwd     string `json:"cwd"`
+	Parent  string `json:"parentSession"`
+
+	line int
+}
+
+type piMessage struct {
+	Role       string           `json:"role"`
+	Content    jsonx.RawMessage `json:"content"`
+	Model      string           `json:"model"`
+	ToolCallID string           `json:"toolCallId"`
+	ToolName   string           `json:"toolName"`
+	IsError    bool             `json:"isError"`
+	Usage      *struct {
+		Input      int64 `json:"input"`
+		Output     int64 `json:"output"`
+		CacheRead  int64 `json:"cacheRead"`
+		CacheWrite int64 `json:"cacheWrite"`
+	} `json:"usage"`
+}
+
+type piBlock struct {
+	Type      string           `json:"type"`
+	Text      string           `json:"text"`
+	Thinking  string           `json:"thinking"`
+	ID        string           `json:"id"`
+	Name      string           `json:"name"`
+	Arguments jsonx.RawMessage `json:"arguments"`
+}
+
+func parsePi(lr *LineReader, h *Head, out *Sink) {
+	var header *piEntry
+	var entries []*piEntry
+	for {
+		line, n, ok := lr.Next()
+		if !ok {
+			break
+		}
+		if !jsonx.Valid(line) {
+			out.BadLine(lr, n, notJSON(line))
+			continue
+		}
+		e := &piEntry{}
+		if err := jsonx.Unmarshal(line, e); err != nil {
+			out.Problemf(n, "not a pi session entry: %s; skipped", decodeErr(err))
+			continue
+		}
+		e.line = n
+		if e.Type == "session" {
+			if header == nil {
+				header = e
+			} else {
+				out.Problemf(n, "a second session header (id %q) in one file; ignored", e.ID)
+			}
+			continue
+		}
+		entries = append(entries, e)
+	}
+	id := fileStem(h.Name)
+	version := 0
+	if header != nil {
+		id, version = header.ID, header.Version
+		if version == 0 {
+			version = 1
+		}
+	}
+	if len(entries) == 0 {
+		if header == nil {
+			out.Problemf(h.Line, "no pi session entries in this file")
+		}
+		return
+	}
+	byID := map[string]*piEntry{}
+	var prev *string
+	for i, e := range entries {
+		if version == 1 || (e.ID == "" && e.ParentID == nil) {
+			// migrateV1ToV2: entries are a list; link them in order.
+			if e.ID == "" {
+				e.ID = fmt.Sprintf("#%d", i+1)
+			}
+			e.ParentID = prev
+		}
+		p := e.ID
+		prev = &p
+		if _, dup := byID[e.ID]; dup {
+			out.Problemf(e.line, "entry id %q is used again; the later entry is the one the tree links to", e.ID)
+		}
+		byID[e.ID] = e
+	}
+	parentOf := func(e *piEntry) *piEntry {
+		if e.ParentID == nil || *e.ParentID == "" {
+			return nil
+		}
+		p, ok := byID[*e.ParentID]
+		if !ok || p == e {
+			out.Problemf(e.line, "entry %q names parent %q, which is not in the file; read as the start of its branch", e.ID, *e.ParentID)
+			return nil
+		}
+		return p
+	}
+	// Partition the tree into paths: the leaf's path first, then each
+	// branch from its most recent entry back to the entries already taken.
+	taken := map[*piEntry]bool{}
+	type branch struct {
+		entries []*piEntry
+		from    string // the entry it forks from ("" for the main path)
+	}
+	var branches []branch
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if taken[e] {
+			continue
+		}
+		var path []*piEntry
+		from := ""
+		for cur := e; cur != nil; {
+			if taken[cur] {
+				from = cur.ID
+				break
+			}
+			taken[cur] = true
+			path = append(path, cur)
+			if len(path) > len(entries) {
+				break // a parent cycle: each entry is taken once anyway
+			}
+			cur = parentOf(cur)
+		}
+		for l, r := 0, len(path)-1; l < r; l, r = l+1, r-1 {
+			path[l], path[r] = path[r], path[l]
+		}
+		branches = append(branches, branch{path, from})
+	}
+	for i, br := range branches {
+		s := &Session{Format: formatPi, ID: id}
+		if header != nil {
+			s.Line = header.line
+			if header.Parent != "" {
+				s.Notes = append(s.Notes, "forked from session file "+header.Parent)
+			}
+			s.Notes = append(s.Notes, fmt.Sprintf("pi session format version %d", version))
+		}
+		if i > 0 {
+			s.Agent = "branch-" + br.entries[0].ID
+			s.Parent = id
+			s.Line = br.entries[0].line
+			where := "the root"
+			if br.from != "" {
+				where = "entry " + br.from
+			}
+			s.Notes = append(s.Notes, fmt.Sprintf("a branch of the session tree left for another (it grows from %s); its calls ran before the move", where))
+		} else if len(branches) > 1 {
+			s.Notes = append(s.Notes, fmt.Sprintf("the path to the last entry; %d other branch(es) of the tree are sessions of their own", len(branches)-1))
+		}
+		piSession(s, br.entries, out)
+	}
+}
+
+// piSession builds one path of entries into a session and emits it.
+func piSession(s *Session, path []*piEntry, out *Sink) {
+	b := newConvBuilder(s, out)
+	if s.Agent != "" {
+		b.where = s.Agent + ": "
+	}
+	skipped := map[string]int{}
+	for _, e := range path {
+		t := isoTime(e.Timestamp)
+		switch e.Type {
+		case "message":
+			var m piMessage
+			if err := jsonx.Unmarshal(e.Message, &m); err != nil || len(e.Message) == 0 {
+				why := "no message"
+				if err != nil {
+					why = decodeErr(err)
+				}
+				out.Problemf(e.line, "%smessage entry %q: %s; skipped", b.where, e.ID, why)
+				continue
+			}
+			piMessageEntry(b, s, e, &m, t, skipped)
+		case "compaction":
+			b.compaction()
+		case "branch_summary", "custom_message", "custom":
+			skipped[e.Type]++
+		case "model_change", "thinking_level_change", "label", "session_info":
+			// Settings and bookmarks: nothing the model saw or ran.
+		default:
+			out.Problemf(e.line, "%sentry %q of unknown type %q; skipped", b.where, e.ID, e.Type)
+		}
+	}
+	b.finish()
+	for _, k := range []string{"bashExecution", "custom", "custom_message", "branch_summary"} {
+		what := map[string]string{
+			"bashExecution":  "user `!` command(s) (bashExecution messages: run by the user, not the model) not counted as calls",
+			"custom":         "extension entries or messages (custom) not read as prompts",
+			"custom_message": "extension messages (custom_message) not read as prompts",
+			"branch_summary": "branch summaries (branch_summary) not read as prompts",
+		}[k]
+		noteSkipped(s, skipped[k], what)
+	}
+	out.Session(s)
+}
+
+func piMessageEntry(b *convBuilder, s *Session, e *piEntry, m *piMessage, t time.Time, skipped map[string]int) {
+	switch m.Role {
+	case "user":
+		text, _ := contentText(m.Content)
+		b.turn(e.line, t, len(text))
+	case "assistant":
+		var blocks []piBlock
+		if len(m.Content) > 0 && m.Content[0] == '[' {
+			if err := jsonx.Unmarshal(m.Content, &blocks); err != nil {
+				b.out.Problemf(e.line, "%sassistant content of an unexpected shape (%s); its calls are skipped", b.where, decodeErr(err))
+			}
+		}
+		chars := 0
+		for _, bl := range blocks {
+			chars += len(bl.Text) + len(bl.Thinking)
+		}
+		var u *Usage
+		if m.Usage != nil {
+			u = &Usage{Input: m.Usage.Input + m.Usage.CacheRead + m.Usage.CacheWrite, Output: m.Usage.Output, CacheRead: m.Usage.CacheRead, CacheWrite: m.Usage.CacheWrite}
+		}
+		if m.Model != "" && s.Model == "" {
+			s.Model = m.Model
+		}
+		b.request(e.line, t, chars, u)
+		for _, bl := range blocks {
+			if bl.Type != "toolCall" {
+				continue
+			}
+			c := Call{ID: bl.ID, Tool: bl.Name, Time: t, Line: e.line}
+			c.SetArgsField(bl.Arguments)
+			b.call(c)
+		}
+	case "toolResult":
+		text, _ := contentText(m.Content)
+		b.result(m.ToolCallID, m.ToolName, text, m.IsError, e.line, t)
+	case "bashExecution", "custom":
+		skipped[m.Role]++
+	case "hookMessage": // version 2's name of custom (migrateV2ToV3)
+		skipped["custom"]++
+	case "branchSummary", "compactionSummary":
+		if m.Role == "compactionSummary" {
+			b.compaction()
+		} else {
+			skipped["branch_summary"]++
+		}
+	default:
+		b.out.Problemf(e.line, "%smessage entry %q with unknown role %q; skipped", b.where, e.ID, m.Role)
+	}
+}
