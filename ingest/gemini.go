@@ -1,0 +1,444 @@
+package ingest
+
+// Gemini CLI chat recordings (google-gemini/gemini-cli,
+// packages/core/src/services/chatRecordingService.ts and
+// chatRecordingTypes.ts): ~/.gemini/tmp/<project>/chats/session-<time>-<id>.jsonl
+// (subagents: chats/<parent session id>/<id>.jsonl), and the older whole-file
+// session-*.json. Docs: docs/formats/gemini.md.
+//
+// The JSONL file is a log, read as loadConversationRecord reads it:
+//   - a record with sessionId and projectHash is metadata (the first line;
+//     a legacy record on one line may carry messages too);
+//   - a record with a string id is a message: the last record with an id
+//     wins, in the place where that id first appeared (a message is written
+//     again as its tool calls and token counts arrive);
+//   - {"$rewindTo": id} removes that message and every message after it (a
+//     rewind to an id not present removes them all);
+//   - {"$set": {...}} updates metadata; with a messages list it replaces the
+//     messages (a checkpoint).
+//
+// Readings taken:
+//   - A "user" message opens a turn unless it is what Gemini CLI itself
+//     ignores when resuming (isIgnoredUserContent: empty, or starting with
+//     "/", "?", "<session_context>" or "<hook_context>"), or holds only
+//     functionResponse parts (tool results written back from history).
+//   - A "gemini" message is a request; its toolCalls are the calls, each
+//     with its own result (functionResponse output, or error) and status
+//     ("error" marks the result an error; no result: the call never
+//     finished). When it has no toolCalls, functionCall parts of its content
+//     are the calls, answered by later functionResponse parts.
+//   - "info", "error" and "warning" messages are the CLI's own: counted in
+//     a note, not read.
+//   - Rewound messages are not read (they were taken out of the
+//     conversation); a note counts them.
+//   - tokens: input is promptTokenCount (cached included), output is
+//     candidates plus thoughts tokens.
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+const formatGemini = "gemini-cli"
+
+func init() {
+	register(&Format{
+		ID:        formatGemini,
+		Family:    "gemini",
+		Reads:     "Gemini CLI chat recordings: `~/.gemini/tmp/<project>/chats/*.jsonl` (a log with `$rewindTo` and `$set` records) and the older whole-file `.json`.",
+		Detection: "First record has `sessionId` and `projectHash` (the recording's metadata).",
+		Priority:  26,
+		Sniff: func(h *Head) bool {
+			return !h.Array && h.Has("sessionId", "projectHash")
+		},
+		ParseLines: parseGeminiLines,
+		ParseDoc: func(doc []byte, h *Head, out *Sink) {
+			g := newGeminiLog(h, out)
+			pos := newDocPos(doc, h.Line)
+			g.record(bytes.TrimSpace(doc), docLine(doc, h), pos)
+			g.emit(docLine(doc, h) == 0)
+		},
+	})
+}
+
+type geminiMsg struct {
+	raw  jsonx.RawMessage
+	line int // its record's line (0 in a document), for problems
+	at   int // the file line problems name
+}
+
+// geminiLog replays the records of one file into its final messages.
+type geminiLog struct {
+	h        *Head
+	out      *Sink
+	meta     struct{ SessionID, Kind string }
+	order    []string
+	msgs     map[string]geminiMsg
+	rewound  int
+	replaced int
+}
+
+func newGeminiLog(h *Head, out *Sink) *geminiLog {
+	return &geminiLog{h: h, out: out, msgs: map[string]geminiMsg{}}
+}
+
+func parseGeminiLines(lr *LineReader, h *Head, out *Sink) {
+	g := newGeminiLog(h, out)
+	for {
+		line, n, ok := lr.Next()
+		if !ok {
+			break
+		}
+		if !jsonx.Valid(line) {
+			out.BadLine(lr, n, notJSON(line))
+			continue
+		}
+		g.record(line, n, nil)
+	}
+	g.emit(false)
+}
+
+// put sets a message, keeping the place of its id.
+func (g *geminiLog) put(id string, m geminiMsg) {
+	if _, ok := g.msgs[id]; ok {
+		g.replaced++
+	} else {
+		g.order = append(g.order, id)
+	}
+	g.msgs[id] = m
+}
+
+func (g *geminiLog) clear() {
+	g.rewound += len(g.order)
+	g.order = g.order[:0]
+	g.msgs = map[string]geminiMsg{}
+}
+
+// putList adds the messages of a list member (legacy record, checkpoint).
+func (g *geminiLog) putList(list []byte, line int, pos *docPos) {
+	elems, ok := jsonx.SplitArray(bytes.TrimSpace(list))
+	if !ok {
+		g.out.Problemf(lineOr(line, pos, list), "messages is not a list; skipped")
+		return
+	}
+	lines := pos.elemLines(list)
+	for i, e := range elems {
+		var head struct {
+			ID *string `json:"id"`
+		}
+		at := lineAtIndex(lines, i, line)
+		if jsonx.Unmarshal(e, &head) != nil || head.ID == nil {
+			g.out.Problemf(at, "message %d of the list has no string id; skipped", i+1)
+			continue
+		}
+		g.put(*head.ID, geminiMsg{raw: e, line: line, at: at})
+	}
+}
+
+// lineOr is line, or in a document the line where data starts.
+func lineOr(line int, pos *docPos, data []byte) int {
+	if line == 0 {
+		return pos.lineOf(data)
+	}
+	return line
+}
+
+// record applies one record, as loadConversationRecord does.
+func (g *geminiLog) record(data []byte, line int, pos *docPos) {
+	var rec map[string]jsonx.RawMessage
+	if err := jsonx.Unmarshal(data, &rec); err != nil {
+		g.out.Problemf(lineOr(line, pos, data), "record is not a JSON object (%s); skipped", decodeErr(err))
+		return
+	}
+	str := func(k string) (string, bool) {
+		var s string
+		raw, ok := rec[k]
+		return s, ok && len(raw) > 0 && raw[0] == '"' && jsonx.Unmarshal(raw, &s) == nil
+	}
+	if id, ok := str("$rewindTo"); ok {
+		at := -1
+		for i, x := range g.order {
+			if x == id {
+				at = i
+				break
+			}
+		}
+		if at < 0 {
+			g.clear()
+			return
+		}
+		for _, x := range g.order[at:] {
+			delete(g.msgs, x)
+		}
+		g.rewound += len(g.order) - at
+		g.order = g.order[:at]
+		return
+	}
+	if id, ok := str("id"); ok {
+		g.put(id, geminiMsg{raw: data, line: line, at: lineOr(line, pos, data)})
+		return
+	}
+	if set := rec["$set"]; len(set) > 0 && set[0] == '{' {
+		var upd map[string]jsonx.RawMessage
+		_ = jsonx.Unmarshal(set, &upd)
+		if list, ok := upd["messages"]; ok && len(list) > 0 && list[0] == '[' {
+			g.clear()
+			g.rewound = 0 // a checkpoint restates the messages: none is lost
+			g.putList(viewOr(member(data, "$set", "messages"), list), line, pos)
+		}
+		g.meta.Kind = jsonString(upd["kind"], g.meta.Kind)
+		return
+	}
+	if _, ok := str("sessionId"); ok {
+		if _, ok := str("projectHash"); ok {
+			g.meta.SessionID = jsonString(rec["sessionId"], g.meta.SessionID)
+			g.meta.Kind = jsonString(rec["kind"], g.meta.Kind)
+			if list, ok := rec["messages"]; ok {
+				g.putList(viewOr(member(data, "messages"), list), line, pos)
+			}
+			return
+		}
+	}
+	g.out.Problemf(lineOr(line, pos, data), "record is not a Gemini CLI chat record (no id, $rewindTo, $set or session metadata); skipped")
+}
+
+// viewOr is the member as a view of the record (whose lines a docPos
+// knows), else its copy.
+func viewOr(view, raw []byte) []byte {
+	if view != nil {
+		return view
+	}
+	return raw
+}
+
+// jsonString decodes a JSON string member, else returns def.
+func jsonString(raw jsonx.RawMessage, def string) string {
+	var s string
+	if len(raw) > 0 && raw[0] == '"' && jsonx.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return def
+}
+
+type geminiRecord struct {
+	ID        string           `json:"id"`
+	Timestamp string           `json:"timestamp"`
+	Type      string           `json:"type"`
+	Content   jsonx.RawMessage `json:"content"`
+	Model     string           `json:"model"`
+	ToolCalls []struct {
+		ID     string           `json:"id"`
+		Name   string           `json:"name"`
+		Args   jsonx.RawMessage `json:"args"`
+		Result jsonx.RawMessage `json:"result"`
+		Status string           `json:"status"`
+	} `json:"toolCalls"`
+	Thoughts []struct {
+		Subject     string `json:"subject"`
+		Description string `json:"description"`
+	} `json:"thoughts"`
+	Tokens *struct {
+		Input    int64 `json:"input"`
+		Output   int64 `json:"output"`
+		Cached   int64 `json:"cached"`
+		Thoughts int64 `json:"thoughts"`
+	} `json:"tokens"`
+}
+
+// geminiPart is a @google/genai Part, as far as a transcript needs it.
+type geminiPart struct {
+	Text         *string `json:"text"`
+	Thought      bool    `json:"thought"`
+	FunctionCall *struct {
+		ID   string           `json:"id"`
+		Name string           `json:"name"`
+		Args jsonx.RawMessage `json:"args"`
+	} `json:"functionCall"`
+	FunctionResponse *struct {
+		ID       string           `json:"id"`
+		Name     string           `json:"name"`
+		Response jsonx.RawMessage `json:"response"`
+	} `json:"functionResponse"`
+}
+
+// geminiParts reads a PartListUnion: a string, a Part, or a list of them
+// (strings among them).
+func geminiParts(raw jsonx.RawMessage) []geminiPart {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if jsonx.Unmarshal(raw, &s) == nil {
+			return []geminiPart{{Text: &s}}
+		}
+	case '{':
+		var p geminiPart
+		if jsonx.Unmarshal(raw, &p) == nil {
+			return []geminiPart{p}
+		}
+	case '[':
+		var elems []jsonx.RawMessage
+		if jsonx.Unmarshal(raw, &elems) == nil {
+			var parts []geminiPart
+			for _, e := range elems {
+				parts = append(parts, geminiParts(e)...)
+			}
+			return parts
+		}
+	}
+	return nil
+}
+
+// geminiResponseText is the text of a functionResponse's response: its
+// output (or error) string, else its JSON.
+func geminiResponseText(resp jsonx.RawMessage) (string, bool) {
+	var r struct {
+		Output *string `json:"output"`
+		Error  *string `json:"error"`
+	}
+	if jsonx.Unmarshal(resp, &r) == nil {
+		if r.Output != nil {
+			return *r.Output, false
+		}
+		if r.Error != nil {
+			return *r.Error, true
+		}
+	}
+	return string(bytes.TrimSpace(resp)), false
+}
+
+// geminiResultText is the text of a tool call's result (PartListUnion).
+func geminiResultText(raw jsonx.RawMessage) (text string, isErr bool) {
+	var sb strings.Builder
+	for _, p := range geminiParts(raw) {
+		var t string
+		switch {
+		case p.FunctionResponse != nil:
+			var e bool
+			t, e = geminiResponseText(p.FunctionResponse.Response)
+			isErr = isErr || e
+		case p.Text != nil:
+			t = *p.Text
+		default:
+			continue
+		}
+		if sb.Len() > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(t)
+	}
+	return sb.String(), isErr
+}
+
+// geminiIgnoredUser is isIgnoredUserContent (packages/core/src/utils/sessionUtils.ts).
+func geminiIgnoredUser(text string) bool {
+	t := strings.TrimSpace(text)
+	return t == "" || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") ||
+		strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>")
+}
+
+// emit builds the session from the final messages.
+func (g *geminiLog) emit(doc bool) {
+	s := &Session{Format: formatGemini, ID: g.meta.SessionID}
+	if s.ID == "" {
+		s.ID = fileStem(g.h.Name)
+	}
+	if g.meta.Kind == "subagent" {
+		s.Agent = s.ID
+		s.Parent = filepath.Base(filepath.Dir(g.h.Path))
+	}
+	b := newConvBuilder(s, g.out)
+	cli := 0
+	ignored := 0
+	for _, id := range g.order {
+		m := g.msgs[id]
+		var r geminiRecord
+		if err := jsonx.Unmarshal(m.raw, &r); err != nil {
+			g.out.Problemf(m.at, "message %q has an unexpected shape (%s); skipped", id, decodeErr(err))
+			continue
+		}
+		t := isoTime(r.Timestamp)
+		parts := geminiParts(r.Content)
+		switch r.Type {
+		case "user":
+			var text strings.Builder
+			responses := 0
+			for _, p := range parts {
+				if p.FunctionResponse != nil {
+					responses++
+					res, isErr := geminiResponseText(p.FunctionResponse.Response)
+					b.result(p.FunctionResponse.ID, p.FunctionResponse.Name, res, isErr, m.line, t)
+				} else if p.Text != nil {
+					text.WriteString(*p.Text)
+				}
+			}
+			if responses > 0 && strings.TrimSpace(text.String()) == "" {
+				continue
+			}
+			if geminiIgnoredUser(text.String()) {
+				ignored++
+				continue
+			}
+			b.turn(m.line, t, text.Len())
+		case "gemini":
+			chars := 0
+			for _, p := range parts {
+				if p.Text != nil {
+					chars += len(*p.Text)
+				}
+			}
+			for _, th := range r.Thoughts {
+				chars += len(th.Subject) + len(th.Description)
+			}
+			var u *Usage
+			if r.Tokens != nil {
+				u = &Usage{Input: r.Tokens.Input, Output: r.Tokens.Output + r.Tokens.Thoughts, CacheRead: r.Tokens.Cached}
+			}
+			if s.Model == "" {
+				s.Model = r.Model
+			}
+			b.request(m.line, t, chars, u)
+			if len(r.ToolCalls) > 0 {
+				for _, tc := range r.ToolCalls {
+					c := Call{ID: tc.ID, Tool: tc.Name, Time: t, Line: m.line}
+					c.SetArgsField(tc.Args)
+					if len(tc.Result) > 0 && string(tc.Result) != "null" {
+						text, isErr := geminiResultText(tc.Result)
+						setResult(&c, text, isErr || tc.Status == "error", m.line)
+					}
+					b.call(c)
+				}
+				continue
+			}
+			for _, p := range parts {
+				if fc := p.FunctionCall; fc != nil {
+					c := Call{ID: fc.ID, Tool: fc.Name, Time: t, Line: m.line}
+					c.SetArgsField(fc.Args)
+					b.call(c)
+				}
+			}
+		case "info", "error", "warning":
+			cli++
+		default:
+			g.out.Problemf(m.at, "message %q of unknown type %q; skipped", id, r.Type)
+		}
+	}
+	b.finish()
+	if doc {
+		zeroLines(s)
+	}
+	noteSkipped(s, g.rewound, "rewound message(s) ($rewindTo) not read")
+	noteSkipped(s, g.replaced, "message record(s) superseded by a later record with the same id")
+	noteSkipped(s, cli, "CLI info/error/warning message(s) not read")
+	noteSkipped(s, ignored, "user message(s) Gemini CLI itself ignores (slash commands, empty, session or hook context) not read as prompts")
+	if len(g.order) == 0 && g.rewound == 0 {
+		s.Notes = append(s.Notes, "no messages recorded")
+	}
+	g.out.Session(s)
+}
