@@ -8,6 +8,7 @@ package ingest
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 )
 
@@ -148,3 +149,15 @@ func msTime(ms int64) time.Time {
 
 // decodeErr words a decoding error for a problem.
 func decodeErr(err error) string { return hermesDecodeError(err) }
+
+// timeZero is the time of a record that has none.
+var timeZero time.Time
+
+// parentDirName is the name of the folder holding path ("" for none).
+func parentDirName(path string) string {
+	d := filepath.Base(filepath.Dir(path))
+	if d == "." || d == string(filepath.Separator) {
+		return ""
+	}
+	return d
+}
