@@ -1,0 +1,233 @@
+package ingest
+
+// GitHub Copilot CLI session logs: ~/.copilot/session-state/<session id>/
+// events.jsonl, one session event per line {type, data, id, parentId,
+// timestamp, agentId?}, the events the Copilot SDK documents
+// (github/copilot-sdk, nodejs/src/generated/session-events.ts; ephemeral
+// events such as assistant.usage and deltas are not written to disk).
+// Docs: docs/formats/copilot.md.
+//
+// Readings taken:
+//   - user.message opens a turn; assistant.message is a request (chunks of
+//     one model call share data.apiCallId and are one request), its
+//     data.toolRequests the calls; tool.execution_complete gives the result
+//     of data.toolCallId (result.content, or error.message when success is
+//     false: an error).
+//   - Events with an agentId come from a sub-agent: each sub-agent is a
+//     session of its own (agent = agentId, parent = the session id).
+//   - session.compaction_complete marks the scope's next turn as compacted.
+//   - No per-request usage is on disk (assistant.usage is ephemeral); the
+//     assistant message's outputTokens alone is not kept as usage.
+//   - Event types that carry nothing of the conversation (session
+//     metadata, intents, hooks, ...) are read and left; a note counts
+//     events of types this reader does not know.
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+const formatCopilot = "copilot-cli"
+
+func init() {
+	register(&Format{
+		ID:        formatCopilot,
+		Family:    "copilot",
+		Reads:     "GitHub Copilot CLI session events `~/.copilot/session-state/<id>/events.jsonl`.",
+		Detection: "First record has `type`, `data`, `id`, `parentId` and `timestamp`, its type a Copilot event (`session.*`, `user.*`, `assistant.*`, `tool.*`).",
+		Priority:  29,
+		Sniff: func(h *Head) bool {
+			if h.Array || !h.Has("type", "data", "id", "parentId", "timestamp") {
+				return false
+			}
+			t := h.String("type")
+			for _, p := range []string{"session.", "user.", "assistant.", "tool."} {
+				if strings.HasPrefix(t, p) {
+					return true
+				}
+			}
+			return false
+		},
+		ParseLines: parseCopilot,
+	})
+}
+
+type copilotEvent struct {
+	Type      string           `json:"type"`
+	Data      jsonx.RawMessage `json:"data"`
+	Timestamp string           `json:"timestamp"`
+	AgentID   string           `json:"agentId"`
+}
+
+type copilotData struct {
+	SessionID     string `json:"sessionId"`
+	SelectedModel string `json:"selectedModel"`
+	Content       string `json:"content"`
+	ReasoningText string `json:"reasoningText"`
+	APICallID     string `json:"apiCallId"`
+	Model         string `json:"model"`
+	ToolRequests  []struct {
+		ToolCallID string           `json:"toolCallId"`
+		Name       string           `json:"name"`
+		Arguments  jsonx.RawMessage `json:"arguments"`
+	} `json:"toolRequests"`
+	ToolCallID string `json:"toolCallId"`
+	Success    *bool  `json:"success"`
+	Result     *struct {
+		Content string `json:"content"`
+	} `json:"result"`
+	Error *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// copilotQuiet are event types that carry nothing a replay reads.
+var copilotQuiet = map[string]bool{
+	"session.start": true, "session.resume": true, "session.idle": true, "session.info": true,
+	"session.warning": true, "session.error": true, "session.model_change": true, "session.mode_changed": true,
+	"session.title_changed": true, "session.plan_changed": true, "session.todos_changed": true,
+	"session.workspace_file_changed": true, "session.handoff": true, "session.truncation": true,
+	"session.snapshot_rewind": true, "session.shutdown": true, "session.usage_checkpoint": true,
+	"session.context_changed": true, "session.usage_info": true, "session.context_cleared": true,
+	"session.compaction_start": true, "session.task_complete": true, "session.permissions_changed": true,
+	"session.session_limits_changed": true, "session.remote_steerable_changed": true,
+	"session.schedule_created": true, "session.schedule_cancelled": true, "session.schedule_rearmed": true,
+	"session.autopilot_objective_changed": true, "pending_messages.modified": true,
+	"assistant.turn_start": true, "assistant.turn_end": true, "assistant.intent": true,
+	"assistant.reasoning": true, "assistant.message_start": true, "assistant.idle": true,
+	"assistant.server_tool_progress": true, "model.call_failure": true, "abort": true,
+	"tool.user_requested": true, "tool.execution_start": true, "tool.execution_progress": true,
+	"tool_search.activated": true, "skill.invoked": true,
+}
+
+type copilotScope struct {
+	b       *convBuilder
+	s       *Session
+	lastAPI string // apiCallId of the last request
+}
+
+func parseCopilot(lr *LineReader, h *Head, out *Sink) {
+	mainID := parentDirName(h.Path)
+	if mainID == "" {
+		mainID = fileStem(h.Name)
+	}
+	scopes := map[string]*copilotScope{}
+	var order []string
+	scope := func(agent string, line int) *copilotScope {
+		if sc, ok := scopes[agent]; ok {
+			return sc
+		}
+		s := &Session{Format: formatCopilot, ID: mainID, Line: line}
+		if agent != "" {
+			s.Agent, s.Parent = agent, mainID
+		}
+		sc := &copilotScope{b: newConvBuilder(s, out), s: s}
+		if agent != "" {
+			sc.b.where = "sub-agent " + agent + ": "
+		}
+		scopes[agent] = sc
+		order = append(order, agent)
+		return sc
+	}
+	unknown := map[string]int{}
+	model := ""
+	for {
+		line, n, ok := lr.Next()
+		if !ok {
+			break
+		}
+		if !jsonx.Valid(line) {
+			out.BadLine(lr, n, notJSON(line))
+			continue
+		}
+		var e copilotEvent
+		var d copilotData
+		if err := jsonx.Unmarshal(line, &e); err != nil {
+			out.Problemf(n, "not a Copilot session event: %s; skipped", decodeErr(err))
+			continue
+		}
+		if len(e.Data) > 0 {
+			if err := jsonx.Unmarshal(e.Data, &d); err != nil {
+				out.Problemf(n, "%s event: data of an unexpected shape (%s); skipped", e.Type, decodeErr(err))
+				continue
+			}
+		}
+		t := isoTime(e.Timestamp)
+		switch e.Type {
+		case "session.start":
+			if d.SessionID != "" {
+				mainID = d.SessionID
+				for _, sc := range scopes {
+					if sc.s.Agent == "main" || sc.s.Agent == "" {
+						sc.s.ID = mainID
+					} else {
+						sc.s.ID, sc.s.Parent = mainID, mainID
+					}
+				}
+			}
+			model = d.SelectedModel
+			scope(e.AgentID, n)
+		case "user.message":
+			sc := scope(e.AgentID, n)
+			sc.b.turn(n, t, len(d.Content))
+			sc.lastAPI = ""
+		case "assistant.message":
+			sc := scope(e.AgentID, n)
+			if sc.s.Model == "" {
+				sc.s.Model = d.Model
+			}
+			if d.APICallID == "" || d.APICallID != sc.lastAPI || len(sc.s.Turns) == 0 {
+				sc.b.request(n, t, len(d.Content)+len(d.ReasoningText), nil)
+			} else {
+				rq := sc.b.lastRequest()
+				rq.TextChars += len(d.Content) + len(d.ReasoningText)
+			}
+			sc.lastAPI = d.APICallID
+			for _, tr := range d.ToolRequests {
+				c := Call{ID: tr.ToolCallID, Tool: tr.Name, Time: t, Line: n}
+				c.SetArgsField(tr.Arguments)
+				sc.b.call(c)
+			}
+		case "tool.execution_complete":
+			sc := scope(e.AgentID, n)
+			text := ""
+			if d.Result != nil {
+				text = d.Result.Content
+			}
+			failed := d.Success != nil && !*d.Success
+			if failed && d.Error != nil && text == "" {
+				text = d.Error.Message
+			}
+			sc.b.result(d.ToolCallID, "", text, failed, n, t)
+		case "session.compaction_complete":
+			scope(e.AgentID, n).b.compaction()
+		default:
+			if !copilotQuiet[e.Type] && !strings.HasSuffix(e.Type, "_delta") && !strings.HasSuffix(e.Type, "partial_result") {
+				unknown[e.Type]++
+			}
+		}
+	}
+	if len(order) == 0 {
+		out.Problemf(h.Line, "no Copilot session events in this file")
+		return
+	}
+	for _, agent := range order {
+		sc := scopes[agent]
+		if sc.s.Model == "" {
+			sc.s.Model = model
+		}
+		sc.b.finish()
+		if agent == "" && len(unknown) > 0 {
+			types := make([]string, 0, len(unknown))
+			for k, v := range unknown {
+				types = append(types, fmt.Sprintf("%s (%d)", k, v))
+			}
+			sort.Strings(types)
+			sc.s.Notes = append(sc.s.Notes, "events of types this reader does not know, not read: "+strings.Join(types, ", "))
+		}
+		out.Session(sc.s)
+	}
+}
