@@ -529,13 +529,19 @@ func describe(h *Head, value []byte) {
 	_ = jsonx.Unmarshal(value, &h.Keys)
 }
 
-// sortedNames lists a map's keys sorted, the first 8 and "..." for more.
-func sortedNames[V any](m map[string]V) []string {
+// sortedKeys lists a map's keys sorted.
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	return keys
+}
+
+// sortedNames lists a map's keys sorted, the first 8 and "..." for more.
+func sortedNames[V any](m map[string]V) []string {
+	keys := sortedKeys(m)
 	if len(keys) > 8 {
 		keys = append(keys[:8], "...")
 	}
