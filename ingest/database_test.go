@@ -9,6 +9,7 @@ package ingest
 import (
 	"crypto/sha256"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,5 +134,27 @@ func TestDatabaseProblems(t *testing.T) {
 	sessions, problems := readAll(t, state, Options{})
 	if len(sessions) != 1 || len(problems) != 1 || !strings.Contains(problems[0].Message, "state.db-wal holds 20 bytes not yet checkpointed") {
 		t.Errorf("wal: %d sessions, problems %v", len(sessions), problems)
+	}
+}
+
+// TestWalkFindsAgentFiles: a directory walk reads the known databases and an
+// OpenCode storage session file, and leaves the message and part files to
+// their session file; a .db of another name is not read.
+func TestWalkFindsAgentFiles(t *testing.T) {
+	dir := t.TempDir()
+	script, err := os.ReadFile(filepath.Join("..", "fixtures", "ingest", "hermes", "state-v1", "state.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buildDB(t, script, dir, "state.db")
+	buildDB(t, script, dir, "other.db")
+	files := Expand([]string{dir, filepath.Join("..", "fixtures", "ingest", "opencode", "storage")}, func(p Problem) { t.Error(p) })
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+	}
+	want := "[state.db ses_5b2c3d4e5ffeLegacyAbCdEf1.json]"
+	if got := fmt.Sprint(names); got != want {
+		t.Errorf("walk found %s, want %s", got, want)
 	}
 }

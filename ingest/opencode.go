@@ -26,8 +26,8 @@ package ingest
 //   - Usage: a step-finish part's tokens, else the message's. OpenCode's
 //     input excludes cached tokens, so Input is input + cache.read +
 //     cache.write; output excludes reasoning, kept apart by OpenCode.
-//   - The legacy storage/ JSON files (before the database) are not read:
-//     docs/formats/opencode.md says why.
+//   - The legacy storage/ JSON files (before the database) are read by
+//     opencode_storage.go into the same builder (openCodeBuild).
 
 import (
 	"database/sql"
@@ -139,7 +139,16 @@ func parseOpenCode(h *Head, out *Sink) {
 	}
 }
 
-// openCodeSession reads one session's messages and parts.
+// ocStored is one stored message with its parts, and where it was read
+// from (for problems).
+type ocStored struct {
+	id    string
+	data  []byte
+	parts []ocPart
+	where string
+}
+
+// openCodeSession reads one session's messages and parts from the database.
 func openCodeSession(d *Database, s *Session, out *Sink) {
 	parts := map[string][]ocPart{}
 	prows, err := d.DB.Query(`SELECT "id", "message_id", "data" FROM part WHERE session_id IS ? ORDER BY "message_id", "id"`, s.ID)
@@ -167,22 +176,36 @@ func openCodeSession(d *Database, s *Session, out *Sink) {
 		out.Problemf(0, "table message, session %s: cannot be read: %v", s.ID, err)
 		return
 	}
-	b := newConvBuilder(s, out)
-	b.where = fmt.Sprintf("session %s: ", s.ID)
+	var msgs []ocStored
 	for mrows.Next() {
 		var id, data sql.NullString
 		if err := mrows.Scan(&id, &data); err != nil {
 			dbProblemf(out, "message", "of session "+s.ID, "cannot be read (%v); skipped", err)
 			continue
 		}
+		msgs = append(msgs, ocStored{id: id.String, data: []byte(data.String), parts: parts[id.String], where: "table message, row " + id.String})
+		delete(parts, id.String)
+	}
+	mrows.Close()
+	for _, mid := range sortedKeys(parts) {
+		dbProblemf(out, "part", "of message "+mid, "%d part(s) of a message that is not in the session; skipped", len(parts[mid]))
+	}
+	openCodeBuild(s, msgs, out)
+}
+
+// openCodeBuild turns a session's stored messages, in order, into turns,
+// requests and calls, and emits the session.
+func openCodeBuild(s *Session, msgs []ocStored, out *Sink) {
+	b := newConvBuilder(s, out)
+	b.where = fmt.Sprintf("session %s: ", s.ID)
+	for _, sm := range msgs {
 		var m ocMessage
-		if err := jsonx.Unmarshal([]byte(data.String), &m); err != nil {
-			dbProblemf(out, "message", id.String, "data is not an OpenCode message (%s); skipped", decodeErr(err))
+		if err := jsonx.Unmarshal(sm.data, &m); err != nil {
+			out.Problemf(0, "%s: data is not an OpenCode message (%s); skipped", sm.where, decodeErr(err))
 			continue
 		}
 		t := msTime(m.Time.Created)
-		ps := parts[id.String]
-		delete(parts, id.String)
+		ps := sm.parts
 		switch m.Role {
 		case "user":
 			chars, genuine, compact := 0, false, false
@@ -209,12 +232,8 @@ func openCodeSession(d *Database, s *Session, out *Sink) {
 			}
 			openCodeRequests(b, ps, m.Tokens, t)
 		default:
-			dbProblemf(out, "message", id.String, "unknown role %q; skipped", m.Role)
+			out.Problemf(0, "%s: unknown role %q; skipped", sm.where, m.Role)
 		}
-	}
-	mrows.Close()
-	for _, mid := range sortedKeys(parts) {
-		dbProblemf(out, "part", "of message "+mid, "%d part(s) of a message that is not in the session; skipped", len(parts[mid]))
 	}
 	b.finish()
 	out.Session(s)

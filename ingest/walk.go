@@ -72,8 +72,8 @@ func Expand(paths []string, problem func(Problem)) []string {
 			if d.IsDir() {
 				return nil
 			}
-			if !IsTranscriptName(name) {
-				return nil
+			if !IsTranscriptName(name) || readWithItsSession(p) {
+				return nil // not a transcript, or read with another file
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
 				target, err := os.Stat(p)
