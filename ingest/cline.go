@@ -68,17 +68,8 @@ type clineMessage struct {
 	} `json:"metrics"`
 }
 
-type clineBlock struct {
-	Type      string           `json:"type"`
-	Text      string           `json:"text"`
-	Thinking  string           `json:"thinking"`
-	ID        string           `json:"id"`
-	Name      string           `json:"name"`
-	Input     jsonx.RawMessage `json:"input"`
-	ToolUseID string           `json:"tool_use_id"`
-	Content   jsonx.RawMessage `json:"content"`
-	IsError   bool             `json:"is_error"`
-}
+// clineBlock is an Anthropic content block, as Claude Code's are.
+type clineBlock = ccBlock
 
 // clineBlocks reads a content member: a string is one text block.
 func clineBlocks(raw jsonx.RawMessage) ([]clineBlock, error) {

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
 type convRef struct{ turn, req, call int }
@@ -160,4 +162,20 @@ func parentDirName(path string) string {
 		return ""
 	}
 	return d
+}
+
+// eachJSONLine calls fn with each line of a JSONL file that is valid JSON
+// and reports the others (Sink.BadLine).
+func eachJSONLine(lr *LineReader, out *Sink, fn func(line []byte, n int)) {
+	for {
+		line, n, ok := lr.Next()
+		if !ok {
+			return
+		}
+		if !jsonx.Valid(line) {
+			out.BadLine(lr, n, notJSON(line))
+			continue
+		}
+		fn(line, n)
+	}
 }

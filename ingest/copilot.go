@@ -134,25 +134,17 @@ func parseCopilot(lr *LineReader, h *Head, out *Sink) {
 	}
 	unknown := map[string]int{}
 	model := ""
-	for {
-		line, n, ok := lr.Next()
-		if !ok {
-			break
-		}
-		if !jsonx.Valid(line) {
-			out.BadLine(lr, n, notJSON(line))
-			continue
-		}
+	eachJSONLine(lr, out, func(line []byte, n int) {
 		var e copilotEvent
 		var d copilotData
 		if err := jsonx.Unmarshal(line, &e); err != nil {
 			out.Problemf(n, "not a Copilot session event: %s; skipped", decodeErr(err))
-			continue
+			return
 		}
 		if len(e.Data) > 0 {
 			if err := jsonx.Unmarshal(e.Data, &d); err != nil {
 				out.Problemf(n, "%s event: data of an unexpected shape (%s); skipped", e.Type, decodeErr(err))
-				continue
+				return
 			}
 		}
 		t := isoTime(e.Timestamp)
@@ -209,7 +201,7 @@ func parseCopilot(lr *LineReader, h *Head, out *Sink) {
 				unknown[e.Type]++
 			}
 		}
-	}
+	})
 	if len(order) == 0 {
 		out.Problemf(h.Line, "no Copilot session events in this file")
 		return

@@ -175,9 +175,7 @@ func readDatabase(path string, opt Options, out *Sink) {
 	h := &Head{Path: path, Name: filepath.Base(path), Database: &Database{DB: db, Tables: tables}}
 	var f *Format
 	if opt.Format != "" {
-		f = LookupFormat(opt.Format)
-		if f == nil {
-			out.Problemf(0, "unknown input format %q (known: %s)", opt.Format, strings.Join(FormatIDs(), ", "))
+		if f = forcedFormat(opt.Format, out); f == nil {
 			return
 		}
 		if f.ParseFile == nil {

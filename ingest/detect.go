@@ -105,6 +105,16 @@ func LookupFormat(id string) *Format {
 	return nil
 }
 
+// forcedFormat looks up an --input-format, reporting one that does not
+// exist.
+func forcedFormat(id string, out *Sink) *Format {
+	f := LookupFormat(id)
+	if f == nil {
+		out.Problemf(0, "unknown input format %q (known: %s)", id, strings.Join(FormatIDs(), ", "))
+	}
+	return f
+}
+
 // FormatIDs lists the format ids, for error messages.
 func FormatIDs() []string {
 	ids := make([]string, len(formats))
@@ -370,9 +380,7 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 
 	var f *Format
 	if opt.Format != "" {
-		f = LookupFormat(opt.Format)
-		if f == nil {
-			out.Problemf(0, "unknown input format %q (known: %s)", opt.Format, strings.Join(FormatIDs(), ", "))
+		if f = forcedFormat(opt.Format, out); f == nil {
 			return
 		}
 	} else {

@@ -87,17 +87,9 @@ func newGeminiLog(h *Head, out *Sink) *geminiLog {
 
 func parseGeminiLines(lr *LineReader, h *Head, out *Sink) {
 	g := newGeminiLog(h, out)
-	for {
-		line, n, ok := lr.Next()
-		if !ok {
-			break
-		}
-		if !jsonx.Valid(line) {
-			out.BadLine(lr, n, notJSON(line))
-			continue
-		}
+	eachJSONLine(lr, out, func(line []byte, n int) {
 		g.record(line, n, nil)
-	}
+	})
 	g.emit(false)
 }
 

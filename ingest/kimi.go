@@ -77,19 +77,11 @@ func parseKimi(lr *LineReader, h *Head, out *Sink) {
 	s := &Session{Format: formatKimi, ID: id}
 	b := newConvBuilder(s, out)
 	internal := 0
-	for {
-		line, n, ok := lr.Next()
-		if !ok {
-			break
-		}
-		if !jsonx.Valid(line) {
-			out.BadLine(lr, n, notJSON(line))
-			continue
-		}
+	eachJSONLine(lr, out, func(line []byte, n int) {
 		var m kimiMessage
 		if err := jsonx.Unmarshal(line, &m); err != nil {
 			out.Problemf(n, "not a Kimi context record: %s; skipped", decodeErr(err))
-			continue
+			return
 		}
 		if s.Line == 0 {
 			s.Line = n
@@ -101,7 +93,7 @@ func parseKimi(lr *LineReader, h *Head, out *Sink) {
 			t := strings.TrimSpace(text)
 			if kimiCheckpoint.MatchString(t) || strings.HasPrefix(t, "<system-reminder>") {
 				internal++
-				continue
+				return
 			}
 			b.turn(n, timeZero, len(text))
 		case "assistant":
@@ -131,7 +123,7 @@ func parseKimi(lr *LineReader, h *Head, out *Sink) {
 		default:
 			out.Problemf(n, "record with unknown role %q; skipped", m.Role)
 		}
-	}
+	})
 	b.finish()
 	noteSkipped(s, internal, "Kimi checkpoint or system-reminder user message(s) not read as prompts")
 	out.Session(s)

@@ -104,19 +104,11 @@ type piBlock struct {
 func parsePi(lr *LineReader, h *Head, out *Sink) {
 	var header *piEntry
 	var entries []*piEntry
-	for {
-		line, n, ok := lr.Next()
-		if !ok {
-			break
-		}
-		if !jsonx.Valid(line) {
-			out.BadLine(lr, n, notJSON(line))
-			continue
-		}
+	eachJSONLine(lr, out, func(line []byte, n int) {
 		e := &piEntry{}
 		if err := jsonx.Unmarshal(line, e); err != nil {
 			out.Problemf(n, "not a pi session entry: %s; skipped", decodeErr(err))
-			continue
+			return
 		}
 		e.line = n
 		if e.Type == "session" {
@@ -125,10 +117,10 @@ func parsePi(lr *LineReader, h *Head, out *Sink) {
 			} else {
 				out.Problemf(n, "a second session header (id %q) in one file; ignored", e.ID)
 			}
-			continue
+			return
 		}
 		entries = append(entries, e)
-	}
+	})
 	id := fileStem(h.Name)
 	version := 0
 	if header != nil {
