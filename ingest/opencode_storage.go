@@ -11,7 +11,7 @@ package ingest
 // their parts from the folders beside it, in the same shapes as the
 // database's data columns (opencode.go builds both). Message and part files
 // found in a directory walk are left to their session file
-// (readWithItsSession); named on their own, each is one problem saying which
+// (ReadWithAnother); named on their own, each is one problem saying which
 // session file reads it. Docs: docs/formats/opencode.md.
 
 import (
@@ -44,9 +44,10 @@ func init() {
 	})
 }
 
-// readWithItsSession reports whether a file found in a directory walk is an
-// OpenCode message or part file, which its session file reads.
-func readWithItsSession(path string) bool {
+// ReadWithAnother reports whether a directory walk leaves the file to
+// another that reads it: an OpenCode message or part file, which its
+// session file reads.
+func ReadWithAnother(path string) bool {
 	dir := filepath.Dir(path)
 	kind := filepath.Base(filepath.Dir(dir))
 	parent := filepath.Base(dir)

@@ -72,7 +72,7 @@ func Expand(paths []string, problem func(Problem)) []string {
 			if d.IsDir() {
 				return nil
 			}
-			if !IsTranscriptName(name) || readWithItsSession(p) {
+			if !IsTranscriptName(name) || ReadWithAnother(p) {
 				return nil // not a transcript, or read with another file
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
