@@ -44,12 +44,13 @@ const (
 	FormatHermesBatch      = "hermes-batch"
 	FormatHermesSnapshot   = "hermes-snapshot"
 	FormatOpenHands        = "openhands"
+	FormatPi               = "pi"
 )
 
 // Formats lists every format the generator writes.
 // New formats go last: a corpus of the earlier ones, asked for by name,
 // stays byte for byte what it was.
-var Formats = []string{FormatHermesExport, FormatHermesGateway, FormatHermesTrajectory, FormatNanobot, FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex, FormatHermesBatch, FormatHermesSnapshot, FormatOpenHands}
+var Formats = []string{FormatHermesExport, FormatHermesGateway, FormatHermesTrajectory, FormatNanobot, FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex, FormatHermesBatch, FormatHermesSnapshot, FormatOpenHands, FormatPi}
 
 // LargeFileBytes is the size above which a file counts as large.
 const LargeFileBytes = 50 << 20
@@ -307,7 +308,7 @@ func planFiles(cfg Config) []filePlan {
 	multi := []string{}
 	for _, f := range cfg.Formats {
 		switch f {
-		case FormatNanobot, FormatHermesGateway, FormatClaudeCode, FormatCodex, FormatHermesSnapshot:
+		case FormatNanobot, FormatHermesGateway, FormatClaudeCode, FormatCodex, FormatHermesSnapshot, FormatPi:
 			// one session per file: no file of theirs is planned large
 		default:
 			multi = append(multi, f)
@@ -365,6 +366,10 @@ func planFiles(cfg Config) []filePlan {
 			pl.single = true
 			pl.sid = uuid4(r)
 			pl.path = "claude/projects/-home-dev-" + word(r) + "/" + pl.sid + ".jsonl"
+		case FormatPi:
+			pl.single = true
+			pl.sid = uuid4(r)
+			pl.path = "pi/agent/sessions/--home-dev-" + word(r) + "--/" + day.UTC().Format("2006-01-02T15-04-05-000Z") + "_" + pl.sid + ".jsonl"
 		case FormatCodex:
 			pl.single = true
 			pl.sid = uuid4(r)
@@ -391,7 +396,7 @@ func harnessOf(format string) harness {
 	switch format {
 	case FormatNanobot:
 		return hNanobot
-	case FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex, FormatOpenHands:
+	case FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex, FormatOpenHands, FormatPi:
 		// Claude Code, Codex and OpenHands sessions are built with the
 		// OpenAI harness's tools and renamed as they are written
 		// (write_agents.go).
@@ -448,6 +453,9 @@ func writeFile(dir string, cfg Config, pl filePlan, p *pool) (res fileResult) {
 		// planted in OpenHands sessions until the rules can tell such a
 		// poll from a repeat.
 		b.callExtra, b.noPoll = 900, true
+	case FormatPi:
+		// pi has no tool to poll a background job (piTool).
+		b.callExtra, b.noPoll = 500, true
 	}
 	fw := newFormatWriter(pl, r)
 	res.info = FileInfo{Path: pl.path, Format: pl.format}
@@ -507,7 +515,7 @@ func timeSession(r *rand.Rand, s *session, start int64, pl filePlan) {
 	}
 	s.end = at
 	switch pl.format {
-	case FormatHermesGateway, FormatClaudeCode, FormatCodex, FormatHermesSnapshot:
+	case FormatHermesGateway, FormatClaudeCode, FormatCodex, FormatHermesSnapshot, FormatPi:
 		s.id = pl.sid
 	case FormatNanobot:
 		s.id, s.key = pl.key, pl.key
@@ -522,6 +530,8 @@ func timeSession(r *rand.Rand, s *session, start int64, pl filePlan) {
 	switch pl.format {
 	case FormatClaudeCode:
 		models = []string{"claude-sonnet-4-5-20250929", "claude-opus-4-6", "claude-haiku-4-5-20251001"}
+	case FormatPi:
+		models = []string{"claude-sonnet-4-5", "claude-opus-4-6", "gpt-5"}
 	case FormatCodex:
 		models = []string{"gpt-5-codex", "gpt-5.1-codex-max", "gpt-5-codex-mini"}
 	case FormatOpenHands:

@@ -609,6 +609,56 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 						delete(agentCalls, b.ToolUseID)
 					}
 				}
+			case gen.FormatPi:
+				var rec struct {
+					Type    string `json:"type"`
+					ID      string `json:"id"`
+					Message struct {
+						Role       string          `json:"role"`
+						Content    json.RawMessage `json:"content"`
+						ToolCallID string          `json:"toolCallId"`
+					} `json:"message"`
+				}
+				if err := json.Unmarshal(line, &rec); err != nil {
+					t.Fatalf("%s: %v", where, err)
+				}
+				if n == 1 {
+					if rec.Type != "session" {
+						t.Fatalf("%s: pi session does not start with its header", where)
+					}
+					agent = &rsession{id: rec.ID}
+					continue
+				}
+				var blocks []struct {
+					Type      string         `json:"type"`
+					Text      string         `json:"text"`
+					ID        string         `json:"id"`
+					Name      string         `json:"name"`
+					Arguments map[string]any `json:"arguments"`
+				}
+				switch rec.Message.Role {
+				case "user":
+					agent.turns++
+				case "assistant", "toolResult":
+					if err := json.Unmarshal(rec.Message.Content, &blocks); err != nil {
+						t.Fatalf("%s: content: %v", where, err)
+					}
+				}
+				for _, b := range blocks {
+					switch {
+					case b.Type == "toolCall":
+						a, fo := canon(t, where, b.Arguments)
+						agentCalls[b.ID] = len(agent.calls)
+						agent.calls = append(agent.calls, rcall{tool: b.Name, args: a, folded: fo, turn: agent.turns})
+					case rec.Message.Role == "toolResult":
+						k, ok := agentCalls[rec.Message.ToolCallID]
+						if !ok {
+							t.Fatalf("%s: result for unknown call %q", where, rec.Message.ToolCallID)
+						}
+						agent.calls[k].result = normalize(b.Text)
+						delete(agentCalls, rec.Message.ToolCallID)
+					}
+				}
 			case gen.FormatCodex:
 				var rec struct {
 					Type    string         `json:"type"`
@@ -685,7 +735,9 @@ func truth(s rsession) (redundant, newInfo []int) {
 }
 
 func TestManifestMatchesFiles(t *testing.T) {
-	seed := testSeed(11)
+	// Seed 12 gives a corpus with subagents, healthy sessions and every
+	// loop shape (seed 11 did before pi files joined the plan).
+	seed := testSeed(12)
 	dir, m := generate(t, gen.Config{Seed: seed, TotalBytes: 3 << 20, MaxFileBytes: 768 << 10, MaxResultBytes: 128 << 10, Loops: true})
 	sessions := readCorpus(t, dir, m)
 
@@ -704,7 +756,7 @@ func TestManifestMatchesFiles(t *testing.T) {
 	if m.Totals.MaxResultBytes > m.Config.MaxResultBytes {
 		t.Errorf("a result of %d bytes, over MaxResultBytes %d", m.Totals.MaxResultBytes, m.Config.MaxResultBytes)
 	}
-	if seed == 11 && (m.Totals.Redundant == 0 || m.Totals.Subagents == 0 || m.Totals.HealthySessions == 0) {
+	if seed == 12 && (m.Totals.Redundant == 0 || m.Totals.Subagents == 0 || m.Totals.HealthySessions == 0) {
 		t.Errorf("corpus lacks variety: %+v", m.Totals)
 	}
 	for _, sh := range gen.Shapes {

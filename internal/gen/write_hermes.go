@@ -91,6 +91,9 @@ func newFormatWriter(pl filePlan, r *rand.Rand) fileWriter {
 		return &claudeCodeWriter{r: r, cwd: "/home/dev/" + pl.path[len("claude/projects/-home-dev-"):strings.LastIndex(pl.path, "/")]}
 	case FormatCodex:
 		return &codexWriter{r: r}
+	case FormatPi:
+		dir := pl.path[len("pi/agent/sessions/--"):strings.LastIndex(pl.path, "--/")]
+		return &piWriter{r: r, cwd: "/" + strings.ReplaceAll(dir, "-", "/")}
 	case FormatOpenHands:
 		return &openHandsWriter{r: r, doc: pl.single, stem: stemOf(pl.path)}
 	default:
