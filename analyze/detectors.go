@@ -161,7 +161,7 @@ func ranAsFailure(c *callCtx, before Verdict, blocksAsFailures []string, emptyFa
 		}
 		return false, false
 	}
-	return true, c.ev.Failed || (emptyFails && strings.TrimSpace(c.ev.Result) == "")
+	return true, c.failed || (emptyFails && strings.TrimSpace(c.ev.Result) == "")
 }
 
 // stoppedByOther reports whether another detector stopped the call: the
@@ -610,7 +610,7 @@ func (d *noProgressDet) after(c *callCtx, before Verdict) Verdict {
 		if failed {
 			return Verdict{}
 		}
-		k := toolResult{c.ev.Tool, c.ev.ResultHash}
+		k := toolResult{c.ev.Tool, c.hash}
 		d.byTool[k]++
 		n = d.byTool[k]
 	} else {
@@ -623,10 +623,10 @@ func (d *noProgressDet) after(c *callCtx, before Verdict) Verdict {
 			pe.gen = 0
 			return Verdict{}
 		}
-		if pe.gen == d.gen && pe.p.n > 0 && pe.p.hash == c.ev.ResultHash {
+		if pe.gen == d.gen && pe.p.n > 0 && pe.p.hash == c.hash {
 			pe.p.n++
 		} else {
-			pe.gen, pe.p = d.gen, progress{c.ev.ResultHash, 1}
+			pe.gen, pe.p = d.gen, progress{c.hash, 1}
 		}
 		n = pe.p.n
 	}

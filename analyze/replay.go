@@ -158,8 +158,17 @@ type ToolCounts = ToolStat
 // tc belongs to one goroutine, and r must not change while runs share tc:
 // tc keeps what the guards work out from r for the next run under r.
 func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []ToolStat) {
+	// On the design's own agent the rules name its tools exactly; where
+	// no one watches the session, its unattended rules apply.
+	sr := r.ForSession(p.Format, p.Platform)
+	r = sr.Rules
+	toolNames := "classes"
+	if sr.Native {
+		toolNames = "native"
+	}
 	res := SessionResult{
 		File: p.File, ID: p.ID, Format: p.Format, Agent: p.Agent, Parent: p.Parent, Model: p.Model,
+		ToolNames: toolNames, Unattended: sr.Unattended,
 		Turns: p.Turns, Requests: p.Requests, Calls: len(p.Calls), HasUsage: p.HasUsage,
 		RecordedInput: p.UsageInput, RecordedOutput: p.UsageOutput,
 		TokensFrom: tc.Counter.Name(), BytesPerToken: p.BytesPerToken, UsageUnused: p.UsageUnused,

@@ -473,6 +473,11 @@ func (d *decoder) decodeClasses(n *yaml.Node, v reflect.Value, path string) erro
 	table, _ := v.Interface().(ClassTable)
 	if table == nil {
 		table = DefaultClasses()
+		if path == "native.classes" {
+			// A design's own table names its tools only: it replaces the
+			// default table on the design's own agent (Native).
+			table = ClassTable{}
+		}
 	}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {

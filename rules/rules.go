@@ -30,15 +30,62 @@ type Rules struct {
 	// Source is where the rules came from ("preset:NAME" or a path).
 	Source string `yaml:"-"`
 
-	Scope     Scope            `yaml:"scope"`
-	Key       KeyRules         `yaml:"key"`
-	Classes   ClassTable       `yaml:"classes"`
-	Effects   Effects          `yaml:"effects"`
-	Tools     map[string]*Tool `yaml:"tools"`
-	Detectors Detectors        `yaml:"detectors"`
+	Scope      Scope            `yaml:"scope"`
+	Key        KeyRules         `yaml:"key"`
+	Results    Results          `yaml:"results"`
+	Classes    ClassTable       `yaml:"classes"`
+	Effects    Effects          `yaml:"effects"`
+	Native     Native           `yaml:"native"`
+	Unattended Unattended       `yaml:"unattended"`
+	Tools      map[string]*Tool `yaml:"tools"`
+	Detectors  Detectors        `yaml:"detectors"`
 
 	// idx is derived from the fields above by compile (never printed).
 	idx *index
+	// nativeTools marks the variant ForSession makes for the design's own
+	// agent.
+	nativeTools bool
+}
+
+// Results says how the detectors read a call's result: which results are
+// failures, and when two results are the same.
+type Results struct {
+	// Failure is "loopgate" (the transcript's error flag or an
+	// error-shaped result) or "hermes" (hermes-agent's own
+	// classify_tool_failure / _detect_tool_failure).
+	Failure string `yaml:"failure"`
+	// Hash is "loopgate" (the agent's guard notes and trailing white space
+	// removed) or "hermes" (the agent's guard notes removed, then a JSON
+	// result canonicalized with sorted keys, any other text as it is).
+	Hash string `yaml:"hash"`
+}
+
+// Native names the transcript formats of the design's own agent. On their
+// sessions the rules name tools as the design does: Classes replaces the
+// class table, so a class selector names exactly the design's tools
+// (nanobot's local-call guard covers read_file, not
+// mcp_filesystem_read_file). On other agents' sessions the default table
+// translates the design's tools to theirs.
+type Native struct {
+	// Formats are format families: a session's format matches when it is
+	// the family or starts with the family and "-" ("hermes" matches
+	// "hermes-gateway").
+	Formats []string `yaml:"formats,flow"`
+	// Classes is the design's own class table (tools not listed are
+	// "other").
+	Classes ClassTable `yaml:"classes"`
+}
+
+// Unattended names the rules that apply instead in sessions no one
+// watches (hermes: hard stops are on by default outside its interactive
+// platforms).
+type Unattended struct {
+	// Rules is the preset used in unattended sessions ("" = off).
+	Rules string `yaml:"rules"`
+	// Attended are the platforms someone watches; a session whose
+	// transcript names another platform is unattended, one that names none
+	// is attended.
+	Attended []string `yaml:"attended,flow"`
 }
 
 // Scope says what resets the counters.
@@ -100,6 +147,10 @@ type KeyRules struct {
 	Ignore []string `yaml:"ignore,flow"`
 	// Fold lists foldings applied to every string value: "trim", "lower".
 	Fold []string `yaml:"fold,flow"`
+	// Numbers is "as_written" (a number's literal text) or "python" (as
+	// Python's json.dumps writes json.loads of it: 1e2 and 100.0 are one
+	// value, 100 another).
+	Numbers string `yaml:"numbers"`
 	// Tools refines the key per tool selector.
 	Tools map[string]*ToolKey `yaml:"tools"`
 }
@@ -120,6 +171,10 @@ type ToolKey struct {
 	Fold []string `yaml:"fold,flow"`
 	// Ignore adds top-level volatile arguments for these tools.
 	Ignore []string `yaml:"ignore,flow"`
+	// Defaults fills in top-level arguments a call leaves out, each given
+	// as JSON text (hermes' read_file: offset 1, limit 500), so that a call
+	// that writes a default out is the same call as one that does not.
+	Defaults map[string]string `yaml:"defaults"`
 }
 
 // Tool holds per-tool thresholds and messages. Its map key is a selector:
@@ -469,6 +524,8 @@ type index struct {
 	alias         map[string]*Tool
 	keyID         uint64
 	effects       effectIndex
+	// variants are the rules ForSession derived from these.
+	variants variants
 }
 
 type classPattern struct{ pattern, class string }

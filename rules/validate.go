@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
 // normalize fills defaults the schema documents for values left empty.
@@ -17,6 +19,15 @@ func (r *Rules) normalize() {
 	}
 	if r.Key.Style == "" {
 		r.Key.Style = "sorted"
+	}
+	if r.Key.Numbers == "" {
+		r.Key.Numbers = "as_written"
+	}
+	if r.Results.Failure == "" {
+		r.Results.Failure = "loopgate"
+	}
+	if r.Results.Hash == "" {
+		r.Results.Hash = "loopgate"
 	}
 	if r.Classes == nil {
 		r.Classes = DefaultClasses()
@@ -115,6 +126,26 @@ func (r *Rules) validate(d *decoder) error {
 	if err := v.folds("key.fold", r.Key.Fold); err != nil {
 		return err
 	}
+	if !oneOf(r.Key.Numbers, "as_written", "python") {
+		return v.fail("key.numbers", "key.numbers must be as_written or python, not %q", r.Key.Numbers)
+	}
+	if !oneOf(r.Results.Failure, "loopgate", "hermes", "hermes-2026-06") {
+		return v.fail("results.failure", "results.failure must be loopgate, hermes or hermes-2026-06, not %q", r.Results.Failure)
+	}
+	if !oneOf(r.Results.Hash, "loopgate", "hermes", "hermes-2026-06") {
+		return v.fail("results.hash", "results.hash must be loopgate, hermes or hermes-2026-06, not %q", r.Results.Hash)
+	}
+	if n := r.Native; len(n.Formats) > 0 && len(n.Classes) == 0 {
+		return v.fail("native", "native.formats needs native.classes (the design's own tool names)")
+	}
+	for i, f := range r.Native.Formats {
+		if !isWord(f) {
+			return v.fail(fmt.Sprintf("native.formats[%d]", i), "native.formats: %q is not a format family such as hermes or nanobot", f)
+		}
+	}
+	if u := r.Unattended.Rules; u != "" && !isPreset(u) {
+		return v.fail("unattended.rules", "unattended.rules names an unknown preset %q (presets: %s)", u, strings.Join(PresetNames(), ", "))
+	}
 	for sel, tk := range r.Key.Tools {
 		at := "key.tools." + sel
 		if err := v.selector(at, sel); err != nil {
@@ -131,6 +162,11 @@ func (r *Rules) validate(d *decoder) error {
 		}
 		if err := v.folds(at+".fold", tk.Fold); err != nil {
 			return err
+		}
+		for name, text := range tk.Defaults {
+			if _, err := jsonx.ParseString(text); err != nil {
+				return v.fail(at+".defaults."+name, "%s.defaults.%s must be JSON text (1, \"text\", true), not %q", at, name, text)
+			}
 		}
 		for i, p := range tk.Drop {
 			if _, err := parseDrop(p); err != nil {
