@@ -14,8 +14,8 @@ import (
 type PreparedSession struct {
 	File, ID, Format, Agent, Parent, Model string
 	// Platform is where the session ran (ingest.Session.Platform).
-	Platform string
-	Turns, Requests                        int
+	Platform        string
+	Turns, Requests int
 	// HasUsage is true when the transcript records token usage;
 	// UsageInput/UsageOutput sum it.
 	HasUsage                bool
