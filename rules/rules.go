@@ -197,6 +197,8 @@ type Tool struct {
 	ToolFailure *Override `yaml:"tool_failure,omitempty"`
 	NoProgress  *Override `yaml:"no_progress,omitempty"`
 	Dedup       *Override `yaml:"dedup,omitempty"`
+	Stall       *Override `yaml:"stall,omitempty"`
+	Cap         *Override `yaml:"cap,omitempty"`
 }
 
 // Override changes one detector for some tools; unset fields inherit.
@@ -219,10 +221,12 @@ type Detectors struct {
 	ToolFailure *ToolFailure `yaml:"tool_failure,omitempty"`
 	NoProgress  *NoProgress  `yaml:"no_progress,omitempty"`
 	Dedup       *Dedup       `yaml:"dedup,omitempty"`
+	Stall       *Stall       `yaml:"stall,omitempty"`
+	Cap         *Cap         `yaml:"cap,omitempty"`
 }
 
 // DetectorNames lists the detectors in evaluation order.
-var DetectorNames = []string{"dedup", "failure", "no_progress", "tool_failure", "repeat", "consecutive", "cycle"}
+var DetectorNames = []string{"dedup", "cap", "failure", "no_progress", "tool_failure", "repeat", "consecutive", "stall", "cycle"}
 
 // Repeat counts identical calls cumulatively within the scope (A-B-A-B
 // included). Thresholds are call ordinals: steer_at 3 = the 3rd identical
@@ -298,9 +302,13 @@ type Failure struct {
 	BlocksAsFailures []string `yaml:"blocks_as_failures,flow"`
 	// EmptyIsFailure: an empty result counts as a failure too (hermes PR
 	// #14059: "a tool result that is an error or empty").
-	EmptyIsFailure bool   `yaml:"empty_is_failure"`
-	SteerMessage   string `yaml:"steer_message"`
-	BlockMessage   string `yaml:"block_message"`
+	EmptyIsFailure bool `yaml:"empty_is_failure"`
+	// ClearedBy are the selectors of calls whose success clears every
+	// failure count (hermes Aug 2026: a successful mutation makes the next
+	// retry a new experiment, not a replay).
+	ClearedBy    []string `yaml:"cleared_by,flow"`
+	SteerMessage string   `yaml:"steer_message"`
+	BlockMessage string   `yaml:"block_message"`
 }
 
 // ToolFailure counts failures of one tool whatever its arguments; a
@@ -316,12 +324,18 @@ type ToolFailure struct {
 	BlockAt int `yaml:"block_at"`
 	HaltAt  int `yaml:"halt_at"`
 	// ResetAfterBlock clears the tool's count after a block.
-	ResetAfterBlock  bool     `yaml:"reset_after_block"`
+	ResetAfterBlock bool `yaml:"reset_after_block"`
+	// TripOnResult: block_at acts on the n-th failing result itself (hermes
+	// PR #14059's breaker): that call ran, the block message is added to
+	// its result (a steer), and the count starts again.
+	TripOnResult     bool     `yaml:"trip_on_result"`
 	BlocksAsFailures []string `yaml:"blocks_as_failures,flow"`
 	EmptyIsFailure   bool     `yaml:"empty_is_failure"`
-	SteerMessage     string   `yaml:"steer_message"`
-	BlockMessage     string   `yaml:"block_message"`
-	HaltMessage      string   `yaml:"halt_message"`
+	// ClearedBy: as for Failure, clearing every tool's count.
+	ClearedBy    []string `yaml:"cleared_by,flow"`
+	SteerMessage string   `yaml:"steer_message"`
+	BlockMessage string   `yaml:"block_message"`
+	HaltMessage  string   `yaml:"halt_message"`
 }
 
 // NoProgress counts successful calls returning the same result again.
@@ -358,6 +372,44 @@ type Dedup struct {
 	// Message is returned instead of running the call ({result} is the
 	// earlier result).
 	Message string `yaml:"message"`
+}
+
+// Stall watches calls that ran for two shapes of no progress (hermes'
+// stall guards, Aug-Sep 2026): a streak of consecutive identical calls
+// returning the same result, and a cycle of 2 or more calls repeating with
+// the same results lap after lap. Only and except choose the tools that
+// get its messages; every call takes part in the streak and the cycle.
+type Stall struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	// SteerAt: the n-th identical call of a streak, or the n-th lap of a
+	// cycle, is steered; HaltAt: the turn halts there (0 = never).
+	SteerAt int `yaml:"steer_at"`
+	HaltAt  int `yaml:"halt_at"`
+	// Periods are the cycle lengths tried, smallest first (empty: no
+	// cycle check); History is how many calls are kept for it.
+	Periods      []int  `yaml:"periods,flow"`
+	History      int    `yaml:"history"`
+	SteerMessage string `yaml:"steer_message"`
+	HaltMessage  string `yaml:"halt_message"`
+	// CycleMessage and CycleHaltMessage are the cycle's texts ({period},
+	// {count} = laps).
+	CycleMessage     string `yaml:"cycle_message"`
+	CycleHaltMessage string `yaml:"cycle_halt_message"`
+}
+
+// Cap blocks a tool's calls once it has made block_at - 1 of them in the
+// scope, whatever their arguments (hermes' per-turn caps: 50 web_search
+// calls, 50 subagents). Calls it blocks are not counted.
+type Cap struct {
+	Enabled      bool     `yaml:"enabled"`
+	Reset        string   `yaml:"reset"`
+	Only         []string `yaml:"only,flow"`
+	Except       []string `yaml:"except,flow"`
+	BlockAt      int      `yaml:"block_at"`
+	BlockMessage string   `yaml:"block_message"`
 }
 
 // Duration is a time.Duration written as "2m" in YAML.
