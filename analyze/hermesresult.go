@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -49,7 +48,7 @@ func hermesFailed(tool, result string, terminal, newest bool) bool {
 			return false
 		}
 		code, ok := pyGet(data, "exit_code")
-		return ok && code.Kind != jsonx.Null && !pyEqualsZero(code)
+		return ok && code.Kind != jsonx.Null && !code.PyZero()
 	}
 	if tool == "memory" && isJSON && data.Kind == jsonx.Object {
 		if s, ok := pyGet(data, "success"); ok && s.Kind == jsonx.Bool && !s.Bool {
@@ -87,7 +86,7 @@ func fileMutationLanded(tool, out string) bool {
 	if a, ok := pyGet(data, "applied"); ok && a.Kind == jsonx.Bool && a.Bool {
 		return true
 	}
-	if e, ok := pyGet(data, "error"); ok && pyTruthy(e) {
+	if e, ok := pyGet(data, "error"); ok && e.PyTruthy() {
 		return false
 	}
 	if tool == "write_file" {
@@ -171,36 +170,6 @@ func pyGet(v jsonx.Value, key string) (jsonx.Value, bool) {
 		}
 	}
 	return jsonx.Value{}, false
-}
-
-// pyEqualsZero is Python's value == 0 for a parsed JSON value: 0, 0.0,
-// -0.0 and False equal 0; text, lists, objects and other numbers do not.
-func pyEqualsZero(v jsonx.Value) bool {
-	switch v.Kind {
-	case jsonx.Bool:
-		return !v.Bool
-	case jsonx.Number:
-		f, err := strconv.ParseFloat(v.Str, 64)
-		return err == nil && f == 0
-	}
-	return false
-}
-
-// pyTruthy is Python's truth test of a parsed JSON value.
-func pyTruthy(v jsonx.Value) bool {
-	switch v.Kind {
-	case jsonx.Null:
-		return false
-	case jsonx.Bool:
-		return v.Bool
-	case jsonx.Number:
-		return !pyEqualsZero(v)
-	case jsonx.String:
-		return v.Str != ""
-	case jsonx.Array:
-		return len(v.Arr) > 0
-	}
-	return len(v.Obj) > 0
 }
 
 // hermesMemo holds a call's hermes readings once worked out: failed[i] for

@@ -46,7 +46,7 @@ func (r *Rules) AppendCallKey(buf []byte, tool string, args jsonx.Value, argsOK 
 		}
 		for _, name := range tk.Args {
 			v, ok := args.Get(name)
-			if !ok || !truthy(v) {
+			if !ok || !v.PyTruthy() {
 				continue
 			}
 			raw := v.Text()
@@ -77,23 +77,6 @@ func (r *Rules) AppendCallKey(buf []byte, tool string, args jsonx.Value, argsOK 
 // appendPrefix appends the tool name and KeySeparator, which start a key.
 func appendPrefix(buf []byte, tool string) []byte {
 	return append(append(buf, tool...), KeySeparator...)
-}
-
-// truthy follows Python's truth test, which nanobot's `a or b` applies.
-func truthy(v jsonx.Value) bool {
-	switch v.Kind {
-	case jsonx.Null:
-		return false
-	case jsonx.Bool:
-		return v.Bool
-	case jsonx.String:
-		return v.Str != ""
-	case jsonx.Number:
-		return strings.Trim(v.Str, "-0.eE+") != ""
-	case jsonx.Array:
-		return len(v.Arr) > 0
-	}
-	return len(v.Obj) > 0
 }
 
 // style maps key.style to an encoding. Keys are sorted by their UTF-8

@@ -148,3 +148,35 @@ func sameNumbers(a, b Value) bool {
 	}
 	return true
 }
+
+// PyTruthy is Python's truth test of the value json.loads makes of v:
+// null, false, 0, 0.0, "", [] and {} are false.
+func (v Value) PyTruthy() bool {
+	switch v.Kind {
+	case Null:
+		return false
+	case Bool:
+		return v.Bool
+	case Number:
+		return !v.PyZero()
+	case String:
+		return v.Str != ""
+	case Array:
+		return len(v.Arr) > 0
+	}
+	return len(v.Obj) > 0
+}
+
+// PyZero is Python's v == 0 for the value json.loads makes of v: 0, 0.0,
+// -0.0, a float too small to be told from 0, and false equal 0; text,
+// lists, objects and other numbers do not.
+func (v Value) PyZero() bool {
+	switch v.Kind {
+	case Bool:
+		return !v.Bool
+	case Number:
+		f, err := strconv.ParseFloat(v.Str, 64)
+		return err == nil && f == 0
+	}
+	return false
+}

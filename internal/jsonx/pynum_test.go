@@ -47,3 +47,18 @@ func TestPyNumbers(t *testing.T) {
 		t.Errorf("PyNumbers changed its input: %s", orig)
 	}
 }
+
+func TestPyTruthy(t *testing.T) {
+	for in, want := range map[string]bool{
+		`null`: false, `false`: false, `true`: true, `0`: false, `-0.0`: false, `0e5`: false,
+		`1e-400`: false, `0.5`: true, `""`: false, `" "`: true, `[]`: false, `[0]`: true, `{}`: false, `{"a":0}`: true,
+	} {
+		v, err := ParseString(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := v.PyTruthy(); got != want {
+			t.Errorf("PyTruthy(%s) = %v, want %v (Python: bool(json.loads(%q)))", in, got, want, in)
+		}
+	}
+}
