@@ -450,6 +450,15 @@ func attractorSteps(pattern []string, n int) []step {
 	return steps
 }
 
+// TestAttractor follows coding-agent-loop-spec.md §2.10 (fb57a55ed973):
+//
+//	FOR pattern_len IN [1, 2, 3]:
+//	    IF window_size % pattern_len != 0: CONTINUE
+//
+// checked after each round ("-- 8. Loop detection", after the tool calls
+// ran and the steering queue was drained) over session.history, with the
+// warning "Loop detected: the last " + loop_detection_window + " tool calls
+// follow a repeating pattern. Try a different approach."
 func TestAttractor(t *testing.T) {
 	r := preset(t, "attractor")
 	t.Run("ten identical calls", func(t *testing.T) {
