@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -923,19 +924,40 @@ func (d *capDet) eff(c *callCtx) *effective {
 
 func (d *capDet) before(c *callCtx) Verdict {
 	e := d.eff(c)
-	if n := d.counts[c.ev.Tool]; e.on && e.blockAt > 0 && n+1 >= e.blockAt {
+	if !e.on || e.blockAt <= 0 || d.free(c) {
+		return Verdict{}
+	}
+	if n := d.counts[c.ev.Tool]; n+1 >= e.blockAt {
 		return d.verdict(Block, "cap", n, e.blockMsg, c, nil)
 	}
 	return Verdict{}
 }
 
+// free reports whether the call is one the cap neither counts nor blocks.
+func (d *capDet) free(c *callCtx) bool {
+	return c.ev.ArgsOK && d.cfg.Free.Holds(c.ev.Args)
+}
+
 // commit counts the call unless the cap itself refused it: hermes checks
-// its caps first and counts a call before its other guards look at it.
+// its caps first and counts a call before its other guards look at it. A
+// call with a non-empty count_list counts as the list's length, admitted
+// up to the cap (hermes' reserve_subagent_spawns: `admitted = min(count,
+// available)`).
 func (d *capDet) commit(c *callCtx, final Verdict) {
-	if !d.eff(c).on || (final.Action.Stops() && final.Detector == "cap") {
+	e := d.eff(c)
+	if !e.on || (final.Action.Stops() && final.Detector == "cap") || d.free(c) {
 		return
 	}
-	d.counts[c.ev.Tool]++
+	n := 1
+	if d.cfg.CountList != "" && c.ev.ArgsOK {
+		if v, ok := c.ev.Args.Get(d.cfg.CountList); ok && v.Kind == jsonx.Array && len(v.Arr) > 0 {
+			n = len(v.Arr)
+		}
+	}
+	if e.blockAt > 0 {
+		n = min(n, max(e.blockAt-1-d.counts[c.ev.Tool], 0))
+	}
+	d.counts[c.ev.Tool] += n
 }
 
 func (d *capDet) reset() { clear(d.counts) }

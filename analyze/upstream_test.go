@@ -342,6 +342,29 @@ func TestHermesLoopCaps(t *testing.T) {
 	}
 }
 
+// TestHermesSubagentCap: `_subagent_spawn_count`: "``len(tasks)`` for a
+// non-empty batch, else 1; control actions 0", and the cap check
+// `if cap and count >= cap:` before the call, `admitted = min(count,
+// available)` after it.
+func TestHermesSubagentCap(t *testing.T) {
+	batch := func(n int) string {
+		tasks := make([]string, n)
+		for i := range tasks {
+			tasks[i] = fmt.Sprintf(`{"goal":"g%d"}`, i)
+		}
+		return `{"tasks":[` + strings.Join(tasks, ",") + `]}`
+	}
+	check(t, preset(t, "hermes"), []step{
+		{user: true, tool: "delegate_task", args: batch(30), result: "ok"},
+		{tool: "delegate_task", args: batch(15), result: "ok"},
+		// 45 spawned: a batch of 10 runs (5 admitted), then the cap is full.
+		{tool: "delegate_task", args: batch(10), result: "ok"},
+		{tool: "delegate_task", args: `{"action":"list"}`, result: "ok"},
+		{tool: "delegate_task", args: `{"action":" STOP "}`, result: "ok"},
+		{tool: "delegate_task", args: `{"goal":"one more"}`, want: "block:cap:50", msgHas: "this turn has already spawned 50 subagents"},
+	})
+}
+
 // TestHermesUnattended: "hard stops are opt-in on interactive platforms,
 // default on for unattended gateway/cron platforms":
 //

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopgate/loopgate/internal/jsonx"
 	"gopkg.in/yaml.v3"
 )
 
@@ -404,12 +405,45 @@ type Stall struct {
 // scope, whatever their arguments (hermes' per-turn caps: 50 web_search
 // calls, 50 subagents). Calls it blocks are not counted.
 type Cap struct {
-	Enabled      bool     `yaml:"enabled"`
-	Reset        string   `yaml:"reset"`
-	Only         []string `yaml:"only,flow"`
-	Except       []string `yaml:"except,flow"`
-	BlockAt      int      `yaml:"block_at"`
-	BlockMessage string   `yaml:"block_message"`
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	BlockAt int      `yaml:"block_at"`
+	// CountList names a list argument: a call whose list is not empty
+	// counts as its length (hermes counts the subagents of a delegate_task
+	// batch, `len(tasks)`), admitted up to the cap.
+	CountList string `yaml:"count_list"`
+	// Free: calls whose argument holds one of these values are neither
+	// counted nor blocked (hermes' delegate_task list, steer and stop
+	// actions spawn nothing).
+	Free         ArgValues `yaml:"free"`
+	BlockMessage string    `yaml:"block_message"`
+}
+
+// ArgValues names an argument and the values that select a call, compared
+// with the argument's text trimmed and lower-cased.
+type ArgValues struct {
+	Arg    string   `yaml:"arg"`
+	Values []string `yaml:"values,flow"`
+}
+
+// Holds reports whether the call's arguments hold one of the values.
+func (a ArgValues) Holds(args jsonx.Value) bool {
+	if a.Arg == "" {
+		return false
+	}
+	v, ok := args.Get(a.Arg)
+	if !ok || v.Kind == jsonx.Null {
+		return false
+	}
+	t := strings.ToLower(strings.TrimSpace(v.Text()))
+	for _, want := range a.Values {
+		if t == strings.ToLower(strings.TrimSpace(want)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Duration is a time.Duration written as "2m" in YAML.
