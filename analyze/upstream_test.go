@@ -342,7 +342,7 @@ func TestHermesLoopCaps(t *testing.T) {
 	}
 }
 
-// TestHermesSubagentCap: `_subagent_spawn_count`: "``len(tasks)`` for a
+// TestHermesSubagentCap: `_subagent_spawn_count`: "“len(tasks)“ for a
 // non-empty batch, else 1; control actions 0", and the cap check
 // `if cap and count >= cap:` before the call, `admitted = min(count,
 // available)` after it.
