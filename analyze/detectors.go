@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -77,6 +78,18 @@ func buildDetectors(g *Guard, r *rules.Rules, size int, old []detector) []detect
 				*d = consecutiveDet{base: d.renew(g, turn(cfg.Reset)), cfg: cfg, lastKid: -1}
 				out = append(out, d)
 			}
+		case "stall":
+			if cfg := ds.Stall; cfg != nil && cfg.Enabled {
+				d := recycled[stallDet](old, len(out))
+				*d = stallDet{base: d.renew(g, turn(cfg.Reset)), cfg: cfg, kid: -1, history: reuse(d.history, 0)}
+				out = append(out, d)
+			}
+		case "cap":
+			if cfg := ds.Cap; cfg != nil && cfg.Enabled {
+				d := recycled[capDet](old, len(out))
+				*d = capDet{base: d.renew(g, turn(cfg.Reset)), cfg: cfg, counts: renewMap(d.counts)}
+				out = append(out, d)
+			}
 		case "cycle":
 			if cfg := ds.Cycle; cfg != nil && cfg.Enabled {
 				d := recycled[cycleDet](old, len(out))
@@ -128,11 +141,13 @@ type base struct {
 	g    *Guard
 	turn bool
 	effs []*effective // by tool index (effOf)
+	// clearsBy caches clears by tool index: 0 unknown, 1 no, 2 yes.
+	clearsBy []uint8
 }
 
 // renew returns a fresh base for guard g, in b's memory.
 func (b *base) renew(g *Guard, turn bool) base {
-	return base{g: g, turn: turn, effs: reuse(b.effs, 0)}
+	return base{g: g, turn: turn, effs: reuse(b.effs, 0), clearsBy: reuse(b.clearsBy, 0)}
 }
 
 func (b *base) resetsOnTurn() bool              { return b.turn }
@@ -142,6 +157,23 @@ func (b *base) after(*callCtx, Verdict) Verdict { return Verdict{} }
 func (b *base) endRequest() Verdict             { return Verdict{} }
 func (b *base) clearKeys([]int32)               {}
 func (b *base) steeredAny() bool                { return false }
+
+// clears reports whether a successful call of this tool clears every count
+// (a detector's cleared_by), worked out once per tool.
+func (b *base) clears(c *callCtx, sels []string) bool {
+	if len(sels) == 0 {
+		return false
+	}
+	b.clearsBy = grow(b.clearsBy, c.tid)
+	m := &b.clearsBy[c.tid]
+	if *m == 0 {
+		*m = 1
+		if b.g.r.MatchesAny(sels, c.ev.Tool) {
+			*m = 2
+		}
+	}
+	return *m == 2
+}
 
 func (b *base) verdict(a Action, det string, count int, msg string, c *callCtx, extra map[string]string) Verdict {
 	return Verdict{Action: a, Detector: det, Count: count, Message: b.g.fill(msg, c, count, extra)}
@@ -161,7 +193,7 @@ func ranAsFailure(c *callCtx, before Verdict, blocksAsFailures []string, emptyFa
 		}
 		return false, false
 	}
-	return true, c.ev.Failed || (emptyFails && strings.TrimSpace(c.ev.Result) == "")
+	return true, c.failed || (emptyFails && strings.TrimSpace(c.ev.Result) == "")
 }
 
 // stoppedByOther reports whether another detector stopped the call: the
@@ -483,6 +515,9 @@ func (d *failureDet) after(c *callCtx, before Verdict) Verdict {
 	d.ent = grow(d.ent, c.kid)
 	if !failed {
 		d.ent[c.kid].gen = 0
+		if d.clears(c, d.cfg.ClearedBy) {
+			d.gen++ // hermes: the next retry of every failing call is a new experiment
+		}
 		return Verdict{}
 	}
 	if n := d.ent[c.kid].inc(d.gen); e.steerAt > 0 && n >= e.steerAt {
@@ -512,6 +547,9 @@ func (d *toolFailureDet) eff(c *callCtx) *effective {
 }
 
 func (d *toolFailureDet) before(c *callCtx) Verdict {
+	if d.cfg.TripOnResult {
+		return Verdict{} // the breaker trips on the failing result (after)
+	}
 	e := d.eff(c)
 	if n := d.counts[c.ev.Tool]; e.on && e.blockAt > 0 && n >= e.blockAt {
 		return d.verdict(Block, "tool_failure", n, e.blockMsg, c, nil)
@@ -536,12 +574,21 @@ func (d *toolFailureDet) after(c *callCtx, before Verdict) Verdict {
 	}
 	if !failed {
 		delete(d.counts, c.ev.Tool)
+		if d.clears(c, d.cfg.ClearedBy) {
+			clear(d.counts)
+		}
 		return Verdict{}
 	}
 	d.counts[c.ev.Tool]++
 	n := d.counts[c.ev.Tool]
 	if e.haltAt > 0 && n >= e.haltAt {
 		return d.verdict(Halt, "tool_failure", n, e.haltMsg, c, nil)
+	}
+	if d.cfg.TripOnResult && e.blockAt > 0 && n >= e.blockAt {
+		// hermes PR #14059: the n-th failing call ran; the breaker's error
+		// comes back with its result, and the count starts again.
+		delete(d.counts, c.ev.Tool)
+		return d.verdict(Steer, "tool_failure", n, e.blockMsg, c, nil)
 	}
 	if e.steerAt > 0 && n >= e.steerAt {
 		return d.verdict(Steer, "tool_failure", n, e.steerMsg, c, nil)
@@ -610,7 +657,7 @@ func (d *noProgressDet) after(c *callCtx, before Verdict) Verdict {
 		if failed {
 			return Verdict{}
 		}
-		k := toolResult{c.ev.Tool, c.ev.ResultHash}
+		k := toolResult{c.ev.Tool, c.hash}
 		d.byTool[k]++
 		n = d.byTool[k]
 	} else {
@@ -623,10 +670,10 @@ func (d *noProgressDet) after(c *callCtx, before Verdict) Verdict {
 			pe.gen = 0
 			return Verdict{}
 		}
-		if pe.gen == d.gen && pe.p.n > 0 && pe.p.hash == c.ev.ResultHash {
+		if pe.gen == d.gen && pe.p.n > 0 && pe.p.hash == c.hash {
 			pe.p.n++
 		} else {
-			pe.gen, pe.p = d.gen, progress{c.ev.ResultHash, 1}
+			pe.gen, pe.p = d.gen, progress{c.hash, 1}
 		}
 		n = pe.p.n
 	}
@@ -718,3 +765,199 @@ func (d *dedupDet) clearKeys(keys []int32) {
 		}
 	}
 }
+
+// stallDet watches the calls that ran for a streak of identical calls
+// returning the same result, and for a cycle of calls repeating with the
+// same results (hermes' observe_call, agent/tool_guardrails.py).
+type stallDet struct {
+	base
+	cfg *rules.Stall
+	// The streak: the key index and result hash of its calls, and its
+	// length (0: none).
+	kid   int32
+	hash  uint64
+	count int
+	// history holds the latest calls for the cycle check, oldest first.
+	history []stallEntry
+	anon    int32
+}
+
+// stallEntry is one call in the cycle history: its key index (a unique
+// negative number for a call without a key), its result hash, and whether
+// its tool is exempt from the messages.
+type stallEntry struct {
+	kid    int32
+	hash   uint64
+	exempt bool
+}
+
+func (d *stallDet) eff(c *callCtx) *effective {
+	if e := d.cachedEff(c); e != nil {
+		return e
+	}
+	return d.effOf(c, "stall", effective{steerAt: d.cfg.SteerAt, haltAt: d.cfg.HaltAt, steerMsg: d.cfg.SteerMessage, haltMsg: d.cfg.HaltMessage}, d.cfg.Only, d.cfg.Except)
+}
+
+func (d *stallDet) after(c *callCtx, before Verdict) Verdict {
+	if before.Action.Stops() {
+		return Verdict{} // it did not run: hermes observes the calls that ran
+	}
+	e := d.eff(c)
+	kid := c.kid
+	if !c.hasKey {
+		d.anon--
+		kid = d.anon - 1 // never equal to another call
+	}
+	if c.hasKey && d.count > 0 && kid == d.kid && c.hash == d.hash {
+		d.count++
+	} else {
+		d.kid, d.hash, d.count = kid, c.hash, 1
+	}
+	if len(d.cfg.Periods) > 0 {
+		d.history = append(d.history, stallEntry{kid, c.hash, !e.on})
+		if h := max(d.cfg.History, 1); len(d.history) > 2*h {
+			d.history = append(d.history[:0], d.history[len(d.history)-h:]...)
+		}
+	}
+	if e.on && e.steerAt > 0 && d.count >= e.steerAt {
+		extra := map[string]string{"ordinal": ordinal(d.count)}
+		if e.haltAt > 0 && d.count >= e.haltAt {
+			return d.verdict(Halt, "stall", d.count, e.haltMsg, c, extra)
+		}
+		return d.verdict(Steer, "stall", d.count, e.steerMsg, c, extra)
+	}
+	period, laps := d.cycle()
+	if period == 0 {
+		return Verdict{}
+	}
+	extra := map[string]string{"period": strconv.Itoa(period)}
+	if d.cfg.HaltAt > 0 && laps >= d.cfg.HaltAt {
+		return d.verdict(Halt, "stall", laps, d.cfg.CycleHaltMessage, c, extra)
+	}
+	return d.verdict(Steer, "stall", laps, d.cfg.CycleMessage, c, extra)
+}
+
+// cycle returns the smallest period whose trailing laps (same keys and
+// results, position by position) number steer_at or more, and the laps,
+// or 0. A cycle made only of exempt tools does not count. hermes'
+// _detect_identical_cycle, over the latest History calls.
+func (d *stallDet) cycle() (period, laps int) {
+	need := d.cfg.SteerAt
+	if need <= 0 {
+		return 0, 0
+	}
+	h := d.history
+	if len(h) > d.cfg.History {
+		h = h[len(h)-d.cfg.History:]
+	}
+	n := len(h)
+	for _, p := range d.cfg.Periods {
+		if n < p*need {
+			continue
+		}
+		laps := 1
+		for {
+			base := n - p*(laps+1)
+			if base < 0 {
+				break
+			}
+			equal := true
+			for i := 0; i < p && equal; i++ {
+				a, b := h[base+i], h[n-p+i]
+				equal = a.kid == b.kid && a.hash == b.hash
+			}
+			if !equal {
+				break
+			}
+			laps++
+		}
+		if laps < need {
+			continue
+		}
+		exempt := true
+		for _, t := range h[n-p:] {
+			exempt = exempt && t.exempt
+		}
+		if !exempt {
+			return p, laps
+		}
+	}
+	return 0, 0
+}
+
+func (d *stallDet) reset() {
+	d.kid, d.count = -1, 0
+	d.history = d.history[:0]
+}
+
+// ordinal writes 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st... as hermes'
+// _ordinal does.
+func ordinal(n int) string {
+	suffix := "th"
+	if m := n % 100; m < 11 || m > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suffix
+}
+
+// capDet blocks a tool once it has made its allowed number of calls in the
+// scope, whatever their arguments.
+type capDet struct {
+	base
+	cfg    *rules.Cap
+	counts map[string]int
+}
+
+func (d *capDet) eff(c *callCtx) *effective {
+	if e := d.cachedEff(c); e != nil {
+		return e
+	}
+	return d.effOf(c, "cap", effective{blockAt: d.cfg.BlockAt, blockMsg: d.cfg.BlockMessage}, d.cfg.Only, d.cfg.Except)
+}
+
+func (d *capDet) before(c *callCtx) Verdict {
+	e := d.eff(c)
+	if !e.on || e.blockAt <= 0 || d.free(c) {
+		return Verdict{}
+	}
+	if n := d.counts[c.ev.Tool]; n+1 >= e.blockAt {
+		return d.verdict(Block, "cap", n, e.blockMsg, c, nil)
+	}
+	return Verdict{}
+}
+
+// free reports whether the call is one the cap neither counts nor blocks.
+func (d *capDet) free(c *callCtx) bool {
+	return c.ev.ArgsOK && d.cfg.Free.Holds(c.ev.Args)
+}
+
+// commit counts the call unless the cap itself refused it: hermes checks
+// its caps first and counts a call before its other guards look at it. A
+// call with a non-empty count_list counts as the list's length, admitted
+// up to the cap (hermes' reserve_subagent_spawns: `admitted = min(count,
+// available)`).
+func (d *capDet) commit(c *callCtx, final Verdict) {
+	e := d.eff(c)
+	if !e.on || (final.Action.Stops() && final.Detector == "cap") || d.free(c) {
+		return
+	}
+	n := 1
+	if d.cfg.CountList != "" && c.ev.ArgsOK {
+		if v, ok := c.ev.Args.Get(d.cfg.CountList); ok && v.Kind == jsonx.Array && len(v.Arr) > 0 {
+			n = len(v.Arr)
+		}
+	}
+	if e.blockAt > 0 {
+		n = min(n, max(e.blockAt-1-d.counts[c.ev.Tool], 0))
+	}
+	d.counts[c.ev.Tool] += n
+}
+
+func (d *capDet) reset() { clear(d.counts) }

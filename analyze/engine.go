@@ -188,6 +188,10 @@ type callCtx struct {
 	hasKey  bool
 	scope   int  // the key's epoch when Before saw the call
 	command bool // the manual reset command: neither counted nor checked
+	// failed and hash are how the rules read the result (Guard.resultOf),
+	// set by After.
+	failed bool
+	hash   uint64
 }
 
 // NewGuard returns a Guard running the rules. The rules must not be
@@ -490,6 +494,7 @@ func (g *Guard) After(ev *CallEvent, before Verdict) Verdict {
 		g.spare = c
 		return Verdict{Action: Allow}
 	}
+	c.failed, c.hash = g.resultOf(ev)
 	best := Verdict{Action: Allow}
 	for _, d := range g.dets {
 		v := d.after(c, before)

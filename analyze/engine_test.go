@@ -161,7 +161,7 @@ func TestKeyScope(t *testing.T) {
 	}
 
 	// hermes' read/search streak spans turns, so a turn is not a new epoch.
-	h := preset(t, "hermes")
+	h := preset(t, "hermes-2026-06")
 	got = run(t, h, []step{{user: true, tool: "read_file", args: `{"path":"a"}`}, {user: true, tool: "read_file", args: `{"path":"a"}`}})
 	if got[0].before.Scope != got[1].before.Scope {
 		t.Errorf("hermes: epoch changed at a turn although its streak spans turns")

@@ -89,6 +89,13 @@ type CallEvent struct {
 	// Failed is true when the call failed (the transcript's error flag, or
 	// an error-shaped result).
 	Failed bool
+	// IsError is the transcript's own error flag alone.
+	IsError bool
+
+	// hermes memoizes how hermes reads the result (results.failure and
+	// results.hash "hermes"), per reading: compare and sweep replay a call
+	// under many rules.
+	hermes hermesMemo
 
 	// The call's guard key under the key rules numbered keyID
 	// (rules.KeyID): compare and sweep replay the same calls under many

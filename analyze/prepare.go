@@ -13,7 +13,9 @@ import (
 // every configuration over it ("parse once, replay many").
 type PreparedSession struct {
 	File, ID, Format, Agent, Parent, Model string
-	Turns, Requests                        int
+	// Platform is where the session ran (ingest.Session.Platform).
+	Platform        string
+	Turns, Requests int
 	// HasUsage is true when the transcript records token usage;
 	// UsageInput/UsageOutput sum it.
 	HasUsage                bool
@@ -76,7 +78,7 @@ type PreparedCall struct {
 // result texts stay referenced by the prepared calls (tokens are counted
 // lazily, only for the calls a guard stops).
 func Prepare(s *ingest.Session) *PreparedSession {
-	p := &PreparedSession{File: s.File, ID: s.ID, Format: s.Format, Agent: s.Agent, Parent: s.Parent, Model: s.Model, Turns: len(s.Turns)}
+	p := &PreparedSession{File: s.File, ID: s.ID, Format: s.Format, Agent: s.Agent, Parent: s.Parent, Model: s.Model, Platform: s.Platform, Turns: len(s.Turns)}
 	// The slices are sized up front: a prepared call is a few hundred
 	// bytes, and growing Calls by appending copied them over and over.
 	requests, calls := 0, 0
@@ -125,7 +127,7 @@ func Prepare(s *ingest.Session) *PreparedSession {
 					Event: CallEvent{
 						Turn: ti + 1, Request: request - firstRequest + 1, Index: index, Tool: c.Tool,
 						Args: c.Args, ArgsOK: c.ArgsOK, ArgsRaw: c.ArgsRaw, Time: c.Time,
-						Result: c.Result, ResultHash: HashString(norm), Failed: failed,
+						Result: c.Result, ResultHash: HashString(norm), Failed: failed, IsError: c.IsError,
 					},
 					Line: c.Line, CallID: c.ID, Request: request, EndOfRequest: ci == len(r.Calls)-1,
 					HasResult: c.HasResult, Native: native, NativeStops: stops, resultTokens: -1,

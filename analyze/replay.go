@@ -158,8 +158,19 @@ type ToolCounts = ToolStat
 // tc belongs to one goroutine, and r must not change while runs share tc:
 // tc keeps what the guards work out from r for the next run under r.
 func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []ToolStat) {
+	// On the design's own agent the guard names its tools exactly; where
+	// no one watches the session, its unattended rules apply. gr is what
+	// the guard runs; the tools' classes and effects in the report and the
+	// truth stay those of r, whatever agent wrote the session.
+	sr := r.ForSession(p.Format, p.Platform)
+	gr := sr.Rules
+	toolNames := "classes"
+	if sr.Native {
+		toolNames = "native"
+	}
 	res := SessionResult{
 		File: p.File, ID: p.ID, Format: p.Format, Agent: p.Agent, Parent: p.Parent, Model: p.Model,
+		ToolNames: toolNames, Unattended: sr.Unattended,
 		Turns: p.Turns, Requests: p.Requests, Calls: len(p.Calls), HasUsage: p.HasUsage,
 		RecordedInput: p.UsageInput, RecordedOutput: p.UsageOutput,
 		TokensFrom: tc.Counter.Name(), BytesPerToken: p.BytesPerToken, UsageUnused: p.UsageUnused,
@@ -172,19 +183,19 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	// Keys are numbered once per session and key section, for every
 	// configuration that shares the section (keyIndex).
 	ki := p.keys
-	if ki == nil || ki.keyID != r.KeyID() {
-		ki = newKeyIndex(r.KeyID(), len(p.Calls))
+	if ki == nil || ki.keyID != gr.KeyID() {
+		ki = newKeyIndex(gr.KeyID(), len(p.Calls))
 		p.keys = ki
 	}
 	// The rules do not change while the caller runs them (as with a
 	// Guard): the guards of later sessions under the same rules share what
 	// the earlier ones worked out from them.
 	rc := tc.rules
-	if rc == nil || rc.r != r || len(rc.eff) > maxRuleCache || len(rc.roleOf) > maxRuleCache {
-		rc = newRuleCache(r)
+	if rc == nil || rc.r != gr || len(rc.eff) > maxRuleCache || len(rc.roleOf) > maxRuleCache {
+		rc = newRuleCache(gr)
 		tc.rules = rc
 	}
-	g := newGuard(r, ki, rc)
+	g := newGuard(gr, ki, rc)
 	sc := &tc.scratch
 	if ki.buf == nil {
 		ki.buf, sc.keyBuf = sc.keyBuf, nil
@@ -223,7 +234,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		haltedAt := 0
 		for i := ts.FirstCall; i < end; i++ {
 			c := &p.Calls[i]
-			ki.memo(&c.Event, r)
+			ki.memo(&c.Event, gr)
 			tid := c.Event.tidx
 			toolPos, toolClass, toolEff = grow(toolPos, tid), grow(toolClass, tid), grow(toolEff, tid)
 			if toolPos[tid] == 0 {

@@ -93,28 +93,36 @@ type Summary struct {
 
 // SessionResult is the replay of one session (one agent scope of one file).
 type SessionResult struct {
-	File               string `json:"file"`
-	ID                 string `json:"id"`
-	Format             string `json:"format"`
-	Agent              string `json:"agent"`
-	Parent             string `json:"parent,omitempty"`
-	Model              string `json:"model,omitempty"`
-	Turns              int    `json:"turns"`
-	Requests           int    `json:"requests"`
-	Calls              int    `json:"calls"`
-	Steered            int    `json:"steered"`
-	Blocked            int    `json:"blocked"`
-	Deduped            int    `json:"deduped"`
-	Halted             int    `json:"halted"`
-	Redundant          int    `json:"redundant"`
-	RedundantStopped   int    `json:"redundant_stopped"`
-	Harmful            int    `json:"harmful"`
-	StoppedActions     int    `json:"stopped_actions"`
-	Native             int    `json:"native"`
-	TokensSaved        int64  `json:"tokens_saved"`
-	ContextTokensSaved int64  `json:"context_tokens_saved"`
-	SteerTokens        int64  `json:"steer_tokens"`
-	HasUsage           bool   `json:"has_usage"`
+	File   string `json:"file"`
+	ID     string `json:"id"`
+	Format string `json:"format"`
+	Agent  string `json:"agent"`
+	Parent string `json:"parent,omitempty"`
+	Model  string `json:"model,omitempty"`
+	// ToolNames says how the rules named this session's tools: "native"
+	// (a transcript of the design's own agent: its exact tool names) or
+	// "classes" (translated through tool classes).
+	ToolNames string `json:"tool_names"`
+	// Unattended is true when the rules' unattended variant ran this
+	// session (rules.Unattended: hermes' hard stops outside its
+	// interactive platforms).
+	Unattended         bool  `json:"unattended,omitempty"`
+	Turns              int   `json:"turns"`
+	Requests           int   `json:"requests"`
+	Calls              int   `json:"calls"`
+	Steered            int   `json:"steered"`
+	Blocked            int   `json:"blocked"`
+	Deduped            int   `json:"deduped"`
+	Halted             int   `json:"halted"`
+	Redundant          int   `json:"redundant"`
+	RedundantStopped   int   `json:"redundant_stopped"`
+	Harmful            int   `json:"harmful"`
+	StoppedActions     int   `json:"stopped_actions"`
+	Native             int   `json:"native"`
+	TokensSaved        int64 `json:"tokens_saved"`
+	ContextTokensSaved int64 `json:"context_tokens_saved"`
+	SteerTokens        int64 `json:"steer_tokens"`
+	HasUsage           bool  `json:"has_usage"`
 	// TokensFrom says how this session's tokens were counted: the
 	// tokenizer's name, or "usage" when its recorded usage calibrated a
 	// bytes-per-token ratio (BytesPerToken).

@@ -90,7 +90,7 @@ func run(t *testing.T, r *rules.Rules, steps []step) []outcome {
 		}
 		var o outcome
 		o.before = g.Before(ev)
-		ev.Result, ev.ResultHash, ev.Failed = s.result, hashResult(s.result), s.failed
+		ev.Result, ev.ResultHash, ev.Failed, ev.IsError = s.result, hashResult(s.result), s.failed, s.failed
 		o.after = g.After(ev, o.before)
 		if s.round {
 			o.end = g.EndRequest()
@@ -266,8 +266,11 @@ func TestPiWindow(t *testing.T) {
 		{tool: "fetch_content", args: A, at: 10 * time.Second},
 		{tool: "fetch_content", args: A, at: 20 * time.Second, want: "steer:repeat:3", msg: piSteer("fetch_content", 3, A)},
 		{tool: "fetch_content", args: A, at: 30 * time.Second, want: "block:repeat:4", msg: piBlock("fetch_content", 4)},
-		// 2 minutes after the timer started (at the first call): all cleared.
-		{tool: "fetch_content", args: A, at: 121 * time.Second},
+		// 2 minutes after the timer started (at the first call): all
+		// cleared, and as a key had been steered, the reset is announced:
+		// "If there were steered keys (repeated calls), a steering message
+		// announces the reset; otherwise it happens silently" (README).
+		{tool: "fetch_content", args: A, at: 121 * time.Second, want: "steer:scope", msgHas: "all repeat counters were reset"},
 		{tool: "fetch_content", args: A, at: 130 * time.Second},
 		{tool: "fetch_content", args: A, at: 140 * time.Second, want: "steer:repeat:3", msg: piSteer("fetch_content", 3, A)},
 		// 119 s after the restart: not yet.
@@ -447,6 +450,15 @@ func attractorSteps(pattern []string, n int) []step {
 	return steps
 }
 
+// TestAttractor follows coding-agent-loop-spec.md §2.10 (fb57a55ed973):
+//
+//	FOR pattern_len IN [1, 2, 3]:
+//	    IF window_size % pattern_len != 0: CONTINUE
+//
+// checked after each round ("-- 8. Loop detection", after the tool calls
+// ran and the steering queue was drained) over session.history, with the
+// warning "Loop detected: the last " + loop_detection_window + " tool calls
+// follow a repeating pattern. Try a different approach."
 func TestAttractor(t *testing.T) {
 	r := preset(t, "attractor")
 	t.Run("ten identical calls", func(t *testing.T) {
@@ -492,7 +504,7 @@ func hermesWarn(code string, n int, text string) string {
 }
 
 func TestHermesGuardrails(t *testing.T) {
-	r := preset(t, "hermes")
+	r := preset(t, "hermes-2026-06")
 	exact := func(tool string, n int) string {
 		return hermesWarn("repeated_exact_failure_warning", n, fmt.Sprintf("%s has failed %d times with identical arguments. This looks like a loop; inspect the error and change strategy instead of retrying it unchanged.", tool, n))
 	}
@@ -544,7 +556,7 @@ func TestHermesGuardrails(t *testing.T) {
 }
 
 func TestHermesReadSearchGuard(t *testing.T) {
-	r := preset(t, "hermes")
+	r := preset(t, "hermes-2026-06")
 	read := `{"path":"/a.py","offset":1,"limit":500}`
 	check(t, r, []step{
 		{user: true, tool: "read_file", args: read, result: "content"},
@@ -579,7 +591,7 @@ func TestHermesReadSearchGuard(t *testing.T) {
 }
 
 func TestHermesStrict(t *testing.T) {
-	r := preset(t, "hermes-strict")
+	r := preset(t, "hermes-strict-2026-06")
 	fail := step{tool: "skill_manage", args: `{"name":"a"}`, result: `{"error":"no"}`, failed: true}
 	var steps []step
 	for i := 1; i <= 6; i++ {
@@ -627,7 +639,7 @@ func TestHermesStrict(t *testing.T) {
 	check(t, r, steps)
 
 	// The plain hermes preset never blocks these.
-	plain := preset(t, "hermes")
+	plain := preset(t, "hermes-2026-06")
 	for _, o := range run(t, plain, steps) {
 		if o.before.Action.Stops() {
 			t.Errorf("hermes (hard stop off) blocked: %+v", o.before)
@@ -657,13 +669,16 @@ func TestHermesBreaker(t *testing.T) {
 	)
 	check(t, r, steps)
 
-	// Tool failures: 3 consecutive failures of one tool (any arguments)
-	// block its next call; the counter resets after it trips.
+	// Tool failures: the 3rd consecutive failure of one tool (any
+	// arguments) trips the breaker on that result itself (guards.md §2.5:
+	// "at the threshold the call returns an error that forces a change of
+	// strategy"): the call ran, the breaker's error comes with its result,
+	// the counter resets, and the next call, with new arguments, runs.
 	check(t, r, []step{
 		{user: true, tool: "read_file", args: `{"path":"a"}`, failed: true},
 		{tool: "read_file", args: `{"path":"b"}`, failed: true},
-		{tool: "read_file", args: `{"path":"c"}`, failed: true},
-		{tool: "read_file", args: `{"path":"d"}`, want: "block:tool_failure:3", msg: breakerFailure("read_file", 3)},
+		{tool: "read_file", args: `{"path":"c"}`, failed: true, want: "steer:tool_failure:3", msg: breakerFailure("read_file", 3)},
+		{tool: "read_file", args: `{"path":"d"}`, result: "text"},
 		{tool: "read_file", args: `{"path":"e"}`, failed: true},
 		{tool: "read_file", args: `{"path":"f"}`, failed: true},
 		{tool: "read_file", args: `{"path":"g"}`, result: "text"}, // a success resets
@@ -672,8 +687,8 @@ func TestHermesBreaker(t *testing.T) {
 		// An empty result is a failure too.
 		{tool: "read_file", args: `{"path":"j"}`, result: " "},
 		{tool: "read_file", args: `{"path":"k"}`, result: ""},
-		{tool: "read_file", args: `{"path":"l"}`, result: ""},
-		{tool: "read_file", args: `{"path":"m"}`, result: "text", want: "block:tool_failure:3", msg: breakerFailure("read_file", 3)},
+		{tool: "read_file", args: `{"path":"l"}`, result: "", want: "steer:tool_failure:3", msg: breakerFailure("read_file", 3)},
+		{tool: "read_file", args: `{"path":"m"}`, result: "text"},
 	})
 }
 
@@ -751,7 +766,7 @@ func breakerRepeat(tool string, n int) string {
 }
 
 func breakerFailure(tool string, n int) string {
-	return fmt.Sprintf("Error: circuit breaker tripped: %s failed %d times in a row. The call was not executed. Change strategy instead of retrying this tool.\n💡 Suggestion: inspect the last error, then try different arguments or a different tool. (loopgate wording: PR #14059 quotes no text)", tool, n)
+	return fmt.Sprintf("Error: circuit breaker tripped: %s failed %d times in a row. Change strategy instead of retrying this tool.\n💡 Suggestion: inspect the last error, then try different arguments or a different tool. (loopgate wording: PR #14059 quotes no text)", tool, n)
 }
 
 // TestPiThresholdTable replays guards.md §3.4 row by row: with T the
@@ -977,7 +992,7 @@ func TestNanobotLocalCalls(t *testing.T) {
 // read_file/search_files only; §2.2 IDEMPOTENT_TOOL_NAMES of June 2026),
 // and how the classes carry them to other harnesses.
 func TestHermesToolSets(t *testing.T) {
-	r := preset(t, "hermes")
+	r := preset(t, "hermes-2026-06")
 	for _, c := range []struct {
 		tool, args         string
 		streak, noProgress bool
@@ -1031,7 +1046,7 @@ func TestHermesToolSets(t *testing.T) {
 // streak is reset only by another tool's call reaching
 // handle_function_call).
 func TestHermesStrictStreakSkipsGuardrailBlocks(t *testing.T) {
-	r := preset(t, "hermes-strict")
+	r := preset(t, "hermes-strict-2026-06")
 	A, B := `{"path":"/a"}`, `{"path":"/b"}`
 	var steps []step
 	// A returns the same result 5 times, never twice in a row.

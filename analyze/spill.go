@@ -34,7 +34,7 @@ var spillBytes = 16 << 20
 // strings, its decisions and their strings, and the fixed parts.
 func summarySize(s *SessionResult) int {
 	const fixed, perDecision = 300, 160
-	n := fixed + len(s.File) + len(s.ID) + len(s.Format) + len(s.Agent) + len(s.Parent) + len(s.Model) +
+	n := fixed + len(s.File) + len(s.ID) + len(s.Format) + len(s.Agent) + len(s.Parent) + len(s.Model) + len(s.ToolNames) +
 		len(s.TokensFrom) + len(s.UsageUnused) + len(s.Timeline)
 	for i := range s.Decisions {
 		d := &s.Decisions[i]
@@ -247,9 +247,10 @@ func (r *Report) Close() error {
 // TestSessionEncodingRoundTrip fills every field by reflection, so a field
 // added to SessionResult or Decision and not encoded here fails it.
 func encodeSession(b []byte, s *SessionResult) []byte {
-	for _, str := range [...]string{s.File, s.ID, s.Format, s.Agent, s.Parent, s.Model} {
+	for _, str := range [...]string{s.File, s.ID, s.Format, s.Agent, s.Parent, s.Model, s.ToolNames} {
 		b = appendString(b, str)
 	}
+	b = appendBool(b, s.Unattended)
 	for _, n := range [...]int64{int64(s.Turns), int64(s.Requests), int64(s.Calls), int64(s.Steered),
 		int64(s.Blocked), int64(s.Deduped), int64(s.Halted), int64(s.Redundant), int64(s.RedundantStopped),
 		int64(s.Harmful), int64(s.StoppedActions), int64(s.Native), s.TokensSaved, s.ContextTokensSaved, s.SteerTokens} {
@@ -371,6 +372,8 @@ func (d *sessionReader) float() float64 {
 func decodeSession(b []byte, s *SessionResult) ([]byte, error) {
 	d := &sessionReader{b: b}
 	s.File, s.ID, s.Format, s.Agent, s.Parent, s.Model = d.string(), d.string(), d.string(), d.string(), d.string(), d.string()
+	s.ToolNames = d.string()
+	s.Unattended = d.bool()
 	s.Turns, s.Requests, s.Calls, s.Steered = d.int(), d.int(), d.int(), d.int()
 	s.Blocked, s.Deduped, s.Halted, s.Redundant, s.RedundantStopped = d.int(), d.int(), d.int(), d.int(), d.int()
 	s.Harmful, s.StoppedActions, s.Native = d.int(), d.int(), d.int()

@@ -1088,7 +1088,7 @@ func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader,
 			msgs[i].raw = raw
 		}
 	}
-	s := &Session{Format: "hermes-export", ID: rec.ID, Model: rec.Model, Line: sessionLine}
+	s := &Session{Format: "hermes-export", ID: rec.ID, Model: rec.Model, Line: sessionLine, Platform: rec.Source}
 	if s.ID == "" {
 		s.ID = fmt.Sprintf("%s:%d", hermesIDFromName(h.Name), line)
 	}
@@ -1242,6 +1242,7 @@ func parseHermesGateway(lr *LineReader, h *Head, out *Sink) {
 			}
 			if m.Platform != "" {
 				s.Notes = append(s.Notes, "platform: "+m.Platform)
+				s.Platform = m.Platform
 			}
 			continue
 		}
@@ -1301,6 +1302,7 @@ func newHermesSnapshotSession(id, model, platform string, h *Head) *Session {
 	}
 	if platform != "" {
 		s.Notes = append(s.Notes, "platform: "+platform)
+		s.Platform = platform
 	}
 	return s
 }

@@ -34,6 +34,10 @@ type Session struct {
 	Parent string
 	// Model is the model name, when the transcript records it.
 	Model string
+	// Platform is where the session ran, when the transcript says (hermes:
+	// cli, telegram, cron, ...; its export's "source"). A guard may act
+	// differently when no one watches the session (rules.Unattended).
+	Platform string
 	// Line is the line where the session starts (1-based, 0 when unknown).
 	Line int
 	// Turns in order. A session may have calls before its first genuine user

@@ -35,6 +35,10 @@ func appendSessionJSON(b []byte, s *analyze.SessionResult, prefix string, indent
 	if s.Model != "" {
 		o.str("model", s.Model)
 	}
+	o.str("tool_names", s.ToolNames)
+	if s.Unattended {
+		o.bool("unattended", true)
+	}
 	o.int("turns", int64(s.Turns))
 	o.int("requests", int64(s.Requests))
 	o.int("calls", int64(s.Calls))

@@ -46,10 +46,14 @@ func (r *Rules) AppendCallKey(buf []byte, tool string, args jsonx.Value, argsOK 
 		}
 		for _, name := range tk.Args {
 			v, ok := args.Get(name)
-			if !ok || !truthy(v) {
+			if !ok || !v.PyTruthy() {
 				continue
 			}
-			text := foldText(v.Text(), r.foldsFor(tk))
+			raw := v.Text()
+			if v.Kind == jsonx.Number && r.Key.Numbers == "python" {
+				raw = jsonx.PyNumber(raw) // str() of the float json.loads made
+			}
+			text := foldText(raw, r.foldsFor(tk))
 			if text == "" {
 				return buf, false
 			}
@@ -62,6 +66,9 @@ func (r *Rules) AppendCallKey(buf []byte, tool string, args jsonx.Value, argsOK 
 	case !argsOK:
 		return append(buf, raw...), true
 	case args.Kind != jsonx.Object:
+		if r.Key.Numbers == "python" {
+			args = jsonx.PyNumbers(args)
+		}
 		return args.Append(buf, r.style()), true
 	}
 	return r.canonicalArgs(tool, args, tk).Append(buf, r.style()), true
@@ -70,23 +77,6 @@ func (r *Rules) AppendCallKey(buf []byte, tool string, args jsonx.Value, argsOK 
 // appendPrefix appends the tool name and KeySeparator, which start a key.
 func appendPrefix(buf []byte, tool string) []byte {
 	return append(append(buf, tool...), KeySeparator...)
-}
-
-// truthy follows Python's truth test, which nanobot's `a or b` applies.
-func truthy(v jsonx.Value) bool {
-	switch v.Kind {
-	case jsonx.Null:
-		return false
-	case jsonx.Bool:
-		return v.Bool
-	case jsonx.String:
-		return v.Str != ""
-	case jsonx.Number:
-		return strings.Trim(v.Str, "-0.eE+") != ""
-	case jsonx.Array:
-		return len(v.Arr) > 0
-	}
-	return len(v.Obj) > 0
 }
 
 // style maps key.style to an encoding. Keys are sorted by their UTF-8
@@ -137,10 +127,42 @@ func (r *Rules) canonicalArgs(tool string, args jsonx.Value, tk *ToolKey) jsonx.
 			}
 		}
 	}
+	if tk != nil && len(tk.Defaults) > 0 {
+		out = withDefaults(out, tk.Defaults)
+	}
 	if folds := r.foldsFor(tk); len(folds) > 0 {
 		out = foldValue(out, folds, 0)
 	}
+	if r.Key.Numbers == "python" {
+		out = jsonx.PyNumbers(out)
+	}
 	return out
+}
+
+// withDefaults adds the default arguments a call leaves out (in name
+// order, so that the key does not depend on map order; sorted key styles
+// reorder them anyway). It copies args only when it adds something.
+func withDefaults(args jsonx.Value, defaults map[string]string) jsonx.Value {
+	names := make([]string, 0, len(defaults))
+	for name := range defaults {
+		if _, ok := args.Get(name); !ok {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return args
+	}
+	slices.Sort(names)
+	obj := make([]jsonx.Member, len(args.Obj), len(args.Obj)+len(names))
+	copy(obj, args.Obj)
+	for _, name := range names {
+		v, err := jsonx.ParseString(defaults[name])
+		if err != nil {
+			continue // validate refuses such a default
+		}
+		obj = append(obj, jsonx.Member{Key: name, Val: v})
+	}
+	return jsonx.Value{Kind: jsonx.Object, Obj: obj}
 }
 
 func contains(list []string, s string) bool {

@@ -307,6 +307,14 @@ func newDetector(t reflect.Type) reflect.Value {
 	case *Dedup:
 		p.DedupAt = 2
 		p.Message = "{result}"
+	case *Stall:
+		p.SteerAt, p.Periods, p.History = 3, []int{2, 3, 4}, 64
+		p.SteerMessage = "{tool} was called {count} times in a row with identical arguments and returned the same result each time. Do not repeat it; change the arguments, use another tool, or go on with what you have."
+		p.HaltMessage = "Stopped {tool}: the same call returned the same result {count} times in a row."
+		p.CycleMessage = "The last {count} rounds repeated the same cycle of {period} tool calls (ending with {tool}) with identical arguments and results. Do not repeat the cycle; change approach."
+		p.CycleHaltMessage = "Stopped {tool}: the same cycle of {period} tool calls repeated {count} times with identical results."
+	case *Cap:
+		p.BlockMessage = "Blocked {tool}: it was already called {count} times in this scope, the limit."
 	}
 	return v
 }
@@ -473,6 +481,14 @@ func (d *decoder) decodeClasses(n *yaml.Node, v reflect.Value, path string) erro
 	table, _ := v.Interface().(ClassTable)
 	if table == nil {
 		table = DefaultClasses()
+		if path == "native.classes" {
+			// A design's own table names its tools only: it replaces the
+			// default table on the design's own agent (Native).
+			if len(n.Content) == 0 {
+				return nil
+			}
+			table = ClassTable{}
+		}
 	}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {

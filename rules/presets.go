@@ -14,8 +14,8 @@ var presetFS embed.FS
 
 // presetOrder is the stable order PresetNames gives (DESIGN.md's table).
 var presetOrder = []string{
-	"loopgate", "nanobot", "hermes", "hermes-strict", "hermes-dedup", "hermes-breaker",
-	"pi-loopguard", "attractor",
+	"loopgate", "nanobot", "hermes", "hermes-strict", "hermes-2026-06", "hermes-strict-2026-06",
+	"hermes-dedup", "hermes-breaker", "pi-loopguard", "attractor",
 }
 
 // parsed presets, parsed once; Preset hands out clones.
@@ -63,25 +63,43 @@ func Preset(name string) (*Rules, error) {
 
 func loadPresets() {
 	presetCache = map[string]*Rules{}
-	// A preset may extend an earlier one (hermes-strict extends hermes),
-	// so they are parsed in order; Parse calls back into Preset for
-	// extends, which must not re-enter the Once: parseWith handles that.
-	for _, name := range presetOrder {
-		data, err := presetFS.ReadFile("presets/" + name + ".yaml")
-		if err != nil {
-			presetErr = err
-			return
-		}
-		r, err := parseWith(data, "preset:"+name, func(base string) (*Rules, error) {
-			if b, ok := presetCache[base]; ok {
-				return b.Clone(), nil
+	// A preset may extend another (hermes-strict extends hermes, which
+	// extends hermes-2026-06), so a preset whose base is not parsed yet
+	// waits for a later pass; Parse calls back into Preset for extends,
+	// which must not re-enter the Once: parseWith handles that.
+	pending := append([]string(nil), presetOrder...)
+	for len(pending) > 0 {
+		var later []string
+		for _, name := range pending {
+			data, err := presetFS.ReadFile("presets/" + name + ".yaml")
+			if err != nil {
+				presetErr = err
+				return
 			}
-			return nil, unknownPreset(base)
-		})
-		if err != nil {
-			presetErr = err
+			waiting := false
+			r, err := parseWith(data, "preset:"+name, func(base string) (*Rules, error) {
+				if b, ok := presetCache[base]; ok {
+					return b.Clone(), nil
+				}
+				if isPreset(base) {
+					waiting = true
+				}
+				return nil, unknownPreset(base)
+			})
+			if waiting {
+				later = append(later, name)
+				continue
+			}
+			if err != nil {
+				presetErr = err
+				return
+			}
+			presetCache[name] = r
+		}
+		if len(later) == len(pending) {
+			presetErr = fmt.Errorf("presets extend each other in a circle: %s", strings.Join(later, ", "))
 			return
 		}
-		presetCache[name] = r
+		pending = later
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loopgate/loopgate/internal/jsonx"
 	"gopkg.in/yaml.v3"
 )
 
@@ -30,15 +31,62 @@ type Rules struct {
 	// Source is where the rules came from ("preset:NAME" or a path).
 	Source string `yaml:"-"`
 
-	Scope     Scope            `yaml:"scope"`
-	Key       KeyRules         `yaml:"key"`
-	Classes   ClassTable       `yaml:"classes"`
-	Effects   Effects          `yaml:"effects"`
-	Tools     map[string]*Tool `yaml:"tools"`
-	Detectors Detectors        `yaml:"detectors"`
+	Scope      Scope            `yaml:"scope"`
+	Key        KeyRules         `yaml:"key"`
+	Results    Results          `yaml:"results"`
+	Classes    ClassTable       `yaml:"classes"`
+	Effects    Effects          `yaml:"effects"`
+	Native     Native           `yaml:"native"`
+	Unattended Unattended       `yaml:"unattended"`
+	Tools      map[string]*Tool `yaml:"tools"`
+	Detectors  Detectors        `yaml:"detectors"`
 
 	// idx is derived from the fields above by compile (never printed).
 	idx *index
+	// nativeTools marks the variant ForSession makes for the design's own
+	// agent.
+	nativeTools bool
+}
+
+// Results says how the detectors read a call's result: which results are
+// failures, and when two results are the same.
+type Results struct {
+	// Failure is "loopgate" (the transcript's error flag or an
+	// error-shaped result) or "hermes" (hermes-agent's own
+	// classify_tool_failure / _detect_tool_failure).
+	Failure string `yaml:"failure"`
+	// Hash is "loopgate" (the agent's guard notes and trailing white space
+	// removed) or "hermes" (the agent's guard notes removed, then a JSON
+	// result canonicalized with sorted keys, any other text as it is).
+	Hash string `yaml:"hash"`
+}
+
+// Native names the transcript formats of the design's own agent. On their
+// sessions the rules name tools as the design does: Classes replaces the
+// class table, so a class selector names exactly the design's tools
+// (nanobot's local-call guard covers read_file, not
+// mcp_filesystem_read_file). On other agents' sessions the default table
+// translates the design's tools to theirs.
+type Native struct {
+	// Formats are format families: a session's format matches when it is
+	// the family or starts with the family and "-" ("hermes" matches
+	// "hermes-gateway").
+	Formats []string `yaml:"formats,flow"`
+	// Classes is the design's own class table (tools not listed are
+	// "other").
+	Classes ClassTable `yaml:"classes"`
+}
+
+// Unattended names the rules that apply instead in sessions no one
+// watches (hermes: hard stops are on by default outside its interactive
+// platforms).
+type Unattended struct {
+	// Rules is the preset used in unattended sessions ("" = off).
+	Rules string `yaml:"rules"`
+	// Attended are the platforms someone watches; a session whose
+	// transcript names another platform is unattended, one that names none
+	// is attended.
+	Attended []string `yaml:"attended,flow"`
 }
 
 // Scope says what resets the counters.
@@ -100,6 +148,10 @@ type KeyRules struct {
 	Ignore []string `yaml:"ignore,flow"`
 	// Fold lists foldings applied to every string value: "trim", "lower".
 	Fold []string `yaml:"fold,flow"`
+	// Numbers is "as_written" (a number's literal text) or "python" (as
+	// Python's json.dumps writes json.loads of it: 1e2 and 100.0 are one
+	// value, 100 another).
+	Numbers string `yaml:"numbers"`
 	// Tools refines the key per tool selector.
 	Tools map[string]*ToolKey `yaml:"tools"`
 }
@@ -120,6 +172,10 @@ type ToolKey struct {
 	Fold []string `yaml:"fold,flow"`
 	// Ignore adds top-level volatile arguments for these tools.
 	Ignore []string `yaml:"ignore,flow"`
+	// Defaults fills in top-level arguments a call leaves out, each given
+	// as JSON text (hermes' read_file: offset 1, limit 500), so that a call
+	// that writes a default out is the same call as one that does not.
+	Defaults map[string]string `yaml:"defaults"`
 }
 
 // Tool holds per-tool thresholds and messages. Its map key is a selector:
@@ -142,6 +198,8 @@ type Tool struct {
 	ToolFailure *Override `yaml:"tool_failure,omitempty"`
 	NoProgress  *Override `yaml:"no_progress,omitempty"`
 	Dedup       *Override `yaml:"dedup,omitempty"`
+	Stall       *Override `yaml:"stall,omitempty"`
+	Cap         *Override `yaml:"cap,omitempty"`
 }
 
 // Override changes one detector for some tools; unset fields inherit.
@@ -164,10 +222,12 @@ type Detectors struct {
 	ToolFailure *ToolFailure `yaml:"tool_failure,omitempty"`
 	NoProgress  *NoProgress  `yaml:"no_progress,omitempty"`
 	Dedup       *Dedup       `yaml:"dedup,omitempty"`
+	Stall       *Stall       `yaml:"stall,omitempty"`
+	Cap         *Cap         `yaml:"cap,omitempty"`
 }
 
 // DetectorNames lists the detectors in evaluation order.
-var DetectorNames = []string{"dedup", "failure", "no_progress", "tool_failure", "repeat", "consecutive", "cycle"}
+var DetectorNames = []string{"dedup", "cap", "failure", "no_progress", "tool_failure", "repeat", "consecutive", "stall", "cycle"}
 
 // Repeat counts identical calls cumulatively within the scope (A-B-A-B
 // included). Thresholds are call ordinals: steer_at 3 = the 3rd identical
@@ -243,9 +303,13 @@ type Failure struct {
 	BlocksAsFailures []string `yaml:"blocks_as_failures,flow"`
 	// EmptyIsFailure: an empty result counts as a failure too (hermes PR
 	// #14059: "a tool result that is an error or empty").
-	EmptyIsFailure bool   `yaml:"empty_is_failure"`
-	SteerMessage   string `yaml:"steer_message"`
-	BlockMessage   string `yaml:"block_message"`
+	EmptyIsFailure bool `yaml:"empty_is_failure"`
+	// ClearedBy are the selectors of calls whose success clears every
+	// failure count (hermes Aug 2026: a successful mutation makes the next
+	// retry a new experiment, not a replay).
+	ClearedBy    []string `yaml:"cleared_by,flow"`
+	SteerMessage string   `yaml:"steer_message"`
+	BlockMessage string   `yaml:"block_message"`
 }
 
 // ToolFailure counts failures of one tool whatever its arguments; a
@@ -261,12 +325,18 @@ type ToolFailure struct {
 	BlockAt int `yaml:"block_at"`
 	HaltAt  int `yaml:"halt_at"`
 	// ResetAfterBlock clears the tool's count after a block.
-	ResetAfterBlock  bool     `yaml:"reset_after_block"`
+	ResetAfterBlock bool `yaml:"reset_after_block"`
+	// TripOnResult: block_at acts on the n-th failing result itself (hermes
+	// PR #14059's breaker): that call ran, the block message is added to
+	// its result (a steer), and the count starts again.
+	TripOnResult     bool     `yaml:"trip_on_result"`
 	BlocksAsFailures []string `yaml:"blocks_as_failures,flow"`
 	EmptyIsFailure   bool     `yaml:"empty_is_failure"`
-	SteerMessage     string   `yaml:"steer_message"`
-	BlockMessage     string   `yaml:"block_message"`
-	HaltMessage      string   `yaml:"halt_message"`
+	// ClearedBy: as for Failure, clearing every tool's count.
+	ClearedBy    []string `yaml:"cleared_by,flow"`
+	SteerMessage string   `yaml:"steer_message"`
+	BlockMessage string   `yaml:"block_message"`
+	HaltMessage  string   `yaml:"halt_message"`
 }
 
 // NoProgress counts successful calls returning the same result again.
@@ -303,6 +373,77 @@ type Dedup struct {
 	// Message is returned instead of running the call ({result} is the
 	// earlier result).
 	Message string `yaml:"message"`
+}
+
+// Stall watches calls that ran for two shapes of no progress (hermes'
+// stall guards, Aug-Sep 2026): a streak of consecutive identical calls
+// returning the same result, and a cycle of 2 or more calls repeating with
+// the same results lap after lap. Only and except choose the tools that
+// get its messages; every call takes part in the streak and the cycle.
+type Stall struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	// SteerAt: the n-th identical call of a streak, or the n-th lap of a
+	// cycle, is steered; HaltAt: the turn halts there (0 = never).
+	SteerAt int `yaml:"steer_at"`
+	HaltAt  int `yaml:"halt_at"`
+	// Periods are the cycle lengths tried, smallest first (empty: no
+	// cycle check); History is how many calls are kept for it.
+	Periods      []int  `yaml:"periods,flow"`
+	History      int    `yaml:"history"`
+	SteerMessage string `yaml:"steer_message"`
+	HaltMessage  string `yaml:"halt_message"`
+	// CycleMessage and CycleHaltMessage are the cycle's texts ({period},
+	// {count} = laps).
+	CycleMessage     string `yaml:"cycle_message"`
+	CycleHaltMessage string `yaml:"cycle_halt_message"`
+}
+
+// Cap blocks a tool's calls once it has made block_at - 1 of them in the
+// scope, whatever their arguments (hermes' per-turn caps: 50 web_search
+// calls, 50 subagents). Calls it blocks are not counted.
+type Cap struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	BlockAt int      `yaml:"block_at"`
+	// CountList names a list argument: a call whose list is not empty
+	// counts as its length (hermes counts the subagents of a delegate_task
+	// batch, `len(tasks)`), admitted up to the cap.
+	CountList string `yaml:"count_list"`
+	// Free: calls whose argument holds one of these values are neither
+	// counted nor blocked (hermes' delegate_task list, steer and stop
+	// actions spawn nothing).
+	Free         ArgValues `yaml:"free"`
+	BlockMessage string    `yaml:"block_message"`
+}
+
+// ArgValues names an argument and the values that select a call, compared
+// with the argument's text trimmed and lower-cased.
+type ArgValues struct {
+	Arg    string   `yaml:"arg"`
+	Values []string `yaml:"values,flow"`
+}
+
+// Holds reports whether the call's arguments hold one of the values.
+func (a ArgValues) Holds(args jsonx.Value) bool {
+	if a.Arg == "" {
+		return false
+	}
+	v, ok := args.Get(a.Arg)
+	if !ok || v.Kind == jsonx.Null {
+		return false
+	}
+	t := strings.ToLower(strings.TrimSpace(v.Text()))
+	for _, want := range a.Values {
+		if t == strings.ToLower(strings.TrimSpace(want)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Duration is a time.Duration written as "2m" in YAML.
@@ -469,6 +610,8 @@ type index struct {
 	alias         map[string]*Tool
 	keyID         uint64
 	effects       effectIndex
+	// variants are the rules ForSession derived from these.
+	variants variants
 }
 
 type classPattern struct{ pattern, class string }

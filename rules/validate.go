@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
 // normalize fills defaults the schema documents for values left empty.
@@ -17,6 +19,15 @@ func (r *Rules) normalize() {
 	}
 	if r.Key.Style == "" {
 		r.Key.Style = "sorted"
+	}
+	if r.Key.Numbers == "" {
+		r.Key.Numbers = "as_written"
+	}
+	if r.Results.Failure == "" {
+		r.Results.Failure = "loopgate"
+	}
+	if r.Results.Hash == "" {
+		r.Results.Hash = "loopgate"
 	}
 	if r.Classes == nil {
 		r.Classes = DefaultClasses()
@@ -115,6 +126,26 @@ func (r *Rules) validate(d *decoder) error {
 	if err := v.folds("key.fold", r.Key.Fold); err != nil {
 		return err
 	}
+	if !oneOf(r.Key.Numbers, "as_written", "python") {
+		return v.fail("key.numbers", "key.numbers must be as_written or python, not %q", r.Key.Numbers)
+	}
+	if !oneOf(r.Results.Failure, "loopgate", "hermes", "hermes-2026-06") {
+		return v.fail("results.failure", "results.failure must be loopgate, hermes or hermes-2026-06, not %q", r.Results.Failure)
+	}
+	if !oneOf(r.Results.Hash, "loopgate", "hermes", "hermes-2026-06") {
+		return v.fail("results.hash", "results.hash must be loopgate, hermes or hermes-2026-06, not %q", r.Results.Hash)
+	}
+	if n := r.Native; len(n.Formats) > 0 && len(n.Classes) == 0 {
+		return v.fail("native", "native.formats needs native.classes (the design's own tool names)")
+	}
+	for i, f := range r.Native.Formats {
+		if !isWord(f) {
+			return v.fail(fmt.Sprintf("native.formats[%d]", i), "native.formats: %q is not a format family such as hermes or nanobot", f)
+		}
+	}
+	if u := r.Unattended.Rules; u != "" && !isPreset(u) {
+		return v.fail("unattended.rules", "unattended.rules names an unknown preset %q (presets: %s)", u, strings.Join(PresetNames(), ", "))
+	}
 	for sel, tk := range r.Key.Tools {
 		at := "key.tools." + sel
 		if err := v.selector(at, sel); err != nil {
@@ -131,6 +162,11 @@ func (r *Rules) validate(d *decoder) error {
 		}
 		if err := v.folds(at+".fold", tk.Fold); err != nil {
 			return err
+		}
+		for name, text := range tk.Defaults {
+			if _, err := jsonx.ParseString(text); err != nil {
+				return v.fail(at+".defaults."+name, "%s.defaults.%s must be JSON text (1, \"text\", true), not %q", at, name, text)
+			}
 		}
 		for i, p := range tk.Drop {
 			if _, err := parseDrop(p); err != nil {
@@ -188,6 +224,8 @@ var overrideFields = map[string][]string{
 	"tool_failure": {"off", "steer_at", "block_at", "halt_at", "steer_message", "block_message", "halt_message"},
 	"cycle":        {"off"},
 	"dedup":        {"off", "block_message"},
+	"stall":        {"off", "steer_at", "halt_at", "steer_message", "halt_message"},
+	"cap":          {"off", "block_at", "block_message"},
 }
 
 func (v *validator) tool(sel string, t *Tool) error {
@@ -223,6 +261,7 @@ func (t *Tool) overrides() map[string]*Override {
 	return map[string]*Override{
 		"repeat": t.Repeat, "consecutive": t.Consecutive, "cycle": t.Cycle, "failure": t.Failure,
 		"tool_failure": t.ToolFailure, "no_progress": t.NoProgress, "dedup": t.Dedup,
+		"stall": t.Stall, "cap": t.Cap,
 	}
 }
 
@@ -320,12 +359,18 @@ func (v *validator) detectors() error {
 		if err := v.detectorList("failure", p.BlocksAsFailures); err != nil {
 			return err
 		}
+		if err := v.selectors("detectors.failure.cleared_by", p.ClearedBy); err != nil {
+			return err
+		}
 	}
 	if p := ds.ToolFailure; p != nil {
 		if err := v.detectorCommon("tool_failure", p.Reset, p.Only, p.Except); err != nil {
 			return err
 		}
 		if err := v.detectorList("tool_failure", p.BlocksAsFailures); err != nil {
+			return err
+		}
+		if err := v.selectors("detectors.tool_failure.cleared_by", p.ClearedBy); err != nil {
 			return err
 		}
 		if p.SteerAt > 0 && p.HaltAt > 0 && p.SteerAt >= p.HaltAt {
@@ -344,6 +389,30 @@ func (v *validator) detectors() error {
 		}
 		if p.By == "tool" && p.BlockAt > 0 {
 			return v.fail("detectors.no_progress.block_at", "detectors.no_progress.block_at needs by: call (a new call of the tool may bring new information)")
+		}
+	}
+	if p := ds.Stall; p != nil {
+		if err := v.detectorCommon("stall", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if p.SteerAt > 0 && p.SteerAt < 2 {
+			return v.fail("detectors.stall.steer_at", "detectors.stall.steer_at must be 2 or more (a streak of one call is no repeat), not %d", p.SteerAt)
+		}
+		if p.SteerAt > 0 && p.HaltAt > 0 && p.SteerAt > p.HaltAt {
+			return v.fail("detectors.stall.steer_at", "detectors.stall.steer_at (%d) must not be above halt_at (%d)", p.SteerAt, p.HaltAt)
+		}
+		for i, l := range p.Periods {
+			if l < 2 || l > 100 {
+				return v.fail(fmt.Sprintf("detectors.stall.periods[%d]", i), "detectors.stall.periods: %d is not between 2 and 100 (period 1 is the streak)", l)
+			}
+		}
+		if p.History < 0 || p.History > 10000 {
+			return v.fail("detectors.stall.history", "detectors.stall.history must be between 0 and 10000, not %d", p.History)
+		}
+	}
+	if p := ds.Cap; p != nil {
+		if err := v.detectorCommon("cap", p.Reset, p.Only, p.Except); err != nil {
+			return err
 		}
 	}
 	if p := ds.Dedup; p != nil {
