@@ -35,6 +35,7 @@ func run(args []string) error {
 	large := fs.Int("large", 3, "files over 50 MB to write when -size and -max-file allow")
 	maxResult := fs.String("max-result", "2MiB", "largest tool result")
 	loops := fs.Bool("loops", false, "plant loops (ground truth in .manifest.json)")
+	loopRate := fs.Int("loop-rate", 0, "with -loops, plant a further loop in place of this percent of the ordinary steps (a loop-heavy corpus)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -44,7 +45,7 @@ func run(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
 	}
-	cfg := gen.Config{Seed: *seed, LargeFiles: *large, Loops: *loops}
+	cfg := gen.Config{Seed: *seed, LargeFiles: *large, Loops: *loops, LoopRate: *loopRate}
 	var err error
 	if cfg.TotalBytes, err = parseSize(*size); err != nil {
 		return fmt.Errorf("-size: %w", err)

@@ -71,6 +71,11 @@ type Config struct {
 	MaxResultBytes int `json:"max_result_bytes"`
 	// Loops plants loops in about 40% of the sessions.
 	Loops bool `json:"loops"`
+	// LoopRate, with Loops, plants a further loop in place of this percent
+	// of the ordinary steps: a loop-heavy corpus, where a quarter or more
+	// of the calls are stopped, for timing the work a stop costs (token
+	// counts of the results it saves). 0 leaves the corpus as without it.
+	LoopRate int `json:"loop_rate,omitempty"`
 }
 
 // Manifest describes a generated corpus and its ground truth.
@@ -189,6 +194,12 @@ func (c *Config) normalize() error {
 	}
 	if c.LargeFiles < 0 {
 		c.LargeFiles = 0
+	}
+	if c.LoopRate < 0 || c.LoopRate > 100 {
+		return errors.New("gen: LoopRate is a percent, 0 to 100")
+	}
+	if c.LoopRate > 0 && !c.Loops {
+		return errors.New("gen: LoopRate needs Loops")
 	}
 	return nil
 }
@@ -436,7 +447,7 @@ func writeFile(dir string, cfg Config, pl filePlan, p *pool) (res fileResult) {
 	}()
 	bw := bufio.NewWriterSize(f, 1<<20)
 	lw := &lineWriter{w: bw}
-	b := &builder{r: r, tk: &toolkit{h: harnessOf(pl.format), r: r, p: p}, maxResult: cfg.MaxResultBytes, loops: cfg.Loops, shapeNext: pl.index}
+	b := &builder{r: r, tk: &toolkit{h: harnessOf(pl.format), r: r, p: p}, maxResult: cfg.MaxResultBytes, loops: cfg.Loops, loopRate: cfg.LoopRate, shapeNext: pl.index}
 	switch pl.format {
 	case FormatClaudeCode:
 		b.callExtra = 1250

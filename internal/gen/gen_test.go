@@ -145,6 +145,8 @@ func TestConfigErrors(t *testing.T) {
 		{"no size", gen.Config{Seed: 1}, "TotalBytes"},
 		{"unknown format", gen.Config{Seed: 1, TotalBytes: 10_000, Formats: []string{"claude"}}, `unknown format "claude"`},
 		{"tiny files", gen.Config{Seed: 1, TotalBytes: 10_000, MaxFileBytes: 100}, "MaxFileBytes"},
+		{"loop rate without loops", gen.Config{Seed: 1, TotalBytes: 10_000, LoopRate: 50}, "LoopRate needs Loops"},
+		{"loop rate over 100", gen.Config{Seed: 1, TotalBytes: 10_000, Loops: true, LoopRate: 101}, "LoopRate is a percent"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -923,6 +925,33 @@ func TestNoLoopsMeansNoRedundancy(t *testing.T) {
 		if f.Format != gen.FormatNanobot && f.Format != gen.FormatOpenAIResponses {
 			t.Errorf("%s has format %s, not asked for", f.Path, f.Format)
 		}
+	}
+}
+
+// TestLoopRate: a loop planted in place of half the ordinary steps makes a
+// corpus where far more of the calls are redundant, every one of them in a
+// planted loop, as the manifest says and an independent reading confirms.
+func TestLoopRate(t *testing.T) {
+	base := gen.Config{Seed: 3, TotalBytes: 1 << 20, MaxFileBytes: 256 << 10, Loops: true,
+		Formats: []string{gen.FormatClaudeCode, gen.FormatNanobot}}
+	_, plain := generate(t, base)
+	heavy := base
+	heavy.LoopRate = 50
+	dir, m := generate(t, heavy)
+	share := func(m *gen.Manifest) float64 { return float64(m.Totals.Redundant) / float64(m.Totals.Calls) }
+	if share(m) < 0.2 || share(m) < 3*share(plain) {
+		t.Errorf("redundant share %.3f with LoopRate 50, %.3f without: want at least 0.2 and three times as much", share(m), share(plain))
+	}
+	redundant, planted := 0, 0
+	for _, s := range readCorpus(t, dir, m) {
+		r, _ := truth(s)
+		redundant += len(r)
+	}
+	for _, l := range m.Loops {
+		planted += len(l.Redundant)
+	}
+	if redundant != m.Totals.Redundant || planted != redundant {
+		t.Errorf("files hold %d redundant calls, planted loops %d, manifest %d", redundant, planted, m.Totals.Redundant)
 	}
 }
 

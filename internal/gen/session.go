@@ -89,6 +89,7 @@ type builder struct {
 	tk        *toolkit
 	maxResult int
 	loops     bool
+	loopRate  int // percent of ordinary steps replaced by a further loop
 	shapeNext int // rotates shapes so every shape appears even in small corpora
 	// callExtra is what a format writes per call beyond estimate's
 	// allowance: Claude Code and Codex wrap each call and each result in
@@ -221,6 +222,12 @@ func (b *builder) build(budget int64, subagents bool, depth int) *session {
 			}
 			if used >= perTurn {
 				break
+			}
+			// Drawn only when asked for, so that a corpus without
+			// LoopRate stays byte-identical to one written before it.
+			if b.loopRate > 0 && b.r.IntN(100) < b.loopRate {
+				shapes = append(shapes, b.nextShape())
+				continue
 			}
 			st := &step{text: "", reasoning: b.thought()}
 			k := 1
