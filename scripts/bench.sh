@@ -1,28 +1,47 @@
 #!/usr/bin/env bash
-# bench.sh: the loopgate benchmark (issue 7, docs/performance.md).
+# bench.sh: the loopgate benchmark (issues 7 and 28, docs/performance.md).
 #
-#   scripts/bench.sh [SIZE] [DIR]        throughput: replay, reading alone
-#                                        (inspect), sweep, jq reference
+#   scripts/bench.sh [SIZE] [DIR]        the ratios of issue 28: replay
+#                                        against ccusage, o200k_base against
+#                                        chars4, CPU use, throughput against
+#                                        a floor; a summary block at the end
+#   scripts/bench.sh --throughput [SIZE] [DIR]
+#                                        issue 7's table: replay, reading
+#                                        alone (inspect), sweep, jq reference
 #   scripts/bench.sh --memory [DIR]      peak memory on two corpus sizes and
 #                                        two counts of short sessions
 #
-# SIZE is a corpus size for cmd/gencorpus (default 1GiB; 200MB for a quick
-# run). DIR holds the corpus: when it has no generated corpus yet
-# (no DIR/.manifest.json) one is generated there with seed 1; when DIR is
-# omitted the corpus goes to a temporary directory removed at the end.
+# SIZE is a corpus size for cmd/gencorpus (default 500MB for the ratios,
+# 1GiB for --throughput). DIR holds the corpora: each is generated (seed 1)
+# unless its directory already holds one (a .manifest.json); when DIR is
+# omitted they go to a temporary directory removed at the end. The ratios
+# use two corpora of SIZE each: DIR/claude-code (Claude Code only, laid out
+# as ~/.claude/projects, which ccusage reads through CLAUDE_CONFIG_DIR) and
+# DIR/loop-heavy (all formats, results up to 80 KB, a loop planted in place
+# of half the ordinary steps: gencorpus -loop-rate 50). Every ratio comes
+# from paired, alternating runs (scripts/pairs.sh), BENCH_PAIRS pairs
+# (default 5), and is printed as the median of the pairs and their range.
 # Run it from anywhere inside the repository.
 #
+# ccusage (npm package ccusage and its native build
+# @ccusage/ccusage-linux-<arch>; the first alone does not bring the binary)
+# is installed with npm into BENCH_CACHE (default ~/.cache/loopgate-bench)
+# when absent; CCUSAGE=/path/to/native/ccusage uses another, and
+# CCUSAGE_VERSION and CCUSAGE_NATIVE_VERSION pick the versions of the two
+# packages (default 20.0.26 and 20.0.24: see ccusage_binary).
+#
 # Needs: go, /usr/bin/time (GNU time, for peak RSS), jq (the reference
-# parser and the summary reader), cmp, awk.
+# parser and the summary reader), cmp, awk; npm for the ratios unless
+# CCUSAGE is set.
 #
 # Environment: BENCH_JOBS (the "default" jobs of the replay, 0 = one per
 # core as loopgate does), JQ_JOBS (jq processes run side by side over the
 # files, default nproc: the same cores loopgate gets), BENCH_RUNS (how many
-# times the headline replay, inspect and the sweep run, default 3: their
-# rows show the median, and every run's time is printed below the table;
-# on a shared machine one run can be 20% off. Each sweep runs right after
-# a replay of its own, and the sweep/replay ratio is the median of those
-# pairs' ratios).
+# times the headline replay, inspect and the sweep of --throughput run,
+# default 3: their rows show the median, and every run's time is printed
+# below the table; on a shared machine one run can be 20% off. Each sweep
+# runs right after a replay of its own, and the sweep/replay ratio is the
+# median of those pairs' ratios).
 set -euo pipefail
 
 usage() {
@@ -31,11 +50,13 @@ usage() {
 	exit 2
 }
 
-mode=throughput
-if [[ ${1:-} == --memory ]]; then
-	mode=memory
+mode=ratios
+case ${1:-} in
+--memory | --throughput)
+	mode=${1#--}
 	shift
-fi
+	;;
+esac
 case ${1:-} in -h | --help) usage ;; esac
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -64,8 +85,8 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/loopgate-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-echo "== building loopgate and gencorpus"
-(cd "$repo" && go build -o "$tmp/loopgate" . && go build -o "$tmp/gencorpus" ./cmd/gencorpus)
+echo "== building loopgate, gencorpus and linefloor"
+(cd "$repo" && go build -o "$tmp/loopgate" . && go build -o "$tmp/gencorpus" ./cmd/gencorpus && go build -o "$tmp/linefloor" ./cmd/linefloor)
 lg=$tmp/loopgate
 
 # ensure_corpus DIR SIZE [gencorpus flags...]: generate unless DIR already
@@ -303,8 +324,160 @@ memory() {
 	echo " session's summary for the report, on disk past 8192; jsonl streams them)"
 }
 
-if [[ $mode == memory ]]; then
-	memory "${1:-}"
-else
-	throughput "${1:-1GiB}" "${2:-}"
-fi
+# ccusage_binary: the path of ccusage's native binary, installed with npm
+# into the cache when absent. The npm package ccusage is a launcher whose
+# binary comes in an optional per-platform package; both are installed, and
+# the benchmark runs the binary itself (no Node start-up in its times).
+# ccusage 20.0.26 asks for @ccusage/ccusage-linux-x64@20.0.26, which npm
+# does not have (its newest is 20.0.24, checked 2026-11-25 with npm view):
+# that is why installing ccusage alone brings no binary, and why the
+# platform package's version is named apart.
+ccusage_binary() {
+	if [[ -n ${CCUSAGE:-} ]]; then
+		echo "$CCUSAGE"
+		return
+	fi
+	local version=${CCUSAGE_VERSION:-20.0.26} native=${CCUSAGE_NATIVE_VERSION:-20.0.24} arch
+	case $(uname -m) in
+	x86_64) arch=x64 ;;
+	aarch64 | arm64) arch=arm64 ;;
+	*)
+		echo "bench.sh: no ccusage build for $(uname -m); set CCUSAGE" >&2
+		return 2
+		;;
+	esac
+	local cache=${BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/loopgate-bench}/ccusage-$version-$native
+	local bin=$cache/node_modules/@ccusage/ccusage-linux-$arch/bin/ccusage
+	if [[ ! -f $bin ]]; then
+		command -v npm >/dev/null || {
+			echo "bench.sh: npm is required to install ccusage (or set CCUSAGE)" >&2
+			return 2
+		}
+		echo "== installing ccusage $version and @ccusage/ccusage-linux-$arch $native into $cache" >&2
+		mkdir -p "$cache"
+		npm install --no-audit --no-fund --prefix "$cache" \
+			"ccusage@$version" "@ccusage/ccusage-linux-$arch@$native" >&2 || return 2
+	fi
+	# npm leaves the binary without the execute bit its launcher would set.
+	chmod +x "$bin" || return 2
+	echo "$bin"
+}
+
+# pair_stat FILE AWK-EXPR [FORMAT]: the median and range, over the pairs
+# in FILE (scripts/pairs.sh output), of an expression of a pair's columns:
+# $2 old wall, $3 old cpu, $4 old MB, $5 new wall, $6 new cpu, $7 new MB.
+pair_stat() {
+	awk "/^ *[0-9]+ / {printf \"%.4f\\n\", $2}" "$1" | sort -g | awk -v f="${3:-%.2f}" '
+		{v[NR] = $1}
+		END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf f " (" f "-" f ")", m, v[1], v[NR]}'
+}
+
+# pairs NAME OLD NEW DIR: scripts/pairs.sh of OLD and NEW on DIR, its
+# output shown and kept in $tmp/NAME.pairs.
+pairs() {
+	echo "-- $1: $(basename "$2") then $(basename "$3"), $pairs_n pairs on $4"
+	"$repo/scripts/pairs.sh" -n "$pairs_n" "$2" "$3" -- "$4" | tee "$tmp/$1.pairs"
+}
+
+# wrapper NAME COMMAND...: an executable $tmp/run/NAME running COMMAND with
+# the corpus directory as its last argument (pairs.sh passes it). The
+# wrappers live apart from the binaries so that none can run itself.
+wrapper() {
+	local name=$1
+	shift
+	mkdir -p "$tmp/run"
+	{
+		echo '#!/bin/sh'
+		printf '%q ' exec "$@"
+		echo '"$1"'
+	} >"$tmp/run/$name"
+	chmod +x "$tmp/run/$name"
+}
+
+ratios() {
+	local size=${1:-500MB} dir=${2:-}
+	[[ -z $dir ]] && dir=$tmp/corpus
+	pairs_n=${BENCH_PAIRS:-5}
+	[[ $pairs_n =~ ^[1-9][0-9]*$ ]] || {
+		echo "bench.sh: BENCH_PAIRS must be a positive number, not $pairs_n" >&2
+		exit 2
+	}
+	local cc
+	cc=$(ccusage_binary) || exit 2
+	local claude=$dir/claude-code loops=$dir/loop-heavy
+	ensure_corpus "$claude" "$size" -formats claude-code
+	ensure_corpus "$loops" "$size" -loop-rate 50 -max-result 80KB
+	[[ -d $claude/claude/projects ]] || {
+		echo "bench.sh: $claude/claude/projects is missing: not a Claude Code corpus" >&2
+		exit 2
+	}
+	local claude_bytes loops_bytes
+	claude_bytes=$(corpus_bytes "$claude")
+	loops_bytes=$(corpus_bytes "$loops")
+	echo "== corpora: $claude ($claude_bytes bytes), $loops ($loops_bytes bytes)"
+
+	# ccusage reads CLAUDE_CONFIG_DIR/projects; HOME is an empty directory
+	# so that it finds no other agent's logs of this machine.
+	mkdir -p "$tmp/home" "$tmp/run"
+	{
+		echo '#!/bin/sh'
+		printf 'HOME=%q CLAUDE_CONFIG_DIR="$1/claude" exec %q session --json --offline\n' "$tmp/home" "$cc"
+	} >"$tmp/run/ccusage-session"
+	chmod +x "$tmp/run/ccusage-session"
+	local jopt=()
+	[[ $jobs != 0 ]] && jopt=(--jobs "$jobs")
+	wrapper loopgate-replay "$lg" replay --format json "${jopt[@]}"
+	wrapper loopgate-chars4 "$lg" replay --format json --tokenizer chars4 "${jopt[@]}"
+	wrapper linefloor "$tmp/linefloor" "${jopt[@]}"
+
+	# What each side found: the same sessions, or the ratio means nothing.
+	"$tmp/run/ccusage-session" "$claude" >"$tmp/ccusage.json"
+	"$tmp/run/loopgate-replay" "$claude" >"$tmp/replay-claude.json"
+	local cc_sessions lg_sessions
+	cc_sessions=$(jq '.session | length' "$tmp/ccusage.json")
+	lg_sessions=$(jq '.summary.sessions' "$tmp/replay-claude.json")
+	echo "== sessions in $claude: ccusage $cc_sessions, loopgate $lg_sessions"
+
+	# 1. A full replay (the default tokenizer, o200k_base) against ccusage's
+	# session report, which only sums the usage each record carries.
+	pairs ccusage "$tmp/run/loopgate-replay" "$tmp/run/ccusage-session" "$claude"
+	# 2. o200k_base against chars4 on the loop-heavy corpus.
+	pairs tokenizer "$tmp/run/loopgate-chars4" "$tmp/run/loopgate-replay" "$loops"
+	# 5. Replay against the floor: lines split and checked as JSON, on
+	# every core, nothing else.
+	pairs floor "$tmp/run/linefloor" "$tmp/run/loopgate-replay" "$claude"
+
+	"$tmp/run/loopgate-replay" "$loops" >"$tmp/replay-loops.json"
+	"$lg" replay --format json --jobs 1 "$loops" >"$tmp/replay-loops-jobs1.json"
+	local same=DIFFER
+	cmp -s "$tmp/replay-loops.json" "$tmp/replay-loops-jobs1.json" && same=OK
+	local stopped blocked largest
+	stopped=$(jq -r '.summary | (.steered + .blocked + .deduped + .halted) / .calls * 100 | floor' "$tmp/replay-loops.json")
+	blocked=$(jq -r '.summary | (.blocked + .deduped + .halted) / .calls * 100 | floor' "$tmp/replay-loops.json")
+	largest=$(jq -r '.totals.max_result_bytes' "$loops/.manifest.json")
+
+	local mb=1e6
+	echo
+	echo "== loopgate against its goals (issue 28): $size corpora, $pairs_n alternating pairs each"
+	print_machine
+	echo "ccusage: $("$cc" --version 2>/dev/null | head -1) (native binary; session --json --offline), loopgate replay --format json (o200k_base unless said)"
+	echo "each ratio: the median of the pairs (lowest-highest)"
+	echo "1. speed against ccusage, ccusage wall / loopgate wall:        $(pair_stat "$tmp/ccusage.pairs" '$5 / $2')   goal >= 2"
+	echo "   memory against ccusage, loopgate peak RSS / ccusage's:      $(pair_stat "$tmp/ccusage.pairs" '$4 / $7')   goal <= 0.5"
+	echo "   (Claude Code corpus, $(div "$claude_bytes" "$mb" %.0f) MB, $lg_sessions sessions; CPU ccusage / loopgate $(pair_stat "$tmp/ccusage.pairs" '$6 / $3'); peak RSS loopgate $(pair_stat "$tmp/ccusage.pairs" '$4' %.0f) MB, ccusage $(pair_stat "$tmp/ccusage.pairs" '$7' %.0f) MB)"
+	echo "2. o200k_base / chars4 replay wall time:                      $(pair_stat "$tmp/tokenizer.pairs" '$5 / $2')   goal <= 1.25"
+	echo "   (loop-heavy corpus, $(div "$loops_bytes" "$mb" %.0f) MB, all formats: $stopped% of calls stopped, $blocked% blocked or halted; results up to $largest bytes; CPU ratio $(pair_stat "$tmp/tokenizer.pairs" '$6 / $3'))"
+	echo "3. replay CPU use, (user + system) / wall, of $((ncpu * 100))%:         $(pair_stat "$tmp/ccusage.pairs" '100 * $3 / $2' %.0f%%) Claude Code corpus; $(pair_stat "$tmp/tokenizer.pairs" '100 * $6 / $5' %.0f%%) loop-heavy (o200k_base), $(pair_stat "$tmp/tokenizer.pairs" '100 * $3 / $2' %.0f%%) (chars4)"
+	echo "4. live hook p99: not measured here (docs/live.md)"
+	echo "5. replay throughput / floor (lines split and checked, all cores): $(pair_stat "$tmp/floor.pairs" '$2 / $5')"
+	echo "   (Claude Code corpus: replay $(pair_stat "$tmp/floor.pairs" "$claude_bytes / \$5 / $mb" %.0f) MB/s, floor $(pair_stat "$tmp/floor.pairs" "$claude_bytes / \$2 / $mb" %.0f) MB/s)"
+	echo "--jobs 1 vs --jobs $jobs_label JSON output (loop-heavy): $same"
+	[[ $dir == "$tmp/corpus" ]] && echo "(the corpora were temporary; pass DIR to keep them for the next run)"
+	return 0
+}
+
+case $mode in
+memory) memory "${1:-}" ;;
+throughput) throughput "${1:-1GiB}" "${2:-}" ;;
+ratios) ratios "${1:-500MB}" "${2:-}" ;;
+esac
