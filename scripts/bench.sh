@@ -470,7 +470,7 @@ ratios() {
 	echo "3. replay CPU use, (user + system) / wall, of $((ncpu * 100))%:         $(pair_stat "$tmp/ccusage.pairs" '100 * $3 / $2' %.0f%%) Claude Code corpus; $(pair_stat "$tmp/tokenizer.pairs" '100 * $6 / $5' %.0f%%) loop-heavy (o200k_base), $(pair_stat "$tmp/tokenizer.pairs" '100 * $3 / $2' %.0f%%) (chars4)"
 	echo "4. live hook p99: not measured here (docs/live.md)"
 	echo "5. replay throughput / floor (lines split and checked, all cores): $(pair_stat "$tmp/floor.pairs" '$2 / $5')"
-	echo "   (Claude Code corpus: replay $(pair_stat "$tmp/floor.pairs" "$claude_bytes / \$5 / $mb" %.0f) MB/s, floor $(pair_stat "$tmp/floor.pairs" "$claude_bytes / \$2 / $mb" %.0f) MB/s)"
+	echo "   (Claude Code corpus: replay $(pair_stat "$tmp/floor.pairs" "$claude_bytes / \$5 / $mb" %.0f) MB/s, floor $(pair_stat "$tmp/floor.pairs" "$claude_bytes / \$2 / $mb" %.0f) MB/s; CPU floor / replay $(pair_stat "$tmp/floor.pairs" '$3 / $6'))"
 	echo "--jobs 1 vs --jobs $jobs_label JSON output (loop-heavy): $same"
 	[[ $dir == "$tmp/corpus" ]] && echo "(the corpora were temporary; pass DIR to keep them for the next run)"
 	return 0
