@@ -94,10 +94,10 @@ type codexReader struct {
 	// itemTurns are the indexes of the turns role-user items opened.
 	itemTurns []int
 	compacted bool
-	prevTotal    *codexTokens
-	unknown      map[string]int
-	skipped      map[string]int
-	usageOnly    int
+	prevTotal *codexTokens
+	unknown   map[string]int
+	skipped   map[string]int
+	usageOnly int
 	// dl and dp are decodeCodexLine's destinations, reused from line to
 	// line (it runs per line); record gets copies.
 	dl codexLine
