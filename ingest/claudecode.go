@@ -106,6 +106,8 @@ type ccMessageRead struct {
 	blocks   []ccBlock
 	text     string
 	isString bool
+	// hasContent says the message has a content member that is not null.
+	hasContent bool
 }
 
 // ccScope is one agent scope of the file being read.
@@ -243,6 +245,7 @@ func (r *ccReader) decode(line []byte, l *ccLine, read *ccMessageRead) bool {
 		{Name: "usage", Raw: &m.Usage, View: true},
 	}
 	content := [...]jsonx.Nested{{Name: "content", Read: func(data []byte, pos, depth int) (int, bool) {
+		read.hasContent = true
 		switch data[pos] {
 		case '"':
 			s, end, ok := jsonx.DecodeStringAt(data, pos)
@@ -374,7 +377,15 @@ func (r *ccReader) line(l ccLine, n int, read *ccMessageRead) {
 			r.out.Problemf(n, "%s message content is neither text nor blocks; skipped", l.Type)
 			return
 		}
-		read = &ccMessageRead{m: m, blocks: blocks, text: text, isString: isString}
+		hasContent := len(bytes.TrimSpace(m.Content)) > 0 && string(bytes.TrimSpace(m.Content)) != "null"
+		read = &ccMessageRead{m: m, blocks: blocks, text: text, isString: isString, hasContent: hasContent}
+	}
+	if l.Type == "user" && !read.hasContent {
+		// Issue 26: a user message without content (a misspelt key) held
+		// nothing this reader can see, a tool_result perhaps: skipping it
+		// silently lost that result.
+		r.out.Problemf(n, "user message has no content (a misspelt or missing key; a tool_result it held is not joined to its call); skipped")
+		return
 	}
 	t := parseTime(l.Timestamp)
 	blocks, text, isString := read.blocks, read.text, read.isString
