@@ -17,7 +17,8 @@ package ingest
 //   - One API response is split over several lines sharing message.id and
 //     requestId: they form one Request, wherever the lines are (tool results
 //     of a parallel call may sit between them), and its usage is counted
-//     once, from the first line (as ccusage does).
+//     once (ccusage deduplicates on message.id + requestId too): input and
+//     cache counts from the first line, output the largest of its lines.
 //   - Assistant lines of the "<synthetic>" model are written locally by the
 //     CLI, not by a model: they are not requests.
 
@@ -476,7 +477,18 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 	}
 	if known, ok := sc.requests[key]; ok && key != "" {
 		ref = known
-		sc.b.s.Turns[ref.t].Requests[ref.r].TextChars += chars
+		req := &sc.b.s.Turns[ref.t].Requests[ref.r]
+		req.TextChars += chars
+		// The records of one response repeat its usage; in a few the
+		// output grows as the response streams (input and cache counts
+		// do not). The largest output is the response's.
+		if later := anthropicUsage(m.Usage); later != nil {
+			if req.Usage == nil {
+				req.Usage = later
+			} else if later.Output > req.Usage.Output {
+				req.Usage.Output = later.Output
+			}
+		}
 	} else {
 		sc.b.request(n, t, chars, anthropicUsage(m.Usage))
 		ref = sc.b.lastRef()
