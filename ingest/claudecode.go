@@ -128,6 +128,8 @@ type ccReader struct {
 	// blocks is the one-pass reading's list of blocks, reused from line
 	// to line: nothing keeps a block past its line.
 	blocks []ccBlock
+	// doc: the records come from a multi-line document (sessionBuilder.doc).
+	doc bool
 }
 
 // ccDirect turns on the one-pass reading of lines (ccReader.decode). It
@@ -136,11 +138,19 @@ type ccReader struct {
 var ccDirect = true
 
 func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
-	r := &ccReader{out: out, scopes: map[string]*ccScope{}, uuidScope: map[string]string{}}
+	parseClaudeCodeRecords(lr.Next, lr, false, h, out)
+}
+
+// parseClaudeCodeRecords reads the records next gives (the lines of lr, or
+// the elements of a document's array, which are valid JSON: lr is then
+// nil). doc says they come from a multi-line document: the sessions keep
+// line 0 once their problems are reported.
+func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc bool, h *Head, out *Sink) {
+	r := &ccReader{out: out, scopes: map[string]*ccScope{}, uuidScope: map[string]string{}, doc: doc}
 	records := 0
 	var read ccMessageRead
 	for {
-		line, n, ok := lr.Next()
+		line, n, ok := next()
 		if !ok {
 			break
 		}
@@ -322,6 +332,7 @@ func (r *ccReader) scope(key string, line int) *ccScope {
 	if sc == nil {
 		s := &Session{Format: formatClaudeCode, Agent: key, Line: line}
 		sc = &ccScope{b: newSessionBuilder(s), requests: map[string]callRef{}}
+		sc.b.doc = r.doc
 		r.scopes[key] = sc
 		r.order = append(r.order, key)
 	}
