@@ -10,11 +10,6 @@ package ingest
 // file (claudecode.go), in order; the session id is the file name's stem
 // when no element has a sessionId.
 
-import (
-	"bytes"
-	"strings"
-)
-
 const formatClaudeCodeLoglines = "claude-code-loglines"
 
 func init() {
@@ -32,34 +27,17 @@ func init() {
 }
 
 func parseClaudeCodeLoglines(doc []byte, h *Head, out *Sink) {
-	doc = bytes.TrimSpace(doc)
-	pos := newDocPos(doc, h.Line)
-	arr := member(doc, "loglines")
-	if !rawIsArray(arr) {
-		out.Problemf(h.Line, "loglines is not an array; no session read")
+	a, ok := readDocArray(doc, h, out, "loglines")
+	if !ok {
 		return
 	}
-	elems, err := elementsOf(arr)
-	if err != nil {
-		out.Problemf(h.Line, "loglines is not readable (%s); no session read", strings.TrimPrefix(err.Error(), "json: "))
-		return
-	}
-	lines := pos.elemLines(arr)
 	i := 0
 	next := func() ([]byte, int, bool) {
-		if i >= len(elems) {
+		if i >= len(a.elems) {
 			return nil, 0, false
 		}
 		i++
-		return elems[i-1], lineAtIndex(lines, i-1, h.Line), true
+		return a.elems[i-1], a.line(i-1, h.Line), true
 	}
-	multiLine := bytes.Contains(doc, []byte("\n"))
-	parseClaudeCodeRecords(next, nil, multiLine, h, &Sink{
-		File: out.File,
-		OnSession: func(s *Session) {
-			s.Format = formatClaudeCodeLoglines
-			out.Session(s)
-		},
-		OnProblem: func(p Problem) { out.Problemf(p.Line, "%s", p.Message) },
-	})
+	parseClaudeCodeRecords(next, nil, a.multiLine, h, renamed(out, formatClaudeCodeLoglines))
 }

@@ -27,14 +27,7 @@ func init() {
 		Priority:  25,
 		Sniff:     sniffHermesRequestDump,
 		ParseDoc: func(doc []byte, h *Head, out *Sink) {
-			parseOpenAIDoc(doc, h, &Sink{
-				File: out.File,
-				OnSession: func(s *Session) {
-					s.Format = formatHermesRequestDump
-					out.Session(s)
-				},
-				OnProblem: func(p Problem) { out.Problemf(p.Line, "%s", p.Message) },
-			})
+			parseOpenAIDoc(doc, h, renamed(out, formatHermesRequestDump))
 		},
 	})
 }
