@@ -14,9 +14,10 @@ package ingest
 //     instruction, which the resolver sends as the run's only user
 //     message); later message actions are the agent's text-only requests,
 //     unless the event names its source.
-//   - Every other action but finish, think-like and state-change ones
-//     (ohNotCalls) is a call named after the action, its arguments the
-//     action's fields less the bookkeeping ones (resolverNotArgs).
+//   - Every other action but state-change ones (ohNotCalls) is a call
+//     named after the action, with id "event-<position in history>", its
+//     arguments the action's fields less the bookkeeping ones
+//     (resolverNotArgs).
 //   - An observation answers the oldest call still waiting for a result
 //     whose action it names (run answers run); an "error" observation, or
 //     one whose action has no call waiting, the oldest call waiting. It is
@@ -107,6 +108,7 @@ func parseResolverRecord(rec []byte, h *Head, line int, doc bool, out *Sink) {
 	}
 	b := newSessionBuilder(&Session{Format: formatOpenHandsResolver, ID: id, Line: line})
 	b.doc = doc
+	var waiting []Call // calls waiting for their observation, in order
 	for i, raw := range r.History {
 		ln := lineAtIndex(lines, i, at)
 		ev := keysOf(raw)
@@ -128,31 +130,32 @@ func parseResolverRecord(rec []byte, h *Head, line int, doc bool, out *Sink) {
 			if ohNotCalls[action] {
 				continue
 			}
-			c := Call{Tool: action, Line: ln}
+			c := Call{ID: "event-" + strconv.Itoa(i+1), Tool: action, Line: ln}
 			c.SetArgsValue(resolverArgs(raw))
 			b.request(ln, time.Time{}, len(firstString(ev, "thought")), nil)
 			ref := b.call(c, out)
 			if action == "finish" {
 				b.final[ref] = true
-				b.legacy = b.legacy[:len(b.legacy)-1]
+				continue
 			}
+			waiting = append(waiting, c)
 		case observation != "":
-			waiting := -1
-			for k, ref := range b.legacy {
-				if b.at(ref).Tool == observation {
-					waiting = k
+			k := -1
+			for j, c := range waiting {
+				if c.Tool == observation {
+					k = j
 					break
 				}
 			}
-			if waiting < 0 && len(b.legacy) > 0 {
-				waiting = 0 // an "error" observation, or one named otherwise
+			if k < 0 && len(waiting) > 0 {
+				k = 0 // an "error" observation, or one named otherwise
 			}
-			if waiting < 0 {
+			if k < 0 {
 				out.Problemf(ln, "%s observation answers no call waiting for a result; ignored", observation)
 				continue
 			}
-			b.fill(b.legacy[waiting], firstString(ev, "content"), observation == "error", ln, time.Time{})
-			b.legacy = append(b.legacy[:waiting:waiting], b.legacy[waiting+1:]...)
+			b.result(waiting[k].ID, firstString(ev, "content"), observation == "error", ln, time.Time{}, out)
+			waiting = append(waiting[:k:k], waiting[k+1:]...)
 		default:
 			out.Problemf(ln, "history event %d is neither an action nor an observation; skipped", i+1)
 		}
