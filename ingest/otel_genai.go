@@ -48,7 +48,7 @@ func init() {
 		Detection: "A JSON object with a resourceSpans array.",
 		Priority:  39,
 		Sniff: func(h *Head) bool {
-			return !h.Array && (rawIsArray(h.Keys["resourceSpans"]) || rawIsArray(h.Keys["resource_spans"]))
+			return !h.Array && rawIsArray(h.Keys["resourceSpans"])
 		},
 		ParseDoc: func(doc []byte, h *Head, out *Sink) {
 			doc = bytes.TrimSpace(doc)
@@ -124,10 +124,6 @@ func (r *otelReader) request(data []byte, line int) {
 				Spans []jsonx.RawMessage `json:"spans"`
 			} `json:"scopeSpans"`
 		} `json:"resourceSpans"`
-	}
-	// The proto3 JSON mapping also accepts the fields' own snake_case names.
-	if !bytes.Contains(data, []byte(`"resourceSpans"`)) && bytes.Contains(data, []byte(`"resource_spans"`)) {
-		data = bytes.ReplaceAll(bytes.ReplaceAll(data, []byte(`"resource_spans"`), []byte(`"resourceSpans"`)), []byte(`"scope_spans"`), []byte(`"scopeSpans"`))
 	}
 	if r.records == 0 {
 		r.first = at
