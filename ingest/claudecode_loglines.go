@@ -31,6 +31,10 @@ func parseClaudeCodeLoglines(doc []byte, h *Head, out *Sink) {
 	if !ok {
 		return
 	}
+	if len(a.elems) == 0 {
+		out.Problemf(h.Line, "loglines is empty; no session read")
+		return
+	}
 	i := 0
 	next := func() ([]byte, int, bool) {
 		if i >= len(a.elems) {

@@ -49,6 +49,13 @@ func TestClaudeCodeLoglinesConformance(t *testing.T) {
 			lines:    []int{3},
 		},
 		{
+			name:     "an empty export is a problem",
+			file:     "s.json",
+			text:     `{"loglines": []}`,
+			problems: []string{"loglines is empty"},
+			lines:    []int{1},
+		},
+		{
 			name:     "a one-line export keeps its line",
 			file:     "s.json",
 			text:     `{"loglines": [{"type": "user", "sessionId": "abc", "message": {"role": "user", "content": "hi"}}]}`,

@@ -23,6 +23,9 @@ package ingest
 //     shell program), whose arguments are {"action": <the action>}.
 //   - A tool message answers each id of tool_call_ids (or its
 //     tool_call_id).
+//   - Demonstrations put in the history (is_demo, or message_type
+//     "demonstration") are the prompt's examples, not the run: skipped,
+//     and counted in the notes.
 //   - Sub-agents' messages (agent other than the first seen) are their
 //     own scope.
 
@@ -69,6 +72,7 @@ type sweMessage struct {
 	ToolCallIDs []string         `json:"tool_call_ids"`
 	ToolCallID  string           `json:"tool_call_id"`
 	Observation string           `json:"observation"`
+	IsDemo      bool             `json:"is_demo"`
 	Response    string           `json:"response"`
 }
 
@@ -96,7 +100,13 @@ func parseSWEAgent(doc []byte, h *Head, out *Sink) {
 			r.step(m, line)
 		}
 	}
-	for _, key := range r.order {
+	if len(r.order) == 0 {
+		r.scope("", h.Line) // a file with nothing of its run still shows
+	}
+	for i, key := range r.order {
+		if i == 0 && r.demos > 0 {
+			r.scopes[key].b.s.Notes = append(r.scopes[key].b.s.Notes, strconv.Itoa(r.demos)+" demonstration message(s) (is_demo) are not this run's; skipped")
+		}
 		r.scopes[key].b.finish(out)
 	}
 }
@@ -114,6 +124,7 @@ type sweReader struct {
 	first  string
 	scopes map[string]*sweScope
 	order  []string
+	demos  int
 }
 
 func (r *sweReader) scope(agent string, line int) *sweScope {
@@ -135,6 +146,12 @@ func (r *sweReader) scope(agent string, line int) *sweScope {
 }
 
 func (r *sweReader) message(m sweMessage, line int) {
+	if m.IsDemo || m.MessageType == "demonstration" {
+		// A demonstration shown to the model (put_demos_in_history), not
+		// this run's work.
+		r.demos++
+		return
+	}
 	sc := r.scope(m.Agent, line)
 	b := sc.b
 	text, _ := contentText(m.Content)

@@ -1,6 +1,9 @@
 package ingest
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A function-calling .traj (sweagent/types.py: history items with agent
 // and message_type; tool messages name their calls in tool_call_ids).
@@ -8,6 +11,10 @@ const sweTrajFC = `{
   "trajectory": [],
   "history": [
     {"role": "system", "content": "SETTING: ...", "agent": "main", "message_type": "system_prompt"},
+    {"role": "user", "content": "Here is a demonstration", "agent": "main", "message_type": "observation", "is_demo": true},
+    {"role": "assistant", "content": "demo", "action": "ls", "agent": "main", "is_demo": true,
+     "tool_calls": [{"function": {"arguments": "{}", "name": "bash"}, "id": "call_demo", "type": "function"}], "message_type": "action"},
+    {"role": "tool", "content": "demo output", "agent": "main", "message_type": "observation", "tool_call_ids": ["call_demo"], "is_demo": true},
     {"role": "user", "content": "We're solving this issue: ...", "agent": "main", "message_type": "observation"},
     {"role": "assistant", "content": "Find it.", "thought": "Find it.", "action": "find_file x.py", "agent": "main",
      "tool_calls": [{"function": {"arguments": "{\"file_name\":\"x.py\"}", "name": "find_file"}, "id": "call_1", "type": "function"}],
@@ -43,7 +50,12 @@ const sweTrajSteps = `{"trajectory": [
 func TestSWEAgentConformance(t *testing.T) {
 	runConformance(t, formatSWEAgent, []conformanceCase{
 		{name: "function calling: tool_call_ids join", file: "django__django-1.traj", text: sweTrajFC,
-			sessions: "django__django-1 main 1t 2r call_1/find_file=Found 1 matches call_2/submit=diff --git"},
+			sessions: "django__django-1 main 1t 2r call_1/find_file=Found 1 matches call_2/submit=diff --git",
+			check: func(t *testing.T, s []*Session) {
+				if len(s[0].Notes) != 1 || !strings.Contains(s[0].Notes[0], "3 demonstration") {
+					t.Errorf("the demonstration is not noted as skipped: %q", s[0].Notes)
+				}
+			}},
 		{name: "text actions: the next observation is the result", file: "inst.traj", text: sweTrajText,
 			sessions: "inst main 1t 2r action-1/ls=a.py",
 			check: func(t *testing.T, s []*Session) {
@@ -62,4 +74,15 @@ func TestSWEAgentConformance(t *testing.T) {
 func FuzzSWEAgent(f *testing.F) {
 	fuzzOneFormat(f, formatSWEAgent, "x.traj", sweTrajFC, sweTrajText, sweTrajSteps,
 		`{"history": [{"role": "assistant", "action": 5}, {"role": "tool", "tool_call_ids": "c"}], "trajectory": 1}`)
+}
+
+// TestSWEAgentEmpty: a trajectory with nothing of its run is still a
+// session (every file is a session or a problem).
+func TestSWEAgentEmpty(t *testing.T) {
+	for _, text := range []string{`{"history": []}`, `{"history": [{"role": "user", "content": "demo", "is_demo": true}]}`} {
+		sessions, problems := readText(t, "x.traj", text)
+		if len(sessions) != 1 || sessions[0].Format != formatSWEAgent || len(problems) != 0 {
+			t.Errorf("%s: %d sessions, problems %q", text, len(sessions), problemSummary(problems))
+		}
+	}
 }
