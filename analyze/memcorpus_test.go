@@ -16,7 +16,9 @@ import (
 // number of jobs; without keep, the same report but the sessions.
 func TestRunAllMatchesRun(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := gen.Generate(dir, gen.Config{Seed: 5, TotalBytes: 2 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 16 << 10, Loops: true}); err != nil {
+	// Seed 6 gives at least 20 sessions in 2 MB (seed 5 gave 18 once issue
+	// 26's one-session formats joined the plan).
+	if _, err := gen.Generate(dir, gen.Config{Seed: 6, TotalBytes: 2 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 16 << 10, Loops: true}); err != nil {
 		t.Fatal(err)
 	}
 	files := ingest.Expand([]string{dir}, func(p ingest.Problem) { t.Errorf("%v", p) })

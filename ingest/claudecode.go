@@ -17,7 +17,8 @@ package ingest
 //   - One API response is split over several lines sharing message.id and
 //     requestId: they form one Request, wherever the lines are (tool results
 //     of a parallel call may sit between them), and its usage is counted
-//     once, from the first line (as ccusage does).
+//     once (ccusage deduplicates on message.id + requestId too): input and
+//     cache counts from the first line, output the largest of its lines.
 //   - Assistant lines of the "<synthetic>" model are written locally by the
 //     CLI, not by a model: they are not requests.
 
@@ -106,6 +107,8 @@ type ccMessageRead struct {
 	blocks   []ccBlock
 	text     string
 	isString bool
+	// hasContent says the message has a content member that is not null.
+	hasContent bool
 }
 
 // ccScope is one agent scope of the file being read.
@@ -125,6 +128,8 @@ type ccReader struct {
 	// blocks is the one-pass reading's list of blocks, reused from line
 	// to line: nothing keeps a block past its line.
 	blocks []ccBlock
+	// doc: the records come from a multi-line document (sessionBuilder.doc).
+	doc bool
 }
 
 // ccDirect turns on the one-pass reading of lines (ccReader.decode). It
@@ -133,11 +138,19 @@ type ccReader struct {
 var ccDirect = true
 
 func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
-	r := &ccReader{out: out, scopes: map[string]*ccScope{}, uuidScope: map[string]string{}}
+	parseClaudeCodeRecords(lr.Next, lr, false, h, out)
+}
+
+// parseClaudeCodeRecords reads the records next gives (the lines of lr, or
+// the elements of a document's array, which are valid JSON: lr is then
+// nil). doc says they come from a multi-line document: the sessions keep
+// line 0 once their problems are reported.
+func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc bool, h *Head, out *Sink) {
+	r := &ccReader{out: out, scopes: map[string]*ccScope{}, uuidScope: map[string]string{}, doc: doc}
 	records := 0
 	var read ccMessageRead
 	for {
-		line, n, ok := lr.Next()
+		line, n, ok := next()
 		if !ok {
 			break
 		}
@@ -243,6 +256,7 @@ func (r *ccReader) decode(line []byte, l *ccLine, read *ccMessageRead) bool {
 		{Name: "usage", Raw: &m.Usage, View: true},
 	}
 	content := [...]jsonx.Nested{{Name: "content", Read: func(data []byte, pos, depth int) (int, bool) {
+		read.hasContent = true
 		switch data[pos] {
 		case '"':
 			s, end, ok := jsonx.DecodeStringAt(data, pos)
@@ -318,6 +332,7 @@ func (r *ccReader) scope(key string, line int) *ccScope {
 	if sc == nil {
 		s := &Session{Format: formatClaudeCode, Agent: key, Line: line}
 		sc = &ccScope{b: newSessionBuilder(s), requests: map[string]callRef{}}
+		sc.b.doc = r.doc
 		r.scopes[key] = sc
 		r.order = append(r.order, key)
 	}
@@ -374,7 +389,15 @@ func (r *ccReader) line(l ccLine, n int, read *ccMessageRead) {
 			r.out.Problemf(n, "%s message content is neither text nor blocks; skipped", l.Type)
 			return
 		}
-		read = &ccMessageRead{m: m, blocks: blocks, text: text, isString: isString}
+		hasContent := len(bytes.TrimSpace(m.Content)) > 0 && string(bytes.TrimSpace(m.Content)) != "null"
+		read = &ccMessageRead{m: m, blocks: blocks, text: text, isString: isString, hasContent: hasContent}
+	}
+	if l.Type == "user" && !read.hasContent {
+		// Issue 26: a user message without content (a misspelt key) held
+		// nothing this reader can see, a tool_result perhaps: skipping it
+		// silently lost that result.
+		r.out.Problemf(n, "user message has no content (a misspelt or missing key; a tool_result it held is not joined to its call); skipped")
+		return
 	}
 	t := parseTime(l.Timestamp)
 	blocks, text, isString := read.blocks, read.text, read.isString
@@ -465,7 +488,18 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 	}
 	if known, ok := sc.requests[key]; ok && key != "" {
 		ref = known
-		sc.b.s.Turns[ref.t].Requests[ref.r].TextChars += chars
+		req := &sc.b.s.Turns[ref.t].Requests[ref.r]
+		req.TextChars += chars
+		// The records of one response repeat its usage; in a few the
+		// output grows as the response streams (input and cache counts
+		// do not). The largest output is the response's.
+		if later := anthropicUsage(m.Usage); later != nil {
+			if req.Usage == nil {
+				req.Usage = later
+			} else if later.Output > req.Usage.Output {
+				req.Usage.Output = later.Output
+			}
+		}
 	} else {
 		sc.b.request(n, t, chars, anthropicUsage(m.Usage))
 		ref = sc.b.lastRef()

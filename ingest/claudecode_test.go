@@ -105,6 +105,27 @@ func TestClaudeCodeReading(t *testing.T) {
 			sessions: "main 1t 1r t1/Task=report | ag 1t 1r g1/Grep=none",
 			usage:    2,
 		},
+		{
+			// Issue 26: the line and its tool_result vanished without a word.
+			name: "a user line whose content key is misspelt is a problem, and its call has no result",
+			lines: []string{
+				user("u1", "", `"go"`, ""),
+				asst("a1", "u1", "m1", "r1", use("t1", "Write"), ""),
+				cc(`"type":"user","uuid":"r1","parentUuid":"a1","message":{"role":"user","contenst":[` + res("t1", "done", false) + `]}`),
+			},
+			sessions: "main 1t 1r t1/Write=!", // "!": no result
+			usage:    1,
+			problems: 2,
+		},
+		{
+			name: "a user line whose content is null is a problem",
+			lines: []string{
+				user("u1", "", `"go"`, ""),
+				user("u2", "u1", `null`, ""),
+			},
+			sessions: "main 1t 0r ",
+			problems: 1,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,10 +5,17 @@ package ingest
 // docs/formats/other.md.
 //
 // Readings taken:
-//   - A turn starts at event_msg user_message. The role-user response_item
-//     carries the same text plus injected context (environment, AGENTS.md),
-//     so it only opens a turn in a file that has no user_message events
-//     (older builds), and never when it is injected context.
+//   - A turn starts at event_msg user_message, as Codex itself rebuilds a
+//     thread's turns from its rollout (codex-rs/app-server-protocol/src/
+//     protocol/thread_history.rs: handle_user_message opens a turn, and
+//     handle_response_item takes nothing from a role-user message but a
+//     hook prompt). Role-user response_items are the model's input: the
+//     typed text again, and injected context (AGENTS.md, environment). Only
+//     in a file with no user_message event at all (older builds, whose
+//     resume replayed the items) do they open turns, and never when they
+//     are injected context. The file is read once, so a role-user item
+//     opens a turn as it comes; finish folds those turns back into the one
+//     before them when the file turns out to have user_message events.
 //   - A request is a run of consecutive model items (reasoning, assistant
 //     message, calls); a call output, a user message or a token_count ends it.
 //   - token_count usage: last_token_usage when present, else the difference
@@ -84,13 +91,13 @@ type codexReader struct {
 	b            *sessionBuilder
 	open         bool // a request is open (model items are being added to it)
 	sawUserEvent bool
-	lastUser     string
-	turnFromItem bool
-	compacted    bool
-	prevTotal    *codexTokens
-	unknown      map[string]int
-	skipped      map[string]int
-	usageOnly    int
+	// itemTurns are the indexes of the turns role-user items opened.
+	itemTurns []int
+	compacted bool
+	prevTotal *codexTokens
+	unknown   map[string]int
+	skipped   map[string]int
+	usageOnly int
 	// dl and dp are decodeCodexLine's destinations, reused from line to
 	// line (it runs per line); record gets copies.
 	dl codexLine
@@ -129,6 +136,9 @@ func parseCodex(lr *LineReader, h *Head, out *Sink) {
 	s := r.b.s
 	if s.ID == "" {
 		s.ID = fileStem(h.Name)
+	}
+	if r.sawUserEvent {
+		r.foldItemTurns()
 	}
 	s.Notes = append(s.Notes, countNotes(r.unknown, "line(s) of unknown type %s skipped")...)
 	s.Notes = append(s.Notes, countNotes(r.skipped, "%s item(s) not replayed (no call loopgate can replay)")...)
@@ -248,28 +258,47 @@ func (r *codexReader) userTurn(text string, n int, t time.Time) {
 		r.b.s.Turns[len(r.b.s.Turns)-1].CompactedBefore = true
 		r.compacted = false
 	}
-	r.lastUser = text
 	r.open = false
 }
 
-// turnIsEmpty reports whether the current turn has no request yet.
-func (r *codexReader) turnIsEmpty() bool {
-	ts := r.b.s.Turns
-	return len(ts) > 0 && len(ts[len(ts)-1].Requests) == 0
+// foldItemTurns undoes the turns role-user items opened, in a file that has
+// user_message events: each one's requests go to the turn before it (a
+// leading one becomes the turn of calls made before any user message, or
+// goes when it has none), and its compaction mark to the turn after it. It
+// runs once the file is read: the callRefs that join results index turns.
+func (r *codexReader) foldItemTurns() {
+	if len(r.itemTurns) == 0 {
+		return
+	}
+	fold := map[int]bool{}
+	for _, i := range r.itemTurns {
+		fold[i] = true
+	}
+	var kept []Turn
+	compacted := false
+	for i, t := range r.b.s.Turns {
+		switch {
+		case !fold[i]:
+			t.CompactedBefore = t.CompactedBefore || compacted
+			compacted = false
+			kept = append(kept, t)
+		case len(kept) > 0:
+			kept[len(kept)-1].Requests = append(kept[len(kept)-1].Requests, t.Requests...)
+			compacted = compacted || t.CompactedBefore
+		case len(t.Requests) > 0:
+			kept = append(kept, Turn{Requests: t.Requests, CompactedBefore: t.CompactedBefore})
+		default:
+			compacted = compacted || t.CompactedBefore
+		}
+	}
+	r.b.s.Turns = kept
 }
 
 func (r *codexReader) event(p codexPayload, n int, t time.Time) {
 	switch p.Type {
 	case "user_message":
-		text := p.messageText()
 		r.sawUserEvent = true
-		if r.turnFromItem && r.lastUser == text && r.turnIsEmpty() {
-			// The response_item of this message came first and opened the turn.
-			r.turnFromItem = false
-			return
-		}
-		r.turnFromItem = false
-		r.userTurn(text, n, t)
+		r.userTurn(p.messageText(), n, t)
 	case "context_compacted":
 		r.compaction()
 	case "token_count":
@@ -306,11 +335,8 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 			if r.sawUserEvent || codexInjected(text) || strings.TrimSpace(text) == "" {
 				return
 			}
-			if r.lastUser == text && r.turnIsEmpty() {
-				return // the user_message event already opened this turn
-			}
 			r.userTurn(text, n, t)
-			r.turnFromItem = true
+			r.itemTurns = append(r.itemTurns, len(r.b.s.Turns)-1)
 		case "assistant":
 			r.modelRequest(n, t)
 			r.b.lastRequest(n, t).TextChars += len(text)

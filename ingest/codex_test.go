@@ -69,6 +69,32 @@ func TestCodexReading(t *testing.T) {
 			turns: 1, reqs: "1:900/0/90 1:120/0/12",
 		},
 		{
+			// As Codex rebuilds turns (thread_history.rs: "EventMsg::UserMessage(payload)
+			// => self.handle_user_message(payload)"), role-user items that are
+			// not the typed text (AGENTS.md, redacted context) open no turn.
+			name: "role-user items whose text differs from the event's open no turn",
+			lines: []string{cx("response_item", `{"type":"message","role":"user","content":[{"type":"input_text","text":"[REDACTED len=3017]"}]}`),
+				cx("response_item", `{"type":"message","role":"user","content":[{"type":"input_text","text":"[REDACTED len=108]"}]}`),
+				cx("response_item", `{"type":"message","role":"user","content":[{"type":"input_text","text":"[REDACTED len=115]"}]}`),
+				cx("event_msg", `{"type":"user_message","message":"[REDACTED_MESSAGE len=115]"}`), call("c1"), output("c1")},
+			turns: 1, reqs: "1:-",
+		},
+		{
+			name:  "a role-user item after the first event opens no turn",
+			lines: []string{userEvent, call("c1"), output("c1"), cx("response_item", `{"type":"message","role":"user","content":[{"type":"input_text","text":"injected later"}]}`), call("c2"), output("c2")},
+			turns: 1, reqs: "1:- 1:-",
+		},
+		{
+			name:  "with no user_message event at all, role-user items open turns",
+			lines: []string{userItem, call("c1"), output("c1"), cx("response_item", `{"type":"message","role":"user","content":[{"type":"input_text","text":"again"}]}`), call("c2"), output("c2")},
+			turns: 2, reqs: "1:- 1:-",
+		},
+		{
+			name:  "calls answered before the first event stay, in a turn of their own",
+			lines: []string{userItem, call("c1"), output("c1"), userEvent, call("c2"), output("c2")},
+			turns: 2, reqs: "1:- 1:-",
+		},
+		{
 			name:  "a user message between calls starts a new turn",
 			lines: []string{userEvent, call("c1"), output("c1"), cx("event_msg", `{"type":"user_message","message":"again"}`), call("c2"), output("c2")},
 			turns: 2, reqs: "1:- 1:-",

@@ -340,6 +340,14 @@ func (r *oaReader) record(data []byte, line int, sr *splitLine) (oaRecord, bool)
 			break
 		}
 	}
+	// A logged HTTP request, {"request": {"method", "url", "headers",
+	// "body": {...}}} (hermes' request_dump_*.json): the API request is
+	// its body.
+	if len(reqPath) == 1 && req["messages"] == nil && req["input"] == nil {
+		if b := keysOf(req["body"]); b != nil {
+			req, reqPath = b, []string{reqPath[0], "body"}
+		}
+	}
 	if m := membersOf("response"); m != nil {
 		resp, respPath = m, []string{"response"}
 		if b := keysOf(m["body"]); b != nil { // OpenAI batch output

@@ -149,6 +149,12 @@ func TestOpenHandsDirectDecodes(t *testing.T) {
 		if !strings.Contains(filepath.ToSlash(p), "openhands/") || !IsTranscriptName(filepath.Base(p)) {
 			continue
 		}
+		// Other OpenHands formats (the V1 SDK events, resolver output)
+		// live under openhands/ too; this reading is the trajectory one's.
+		if f, told := detectedFormat(data, filepath.Base(p)); told && f != formatOpenHands {
+			t.Logf("%s: read as %q, not %s; not this reading's file", p, f, formatOpenHands)
+			continue
+		}
 		files++
 		var records [][]byte
 		if strings.HasSuffix(p, ".jsonl") {
@@ -189,6 +195,22 @@ func TestOpenHandsDirectDecodes(t *testing.T) {
 	if !parseOpenHandsDirect([]byte(ohEdgeRecords[0]), 1, "x", nil, &Sink{}) {
 		t.Error("the direct reading declines a well-formed record")
 	}
+}
+
+// detectedFormat is the format detection picks for a file: the format of
+// its sessions, or "" when it is of no known format. told is false when
+// the reading does not tell (a file of broken records gives no session).
+func detectedFormat(data []byte, name string) (id string, told bool) {
+	sessions, problems := readBytes(data, name, "")
+	for _, s := range sessions {
+		return s.Format, true
+	}
+	for _, p := range problems {
+		if strings.Contains(p.Message, "of no known format") {
+			return "", true
+		}
+	}
+	return "", false
 }
 
 func FuzzOpenHandsDirect(f *testing.F) {

@@ -9,7 +9,7 @@ import (
 )
 
 // transcriptSuffixes are the file endings read when walking a directory.
-var transcriptSuffixes = []string{".jsonl", ".json", ".jsonl.gz", ".json.gz"}
+var transcriptSuffixes = []string{".jsonl", ".json", ".jsonl.gz", ".json.gz", ".traj", ".traj.gz"}
 
 // IsTranscriptName reports whether a file found in a directory walk is read:
 // a JSON or JSONL file (maybe gzipped), or a known agent database

@@ -45,12 +45,16 @@ const (
 	FormatHermesSnapshot   = "hermes-snapshot"
 	FormatOpenHands        = "openhands"
 	FormatPi               = "pi"
+	// Issue 26.
+	FormatHermesRequestDump = "hermes-request-dump"
+	FormatSWEAgent          = "swe-agent"
+	FormatATIF              = "atif"
 )
 
 // Formats lists every format the generator writes.
 // New formats go last: a corpus of the earlier ones, asked for by name,
 // stays byte for byte what it was.
-var Formats = []string{FormatHermesExport, FormatHermesGateway, FormatHermesTrajectory, FormatNanobot, FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex, FormatHermesBatch, FormatHermesSnapshot, FormatOpenHands, FormatPi}
+var Formats = []string{FormatHermesExport, FormatHermesGateway, FormatHermesTrajectory, FormatNanobot, FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex, FormatHermesBatch, FormatHermesSnapshot, FormatOpenHands, FormatPi, FormatHermesRequestDump, FormatSWEAgent, FormatATIF}
 
 // LargeFileBytes is the size above which a file counts as large.
 const LargeFileBytes = 50 << 20
@@ -319,7 +323,7 @@ func planFiles(cfg Config) []filePlan {
 	multi := []string{}
 	for _, f := range cfg.Formats {
 		switch f {
-		case FormatNanobot, FormatHermesGateway, FormatClaudeCode, FormatCodex, FormatHermesSnapshot, FormatPi:
+		case FormatNanobot, FormatHermesGateway, FormatClaudeCode, FormatCodex, FormatHermesSnapshot, FormatPi, FormatHermesRequestDump, FormatSWEAgent, FormatATIF:
 			// one session per file: no file of theirs is planned large
 		default:
 			multi = append(multi, f)
@@ -385,6 +389,17 @@ func planFiles(cfg Config) []filePlan {
 			pl.single = true
 			pl.sid = uuid4(r)
 			pl.path = "codex/sessions/" + day.UTC().Format("2006/01/02") + "/rollout-" + day.UTC().Format("2006-01-02T15-04-05") + "-" + pl.sid + ".jsonl"
+		case FormatHermesRequestDump:
+			pl.single = true
+			pl.sid = day.Format("20060102_150405") + "_" + randString(r, "0123456789abcdef", 6)
+			pl.path = "hermes/sessions/request_dump_" + pl.sid + "_" + day.Add(7*time.Minute).Format("20060102_150405") + "_" + randString(r, "0123456789", 6) + ".json"
+		case FormatSWEAgent:
+			pl.single = true
+			inst := fmt.Sprintf("%s__%s-%d", word(r), word(r), 1000+r.IntN(9000))
+			pl.path = fmt.Sprintf("swe-agent/trajectories/dev/run_%04d/%s/%s.traj", n, inst, inst)
+		case FormatATIF:
+			pl.single = true
+			pl.path = fmt.Sprintf("harbor/jobs/job_%04d/trial_%d/agent/trajectory.json", n, r.IntN(5))
 		case FormatOpenAIChat, FormatOpenAIResponses:
 			kind := "chat"
 			if f == FormatOpenAIResponses {
@@ -407,7 +422,7 @@ func harnessOf(format string) harness {
 	switch format {
 	case FormatNanobot:
 		return hNanobot
-	case FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex, FormatOpenHands, FormatPi:
+	case FormatOpenAIChat, FormatOpenAIResponses, FormatClaudeCode, FormatCodex, FormatOpenHands, FormatPi, FormatSWEAgent, FormatATIF:
 		// Claude Code, Codex and OpenHands sessions are built with the
 		// OpenAI harness's tools and renamed as they are written
 		// (write_agents.go).

@@ -137,6 +137,10 @@ func (w *claudeCodeWriter) session(lw *lineWriter, s *session) []written {
 		parent = u
 	}
 	tick := func() int64 { at += int64(200_000 + w.r.IntN(3_000_000)); return at }
+	// The prompt grows as a real one does (ccPrompt): each response's usage
+	// is drawn once and every record of the response carries it.
+	prompt := newCCPrompt(w.r)
+	var u ccUsage
 	assistant := func(msgID, reqID, stop string, block func()) {
 		line("assistant", tick(), func() {
 			lw.raw(`,"requestId":`)
@@ -154,18 +158,23 @@ func (w *claudeCodeWriter) session(lw *lineWriter, s *session) []written {
 				lw.str(stop)
 			}
 			lw.raw(`,"usage":{"input_tokens":`)
-			lw.raw(itoa(3 + w.r.IntN(40)))
+			lw.raw(itoa(u.input))
 			lw.raw(`,"cache_creation_input_tokens":`)
-			lw.raw(itoa(w.r.IntN(4000)))
+			lw.raw(itoa(u.cacheWrite))
 			lw.raw(`,"cache_read_input_tokens":`)
-			lw.raw(itoa(8000 + w.r.IntN(60000)))
+			lw.raw(itoa(u.cacheRead))
 			lw.raw(`,"output_tokens":`)
-			lw.raw(itoa(20 + w.r.IntN(600)))
+			out := u.output
+			if stop == "" && u.partialOutput > 0 {
+				out = u.partialOutput
+			}
+			lw.raw(itoa(out))
 			lw.raw("}}")
 		})
 	}
 	for _, t := range s.turns {
 		at = t.at
+		prompt.add(len(t.user))
 		line("user", at, func() {
 			lw.raw(`,"message":{"role":"user","content":`)
 			lw.str(t.user)
@@ -174,6 +183,18 @@ func (w *claudeCodeWriter) session(lw *lineWriter, s *session) []written {
 		for _, st := range t.steps {
 			msgID := "msg_01" + randString(w.r, alnum, 22)
 			reqID := "req_011C" + randString(w.r, alnum, 20)
+			written := len(st.reasoning) + len(st.text)
+			records := len(st.calls)
+			for _, c := range st.calls {
+				written += len(c.tool) + len(objString(c.args, false))
+			}
+			if st.reasoning != "" {
+				records++
+			}
+			if st.text != "" {
+				records++
+			}
+			u = prompt.response(written, records > 1)
 			if st.reasoning != "" {
 				assistant(msgID, reqID, "", func() {
 					lw.raw(`{"type":"thinking","thinking":`)
@@ -209,6 +230,7 @@ func (w *claudeCodeWriter) session(lw *lineWriter, s *session) []written {
 				})
 			}
 			for _, c := range st.calls {
+				prompt.add(len(c.result))
 				line("user", tick(), func() {
 					lw.raw(`,"message":{"role":"user","content":[{"tool_use_id":`)
 					lw.str(c.id)
@@ -221,6 +243,7 @@ func (w *claudeCodeWriter) session(lw *lineWriter, s *session) []written {
 				})
 			}
 		}
+		u = prompt.response(len(t.final), false)
 		assistant("msg_01"+randString(w.r, alnum, 22), "req_011C"+randString(w.r, alnum, 20), "end_turn", func() {
 			lw.raw(`{"type":"text","text":`)
 			lw.str(t.final)
@@ -228,6 +251,63 @@ func (w *claudeCodeWriter) session(lw *lineWriter, s *session) []written {
 		})
 	}
 	return []written{{s: s, id: s.id, line: 1}}
+}
+
+// ccPrompt follows the size of a Claude Code session's prompt, in tokens,
+// so that the usage the generated records carry tells the same story as a
+// real session's: the next response's prompt is this one's plus its output
+// plus the text added in between (results, the next prompt), which is what
+// loopgate's calibration reads (analyze/calibrate.go). Usage drawn per
+// record, as before, made the prompt jump at random: 1,021 of 1,022
+// generated sessions had their usage rejected as implausible.
+type ccPrompt struct {
+	r      *rand.Rand
+	tokens int // the prompt as the next response will see it
+	cached int // the prefix the last response cached
+	// bytesPerToken is the session's tokenizer ratio, drawn once.
+	bytesPerToken float64
+}
+
+// ccUsage is one response's usage, written on each of its records.
+type ccUsage struct {
+	input, cacheWrite, cacheRead, output int
+	// partialOutput, when not 0, is the output_tokens of the records
+	// before the response's last one: in a few real messages (7 of 94
+	// multi-record ones in the third-party samples) the streamed records
+	// carry a smaller output than the last; input and cache never differ.
+	partialOutput int
+}
+
+func newCCPrompt(r *rand.Rand) *ccPrompt {
+	// A system prompt and tool definitions of Claude Code's size.
+	return &ccPrompt{r: r, tokens: 9000 + r.IntN(9000), bytesPerToken: 3.2 + r.Float64()}
+}
+
+// add grows the prompt by text of n bytes.
+func (p *ccPrompt) add(n int) {
+	p.tokens += p.count(n)
+}
+
+func (p *ccPrompt) count(n int) int {
+	if n == 0 {
+		return 0
+	}
+	return max(1, int(float64(n)/p.bytesPerToken+0.5))
+}
+
+// response draws the usage of a response of n bytes whose prompt is the
+// current one, and adds its output to the prompt.
+func (p *ccPrompt) response(n int, multiRecord bool) ccUsage {
+	u := ccUsage{cacheRead: p.cached, output: p.count(n) + 4 + p.r.IntN(30)}
+	fresh := p.tokens - p.cached
+	u.input = min(fresh, 1+p.r.IntN(12))
+	u.cacheWrite = fresh - u.input
+	if multiRecord && p.r.IntN(13) == 0 {
+		u.partialOutput = 1 + p.r.IntN(u.output)
+	}
+	p.cached = p.tokens
+	p.tokens += u.output
+	return u
 }
 
 type codexWriter struct {

@@ -96,6 +96,12 @@ func newFormatWriter(pl filePlan, r *rand.Rand) fileWriter {
 		return &piWriter{r: r, cwd: "/" + strings.ReplaceAll(dir, "-", "/")}
 	case FormatOpenHands:
 		return &openHandsWriter{r: r, doc: pl.single, stem: stemOf(pl.path)}
+	case FormatHermesRequestDump:
+		return &requestDumpWriter{r: r, sid: pl.sid}
+	case FormatSWEAgent:
+		return &sweAgentWriter{r: r, stem: strings.TrimSuffix(stemOf(pl.path), ".traj")}
+	case FormatATIF:
+		return &atifWriter{r: r}
 	default:
 		return &openaiResponses{r: r, doc: pl.single, stem: stemOf(pl.path)}
 	}

@@ -37,20 +37,8 @@ func (w *nanobotWriter) session(lw *lineWriter, s *session) []written {
 			lw.raw(`{"role": "assistant", "content": `)
 			lw.str(m.content)
 			if len(m.calls) > 0 {
-				lw.raw(`, "tool_calls": [`)
-				for i, c := range m.calls {
-					if i > 0 {
-						lw.raw(", ")
-					}
-					lw.raw(`{"id": `)
-					lw.str(c.id)
-					lw.raw(`, "type": "function", "function": {"name": `)
-					lw.str(c.tool)
-					lw.raw(`, "arguments": `)
-					lw.str(objString(c.args, true))
-					lw.raw("}}")
-				}
-				lw.raw("]")
+				lw.raw(`, "tool_calls": `)
+				chatToolCalls(lw, m.calls, true)
 			}
 			if m.reasoning != "" {
 				lw.raw(`, "reasoning_content": `)
@@ -120,20 +108,8 @@ func (w *openaiChat) session(lw *lineWriter, s *session) []written {
 				lw.str(m.content)
 			}
 			if len(m.calls) > 0 {
-				lw.raw(`,"tool_calls":[`)
-				for i, c := range m.calls {
-					if i > 0 {
-						lw.raw(",")
-					}
-					lw.raw(`{"id":`)
-					lw.str(c.id)
-					lw.raw(`,"type":"function","function":{"name":`)
-					lw.str(c.tool)
-					lw.raw(`,"arguments":`)
-					lw.str(objString(c.args, false))
-					lw.raw("}}")
-				}
-				lw.raw("]")
+				lw.raw(`,"tool_calls":`)
+				chatToolCalls(lw, m.calls, false)
 			}
 			lw.raw("}")
 		case "tool":

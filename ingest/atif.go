@@ -1,0 +1,161 @@
+package ingest
+
+// ATIF, the Agent Trajectory Interchange Format (Harbor,
+// docs/rfcs/0001-trajectory-format.md, ATIF-v1.0 to v1.7): one JSON
+// document {"schema_version": "ATIF-v1.x", "session_id", "agent": {name,
+// version, model_name}, "steps": [...], "final_metrics"}. A step has a
+// source (system, user or agent), a message, and for agent steps
+// reasoning_content, tool_calls [{tool_call_id, function_name, arguments}],
+// observation {results: [{source_call_id, content}]} and metrics
+// {prompt_tokens (cached included), completion_tokens, cached_tokens}.
+// hermes' NeMo-Relay exports and Harbor's agents write it. Format
+// reference: docs/formats/atif.md.
+//
+// Readings taken:
+//   - A user step opens a turn. An agent step is one request: its text is
+//     message plus reasoning_content, its usage the step's metrics, its
+//     calls the tool_calls, answered by the results of the same step's
+//     observation (by source_call_id; ids repeated within a step, as in a
+//     redacted file, are joined in order), else by a later step's.
+//   - System steps, and steps of a source the spec does not name, carry no
+//     turn or request; the session notes count the latter.
+//   - An observation result without source_call_id answers no call (the
+//     spec's non-tool actions and subagent delegations).
+
+import (
+	"strings"
+	"time"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+const formatATIF = "atif"
+
+func init() {
+	register(&Format{
+		ID:        formatATIF,
+		Family:    "atif",
+		Reads:     "ATIF (Agent Trajectory Interchange Format, Harbor) trajectories: schema_version ATIF-v1.x, steps with tool_calls and observation results.",
+		Detection: `A JSON object with steps and a schema_version starting with "ATIF".`,
+		Priority:  38,
+		Sniff: func(h *Head) bool {
+			return !h.Array && strings.HasPrefix(h.String("schema_version"), "ATIF") && rawIsArray(h.Keys["steps"])
+		},
+		ParseDoc: parseATIF,
+	})
+}
+
+type atifStep struct {
+	Source      string           `json:"source"`
+	Timestamp   string           `json:"timestamp"`
+	ModelName   string           `json:"model_name"`
+	Message     jsonx.RawMessage `json:"message"`
+	Reasoning   string           `json:"reasoning_content"`
+	ToolCalls   []atifToolCall   `json:"tool_calls"`
+	Observation *struct {
+		Results []struct {
+			SourceCallID string           `json:"source_call_id"`
+			Content      jsonx.RawMessage `json:"content"`
+		} `json:"results"`
+	} `json:"observation"`
+	Metrics *struct {
+		Prompt     *int64 `json:"prompt_tokens"`
+		Completion int64  `json:"completion_tokens"`
+		Cached     int64  `json:"cached_tokens"`
+	} `json:"metrics"`
+}
+
+type atifToolCall struct {
+	ID        string           `json:"tool_call_id"`
+	Name      string           `json:"function_name"`
+	Arguments jsonx.RawMessage `json:"arguments"`
+}
+
+func parseATIF(doc []byte, h *Head, out *Sink) {
+	a, ok := readDocArray(doc, h, out, "steps")
+	if !ok {
+		return
+	}
+	var top struct {
+		SessionID string `json:"session_id"`
+		Agent     struct {
+			ModelName string `json:"model_name"`
+		} `json:"agent"`
+	}
+	_ = jsonx.Unmarshal(doc, &top) // members of other types leave their defaults
+	s := &Session{Format: formatATIF, ID: top.SessionID, Model: top.Agent.ModelName, Line: a.line(0, h.Line)}
+	if s.ID == "" {
+		s.ID = fileStem(h.Name)
+	}
+	b := newSessionBuilder(s)
+	b.doc = a.multiLine
+	other := map[string]int{}
+	for i, raw := range a.elems {
+		line := a.line(i, h.Line)
+		var st atifStep
+		if err := jsonx.Unmarshal(raw, &st); err != nil {
+			out.Problemf(line, "step %d is not an ATIF step (%s); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
+			continue
+		}
+		t := parseTime(st.Timestamp)
+		text, _ := contentText(st.Message)
+		switch st.Source {
+		case "user":
+			b.turn(line, t, len(text))
+		case "agent":
+			atifAgentStep(b, st, text, line, t, out)
+		case "system":
+		default:
+			other[st.Source]++
+		}
+	}
+	s.Notes = append(s.Notes, countNotes(other, `step(s) of source "%s" (not system, user or agent) carry no turn or request; skipped`)...)
+	b.finish(out)
+}
+
+func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time.Time, out *Sink) {
+	if b.s.Model == "" {
+		b.s.Model = st.ModelName
+	}
+	var u *Usage
+	if m := st.Metrics; m != nil && m.Prompt != nil {
+		u = &Usage{Input: *m.Prompt, Output: m.Completion, CacheRead: m.Cached}
+	}
+	b.request(line, t, len(text)+len(st.Reasoning), u)
+	ref := b.lastRef()
+	calls := make([]Call, len(st.ToolCalls))
+	for i, tc := range st.ToolCalls {
+		calls[i] = Call{ID: tc.ID, Tool: tc.Name, Time: t, Line: line}
+		calls[i].SetArgsField(tc.Arguments)
+	}
+	// Results of the same step join its calls first, in order for a
+	// repeated id; the rest go to calls of earlier steps.
+	var later []int
+	if st.Observation != nil {
+		for ri, res := range st.Observation.Results {
+			if res.SourceCallID == "" {
+				continue
+			}
+			joined := false
+			for ci := range calls {
+				if calls[ci].ID == res.SourceCallID && !calls[ci].HasResult {
+					text, _ := contentText(res.Content)
+					calls[ci].Result, calls[ci].HasResult, calls[ci].ResultLine = text, true, line
+					joined = true
+					break
+				}
+			}
+			if !joined {
+				later = append(later, ri)
+			}
+		}
+	}
+	for _, c := range calls {
+		b.callAt(ref, c, out)
+	}
+	for _, ri := range later {
+		res := st.Observation.Results[ri]
+		text, _ := contentText(res.Content)
+		b.result(res.SourceCallID, text, false, line, t, out)
+	}
+}

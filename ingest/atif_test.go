@@ -1,0 +1,58 @@
+package ingest
+
+import "testing"
+
+// An ATIF-v1.4 trajectory as Harbor's RFC 0001 lays it out.
+const atifTrajectory = `{
+  "schema_version": "ATIF-v1.4",
+  "session_id": "025B810F-B3A2-4C67-93C0-FE7A142A947A",
+  "agent": {"name": "harbor-agent", "version": "1.0.0", "model_name": "gemini-2.5-flash"},
+  "steps": [
+    {"step_id": 1, "timestamp": "2025-10-11T10:30:00Z", "source": "system", "message": "You are a financial assistant."},
+    {"step_id": 2, "timestamp": "2025-10-11T10:30:01Z", "source": "user", "message": "Price of GOOGL?"},
+    {"step_id": 3, "timestamp": "2025-10-11T10:30:02Z", "source": "agent", "message": "Searching.",
+     "reasoning_content": "Use the search tool.",
+     "tool_calls": [
+       {"tool_call_id": "call_price_1", "function_name": "financial_search", "arguments": {"ticker": "GOOGL", "metric": "price"}},
+       {"tool_call_id": "call_news_1", "function_name": "news_search", "arguments": {"q": "GOOGL"}}],
+     "observation": {"results": [{"source_call_id": "call_price_1", "content": "GOOGL is $185.35"}]},
+     "metrics": {"prompt_tokens": 520, "completion_tokens": 80, "cached_tokens": 200, "cost_usd": 0.0004}},
+    {"step_id": 4, "timestamp": "2025-10-11T10:30:03Z", "source": "agent", "message": "",
+     "observation": {"results": [{"source_call_id": "call_news_1", "content": [{"type": "text", "text": "No news."}]}, {"content": "a note with no call"}]}},
+    {"step_id": 5, "timestamp": "2025-10-11T10:30:04Z", "source": "agent", "message": "",
+     "tool_calls": [
+       {"tool_call_id": "<redacted>", "function_name": "terminal", "arguments": "<redacted>"},
+       {"tool_call_id": "<redacted>", "function_name": "search_files", "arguments": "<redacted>"}],
+     "observation": {"results": [{"source_call_id": "<redacted>", "content": "one"}, {"source_call_id": "<redacted>", "content": "two"}]}},
+    {"step_id": 6, "source": "environment", "message": "?"}
+  ],
+  "final_metrics": {"total_prompt_tokens": 520, "total_completion_tokens": 80, "total_steps": 6}
+}
+`
+
+func TestATIFConformance(t *testing.T) {
+	runConformance(t, formatATIF, []conformanceCase{
+		{name: "a trajectory", file: "trajectory.json", text: atifTrajectory,
+			sessions: "025B810F-B3A2-4C67-93C0-FE7A142A947A main 1t 3r call_price_1/financial_search=GOOGL is $185.35 call_news_1/news_search=No news. <redacted>/terminal=one <redacted>/search_files=two",
+			check: func(t *testing.T, s []*Session) {
+				r := s[0].Turns[0].Requests[0]
+				if r.Usage == nil || r.Usage.Input != 520 || r.Usage.Output != 80 || r.Usage.CacheRead != 200 {
+					t.Errorf("usage = %+v", r.Usage)
+				}
+				if r.Calls[0].ArgsRaw != `{"ticker":"GOOGL","metric":"price"}` || s[0].Model != "gemini-2.5-flash" {
+					t.Errorf("args %s, model %s", r.Calls[0].ArgsRaw, s[0].Model)
+				}
+				if len(s[0].Notes) != 1 {
+					t.Errorf("the step of an unknown source is not noted: %q", s[0].Notes)
+				}
+			}},
+		{name: "a result for no call", file: "t.json",
+			text:     "{\"schema_version\": \"ATIF-v1.7\", \"session_id\": \"s\", \"agent\": {\"name\": \"a\", \"version\": \"1\"}, \"steps\": [\n {\"step_id\": 1, \"source\": \"user\", \"message\": \"go\"},\n {\"step_id\": 2, \"source\": \"agent\", \"message\": \"\", \"observation\": {\"results\": [{\"source_call_id\": \"c1\", \"content\": \"x\"}]}}\n]}\n",
+			sessions: "s main 1t 1r ", problems: []string{"result for call c1 has no matching call"}, lines: []int{3}},
+	})
+}
+
+func FuzzATIF(f *testing.F) {
+	fuzzOneFormat(f, formatATIF, "trajectory.json", atifTrajectory,
+		`{"schema_version": "ATIF-v1.0", "steps": [{"source": "agent", "tool_calls": [{"tool_call_id": 1}], "metrics": {"prompt_tokens": "x"}}, null]}`)
+}

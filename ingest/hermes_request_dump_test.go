@@ -1,0 +1,69 @@
+package ingest
+
+import "testing"
+
+// A dump as AIAgent._dump_api_request_debug writes it: the request's
+// keyword arguments under request.body, the key masked, the error kept.
+const requestDumpChat = `{
+  "timestamp": "2026-04-05T18:36:52.579942",
+  "session_id": "20260405_183648_699058",
+  "reason": "non_retryable_client_error",
+  "request": {
+    "method": "POST",
+    "url": "https://openrouter.ai/api/v1/chat/completions",
+    "headers": {"Authorization": "Bearer sk-or-v1...ab12", "Content-Type": "application/json"},
+    "body": {
+      "model": "anthropic/claude-sonnet-4",
+      "messages": [
+        {"role": "system", "content": "You are Hermes."},
+        {"role": "user", "content": "What is in notes/?"},
+        {"role": "assistant", "content": "", "tool_calls": [
+          {"id": "call_1", "type": "function", "function": {"name": "terminal", "arguments": "{\"command\": \"ls notes\"}"}},
+          {"id": "call_2", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"notes/a.md\"}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "{\"output\": \"a.md\", \"exit_code\": 0, \"error\": null}"},
+        {"role": "tool", "tool_call_id": "call_2", "content": "# A"},
+        {"role": "assistant", "content": "One note, a.md."},
+        {"role": "user", "content": "Summarize it"}
+      ],
+      "tools": [{"type": "function", "function": {"name": "terminal"}}]
+    }
+  },
+  "error": {"type": "BadRequestError", "message": "context too long"}
+}
+`
+
+// In hermes' codex (Responses) mode the body holds input items.
+const requestDumpResponses = `{"timestamp": "2026-04-05T18:36:52", "session_id": "s2", "reason": "max_retries_exhausted",
+ "request": {"method": "POST", "url": "/responses", "headers": {}, "body": {"model": "gpt-5", "input": [
+  {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "grep TODO"}]},
+  {"type": "function_call", "call_id": "fc_1", "name": "search_files", "arguments": "{\"pattern\": \"TODO\"}"},
+  {"type": "function_call_output", "call_id": "fc_1", "output": "none"}]}}}`
+
+func TestHermesRequestDumpConformance(t *testing.T) {
+	runConformance(t, formatHermesRequestDump, []conformanceCase{
+		{
+			name: "a chat dump is the conversation up to the failed request",
+			file: "request_dump_20260405_183648_699058_20260405_183652_579976.json", text: requestDumpChat,
+			sessions: `20260405_183648_699058 main 2t 2r call_1/terminal={"output": "a.md", "exit_code": 0, "error": null} call_2/read_file=# A`,
+		},
+		{
+			name:     "a Responses-mode dump, on one line",
+			file:     "request_dump_s2_1.json",
+			text:     requestDumpResponses,
+			sessions: "s2 main 1t 1r fc_1/search_files=none",
+		},
+		{
+			name:     "a result with no call is a problem at its message's line",
+			file:     "request_dump_x.json",
+			text:     "{\"session_id\": \"x\",\n \"request\": {\"body\": {\"messages\": [\n  {\"role\": \"user\", \"content\": \"go\"},\n  {\"role\": \"tool\", \"tool_call_id\": \"nope\", \"content\": \"r\"}\n]}}}\n",
+			sessions: "x main 1t 0r ",
+			problems: []string{"result for call nope has no matching call"},
+			lines:    []int{4},
+		},
+	})
+}
+
+func FuzzHermesRequestDump(f *testing.F) {
+	fuzzOneFormat(f, formatHermesRequestDump, "request_dump_a_b.json", requestDumpChat, requestDumpResponses,
+		`{"session_id": 1, "request": {"body": {"messages": [{"role": "assistant", "tool_calls": [{"id": null}]}, 3]}}}`)
+}
