@@ -1,0 +1,120 @@
+package report
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Text from a transcript (tool names, session ids, file names, arguments,
+// problem messages) is untrusted: it may hold ESC, BEL and other control
+// characters that a terminal obeys (OSC 52 clipboard writes, window titles,
+// ESC[2J, OSC 8 links) and line breaks that start a line of their own, where
+// a CI runner reads "::warning::..." or "::error file=...::" as a workflow
+// command. Every human-readable output (tables, inspect, gate text, problem
+// lines, progress) passes such text through Sanitize first; machine formats
+// (JSON, SARIF, XML) escape it by their own rules.
+
+// Sanitize returns s with every control character written as an escape that
+// shows what it was and does nothing: C0 controls and DEL as \x1b, \x07,
+// \x7f (line breaks and tabs as \n, \r, \t), C1 controls (U+0080-U+009F,
+// which some terminals read as ESC sequences) as \u009b, the Unicode line
+// and paragraph separators as \u2028 and \u2029, and invalid UTF-8 bytes as
+// \xff. Text with none of these is returned as is, without allocating.
+// The result holds no byte below 0x20 and no DEL, so it can neither move the
+// cursor, nor end a line, nor open an escape sequence.
+func Sanitize(s string) string {
+	i := firstUnsafe(s)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				writeControl(&b, c)
+			} else {
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			writeHexByte(&b, `\x`, c)
+		case isUnsafeRune(r):
+			b.WriteString(`\u`)
+			const hex = "0123456789abcdef"
+			b.WriteByte(hex[r>>12&0xf])
+			b.WriteByte(hex[r>>8&0xf])
+			b.WriteByte(hex[r>>4&0xf])
+			b.WriteByte(hex[r&0xf])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// firstUnsafe is the index of the first byte Sanitize changes, or -1.
+func firstUnsafe(s string) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || isUnsafeRune(r) {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// isUnsafeRune: the C1 controls and the two Unicode line breaks.
+func isUnsafeRune(r rune) bool {
+	return (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029
+}
+
+func writeControl(b *strings.Builder, c byte) {
+	switch c {
+	case '\n':
+		b.WriteString(`\n`)
+	case '\r':
+		b.WriteString(`\r`)
+	case '\t':
+		b.WriteString(`\t`)
+	default:
+		writeHexByte(b, `\x`, c)
+	}
+}
+
+func writeHexByte(b *strings.Builder, prefix string, c byte) {
+	const hex = "0123456789abcdef"
+	b.WriteString(prefix)
+	b.WriteByte(hex[c>>4])
+	b.WriteByte(hex[c&0xf])
+}
+
+// SafeLine is Sanitize for text that starts a line of output (a file name
+// at the head of a problem line): besides the escapes, text that would
+// start the line with "::", a GitHub Actions workflow command (the runner
+// trims leading white space before it looks), gets its first colon written
+// as `\:`, so that no runner reads the line as a command.
+func SafeLine(s string) string {
+	s = Sanitize(s)
+	t := strings.TrimLeft(s, " ")
+	if strings.HasPrefix(t, "::") {
+		return s[:len(s)-len(t)] + `\:` + t[1:]
+	}
+	return s
+}
