@@ -29,7 +29,7 @@ func gateCommand() *cli.Command {
 		Usage:     "CI gate: replay golden transcripts and check the expectations of a gate file",
 		ArgsUsage: "[FILE] (default: " + analyze.DefaultGateFile + ")",
 		Flags: []cli.Flag{
-			jobsFlag, colorFlag, noRedactFlag,
+			jobsFlag, colorFlag, noRedactFlag, maxRecordFlag,
 			&cli.BoolFlag{Name: "update", Usage: "rewrite every case's snapshot from this run instead of comparing with it"},
 			&cli.StringFlag{Name: "junit", Usage: "also write a JUnit XML report (one testcase per case) to `FILE`"},
 			&cli.StringFlag{Name: "sarif", Usage: "also write a SARIF 2.1.0 report (failed expectations) to `FILE`"},
@@ -69,13 +69,18 @@ func runGate(c *cli.Context) error {
 		}
 		return cli.Exit(err.Error(), exitUsage)
 	}
+	limit, err := maxRecord(c)
+	if err != nil {
+		return err
+	}
 	g, err := analyze.LoadGate(file)
 	if err != nil {
 		return stop(err)
 	}
 	res, err := analyze.RunGate(g, analyze.GateOptions{
-		Jobs:   c.Int("jobs"),
-		Update: c.Bool("update"),
+		Jobs:      c.Int("jobs"),
+		Update:    c.Bool("update"),
+		MaxRecord: limit,
 		// Snapshots are committed to a repository: always redacted,
 		// whatever --no-redact says.
 		SnapshotArgs: func(s string) string { return report.AbbreviateArgs(report.Redact(s), snapshotArgsChars) },

@@ -640,7 +640,7 @@ func replayCommand() *cli.Command {
 		Usage:     "replay transcripts under a rules file or preset and report",
 		ArgsUsage: "PATH...",
 		Flags: []cli.Flag{
-			rulesFlag, presetFlag, inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag,
+			rulesFlag, presetFlag, inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag, maxRecordFlag,
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format: table|json|jsonl|markdown (default: table on a terminal, json otherwise)"},
 			&cli.StringFlag{Name: "fail-on", Value: "never", Usage: "exit 1 when any call is: steer (steered or worse)|block (blocked, deduped or halted)|harmful|never"},
 			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
@@ -678,6 +678,10 @@ func replayCommand() *cli.Command {
 			}
 			opt.MaxDecisions = c.Int("max-decisions")
 
+			in, err := ingestOptions(c)
+			if err != nil {
+				return err
+			}
 			var early []ingest.Problem
 			files, err := collectFiles(c, func(p ingest.Problem) { early = append(early, p) })
 			if err != nil {
@@ -690,7 +694,8 @@ func replayCommand() *cli.Command {
 			opt.Partial = shard.partial(files, []*rules.Rules{r}, counter.Name(), len(early))
 			prog := newProgress(c)
 			read, stopProgress := prog.watch(files)
-			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format"), BytesRead: read}, Progress: prog.update}
+			in.BytesRead = read
+			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.update}
 			out := prog.erasingOnTerminal(c.App.Writer)
 			var jl *report.JSONL
 			if format == "jsonl" {
@@ -794,6 +799,10 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) 
 	if err := checkInputFormat(c); err != nil {
 		return nil, analyze.CorpusFacts{}, nil, err
 	}
+	in, err := ingestOptions(c)
+	if err != nil {
+		return nil, analyze.CorpusFacts{}, nil, err
+	}
 	var early []ingest.Problem
 	files, err := collectFiles(c, func(p ingest.Problem) { early = append(early, p) })
 	if err != nil {
@@ -806,7 +815,8 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) 
 	partial := shard.partial(files, cfgs, counter.Name(), len(early))
 	prog := newProgress(c)
 	read, stopProgress := prog.watch(files)
-	opt := analyze.Options{Tokens: counter, Jobs: c.Int("jobs"), Ingest: ingest.Options{Format: c.String("input-format"), BytesRead: read}, Progress: prog.update}
+	in.BytesRead = read
+	opt := analyze.Options{Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.update}
 	reports, facts := analyze.ReplayAll(files, opt, cfgs, early)
 	stopProgress()
 	if problems := reports[0].Problems; c.Bool("strict") && len(problems) > 0 {
@@ -823,7 +833,7 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) 
 	return reports, facts, partial, nil
 }
 
-var tuningFlags = []cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag,
+var tuningFlags = []cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag, maxRecordFlag,
 	&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table|json|csv|markdown (default: table on a terminal, json otherwise)"}}
 
 func compareCommand() *cli.Command {
@@ -957,7 +967,7 @@ func inspectCommand() *cli.Command {
 		Usage:     "show the normalized stream: sessions, turns, requests, calls",
 		ArgsUsage: "PATH...",
 		Flags: []cli.Flag{
-			inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, rulesFlag, presetFlag, progressFlag, shardFlag,
+			inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, rulesFlag, presetFlag, progressFlag, shardFlag, maxRecordFlag,
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table|json"},
 			&cli.BoolFlag{Name: "calls", Usage: "list every call"},
 		},
@@ -975,6 +985,10 @@ func inspectCommand() *cli.Command {
 				return err
 			}
 			opt, err := reportOptions(c, outputFile(c))
+			if err != nil {
+				return err
+			}
+			in, err := ingestOptions(c)
 			if err != nil {
 				return err
 			}
@@ -1003,7 +1017,8 @@ func inspectCommand() *cli.Command {
 			// same for any --jobs.
 			count := len(problems)
 			var bytesDone int64
-			analyze.ReadInOrder(files, c.Int("jobs"), ingest.Options{Format: c.String("input-format"), BytesRead: read},
+			in.BytesRead = read
+			analyze.ReadInOrder(files, c.Int("jobs"), in,
 				func(s *ingest.Session) report.InspectSession {
 					return report.NewInspectSession(s, r.ClassOf, withCalls, opt)
 				},

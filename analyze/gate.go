@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -114,6 +115,8 @@ type GateOptions struct {
 	// SnapshotText turns a tool name or session id into what the snapshot
 	// keeps (the CLI redacts); nil keeps them as they are.
 	SnapshotText func(string) string
+	// MaxRecord is ingest.Options.MaxRecord for every case.
+	MaxRecord int64
 }
 
 // GateResult is the outcome of a gate run.
@@ -936,8 +939,18 @@ func RunGate(g *Gate, opt GateOptions) (*GateResult, error) {
 			counters[c.Tokenizer] = counter
 		}
 		var early []Problem
-		files := ingest.Expand(c.Files, func(p Problem) { early = append(early, p) })
-		rep := Replay(files, Options{Rules: c.Rules, Tokens: counter, Jobs: opt.Jobs})
+		// What a glob matched is read as a walk would read it: no device,
+		// no link out of the gate file's tree (nor to a device).
+		var matched []string
+		for _, f := range c.Files {
+			if why := ingest.CheckMatch(f, filepath.Dir(g.File)); why != "" {
+				early = append(early, Problem{File: f, Message: why})
+				continue
+			}
+			matched = append(matched, f)
+		}
+		files := ingest.Expand(matched, func(p Problem) { early = append(early, p) })
+		rep := Replay(files, Options{Rules: c.Rules, Tokens: counter, Jobs: opt.Jobs, Ingest: ingest.Options{MaxRecord: opt.MaxRecord}})
 		rep.Problems = append(early, rep.Problems...)
 		rep.Summary.Problems += len(early)
 		cr := CaseResult{Case: c, Report: rep}
@@ -950,7 +963,7 @@ func RunGate(g *Gate, opt GateOptions) (*GateResult, error) {
 		if c.Snapshot != "" {
 			snap := makeSnapshot(g, c, rep, opt.SnapshotArgs, opt.SnapshotText)
 			if opt.Update {
-				written, err := writeSnapshot(c.Snapshot, snap)
+				written, err := writeSnapshot(filepath.Dir(g.File), c.Snapshot, snap)
 				if err != nil {
 					return nil, err
 				}
@@ -1285,16 +1298,74 @@ func (s *Snapshot) Encode() []byte {
 	return b.Bytes()
 }
 
-func writeSnapshot(path string, snap *Snapshot) (bool, error) {
+// writeSnapshot writes a case's snapshot, only inside the directory tree
+// root (the gate file's directory): a snapshot path outside it, a symbolic
+// link on the way (snapshots/ itself a link, or a link in it), or something
+// other than a regular file where the snapshot goes is refused with an
+// error, since os.WriteFile would follow the link and write anywhere. The
+// data goes to a temporary file beside the snapshot, renamed over it.
+func writeSnapshot(root, path string, snap *Snapshot) (bool, error) {
 	data := snap.Encode()
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
-		return false, nil
+	fail := func(format string, a ...any) (bool, error) {
+		return false, fmt.Errorf("cannot write snapshot %s: %s", path, fmt.Sprintf(format, a...))
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return false, fmt.Errorf("cannot write snapshot %s: %v", path, errors.Unwrap(err))
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fail("it is outside the gate file's directory %s", root)
 	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return false, fmt.Errorf("cannot write snapshot %s: %v", path, errors.Unwrap(err))
+	// Each directory from root down, made when missing, never a link.
+	dir := root
+	parts := strings.Split(filepath.Dir(rel), string(filepath.Separator))
+	for _, part := range parts {
+		if part == "." || part == "" {
+			continue
+		}
+		dir = filepath.Join(dir, part)
+		info, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				return fail("%v", errors.Unwrap(err))
+			}
+		case err != nil:
+			return fail("%v", errors.Unwrap(err))
+		case info.Mode()&fs.ModeSymlink != 0:
+			return fail("%s is a symbolic link; snapshots are written only inside %s, never through a link", dir, root)
+		case !info.IsDir():
+			return fail("%s is not a directory", dir)
+		}
+	}
+	if info, err := os.Lstat(path); err == nil {
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return fail("it is a symbolic link; snapshots are written only inside %s, never through a link", root)
+		}
+		if !info.Mode().IsRegular() {
+			return fail("it is not a regular file")
+		}
+		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+			return false, nil
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fail("%v", errors.Unwrap(err))
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".snapshot-*.tmp")
+	if err != nil {
+		return fail("%v", errors.Unwrap(err))
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fail("%v", werr)
 	}
 	return true, nil
 }

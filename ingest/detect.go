@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -141,6 +143,11 @@ type Options struct {
 	// it to bound what sessions not yet replayed hold across files
 	// (analyze's memory gate); it may block.
 	OnRead func(n int)
+	// MaxRecord bounds the size of one record: a JSONL line, or a whole
+	// JSON document (0: DefaultMaxRecord). A larger one is one problem
+	// naming its line, and is not held: the reader skips to the next line
+	// (a document is not read at all). The command line's --max-record.
+	MaxRecord int64
 
 	// sizeHint is the file's size when ReadFile knows it: a whole-file
 	// document's buffer is made that large at once instead of doubling
@@ -176,6 +183,36 @@ func (c countingReader) Read(p []byte) (int, error) {
 		*c.own += int64(k)
 	}
 	return k, err
+}
+
+// DefaultMaxRecord is Options.MaxRecord when none is given: well above any
+// record seen in real transcripts (tool results of tens of MiB), well below
+// what makes a few copies of one line exhaust a machine.
+const DefaultMaxRecord = 256 << 20
+
+// maxRecord is opt.MaxRecord or its default, as an int.
+func (opt Options) maxRecord() int {
+	if opt.MaxRecord <= 0 {
+		return DefaultMaxRecord
+	}
+	return int(min(opt.MaxRecord, int64(math.MaxInt32)*4))
+}
+
+// FormatSize writes a byte count for a message: "256 MiB", "1.5 GiB",
+// "300 bytes".
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.size {
+			if n%u.size == 0 {
+				return strconv.FormatInt(n/u.size, 10) + " " + u.name
+			}
+			return strconv.FormatFloat(float64(n)/float64(u.size), 'f', 1, 64) + " " + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // sniffLines is how many lines detection looks at for a first valid record.
@@ -263,12 +300,19 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 	}
 	lr := newPooledLineReader(rr)
 	defer lr.release()
+	maxRecord := opt.maxRecord()
+	lr.max = maxRecord
+	lr.onOversize = func(n int, size int64) {
+		out.Problemf(n, "record is %s, over the --max-record limit of %s: it is skipped", FormatSize(size), FormatSize(int64(maxRecord)))
+	}
 	h := &Head{Path: name, Name: base}
 
 	first, n, ok := lr.Next()
 	if !ok {
 		if err := lr.Err(); err != nil {
 			out.Problemf(0, "cannot read file: %v", readErrorText(err, gz))
+		} else if lr.skipped > 0 {
+			// Every line was over the limit: each is a problem already.
 		} else {
 			out.Problemf(0, "file is empty")
 		}
@@ -306,7 +350,7 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 	case looksLikeDocumentStart(trimmed):
 		var buf bytes.Buffer
 		if !gz && opt.sizeHint > 0 {
-			buf.Grow(int(min(opt.sizeHint, 1<<30)) + 1)
+			buf.Grow(int(min(opt.sizeHint, 1<<30, int64(maxRecord))) + 1)
 		}
 		buf.Write(first)
 		buf.WriteByte('\n')
@@ -327,6 +371,11 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 			prev = ln
 			if lr.BadUTF8() {
 				docBadUTF8 = append(docBadUTF8, ln)
+			}
+			if buf.Len()+len(line) > maxRecord {
+				// A document is one record: past the limit it is not read.
+				out.Problemf(n, "JSON document starting here is over the --max-record limit of %s (at line %d): it is not read", FormatSize(int64(maxRecord)), ln)
+				return
 			}
 			buf.Write(line)
 			buf.WriteByte('\n')

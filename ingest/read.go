@@ -32,6 +32,16 @@ type LineReader struct {
 	// waiting to be reported, 0 for none.
 	onBadUTF8  func(n int)
 	badPending int
+
+	// max bounds the bytes of a line the reader holds (0: no bound). A
+	// longer line is not returned: the reader reads on to its end without
+	// keeping it, tells onOversize its number and size, and goes on with
+	// the next line. Memory then follows max, not the longest line (a
+	// gzip file of NUL bytes is one line of gigabytes). skipped counts the
+	// lines dropped so.
+	max        int
+	onOversize func(n int, size int64)
+	skipped    int
 }
 
 type pendingLine struct {
@@ -112,13 +122,36 @@ func (lr *LineReader) Next() (line []byte, n int, ok bool) {
 		lr.buf = lr.buf[:0]
 		var chunk []byte
 		var err error
+		var oversize int64 // > 0: the line is over max and not kept
 		for {
 			chunk, err = lr.r.ReadSlice('\n')
+			if lr.max > 0 && (oversize > 0 || len(lr.buf)+len(bytes.TrimRight(chunk, "\r\n")) > lr.max) {
+				oversize += int64(len(lr.buf) + len(chunk))
+				lr.buf = lr.buf[:0]
+				if err == bufio.ErrBufferFull {
+					continue
+				}
+				break
+			}
 			if err == bufio.ErrBufferFull {
 				lr.buf = append(lr.buf, chunk...)
 				continue
 			}
 			break
+		}
+		if oversize > 0 {
+			if err != nil {
+				lr.err = err
+			}
+			lr.n++
+			lr.skipped++
+			if cap(lr.buf) > maxPooledLine {
+				lr.buf = nil // the prefix held is not kept for the next lines
+			}
+			if lr.onOversize != nil {
+				lr.onOversize(lr.n, oversize-int64(len(chunk)-len(bytes.TrimRight(chunk, "\r\n"))))
+			}
+			continue
 		}
 		if len(lr.buf) > 0 {
 			lr.buf = append(lr.buf, chunk...)

@@ -49,6 +49,13 @@ func Expand(paths []string, problem func(Problem)) []string {
 			problem(Problem{File: root, Message: "cannot read path: " + errorText(err)})
 			continue
 		}
+		if info.Mode()&fs.ModeDevice != 0 {
+			// A device given by name is never a transcript, and some never
+			// end (/dev/zero, /dev/urandom): refused as the walk refuses
+			// them. Pipes are read (a shell's <(zcat ...)).
+			problem(Problem{File: root, Message: "not read: " + kindOf(info.Mode()) + ", not a regular file (pipe its content to standard input, -, to read it)"})
+			continue
+		}
 		if !info.IsDir() {
 			add(root)
 			continue
@@ -120,4 +127,54 @@ func kindOf(m fs.FileMode) string {
 	default:
 		return "a special file"
 	}
+}
+
+// CheckMatch says why a path a pattern matched (a gate file's glob) is not
+// read, as a walk would refuse it, or "" when it is read: a device, named
+// pipe or socket is refused, and so is a symbolic link to one, a link to a
+// directory, and a link whose target lies outside the directory tree root
+// (the gate file's directory). A directory is read (walked), a regular file
+// too.
+func CheckMatch(p, root string) string {
+	info, err := os.Lstat(p)
+	if err != nil {
+		return "cannot read path: " + errorText(err)
+	}
+	if info.Mode()&fs.ModeSymlink == 0 {
+		if info.IsDir() || info.Mode().IsRegular() {
+			return ""
+		}
+		return "not read: " + kindOf(info.Mode()) + ", not a regular file"
+	}
+	target, err := os.Stat(p)
+	if err != nil {
+		return "cannot follow link: " + errorText(err)
+	}
+	if !target.Mode().IsRegular() {
+		return "not read: a link to " + kindOf(target.Mode()) + ", not to a regular file"
+	}
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "cannot follow link: " + errorText(err)
+	}
+	top, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "cannot read path: " + errorText(err)
+	}
+	if !within(resolved, top) {
+		return "not read: a link to a file outside " + root + " (" + resolved + ")"
+	}
+	return ""
+}
+
+// within reports whether path p lies in the directory tree dir (both
+// absolute or both relative to the same directory, links resolved).
+func within(p, dir string) bool {
+	absP, err1 := filepath.Abs(p)
+	absDir, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(absDir, absP)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+// Issue 29's reproductions that need the process measured: the binary is
+// built once and run as a child, and its peak resident memory read from
+// the kernel (rusage Maxrss) after it exits. A timer would not tell a
+// bounded reader from a fast machine.
+
+var (
+	builtOnce sync.Once
+	builtPath string
+	builtErr  error
+)
+
+// builtLoopgate builds the command once per test run and returns its path.
+func builtLoopgate(t *testing.T) string {
+	t.Helper()
+	builtOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "loopgate-bin-")
+		if err != nil {
+			builtErr = err
+			return
+		}
+		builtPath = filepath.Join(dir, "loopgate")
+		out, err := exec.Command("go", "build", "-o", builtPath, ".").CombinedOutput()
+		if err != nil {
+			builtErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if builtErr != nil {
+		t.Fatalf("cannot build loopgate: %v", builtErr)
+	}
+	return builtPath
+}
+
+// measured is one run of the built binary: its output, exit code and peak
+// resident memory in MiB.
+type measured struct {
+	stdout, stderr string
+	code           int
+	peakMiB        int64
+}
+
+// runMeasured runs the built binary with args (in dir when not "") and
+// returns what it wrote and its peak memory.
+func runMeasured(t *testing.T, dir string, args ...string) measured {
+	t.Helper()
+	cmd := exec.Command(builtLoopgate(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "COLUMNS=100")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Skip("no rusage on this system")
+	}
+	return measured{out.String(), errb.String(), code, ru.Maxrss >> 10} // Linux: KiB
+}
+
+// writeNULGzip writes a .json.gz holding size NUL bytes and no newline.
+func writeNULGzip(t *testing.T, path string, size int) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
+	zeros := make([]byte, 1<<20)
+	for range size >> 20 {
+		zw.Write(zeros)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+// TestHugeLineMemory: a .json.gz of 512 MiB of NUL bytes (about 500 KB on
+// disk; it took 3-9 GB before) is one problem naming the file and line 1,
+// the run goes on to the next file, and the process stays within a bound
+// that follows --max-record, in replay, inspect and gate.
+func TestHugeLineMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 512 MiB of NUL bytes")
+	}
+	dir := t.TempDir()
+	nul := filepath.Join(dir, "nul.json.gz")
+	writeNULGzip(t, nul, 512<<20)
+	good, err := os.ReadFile(filepath.Join("fixtures", "golden", "loops", "read-loop.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "z-good.jsonl"), good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gateFile := filepath.Join(dir, "g.gate.yaml")
+	os.WriteFile(gateFile, []byte("preset: nanobot\ntokenizer: chars4\nsnapshots: false\ncases:\n  - {name: all, transcript: '*.json*', expect: {problems: 1}}\n"), 0o644)
+	const want = "record is 512 MiB, over the --max-record limit of 16 MiB: it is skipped"
+	for _, args := range [][]string{
+		{"replay", "--format", "json", "--tokenizer", "chars4", "--max-record", "16MiB", nul, filepath.Join(dir, "z-good.jsonl")},
+		{"inspect", "--format", "json", "--max-record", "16MiB", nul, filepath.Join(dir, "z-good.jsonl")},
+		{"gate", "--max-record", "16MiB", gateFile},
+	} {
+		m := runMeasured(t, "", args...)
+		t.Logf("%s: peak %d MiB", args[0], m.peakMiB)
+		if !strings.Contains(m.stdout, want) && !strings.Contains(m.stdout, "PASS") {
+			t.Errorf("%s: exit %d, the output does not say %q:\n%.600s\n%s", args[0], m.code, want, m.stdout, m.stderr)
+		}
+		if args[0] != "gate" && !strings.Contains(m.stdout, `"line": 1`) {
+			t.Errorf("%s: the problem does not name line 1", args[0])
+		}
+		if args[0] == "replay" && !strings.Contains(m.stdout, `"sessions": 1`) {
+			t.Errorf("replay: the next file's session was not read:\n%.400s", m.stdout)
+		}
+		if m.peakMiB > 160 {
+			t.Errorf("%s: peak memory %d MiB, want at most 160 (16 MiB records)", args[0], m.peakMiB)
+		}
+	}
+}
+
+// TestDevicesRefused: /dev/zero given as a path is one problem and the run
+// goes on; a gate glob matching a link to /dev/zero, or a link to a file
+// outside the gate file's tree, is refused as the walk refuses them.
+func TestDevicesRefused(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	out, stderr, code := loopgate(t, "replay", "--format", "json", "--tokenizer", "chars4", "/dev/zero",
+		filepath.Join("fixtures", "golden", "loops", "read-loop.jsonl"))
+	if code != 0 || !strings.Contains(out, "not read: a device, not a regular file") || !strings.Contains(out, `"sessions": 1`) {
+		t.Errorf("/dev/zero: exit %d %s\n%.800s", code, stderr, out)
+	}
+
+	dir := t.TempDir()
+	outside := t.TempDir()
+	good, _ := os.ReadFile(filepath.Join("fixtures", "golden", "loops", "read-loop.jsonl"))
+	os.WriteFile(filepath.Join(dir, "a.jsonl"), good, 0o644)
+	os.WriteFile(filepath.Join(outside, "secret.jsonl"), good, 0o644)
+	for _, link := range [][2]string{{"/dev/zero", "zero.jsonl"}, {filepath.Join(outside, "secret.jsonl"), "out.jsonl"}} {
+		if err := os.Symlink(link[0], filepath.Join(dir, link[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gateFile := filepath.Join(dir, "g.gate.yaml")
+	os.WriteFile(gateFile, []byte("preset: nanobot\ntokenizer: chars4\nsnapshots: false\ncases:\n  - {name: all, transcript: '*.jsonl', expect: {problems: 0}}\n"), 0o644)
+	out, stderr, code = gate(t, gateFile)
+	// The two links are the two problems (ingest's TestCheckMatch has
+	// their messages); the file inside the tree is read.
+	if code != exitFindings || !strings.Contains(out, "problems: expected 0, got 2") || !strings.Contains(out, "1 session(s)") {
+		t.Errorf("gate over links: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestGateUpdateRefusesLinks: gate --update writes snapshots only inside
+// the gate file's tree: a link in snapshots/, or snapshots/ itself a link,
+// is a clear error (exit 2) and the link's target is untouched.
+func TestGateUpdateRefusesLinks(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("fixtures", "golden", "loops", "read-loop.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		set  func(dir, victim string) error
+	}{
+		{"link in snapshots", func(dir, victim string) error {
+			os.Mkdir(filepath.Join(dir, "snapshots"), 0o755)
+			return os.Symlink(filepath.Join(victim, "target"), filepath.Join(dir, "snapshots", "read-loop.golden"))
+		}},
+		{"snapshots is a link", func(dir, victim string) error {
+			return os.Symlink(victim, filepath.Join(dir, "snapshots"))
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir, victim := t.TempDir(), t.TempDir()
+			os.WriteFile(filepath.Join(victim, "target"), []byte("keep me"), 0o644)
+			os.WriteFile(filepath.Join(dir, "loop.jsonl"), src, 0o644)
+			file := filepath.Join(dir, "loopgate.gate.yaml")
+			os.WriteFile(file, []byte("preset: nanobot\ntokenizer: chars4\ncases:\n  - {name: read loop, transcript: loop.jsonl}\n"), 0o644)
+			if err := c.set(dir, victim); err != nil {
+				t.Fatal(err)
+			}
+			_, stderr, code := gate(t, file, "--update")
+			if code != exitUsage || !strings.Contains(stderr, "is a symbolic link; snapshots are written only inside") {
+				t.Errorf("exit %d, stderr %q", code, stderr)
+			}
+			entries, _ := os.ReadDir(victim)
+			if got, _ := os.ReadFile(filepath.Join(victim, "target")); string(got) != "keep me" || len(entries) != 1 {
+				t.Errorf("the link's target directory was written to: %d entries, target %q", len(entries), got)
+			}
+		})
+	}
+	// Without links, the snapshot is written (through a temporary file
+	// that does not stay behind).
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "loop.jsonl"), src, 0o644)
+	file := filepath.Join(dir, "loopgate.gate.yaml")
+	os.WriteFile(file, []byte("preset: nanobot\ntokenizer: chars4\ncases:\n  - {name: read loop, transcript: loop.jsonl}\n"), 0o644)
+	if _, stderr, code := gate(t, file, "--update"); code != exitOK {
+		t.Fatalf("--update: exit %d %s", code, stderr)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "snapshots"))
+	if len(entries) != 1 || entries[0].Name() != "read-loop.golden" {
+		t.Errorf("snapshots/ holds %v", entries)
+	}
+}
