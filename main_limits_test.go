@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -223,3 +224,32 @@ func TestGateUpdateRefusesLinks(t *testing.T) {
 		t.Errorf("snapshots/ holds %v", entries)
 	}
 }
+
+// TestGateAliasBomb: a gate file whose anchored calls list is aliased by
+// thousands of cases (about 100 KB; such a file reached 24 GB) is refused
+// with FILE:LINE and exit 2, and the process stays small.
+func TestGateAliasBomb(t *testing.T) {
+	dir := t.TempDir()
+	good, _ := os.ReadFile(filepath.Join("fixtures", "golden", "loops", "read-loop.jsonl"))
+	os.WriteFile(filepath.Join(dir, "a.jsonl"), good, 0o644)
+	var b strings.Builder
+	b.WriteString("preset: nanobot\ntokenizer: chars4\nsnapshots: false\ncases:\n  - name: c0\n    transcript: a.jsonl\n    calls: &big\n")
+	for i := range 1000 {
+		b.WriteString("      - {call: " + itoa(i%6+1) + ", action: allow}\n")
+	}
+	for i := 1; i < 3000; i++ {
+		b.WriteString("  - {name: c" + itoa(i) + ", transcript: a.jsonl, calls: *big}\n")
+	}
+	file := filepath.Join(dir, "bomb.gate.yaml")
+	os.WriteFile(file, []byte(b.String()), 0o644)
+	m := runMeasured(t, "", "gate", file)
+	t.Logf("peak %d MiB for a %d KB file", m.peakMiB, b.Len()>>10)
+	if m.code != exitUsage || !strings.Contains(m.stderr, file+":") || !strings.Contains(m.stderr, "more than 100000 YAML nodes once its aliases are expanded") {
+		t.Errorf("exit %d, stderr %q", m.code, m.stderr)
+	}
+	if m.peakMiB > 200 {
+		t.Errorf("peak memory %d MiB, want at most 200", m.peakMiB)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -256,6 +256,11 @@ func ParseGate(data []byte, path string) (*Gate, error) {
 		}
 		return nil, gateErrorf(path, max(next.Line, 1), "the gate file holds a second YAML document (after ---); keep everything in one")
 	}
+	// Cases aliasing anchored lists expand in what follows: bound the
+	// expanded size first (a 245 KB file reached 24 GB).
+	if _, line := rules.ExpandedYAMLNodes(&doc, rules.MaxYAMLNodes); line > 0 {
+		return nil, gateErrorf(path, line, "the gate file holds more than %d YAML nodes once its aliases are expanded; it is refused (write the cases out, or use fewer aliases)", rules.MaxYAMLNodes)
+	}
 	return l.gate(resolveAlias(doc.Content[0]))
 }
 

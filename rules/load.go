@@ -83,6 +83,9 @@ func parseWith(data []byte, source string, preset func(string) (*Rules, error)) 
 		// No document, or one with nothing in it ("---" alone, "~").
 		return nil, fmt.Errorf("%s:1: the rules file is empty", source)
 	}
+	if _, line := ExpandedYAMLNodes(&doc, MaxYAMLNodes); line > 0 {
+		return nil, fmt.Errorf("%s:%d: the rules file holds more than %d YAML nodes once its aliases are expanded; it is refused", source, line, MaxYAMLNodes)
+	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s:%d: the rules file must be a mapping of keys (name, scope, key, classes, effects, tools, detectors)", source, root.Line)
