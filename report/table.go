@@ -9,8 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loopgate/loopgate/analyze"
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/tw"
 )
 
@@ -22,7 +21,7 @@ func Table(w io.Writer, rep *analyze.Report, opt Options) error {
 	if err != nil {
 		return err
 	}
-	t := &textWriter{opt: opt}
+	t := &textWriter{opt: opt, out: w}
 	t.summary(rep)
 	t.sessions(rep)
 	t.tools(rep)
@@ -35,12 +34,31 @@ func Table(w io.Writer, rep *analyze.Report, opt Options) error {
 	return err
 }
 
-// textWriter accumulates the table report; the first error sticks.
+// textWriter accumulates the table report; the first error sticks. With
+// out set, each table's text goes out once buf holds textFlushSize, so
+// that the buffer does not grow with the report.
 type textWriter struct {
-	buf  bytes.Buffer
-	opt  Options
-	err  error
-	tabs *tableLines
+	buf     bytes.Buffer
+	opt     Options
+	err     error
+	tabs    *tableLines
+	out     io.Writer
+	flushed bool // some text went out already
+}
+
+// textFlushSize is how much text waits in a textWriter with out set.
+const textFlushSize = 64 << 10
+
+// flushSome writes buf to out once it holds textFlushSize.
+func (t *textWriter) flushSome() {
+	if t.out == nil || t.buf.Len() < textFlushSize || t.err != nil {
+		return
+	}
+	if _, err := t.out.Write(t.buf.Bytes()); err != nil {
+		t.err = err
+	}
+	t.buf.Reset()
+	t.flushed = true
 }
 
 // lines is where tables write: into buf, trailing blanks removed.
@@ -54,7 +72,7 @@ func (t *textWriter) lines() *tableLines {
 func (t *textWriter) printf(format string, a ...any) { fmt.Fprintf(&t.buf, format, a...) }
 
 func (t *textWriter) heading(title string) {
-	if t.buf.Len() > 0 {
+	if t.buf.Len() > 0 || t.flushed {
 		t.buf.WriteByte('\n')
 	}
 	t.buf.WriteString(paint(t.opt.Color, ansiBold, title))
@@ -134,6 +152,7 @@ func (t *textWriter) sessions(rep *analyze.Report) {
 	for i := range rep.Sessions {
 		prefix := fmt.Sprintf("%-*s  ", numWidth, "#"+strconv.Itoa(i+1))
 		t.printf("%s%s\n", prefix, t.timeline(rep.Sessions[i].Timeline, t.opt.width()-len(prefix)-1))
+		t.flushSome()
 	}
 }
 
@@ -292,42 +311,122 @@ func (t *textWriter) problems(ps []analyze.Problem, total int) {
 // columnGap is the number of spaces between table columns.
 const columnGap = 2
 
-// newTable is the house style: no outer border, a dashed line under the
+// textTable is the house style: no outer border, a dashed line under the
 // header, headers as typed, one line per row (cells are abbreviated before,
-// never wrapped), numbers right-aligned.
-func (t *textWriter) newTable(align []tw.Align) *tablewriter.Table {
-	gap := strings.Repeat(" ", columnGap)
-	symbols := tw.NewSymbolCustom("loopgate").WithColumn(gap).WithRow("-").WithCenter(gap).
-		WithMidLeft("").WithMidRight("")
-	return tablewriter.NewTable(t.lines(),
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Borders: tw.BorderNone,
-			Symbols: symbols,
-			Settings: tw.Settings{
-				Separators: tw.Separators{BetweenRows: tw.Off, BetweenColumns: tw.On},
-				Lines:      tw.Lines{ShowHeaderLine: tw.On},
-			},
-		})),
-		tablewriter.WithPadding(tw.Padding{Overwrite: true}),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-	)
+// never wrapped), numbers right-aligned. It is rendered in one pass over its
+// rows after one pass for the widths: time and memory follow the rows (a
+// tablewriter table per session made 100k sessions take 66 s, issue 29).
+type textTable struct {
+	align  []tw.Align
+	header []string
+	rows   [][]string
 }
 
-func (t *textWriter) append(tab *tablewriter.Table, cells ...any) {
-	if err := tab.Append(cells...); err != nil && t.err == nil {
-		t.err = err
-	}
+func (t *textWriter) newTable(align []tw.Align) *textTable {
+	return &textTable{align: align}
 }
 
-func (t *textWriter) render(tab *tablewriter.Table) {
-	if err := tab.Render(); err != nil && t.err == nil {
-		t.err = err
+// Header sets the header cells: strings, or one []string.
+func (tab *textTable) Header(cells ...any) { tab.header = cellStrings(cells) }
+
+// cellStrings flattens cells given as values or as one []string.
+func cellStrings(cells []any) []string {
+	if len(cells) == 1 {
+		if row, ok := cells[0].([]string); ok {
+			return append([]string(nil), row...)
+		}
 	}
-	t.lines().flush()
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		switch v := c.(type) {
+		case string:
+			out[i] = v
+		case int:
+			out[i] = strconv.Itoa(v)
+		default:
+			out[i] = fmt.Sprint(v)
+		}
+	}
+	return out
+}
+
+func (t *textWriter) append(tab *textTable, cells ...any) {
+	tab.rows = append(tab.rows, cellStrings(cells))
+}
+
+// render writes the table and forgets its rows.
+func (t *textWriter) render(tab *textTable) {
+	cols := len(tab.header)
+	for _, r := range tab.rows {
+		cols = max(cols, len(r))
+	}
+	widths := make([]int, cols)
+	measure := func(r []string) {
+		for c, cell := range r {
+			widths[c] = max(widths[c], cellWidth(cell))
+		}
+	}
+	measure(tab.header)
+	for _, r := range tab.rows {
+		measure(r)
+	}
+	w := t.lines()
+	line := make([]byte, 0, 256)
+	writeRow := func(r []string, header bool) {
+		line = line[:0]
+		for c := range cols {
+			if c > 0 {
+				line = append(line, "  "...)
+			}
+			cell := ""
+			if c < len(r) {
+				cell = r[c]
+			}
+			pad := widths[c] - cellWidth(cell)
+			right := !header && c < len(tab.align) && tab.align[c] == tw.AlignRight
+			if right {
+				line = appendSpaces(line, pad)
+			}
+			line = append(line, cell...)
+			if !right {
+				line = appendSpaces(line, pad)
+			}
+		}
+		line = append(line, '\n')
+		w.Write(line)
+	}
+	if tab.header != nil {
+		writeRow(tab.header, true)
+		dashes := make([]string, cols)
+		for c := range dashes {
+			dashes[c] = strings.Repeat("-", widths[c])
+		}
+		writeRow(dashes, true)
+	}
+	for _, r := range tab.rows {
+		writeRow(r, false)
+	}
+	tab.rows = nil
+	w.flush()
+	t.flushSome()
+}
+
+// cellWidth is the width of a cell on a terminal: color escapes take none,
+// wide characters two.
+func cellWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf || s[i] < 0x20 {
+			return twwidth.WidthNoCache(s)
+		}
+	}
+	return len(s)
+}
+
+func appendSpaces(b []byte, n int) []byte {
+	for ; n > 0; n-- {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 // tableLines removes the trailing blanks tablewriter pads every line with,
