@@ -175,13 +175,15 @@ func writeGateSummary(w io.Writer, res *analyze.GateResult, opt report.Options) 
 			status = paint("\x1b[31m", "FAIL")
 		}
 		fmt.Fprintf(w, "%s  %s  [%s] %d session(s), %d calls: blocked %d, steered %d, deduped %d, harmful %d\n",
-			status, cr.Case.Name, cr.Report.Rules.Name, s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful)
+			status, report.Sanitize(cr.Case.Name), report.Sanitize(cr.Report.Rules.Name), s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful)
 		for _, f := range cr.Failures {
 			msg := f.Message
 			if opt.Redact {
 				msg = report.Redact(msg)
 			}
-			fmt.Fprintf(w, "      %s  (%s:%d)\n", msg, res.File, f.GateLine)
+			// A failure may quote a snapshot's diff: text from the
+			// transcript, escaped, never at the start of a line.
+			fmt.Fprintf(w, "%s\n", report.GuardLine(fmt.Sprintf("      %s  (%s:%d)", report.Sanitize(msg), report.Sanitize(res.File), f.GateLine)))
 		}
 		if cr.SnapshotWritten {
 			fmt.Fprintf(w, "      snapshot written: %s\n", cr.Case.Snapshot)

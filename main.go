@@ -59,11 +59,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		if msg := ec.Error(); msg != "" {
-			fmt.Fprintln(stderr, "loopgate: "+msg)
+			// Errors may quote a path or a value from a file.
+			fmt.Fprintln(stderr, "loopgate: "+report.Sanitize(msg))
 		}
 		return ec.ExitCode()
 	}
-	fmt.Fprintln(stderr, "loopgate: "+err.Error())
+	fmt.Fprintln(stderr, "loopgate: "+report.Sanitize(err.Error()))
 	return exitUsage
 }
 
@@ -825,7 +826,7 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) 
 			if !c.Bool("no-redact") {
 				msg = report.Redact(msg) // a message may quote a call id or tool name
 			}
-			fmt.Fprintf(c.App.ErrWriter, "%s:%d: %s\n", p.File, p.Line, msg)
+			fmt.Fprintf(c.App.ErrWriter, "%s:%d: %s\n", report.SafeLine(p.File), p.Line, report.Sanitize(msg))
 		}
 		// The summary counts the problems a file had past those listed.
 		return nil, facts, nil, cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", reports[0].Summary.Problems), exitUsage)

@@ -526,7 +526,7 @@ func TestGateMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"**2 of 3 cases failed.**", "| ✅ pass | passes | nanobot |", "| ❌ fail | wrong counts | nanobot |", "- **wrong counts**: blocked: expected 3, got 4"} {
+	for _, want := range []string{"**2 of 3 cases failed.**", "| ✅ pass | passes | nanobot |", "| ❌ fail | wrong counts | nanobot |", "- **wrong counts**: `blocked: expected 3, got 4`"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, out)
 		}

@@ -105,11 +105,9 @@ func GateErrorGitHub(w io.Writer, file string, line int, msg string) error {
 	return err
 }
 
-// mdCell makes text safe in a markdown table cell.
-func mdCell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r", " "), "\n", " ")
-}
+// mdCell makes text safe in a markdown table cell (mdText: no HTML, no
+// links, no images, no formatting, one line).
+func mdCell(s string) string { return mdText(s) }
 
 // GateMarkdown writes the gate result as markdown for a step summary or a
 // pull-request comment: a verdict line, a table of cases, every failure.
@@ -149,7 +147,10 @@ func GateMarkdown(w io.Writer, res *analyze.GateResult, opt Options) error {
 				if f.File != "" {
 					where += fmt.Sprintf(", %s:%d", ArtifactURI(f.File), max(f.Line, 1))
 				}
-				fmt.Fprintf(&b, "- **%s**: %s (`%s`)\n", mdCell(cr.Case.Name), mdCell(gateText(f.Message, opt)), where)
+				// A failure may quote a snapshot's diff (tool names,
+				// arguments from the transcript): a code span shows it
+				// as text, never as HTML, an image or a link.
+				fmt.Fprintf(&b, "- **%s**: %s (%s)\n", mdCell(cr.Case.Name), mdCode(gateText(f.Message, opt)), mdCode(where))
 			}
 		}
 		if total > listed {

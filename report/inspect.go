@@ -88,6 +88,11 @@ func NewInspectSession(s *ingest.Session, classOf func(tool string) string, with
 		Requests: s.NumRequests(),
 		Calls:    s.NumCalls(),
 	}
+	if opt.Redact {
+		// Ids and names come from the transcript (or its file name) and
+		// may hold anything, as in a replay's report.
+		out.File, out.ID, out.Agent, out.Parent = Redact(out.File), Redact(out.ID), Redact(out.Agent), Redact(out.Parent)
+	}
 	if !withCalls {
 		return out
 	}
@@ -193,7 +198,7 @@ func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Prob
 			if s.Parent != "" {
 				agent += " ← " + s.Parent
 			}
-			t.append(tab, i+1, cutLeft(s.File, 32), s.Format, cutRight(s.ID, 24), cutRight(agent, 24),
+			t.append(tab, i+1, cutLeft(Sanitize(s.File), 32), Sanitize(s.Format), cutRight(Sanitize(s.ID), 24), cutRight(Sanitize(agent), 24),
 				s.Turns, s.Requests, s.Calls)
 		}
 		t.render(tab)
@@ -205,7 +210,7 @@ func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Prob
 		if len(s.CallList) == 0 {
 			continue
 		}
-		t.heading(fmt.Sprintf("Calls #%d %s %s (%d)", i+1, s.File, s.ID, len(s.CallList)))
+		t.heading(fmt.Sprintf("Calls #%d %s %s (%d)", i+1, Sanitize(s.File), Sanitize(s.ID), len(s.CallList)))
 		rows := make([][]string, len(s.CallList))
 		for j, c := range s.CallList {
 			result := strconv.Itoa(c.ResultChars)
@@ -216,7 +221,7 @@ func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Prob
 			if c.IsError {
 				errText = "error"
 			}
-			rows[j] = []string{strconv.Itoa(c.Turn), strconv.Itoa(c.Call), cutRight(c.Tool, 24), orDash(c.Class),
+			rows[j] = []string{strconv.Itoa(c.Turn), strconv.Itoa(c.Call), cutRight(Sanitize(c.Tool), 24), orDash(Sanitize(c.Class)),
 				"", result, errText, lineText(c.Line)}
 		}
 		argsWidth := max(t.opt.width()-otherColumnsWidth(header, rows, argsCol), 20)
@@ -224,7 +229,7 @@ func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Prob
 			tw.AlignRight, tw.AlignLeft, tw.AlignRight})
 		tab.Header(header)
 		for j, row := range rows {
-			row[argsCol] = AbbreviateArgs(s.CallList[j].Args, argsWidth)
+			row[argsCol] = Sanitize(AbbreviateArgs(s.CallList[j].Args, argsWidth))
 			row[6] = paint(opt.Color, ansiRed, row[6])
 			t.append(tab, row)
 		}

@@ -95,7 +95,7 @@ func GateJUnit(w io.Writer, res *analyze.GateResult, opt Options) error {
 			if n := len(cr.Failures); n > 1 {
 				msg = fmt.Sprintf("%s (and %d more)", msg, n-1)
 			}
-			tc.Failure = &junitFailure{Message: msg, Type: cr.Failures[0].Kind, Text: text.String()}
+			tc.Failure = &junitFailure{Message: msg, Type: cr.Failures[0].Kind, Text: XMLText(text.String())}
 			suite.Failures++
 		}
 		suite.Tests++

@@ -23,6 +23,7 @@ func Markdown(w io.Writer, rep *analyze.Report, opt Options) error {
 	if err != nil {
 		return err
 	}
+	sanitizeForText(rep)
 	var b strings.Builder
 	s := &rep.Summary
 
@@ -164,7 +165,7 @@ func mdText(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return mdEscaper.Replace(s)
+	return mdEscaper.Replace(Sanitize(AbbreviateArgs(s, 0)))
 }
 
 // mdCode shows s as a code span: only the pipe needs escaping there (GFM
@@ -174,7 +175,7 @@ func mdCode(s string) string {
 	if s == "" {
 		return "-"
 	}
-	s = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
+	s = strings.NewReplacer("|", `\|`).Replace(Sanitize(AbbreviateArgs(s, 0)))
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"

@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loopgate/loopgate/analyze"
 )
 
 // Text from a transcript (tool names, session ids, file names, arguments,
@@ -106,15 +108,60 @@ func writeHexByte(b *strings.Builder, prefix string, c byte) {
 }
 
 // SafeLine is Sanitize for text that starts a line of output (a file name
-// at the head of a problem line): besides the escapes, text that would
-// start the line with "::", a GitHub Actions workflow command (the runner
-// trims leading white space before it looks), gets its first colon written
-// as `\:`, so that no runner reads the line as a command.
-func SafeLine(s string) string {
-	s = Sanitize(s)
+// at the head of a problem line): GuardLine of the escaped text.
+func SafeLine(s string) string { return GuardLine(Sanitize(s)) }
+
+// GuardLine keeps a line of output from being read as a GitHub Actions
+// workflow command: a line that starts with "::" (the runner trims leading
+// white space before it looks) gets its first colon written as `\:`. The
+// line's own escapes (colors) are left alone; its untrusted parts must
+// have been through Sanitize, so that it is one line.
+func GuardLine(s string) string {
 	t := strings.TrimLeft(s, " ")
 	if strings.HasPrefix(t, "::") {
 		return s[:len(s)-len(t)] + `\:` + t[1:]
 	}
 	return s
+}
+
+// XMLText replaces what XML 1.0 cannot hold (control characters other than
+// tab, line feed and carriage return; U+FFFE, U+FFFF; invalid UTF-8) with
+// U+FFFD, as encoding/xml does in attributes; its CDATA sections write text
+// as it is, and one such character made a JUnit file unreadable.
+func XMLText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			return r
+		case r < 0x20, r == 0xFFFE, r == 0xFFFF, r == utf8.RuneError:
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+// sanitizeForText escapes the untrusted text of a prepared report (a copy:
+// see prepared) for the text formats: table and markdown. Arguments have
+// their white space folded first, as the tables always showed them.
+func sanitizeForText(rep *analyze.Report) {
+	rep.Rules.Name, rep.Rules.Source = Sanitize(rep.Rules.Name), Sanitize(rep.Rules.Source)
+	for i := range rep.Sessions {
+		s := &rep.Sessions[i]
+		for _, f := range []*string{&s.File, &s.ID, &s.Format, &s.Agent, &s.Parent, &s.Model} {
+			*f = Sanitize(*f)
+		}
+		for j := range s.Decisions {
+			d := &s.Decisions[j]
+			for _, f := range []*string{&d.CallID, &d.Tool, &d.Class, &d.Detector, &d.Message, &d.Native} {
+				*f = Sanitize(*f)
+			}
+			d.Args = Sanitize(AbbreviateArgs(d.Args, 0))
+		}
+	}
+	for i := range rep.Tools {
+		rep.Tools[i].Tool, rep.Tools[i].Class = Sanitize(rep.Tools[i].Tool), Sanitize(rep.Tools[i].Class)
+	}
+	for i := range rep.Problems {
+		rep.Problems[i].File, rep.Problems[i].Message = Sanitize(rep.Problems[i].File), Sanitize(rep.Problems[i].Message)
+	}
 }

@@ -21,6 +21,7 @@ func Table(w io.Writer, rep *analyze.Report, opt Options) error {
 	if err != nil {
 		return err
 	}
+	sanitizeForText(rep)
 	t := &textWriter{opt: opt, out: w}
 	t.summary(rep)
 	t.sessions(rep)
@@ -304,7 +305,9 @@ func (t *textWriter) problems(ps []analyze.Problem, total int) {
 	}
 	t.heading(fmt.Sprintf("Problems (%d)", max(total, len(ps))))
 	for _, p := range ps {
-		t.printf("%s\n", AbbreviateArgs(problemLine(p), 0))
+		// A problem line starts with a file name: it must not start a
+		// workflow command.
+		t.printf("%s\n", SafeLine(AbbreviateArgs(problemLine(p), 0)))
 	}
 }
 
@@ -429,8 +432,10 @@ func appendSpaces(b []byte, n int) []byte {
 	return b
 }
 
-// tableLines removes the trailing blanks tablewriter pads every line with,
-// so that the output (and its golden files) carry no invisible spaces.
+// tableLines removes the trailing blanks a table pads its lines with, so
+// that the output (and its golden files) carry no invisible spaces, and
+// keeps a line whose first cell is untrusted text (a tool name) from
+// starting a workflow command (GuardLine).
 type tableLines struct {
 	w       *bytes.Buffer
 	pending []byte
@@ -443,7 +448,7 @@ func (l *tableLines) Write(p []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		l.w.Write(bytes.TrimRight(l.pending[:i], " "))
+		l.w.WriteString(GuardLine(string(bytes.TrimRight(l.pending[:i], " "))))
 		l.w.WriteByte('\n')
 		l.pending = l.pending[i+1:]
 	}
@@ -453,7 +458,7 @@ func (l *tableLines) Write(p []byte) (int, error) {
 // flush ends a last line that came without its line break.
 func (l *tableLines) flush() {
 	if len(l.pending) > 0 {
-		l.w.Write(bytes.TrimRight(l.pending, " "))
+		l.w.WriteString(GuardLine(string(bytes.TrimRight(l.pending, " "))))
 		l.w.WriteByte('\n')
 		l.pending = nil
 	}
