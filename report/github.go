@@ -25,14 +25,16 @@ const GitHubAnnotationLimit = 10
 // GitHub limits to 1 MiB per step.
 const stepSummaryFailures = 200
 
-// escapeData escapes an annotation's message (actions/toolkit command.ts).
+// escapeData escapes an annotation's message (actions/toolkit command.ts);
+// the other control characters, which the runner would print raw in the
+// log, are escaped as everywhere else (Sanitize).
 func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return Sanitize(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
 }
 
 // escapeProperty escapes an annotation property value.
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return Sanitize(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }
 
 // GateGitHub writes one error annotation per failed expectation, the first
