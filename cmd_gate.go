@@ -175,7 +175,7 @@ func writeGateSummary(w io.Writer, res *analyze.GateResult, opt report.Options) 
 			status = paint("\x1b[31m", "FAIL")
 		}
 		fmt.Fprintf(w, "%s  %s  [%s] %d session(s), %d calls: blocked %d, steered %d, deduped %d, harmful %d\n",
-			status, report.Sanitize(cr.Case.Name), report.Sanitize(cr.Report.Rules.Name), s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful)
+			status, report.Sanitize(caseName(cr.Case.Name, opt)), report.Sanitize(cr.Report.Rules.Name), s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful)
 		for _, f := range cr.Failures {
 			msg := f.Message
 			if opt.Redact {
@@ -197,4 +197,14 @@ func writeGateSummary(w io.Writer, res *analyze.GateResult, opt report.Options) 
 	if n := res.SnapshotsMissing(); n > 0 {
 		fmt.Fprintf(w, "note: %d case(s) have no snapshot yet; run loopgate gate --update and commit the snapshots to pin every decision\n", n)
 	}
+}
+
+// caseName is a case's name as the summary shows it: redacted unless
+// --no-redact (by default it is the transcript's path, and a file name may
+// hold a secret).
+func caseName(name string, opt report.Options) string {
+	if opt.Redact {
+		return report.Redact(name)
+	}
+	return name
 }

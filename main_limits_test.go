@@ -260,5 +260,3 @@ func TestGateAliasBomb(t *testing.T) {
 		t.Errorf("peak memory %d MiB, want at most 200", m.peakMiB)
 	}
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }

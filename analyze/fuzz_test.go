@@ -260,8 +260,8 @@ func TestHostileGateYAML(t *testing.T) {
 	}{
 		{"empty", "", 1, "empty"},
 		{"only a comment", "# nothing\n", 1, "empty"},
-		{"billion laughs", laughs, 1, "unknown key"},
-		{"alias bomb as the cases", caseBomb, 1, "unknown key"},
+		{"billion laughs", laughs, 6, "more than 100000 YAML nodes once its aliases are expanded"},
+		{"alias bomb as the cases", caseBomb, 6, "more than 100000 YAML nodes once its aliases are expanded"},
 		{"self alias", "cases: &a [*a]\n", 1, ""},
 		{"unknown key", read + "    expected: {blocked: 4}\n", 3, "unknown key"},
 		{"wrong type", read + "    expect: [1, 2]\n", 3, "mapping"},

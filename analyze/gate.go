@@ -965,6 +965,11 @@ func RunGate(g *Gate, opt GateOptions) (*GateResult, error) {
 			return nil, err
 		}
 		cr.Failures = append(cr.Failures, calls...)
+		if c.Snapshot != "" && opt.SnapshotText != nil {
+			// The file name comes from the case name, by default the
+			// transcript's path: redacted as the snapshot's text is.
+			c.Snapshot = filepath.Join(filepath.Dir(c.Snapshot), slug(opt.SnapshotText(c.Name))+".golden")
+		}
 		if c.Snapshot != "" {
 			snap := makeSnapshot(g, c, rep, opt.SnapshotArgs, opt.SnapshotText)
 			if opt.Update {
@@ -1253,14 +1258,14 @@ func makeSnapshot(g *Gate, c *GateCase, rep *Report, args, text func(string) str
 	if text == nil {
 		text = func(s string) string { return s }
 	}
-	snap := &Snapshot{Case: c.Name, Rules: rep.Rules.Name, Sessions: []SnapshotSession{}}
+	snap := &Snapshot{Case: text(c.Name), Rules: rep.Rules.Name, Sessions: []SnapshotSession{}}
 	for i := range rep.Sessions {
 		s := &rep.Sessions[i]
 		file := s.File
 		if rel, err := filepath.Rel(g.Dir, s.File); err == nil {
 			file = rel
 		}
-		ss := SnapshotSession{File: filepath.ToSlash(file), ID: text(s.ID), Agent: s.Agent, Calls: s.Calls, Decisions: []SnapshotDecision{}}
+		ss := SnapshotSession{File: text(filepath.ToSlash(file)), ID: text(s.ID), Agent: text(s.Agent), Calls: s.Calls, Decisions: []SnapshotDecision{}}
 		for _, d := range s.Decisions {
 			a := d.Args
 			if args != nil {

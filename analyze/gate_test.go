@@ -79,9 +79,9 @@ func TestParseGateInvalid(t *testing.T) {
 		{"control character", "preset: nanobot\ncases:\n  - transcript: a\x01b\n", 3, "control characters are not allowed"},
 		{"invalid UTF-8", "preset: nanobot\n\ncases: [\xff]\n", 3, "not valid YAML"},
 		{"unknown anchor", "preset: nanobot\ncases: *nope\n", 2, "unknown anchor 'nope' referenced"},
-		{"self alias", "cases: &a [*a]\n", 1, "case 1 must be a mapping"},
+		{"self alias", "cases: &a [*a]\n", 1, "more than 100000 YAML nodes once its aliases are expanded"},
 		{"calls entries aliasing lists", "cases:\n  - transcript: ../golden/loops/read-loop.jsonl\n    calls: &c [{call: 1, action: allow}]\n  - transcript: ../golden/loops/fetch-loop.jsonl\n    calls: [*c, *c, *c]\n", 5, "a calls entry must be a mapping"},
-		{"billion laughs under calls", laughs("cases:\n  - transcript: ../golden/loops/read-loop.jsonl\n    calls: &l0 [{call: 1, action: allow}, {call: 2, action: allow}]\n"), 6, "a calls entry must be a mapping (key: value lines), not a list"},
+		{"billion laughs under calls", laughs("cases:\n  - transcript: ../golden/loops/read-loop.jsonl\n    calls: &l0 [{call: 1, action: allow}, {call: 2, action: allow}]\n"), 18, "more than 100000 YAML nodes once its aliases are expanded"},
 		{"alias to a list as expect", "cases:\n  - transcript: ../golden/loops/read-loop.jsonl\n    calls: &a [{call: 1, action: allow}]\n  - transcript: ../golden/loops/fetch-loop.jsonl\n    expect: *a\n", 5, "case 2's expect must be a mapping (key: value lines), not a list"},
 		{"alias to a case", "cases:\n  - &c {transcript: ../golden/loops/read-loop.jsonl}\n  - *c\n", 3, "same name as the case at line 2"},
 

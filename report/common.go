@@ -30,8 +30,9 @@ func prepared(rep *analyze.Report, opt Options) (*analyze.Report, error) {
 func preparedSession(s *analyze.SessionResult, opt Options) analyze.SessionResult {
 	out := *s
 	if opt.Redact {
-		// Names and ids come from the transcript too and may hold anything.
-		out.ID = Redact(out.ID)
+		// Names and ids come from the transcript too and may hold
+		// anything; a file name may hold a secret too.
+		out.ID, out.Agent, out.Parent, out.File = Redact(out.ID), Redact(out.Agent), Redact(out.Parent), Redact(out.File)
 	}
 	out.Decisions = make([]analyze.Decision, len(s.Decisions))
 	copy(out.Decisions, s.Decisions)
@@ -70,7 +71,7 @@ func preparedProblems(ps []analyze.Problem, opt Options) []analyze.Problem {
 	copy(out, ps)
 	if opt.Redact {
 		for i := range out {
-			out[i].Message = Redact(out[i].Message)
+			out[i].Message, out[i].File = Redact(out[i].Message), Redact(out[i].File)
 		}
 	}
 	return out

@@ -53,7 +53,7 @@ func GateGitHub(w io.Writer, res *analyze.GateResult, opt Options) error {
 			if file == "" {
 				file, line = res.File, f.GateLine
 			}
-			title := "loopgate gate: " + cr.Case.Name
+			title := "loopgate gate: " + gateText(cr.Case.Name, opt)
 			msg := fmt.Sprintf("%s (expectation at %s:%d)", gateText(f.Message, opt), ArtifactURI(res.File), f.GateLine)
 			if _, err := fmt.Fprintf(w, "::error file=%s,line=%d,title=%s::%s\n",
 				escapeProperty(ArtifactURI(file)), max(line, 1), escapeProperty(title), escapeData(msg)); err != nil {
@@ -78,7 +78,7 @@ func GateGitHub(w io.Writer, res *analyze.GateResult, opt Options) error {
 		}
 		notices++
 		if _, err := fmt.Fprintf(w, "::notice file=%s,line=%d,title=%s::%s\n", escapeProperty(ArtifactURI(res.File)), max(cr.Case.Line, 1),
-			escapeProperty("loopgate gate: no snapshot for "+cr.Case.Name), escapeData(snapshotNote(cr))); err != nil {
+			escapeProperty("loopgate gate: no snapshot for "+gateText(cr.Case.Name, opt)), escapeData(snapshotNote(cr))); err != nil {
 			return err
 		}
 	}
@@ -131,7 +131,7 @@ func GateMarkdown(w io.Writer, res *analyze.GateResult, opt Options) error {
 		if !cr.Passed() {
 			mark = "❌ fail"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %d | %s | %d | %s |\n", mark, mdCell(cr.Case.Name), mdCell(cr.Report.Rules.Name),
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %d | %s | %d | %s |\n", mark, mdCell(gateText(cr.Case.Name, opt)), mdCell(cr.Report.Rules.Name),
 			s.Sessions, s.Calls, s.Blocked, s.Steered, s.Harmful, percent(s.Precision), s.StoppedActions, percent(s.Recall))
 	}
 	if failed > 0 {
@@ -152,7 +152,7 @@ func GateMarkdown(w io.Writer, res *analyze.GateResult, opt Options) error {
 				// A failure may quote a snapshot's diff (tool names,
 				// arguments from the transcript): a code span shows it
 				// as text, never as HTML, an image or a link.
-				fmt.Fprintf(&b, "- **%s**: %s (%s)\n", mdCell(cr.Case.Name), mdCode(gateText(f.Message, opt)), mdCode(where))
+				fmt.Fprintf(&b, "- **%s**: %s (%s)\n", mdCell(gateText(cr.Case.Name, opt)), mdCode(gateText(f.Message, opt)), mdCode(where))
 			}
 		}
 		if total > listed {
@@ -163,7 +163,7 @@ func GateMarkdown(w io.Writer, res *analyze.GateResult, opt Options) error {
 		fmt.Fprintf(&b, "\n### Cases with no snapshot yet\n\nChecked on their expectations only; run `loopgate gate --update` and commit the snapshots to pin every decision.\n\n")
 		for i := range res.Cases {
 			if cr := &res.Cases[i]; cr.SnapshotMissing {
-				fmt.Fprintf(&b, "- **%s**: `%s`\n", mdCell(cr.Case.Name), ArtifactURI(cr.Case.Snapshot))
+				fmt.Fprintf(&b, "- **%s**: `%s`\n", mdCell(gateText(cr.Case.Name, opt)), ArtifactURI(cr.Case.Snapshot))
 			}
 		}
 	}

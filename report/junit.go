@@ -70,7 +70,7 @@ func GateJUnit(w io.Writer, res *analyze.GateResult, opt Options) error {
 		s := cr.Report.Summary
 		tc := junitCase{
 			ClassName: className,
-			Name:      cr.Case.Name,
+			Name:      gateText(cr.Case.Name, opt),
 			Time:      junitSeconds(cr.Duration),
 			SystemOut: fmt.Sprintf("rules %s; transcript %s: %d file(s), %d session(s), %d calls; blocked %d, steered %d, deduped %d, harmful %d, precision %s, stopped actions %d, recall %s",
 				cr.Report.Rules.Name, cr.Case.Transcript, s.Files, s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful,

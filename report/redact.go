@@ -83,6 +83,8 @@ const (
 	needBearer                              // "bearer", any case
 	needAssignment                          // "key" "secret" "token" "passw" "passp" "pwd", any case
 	needUnicodeEscape                       // `\u`
+	needGoogle                              // "AIza"
+	needJWT                                 // "eyJ"
 )
 
 // redactRules run in order: specific token formats before the generic
@@ -105,7 +107,7 @@ var redactRules = []*redactRule{
 		needs:     needSk,
 		re:        regexp.MustCompile(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
 		starts:    []string{"sk-"},
-		plausible: hasLetterAndDigit, // not "sk-a-long-hyphenated-phrase-of-words"
+		plausible: openAIKeyLike, // not "sk-prod-cluster-2024-eu-west-1a"
 	},
 	{
 		kind:   "github-token",
@@ -125,6 +127,13 @@ var redactRules = []*redactRule{
 		needs:  needSlack,
 		re:     regexp.MustCompile(`^(?:(?:xoxe\.)?xox[abeoprs]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,})`),
 		starts: []string{"xox", "xapp-"},
+	},
+	{
+		// Google API keys: AIza and 35 more characters.
+		kind:   "google-api-key",
+		needs:  needGoogle,
+		re:     regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`),
+		starts: []string{"AIza"},
 	},
 	{
 		// https://hooks.slack.com/services/T.../B.../secret: the whole path
@@ -155,6 +164,15 @@ var redactRules = []*redactRule{
 		foldStarts:  true,
 		secretGroup: 1,
 		plausible:   looksRandom, // not "a bearer token is needed"
+	},
+	{
+		// A JSON Web Token standing alone (not after "Bearer", which the
+		// bearer rule names): a base64url header and payload, each a
+		// JSON object, so each starting with "eyJ", and a signature.
+		kind:   "jwt",
+		needs:  needJWT,
+		re:     regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+		starts: []string{"eyJ"},
 	},
 	{
 		// scheme://user:password@host: the user and host are kept. The
@@ -489,6 +507,12 @@ func scanNeedles(s string) needleSet {
 		case 'A':
 			if strings.HasPrefix(rest, "AKIA") || strings.HasPrefix(rest, "ASIA") {
 				found |= needAWS
+			} else if strings.HasPrefix(rest, "AIza") {
+				found |= needGoogle
+			}
+		case 'e':
+			if strings.HasPrefix(rest, "eyJ") {
+				found |= needJWT
 			}
 		case 'x':
 			if strings.HasPrefix(rest, "xox") || strings.HasPrefix(rest, "xapp-") {
@@ -528,7 +552,7 @@ func scanNeedles(s string) needleSet {
 
 // needleStart marks the bytes a needle starts with.
 var needleStart = func() (t [256]bool) {
-	for _, c := range []byte(`PsgAxh:\aAbBkKsStTpP`) {
+	for _, c := range []byte(`PsgAxhe:\aAbBkKsStTpP`) {
 		t[c] = true
 	}
 	return t
@@ -612,10 +636,68 @@ func assignmentSpan(s string, loc []int) (int, int, bool) {
 	name := s[loc[2]:loc[3]]
 	for g := 2; g <= 5; g++ {
 		if start, end := loc[2*g], loc[2*g+1]; start >= 0 {
-			return start, end, plausibleAssignment(name, s[start:end], g < 5)
+			secret := plausibleAssignment(name, s[start:end], g < 5)
+			if secret && g == 5 && !strings.Contains(s[loc[3]:start], "=") && proseValue(name, s[start:end], s[end:]) {
+				secret = false
+			}
+			return start, end, secret
 		}
 	}
 	return -1, -1, false
+}
+
+// proseValue reports whether an unquoted value after "name:" reads as
+// prose or configuration rather than a secret: "Password: 8 characters
+// minimum" (a value that does not look random with more words after it on
+// the line) or nsswitch.conf's "passwd: files systemd" (its sources).
+func proseValue(name, value, rest string) bool {
+	if strings.EqualFold(name, "passwd") || strings.EqualFold(name, "shadow") {
+		switch strings.ToLower(value) {
+		case "files", "compat", "systemd", "db", "nis", "nisplus", "ldap", "sss", "winbind", "dns", "hesiod", "cache":
+			return true
+		}
+	}
+	if looksRandom(value) {
+		return false
+	}
+	// More words on the same line: blanks, then a letter.
+	rest = strings.TrimLeft(rest, " \t")
+	if rest == "" {
+		return false
+	}
+	c := rest[0]
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// openAIKeyLike accepts what an OpenAI key looks like after "sk-": a
+// project, service-account or admin key (sk-proj-...), or a legacy key's
+// random letters and digits (mixed case, a digit). A name made of
+// lower-case words and numbers joined by hyphens
+// (sk-prod-cluster-2024-eu-west-1a) is not one.
+func openAIKeyLike(s string) bool {
+	body := strings.TrimPrefix(s, "sk-")
+	for _, p := range []string{"proj-", "svcacct-", "admin-"} {
+		if strings.HasPrefix(body, p) {
+			return hasLetterAndDigit(body[len(p):])
+		}
+	}
+	lower, upper, digit := false, false, false
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		}
+	}
+	if upper && lower && digit {
+		return true
+	}
+	// Without mixed case: a long unbroken run of letters and digits still
+	// reads as random (a key written in one case), hyphenated words do not.
+	return digit && (lower || upper) && !strings.ContainsAny(body, "-_") && len(body) >= 32
 }
 
 // plausibleAssignment reports whether value, assigned to name, is a secret.
