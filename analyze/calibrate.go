@@ -61,9 +61,11 @@ func calibration(s *ingest.Session) (float64, string) {
 				if ri == 0 {
 					added += int64(t.UserChars)
 				}
-				delta := r.Usage.Input - prev.Usage.Input - prev.Usage.Output
+				// Saturating: counts near the int64 maximum are read, and
+				// their differences and sums must not wrap.
+				delta := ingest.SaturatingAdd(r.Usage.Input, -ingest.SaturatingAdd(prev.Usage.Input, prev.Usage.Output))
 				if delta > 0 && added > 0 {
-					tokens += delta
+					tokens = ingest.SaturatingAdd(tokens, delta)
 					bytes += added
 					pairs++
 				}

@@ -492,8 +492,8 @@ func (a *Aggregator) AddSession(s SessionResult, tools []ToolStat, keep bool) {
 	sum.SteerTokens += s.SteerTokens
 	if s.HasUsage {
 		a.rep.Tokens.SessionsWithUsage++
-		a.rep.Tokens.RecordedInput += s.RecordedInput
-		a.rep.Tokens.RecordedOutput += s.RecordedOutput
+		a.rep.Tokens.RecordedInput = ingest.SaturatingAdd(a.rep.Tokens.RecordedInput, s.RecordedInput)
+		a.rep.Tokens.RecordedOutput = ingest.SaturatingAdd(a.rep.Tokens.RecordedOutput, s.RecordedOutput)
 	}
 	if s.TokensFrom == "usage" {
 		a.rep.Tokens.SessionsCalibrated++
@@ -535,8 +535,8 @@ func (a *Aggregator) merge(b *Aggregator) {
 	a.rep.Summary.add(&b.rep.Summary, b.rep.Summary.Problems)
 	a.rep.Tokens.SessionsWithUsage += b.rep.Tokens.SessionsWithUsage
 	a.rep.Tokens.SessionsCalibrated += b.rep.Tokens.SessionsCalibrated
-	a.rep.Tokens.RecordedInput += b.rep.Tokens.RecordedInput
-	a.rep.Tokens.RecordedOutput += b.rep.Tokens.RecordedOutput
+	a.rep.Tokens.RecordedInput = ingest.SaturatingAdd(a.rep.Tokens.RecordedInput, b.rep.Tokens.RecordedInput)
+	a.rep.Tokens.RecordedOutput = ingest.SaturatingAdd(a.rep.Tokens.RecordedOutput, b.rep.Tokens.RecordedOutput)
 	a.addTools(b.rep.Tools)
 }
 

@@ -116,8 +116,8 @@ func Prepare(s *ingest.Session) *PreparedSession {
 			requestEpoch = append(requestEpoch, epoch)
 			if r.Usage != nil {
 				p.HasUsage = true
-				p.UsageInput += r.Usage.Input
-				p.UsageOutput += r.Usage.Output
+				p.UsageInput = ingest.SaturatingAdd(p.UsageInput, r.Usage.Input)
+				p.UsageOutput = ingest.SaturatingAdd(p.UsageOutput, r.Usage.Output)
 			}
 			for ci, c := range r.Calls {
 				index++

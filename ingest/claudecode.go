@@ -501,7 +501,7 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 			}
 		}
 	} else {
-		sc.b.request(n, t, chars, anthropicUsage(m.Usage))
+		sc.b.request(n, t, chars, checkedUsage(r.out, n, m.Usage, anthropicUsage))
 		ref = sc.b.lastRef()
 		if key != "" {
 			sc.requests[key] = ref
@@ -550,5 +550,6 @@ func anthropicUsage(raw jsonx.RawMessage) *Usage {
 	if raw == nil || jsonx.Unmarshal(raw, &u) != nil || u.Input == nil {
 		return nil
 	}
-	return &Usage{Input: *u.Input + u.CacheCreation + u.CacheRead, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheCreation}
+	input := SaturatingAdd(SaturatingAdd(*u.Input, u.CacheCreation), u.CacheRead)
+	return &Usage{Input: input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheCreation}
 }

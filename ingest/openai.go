@@ -421,7 +421,7 @@ func (r *oaReader) record(data []byte, line int, sr *splitLine) (oaRecord, bool)
 				items := r.responseItems(elems, linesOf(respPath, "output"), at, &rec)
 				var u *Usage
 				if raw := resp["usage"]; raw != nil {
-					u = parseOpenAIUsage(raw)
+					u = checkedUsage(r.out, at, raw, parseOpenAIUsage)
 				}
 				t := unixTime(resp["created_at"])
 				for i := range items {
@@ -1084,7 +1084,7 @@ func (r *oaReader) chatChoices(raw jsonx.RawMessage, resp map[string]jsonx.RawMe
 		return nil
 	}
 	if u := resp["usage"]; u != nil {
-		it.usage = parseOpenAIUsage(u)
+		it.usage = checkedUsage(r.out, line, u, parseOpenAIUsage)
 	}
 	it.time = unixTime(resp["created"])
 	for j := range it.calls {

@@ -552,7 +552,7 @@ func ohAction(b *sessionBuilder, e ohEvent, i, line int, t time.Time, requests m
 				text, _ := contentText(mr.Choices[0].Message.Content)
 				chars = len(text)
 			}
-			u = parseOpenAIUsage(mr.Usage)
+			u = checkedUsage(out, line, mr.Usage, parseOpenAIUsage)
 		}
 		b.request(line, t, chars, u)
 		ref = b.lastRef()

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUsageTotalsSaturate: usage near the int64 maximum in two sessions
+// makes totals that stop at the maximum instead of wrapping negative, and a
+// negative or non-integer count is a problem, not a silent zero.
+func TestUsageTotalsSaturate(t *testing.T) {
+	line := func(id, usage string) string {
+		return `{"id":"` + id + `","model":"gpt","messages":[{"role":"user","content":"hi ` + id + `"}],"response":{"choices":[{"message":{"role":"assistant","content":"ok"}}],"usage":` + usage + `}}`
+	}
+	file := filepath.Join(t.TempDir(), "usage.jsonl")
+	text := strings.Join([]string{
+		line("a", `{"prompt_tokens": 9223372036854775000, "completion_tokens": 9223372036854775000}`),
+		line("b", `{"prompt_tokens": 9223372036854775000, "completion_tokens": 9223372036854775000}`),
+		line("c", `{"prompt_tokens": -40, "completion_tokens": 1}`),
+		line("d", `{"prompt_tokens": 1e308, "completion_tokens": 1}`),
+	}, "\n") + "\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := loopgate(t, "replay", "--format", "json", "--tokenizer", "chars4", file)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Tokens struct {
+			In  int64 `json:"recorded_input_tokens"`
+			Out int64 `json:"recorded_output_tokens"`
+		} `json:"tokens"`
+		Problems []struct {
+			Line    int    `json:"line"`
+			Message string `json:"message"`
+		} `json:"problems"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Tokens.In != math.MaxInt64 || rep.Tokens.Out != math.MaxInt64 {
+		t.Errorf("totals %d in, %d out; want both saturated at %d", rep.Tokens.In, rep.Tokens.Out, int64(math.MaxInt64))
+	}
+	if len(rep.Problems) != 2 || rep.Problems[0].Line != 3 || rep.Problems[1].Line != 4 ||
+		!strings.Contains(rep.Problems[0].Message, "negative") || !strings.Contains(rep.Problems[1].Message, "not a whole number") {
+		t.Errorf("problems %+v, want the negative and the 1e308 counts", rep.Problems)
+	}
+}
