@@ -719,8 +719,10 @@ func replayCommand() *cli.Command {
 					_ = jl.Session(s)
 				}
 			}
+			estimatedBefore := tokens.Estimated(counter)
 			rep := analyze.Replay(files, ropt)
 			stopProgress()
+			rep.Tokens.EstimatedTexts = tokens.Estimated(counter) - estimatedBefore
 			defer rep.Close()
 			rep.Problems = append(early, rep.Problems...)
 			rep.Summary.Problems += len(early)
@@ -752,6 +754,9 @@ var spillSessions = true
 func warnApproximated(c *cli.Context, counter tokens.Counter) {
 	if n := tokens.Approximated(counter); n > 0 {
 		fmt.Fprintf(c.App.ErrWriter, "loopgate: warning: %s could not tokenize %d text(s); they were counted as bytes/4\n", counter.Name(), n)
+	}
+	if n := tokens.Estimated(counter); n > 0 {
+		fmt.Fprintf(c.App.ErrWriter, "loopgate: note: %d text(s) over 4 MiB were not tokenized whole; their tokens are estimated from their first and last 512 KiB\n", n)
 	}
 }
 

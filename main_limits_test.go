@@ -260,3 +260,38 @@ func TestGateAliasBomb(t *testing.T) {
 		t.Errorf("peak memory %d MiB, want at most 200", m.peakMiB)
 	}
 }
+
+// writeNoSpaceResults writes a nanobot session whose read_file result, a
+// run of size bytes without a space, comes back twice.
+func writeNoSpaceResults(t *testing.T, path string, size int) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	run := strings.Repeat("x7Kq", size/4)
+	lines := nanobotCalls([][3]string{{"read_file", `{"path": "blob"}`, run}, {"read_file", `{"path": "blob"}`, run}})
+	for _, l := range lines {
+		f.WriteString(l + "\n")
+	}
+}
+
+// TestTokenizerLongRunMemory: two identical 32 MiB results without a space
+// (two of 256 MB took 9.7 GB and 164 s) are counted in bounded chunks;
+// the report says the counts are estimates, and the process stays small.
+func TestTokenizerLongRunMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tokenizes 64 MiB")
+	}
+	file := filepath.Join(t.TempDir(), "blob.jsonl")
+	writeNoSpaceResults(t, file, 32<<20)
+	m := runMeasured(t, "", "replay", "--format", "json", file)
+	t.Logf("peak %d MiB", m.peakMiB)
+	if m.code != 0 || !strings.Contains(m.stdout, `"estimated_texts": `) || !strings.Contains(m.stderr, "were not tokenized whole") {
+		t.Errorf("exit %d; the report does not say the counts are estimates:\n%.1200s\n%s", m.code, m.stdout, m.stderr)
+	}
+	if m.peakMiB > 400 {
+		t.Errorf("peak memory %d MiB, want at most 400", m.peakMiB)
+	}
+}

@@ -47,6 +47,10 @@ type TokensInfo struct {
 	// each such session's usage_unused says which); the tokenizer counted
 	// them. Absent when 0.
 	SessionsUsageUnused int `json:"sessions_usage_unused,omitempty"`
+	// EstimatedTexts counts the texts too long to count whole (over 4 MiB:
+	// their tokens are scaled from their first and last 512 KiB,
+	// internal/tokens). Absent when 0.
+	EstimatedTexts int64 `json:"estimated_texts,omitempty"`
 	// RecordedInput and RecordedOutput sum the usage the transcripts record.
 	RecordedInput  int64 `json:"recorded_input_tokens"`
 	RecordedOutput int64 `json:"recorded_output_tokens"`

@@ -41,6 +41,9 @@ func Markdown(w io.Writer, rep *analyze.Report, opt Options) error {
 	if n := rep.Tokens.SessionsUsageUnused; n > 0 {
 		usage = append(usage, fmt.Sprintf("usage not used for %s: too little or implausible evidence, counted with %s", plural(n, "session"), mdCode(tok)))
 	}
+	if n := rep.Tokens.EstimatedTexts; n > 0 {
+		usage = append(usage, fmt.Sprintf("%d text(s) over 4 MiB estimated from their first and last 512 KiB", n))
+	}
 	if len(usage) > 0 {
 		b.WriteString(" (" + strings.Join(usage, "; ") + ")")
 	}

@@ -88,6 +88,9 @@ func (t *textWriter) summary(rep *analyze.Report) {
 		rules += " (" + rep.Rules.Source + ")"
 	}
 	tok := orUnknown(rep.Tokens.Tokenizer) + " estimates"
+	if n := rep.Tokens.EstimatedTexts; n > 0 {
+		tok += fmt.Sprintf(" (%d text(s) over 4 MiB estimated from their ends)", n)
+	}
 	if rep.Tokens.SessionsWithUsage > 0 {
 		tok += fmt.Sprintf("; usage recorded in %s: %s in, %s out", plural(rep.Tokens.SessionsWithUsage, "session"),
 			thousands(rep.Tokens.RecordedInput), thousands(rep.Tokens.RecordedOutput))
