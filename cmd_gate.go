@@ -41,6 +41,8 @@ func gateCommand() *cli.Command {
 }
 
 func runGate(c *cli.Context) error {
+	// The gate replays as replay does: the same soft memory limit.
+	defer limitStreamingMemory()()
 	if c.NArg() > 1 {
 		return usageError("gate takes one gate FILE, not %d (%s)", c.NArg(), strings.Join(c.Args().Slice(), " "))
 	}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 29's reproductions at full size: too slow for go test (tens of
+// seconds, gigabytes of input), run by .ci/run with LOOPGATE_HEAVY=1. Each
+// measures the built binary's peak memory (runMeasured), not its time.
+
+func heavy(t *testing.T) {
+	if os.Getenv("LOOPGATE_HEAVY") == "" {
+		t.Skip("set LOOPGATE_HEAVY=1 to run (.ci/run does)")
+	}
+}
+
+// TestHeavyNULGzipDefaultLimit: a 1 MB .json.gz of 1 GiB of NUL bytes
+// (3-9 GB before) at the default --max-record of 256 MiB, in replay and
+// in gate.
+func TestHeavyNULGzipDefaultLimit(t *testing.T) {
+	heavy(t)
+	dir := t.TempDir()
+	writeNULGzip(t, filepath.Join(dir, "nul.json.gz"), 1<<30)
+	os.WriteFile(filepath.Join(dir, "g.gate.yaml"), []byte("preset: nanobot\ntokenizer: chars4\nsnapshots: false\ncases:\n  - {name: nul, transcript: '*.json.gz', expect: {problems: 1}}\n"), 0o644)
+	for _, args := range [][]string{
+		{"replay", "--format", "json", "--tokenizer", "chars4", filepath.Join(dir, "nul.json.gz")},
+		{"gate", filepath.Join(dir, "g.gate.yaml")},
+	} {
+		m := runMeasured(t, "", args...)
+		t.Logf("%s: peak %d MiB, exit %d", args[0], m.peakMiB, m.code)
+		if m.code != 0 || (args[0] == "replay" && !strings.Contains(m.stdout, "over the --max-record limit of 256 MiB")) {
+			t.Errorf("%s: exit %d\n%.600s\n%s", args[0], m.code, m.stdout, m.stderr)
+		}
+		if m.peakMiB > 1024 {
+			t.Errorf("%s: peak %d MiB, want at most 1024 (a 256 MiB record at most)", args[0], m.peakMiB)
+		}
+	}
+}
+
+// TestHeavyTwoLongResults: two identical 256 MB results without a space
+// (9.7 GB and 164 s before).
+func TestHeavyTwoLongResults(t *testing.T) {
+	heavy(t)
+	file := filepath.Join(t.TempDir(), "blob.jsonl")
+	writeNoSpaceResults(t, file, 256_000_000)
+	m := runMeasured(t, "", "replay", "--format", "json", file)
+	t.Logf("peak %d MiB, exit %d", m.peakMiB, m.code)
+	if m.code != 0 || !strings.Contains(m.stdout, `"estimated_texts": `) {
+		t.Errorf("exit %d\n%.800s\n%s", m.code, m.stdout, m.stderr)
+	}
+	if m.peakMiB > 2500 {
+		t.Errorf("peak %d MiB, want at most 2500", m.peakMiB)
+	}
+}
+
+// TestHeavyTableManySessions: the table report of 100k sessions (66 s
+// before, one tablewriter table per session), its peak memory bounded.
+func TestHeavyTableManySessions(t *testing.T) {
+	heavy(t)
+	file := filepath.Join(t.TempDir(), "many.jsonl")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	for i := range 100_000 {
+		fmt.Fprintf(w, `{"metadata":{"session_id":"s%d"},"messages":[{"role":"user","content":"read it %d"}`, i, i)
+		for c := range 4 {
+			fmt.Fprintf(w, `,{"role":"assistant","content":null,"tool_calls":[{"id":"c%d","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"f\"}"}}]}`, c)
+			fmt.Fprintf(w, `,{"role":"tool","tool_call_id":"c%d","content":"same"}`, c)
+		}
+		w.WriteString(`,{"role":"assistant","content":"done"}]}` + "\n")
+	}
+	w.Flush()
+	f.Close()
+	m := runMeasured(t, "", "replay", "--format", "table", "--tokenizer", "chars4", "--max-decisions", "0", file)
+	t.Logf("peak %d MiB, exit %d, %d bytes of table", m.peakMiB, m.code, len(m.stdout))
+	if m.code != 0 || !strings.Contains(m.stdout, "Sessions (100000)") || !strings.Contains(m.stdout, "Decisions #100000") {
+		t.Errorf("exit %d\n%.600s\n%s", m.code, m.stdout, m.stderr)
+	}
+	if m.peakMiB > 1024 {
+		t.Errorf("peak %d MiB, want at most 1024", m.peakMiB)
+	}
+}
