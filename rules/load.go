@@ -377,6 +377,10 @@ func (d *decoder) decodeValue(n *yaml.Node, v reflect.Value, path string) error 
 		}
 		s := strings.TrimSpace(n.Value)
 		if strings.HasPrefix(s, "-") && len(s) > 1 {
+			if strings.Contains(path, ".periods[") {
+				// 0 is refused too (validate.go): no "use 0" here.
+				return d.errf(n, "%s must not be negative (%s); a period is a cycle length, from 1 to the window", path, s)
+			}
 			return d.errf(n, "%s must not be negative (%s); use 0 to turn it off", path, s)
 		}
 		i, err := strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 10, 64)

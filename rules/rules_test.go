@@ -443,7 +443,8 @@ func TestCheckErrors(t *testing.T) {
 		{"negative threshold", "tool shorthand", "tools:\n  class:read: {steer_at: -3}\n", `2: tools.class:read.steer_at must not be negative (-3); use 0 to turn it off`},
 		{"negative threshold", "tool override", "tools:\n  read_file:\n    repeat: {block_at: -2}\n", `3: tools.read_file.repeat.block_at must not be negative (-2); use 0 to turn it off`},
 		{"negative threshold", "halt", "detectors:\n  tool_failure:\n    halt_at: -8\n", `3: detectors.tool_failure.halt_at must not be negative (-8); use 0 to turn it off`},
-		{"negative threshold", "period", "detectors:\n  cycle:\n    periods: [1, -2]\n", `3: detectors.cycle.periods[1] must not be negative (-2); use 0 to turn it off`},
+		{"negative threshold", "period", "detectors:\n  cycle:\n    periods: [1, -2]\n", `3: detectors.cycle.periods[1] must not be negative (-2); a period is a cycle length, from 1 to the window`},
+		{"zero period", "period", "detectors:\n  cycle:\n    periods: [0]\n", `3: detectors.cycle.periods: 0 is not between 1 and the window (10)`},
 		{"negative threshold", "window", "scope:\n  window: -2m\n", `2: scope.window must not be negative`},
 		// A class the class table does not know.
 		{"unknown class", "tools", "tools:\n  class:reed: {block_at: 3}\n", `2: tools.class:reed names an unknown class "reed" (did you mean class:read?); classes: browser, delegate, list, message, poll, process, read, schedule, search, shell, web_fetch, web_search, write, other`},
