@@ -164,8 +164,11 @@ func TestHostileRulesYAML(t *testing.T) {
 	}{
 		{"empty", "", 1, "empty"},
 		{"only a comment", "# nothing here\n", 1, "empty"},
-		{"billion laughs at the top", laughs, 1, "unknown key"},
-		{"billion laughs in a value", "name: x\ndetectors:\n  repeat: &r {block_at: 3}\n  consecutive: *r\n" + laughs, 4, "aliases"},
+		// Refused before it is read, by the count of its nodes with the
+		// aliases expanded (issue 29), at the alias where it passes.
+		{"billion laughs at the top", laughs, 6, "more than 100000 YAML nodes once its aliases are expanded"},
+		{"billion laughs in a value", "name: x\ndetectors:\n  repeat: &r {block_at: 3}\n  consecutive: *r\n" + laughs, 10, "more than 100000 YAML nodes once its aliases are expanded"},
+		{"one alias", "name: x\ndetectors:\n  repeat: &r {block_at: 3}\n  consecutive: *r\n", 4, "aliases"},
 		{"merge-key bomb", mergeBomb, 1, "unknown key"},
 		{"alias as the whole file", "&a [*a]\n", 1, ""},
 		{"huge integer", "name: x\ndetectors:\n  repeat:\n    block_at: 123456789012345678901234567890123456789\n", 4, "too large"},
