@@ -179,6 +179,9 @@ func mdCode(s string) string {
 		return "-"
 	}
 	s = strings.NewReplacer("|", `\|`).Replace(Sanitize(AbbreviateArgs(s, 0)))
+	if s == "" { // white space only
+		return "-"
+	}
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"

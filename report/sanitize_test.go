@@ -1,6 +1,8 @@
 package report
 
 import (
+	"encoding/xml"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -73,6 +75,62 @@ func FuzzSanitize(f *testing.F) {
 		checkSafe(t, s, line)
 		if strings.HasPrefix(strings.TrimLeft(line, " "), "::") {
 			t.Fatalf("SafeLine(%q) = %q starts a workflow command", s, line)
+		}
+	})
+}
+
+// FuzzXMLText: what XMLText leaves, written as a JUnit failure body
+// (CDATA), always parses.
+func FuzzXMLText(f *testing.F) {
+	for _, s := range []string{"", "ok", "\x1b[2J\x00\x07", "]]>", "\uFFFE\uFFFF", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b strings.Builder
+		b.WriteString("<a>")
+		if err := xml.NewEncoder(&b).EncodeElement(struct {
+			Text string `xml:",cdata"`
+		}{XMLText(s)}, xml.StartElement{Name: xml.Name{Local: "f"}}); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("</a>")
+		var v struct{}
+		if err := xml.Unmarshal([]byte(b.String()), &v); err != nil {
+			t.Fatalf("XMLText(%q) does not parse: %v", s, err)
+		}
+	})
+}
+
+// FuzzMarkdownCode: a code span of any text is one line that opens and
+// closes with the same fence and holds no control character, so nothing
+// in it is read as HTML, a link or an image.
+func FuzzMarkdownCode(f *testing.F) {
+	for _, s := range []string{"", "<img src=x>", "![](http://e)", "a`b``c", "`", "x\n<details>", "|"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := mdCode(s)
+		checkSafe(t, s, out)
+		if out == "-" { // nothing to show
+			return
+		}
+		n := 0
+		for n < len(out) && out[n] == '`' {
+			n++
+		}
+		fence := out[:n]
+		if n == 0 || !strings.HasSuffix(out, fence) || strings.Contains(out[n:len(out)-n], fence) {
+			t.Fatalf("mdCode(%q) = %q: not one code span", s, out)
+		}
+		text := mdText(s)
+		checkSafe(t, s, text)
+		// Escaped characters (\[, \], \\) are text; what is left must
+		// open nothing.
+		unescaped := regexp.MustCompile(`\\.`).ReplaceAllString(text, "")
+		for _, bad := range []string{"<", "](", "!["} {
+			if strings.Contains(unescaped, bad) {
+				t.Fatalf("mdText(%q) = %q holds %q", s, text, bad)
+			}
 		}
 	})
 }
