@@ -191,6 +191,8 @@ func MergeReplays(parts []ReplayPart, allowMissing bool) (*Report, []string, err
 	}
 	for i := range parts {
 		agg.addTools(parts[i].Report.Tools)
+		// Each shard says how many of its texts were estimated.
+		agg.rep.Tokens.EstimatedTexts += parts[i].Report.Tokens.EstimatedTexts
 	}
 	agg.rep.Summary.Files = files
 	return agg.Finish(), missing, nil
