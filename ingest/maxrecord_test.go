@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"os"
@@ -157,4 +158,56 @@ func TestCheckMatch(t *testing.T) {
 			t.Errorf("CheckMatch(%s) = %q, want %q", c.path, got, c.want)
 		}
 	}
+}
+
+// FuzzLineReaderMax: with a bound, the reader yields what a plain split
+// yields, except that each line over the bound is reported (its number and
+// size) instead of returned; a read buffer of 16 bytes makes long lines
+// span many reads.
+func FuzzLineReaderMax(f *testing.F) {
+	f.Add([]byte("short\nthis line is longer\r\n\nx\nlast line too long"), uint8(8))
+	f.Add([]byte("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\nb\n"), uint8(1))
+	f.Add([]byte("   \n                         \n"), uint8(4))
+	f.Fuzz(func(t *testing.T, data []byte, max uint8) {
+		if max == 0 {
+			return
+		}
+		lr := &LineReader{r: bufio.NewReaderSize(bytes.NewReader(data), 16), max: int(max)}
+		type event struct {
+			text []byte
+			n    int
+			size int64 // > 0: reported as over the bound
+		}
+		var got []event
+		lr.onOversize = func(n int, size int64) { got = append(got, event{nil, n, size}) }
+		for {
+			line, n, ok := lr.Next()
+			if !ok {
+				break
+			}
+			got = append(got, event{append([]byte(nil), line...), n, 0})
+		}
+		raw := bytes.Split(data, []byte("\n"))
+		if len(raw) > 0 && len(raw[len(raw)-1]) == 0 {
+			raw = raw[:len(raw)-1]
+		}
+		var want []event
+		for i, l := range raw {
+			l = bytes.TrimRight(l, "\r\n")
+			switch {
+			case len(l) > int(max):
+				want = append(want, event{nil, i + 1, int64(len(l))})
+			case len(bytes.TrimSpace(l)) > 0:
+				want = append(want, event{bytes.ToValidUTF8(l, []byte("\uFFFD")), i + 1, 0})
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("max %d: got %d events %+v, want %d %+v", max, len(got), got, len(want), want)
+		}
+		for i := range want {
+			if got[i].n != want[i].n || got[i].size != want[i].size || !bytes.Equal(got[i].text, want[i].text) {
+				t.Fatalf("max %d, event %d: got %+v, want %+v", max, i, got[i], want[i])
+			}
+		}
+	})
 }

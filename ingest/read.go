@@ -123,9 +123,15 @@ func (lr *LineReader) Next() (line []byte, n int, ok bool) {
 		var chunk []byte
 		var err error
 		var oversize int64 // > 0: the line is over max and not kept
+		trail := 0         // line-ending bytes (\r, \n) ending what was read of the line
 		for {
 			chunk, err = lr.r.ReadSlice('\n')
-			if lr.max > 0 && (oversize > 0 || len(lr.buf)+len(bytes.TrimRight(chunk, "\r\n")) > lr.max) {
+			if t := len(chunk) - len(bytes.TrimRight(chunk, "\r\n")); t == len(chunk) {
+				trail += t // a \r\n split over two reads
+			} else {
+				trail = t
+			}
+			if lr.max > 0 && (oversize > 0 || len(lr.buf)+len(chunk)-trail > lr.max) {
 				oversize += int64(len(lr.buf) + len(chunk))
 				lr.buf = lr.buf[:0]
 				if err == bufio.ErrBufferFull {
@@ -149,7 +155,7 @@ func (lr *LineReader) Next() (line []byte, n int, ok bool) {
 				lr.buf = nil // the prefix held is not kept for the next lines
 			}
 			if lr.onOversize != nil {
-				lr.onOversize(lr.n, oversize-int64(len(chunk)-len(bytes.TrimRight(chunk, "\r\n"))))
+				lr.onOversize(lr.n, oversize-int64(trail))
 			}
 			continue
 		}
