@@ -397,6 +397,12 @@ func (r *codexReader) tokens(p codexPayload, n int, t time.Time) {
 		tot := *p.Info.Total
 		r.prevTotal = &tot
 	}
+	if u.Input < 0 || u.Output < 0 || u.Cached < 0 || u.CacheW < 0 {
+		// A negative count as written (a difference of totals that went
+		// down was taken whole above): a problem, not usage.
+		r.out.Problemf(n, "token usage holds a negative count (input %d, output %d, cached %d, cache write %d); the record's usage is not counted", u.Input, u.Output, u.Cached, u.CacheW)
+		return
+	}
 	var req *Request
 	if r.open {
 		req = r.b.lastRequest(n, t)

@@ -70,3 +70,23 @@ func TestSaturatingAdd(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexNegativeUsage: a Codex token count written negative is one
+// problem at its line and no usage; a good one beside it is read.
+func TestCodexNegativeUsage(t *testing.T) {
+	userEvent := cx("event_msg", `{"type":"user_message","message":"go"}`)
+	call := cx("response_item", `{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls\"}","call_id":"c1"}`)
+	output := cx("response_item", `{"type":"function_call_output","call_id":"c1","output":"ok"}`)
+	lines := []string{userEvent, call, cxTokens(tok(100, 0, 10), tok(-5, 0, 10)), output}
+	sessions, problems := readText(t, "rollout.jsonl", strings.Join(lines, "\n")+"\n")
+	if len(sessions) != 1 || len(problems) != 1 || problems[0].Line != 3 || !strings.Contains(problems[0].Message, "negative count (input -5") {
+		t.Fatalf("%d sessions, problems %+v", len(sessions), problems)
+	}
+	for _, tr := range sessions[0].Turns {
+		for _, r := range tr.Requests {
+			if r.Usage != nil {
+				t.Errorf("the negative usage was counted: %+v", r.Usage)
+			}
+		}
+	}
+}
