@@ -33,6 +33,8 @@ func gateCommand() *cli.Command {
 			&cli.BoolFlag{Name: "update", Usage: "rewrite every case's snapshot from this run instead of comparing with it"},
 			&cli.StringFlag{Name: "junit", Usage: "also write a JUnit XML report (one testcase per case) to `FILE`"},
 			&cli.StringFlag{Name: "sarif", Usage: "also write a SARIF 2.1.0 report (failed expectations) to `FILE`"},
+			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML page (cases, pass or fail, diffs) to `FILE`"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "what to print: table (one line per case) or html (the page)"},
 			&cli.BoolFlag{Name: "sarif-decisions", Usage: "with --sarif, also report every blocked and harmful decision"},
 			&cli.BoolFlag{Name: "github", Usage: "print GitHub Actions annotations, and append a summary to $GITHUB_STEP_SUMMARY when it is set"},
 		},
@@ -48,6 +50,10 @@ func runGate(c *cli.Context) error {
 	}
 	if c.Bool("sarif-decisions") && c.String("sarif") == "" {
 		return usageError("--sarif-decisions needs --sarif FILE")
+	}
+	format := c.String("format")
+	if format != "table" && format != "html" {
+		return usageError("--format must be table or html for gate, not %q", format)
 	}
 	file := c.Args().First()
 	if file == "" {
@@ -92,7 +98,18 @@ func runGate(c *cli.Context) error {
 		return stop(err)
 	}
 
-	writeGateSummary(c.App.Writer, res, opt)
+	if format == "html" {
+		if err := report.GateHTML(c.App.Writer, res, opt); err != nil {
+			return stop(err)
+		}
+	} else {
+		writeGateSummary(c.App.Writer, res, opt)
+	}
+	if path := c.String("html"); path != "" {
+		if err := writeReportFile(path, func(w io.Writer) error { return report.GateHTML(w, res, opt) }); err != nil {
+			return stop(err)
+		}
+	}
 	if path := c.String("junit"); path != "" {
 		if err := writeReportFile(path, func(w io.Writer) error { return report.GateJUnit(w, res, opt) }); err != nil {
 			return stop(err)

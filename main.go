@@ -642,7 +642,7 @@ func replayCommand() *cli.Command {
 		ArgsUsage: "PATH...",
 		Flags: []cli.Flag{
 			rulesFlag, presetFlag, inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag, maxRecordFlag,
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format: table|json|jsonl|markdown (default: table on a terminal, json otherwise)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format: table|json|jsonl|markdown|html (default: table on a terminal, json otherwise)"},
 			&cli.StringFlag{Name: "fail-on", Value: "never", Usage: "exit 1 when any call is: steer (steered or worse)|block (blocked, deduped or halted)|harmful|never"},
 			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
 		},
@@ -840,7 +840,7 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) 
 }
 
 var tuningFlags = []cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag, maxRecordFlag,
-	&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table|json|csv|markdown (default: table on a terminal, json otherwise)"}}
+	&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table|json|csv|markdown|html (default: table on a terminal, json otherwise)"}}
 
 func compareCommand() *cli.Command {
 	return &cli.Command{

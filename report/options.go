@@ -61,6 +61,7 @@ var renderers = map[string]func(io.Writer, *analyze.Report, Options) error{
 	"json":     JSON,
 	"jsonl":    renderJSONL,
 	"markdown": Markdown,
+	"html":     HTML,
 }
 
 // FormatNames lists the --format values Render accepts, sorted.

@@ -158,7 +158,9 @@ var goldenReports = []struct {
 	{"quiet", quietReport, Options{Redact: true}, nil},
 }
 
-var goldenExt = map[string]string{"table": "txt", "json": "json", "jsonl": "jsonl", "markdown": "md"}
+// The html golden is the page's data only (htmlGoldenData): its script and
+// style are checked in a browser (html_browser_test.go).
+var goldenExt = map[string]string{"table": "txt", "json": "json", "jsonl": "jsonl", "markdown": "md", "html": "html-data.json"}
 
 func TestGolden(t *testing.T) {
 	for _, g := range goldenReports {
@@ -173,7 +175,11 @@ func TestGolden(t *testing.T) {
 				if err := Render(format, &buf, g.rep(), g.opt); err != nil {
 					t.Fatal(err)
 				}
-				checkGolden(t, name, buf.Bytes())
+				got := buf.Bytes()
+				if format == "html" {
+					got = htmlGoldenData(t, buf.String())
+				}
+				checkGolden(t, name, got)
 			})
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // side by side) and sweep (a grid of settings with its Pareto front).
 
 // TuningFormats are the formats compare and sweep write.
-func TuningFormats() []string { return []string{"table", "json", "csv", "markdown"} }
+func TuningFormats() []string { return []string{"table", "json", "csv", "markdown", "html"} }
 
 // tuningColumns are the summary columns every tuning row shows.
 var tuningColumns = []string{"steered", "blocked", "deduped", "halted", "harmful", "redundant", "precision", "stopped_actions", "recall", "tokens_saved", "context_tokens_saved"}
@@ -64,6 +64,8 @@ type sweepJSON struct {
 func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analyze.CorpusFacts, opt Options) error {
 	labels := compareLabels(rows)
 	switch format {
+	case "html":
+		return compareHTML(w, rows, corpus, opt)
 	case "json":
 		return writeJSON(w, compareJSON{corpus, rows, opt.Partial}, "  ")
 	case "csv":
@@ -147,6 +149,8 @@ func Sweep(format string, w io.Writer, base string, rows []analyze.SweepRow, cor
 		return v
 	}
 	switch format {
+	case "html":
+		return sweepHTML(w, base, rows, corpus, opt)
 	case "json":
 		return writeJSON(w, sweepJSON{base, corpus, rows, opt.Partial}, "  ")
 	case "csv":

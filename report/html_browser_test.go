@@ -1,0 +1,405 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/tokens"
+	"github.com/loopgate/loopgate/rules"
+)
+
+// The browser test: each kind of page, made from a generated corpus and
+// the gate fixtures, is opened from disk in headless Chromium, which must
+// log no error, throw no exception and request nothing but the page
+// itself; then the charts must be drawn, and hover, keyboard and filter
+// must work. Screenshots go to $LOOPGATE_SCREENSHOTS (default: a directory
+// under the system's temporary directory); with -update the replay and
+// sweep screenshots are also written to docs/ for the README and
+// docs/html.md.
+
+// chromium finds a Chromium or Chrome: $LOOPGATE_CHROMIUM, else the names
+// Debian and others install it under.
+func chromium() string {
+	if p := os.Getenv("LOOPGATE_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// browserPages writes one page of each kind into dir.
+func browserPages(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	corpus := filepath.Join(dir, "corpus")
+	if _, err := gen.Generate(corpus, gen.Config{Seed: 7, TotalBytes: 3 << 20, MaxFileBytes: 128 << 10, MaxResultBytes: 8 << 10, Loops: true}); err != nil {
+		t.Fatal(err)
+	}
+	files := corpusFiles(t, corpus)
+	counter, err := tokens.New(tokens.Chars4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := analyze.Options{Tokens: counter, Jobs: 1}
+	pages := map[string]string{}
+	write := func(kind string, render func(*bytes.Buffer) error) {
+		var b bytes.Buffer
+		if err := render(&b); err != nil {
+			t.Fatalf("%s page: %v", kind, err)
+		}
+		path := filepath.Join(dir, kind+".html")
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pages[kind] = path
+	}
+
+	replayRules, _ := rules.Preset("pi-loopguard")
+	ro := opt
+	ro.Rules = replayRules
+	rep := analyze.Replay(files, ro)
+	write("replay", func(b *bytes.Buffer) error { return HTML(b, rep, Options{Redact: true}) })
+
+	var cfgs []*rules.Rules
+	for _, name := range rules.PresetNames() {
+		r, err := rules.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfgs = append(cfgs, r)
+	}
+	reports, facts := analyze.ReplayAll(files, opt, cfgs, nil)
+	var rows []analyze.CompareRow
+	for i, r := range reports {
+		rows = append(rows, analyze.CompareRow{Name: cfgs[i].Name, Source: cfgs[i].Source, Summary: r.Summary})
+	}
+	write("compare", func(b *bytes.Buffer) error { return Compare("html", b, rows, facts, Options{Redact: true}) })
+
+	base, _ := rules.Preset("hermes-breaker")
+	var varies []analyze.Vary
+	for _, spec := range []string{"detectors.consecutive.block_at=2..6", "detectors.tool_failure.block_at=2..4"} {
+		v, err := analyze.ParseVary(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		varies = append(varies, v)
+	}
+	scfgs, settings, err := analyze.Configs(base, varies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sreports, sfacts := analyze.ReplayAll(files, opt, scfgs, nil)
+	write("sweep", func(b *bytes.Buffer) error {
+		return Sweep("html", b, base.Name+" ("+base.Source+")", analyze.SweepRows(settings, sreports), sfacts, Options{Redact: true})
+	})
+
+	write("gate", func(b *bytes.Buffer) error { return GateHTML(b, testGateResult(), Options{Redact: true}) })
+	return pages
+}
+
+// pageCheck is one step run on a loaded page: a JavaScript expression
+// that must be true, or a Go function.
+type pageCheck struct {
+	what string
+	js   string
+	do   func(ctx context.Context) error
+}
+
+func TestHTMLInBrowser(t *testing.T) {
+	bin := chromium()
+	if bin == "" && os.Getenv("LOOPGATE_REQUIRE_BROWSER") != "" {
+		t.Fatal("Chromium not found and LOOPGATE_REQUIRE_BROWSER is set (.ci/run installs it with apt-get)")
+	}
+	if bin == "" {
+		t.Skip("Chromium not found (Debian: apt-get install chromium; or set LOOPGATE_CHROMIUM): the HTML pages were not checked in a browser")
+	}
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	dir := t.TempDir()
+	if d := os.Getenv("LOOPGATE_HTML_PAGES"); d != "" {
+		dir = d // keep the pages to look at
+	}
+	pages := browserPages(t, dir)
+	shots := os.Getenv("LOOPGATE_SCREENSHOTS")
+	if shots == "" {
+		shots = filepath.Join(os.TempDir(), "loopgate-html-screenshots")
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.WindowSize(1280, 900), chromedp.UserDataDir(filepath.Join(dir, "profile")))
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	browser, cancelBrowser := chromedp.NewContext(allocCtx)
+	defer cancelBrowser()
+	if err := chromedp.Do(browser); err != nil {
+		t.Fatalf("starting %s: %v", bin, err)
+	}
+
+	for _, kind := range []string{"replay", "compare", "sweep", "gate"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx, cancel := chromedp.NewContext(browser)
+			defer cancel()
+			ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+			defer cancelTimeout()
+
+			var mu sync.Mutex
+			var problems []string
+			note := func(format string, a ...any) {
+				mu.Lock()
+				problems = append(problems, fmt.Sprintf(format, a...))
+				mu.Unlock()
+			}
+			err := chromedp.Listen(ctx, func(ev any) {
+				switch ev := ev.(type) {
+				case *runtime.EventConsoleAPICalled:
+					if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert || ev.Type == runtime.ConsoleAPICalledTypeWarning {
+						var args []string
+						for _, a := range ev.Args {
+							args = append(args, string(a.Value)+a.Description)
+						}
+						note("console.%s: %s", ev.Type, strings.Join(args, " "))
+					}
+				case *runtime.EventExceptionThrown:
+					d := ev.ExceptionDetails
+					desc := d.Text
+					if d.Exception != nil {
+						desc += " " + d.Exception.Description
+					}
+					note("exception at %d:%d: %s", d.LineNumber, d.ColumnNumber, desc)
+				case *cdplog.EventEntryAdded:
+					if ev.Entry.Level == cdplog.EntryLevelError || ev.Entry.Level == cdplog.EntryLevelWarning {
+						note("browser log (%s): %s %s", ev.Entry.Level, ev.Entry.Text, ev.Entry.URL)
+					}
+				case *network.EventRequestWillBeSent:
+					if u := ev.Request.URL; !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
+						note("network request: %s", u)
+					}
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			enable := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
+					return err
+				}
+				_, err := cdp.Call(ctx, tg, cdplog.Enable, cdp.Empty{})
+				return err
+			})
+			if err := chromedp.Do(ctx, enable, chromedp.Navigate("file://"+pages[kind]),
+				chromedp.WaitReady(chromedp.CSS("body[data-ready]"))); err != nil {
+				t.Fatalf("loading %s: %v", pages[kind], err)
+			}
+			for _, c := range browserChecks[kind] {
+				if c.do != nil {
+					if err := c.do(ctx); err != nil {
+						t.Errorf("%s: %v", c.what, err)
+					}
+					continue
+				}
+				ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](c.js))
+				if err != nil || !ok {
+					t.Errorf("%s: not so (%v)\n  %s", c.what, err, c.js)
+				}
+			}
+			screenshot(t, ctx, filepath.Join(shots, kind+".png"), kind)
+			if kind == "replay" {
+				// Dark: the page follows prefers-color-scheme.
+				dark := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+					_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+						Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+					return err
+				})
+				if err := chromedp.Do(ctx, dark); err != nil {
+					t.Fatal(err)
+				}
+				bg, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.documentElement).backgroundColor`))
+				if err != nil || bg != "rgb(21, 21, 21)" {
+					t.Errorf("dark scheme: background %q (%v), want rgb(21, 21, 21)", bg, err)
+				}
+				screenshot(t, ctx, filepath.Join(shots, kind+"-dark.png"), "")
+				printing := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+					_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"})
+					return err
+				})
+				if err := chromedp.Do(ctx, printing); err != nil {
+					t.Fatal(err)
+				}
+				hidden, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`getComputedStyle(document.querySelector(".controls")).display === "none"`))
+				if err != nil || !hidden {
+					t.Errorf("print: the table controls are not hidden (%v)", err)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, p := range problems {
+				t.Errorf("%s page: %s", kind, p)
+			}
+		})
+	}
+	t.Logf("screenshots in %s", shots)
+}
+
+// screenshot saves the viewport as PNG at path, and with -update also as
+// docs/html-KIND.png when docName is replay or sweep.
+func screenshot(t *testing.T, ctx context.Context, path, docName string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.scrollTo(0, 0), document.getElementById("tip").hidden = true, true`)); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Fatalf("screenshot is not a PNG")
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if *update && (docName == "replay" || docName == "sweep") {
+		if err := os.WriteFile(filepath.Join("..", "docs", "html-"+docName+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// hoverOver moves the mouse to the middle of the first element matching
+// selector, then checks that the tooltip shows and holds want.
+func hoverOver(selector, want string) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		xy, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => {
+			const e = document.querySelector(`+"`"+selector+"`"+`);
+			e.scrollIntoView({block: "center"});
+			const r = e.getBoundingClientRect();
+			return [r.left + r.width / 2, r.top + r.height / 2];
+		})()`))
+		if err != nil {
+			return fmt.Errorf("finding %s: %v", selector, err)
+		}
+		if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[0], xy[1])); err != nil {
+			return err
+		}
+		text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("tip").hidden ? "" : document.getElementById("tip").textContent`))
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(text, want) {
+			return fmt.Errorf("hovering %s: tooltip %q, want it to hold %q", selector, text, want)
+		}
+		return nil
+	}
+}
+
+var browserChecks = map[string][]pageCheck{
+	"replay": {
+		{what: "summary cards", js: `document.querySelectorAll(".card").length >= 6 && document.querySelector('[data-card="harmful"] .v').textContent !== "0"`},
+		{what: "timelines drawn", js: `document.querySelectorAll("#timelines svg").length >= 10 && document.querySelectorAll("#timelines rect.m-harmful").length > 0`},
+		{what: "tool bars drawn", js: `document.querySelectorAll("#tool-bars rect").length > 3`},
+		{what: "decisions listed", js: `document.querySelectorAll("#decisions tbody tr").length > 10`},
+		{what: "no per-day chart without times, and a note saying so", js: `document.querySelector("#h-days").parentNode.textContent.includes("start time")`},
+		{what: "hover on a harmful mark", do: hoverOver("#timelines rect.m-harmful", "tool: ")},
+		{what: "hover shows the redacted arguments", do: hoverOver("#timelines rect.m-harmful", "args: ")},
+		{what: "keyboard: arrow through a timeline", do: func(ctx context.Context) error {
+			if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS("#timelines svg")), chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+				return err
+			}
+			text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("tip").hidden ? "" : document.getElementById("tip").textContent`))
+			if err != nil {
+				return err
+			}
+			if !strings.Contains(text, "call ") {
+				return fmt.Errorf("after ArrowRight the tooltip is %q", text)
+			}
+			return nil
+		}},
+		{what: "filter: harmful only", do: func(ctx context.Context) error {
+			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+				const all = document.querySelectorAll("#decisions tbody tr").length;
+				const f = document.getElementById("dfilter");
+				f.value = "harmful"; f.dispatchEvent(new Event("change"));
+				const rows = [...document.querySelectorAll("#decisions tbody tr")];
+				const ok = rows.length > 0 && rows.length < all && rows.every(r => r.textContent.includes("harmful"));
+				f.value = "all"; f.dispatchEvent(new Event("change"));
+				return ok;
+			})()`))
+			if err == nil && !ok {
+				err = fmt.Errorf("the rows shown are not the harmful ones")
+			}
+			return err
+		}},
+		{what: "search by typing", do: func(ctx context.Context) error {
+			before, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#decisions tbody tr").length`))
+			if err != nil {
+				return err
+			}
+			if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("dsearch"), "terminal")); err != nil {
+				return err
+			}
+			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+				const rows = [...document.querySelectorAll("#decisions tbody tr")];
+				return rows.length > 0 && rows.length < `+fmt.Sprint(before)+` && rows.every(r => r.textContent.includes("terminal"));
+			})()`))
+			if err == nil && !ok {
+				err = fmt.Errorf("searching for terminal did not narrow the table to its rows (%d before)", before)
+			}
+			return err
+		}},
+		{what: "sort by tokens saved", js: `(() => {
+			document.getElementById("dsearch").value = ""; document.getElementById("dsearch").dispatchEvent(new Event("input"));
+			const b = [...document.querySelectorAll("#decisions th button")].find(b => b.textContent === "Tokens saved");
+			b.click();
+			const v = [...document.querySelectorAll("#decisions tbody tr")].map(r => +r.children[7].textContent.replace(/,/g, ""));
+			return b.parentNode.getAttribute("aria-sort") === "descending" && v.every((x, i) => i === 0 || v[i-1] >= x);
+		})()`},
+	},
+	"compare": {
+		{what: "one bubble per plotted preset", js: `document.querySelectorAll("circle.pt").length >= 5`},
+		{what: "table rows", js: `document.querySelectorAll("#rows tbody tr").length === 8`},
+		{what: "hover on a bubble", do: hoverOver("circle.pt", "precision")},
+	},
+	"sweep": {
+		{what: "one point per setting, in each chart", js: `document.querySelectorAll("circle.pt").length === 30`},
+		{what: "the front marked", js: `document.querySelectorAll("circle.pt.front").length > 0`},
+		{what: "hover shows the setting", do: hoverOver("circle.pt.front", "detectors.consecutive.block_at = ")},
+		{what: "table rows", js: `document.querySelectorAll("#rows tbody tr").length === 15`},
+	},
+	"gate": {
+		{what: "cases, failed ones marked", js: `document.querySelectorAll(".case").length >= 4 && document.querySelectorAll(".badge.fail").length >= 2 && document.querySelectorAll(".badge.pass").length >= 1`},
+		{what: "diffs of failed expectations", js: `document.querySelectorAll(".failure").length >= 5 && document.querySelectorAll(".diff del").length > 0`},
+		{what: "show failed only", js: `(() => {
+			const c = document.getElementById("onlyfailed"); c.click();
+			const shown = [...document.querySelectorAll(".case")].filter(e => !e.hidden);
+			const ok = shown.length > 0 && shown.every(e => e.dataset.passed === "false");
+			c.click();
+			return ok;
+		})()`},
+	},
+}
