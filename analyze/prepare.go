@@ -26,6 +26,10 @@ type PreparedSession struct {
 	BytesPerToken float64
 	UsageUnused   string
 	Calls         []PreparedCall
+	// StartedAt and EndedAt are the earliest and latest times the
+	// transcript records for the session's turns and calls (zero when it
+	// records none).
+	StartedAt, EndedAt time.Time
 	// TurnStarts has one entry per turn (also turns without calls).
 	TurnStarts []TurnStart
 
@@ -60,9 +64,11 @@ type PreparedCall struct {
 	// arguments, Signature).
 	Sig SigDigest
 	// SameResult: an earlier call in the same context had the same
-	// signature and the same normalized result. The call is redundant
-	// when it also observes (Run: an action is never redundant).
+	// signature and the same normalized result; Repeats is the index of
+	// the first such call (0 when none). The call is redundant when it
+	// also observes (Run: an action is never redundant).
 	SameResult bool
+	Repeats    int
 	// Native names the agent's own guard intervention in the result;
 	// NativeStops says the agent's guard did not run the call.
 	Native      string
@@ -94,7 +100,8 @@ func Prepare(s *ingest.Session) *PreparedSession {
 		sig  SigDigest
 		hash uint64
 	}
-	seen := make(map[seenKey]bool, calls)
+	// seen maps a signature and result to the first call that had them.
+	seen := make(map[seenKey]int, calls)
 	request := 0
 	index := 0
 	// requestEpoch[i] is the context epoch of request i+1; compactions
@@ -108,6 +115,7 @@ func Prepare(s *ingest.Session) *PreparedSession {
 			epoch++
 			clear(seen)
 		}
+		p.noteTime(t.Time)
 		ts := TurnStart{FirstCall: len(p.Calls), Time: t.Time, Compacted: t.CompactedBefore}
 		p.TurnStarts = append(p.TurnStarts, ts)
 		firstRequest := request + 1
@@ -133,12 +141,16 @@ func Prepare(s *ingest.Session) *PreparedSession {
 					HasResult: c.HasResult, Native: native, NativeStops: stops, resultTokens: -1,
 					resultIsNormalized: norm == c.Result,
 				}
+				p.noteTime(c.Time)
 				sig = appendSignature(sig[:0], c.Tool, c.Args, c.ArgsOK, c.ArgsRaw)
 				pc.Sig = sigDigest(sig)
 				if c.HasResult && !stops {
 					k := seenKey{pc.Sig, pc.Event.ResultHash}
-					pc.SameResult = seen[k]
-					seen[k] = true
+					if first, ok := seen[k]; ok {
+						pc.SameResult, pc.Repeats = true, first
+					} else {
+						seen[k] = index
+					}
 				}
 				p.Calls = append(p.Calls, pc)
 			}
@@ -159,6 +171,19 @@ func Prepare(s *ingest.Session) *PreparedSession {
 		p.Calls[i].LaterRequests = laterInEpoch[p.Calls[i].Request]
 	}
 	return p
+}
+
+// noteTime widens the session's time span to t (a zero t is no time).
+func (p *PreparedSession) noteTime(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if p.StartedAt.IsZero() || t.Before(p.StartedAt) {
+		p.StartedAt = t
+	}
+	if t.After(p.EndedAt) {
+		p.EndedAt = t
+	}
 }
 
 // CorpusFacts are the facts of a corpus that no rules change, reported once

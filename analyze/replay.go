@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
@@ -174,6 +175,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		Turns: p.Turns, Requests: p.Requests, Calls: len(p.Calls), HasUsage: p.HasUsage,
 		RecordedInput: p.UsageInput, RecordedOutput: p.UsageOutput,
 		TokensFrom: tc.Counter.Name(), BytesPerToken: p.BytesPerToken, UsageUnused: p.UsageUnused,
+		StartedAt: reportTime(p.StartedAt), EndedAt: reportTime(p.EndedAt),
 		Decisions: []Decision{},
 	}
 	if p.BytesPerToken > 0 {
@@ -327,6 +329,15 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	return res, tools
 }
 
+// reportTime formats a session time for the report: RFC 3339 in UTC, to
+// the second; "" for no time.
+func reportTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
 // judge turns a verdict on a call into a decision: truth, savings, counts.
 // ran says whether the call would still have run under the guard (a steer,
 // or a halt that came after the call); redundant, whether it brought nothing
@@ -341,6 +352,14 @@ func judge(c *PreparedCall, v Verdict, ran, redundant, acts bool, seenRun *seenR
 		Tool: c.Event.Tool, Class: c.Event.Class, Args: args,
 		Action: v.Action, Detector: v.Detector, Count: v.Count, Message: v.Message,
 		Redundant: redundant, Native: c.Native,
+	}
+	if redundant {
+		d.Repeats = c.Repeats
+	}
+	if v.Action != Allow {
+		if first := seenRun.first(c, v); first > 0 {
+			d.Repeats = first
+		}
 	}
 	if redundant {
 		res.Redundant++
@@ -415,17 +434,19 @@ type seenResults struct {
 type hashSet struct {
 	first uint64
 	has   bool
-	more  []uint64
+	// firstCall is the index of the first call added.
+	firstCall int32
+	more      []uint64
 }
 
 func (h *hashSet) contains(x uint64) bool {
 	return h != nil && h.has && (h.first == x || contains(h.more, x))
 }
 
-func (h *hashSet) add(x uint64) {
+func (h *hashSet) add(x uint64, call int) {
 	switch {
 	case !h.has:
-		h.first, h.has = x, true
+		h.first, h.has, h.firstCall = x, true, int32(call)
 	case !h.contains(x):
 		h.more = append(h.more, x)
 	}
@@ -450,12 +471,29 @@ func (s *seenResults) has(c *PreparedCall, v Verdict, x uint64) bool {
 	return s.other[s.key(c, v)].contains(x)
 }
 
+// first is the index of the first call recorded under the call's key, 0
+// when none was.
+func (s *seenResults) first(c *PreparedCall, v Verdict) int {
+	var h *hashSet
+	if byScope(c, v) {
+		if v.Scope < len(s.byScope) {
+			h = &s.byScope[v.Scope]
+		}
+	} else {
+		h = s.other[s.key(c, v)]
+	}
+	if h == nil || !h.has {
+		return 0
+	}
+	return int(h.firstCall)
+}
+
 func (s *seenResults) add(c *PreparedCall, v Verdict, x uint64) {
 	if byScope(c, v) {
 		if v.Scope >= len(s.byScope) {
 			s.byScope = slices.Grow(s.byScope, v.Scope+1-len(s.byScope))[:v.Scope+1]
 		}
-		s.byScope[v.Scope].add(x)
+		s.byScope[v.Scope].add(x, c.Event.Index)
 		return
 	}
 	if s.other == nil {
@@ -467,7 +505,7 @@ func (s *seenResults) add(c *PreparedCall, v Verdict, x uint64) {
 		h = &hashSet{}
 		s.other[k] = h
 	}
-	h.add(x)
+	h.add(x, c.Event.Index)
 }
 
 // reset empties s for the next session, keeping its tables unless they

@@ -110,23 +110,28 @@ type SessionResult struct {
 	// Unattended is true when the rules' unattended variant ran this
 	// session (rules.Unattended: hermes' hard stops outside its
 	// interactive platforms).
-	Unattended         bool  `json:"unattended,omitempty"`
-	Turns              int   `json:"turns"`
-	Requests           int   `json:"requests"`
-	Calls              int   `json:"calls"`
-	Steered            int   `json:"steered"`
-	Blocked            int   `json:"blocked"`
-	Deduped            int   `json:"deduped"`
-	Halted             int   `json:"halted"`
-	Redundant          int   `json:"redundant"`
-	RedundantStopped   int   `json:"redundant_stopped"`
-	Harmful            int   `json:"harmful"`
-	StoppedActions     int   `json:"stopped_actions"`
-	Native             int   `json:"native"`
-	TokensSaved        int64 `json:"tokens_saved"`
-	ContextTokensSaved int64 `json:"context_tokens_saved"`
-	SteerTokens        int64 `json:"steer_tokens"`
-	HasUsage           bool  `json:"has_usage"`
+	Unattended bool `json:"unattended,omitempty"`
+	// StartedAt and EndedAt are the earliest and latest times the
+	// transcript records for the session (RFC 3339, UTC, to the second);
+	// absent when it records none.
+	StartedAt          string `json:"started_at,omitempty"`
+	EndedAt            string `json:"ended_at,omitempty"`
+	Turns              int    `json:"turns"`
+	Requests           int    `json:"requests"`
+	Calls              int    `json:"calls"`
+	Steered            int    `json:"steered"`
+	Blocked            int    `json:"blocked"`
+	Deduped            int    `json:"deduped"`
+	Halted             int    `json:"halted"`
+	Redundant          int    `json:"redundant"`
+	RedundantStopped   int    `json:"redundant_stopped"`
+	Harmful            int    `json:"harmful"`
+	StoppedActions     int    `json:"stopped_actions"`
+	Native             int    `json:"native"`
+	TokensSaved        int64  `json:"tokens_saved"`
+	ContextTokensSaved int64  `json:"context_tokens_saved"`
+	SteerTokens        int64  `json:"steer_tokens"`
+	HasUsage           bool   `json:"has_usage"`
 	// TokensFrom says how this session's tokens were counted: the
 	// tokenizer's name, or "usage" when its recorded usage calibrated a
 	// bytes-per-token ratio (BytesPerToken).
@@ -178,6 +183,12 @@ type Decision struct {
 	// Native names the agent's own guard intervention seen in the
 	// transcript ("hermes-warning", "nanobot-block", ...), or "".
 	Native string `json:"native,omitempty"`
+	// Repeats is the index of the earlier call this one counted against:
+	// for a call the guard acted on, the first earlier call with the same
+	// guard key (same scope); for a redundant call it let run, the first
+	// earlier call with the same tool, arguments and result. 0 (absent)
+	// when there is none.
+	Repeats int `json:"repeats,omitempty"`
 }
 
 // ToolStat totals one tool name over a replay.

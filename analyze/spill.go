@@ -251,6 +251,8 @@ func encodeSession(b []byte, s *SessionResult) []byte {
 		b = appendString(b, str)
 	}
 	b = appendBool(b, s.Unattended)
+	b = appendString(b, s.StartedAt)
+	b = appendString(b, s.EndedAt)
 	for _, n := range [...]int64{int64(s.Turns), int64(s.Requests), int64(s.Calls), int64(s.Steered),
 		int64(s.Blocked), int64(s.Deduped), int64(s.Halted), int64(s.Redundant), int64(s.RedundantStopped),
 		int64(s.Harmful), int64(s.StoppedActions), int64(s.Native), s.TokensSaved, s.ContextTokensSaved, s.SteerTokens} {
@@ -288,6 +290,7 @@ func encodeSession(b []byte, s *SessionResult) []byte {
 		b = binary.AppendVarint(b, d.TokensSaved)
 		b = binary.AppendVarint(b, d.ContextTokensSaved)
 		b = appendString(b, d.Native)
+		b = binary.AppendVarint(b, int64(d.Repeats))
 	}
 	return b
 }
@@ -374,6 +377,7 @@ func decodeSession(b []byte, s *SessionResult) ([]byte, error) {
 	s.File, s.ID, s.Format, s.Agent, s.Parent, s.Model = d.string(), d.string(), d.string(), d.string(), d.string(), d.string()
 	s.ToolNames = d.string()
 	s.Unattended = d.bool()
+	s.StartedAt, s.EndedAt = d.string(), d.string()
 	s.Turns, s.Requests, s.Calls, s.Steered = d.int(), d.int(), d.int(), d.int()
 	s.Blocked, s.Deduped, s.Halted, s.Redundant, s.RedundantStopped = d.int(), d.int(), d.int(), d.int(), d.int()
 	s.Harmful, s.StoppedActions, s.Native = d.int(), d.int(), d.int()
@@ -403,6 +407,7 @@ func decodeSession(b []byte, s *SessionResult) ([]byte, error) {
 		x.Redundant, x.Harmful, x.StoppedAction = d.bool(), d.bool(), d.bool()
 		x.TokensSaved, x.ContextTokensSaved = d.varint(), d.varint()
 		x.Native = d.string()
+		x.Repeats = d.int()
 	}
 	return d.b, d.err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -186,8 +187,17 @@ func TestPrepareTruth(t *testing.T) {
 			{Calls: []ingest.Call{call("read_file", `{"path":"a","limit":5}`, "B"), call("web_search", `{"query":"q"}`, "Error: repeated external lookup blocked.")}},
 		}},
 	}}
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	s.Turns[1].Time = t0.Add(time.Hour)
+	s.Turns[0].Requests[1].Calls[0].Time = t0
+	s.Turns[1].Requests[1].Calls[0].Time = t0.Add(2 * time.Hour)
 	p := Prepare(s)
+	if !p.StartedAt.Equal(t0) || !p.EndedAt.Equal(t0.Add(2*time.Hour)) {
+		t.Errorf("session span %v to %v, want %v to %v", p.StartedAt, p.EndedAt, t0, t0.Add(2*time.Hour))
+	}
 	wantSame := []bool{false, true, false, false, true, false}
+	// The first call each one repeats with the same result (in its context).
+	wantRepeats := []int{0, 1, 0, 0, 4, 0}
 	// Requests: 1,2,3,4 (context 1) then 5,6 (context 2).
 	wantLater := []int{3, 2, 1, 1, 0, 0}
 	wantRequestInTurn := []int{1, 2, 3, 1, 2, 2}
@@ -195,6 +205,9 @@ func TestPrepareTruth(t *testing.T) {
 		t.Fatalf("%d calls, %d requests; want 6, 6", len(p.Calls), p.Requests)
 	}
 	for i, c := range p.Calls {
+		if c.Repeats != wantRepeats[i] {
+			t.Errorf("call %d repeats %d, want %d", i+1, c.Repeats, wantRepeats[i])
+		}
 		if c.SameResult != wantSame[i] || c.LaterRequests != wantLater[i] || c.Event.Request != wantRequestInTurn[i] {
 			t.Errorf("call %d: same result %v later %d request %d; want %v %d %d", i+1, c.SameResult, c.LaterRequests, c.Event.Request, wantSame[i], wantLater[i], wantRequestInTurn[i])
 		}

@@ -153,7 +153,7 @@ func TestHTMLInBrowser(t *testing.T) {
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.WindowSize(1280, 900), chromedp.UserDataDir(filepath.Join(dir, "profile")))
+		chromedp.WindowSize(1280, 1500), chromedp.UserDataDir(filepath.Join(dir, "profile")))
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	browser, cancelBrowser := chromedp.NewContext(allocCtx)
@@ -324,9 +324,11 @@ var browserChecks = map[string][]pageCheck{
 		{what: "timelines drawn", js: `document.querySelectorAll("#timelines svg").length >= 10 && document.querySelectorAll("#timelines rect.m-harmful").length > 0`},
 		{what: "tool bars drawn", js: `document.querySelectorAll("#tool-bars rect").length > 3`},
 		{what: "decisions listed", js: `document.querySelectorAll("#decisions tbody tr").length > 10`},
-		{what: "no per-day chart without times, and a note saying so", js: `document.querySelector("#h-days").parentNode.textContent.includes("start time")`},
+		{what: "stops and tokens saved per day", js: `document.querySelectorAll("rect.bar-stops").length > 0 && document.querySelectorAll("rect.bar-saved").length > 0`},
+		{what: "hover on a day", do: hoverOver("rect.bar-saved", "tokens saved")},
 		{what: "hover on a harmful mark", do: hoverOver("#timelines rect.m-harmful", "tool: ")},
 		{what: "hover shows the redacted arguments", do: hoverOver("#timelines rect.m-harmful", "args: ")},
+		{what: "hover shows the call repeated", do: hoverOver("#timelines rect.m-harmful", "repeats call ")},
 		{what: "keyboard: arrow through a timeline", do: func(ctx context.Context) error {
 			if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS("#timelines svg")), chromedp.KeyEvent(kb.ArrowRight)); err != nil {
 				return err

@@ -75,6 +75,7 @@ type htmlSession struct {
 	File        string `json:"file"`
 	Agent       string `json:"agent"`
 	Format      string `json:"format"`
+	StartedAt   string `json:"started_at,omitempty"`
 	Calls       int    `json:"calls"`
 	Steered     int    `json:"steered"`
 	Stopped     int    `json:"stopped"`
@@ -125,6 +126,7 @@ type htmlDecision struct {
 	Native             string `json:"native,omitempty"`
 	TokensSaved        int64  `json:"tokens_saved"`
 	ContextTokensSaved int64  `json:"context_tokens_saved"`
+	Repeats            int    `json:"repeats,omitempty"`
 }
 
 // HTML writes the replay report as one self-contained page.
@@ -247,9 +249,14 @@ func collectHTMLSessions(rep *analyze.Report, opt Options) ([]rankedSession, []h
 }
 
 // sessionDay is the UTC day a session started, "" when its transcript has
-// no times. The report does not carry session times yet, so the page says
-// so instead of drawing the per-day charts.
-func sessionDay(s *analyze.SessionResult) string { return "" }
+// no times (started_at is RFC 3339 in UTC: its first ten bytes are the
+// day).
+func sessionDay(s *analyze.SessionResult) string {
+	if len(s.StartedAt) < len("2006-01-02") {
+		return ""
+	}
+	return s.StartedAt[:len("2006-01-02")]
+}
 
 // listHTML lists the first n sessions of top, and up to maxDecisions of
 // their decisions (the most telling first: harmful, stopped, steered,
@@ -263,7 +270,7 @@ func listHTML(top []rankedSession, n, maxDecisions int, sum analyze.Summary, dec
 		Redundant: sum.Redundant, TokensSaved: sum.TokensSaved, Decisions: decisionsTotal}
 	for i := 0; i < n; i++ {
 		s := &top[i].s
-		hs := htmlSession{ID: s.ID, File: s.File, Agent: s.Agent, Format: s.Format, Calls: s.Calls,
+		hs := htmlSession{ID: s.ID, File: s.File, Agent: s.Agent, Format: s.Format, StartedAt: s.StartedAt, Calls: s.Calls,
 			Steered: s.Steered, Stopped: s.Blocked + s.Deduped + s.Halted, Harmful: s.Harmful,
 			Redundant: s.Redundant, TokensSaved: s.TokensSaved}
 		hs.Marks, hs.PerMark = encodeMarks(s.Timeline, htmlMaxMarks)
@@ -281,7 +288,7 @@ func listHTML(top []rankedSession, n, maxDecisions int, sum analyze.Summary, dec
 				Tool: d.Tool, Class: d.Class, Args: AbbreviateArgs(d.Args, htmlArgsChars), Action: d.Action.String(),
 				Detector: d.Detector, Count: d.Count, Message: AbbreviateArgs(d.Message, htmlMessageChars),
 				Redundant: d.Redundant, Harmful: d.Harmful, Native: d.Native,
-				TokensSaved: d.TokensSaved, ContextTokensSaved: d.ContextTokensSaved})
+				TokensSaved: d.TokensSaved, ContextTokensSaved: d.ContextTokensSaved, Repeats: d.Repeats})
 		}
 	}
 	if len(decisions) > maxDecisions {

@@ -39,6 +39,12 @@ func appendSessionJSON(b []byte, s *analyze.SessionResult, prefix string, indent
 	if s.Unattended {
 		o.bool("unattended", true)
 	}
+	if s.StartedAt != "" {
+		o.str("started_at", s.StartedAt)
+	}
+	if s.EndedAt != "" {
+		o.str("ended_at", s.EndedAt)
+	}
 	o.int("turns", int64(s.Turns))
 	o.int("requests", int64(s.Requests))
 	o.int("calls", int64(s.Calls))
@@ -97,6 +103,9 @@ func appendSessionJSON(b []byte, s *analyze.SessionResult, prefix string, indent
 			o.int("context_tokens_saved", d.ContextTokensSaved)
 			if d.Native != "" {
 				o.str("native", d.Native)
+			}
+			if d.Repeats != 0 {
+				o.int("repeats", int64(d.Repeats))
 			}
 			o.close('}')
 		}

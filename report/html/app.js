@@ -279,8 +279,11 @@
           return { label: d.day.slice(5), value: d.tokens_saved, tip: d.day + "\n" + num(d.tokens_saved) + " tokens saved\n" + plural(d.sessions, "session") };
         }) })
       ]));
+      var timed = D.days.reduce(function (n, d) { return n + d.sessions; }, 0);
+      add(days, note("Each session counts on the day it started (UTC)." + (timed < s.sessions ?
+        " " + plural(s.sessions - timed, "session") + " whose transcripts record no time are not counted here." : "")));
     } else {
-      add(days, note("No session in this report has a start time (its transcripts carry none), so stops and savings are not shown per day."));
+      add(days, note("No session in this report has a start time (its transcripts record none), so stops and savings are not shown per day."));
     }
 
     var tl = section("Sessions", "h-sessions");
@@ -330,7 +333,7 @@
     var marks = new Array(n);
     runs.forEach(function (r) { for (var i = 0; i < r[2]; i++) marks[r[1] + i] = r[0]; });
     var name = ss.id || ss.file;
-    var lab = el("div", { "class": "lab", title: ss.file }, [name + " ", el("small", { text: ss.agent + " · " + plural(ss.calls, "call") + (ss.stopped ? " · " + num(ss.stopped) + " stopped" : "") + (ss.harmful ? " · " + num(ss.harmful) + " harmful" : "") })]);
+    var lab = el("div", { "class": "lab", title: ss.file + (ss.started_at ? ", started " + ss.started_at : "") }, [name + " ", el("small", { text: ss.agent + " · " + plural(ss.calls, "call") + (ss.stopped ? " · " + num(ss.stopped) + " stopped" : "") + (ss.harmful ? " · " + num(ss.harmful) + " harmful" : "") })]);
     // At most 8 pixels a call: a short session stays short.
     var svg = sv("svg", { viewBox: "0 0 " + Math.max(n, 1) + " 10", preserveAspectRatio: "none", tabindex: "0", role: "img", "data-session": si,
       style: "width: min(100%, " + Math.max(n, 1) * 8 + "px)",
