@@ -164,59 +164,8 @@ func TestHTMLInBrowser(t *testing.T) {
 
 	for _, kind := range []string{"replay", "compare", "sweep", "gate"} {
 		t.Run(kind, func(t *testing.T) {
-			ctx, cancel := chromedp.NewContext(browser)
+			ctx, cancel, problems := openPage(t, browser, pages[kind])
 			defer cancel()
-			ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-			defer cancelTimeout()
-
-			var mu sync.Mutex
-			var problems []string
-			note := func(format string, a ...any) {
-				mu.Lock()
-				problems = append(problems, fmt.Sprintf(format, a...))
-				mu.Unlock()
-			}
-			err := chromedp.Listen(ctx, func(ev any) {
-				switch ev := ev.(type) {
-				case *runtime.EventConsoleAPICalled:
-					if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert || ev.Type == runtime.ConsoleAPICalledTypeWarning {
-						var args []string
-						for _, a := range ev.Args {
-							args = append(args, string(a.Value)+a.Description)
-						}
-						note("console.%s: %s", ev.Type, strings.Join(args, " "))
-					}
-				case *runtime.EventExceptionThrown:
-					d := ev.ExceptionDetails
-					desc := d.Text
-					if d.Exception != nil {
-						desc += " " + d.Exception.Description
-					}
-					note("exception at %d:%d: %s", d.LineNumber, d.ColumnNumber, desc)
-				case *cdplog.EventEntryAdded:
-					if ev.Entry.Level == cdplog.EntryLevelError || ev.Entry.Level == cdplog.EntryLevelWarning {
-						note("browser log (%s): %s %s", ev.Entry.Level, ev.Entry.Text, ev.Entry.URL)
-					}
-				case *network.EventRequestWillBeSent:
-					if u := ev.Request.URL; !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
-						note("network request: %s", u)
-					}
-				}
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			enable := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-				if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
-					return err
-				}
-				_, err := cdp.Call(ctx, tg, cdplog.Enable, cdp.Empty{})
-				return err
-			})
-			if err := chromedp.Do(ctx, enable, chromedp.Navigate("file://"+pages[kind]),
-				chromedp.WaitReady(chromedp.CSS("body[data-ready]"))); err != nil {
-				t.Fatalf("loading %s: %v", pages[kind], err)
-			}
 			for _, c := range browserChecks[kind] {
 				if c.do != nil {
 					if err := c.do(ctx); err != nil {
@@ -257,14 +206,102 @@ func TestHTMLInBrowser(t *testing.T) {
 					t.Errorf("print: the table controls are not hidden (%v)", err)
 				}
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			for _, p := range problems {
+			for _, p := range problems() {
 				t.Errorf("%s page: %s", kind, p)
 			}
 		})
 	}
+	// Pages made elsewhere (a replay of a large corpus, say) are opened
+	// and timed too: LOOPGATE_HTML_EXTRA=a.html,b.html.
+	for _, path := range strings.Split(os.Getenv("LOOPGATE_HTML_EXTRA"), ",") {
+		if path == "" {
+			continue
+		}
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel, problems := openPage(t, browser, abs)
+			defer cancel()
+			ms, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`window.loopgateDrawMs`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: drawn in %.0f ms", path, ms)
+			for _, p := range problems() {
+				t.Errorf("%s: %s", path, p)
+			}
+		})
+	}
 	t.Logf("screenshots in %s", shots)
+}
+
+// openPage opens the page at path (absolute) in a new tab of browser and
+// waits until its script has drawn it. problems lists what went wrong in
+// the tab since: console errors and warnings, uncaught exceptions, errors
+// the browser logged (a Content-Security-Policy violation is one), and any
+// request for something other than the page itself.
+func openPage(t *testing.T, browser context.Context, path string) (context.Context, func(), func() []string) {
+	t.Helper()
+	ctx, cancelTab := chromedp.NewContext(browser)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	cancel := func() { cancelTimeout(); cancelTab() }
+	var mu sync.Mutex
+	var problems []string
+	note := func(format string, a ...any) {
+		mu.Lock()
+		problems = append(problems, fmt.Sprintf(format, a...))
+		mu.Unlock()
+	}
+	err := chromedp.Listen(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert || ev.Type == runtime.ConsoleAPICalledTypeWarning {
+				var args []string
+				for _, a := range ev.Args {
+					args = append(args, string(a.Value)+a.Description)
+				}
+				note("console.%s: %s", ev.Type, strings.Join(args, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			d := ev.ExceptionDetails
+			desc := d.Text
+			if d.Exception != nil {
+				desc += " " + d.Exception.Description
+			}
+			note("exception at %d:%d: %s", d.LineNumber, d.ColumnNumber, desc)
+		case *cdplog.EventEntryAdded:
+			if ev.Entry.Level == cdplog.EntryLevelError || ev.Entry.Level == cdplog.EntryLevelWarning {
+				note("browser log (%s): %s %s", ev.Entry.Level, ev.Entry.Text, ev.Entry.URL)
+			}
+		case *network.EventRequestWillBeSent:
+			if u := ev.Request.URL; !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
+				note("network request: %s", u)
+			}
+		}
+	})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	enable := chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, tg, network.Enable, network.EnableParams{}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, tg, cdplog.Enable, cdp.Empty{})
+		return err
+	})
+	if err := chromedp.Do(ctx, enable, chromedp.Navigate("file://"+path),
+		chromedp.WaitReady(chromedp.CSS("body[data-ready]"))); err != nil {
+		cancel()
+		t.Fatalf("loading %s: %v", path, err)
+	}
+	return ctx, cancel, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), problems...)
+	}
 }
 
 // screenshot saves the viewport as PNG at path, and with -update also as

@@ -208,10 +208,15 @@ func collectHTMLSessions(rep *analyze.Report, opt Options) ([]rankedSession, []h
 	var top []rankedSession
 	byDay := map[string]*htmlDay{}
 	decisions, seq := 0, 0
+	// floor is the lowest session kept at the last trim, once top was
+	// full: a session that does not rank before it cannot make the list.
+	var floor *rankedSession
 	trim := func() {
 		sort.SliceStable(top, func(i, j int) bool { return ranksBefore(&top[i], &top[j]) })
-		if len(top) > htmlMaxSessions {
+		if len(top) >= htmlMaxSessions {
 			top = top[:htmlMaxSessions]
+			last := top[len(top)-1]
+			floor = &last
 		}
 	}
 	err := rep.EachSession(func(s *analyze.SessionResult) error {
@@ -228,9 +233,8 @@ func collectHTMLSessions(rep *analyze.Report, opt Options) ([]rankedSession, []h
 			d.Harmful += s.Harmful
 			d.TokensSaved += s.TokensSaved
 		}
-		cand := rankedSession{s: *s, seq: seq}
-		if len(top) >= htmlMaxSessions && !ranksBefore(&cand, &top[len(top)-1]) {
-			return nil // sorted after trim: the last kept is the lowest
+		if floor != nil && !ranksBefore(&rankedSession{s: *s, seq: seq}, floor) {
+			return nil
 		}
 		// preparedSession copies what it keeps: the caller may reuse s.
 		top = append(top, rankedSession{s: preparedSession(s, opt), seq: seq})

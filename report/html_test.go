@@ -210,6 +210,34 @@ func manySessions(n, calls int) *analyze.Report {
 	return rep
 }
 
+// TestHTMLKeepsTheTopSessions: the sessions listed are those that rank
+// first, whatever order they come in.
+func TestHTMLKeepsTheTopSessions(t *testing.T) {
+	for _, n := range []int{10, htmlMaxSessions, 3*htmlMaxSessions + 7} {
+		rep := &analyze.Report{}
+		for i := 0; i < n; i++ {
+			// A permutation of 0..n-1 as the stops: the order is mixed.
+			stops := (i * 7919) % n
+			if n%7919 == 0 {
+				t.Fatal("7919 must not divide n")
+			}
+			rep.Sessions = append(rep.Sessions, analyze.SessionResult{ID: fmt.Sprint(i), Calls: 1, Blocked: stops})
+		}
+		top, _, _, err := collectHTMLSessions(rep, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := min(n, htmlMaxSessions); len(top) != want {
+			t.Fatalf("n=%d: kept %d sessions, want %d", n, len(top), want)
+		}
+		for i, r := range top {
+			if want := n - 1 - i; r.s.Blocked != want {
+				t.Fatalf("n=%d: session %d kept has %d stops, want %d", n, i, r.s.Blocked, want)
+			}
+		}
+	}
+}
+
 // TestHTMLStaysWithinBudget: however many sessions and decisions, the page
 // fits HTMLMaxBytes, lists the top sessions, and totals the rest so that
 // listed plus aggregated is the whole.

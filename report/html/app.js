@@ -3,6 +3,7 @@
 // goes in as text (textContent), never as markup.
 (function () {
   "use strict";
+  var started = performance.now();
 
   var D = JSON.parse(document.getElementById("data").textContent);
   var kind = document.body.getAttribute("data-kind");
@@ -606,5 +607,7 @@
   }
 
   ({ replay: replay, compare: compare, sweep: sweep, gate: gate }[kind] || function () { add(main, note("Unknown page kind.")); })();
+  // How long the page took to draw (the browser test reports it).
+  window.loopgateDrawMs = performance.now() - started;
   document.body.setAttribute("data-ready", "true");
 })();
