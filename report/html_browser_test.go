@@ -308,7 +308,11 @@ func openPage(t *testing.T, browser context.Context, path string) (context.Conte
 // docs/html-KIND.png when docName is replay or sweep.
 func screenshot(t *testing.T, ctx context.Context, path, docName string) {
 	t.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.scrollTo(0, 0), document.getElementById("tip").hidden = true, true`)); err != nil {
+	// The page as it opens: no hover, no focus, scrolled to the top.
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.activeElement && document.activeElement.blur && document.activeElement.blur(), window.scrollTo(0, 0), document.getElementById("tip").hidden = true, true`)); err != nil {
 		t.Fatal(err)
 	}
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())

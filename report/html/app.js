@@ -175,13 +175,26 @@
     if (front.length > 1) {
       add(f.svg, sv("polyline", { "class": "frontline", points: front.map(function (p) { return f.x(p.x) + "," + f.y(p.y); }).join(" ") }));
     }
+    // Labels move down past those already placed, so that rules with the
+    // same figures (the same point) stay readable.
+    var placed = [];
+    function labelY(x, y) {
+      for (var moved = true; moved;) {
+        moved = false;
+        for (var i = 0; i < placed.length; i++) {
+          if (Math.abs(placed[i][0] - x) < 90 && Math.abs(placed[i][1] - y) < 12) { y = placed[i][1] + 12; moved = true; }
+        }
+      }
+      placed.push([x, y]);
+      return y;
+    }
     // Big bubbles first, so that small ones stay on top and reachable.
     o.points.slice().sort(function (a, b) { return (b.r || 0) - (a.r || 0); }).forEach(function (p) {
       var c = sv("circle", { "class": "pt" + (p.front ? " front" : ""), cx: f.x(p.x), cy: f.y(p.y), r: p.r || 6,
         tabindex: "0", role: "img", "aria-label": p.tip.replace(/\n/g, "; ") });
       hover(c, function () { return p.tip; });
       add(f.svg, c);
-      if (p.label) add(f.svg, sv("text", { x: f.x(p.x) + (p.r || 6) + 3, y: f.y(p.y) + 4, text: p.label }));
+      if (p.label) add(f.svg, sv("text", { x: f.x(p.x) + (p.r || 6) + 3, y: labelY(f.x(p.x), f.y(p.y) + 4), text: p.label }));
     });
     return el("figure", { "class": "chart" }, [el("h3", { text: o.title }), f.svg, o.caption ? el("figcaption", { "class": "note", text: o.caption }) : null]);
   }
@@ -401,8 +414,10 @@
     var tools = D.tools;
     if (!tools.length) return note("No tool calls.");
     var max = Math.max.apply(null, tools.map(function (t) { return t.calls; }));
-    var W = 560, L = 170, row = 22, H = tools.length * row + 8;
-    var svg = sv("svg", { viewBox: "0 0 " + (W + 200) + " " + H, width: "100%", role: "img", "aria-label": "Calls per tool, with what the guard did to them", id: "tool-bars" });
+    // Drawn at about its natural size (900 wide): the labels stay the
+    // size of the text around them.
+    var W = 600, L = 170, row = 22, H = tools.length * row + 8;
+    var svg = sv("svg", { viewBox: "0 0 900 " + H, width: "100%", style: "max-width: 900px", role: "img", "aria-label": "Calls per tool, with what the guard did to them", id: "tool-bars" });
     tools.forEach(function (t, i) {
       var y = 4 + i * row, w = function (v) { return (W - L) * v / max; };
       var stopped = t.blocked + t.deduped, x = L;
