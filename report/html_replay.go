@@ -349,8 +349,16 @@ func markWeight(m byte) int {
 func encodeMarks(timeline string, maxMarks int) (marks string, perMark int) {
 	calls := make([]byte, 0, len(timeline))
 	for i := 0; i < len(timeline); i++ {
-		if timeline[i] != analyze.TurnSeparator {
-			calls = append(calls, timeline[i])
+		switch c := timeline[i]; c {
+		case analyze.TurnSeparator:
+		case analyze.MarkRedundant, analyze.MarkSteer, analyze.MarkBlock, analyze.MarkDedup,
+			analyze.MarkHalt, analyze.MarkHarmful, analyze.MarkNative:
+			calls = append(calls, c)
+		default:
+			// Allowed, or a byte that is no mark (a report merged from
+			// hand-edited JSON): drawn as allowed, so that the page's
+			// run-length code stays one mark then digits.
+			calls = append(calls, analyze.MarkAllow)
 		}
 	}
 	perMark = 1

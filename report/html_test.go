@@ -156,6 +156,8 @@ func TestEncodeMarks(t *testing.T) {
 		// 8 calls in 4 marks: each pair drawn as its weightiest.
 		{"..r.B!..", 4, ".1r1!1.1", 2},
 		{"sB", 1, "B1", 2},
+		// Bytes that are no mark are drawn as allowed.
+		{"7s\xff.", 0, ".1s1.2", 1},
 	}
 	for _, tt := range tests {
 		got, per := encodeMarks(tt.timeline, tt.max)
