@@ -361,7 +361,7 @@ func hoverOver(selector, want string) func(ctx context.Context) error {
 
 var browserChecks = map[string][]pageCheck{
 	"replay": {
-		{what: "summary cards", js: `document.querySelectorAll(".card").length >= 6 && document.querySelector('[data-card="harmful"] .v').textContent !== "0"`},
+		{what: "summary cards", js: `document.querySelectorAll(".card").length >= 7 && document.querySelector('[data-card="harmful"] .v').textContent !== "0" && document.querySelector('[data-card="stopped-actions"]') !== null`},
 		{what: "timelines drawn", js: `document.querySelectorAll("#timelines svg").length >= 10 && document.querySelectorAll("#timelines rect.m-harmful").length > 0`},
 		{what: "tool bars drawn", js: `document.querySelectorAll("#tool-bars rect").length > 3`},
 		{what: "decisions listed", js: `document.querySelectorAll("#decisions tbody tr").length > 10`},

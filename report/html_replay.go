@@ -56,9 +56,6 @@ type htmlSummary struct {
 	analyze.Summary
 	// Stopped counts blocked, deduped and halted calls.
 	Stopped int `json:"stopped"`
-	// StoppedActions is null while the report does not count stopped
-	// actions; the page then shows no card for it.
-	StoppedActions *int `json:"stopped_actions"`
 }
 
 // htmlDay totals the sessions that started on one day (UTC).
@@ -123,6 +120,7 @@ type htmlDecision struct {
 	Message            string `json:"message"`
 	Redundant          bool   `json:"redundant"`
 	Harmful            bool   `json:"harmful"`
+	StoppedAction      bool   `json:"stopped_action"`
 	Native             string `json:"native,omitempty"`
 	TokensSaved        int64  `json:"tokens_saved"`
 	ContextTokensSaved int64  `json:"context_tokens_saved"`
@@ -291,7 +289,7 @@ func listHTML(top []rankedSession, n, maxDecisions int, sum analyze.Summary, dec
 			decisions = append(decisions, htmlDecision{Session: i, Turn: d.Turn, Call: d.Call, Line: d.Line,
 				Tool: d.Tool, Class: d.Class, Args: AbbreviateArgs(d.Args, htmlArgsChars), Action: d.Action.String(),
 				Detector: d.Detector, Count: d.Count, Message: AbbreviateArgs(d.Message, htmlMessageChars),
-				Redundant: d.Redundant, Harmful: d.Harmful, Native: d.Native,
+				Redundant: d.Redundant, Harmful: d.Harmful, StoppedAction: d.StoppedAction, Native: d.Native,
 				TokensSaved: d.TokensSaved, ContextTokensSaved: d.ContextTokensSaved, Repeats: d.Repeats})
 		}
 	}
@@ -313,7 +311,7 @@ func listHTML(top []rankedSession, n, maxDecisions int, sum analyze.Summary, dec
 // decisionWeight orders decisions by what a reader must see first.
 func decisionWeight(d *htmlDecision) int {
 	switch {
-	case d.Harmful:
+	case d.Harmful, d.StoppedAction:
 		return 5
 	case d.Action == "block" || d.Action == "dedup" || d.Action == "halt":
 		return 4

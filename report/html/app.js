@@ -123,6 +123,7 @@
     var w = d.action === "allow" ? "allowed" : d.action;
     var notes = [];
     if (d.harmful) notes.push("harmful");
+    if (d.stopped_action) notes.push("stopped action");
     if (d.redundant) notes.push("redundant");
     if (d.native) notes.push("agent's guard: " + d.native);
     return notes.length ? w + " (" + notes.join(", ") + ")" : w;
@@ -277,6 +278,8 @@
       { id: "calls", label: "calls", value: num(s.calls), detail: plural(s.sessions, "session") },
       { id: "stops", label: "stops", value: num(s.stopped), detail: num(s.blocked) + " blocked, " + num(s.deduped) + " deduped, " + num(s.halted) + " halted; " + num(s.steered) + " steered" },
       { id: "harmful", label: "harmful stops", value: num(s.harmful), bad: s.harmful > 0, detail: "would have hidden new information" },
+      // Shown when the report counts stopped actions (reports written
+      // before it did have no such field).
       s.stopped_actions == null ? null : { id: "stopped-actions", label: "stopped actions", value: num(s.stopped_actions), bad: s.stopped_actions > 0, detail: "side effects the guard prevented" },
       { id: "precision", label: "precision", value: pct(s.precision), detail: "stops that were right" },
       { id: "recall", label: "recall", value: pct(s.recall), detail: num(s.redundant_stopped) + " of " + num(s.redundant) + " redundant calls stopped" },
@@ -455,7 +458,7 @@
     var search = el("input", { type: "search", id: "dsearch", placeholder: "Search tool, arguments, detector, message", "aria-label": "Search decisions" });
     var show = el("select", { id: "dfilter", "aria-label": "Show decisions" }, [
       ["all", "all decisions"], ["harmful", "harmful stops"], ["block", "stops (block, dedup, halt)"], ["steer", "steered"],
-      ["redundant", "redundant"], ["native", "the agent's own guard"]].map(function (o) { return el("option", { value: o[0], text: o[1] }); }));
+      ["redundant", "redundant"], ["action", "stopped actions"], ["native", "the agent's own guard"]].map(function (o) { return el("option", { value: o[0], text: o[1] }); }));
     var session = el("select", { id: "dsession", "aria-label": "Session" }, [el("option", { value: "", text: "all sessions" })].concat(
       D.sessions.map(function (ss, i) { return el("option", { value: String(i), text: (ss.id || ss.file) }); })));
     var count = el("p", { "class": "note", id: "dcount", "aria-live": "polite" });
@@ -491,6 +494,7 @@
           if (f === "steer" && d.action !== "steer") return false;
           if (f === "redundant" && !d.redundant) return false;
           if (f === "native" && !d.native) return false;
+          if (f === "action" && !d.stopped_action) return false;
         }
         return !q || text[i].indexOf(q) >= 0;
       }));
