@@ -97,7 +97,7 @@ func mergeCommand() *cli.Command {
 		Usage:     "combine the partial reports of shards (--shard K/N) into the report of one run",
 		ArgsUsage: "PARTIAL... (files, or - for standard input)",
 		Flags: []cli.Flag{colorFlag,
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format (replay: table|json|jsonl|markdown; compare and sweep: table|json|csv|markdown; default: table on a terminal, json otherwise)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format (replay: table|json|jsonl|markdown|html; compare and sweep: table|json|csv|markdown|html; default: table on a terminal, json otherwise)"},
 			&cli.BoolFlag{Name: "allow-missing", Usage: "merge even when some shards are missing (they are named on standard error)"},
 			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
 		},
