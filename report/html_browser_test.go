@@ -116,6 +116,8 @@ func browserPages(t *testing.T, dir string) map[string]string {
 	})
 
 	write("gate", func(b *bytes.Buffer) error { return GateHTML(b, testGateResult(), Options{Redact: true}) })
+	// Nothing read at all: every section must still draw.
+	write("empty", func(b *bytes.Buffer) error { return HTML(b, &analyze.Report{}, Options{Redact: true}) })
 	return pages
 }
 
@@ -162,7 +164,7 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Fatalf("starting %s: %v", bin, err)
 	}
 
-	for _, kind := range []string{"replay", "compare", "sweep", "gate"} {
+	for _, kind := range []string{"replay", "compare", "sweep", "gate", "empty"} {
 		t.Run(kind, func(t *testing.T) {
 			ctx, cancel, problems := openPage(t, browser, pages[kind])
 			defer cancel()
@@ -433,6 +435,9 @@ var browserChecks = map[string][]pageCheck{
 		{what: "the front marked", js: `document.querySelectorAll("circle.pt.front").length > 0`},
 		{what: "hover shows the setting", do: hoverOver("circle.pt.front", "detectors.consecutive.block_at = ")},
 		{what: "table rows", js: `document.querySelectorAll("#rows tbody tr").length === 15`},
+	},
+	"empty": {
+		{what: "says there is nothing", js: `document.body.textContent.includes("No session to show") && document.body.textContent.includes("No tool calls") && document.querySelector('[data-card="precision"] .v').textContent === "n/a"`},
 	},
 	"gate": {
 		{what: "cases, failed ones marked", js: `document.querySelectorAll(".case").length >= 4 && document.querySelectorAll(".badge.fail").length >= 2 && document.querySelectorAll(".badge.pass").length >= 1`},
