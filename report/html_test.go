@@ -365,3 +365,39 @@ func testGateResult() *analyze.GateResult {
 	}
 	return res
 }
+
+// FuzzHTMLReplay: whatever a session's timeline, arguments, message and
+// names hold, the page renders, its data is JSON that cannot close its
+// element, its timeline is marks and digits only, and it fits the budget.
+func FuzzHTMLReplay(f *testing.F) {
+	f.Add("..s|.B!H|r...", `{"q": "</script><b>"}`, "Blocked.", "read_file", "id-1")
+	f.Add("", "", "", "", "")
+	f.Add("7\xff|||", "\u2028\x00<!--", "]]>", "</SCRIPT", "\xc3")
+	f.Fuzz(func(t *testing.T, timeline, args, message, tool, id string) {
+		rep := &analyze.Report{
+			Summary: analyze.Summary{Sessions: 1, Calls: len(timeline)},
+			Sessions: []analyze.SessionResult{{ID: id, File: id, Timeline: timeline, Calls: len(timeline), StartedAt: id,
+				Decisions: []analyze.Decision{{Call: 1, Tool: tool, Args: args, Message: message, Action: analyze.Block}}}},
+			Tools:    []analyze.ToolStat{{Tool: tool, Calls: 1}},
+			Problems: []analyze.Problem{{File: id, Line: 1, Message: message}},
+		}
+		var b bytes.Buffer
+		if err := HTML(&b, rep, Options{Redact: true}); err != nil {
+			t.Fatal(err)
+		}
+		page := b.String()
+		if n := strings.Count(strings.ToLower(page), "</script"); n != 2 {
+			t.Fatalf("%d </script in the page, want 2", n)
+		}
+		if len(page) > HTMLMaxBytes {
+			t.Fatalf("page of %d bytes", len(page))
+		}
+		data := pageData(t, page)
+		for _, s := range data["sessions"].([]any) {
+			marks := s.(map[string]any)["marks"].(string)
+			if !regexp.MustCompile(`^([.rsBDH!n][0-9]+)*$`).MatchString(marks) {
+				t.Fatalf("timeline %q encoded as %q", timeline, marks)
+			}
+		}
+	})
+}
