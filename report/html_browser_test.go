@@ -368,7 +368,7 @@ var browserChecks = map[string][]pageCheck{
 		{what: "tool bars drawn", js: `document.querySelectorAll("#tool-bars rect").length > 3`},
 		{what: "decisions listed", js: `document.querySelectorAll("#decisions tbody tr").length > 10`},
 		{what: "stops and tokens saved per day", js: `document.querySelectorAll("rect.bar-stops").length > 0 && document.querySelectorAll("rect.bar-saved").length > 0`},
-		{what: "hover on a day", do: hoverOver(`rect.bar-saved:not([height="0"])`, "tokens saved")},
+		{what: "hover on a day", do: hoverOver(`rect.bar-stops:not([height="0"]), rect.bar-saved:not([height="0"])`, "session")},
 		{what: "hover on a harmful mark", do: hoverOver("#timelines rect.m-harmful", "tool: ")},
 		{what: "hover shows the redacted arguments", do: hoverOver("#timelines rect.m-harmful", "args: ")},
 		{what: "hover shows the call repeated", do: hoverOver("#timelines rect.m-harmful", "repeats call ")},
