@@ -187,10 +187,10 @@ func TestOnRecallFront(t *testing.T) {
 	}
 }
 
-// manySessions is a report of n sessions of calls calls each, with a
+// manyHTMLSessions is a report of n sessions of calls calls each, with a
 // decision every fifth call: the shape, if not the content, of a corpus
 // of a gibibyte.
-func manySessions(n, calls int) *analyze.Report {
+func manyHTMLSessions(n, calls int) *analyze.Report {
 	rep := &analyze.Report{Rules: analyze.RulesInfo{Name: "loopgate", Source: "preset:loopgate"}}
 	timeline := strings.Repeat("....B", calls/5)
 	for i := 0; i < n; i++ {
@@ -244,7 +244,7 @@ func TestHTMLKeepsTheTopSessions(t *testing.T) {
 // fits HTMLMaxBytes, lists the top sessions, and totals the rest so that
 // listed plus aggregated is the whole.
 func TestHTMLStaysWithinBudget(t *testing.T) {
-	rep := manySessions(20000, 100) // 2 M calls, 400 000 decisions
+	rep := manyHTMLSessions(20000, 100) // 2 M calls, 400 000 decisions
 	page := renderHTML(t, rep, Options{Redact: true})
 	if len(page) > HTMLMaxBytes || len(page) > 6<<20 {
 		t.Fatalf("page is %d bytes, over %d", len(page), HTMLMaxBytes)
