@@ -1,4 +1,4 @@
-package report
+package redact
 
 import (
 	"strings"
