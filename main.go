@@ -124,6 +124,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			inspectCommand(),
 			rulesCommand(),
 			formatsCommand(),
+			hookCommand(),
 		},
 		HideHelpCommand: true,
 		Action:          showHelp,

@@ -1,0 +1,375 @@
+package main
+
+// `loopgate hook simulate`: drive transcripts through the live hook as an
+// agent would (a prompt per turn, PreToolUse per call, PostToolUse with the
+// real result unless the hook stopped the call), then compare every call's
+// action with what `loopgate replay` decides under the same rules. It is the
+// check that the live guard is the replayed guard (docs/live.md).
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/live"
+	"github.com/loopgate/loopgate/internal/redact"
+	"github.com/loopgate/loopgate/internal/tokens"
+	"github.com/loopgate/loopgate/rules"
+)
+
+func hookSimulateCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "simulate",
+		Usage:     "feed transcripts through the hook as the agent would and compare each call's action with replay",
+		ArgsUsage: "PATH...",
+		Flags: []cli.Flag{
+			agentFlag(), rulesFlag, presetFlag, inputFormatFlag,
+			&cli.StringFlag{Name: "state-dir", Usage: "state `DIR` for the simulated sessions (default: a temporary directory, removed after)"},
+			&cli.BoolFlag{Name: "exec", Usage: "run every hook event through a new 'loopgate hook' process, as the agent does (slower)"},
+			&cli.BoolFlag{Name: "verbose", Usage: "list every call, not only those whose actions differ"},
+		},
+		Action: runHookSimulate,
+	}
+}
+
+func runHookSimulate(c *cli.Context) error {
+	agent := c.String("agent")
+	if agent == "" {
+		agent = "claude-code"
+	}
+	if agent != "claude-code" {
+		return usageError("simulate drives Claude Code's hook events only (--agent claude-code), not %q", agent)
+	}
+	r, err := loadRules(c)
+	if err != nil {
+		return err
+	}
+	if c.NArg() == 0 {
+		return usageError("simulate needs transcript PATHs")
+	}
+	dir := c.String("state-dir")
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "loopgate-simulate-"); err != nil {
+			return cli.Exit(err.Error(), exitUsage)
+		}
+		defer os.RemoveAll(dir)
+	}
+	sim := &simulator{rules: r, rulesArgs: hookRulesArgs(c), stateDir: dir, exec: c.Bool("exec")}
+	if sim.exec {
+		if sim.binary, err = os.Executable(); err != nil {
+			return cli.Exit(err.Error(), exitUsage)
+		}
+	}
+	var problems int
+	files := ingest.Expand(c.Args().Slice(), func(p ingest.Problem) {
+		problems++
+		fmt.Fprintf(c.App.ErrWriter, "loopgate: %s:%d: %s\n", p.File, p.Line, p.Message)
+	})
+	if len(files) == 0 {
+		return cli.Exit("no transcript found", exitUsage)
+	}
+	w := bufio.NewWriter(c.App.Writer)
+	defer w.Flush()
+	total, differ := 0, 0
+	for _, f := range files {
+		results, err := sim.file(f, ingest.Options{Format: c.String("input-format")})
+		if err != nil {
+			return cli.Exit(err.Error(), exitUsage)
+		}
+		for _, res := range results {
+			total += len(res.Calls)
+			d := res.Differences()
+			differ += len(d)
+			fmt.Fprintf(w, "%s %s/%s: %d calls, %d as replay\n", res.File, res.Session, res.Agent, len(res.Calls), len(res.Calls)-len(d))
+			for _, cc := range res.Calls {
+				if c.Bool("verbose") || !cc.Same() {
+					fmt.Fprintf(w, "  call %d %s: hook %s, replay %s\n", cc.Index, cc.Tool, cc.Hook, cc.Replay)
+				}
+			}
+		}
+	}
+	fmt.Fprintf(w, "%d calls, %d with the same action, detector and message as replay, %d differ\n", total, total-differ, differ)
+	if differ > 0 {
+		w.Flush()
+		return cli.Exit("", exitFindings)
+	}
+	return nil
+}
+
+// hookRulesArgs are the rules flags to pass on to a hook process.
+func hookRulesArgs(c *cli.Context) []string {
+	if f := c.String("rules"); f != "" {
+		return []string{"--rules", f}
+	}
+	if p := c.String("preset"); p != "" {
+		return []string{"--preset", p}
+	}
+	return nil
+}
+
+type simulator struct {
+	rules     *rules.Rules
+	rulesArgs []string
+	stateDir  string
+	exec      bool
+	binary    string
+	n         int
+}
+
+// simVerdict is an action as compared: action, detector, message.
+type simVerdict struct {
+	Action, Detector, Message string
+}
+
+func (v simVerdict) String() string {
+	if v.Detector == "" {
+		return v.Action
+	}
+	return v.Action + "/" + v.Detector
+}
+
+// simCall is one call's verdict under the hook and under replay.
+type simCall struct {
+	Index        int
+	Tool         string
+	Hook, Replay simVerdict
+}
+
+// Same reports whether hook and replay agree on the call.
+func (c simCall) Same() bool { return c.Hook == c.Replay }
+
+// simSession is one session's calls.
+type simSession struct {
+	File, Session, Agent string
+	Calls                []simCall
+}
+
+// Differences lists the calls whose verdicts differ.
+func (s simSession) Differences() []simCall {
+	var d []simCall
+	for _, c := range s.Calls {
+		if !c.Same() {
+			d = append(d, c)
+		}
+	}
+	return d
+}
+
+// file simulates every session of a transcript file.
+func (sim *simulator) file(path string, opt ingest.Options) ([]simSession, error) {
+	var sessions []*ingest.Session
+	ingest.ReadFile(path, opt, &ingest.Sink{OnSession: func(s *ingest.Session) { sessions = append(sessions, s) }})
+	counter, _ := tokens.New(tokens.Chars4)
+	tc := analyze.NewTokenCache(counter)
+	var out []simSession
+	for _, s := range sessions {
+		res, err := sim.session(s, path, tc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+func (sim *simulator) session(s *ingest.Session, path string, tc *analyze.TokenCache) (simSession, error) {
+	sim.n++
+	res := simSession{File: path, Session: s.ID, Agent: s.Agent}
+	// Replay first: Prepare keeps the session's texts.
+	sr, _ := analyze.Run(analyze.Prepare(s), sim.rules, tc)
+	replayed := map[int]simVerdict{}
+	for _, d := range sr.Decisions {
+		replayed[d.Call] = simVerdict{d.Action.String(), d.Detector, redact.Redact(d.Message)}
+	}
+	// Each simulated session has a session id of its own: transcripts may
+	// share ids (copies, fixtures), and their states must not mix.
+	sid := s.ID + "#" + strconv.Itoa(sim.n)
+	logFile := filepath.Join(sim.stateDir, "simulate-"+strconv.Itoa(sim.n)+".jsonl")
+	transcript := ""
+	if s.Format == "claude-code" {
+		if abs, err := filepath.Abs(path); err == nil {
+			transcript = abs
+		}
+	}
+	ev := eventWriter{sid: sid, agent: s.Agent, transcript: transcript}
+	seen := map[string]int{}
+	index, request := 0, 0
+	var calls []simCall
+	for ti, t := range s.Turns {
+		if t.CompactedBefore {
+			if _, err := sim.send(ev.compaction(), logFile); err != nil {
+				return res, err
+			}
+		}
+		if ti > 0 || t.UserChars > 0 {
+			if _, err := sim.send(ev.prompt(), logFile); err != nil {
+				return res, err
+			}
+		}
+		for _, rq := range t.Requests {
+			request++
+			for _, c := range rq.Calls {
+				index++
+				id := c.ID
+				if id == "" {
+					id = "call-" + strconv.Itoa(index)
+				}
+				if seen[id]++; seen[id] > 1 {
+					id += "#" + strconv.Itoa(seen[id])
+				}
+				cc := callEvent{id: id, tool: c.Tool, argsOK: c.ArgsOK, args: c.ArgsRaw, time: c.Time, request: "r" + strconv.Itoa(request)}
+				reply, err := sim.send(ev.pre(cc), logFile)
+				if err != nil {
+					return res, err
+				}
+				if !bytes.Contains(reply, []byte(`"permissionDecision":"deny"`)) {
+					if _, err := sim.send(ev.post(cc, c.Result, c.IsError), logFile); err != nil {
+						return res, err
+					}
+				}
+				calls = append(calls, simCall{Index: index, Tool: c.Tool, Replay: simVerdictOr(replayed[index])})
+			}
+		}
+	}
+	hooked, err := readDecisions(logFile)
+	if err != nil {
+		return res, err
+	}
+	for i := range calls {
+		calls[i].Hook = simVerdictOr(hooked[calls[i].Index])
+	}
+	res.Calls = calls
+	return res, nil
+}
+
+func simVerdictOr(v simVerdict) simVerdict {
+	if v.Action == "" || v.Action == "allow" {
+		return simVerdict{Action: "allow"}
+	}
+	return v
+}
+
+// send runs one hook event, in this process or in a new one.
+func (sim *simulator) send(event []byte, logFile string) ([]byte, error) {
+	if !sim.exec {
+		cfg := live.Config{Protocol: live.Protocols["claude-code"], Rules: sim.rules, StateDir: sim.stateDir, Log: logFile}
+		reply := live.Handle(cfg, event)
+		if reply.Stderr != "" {
+			return nil, fmt.Errorf("hook: %s", strings.TrimSpace(reply.Stderr))
+		}
+		return reply.Stdout, nil
+	}
+	args := append([]string{"hook", "--agent", "claude-code", "--state-dir", sim.stateDir, "--log", logFile}, sim.rulesArgs...)
+	cmd := exec.Command(sim.binary, args...)
+	cmd.Stdin = bytes.NewReader(event)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || stderr.Len() > 0 {
+		return nil, fmt.Errorf("hook process: %v %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// readDecisions reads a decision log: each call's latest verdict, by index.
+func readDecisions(path string) (map[int]simVerdict, error) {
+	out := map[int]simVerdict{}
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return out, nil // a session without calls or prompts
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<16)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var l live.DecisionLine
+			if jerr := jsonx.Unmarshal(line, &l); jerr != nil {
+				return nil, fmt.Errorf("%s: %v", path, jerr)
+			}
+			if l.Call > 0 && l.Action != "" {
+				out[l.Call] = simVerdict{l.Action, l.Detector, l.Message}
+			}
+		}
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// eventWriter writes Claude Code hook events (docs/live.md).
+type eventWriter struct {
+	sid, agent, transcript string
+}
+
+type callEvent struct {
+	id, tool, args, request string
+	argsOK                  bool
+	time                    time.Time
+}
+
+func (e eventWriter) head(name string) []byte {
+	b := []byte(`{"hook_event_name":` + jsonx.Quote(name) + `,"session_id":` + jsonx.Quote(e.sid))
+	if e.transcript != "" {
+		b = append(b, `,"transcript_path":`+jsonx.Quote(e.transcript)...)
+	}
+	b = append(b, `,"cwd":"/"`...)
+	if e.agent != "" && e.agent != "main" {
+		b = append(b, `,"agent_id":`+jsonx.Quote(e.agent)...)
+	}
+	return b
+}
+
+func (e eventWriter) prompt() []byte {
+	return append(e.head("UserPromptSubmit"), `,"prompt":"(the user's message)"}`...)
+}
+
+func (e eventWriter) compaction() []byte {
+	return append(e.head("SessionStart"), `,"source":"compact"}`...)
+}
+
+// call writes the members every tool event carries. Arguments that are
+// not JSON go as tool_input_raw, and the call's time and model request as
+// the simulation's hints (timestamp, loopgate_request), for transcripts
+// whose hook events would not give them (docs/live.md).
+func (e eventWriter) call(name string, c callEvent) []byte {
+	b := append(e.head(name), `,"tool_name":`+jsonx.Quote(c.tool)+`,"tool_use_id":`+jsonx.Quote(c.id)...)
+	if c.argsOK {
+		b = append(append(b, `,"tool_input":`...), c.args...)
+	} else {
+		b = append(b, `,"tool_input_raw":`+jsonx.Quote(c.args)...)
+	}
+	if !c.time.IsZero() {
+		b = append(b, `,"timestamp":`+jsonx.Quote(c.time.UTC().Format(time.RFC3339Nano))...)
+	}
+	return append(b, `,"loopgate_request":`+jsonx.Quote(c.request)...)
+}
+
+func (e eventWriter) pre(c callEvent) []byte {
+	return append(e.call("PreToolUse", c), '}')
+}
+
+func (e eventWriter) post(c callEvent, result string, isError bool) []byte {
+	if isError {
+		return append(e.call("PostToolUseFailure", c), `,"error":`+jsonx.Quote(result)+`}`...)
+	}
+	return append(e.call("PostToolUse", c), `,"tool_response":`+jsonx.Quote(result)+`}`...)
+}

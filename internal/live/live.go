@@ -1,0 +1,352 @@
+// Package live runs loopgate's guard inside a running agent: `loopgate hook`
+// is the command that Claude Code, Codex, Gemini CLI, hermes-agent,
+// OpenHands, Cursor and Cline run before and after each tool call. It reads
+// one hook event, decides with the same Guard that replay runs (package
+// analyze), answers in the agent's protocol (agents.go), and keeps each
+// session's state in a state directory (state.go), file-locked because the
+// hooks of parallel calls run at the same moment.
+//
+// The package depends on the guard engine and the rules only: it knows no
+// transcript format (beyond the few members of a Claude Code transcript
+// line that give a call its time and model request, transcript.go) and no
+// report.
+package live
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/rules"
+)
+
+// Config is how the hook runs.
+type Config struct {
+	Protocol *Protocol
+	Rules    *rules.Rules
+	// RulesName names the rules in the decision log.
+	RulesName string
+	StateDir  string
+	// Shadow: never block or steer; only record what the guard would do.
+	Shadow bool
+	// Log is the decision log (JSONL) to append to; "" for none.
+	Log string
+	// TTL: sessions untouched this long are removed (0: never).
+	TTL time.Duration
+	// LockWait bounds the wait for a session's lock.
+	LockWait time.Duration
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Reply is the hook's answer: what to write on stdout and stderr, and the
+// exit status.
+type Reply struct {
+	Stdout []byte
+	Stderr string
+	Exit   int
+}
+
+// Handle decides one hook event. It never fails: whatever goes wrong (a
+// malformed event, unreadable state, an internal error, a panic), the call
+// is allowed, and the problem is said on stderr and in the decision log.
+func Handle(cfg Config, input []byte) (reply Reply) {
+	now := time.Now
+	if cfg.Now != nil {
+		now = cfg.Now
+	}
+	dl := &decisionLog{path: cfg.Log, shadow: cfg.Shadow, rules: cfg.RulesName, now: now}
+	if cfg.Protocol != nil {
+		dl.agent = cfg.Protocol.Agent
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			reply = failOpen(dl, fmt.Sprintf("internal error: %v", p))
+		}
+	}()
+	if cfg.Protocol == nil || cfg.Rules == nil {
+		return failOpen(dl, "hook not configured (no agent or no rules)")
+	}
+	ev, err := cfg.Protocol.ParseEvent(input)
+	if err != nil {
+		return failOpen(dl, err.Error())
+	}
+	if ev.Kind == KindOther || ev.Kind == KindStart && ev.Source != "compact" {
+		return Reply{}
+	}
+	h := &hook{cfg: cfg, ev: &ev, dl: dl, now: now}
+	a, notes, err := h.run()
+	if err != nil {
+		return failOpen(dl, err.Error())
+	}
+	reply.Stderr = strings.Join(notes, "\n")
+	if reply.Stderr != "" {
+		reply.Stderr = "loopgate: " + strings.ReplaceAll(reply.Stderr, "\n", "\nloopgate: ") + "\n"
+		for _, n := range notes {
+			dl.problem(&ev, n)
+		}
+	}
+	if cfg.Shadow {
+		a = Answer{}
+	}
+	reply.Stdout = cfg.Protocol.reply(&ev, a)
+	if err := dl.flush(); err != nil {
+		reply.Stderr += "loopgate: decision log: " + err.Error() + "\n"
+	}
+	return reply
+}
+
+// failOpen allows the call and says why on stderr and in the log.
+func failOpen(dl *decisionLog, msg string) Reply {
+	dl.problem(nil, msg)
+	r := Reply{Stderr: "loopgate: " + msg + " (allowed: the hook fails open)\n"}
+	if err := dl.flush(); err != nil {
+		r.Stderr += "loopgate: decision log: " + err.Error() + "\n"
+	}
+	return r
+}
+
+// hook is one hook call.
+type hook struct {
+	cfg Config
+	ev  *Event
+	dl  *decisionLog
+	now func() time.Time
+	idx *txIndex // the transcript's index, once read
+}
+
+func (h *hook) run() (Answer, []string, error) {
+	cfg, ev := h.cfg, h.ev
+	if err := ensureDir(cfg.StateDir); err != nil {
+		return Answer{}, nil, fmt.Errorf("state directory: %w", err)
+	}
+	expire(cfg.StateDir, cfg.TTL, h.now())
+	files := filesOf(cfg.StateDir, ev.Session)
+	wait := cfg.LockWait
+	if wait <= 0 {
+		wait = 5 * time.Second
+	}
+	lock, err := lockFile(files.lock, wait)
+	if err != nil {
+		return Answer{}, nil, fmt.Errorf("state lock: %w", err)
+	}
+	defer unlock(lock)
+	t := h.now()
+	os.Chtimes(files.lock, t, t) // expiry reads the files' times
+
+	var notes []string
+	// A call's time, request and scope from the transcript (Claude Code).
+	var tx txCall
+	haveTx := false
+	if ev.Transcript != "" && ev.CallID != "" && (ev.Kind == KindPre || ev.Kind == KindPost) {
+		idx := loadIndex(files.index)
+		h.idx = idx
+		if _, ok := idx.calls[ev.CallID]; !ok {
+			if err := idx.update(files.index, ev.Transcript); err != nil && !errors.Is(err, os.ErrNotExist) {
+				notes = append(notes, "transcript: "+err.Error())
+			}
+		}
+		tx, haveTx = idx.calls[ev.CallID]
+	}
+	scope := ev.Agent
+	if scope == "" && haveTx {
+		scope = tx.agent
+	}
+	if scope == "" {
+		scope = "main"
+	}
+	logPath := files.log(scope)
+	s := newSession(cfg.Rules)
+	problems, err := readLog(logPath, s)
+	if err != nil {
+		return Answer{}, notes, fmt.Errorf("session state: %w", err)
+	}
+	notes = append(notes, problems...)
+	h.dl.session, h.dl.scope = ev.Session, scope
+
+	var out []byte
+	apply := func(rec *record) effect {
+		out = rec.encode(out)
+		return s.apply(rec)
+	}
+	var a Answer
+	switch ev.Kind {
+	case KindPrompt:
+		eff := apply(&record{kind: 'P'})
+		h.dl.event(ev, "prompt", nil)
+		a.Context = h.roundContext(eff)
+	case KindCompact:
+		apply(&record{kind: 'C'})
+		h.dl.event(ev, "compaction", nil)
+	case KindStop:
+		if s.last != nil && !s.last.ended {
+			eff := apply(&record{kind: 'E', id: s.last.id})
+			h.roundContext(eff)
+		}
+	case KindPre:
+		a = h.pre(s, apply, tx, haveTx)
+	case KindPost:
+		a = h.post(s, apply)
+	}
+	if err := appendLines(logPath, out); err != nil {
+		return Answer{}, notes, fmt.Errorf("session state: %w", err)
+	}
+	// Under the lock, so that a session's lines keep their order.
+	if err := h.dl.flush(); err != nil {
+		notes = append(notes, "decision log: "+err.Error())
+	}
+	return a, notes, nil
+}
+
+func (h *hook) pre(s *session, apply func(*record) effect, tx txCall, haveTx bool) Answer {
+	ev := h.ev
+	rec := &record{kind: 'B', id: ev.CallID, tool: ev.Tool}
+	if rec.id == "" {
+		// No call ids (Gemini, OpenHands, hermes): numbered here, and a
+		// result goes to the latest running call of its tool.
+		rec.id = "#" + strconv.Itoa(s.index+1)
+	}
+	rec.args, rec.argsOK = readArgs(ev.Input)
+	if ev.RawInput {
+		rec.args, rec.argsOK = string(ev.Input), false
+	}
+	rec.request = ev.Request
+	switch {
+	case haveTx:
+		rec.time, rec.request = tx.time, tx.request
+	case !ev.Time.IsZero():
+		rec.time = ev.Time.UnixNano()
+	default:
+		rec.time = h.now().UnixNano()
+	}
+	eff := apply(rec)
+	c := eff.call
+	var a Answer
+	a.Context = h.roundContext(eff)
+	if c == nil {
+		return a
+	}
+	if !c.ran {
+		h.endIfComplete(s, c, apply)
+	}
+	h.dl.call(ev, c, rec)
+	v := c.final
+	switch v.Action {
+	case analyze.Block, analyze.Dedup:
+		a.Deny, a.Reason = true, v.Message
+	case analyze.Halt:
+		a.Deny, a.Reason = true, v.Message
+		a.Halt, a.HaltReason = true, v.Message
+	case analyze.Steer:
+		if h.cfg.Protocol.PreContext {
+			a.Context = joinContext(a.Context, v.Message)
+		}
+	}
+	return a
+}
+
+func (h *hook) post(s *session, apply func(*record) effect) Answer {
+	ev := h.ev
+	id := ev.CallID
+	if id == "" {
+		id = s.runningCall(ev.Tool)
+	}
+	c := s.calls[id]
+	if c == nil || c.done {
+		// A result of a call the hook did not decide (installed mid-call),
+		// or of one it stopped (shadow mode: the call ran anyway): the
+		// guard has nothing to learn, the log keeps the result.
+		h.dl.result(ev, id, c)
+		return Answer{}
+	}
+	rec := s.resultRecord(id, ev.Result, ev.IsError)
+	eff := apply(rec)
+	var a Answer
+	if !h.cfg.Protocol.PreContext && c.before.Action == analyze.Steer {
+		a.Context = c.before.Message
+	}
+	if c.final.Action != c.before.Action && c.final.Action == analyze.Steer {
+		a.Context = joinContext(a.Context, c.final.Message)
+	}
+	ended := h.endIfComplete(s, c, apply)
+	a.Context = joinContext(a.Context, ended)
+	if eff.halt || c.final.Action == analyze.Halt {
+		a.Halt, a.HaltReason = true, c.final.Message
+	}
+	h.dl.result(ev, id, c)
+	return a
+}
+
+// endIfComplete ends c's request once every call of it is done: at once
+// when the request is not known (each call is then a round of its own),
+// else when the transcript's calls of the request are all done. It
+// returns the round's steer message, if any.
+func (h *hook) endIfComplete(s *session, c *call, apply func(*record) effect) string {
+	if c.ended || c.halted {
+		return ""
+	}
+	if c.request != "" {
+		if h.idx == nil {
+			h.idx = loadIndex(filesOf(h.cfg.StateDir, h.ev.Session).index)
+		}
+		for _, id := range h.idx.byRequest[c.request] {
+			if o := s.calls[id]; o == nil || !o.done {
+				return ""
+			}
+		}
+	}
+	eff := apply(&record{kind: 'E', id: c.id})
+	return h.roundContext(eff)
+}
+
+// roundContext logs a request end that steered, and returns its message.
+func (h *hook) roundContext(eff effect) string {
+	if eff.ended == nil || eff.endVerdict.Action == analyze.Allow {
+		return ""
+	}
+	h.dl.end(h.ev, eff.ended)
+	if eff.endVerdict.Action == analyze.Steer {
+		return eff.endVerdict.Message
+	}
+	return ""
+}
+
+// runningCall is the latest call of the tool that ran and has no result.
+func (s *session) runningCall(tool string) string {
+	for i := s.index; i > 0; i-- {
+		c := s.calls["#"+strconv.Itoa(i)]
+		if c != nil && c.ev != nil && c.ev.Tool == tool && c.ran && !c.done {
+			return c.id
+		}
+	}
+	return ""
+}
+
+// readArgs reads a tool input as the readers of transcripts read an
+// argument object: JSON kept as its compact text, anything else as raw
+// text that is not JSON.
+func readArgs(input []byte) (string, bool) {
+	if len(input) == 0 {
+		return "", false
+	}
+	v, err := jsonx.Parse(input)
+	if err != nil {
+		return string(input), false
+	}
+	return v.String(), true
+}
+
+func joinContext(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n\n" + b
+}

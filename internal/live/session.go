@@ -1,0 +1,268 @@
+package live
+
+import (
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/rules"
+)
+
+// A session's guard state is not saved as such: its event log (the
+// records below, one per line) is, and every hook call rebuilds the Guard
+// by applying the log again, then applies its own record and appends it.
+// Rebuilding and deciding run the same code (session.apply), so a decision
+// made live is exactly the decision the log replays to, and the log holds
+// nothing of the Guard's internals (which may change between versions).
+//
+// Record kinds:
+//
+//	P                               a genuine user prompt: a new turn
+//	C                               a context compaction (takes effect at the next prompt)
+//	B id time request tool ok args  a call, before it runs
+//	A id hash flags result          its result (flags: f failed, b blank)
+//	E id                            the end of the model request whose last call is id
+type record struct {
+	kind    byte
+	id      string
+	time    int64 // unix nanoseconds, 0 when unknown
+	request string
+	tool    string
+	argsOK  bool
+	args    string // compact JSON when argsOK, else the raw text
+	hash    uint64
+	failed  bool
+	blank   bool
+	result  string // kept only when the rules dedup (the {result} of a dedup message)
+}
+
+// call is one call of the session as the hook saw it.
+type call struct {
+	id      string
+	index   int
+	request string
+	ev      *analyze.CallEvent
+	before  analyze.Verdict
+	final   analyze.Verdict
+	ran     bool // the call runs (not stopped, not halted)
+	done    bool // its result is in (or it did not run)
+	halted  bool // not shown to the guard: the turn had halted
+	ended   bool // its request's end was applied
+}
+
+// session is the guard of one agent scope of one session, rebuilt from its
+// log.
+type session struct {
+	r     *rules.Rules
+	g     *analyze.Guard
+	dedup bool // the rules dedup: results are kept in the log
+
+	calls map[string]*call
+	index int
+	// halted: the current turn was halted by the call numbered haltedAt.
+	halted   bool
+	haltedBy analyze.Verdict
+	haltedAt int
+	// compacted: a compaction happened since the last prompt.
+	compacted bool
+	// last is the latest call shown to the guard, whose request may still
+	// be open (its end not applied).
+	last *call
+}
+
+func newSession(r *rules.Rules) *session {
+	return &session{
+		r: r, g: analyze.NewGuard(r),
+		dedup: r.Detectors.Dedup != nil && r.Detectors.Dedup.Enabled,
+		calls: map[string]*call{},
+	}
+}
+
+// effect is what applying one record changed, for the hook's answer.
+type effect struct {
+	call *call
+	// ended is the call whose request end was applied, and endVerdict
+	// the verdict EndRequest gave (Allow: nothing).
+	ended      *call
+	endVerdict analyze.Verdict
+	// halt: this record halted the turn.
+	halt bool
+	// note: why nothing was done (a result without its call, ...).
+	note string
+}
+
+// apply applies one record to the session. It is the only place where the
+// guard is driven, for rebuilding and for deciding alike.
+func (s *session) apply(rec *record) effect {
+	switch rec.kind {
+	case 'P':
+		// The open request ends before the new turn, as in replay. The
+		// session's first prompt finds a fresh guard; replay calls
+		// UserTurn there too, which changes nothing a verdict shows.
+		var eff effect
+		if s.last != nil && !s.last.ended {
+			eff = s.endRequest(s.last)
+		}
+		if s.compacted {
+			s.g.Compaction()
+			s.compacted = false
+		}
+		s.g.UserTurn(time.Time{})
+		s.halted, s.haltedAt, s.haltedBy = false, 0, analyze.Verdict{}
+		eff.halt = false
+		return eff
+	case 'C':
+		// ingest marks the turn after a compaction (Turn.CompactedBefore),
+		// and replay resets at that turn's start: the compaction takes
+		// effect at the next prompt, as there.
+		s.compacted = true
+		return effect{}
+	case 'B':
+		return s.before(rec)
+	case 'A':
+		return s.after(rec)
+	case 'E':
+		c := s.calls[rec.id]
+		if c == nil || c.ended || c.halted {
+			return effect{note: "request end of an unknown call"}
+		}
+		return s.endRequest(c)
+	}
+	return effect{note: "unknown record"}
+}
+
+func (s *session) before(rec *record) effect {
+	if old := s.calls[rec.id]; old != nil && rec.id != "" {
+		// The same call announced twice (a retried hook): the first one
+		// stands, as the agent runs the call once.
+		return effect{call: old, note: "call seen before"}
+	}
+	s.index++
+	c := &call{id: rec.id, index: s.index, request: rec.request}
+	if rec.id != "" {
+		s.calls[rec.id] = c
+	}
+	if s.halted {
+		// replay: the calls after a halt in the same turn are not run and
+		// not shown to the guard.
+		c.halted, c.done, c.ended = true, true, true
+		c.final = analyze.Verdict{Action: analyze.Halt, Detector: s.haltedBy.Detector, Count: s.haltedBy.Count,
+			Message: "not run: the guard ended this turn at call " + strconv.Itoa(s.haltedAt)}
+		c.before = c.final
+		return effect{call: c}
+	}
+	var eff effect
+	if s.last != nil && !s.last.ended && (rec.request == "" || rec.request != s.last.request) {
+		// A call of another request: the previous request is over.
+		eff = s.endRequest(s.last)
+	}
+	ev := &analyze.CallEvent{Index: s.index, Tool: rec.tool, ArgsOK: rec.argsOK, ArgsRaw: rec.args}
+	if rec.time != 0 {
+		ev.Time = time.Unix(0, rec.time).UTC()
+	}
+	if rec.argsOK {
+		v, err := jsonx.ParseString(rec.args)
+		if err != nil {
+			ev.ArgsOK = false
+		} else {
+			ev.Args = v
+		}
+	}
+	ev.Class = s.r.ClassOf(rec.tool)
+	c.ev = ev
+	v := s.g.Before(ev)
+	c.before, c.final = v, v
+	c.ran = !v.Action.Stops() && v.Action != analyze.Halt
+	s.last = c
+	eff.call = c
+	if !c.ran {
+		// replay calls After at once for a call that did not run; the
+		// detectors read no result of a stopped call.
+		after := s.g.After(ev, v)
+		analyze.Raise(&c.final, &after)
+		c.done = true
+		if c.final.Action == analyze.Halt {
+			s.halt(c)
+			eff.halt = true
+		}
+	}
+	return eff
+}
+
+func (s *session) after(rec *record) effect {
+	c := s.calls[rec.id]
+	switch {
+	case c == nil:
+		return effect{note: "result of a call the hook did not see"}
+	case c.done:
+		return effect{call: c, note: "result of a call that did not run or was already answered"}
+	}
+	c.done = true
+	ev := c.ev
+	ev.ResultHash, ev.Failed = rec.hash, rec.failed
+	// The detectors read the result's text only for dedup's {result}
+	// and, when blank results count as failures, whether it is blank.
+	switch {
+	case rec.result != "":
+		ev.Result = rec.result
+	case rec.blank:
+		ev.Result = ""
+	default:
+		ev.Result = "(result not kept)"
+	}
+	after := s.g.After(ev, c.before)
+	analyze.Raise(&c.final, &after)
+	eff := effect{call: c}
+	if c.final.Action == analyze.Halt {
+		s.halt(c)
+		eff.halt = true
+	}
+	return eff
+}
+
+// endRequest applies the end of c's request (replay: EndRequest after the
+// request's last call), raising c's verdict with it.
+func (s *session) endRequest(c *call) effect {
+	c.ended = true
+	if c.halted {
+		return effect{}
+	}
+	end := s.g.EndRequest()
+	if end.Action > c.final.Action {
+		analyze.Raise(&c.final, &end)
+	}
+	eff := effect{ended: c, endVerdict: end}
+	if c.final.Action == analyze.Halt && !s.halted {
+		s.halt(c)
+		eff.halt = true
+	}
+	return eff
+}
+
+func (s *session) halt(c *call) {
+	s.halted, s.haltedBy, s.haltedAt = true, c.final, c.index
+}
+
+// resultRecord builds the A record of a result, reading it as replay does
+// (analyze.ResultFacts). The hash is stable across processes (FNV-1a), as
+// rebuilding compares hashes made by earlier hook calls.
+func (s *session) resultRecord(id, result string, isError bool) *record {
+	norm, failed := analyze.ResultFacts(result, isError)
+	rec := &record{kind: 'A', id: id, hash: stableHash(norm), failed: failed, blank: isBlank(result)}
+	if s.dedup {
+		rec.result = result
+	}
+	return rec
+}
+
+func stableHash(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// isBlank is the failure detectors' empty_is_failure test.
+func isBlank(s string) bool { return strings.TrimSpace(s) == "" }

@@ -1,0 +1,314 @@
+package live
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// DefaultStateDir is $XDG_STATE_HOME/loopgate, or ~/.local/state/loopgate.
+func DefaultStateDir() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "loopgate"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no state directory: %w (give --state-dir)", err)
+	}
+	return filepath.Join(home, ".local", "state", "loopgate"), nil
+}
+
+// ensureDir creates the state directory, private to the user.
+func ensureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm() != 0o700 {
+		return os.Chmod(dir, 0o700)
+	}
+	return nil
+}
+
+// fileKey turns an agent's session id (or scope id) into a file name part.
+// The id comes from the agent's JSON and may hold anything ("../..", NUL,
+// a megabyte): only letters, digits, '-' and '_' of its first 40 bytes are
+// kept, and a digest of the whole id follows, so that two ids never share
+// a name and no id becomes a path.
+func fileKey(id string) string {
+	var b strings.Builder
+	for i := 0; i < len(id) && b.Len() < 40; i++ {
+		c := id[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+			b.WriteByte(c)
+		}
+	}
+	sum := sha256.Sum256([]byte(id))
+	return b.String() + "-" + hex.EncodeToString(sum[:8])
+}
+
+// sessionFiles are one session's files in the state directory.
+type sessionFiles struct {
+	lock, index string
+	dir, base   string
+}
+
+// statePrefix starts every file the hook writes in the state directory,
+// so that expiry removes nothing else.
+const statePrefix = "s-"
+
+func filesOf(dir, session string) sessionFiles {
+	base := statePrefix + fileKey(session)
+	return sessionFiles{
+		dir: dir, base: base,
+		lock:  filepath.Join(dir, base+".lock"),
+		index: filepath.Join(dir, base+".tx"),
+	}
+}
+
+// log is the event log of one agent scope of the session.
+func (f sessionFiles) log(scope string) string {
+	name := f.base + ".main.log"
+	if scope != "" && scope != "main" {
+		name = f.base + "." + fileKey(scope) + ".log"
+	}
+	return filepath.Join(f.dir, name)
+}
+
+// lockFile takes the session's lock (an exclusive flock), waiting at most
+// wait; release with unlock. Hooks of parallel calls of one session run at
+// the same moment, and each reads, decides and appends under this lock.
+func lockFile(path string, wait time.Duration) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("session lock busy for %s", wait)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func unlock(f *os.File) {
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	f.Close()
+}
+
+// appendLines appends complete lines with one write: under the lock no
+// other hook writes, and a crash leaves at worst a last line cut short,
+// which reading skips (readLog).
+func appendLines(path string, data []byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Log lines: fields separated by tabs, each escaped (escapeField).
+
+func escapeField(b []byte, s string) []byte {
+	if !strings.ContainsAny(s, "\\\t\n\r") {
+		return append(b, s...)
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+func unescapeField(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+// encode appends the record as one log line.
+func (r *record) encode(b []byte) []byte {
+	b = append(b, r.kind)
+	field := func(s string) { b = escapeField(append(b, '\t'), s) }
+	switch r.kind {
+	case 'B':
+		field(r.id)
+		b = strconv.AppendInt(append(b, '\t'), r.time, 10)
+		field(r.request)
+		field(r.tool)
+		if r.argsOK {
+			field("1")
+		} else {
+			field("0")
+		}
+		field(r.args)
+	case 'A':
+		field(r.id)
+		b = strconv.AppendUint(append(b, '\t'), r.hash, 16)
+		flags := ""
+		if r.failed {
+			flags += "f"
+		}
+		if r.blank {
+			flags += "b"
+		}
+		field(flags)
+		field(r.result)
+	case 'E':
+		field(r.id)
+	}
+	return append(b, '\n')
+}
+
+// decodeRecord reads one log line (without its newline).
+func decodeRecord(line string) (record, error) {
+	f := strings.Split(line, "\t")
+	if len(f[0]) != 1 {
+		return record{}, errors.New("no record kind")
+	}
+	r := record{kind: f[0][0]}
+	need := map[byte]int{'P': 1, 'C': 1, 'B': 7, 'A': 5, 'E': 2}[r.kind]
+	if need == 0 || len(f) != need {
+		return record{}, fmt.Errorf("record %q with %d fields", f[0], len(f))
+	}
+	var err error
+	switch r.kind {
+	case 'B':
+		r.id = unescapeField(f[1])
+		if r.time, err = strconv.ParseInt(f[2], 10, 64); err != nil {
+			return record{}, err
+		}
+		r.request, r.tool = unescapeField(f[3]), unescapeField(f[4])
+		r.argsOK = f[5] == "1"
+		r.args = unescapeField(f[6])
+	case 'A':
+		r.id = unescapeField(f[1])
+		if r.hash, err = strconv.ParseUint(f[2], 16, 64); err != nil {
+			return record{}, err
+		}
+		r.failed = strings.Contains(f[3], "f")
+		r.blank = strings.Contains(f[3], "b")
+		r.result = unescapeField(f[4])
+	case 'E':
+		r.id = unescapeField(f[1])
+	}
+	return r, nil
+}
+
+// readLog applies a scope's log to s. A line that cannot be read (a crash
+// cut the last one short, a hand edit) is skipped and named in the
+// problems returned; a log that cannot be read at all is an error.
+func readLog(path string, s *session) (problems []string, err error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for len(data) > 0 {
+		n++
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			problems = append(problems, fmt.Sprintf("%s:%d: last line cut short, skipped", path, n))
+			break
+		}
+		line := string(data[:i])
+		data = data[i+1:]
+		rec, err := decodeRecord(line)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s:%d: %v, skipped", path, n, err))
+			continue
+		}
+		s.apply(&rec)
+	}
+	return problems, nil
+}
+
+// expire removes the files of sessions untouched for ttl, at most once an
+// hour (a marker file's time says when it last ran), so that the state
+// directory stays bounded. Only the hook's own files (statePrefix) go.
+func expire(dir string, ttl time.Duration, now time.Time) {
+	if ttl <= 0 {
+		return
+	}
+	marker := filepath.Join(dir, ".expired")
+	if fi, err := os.Stat(marker); err == nil && now.Sub(fi.ModTime()) < time.Hour {
+		return
+	}
+	if f, err := os.OpenFile(marker, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
+		f.Close()
+		os.Chtimes(marker, now, now)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), statePrefix) || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > ttl {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
