@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -47,6 +48,10 @@ func hookCommand() *cli.Command {
 // runHook never stops the agent on its own failure: a usage or rules error
 // is said on stderr and the call is allowed (exit 0 with no answer).
 func runHook(c *cli.Context) error {
+	// One event, then exit: collecting garbage would cost more than the
+	// memory it frees, unless a huge session's state needs it.
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(256 << 20)
 	stderr := c.App.ErrWriter
 	cfg, err := hookConfig(c)
 	if err != nil {

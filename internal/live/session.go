@@ -62,6 +62,8 @@ type session struct {
 
 	calls map[string]*call
 	index int
+	// classes caches the tools' classes (a glob match per class entry).
+	classes map[string]string
 	// halted: the current turn was halted by the call numbered haltedAt.
 	halted   bool
 	haltedBy analyze.Verdict
@@ -77,7 +79,7 @@ func newSession(r *rules.Rules) *session {
 	return &session{
 		r: r, g: analyze.NewGuard(r),
 		dedup: r.Detectors.Dedup != nil && r.Detectors.Dedup.Enabled,
-		calls: map[string]*call{},
+		calls: map[string]*call{}, classes: map[string]string{},
 	}
 }
 
@@ -164,14 +166,19 @@ func (s *session) before(rec *record) effect {
 		ev.Time = time.Unix(0, rec.time).UTC()
 	}
 	if rec.argsOK {
-		v, err := jsonx.ParseString(rec.args)
+		v, err := jsonx.ParseStringShared(rec.args)
 		if err != nil {
 			ev.ArgsOK = false
 		} else {
 			ev.Args = v
 		}
 	}
-	ev.Class = s.r.ClassOf(rec.tool)
+	class, ok := s.classes[rec.tool]
+	if !ok {
+		class = s.r.ClassOf(rec.tool)
+		s.classes[rec.tool] = class
+	}
+	ev.Class = class
 	c.ev = ev
 	v := s.g.Before(ev)
 	c.before, c.final = v, v

@@ -1,7 +1,6 @@
 package live
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -218,16 +217,40 @@ func (r *record) encode(b []byte) []byte {
 	return append(b, '\n')
 }
 
-// decodeRecord reads one log line (without its newline).
+// decodeRecord reads one log line (without its newline). The fields are
+// cut from the line in place: a hook call reads thousands of lines.
 func decodeRecord(line string) (record, error) {
-	f := strings.Split(line, "\t")
-	if len(f[0]) != 1 {
-		return record{}, errors.New("no record kind")
+	var f [7]string
+	n := 0
+	for n < len(f) {
+		i := strings.IndexByte(line, '\t')
+		if i < 0 {
+			f[n] = line
+			n++
+			line = ""
+			break
+		}
+		f[n] = line[:i]
+		n++
+		line = line[i+1:]
+	}
+	if line != "" || len(f[0]) != 1 {
+		return record{}, errors.New("not a record")
 	}
 	r := record{kind: f[0][0]}
-	need := map[byte]int{'P': 1, 'C': 1, 'B': 7, 'A': 5, 'E': 2}[r.kind]
-	if need == 0 || len(f) != need {
-		return record{}, fmt.Errorf("record %q with %d fields", f[0], len(f))
+	need := 0
+	switch r.kind {
+	case 'P', 'C':
+		need = 1
+	case 'B':
+		need = 7
+	case 'A':
+		need = 5
+	case 'E':
+		need = 2
+	}
+	if need == 0 || n != need {
+		return record{}, fmt.Errorf("record %q with %d fields", f[0], n)
 	}
 	var err error
 	switch r.kind {
@@ -264,16 +287,19 @@ func readLog(path string, s *session) (problems []string, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// One string for the whole log: the records' fields are substrings of
+	// it, not a copy each.
+	text := string(data)
 	n := 0
-	for len(data) > 0 {
+	for len(text) > 0 {
 		n++
-		i := bytes.IndexByte(data, '\n')
+		i := strings.IndexByte(text, '\n')
 		if i < 0 {
 			problems = append(problems, fmt.Sprintf("%s:%d: last line cut short, skipped", path, n))
 			break
 		}
-		line := string(data[:i])
-		data = data[i+1:]
+		line := text[:i]
+		text = text[i+1:]
 		rec, err := decodeRecord(line)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s:%d: %v, skipped", path, n, err))

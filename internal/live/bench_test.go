@@ -1,0 +1,49 @@
+package live
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/loopgate/loopgate/rules"
+)
+
+// benchSession fills a state directory with a Claude Code session of n
+// calls (reads, searches and commands over a few hundred arguments) and
+// returns its config and a PreToolUse event for one more call.
+func benchSession(tb testing.TB, n int) (Config, []byte) {
+	r, err := rules.Preset("loopgate")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg := Config{Protocol: Protocols["claude-code"], Rules: r, StateDir: tb.TempDir()}
+	ev := func(name, extra string) []byte {
+		return []byte(`{"hook_event_name":"` + name + `","session_id":"bench","cwd":"/"` + extra + `}`)
+	}
+	Handle(cfg, ev("UserPromptSubmit", `,"prompt":"go"`))
+	for i := 0; i < n; i++ {
+		tool, input := "Read", `{"file_path":"/src/pkg`+strconv.Itoa(i%300)+`/file.go"}`
+		if i%4 == 2 {
+			tool, input = "Bash", `{"command":"go test ./pkg`+strconv.Itoa(i%200)+`/..."}`
+		}
+		id := `,"tool_use_id":"toolu_` + strconv.Itoa(i) + `"`
+		pre := Handle(cfg, ev("PreToolUse", `,"tool_name":"`+tool+`","tool_input":`+input+id))
+		if !bytes.Contains(pre.Stdout, []byte(`"deny"`)) {
+			Handle(cfg, ev("PostToolUse", `,"tool_name":"`+tool+`","tool_input":`+input+id+`,"tool_response":"`+fmt.Sprintf("%0200d", i%37)+`"`))
+		}
+	}
+	return cfg, ev("PreToolUse", `,"tool_name":"Read","tool_input":{"file_path":"/src/new.go"},"tool_use_id":"toolu_next"`)
+}
+
+func BenchmarkRebuild2000(b *testing.B) {
+	cfg, _ := benchSession(b, 2000)
+	path := filesOf(cfg.StateDir, "bench").log("main")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := newSession(cfg.Rules)
+		if _, err := readLog(path, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/rules"
+)
+
+// TestMain lets the test binary act as the loopgate command, so that the
+// process path of the hook (a new process per event, as agents run it) is
+// tested without building a binary.
+func TestMain(m *testing.M) {
+	if os.Getenv("LOOPGATE_TEST_MAIN") == "1" {
+		os.Exit(run(os.Args, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// hookCorpus is every fixture, every sample (when present), and the
+// synthetic Claude Code transcript of parallel calls, time gaps and a
+// compaction (writeRoundsTranscript).
+func hookCorpus(t *testing.T) []string {
+	paths := []string{"fixtures", writeRoundsTranscript(t)}
+	samples := filepath.Join("..", "shared", "samples")
+	if _, err := os.Stat(samples); err != nil {
+		t.Log("../shared/samples is absent: the equivalence runs over the fixtures only")
+	} else {
+		paths = append(paths, samples)
+	}
+	return paths
+}
+
+// TestHookEquivalence is the live hook's core property: every transcript
+// driven through `hook` (a prompt per turn, PreToolUse per call,
+// PostToolUse with the real result unless the hook stopped the call)
+// gets, call by call, the action, detector and message that replay gives
+// under the same rules, for every preset.
+func TestHookEquivalence(t *testing.T) {
+	paths := hookCorpus(t)
+	files := ingest.Expand(paths, func(p ingest.Problem) { t.Errorf("%s: %s", p.File, p.Message) })
+	stopped := map[string]int{}
+	for _, preset := range rules.PresetNames() {
+		t.Run(preset, func(t *testing.T) {
+			r, err := rules.Preset(preset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sim := &simulator{rules: r, stateDir: t.TempDir()}
+			calls := 0
+			for _, f := range files {
+				results, err := sim.file(f, ingest.Options{})
+				if err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
+				for _, res := range results {
+					calls += len(res.Calls)
+					for _, c := range res.Calls {
+						if !c.Same() {
+							t.Errorf("%s %s/%s call %d %s: hook %v %q, replay %v %q", f, res.Session, res.Agent, c.Index, c.Tool, c.Hook, c.Hook.Message, c.Replay, c.Replay.Message)
+						}
+						if c.Replay.Action != "allow" {
+							stopped[preset+" "+c.Replay.Action]++
+						}
+					}
+				}
+			}
+			if calls < 100 {
+				t.Errorf("only %d calls simulated", calls)
+			}
+		})
+	}
+	// The comparison must have had something to compare: every kind of
+	// verdict the presets give on this corpus.
+	for _, want := range []string{"loopgate block", "attractor steer", "pi-loopguard block", "pi-loopguard steer", "hermes-dedup dedup", "hermes-strict halt"} {
+		if stopped[want] == 0 {
+			t.Errorf("no %q verdict in the corpus: the equivalence would not see it differ (%v)", want, stopped)
+		}
+	}
+}
+
+// TestHookProcessPath drives the synthetic transcript through a new
+// `loopgate hook` process per event, as Claude Code runs it.
+func TestHookProcessPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a process per event")
+	}
+	t.Setenv("LOOPGATE_TEST_MAIN", "1")
+	transcript := writeRoundsTranscript(t)
+	for _, preset := range []string{"attractor", "pi-loopguard", "hermes-strict"} {
+		r, _ := rules.Preset(preset)
+		sim := &simulator{rules: r, rulesArgs: []string{"--preset", preset}, stateDir: t.TempDir(), exec: true, binary: os.Args[0]}
+		results, err := sim.file(transcript, ingest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, res := range results {
+			for _, c := range res.Calls {
+				n++
+				if !c.Same() {
+					t.Errorf("%s call %d %s: hook %v, replay %v", preset, c.Index, c.Tool, c.Hook, c.Replay)
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no call simulated", preset)
+		}
+	}
+}
+
+// writeRoundsTranscript writes a Claude Code session: model requests of two
+// parallel calls (one message.id over two lines, results between them),
+// an A-B cycle long enough for attractor's round check, calls minutes
+// apart (pi's 2-minute window), failing calls (hermes-strict's halt), a
+// compaction and a second user turn.
+func writeRoundsTranscript(t *testing.T) string {
+	var b bytes.Buffer
+	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	n := 0
+	ts := func(min int) string { return t0.Add(time.Duration(min) * time.Minute).Format(time.RFC3339Nano) }
+	line := func(s string) { b.WriteString(s + "\n") }
+	user := func(min int, text string) {
+		n++
+		line(fmt.Sprintf(`{"type":"user","uuid":"u%d","sessionId":"S1","timestamp":%q,"message":{"role":"user","content":%q}}`, n, ts(min), text))
+	}
+	req := 0
+	// request writes one model request of the given calls (tool, input,
+	// result, is_error), each tool_use on its own line as Claude Code
+	// writes them, each result after its call.
+	type tc struct {
+		tool, input, result string
+		isErr               bool
+	}
+	request := func(min int, calls ...tc) {
+		req++
+		for _, c := range calls {
+			n++
+			id := fmt.Sprintf("toolu_%d", n)
+			line(fmt.Sprintf(`{"type":"assistant","uuid":"a%d","sessionId":"S1","timestamp":%q,"requestId":"req_%d","message":{"id":"msg_%d","role":"assistant","model":"claude-test","content":[{"type":"tool_use","id":%q,"name":%q,"input":%s}]}}`,
+				n, ts(min), req, req, id, c.tool, c.input))
+			line(fmt.Sprintf(`{"type":"user","uuid":"r%d","sessionId":"S1","timestamp":%q,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":%q,"is_error":%v}]}}`,
+				n, ts(min), id, c.result, c.isErr))
+		}
+	}
+	user(0, "fix the build")
+	for i := 0; i < 8; i++ {
+		request(i, tc{"Read", `{"file_path":"/src/a.go"}`, "package a", false}, tc{"Grep", `{"pattern":"TODO"}`, "a.go:3: TODO", false})
+	}
+	for i := 0; i < 9; i++ {
+		request(20+3*i, tc{"Bash", fmt.Sprintf(`{"command":"go test ./pkg%d"}`, i), "FAIL", true})
+	}
+	line(`{"type":"system","subtype":"compact_boundary","uuid":"c1","sessionId":"S1","timestamp":"` + ts(60) + `","content":"Conversation compacted"}`)
+	user(61, "again")
+	for i := 0; i < 4; i++ {
+		request(62+i, tc{"Read", `{"file_path":"/src/a.go"}`, "package a", false})
+	}
+	path := filepath.Join(t.TempDir(), "rounds.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestHookSimulateCommand runs the command itself: its summary line, and
+// exit 0 when every call agrees.
+func TestHookSimulateCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"loopgate", "hook", "simulate", "--preset", "attractor", writeRoundsTranscript(t)}, &out, &errOut)
+	if code != 0 || !strings.Contains(out.String(), "0 differ") {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+}
