@@ -125,7 +125,10 @@ type simulator struct {
 	stateDir  string
 	exec      bool
 	binary    string
-	n         int
+	// shadow runs the hook with --shadow: nothing is stopped, every call
+	// runs and its result is logged.
+	shadow bool
+	n      int
 }
 
 // simVerdict is an action as compared: action, detector, message.
@@ -264,7 +267,7 @@ func simVerdictOr(v simVerdict) simVerdict {
 // send runs one hook event, in this process or in a new one.
 func (sim *simulator) send(event []byte, logFile string) ([]byte, error) {
 	if !sim.exec {
-		cfg := live.Config{Protocol: live.Protocols["claude-code"], Rules: sim.rules, StateDir: sim.stateDir, Log: logFile}
+		cfg := live.Config{Protocol: live.Protocols["claude-code"], Rules: sim.rules, StateDir: sim.stateDir, Log: logFile, Shadow: sim.shadow}
 		reply := live.Handle(cfg, event)
 		if reply.Stderr != "" {
 			return nil, fmt.Errorf("hook: %s", strings.TrimSpace(reply.Stderr))
@@ -272,6 +275,9 @@ func (sim *simulator) send(event []byte, logFile string) ([]byte, error) {
 		return reply.Stdout, nil
 	}
 	args := append([]string{"hook", "--agent", "claude-code", "--state-dir", sim.stateDir, "--log", logFile}, sim.rulesArgs...)
+	if sim.shadow {
+		args = append(args, "--shadow")
+	}
 	cmd := exec.Command(sim.binary, args...)
 	cmd.Stdin = bytes.NewReader(event)
 	var stderr bytes.Buffer

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/live"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -175,5 +177,76 @@ func TestHookSimulateCommand(t *testing.T) {
 	code := run([]string{"loopgate", "hook", "simulate", "--preset", "attractor", writeRoundsTranscript(t)}, &out, &errOut)
 	if code != 0 || !strings.Contains(out.String(), "0 differ") {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+}
+
+// TestShadowLogReplays: a --shadow run never stops a call, logs what it
+// would have done with every real result, and `loopgate replay LOG` reads
+// that log as a format and decides every call as the hook logged it, which
+// is also what replay decides on the original transcript.
+func TestShadowLogReplays(t *testing.T) {
+	if ingestTag := "decision-log/1"; ingestTag != live.DecisionLogTag {
+		t.Fatalf("ingest/decisionlog.go's tag %q differs from live.DecisionLogTag %q", ingestTag, live.DecisionLogTag)
+	}
+	transcript := writeRoundsTranscript(t)
+	for _, preset := range []string{"loopgate", "hermes-strict", "attractor"} {
+		r, _ := rules.Preset(preset)
+		dir := t.TempDir()
+		sim := &simulator{rules: r, stateDir: dir, shadow: true}
+		results, err := sim.file(transcript, ingest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hooked := map[int]string{}
+		for _, res := range results {
+			for _, c := range res.Calls {
+				hooked[c.Index] = c.Hook.Action
+				if !c.Same() {
+					t.Errorf("%s shadow call %d: hook %v, replay %v", preset, c.Index, c.Hook, c.Replay)
+				}
+			}
+		}
+		logFile := filepath.Join(dir, "simulate-1.jsonl")
+		var out, errOut bytes.Buffer
+		if code := run([]string{"loopgate", "replay", "--preset", preset, "--format", "json", logFile}, &out, &errOut); code != 0 {
+			t.Fatalf("replay of the shadow log: exit %d: %s", code, errOut.String())
+		}
+		var rep struct {
+			Sessions []struct {
+				Format    string `json:"format"`
+				Calls     int    `json:"calls"`
+				Decisions []struct {
+					Call   int    `json:"call"`
+					Action string `json:"action"`
+				} `json:"decisions"`
+			} `json:"sessions"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil || len(rep.Sessions) != 1 {
+			t.Fatalf("%v: %s", err, out.String())
+		}
+		s := rep.Sessions[0]
+		if s.Format != "loopgate-decisions" || s.Calls != len(hooked) {
+			t.Errorf("%s: read as %s with %d calls, want loopgate-decisions with %d", preset, s.Format, s.Calls, len(hooked))
+		}
+		replayed := map[int]string{}
+		for _, d := range s.Decisions {
+			replayed[d.Call] = d.Action
+		}
+		stops := 0
+		for i, a := range hooked {
+			want := replayed[i]
+			if want == "" {
+				want = "allow"
+			}
+			if a != want {
+				t.Errorf("%s call %d: hook logged %s, replay of the log %s", preset, i, a, want)
+			}
+			if a != "allow" {
+				stops++
+			}
+		}
+		if stops == 0 {
+			t.Errorf("%s: no verdict but allow: nothing compared", preset)
+		}
 	}
 }
