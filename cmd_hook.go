@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -41,6 +42,8 @@ func hookCommand() *cli.Command {
 		Action: runHook,
 		Subcommands: []*cli.Command{
 			hookSimulateCommand(),
+			hookInstallCommand(false),
+			hookInstallCommand(true),
 		},
 	}
 }
@@ -110,4 +113,122 @@ func rulesName(c *cli.Context, r *rules.Rules) string {
 		return p
 	}
 	return "loopgate"
+}
+
+func hookInstallCommand(remove bool) *cli.Command {
+	name, usage := "install", "add loopgate's hook to an agent's settings (other hooks kept; the file backed up first)"
+	if remove {
+		name, usage = "uninstall", "remove loopgate's hook entries from an agent's settings (nothing else)"
+	}
+	flags := []cli.Flag{
+		agentFlag(),
+		&cli.StringFlag{Name: "scope", Value: "user", Usage: "user (the agent's settings in your home) or project (in the current directory)"},
+		&cli.BoolFlag{Name: "dry-run", Usage: "print the settings as they would be, write nothing"},
+	}
+	if !remove {
+		flags = append(flags, rulesFlag, presetFlag,
+			&cli.StringFlag{Name: "state-dir", Usage: "pass --state-dir `DIR` to the hook"},
+			&cli.BoolFlag{Name: "shadow", Usage: "install the hook in shadow mode (record only)"},
+			&cli.StringFlag{Name: "log", Usage: "pass --log `FILE` to the hook"},
+			&cli.StringFlag{Name: "command", Usage: "the loopgate program the agent runs (default: this one's absolute path)"})
+	}
+	return &cli.Command{Name: name, Usage: usage, Flags: flags, Action: func(c *cli.Context) error {
+		if err := noArgs(c); err != nil {
+			return err
+		}
+		return runHookInstall(c, remove)
+	}}
+}
+
+func runHookInstall(c *cli.Context, remove bool) error {
+	agent := c.String("agent")
+	if live.Protocols[agent] == nil {
+		return usageError("--agent must be one of %s, not %q", strings.Join(live.AgentNames(), ", "), agent)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return cli.Exit(err.Error(), exitUsage)
+	}
+	project, err := os.Getwd()
+	if err != nil {
+		return cli.Exit(err.Error(), exitUsage)
+	}
+	command := ""
+	if !remove {
+		if c.String("rules") != "" && c.String("preset") != "" {
+			return usageError("--rules and --preset cannot be used together")
+		}
+		if _, err := loadRules(c); err != nil {
+			return err
+		}
+		if command, err = hookCommandLine(c, agent); err != nil {
+			return cli.Exit(err.Error(), exitUsage)
+		}
+	}
+	in, err := live.InstallHooks(agent, c.String("scope"), home, project, command, remove, c.Bool("dry-run"))
+	if err != nil {
+		return cli.Exit(err.Error(), exitUsage)
+	}
+	w := c.App.Writer
+	switch {
+	case c.Bool("dry-run"):
+		fmt.Fprintf(w, "# %s (dry run: nothing written)\n%s", in.File, in.Content)
+	case !in.Changed:
+		fmt.Fprintf(w, "%s: nothing to change\n", in.File)
+	case remove:
+		fmt.Fprintf(w, "%s: loopgate's hook removed\n", in.File)
+	default:
+		fmt.Fprintf(w, "%s: loopgate's hook added for %s\n", in.File, strings.Join(in.Events, ", "))
+	}
+	if in.Backup != "" {
+		fmt.Fprintf(w, "backup: %s\n", in.Backup)
+	}
+	for _, n := range in.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	return nil
+}
+
+// hookCommandLine is the command the agent runs: this program (by its
+// absolute path, so that the agent's PATH does not matter) with the
+// hook's flags, each quoted for a POSIX shell.
+func hookCommandLine(c *cli.Context, agent string) (string, error) {
+	prog := c.String("command")
+	if prog == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", err
+		}
+		if prog, err = filepath.Abs(exe); err != nil {
+			return "", err
+		}
+	}
+	args := []string{prog, "hook", "--agent", agent}
+	for _, f := range []string{"rules", "preset", "state-dir", "log"} {
+		if v := c.String(f); v != "" {
+			if f == "rules" || f == "state-dir" || f == "log" {
+				abs, err := filepath.Abs(v)
+				if err != nil {
+					return "", err
+				}
+				v = abs
+			}
+			args = append(args, "--"+f, v)
+		}
+	}
+	if c.Bool("shadow") {
+		args = append(args, "--shadow")
+	}
+	for i, a := range args {
+		args[i] = shellQuote(a)
+	}
+	return strings.Join(args, " "), nil
+}
+
+// shellQuote quotes a word for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

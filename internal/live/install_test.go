@@ -1,0 +1,150 @@
+package live
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+// A settings file that already holds the user's own hooks (and a hook of
+// loopgate's own event names), in the agent's own shape.
+var userSettings = map[string]string{
+	"claude-code": `{"model":"opus","hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/usr/local/bin/audit.sh"}]}],"Notification":[{"hooks":[{"type":"command","command":"notify-send hi"}]}]},"permissions":{"allow":["Read"]}}`,
+	"codex":       `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"python3 check.py","timeout":30}]}]}}`,
+	"gemini":      `{"theme":"dark","hooks":{"BeforeTool":[{"matcher":"run_shell_command","hooks":[{"type":"command","command":"./guard.sh","name":"guard"}]}]},"tools":{"enableHooks":true}}`,
+	"cursor":      `{"version":1,"hooks":{"afterFileEdit":[{"command":"./format.sh"}],"preToolUse":[{"command":"./policy.sh","matcher":"Shell"}]}}`,
+	"openhands":   `{"stop":[{"matcher":"*","hooks":[{"type":"command","command":".openhands/hooks/on_stop.sh","timeout":600}]}]}`,
+}
+
+// TestInstallRoundTrip: install adds loopgate's entries after the user's
+// own (kept as they were, member order included), backs the file up, is
+// idempotent, and uninstall gives back exactly the original settings.
+func TestInstallRoundTrip(t *testing.T) {
+	const cmd = "/opt/bin/loopgate hook --agent AGENT --preset hermes"
+	for agent, original := range userSettings {
+		t.Run(agent, func(t *testing.T) {
+			home := t.TempDir()
+			path, _ := SettingsPath(agent, "user", home, "")
+			os.MkdirAll(filepath.Dir(path), 0o755)
+			os.WriteFile(path, []byte(original), 0o644)
+			command := strings.Replace(cmd, "AGENT", agent, 1)
+
+			dry, err := InstallHooks(agent, "user", home, "", command, false, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(path); string(got) != original || dry.Backup != "" {
+				t.Fatal("the dry run wrote")
+			}
+			in, err := InstallHooks(agent, "user", home, "", command, false, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(in.Backup); string(b) != original {
+				t.Errorf("backup %q holds %q", in.Backup, b)
+			}
+			installed, _ := os.ReadFile(path)
+			if !bytes.Equal(installed, dry.Content) {
+				t.Error("the dry run showed other settings than install wrote")
+			}
+			if n := strings.Count(string(installed), command); n != len(in.Events) {
+				t.Errorf("%d loopgate entries, want one per event (%d)\n%s", n, len(in.Events), installed)
+			}
+			// Every original hook command is still there.
+			for _, c := range []string{"audit.sh", "notify-send hi", "check.py", "guard.sh", "format.sh", "policy.sh", "on_stop.sh"} {
+				if strings.Contains(original, c) && !strings.Contains(string(installed), c) {
+					t.Errorf("%s lost", c)
+				}
+			}
+			again, err := InstallHooks(agent, "user", home, "", command, false, false)
+			if err != nil || again.Changed {
+				t.Errorf("install twice: changed %v, %v", again.Changed, err)
+			}
+			if _, err := InstallHooks(agent, "user", home, "", "", true, false); err != nil {
+				t.Fatal(err)
+			}
+			after, _ := os.ReadFile(path)
+			if canonical(t, after) != canonical(t, []byte(original)) {
+				t.Errorf("uninstall left\n%s\nwant\n%s", after, original)
+			}
+		})
+	}
+}
+
+// canonical is a JSON text in compact form, member order kept.
+func canonical(t *testing.T, b []byte) string {
+	v, err := jsonx.Parse(b)
+	if err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return v.String()
+}
+
+func TestInstallHermesYAML(t *testing.T) {
+	home := t.TempDir()
+	path, _ := SettingsPath("hermes", "user", home, "")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	original := "# my hermes\nmodel:\n  default: gpt-5 # the good one\nhooks:\n  pre_tool_call:\n    - command: ~/bin/guard.py\n      matcher: terminal\n"
+	os.WriteFile(path, []byte(original), 0o644)
+	if _, err := InstallHooks("hermes", "user", home, "", "loopgate hook --agent hermes", false, false); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	for _, want := range []string{"# my hermes", "# the good one", "guard.py", "post_tool_call:", "command: loopgate hook --agent hermes"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	if _, err := InstallHooks("hermes", "user", home, "", "", true, false); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = os.ReadFile(path)
+	if strings.Contains(string(got), "loopgate") || !strings.Contains(string(got), "guard.py") || strings.Contains(string(got), "post_tool_call") {
+		t.Errorf("uninstall left\n%s", got)
+	}
+}
+
+func TestInstallCline(t *testing.T) {
+	home := t.TempDir()
+	dir, _ := SettingsPath("cline", "user", home, "")
+	if _, err := InstallHooks("cline", "user", home, "", "loopgate hook --agent cline", false, false); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "PreToolUse"))
+	if err != nil || fi.Mode().Perm()&0o111 == 0 {
+		t.Fatalf("PreToolUse script: %v %v", fi, err)
+	}
+	// A script of the user's own is never overwritten nor removed.
+	os.WriteFile(filepath.Join(dir, "TaskStart"), []byte("#!/bin/sh\necho mine\n"), 0o755)
+	if _, err := InstallHooks("cline", "user", home, "", "loopgate hook --agent cline", false, false); err == nil {
+		t.Error("install over the user's own script")
+	}
+	if _, err := InstallHooks("cline", "user", home, "", "", true, false); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "PreToolUse")); !os.IsNotExist(err) {
+		t.Error("uninstall kept loopgate's PreToolUse script")
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "TaskStart")); string(b) != "#!/bin/sh\necho mine\n" {
+		t.Error("the user's script changed")
+	}
+}
+
+func TestIsHookCommand(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"/usr/local/bin/loopgate hook --agent claude-code --preset hermes": true,
+		"'/home/a b/loopgate' hook --agent=cursor":                         true,
+		"lg hook --agent gemini":                                           true,
+		"loopgate replay --preset hermes":                                  false,
+		"/usr/local/bin/audit.sh hook --agent":                             false,
+		"other hook --agent nobody":                                        false,
+	} {
+		if got := IsHookCommand(cmd); got != want {
+			t.Errorf("IsHookCommand(%q) = %v", cmd, got)
+		}
+	}
+}
