@@ -86,7 +86,7 @@ func hookConfig(c *cli.Context) (live.Config, error) {
 	if p == nil {
 		return live.Config{}, fmt.Errorf("--agent must be one of %s, not %q", strings.Join(live.AgentNames(), ", "), c.String("agent"))
 	}
-	r, err := loadRules(c)
+	r, err := hookRules(c)
 	if err != nil {
 		return live.Config{}, err
 	}
@@ -102,6 +102,29 @@ func hookConfig(c *cli.Context) (live.Config, error) {
 		cfg.Log = dir + string(os.PathSeparator) + "decisions.jsonl"
 	}
 	return cfg, nil
+}
+
+// hookRules is loadRules for a process that decides one call: a preset is
+// parsed alone, where rules.Preset parses every preset on first use (a
+// quarter of a hook call's start). TestHookRulesArePresets checks that
+// both give the same rules.
+func hookRules(c *cli.Context) (*rules.Rules, error) {
+	if c.String("rules") != "" {
+		return loadRules(c)
+	}
+	preset := c.String("preset")
+	if preset == "" {
+		preset = "loopgate"
+	}
+	data, err := rules.PresetText(preset)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	r, err := rules.Parse(data, "preset:"+preset)
+	if err != nil {
+		return nil, cli.Exit(err.Error(), exitUsage)
+	}
+	return r, nil
 }
 
 // rulesName names the rules in the decision log: the preset, or the file.

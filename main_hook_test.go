@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -247,6 +248,25 @@ func TestShadowLogReplays(t *testing.T) {
 		}
 		if stops == 0 {
 			t.Errorf("%s: no verdict but allow: nothing compared", preset)
+		}
+	}
+}
+
+// TestHookRulesArePresets: the hook parses the one preset it runs; the
+// rules must be those of rules.Preset, which the replay uses.
+func TestHookRulesArePresets(t *testing.T) {
+	for _, name := range rules.PresetNames() {
+		want, err := rules.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := rules.PresetText(name)
+		got, err := rules.Parse(data, "preset:"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the hook's rules differ from rules.Preset's", name)
 		}
 	}
 }

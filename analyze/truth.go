@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -97,6 +98,7 @@ func NativeIntervention(result string) (name string, stopped bool) {
 	if result == "" {
 		return "", false
 	}
+	notePrefixes, noteScan := noteScanners()
 	h := strings.TrimSpace(head(result))
 	best := len(nativeMarkers)
 	for _, i := range notePrefixes {
@@ -131,9 +133,11 @@ func NativeIntervention(result string) (name string, stopped bool) {
 // by side (noteScanner.scan4); shorter ones are scanned in one walk.
 const noteSplit = 64
 
-// notePrefixes are the indexes in nativeMarkers of the prefix markers, in
-// order; noteScan finds the others.
-var notePrefixes, noteScan = newNoteScanner(nativeMarkers)
+// noteScanners returns the indexes in nativeMarkers of the prefix markers,
+// in order, and the scanner that finds the others. They are built at first
+// use, not at start: the live hook, a process per tool call, never needs
+// them and paid for them at every start.
+var noteScanners = sync.OnceValues(func() ([]int, *noteScanner) { return newNoteScanner(nativeMarkers) })
 
 // noteScanner is an Aho–Corasick automaton over the texts of the markers
 // that may occur anywhere in a window, compiled to a deterministic table:

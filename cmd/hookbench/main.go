@@ -61,7 +61,7 @@ func main() {
 		saved[f], _ = os.ReadFile(f)
 	}
 	event := ev("PreToolUse", `,"tool_name":"Read","tool_input":{"file_path":"/src/new.go"},"tool_use_id":"toolu_next"`)
-	var times []time.Duration
+	var times, cpu []time.Duration
 	for i := 0; i < *runs; i++ {
 		for f, b := range saved {
 			os.WriteFile(f, b, 0o600)
@@ -75,11 +75,14 @@ func main() {
 			fail(fmt.Errorf("hook: %v %s", err, stderr.String()))
 		}
 		times = append(times, time.Since(start))
+		cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 	}
 	slices.Sort(times)
+	slices.Sort(cpu)
 	q := func(p float64) time.Duration { return times[min(len(times)-1, int(p*float64(len(times))))] }
 	fmt.Printf("hook call on a session of %d calls (%s, state %d bytes), %d runs: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms\n",
 		*calls, *preset, stateSize(saved), *runs, ms(q(0.5)), ms(q(0.9)), ms(q(0.99)), ms(times[len(times)-1]))
+	fmt.Printf("CPU (user+system) of the hook process: p50 %.1f ms, p99 %.1f ms\n", ms(cpu[len(cpu)/2]), ms(cpu[min(len(cpu)-1, int(0.99*float64(len(cpu))))]))
 }
 
 // call is the i-th call of the synthetic session: reads, searches and

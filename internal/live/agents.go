@@ -2,6 +2,7 @@ package live
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -153,7 +154,7 @@ type clineTool struct {
 // ParseEvent reads one hook event of the agent.
 func (p *Protocol) ParseEvent(raw []byte) (Event, error) {
 	var w wire
-	if err := jsonx.Unmarshal(bytes.TrimSpace(raw), &w); err != nil {
+	if err := json.Unmarshal(bytes.TrimSpace(raw), &w); err != nil {
 		return Event{}, fmt.Errorf("hook event is not a JSON object: %v", err)
 	}
 	ev := p.parse(&w)
@@ -187,7 +188,7 @@ func resultText(raw jsonx.RawMessage) string {
 	}
 	if raw[0] == '"' {
 		var s string
-		if jsonx.Unmarshal(raw, &s) == nil {
+		if json.Unmarshal(raw, &s) == nil {
 			return s
 		}
 	}
@@ -285,7 +286,7 @@ func parseGemini(w *wire) Event {
 			LLMContent jsonx.RawMessage `json:"llmContent"`
 			Error      jsonx.RawMessage `json:"error"`
 		}
-		if jsonx.Unmarshal(w.ToolResponse, &r) == nil && len(r.LLMContent) > 0 {
+		if json.Unmarshal(w.ToolResponse, &r) == nil && len(r.LLMContent) > 0 {
 			ev.Result, ev.IsError = resultText(r.LLMContent), nonNull(r.Error)
 		} else {
 			ev.Result = resultText(w.ToolResponse)
@@ -325,7 +326,7 @@ func parseHermes(w *wire) Event {
 	ev := Event{Name: w.HookEventName, Session: w.SessionID, Tool: w.ToolName, Input: emptyOr(w.ToolInput)}
 	str := func(k string) string {
 		var s string
-		if raw, ok := w.Extra[k]; ok && jsonx.Unmarshal(raw, &s) != nil {
+		if raw, ok := w.Extra[k]; ok && json.Unmarshal(raw, &s) != nil {
 			s = resultText(raw)
 		}
 		return s
@@ -377,7 +378,7 @@ func parseOpenHands(w *wire) Event {
 			Error   jsonx.RawMessage `json:"error"`
 		}
 		ev.Result = resultText(w.ToolResponse)
-		if jsonx.Unmarshal(w.ToolResponse, &r) == nil {
+		if json.Unmarshal(w.ToolResponse, &r) == nil {
 			if len(r.Content) > 0 {
 				ev.Result = resultText(r.Content)
 			} else if len(r.Text) > 0 {
@@ -425,7 +426,7 @@ func parseCursor(w *wire) Event {
 	if len(ev.Input) > 0 && ev.Input[0] == '"' {
 		// beforeMCPExecution gives the arguments as a JSON string.
 		var s string
-		if jsonx.Unmarshal(ev.Input, &s) == nil && jsonx.Valid([]byte(s)) {
+		if json.Unmarshal(ev.Input, &s) == nil && jsonx.Valid([]byte(s)) {
 			ev.Input = []byte(s)
 		}
 	}
@@ -526,7 +527,7 @@ func marshalReply(out map[string]any) []byte {
 	if len(out) == 0 {
 		return nil
 	}
-	b, err := jsonx.Marshal(out)
+	b, err := json.Marshal(out)
 	if err != nil {
 		return nil
 	}

@@ -3,6 +3,7 @@ package live
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"strconv"
 	"testing"
 
@@ -44,6 +45,21 @@ func BenchmarkRebuild2000(b *testing.B) {
 		s := newSession(cfg.Rules)
 		if _, err := readLog(path, s); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHandle2000 is one PreToolUse on a session of 2000 calls, in
+// process (the state restored before each call).
+func BenchmarkHandle2000(b *testing.B) {
+	cfg, event := benchSession(b, 2000)
+	path := filesOf(cfg.StateDir, "bench").log("main")
+	saved, _ := os.ReadFile(path)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		os.WriteFile(path, saved, 0o600)
+		if r := Handle(cfg, event); r.Stderr != "" {
+			b.Fatal(r.Stderr)
 		}
 	}
 }

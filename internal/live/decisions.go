@@ -1,11 +1,11 @@
 package live
 
 import (
+	"encoding/json"
 	"os"
 	"time"
 
 	"github.com/loopgate/loopgate/analyze"
-	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/internal/redact"
 )
 
@@ -72,7 +72,7 @@ func (d *decisionLog) add(l DecisionLine) {
 	l.Session = redact.Redact(l.Session)
 	l.Message = redact.Redact(l.Message)
 	l.CallID = redact.Redact(l.CallID)
-	b, err := jsonx.Marshal(l)
+	b, err := json.Marshal(l)
 	if err != nil {
 		return
 	}

@@ -45,6 +45,7 @@ type call struct {
 	index   int
 	request string
 	ev      *analyze.CallEvent
+	event   analyze.CallEvent // ev's memory
 	before  analyze.Verdict
 	final   analyze.Verdict
 	ran     bool // the call runs (not stopped, not halted)
@@ -64,6 +65,9 @@ type session struct {
 	index int
 	// classes caches the tools' classes (a glob match per class entry).
 	classes map[string]string
+	// slab is memory for the calls to come: a rebuild makes thousands,
+	// and allocating them one by one was a tenth of a hook call.
+	slab []call
 	// halted: the current turn was halted by the call numbered haltedAt.
 	halted   bool
 	haltedBy analyze.Verdict
@@ -136,6 +140,22 @@ func (s *session) apply(rec *record) effect {
 	return effect{note: "unknown record"}
 }
 
+// newCall returns memory for one call.
+func (s *session) newCall() *call {
+	if len(s.slab) == 0 {
+		s.slab = make([]call, 256)
+	}
+	c := &s.slab[0]
+	s.slab = s.slab[1:]
+	return c
+}
+
+// expect sizes the session's tables for about n calls.
+func (s *session) expect(n int) {
+	s.calls = make(map[string]*call, n)
+	s.slab = make([]call, n+1)
+}
+
 func (s *session) before(rec *record) effect {
 	if old := s.calls[rec.id]; old != nil && rec.id != "" {
 		// The same call announced twice (a retried hook): the first one
@@ -143,7 +163,8 @@ func (s *session) before(rec *record) effect {
 		return effect{call: old, note: "call seen before"}
 	}
 	s.index++
-	c := &call{id: rec.id, index: s.index, request: rec.request}
+	c := s.newCall() // zeroed
+	c.id, c.index, c.request = rec.id, s.index, rec.request
 	if rec.id != "" {
 		s.calls[rec.id] = c
 	}
@@ -161,7 +182,8 @@ func (s *session) before(rec *record) effect {
 		// A call of another request: the previous request is over.
 		eff = s.endRequest(s.last)
 	}
-	ev := &analyze.CallEvent{Index: s.index, Tool: rec.tool, ArgsOK: rec.argsOK, ArgsRaw: rec.args}
+	c.event = analyze.CallEvent{Index: s.index, Tool: rec.tool, ArgsOK: rec.argsOK, ArgsRaw: rec.args}
+	ev := &c.event
 	if rec.time != 0 {
 		ev.Time = time.Unix(0, rec.time).UTC()
 	}

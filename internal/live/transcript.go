@@ -2,6 +2,7 @@ package live
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -153,14 +154,14 @@ func toolUses(line []byte, off int64) []txEntry {
 			Content jsonx.RawMessage `json:"content"`
 		} `json:"message"`
 	}
-	if jsonx.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.Message.Model == "<synthetic>" {
+	if json.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.Message.Model == "<synthetic>" {
 		return nil
 	}
 	var blocks []struct {
 		Type string `json:"type"`
 		ID   string `json:"id"`
 	}
-	if jsonx.Unmarshal(l.Message.Content, &blocks) != nil {
+	if json.Unmarshal(l.Message.Content, &blocks) != nil {
 		return nil
 	}
 	req := "line " + strconv.FormatInt(off, 10)
