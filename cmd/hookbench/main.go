@@ -27,6 +27,7 @@ func main() {
 	calls := flag.Int("calls", 2000, "calls already in the session")
 	runs := flag.Int("runs", 300, "hook calls timed")
 	preset := flag.String("preset", "loopgate", "rules preset")
+	turn := flag.Int("turn", 100, "calls per user turn (0: the whole session is one turn)")
 	flag.Parse()
 	r, err := rules.Preset(*preset)
 	if err != nil {
@@ -43,7 +44,7 @@ func main() {
 	}
 	live.Handle(cfg, ev("UserPromptSubmit", `,"prompt":"go"`))
 	for i := 0; i < *calls; i++ {
-		if i%100 == 99 {
+		if *turn > 0 && i%*turn == *turn-1 {
 			live.Handle(cfg, ev("UserPromptSubmit", `,"prompt":"next"`))
 		}
 		tool, input := call(i)
@@ -80,8 +81,8 @@ func main() {
 	slices.Sort(times)
 	slices.Sort(cpu)
 	q := func(p float64) time.Duration { return times[min(len(times)-1, int(p*float64(len(times))))] }
-	fmt.Printf("hook call on a session of %d calls (%s, state %d bytes), %d runs: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms\n",
-		*calls, *preset, stateSize(saved), *runs, ms(q(0.5)), ms(q(0.9)), ms(q(0.99)), ms(times[len(times)-1]))
+	fmt.Printf("hook call on a session of %d calls (%d per turn, %s, state %d bytes), %d runs: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms\n",
+		*calls, *turn, *preset, stateSize(saved), *runs, ms(q(0.5)), ms(q(0.9)), ms(q(0.99)), ms(times[len(times)-1]))
 	fmt.Printf("CPU (user+system) of the hook process: p50 %.1f ms, p99 %.1f ms\n", ms(cpu[len(cpu)/2]), ms(cpu[min(len(cpu)-1, int(0.99*float64(len(cpu))))]))
 }
 
