@@ -231,10 +231,16 @@ func (h *hook) pre(s *session, apply func(*record) effect, tx txCall, haveTx boo
 	if c == nil {
 		return a
 	}
-	if !c.ran {
-		h.endIfComplete(s, c, apply)
+	if eff.note != "" {
+		// The same call announced again (a retried hook): answered as the
+		// first time, not logged twice.
+		h.dl.problem(ev, fmt.Sprintf("call %q: %s", c.id, eff.note))
+	} else {
+		if !c.ran {
+			h.endIfComplete(s, c, apply)
+		}
+		h.dl.call(ev, c, rec)
 	}
-	h.dl.call(ev, c, rec)
 	v := c.final
 	switch v.Action {
 	case analyze.Block, analyze.Dedup:
