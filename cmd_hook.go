@@ -40,6 +40,12 @@ func hookCommand() *cli.Command {
 			&cli.DurationFlag{Name: "expire", Value: 7 * 24 * time.Hour, Usage: "remove the state of sessions untouched this long (0: never)"},
 		},
 		Action: runHook,
+		// A hook that exits 2 blocks the call in Claude Code and Gemini:
+		// a flag the hook does not know is said and the call allowed.
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			fmt.Fprintf(c.App.ErrWriter, "loopgate: %v (allowed: the hook fails open)\n", err)
+			return nil
+		},
 		Subcommands: []*cli.Command{
 			hookSimulateCommand(),
 			hookInstallCommand(false),

@@ -145,7 +145,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // of reading the path h. With HideHelpCommand on each command, every
 // argument of a command is a path; help stays available as --help/-h.
 func setupCommand(c *cli.Command, onUsageError cli.OnUsageErrorFunc) {
-	c.OnUsageError = onUsageError
+	if c.OnUsageError == nil { // hook keeps its own: it fails open
+		c.OnUsageError = onUsageError
+	}
 	c.HideHelpCommand = true
 	for _, sub := range c.Subcommands {
 		setupCommand(sub, onUsageError)

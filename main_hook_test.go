@@ -270,3 +270,21 @@ func TestHookRulesArePresets(t *testing.T) {
 		}
 	}
 }
+
+// TestHookCommandFailsOpen: a flag the hook does not know, an unknown
+// agent or preset never exit with a status that blocks the call (Claude
+// Code and Gemini CLI block on exit 2).
+func TestHookCommandFailsOpen(t *testing.T) {
+	for _, args := range [][]string{
+		{"--agent", "claude-code", "--bogus"},
+		{"--agent", "nobody"},
+		{"--agent", "claude-code", "--preset", "nope"},
+		{"--agent", "claude-code", "--rules", "/nonexistent.yaml"},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(append([]string{"loopgate", "hook"}, args...), &out, &errOut)
+		if code != 0 || out.Len() != 0 || !strings.Contains(errOut.String(), "fails open") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out.String(), errOut.String())
+		}
+	}
+}
