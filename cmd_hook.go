@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/live"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -103,7 +104,7 @@ func hookConfig(c *cli.Context) (live.Config, error) {
 		}
 	}
 	cfg := live.Config{Protocol: p, Rules: r, RulesName: rulesName(c, r), StateDir: dir,
-		Shadow: c.Bool("shadow"), Log: c.String("log"), TTL: c.Duration("expire")}
+		Shadow: c.Bool("shadow"), Log: c.String("log"), TTL: c.Duration("expire"), ContentText: ingest.ContentText}
 	if cfg.Shadow && cfg.Log == "" {
 		cfg.Log = dir + string(os.PathSeparator) + "decisions.jsonl"
 	}

@@ -128,6 +128,9 @@ type simulator struct {
 	// shadow runs the hook with --shadow: nothing is stopped, every call
 	// runs and its result is logged.
 	shadow bool
+	// blocks sends each result as a list of one text block, as a Claude
+	// Code tool_result's content may be, instead of a string.
+	blocks bool
 	n      int
 }
 
@@ -238,7 +241,7 @@ func (sim *simulator) session(s *ingest.Session, path string, tc *analyze.TokenC
 					return res, err
 				}
 				if !bytes.Contains(reply, []byte(`"permissionDecision":"deny"`)) {
-					if _, err := sim.send(ev.post(cc, c.Result, c.IsError), logFile); err != nil {
+					if _, err := sim.send(ev.post(cc, c.Result, c.IsError, sim.blocks), logFile); err != nil {
 						return res, err
 					}
 				}
@@ -267,7 +270,7 @@ func simVerdictOr(v simVerdict) simVerdict {
 // send runs one hook event, in this process or in a new one.
 func (sim *simulator) send(event []byte, logFile string) ([]byte, error) {
 	if !sim.exec {
-		cfg := live.Config{Protocol: live.Protocols["claude-code"], Rules: sim.rules, StateDir: sim.stateDir, Log: logFile, Shadow: sim.shadow}
+		cfg := live.Config{Protocol: live.Protocols["claude-code"], Rules: sim.rules, StateDir: sim.stateDir, Log: logFile, Shadow: sim.shadow, ContentText: ingest.ContentText}
 		reply := live.Handle(cfg, event)
 		if reply.Stderr != "" {
 			return nil, fmt.Errorf("hook: %s", strings.TrimSpace(reply.Stderr))
@@ -373,9 +376,12 @@ func (e eventWriter) pre(c callEvent) []byte {
 	return append(e.call("PreToolUse", c), '}')
 }
 
-func (e eventWriter) post(c callEvent, result string, isError bool) []byte {
+func (e eventWriter) post(c callEvent, result string, isError, blocks bool) []byte {
 	if isError {
 		return append(e.call("PostToolUseFailure", c), `,"error":`+jsonx.Quote(result)+`}`...)
+	}
+	if blocks {
+		return append(e.call("PostToolUse", c), `,"tool_response":[{"type":"text","text":`+jsonx.Quote(result)+`}]}`...)
 	}
 	return append(e.call("PostToolUse", c), `,"tool_response":`+jsonx.Quote(result)+`}`...)
 }

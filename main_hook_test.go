@@ -288,3 +288,32 @@ func TestHookCommandFailsOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestHookResultBlocks: a result sent as content blocks (as a Claude Code
+// tool_result's content may be) reads as the transcript readers read it,
+// so the hook still decides every call as replay.
+func TestHookResultBlocks(t *testing.T) {
+	files := []string{writeRoundsTranscript(t), filepath.Join("fixtures", "golden")}
+	for _, preset := range []string{"loopgate", "hermes-dedup", "hermes-strict"} {
+		r, _ := rules.Preset(preset)
+		sim := &simulator{rules: r, stateDir: t.TempDir(), blocks: true}
+		n := 0
+		for _, f := range ingest.Expand(files, func(ingest.Problem) {}) {
+			results, err := sim.file(f, ingest.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, res := range results {
+				for _, c := range res.Calls {
+					n++
+					if !c.Same() {
+						t.Errorf("%s %s call %d: hook %v, replay %v", preset, f, c.Index, c.Hook, c.Replay)
+					}
+				}
+			}
+		}
+		if n == 0 {
+			t.Fatal("no calls")
+		}
+	}
+}

@@ -58,6 +58,9 @@ type Event struct {
 	Transcript string
 	// Time the event gives, if any.
 	Time time.Time
+	// resultBlocks is a result given as a list of content blocks, for
+	// Config.ContentText.
+	resultBlocks []byte
 }
 
 // Answer is what the guard wants the agent to do, before it is put in the
@@ -221,11 +224,14 @@ func parseClaude(w *wire) Event {
 		ev.Kind = KindPre
 	case "PostToolUse":
 		ev.Kind = KindPost
-		resp := w.ToolResponse
+		resp := bytes.TrimSpace(w.ToolResponse)
 		if len(resp) == 0 {
-			resp = w.ToolOutput
+			resp = bytes.TrimSpace(w.ToolOutput)
 		}
 		ev.Result, ev.IsError = resultText(resp), w.IsError
+		if len(resp) > 0 && resp[0] == '[' {
+			ev.resultBlocks = resp
+		}
 	case "PostToolUseFailure":
 		ev.Kind = KindPost
 		ev.Result, ev.IsError = resultText(w.Error), true

@@ -42,6 +42,10 @@ type Config struct {
 	LockWait time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// ContentText reads a result given as a list of content blocks (a
+	// Claude Code tool_result's content) as the transcript readers read
+	// it (ingest.ContentText); nil keeps the blocks' JSON text.
+	ContentText func(raw []byte) string
 }
 
 // Reply is the hook's answer: what to write on stdout and stderr, and the
@@ -78,6 +82,9 @@ func Handle(cfg Config, input []byte) (reply Reply) {
 	}
 	if ev.Kind == KindOther || ev.Kind == KindStart && ev.Source != "compact" {
 		return Reply{}
+	}
+	if ev.resultBlocks != nil && cfg.ContentText != nil {
+		ev.Result = cfg.ContentText(ev.resultBlocks)
 	}
 	h := &hook{cfg: cfg, ev: &ev, dl: dl, now: now}
 	a, notes, err := h.run()
