@@ -174,7 +174,9 @@ func toolUses(line []byte, off int64) []txEntry {
 	}
 	agent := ""
 	if l.IsSidechain {
-		agent = l.AgentID
+		// A subagent's line names its agent; an older sidechain line
+		// without one still is not the main agent's.
+		agent = firstNonEmpty(l.AgentID, "sidechain")
 	}
 	var out []txEntry
 	for _, b := range blocks {
