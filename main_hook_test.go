@@ -317,3 +317,36 @@ func TestHookResultBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestHookInstallCommand: install and uninstall through the command, in a
+// home of their own; the settings' other members survive.
+func TestHookInstallCommand(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	settings := filepath.Join(home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	os.WriteFile(settings, []byte(`{"model":"opus"}`), 0o644)
+	var out, errOut bytes.Buffer
+	if code := run([]string{"loopgate", "hook", "install", "--agent", "claude-code", "--preset", "hermes", "--dry-run"}, &out, &errOut); code != 0 {
+		t.Fatalf("dry run: exit %d %s", code, errOut.String())
+	}
+	if b, _ := os.ReadFile(settings); string(b) != `{"model":"opus"}` || !strings.Contains(out.String(), "hook --agent claude-code --preset hermes") {
+		t.Fatalf("dry run wrote, or printed %s", out.String())
+	}
+	if code := run([]string{"loopgate", "hook", "install", "--agent", "claude-code", "--preset", "hermes"}, &out, &errOut); code != 0 {
+		t.Fatalf("install: exit %d %s", code, errOut.String())
+	}
+	b, _ := os.ReadFile(settings)
+	if !strings.Contains(string(b), `"model": "opus"`) || !strings.Contains(string(b), "PreToolUse") {
+		t.Fatalf("installed settings: %s", b)
+	}
+	if code := run([]string{"loopgate", "hook", "uninstall", "--agent", "claude-code"}, &out, &errOut); code != 0 {
+		t.Fatalf("uninstall: exit %d %s", code, errOut.String())
+	}
+	if b, _ := os.ReadFile(settings); strings.Contains(string(b), "hook") {
+		t.Errorf("uninstall left %s", b)
+	}
+	if code := run([]string{"loopgate", "hook", "install", "--agent", "nobody"}, &out, &errOut); code != 2 {
+		t.Errorf("unknown agent: exit %d", code)
+	}
+}
