@@ -209,7 +209,7 @@ func (sim *simulator) session(s *ingest.Session, path string, tc *analyze.TokenC
 			transcript = abs
 		}
 	}
-	ev := eventWriter{sid: sid, agent: s.Agent, transcript: transcript}
+	ev := eventWriter{sid: sid, agent: s.Agent, transcript: transcript, format: s.Format, platform: s.Platform}
 	seen := map[string]int{}
 	index, request := 0, 0
 	var calls []simCall
@@ -327,6 +327,9 @@ func readDecisions(path string) (map[int]simVerdict, error) {
 // eventWriter writes Claude Code hook events (docs/live.md).
 type eventWriter struct {
 	sid, agent, transcript string
+	// format and platform of the transcript, sent as hints: replay runs a
+	// session under its format's and platform's rules (rules.ForSession).
+	format, platform string
 }
 
 type callEvent struct {
@@ -343,6 +346,12 @@ func (e eventWriter) head(name string) []byte {
 	b = append(b, `,"cwd":"/"`...)
 	if e.agent != "" && e.agent != "main" {
 		b = append(b, `,"agent_id":`+jsonx.Quote(e.agent)...)
+	}
+	if e.format != "" && e.format != "claude-code" {
+		b = append(b, `,"loopgate_format":`+jsonx.Quote(e.format)...)
+	}
+	if e.platform != "" {
+		b = append(b, `,"loopgate_platform":`+jsonx.Quote(e.platform)...)
 	}
 	return b
 }

@@ -157,7 +157,7 @@ func writeRoundsTranscript(t *testing.T) string {
 		request(i, tc{"Read", `{"file_path":"/src/a.go"}`, "package a", false}, tc{"Grep", `{"pattern":"TODO"}`, "a.go:3: TODO", false})
 	}
 	for i := 0; i < 9; i++ {
-		request(20+3*i, tc{"Bash", fmt.Sprintf(`{"command":"go test ./pkg%d"}`, i), "FAIL", true})
+		request(20+3*i, tc{"Read", fmt.Sprintf(`{"file_path":"/src/missing%d.go"}`, i), "File does not exist.", true})
 	}
 	line(`{"type":"system","subtype":"compact_boundary","uuid":"c1","sessionId":"S1","timestamp":"` + ts(60) + `","content":"Conversation compacted"}`)
 	user(61, "again")

@@ -49,6 +49,11 @@ type Event struct {
 	// (loopgate_request: the simulation's hint for transcripts whose
 	// events would not).
 	Request string
+	// Format and Platform are the session's transcript format and
+	// platform, for the rules' session variant (rules.ForSession): the
+	// agent's own format, unless the simulation's hints
+	// (loopgate_format, loopgate_platform) say otherwise.
+	Format, Platform string
 	// Result is the call's result as text; IsError whether it failed.
 	Result  string
 	IsError bool
@@ -80,6 +85,10 @@ type Answer struct {
 // wants to be answered.
 type Protocol struct {
 	Agent string
+	// Format is the id of the agent's transcript format, as ingest names
+	// it: rules.ForSession reads it (a preset names its own agent's tools
+	// natively).
+	Format string
 	// PreContext: the agent's answer before a call can add context that
 	// the model sees while the call still runs. Without it, a steer given
 	// before the call goes with the answer after it.
@@ -90,7 +99,7 @@ type Protocol struct {
 
 // Protocols are the agents loopgate hooks into, by --agent name.
 var Protocols = map[string]*Protocol{
-	"claude-code": {Agent: "claude-code", PreContext: true, parse: parseClaude, reply: replyClaude},
+	"claude-code": {Agent: "claude-code", Format: "claude-code", PreContext: true, parse: parseClaude, reply: replyClaude},
 	"codex":       {Agent: "codex", PreContext: true, parse: parseClaude, reply: replyClaude},
 	"gemini":      {Agent: "gemini", parse: parseGemini, reply: replyGemini},
 	"hermes":      {Agent: "hermes", parse: parseHermes, reply: replyHermes},
@@ -118,6 +127,8 @@ type wire struct {
 	ToolInput      jsonx.RawMessage `json:"tool_input"`
 	ToolInputRaw   *string          `json:"tool_input_raw"`
 	Request        string           `json:"loopgate_request"`
+	Format         string           `json:"loopgate_format"`
+	Platform       string           `json:"loopgate_platform"`
 	ToolUseID      string           `json:"tool_use_id"`
 	ToolResponse   jsonx.RawMessage `json:"tool_response"`
 	ToolOutput     jsonx.RawMessage `json:"tool_output"`
@@ -167,6 +178,7 @@ func (p *Protocol) ParseEvent(raw []byte) (Event, error) {
 	if ev.Request == "" {
 		ev.Request = w.Request
 	}
+	ev.Format, ev.Platform = firstNonEmpty(w.Format, p.Format), w.Platform
 	if ev.Time.IsZero() && w.Timestamp != "" {
 		if t, err := parseTimestamp(w.Timestamp); err == nil {
 			ev.Time = t.UTC()

@@ -100,7 +100,7 @@ func TestSteerAndHalt(t *testing.T) {
 	var last Reply
 	steered := false
 	for i := 1; i <= 8; i++ {
-		in := fmt.Sprintf(`,"tool_name":"Bash","tool_input":{"command":"make t%d"},"tool_use_id":"b%d"`, i, i)
+		in := fmt.Sprintf(`,"tool_name":"Read","tool_input":{"file_path":"/x/%d"},"tool_use_id":"b%d"`, i, i)
 		if r := Handle(cfg, claudeEvent("PreToolUse", "h", in)); strings.Contains(string(r.Stdout), "deny") {
 			t.Fatalf("call %d denied: %s", i, r.Stdout)
 		}

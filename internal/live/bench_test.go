@@ -42,7 +42,7 @@ func BenchmarkRebuild2000(b *testing.B) {
 	path := filesOf(cfg.StateDir, "bench").log("main")
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s := newSession(cfg.Rules)
+		s := newSession(cfg.Rules, "claude-code", "")
 		if _, err := readLog(path, s); err != nil {
 			b.Fatal(err)
 		}

@@ -168,7 +168,7 @@ func (h *hook) run() (Answer, []string, error) {
 		scope = "main"
 	}
 	logPath := files.log(scope)
-	s := newSession(cfg.Rules)
+	s := newSession(cfg.Rules, ev.Format, ev.Platform)
 	problems, err := readLog(logPath, s)
 	if err != nil {
 		return Answer{}, notes, fmt.Errorf("session state: %w", err)

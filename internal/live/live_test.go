@@ -217,7 +217,7 @@ func TestConcurrentHooks(t *testing.T) {
 		}(i)
 	}
 	wg.Wait()
-	s := newSession(cfg.Rules)
+	s := newSession(cfg.Rules, "claude-code", "")
 	if _, err := readLog(filesOf(cfg.StateDir, "par").log("main"), s); err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 //	P                               a genuine user prompt: a new turn
 //	C                               a context compaction (takes effect at the next prompt)
 //	B id time request tool ok args  a call, before it runs
-//	A id hash flags result          its result (flags: f failed, b blank)
+//	A id hash flags result          its result (flags: f failed, b blank, e the agent's error flag)
 //	E id                            the end of the model request whose last call is id
 type record struct {
 	kind    byte
@@ -36,7 +36,8 @@ type record struct {
 	hash    uint64
 	failed  bool
 	blank   bool
-	result  string // kept only when the rules dedup (the {result} of a dedup message)
+	isError bool   // the agent's own error flag
+	result  string // kept only when the rules read it (rules.keepsResults)
 }
 
 // call is one call of the session as the hook saw it.
@@ -57,9 +58,13 @@ type call struct {
 // session is the guard of one agent scope of one session, rebuilt from its
 // log.
 type session struct {
-	r     *rules.Rules
-	g     *analyze.Guard
-	dedup bool // the rules dedup: results are kept in the log
+	// r are the rules as given: the tools' classes come from them, as in
+	// replay; g runs the session's variant of them (rules.ForSession).
+	r *rules.Rules
+	g *analyze.Guard
+	// keepResults: the guard reads results' texts (dedup's {result},
+	// hermes' reading of failures and results), so the log keeps them.
+	keepResults bool
 
 	calls map[string]*call
 	index int
@@ -79,12 +84,21 @@ type session struct {
 	last *call
 }
 
-func newSession(r *rules.Rules) *session {
+// newSession starts the guard of a session of the given transcript format
+// and platform: replay runs each session under rules.ForSession of them.
+func newSession(r *rules.Rules, format, platform string) *session {
+	gr := r.ForSession(format, platform).Rules
 	return &session{
-		r: r, g: analyze.NewGuard(r),
-		dedup: r.Detectors.Dedup != nil && r.Detectors.Dedup.Enabled,
+		r: r, g: analyze.NewGuard(gr), keepResults: keepsResults(gr),
 		calls: map[string]*call{}, classes: map[string]string{},
 	}
+}
+
+// keepsResults reports whether the guard reads a result's text beyond its
+// hash and failed flag.
+func keepsResults(r *rules.Rules) bool {
+	plain := func(s string) bool { return s == "" || s == "loopgate" }
+	return r.Detectors.Dedup != nil && r.Detectors.Dedup.Enabled || !plain(r.Results.Failure) || !plain(r.Results.Hash)
 }
 
 // effect is what applying one record changed, for the hook's answer.
@@ -231,7 +245,7 @@ func (s *session) after(rec *record) effect {
 	}
 	c.done = true
 	ev := c.ev
-	ev.ResultHash, ev.Failed = rec.hash, rec.failed
+	ev.ResultHash, ev.Failed, ev.IsError = rec.hash, rec.failed, rec.isError
 	// The detectors read the result's text only for dedup's {result}
 	// and, when blank results count as failures, whether it is blank.
 	switch {
@@ -280,8 +294,8 @@ func (s *session) halt(c *call) {
 // rebuilding compares hashes made by earlier hook calls.
 func (s *session) resultRecord(id, result string, isError bool) *record {
 	norm, failed := analyze.ResultFacts(result, isError)
-	rec := &record{kind: 'A', id: id, hash: stableHash(norm), failed: failed, blank: isBlank(result)}
-	if s.dedup {
+	rec := &record{kind: 'A', id: id, hash: stableHash(norm), failed: failed, blank: isBlank(result), isError: isError}
+	if s.keepResults {
 		rec.result = result
 	}
 	return rec

@@ -209,6 +209,9 @@ func (r *record) encode(b []byte) []byte {
 		if r.blank {
 			flags += "b"
 		}
+		if r.isError {
+			flags += "e"
+		}
 		field(flags)
 		field(r.result)
 	case 'E':
@@ -269,6 +272,7 @@ func decodeRecord(line string) (record, error) {
 		}
 		r.failed = strings.Contains(f[3], "f")
 		r.blank = strings.Contains(f[3], "b")
+		r.isError = strings.Contains(f[3], "e")
 		r.result = unescapeField(f[4])
 	case 'E':
 		r.id = unescapeField(f[1])
