@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"sync"
@@ -20,7 +21,7 @@ import (
 // The library's own counter spent most of its time in the regexp2 engine
 // and Unicode table look-ups (issue 28), at 10-13 MB/s.
 type fastBPE struct {
-	ranks map[string]uint32
+	ranks vocabulary
 	split func(string, func(string))
 	// scratch holds merge state for long pieces; short ones use the stack.
 	scratch sync.Pool
@@ -75,7 +76,7 @@ func newFastBPE(enc tokenizer.Encoding) (*fastBPE, error) {
 	if len(ranks) < 50_000 {
 		return nil, fmt.Errorf("%s: only %d tokens read from the vocabulary", enc, len(ranks))
 	}
-	return &fastBPE{ranks: ranks, split: split}, nil
+	return &fastBPE{ranks: newVocabulary(ranks), split: split}, nil
 }
 
 // count returns the tokens of text, and false for text that is not valid
@@ -119,7 +120,7 @@ const shortPiece = 64
 // starting from single bytes, the adjacent pair whose merge has the lowest
 // rank is merged (the leftmost of equal ranks) until no pair merges.
 func (f *fastBPE) pieceTokens(piece string) int {
-	if _, ok := f.ranks[piece]; ok {
+	if f.ranks.rank(piece) != noRank {
 		return 1
 	}
 	if len(piece) <= shortPiece {
@@ -138,10 +139,123 @@ func (f *fastBPE) pieceTokens(piece string) int {
 
 // pairRank is the rank of piece[a:b] as one token.
 func (f *fastBPE) pairRank(piece string, a, b int32) uint32 {
-	if r, ok := f.ranks[piece[a:b]]; ok {
-		return r
+	return f.ranks.rank(piece[a:b])
+}
+
+// vocabulary maps a token's bytes to its rank. Go's map hashed and compared
+// string keys on every look-up, and those look-ups were half the counter's
+// time (issue 28's profile: mapaccess2_faststr and matchH2). Nearly every
+// token is at most 16 bytes long, so those sit in an open-addressing table
+// whose keys are the bytes themselves packed into two words: a look-up
+// packs the piece, multiplies once for the hash and compares two words.
+// The few longer tokens stay in a Go map.
+type vocabulary struct {
+	slots []vocabSlot
+	shift uint // 64 minus log2(len(slots)): the hash's top bits index slots
+	long  map[string]uint32
+}
+
+// vocabSlot is one token of at most 16 bytes; size 0 marks an empty slot
+// (no token is empty).
+type vocabSlot struct {
+	lo, hi uint64
+	rank   uint32
+	size   uint8
+}
+
+// maxPacked is the longest key packKey packs.
+const maxPacked = 16
+
+func newVocabulary(ranks map[string]uint32) vocabulary {
+	short := 0
+	for tok := range ranks {
+		if len(tok) <= maxPacked {
+			short++
+		}
 	}
-	return noRank
+	// At most a quarter to a half full, so probe runs stay short.
+	bits := uint(1)
+	for 1<<bits < 2*short {
+		bits++
+	}
+	v := vocabulary{slots: make([]vocabSlot, 1<<bits), shift: 64 - bits, long: map[string]uint32{}}
+	for tok, r := range ranks {
+		if len(tok) > maxPacked {
+			v.long[tok] = r
+			continue
+		}
+		lo, hi := packKey(tok)
+		mask := uint64(len(v.slots) - 1)
+		for i := keyHash(lo, hi, len(tok)) >> v.shift; ; i = (i + 1) & mask {
+			if v.slots[i].size == 0 {
+				v.slots[i] = vocabSlot{lo: lo, hi: hi, rank: r, size: uint8(len(tok))}
+				break
+			}
+		}
+	}
+	return v
+}
+
+// rank is the rank of tok, or noRank when tok is not a token.
+func (v *vocabulary) rank(tok string) uint32 {
+	if len(tok) > maxPacked {
+		if r, ok := v.long[tok]; ok {
+			return r
+		}
+		return noRank
+	}
+	lo, hi := packKey(tok)
+	return v.rankPacked(lo, hi, len(tok), keyHash(lo, hi, len(tok)))
+}
+
+// rankPacked is rank for a key already packed and hashed.
+func (v *vocabulary) rankPacked(lo, hi uint64, size int, h uint64) uint32 {
+	mask := uint64(len(v.slots) - 1)
+	for i := h >> v.shift; ; i = (i + 1) & mask {
+		s := &v.slots[i]
+		if s.size == 0 {
+			return noRank
+		}
+		if s.lo == lo && s.hi == hi && int(s.size) == size {
+			return s.rank
+		}
+	}
+}
+
+// packKey packs the bytes of s (at most 16) into two little-endian words,
+// zero beyond the end; the length tells "a" from "a\x00".
+func packKey(s string) (lo, hi uint64) {
+	n := len(s)
+	switch {
+	case n >= 16:
+		lo = binary.LittleEndian.Uint64([]byte(s[:8]))
+		hi = binary.LittleEndian.Uint64([]byte(s[8:16]))
+	case n > 8:
+		lo = binary.LittleEndian.Uint64([]byte(s[:8]))
+		// The last 8 bytes, shifted so byte 8 of s lands in hi's lowest.
+		hi = binary.LittleEndian.Uint64([]byte(s[n-8:n])) >> (8 * (16 - n))
+	case n == 8:
+		lo = binary.LittleEndian.Uint64([]byte(s[:8]))
+	case n >= 4:
+		// Two overlapping 4-byte reads; the shared bytes land in the same
+		// place in both.
+		lo = uint64(binary.LittleEndian.Uint32([]byte(s[:4]))) |
+			uint64(binary.LittleEndian.Uint32([]byte(s[n-4:n])))<<(8*(n-4))
+	default:
+		for i := 0; i < n; i++ {
+			lo |= uint64(s[i]) << (8 * i)
+		}
+	}
+	return lo, hi
+}
+
+// keyHash mixes a packed key into a 64-bit hash whose top bits are spread
+// well enough to index a power-of-two table (multiply-shift hashing).
+func keyHash(lo, hi uint64, size int) uint64 {
+	h := (lo ^ uint64(size)<<59) * 0x9e3779b97f4a7c15
+	h ^= hi * 0xc2b2ae3d27d4eb4f
+	h ^= h >> 29
+	return h * 0xbf58476d1ce4e5b9
 }
 
 // mergeScan merges a short piece, finding the lowest pair by a linear scan
