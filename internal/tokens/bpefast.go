@@ -22,7 +22,10 @@ import (
 // and Unicode table look-ups (issue 28), at 10-13 MB/s.
 type fastBPE struct {
 	ranks vocabulary
-	split func(string, func(string))
+	// pieceEnd is the split (split.go): where the piece starting at i ends.
+	// A function that returns the end, rather than one that calls back with
+	// each piece, spares a closure allocated per count.
+	pieceEnd func(s string, i int) int
 	// scratch holds merge state for long pieces; short ones use the stack.
 	scratch sync.Pool
 	// pieces lends each count a pieceCache.
@@ -30,19 +33,39 @@ type fastBPE struct {
 }
 
 // pieceCache remembers the token counts of the pieces one goroutine met
-// recently. Text repeats its words and punctuation, and a small map that
+// recently. Text repeats its words and punctuation, and a small table that
 // stays in the processor's cache answers faster than the vocabulary of
 // 200,000 tokens, and spares the merge of pieces that are not tokens.
+//
+// Pieces of up to 16 bytes, nearly all of them, sit in a direct-mapped
+// table indexed by the hash their vocabulary look-up needs anyway: a
+// look-up is one slot compared as two words, and a newcomer simply
+// replaces the piece in its slot. (A Go map here cost as much as the
+// vocabulary map it shielded: issue 28's profile.) Longer pieces, up to
+// maxCachedPiece bytes, go to a map whose keys are copies (a piece is a
+// slice of the text, which must not be kept alive).
 type pieceCache struct {
-	counts map[string]int32
-	n      int
+	short [1 << cacheBits]cachedPiece
+	long  map[string]int32
 }
 
-// maxCachedPiece and maxCachedPieces bound a pieceCache: its keys are
-// copies (a piece is a slice of the text, which must not be kept alive).
+// cachedPiece is a piece of at most 16 bytes, packed as in the vocabulary,
+// and its count; size 0 marks an empty slot.
+type cachedPiece struct {
+	lo, hi uint64
+	size   uint8
+	tokens uint8 // at most 16: a token per byte
+}
+
+// cacheBits sizes the short table: 4096 slots of 24 bytes stay within a
+// core's second-level cache.
+const cacheBits = 12
+
+// maxCachedPiece and maxCachedPieces bound the long pieces a pieceCache
+// keeps.
 const (
 	maxCachedPiece  = 32
-	maxCachedPieces = 4096
+	maxCachedPieces = 1024
 )
 
 // newFastBPE reads the ranks of enc from the library: every token id is
@@ -53,12 +76,12 @@ func newFastBPE(enc tokenizer.Encoding) (*fastBPE, error) {
 	if err != nil {
 		return nil, err
 	}
-	var split func(string, func(string))
+	var pieceEnd func(string, int) int
 	switch enc {
 	case tokenizer.O200kBase:
-		split = splitO200k
+		pieceEnd = o200kPieceEnd
 	case tokenizer.Cl100kBase:
-		split = splitCl100k
+		pieceEnd = cl100kPieceEnd
 	default:
 		return nil, fmt.Errorf("no hand-written split for %s", enc)
 	}
@@ -76,7 +99,7 @@ func newFastBPE(enc tokenizer.Encoding) (*fastBPE, error) {
 	if len(ranks) < 50_000 {
 		return nil, fmt.Errorf("%s: only %d tokens read from the vocabulary", enc, len(ranks))
 	}
-	return &fastBPE{ranks: newVocabulary(ranks), split: split}, nil
+	return &fastBPE{ranks: newVocabulary(ranks), pieceEnd: pieceEnd}, nil
 }
 
 // count returns the tokens of text, and false for text that is not valid
@@ -87,27 +110,46 @@ func (f *fastBPE) count(text string) (int, bool) {
 	}
 	pc, _ := f.pieces.Get().(*pieceCache)
 	if pc == nil {
-		pc = &pieceCache{counts: make(map[string]int32, maxCachedPieces)}
+		pc = &pieceCache{long: make(map[string]int32, maxCachedPieces)}
 	}
 	n := 0
-	f.split(text, func(piece string) {
-		if len(piece) > maxCachedPiece {
-			n += f.pieceTokens(piece)
-			return
-		}
-		if k, ok := pc.counts[piece]; ok {
-			n += int(k)
-			return
-		}
-		k := f.pieceTokens(piece)
-		if len(pc.counts) >= maxCachedPieces {
-			clear(pc.counts)
-		}
-		pc.counts[strings.Clone(piece)] = int32(k)
-		n += k
-	})
+	for i := skipUnmatched(text, 0); i < len(text); i = skipUnmatched(text, i) {
+		e := f.pieceEnd(text, i)
+		n += f.cachedTokens(pc, text[i:e])
+		i = e
+	}
 	f.pieces.Put(pc)
 	return n, true
+}
+
+// cachedTokens is pieceTokens answered from pc when it can be.
+func (f *fastBPE) cachedTokens(pc *pieceCache, piece string) int {
+	if len(piece) <= maxPacked {
+		lo, hi := packKey(piece)
+		h := keyHash(lo, hi, len(piece))
+		slot := &pc.short[h>>(64-cacheBits)]
+		if int(slot.size) == len(piece) && slot.lo == lo && slot.hi == hi {
+			return int(slot.tokens)
+		}
+		k := 1
+		if f.ranks.rankPacked(lo, hi, len(piece), h) == noRank {
+			k = f.mergeTokens(piece)
+		}
+		*slot = cachedPiece{lo: lo, hi: hi, size: uint8(len(piece)), tokens: uint8(k)}
+		return k
+	}
+	if len(piece) > maxCachedPiece {
+		return f.pieceTokens(piece)
+	}
+	if k, ok := pc.long[piece]; ok {
+		return int(k)
+	}
+	k := f.pieceTokens(piece)
+	if len(pc.long) >= maxCachedPieces {
+		clear(pc.long)
+	}
+	pc.long[strings.Clone(piece)] = int32(k)
+	return k
 }
 
 // noRank marks a pair that does not merge.
@@ -123,6 +165,11 @@ func (f *fastBPE) pieceTokens(piece string) int {
 	if f.ranks.rank(piece) != noRank {
 		return 1
 	}
+	return f.mergeTokens(piece)
+}
+
+// mergeTokens is pieceTokens for a piece that is not itself a token.
+func (f *fastBPE) mergeTokens(piece string) int {
 	if len(piece) <= shortPiece {
 		var starts [shortPiece + 1]int32
 		var ranks [shortPiece + 1]uint32

@@ -103,30 +103,13 @@ func notLetterNumberNewline(c uint8) bool {
 // punctuation is [^\s\p{L}\p{N}].
 func punctuation(c uint8) bool { return c&(clsSpace|clsLetter|clsNumber|clsNever) == 0 }
 
-// splitO200k calls piece for each piece of s, in order.
-func splitO200k(s string, piece func(string)) {
-	for i := 0; i < len(s); {
-		if s[i] == 0x7f { // see clsNever
-			i++
-			continue
-		}
-		e := o200kPieceEnd(s, i)
-		piece(s[i:e])
-		i = e
+// skipUnmatched returns where the next piece of s starts at or after i:
+// DEL is in no piece (see clsNever).
+func skipUnmatched(s string, i int) int {
+	for i < len(s) && s[i] == 0x7f {
+		i++
 	}
-}
-
-// splitCl100k calls piece for each piece of s, in order.
-func splitCl100k(s string, piece func(string)) {
-	for i := 0; i < len(s); {
-		if s[i] == 0x7f { // see clsNever
-			i++
-			continue
-		}
-		e := cl100kPieceEnd(s, i)
-		piece(s[i:e])
-		i = e
-	}
+	return i
 }
 
 func o200kPieceEnd(s string, i int) int {
