@@ -89,21 +89,26 @@ func newFastBPE(enc tokenizer.Encoding) (*fastBPE, error) {
 	default:
 		return nil, fmt.Errorf("no hand-written split for %s", enc)
 	}
-	ranks := make(map[string]uint32, 200_000)
-	misses := 0
+	// byRank[id] is the token of rank id, "" for a gap. Collected in a
+	// slice rather than a map: the vocabulary is built once per run, and
+	// filling a map of 200,000 strings first was half of its cost.
+	byRank := make([]string, 0, 200_000)
+	misses, found := 0, 0
 	for id := uint(0); misses < 4096; id++ {
 		tok, err := c.Decode([]uint{id})
 		if err != nil || tok == "" {
 			misses++ // ids past the vocabulary, or a gap in it
+			byRank = append(byRank, "")
 			continue
 		}
 		misses = 0
-		ranks[tok] = uint32(id)
+		found++
+		byRank = append(byRank, tok)
 	}
-	if len(ranks) < 50_000 {
-		return nil, fmt.Errorf("%s: only %d tokens read from the vocabulary", enc, len(ranks))
+	if found < 50_000 {
+		return nil, fmt.Errorf("%s: only %d tokens read from the vocabulary", enc, found)
 	}
-	return &fastBPE{ranks: newVocabulary(ranks), pieceEnd: pieceEnd}, nil
+	return &fastBPE{ranks: newVocabulary(byRank), pieceEnd: pieceEnd}, nil
 }
 
 // count returns the tokens of text, and false for text that is not valid
@@ -222,10 +227,13 @@ type vocabSlot struct {
 // maxPacked is the longest key packKey packs.
 const maxPacked = 16
 
-func newVocabulary(ranks map[string]uint32) vocabulary {
+// newVocabulary indexes byRank, the tokens by rank ("" for a rank that is
+// no token). A tiktoken vocabulary holds each byte string once; should one
+// recur, its first rank is kept.
+func newVocabulary(byRank []string) vocabulary {
 	short := 0
-	for tok := range ranks {
-		if len(tok) <= maxPacked {
+	for _, tok := range byRank {
+		if tok != "" && len(tok) <= maxPacked {
 			short++
 		}
 	}
@@ -235,16 +243,19 @@ func newVocabulary(ranks map[string]uint32) vocabulary {
 		bits++
 	}
 	v := vocabulary{slots: make([]vocabSlot, 1<<bits), shift: 64 - bits, long: map[string]uint32{}}
-	for tok, r := range ranks {
+	for r, tok := range byRank {
+		if tok == "" || v.rank(tok) != noRank {
+			continue
+		}
 		if len(tok) > maxPacked {
-			v.long[tok] = r
+			v.long[tok] = uint32(r)
 			continue
 		}
 		lo, hi := packKey(tok)
 		mask := uint64(len(v.slots) - 1)
 		for i := keyHash(lo, hi, len(tok)) >> v.shift; ; i = (i + 1) & mask {
 			if v.slots[i].size == 0 {
-				v.slots[i] = vocabSlot{lo: lo, hi: hi, rank: r, size: uint8(len(tok))}
+				v.slots[i] = vocabSlot{lo: lo, hi: hi, rank: uint32(r), size: uint8(len(tok))}
 				break
 			}
 		}

@@ -186,7 +186,9 @@ func TestPackKey(t *testing.T) {
 			}
 		}
 	}
-	v := newVocabulary(map[string]uint32{"a": 7, "a\x00": 8, strings.Repeat("x", 20): 9})
+	byRank := make([]string, 11)
+	byRank[7], byRank[8], byRank[9], byRank[10] = "a", "a\x00", strings.Repeat("x", 20), "a"
+	v := newVocabulary(byRank)
 	for tok, want := range map[string]uint32{"a": 7, "a\x00": 8, "a\x00\x00": noRank, strings.Repeat("x", 20): 9, "b": noRank} {
 		if got := v.rank(tok); got != want {
 			t.Errorf("rank(%q) = %d, want %d", tok, got, want)
