@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"sync"
@@ -20,8 +21,11 @@ import (
 // The library's own counter spent most of its time in the regexp2 engine
 // and Unicode table look-ups (issue 28), at 10-13 MB/s.
 type fastBPE struct {
-	ranks map[string]uint32
-	split func(string, func(string))
+	ranks vocabulary
+	// pieceEnd is the split (split.go): where the piece starting at i ends.
+	// A function that returns the end, rather than one that calls back with
+	// each piece, spares a closure allocated per count.
+	pieceEnd func(s string, i int) int
 	// scratch holds merge state for long pieces; short ones use the stack.
 	scratch sync.Pool
 	// pieces lends each count a pieceCache.
@@ -29,19 +33,43 @@ type fastBPE struct {
 }
 
 // pieceCache remembers the token counts of the pieces one goroutine met
-// recently. Text repeats its words and punctuation, and a small map that
+// recently. Text repeats its words and punctuation, and a small table that
 // stays in the processor's cache answers faster than the vocabulary of
 // 200,000 tokens, and spares the merge of pieces that are not tokens.
+//
+// Pieces of up to 16 bytes, nearly all of them, sit in a two-way
+// set-associative table indexed by the hash their vocabulary look-up needs
+// anyway: a look-up compares at most two slots as two words each, and a
+// newcomer evicts the less recently used piece of its set. (A Go map here
+// cost as much as the vocabulary map it shielded: issue 28's profile.)
+// Longer pieces, up to maxCachedPiece bytes, go to a map whose keys are
+// copies (a piece is a slice of the text, which must not be kept alive).
 type pieceCache struct {
-	counts map[string]int32
-	n      int
+	short [1 << cacheBits][2]cachedPiece // [0] the more recently used
+	long  map[string]int32
 }
 
-// maxCachedPiece and maxCachedPieces bound a pieceCache: its keys are
-// copies (a piece is a slice of the text, which must not be kept alive).
+// cachedPiece is a piece of at most 16 bytes, packed as in the vocabulary,
+// and its count; size 0 marks an empty slot.
+type cachedPiece struct {
+	lo, hi uint64
+	size   uint8
+	tokens uint8 // at most 16: a token per byte
+}
+
+// cacheBits sizes the short table: 4096 sets of two slots of 24 bytes
+// (192 KiB) stay within a core's second-level cache. On the benchmark's
+// generated corpus (7,479 distinct pieces in 496,246) a second pass missed
+// 29,800 times with 4096 slots direct-mapped and 16,500 with 8192
+// (pieces sharing a slot evicted each other), and 7,650 with these 4096
+// sets of two.
+const cacheBits = 12
+
+// maxCachedPiece and maxCachedPieces bound the long pieces a pieceCache
+// keeps.
 const (
 	maxCachedPiece  = 32
-	maxCachedPieces = 4096
+	maxCachedPieces = 1024
 )
 
 // newFastBPE reads the ranks of enc from the library: every token id is
@@ -52,30 +80,35 @@ func newFastBPE(enc tokenizer.Encoding) (*fastBPE, error) {
 	if err != nil {
 		return nil, err
 	}
-	var split func(string, func(string))
+	var pieceEnd func(string, int) int
 	switch enc {
 	case tokenizer.O200kBase:
-		split = splitO200k
+		pieceEnd = o200kPieceEnd
 	case tokenizer.Cl100kBase:
-		split = splitCl100k
+		pieceEnd = cl100kPieceEnd
 	default:
 		return nil, fmt.Errorf("no hand-written split for %s", enc)
 	}
-	ranks := make(map[string]uint32, 200_000)
-	misses := 0
+	// byRank[id] is the token of rank id, "" for a gap. Collected in a
+	// slice rather than a map: the vocabulary is built once per run, and
+	// filling a map of 200,000 strings first was half of its cost.
+	byRank := make([]string, 0, 200_000)
+	misses, found := 0, 0
 	for id := uint(0); misses < 4096; id++ {
 		tok, err := c.Decode([]uint{id})
 		if err != nil || tok == "" {
 			misses++ // ids past the vocabulary, or a gap in it
+			byRank = append(byRank, "")
 			continue
 		}
 		misses = 0
-		ranks[tok] = uint32(id)
+		found++
+		byRank = append(byRank, tok)
 	}
-	if len(ranks) < 50_000 {
-		return nil, fmt.Errorf("%s: only %d tokens read from the vocabulary", enc, len(ranks))
+	if found < 50_000 {
+		return nil, fmt.Errorf("%s: only %d tokens read from the vocabulary", enc, found)
 	}
-	return &fastBPE{ranks: ranks, split: split}, nil
+	return &fastBPE{ranks: newVocabulary(byRank), pieceEnd: pieceEnd}, nil
 }
 
 // count returns the tokens of text, and false for text that is not valid
@@ -86,27 +119,51 @@ func (f *fastBPE) count(text string) (int, bool) {
 	}
 	pc, _ := f.pieces.Get().(*pieceCache)
 	if pc == nil {
-		pc = &pieceCache{counts: make(map[string]int32, maxCachedPieces)}
+		pc = &pieceCache{long: make(map[string]int32, maxCachedPieces)}
 	}
 	n := 0
-	f.split(text, func(piece string) {
-		if len(piece) > maxCachedPiece {
-			n += f.pieceTokens(piece)
-			return
-		}
-		if k, ok := pc.counts[piece]; ok {
-			n += int(k)
-			return
-		}
-		k := f.pieceTokens(piece)
-		if len(pc.counts) >= maxCachedPieces {
-			clear(pc.counts)
-		}
-		pc.counts[strings.Clone(piece)] = int32(k)
-		n += k
-	})
+	for i := skipUnmatched(text, 0); i < len(text); i = skipUnmatched(text, i) {
+		e := f.pieceEnd(text, i)
+		n += f.cachedTokens(pc, text[i:e])
+		i = e
+	}
 	f.pieces.Put(pc)
 	return n, true
+}
+
+// cachedTokens is pieceTokens answered from pc when it can be.
+func (f *fastBPE) cachedTokens(pc *pieceCache, piece string) int {
+	if len(piece) <= maxPacked {
+		lo, hi := packKey(piece)
+		h := keyHash(lo, hi, len(piece))
+		set := &pc.short[h>>(64-cacheBits)]
+		if c := set[0]; int(c.size) == len(piece) && c.lo == lo && c.hi == hi {
+			return int(c.tokens)
+		}
+		if c := set[1]; int(c.size) == len(piece) && c.lo == lo && c.hi == hi {
+			set[0], set[1] = c, set[0]
+			return int(c.tokens)
+		}
+		k := 1
+		if f.ranks.rankPacked(lo, hi, len(piece), h) == noRank {
+			k = f.mergeTokens(piece)
+		}
+		set[1] = set[0]
+		set[0] = cachedPiece{lo: lo, hi: hi, size: uint8(len(piece)), tokens: uint8(k)}
+		return k
+	}
+	if len(piece) > maxCachedPiece {
+		return f.pieceTokens(piece)
+	}
+	if k, ok := pc.long[piece]; ok {
+		return int(k)
+	}
+	k := f.pieceTokens(piece)
+	if len(pc.long) >= maxCachedPieces {
+		clear(pc.long)
+	}
+	pc.long[strings.Clone(piece)] = int32(k)
+	return k
 }
 
 // noRank marks a pair that does not merge.
@@ -119,9 +176,14 @@ const shortPiece = 64
 // starting from single bytes, the adjacent pair whose merge has the lowest
 // rank is merged (the leftmost of equal ranks) until no pair merges.
 func (f *fastBPE) pieceTokens(piece string) int {
-	if _, ok := f.ranks[piece]; ok {
+	if f.ranks.rank(piece) != noRank {
 		return 1
 	}
+	return f.mergeTokens(piece)
+}
+
+// mergeTokens is pieceTokens for a piece that is not itself a token.
+func (f *fastBPE) mergeTokens(piece string) int {
 	if len(piece) <= shortPiece {
 		var starts [shortPiece + 1]int32
 		var ranks [shortPiece + 1]uint32
@@ -138,10 +200,129 @@ func (f *fastBPE) pieceTokens(piece string) int {
 
 // pairRank is the rank of piece[a:b] as one token.
 func (f *fastBPE) pairRank(piece string, a, b int32) uint32 {
-	if r, ok := f.ranks[piece[a:b]]; ok {
-		return r
+	return f.ranks.rank(piece[a:b])
+}
+
+// vocabulary maps a token's bytes to its rank. Go's map hashed and compared
+// string keys on every look-up, and those look-ups were half the counter's
+// time (issue 28's profile: mapaccess2_faststr and matchH2). Nearly every
+// token is at most 16 bytes long, so those sit in an open-addressing table
+// whose keys are the bytes themselves packed into two words: a look-up
+// packs the piece, multiplies once for the hash and compares two words.
+// The few longer tokens stay in a Go map.
+type vocabulary struct {
+	slots []vocabSlot
+	shift uint // 64 minus log2(len(slots)): the hash's top bits index slots
+	long  map[string]uint32
+}
+
+// vocabSlot is one token of at most 16 bytes; size 0 marks an empty slot
+// (no token is empty).
+type vocabSlot struct {
+	lo, hi uint64
+	rank   uint32
+	size   uint8
+}
+
+// maxPacked is the longest key packKey packs.
+const maxPacked = 16
+
+// newVocabulary indexes byRank, the tokens by rank ("" for a rank that is
+// no token). A tiktoken vocabulary holds each byte string once; should one
+// recur, its first rank is kept.
+func newVocabulary(byRank []string) vocabulary {
+	short := 0
+	for _, tok := range byRank {
+		if tok != "" && len(tok) <= maxPacked {
+			short++
+		}
 	}
-	return noRank
+	// At most a quarter to a half full, so probe runs stay short.
+	bits := uint(1)
+	for 1<<bits < 2*short {
+		bits++
+	}
+	v := vocabulary{slots: make([]vocabSlot, 1<<bits), shift: 64 - bits, long: map[string]uint32{}}
+	for r, tok := range byRank {
+		if tok == "" || v.rank(tok) != noRank {
+			continue
+		}
+		if len(tok) > maxPacked {
+			v.long[tok] = uint32(r)
+			continue
+		}
+		lo, hi := packKey(tok)
+		mask := uint64(len(v.slots) - 1)
+		for i := keyHash(lo, hi, len(tok)) >> v.shift; ; i = (i + 1) & mask {
+			if v.slots[i].size == 0 {
+				v.slots[i] = vocabSlot{lo: lo, hi: hi, rank: uint32(r), size: uint8(len(tok))}
+				break
+			}
+		}
+	}
+	return v
+}
+
+// rank is the rank of tok, or noRank when tok is not a token.
+func (v *vocabulary) rank(tok string) uint32 {
+	if len(tok) > maxPacked {
+		if r, ok := v.long[tok]; ok {
+			return r
+		}
+		return noRank
+	}
+	lo, hi := packKey(tok)
+	return v.rankPacked(lo, hi, len(tok), keyHash(lo, hi, len(tok)))
+}
+
+// rankPacked is rank for a key already packed and hashed.
+func (v *vocabulary) rankPacked(lo, hi uint64, size int, h uint64) uint32 {
+	mask := uint64(len(v.slots) - 1)
+	for i := h >> v.shift; ; i = (i + 1) & mask {
+		s := &v.slots[i]
+		if s.size == 0 {
+			return noRank
+		}
+		if s.lo == lo && s.hi == hi && int(s.size) == size {
+			return s.rank
+		}
+	}
+}
+
+// packKey packs the bytes of s (at most 16) into two little-endian words,
+// zero beyond the end; the length tells "a" from "a\x00".
+func packKey(s string) (lo, hi uint64) {
+	n := len(s)
+	switch {
+	case n >= 16:
+		lo = binary.LittleEndian.Uint64([]byte(s[:8]))
+		hi = binary.LittleEndian.Uint64([]byte(s[8:16]))
+	case n > 8:
+		lo = binary.LittleEndian.Uint64([]byte(s[:8]))
+		// The last 8 bytes, shifted so byte 8 of s lands in hi's lowest.
+		hi = binary.LittleEndian.Uint64([]byte(s[n-8:n])) >> (8 * (16 - n))
+	case n == 8:
+		lo = binary.LittleEndian.Uint64([]byte(s[:8]))
+	case n >= 4:
+		// Two overlapping 4-byte reads; the shared bytes land in the same
+		// place in both.
+		lo = uint64(binary.LittleEndian.Uint32([]byte(s[:4]))) |
+			uint64(binary.LittleEndian.Uint32([]byte(s[n-4:n])))<<(8*(n-4))
+	default:
+		for i := 0; i < n; i++ {
+			lo |= uint64(s[i]) << (8 * i)
+		}
+	}
+	return lo, hi
+}
+
+// keyHash mixes a packed key into a 64-bit hash whose top bits are spread
+// well enough to index a power-of-two table (multiply-shift hashing).
+func keyHash(lo, hi uint64, size int) uint64 {
+	h := (lo ^ uint64(size)<<59) * 0x9e3779b97f4a7c15
+	h ^= hi * 0xc2b2ae3d27d4eb4f
+	h ^= h >> 29
+	return h * 0xbf58476d1ce4e5b9
 }
 
 // mergeScan merges a short piece, finding the lowest pair by a linear scan

@@ -168,3 +168,30 @@ func BenchmarkCount(b *testing.B) {
 		})
 	}
 }
+
+// TestPackKey: packKey's word reads agree with packing byte by byte, for
+// every length it packs, and keys that differ only in trailing zero bytes
+// still differ by length in the vocabulary.
+func TestPackKey(t *testing.T) {
+	text := "\x00\x01abcdefghijklmnopqrst\xff\xfe"
+	for start := 0; start < 3; start++ {
+		for n := 0; n <= maxPacked; n++ {
+			s := text[start : start+n]
+			var want [2]uint64
+			for i := 0; i < n; i++ {
+				want[i/8] |= uint64(s[i]) << (8 * (i % 8))
+			}
+			if lo, hi := packKey(s); lo != want[0] || hi != want[1] {
+				t.Errorf("packKey(%q) = %#x, %#x; want %#x, %#x", s, lo, hi, want[0], want[1])
+			}
+		}
+	}
+	byRank := make([]string, 11)
+	byRank[7], byRank[8], byRank[9], byRank[10] = "a", "a\x00", strings.Repeat("x", 20), "a"
+	v := newVocabulary(byRank)
+	for tok, want := range map[string]uint32{"a": 7, "a\x00": 8, "a\x00\x00": noRank, strings.Repeat("x", 20): 9, "b": noRank} {
+		if got := v.rank(tok); got != want {
+			t.Errorf("rank(%q) = %d, want %d", tok, got, want)
+		}
+	}
+}

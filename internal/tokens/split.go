@@ -87,10 +87,19 @@ func slowClass(r rune) uint8 {
 }
 
 // classAt returns the classes of the character at i and its size.
+//
+// The loops that scan runs of characters test for ASCII themselves and
+// call nonASCIIClassAt only for other characters: classAt is just over the
+// inliner's budget, and a call per character was a tenth of the counter's
+// time (issue 28's profile), while most of a transcript is ASCII.
 func classAt(s string, i int) (uint8, int) {
 	if b := s[i]; b < utf8.RuneSelf {
 		return asciiClass[b], 1
 	}
+	return nonASCIIClassAt(s, i)
+}
+
+func nonASCIIClassAt(s string, i int) (uint8, int) {
 	r, n := utf8.DecodeRuneInString(s[i:])
 	return slowClass(r), n
 }
@@ -103,30 +112,13 @@ func notLetterNumberNewline(c uint8) bool {
 // punctuation is [^\s\p{L}\p{N}].
 func punctuation(c uint8) bool { return c&(clsSpace|clsLetter|clsNumber|clsNever) == 0 }
 
-// splitO200k calls piece for each piece of s, in order.
-func splitO200k(s string, piece func(string)) {
-	for i := 0; i < len(s); {
-		if s[i] == 0x7f { // see clsNever
-			i++
-			continue
-		}
-		e := o200kPieceEnd(s, i)
-		piece(s[i:e])
-		i = e
+// skipUnmatched returns where the next piece of s starts at or after i:
+// DEL is in no piece (see clsNever).
+func skipUnmatched(s string, i int) int {
+	for i < len(s) && s[i] == 0x7f {
+		i++
 	}
-}
-
-// splitCl100k calls piece for each piece of s, in order.
-func splitCl100k(s string, piece func(string)) {
-	for i := 0; i < len(s); {
-		if s[i] == 0x7f { // see clsNever
-			i++
-			continue
-		}
-		e := cl100kPieceEnd(s, i)
-		piece(s[i:e])
-		i = e
-	}
+	return i
 }
 
 func o200kPieceEnd(s string, i int) int {
@@ -189,7 +181,12 @@ func cl100kPieceEnd(s string, i int) int {
 func upperThenLower(s string, i int) int {
 	j, lastLower := i, -1
 	for j < len(s) {
-		c, n := classAt(s, j)
+		c, n := uint8(0), 1
+		if b := s[j]; b < utf8.RuneSelf {
+			c = asciiClass[b]
+		} else {
+			c, n = nonASCIIClassAt(s, j)
+		}
 		if c&clsUpper == 0 {
 			break
 		}
@@ -221,7 +218,12 @@ func letters(s string, i int) int { return run(s, i, clsLetter) }
 // run returns the end of the characters of class cls from i on.
 func run(s string, i int, cls uint8) int {
 	for i < len(s) {
-		c, n := classAt(s, i)
+		c, n := uint8(0), 1
+		if b := s[i]; b < utf8.RuneSelf {
+			c = asciiClass[b]
+		} else {
+			c, n = nonASCIIClassAt(s, i)
+		}
 		if c&cls == 0 {
 			break
 		}
@@ -233,7 +235,12 @@ func run(s string, i int, cls uint8) int {
 // numbers matches \p{N}{1,3} at i (the character at i is a number).
 func numbers(s string, i int) int {
 	for k := 0; k < 3 && i < len(s); k++ {
-		c, n := classAt(s, i)
+		c, n := uint8(0), 1
+		if b := s[i]; b < utf8.RuneSelf {
+			c = asciiClass[b]
+		} else {
+			c, n = nonASCIIClassAt(s, i)
+		}
 		if c&clsNumber == 0 {
 			break
 		}
@@ -254,7 +261,12 @@ func punctuationRun(s string, i int, c0 uint8, tail string) int {
 		return -1
 	}
 	for j < len(s) {
-		c, n := classAt(s, j)
+		c, n := uint8(0), 1
+		if b := s[j]; b < utf8.RuneSelf {
+			c = asciiClass[b]
+		} else {
+			c, n = nonASCIIClassAt(s, j)
+		}
 		if !punctuation(c) {
 			break
 		}
@@ -292,7 +304,12 @@ func indexByte(set string, b byte) bool {
 func spaces(s string, i int) int {
 	j, firstNewline, lastStart, count := i, -1, i, 0
 	for j < len(s) {
-		c, n := classAt(s, j)
+		c, n := uint8(0), 1
+		if b := s[j]; b < utf8.RuneSelf {
+			c = asciiClass[b]
+		} else {
+			c, n = nonASCIIClassAt(s, j)
+		}
 		if c&clsSpace == 0 {
 			break
 		}
