@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -125,6 +126,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			rulesCommand(),
 			formatsCommand(),
 			hookCommand(),
+			whereCommand(),
+			explainCommand(),
 		},
 		HideHelpCommand: true,
 		Action:          showHelp,
@@ -344,13 +347,10 @@ func terminalWidth(f *os.File) int {
 	return 0
 }
 
-// collectFiles expands the paths; with no path it is a usage error.
+// collectFiles expands the paths, or finds the agents' sessions when none
+// is given (cmd_input.go).
 func collectFiles(c *cli.Context, problem func(ingest.Problem)) ([]string, error) {
-	paths := c.Args().Slice()
-	if len(paths) == 0 {
-		return nil, usageError("no PATH given (a transcript file, a directory, or - for standard input)")
-	}
-	return ingest.Expand(paths, problem), nil
+	return inputFiles(c, problem)
 }
 
 func checkInputFormat(c *cli.Context) error {
@@ -643,12 +643,12 @@ func replayCommand() *cli.Command {
 		Name:      "replay",
 		Usage:     "replay transcripts under a rules file or preset and report",
 		ArgsUsage: "PATH...",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			rulesFlag, presetFlag, inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag, maxRecordFlag,
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format: table|json|jsonl|markdown|html (default: table on a terminal, json otherwise)"},
 			&cli.StringFlag{Name: "fail-on", Value: "never", Usage: "exit 1 when any call is: steer (steered or worse)|block (blocked, deduped or halted)|harmful|never"},
 			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
-		},
+		}, slices.Concat(inputFlags, replayFlags)...),
 		Action: func(c *cli.Context) error {
 			defer limitStreamingMemory()()
 			r, err := loadRules(c)
@@ -681,6 +681,9 @@ func replayCommand() *cli.Command {
 				return err
 			}
 			opt.MaxDecisions = c.Int("max-decisions")
+			if err := replayReportOptions(c, &opt); err != nil {
+				return err
+			}
 
 			in, err := ingestOptions(c)
 			if err != nil {
@@ -698,7 +701,7 @@ func replayCommand() *cli.Command {
 			opt.Partial = shard.partial(files, []*rules.Rules{r}, counter.Name(), len(early))
 			prog := newProgress(c)
 			read, stopProgress := prog.watch(files)
-			in.BytesRead = read
+			in.BytesRead, in.Keep = read, sessionKeep(c)
 			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.update}
 			out := prog.erasingOnTerminal(c.App.Writer)
 			var jl *report.JSONL
@@ -742,6 +745,7 @@ func replayCommand() *cli.Command {
 			if err != nil {
 				return cli.Exit(err.Error(), exitUsage)
 			}
+			printProblems(c, rep.Problems, rep.Summary.Problems)
 			return verdict(c, rep, failOn)
 		},
 	}
@@ -824,7 +828,7 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) 
 	partial := shard.partial(files, cfgs, counter.Name(), len(early))
 	prog := newProgress(c)
 	read, stopProgress := prog.watch(files)
-	in.BytesRead = read
+	in.BytesRead, in.Keep = read, sessionKeep(c)
 	opt := analyze.Options{Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.update}
 	reports, facts := analyze.ReplayAll(files, opt, cfgs, early)
 	stopProgress()
@@ -839,11 +843,12 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) 
 		// The summary counts the problems a file had past those listed.
 		return nil, facts, nil, cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", reports[0].Summary.Problems), exitUsage)
 	}
+	printProblems(c, reports[0].Problems, reports[0].Summary.Problems)
 	return reports, facts, partial, nil
 }
 
-var tuningFlags = []cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag, maxRecordFlag,
-	&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table|json|csv|markdown|html (default: table on a terminal, json otherwise)"}}
+var tuningFlags = append([]cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag, maxRecordFlag,
+	&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table|json|csv|markdown|html (default: table on a terminal, json otherwise)"}}, inputFlags...)
 
 func compareCommand() *cli.Command {
 	return &cli.Command{
@@ -906,6 +911,7 @@ func compareCommand() *cli.Command {
 				return err
 			}
 			opt.Partial = partial
+			opt.Problems = reports[0].Problems
 			if err := report.Compare(format, c.App.Writer, rows, facts, opt); err != nil {
 				return cli.Exit(err.Error(), exitUsage)
 			}
@@ -962,6 +968,7 @@ func sweepCommand() *cli.Command {
 				return err
 			}
 			opt.Partial = partial
+			opt.Problems = reports[0].Problems
 			if err := report.Sweep(format, c.App.Writer, base.Name+" ("+base.Source+")", rows, facts, opt); err != nil {
 				return cli.Exit(err.Error(), exitUsage)
 			}
@@ -975,11 +982,11 @@ func inspectCommand() *cli.Command {
 		Name:      "inspect",
 		Usage:     "show the normalized stream: sessions, turns, requests, calls",
 		ArgsUsage: "PATH...",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, rulesFlag, presetFlag, progressFlag, shardFlag, maxRecordFlag,
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table|json"},
 			&cli.BoolFlag{Name: "calls", Usage: "list every call"},
-		},
+		}, inputFlags...),
 		Action: func(c *cli.Context) error {
 			defer limitStreamingMemory()()
 			format := c.String("format")
@@ -1026,7 +1033,7 @@ func inspectCommand() *cli.Command {
 			// same for any --jobs.
 			count := len(problems)
 			var bytesDone int64
-			in.BytesRead = read
+			in.BytesRead, in.Keep = read, sessionKeep(c)
 			analyze.ReadInOrder(files, c.Int("jobs"), in,
 				func(s *ingest.Session) report.InspectSession {
 					return report.NewInspectSession(s, r.ClassOf, withCalls, opt)
@@ -1058,6 +1065,7 @@ func inspectCommand() *cli.Command {
 			if err != nil {
 				return cli.Exit(err.Error(), exitUsage)
 			}
+			printProblems(c, problems, count)
 			if c.Bool("strict") && count > 0 {
 				return cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", count), exitUsage)
 			}

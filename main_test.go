@@ -243,6 +243,12 @@ func TestFlagsAfterPaths(t *testing.T) {
 func TestExitCodes(t *testing.T) {
 	loop := filepath.Join("fixtures", "replay", "read-loop.json")
 	healthy := filepath.Join("fixtures", "replay", "healthy.json")
+	fakeHome(t) // no agent session folder
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
 	cases := []struct {
 		name string
 		args []string
@@ -255,9 +261,13 @@ func TestExitCodes(t *testing.T) {
 		{"unknown preset", []string{"replay", "--preset", "nope", loop}, exitUsage},
 		{"rules and preset", []string{"replay", "--preset", "nanobot", "--rules", "x.yaml", loop}, exitUsage},
 		{"bad fail-on", []string{"replay", "--fail-on", "sometimes", loop}, exitUsage},
-		{"no path", []string{"replay"}, exitUsage},
-		{"strict with a problem", []string{"replay", "--strict", "--format", "json", "no/such/file.jsonl"}, exitUsage},
-		{"problem without strict", []string{"replay", "--format", "json", "no/such/file.jsonl"}, exitOK},
+		{"no path and no agent folder", []string{"replay"}, exitUsage},
+		{"no path, no agent folder, allow-empty", []string{"replay", "--allow-empty", "--format", "json"}, exitOK},
+		{"missing path", []string{"replay", "--format", "json", "no/such/file.jsonl"}, exitUsage},
+		{"strict with a problem", []string{"replay", "--strict", "--format", "json", bad}, exitUsage},
+		{"problem without strict", []string{"replay", "--format", "json", bad}, exitOK},
+		{"empty directory", []string{"replay", "--format", "json", empty}, exitUsage},
+		{"empty directory, allow-empty", []string{"replay", "--allow-empty", "--format", "json", empty}, exitOK},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,6 +16,8 @@ type PreparedSession struct {
 	// Platform is where the session ran (ingest.Session.Platform).
 	Platform        string
 	Turns, Requests int
+	// Notes are the reader's notes of the session (ingest.Session.Notes).
+	Notes []string
 	// HasUsage is true when the transcript records token usage;
 	// UsageInput/UsageOutput sum it.
 	HasUsage                bool
@@ -84,7 +86,7 @@ type PreparedCall struct {
 // result texts stay referenced by the prepared calls (tokens are counted
 // lazily, only for the calls a guard stops).
 func Prepare(s *ingest.Session) *PreparedSession {
-	p := &PreparedSession{File: s.File, ID: s.ID, Format: s.Format, Agent: s.Agent, Parent: s.Parent, Model: s.Model, Platform: s.Platform, Turns: len(s.Turns)}
+	p := &PreparedSession{File: s.File, ID: s.ID, Format: s.Format, Agent: s.Agent, Parent: s.Parent, Model: s.Model, Platform: s.Platform, Turns: len(s.Turns), Notes: s.Notes}
 	// The slices are sized up front: a prepared call is a few hundred
 	// bytes, and growing Calls by appending copied them over and over.
 	requests, calls := 0, 0

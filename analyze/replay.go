@@ -176,7 +176,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		RecordedInput: p.UsageInput, RecordedOutput: p.UsageOutput,
 		TokensFrom: tc.Counter.Name(), BytesPerToken: p.BytesPerToken, UsageUnused: p.UsageUnused,
 		StartedAt: reportTime(p.StartedAt), EndedAt: reportTime(p.EndedAt),
-		Decisions: []Decision{},
+		Decisions: []Decision{}, Notes: p.Notes,
 	}
 	if p.BytesPerToken > 0 {
 		res.TokensFrom = "usage"
@@ -291,6 +291,9 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				continue
 			}
 			d := judge(c, v, ran, redundant, acts, seenRun, st, &res)
+			if k := d.Repeats - 1; k >= 0 && k < len(p.Calls) && p.Calls[k].Event.Index == d.Repeats {
+				d.RepeatsLine = p.Calls[k].Line
+			}
 			ts.Calls++
 			if redundant {
 				ts.Redundant++

@@ -145,6 +145,9 @@ type SessionResult struct {
 	RecordedOutput int64      `json:"recorded_output_tokens,omitempty"`
 	Timeline       string     `json:"timeline"`
 	Decisions      []Decision `json:"decisions"`
+	// Notes are the reader's facts about the session (ingest.Session.Notes:
+	// items not replayed, the format's limits), absent when none.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // NoteUsage adds one session's usage facts that Aggregator does not total
@@ -189,6 +192,8 @@ type Decision struct {
 	// earlier call with the same tool, arguments and result. 0 (absent)
 	// when there is none.
 	Repeats int `json:"repeats,omitempty"`
+	// RepeatsLine is the line of that call (0, absent, when unknown).
+	RepeatsLine int `json:"repeats_line,omitempty"`
 }
 
 // ToolStat totals one tool name over a replay.

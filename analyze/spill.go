@@ -247,7 +247,7 @@ func (r *Report) Close() error {
 // TestSessionEncodingRoundTrip fills every field by reflection, so a field
 // added to SessionResult or Decision and not encoded here fails it.
 func encodeSession(b []byte, s *SessionResult) []byte {
-	for _, str := range [...]string{s.File, s.ID, s.Format, s.Agent, s.Parent, s.Model, s.ToolNames} {
+	for _, str := range [...]string{s.File, s.ID, s.Format, s.Agent, s.Parent, s.Model, s.ToolNames, s.StartedAt, s.EndedAt} {
 		b = appendString(b, str)
 	}
 	b = appendBool(b, s.Unattended)
@@ -284,6 +284,7 @@ func encodeSession(b []byte, s *SessionResult) []byte {
 		b = appendString(b, d.Detector)
 		b = binary.AppendVarint(b, int64(d.Count))
 		b = appendString(b, d.Message)
+		b = binary.AppendVarint(b, int64(d.RepeatsLine))
 		b = appendBool(b, d.Redundant)
 		b = appendBool(b, d.Harmful)
 		b = appendBool(b, d.StoppedAction)
@@ -291,6 +292,10 @@ func encodeSession(b []byte, s *SessionResult) []byte {
 		b = binary.AppendVarint(b, d.ContextTokensSaved)
 		b = appendString(b, d.Native)
 		b = binary.AppendVarint(b, int64(d.Repeats))
+	}
+	b = binary.AppendUvarint(b, uint64(len(s.Notes)))
+	for _, n := range s.Notes {
+		b = appendString(b, n)
 	}
 	return b
 }
@@ -376,6 +381,7 @@ func decodeSession(b []byte, s *SessionResult) ([]byte, error) {
 	d := &sessionReader{b: b}
 	s.File, s.ID, s.Format, s.Agent, s.Parent, s.Model = d.string(), d.string(), d.string(), d.string(), d.string(), d.string()
 	s.ToolNames = d.string()
+	s.StartedAt, s.EndedAt = d.string(), d.string()
 	s.Unattended = d.bool()
 	s.StartedAt, s.EndedAt = d.string(), d.string()
 	s.Turns, s.Requests, s.Calls, s.Steered = d.int(), d.int(), d.int(), d.int()
@@ -404,10 +410,20 @@ func decodeSession(b []byte, s *SessionResult) ([]byte, error) {
 		x.Detector = d.string()
 		x.Count = d.int()
 		x.Message = d.string()
+		x.RepeatsLine = d.int()
 		x.Redundant, x.Harmful, x.StoppedAction = d.bool(), d.bool(), d.bool()
 		x.TokensSaved, x.ContextTokensSaved = d.varint(), d.varint()
 		x.Native = d.string()
 		x.Repeats = d.int()
+	}
+	s.Notes = nil
+	if notes := d.uvarint(); notes > 0 && notes <= uint64(len(d.b)) {
+		s.Notes = make([]string, notes)
+		for i := range s.Notes {
+			s.Notes[i] = d.string()
+		}
+	} else if notes > 0 {
+		d.err = errSpillCorrupt
 	}
 	return d.b, d.err
 }

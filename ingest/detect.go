@@ -148,6 +148,9 @@ type Options struct {
 	// naming its line, and is not held: the reader skips to the next line
 	// (a document is not read at all). The command line's --max-record.
 	MaxRecord int64
+	// Keep, when set, chooses the sessions passed on (--since, --session,
+	// --tool); the others are read and dropped.
+	Keep func(*Session) bool
 
 	// sizeHint is the file's size when ReadFile knows it: a whole-file
 	// document's buffer is made that large at once instead of doubling
@@ -465,6 +468,19 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 		return
 	}
 
+	if opt.Keep != nil {
+		kept, keep := out, opt.Keep
+		out = &Sink{File: kept.File, OnProblem: kept.OnProblem, OnSession: func(s *Session) {
+			if keep(s) {
+				kept.Session(s)
+			}
+		}}
+	}
+	if opt.Format != "" {
+		var forced *forcedSink
+		forced, out = newForcedSink(out, f.ID)
+		defer forced.finish()
+	}
 	oneLine := h.Doc && !bytes.Contains(bytes.TrimSpace(doc), []byte("\n"))
 	if h.Doc && (f.ParseDoc != nil || (oneLine && f.ParseLines != nil)) {
 		// The document is read: its lines that held invalid UTF-8 are one

@@ -31,6 +31,12 @@ func IsTranscriptName(name string) bool {
 // directories are not (so a link loop cannot trap the walk). Problems (a path
 // that does not exist, an unreadable directory) are reported, not fatal.
 func Expand(paths []string, problem func(Problem)) []string {
+	return expandMatching(paths, IsTranscriptName, problem)
+}
+
+// expandMatching is Expand reading, inside walked directories, the files
+// whose name match accepts.
+func expandMatching(paths []string, match func(name string) bool, problem func(Problem)) []string {
 	var files []string
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -79,7 +85,7 @@ func Expand(paths []string, problem func(Problem)) []string {
 			if d.IsDir() {
 				return nil
 			}
-			if !IsTranscriptName(name) || ReadWithAnother(p) {
+			if !match(name) || ReadWithAnother(p) {
 				return nil // not a transcript, or read with another file
 			}
 			if d.Type()&fs.ModeSymlink != 0 {

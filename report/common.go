@@ -141,6 +141,9 @@ func cutRight(s string, max int) string {
 }
 
 // thousands formats n with comma separators: 1234567 → "1,234,567".
+// Thousands writes n with thousands separators (12,345).
+func Thousands(n int64) string { return thousands(n) }
+
 func thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")

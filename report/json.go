@@ -172,3 +172,6 @@ func writeJSON(w io.Writer, v any, indent string) error {
 	}
 	return enc.Encode(v)
 }
+
+// WriteJSON writes v as indented JSON, as every report does.
+func WriteJSON(w io.Writer, v any) error { return writeJSON(w, v, "  ") }

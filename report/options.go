@@ -39,7 +39,18 @@ type Options struct {
 	// (the jsonl summary line, compare's and sweep's json) of a run given
 	// --shard, for 'loopgate merge' (docs/scale.md).
 	Partial *analyze.Partial
+	// Top is how many sessions table and markdown show, those where the
+	// guard did most first (0: all); By adds a per-period view ("day").
+	Top int
+	By  string
+	// Problems are the input problems compare and sweep list (a replay's
+	// report carries its own).
+	Problems []analyze.Problem
 }
+
+// DefaultTopSessions is replay's --top: the sessions a table or markdown
+// report shows.
+const DefaultTopSessions = 20
 
 // DefaultWidth is the table width when Options.Width is 0.
 const DefaultWidth = 100

@@ -47,16 +47,18 @@ var tuningHeader = []string{"Steered", "Blocked", "Deduped", "Halted", "Harmful"
 // compareJSON and sweepJSON are the json reports of compare and sweep
 // (read back by ReadPartial).
 type compareJSON struct {
-	Corpus  analyze.CorpusFacts  `json:"corpus"`
-	Rows    []analyze.CompareRow `json:"rows"`
-	Partial *analyze.Partial     `json:"partial,omitempty"`
+	Corpus   analyze.CorpusFacts  `json:"corpus"`
+	Rows     []analyze.CompareRow `json:"rows"`
+	Problems []analyze.Problem    `json:"problems"`
+	Partial  *analyze.Partial     `json:"partial,omitempty"`
 }
 
 type sweepJSON struct {
-	Base    string              `json:"base"`
-	Corpus  analyze.CorpusFacts `json:"corpus"`
-	Rows    []analyze.SweepRow  `json:"rows"`
-	Partial *analyze.Partial    `json:"partial,omitempty"`
+	Base     string              `json:"base"`
+	Corpus   analyze.CorpusFacts `json:"corpus"`
+	Rows     []analyze.SweepRow  `json:"rows"`
+	Problems []analyze.Problem   `json:"problems"`
+	Partial  *analyze.Partial    `json:"partial,omitempty"`
 }
 
 // Compare writes compare rows in a tuning format. corpus holds the facts
@@ -67,7 +69,7 @@ func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analy
 	case "html":
 		return compareHTML(w, rows, corpus, opt)
 	case "json":
-		return writeJSON(w, compareJSON{corpus, rows, opt.Partial}, "  ")
+		return writeJSON(w, compareJSON{corpus, rows, preparedProblems(opt.Problems, opt), opt.Partial}, "  ")
 	case "csv":
 		cw := csv.NewWriter(w)
 		cw.Write(append([]string{"name", "source"}, tuningColumns...))
@@ -152,7 +154,7 @@ func Sweep(format string, w io.Writer, base string, rows []analyze.SweepRow, cor
 	case "html":
 		return sweepHTML(w, base, rows, corpus, opt)
 	case "json":
-		return writeJSON(w, sweepJSON{base, corpus, rows, opt.Partial}, "  ")
+		return writeJSON(w, sweepJSON{base, corpus, rows, preparedProblems(opt.Problems, opt), opt.Partial}, "  ")
 	case "csv":
 		cw := csv.NewWriter(w)
 		cw.Write(append(append(append([]string{}, keys...), tuningColumns...), "pareto"))

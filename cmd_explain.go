@@ -1,0 +1,118 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/tokens"
+	"github.com/loopgate/loopgate/report"
+)
+
+// explainCommand says why the guard stopped (or let through) one call:
+// the chain of earlier calls with the same guard key, what it did with
+// each and the first line of each result, and why the detector fired.
+func explainCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "explain",
+		Usage:     "why one call was steered or blocked: the chain of calls the guard counted",
+		ArgsUsage: "PATH",
+		Flags: []cli.Flag{rulesFlag, presetFlag, inputFormatFlag, noRedactFlag,
+			&cli.StringFlag{Name: "session", Usage: "the session `ID` (a prefix matches; needed when the file holds several)"},
+			&cli.IntFlag{Name: "call", Usage: "the call number `N` in its session (a decision's call)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text|json"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError("explain needs one PATH (see 'loopgate explain --help')")
+			}
+			if c.Int("call") < 1 {
+				return usageError("explain needs --call N (the call number a report gives)")
+			}
+			if f := c.String("format"); f != "text" && f != "json" {
+				return usageError("--format must be text or json, not %q", f)
+			}
+			if err := checkInputFormat(c); err != nil {
+				return err
+			}
+			r, err := loadRules(c)
+			if err != nil {
+				return err
+			}
+			var problems []ingest.Problem
+			files, err := inputFiles(c, func(p ingest.Problem) { problems = append(problems, p) })
+			if err != nil {
+				return err
+			}
+			want := c.String("session")
+			var matches []*ingest.Session
+			for _, f := range files {
+				ingest.ReadFile(f, ingest.Options{Format: c.String("input-format")}, &ingest.Sink{
+					OnSession: func(s *ingest.Session) {
+						if strings.HasPrefix(s.ID, want) {
+							matches = append(matches, s)
+						}
+					},
+					OnProblem: func(p ingest.Problem) { problems = append(problems, p) },
+				})
+			}
+			printProblems(c, problems, len(problems))
+			switch {
+			case len(matches) == 0 && want == "":
+				return usageError("no session found in %s", c.Args().First())
+			case len(matches) == 0:
+				return usageError("no session %q in %s", want, c.Args().First())
+			case len(matches) > 1:
+				var ids []string
+				for _, s := range matches[:min(len(matches), 10)] {
+					ids = append(ids, s.ID+" ("+s.Agent+")")
+				}
+				return usageError("%d sessions match; name one with --session: %s", len(matches), strings.Join(ids, ", "))
+			}
+			counter, _ := tokens.New("chars4") // explain counts no savings
+			ex, err := analyze.Explain(analyze.Prepare(matches[0]), r, analyze.NewTokenCache(counter), c.Int("call"))
+			if err != nil {
+				return usageError("%v", err)
+			}
+			redact := func(s string) string {
+				if c.Bool("no-redact") {
+					return escapeControl(s)
+				}
+				return escapeControl(report.Redact(s))
+			}
+			if c.String("format") == "json" {
+				ex.Key, ex.Why = redact(ex.Key), redact(ex.Why)
+				ex.Decision.Args, ex.Decision.Message = redact(ex.Decision.Args), redact(ex.Decision.Message)
+				for i := range ex.Chain {
+					ex.Chain[i].Args, ex.Chain[i].Result = redact(ex.Chain[i].Args), redact(ex.Chain[i].Result)
+				}
+				return report.WriteJSON(c.App.Writer, ex)
+			}
+			w := c.App.Writer
+			d := &ex.Decision
+			fmt.Fprintf(w, "session %s, rules %s\n", redact(ex.Session), r.Name)
+			fmt.Fprintf(w, "call %d (turn %d, line %d): %s %s -> %s\n", d.Call, d.Turn, d.Line, redact(d.Tool),
+				report.AbbreviateArgs(redact(d.Args), 80), d.Action)
+			fmt.Fprintf(w, "why: %s\n", redact(ex.Why))
+			if ex.Key == "" {
+				fmt.Fprintln(w, "the rules give this call no guard key: no earlier call is counted with it")
+				return nil
+			}
+			fmt.Fprintf(w, "\ncalls with the same guard key (%s), * counted:\n", report.AbbreviateArgs(redact(ex.Key), 70))
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "\tCALL\tLINE\tTURN\tACTION\tRESULT (first line)")
+			for _, l := range ex.Chain {
+				mark := " "
+				if l.Counted {
+					mark = "*"
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\n", mark, l.Call, l.Line, l.Turn, l.Action, report.AbbreviateArgs(redact(l.Result), 60))
+			}
+			return tw.Flush()
+		},
+	}
+}

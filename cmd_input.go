@@ -1,0 +1,313 @@
+package main
+
+// The front door of the reading commands (replay, compare, sweep,
+// inspect): where their transcripts come from when no PATH is given, the
+// filters on sessions, the exit when nothing is found, and the input
+// problems told on standard error.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/report"
+)
+
+// inputFlags are the flags of every command that reads transcripts.
+var inputFlags = []cli.Flag{
+	&cli.StringSliceFlag{Name: "agent", Usage: "with no PATH, read only this agent's default session folders (repeatable; see 'loopgate where')"},
+	&cli.BoolFlag{Name: "allow-empty", Usage: "exit 0 when no transcript is found (default: exit 2)"},
+	&cli.StringFlag{Name: "since", Usage: "only sessions that end at or after `TIME`: a date (2026-11-01), an RFC 3339 time, or a duration before now (7d, 12h)"},
+	&cli.StringFlag{Name: "until", Usage: "only sessions that start at or before `TIME` (same forms as --since)"},
+	&cli.StringSliceFlag{Name: "session", Usage: "only the session with this `ID` (a prefix matches; repeatable)"},
+	&cli.StringFlag{Name: "tool", Usage: "only sessions that call the tool `NAME`"},
+}
+
+// stderrProblems is how many input problems a command prints on standard
+// error; the count of the rest follows.
+const stderrProblems = 20
+
+// inputFiles lists the files a reading command reads: its PATHs, or, with
+// none, the default session folders of the agents (ingest.Locations),
+// each named on standard error with the files it held. A PATH that does
+// not exist, and no transcript at all, are usage errors (exit 2) unless
+// --allow-empty accepts the latter.
+func inputFiles(c *cli.Context, problem func(ingest.Problem)) ([]string, error) {
+	if err := checkProgress(c); err != nil {
+		return nil, err
+	}
+	if _, err := sessionFilter(c, time.Now()); err != nil {
+		return nil, err
+	}
+	agents, err := agentNames(c)
+	if err != nil {
+		return nil, err
+	}
+	paths := c.Args().Slice()
+	var files []string
+	if len(paths) == 0 {
+		home, _ := os.UserHomeDir()
+		read := 0
+		for _, p := range ingest.Places(agents, home, os.Getenv) {
+			if !p.Exists || p.Location.Unread != "" {
+				continue
+			}
+			found := p.Files(problem)
+			read++
+			fmt.Fprintf(c.App.ErrWriter, "loopgate: reading %s sessions in %s: %s\n", p.Location.Agent, p.Path, plural(len(found), "file"))
+			files = append(files, found...)
+		}
+		if read == 0 {
+			if c.Bool("allow-empty") {
+				return nil, nil
+			}
+			return nil, usageError("no PATH given and no agent session folder found on this machine (see 'loopgate where'; --allow-empty accepts this)")
+		}
+	} else {
+		if len(agents) > 0 {
+			return nil, usageError("--agent chooses among the default session folders; it does not go with a PATH")
+		}
+		for _, p := range paths {
+			if p == "-" {
+				continue
+			}
+			if _, err := os.Stat(p); err != nil {
+				return nil, usageError("%s: %s", p, statError(err))
+			}
+		}
+		files = ingest.Expand(paths, problem)
+	}
+	if len(files) == 0 && !c.Bool("allow-empty") {
+		return nil, usageError("no transcript found (files ending in .json, .jsonl or their .gz; --allow-empty accepts this)")
+	}
+	return files, nil
+}
+
+func statError(err error) string {
+	switch {
+	case os.IsNotExist(err):
+		return "no such file or directory"
+	case os.IsPermission(err):
+		return "permission denied"
+	}
+	return err.Error()
+}
+
+// agentNames checks --agent against the registry.
+func agentNames(c *cli.Context) ([]string, error) {
+	var names []string
+	for _, a := range c.StringSlice("agent") {
+		for _, n := range strings.Split(a, ",") {
+			n = strings.TrimSpace(n)
+			if n == "" {
+				continue
+			}
+			if !contains(ingest.LocationAgents(), n) {
+				return nil, usageError("unknown --agent %q (known: %s)", n, strings.Join(ingest.LocationAgents(), ", "))
+			}
+			names = append(names, n)
+		}
+	}
+	return names, nil
+}
+
+// sessionFilter builds the ingest.Options.Keep of --since, --until,
+// --session and --tool (nil when none is given). now is the clock the
+// durations count back from.
+func sessionFilter(c *cli.Context, now time.Time) (func(*ingest.Session) bool, error) {
+	var since, until time.Time
+	var err error
+	if v := c.String("since"); v != "" {
+		if since, err = parseWhen(v, now, false); err != nil {
+			return nil, usageError("--since: %v", err)
+		}
+	}
+	if v := c.String("until"); v != "" {
+		if until, err = parseWhen(v, now, true); err != nil {
+			return nil, usageError("--until: %v", err)
+		}
+	}
+	ids := c.StringSlice("session")
+	tool := c.String("tool")
+	if since.IsZero() && until.IsZero() && len(ids) == 0 && tool == "" {
+		return nil, nil
+	}
+	return func(s *ingest.Session) bool {
+		if len(ids) > 0 && !hasPrefixAny(s.ID, ids) {
+			return false
+		}
+		if !since.IsZero() || !until.IsZero() {
+			start, end := s.Span()
+			if start.IsZero() {
+				return false // no time: it cannot be said to be in the window
+			}
+			if !since.IsZero() && end.Before(since) {
+				return false
+			}
+			if !until.IsZero() && start.After(until) {
+				return false
+			}
+		}
+		if tool != "" && !callsTool(s, tool) {
+			return false
+		}
+		return true
+	}, nil
+}
+
+func hasPrefixAny(id string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(id, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func callsTool(s *ingest.Session, tool string) bool {
+	for _, t := range s.Turns {
+		for _, r := range t.Requests {
+			for _, c := range r.Calls {
+				if c.Tool == tool {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// parseWhen reads a --since or --until value: a duration back from now
+// ("7d", "12h", "90m"), a date (the day's start, or with end its last
+// instant, in local time) or an RFC 3339 time.
+func parseWhen(v string, now time.Time, end bool) (time.Time, error) {
+	if n, ok := strings.CutSuffix(v, "d"); ok {
+		if days, err := strconv.Atoi(n); err == nil && days >= 0 {
+			return now.Add(-time.Duration(days) * 24 * time.Hour), nil
+		}
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	if t, err := time.ParseInLocation("2006-01-02", v, time.Local); err == nil {
+		if end {
+			return t.AddDate(0, 0, 1).Add(-time.Nanosecond), nil
+		}
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date (2026-11-01), an RFC 3339 time (2026-11-01T09:00:00Z) or a duration (7d, 12h)", v)
+}
+
+// sessionKeep is the ingest.Options.Keep of the filter flags (nil when
+// none is given); inputFiles checked them.
+func sessionKeep(c *cli.Context) func(*ingest.Session) bool {
+	keep, _ := sessionFilter(c, time.Now())
+	return keep
+}
+
+// printProblems tells the input problems on standard error, the first
+// stderrProblems of them and how many more there were (total counts every
+// problem, also those a report does not list).
+func printProblems(c *cli.Context, problems []ingest.Problem, total int) {
+	total = max(total, len(problems))
+	if total == 0 {
+		return
+	}
+	w := c.App.ErrWriter
+	fmt.Fprintf(w, "loopgate: %s in the input:\n", plural(total, "problem"))
+	for _, p := range problems[:min(stderrProblems, len(problems))] {
+		where := p.File
+		if p.Line > 0 {
+			where += ":" + strconv.Itoa(p.Line)
+		}
+		msg := p.Message
+		if !c.Bool("no-redact") {
+			msg = report.Redact(msg)
+		}
+		fmt.Fprintf(w, "  %s: %s\n", escapeControl(where), escapeControl(msg))
+	}
+	if more := total - min(stderrProblems, len(problems)); more > 0 {
+		fmt.Fprintf(w, "  …and %s more (the report lists them)\n", report.Thousands(int64(more)))
+	}
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return report.Thousands(int64(n)) + " " + noun + "s"
+}
+
+// shortPath shows a path under the home directory with ~.
+func shortPath(p, home string) string {
+	if home != "" {
+		if rel, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.Join("~", rel)
+		}
+	}
+	return p
+}
+
+// escapeControl shows the control characters of a text read from the
+// input as escapes, so that a problem message cannot drive the terminal.
+func escapeControl(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+
+// replayFlags shape replay's table and markdown reports.
+var replayFlags = []cli.Flag{
+	&cli.IntFlag{Name: "top", Value: report.DefaultTopSessions, Usage: "sessions shown in table and markdown reports, those where the guard saved most first (0: all)"},
+	&cli.StringFlag{Name: "by", Usage: "add a per-`PERIOD` view of calls, stops and tokens saved to table and markdown reports: day"},
+}
+
+// replayReportOptions takes --top, --by and checks --max-decisions and
+// --progress, which took any value before.
+func replayReportOptions(c *cli.Context, opt *report.Options) error {
+	if n := c.Int("max-decisions"); n < 0 {
+		return usageError("--max-decisions must be 0 (all) or more, not %d", n)
+	}
+	if n := c.Int("top"); n < 0 {
+		return usageError("--top must be 0 (all) or more, not %d", n)
+	}
+	switch by := c.String("by"); by {
+	case "", "day":
+		opt.By = by
+	default:
+		return usageError("--by must be day, not %q", by)
+	}
+	opt.Top = c.Int("top")
+	return nil
+}
+
+// checkProgress refuses a --progress value that is not auto, always or
+// never (any other value silently meant never).
+func checkProgress(c *cli.Context) error {
+	switch v := c.String("progress"); v {
+	case "auto", "always", "never":
+		return nil
+	default:
+		return usageError("--progress must be auto, always or never, not %q", v)
+	}
+}

@@ -1,0 +1,173 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Location is where an agent keeps its sessions by default: the folders a
+// reading command searches when it is given no PATH (docs/cli.md
+// "Discovery"). A format added later adds one entry to Locations.
+type Location struct {
+	// Agent names the agent, as --agent takes it ("claude-code", "codex").
+	Agent string
+	// Env is the environment variable that moves the agent's home; when it
+	// is set, Homes are not used and Dirs are taken under its value.
+	Env string
+	// Homes are the agent's default homes, relative to the user's home
+	// directory (".codex"), used when Env is unset or empty.
+	Homes []string
+	// Dirs are the session folders inside a home ("sessions"); a folder may
+	// hold a * that matches one path element ("profiles/*/sessions").
+	Dirs []string
+	// Names are the file name patterns (path.Match) read inside a folder;
+	// nil reads the transcript endings a directory walk reads (.json,
+	// .jsonl and their .gz).
+	Names []string
+	// Source cites where the agent's code or documentation sets these
+	// paths.
+	Source string
+	// Unread, when not empty, says why loopgate lists the location but does
+	// not read it (a layout no reader reads yet).
+	Unread string
+}
+
+// Locations is the registry of the agents' default session folders, one
+// entry per agent and layout. Each entry's Source names the upstream code
+// the paths were taken from.
+var Locations = []Location{
+	{
+		Agent: "claude-code",
+		Env:   "CLAUDE_CONFIG_DIR",
+		// ~/.config/claude is where Claude Code 1.0.30 moved its data;
+		// ccusage, which reads the same files, searches both.
+		Homes:  []string{".claude", ".config/claude"},
+		Dirs:   []string{"projects"},
+		Source: "ryoppippi/ccusage docs/guide/directory-detection.md and environment-variables.md: CLAUDE_CONFIG_DIR, else ~/.config/claude/projects and ~/.claude/projects",
+	},
+	{
+		Agent:  "codex",
+		Env:    "CODEX_HOME",
+		Homes:  []string{".codex"},
+		Dirs:   []string{"sessions", "archived_sessions"},
+		Source: "openai/codex codex-rs find_codex_home (CODEX_HOME, else ~/.codex); codex-rs rollout module: SESSIONS_SUBDIR = \"sessions\", ARCHIVED_SESSIONS_SUBDIR = \"archived_sessions\"",
+	},
+	{
+		Agent: "hermes",
+		Env:   "HERMES_HOME",
+		Homes: []string{".hermes"},
+		// Only the session folders: ~/.hermes also holds the installer's
+		// clone of hermes-agent, whose JSON files are no transcripts.
+		Dirs:   []string{"sessions", "profiles/*/sessions"},
+		Source: "NousResearch/hermes-agent hermes_constants.get_hermes_home (HERMES_HOME, else ~/.hermes); run_agent.py _save_session_log and gateway/session.py write $HERMES_HOME/sessions/ (reference/formats-hermes.md)",
+	},
+	{
+		Agent: "nanobot",
+		Homes: []string{".nanobot"},
+		// The default workspace's sessions (v0.1.4 on), and the folder
+		// of v0.1.3 and of main after 2026-08-13 (one folder per
+		// workspace id inside).
+		Dirs:   []string{"workspace/sessions", "sessions"},
+		Source: "HKUDS/nanobot get_workspace_path (default ~/.nanobot/workspace) and its SessionManager (<workspace>/sessions; ~/.nanobot/sessions before v0.1.4 and on main after 2026-08-13) (reference/formats-nanobot.md)",
+	},
+	{
+		Agent:  "openhands",
+		Homes:  []string{".openhands"},
+		Dirs:   []string{"conversations"},
+		Source: "All-Hands-AI/OpenHands openhands-cli/openhands_cli/locations.py: PERSISTENCE_DIR = ~/.openhands, CONVERSATIONS_DIR = conversations",
+		Unread: "OpenHands keeps one JSON file per event there; loopgate reads saved trajectories (save_trajectory_path) given as PATH",
+	},
+}
+
+// LocationAgents lists the agent names of Locations, each once, in order.
+func LocationAgents() []string {
+	var names []string
+	for _, l := range Locations {
+		if !slices.Contains(names, l.Agent) {
+			names = append(names, l.Agent)
+		}
+	}
+	return names
+}
+
+// Place is one folder of a Location resolved on this machine.
+type Place struct {
+	Location *Location
+	// Path is the folder; Exists says whether it is a directory here.
+	Path   string
+	Exists bool
+	// From says where the folder came from: "$CODEX_HOME" or "~".
+	From string
+}
+
+// Places resolves the locations of the named agents (all when agents is
+// empty) for a user whose home directory is home, reading environment
+// variables with getenv. Folders given twice (a variable pointing at the
+// default home) are listed once.
+func Places(agents []string, home string, getenv func(string) string) []Place {
+	var out []Place
+	seen := map[string]bool{}
+	for i := range Locations {
+		l := &Locations[i]
+		if len(agents) > 0 && !slices.Contains(agents, l.Agent) {
+			continue
+		}
+		type base struct{ dir, from string }
+		var bases []base
+		if l.Env != "" {
+			if v := getenv(l.Env); v != "" {
+				bases = append(bases, base{v, "$" + l.Env})
+			}
+		}
+		if len(bases) == 0 && home != "" {
+			for _, h := range l.Homes {
+				bases = append(bases, base{filepath.Join(home, h), "~"})
+			}
+		}
+		for _, b := range bases {
+			for _, d := range l.Dirs {
+				pattern := filepath.Join(b.dir, filepath.FromSlash(d))
+				paths := []string{pattern}
+				if strings.Contains(d, "*") {
+					paths, _ = filepath.Glob(pattern)
+					if len(paths) == 0 {
+						paths = []string{pattern} // listed as absent
+					}
+				}
+				for _, p := range paths {
+					if seen[p] {
+						continue
+					}
+					seen[p] = true
+					st, err := os.Stat(p)
+					out = append(out, Place{Location: l, Path: p, Exists: err == nil && st.IsDir(), From: b.from})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Matches reports whether a file found in this place's folder is read.
+func (l *Location) Matches(name string) bool {
+	if len(l.Names) == 0 {
+		return IsTranscriptName(name)
+	}
+	for _, pat := range l.Names {
+		if ok, _ := filepath.Match(pat, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Files lists the files of an existing place that its location reads, as
+// Expand walks a directory (lexical order, dot-files skipped).
+func (p Place) Files(problem func(Problem)) []string {
+	if !p.Exists || p.Location.Unread != "" {
+		return nil
+	}
+	return expandMatching([]string{p.Path}, p.Location.Matches, problem)
+}

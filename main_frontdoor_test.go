@@ -1,0 +1,197 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeHome points HOME at an empty directory and unsets the variables that
+// move the agents' homes, so that discovery sees only what a test puts
+// there. It returns the home.
+func fakeHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, v := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "HERMES_HOME"} {
+		t.Setenv(v, "")
+	}
+	return home
+}
+
+// copyFixture copies a fixture of the repository to dst (made with its
+// parent folders).
+func copyFixture(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// agentHome lays out a fake home with Claude Code, Codex (active and
+// archived) and hermes session folders, each holding fixtures of its
+// format, plus a hermes-agent clone whose JSON must not be read.
+func agentHome(t *testing.T) string {
+	home := fakeHome(t)
+	copyFixture(t, filepath.Join("fixtures", "ingest", "claude-code", "session.jsonl"),
+		filepath.Join(home, ".claude", "projects", "-home-u-app", "5e55-c0de.jsonl"))
+	codex := filepath.Join("fixtures", "ingest", "codex", "2026", "02", "03")
+	copyFixture(t, filepath.Join(codex, "rollout-2026-02-03T10-00-00-0a0a0a0a-0000-4000-8000-00000000abcd.jsonl"),
+		filepath.Join(home, ".codex", "sessions", "2026", "02", "03", "rollout-2026-02-03T10-00-00-0a0a0a0a-0000-4000-8000-00000000abcd.jsonl"))
+	copyFixture(t, filepath.Join(codex, "rollout-2026-02-03T10-20-00-0b0b0b0b-0000-4000-8000-00000000beef.jsonl"),
+		filepath.Join(home, ".codex", "archived_sessions", "rollout-2026-02-03T10-20-00-0b0b0b0b-0000-4000-8000-00000000beef.jsonl"))
+	copyFixture(t, filepath.Join("fixtures", "ingest", "hermes", "gateway", "20260413_083748_5a617929.jsonl"),
+		filepath.Join(home, ".hermes", "sessions", "20260413_083748_5a617929.jsonl"))
+	// Not a session folder: ~/.hermes/hermes-agent is the installer's clone.
+	if err := os.MkdirAll(filepath.Join(home, ".hermes", "hermes-agent"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".hermes", "hermes-agent", "package.json"), []byte(`{"name":"x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func TestDiscoveryFakeHome(t *testing.T) {
+	home := agentHome(t)
+	out, stderr, code := loopgate(t, "replay", "--format", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"reading claude-code sessions in " + filepath.Join(home, ".claude", "projects") + ": 1 file",
+		"reading codex sessions in " + filepath.Join(home, ".codex", "sessions") + ": 1 file",
+		"reading codex sessions in " + filepath.Join(home, ".codex", "archived_sessions") + ": 1 file",
+		"reading hermes sessions in " + filepath.Join(home, ".hermes", "sessions") + ": 1 file",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	var rep struct {
+		Summary  struct{ Files, Problems int }
+		Sessions []struct {
+			File, Format string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	// The fixtures hold problems of their own on purpose; none is the
+	// clone's package.json, which is not read.
+	if rep.Summary.Files != 4 || strings.Contains(stderr, "hermes-agent") {
+		t.Errorf("files %d; want 4 files (the clone's package.json not read)\n%s", rep.Summary.Files, stderr)
+	}
+	formats := map[string]bool{}
+	for _, s := range rep.Sessions {
+		formats[s.Format] = true
+	}
+	for _, f := range []string{"claude-code", "codex"} {
+		if !formats[f] {
+			t.Errorf("no %s session read: %v", f, formats)
+		}
+	}
+
+	// --agent restricts the search.
+	_, stderr, code = loopgate(t, "inspect", "--agent", "codex")
+	if code != exitOK || strings.Contains(stderr, "claude-code") || !strings.Contains(stderr, "archived_sessions") {
+		t.Errorf("--agent codex: exit %d, stderr:\n%s", code, stderr)
+	}
+	_, stderr, code = loopgate(t, "inspect", "--agent", "nope")
+	if code != exitUsage || !strings.Contains(stderr, `unknown --agent "nope"`) {
+		t.Errorf("--agent nope: exit %d, stderr %q", code, stderr)
+	}
+
+	// The variables that move a home win over the default.
+	moved := t.TempDir()
+	copyFixture(t, filepath.Join("fixtures", "ingest", "claude-code", "session.jsonl"), filepath.Join(moved, "projects", "p", "s.jsonl"))
+	t.Setenv("CLAUDE_CONFIG_DIR", moved)
+	_, stderr, _ = loopgate(t, "inspect", "--agent", "claude-code")
+	if !strings.Contains(stderr, filepath.Join(moved, "projects")) || strings.Contains(stderr, filepath.Join(home, ".claude")) {
+		t.Errorf("CLAUDE_CONFIG_DIR not followed:\n%s", stderr)
+	}
+}
+
+func TestWhere(t *testing.T) {
+	home := agentHome(t)
+	out, stderr, code := loopgate(t, "where")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"claude-code", filepath.Join(home, ".claude", "projects"), "codex", "archived_sessions", "hermes", "nanobot", "openhands",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("where lacks %q:\n%s", want, out)
+		}
+	}
+	// Each line says whether the folder exists.
+	for _, line := range strings.Split(out, "\n") {
+		switch {
+		case strings.Contains(line, filepath.Join(".codex", "sessions")) && !strings.Contains(line, "1 file"):
+			t.Errorf("codex sessions line does not count its file: %q", line)
+		case strings.Contains(line, filepath.Join(".nanobot", "workspace", "sessions")) && !strings.Contains(line, "absent"):
+			t.Errorf("nanobot line does not say absent: %q", line)
+		}
+	}
+}
+
+func TestHonestExits(t *testing.T) {
+	fakeHome(t)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad") // 30 files of no known format
+	for i := range 30 {
+		copyFixture(t, filepath.Join("fixtures", "replay", "healthy.json"), filepath.Join(bad, fmt.Sprintf("ok%02d.json", i)))
+		if err := os.WriteFile(filepath.Join(bad, fmt.Sprintf("bad%02d.jsonl", i)), []byte("not json\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	missing := filepath.Join(dir, "typo.jsonl")
+	for _, cmd := range []string{"replay", "compare", "inspect"} {
+		_, stderr, code := loopgate(t, cmd, missing)
+		if code != exitUsage || !strings.Contains(stderr, missing) {
+			t.Errorf("%s of a missing path: exit %d, stderr %q; want 2 naming it", cmd, code, stderr)
+		}
+		_, stderr, code = loopgate(t, cmd, bad)
+		if code != exitOK {
+			t.Errorf("%s of a bad file: exit %d: %s", cmd, code, stderr)
+		}
+		// The first 20 problems and the count of the rest.
+		if n := strings.Count(stderr, ".jsonl:"); n != 20 || !strings.Contains(stderr, "30 problems") || !strings.Contains(stderr, "…and 10 more") {
+			t.Errorf("%s: %d problems on stderr, want 20 then the count of 10 more:\n%s", cmd, n, stderr)
+		}
+	}
+	out, _, _ := loopgate(t, "compare", "--format", "json", "--preset", "nanobot", bad)
+	var cmp struct {
+		Problems []struct{ File, Message string }
+	}
+	if err := json.Unmarshal([]byte(out), &cmp); err != nil || len(cmp.Problems) != 30 {
+		t.Errorf("compare json lists %d problems (%v), want 30", len(cmp.Problems), err)
+	}
+	out, _, _ = loopgate(t, "sweep", "--format", "json", "--vary", "detectors.repeat.block_at=3,4", bad)
+	if err := json.Unmarshal([]byte(out), &cmp); err != nil || len(cmp.Problems) != 30 {
+		t.Errorf("sweep json lists %d problems (%v), want 30", len(cmp.Problems), err)
+	}
+	for _, args := range [][]string{
+		{"replay", "--progress", "sometimes", bad},
+		{"replay", "--max-decisions", "-1", bad},
+		{"replay", "--top", "-2", bad},
+		{"replay", "--by", "week", bad},
+		{"replay", "--since", "yesterday", bad},
+		{"replay", "--agent", "codex", bad},
+	} {
+		if _, stderr, code := loopgate(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, stderr)
+		}
+	}
+}
