@@ -140,10 +140,10 @@ func cutRight(s string, max int) string {
 	return string(r[:max-1]) + "…"
 }
 
-// thousands formats n with comma separators: 1234567 → "1,234,567".
 // Thousands writes n with thousands separators (12,345).
 func Thousands(n int64) string { return thousands(n) }
 
+// thousands formats n with comma separators: 1234567 → "1,234,567".
 func thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")

@@ -107,7 +107,19 @@ func appendSessionJSON(b []byte, s *analyze.SessionResult, prefix string, indent
 			if d.Repeats != 0 {
 				o.int("repeats", int64(d.Repeats))
 			}
+			if d.RepeatsLine != 0 {
+				o.int("repeats_line", int64(d.RepeatsLine))
+			}
 			o.close('}')
+		}
+		o.close(']')
+	}
+	if len(s.Notes) > 0 {
+		o.key("notes")
+		o.open('[')
+		for _, n := range s.Notes {
+			o.elem()
+			o.b = appendJSONString(o.b, n)
 		}
 		o.close(']')
 	}

@@ -14,32 +14,83 @@ import (
 // limited to 1 MiB and a PR comment is read by people.
 const markdownProblems = 50
 
+// MarkdownLimit is the most characters a markdown report holds: GitHub's
+// limit for a pull-request comment (65,536).
+const MarkdownLimit = 65536
+
 // Markdown writes the report as GitHub-flavored markdown for a pull-request
 // comment or $GITHUB_STEP_SUMMARY: a heading, a summary table, the sessions
-// the guard intervened in, the top decisions by tokens saved, and the
-// problems. It never contains ANSI colors.
+// the guard intervened in (the top opt.Top by tokens saved, then stops),
+// the top decisions by tokens saved, and the problems. It never contains
+// ANSI colors, and never more than MarkdownLimit bytes (so characters): a
+// report that would be longer lists fewer rows, halving them until it
+// fits, and says so.
 func Markdown(w io.Writer, rep *analyze.Report, opt Options) error {
 	rep, err := prepared(rep, opt)
 	if err != nil {
 		return err
 	}
 	sanitizeForText(rep)
+	var days []DayRow
+	if opt.By == "day" {
+		days = byDay(rep.Sessions)
+	}
+	var hit []analyze.SessionResult
+	for i := range rep.Sessions {
+		if intervened(&rep.Sessions[i]) {
+			hit = append(hit, rep.Sessions[i])
+		}
+	}
+	hitCount := len(hit)
+	hit, _ = topSessions(hit, opt.Top)
+	limit := opt.MaxDecisions
+	if limit <= 0 {
+		limit = DefaultMarkdownDecisions
+	}
+	m := mdLimits{sessions: len(hit), decisions: limit, problems: markdownProblems, days: len(days)}
+	for {
+		text := markdownText(rep, days, hit, hitCount, m)
+		if len(text) <= MarkdownLimit {
+			_, err = io.WriteString(w, text)
+			return err
+		}
+		if m == (mdLimits{cut: true}) {
+			// Only the heading and the summary are left, and they are
+			// still too long (a rules name of megabytes): cut the text.
+			text = keepRunes(text, MarkdownLimit/4) + "\n\n" + mdCutNote + "\n"
+			_, err = io.WriteString(w, text)
+			return err
+		}
+		m = mdLimits{sessions: m.sessions / 2, decisions: m.decisions / 2, problems: m.problems / 2, days: m.days / 2, cut: true}
+	}
+}
+
+// mdLimits are how many rows of each list markdownText writes; cut says
+// they were lowered to fit MarkdownLimit.
+type mdLimits struct {
+	sessions, decisions, problems, days int
+	cut                                 bool
+}
+
+const mdCutNote = "_This report was cut to fit a GitHub comment (65,536 characters); `--format json` has every row._"
+
+func markdownText(rep *analyze.Report, days []DayRow, hit []analyze.SessionResult, hitCount int, m mdLimits) string {
 	var b strings.Builder
 	s := &rep.Summary
 
 	b.WriteString("## loopgate replay\n\n")
-	rules := "rules " + mdCode(rep.Rules.Name)
+	rules := "rules " + mdCode(cutMiddle(rep.Rules.Name, 80))
 	if rep.Rules.Source != "" && rep.Rules.Source != rep.Rules.Name {
-		rules += " (" + mdCode(rep.Rules.Source) + ")"
+		rules += " (" + mdCode(cutMiddle(rep.Rules.Source, 120)) + ")"
 	}
 	tok := orUnknown(rep.Tokens.Tokenizer)
-	fmt.Fprintf(&b, "Replayed under %s; tokens are %s estimates", rules, mdCode(tok))
+	fmt.Fprintf(&b, "Replayed under %s; tokens are %s estimates", rules, mdCode(cutMiddle(tok, 40)))
 	var usage []string
 	if n := rep.Tokens.SessionsCalibrated; n > 0 {
-		usage = append(usage, fmt.Sprintf("%d of %d sessions with recorded usage counted with a ratio calibrated from it", n, rep.Tokens.SessionsWithUsage))
+		usage = append(usage, fmt.Sprintf("%s of %s sessions with recorded usage counted with a ratio calibrated from it", count(n), count(rep.Tokens.SessionsWithUsage)))
 	}
 	if n := rep.Tokens.SessionsUsageUnused; n > 0 {
-		usage = append(usage, fmt.Sprintf("usage not used for %s: too little or implausible evidence, counted with %s", plural(n, "session"), mdCode(tok)))
+		usage = append(usage, fmt.Sprintf("usage not used for %s: too little or implausible evidence, counted with %s", plural(n, "session"), mdCode(cutMiddle(tok, 40))))
 	}
 	if n := rep.Tokens.EstimatedTexts; n > 0 {
 		usage = append(usage, fmt.Sprintf("%d text(s) over 4 MiB estimated from their first and last 512 KiB", n))
@@ -48,51 +99,66 @@ func Markdown(w io.Writer, rep *analyze.Report, opt Options) error {
 		b.WriteString(" (" + strings.Join(usage, "; ") + ")")
 	}
 	b.WriteString(".\n\n")
+	if m.cut {
+		b.WriteString(mdCutNote + "\n\n")
+	}
 
 	b.WriteString("| Metric | Value |\n|---|---:|\n")
 	for _, r := range [][2]string{
-		{"Files", strconv.Itoa(s.Files)},
-		{"Sessions", strconv.Itoa(s.Sessions)},
-		{"Turns", strconv.Itoa(s.Turns)},
-		{"Requests", strconv.Itoa(s.Requests)},
-		{"Tool calls", strconv.Itoa(s.Calls)},
-		{"Steered", strconv.Itoa(s.Steered)},
-		{"Blocked", strconv.Itoa(s.Blocked)},
-		{"Deduped", strconv.Itoa(s.Deduped)},
-		{"Halted", strconv.Itoa(s.Halted)},
-		{"Redundant", strconv.Itoa(s.Redundant)},
-		{"Harmful", strconv.Itoa(s.Harmful)},
+		{"Files", count(s.Files)},
+		{"Sessions", count(s.Sessions)},
+		{"Turns", count(s.Turns)},
+		{"Requests", count(s.Requests)},
+		{"Tool calls", count(s.Calls)},
+		{"Steered", count(s.Steered)},
+		{"Blocked", count(s.Blocked)},
+		{"Deduped", count(s.Deduped)},
+		{"Halted", count(s.Halted)},
+		{"Redundant", count(s.Redundant)},
+		{"Harmful", count(s.Harmful)},
 		{"Precision", percent(s.Precision)},
-		{"Stopped actions", strconv.Itoa(s.StoppedActions)},
+		{"Stopped actions", count(s.StoppedActions)},
 		{"Recall", percent(s.Recall)},
 		{"Tokens saved", thousands(s.TokensSaved)},
 		{"Context tokens saved", thousands(s.ContextTokensSaved)},
-		{"Problems", strconv.Itoa(s.Problems)},
+		{"Problems", count(s.Problems)},
 	} {
 		fmt.Fprintf(&b, "| %s | %s |\n", r[0], r[1])
 	}
 
-	var hit []int
-	for i := range rep.Sessions {
-		if intervened(&rep.Sessions[i]) {
-			hit = append(hit, i)
+	if len(days) > 0 {
+		b.WriteString("\n### By day (UTC, by the day a session started)\n\n")
+		b.WriteString("| Day | Sessions | Calls | Steered | Stops | Harmful | Tokens saved |\n|---|---:|---:|---:|---:|---:|---:|\n")
+		shown := days[len(days)-min(m.days, len(days)):] // the latest days
+		for _, r := range shown {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Day, count(r.Sessions), count(r.Calls), count(r.Steered), count(r.Stops), count(r.Harmful), thousands(r.TokensSaved))
+		}
+		if more := len(days) - len(shown); more > 0 {
+			fmt.Fprintf(&b, "\n…and %s before.\n", plural(more, "day"))
 		}
 	}
-	fmt.Fprintf(&b, "\n### Sessions with interventions (%d of %d)\n\n", len(hit), len(rep.Sessions))
-	if len(hit) == 0 {
+
+	hit = hit[:min(m.sessions, len(hit))]
+	fmt.Fprintf(&b, "\n### Sessions with interventions (%s of %s)\n\n", count(hitCount), count(len(rep.Sessions)))
+	if hitCount == 0 {
 		b.WriteString("The guard did not intervene in any session.\n")
 	} else {
-		b.WriteString("| File | Session | Agent | Turns | Calls | Steered | Blocked | Deduped | Harmful | Tokens saved | Timeline |\n")
-		b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
-		for _, i := range hit {
-			ss := &rep.Sessions[i]
+		if len(hit) > 0 {
+			b.WriteString("| File | Session | Agent | Started | Turns | Calls | Steered | Blocked | Deduped | Harmful | Tokens saved | Timeline |\n")
+			b.WriteString("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+		}
+		for i := range hit {
+			ss := &hit[i]
 			tl := ss.Timeline
 			if len(tl) > 60 {
 				tl = "…" + tl[len(tl)-59:]
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %d | %d | %s | %s |\n",
-				mdCode(cutLeft(ss.File, 40)), mdCode(cutRight(ss.ID, 24)), mdText(ss.Agent), ss.Turns,
-				ss.Calls, ss.Steered, ss.Blocked, ss.Deduped, ss.Harmful, thousands(ss.TokensSaved), mdCode(tl))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+				mdCode(cutLeft(ss.File, 40)), mdCode(cutMiddle(ss.ID, 24)), mdText(cutMiddle(ss.Agent, 24)), startedText(ss.StartedAt), count(ss.Turns),
+				count(ss.Calls), count(ss.Steered), count(ss.Blocked), count(ss.Deduped), count(ss.Harmful), thousands(ss.TokensSaved), mdCode(tl))
+		}
+		if left := hitCount - len(hit); left > 0 {
+			fmt.Fprintf(&b, "\nThe %s where the guard saved most are shown; %s left out (`--top 0` lists all).\n", plural(len(hit), "session"), count(left))
 		}
 	}
 
@@ -101,31 +167,27 @@ func Markdown(w io.Writer, rep *analyze.Report, opt Options) error {
 		d       *analyze.Decision
 	}
 	var top []ref
-	for _, i := range hit {
-		for j := range rep.Sessions[i].Decisions {
-			if d := &rep.Sessions[i].Decisions[j]; d.Action != analyze.Allow {
+	for i := range hit {
+		for j := range hit[i].Decisions {
+			if d := &hit[i].Decisions[j]; d.Action != analyze.Allow {
 				top = append(top, ref{i, d})
 			}
 		}
 	}
-	if len(top) > 0 {
+	if len(top) > 0 && m.decisions > 0 {
 		// Most tokens saved first; ties keep the transcript order.
 		sort.SliceStable(top, func(a, b int) bool { return top[a].d.TokensSaved > top[b].d.TokensSaved })
-		limit := opt.MaxDecisions
-		if limit <= 0 {
-			limit = DefaultMarkdownDecisions
-		}
 		fmt.Fprintf(&b, "\n### Top decisions\n\n")
 		b.WriteString("| File | Line | Turn | Call | Tool | Action | Detector | Args | Tokens saved |\n")
 		b.WriteString("|---|---:|---:|---:|---|---|---|---|---:|\n")
-		for _, r := range top[:min(limit, len(top))] {
+		for _, r := range top[:min(m.decisions, len(top))] {
 			d := r.d
 			fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %s | %s | %s |\n",
-				mdCode(cutLeft(rep.Sessions[r.session].File, 40)), lineText(d.Line), d.Turn, d.Call,
-				mdCode(d.Tool), mdText(actionLabel(d)), mdText(d.Detector), mdCode(AbbreviateArgs(d.Args, 80)),
+				mdCode(cutLeft(hit[r.session].File, 40)), lineText(d.Line), d.Turn, d.Call,
+				mdCode(cutMiddle(d.Tool, 40)), mdText(actionLabel(d)), mdText(cutMiddle(d.Detector, 30)), mdCode(AbbreviateArgs(d.Args, 80)),
 				thousands(d.TokensSaved))
 		}
-		if more := len(top) - limit; more > 0 {
+		if more := len(top) - m.decisions; more > 0 {
 			fmt.Fprintf(&b, "\n…and %s.\n", plural(more, "more decision"))
 		}
 	}
@@ -134,20 +196,20 @@ func Markdown(w io.Writer, rep *analyze.Report, opt Options) error {
 		// The count is of every problem; a file with more than a report
 		// lists has one entry standing for the rest, as the last of its own.
 		total := max(s.Problems, len(rep.Problems))
-		fmt.Fprintf(&b, "\n### Problems (%d)\n\n", total)
-		for _, p := range rep.Problems[:min(markdownProblems, len(rep.Problems))] {
-			where := p.File
+		listed := min(m.problems, len(rep.Problems))
+		fmt.Fprintf(&b, "\n### Problems (%s)\n\n", count(total))
+		for _, p := range rep.Problems[:listed] {
+			where := cutLeft(p.File, 120)
 			if p.Line > 0 {
 				where += ":" + strconv.Itoa(p.Line)
 			}
 			fmt.Fprintf(&b, "- %s: %s\n", mdCode(where), mdText(AbbreviateArgs(p.Message, 300)))
 		}
-		if more := total - min(markdownProblems, len(rep.Problems)); more > 0 {
-			fmt.Fprintf(&b, "- …and %d more problems\n", more)
+		if more := total - listed; more > 0 {
+			fmt.Fprintf(&b, "- …and %s more problems\n", count(more))
 		}
 	}
-	_, err = io.WriteString(w, b.String())
-	return err
+	return b.String()
 }
 
 func lineText(line int) string {

@@ -514,9 +514,9 @@ func TestProblemCountsTheUnlisted(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ name, out, want string }{
-		{"table", table.String(), "Problems (2000)"},
-		{"markdown", md.String(), "### Problems (2000)"},
-		{"markdown", md.String(), "…and 1950 more problems"},
+		{"table", table.String(), "Problems (2,000)"},
+		{"markdown", md.String(), "### Problems (2,000)"},
+		{"markdown", md.String(), "…and 1,950 more problems"},
 	} {
 		if !strings.Contains(c.out, c.want) {
 			t.Errorf("%s: no %q in\n%s", c.name, c.want, c.out)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -24,9 +25,15 @@ func Table(w io.Writer, rep *analyze.Report, opt Options) error {
 	sanitizeForText(rep)
 	t := &textWriter{opt: opt, out: w}
 	t.summary(rep)
-	t.sessions(rep)
+	if opt.By == "day" {
+		t.byDay(byDay(rep.Sessions))
+	}
+	var left int
+	rep.Sessions, left = topSessions(rep.Sessions, opt.Top)
+	t.sessions(rep, left)
 	t.tools(rep)
 	t.decisions(rep)
+	t.notes(rep)
 	t.problems(rep.Problems, rep.Summary.Problems)
 	if t.err != nil {
 		return t.err
@@ -106,42 +113,70 @@ func (t *textWriter) summary(rep *analyze.Report) {
 		{"tokenizer", tok},
 		{"corpus", strings.Join([]string{plural(s.Files, "file"), plural(s.Sessions, "session"),
 			plural(s.Turns, "turn"), plural(s.Requests, "request"), plural(s.Calls, "call")}, ", ")},
-		{"guard", fmt.Sprintf("%d steered, %d blocked, %d deduped, %d halted",
-			s.Steered, s.Blocked, s.Deduped, s.Halted)},
+		{"guard", fmt.Sprintf("%s steered, %s blocked, %s deduped, %s halted",
+			count(s.Steered), count(s.Blocked), count(s.Deduped), count(s.Halted))},
 		// Precision covers observations; the stopped actions stand
 		// beside it, for the user to judge.
-		{"truth", fmt.Sprintf("%d redundant (%d stopped), %d harmful; precision %s, recall %s; %s",
-			s.Redundant, s.RedundantStopped, s.Harmful, percent(s.Precision), percent(s.Recall), plural(s.StoppedActions, "stopped action"))},
+		{"truth", fmt.Sprintf("%s redundant (%s stopped), %s harmful; precision %s, recall %s; %s",
+			count(s.Redundant), count(s.RedundantStopped), count(s.Harmful), percent(s.Precision), percent(s.Recall), plural(s.StoppedActions, "stopped action"))},
 		{"tokens saved", fmt.Sprintf("%s direct, %s with context; steers cost %s",
 			thousands(s.TokensSaved), thousands(s.ContextTokensSaved), thousands(s.SteerTokens))},
 	}
 	if s.Native > 0 {
 		rows = append(rows, [2]string{"native", plural(s.Native, "call") + " already acted on by the agent's own guard"})
 	}
-	rows = append(rows, [2]string{"problems", strconv.Itoa(s.Problems)})
+	rows = append(rows, [2]string{"problems", count(s.Problems)})
 	for _, r := range rows {
-		t.printf("%-13s %s\n", r[0], r[1])
+		t.printf("%-13s %s\n", r[0], wrapWords(r[1], t.opt.width()-14, strings.Repeat(" ", 14)))
 	}
 }
 
-func (t *textWriter) sessions(rep *analyze.Report) {
-	t.heading(fmt.Sprintf("Sessions (%d)", len(rep.Sessions)))
+func (t *textWriter) sessions(rep *analyze.Report, left int) {
+	if left > 0 {
+		t.heading(fmt.Sprintf("Sessions (top %s of %s: most tokens saved, then stops; %s left out, --top 0 shows all)",
+			count(len(rep.Sessions)), count(len(rep.Sessions)+left), count(left)))
+	} else {
+		t.heading(fmt.Sprintf("Sessions (%s)", count(len(rep.Sessions))))
+	}
 	if len(rep.Sessions) == 0 {
 		t.printf("none\n")
 		return
 	}
-	header := []string{"#", "File", "Session", "Agent", "Turns", "Calls", "Steered", "Blocked", "Deduped", "Harmful", "Saved"}
+	if !t.wideSessions(rep) {
+		t.compactSessions(rep)
+	}
+	legend := "  . allowed  r redundant  s steered  B blocked  D deduped  H halted  ! harmful  n native  | turn"
+	if len("Timelines")+len(legend) > t.opt.width() {
+		legend = "  . allowed  r redundant  s steered  B blocked  D deduped\n           H halted  ! harmful  n native  | turn"
+	}
+	t.printf("\n%s\n", paint(t.opt.Color, ansiBold, "Timelines")+legend)
+	numWidth := len(strconv.Itoa(len(rep.Sessions))) + 1
+	for i := range rep.Sessions {
+		prefix := fmt.Sprintf("%-*s  ", numWidth, "#"+strconv.Itoa(i+1))
+		t.printf("%s%s\n", prefix, t.timeline(rep.Sessions[i].Timeline, t.opt.width()-len(prefix)-1))
+		t.flushSome()
+	}
+}
+
+// wideSessions writes the sessions table with a column for each count,
+// if it fits the width with a file column of 16 or more; else it writes
+// nothing and returns false.
+func (t *textWriter) wideSessions(rep *analyze.Report) bool {
+	header := []string{"#", "File", "Session", "Agent", "Started", "Turns", "Calls", "Steered", "Blocked", "Deduped", "Harmful", "Saved"}
 	const fileCol = 1
 	rows := make([][]string, len(rep.Sessions))
 	for i := range rep.Sessions {
 		s := &rep.Sessions[i]
-		rows[i] = []string{strconv.Itoa(i + 1), "", cutRight(s.ID, 20), cutRight(s.Agent, 12),
-			strconv.Itoa(s.Turns), strconv.Itoa(s.Calls), strconv.Itoa(s.Steered),
-			strconv.Itoa(s.Blocked), strconv.Itoa(s.Deduped), strconv.Itoa(s.Harmful), thousands(s.TokensSaved)}
+		rows[i] = []string{strconv.Itoa(i + 1), "", cutMiddle(s.ID, 20), cutMiddle(s.Agent, 12), startedText(s.StartedAt),
+			count(s.Turns), count(s.Calls), count(s.Steered),
+			count(s.Blocked), count(s.Deduped), count(s.Harmful), thousands(s.TokensSaved)}
 	}
 	// File paths keep their end (the file name) in what the width leaves.
-	fileWidth := min(max(t.opt.width()-otherColumnsWidth(header, rows, fileCol), 16), 48)
-	tab := t.newTable([]tw.Align{tw.AlignRight, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft,
+	fileWidth := min(t.opt.width()-otherColumnsWidth(header, rows, fileCol), 48)
+	if fileWidth < 16 {
+		return false
+	}
+	tab := t.newTable([]tw.Align{tw.AlignRight, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft,
 		tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight})
 	tab.Header(header)
 	for i, row := range rows {
@@ -149,14 +184,147 @@ func (t *textWriter) sessions(rep *analyze.Report) {
 		t.append(tab, row)
 	}
 	t.render(tab)
+	return true
+}
 
-	t.printf("\n%s\n", paint(t.opt.Color, ansiBold, "Timelines")+
-		"  . allowed  r redundant  s steered  B blocked  D deduped  H halted  ! harmful  n native  | turn")
-	numWidth := len(strconv.Itoa(len(rep.Sessions))) + 1
+// compactSessions is the sessions table for narrow terminals (80 columns): the file's name
+// and the session id share one column, cut in the middle, and the stops
+// are one column (blocked, deduped and halted).
+func (t *textWriter) compactSessions(rep *analyze.Report) {
+	header := []string{"#", "Session", "Started", "Calls", "Steer", "Stop", "Harm", "Saved"}
+	const nameCol = 1
+	rows := make([][]string, len(rep.Sessions))
 	for i := range rep.Sessions {
-		prefix := fmt.Sprintf("%-*s  ", numWidth, "#"+strconv.Itoa(i+1))
-		t.printf("%s%s\n", prefix, t.timeline(rep.Sessions[i].Timeline, t.opt.width()-len(prefix)-1))
-		t.flushSome()
+		s := &rep.Sessions[i]
+		rows[i] = []string{strconv.Itoa(i + 1), "", shortStartedText(s.StartedAt), count(s.Calls), count(s.Steered),
+			count(stops(s)), count(s.Harmful), thousands(s.TokensSaved)}
+	}
+	nameWidth := max(t.opt.width()-otherColumnsWidth(header, rows, nameCol)-1, 12)
+	tab := t.newTable([]tw.Align{tw.AlignRight, tw.AlignLeft, tw.AlignLeft,
+		tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight})
+	tab.Header(header)
+	for i, row := range rows {
+		s := &rep.Sessions[i]
+		row[nameCol] = sessionCell(s, nameWidth)
+		t.append(tab, row)
+	}
+	t.render(tab)
+}
+
+// sessionCell is a session's file name and id in one cell of width runes
+// ("file.jsonl id"), or the file name alone when the id is the file's
+// name. The file name is cut first (in the middle, keeping its ending),
+// and the id only when it takes more than half the cell.
+func sessionCell(s *analyze.SessionResult, width int) string {
+	base := filepath.Base(s.File)
+	if s.ID == "" || strings.HasPrefix(base, s.ID) {
+		return cutMiddle(base, width)
+	}
+	id := s.ID
+	if utf8.RuneCountInString(base)+1+utf8.RuneCountInString(id) <= width {
+		return base + " " + id
+	}
+	id = cutMiddle(id, max(width/2, width-1-utf8.RuneCountInString(base)))
+	return cutMiddle(base, width-1-utf8.RuneCountInString(id)) + " " + id
+}
+
+// startedText shows a session's start to the minute, "-" when unknown.
+func startedText(rfc string) string {
+	if len(rfc) < 16 {
+		return "-"
+	}
+	return rfc[:10] + " " + rfc[11:16]
+}
+
+// shortActionLabel is actionLabel for narrow tables: the truth's notes as
+// the timeline's marks ("block (!,r)": harmful, redundant; a a stopped
+// action, n native).
+func shortActionLabel(d *analyze.Decision) string {
+	var notes []string
+	if d.Harmful {
+		notes = append(notes, "!")
+	}
+	if d.Redundant {
+		notes = append(notes, "r")
+	}
+	if d.StoppedAction {
+		notes = append(notes, "a")
+	}
+	if d.Native != "" {
+		notes = append(notes, "n")
+	}
+	if len(notes) == 0 {
+		return d.Action.String()
+	}
+	return d.Action.String() + " (" + strings.Join(notes, ",") + ")"
+}
+
+// wrapWords breaks s at spaces into lines of at most width runes (a word
+// longer than that stands alone), the lines after the first indented.
+func wrapWords(s string, width int, indent string) string {
+	if width < 20 || utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	var b strings.Builder
+	line := 0
+	for i, w := range strings.Fields(s) {
+		n := utf8.RuneCountInString(w)
+		switch {
+		case i == 0:
+		case line+1+n > width:
+			b.WriteString("\n" + indent)
+			line = 0
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(w)
+		line += n
+	}
+	return b.String()
+}
+
+// shortStartedText is startedText without the year ("11-02 07:15"), for
+// the compact layout.
+func shortStartedText(rfc string) string {
+	if len(rfc) < 16 {
+		return "-"
+	}
+	return rfc[5:10] + " " + rfc[11:16]
+}
+
+// count writes a count with thousands separators.
+func count(n int) string { return thousands(int64(n)) }
+
+// byDay writes the --by day view.
+func (t *textWriter) byDay(rows []DayRow) {
+	t.heading("By day (UTC, by the day a session started)")
+	tab := t.newTable([]tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight})
+	tab.Header("Day", "Sessions", "Calls", "Steered", "Stops", "Harmful", "Saved")
+	for _, r := range rows {
+		t.append(tab, r.Day, count(r.Sessions), count(r.Calls), count(r.Steered), count(r.Stops), count(r.Harmful), thousands(r.TokensSaved))
+	}
+	t.render(tab)
+}
+
+// notes lists the readers' notes of the sessions shown (items a format
+// holds that were not replayed, such as Codex web_search_call items).
+func (t *textWriter) notes(rep *analyze.Report) {
+	t.sessionNotes(len(rep.Sessions), func(i int) []string { return rep.Sessions[i].Notes })
+}
+
+// sessionNotes lists the notes of n sessions, each after its number,
+// under a heading of their own (none without notes).
+func (t *textWriter) sessionNotes(n int, notes func(i int) []string) {
+	first := true
+	for i := range n {
+		for _, note := range notes(i) {
+			if first {
+				t.heading("Notes")
+				first = false
+			}
+			t.printf("%s\n", Sanitize(AbbreviateArgs(fmt.Sprintf("#%d %s", i+1, note), max(t.opt.width(), 40))))
+		}
 	}
 }
 
@@ -185,7 +353,7 @@ func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return count(n) + " " + noun + "s"
 }
 
 func (t *textWriter) colorMarks(tl string) string {
@@ -200,17 +368,23 @@ func (t *textWriter) colorMarks(tl string) string {
 }
 
 func (t *textWriter) tools(rep *analyze.Report) {
-	t.heading(fmt.Sprintf("Tools (%d)", len(rep.Tools)))
+	t.heading(fmt.Sprintf("Tools (%s)", count(len(rep.Tools))))
 	if len(rep.Tools) == 0 {
 		t.printf("none\n")
 		return
 	}
 	tab := t.newTable([]tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight,
 		tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight})
-	tab.Header("Tool", "Class", "Calls", "Redundant", "Steered", "Blocked", "Deduped", "Harmful", "Tokens saved")
+	toolWidth, classWidth := 28, 12
+	if t.opt.width() < compactWidth {
+		tab.Header("Tool", "Class", "Calls", "Redund", "Steer", "Block", "Dedup", "Harm", "Saved")
+		toolWidth, classWidth = 18, 8
+	} else {
+		tab.Header("Tool", "Class", "Calls", "Redundant", "Steered", "Blocked", "Deduped", "Harmful", "Tokens saved")
+	}
 	for _, ts := range rep.Tools {
-		t.append(tab, cutRight(ts.Tool, 28), ts.Class, ts.Calls, ts.Redundant, ts.Steered,
-			ts.Blocked, ts.Deduped, ts.Harmful, thousands(ts.TokensSaved))
+		t.append(tab, cutMiddle(ts.Tool, toolWidth), cutMiddle(ts.Class, classWidth), count(ts.Calls), count(ts.Redundant), count(ts.Steered),
+			count(ts.Blocked), count(ts.Deduped), count(ts.Harmful), thousands(ts.TokensSaved))
 	}
 	t.render(tab)
 }
@@ -219,12 +393,19 @@ func (t *textWriter) decisions(rep *analyze.Report) {
 	// Short headers leave the width to the arguments.
 	header := []string{"Turn", "Call", "Line", "Tool", "Action", "Detector", "N", "Args", "Saved"}
 	const argsCol = 7
+	toolWidth, detectorWidth, minArgs := 20, 20, 20
+	label := actionLabel
+	compact := t.opt.width() < compactWidth
+	if compact {
+		toolWidth, detectorWidth, minArgs = 12, 8, 8
+		label = shortActionLabel
+	}
 	for i := range rep.Sessions {
 		s := &rep.Sessions[i]
 		if len(s.Decisions) == 0 {
 			continue
 		}
-		t.heading(fmt.Sprintf("Decisions #%d %s %s (%d)", i+1, s.File, s.ID, len(s.Decisions)))
+		t.heading(cutLeft(fmt.Sprintf("Decisions #%d %s %s (%s)", i+1, s.File, s.ID, count(len(s.Decisions))), t.opt.width()))
 		shown := s.Decisions
 		if t.opt.MaxDecisions > 0 && len(shown) > t.opt.MaxDecisions {
 			shown = shown[:t.opt.MaxDecisions]
@@ -233,11 +414,11 @@ func (t *textWriter) decisions(rep *analyze.Report) {
 		for j := range shown {
 			d := &shown[j]
 			rows[j] = []string{strconv.Itoa(d.Turn), strconv.Itoa(d.Call), lineText(d.Line),
-				cutRight(d.Tool, 20), actionLabel(d), orDash(d.Detector), countText(d.Count), "",
+				cutMiddle(d.Tool, toolWidth), label(d), cutMiddle(orDash(d.Detector), detectorWidth), countText(d.Count), "",
 				thousands(d.TokensSaved)}
 		}
 		// Args get what the other columns leave of the width.
-		argsWidth := max(t.opt.width()-otherColumnsWidth(header, rows, argsCol), 20)
+		argsWidth := max(t.opt.width()-otherColumnsWidth(header, rows, argsCol), minArgs)
 		tab := t.newTable([]tw.Align{tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft,
 			tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignLeft, tw.AlignRight})
 		tab.Header(header)
@@ -306,7 +487,7 @@ func (t *textWriter) problems(ps []analyze.Problem, total int) {
 	if len(ps) == 0 {
 		return
 	}
-	t.heading(fmt.Sprintf("Problems (%d)", max(total, len(ps))))
+	t.heading(fmt.Sprintf("Problems (%s)", count(max(total, len(ps)))))
 	for _, p := range ps {
 		// A problem line starts with a file name: it must not start a
 		// workflow command.
