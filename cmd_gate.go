@@ -208,13 +208,13 @@ func writeGateSummary(w io.Writer, res *analyze.GateResult, opt report.Options) 
 			fmt.Fprintf(w, "      snapshot written: %s\n", cr.Case.Snapshot)
 		}
 		if cr.SnapshotMissing {
-			fmt.Fprintf(w, "      note: no snapshot yet (%s): checked on its expectations only; run loopgate gate --update to record it\n", cr.Case.Snapshot)
+			fmt.Fprintf(w, "      note: no snapshot yet (%s): checked on its expectations only; run %s to record it\n", cr.Case.Snapshot, report.GateUpdateCommand(res.File))
 		}
 	}
 	failed := res.Failed()
 	fmt.Fprintf(w, "%d case(s): %d passed, %d failed\n", len(res.Cases), len(res.Cases)-failed, failed)
 	if n := res.SnapshotsMissing(); n > 0 {
-		fmt.Fprintf(w, "note: %d case(s) have no snapshot yet; run loopgate gate --update and commit the snapshots to pin every decision\n", n)
+		fmt.Fprintf(w, "note: %d case(s) have no snapshot yet; run %s and commit the snapshots to pin every decision\n", n, report.GateUpdateCommand(res.File))
 	}
 }
 

@@ -709,10 +709,7 @@ func replayCommand() *cli.Command {
 				jl = report.NewJSONL(out, opt)
 				ropt.DropSessions = true
 				// The lines of each file go out when it is done.
-				ropt.Progress = func(done, total int, bytes int64) {
-					_ = jl.Flush()
-					prog.update(done, total, bytes)
-				}
+				ropt.FileEmitted = func() { _ = jl.Flush() }
 			} else {
 				// The report's sessions wait on disk, not in memory, for
 				// the report to be written (analyze/spill.go).

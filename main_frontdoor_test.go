@@ -195,3 +195,36 @@ func TestHonestExits(t *testing.T) {
 		}
 	}
 }
+
+// TestCIDocGateSetupRuns: docs/ci.md's gate file, put where its workflow's
+// command looks for it, must be a gate that runs (exit 0 or 1, not 2): its
+// transcript paths were relative to the wrong folder.
+func TestCIDocGateSetupRuns(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("docs", "ci.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, _ := strings.Cut(string(doc), "## The gate file")
+	_, block, ok := strings.Cut(after, "```yaml\n")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok || !strings.Contains(block, "cases:") {
+		t.Fatalf("no gate file example in docs/ci.md")
+	}
+	const command = "loopgate gate golden/loopgate.gate.yaml"
+	if !strings.Contains(string(doc), command) {
+		t.Fatalf("docs/ci.md no longer runs %q", command)
+	}
+	root := t.TempDir()
+	copyFixture(t, filepath.Join("fixtures", "golden", "loops", "read-loop.jsonl"), filepath.Join(root, "golden", "loops", "read-loop.jsonl"))
+	for _, f := range []string{"refactor.jsonl", "research.jsonl"} {
+		copyFixture(t, filepath.Join("fixtures", "golden", "healthy", f), filepath.Join(root, "golden", "healthy", f))
+	}
+	if err := os.WriteFile(filepath.Join(root, "golden", "loopgate.gate.yaml"), []byte(block), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	out, stderr, code := loopgate(t, strings.Fields(command)[1:]...)
+	if code == exitUsage || strings.Contains(stderr, "matches no file") {
+		t.Errorf("the documented setup does not run: exit %d\n%s%s", code, out, stderr)
+	}
+}

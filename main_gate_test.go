@@ -282,7 +282,7 @@ func TestGateUpdate(t *testing.T) {
 	// No snapshot yet: the case passes on its expectations, with a note.
 	out, stderr, code := gate(t, file)
 	if code != exitOK || !strings.Contains(out, "PASS  read loop") ||
-		!strings.Contains(out, "note: no snapshot yet ("+filepath.Join(dir, "snapshots", "read-loop.golden")+"): checked on its expectations only; run loopgate gate --update to record it") ||
+		!strings.Contains(out, "note: no snapshot yet ("+filepath.Join(dir, "snapshots", "read-loop.golden")+"): checked on its expectations only; run loopgate gate --update "+file+" to record it") ||
 		!strings.Contains(out, "note: 1 case(s) have no snapshot yet") {
 		t.Errorf("no snapshot yet: exit %d, want 0 with a note\n%s%s", code, out, stderr)
 	}
@@ -355,7 +355,7 @@ func TestGateExitCodes(t *testing.T) {
 		{name: "snapshot drift", args: []string{"fixtures/gate/drifting.gate.yaml"}, code: exitFindings,
 			out: []string{"FAIL  search loop drift", `snapshot: ~ ../golden/loops/search-loop.jsonl [telegram:searchloop] call 4 grep {"pattern": "schedule =", "path": "src/jobs"}: action steer -> block  (fixtures/gate/drifting.gate.yaml:7)`}},
 		{name: "new case without a snapshot", setup: func() { writeGate("nanobot") }, args: []string{tmpGate}, code: exitOK,
-			out: []string{"PASS  search", "note: no snapshot yet", "run loopgate gate --update to record it"}},
+			out: []string{"PASS  search", "note: no snapshot yet", "run loopgate gate --update " + tmpGate + " to record it"}},
 		{name: "--update", args: []string{tmpGate, "--update"}, code: exitOK,
 			out: []string{"PASS  search", "snapshot written: " + filepath.Join(dir, "snapshots", "search.golden")}},
 		{name: "pass after --update", args: []string{tmpGate}, code: exitOK, out: []string{"PASS  search", "1 case(s): 1 passed, 0 failed"}},

@@ -24,9 +24,17 @@ type Options struct {
 	// and every session before it are done (deterministic order), so that
 	// jsonl output streams.
 	OnSession func(*SessionResult)
-	// Progress, when set, is called after each file with the files done,
-	// the total, and the bytes read so far.
+	// Progress, when set, is called as each file is read and replayed,
+	// with the files done, the total, and the bytes of the files done. It
+	// counts files as they finish, which is not the files' order (the
+	// largest of a run are read first): counted in order, a corpus whose
+	// first file was small showed 0 files done for most of the run. It is
+	// called from the reading goroutines, one call at a time.
 	Progress func(done, total int, bytes int64)
+	// FileEmitted, when set, is called on the caller's goroutine once each
+	// file's sessions have all gone to OnSession, in the files' order
+	// (jsonl writes out what it holds then).
+	FileEmitted func()
 	// DropSessions leaves sessions out of the report once they were passed
 	// to OnSession (bounded memory for jsonl).
 	DropSessions bool
@@ -304,8 +312,11 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 	runners := sync.Pool{New: func() any {
 		return &sessionRunner{tc: NewTokenCache(counter), caches: make([]*ruleCache, len(cfgs))}
 	}}
-	var bytesRead int64
-	done := 0
+	var (
+		progressMu sync.Mutex
+		bytesRead  int64
+		done       int
+	)
 	// A file's results under many configurations are as many times
 	// larger: fewer files are let ahead of the emitter.
 	ahead := max(filesAhead/len(cfgs), 16)
@@ -373,6 +384,13 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		<-replayed
 		gf.done() // with what the file still holds (bytes after its last session)
 		r.problems.Close(files[i])
+		progressMu.Lock()
+		done++
+		bytesRead += r.bytes
+		if opt.Progress != nil {
+			opt.Progress(done, len(files), bytesRead)
+		}
+		progressMu.Unlock()
 	}, func(i int, s *SessionResult) {
 		if opt.OnSession != nil {
 			opt.OnSession(s)
@@ -393,10 +411,8 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		}
 		facts.merge(r.facts)
 		facts.Problems += r.problems.Count()
-		done++
-		bytesRead += r.bytes
-		if opt.Progress != nil {
-			opt.Progress(done, len(files), bytesRead)
+		if opt.FileEmitted != nil {
+			opt.FileEmitted()
 		}
 	})
 	reports := make([]*Report, len(cfgs))

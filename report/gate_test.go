@@ -725,7 +725,7 @@ func TestGateSnapshotMissingNotes(t *testing.T) {
 	if err := GateGitHub(&gh, res, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	want := "::notice file=ci/loopgate.gate.yaml,line=7,title=loopgate gate%3A no snapshot for read loop::case \"read loop\" has no snapshot yet (ci/snapshots/read-loop.golden): it was checked on its expectations only. Run loopgate gate --update and commit the snapshot to pin every decision.\n"
+	want := "::notice file=ci/loopgate.gate.yaml,line=7,title=loopgate gate%3A no snapshot for read loop::case \"read loop\" has no snapshot yet (ci/snapshots/read-loop.golden): it was checked on its expectations only. Run loopgate gate --update ci/loopgate.gate.yaml and commit the snapshot to pin every decision.\n"
 	if gh.String() != want {
 		t.Errorf("github\n got  %s want %s", gh.String(), want)
 	}

@@ -78,7 +78,7 @@ func GateGitHub(w io.Writer, res *analyze.GateResult, opt Options) error {
 		}
 		notices++
 		if _, err := fmt.Fprintf(w, "::notice file=%s,line=%d,title=%s::%s\n", escapeProperty(ArtifactURI(res.File)), max(cr.Case.Line, 1),
-			escapeProperty("loopgate gate: no snapshot for "+gateText(cr.Case.Name, opt)), escapeData(snapshotNote(cr))); err != nil {
+			escapeProperty("loopgate gate: no snapshot for "+gateText(cr.Case.Name, opt)), escapeData(snapshotNote(res.File, cr))); err != nil {
 			return err
 		}
 	}
@@ -86,9 +86,30 @@ func GateGitHub(w io.Writer, res *analyze.GateResult, opt Options) error {
 }
 
 // snapshotNote words the note for a case with no snapshot yet.
-func snapshotNote(cr *analyze.CaseResult) string {
-	return fmt.Sprintf("case %q has no snapshot yet (%s): it was checked on its expectations only. Run loopgate gate --update and commit the snapshot to pin every decision.",
-		cr.Case.Name, ArtifactURI(cr.Case.Snapshot))
+func snapshotNote(file string, cr *analyze.CaseResult) string {
+	return fmt.Sprintf("case %q has no snapshot yet (%s): it was checked on its expectations only. Run %s and commit the snapshot to pin every decision.",
+		cr.Case.Name, ArtifactURI(cr.Case.Snapshot), GateUpdateCommand(file))
+}
+
+// GateUpdateCommand is the command that records the snapshots of the gate
+// file: the hint names the file, which a gate run from another folder (or
+// a file not named loopgate.gate.yaml) needs.
+func GateUpdateCommand(file string) string {
+	if file == "" || file == analyze.DefaultGateFile {
+		return "loopgate gate --update"
+	}
+	return "loopgate gate --update " + shellWord(file)
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but letters,
+// digits and ./_-+:@%,
+func shellWord(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("./_-+:@%,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // GateErrorGitHub annotates an error that stopped the gate (exit 2): at
@@ -160,7 +181,7 @@ func GateMarkdown(w io.Writer, res *analyze.GateResult, opt Options) error {
 		}
 	}
 	if n := res.SnapshotsMissing(); n > 0 {
-		fmt.Fprintf(&b, "\n### Cases with no snapshot yet\n\nChecked on their expectations only; run `loopgate gate --update` and commit the snapshots to pin every decision.\n\n")
+		fmt.Fprintf(&b, "\n### Cases with no snapshot yet\n\nChecked on their expectations only; run `%s` and commit the snapshots to pin every decision.\n\n", GateUpdateCommand(res.File))
 		for i := range res.Cases {
 			if cr := &res.Cases[i]; cr.SnapshotMissing {
 				fmt.Fprintf(&b, "- **%s**: `%s`\n", mdCell(gateText(cr.Case.Name, opt)), ArtifactURI(cr.Case.Snapshot))

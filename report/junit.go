@@ -77,7 +77,7 @@ func GateJUnit(w io.Writer, res *analyze.GateResult, opt Options) error {
 				analyze.FormatNumber(s.Precision), s.StoppedActions, analyze.FormatNumber(s.Recall)),
 		}
 		if cr.SnapshotMissing {
-			tc.SystemOut += "; " + snapshotNote(cr)
+			tc.SystemOut += "; " + snapshotNote(res.File, cr)
 		}
 		if len(cr.Case.Files) == 1 {
 			tc.File = ArtifactURI(cr.Case.Files[0])
