@@ -264,16 +264,6 @@ func ParseGate(data []byte, path string) (*Gate, error) {
 	return l.gate(resolveAlias(doc.Content[0]))
 }
 
-// yamlParserErrors are the messages of yaml.v3's parser (as opposed to
-// its scanner): it numbers their lines from 0, and leaves line 0 out.
-var yamlParserErrors = []string{
-	"did not find expected <stream-start>", "did not find expected <document start>",
-	"found undefined tag handle", "did not find expected node content",
-	"did not find expected '-' indicator", "did not find expected key",
-	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
-	"found duplicate %YAML directive", "found incompatible YAML document", "found duplicate %TAG directive",
-}
-
 // gateYAMLError turns yaml.v3's "yaml: line N: msg" into "file:N: msg",
 // with N counted from 1 whatever part of yaml.v3 found the error, and
 // found in the text when yaml.v3 gives none (an unknown anchor, a control
@@ -289,7 +279,7 @@ func gateYAMLError(path string, data []byte, err error) error {
 		}
 	}
 	switch {
-	case containsString(yamlParserErrors, msg):
+	case containsString(rules.YAMLParserErrors, msg):
 		line++
 	case line > 0:
 	case strings.HasPrefix(msg, "unknown anchor '"):

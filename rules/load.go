@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,22 +130,40 @@ func findKey(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// yamlError turns yaml.v3's "yaml: line N: msg" into "source:N: msg".
+// YAMLParserErrors are the messages of yaml.v3's parser (as opposed to
+// its scanner): it numbers their lines from 0, and leaves line 0 out
+// (yaml.v3 decode.go, parser.fail: "line = p.parser.context_mark.line",
+// plus one only "if p.parser.error == yaml_SCANNER_ERROR"), so a rules or
+// gate file's error pointed one line too early.
+var YAMLParserErrors = []string{
+	"did not find expected <stream-start>", "did not find expected <document start>",
+	"found undefined tag handle", "did not find expected node content",
+	"did not find expected '-' indicator", "did not find expected key",
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"found duplicate %YAML directive", "found incompatible YAML document", "found duplicate %TAG directive",
+}
+
+// yamlError turns yaml.v3's "yaml: line N: msg" into "source:N: msg",
+// with N counted from 1 whichever part of yaml.v3 found the error.
 func yamlError(source string, data []byte, err error) error {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "yaml: ")
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
 		if i := strings.Index(rest, ":"); i > 0 {
-			if line, e := strconv.Atoi(rest[:i]); e == nil {
-				hint := ""
-				if lines := strings.Split(string(data), "\n"); line >= 1 && line <= len(lines) && strings.HasPrefix(strings.TrimLeft(lines[line-1], " "), "\t") {
-					hint = " (YAML is indented with spaces, not tabs)"
-				}
-				return fmt.Errorf("%s:%d: the file is not valid YAML: %s%s", source, line, strings.TrimSpace(rest[i+1:]), hint)
+			if n, e := strconv.Atoi(rest[:i]); e == nil {
+				line, msg = n, strings.TrimSpace(rest[i+1:])
 			}
 		}
 	}
-	return fmt.Errorf("%s:1: the file is not valid YAML: %s", source, msg)
+	if slices.Contains(YAMLParserErrors, msg) {
+		line++
+	}
+	line = max(line, 1)
+	hint := ""
+	if lines := strings.Split(string(data), "\n"); line <= len(lines) && strings.HasPrefix(strings.TrimLeft(lines[line-1], " "), "\t") {
+		hint = " (YAML is indented with spaces, not tabs)"
+	}
+	return fmt.Errorf("%s:%d: the file is not valid YAML: %s%s", source, line, msg, hint)
 }
 
 // decoder walks a yaml.Node tree into the rules structs by their yaml
