@@ -253,7 +253,44 @@ func (v *validator) tool(sel string, t *Tool) error {
 	if t.SteerAt != nil && t.BlockAt != nil && *t.SteerAt > 0 && *t.BlockAt > 0 && *t.SteerAt >= *t.BlockAt {
 		return v.fail(at+".steer_at", "%s.steer_at (%d) must be below block_at (%d), or a steer would never happen", at, *t.SteerAt, *t.BlockAt)
 	}
+	// The shorthand sets the repeat and consecutive detectors' thresholds
+	// only: with both off it changed nothing, and a sweep of it gave the
+	// same row for every value.
+	if (t.SteerAt != nil || t.BlockAt != nil) && !v.r.Detectors.enabled("repeat") && !v.r.Detectors.enabled("consecutive") {
+		field := "block_at"
+		if t.BlockAt == nil {
+			field = "steer_at"
+		}
+		var could []string
+		for _, det := range []string{"failure", "no_progress", "tool_failure"} {
+			if v.r.Detectors.enabled(det) {
+				could = append(could, at+"."+det+"."+field)
+			}
+		}
+		hint := "enable detectors.repeat or detectors.consecutive"
+		if len(could) > 0 {
+			hint += ", or set a threshold of a detector these rules enable: " + strings.Join(could, ", ")
+		}
+		return v.fail(at+"."+field, "%s.%s is a shorthand for the repeat and consecutive detectors, and these rules enable neither: it would change nothing (%s)", at, field, hint)
+	}
 	return nil
+}
+
+// enabled reports whether the rules turn the named detector on.
+func (d *Detectors) enabled(name string) bool {
+	switch name {
+	case "repeat":
+		return d.Repeat != nil && d.Repeat.Enabled
+	case "consecutive":
+		return d.Consecutive != nil && d.Consecutive.Enabled
+	case "failure":
+		return d.Failure != nil && d.Failure.Enabled
+	case "no_progress":
+		return d.NoProgress != nil && d.NoProgress.Enabled
+	case "tool_failure":
+		return d.ToolFailure != nil && d.ToolFailure.Enabled
+	}
+	return false
 }
 
 // overrides lists a tool entry's per-detector overrides by detector name.
