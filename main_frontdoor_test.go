@@ -228,3 +228,86 @@ func TestCIDocGateSetupRuns(t *testing.T) {
 		t.Errorf("the documented setup does not run: exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// TestSessionNotesReachReports: a reader's notes (Codex web_search_call
+// items, which no guard replays) are in replay's JSON and JSONL and in the
+// table, not only in inspect.
+func TestSessionNotesReachReports(t *testing.T) {
+	file := filepath.Join("fixtures", "ingest", "codex", "2026", "02", "03", "rollout-2026-02-03T10-00-00-0a0a0a0a-0000-4000-8000-00000000abcd.jsonl")
+	for _, format := range []string{"json", "jsonl", "table", "markdown"} {
+		out, stderr, code := loopgate(t, "replay", "--format", format, "--tokenizer", "chars4", file)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", format, code, stderr)
+		}
+		if format == "markdown" {
+			continue // a pull-request comment keeps to the guard's findings
+		}
+		if !strings.Contains(out, "web_search_call item(s) not replayed") {
+			t.Errorf("%s: the web_search_call note is missing:\n%s", format, out)
+		}
+	}
+}
+
+// TestTimesAndFilters: sessions carry started_at and ended_at, and
+// --since, --until, --session and --tool choose among them.
+func TestTimesAndFilters(t *testing.T) {
+	dir := filepath.Join("fixtures", "ingest", "codex", "2026")
+	sessions := func(args ...string) []string {
+		t.Helper()
+		out, stderr, code := loopgate(t, append([]string{"replay", "--format", "json", "--tokenizer", "chars4", "--allow-empty", dir}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var rep struct {
+			Sessions []struct {
+				ID        string `json:"id"`
+				StartedAt string `json:"started_at"`
+				EndedAt   string `json:"ended_at"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, s := range rep.Sessions {
+			if s.StartedAt == "" || s.EndedAt == "" || s.EndedAt < s.StartedAt {
+				t.Errorf("session %s: started_at %q, ended_at %q", s.ID, s.StartedAt, s.EndedAt)
+			}
+			ids = append(ids, s.ID+"@"+s.StartedAt[:10])
+		}
+		return ids
+	}
+	all := sessions()
+	if len(all) < 3 {
+		t.Fatalf("the codex fixtures hold %d sessions, want 3 or more: %v", len(all), all)
+	}
+	for _, c := range []struct {
+		args []string
+		keep func(id string) bool
+	}{
+		{[]string{"--since", "2026-02-04"}, func(id string) bool { return strings.HasSuffix(id, "2026-02-04") }},
+		{[]string{"--until", "2026-02-03"}, func(id string) bool { return strings.HasSuffix(id, "2026-02-03") }},
+		{[]string{"--since", "2026-02-04T00:00:00Z", "--until", "2026-02-04T23:59:59Z"}, func(id string) bool { return strings.HasSuffix(id, "2026-02-04") }},
+		{[]string{"--since", "100000d"}, func(string) bool { return true }},
+		{[]string{"--since", "1h"}, func(string) bool { return false }},
+		{[]string{"--session", strings.Split(all[0], "@")[0][:8]}, func(id string) bool { return strings.HasPrefix(id, strings.Split(all[0], "@")[0][:8]) }},
+	} {
+		got := sessions(c.args...)
+		var want []string
+		for _, id := range all {
+			if c.keep(id) {
+				want = append(want, id)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%v: sessions %v, want %v", c.args, got, want)
+		}
+	}
+	// --tool keeps the sessions that call the tool.
+	if got := sessions("--tool", "no_such_tool"); len(got) != 0 {
+		t.Errorf("--tool no_such_tool kept %v", got)
+	}
+	if got := sessions("--tool", "exec_command"); len(got) == 0 {
+		t.Errorf("--tool exec_command kept nothing")
+	}
+}

@@ -1,6 +1,9 @@
 package ingest
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // forcedProblemsHeld bounds the problems held back while a forced format
 // has found no session in a file (forcedSink).
@@ -17,7 +20,9 @@ type forcedSink struct {
 	format  string
 	found   bool
 	held    []Problem
-	dropped int // problems past forcedProblemsHeld, counted only
+	dropped int        // problems past forcedProblemsHeld, counted only
+	syntax  int        // problems passed on at once (isSyntaxProblem)
+	empty   []*Session // sessions without a turn, held as the problems are
 }
 
 func newForcedSink(out *Sink, format string) (*forcedSink, *Sink) {
@@ -25,8 +30,15 @@ func newForcedSink(out *Sink, format string) (*forcedSink, *Sink) {
 	return f, &Sink{File: out.File, OnSession: f.session, OnProblem: f.problem}
 }
 
+// session passes s on once the format has read a session with a turn: a
+// format reading another's file can make sessions of nothing (nanobot
+// reads any JSONL as messages, and skips every line).
 func (f *forcedSink) session(s *Session) {
 	if !f.found {
+		if len(s.Turns) == 0 {
+			f.empty = append(f.empty, s)
+			return
+		}
 		f.found = true
 		f.flush()
 	}
@@ -34,7 +46,10 @@ func (f *forcedSink) session(s *Session) {
 }
 
 func (f *forcedSink) problem(p Problem) {
-	if f.found {
+	// A line that is not JSON is wrong whatever the format: it is told
+	// at once, and it is no sign that the format cannot read the file.
+	if f.found || isSyntaxProblem(p.Message) {
+		f.syntax++
 		f.out.Problemf(p.Line, "%s", p.Message)
 		return
 	}
@@ -43,6 +58,17 @@ func (f *forcedSink) problem(p Problem) {
 	} else {
 		f.dropped++
 	}
+}
+
+// isSyntaxProblem tells a problem of the file's bytes (a line that is not
+// JSON, invalid UTF-8, a cut) from one of a format's reading.
+func isSyntaxProblem(msg string) bool {
+	for _, prefix := range []string{"line is not valid JSON", "last line is cut short", "file could not be read", "file is not valid JSON", badUTF8Message} {
+		if strings.HasPrefix(msg, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // flush passes the held problems on, once the format proved it reads the
@@ -54,7 +80,10 @@ func (f *forcedSink) flush() {
 	if f.dropped > 0 {
 		f.out.Problemf(0, "%d more problem(s) before the first session", f.dropped)
 	}
-	f.held, f.dropped = nil, 0
+	for _, s := range f.empty {
+		f.out.Session(s)
+	}
+	f.held, f.dropped, f.empty = nil, 0, nil
 }
 
 // finish ends the file: without a session, one problem stands for all.
@@ -64,12 +93,18 @@ func (f *forcedSink) finish() {
 	}
 	n := len(f.held) + f.dropped
 	if n == 0 {
-		f.out.Problemf(0, "--input-format %s found no session in this file", f.format)
+		if f.syntax == 0 {
+			f.out.Problemf(0, "--input-format %s found no session in this file", f.format)
+		}
 		return
 	}
 	first := f.held[0]
-	f.out.Problemf(first.Line, "--input-format %s cannot read this file: no session, %s (the first, line %d: %s)",
-		f.format, plural(n, "problem"), first.Line, first.Message)
+	where := ""
+	if first.Line > 0 {
+		where = fmt.Sprintf(", line %d", first.Line)
+	}
+	f.out.Problemf(first.Line, "--input-format %s cannot read this file: no session, %s (the first%s: %s)",
+		f.format, plural(n, "problem"), where, first.Message)
 }
 
 func plural(n int, noun string) string {
