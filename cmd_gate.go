@@ -38,7 +38,8 @@ func gateCommand() *cli.Command {
 			&cli.BoolFlag{Name: "sarif-decisions", Usage: "with --sarif, also report every blocked and harmful decision"},
 			&cli.BoolFlag{Name: "github", Usage: "print GitHub Actions annotations, and append a summary to $GITHUB_STEP_SUMMARY when it is set"},
 		},
-		Action: runGate,
+		Action:      runGate,
+		Subcommands: []*cli.Command{gateInitCommand()},
 	}
 }
 

@@ -305,7 +305,7 @@ func replayReportOptions(c *cli.Context, opt *report.Options) error {
 // never (any other value silently meant never).
 func checkProgress(c *cli.Context) error {
 	switch v := c.String("progress"); v {
-	case "auto", "always", "never":
+	case "auto", "always", "never", "": // "": a command without the flag
 		return nil
 	default:
 		return usageError("--progress must be auto, always or never, not %q", v)

@@ -311,3 +311,118 @@ func TestTimesAndFilters(t *testing.T) {
 		t.Errorf("--tool exec_command kept nothing")
 	}
 }
+
+// TestExplain: every decision names the call it counted against, and
+// explain prints that chain: each earlier call with the same guard key,
+// its line, what the guard did and the first line of its result.
+func TestExplain(t *testing.T) {
+	loop := filepath.Join("fixtures", "golden", "loops", "read-loop.jsonl")
+	out, _, code := loopgate(t, "replay", "--preset", "nanobot", "--format", "json", loop)
+	if code != exitOK {
+		t.Fatalf("replay exit %d", code)
+	}
+	var rep struct {
+		Sessions []struct {
+			Decisions []struct {
+				Call, Line, Repeats int
+				RepeatsLine         int `json:"repeats_line"`
+				Action              string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]int{}
+	for _, d := range rep.Sessions[0].Decisions {
+		lines[d.Call] = d.Line
+	}
+	for _, d := range rep.Sessions[0].Decisions {
+		// The fixture reads one file six times: each call counts against
+		// the one before it.
+		if d.Repeats != d.Call-1 || (lines[d.Repeats] != 0 && d.RepeatsLine != lines[d.Repeats]) || d.RepeatsLine == 0 {
+			t.Errorf("call %d: repeats %d (line %d), want call %d", d.Call, d.Repeats, d.RepeatsLine, d.Call-1)
+		}
+	}
+
+	out, stderr, code := loopgate(t, "explain", "--preset", "nanobot", "--call", "4", loop)
+	if code != exitOK {
+		t.Fatalf("explain exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"call 4 (turn 1, line 9): read_file", "-> block", "by the repeat detector at count 4",
+		"counted against call 3 (line 7)", "INFO scheduler starting"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+	// The chain: calls 1-4, each marked counted, with its line and action.
+	chain := 0
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 5 && f[0] == "*" {
+			chain++
+			if f[1] != fmt.Sprint(chain) {
+				t.Errorf("chain link %d is call %s", chain, f[1])
+			}
+		}
+	}
+	if chain != 4 {
+		t.Errorf("chain of %d calls, want 4:\n%s", chain, out)
+	}
+	out, _, code = loopgate(t, "explain", "--preset", "nanobot", "--call", "4", "--format", "json", loop)
+	var ex struct {
+		Chain []struct {
+			Call    int
+			Counted bool
+			Action  string
+		}
+		Why string
+	}
+	if err := json.Unmarshal([]byte(out), &ex); err != nil || code != exitOK || len(ex.Chain) != 4 || ex.Chain[3].Action != "block" {
+		t.Errorf("explain json: exit %d, %v, %+v", code, err, ex)
+	}
+	for _, args := range [][]string{
+		{"explain", loop},                                     // no --call
+		{"explain", "--call", "99", loop},                     // no such call
+		{"explain", "--call", "1", "--session", "nope", loop}, // no such session
+		{"explain", "--call", "1", filepath.Join(t.TempDir(), "missing.jsonl")},
+	} {
+		if _, stderr, code := loopgate(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
+		}
+	}
+}
+
+// TestGateInit: gate init writes a gate file with one case per transcript
+// whose expectations hold on the replay they came from, and the gate runs.
+func TestGateInit(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"read-loop.jsonl", "fetch-loop.jsonl"} {
+		copyFixture(t, filepath.Join("fixtures", "golden", "loops", f), filepath.Join(dir, "golden", f))
+	}
+	file := filepath.Join(dir, "ci", "loopgate.gate.yaml")
+	out, stderr, code := loopgate(t, "gate", "init", "--preset", "nanobot", "--output", file, filepath.Join(dir, "golden"))
+	if code != exitOK || !strings.Contains(out, "2 cases") || !strings.Contains(out, "loopgate gate --update "+file) {
+		t.Fatalf("gate init: exit %d\n%s%s", code, out, stderr)
+	}
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"preset: nanobot", "snapshots: true", `transcript: "../golden/read-loop.jsonl"`, "blocked: 4", "harmful: 0"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("gate file lacks %q:\n%s", want, text)
+		}
+	}
+	out, stderr, code = loopgate(t, "gate", file)
+	if code != exitOK || !strings.Contains(out, "2 case(s): 2 passed") {
+		t.Errorf("the written gate does not pass: exit %d\n%s%s", code, out, stderr)
+	}
+	// It does not overwrite a gate file unless told.
+	if _, stderr, code := loopgate(t, "gate", "init", "--output", file, filepath.Join(dir, "golden")); code != exitUsage || !strings.Contains(stderr, "exists") {
+		t.Errorf("overwrite: exit %d, %q", code, stderr)
+	}
+	if _, _, code := loopgate(t, "gate", "init", "--force", "--output", file, filepath.Join(dir, "golden")); code != exitOK {
+		t.Errorf("--force: exit %d", code)
+	}
+}

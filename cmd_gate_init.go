@@ -1,0 +1,151 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/tokens"
+	"github.com/loopgate/loopgate/report"
+)
+
+// gateInitCommand writes a first gate file from transcripts: one case per
+// transcript, its expectations what a replay finds today (the stops, and
+// harmful 0), snapshots on; the user edits it and records the snapshots.
+func gateInitCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "init",
+		Usage:     "write a gate file with one case per transcript, expectations taken from a replay",
+		ArgsUsage: "PATH...",
+		Flags: []cli.Flag{presetFlag, inputFormatFlag,
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: analyze.DefaultGateFile, Usage: "the gate `FILE` to write"},
+			&cli.BoolFlag{Name: "force", Usage: "overwrite the gate file if it exists"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() == 0 {
+				return usageError("gate init needs the transcripts: PATH... (files or directories)")
+			}
+			if err := checkInputFormat(c); err != nil {
+				return err
+			}
+			preset := c.String("preset")
+			if preset == "" {
+				preset = "loopgate"
+			}
+			r, err := loadRules(c)
+			if err != nil {
+				return err
+			}
+			out := c.String("output")
+			if _, err := os.Stat(out); err == nil && !c.Bool("force") {
+				return usageError("%s exists; --force overwrites it, --output FILE writes another", out)
+			}
+			for _, p := range c.Args().Slice() {
+				if p == "-" {
+					return usageError("gate init reads files, not standard input: a gate case names a file")
+				}
+				if _, err := os.Stat(p); err != nil {
+					return usageError("%s: %s", p, statError(err))
+				}
+			}
+			var problems []ingest.Problem
+			files := ingest.Expand(c.Args().Slice(), func(p ingest.Problem) { problems = append(problems, p) })
+			if len(files) == 0 {
+				return usageError("no transcript found in %s", strings.Join(c.Args().Slice(), " "))
+			}
+			counter, err := tokens.New("chars4") // the expectations hold no token counts
+			if err != nil {
+				return usageError("%v", err)
+			}
+			gateDir, err := filepath.Abs(filepath.Dir(out))
+			if err != nil {
+				return usageError("%v", err)
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "# Written by loopgate gate init: one case per transcript, its expectations what\n")
+			fmt.Fprintf(&b, "# a replay under the %s preset found. Edit them to what the guard must do\n", preset)
+			fmt.Fprintf(&b, "# (docs/ci.md), then record the snapshots: %s\n", report.GateUpdateCommand(out))
+			fmt.Fprintf(&b, "preset: %s\ntokenizer: chars4\nsnapshots: true\ncases:\n", preset)
+			names := map[string]bool{}
+			written := 0
+			for _, f := range files {
+				rep := analyze.Replay([]string{f}, analyze.Options{Rules: r, Tokens: counter, Ingest: ingest.Options{Format: c.String("input-format")}})
+				problems = append(problems, rep.Problems...)
+				if rep.Summary.Sessions == 0 {
+					fmt.Fprintf(c.App.ErrWriter, "loopgate: %s: no session read; left out\n", f)
+					continue
+				}
+				abs, err := filepath.Abs(f)
+				if err != nil {
+					return usageError("%v", err)
+				}
+				rel, err := filepath.Rel(gateDir, abs)
+				if err != nil {
+					rel = abs
+				}
+				name := caseName(f, names)
+				s := rep.Summary
+				fmt.Fprintf(&b, "\n  - name: %s\n    transcript: %s\n    expect:\n", yamlString(name), yamlString(globEscape(filepath.ToSlash(rel))))
+				fmt.Fprintf(&b, "      calls: %d\n      steered: %d\n      blocked: %d\n      deduped: %d\n      halted: %d\n",
+					s.Calls, s.Steered, s.Blocked, s.Deduped, s.Halted)
+				if s.Harmful > 0 {
+					fmt.Fprintf(&b, "      harmful: 0        # the replay found %d harmful stop(s): tune the rules, or edit this\n", s.Harmful)
+				} else {
+					b.WriteString("      harmful: 0\n")
+				}
+				if s.Problems > 0 {
+					fmt.Fprintf(&b, "      problems: %d       # input problems the replay found (a gate expects none unless told)\n", s.Problems)
+				}
+				written++
+			}
+			if written == 0 {
+				return usageError("no session read in %s: no gate file written", strings.Join(c.Args().Slice(), " "))
+			}
+			if dir := filepath.Dir(out); dir != "." {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return cli.Exit(err.Error(), exitUsage)
+				}
+			}
+			if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+				return cli.Exit(err.Error(), exitUsage)
+			}
+			printProblems(c, problems, len(problems))
+			fmt.Fprintf(c.App.Writer, "wrote %s: %s under the %s preset\nedit the expectations, then record the snapshots: %s\n",
+				out, plural(written, "case"), preset, report.GateUpdateCommand(out))
+			return nil
+		},
+	}
+}
+
+// caseName is a case's name: the transcript's file name, or its path when
+// two transcripts share a name (names must differ).
+func caseName(file string, used map[string]bool) string {
+	name := filepath.Base(file)
+	if used[name] {
+		name = filepath.ToSlash(file)
+	}
+	for n := 2; used[name]; n++ {
+		name = fmt.Sprintf("%s (%d)", filepath.ToSlash(file), n)
+	}
+	used[name] = true
+	return name
+}
+
+// globEscape escapes the characters a gate file's transcript reads as a
+// glob (it is always matched with filepath.Glob).
+func globEscape(p string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`).Replace(p)
+}
+
+// yamlString writes s as a YAML double-quoted scalar (JSON's string syntax
+// is one).
+func yamlString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
