@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/olekukonko/tablewriter/tw"
@@ -16,13 +17,18 @@ const inspectArgsWidth = 120
 // InspectSession is what `loopgate inspect` shows of one normalized session.
 // Its JSON form is the inspect --format json contract.
 type InspectSession struct {
-	File     string `json:"file"`
-	Format   string `json:"format"`
-	ID       string `json:"id"`
-	Agent    string `json:"agent"`
-	Parent   string `json:"parent"`
-	Turns    int    `json:"turns"`
-	Requests int    `json:"requests"`
+	File   string `json:"file"`
+	Format string `json:"format"`
+	ID     string `json:"id"`
+	Agent  string `json:"agent"`
+	Parent string `json:"parent"`
+	// StartedAt and EndedAt are the session's first and last recorded
+	// times (RFC 3339), "" when it records none; Notes its reader's notes.
+	StartedAt string   `json:"started_at,omitempty"`
+	EndedAt   string   `json:"ended_at,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
+	Turns     int      `json:"turns"`
+	Requests  int      `json:"requests"`
 	// Calls is the number of calls; CallList lists them when asked.
 	Calls int `json:"calls"`
 	// CallList is nil unless calls were asked for; then it is in the JSON
@@ -33,16 +39,19 @@ type InspectSession struct {
 // MarshalJSON leaves call_list out when calls were not listed.
 func (s InspectSession) MarshalJSON() ([]byte, error) {
 	type base struct {
-		File     string `json:"file"`
-		Format   string `json:"format"`
-		ID       string `json:"id"`
-		Agent    string `json:"agent"`
-		Parent   string `json:"parent"`
-		Turns    int    `json:"turns"`
-		Requests int    `json:"requests"`
-		Calls    int    `json:"calls"`
+		File      string   `json:"file"`
+		Format    string   `json:"format"`
+		ID        string   `json:"id"`
+		Agent     string   `json:"agent"`
+		Parent    string   `json:"parent"`
+		StartedAt string   `json:"started_at,omitempty"`
+		EndedAt   string   `json:"ended_at,omitempty"`
+		Notes     []string `json:"notes,omitempty"`
+		Turns     int      `json:"turns"`
+		Requests  int      `json:"requests"`
+		Calls     int      `json:"calls"`
 	}
-	b := base{s.File, s.Format, s.ID, s.Agent, s.Parent, s.Turns, s.Requests, s.Calls}
+	b := base{s.File, s.Format, s.ID, s.Agent, s.Parent, s.StartedAt, s.EndedAt, s.Notes, s.Turns, s.Requests, s.Calls}
 	var buf bytes.Buffer
 	var v any = b
 	if s.CallList != nil {
@@ -87,6 +96,10 @@ func NewInspectSession(s *ingest.Session, classOf func(tool string) string, with
 		Turns:    len(s.Turns),
 		Requests: s.NumRequests(),
 		Calls:    s.NumCalls(),
+		Notes:    s.Notes,
+	}
+	if start, end := s.Span(); !start.IsZero() {
+		out.StartedAt, out.EndedAt = start.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339)
 	}
 	if opt.Redact {
 		// Ids and names come from the transcript (or its file name) and
@@ -203,6 +216,7 @@ func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Prob
 		}
 		t.render(tab)
 	}
+	t.sessionNotes(len(sessions), func(i int) []string { return sessions[i].Notes })
 	header := []string{"Turn", "#", "Tool", "Class", "Args", "Result chars", "Error", "Line"}
 	const argsCol = 4
 	for i := range sessions {
