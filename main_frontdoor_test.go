@@ -426,3 +426,17 @@ func TestGateInit(t *testing.T) {
 		t.Errorf("--force: exit %d", code)
 	}
 }
+
+// TestInspectShowsTimesAndNotes: inspect's JSON carries each session's
+// times and notes, and its table lists the notes.
+func TestInspectShowsTimesAndNotes(t *testing.T) {
+	file := filepath.Join("fixtures", "ingest", "codex", "2026", "02", "03", "rollout-2026-02-03T10-00-00-0a0a0a0a-0000-4000-8000-00000000abcd.jsonl")
+	out, _, code := loopgate(t, "inspect", "--format", "json", file)
+	if code != exitOK || !strings.Contains(out, `"started_at": "2026-02-03T10:00:01Z"`) || !strings.Contains(out, "web_search_call item(s) not replayed") {
+		t.Errorf("inspect json: exit %d\n%s", code, out)
+	}
+	out, _, _ = loopgate(t, "inspect", file)
+	if !strings.Contains(out, "Notes\n#1 ") {
+		t.Errorf("inspect table lists no notes:\n%s", out)
+	}
+}
