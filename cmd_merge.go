@@ -96,11 +96,11 @@ func mergeCommand() *cli.Command {
 		Name:      "merge",
 		Usage:     "combine the partial reports of shards (--shard K/N) into the report of one run",
 		ArgsUsage: "PARTIAL... (files, or - for standard input)",
-		Flags: []cli.Flag{colorFlag,
+		Flags: append([]cli.Flag{colorFlag,
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format (replay: table|json|jsonl|markdown|html; compare and sweep: table|json|csv|markdown|html; default: table on a terminal, json otherwise)"},
 			&cli.BoolFlag{Name: "allow-missing", Usage: "merge even when some shards are missing (they are named on standard error)"},
 			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
-		},
+		}, replayFlags...),
 		Action: func(c *cli.Context) error {
 			names := c.Args().Slice()
 			if len(names) == 0 {
@@ -146,6 +146,9 @@ func mergeCommand() *cli.Command {
 			// not, under --no-redact): the merge shows what they hold.
 			opt.Redact = false
 			opt.MaxDecisions = c.Int("max-decisions")
+			if err := replayReportOptions(c, &opt); err != nil {
+				return err
+			}
 			warnMissing := func(missing []string) {
 				if len(missing) > 0 {
 					fmt.Fprintf(c.App.ErrWriter, "loopgate: warning: shard(s) %s missing: this is not the report of one run over all the files\n", strings.Join(missing, ", "))
