@@ -178,6 +178,7 @@ func mergeCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			opt.Problems = merged.Problems
 			if merged.Sweep != nil {
 				err = report.Sweep(format, c.App.Writer, merged.Base, merged.Sweep, merged.Corpus, opt)
 			} else {

@@ -440,3 +440,38 @@ func TestInspectShowsTimesAndNotes(t *testing.T) {
 		t.Errorf("inspect table lists no notes:\n%s", out)
 	}
 }
+
+// TestMergedTuningListsProblems: compare's JSON lists the input problems,
+// and the merge of its shards lists them as one run does.
+func TestMergedTuningListsProblems(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"healthy.json", "read-loop.json", "changed-file.json"} {
+		copyFixture(t, filepath.Join("fixtures", "replay", f), filepath.Join(dir, f))
+	}
+	for i := range 3 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("bad%d.jsonl", i)), []byte("not json\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"compare", "--preset", "nanobot,loopgate", "--format", "json", "--tokenizer", "chars4", dir}
+	one, _, code := loopgate(t, args...)
+	if code != exitOK || strings.Count(one, `"message"`) != 3 {
+		t.Fatalf("one run: exit %d, %d problems listed:\n%s", code, strings.Count(one, `"message"`), one)
+	}
+	var parts []string
+	for k := 1; k <= 2; k++ {
+		out, stderr, code := loopgate(t, append(args, "--shard", fmt.Sprintf("%d/2", k))...)
+		if code != exitOK {
+			t.Fatalf("shard %d: exit %d: %s", k, code, stderr)
+		}
+		p := filepath.Join(t.TempDir(), "part.json")
+		if err := os.WriteFile(p, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	merged, stderr, code := loopgate(t, append([]string{"merge", "--format", "json"}, parts...)...)
+	if code != exitOK || merged != one {
+		t.Errorf("merged compare differs from one run (exit %d, %s):\n%s\n---\n%s", code, stderr, merged, one)
+	}
+}

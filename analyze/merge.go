@@ -208,6 +208,9 @@ type TuningPart struct {
 	Sweep   []SweepRow
 	// Base is a sweep's base rules label.
 	Base string
+	// Problems are the input problems the report lists (its early
+	// problems, Partial.EarlyProblems, first).
+	Problems []Problem
 }
 
 // MergeTuning combines shards' compare or sweep reports row by row: each
@@ -230,6 +233,7 @@ func MergeTuning(parts []TuningPart, allowMissing bool) (*TuningPart, []string, 
 			return nil, missing, fmt.Errorf("%s and %s are not reports of the same command and configurations", names[i], names[0])
 		}
 	}
+	out.Problems = mergeProblems(parts)
 	out.Compare = append([]CompareRow(nil), parts[0].Compare...)
 	out.Sweep = append([]SweepRow(nil), parts[0].Sweep...)
 	out.Corpus = parts[0].Corpus
@@ -260,4 +264,41 @@ func MergeTuning(parts []TuningPart, allowMissing bool) (*TuningPart, []string, 
 		MarkPareto(out.Sweep)
 	}
 	return out, missing, nil
+}
+
+// mergeProblems lists the shards' input problems as one run lists them:
+// the early problems once (every shard has them), then each file's in the
+// files' order (a problem of no listed file after them all).
+func mergeProblems(parts []TuningPart) []Problem {
+	type placed struct {
+		file int
+		p    Problem
+	}
+	var list []placed
+	early := min(parts[0].Partial.EarlyProblems, len(parts[0].Problems))
+	out := append([]Problem{}, parts[0].Problems[:early]...)
+	for i := range parts {
+		part := &parts[i]
+		where := map[string]int{}
+		for j, f := range part.Partial.Files {
+			if j < len(part.Partial.FileIndex) {
+				where[f] = part.Partial.FileIndex[j]
+			}
+		}
+		for j, p := range part.Problems {
+			if j < part.Partial.EarlyProblems {
+				continue
+			}
+			fi, ok := where[p.File]
+			if !ok {
+				fi = part.Partial.TotalFiles
+			}
+			list = append(list, placed{fi, p})
+		}
+	}
+	sort.SliceStable(list, func(a, b int) bool { return list[a].file < list[b].file })
+	for _, x := range list {
+		out = append(out, x.p)
+	}
+	return out
 }

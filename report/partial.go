@@ -86,10 +86,11 @@ func readReplayPart(name string, br *bufio.Reader) (*analyze.ReplayPart, error) 
 
 func readTuningPart(name string, data []byte) (*analyze.TuningPart, error) {
 	var doc struct {
-		Base    *string             `json:"base"`
-		Corpus  analyze.CorpusFacts `json:"corpus"`
-		Rows    jsonx.RawMessage    `json:"rows"`
-		Partial *analyze.Partial    `json:"partial"`
+		Base     *string             `json:"base"`
+		Corpus   analyze.CorpusFacts `json:"corpus"`
+		Rows     jsonx.RawMessage    `json:"rows"`
+		Problems []analyze.Problem   `json:"problems"`
+		Partial  *analyze.Partial    `json:"partial"`
 	}
 	if err := jsonx.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: not a compare or sweep report in --format json (%v)", name, err)
@@ -97,7 +98,7 @@ func readTuningPart(name string, data []byte) (*analyze.TuningPart, error) {
 	if doc.Partial == nil {
 		return nil, fmt.Errorf("%s: no \"partial\" member: make partial reports with --shard K/N", name)
 	}
-	t := &analyze.TuningPart{Name: name, Partial: *doc.Partial, Corpus: doc.Corpus}
+	t := &analyze.TuningPart{Name: name, Partial: *doc.Partial, Corpus: doc.Corpus, Problems: doc.Problems}
 	var err error
 	if doc.Base != nil {
 		t.Base = *doc.Base
