@@ -89,7 +89,7 @@ func gateInitCommand() *cli.Command {
 				if err != nil {
 					rel = abs
 				}
-				name := caseName(f, names)
+				name := initCaseName(f, names)
 				s := rep.Summary
 				fmt.Fprintf(&b, "\n  - name: %s\n    transcript: %s\n    expect:\n", yamlString(name), yamlString(globEscape(filepath.ToSlash(rel))))
 				fmt.Fprintf(&b, "      calls: %d\n      steered: %d\n      blocked: %d\n      deduped: %d\n      halted: %d\n",
@@ -123,9 +123,9 @@ func gateInitCommand() *cli.Command {
 	}
 }
 
-// caseName is a case's name: the transcript's file name, or its path when
+// initCaseName is a case's name: the transcript's file name, or its path when
 // two transcripts share a name (names must differ).
-func caseName(file string, used map[string]bool) string {
+func initCaseName(file string, used map[string]bool) string {
 	name := filepath.Base(file)
 	if used[name] {
 		name = filepath.ToSlash(file)

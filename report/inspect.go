@@ -198,7 +198,7 @@ func (iw *InspectJSONWriter) Finish(problems []ingest.Problem) error {
 // report lists).
 func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Problem, count int, opt Options) error {
 	t := &textWriter{opt: opt}
-	t.heading(fmt.Sprintf("Sessions (%d)", len(sessions)))
+	t.heading(fmt.Sprintf("Sessions (%s)", thousands(int64(len(sessions)))))
 	if len(sessions) == 0 {
 		t.printf("none\n")
 	} else {
@@ -224,7 +224,7 @@ func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Prob
 		if len(s.CallList) == 0 {
 			continue
 		}
-		t.heading(fmt.Sprintf("Calls #%d %s %s (%d)", i+1, Sanitize(s.File), Sanitize(s.ID), len(s.CallList)))
+		t.heading(fmt.Sprintf("Calls #%d %s %s (%s)", i+1, Sanitize(s.File), Sanitize(s.ID), thousands(int64(len(s.CallList)))))
 		rows := make([][]string, len(s.CallList))
 		for j, c := range s.CallList {
 			result := strconv.Itoa(c.ResultChars)

@@ -165,3 +165,29 @@ func TestByDay(t *testing.T) {
 		t.Errorf("byDay = %v, want %v", rows, want)
 	}
 }
+
+// TestCountsHaveSeparators: every count a table or markdown shows has its
+// thousands separated (the guard line, problems, sessions and tools did not).
+func TestCountsHaveSeparators(t *testing.T) {
+	rep := bigReport(1200)
+	rep.Summary.Steered, rep.Summary.Blocked, rep.Summary.Redundant, rep.Summary.Calls = 12345, 2345, 34567, 45678
+	var table, md bytes.Buffer
+	if err := Table(&table, rep, Options{Redact: true, Width: 200, Top: 20}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Markdown(&md, rep, Options{Redact: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, out, want string }{
+		{"table guard", table.String(), "12,345 steered, 2,345 blocked"},
+		{"table truth", table.String(), "34,567 redundant"},
+		{"table sessions", table.String(), "Sessions (top 20 of 1,200"},
+		{"table problems", table.String(), "Problems (5,002)"},
+		{"markdown calls", md.String(), "| Tool calls | 45,678 |"},
+		{"markdown problems", md.String(), "### Problems (5,002)"},
+	} {
+		if !strings.Contains(c.out, c.want) {
+			t.Errorf("%s: no %q", c.name, c.want)
+		}
+	}
+}
