@@ -138,27 +138,68 @@ func sessionFilter(c *cli.Context, now time.Time) (func(*ingest.Session) bool, e
 	if since.IsZero() && until.IsZero() && len(ids) == 0 && tool == "" {
 		return nil, nil
 	}
+	stats := filterStatsOf(c)
 	return func(s *ingest.Session) bool {
-		if len(ids) > 0 && !hasPrefixAny(s.ID, ids) {
-			return false
-		}
-		if !since.IsZero() || !until.IsZero() {
-			start, end := s.Span()
-			if start.IsZero() {
-				return false // no time: it cannot be said to be in the window
-			}
-			if !since.IsZero() && end.Before(since) {
+		keep := func() bool {
+			if len(ids) > 0 && !hasPrefixAny(s.ID, ids) {
 				return false
 			}
-			if !until.IsZero() && start.After(until) {
-				return false
+			if !since.IsZero() || !until.IsZero() {
+				start, end := s.Span()
+				if start.IsZero() {
+					stats.untimed.Add(1)
+					return false // no time: it cannot be said to be in the window
+				}
+				if !since.IsZero() && end.Before(since) {
+					return false
+				}
+				if !until.IsZero() && start.After(until) {
+					return false
+				}
 			}
+			return tool == "" || callsTool(s, tool)
+		}()
+		if keep {
+			stats.kept.Add(1)
+		} else {
+			stats.dropped.Add(1)
 		}
-		if tool != "" && !callsTool(s, tool) {
-			return false
-		}
-		return true
+		return keep
 	}, nil
+}
+
+// filterStats counts what the session filters did, for the line that
+// says so on standard error: sessions left out are not lost silently.
+type filterStats struct {
+	kept, dropped, untimed atomic.Int64
+}
+
+// filterStatsOf is the run's filterStats (one per command run, kept in
+// the app's metadata: the filter is built more than once).
+func filterStatsOf(c *cli.Context) *filterStats {
+	if c.App.Metadata == nil {
+		c.App.Metadata = map[string]any{}
+	}
+	st, ok := c.App.Metadata["filterStats"].(*filterStats)
+	if !ok {
+		st = &filterStats{}
+		c.App.Metadata["filterStats"] = st
+	}
+	return st
+}
+
+// printFilterStats says how many sessions the filters kept, when a filter
+// was given.
+func printFilterStats(c *cli.Context) {
+	st, ok := c.App.Metadata["filterStats"].(*filterStats)
+	if !ok || st.kept.Load()+st.dropped.Load() == 0 {
+		return
+	}
+	msg := fmt.Sprintf("loopgate: the filters kept %s of %s", report.Thousands(st.kept.Load()), plural(int(st.kept.Load()+st.dropped.Load()), "session"))
+	if n := st.untimed.Load(); n > 0 {
+		msg += fmt.Sprintf("; %s recorded no time, which --since and --until cannot place", plural(int(n), "session"))
+	}
+	fmt.Fprintln(c.App.ErrWriter, msg)
 }
 
 func hasPrefixAny(id string, prefixes []string) bool {
@@ -216,8 +257,10 @@ func sessionKeep(c *cli.Context) func(*ingest.Session) bool {
 
 // printProblems tells the input problems on standard error, the first
 // stderrProblems of them and how many more there were (total counts every
-// problem, also those a report does not list).
+// problem, also those a report does not list), after what the session
+// filters kept.
 func printProblems(c *cli.Context, problems []ingest.Problem, total int) {
+	printFilterStats(c)
 	total = max(total, len(problems))
 	if total == 0 {
 		return

@@ -303,6 +303,12 @@ func TestTimesAndFilters(t *testing.T) {
 			t.Errorf("%v: sessions %v, want %v", c.args, got, want)
 		}
 	}
+	// What the filters left out is said on standard error, sessions
+	// without a time included.
+	_, stderr, _ := loopgate(t, "replay", "--format", "json", "--tokenizer", "chars4", "--since", "2026-02-04", dir, filepath.Join("fixtures", "replay", "healthy.json"))
+	if !strings.Contains(stderr, "the filters kept 1 of 4 sessions; 1 session recorded no time") {
+		t.Errorf("no word of what the filters left out:\n%s", stderr)
+	}
 	// --tool keeps the sessions that call the tool.
 	if got := sessions("--tool", "no_such_tool"); len(got) != 0 {
 		t.Errorf("--tool no_such_tool kept %v", got)
