@@ -124,6 +124,11 @@ func TestDiscoveryFakeHome(t *testing.T) {
 
 func TestWhere(t *testing.T) {
 	home := agentHome(t)
+	// A location that names its files (Kimi's context.jsonl among other
+	// files), and one that names a file (hermes' state.db).
+	for _, f := range []string{".kimi/sessions/w1/s1/context.jsonl", ".kimi/sessions/w1/s1/other.jsonl", ".hermes/state.db"} {
+		copyFixture(t, filepath.Join("fixtures", "replay", "healthy.json"), filepath.Join(home, filepath.FromSlash(f)))
+	}
 	out, stderr, code := loopgate(t, "where")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -142,6 +147,10 @@ func TestWhere(t *testing.T) {
 			t.Errorf("codex sessions line does not count its file: %q", line)
 		case strings.Contains(line, filepath.Join(".nanobot", "workspace", "sessions")) && !strings.Contains(line, "absent"):
 			t.Errorf("nanobot line does not say absent: %q", line)
+		case strings.Contains(line, filepath.Join(".kimi", "sessions")) && !strings.Contains(line, "1 file"):
+			t.Errorf("kimi line does not count its one context.jsonl: %q", line)
+		case strings.Contains(line, filepath.Join(".hermes", "state.db")) && !strings.Contains(line, "1 file"):
+			t.Errorf("hermes state.db line does not count it: %q", line)
 		}
 	}
 }

@@ -14,13 +14,17 @@ type Location struct {
 	// Agent names the agent, as --agent takes it ("claude-code", "codex").
 	Agent string
 	// Env is the environment variable that moves the agent's home; when it
-	// is set, Homes are not used and Dirs are taken under its value.
-	Env string
+	// is set, Homes are not used and Dirs are taken under its value (and
+	// EnvDir, when the variable names a folder above the home, as
+	// $XDG_DATA_HOME does).
+	Env    string
+	EnvDir string
 	// Homes are the agent's default homes, relative to the user's home
 	// directory (".codex"), used when Env is unset or empty.
 	Homes []string
 	// Dirs are the session folders inside a home ("sessions"); a folder may
-	// hold a * that matches one path element ("profiles/*/sessions").
+	// hold a * that matches one path element ("profiles/*/sessions"). An
+	// entry may also name a file ("state.db"), read when it exists.
 	Dirs []string
 	// Names are the file name patterns (path.Match) read inside a folder;
 	// nil reads the transcript endings a directory walk reads (.json,
@@ -73,6 +77,58 @@ var Locations = []Location{
 		Source: "HKUDS/nanobot get_workspace_path (default ~/.nanobot/workspace) and its SessionManager (<workspace>/sessions; ~/.nanobot/sessions before v0.1.4 and on main after 2026-08-13) (reference/formats-nanobot.md)",
 	},
 	{
+		Agent:  "hermes",
+		Env:    "HERMES_HOME",
+		Homes:  []string{".hermes"},
+		Dirs:   []string{"state.db", "profiles/*/state.db"},
+		Source: "hermes-agent hermes_state.py SessionDB: $HERMES_HOME/state.db (docs/formats/locations.md, reference/formats-hermes.md)",
+	},
+	{
+		Agent:  "opencode",
+		Env:    "XDG_DATA_HOME",
+		EnvDir: "opencode",
+		Homes:  []string{".local/share/opencode"},
+		Dirs:   []string{"opencode.db", "storage/session"},
+		Source: "OpenCode's data folder, xdg-basedir data/opencode: opencode.db and the older storage/session/*/*.json (docs/formats/locations.md)",
+	},
+	{
+		Agent:  "pi",
+		Homes:  []string{".pi/agent"},
+		Dirs:   []string{"sessions"},
+		Source: "pi coding agent: ~/.pi/agent/sessions/ (docs/formats/locations.md)",
+	},
+	{
+		Agent:  "gemini-cli",
+		Homes:  []string{".gemini"},
+		Dirs:   []string{"tmp/*/chats"},
+		Source: "Gemini CLI chat recordings: ~/.gemini/tmp/<project hash>/chats/ (docs/formats/locations.md)",
+	},
+	{
+		Agent: "cline",
+		// VS Code's user folder on Linux and macOS; the task folders
+		// hold other JSON files (ui_messages.json), so only the
+		// conversation is read.
+		Homes:  []string{".config/Code/User/globalStorage", "Library/Application Support/Code/User/globalStorage"},
+		Dirs:   []string{"saoudrizwan.claude-dev/tasks", "rooveterinaryinc.roo-cline/tasks"},
+		Names:  []string{"api_conversation_history.json"},
+		Source: "Cline and Roo Code task folders in VS Code's globalStorage (docs/formats/locations.md)",
+	},
+	{
+		Agent:  "kimi-cli",
+		Env:    "KIMI_SHARE_DIR",
+		Homes:  []string{".kimi"},
+		Dirs:   []string{"sessions"},
+		Names:  []string{"context.jsonl"},
+		Source: "Kimi CLI: $KIMI_SHARE_DIR (default ~/.kimi)/sessions/*/*/context.jsonl (docs/formats/locations.md)",
+	},
+	{
+		Agent:  "copilot-cli",
+		Homes:  []string{".copilot"},
+		Dirs:   []string{"session-state"},
+		Names:  []string{"events.jsonl"},
+		Source: "GitHub Copilot CLI: ~/.copilot/session-state/*/events.jsonl (docs/formats/locations.md)",
+	},
+	{
 		Agent:  "openhands",
 		Homes:  []string{".openhands"},
 		Dirs:   []string{"conversations"},
@@ -95,7 +151,7 @@ func LocationAgents() []string {
 // Place is one folder of a Location resolved on this machine.
 type Place struct {
 	Location *Location
-	// Path is the folder; Exists says whether it is a directory here.
+	// Path is the folder (or file); Exists says whether it is here.
 	Path   string
 	Exists bool
 	// From says where the folder came from: "$CODEX_HOME" or "~".
@@ -118,7 +174,7 @@ func Places(agents []string, home string, getenv func(string) string) []Place {
 		var bases []base
 		if l.Env != "" {
 			if v := getenv(l.Env); v != "" {
-				bases = append(bases, base{v, "$" + l.Env})
+				bases = append(bases, base{filepath.Join(v, l.EnvDir), "$" + l.Env})
 			}
 		}
 		if len(bases) == 0 && home != "" {
@@ -142,7 +198,7 @@ func Places(agents []string, home string, getenv func(string) string) []Place {
 					}
 					seen[p] = true
 					st, err := os.Stat(p)
-					out = append(out, Place{Location: l, Path: p, Exists: err == nil && st.IsDir(), From: b.from})
+					out = append(out, Place{Location: l, Path: p, Exists: err == nil && (st.IsDir() || st.Mode().IsRegular()), From: b.from})
 				}
 			}
 		}
@@ -168,6 +224,9 @@ func (l *Location) Matches(name string) bool {
 func (p Place) Files(problem func(Problem)) []string {
 	if !p.Exists || p.Location.Unread != "" {
 		return nil
+	}
+	if st, err := os.Stat(p.Path); err == nil && !st.IsDir() {
+		return []string{p.Path} // a location naming a file
 	}
 	return expandMatching([]string{p.Path}, p.Location.Matches, problem)
 }
