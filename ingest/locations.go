@@ -133,7 +133,7 @@ var Locations = []Location{
 		Homes:  []string{".openhands"},
 		Dirs:   []string{"conversations"},
 		Source: "All-Hands-AI/OpenHands openhands-cli/openhands_cli/locations.py: PERSISTENCE_DIR = ~/.openhands, CONVERSATIONS_DIR = conversations",
-		Unread: "OpenHands keeps one JSON file per event there; loopgate reads saved trajectories (save_trajectory_path) given as PATH",
+		Unread: "OpenHands keeps one JSON file per event there, which loopgate would read as sessions of one event each; give a saved trajectory (save_trajectory_path) as a PATH",
 	},
 }
 
