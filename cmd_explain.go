@@ -80,9 +80,9 @@ func explainCommand() *cli.Command {
 			}
 			redact := func(s string) string {
 				if c.Bool("no-redact") {
-					return escapeControl(s)
+					return report.Sanitize(s)
 				}
-				return escapeControl(report.Redact(s))
+				return report.Sanitize(report.Redact(s))
 			}
 			if c.String("format") == "json" {
 				ex.Key, ex.Why = redact(ex.Key), redact(ex.Why)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -60,7 +61,7 @@ func inputFiles(c *cli.Context, problem func(ingest.Problem)) ([]string, error) 
 			}
 			found := p.Files(problem)
 			read++
-			fmt.Fprintf(c.App.ErrWriter, "loopgate: reading %s sessions in %s: %s\n", p.Location.Agent, p.Path, plural(len(found), "file"))
+			fmt.Fprintf(c.App.ErrWriter, "loopgate: reading %s sessions in %s: %s\n", p.Location.Agent, report.Sanitize(p.Path), plural(len(found), "file"))
 			files = append(files, found...)
 		}
 		if read == 0 {
@@ -78,7 +79,7 @@ func inputFiles(c *cli.Context, problem func(ingest.Problem)) ([]string, error) 
 				continue
 			}
 			if _, err := os.Stat(p); err != nil {
-				return nil, usageError("%s: %s", p, statError(err))
+				return nil, usageError("%s: %s", report.Sanitize(p), statError(err))
 			}
 		}
 		files = ingest.Expand(paths, problem)
@@ -274,9 +275,10 @@ func printProblems(c *cli.Context, problems []ingest.Problem, total int) {
 		}
 		msg := p.Message
 		if !c.Bool("no-redact") {
-			msg = report.Redact(msg)
+			// A file name may hold a secret as well as a message.
+			where, msg = report.Redact(where), report.Redact(msg)
 		}
-		fmt.Fprintf(w, "  %s: %s\n", escapeControl(where), escapeControl(msg))
+		fmt.Fprintf(w, "  %s: %s\n", report.Sanitize(where), report.Sanitize(msg))
 	}
 	if more := total - min(stderrProblems, len(problems)); more > 0 {
 		fmt.Fprintf(w, "  …and %s more (the report lists them)\n", report.Thousands(int64(more)))
@@ -299,25 +301,6 @@ func shortPath(p, home string) string {
 	}
 	return p
 }
-
-// escapeControl shows the control characters of a text read from the
-// input as escapes, so that a problem message cannot drive the terminal.
-func escapeControl(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isControl(r) {
-			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
 
 // replayFlags shape replay's table and markdown reports.
 var replayFlags = []cli.Flag{

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/report"
 )
 
 // whereCommand lists the agents' default session folders on this machine
@@ -42,7 +43,7 @@ func whereCommand() *cli.Command {
 				case p.Location.Unread != "":
 					state = "absent (not read: " + p.Location.Unread + ")"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Location.Agent, escapeControl(p.Path), p.From, state)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Location.Agent, report.Sanitize(p.Path), p.From, state)
 				if len(cited) == 0 || cited[len(cited)-1] != p.Location {
 					cited = append(cited, p.Location)
 				}
