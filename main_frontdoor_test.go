@@ -353,10 +353,12 @@ func TestExplain(t *testing.T) {
 		lines[d.Call] = d.Line
 	}
 	for _, d := range rep.Sessions[0].Decisions {
-		// The fixture reads one file six times in one turn: each call
-		// counts against the first of them, on line 3.
-		if d.Repeats != 1 || d.RepeatsLine != 3 {
-			t.Errorf("call %d: repeats %d (line %d), want call 1 (line 3)", d.Call, d.Repeats, d.RepeatsLine)
+		// The fixture reads one file six times in one turn, call k on
+		// line 2k+1: each call counts against the most recent earlier
+		// one (issue 25: "the most recent earlier call with the same
+		// guard key").
+		if want := d.Call - 1; d.Repeats != want || d.RepeatsLine != 2*want+1 || d.Line != 2*d.Call+1 {
+			t.Errorf("call %d: repeats %d (line %d), want call %d (line %d)", d.Call, d.Repeats, d.RepeatsLine, want, 2*want+1)
 		}
 	}
 
@@ -365,7 +367,7 @@ func TestExplain(t *testing.T) {
 		t.Fatalf("explain exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{"call 4 (turn 1, line 9): read_file", "-> block", "by the repeat detector at count 4",
-		"counted against call 1 (line 3)", "INFO scheduler starting"} {
+		"counted against call 3 (line 7)", "INFO scheduler starting"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explain lacks %q:\n%s", want, out)
 		}

@@ -67,7 +67,7 @@ type PreparedCall struct {
 	Sig SigDigest
 	// SameResult: an earlier call in the same context had the same
 	// signature and the same normalized result; Repeats is the index of
-	// the first such call (0 when none). The call is redundant when it
+	// the most recent such call (0 when none). The call is redundant when it
 	// also observes (Run: an action is never redundant).
 	SameResult bool
 	Repeats    int
@@ -148,11 +148,10 @@ func Prepare(s *ingest.Session) *PreparedSession {
 				pc.Sig = sigDigest(sig)
 				if c.HasResult && !stops {
 					k := seenKey{pc.Sig, pc.Event.ResultHash}
-					if first, ok := seen[k]; ok {
-						pc.SameResult, pc.Repeats = true, first
-					} else {
-						seen[k] = index
+					if last, ok := seen[k]; ok {
+						pc.SameResult, pc.Repeats = true, last
 					}
+					seen[k] = index
 				}
 				p.Calls = append(p.Calls, pc)
 			}

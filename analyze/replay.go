@@ -360,8 +360,8 @@ func judge(c *PreparedCall, v Verdict, ran, redundant, acts bool, seenRun *seenR
 		d.Repeats = c.Repeats
 	}
 	if v.Action != Allow {
-		if first := seenRun.first(c, v); first > 0 {
-			d.Repeats = first
+		if last := seenRun.last(c, v); last > 0 {
+			d.Repeats = last
 		}
 	}
 	if redundant {
@@ -437,9 +437,9 @@ type seenResults struct {
 type hashSet struct {
 	first uint64
 	has   bool
-	// firstCall is the index of the first call added.
-	firstCall int32
-	more      []uint64
+	// lastCall is the index of the most recent call added.
+	lastCall int32
+	more     []uint64
 }
 
 func (h *hashSet) contains(x uint64) bool {
@@ -447,9 +447,10 @@ func (h *hashSet) contains(x uint64) bool {
 }
 
 func (h *hashSet) add(x uint64, call int) {
+	h.lastCall = int32(call)
 	switch {
 	case !h.has:
-		h.first, h.has, h.firstCall = x, true, int32(call)
+		h.first, h.has = x, true
 	case !h.contains(x):
 		h.more = append(h.more, x)
 	}
@@ -474,9 +475,9 @@ func (s *seenResults) has(c *PreparedCall, v Verdict, x uint64) bool {
 	return s.other[s.key(c, v)].contains(x)
 }
 
-// first is the index of the first call recorded under the call's key, 0
-// when none was.
-func (s *seenResults) first(c *PreparedCall, v Verdict) int {
+// last is the index of the most recent call recorded under the call's
+// key, 0 when none was.
+func (s *seenResults) last(c *PreparedCall, v Verdict) int {
 	var h *hashSet
 	if byScope(c, v) {
 		if v.Scope < len(s.byScope) {
@@ -488,7 +489,7 @@ func (s *seenResults) first(c *PreparedCall, v Verdict) int {
 	if h == nil || !h.has {
 		return 0
 	}
-	return int(h.firstCall)
+	return int(h.lastCall)
 }
 
 func (s *seenResults) add(c *PreparedCall, v Verdict, x uint64) {

@@ -186,11 +186,12 @@ type Decision struct {
 	// Native names the agent's own guard intervention seen in the
 	// transcript ("hermes-warning", "nanobot-block", ...), or "".
 	Native string `json:"native,omitempty"`
-	// Repeats is the index of the earlier call this one counted against:
-	// for a call the guard acted on, the first earlier call with the same
-	// guard key (same scope); for a redundant call it let run, the first
-	// earlier call with the same tool, arguments and result. 0 (absent)
-	// when there is none.
+	// Repeats is the index of the earlier call this one counted against
+	// (the issue's "most recent earlier call with the same guard key"):
+	// for a call the guard acted on, the most recent earlier call with the
+	// same guard key (same scope) that ran; for a redundant call it let
+	// run, the most recent earlier call with the same tool, arguments and
+	// result. 0 (absent) when there is none.
 	Repeats int `json:"repeats,omitempty"`
 	// RepeatsLine is the line of that call (0, absent, when unknown).
 	RepeatsLine int `json:"repeats_line,omitempty"`
