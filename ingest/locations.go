@@ -71,10 +71,10 @@ var Locations = []Location{
 		Agent: "nanobot",
 		Homes: []string{".nanobot"},
 		// The default workspace's sessions (v0.1.4 on), and the folder
-		// of v0.1.3 and of main after 2026-08-13 (one folder per
+		// of v0.1.3 and of main since commit b34f1bd0e (one folder per
 		// workspace id inside).
 		Dirs:   []string{"workspace/sessions", "sessions"},
-		Source: "HKUDS/nanobot get_workspace_path (default ~/.nanobot/workspace) and its SessionManager (<workspace>/sessions; ~/.nanobot/sessions before v0.1.4 and on main after 2026-08-13) (reference/formats-nanobot.md)",
+		Source: "HKUDS/nanobot get_workspace_path (default ~/.nanobot/workspace) and its SessionManager (<workspace>/sessions; ~/.nanobot/sessions before v0.1.4 and on main since b34f1bd0e) (reference/formats-nanobot.md)",
 	},
 	{
 		Agent:  "hermes",

@@ -51,7 +51,7 @@ func cutMiddle(s string, max int) string {
 
 // DayRow is one day of the --by day view.
 type DayRow struct {
-	// Day is the sessions' start date (UTC, 2026-11-25), or "unknown" for
+	// Day is the sessions' start date (UTC, as YYYY-MM-DD), or "unknown" for
 	// sessions whose transcript records no time.
 	Day         string
 	Sessions    int
