@@ -55,17 +55,7 @@ func init() {
 			parseResolverRecord(doc, h, line, multiLine, out)
 		},
 		ParseLines: func(lr *LineReader, h *Head, out *Sink) {
-			for {
-				line, n, ok := lr.Next()
-				if !ok {
-					return
-				}
-				if !jsonx.Valid(line) {
-					out.BadLine(lr, n, notJSON(line))
-					continue
-				}
-				parseResolverRecord(line, h, n, false, out)
-			}
+			eachJSONLine(lr, out, func(line []byte, n int) { parseResolverRecord(line, h, n, false, out) })
 		},
 	})
 }

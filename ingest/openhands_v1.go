@@ -58,17 +58,7 @@ func init() {
 		},
 		ParseLines: func(lr *LineReader, h *Head, out *Sink) {
 			r := newOHV1Reader(h, out, false)
-			for {
-				line, n, ok := lr.Next()
-				if !ok {
-					break
-				}
-				if !jsonx.Valid(line) {
-					out.BadLine(lr, n, notJSON(line))
-					continue
-				}
-				r.event(line, n)
-			}
+			eachJSONLine(lr, out, r.event)
 			r.finish()
 		},
 	})

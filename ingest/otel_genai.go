@@ -62,17 +62,7 @@ func init() {
 		},
 		ParseLines: func(lr *LineReader, h *Head, out *Sink) {
 			r := &otelReader{out: out, stem: fileStem(h.Name)}
-			for {
-				line, n, ok := lr.Next()
-				if !ok {
-					break
-				}
-				if !jsonx.Valid(line) {
-					out.BadLine(lr, n, notJSON(line))
-					continue
-				}
-				r.request(line, n)
-			}
+			eachJSONLine(lr, out, r.request)
 			r.finish()
 		},
 	})
