@@ -18,6 +18,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/gen"
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -113,7 +114,7 @@ func BenchmarkHashString(b *testing.B) {
 			b.SetBytes(int64(size))
 			var sink uint64
 			for b.Loop() {
-				sink ^= HashString(s)
+				sink ^= guard.HashString(s)
 			}
 			_ = sink
 		})
@@ -257,12 +258,15 @@ func BenchmarkSweep50(b *testing.B) {
 	}
 	base := benchPreset(b, "loopgate")
 	counter := benchCounter(b, "chars4")
+	cfgs, settings, err := Configs(base, varies)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.SetBytes(all.bytes)
 	b.ReportAllocs()
 	for b.Loop() {
-		rows, err := Sweep(c, base, varies, counter, 1, nil)
-		if err != nil || len(rows) != 50 {
-			b.Fatalf("sweep: %d rows, %v", len(rows), err)
+		if rows := SweepRows(settings, c.RunAll(cfgs, counter, 1, false, nil)); len(rows) != 50 {
+			b.Fatalf("sweep: %d rows", len(rows))
 		}
 	}
 }
@@ -308,7 +312,7 @@ func BenchmarkNativeInterventionShort(b *testing.B) {
 
 // BenchmarkResultTruth measures the per-result passes of Prepare over the
 // results of the generated corpus: the guard notes removed and the failure
-// shape read (normalizeFailed), and the agent's own guard notes looked for
+// shape read (guard.ResultFacts), and the agent's own guard notes looked for
 // (NativeIntervention).
 func BenchmarkResultTruth(b *testing.B) {
 	all := benchAll(b)
@@ -329,7 +333,7 @@ func BenchmarkResultTruth(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, r := range results {
-				_, _ = normalizeFailed(r, false, nil)
+				_, _ = guard.ResultFacts(r, false)
 			}
 		}
 	})

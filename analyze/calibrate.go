@@ -29,13 +29,6 @@ const (
 	calibrationMaxRatio = 8.0
 )
 
-// calibrate returns the session's bytes per token from its recorded usage,
-// or 0 when the usage does not allow it.
-func calibrate(s *ingest.Session) float64 {
-	ratio, _ := calibration(s)
-	return ratio
-}
-
 // calibration returns the session's bytes per token from its recorded
 // usage, or 0 and the reason the usage could not be used, as a clause for a
 // report ("" when the session records no usage).

@@ -48,3 +48,10 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("400 bytes at 4 bytes/token = %d tokens, want 100", n)
 	}
 }
+
+// calibrate returns the session's bytes per token from its recorded usage,
+// or 0 when the usage does not allow it.
+func calibrate(s *ingest.Session) float64 {
+	ratio, _ := calibration(s)
+	return ratio
+}

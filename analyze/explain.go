@@ -4,18 +4,19 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/rules"
 )
 
 // Link is one call of the chain a decision counted: an earlier call with
 // the same guard key, or the call itself (the last link).
 type Link struct {
-	Call   int    `json:"call"`
-	Turn   int    `json:"turn"`
-	Line   int    `json:"line"`
-	Tool   string `json:"tool"`
-	Args   string `json:"args"`
-	Action Action `json:"action"`
+	Call   int          `json:"call"`
+	Turn   int          `json:"turn"`
+	Line   int          `json:"line"`
+	Tool   string       `json:"tool"`
+	Args   string       `json:"args"`
+	Action guard.Action `json:"action"`
 	// Result is the first line of the call's result ("" without one).
 	Result string `json:"result"`
 	// Counted marks the links inside the detector's count: the last Count
@@ -43,7 +44,7 @@ func Explain(p *PreparedSession, r *rules.Rules, tc *TokenCache, call int) (Expl
 		return Explanation{}, fmt.Errorf("session %s has %d calls; there is no call %d", p.ID, len(p.Calls), call)
 	}
 	res, _ := Run(p, r, tc)
-	actions := make(map[int]Action, len(res.Decisions))
+	actions := make(map[int]guard.Action, len(res.Decisions))
 	ex := Explanation{Session: p.ID}
 	found := false
 	for _, d := range res.Decisions {
@@ -55,13 +56,13 @@ func Explain(p *PreparedSession, r *rules.Rules, tc *TokenCache, call int) (Expl
 	target := &p.Calls[call-1]
 	if !found {
 		ex.Decision = Decision{Turn: target.Event.Turn, Call: call, Line: target.Line, CallID: target.CallID,
-			Tool: target.Event.Tool, Class: target.Event.Class, Args: target.Event.ArgsRaw, Action: Allow}
+			Tool: target.Event.Tool, Class: target.Event.Class, Args: target.Event.ArgsRaw, Action: guard.Allow}
 	}
-	ex.Key = target.Event.key
+	ex.Key, _ = target.Event.Key()
 	// Run left every call keyed under p.keys: equal numbers, equal keys.
 	for i := 0; i < call; i++ {
 		c := &p.Calls[i]
-		same := i == call-1 || (target.Event.kidx >= 0 && c.Event.ki == target.Event.ki && c.Event.kidx == target.Event.kidx)
+		same := i == call-1 || c.Event.SameKey(&target.Event)
 		if !same {
 			continue
 		}
@@ -92,9 +93,9 @@ func firstLine(s string, has bool) string {
 func why(d *Decision, chain int) string {
 	var b strings.Builder
 	switch {
-	case d.Native != "" && d.Action == Allow:
+	case d.Native != "" && d.Action == guard.Allow:
 		fmt.Fprintf(&b, "the agent's own guard acted here (%s); the rules did not", d.Native)
-	case d.Action == Allow:
+	case d.Action == guard.Allow:
 		fmt.Fprintf(&b, "allowed: no detector fired (%d call(s) with this key so far)", chain)
 	default:
 		fmt.Fprintf(&b, "%s by the %s detector", d.Action, orNone(d.Detector))

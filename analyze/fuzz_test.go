@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
@@ -148,13 +149,13 @@ func checkReplay(t *testing.T, preset string, calls int, res *SessionResult, too
 	}
 	prev := 0
 	var saved int64
-	counts := map[Action]int{}
+	counts := map[guard.Action]int{}
 	for _, d := range res.Decisions {
 		if d.Call <= prev || d.Call > calls || d.Turn < 1 {
 			fail("decision for call %d (turn %d) after call %d of %d", d.Call, d.Turn, prev, calls)
 		}
 		prev = d.Call
-		if d.Action.String() == "unknown" || (d.Action != Allow && d.Detector == "" && d.Action != Halt) {
+		if d.Action.String() == "unknown" || (d.Action != guard.Allow && d.Detector == "" && d.Action != guard.Halt) {
 			fail("call %d: action %v with detector %q", d.Call, d.Action, d.Detector)
 		}
 		if d.Harmful && !d.Action.Stops() {
@@ -168,7 +169,7 @@ func checkReplay(t *testing.T, preset string, calls int, res *SessionResult, too
 		}
 		saved += d.TokensSaved
 	}
-	if counts[Steer] != res.Steered || counts[Block] != res.Blocked || counts[Dedup] != res.Deduped {
+	if counts[guard.Steer] != res.Steered || counts[guard.Block] != res.Blocked || counts[guard.Dedup] != res.Deduped {
 		fail("decisions list %v, totals say steered %d blocked %d deduped %d", counts, res.Steered, res.Blocked, res.Deduped)
 	}
 	if saved != res.TokensSaved {

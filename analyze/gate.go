@@ -27,6 +27,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
@@ -881,8 +882,8 @@ func (l *gateLoader) callExpectation(n *yaml.Node) (CallExpectation, error) {
 		if ce.Action, err = l.str(v, "action"); err != nil {
 			return ce, err
 		}
-		if _, ok := ParseAction(ce.Action); !ok {
-			return ce, l.errf(v, "action %q is not one of %s", ce.Action, strings.Join(actionNames[:], ", "))
+		if _, ok := guard.ParseAction(ce.Action); !ok {
+			return ce, l.errf(v, "action %q is not one of %s", ce.Action, strings.Join(guard.ActionNames(), ", "))
 		}
 	}
 	if v := vals["detector"]; v != nil {
@@ -1083,13 +1084,13 @@ func anchorSummary(f *GateFailure, rep *Report, field string, c *GateCase) {
 	match := func(d *Decision) bool {
 		switch field {
 		case "steered":
-			return d.Action == Steer
+			return d.Action == guard.Steer
 		case "blocked":
-			return d.Action == Block
+			return d.Action == guard.Block
 		case "deduped":
-			return d.Action == Dedup
+			return d.Action == guard.Dedup
 		case "halted":
-			return d.Action == Halt
+			return d.Action == guard.Halt
 		case "harmful":
 			return d.Harmful
 		case "stopped_actions":
@@ -1099,7 +1100,7 @@ func anchorSummary(f *GateFailure, rep *Report, field string, c *GateCase) {
 		case "native":
 			return d.Native != ""
 		}
-		return d.Action != Allow
+		return d.Action != guard.Allow
 	}
 	for i := range rep.Sessions {
 		s := &rep.Sessions[i]

@@ -3,6 +3,7 @@ package analyze
 import (
 	"time"
 
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -36,8 +37,8 @@ type PreparedSession struct {
 	TurnStarts []TurnStart
 
 	// keys numbers the calls' keys under the key section of the latest
-	// run (Run, keyIndex); the calls' events remember their numbers.
-	keys *keyIndex
+	// run (Run, guard.KeyIndex); the calls' events remember their numbers.
+	keys *guard.KeyIndex
 }
 
 // TurnStart marks where a turn begins in Calls.
@@ -50,7 +51,7 @@ type TurnStart struct {
 // PreparedCall is one call with its rules-independent facts.
 type PreparedCall struct {
 	// Event is the engine's view of the call; Class is filled per rules.
-	Event  CallEvent
+	Event  guard.CallEvent
 	Line   int
 	CallID string
 	// Request is the 1-based index of the call's model request in the
@@ -63,7 +64,7 @@ type PreparedCall struct {
 	LaterRequests int
 	HasResult     bool
 	// Sig is the digest of the truth signature (tool plus sorted
-	// arguments, Signature).
+	// arguments, appendSignature).
 	Sig SigDigest
 	// SameResult: an earlier call in the same context had the same
 	// signature and the same normalized result; Repeats is the index of
@@ -131,13 +132,13 @@ func Prepare(s *ingest.Session) *PreparedSession {
 			}
 			for ci, c := range r.Calls {
 				index++
-				norm, failed := normalizeFailed(c.Result, c.IsError, c.ResultMembers)
+				norm, failed := guard.ResultFactsWithMembers(c.Result, c.IsError, c.ResultMembers)
 				native, stops := NativeIntervention(c.Result)
 				pc := PreparedCall{
-					Event: CallEvent{
+					Event: guard.CallEvent{
 						Turn: ti + 1, Request: request - firstRequest + 1, Index: index, Tool: c.Tool,
 						Args: c.Args, ArgsOK: c.ArgsOK, ArgsRaw: c.ArgsRaw, Time: c.Time,
-						Result: c.Result, ResultHash: HashString(norm), Failed: failed, IsError: c.IsError,
+						Result: c.Result, ResultHash: guard.HashString(norm), Failed: failed, IsError: c.IsError,
 					},
 					Line: c.Line, CallID: c.ID, Request: request, EndOfRequest: ci == len(r.Calls)-1,
 					HasResult: c.HasResult, Native: native, NativeStops: stops, resultTokens: -1,
@@ -199,15 +200,6 @@ type CorpusFacts struct {
 	// under the built-in tool classes and effects (defaultEffects).
 	Redundant int `json:"redundant"`
 	Problems  int `json:"problems"`
-}
-
-// Facts returns the corpus' rules-independent facts.
-func (c *Corpus) Facts() CorpusFacts {
-	f := CorpusFacts{Files: c.Files, Problems: len(c.Problems)}
-	for _, p := range c.Sessions {
-		f.add(p)
-	}
-	return f
 }
 
 // add counts one prepared session in f.

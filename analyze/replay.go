@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -25,8 +26,8 @@ type TokenCache struct {
 	bigMemo map[bigKey]int
 	// rules is a cache of what the guards work out from these rules alone,
 	// shared by the runs of this TokenCache's goroutine under the same,
-	// unchanging rules (set by Corpus.Run, or by the first Run).
-	rules *ruleCache
+	// unchanging rules (set by sessionRunner.run, or by the first Run).
+	rules *guard.RuleCache
 	// scratch is Run's per-session working memory, kept for the next run
 	// of this goroutine: a replay runs one session after another, and each
 	// grew these from nothing before.
@@ -50,7 +51,7 @@ const (
 // runScratch is what Run builds and throws away per session. Nothing in it
 // reaches a result.
 type runScratch struct {
-	keyBuf     []byte // lent to the session's keyIndex (keyIndex.buf)
+	keyBuf     []byte // lent to the session's KeyIndex (KeyIndex.LendBuffer)
 	seen       seenResults
 	toolPos    []int32
 	toolClass  []string
@@ -71,10 +72,6 @@ const (
 // runs: a rare huge session does not keep its tables for the replay's life.
 const maxScratchCalls = 1 << 16
 
-// maxRuleCache bounds the (detector, tool) entries a TokenCache's rule
-// cache keeps across runs (tool names are the transcripts' own).
-const maxRuleCache = 1 << 14
-
 // NewTokenCache wraps a counter.
 func NewTokenCache(c tokens.Counter) *TokenCache {
 	return &TokenCache{Counter: c, memo: map[string]int{}, bigMemo: map[bigKey]int{}}
@@ -86,7 +83,7 @@ func (tc *TokenCache) Count(s string) int {
 		return 0
 	}
 	if len(s) > maxTextMemo {
-		return tc.countBig(s, HashString(s))
+		return tc.countBig(s, guard.HashString(s))
 	}
 	if n, ok := tc.memo[s]; ok {
 		return n
@@ -183,26 +180,24 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	}
 	st := sessionTokens{tc: tc, bytesPerToken: p.BytesPerToken}
 	// Keys are numbered once per session and key section, for every
-	// configuration that shares the section (keyIndex).
+	// configuration that shares the section (guard.KeyIndex).
 	ki := p.keys
-	if ki == nil || ki.keyID != gr.KeyID() {
-		ki = newKeyIndex(gr.KeyID(), len(p.Calls))
+	if !ki.Serves(gr) {
+		ki = guard.NewKeyIndex(gr, len(p.Calls))
 		p.keys = ki
 	}
 	// The rules do not change while the caller runs them (as with a
 	// Guard): the guards of later sessions under the same rules share what
 	// the earlier ones worked out from them.
 	rc := tc.rules
-	if rc == nil || rc.r != gr || len(rc.eff) > maxRuleCache || len(rc.roleOf) > maxRuleCache {
-		rc = newRuleCache(gr)
+	if !rc.Serves(gr) {
+		rc = guard.NewRuleCache(gr)
 		tc.rules = rc
 	}
-	g := newGuard(gr, ki, rc)
+	g := rc.NewGuard(ki)
 	sc := &tc.scratch
-	if ki.buf == nil {
-		ki.buf, sc.keyBuf = sc.keyBuf, nil
-	}
-	// By tool index (keyIndex): 1 + the tool's place in tools, and its
+	sc.keyBuf = ki.LendBuffer(sc.keyBuf)
+	// By tool number (guard.KeyIndex.Number): 1 + the tool's place in tools, and its
 	// class (known when toolPos is not 0).
 	toolPos, toolClass, toolEff := sc.toolPos[:0], sc.toolClass[:0], sc.toolEffect[:0]
 	var tools []ToolStat
@@ -232,12 +227,11 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 			timeline.WriteByte(TurnSeparator)
 		}
 		halted := false
-		var haltedBy Verdict
+		var haltedBy guard.Verdict
 		haltedAt := 0
 		for i := ts.FirstCall; i < end; i++ {
 			c := &p.Calls[i]
-			ki.memo(&c.Event, gr)
-			tid := c.Event.tidx
+			tid := ki.Number(&c.Event, gr)
 			toolPos, toolClass, toolEff = grow(toolPos, tid), grow(toolClass, tid), grow(toolEff, tid)
 			if toolPos[tid] == 0 {
 				toolClass[tid] = r.ClassOf(c.Event.Tool)
@@ -258,27 +252,27 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 			// An action returning the same acknowledgement again did
 			// something again: never redundant.
 			redundant := c.SameResult && !acts
-			var v Verdict
+			var v guard.Verdict
 			ran := false
 			if halted {
-				v = Verdict{Action: Halt, Detector: haltedBy.Detector, Count: haltedBy.Count,
+				v = guard.Verdict{Action: guard.Halt, Detector: haltedBy.Detector, Count: haltedBy.Count,
 					Message: "not run: the guard ended this turn at call " + strconv.Itoa(haltedAt)}
 			} else {
 				v = g.Before(&c.Event)
-				ran = !v.Action.Stops() && v.Action != Halt
+				ran = !v.Action.Stops() && v.Action != guard.Halt
 				after := g.After(&c.Event, v)
-				raise(&v, &after)
+				guard.Raise(&v, &after)
 				if c.EndOfRequest {
 					if end := g.EndRequest(); end.Action > v.Action {
-						raise(&v, &end)
+						guard.Raise(&v, &end)
 					}
 				}
-				if v.Action == Halt {
+				if v.Action == guard.Halt {
 					halted, haltedBy, haltedAt = true, v, c.Event.Index
 				}
 			}
 			ts := &tools[toolPos[tid]-1]
-			if v.Action == Allow && !redundant && c.Native == "" && !c.NativeStops {
+			if v.Action == guard.Allow && !redundant && c.Native == "" && !c.NativeStops {
 				// Most calls: allowed, neither redundant nor the agent's
 				// own note, so nothing to count but the call and nothing
 				// to record but its result (what judge does for them,
@@ -300,11 +294,11 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 			}
 			switch {
 			case c.NativeStops:
-			case v.Action == Steer:
+			case v.Action == guard.Steer:
 				ts.Steered++
-			case v.Action == Block:
+			case v.Action == guard.Block:
 				ts.Blocked++
-			case v.Action == Dedup:
+			case v.Action == guard.Dedup:
 				ts.Deduped++
 			}
 			if d.Harmful {
@@ -312,7 +306,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 			}
 			ts.TokensSaved += d.TokensSaved
 			timeline.WriteByte(mark(c, d))
-			if d.Action != Allow || d.Redundant || d.Native != "" {
+			if d.Action != guard.Allow || d.Redundant || d.Native != "" {
 				res.Decisions = append(res.Decisions, d)
 			}
 		}
@@ -321,8 +315,8 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	// Every call is keyed now; the session keeps its keyIndex (compare,
 	// sweep) but not the buffer the keys were built in, which the next
 	// run of this goroutine reuses.
-	sc.keyBuf, ki.buf = ki.buf, nil
-	g.done(rc)
+	sc.keyBuf = ki.TakeBuffer()
+	rc.Release(g)
 	clear(toolClass)
 	sc.toolPos, sc.toolClass, sc.toolEffect = toolPos[:0], toolClass[:0], toolEff[:0]
 	seenRun.reset()
@@ -345,7 +339,7 @@ func reportTime(t time.Time) string {
 // ran says whether the call would still have run under the guard (a steer,
 // or a halt that came after the call); redundant, whether it brought nothing
 // new; acts, whether it acts on the world.
-func judge(c *PreparedCall, v Verdict, ran, redundant, acts bool, seenRun *seenResults, st sessionTokens, res *SessionResult) Decision {
+func judge(c *PreparedCall, v guard.Verdict, ran, redundant, acts bool, seenRun *seenResults, st sessionTokens, res *SessionResult) Decision {
 	args := c.Event.ArgsRaw
 	if len(args) > maxDecisionArgs {
 		args = args[:maxDecisionArgs]
@@ -359,7 +353,7 @@ func judge(c *PreparedCall, v Verdict, ran, redundant, acts bool, seenRun *seenR
 	if redundant {
 		d.Repeats = c.Repeats
 	}
-	if v.Action != Allow {
+	if v.Action != guard.Allow {
 		if last := seenRun.last(c, v); last > 0 {
 			d.Repeats = last
 		}
@@ -372,11 +366,11 @@ func judge(c *PreparedCall, v Verdict, ran, redundant, acts bool, seenRun *seenR
 		return d
 	}
 	switch v.Action {
-	case Steer:
+	case guard.Steer:
 		res.Steered++
 		res.SteerTokens += st.count(v.Message)
-	case Block, Dedup:
-		if v.Action == Block {
+	case guard.Block, guard.Dedup:
+		if v.Action == guard.Block {
 			res.Blocked++
 		} else {
 			res.Deduped++
@@ -397,7 +391,7 @@ func judge(c *PreparedCall, v Verdict, ran, redundant, acts bool, seenRun *seenR
 			res.RedundantStopped++
 		}
 		d.TokensSaved = max(0, st.result(c)-st.count(v.Message))
-	case Halt:
+	case guard.Halt:
 		if !ran {
 			res.Halted++
 			d.TokensSaved = max(0, st.result(c)-st.count(v.Message))
@@ -457,18 +451,19 @@ func (h *hashSet) add(x uint64, call int) {
 }
 
 // byScope says whether the call's verdict is keyed by Scope alone.
-func byScope(c *PreparedCall, v Verdict) bool {
-	return v.Scope > 0 && c.Event.hasKey && v.Key != "" && v.Key == c.Event.key
+func byScope(c *PreparedCall, v guard.Verdict) bool {
+	key, ok := c.Event.Key()
+	return v.Scope > 0 && ok && v.Key != "" && v.Key == key
 }
 
-func (s *seenResults) key(c *PreparedCall, v Verdict) judgeKey {
+func (s *seenResults) key(c *PreparedCall, v guard.Verdict) judgeKey {
 	if v.Key == "" {
 		return judgeKey{isSig: true, sig: c.Sig}
 	}
 	return judgeKey{scope: v.Scope, key: v.Key}
 }
 
-func (s *seenResults) has(c *PreparedCall, v Verdict, x uint64) bool {
+func (s *seenResults) has(c *PreparedCall, v guard.Verdict, x uint64) bool {
 	if byScope(c, v) {
 		return v.Scope < len(s.byScope) && s.byScope[v.Scope].contains(x)
 	}
@@ -477,7 +472,7 @@ func (s *seenResults) has(c *PreparedCall, v Verdict, x uint64) bool {
 
 // last is the index of the most recent call recorded under the call's
 // key, 0 when none was.
-func (s *seenResults) last(c *PreparedCall, v Verdict) int {
+func (s *seenResults) last(c *PreparedCall, v guard.Verdict) int {
 	var h *hashSet
 	if byScope(c, v) {
 		if v.Scope < len(s.byScope) {
@@ -492,7 +487,7 @@ func (s *seenResults) last(c *PreparedCall, v Verdict) int {
 	return int(h.lastCall)
 }
 
-func (s *seenResults) add(c *PreparedCall, v Verdict, x uint64) {
+func (s *seenResults) add(c *PreparedCall, v guard.Verdict, x uint64) {
 	if byScope(c, v) {
 		if v.Scope >= len(s.byScope) {
 			s.byScope = slices.Grow(s.byScope, v.Scope+1-len(s.byScope))[:v.Scope+1]
@@ -535,19 +530,12 @@ func contains(hs []uint64, h uint64) bool {
 	return false
 }
 
-// raise keeps in *a the stronger of two verdicts on the same call; a steer
-// on top of a stronger action is dropped (the stronger action's message
-// wins). It works in place: verdicts are copied whole only when b wins,
-// which is rare (copying both in and the winner out was about 2% of a
-// sweep).
-func raise(a, b *Verdict) {
-	if b.Action > a.Action {
-		key, scope := a.Key, a.Scope
-		*a = *b
-		if a.Key == "" {
-			a.Key, a.Scope = key, scope
-		}
+// grow returns s long enough to be indexed by i.
+func grow[T any](s []T, i int) []T {
+	if i < len(s) {
+		return s
 	}
+	return append(s, make([]T, i+1-len(s))...)
 }
 
 func mark(c *PreparedCall, d Decision) byte {
@@ -556,13 +544,13 @@ func mark(c *PreparedCall, d Decision) byte {
 		return MarkNative
 	case d.Harmful:
 		return MarkHarmful
-	case d.Action == Block:
+	case d.Action == guard.Block:
 		return MarkBlock
-	case d.Action == Dedup:
+	case d.Action == guard.Dedup:
 		return MarkDedup
-	case d.Action == Halt:
+	case d.Action == guard.Halt:
 		return MarkHalt
-	case d.Action == Steer:
+	case d.Action == guard.Steer:
 		return MarkSteer
 	case c.Native != "":
 		return MarkNative

@@ -1,6 +1,9 @@
 package analyze
 
-import "github.com/loopgate/loopgate/ingest"
+import (
+	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/ingest"
+)
 
 // Problem is an input problem, carried through to the report.
 type Problem = ingest.Problem
@@ -169,11 +172,11 @@ type Decision struct {
 	Tool   string `json:"tool"`
 	Class  string `json:"class"`
 	// Args is abbreviated (and redacted by the report).
-	Args     string `json:"args"`
-	Action   Action `json:"action"`
-	Detector string `json:"detector"`
-	Count    int    `json:"count"`
-	Message  string `json:"message"`
+	Args     string       `json:"args"`
+	Action   guard.Action `json:"action"`
+	Detector string       `json:"detector"`
+	Count    int          `json:"count"`
+	Message  string       `json:"message"`
 	// Redundant: the call brought nothing new (truth, independent of rules).
 	Redundant bool `json:"redundant"`
 	// Harmful: stopped, yet its real result was new to the guard's key

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+
+	"github.com/loopgate/loopgate/analyze/guard"
 )
 
 // A report keeps a summary of every session (SessionResult): about 850
@@ -406,7 +408,7 @@ func decodeSession(b []byte, s *SessionResult) ([]byte, error) {
 		x := &s.Decisions[i]
 		x.Turn, x.Call, x.Line = d.int(), d.int(), d.int()
 		x.CallID, x.Tool, x.Class, x.Args = d.string(), d.string(), d.string(), d.string()
-		x.Action = Action(d.byte())
+		x.Action = guard.Action(d.byte())
 		x.Detector = d.string()
 		x.Count = d.int()
 		x.Message = d.string()

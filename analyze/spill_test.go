@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/testfill"
 	"github.com/loopgate/loopgate/internal/tokens"
@@ -52,7 +53,7 @@ func TestSessionEncodingRoundTrip(t *testing.T) {
 	seed := 0
 	fillValue(t, reflect.ValueOf(&full).Elem(), &seed)
 	extreme := SessionResult{Turns: -1 << 62, TokensSaved: 1<<63 - 1, BytesPerToken: -0.0,
-		Decisions: []Decision{{Action: Halt, Count: -1 << 62}}}
+		Decisions: []Decision{{Action: guard.Halt, Count: -1 << 62}}}
 	in := []SessionResult{full, {}, extreme, {Decisions: []Decision{}}}
 	var b []byte
 	for i := range in {
@@ -87,7 +88,7 @@ func spillTestSessions(n int) []SessionResult {
 	for i := range out {
 		out[i] = SessionResult{File: "f" + strconv.Itoa(i/10), ID: strconv.Itoa(i), Calls: i, Timeline: "..B"}
 		if i%3 == 0 {
-			out[i].Decisions = []Decision{{Turn: i, Call: 2, Tool: "read", Action: Block, Args: `{"p":"x"}`}}
+			out[i].Decisions = []Decision{{Turn: i, Call: 2, Tool: "read", Action: guard.Block, Args: `{"p":"x"}`}}
 		}
 	}
 	return out
@@ -217,7 +218,7 @@ func FuzzSessionSpill(f *testing.F) {
 		s := SessionResult{File: str, ID: str + "1", Turns: int(n), TokensSaved: n, BytesPerToken: x,
 			Timeline: str, HasUsage: n%2 == 0}
 		for i := range int(decisions % 8) {
-			s.Decisions = append(s.Decisions, Decision{Turn: i, Args: str, Action: Action(decisions), TokensSaved: n, Harmful: i%2 == 1})
+			s.Decisions = append(s.Decisions, Decision{Turn: i, Args: str, Action: guard.Action(decisions), TokensSaved: n, Harmful: i%2 == 1})
 		}
 		var back SessionResult
 		rest, err := decodeSession(encodeSession(nil, &s), &back)

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -131,24 +129,8 @@ func Configs(base *rules.Rules, varies []Vary) ([]*rules.Rules, [][]Setting, err
 	return cfgs, settings, nil
 }
 
-// Sweep replays the corpus under every configuration of the cross product
-// (Corpus.RunAll: each session under every configuration in turn).
-// progress, when not nil, is told of each session done.
-func Sweep(c *Corpus, base *rules.Rules, varies []Vary, counter tokens.Counter, jobs int, progress func(done, total int, elapsed time.Duration)) ([]SweepRow, error) {
-	cfgs, settings, err := Configs(base, varies)
-	if err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	var tell func(done, total int)
-	if progress != nil {
-		tell = func(done, total int) { progress(done, total, time.Since(start)) }
-	}
-	return SweepRows(settings, c.RunAll(cfgs, counter, jobs, false, tell)), nil
-}
-
 // SweepRows makes the rows of a sweep from each configuration's settings
-// and report (Configs, then ReplayAll or Corpus.RunAll), marking the Pareto
+// and report (Configs, then ReplayAll), marking the Pareto
 // front.
 func SweepRows(settings [][]Setting, reports []*Report) []SweepRow {
 	rows := make([]SweepRow, len(reports))

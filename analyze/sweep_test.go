@@ -75,11 +75,12 @@ func TestSweepRowsEqualSeparateReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	varies := []Vary{{Key: "detectors.repeat.block_at", Values: []string{"2", "3", "5"}}, {Key: "tools.class:read.block_at", Values: []string{"2", "4"}}}
-	corpus := LoadCorpus(files, Options{Jobs: 2})
-	rows, err := Sweep(corpus, base, varies, counter, 2, nil)
+	cfgs, settings, err := Configs(base, varies)
 	if err != nil {
 		t.Fatal(err)
 	}
+	reports, _ := ReplayAll(files, Options{Tokens: counter, Jobs: 2}, cfgs, nil)
+	rows := SweepRows(settings, reports)
 	if len(rows) != 6 {
 		t.Fatalf("%d rows, want 3x2 = 6", len(rows))
 	}

@@ -3,6 +3,8 @@ package analyze
 import (
 	"strings"
 	"testing"
+
+	"github.com/loopgate/loopgate/analyze/guard"
 )
 
 // countingCounter counts chars4 and how many texts it was asked to count.
@@ -53,14 +55,14 @@ func TestResultTokensMemoByResultHash(t *testing.T) {
 	cc := &countingCounter{}
 	cache := NewTokenCache(cc)
 	for i := 0; i < 5; i++ {
-		c := &PreparedCall{Event: CallEvent{Result: big, ResultHash: HashString(big)}, resultTokens: -1, resultIsNormalized: true}
+		c := &PreparedCall{Event: guard.CallEvent{Result: big, ResultHash: guard.HashString(big)}, resultTokens: -1, resultIsNormalized: true}
 		if got := cache.resultTokens(c); got != (len(big)+3)/4 {
 			t.Fatalf("resultTokens = %d", got)
 		}
 	}
 	// A call whose hash is of another (normalized) text is counted by its
 	// own text, not under that hash.
-	c := &PreparedCall{Event: CallEvent{Result: big + "!", ResultHash: HashString(big)}, resultTokens: -1}
+	c := &PreparedCall{Event: guard.CallEvent{Result: big + "!", ResultHash: guard.HashString(big)}, resultTokens: -1}
 	if got := cache.resultTokens(c); got != (len(big)+1+3)/4 {
 		t.Errorf("a result whose normalized form differs got %d tokens", got)
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
@@ -334,193 +333,12 @@ func (a *noteScanner) scan4(sp *[4]noteSpan, best int) int {
 	return best
 }
 
-// guardSuffixes are notes agents append to real results; they are removed
-// before results are compared, so that a result with a warning appended is
-// still "the same result". hermes' out-of-band user message (formats-hermes.md
-// §2.3) is not a guard note, but it is appended the same way to a result
-// that is otherwise unchanged (guards.md §2.4 strips it before hashing).
-var guardSuffixes = []string{
-	"\n\n[Tool loop warning:",
-	"\n\n[Tool loop hard stop:",
-	"\n\n[hermes note:",
-	"\n\n[Analyze the error above and try a different approach.]",
-	"\n\n[Repeated ",
-	"\n\n[OUT-OF-BAND USER MESSAGE",
-}
-
-// guardSuffixStart begins every guardSuffixes entry (TestGuardSuffixStart).
-const guardSuffixStart = "\n\n["
-
-// NormalizeResult removes the agent's own guard notes from a result: notes
-// appended at the end (from the first guardSuffixes entry in the result's
-// tail), hermes' "_warning" member of a JSON result (guards.md §2.1), and
-// trailing white space.
-func NormalizeResult(result string) string {
-	return strings.TrimRight(stripWarning(cutGuardSuffix(result)), " \t\r\n")
-}
-
-// cutGuardSuffix cuts the result at the first guardSuffixes entry in its
-// tail. Every entry starts with guardSuffixStart, so the first place
-// where one starts is the first '[' after "\n\n" that is followed by the
-// rest of one: one pass looking for a byte that is rare in most results,
-// instead of one substring search of the tail per entry.
-func cutGuardSuffix(result string) string {
-	t, offset := tail(result)
-	for i := 0; ; i++ {
-		j := strings.IndexByte(t[i:], '[')
-		if j < 0 {
-			return result
-		}
-		i += j
-		if s := i - 2; s >= 0 && t[s] == '\n' && t[s+1] == '\n' && hasGuardSuffix(t[s:]) {
-			return result[:offset+s]
-		}
-	}
-}
-
-// hasGuardSuffix reports whether s starts with one of guardSuffixes.
-func hasGuardSuffix(s string) bool {
-	for _, g := range guardSuffixes {
-		if strings.HasPrefix(s, g) {
-			return true
-		}
-	}
-	return false
-}
-
-// normalizeFailed returns NormalizeResult(result) and Failed of it, for
-// Prepare. Both read the top-level members of a JSON object result
-// (stripWarning its "_warning", Failed its "error", "success" and
-// "exit_code"); here one pass over the top level (jsonx.TopLevelFields)
-// serves both. When there is no top-level "_warning", NormalizeResult only
-// trims the result's trailing white space, and Failed reads the very
-// members read here: TopLevelFields skips the leading white space and
-// stops at the object's end, so the trimmed text has the same members.
-// With a "_warning", the two run as written.
-//
-// members, when not nil, are what TopLevelFields gives for result
-// (ingest.Call.ResultMembers: a reader wrote result as compact JSON and
-// noted them). A compact text holds no white space or line break outside
-// its strings, where a guard note would have to begin ("\n\n[", written
-// as escapes inside a string), so cutGuardSuffix and the trimming leave
-// it as it is, and without a "_warning" the members are all there is to
-// read.
-func normalizeFailed(result string, isError bool, members *[len(ingest.ResultMemberKeys)]string) (string, bool) {
-	if members != nil && members[0] == "" {
-		return result, isError || failedMembers(members[1], members[2], members[3])
-	}
-	r := cutGuardSuffix(result)
-	if t := strings.TrimLeft(r, " \t\r\n"); t != "" && t[0] == '{' {
-		f := jsonx.TopLevelFields(r, ingest.ResultMemberKeys[:]...)
-		if f[0] == "" {
-			return strings.TrimRight(r, " \t\r\n"), isError || failedMembers(f[1], f[2], f[3])
-		}
-	}
-	norm := strings.TrimRight(stripWarning(r), " \t\r\n")
-	return norm, Failed(norm, isError)
-}
-
-// warningKey is the member hermes' read/search guard adds to the JSON
-// result of the 3rd consecutive identical read or search (guards.md §2.1):
-// the result is the same dict with "_warning" set last, dumped again.
-const warningKey = `"_warning"`
-
-// stripWarning removes a top-level "_warning" member from a JSON object
-// result, with its separating comma, keeping the rest of the text byte for
-// byte: the same read without the warning is then the same text, whatever
-// the JSON's spacing. Anything else is returned unchanged.
-func stripWarning(r string) string {
-	t := strings.TrimLeft(r, " \t\r\n")
-	if t == "" || t[0] != '{' || !strings.Contains(r, warningKey) {
-		return r
-	}
-	raw := jsonx.TopLevelFields(r, "_warning")[0]
-	if raw == "" {
-		return r
-	}
-	// The member is the occurrence of the key followed by its top-level
-	// value; a nested "_warning" with the very same value text would also
-	// match, so a candidate is kept only if the top-level member is gone
-	// after the cut. hermes adds the member last: look from the end.
-	for end := len(r); ; {
-		i := strings.LastIndex(r[:end], warningKey)
-		if i < 0 {
-			return r
-		}
-		end = i
-		j := i + len(warningKey)
-		j += len(r[j:]) - len(strings.TrimLeft(r[j:], " \t\r\n"))
-		if j >= len(r) || r[j] != ':' {
-			continue
-		}
-		j++
-		j += len(r[j:]) - len(strings.TrimLeft(r[j:], " \t\r\n"))
-		if !strings.HasPrefix(r[j:], raw) {
-			continue
-		}
-		j += len(raw)
-		// Remove the comma before the member, or else the one after it.
-		start := i
-		before := strings.TrimRight(r[:i], " \t\r\n")
-		if strings.HasSuffix(before, ",") {
-			start = len(before) - 1
-		} else {
-			after := strings.TrimLeft(r[j:], " \t\r\n")
-			if strings.HasPrefix(after, ",") {
-				j = len(r) - len(after) + 1
-				j += len(r[j:]) - len(strings.TrimLeft(r[j:], " \t\r\n"))
-			}
-		}
-		out := r[:start] + r[j:]
-		if jsonx.TopLevelFields(out, "_warning")[0] == "" && jsonx.Valid(jsonx.ReadOnlyBytes(out)) {
-			return out
-		}
-	}
-}
-
-// unwrapEnvelope returns the content of hermes' untrusted-result envelope
-// (guards.md §2.4): `<untrusted_tool_result source="...">`, a preamble
-// line, a blank line, the tool's own output, and the closing tag. Other
-// text is returned as is.
-func unwrapEnvelope(s string) string {
-	const open, close = "<untrusted_tool_result", "</untrusted_tool_result>"
-	t := strings.TrimSpace(s)
-	if !strings.HasPrefix(t, open) {
-		return s
-	}
-	_, body, ok := strings.Cut(t, "\n\n")
-	if !ok {
-		return s
-	}
-	return strings.TrimSuffix(strings.TrimSpace(body), close)
-}
-
-// hashSeed keys HashString for this process.
-var hashSeed = maphash.MakeSeed()
-
-// HashString hashes results and signatures for equality tests within one
-// run (maphash: hardware-accelerated, several GB/s). The values differ from
-// run to run and are never written to a report, so reports stay
-// byte-identical; two different texts share a hash with probability 2^-64.
-func HashString(s string) uint64 {
-	return maphash.String(hashSeed, s)
-}
-
-// Signature is the rules-independent identity of a call used for truth:
-// tool name plus arguments with keys sorted at every level (or the raw text
-// when the arguments are not JSON). Prepare keeps a digest of an encoding
-// of it (appendSignature, sigDigest), not its text.
-func Signature(tool string, args jsonx.Value, argsOK bool, raw string) string {
-	buf := append([]byte(tool), 0)
-	if argsOK {
-		return string(args.Append(buf, jsonx.Sorted))
-	}
-	return string(append(buf, raw...))
-}
-
-// appendSignature appends an encoding of the call's Signature to buf for
-// sigDigest: equal exactly when the Signatures are equal
-// (TestSignatureDigest), not the Signature's text. The arguments are
+// appendSignature appends an encoding of the call's signature to buf for
+// sigDigest. The signature is the rules-independent identity of a call
+// used for truth: tool name plus arguments with keys sorted at every level
+// (or the raw text when the arguments are not JSON). The encoding is equal
+// exactly when the signatures' texts are (TestSignatureDigest), without
+// being that text. The arguments are
 // written as their sorted tree (appendSigValue), each string by its length
 // and bytes: no string is scanned to be quoted, as its JSON text would be.
 func appendSignature(buf []byte, tool string, args jsonx.Value, argsOK bool, raw string) []byte {
@@ -580,7 +398,7 @@ func appendSigValue(buf []byte, v jsonx.Value) []byte {
 	return append(buf, '?')
 }
 
-// SigDigest is a 128-bit digest of a call's Signature. Truth only tests
+// SigDigest is a 128-bit digest of a call's signature. Truth only tests
 // signatures for equality (Prepare's redundancy, judge's "same call" for a
 // call without a guard key), so a prepared call keeps the digest, not the
 // text: no string per call, and map keys of fixed size. Two distinct
@@ -588,73 +406,11 @@ func appendSigValue(buf []byte, v jsonx.Value) []byte {
 // HashString, digests differ from run to run and never reach a report.
 type SigDigest [2]uint64
 
+// sigSeeds seed the signature digests (per process: digests never reach
+// a report).
+var sigSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
 // sigDigest digests a signature built by appendSignature.
 func sigDigest(sig []byte) SigDigest {
-	return SigDigest{maphash.Bytes(keySeeds[0], sig), maphash.Bytes(keySeeds[1], sig)}
-}
-
-// Failed classifies a result as a failure: the transcript's own error flag,
-// or a result shaped like an error. The shape rules follow hermes'
-// _detect_tool_failure loosely (guards.md §2.2) but stay generic: a text
-// starting with "Error", a JSON object with a non-empty "error", with
-// "success": false, or with a non-zero "exit_code", or a text whose last
-// line is "Exit code: N" with N not 0 (nanobot's exec, formats-nanobot.md
-// §6: nanobot does not flag it as an error, but the command failed, and a
-// retry of it that later works must not be blocked as "nothing new").
-func Failed(result string, isError bool) bool {
-	if isError {
-		return true
-	}
-	r := strings.TrimSpace(unwrapEnvelope(result))
-	if r == "" {
-		return false
-	}
-	if strings.HasPrefix(r, "Error") || strings.HasPrefix(r, "ERROR") || strings.HasPrefix(r, "error:") {
-		return true
-	}
-	if r[0] != '{' {
-		return nonZeroExitLine(r)
-	}
-	// Only three top-level members matter; read them in one pass without
-	// building the (possibly large) object.
-	f := jsonx.TopLevelFields(r, "error", "success", "exit_code")
-	return failedMembers(f[0], f[1], f[2])
-}
-
-// failedMembers classifies a JSON object result by the raw JSON of its
-// top-level "error", "success" and "exit_code" members ("" when absent).
-func failedMembers(e, success, code string) bool {
-	switch {
-	case len(e) > 0 && (e[0] == '{' || e[0] == '['):
-		return true
-	case e == "true":
-		return true
-	case len(e) > 2 && e[0] == '"':
-		return true
-	case success == "false":
-		return true
-	case code != "" && code != "0" && code != "null" && code[0] != '"':
-		return true
-	}
-	return false
-}
-
-// nonZeroExitLine reports whether the text's last line is "Exit code: N"
-// with N a whole number other than 0.
-func nonZeroExitLine(r string) bool {
-	last := r
-	if i := strings.LastIndexByte(r, '\n'); i >= 0 {
-		last = r[i+1:]
-	}
-	code, ok := strings.CutPrefix(strings.TrimSpace(last), "Exit code: ")
-	if !ok || code == "" {
-		return false
-	}
-	if code[0] == '-' {
-		code = code[1:]
-	}
-	if code == "" || strings.Trim(code, "0123456789") != "" {
-		return false
-	}
-	return strings.Trim(code, "0") != ""
+	return SigDigest{maphash.Bytes(sigSeeds[0], sig), maphash.Bytes(sigSeeds[1], sig)}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/internal/gen"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
@@ -199,7 +200,7 @@ func manyHTMLSessions(n, calls int) *analyze.Report {
 			Timeline: timeline}
 		for c := 5; c <= calls; c += 5 {
 			s.Decisions = append(s.Decisions, analyze.Decision{Call: c, Turn: 1, Line: c, Tool: "read_file", Class: "read",
-				Args: `{"path": "src/` + strings.Repeat("deep/", 30) + `file.go"}`, Action: analyze.Block, Detector: "repeat",
+				Args: `{"path": "src/` + strings.Repeat("deep/", 30) + `file.go"}`, Action: guard.Block, Detector: "repeat",
 				Count: 3, Message: strings.Repeat("Blocked: you have read this file already. ", 5), Redundant: true, TokensSaved: 100})
 		}
 		rep.Sessions = append(rep.Sessions, s)
@@ -377,7 +378,7 @@ func FuzzHTMLReplay(f *testing.F) {
 		rep := &analyze.Report{
 			Summary: analyze.Summary{Sessions: 1, Calls: len(timeline)},
 			Sessions: []analyze.SessionResult{{ID: id, File: id, Timeline: timeline, Calls: len(timeline), StartedAt: id,
-				Decisions: []analyze.Decision{{Call: 1, Tool: tool, Args: args, Message: message, Action: analyze.Block}}}},
+				Decisions: []analyze.Decision{{Call: 1, Tool: tool, Args: args, Message: message, Action: guard.Block}}}},
 			Tools:    []analyze.ToolStat{{Tool: tool, Calls: 1}},
 			Problems: []analyze.Problem{{File: id, Line: 1, Message: message}},
 		}

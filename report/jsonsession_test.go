@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/internal/testdiff"
 	"github.com/loopgate/loopgate/internal/testfill"
 )
@@ -96,7 +97,7 @@ func TestSessionJSONAsEncoded(t *testing.T) {
 		"zero":          {},
 		"empty list":    {Decisions: []analyze.Decision{}},
 		"escapes":       {File: escapes.String(), Timeline: "..|B", Decisions: []analyze.Decision{{Args: escapes.String(), Message: escapes.String(), Native: "x"}}},
-		"actions":       {Decisions: []analyze.Decision{{Action: analyze.Allow}, {Action: analyze.Steer}, {Action: analyze.Block}, {Action: analyze.Dedup}, {Action: analyze.Halt}, {Action: 250}}},
+		"actions":       {Decisions: []analyze.Decision{{Action: guard.Allow}, {Action: guard.Steer}, {Action: guard.Block}, {Action: guard.Dedup}, {Action: guard.Halt}, {Action: 250}}},
 		"negative":      {Turns: -1, TokensSaved: math.MinInt64, RecordedInput: math.MaxInt64},
 		"omitted empty": {Parent: "", Model: "", UsageUnused: "", RecordedOutput: 0, BytesPerToken: 0},
 	}
@@ -131,7 +132,7 @@ func FuzzSessionJSON(f *testing.F) {
 			TokensSaved: n, BytesPerToken: x, TokensFrom: b, UsageUnused: a, RecordedInput: n, Timeline: a}
 		for i := range int(decisions % 4) {
 			s.Decisions = append(s.Decisions, analyze.Decision{Turn: i, Args: a, Message: b, Tool: a, CallID: b,
-				Action: analyze.Action(decisions), Count: int(n), Harmful: i%2 == 0, Native: b})
+				Action: guard.Action(decisions), Count: int(n), Harmful: i%2 == 0, Native: b})
 		}
 		checkSessionJSON(t, "fuzz", &s)
 	})

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/guard"
 )
 
 // markdownProblems caps the problems markdown lists: the step summary is
@@ -169,7 +170,7 @@ func markdownText(rep *analyze.Report, days []DayRow, hit []analyze.SessionResul
 	var top []ref
 	for i := range hit {
 		for j := range hit[i].Decisions {
-			if d := &hit[i].Decisions[j]; d.Action != analyze.Allow {
+			if d := &hit[i].Decisions[j]; d.Action != guard.Allow {
 				top = append(top, ref{i, d})
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/internal/testdiff"
 )
 
@@ -56,25 +57,25 @@ func fullReport() *analyze.Report {
 				Decisions: []analyze.Decision{
 					{Turn: 1, Call: 3, CallID: "call_3", Tool: "terminal", Class: "shell",
 						Args:   `{"command": "OPENAI_API_KEY=` + secretOpenAI + ` python eval.py --limit 5"}`,
-						Action: analyze.Steer, Detector: "repeat", Count: 3,
+						Action: guard.Steer, Detector: "repeat", Count: 3,
 						Message: "You have run this exact command 3 times; try something else."},
 					{Turn: 2, Call: 5, CallID: "call_5", Tool: "web_fetch", Class: "web_fetch",
 						Args:   `{"url": "https://api.example.com/v1/items", "headers": {"Authorization": "Bearer ` + secretBearer + `"}}`,
-						Action: analyze.Block, Detector: "repeat", Count: 4, Redundant: true,
+						Action: guard.Block, Detector: "repeat", Count: 4, Redundant: true,
 						Message:     "Blocked: identical fetch repeated 4 times.",
 						TokensSaved: 1800, ContextTokensSaved: 7200},
 					{Turn: 2, Call: 6, CallID: "call_6", Tool: "read_file", Class: "read",
 						Args:   `{"path": "config/db.yaml"}`,
-						Action: analyze.Block, Detector: "consecutive", Count: 3, Harmful: true,
+						Action: guard.Block, Detector: "consecutive", Count: 3, Harmful: true,
 						Message:     "Blocked: config/db.yaml was read 3 times (postgres://admin:" + secretURLPass + "@db.internal:5432/app).",
 						TokensSaved: 500, ContextTokensSaved: 2000},
 					{Turn: 2, Call: 7, CallID: "call_7", Tool: "read_file", Class: "read",
 						Args:   `{"path": "config/db.yaml"}`,
-						Action: analyze.Halt, Detector: "consecutive", Count: 4,
+						Action: guard.Halt, Detector: "consecutive", Count: 4,
 						Message: "Stopping this turn: the same call keeps failing."},
 					{Turn: 3, Call: 8, CallID: "call_8", Tool: "search_files", Class: "search",
 						Args:   `{"pattern": "a|b", "path": "src"}`,
-						Action: analyze.Allow, Redundant: true, Native: "hermes-warning"},
+						Action: guard.Allow, Redundant: true, Native: "hermes-warning"},
 				},
 			},
 			{
@@ -86,16 +87,16 @@ func fullReport() *analyze.Report {
 				Decisions: []analyze.Decision{
 					{Turn: 41, Call: 243, Line: 1201, CallID: "call_243", Tool: "exec", Class: "shell",
 						Args:   `{"command": "aws s3 ls --profile ci", "env": {"AWS_ACCESS_KEY_ID": "` + secretAWSKeyID + `"}}`,
-						Action: analyze.Steer, Detector: "cycle", Count: 2, Redundant: true,
+						Action: guard.Steer, Detector: "cycle", Count: 2, Redundant: true,
 						Message: "Warning: you seem to be in a loop (period 2)."},
 					{Turn: 41, Call: 244, Line: 1207, CallID: "call_244", Tool: "exec", Class: "shell",
 						Args:   `{"command": "cat notes.txt"}`,
-						Action: analyze.Block, Detector: "repeat", Count: 3, Redundant: true,
+						Action: guard.Block, Detector: "repeat", Count: 3, Redundant: true,
 						Message:     "Error: this call was already made; its result has not changed.",
 						TokensSaved: 10000, ContextTokensSaved: 1200000},
 					{Turn: 42, Call: 246, Line: 1240, CallID: "call_246", Tool: "read_file", Class: "read",
 						Args:   "{\"path\": \"notes.txt\",\n  \"offset\": 0}",
-						Action: analyze.Dedup, Detector: "dedup", Count: 2, Redundant: true,
+						Action: guard.Dedup, Detector: "dedup", Count: 2, Redundant: true,
 						Message:     "[same result as call 240]",
 						TokensSaved: 45, ContextTokensSaved: 25367},
 				},
@@ -109,7 +110,7 @@ func fullReport() *analyze.Report {
 					// An action stopped: neither right nor harmful.
 					{Turn: 2, Call: 5, Line: 1250, CallID: "call_5", Tool: "browser_click", Class: "browser",
 						Args:   `{"ref": "@e12"}`,
-						Action: analyze.Block, Detector: "consecutive", Count: 3, StoppedAction: true,
+						Action: guard.Block, Detector: "consecutive", Count: 3, StoppedAction: true,
 						Message:     "Blocked: clicked 3 times in a row.",
 						TokensSaved: 12, ContextTokensSaved: 12},
 				},
@@ -140,7 +141,7 @@ func quietReport() *analyze.Report {
 			File: "chat.json", ID: "chat", Format: "openai-chat", Agent: "main",
 			Turns: 2, Requests: 4, Calls: 3, Steered: 1, SteerTokens: 35, Timeline: "..|s",
 			Decisions: []analyze.Decision{{Turn: 2, Call: 3, Tool: "grep", Class: "search",
-				Args: `{"pattern": "TODO"}`, Action: analyze.Steer, Detector: "cycle", Count: 1,
+				Args: `{"pattern": "TODO"}`, Action: guard.Steer, Detector: "cycle", Count: 1,
 				Message: "Loop warning: the last calls repeat with period 1."}},
 		}},
 	}

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/guard"
 )
 
 // SARIFOptions tune the SARIF report.
@@ -292,7 +293,7 @@ func decisionResults(cr *analyze.CaseResult, opt Options) []sarifResult {
 			switch {
 			case d.Harmful:
 				rule = SARIFRuleHarmful
-			case d.Action.Stops() || d.Action == analyze.Halt:
+			case d.Action.Stops() || d.Action == guard.Halt:
 				rule = SARIFRuleBlock
 			default:
 				continue
@@ -320,15 +321,15 @@ func decisionResults(cr *analyze.CaseResult, opt Options) []sarifResult {
 	return out
 }
 
-func pastTense(a analyze.Action) string {
+func pastTense(a guard.Action) string {
 	switch a {
-	case analyze.Block:
+	case guard.Block:
 		return "blocked"
-	case analyze.Dedup:
+	case guard.Dedup:
 		return "deduplicated"
-	case analyze.Halt:
+	case guard.Halt:
 		return "halted"
-	case analyze.Steer:
+	case guard.Steer:
 		return "steered"
 	}
 	return "allowed"

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/guard"
 )
 
 // bigReport is a generated corpus of n sessions with long paths, ids and
@@ -27,7 +28,7 @@ func bigReport(n int) *analyze.Report {
 		for j := range 5 {
 			s.Decisions = append(s.Decisions, analyze.Decision{Turn: 1, Call: j + 1, Line: 37 + j,
 				Tool: "mcp__filesystem_server__read_text_file_with_offsets", Args: strings.Repeat(`{"path": "/very/long/path"}`, 5),
-				Action: analyze.Block, Detector: "repeat", Count: 3, TokensSaved: int64(j * 100)})
+				Action: guard.Block, Detector: "repeat", Count: 3, TokensSaved: int64(j * 100)})
 		}
 		rep.Sessions = append(rep.Sessions, s)
 	}

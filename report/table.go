@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -429,9 +430,9 @@ func (t *textWriter) decisions(rep *analyze.Report) {
 			switch {
 			case d.Harmful:
 				row[4] = paint(t.opt.Color, ansiMagenta, row[4])
-			case d.Action.Stops() || d.Action == analyze.Halt:
+			case d.Action.Stops() || d.Action == guard.Halt:
 				row[4] = paint(t.opt.Color, ansiRed, row[4])
-			case d.Action == analyze.Steer:
+			case d.Action == guard.Steer:
 				row[4] = paint(t.opt.Color, ansiYellow, row[4])
 			}
 			t.append(tab, row)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/guard"
 )
 
 // manySessions is a report of n sessions with two decisions each.
@@ -17,8 +18,8 @@ func manySessions(n int) *analyze.Report {
 		rep.Sessions = append(rep.Sessions, analyze.SessionResult{
 			File: "dir/" + id + ".jsonl", ID: id, Agent: "main", Turns: 1, Calls: 3, Blocked: 2, Timeline: ".BB",
 			Decisions: []analyze.Decision{
-				{Turn: 1, Call: 2, Line: 4, Tool: "read_file", Action: analyze.Block, Detector: "repeat", Count: 2, Args: `{"path":"a"}`},
-				{Turn: 1, Call: 3, Line: 6, Tool: "read_file", Action: analyze.Block, Detector: "repeat", Count: 3, Args: `{"path":"a"}`},
+				{Turn: 1, Call: 2, Line: 4, Tool: "read_file", Action: guard.Block, Detector: "repeat", Count: 2, Args: `{"path":"a"}`},
+				{Turn: 1, Call: 3, Line: 6, Tool: "read_file", Action: guard.Block, Detector: "repeat", Count: 3, Args: `{"path":"a"}`},
 			},
 		})
 		rep.Summary.Sessions++

@@ -5,7 +5,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/internal/redact"
 )
 
@@ -79,9 +79,9 @@ func (d *decisionLog) add(l DecisionLine) {
 	d.lines = append(append(d.lines, b...), '\n')
 }
 
-func verdictFields(l *DecisionLine, v analyze.Verdict) {
+func verdictFields(l *DecisionLine, v guard.Verdict) {
 	l.Action = v.Action.String()
-	if v.Action != analyze.Allow {
+	if v.Action != guard.Allow {
 		l.Detector, l.Count, l.Message = v.Detector, v.Count, v.Message
 	}
 }

@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -250,12 +250,12 @@ func (h *hook) pre(s *session, apply func(*record) effect, tx txCall, haveTx boo
 	}
 	v := c.final
 	switch v.Action {
-	case analyze.Block, analyze.Dedup:
+	case guard.Block, guard.Dedup:
 		a.Deny, a.Reason = true, v.Message
-	case analyze.Halt:
+	case guard.Halt:
 		a.Deny, a.Reason = true, v.Message
 		a.Halt, a.HaltReason = true, v.Message
-	case analyze.Steer:
+	case guard.Steer:
 		if h.cfg.Protocol.PreContext {
 			a.Context = joinContext(a.Context, v.Message)
 		}
@@ -280,15 +280,15 @@ func (h *hook) post(s *session, apply func(*record) effect) Answer {
 	rec := s.resultRecord(id, ev.Result, ev.IsError)
 	eff := apply(rec)
 	var a Answer
-	if !h.cfg.Protocol.PreContext && c.before.Action == analyze.Steer {
+	if !h.cfg.Protocol.PreContext && c.before.Action == guard.Steer {
 		a.Context = c.before.Message
 	}
-	if c.final.Action != c.before.Action && c.final.Action == analyze.Steer {
+	if c.final.Action != c.before.Action && c.final.Action == guard.Steer {
 		a.Context = joinContext(a.Context, c.final.Message)
 	}
 	ended := h.endIfComplete(s, c, apply)
 	a.Context = joinContext(a.Context, ended)
-	if eff.halt || c.final.Action == analyze.Halt {
+	if eff.halt || c.final.Action == guard.Halt {
 		a.Halt, a.HaltReason = true, c.final.Message
 	}
 	h.dl.result(ev, id, c)
@@ -319,11 +319,11 @@ func (h *hook) endIfComplete(s *session, c *call, apply func(*record) effect) st
 
 // roundContext logs a request end that steered, and returns its message.
 func (h *hook) roundContext(eff effect) string {
-	if eff.ended == nil || eff.endVerdict.Action == analyze.Allow {
+	if eff.ended == nil || eff.endVerdict.Action == guard.Allow {
 		return ""
 	}
 	h.dl.end(h.ev, eff.ended)
-	if eff.endVerdict.Action == analyze.Steer {
+	if eff.endVerdict.Action == guard.Steer {
 		return eff.endVerdict.Message
 	}
 	return ""

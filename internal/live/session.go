@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -45,10 +45,10 @@ type call struct {
 	id      string
 	index   int
 	request string
-	ev      *analyze.CallEvent
-	event   analyze.CallEvent // ev's memory
-	before  analyze.Verdict
-	final   analyze.Verdict
+	ev      *guard.CallEvent
+	event   guard.CallEvent // ev's memory
+	before  guard.Verdict
+	final   guard.Verdict
 	ran     bool // the call runs (not stopped, not halted)
 	done    bool // its result is in (or it did not run)
 	halted  bool // not shown to the guard: the turn had halted
@@ -61,7 +61,7 @@ type session struct {
 	// r are the rules as given: the tools' classes come from them, as in
 	// replay; g runs the session's variant of them (rules.ForSession).
 	r *rules.Rules
-	g *analyze.Guard
+	g *guard.Guard
 	// keepResults: the guard reads results' texts (dedup's {result},
 	// hermes' reading of failures and results), so the log keeps them.
 	keepResults bool
@@ -75,7 +75,7 @@ type session struct {
 	slab []call
 	// halted: the current turn was halted by the call numbered haltedAt.
 	halted   bool
-	haltedBy analyze.Verdict
+	haltedBy guard.Verdict
 	haltedAt int
 	// compacted: a compaction happened since the last prompt.
 	compacted bool
@@ -89,7 +89,7 @@ type session struct {
 func newSession(r *rules.Rules, format, platform string) *session {
 	gr := r.ForSession(format, platform).Rules
 	return &session{
-		r: r, g: analyze.NewGuard(gr), keepResults: keepsResults(gr),
+		r: r, g: guard.NewGuard(gr), keepResults: keepsResults(gr),
 		calls: map[string]*call{}, classes: map[string]string{},
 	}
 }
@@ -107,7 +107,7 @@ type effect struct {
 	// ended is the call whose request end was applied, and endVerdict
 	// the verdict EndRequest gave (Allow: nothing).
 	ended      *call
-	endVerdict analyze.Verdict
+	endVerdict guard.Verdict
 	// halt: this record halted the turn.
 	halt bool
 	// note: why nothing was done (a result without its call, ...).
@@ -131,7 +131,7 @@ func (s *session) apply(rec *record) effect {
 			s.compacted = false
 		}
 		s.g.UserTurn(time.Time{})
-		s.halted, s.haltedAt, s.haltedBy = false, 0, analyze.Verdict{}
+		s.halted, s.haltedAt, s.haltedBy = false, 0, guard.Verdict{}
 		eff.halt = false
 		return eff
 	case 'C':
@@ -186,7 +186,7 @@ func (s *session) before(rec *record) effect {
 		// replay: the calls after a halt in the same turn are not run and
 		// not shown to the guard.
 		c.halted, c.done, c.ended = true, true, true
-		c.final = analyze.Verdict{Action: analyze.Halt, Detector: s.haltedBy.Detector, Count: s.haltedBy.Count,
+		c.final = guard.Verdict{Action: guard.Halt, Detector: s.haltedBy.Detector, Count: s.haltedBy.Count,
 			Message: "not run: the guard ended this turn at call " + strconv.Itoa(s.haltedAt)}
 		c.before = c.final
 		return effect{call: c}
@@ -196,7 +196,7 @@ func (s *session) before(rec *record) effect {
 		// A call of another request: the previous request is over.
 		eff = s.endRequest(s.last)
 	}
-	c.event = analyze.CallEvent{Index: s.index, Tool: rec.tool, ArgsOK: rec.argsOK, ArgsRaw: rec.args}
+	c.event = guard.CallEvent{Index: s.index, Tool: rec.tool, ArgsOK: rec.argsOK, ArgsRaw: rec.args}
 	ev := &c.event
 	if rec.time != 0 {
 		ev.Time = time.Unix(0, rec.time).UTC()
@@ -218,16 +218,16 @@ func (s *session) before(rec *record) effect {
 	c.ev = ev
 	v := s.g.Before(ev)
 	c.before, c.final = v, v
-	c.ran = !v.Action.Stops() && v.Action != analyze.Halt
+	c.ran = !v.Action.Stops() && v.Action != guard.Halt
 	s.last = c
 	eff.call = c
 	if !c.ran {
 		// replay calls After at once for a call that did not run; the
 		// detectors read no result of a stopped call.
 		after := s.g.After(ev, v)
-		analyze.Raise(&c.final, &after)
+		guard.Raise(&c.final, &after)
 		c.done = true
-		if c.final.Action == analyze.Halt {
+		if c.final.Action == guard.Halt {
 			s.halt(c)
 			eff.halt = true
 		}
@@ -257,9 +257,9 @@ func (s *session) after(rec *record) effect {
 		ev.Result = "(result not kept)"
 	}
 	after := s.g.After(ev, c.before)
-	analyze.Raise(&c.final, &after)
+	guard.Raise(&c.final, &after)
 	eff := effect{call: c}
-	if c.final.Action == analyze.Halt {
+	if c.final.Action == guard.Halt {
 		s.halt(c)
 		eff.halt = true
 	}
@@ -275,10 +275,10 @@ func (s *session) endRequest(c *call) effect {
 	}
 	end := s.g.EndRequest()
 	if end.Action > c.final.Action {
-		analyze.Raise(&c.final, &end)
+		guard.Raise(&c.final, &end)
 	}
 	eff := effect{ended: c, endVerdict: end}
-	if c.final.Action == analyze.Halt && !s.halted {
+	if c.final.Action == guard.Halt && !s.halted {
 		s.halt(c)
 		eff.halt = true
 	}
@@ -290,10 +290,10 @@ func (s *session) halt(c *call) {
 }
 
 // resultRecord builds the A record of a result, reading it as replay does
-// (analyze.ResultFacts). The hash is stable across processes (FNV-1a), as
+// (guard.ResultFacts). The hash is stable across processes (FNV-1a), as
 // rebuilding compares hashes made by earlier hook calls.
 func (s *session) resultRecord(id, result string, isError bool) *record {
-	norm, failed := analyze.ResultFacts(result, isError)
+	norm, failed := guard.ResultFacts(result, isError)
 	rec := &record{kind: 'A', id: id, hash: stableHash(norm), failed: failed, blank: isBlank(result), isError: isError}
 	if s.keepResults {
 		rec.result = result

@@ -1,4 +1,4 @@
-package analyze
+package guard
 
 import (
 	"fmt"
@@ -32,6 +32,9 @@ func (a Action) String() string {
 	}
 	return "unknown"
 }
+
+// ActionNames returns every action's word, weakest first.
+func ActionNames() []string { return append([]string(nil), actionNames[:]...) }
 
 // ParseAction is the inverse of Action.String.
 func ParseAction(s string) (Action, bool) {
@@ -106,9 +109,9 @@ type CallEvent struct {
 	keyID  uint64
 	key    string
 	hasKey bool
-	// kidx is the key's number in the keyIndex ki (valid when ki is the
-	// guard's keyIndex; -1 without a key).
-	ki   *keyIndex
+	// kidx is the key's number in the KeyIndex ki (valid when ki is the
+	// guard's KeyIndex; -1 without a key).
+	ki   *KeyIndex
 	kidx int32
 	tidx int32 // the tool's number in ki
 }
@@ -129,4 +132,48 @@ type Verdict struct {
 	// whether a block hid new information.
 	Key   string
 	Scope int
+}
+
+// rank orders actions when several detectors fire on one call: the
+// strongest wins; among equals, the first detector in rules.DetectorNames.
+func rank(a Action) int {
+	switch a {
+	case Halt:
+		return 4
+	case Block:
+		return 3
+	case Dedup:
+		return 2
+	case Steer:
+		return 1
+	}
+	return 0
+}
+
+// Raise keeps in *a the stronger of two verdicts on the same call, as
+// replay and the live hook combine a call's Before, After and EndRequest
+// verdicts; a steer on top of a stronger action is dropped (the stronger
+// action's message wins). It works in place: verdicts are copied whole
+// only when b wins, which is rare (copying both in and the winner out was
+// about 2% of a sweep).
+func Raise(a, b *Verdict) {
+	if b.Action > a.Action {
+		key, scope := a.Key, a.Scope
+		*a = *b
+		if a.Key == "" {
+			a.Key, a.Scope = key, scope
+		}
+	}
+}
+
+// Key returns the event's guard key under the rules of the latest guard
+// (or KeyIndex.Number) that keyed it, and false when the call has none
+// (its arguments give no key under those rules). Long keys are compact:
+// a key is for comparing, not for showing.
+func (ev *CallEvent) Key() (string, bool) { return ev.key, ev.hasKey }
+
+// SameKey reports whether two events were numbered by the same KeyIndex
+// under the same key: the guard counted them as the same call.
+func (ev *CallEvent) SameKey(o *CallEvent) bool {
+	return ev.kidx >= 0 && ev.ki == o.ki && ev.kidx == o.kidx
 }

@@ -1,4 +1,4 @@
-package analyze
+package guard
 
 // Tests written from the upstream sources each preset reproduces (issue
 // 22, section 1). Each quotes the upstream line it checks; the expected
@@ -10,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/jsonx"
-	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -520,33 +518,4 @@ func TestPiWindowResetSilentWithoutSteers(t *testing.T) {
 		{tool: "fetch_content", args: A, at: 200 * time.Second},
 		{tool: "fetch_content", args: A, at: 210 * time.Second},
 	})
-}
-
-// TestReportToolNames: each session says how its tools were named.
-func TestReportToolNames(t *testing.T) {
-	sess := &ingest.Session{File: "s.jsonl", Format: "nanobot", ID: "s", Agent: "main", Platform: "telegram",
-		Turns: []ingest.Turn{{Index: 1, Requests: []ingest.Request{{Calls: []ingest.Call{
-			{Tool: "read_file", ArgsRaw: `{"path":"/a"}`, Result: "x", HasResult: true},
-		}}}}}}
-	args, _ := jsonx.ParseString(`{"path":"/a"}`)
-	sess.Turns[0].Requests[0].Calls[0].Args, sess.Turns[0].Requests[0].Calls[0].ArgsOK = args, true
-	p := Prepare(sess)
-	counter, err := tokens.New("chars4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc := NewTokenCache(counter)
-	for _, c := range []struct {
-		preset, names string
-		unattended    bool
-	}{
-		{"nanobot", "native", false},
-		{"hermes", "classes", true},
-		{"loopgate", "classes", false},
-	} {
-		res, _ := Run(p, preset(t, c.preset), tc)
-		if res.ToolNames != c.names || res.Unattended != c.unattended {
-			t.Errorf("%s: tool_names %q unattended %v, want %q %v", c.preset, res.ToolNames, res.Unattended, c.names, c.unattended)
-		}
-	}
 }

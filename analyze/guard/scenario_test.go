@@ -1,4 +1,4 @@
-package analyze
+package guard
 
 import (
 	"bufio"
@@ -383,7 +383,7 @@ func TestNanobot(t *testing.T) {
 // sample that guards.md §1.1 cites, and checks that our block is the
 // call nanobot blocked, with nanobot's exact text.
 func TestNanobotWebsocketSample(t *testing.T) {
-	path := filepath.Join("..", "..", "shared", "samples", "nanobot", "synthetic",
+	path := filepath.Join("..", "..", "..", "shared", "samples", "nanobot", "synthetic",
 		"F4_v0.1.4.post3-v0.2.2_full_turns", "v0.2.0", "websocket_5f0c2a.jsonl")
 	f, err := os.Open(path)
 	if err != nil {

@@ -1,15 +1,9 @@
-package analyze
+package guard
 
 import (
-	"bytes"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/gen"
-	"github.com/loopgate/loopgate/internal/tokens"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/rules"
@@ -391,56 +385,6 @@ detectors:
 	})
 }
 
-// TestRunSharedTokenCache: runs sharing one TokenCache (its rule cache, its
-// scratch memory and the spare guard a finished Run leaves for the next)
-// give the results of runs that each start from a fresh TokenCache, over
-// every generated format, under every preset in turn and back again.
-func TestRunSharedTokenCache(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates a corpus")
-	}
-	files, err := gen.GenerateInMemory(64<<10, 32<<10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sessions []*ingest.Session
-	for _, f := range files {
-		ingest.Read(bytes.NewReader(f.Data), f.Path, ingest.Options{}, &ingest.Sink{
-			OnSession: func(s *ingest.Session) { sessions = append(sessions, s) },
-		})
-	}
-	if len(sessions) < 10 {
-		t.Fatalf("%d sessions", len(sessions))
-	}
-	counter, err := tokens.New("chars4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	shared := NewTokenCache(counter)
-	names := append(rules.PresetNames(), rules.PresetNames()[0])
-	for _, name := range names {
-		r, err := rules.Preset(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range sessions {
-			want, wantTools := Run(Prepare(s), r, NewTokenCache(counter))
-			got, gotTools := Run(Prepare(s), r, shared)
-			if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotTools, wantTools) {
-				t.Fatalf("%s, %s: a shared TokenCache changed the result:\n%+v\nwant\n%+v", name, s.ID, got, want)
-			}
-		}
-	}
-	if shared.rules == nil || shared.rules.spare == nil {
-		t.Fatal("no spare guard kept")
-	}
-	// The spare holds nothing of its session.
-	g := shared.rules.spare
-	if g.ki != nil || len(g.inflight) != 0 || g.lastKey != "" || len(g.epoch) != 0 {
-		t.Errorf("spare guard not emptied: %+v", g)
-	}
-}
-
 func TestReuse(t *testing.T) {
 	s := []string{"a", "b", "c"}
 	r := reuse(s, 2)
@@ -460,14 +404,14 @@ func TestReuse(t *testing.T) {
 	if renewMap[string, int](nil) == nil {
 		t.Error("renewMap(nil) is nil")
 	}
-	old := []detector{&repeatDet{steeredN: 3}}
-	if d := recycled[repeatDet](old, 0); d != old[0] {
+	var old detector = &repeatDet{steeredN: 3}
+	if d := recycled[repeatDet](old); d != old {
 		t.Error("recycled did not take the old detector")
 	}
-	if d := recycled[cycleDet](old, 0); d == nil {
+	if d := recycled[cycleDet](old); d == nil {
 		t.Error("recycled of another type is nil")
 	}
-	if d := recycled[cycleDet](old, 1); d == nil {
-		t.Error("recycled past the end is nil")
+	if d := recycled[cycleDet](nil); d == nil {
+		t.Error("recycled of none is nil")
 	}
 }

@@ -1,0 +1,92 @@
+package guard
+
+import "github.com/loopgate/loopgate/rules"
+
+// The consecutive detector (rules: detectors.consecutive) counts identical
+// calls in an unbroken streak: any call with another key, of any tool
+// (also tools outside its only list), breaks it. It decides before the
+// call runs. counts_blocked lets a call it blocked extend the streak
+// (hermes' read/search guard); reset_after_block starts the streak again
+// after a block (a circuit breaker).
+
+// consecutiveDet counts identical calls in an unbroken streak.
+type consecutiveDet struct {
+	base
+	cfg     *rules.Consecutive
+	lastKid int32 // -1: none
+	streak  int
+}
+
+// newConsecutive builds the detector when the rules enable it (detectors).
+func newConsecutive(b build) detector {
+	cfg := b.r.Detectors.Consecutive
+	if cfg == nil || !cfg.Enabled {
+		return nil
+	}
+	d := recycled[consecutiveDet](b.old)
+	*d = consecutiveDet{base: d.renew(b.g, b.resetsOnTurn(cfg.Reset)), cfg: cfg, lastKid: -1}
+	return d
+}
+
+func (d *consecutiveDet) eff(c *callCtx) *effective {
+	if e := d.cachedEff(c); e != nil {
+		return e
+	}
+	return d.effOf(c, "consecutive", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage}, d.cfg.Only, d.cfg.Except)
+}
+
+func (d *consecutiveDet) next(c *callCtx) int {
+	if d.streak > 0 && c.kid == d.lastKid {
+		return d.streak + 1
+	}
+	return 1
+}
+
+func (d *consecutiveDet) before(c *callCtx) Verdict {
+	if !c.hasKey {
+		return Verdict{}
+	}
+	e := d.eff(c)
+	if !e.on {
+		return Verdict{}
+	}
+	n := d.next(c)
+	if e.blockAt > 0 && n >= e.blockAt {
+		return d.verdict(Block, "consecutive", n, e.blockMsg, c, nil)
+	}
+	if e.steerAt > 0 && n >= e.steerAt {
+		return d.verdict(Steer, "consecutive", n, e.steerMsg, c, nil)
+	}
+	return Verdict{}
+}
+
+// commit extends or breaks the streak. Every call takes part, also calls
+// of tools the detector does not act on: any other call breaks a streak.
+// A call another detector stopped takes no part (stoppedByOther).
+func (d *consecutiveDet) commit(c *callCtx, final Verdict) {
+	switch {
+	case stoppedByOther(final, "consecutive"):
+	case !c.hasKey:
+		d.lastKid, d.streak = -1, 0
+	case final.Action.Stops() && final.Detector == "consecutive" && d.cfg.ResetAfterBlock:
+		d.lastKid, d.streak = -1, 0 // the breaker starts again from zero
+	case final.Action.Stops() && !d.cfg.CountsBlocked:
+	default:
+		d.streak = d.next(c)
+		d.lastKid = c.kid
+	}
+}
+
+func (d *consecutiveDet) reset() { d.lastKid, d.streak = -1, 0 }
+
+func (d *consecutiveDet) clearKeys(keys []int32) {
+	if d.streak == 0 {
+		return
+	}
+	for _, k := range keys {
+		if k == d.lastKid {
+			d.lastKid, d.streak = -1, 0
+			return
+		}
+	}
+}

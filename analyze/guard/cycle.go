@@ -1,0 +1,101 @@
+package guard
+
+import (
+	"strconv"
+
+	"github.com/loopgate/loopgate/rules"
+)
+
+// The cycle detector (rules: detectors.cycle) steers when the latest
+// window calls repeat one pattern of one of the given periods (the whole
+// window repeats the pattern of its oldest calls). It checks after each
+// model response (check: round, attractor) or after each call (check:
+// call); period_must_divide skips periods that do not divide the window.
+// It only steers.
+
+// cycleDet looks for a window of calls repeating one pattern.
+type cycleDet struct {
+	base
+	cfg     *rules.Cycle
+	history []string
+	anon    int
+}
+
+// newCycle builds the detector when the rules enable it (detectors).
+func newCycle(b build) detector {
+	cfg := b.r.Detectors.Cycle
+	if cfg == nil || !cfg.Enabled {
+		return nil
+	}
+	d := recycled[cycleDet](b.old)
+	*d = cycleDet{base: d.renew(b.g, b.resetsOnTurn(cfg.Reset)), cfg: cfg, history: reuse(d.history, 0)}
+	return d
+}
+
+func (d *cycleDet) commit(c *callCtx, final Verdict) {
+	if e := d.effOf(c, "cycle", effective{}, d.cfg.Only, d.cfg.Except); !e.on {
+		return
+	}
+	if final.Action.Stops() && !d.cfg.CountsBlocked {
+		return
+	}
+	key := c.key
+	if !c.hasKey {
+		// A call without a key never matches another.
+		d.anon++
+		key = "\x00unkeyed" + strconv.Itoa(d.anon)
+	}
+	d.history = append(d.history, key)
+	if w := d.cfg.Window; len(d.history) > 2*w {
+		d.history = append(d.history[:0], d.history[len(d.history)-w:]...)
+	}
+}
+
+// period returns the period of the repeating window, or 0.
+func (d *cycleDet) period() int {
+	w := d.cfg.Window
+	if len(d.history) < w {
+		return 0
+	}
+	recent := d.history[len(d.history)-w:]
+	for _, l := range d.cfg.Periods {
+		if l < 1 || l > w || (d.cfg.PeriodMustDivide && w%l != 0) {
+			continue
+		}
+		periodic := true
+		for i := l; i < w && periodic; i++ {
+			periodic = recent[i] == recent[i%l]
+		}
+		if periodic {
+			return l
+		}
+	}
+	return 0
+}
+
+func (d *cycleDet) check(c *callCtx) Verdict {
+	l := d.period()
+	if l == 0 {
+		return Verdict{}
+	}
+	w := d.cfg.Window
+	extra := map[string]string{"window": strconv.Itoa(w), "period": strconv.Itoa(l)}
+	return d.verdict(Steer, "cycle", w, d.cfg.SteerMessage, c, extra)
+}
+
+func (d *cycleDet) after(c *callCtx, before Verdict) Verdict {
+	if d.cfg.Check != "call" {
+		return Verdict{}
+	}
+	return d.check(c)
+}
+
+func (d *cycleDet) endRequest() Verdict {
+	if d.cfg.Check != "round" || len(d.history) == 0 {
+		return Verdict{}
+	}
+	ev := &CallEvent{Tool: d.g.lastTool}
+	return d.check(&callCtx{ev: ev, key: d.g.lastKey})
+}
+
+func (d *cycleDet) reset() { d.history = d.history[:0] }

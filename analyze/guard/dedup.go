@@ -1,0 +1,93 @@
+package guard
+
+import "github.com/loopgate/loopgate/rules"
+
+// The dedup detector (rules: detectors.dedup) does not run an identical
+// call from dedup_at on: the earlier result is returned instead ({result}
+// in its message). A write that clears reads (scope.write_clears_reads)
+// also drops their kept results.
+
+// dedupDet answers an identical call from the earlier result.
+type dedupDet struct {
+	base
+	cfg *rules.Dedup
+	gen uint32
+	ent []dedupEnt
+}
+
+// newDedup builds the detector when the rules enable it (detectors).
+func newDedup(b build) detector {
+	cfg := b.r.Detectors.Dedup
+	if cfg == nil || !cfg.Enabled {
+		return nil
+	}
+	d := recycled[dedupDet](b.old)
+	*d = dedupDet{base: d.renew(b.g, b.resetsOnTurn(cfg.Reset)), cfg: cfg, gen: 1, ent: reuse(d.ent, b.size)}
+	return d
+}
+
+// dedupEnt is how often a key was seen (valid while sgen is the gen) and
+// its first result (while rgen is).
+type dedupEnt struct {
+	sgen, rgen uint32
+	n          int
+	res        string
+}
+
+func (d *dedupDet) eff(c *callCtx) *effective {
+	if e := d.cachedEff(c); e != nil {
+		return e
+	}
+	return d.effOf(c, "dedup", effective{blockAt: d.cfg.DedupAt, blockMsg: d.cfg.Message}, d.cfg.Only, d.cfg.Except)
+}
+
+func (d *dedupDet) before(c *callCtx) Verdict {
+	if !c.hasKey {
+		return Verdict{}
+	}
+	e := d.eff(c)
+	if !e.on {
+		return Verdict{}
+	}
+	d.ent = grow(d.ent, c.kid)
+	p := &d.ent[c.kid]
+	n := 1
+	if p.sgen == d.gen {
+		n += p.n
+	}
+	if p.rgen == d.gen && n >= e.blockAt {
+		return d.verdict(Dedup, "dedup", n, e.blockMsg, c, map[string]string{"result": p.res})
+	}
+	return Verdict{}
+}
+
+func (d *dedupDet) commit(c *callCtx, final Verdict) {
+	if c.hasKey && d.eff(c).on {
+		d.ent = grow(d.ent, c.kid)
+		p := &d.ent[c.kid]
+		if p.sgen != d.gen {
+			p.sgen, p.n = d.gen, 0
+		}
+		p.n++
+	}
+}
+
+func (d *dedupDet) after(c *callCtx, before Verdict) Verdict {
+	if c.hasKey && !before.Action.Stops() && d.eff(c).on {
+		d.ent = grow(d.ent, c.kid)
+		if p := &d.ent[c.kid]; p.rgen != d.gen {
+			p.rgen, p.res = d.gen, c.ev.Result
+		}
+	}
+	return Verdict{}
+}
+
+func (d *dedupDet) reset() { d.gen++ }
+
+func (d *dedupDet) clearKeys(keys []int32) {
+	for _, k := range keys {
+		if int(k) < len(d.ent) {
+			d.ent[k].sgen, d.ent[k].rgen = 0, 0
+		}
+	}
+}

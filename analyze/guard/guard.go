@@ -1,0 +1,310 @@
+package guard
+
+import (
+	"time"
+
+	"github.com/loopgate/loopgate/rules"
+)
+
+// Guard is the state of one guard over one agent scope of one session.
+// It is not safe for concurrent use; build one Guard per scope.
+type Guard struct {
+	r    *rules.Rules
+	dets []detector
+
+	// ids hands out counting-epoch numbers (Verdict.Scope). A key's epoch
+	// is fixed when the key is first counted after a reset that clears it
+	// for every detector, so "same Key and Scope" means "the guard treated
+	// these calls as the same call".
+	ids int
+	// epoch[k] is the epoch of key index k (see KeyIndex), valid while its
+	// gen is egen: clearing every epoch is egen++.
+	epoch []epochEnt
+	egen  uint32
+	// ki numbers the keys of the calls this guard sees (callKey).
+	ki *KeyIndex
+	// turnClearsAll: every detector resets at a user turn, so a turn is a
+	// new epoch for every key (hermes' read/search streak spans turns).
+	turnClearsAll bool
+
+	// Time window (scope.window).
+	timerSet    bool
+	timerStart  time.Time
+	pendingNote string
+
+	// calls in flight between Before and After, latest last. A replay
+	// calls After right after Before, so this holds one call or none and
+	// is searched from the end; it was a map, whose insert and delete per
+	// call cost more than the rest of Before in a sweep (issue 7).
+	inflight []*callCtx
+	// lastKey is the key of the latest call, for round-level verdicts.
+	lastKey  string
+	lastKid  int32
+	lastTool string
+	// spare is a call context After is done with, for the next Before.
+	spare *callCtx
+
+	// eff caches per-(detector, tool) thresholds and messages, and
+	// roleOf the tools' roles by name; guards of the same rules that run one
+	// after the other may share them (RuleCache).
+	eff    map[effKey]*effective
+	roleOf map[string]uint8
+
+	// readers are the counted keys of reader tools not cleared since
+	// (scope.write_clears_reads), and readerPos[k] is 1 + the position of
+	// key index k in readers (0: not there); clearing is scratch for
+	// clearReadsAfterWrite. toolRole caches which tools read, write or
+	// clear every reader key. clearsReads: the rules name readers, and
+	// writers or tools that clear every reader key.
+	readers     []readerKey
+	readerPos   []int32
+	clearing    []int32
+	toolRole    []uint8 // by tool index (KeyIndex)
+	clearsReads bool
+}
+
+type epochEnt struct {
+	gen uint32
+	e   int
+}
+
+// callCtx is what Before learned about a call, for After.
+type callCtx struct {
+	ev      *CallEvent
+	key     string
+	kid     int32 // the key's index (KeyIndex), when hasKey
+	tid     int32 // the tool's index (KeyIndex)
+	hasKey  bool
+	scope   int  // the key's epoch when Before saw the call
+	command bool // the manual reset command: neither counted nor checked
+	// failed and hash are how the rules read the result (Guard.resultOf),
+	// set by After.
+	failed bool
+	hash   uint64
+}
+
+// NewGuard returns a Guard running the rules. The rules must not be
+// changed while the Guard is in use.
+func NewGuard(r *rules.Rules) *Guard {
+	return NewRuleCache(r).NewGuard(newKeyIndex(r.KeyID(), 0))
+}
+
+func (g *Guard) newID() int {
+	g.ids++
+	return g.ids
+}
+
+// epochOf returns the counting epoch of a key (by its index), starting one
+// if needed.
+func (g *Guard) epochOf(kid int32) int {
+	g.epoch = grow(g.epoch, kid)
+	p := &g.epoch[kid]
+	if p.gen != g.egen {
+		p.gen, p.e = g.egen, g.newID()
+	}
+	return p.e
+}
+
+// UserTurn is a genuine user message: detectors scoped to the turn start
+// afresh (and the time window restarts).
+func (g *Guard) UserTurn(t time.Time) {
+	for _, d := range g.dets {
+		if d.resetsOnTurn() {
+			d.reset()
+		}
+	}
+	// Epochs end only when every detector resets at a turn: a session-wide
+	// detector (hermes' read/search streak) still treats calls of earlier
+	// turns as the same call.
+	if g.turnClearsAll {
+		g.egen++
+	}
+	if g.r.Scope.Reset == "turn" {
+		g.timerSet = false
+	}
+	g.pendingNote = ""
+	// A call whose After never came (a halted turn) is not kept forever.
+	clear(g.inflight)
+	g.inflight = g.inflight[:0]
+}
+
+// Compaction is a context compaction: it resets everything when the rules
+// say so (scope.reset_on_compaction).
+func (g *Guard) Compaction() {
+	if g.r.Scope.ResetOnCompaction {
+		g.resetAll()
+		g.timerSet = false
+	}
+}
+
+func (g *Guard) resetAll() {
+	for _, d := range g.dets {
+		d.reset()
+	}
+	g.egen++
+}
+
+// Before decides on a call before it runs. The caller has set ev.Class.
+func (g *Guard) Before(ev *CallEvent) Verdict {
+	c := g.spare
+	if c != nil {
+		g.spare = nil
+		*c = callCtx{ev: ev}
+	} else {
+		c = &callCtx{ev: ev}
+	}
+	if i := g.inflightAt(ev); i >= 0 {
+		g.inflight[i] = c // Before again without After: the latest counts
+	} else {
+		g.inflight = append(g.inflight, c)
+	}
+	if g.r.IsResetCommand(ev.Tool, ev.Args) {
+		// pi §3.9: the reset command clears everything, restarts the
+		// timer, and is itself allowed and not recorded.
+		c.command = true
+		g.resetAll()
+		g.timerSet, g.timerStart = !ev.Time.IsZero(), ev.Time
+		g.lastKey, g.lastKid, g.lastTool = "", -1, ev.Tool
+		return Verdict{Action: Allow}
+	}
+	g.checkWindow(ev)
+	c.key, c.kid, c.hasKey = g.callKey(ev)
+	c.tid = ev.tidx
+	var role uint8 // under scope.write_clears_reads
+	if c.hasKey {
+		c.scope = g.epochOf(c.kid)
+		if g.clearsReads {
+			role = g.role(ev.Tool, c.tid)
+			g.noteReader(ev, c.key, c.kid, role)
+		}
+	}
+	best := Verdict{Action: Allow}
+	for _, d := range g.dets {
+		v := d.before(c)
+		if rank(v.Action) > rank(best.Action) {
+			best = v
+		}
+	}
+	if best.Action == Allow && g.pendingNote != "" {
+		best = Verdict{Action: Steer, Detector: "scope", Message: g.pendingNote}
+	}
+	g.pendingNote = ""
+	best.Key, best.Scope = c.key, c.scope
+	for _, d := range g.dets {
+		d.commit(c, best)
+	}
+	if !best.Action.Stops() && c.hasKey && role&(roleWriter|roleClearAll) != 0 {
+		g.clearReadsAfterWrite(ev, c.kid, role)
+	}
+	g.lastKey, g.lastTool = c.key, ev.Tool
+	g.lastKid = -1
+	if c.hasKey {
+		g.lastKid = c.kid
+	}
+	return best
+}
+
+// inflightAt returns the index of ev's call in g.inflight, or -1.
+func (g *Guard) inflightAt(ev *CallEvent) int {
+	for i := len(g.inflight) - 1; i >= 0; i-- {
+		if g.inflight[i].ev == ev {
+			return i
+		}
+	}
+	return -1
+}
+
+// After takes the call's result (ev.Result, ResultHash, Failed) and the
+// verdict Before gave. It is called for every call, blocked ones too: a
+// stopped call did not run, so result-based detectors skip it unless the
+// design counts the block itself (blocked_count_as_failure).
+func (g *Guard) After(ev *CallEvent, before Verdict) Verdict {
+	i := g.inflightAt(ev)
+	var c *callCtx
+	if i < 0 {
+		// After without Before: build the context now, count nothing new.
+		c = &callCtx{ev: ev}
+		c.key, c.kid, c.hasKey = g.callKey(ev)
+		c.tid = ev.tidx
+		if c.hasKey {
+			c.scope = g.epochOf(c.kid)
+		}
+	} else {
+		c = g.inflight[i]
+		last := len(g.inflight) - 1
+		copy(g.inflight[i:], g.inflight[i+1:])
+		g.inflight[last] = nil
+		g.inflight = g.inflight[:last]
+	}
+	if c.command {
+		g.spare = c
+		return Verdict{Action: Allow}
+	}
+	c.failed, c.hash = g.resultOf(ev)
+	best := Verdict{Action: Allow}
+	for _, d := range g.dets {
+		v := d.after(c, before)
+		if rank(v.Action) > rank(best.Action) {
+			best = v
+		}
+	}
+	best.Key, best.Scope = c.key, c.scope
+	g.spare = c
+	return best
+}
+
+// EndRequest is called after all calls of one model response; round-level
+// detectors (attractor's cycle check) may steer here. The caller attaches
+// the steer to the request's last call.
+func (g *Guard) EndRequest() Verdict {
+	best := Verdict{Action: Allow}
+	for _, d := range g.dets {
+		v := d.endRequest()
+		if rank(v.Action) > rank(best.Action) {
+			best = v
+		}
+	}
+	if best.Action != Allow && g.lastKey != "" {
+		kid := g.lastKid
+		if kid < 0 {
+			// A key the guard did not count (no key): numbered for its
+			// epoch all the same, as before keys were numbered.
+			kid = g.ki.intern(g.lastKey)
+		}
+		best.Key, best.Scope = g.lastKey, g.epochOf(kid)
+	}
+	return best
+}
+
+// checkWindow applies scope.window lazily at each call (pi §3.8): once the
+// window has passed since the timer started, every counter is cleared and
+// the timer restarts at this call.
+func (g *Guard) checkWindow(ev *CallEvent) {
+	w := time.Duration(g.r.Scope.Window)
+	if w <= 0 || ev.Time.IsZero() {
+		return
+	}
+	if !g.timerSet {
+		g.timerSet, g.timerStart = true, ev.Time
+		return
+	}
+	if ev.Time.Sub(g.timerStart) >= w {
+		hadSteered := false
+		for _, d := range g.dets {
+			hadSteered = hadSteered || d.steeredAny()
+		}
+		g.resetAll()
+		g.timerStart = ev.Time
+		if hadSteered && g.r.Scope.WindowResetMessage != "" {
+			g.pendingNote = g.fill(g.r.Scope.WindowResetMessage, &callCtx{ev: ev}, 0, nil)
+		}
+	}
+}
+
+// TurnForgets reports whether a genuine user turn leaves the guard in a
+// state that nothing before the turn can change: every detector resets at
+// a turn, and so does the time window's timer, if any. The live hook then
+// rebuilds a session's guard from its latest turn only.
+func (g *Guard) TurnForgets() bool {
+	return g.turnClearsAll && (g.r.Scope.Window <= 0 || g.r.Scope.Reset == "turn")
+}

@@ -1,0 +1,158 @@
+package guard
+
+import (
+	"bytes"
+	"encoding/binary"
+	"hash/maphash"
+
+	"github.com/loopgate/loopgate/rules"
+)
+
+// The guard key of a call, and the numbering of keys: the guard's
+// counters are slices indexed by a key's number, and replay shares one
+// numbering per session over every configuration it runs (KeyIndex).
+
+// KeyIndex numbers distinct call keys 0, 1, 2, ... for one key-rule set
+// (rules.KeyID), so that the guard's counters are slices indexed by a
+// key's number instead of maps hashing the key's text at every access. A
+// CallEvent remembers its number next to its key (CallEvent.ki, kidx):
+// compare and sweep share one KeyIndex per prepared session and key-rule
+// set over all their configurations, so later configurations number no
+// key again.
+type KeyIndex struct {
+	keyID uint64
+	m     map[string]int32
+	// tools numbers tool names the same way (CallEvent.tidx).
+	tools map[string]int32
+	// texts[k] is key k as written, for write_clears_reads ("" until a
+	// guard needed it).
+	texts []string
+	// buf is reused to build keys: memo runs once per call, and a key was
+	// otherwise built in a buffer of its own and then copied to a string.
+	buf []byte
+}
+
+// maxKeyBuf is the largest key buffer a KeyIndex keeps between calls: a
+// rare huge key (a write_file's content) is not held for the session's life.
+const maxKeyBuf = 64 << 10
+
+// NewKeyIndex returns an empty numbering for the key section of the rules
+// r, sized for about size keys.
+func NewKeyIndex(r *rules.Rules, size int) *KeyIndex {
+	return newKeyIndex(r.KeyID(), size)
+}
+
+func newKeyIndex(keyID uint64, size int) *KeyIndex {
+	return &KeyIndex{keyID: keyID, m: make(map[string]int32, size), tools: map[string]int32{}}
+}
+
+// Serves reports whether ki numbers keys under the key section of the
+// rules r (rules.KeyID). A nil KeyIndex serves nothing.
+func (ki *KeyIndex) Serves(r *rules.Rules) bool {
+	return ki != nil && ki.keyID == r.KeyID()
+}
+
+// Number keys the event under the rules r, which ki must serve, once per
+// KeyIndex, and returns the number of its tool (0, 1, 2, ... in the order
+// ki first met them): a replay keeps its per-tool facts in slices indexed
+// by it. The event must not change its Tool or Args afterwards.
+func (ki *KeyIndex) Number(ev *CallEvent, r *rules.Rules) int {
+	ki.memo(ev, r)
+	return int(ev.tidx)
+}
+
+// LendBuffer gives ki a buffer to build keys in when it has none, and
+// returns what it did not take: a replay moves one buffer from session to
+// session (TakeBuffer), where each session's KeyIndex grew one of its own.
+func (ki *KeyIndex) LendBuffer(buf []byte) []byte {
+	if ki.buf == nil {
+		ki.buf, buf = buf, nil
+	}
+	return buf
+}
+
+// TakeBuffer returns ki's key buffer and leaves ki without one (it builds
+// a new one if it needs to again).
+func (ki *KeyIndex) TakeBuffer() []byte {
+	buf := ki.buf
+	ki.buf = nil
+	return buf
+}
+
+// memo sets the event's key under the rules' key section (which must be
+// ki's), and its key's and tool's numbers, once per KeyIndex.
+func (ki *KeyIndex) memo(ev *CallEvent, r *rules.Rules) {
+	if ev.ki == ki {
+		return
+	}
+	if ev.keyID != ki.keyID {
+		full, ok := r.AppendCallKey(ki.buf[:0], ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
+		ev.key, ev.hasKey = "", ok
+		if ok {
+			ev.key = compactKeyBytes(full)
+		}
+		ev.keyID = ki.keyID
+		ki.buf = full
+		if cap(full) > maxKeyBuf {
+			ki.buf = nil
+		}
+	}
+	ev.ki, ev.kidx = ki, -1
+	if ev.hasKey {
+		ev.kidx = ki.intern(ev.key)
+	}
+	t, ok := ki.tools[ev.Tool]
+	if !ok {
+		t = int32(len(ki.tools))
+		ki.tools[ev.Tool] = t
+	}
+	ev.tidx = t
+}
+
+func (ki *KeyIndex) intern(key string) int32 {
+	i, ok := ki.m[key]
+	if !ok {
+		i = int32(len(ki.m))
+		ki.m[key] = i
+	}
+	return i
+}
+
+// grow returns s long enough to be indexed by i.
+func grow[T any](s []T, i int32) []T {
+	if int(i) < len(s) {
+		return s
+	}
+	return append(s, make([]T, int(i)+1-len(s))...)
+}
+
+// callKey returns the call's key under the guard's rules, built once per
+// distinct key section (see CallEvent.keyID), in its compact form, and
+// its index in the guard's KeyIndex (numbered once per KeyIndex).
+func (g *Guard) callKey(ev *CallEvent) (string, int32, bool) {
+	g.ki.memo(ev, g.r)
+	return ev.key, ev.kidx, ev.hasKey
+}
+
+// maxPlainKey is the longest key kept as written inside the guard.
+const maxPlainKey = 128
+
+// keySeeds seed the digests of long keys (per process: keys never reach a
+// report, so their digests need not be stable across runs).
+var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// compactKeyBytes is compactKey of a key built in a buffer; the result
+// never aliases full, which the caller reuses.
+func compactKeyBytes(full []byte) string {
+	if len(full) <= maxPlainKey {
+		return string(full)
+	}
+	tool, _, _ := bytes.Cut(full, []byte(rules.KeySeparator))
+	var d [maxPlainKey]byte // room for the compact key of a usual tool name
+	b := append(d[:0], tool...)
+	b = append(b, rules.KeySeparator...)
+	b = append(b, 0)
+	b = binary.LittleEndian.AppendUint64(b, maphash.Bytes(keySeeds[0], full))
+	b = binary.LittleEndian.AppendUint64(b, maphash.Bytes(keySeeds[1], full))
+	return string(b)
+}

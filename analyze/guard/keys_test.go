@@ -1,0 +1,152 @@
+package guard
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/rules"
+)
+
+// compactKey is compactKeyBytes of a key as text; it replaces a long key by a fixed-size one: the tool, the
+// separator, a NUL byte and a 128-bit digest of the whole key. A key holds
+// the canonical arguments (a write_file call's key holds the file), and
+// keys are hashed when they are numbered (KeyIndex) and compared in
+// verdicts; hashing such keys at every map access was once a quarter of a
+// sweep's time. Two distinct keys share a digest with probability about
+// 2^-128 per pair. A plain key has no raw NUL after its separator unless
+// its arguments were not JSON (canonical JSON escapes NUL), and even then
+// it would have to end in the same 16 bytes as a digest to be confused.
+func compactKey(full string) string {
+	if len(full) <= maxPlainKey {
+		return full
+	}
+	return compactKeyBytes([]byte(full))
+}
+
+// TestDetectorRegistry: every detector the rules name has a constructor,
+// and the registry holds no other.
+func TestDetectorRegistry(t *testing.T) {
+	for _, name := range rules.DetectorNames {
+		if detectors[name] == nil {
+			t.Errorf("detector %q has no constructor in the registry", name)
+		}
+	}
+	if len(detectors) != len(rules.DetectorNames) {
+		t.Errorf("the registry has %d detectors, the rules name %d", len(detectors), len(rules.DetectorNames))
+	}
+}
+
+// TestReleaseEmptiesGuard: a guard handed back to its RuleCache keeps no
+// state of its session, and the next guard of the cache takes its memory
+// and decides as a new guard would.
+func TestReleaseEmptiesGuard(t *testing.T) {
+	r, err := rules.Preset("loopgate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := NewRuleCache(r)
+	feed := func(g *Guard) []Verdict {
+		var out []Verdict
+		g.UserTurn(t0)
+		for range 6 {
+			ev := &CallEvent{Tool: "read_file", Args: mustParse(t, `{"path":"/a"}`), ArgsOK: true, ArgsRaw: `{"path":"/a"}`, Result: "x", ResultHash: 1}
+			v := g.Before(ev)
+			after := g.After(ev, v)
+			Raise(&v, &after)
+			out = append(out, v)
+		}
+		return out
+	}
+	want := feed(NewGuard(r))
+	if want[len(want)-1].Action == Allow {
+		t.Fatal("the stream triggers no detector: nothing to compare")
+	}
+	g := rc.NewGuard(NewKeyIndex(r, 0))
+	feed(g)
+	rc.Release(g)
+	if rc.spare != g {
+		t.Fatal("Release kept no spare guard")
+	}
+	if g.ki != nil || len(g.inflight) != 0 || g.lastKey != "" || len(g.epoch) != 0 {
+		t.Errorf("spare guard not emptied: %+v", g)
+	}
+	again := rc.NewGuard(NewKeyIndex(r, 0))
+	if again != g {
+		t.Error("NewGuard did not take the spare guard")
+	}
+	got := feed(again)
+	for i := range want {
+		if got[i].Action != want[i].Action || got[i].Detector != want[i].Detector || got[i].Count != want[i].Count {
+			t.Errorf("call %d: reused guard %+v, new guard %+v", i+1, got[i], want[i])
+		}
+	}
+}
+
+// TestGuardEventsSharedAcrossGuards: plain CallEvents given to one guard
+// and then to another one (other rules, or the same rules) decide as on
+// fresh copies of the events.
+func TestGuardEventsSharedAcrossGuards(t *testing.T) {
+	args := []string{`{"path":"/src/a.go"}`, `{"command":"go test ./..."}`, `{"path":"/src/a.go","content":"x"}`, `{"path":"/src/b.go"}`}
+	tools := []string{"read_file", "terminal", "write_file", "read_file"}
+	build := func(n int) []CallEvent {
+		evs := make([]CallEvent, n)
+		for i := range evs {
+			a := args[(i*7/3)%len(args)]
+			v, _ := jsonx.ParseString(a)
+			evs[i] = CallEvent{Tool: tools[(i*7/3)%len(tools)], Args: v, ArgsOK: true, ArgsRaw: a, Result: "r", ResultHash: uint64(i % 2), Index: i + 1}
+		}
+		return evs
+	}
+	run := func(r *rules.Rules, evs []CallEvent) []Verdict {
+		g := NewGuard(r)
+		var out []Verdict
+		for i := range evs {
+			ev := &evs[i]
+			ev.Class = r.ClassOf(ev.Tool)
+			if i%9 == 0 {
+				g.UserTurn(t0)
+			}
+			v := g.Before(ev)
+			a := g.After(ev, v)
+			out = append(out, v, a)
+			if i%3 == 2 {
+				out = append(out, g.EndRequest())
+			}
+		}
+		return out
+	}
+	shared := build(60)
+	for _, name := range append(rules.PresetNames(), rules.PresetNames()...) {
+		r, err := rules.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(run(r, build(60)))
+		got, _ := json.Marshal(run(r, shared))
+		if string(got) != string(want) {
+			t.Errorf("%s: verdicts on events another guard saw differ from fresh ones", name)
+		}
+	}
+}
+
+// TestKeyIndexNumbersOncePerSection: a key section numbers each distinct
+// key once, and events remember their numbers.
+func TestKeyIndexNumbersOncePerSection(t *testing.T) {
+	r, err := rules.Preset("pi-loopguard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ki := NewKeyIndex(r, 0)
+	mk := func(a string) *CallEvent {
+		v, _ := jsonx.ParseString(a)
+		return &CallEvent{Tool: "read", Args: v, ArgsOK: true, ArgsRaw: a}
+	}
+	a, b, c := mk(`{"path":"x"}`), mk(`{"path":"y"}`), mk(`{"path":"x"}`)
+	for _, ev := range []*CallEvent{a, b, c, a} {
+		ki.memo(ev, r)
+	}
+	if a.kidx != c.kidx || a.kidx == b.kidx || len(ki.m) != 2 || a.ki != ki {
+		t.Errorf("numbers %d %d %d over %d keys", a.kidx, b.kidx, c.kidx, len(ki.m))
+	}
+}

@@ -1,0 +1,114 @@
+package guard
+
+import "github.com/loopgate/loopgate/rules"
+
+// The no_progress detector (rules: detectors.no_progress) counts
+// successful calls returning the same result again: by call (the same key
+// returning the same result as its last run; block_at blocks the next
+// identical call) or by tool (the same tool returning the same result,
+// any arguments). A failure clears the count.
+
+// noProgressDet counts successful calls returning the same result again.
+type noProgressDet struct {
+	base
+	cfg    *rules.NoProgress
+	gen    uint32
+	byCall []progressEnt
+	byTool map[toolResult]int
+}
+
+// newNoProgress builds the detector when the rules enable it (detectors).
+func newNoProgress(b build) detector {
+	cfg := b.r.Detectors.NoProgress
+	if cfg == nil || !cfg.Enabled {
+		return nil
+	}
+	d := recycled[noProgressDet](b.old)
+	*d = noProgressDet{base: d.renew(b.g, b.resetsOnTurn(cfg.Reset)), cfg: cfg, gen: 1, byCall: reuse(d.byCall, b.size), byTool: renewMap(d.byTool)}
+	return d
+}
+
+// progressEnt is a key's progress, valid while gen is the detector's gen.
+type progressEnt struct {
+	gen uint32
+	p   progress
+}
+
+type progress struct {
+	hash uint64
+	n    int
+}
+
+type toolResult struct {
+	tool string
+	hash uint64
+}
+
+func (d *noProgressDet) eff(c *callCtx) *effective {
+	if e := d.cachedEff(c); e != nil {
+		return e
+	}
+	return d.effOf(c, "no_progress", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage}, d.cfg.Only, d.cfg.Except)
+}
+
+func (d *noProgressDet) before(c *callCtx) Verdict {
+	if !c.hasKey || d.cfg.By != "call" {
+		return Verdict{}
+	}
+	e := d.eff(c)
+	d.byCall = grow(d.byCall, c.kid)
+	if pe := &d.byCall[c.kid]; pe.gen == d.gen && e.on && e.blockAt > 0 && pe.p.n >= e.blockAt {
+		p := pe.p
+		return d.verdict(Block, "no_progress", p.n, e.blockMsg, c, nil)
+	}
+	return Verdict{}
+}
+
+func (d *noProgressDet) after(c *callCtx, before Verdict) Verdict {
+	e := d.eff(c)
+	if !e.on {
+		return Verdict{}
+	}
+	counted, failed := ranAsFailure(c, before, d.cfg.BlocksAsFailures, false)
+	if !counted {
+		return Verdict{}
+	}
+	var n int
+	if d.cfg.By == "tool" {
+		if failed {
+			return Verdict{}
+		}
+		k := toolResult{c.ev.Tool, c.hash}
+		d.byTool[k]++
+		n = d.byTool[k]
+	} else {
+		if !c.hasKey {
+			return Verdict{}
+		}
+		d.byCall = grow(d.byCall, c.kid)
+		pe := &d.byCall[c.kid]
+		if failed {
+			pe.gen = 0
+			return Verdict{}
+		}
+		if pe.gen == d.gen && pe.p.n > 0 && pe.p.hash == c.hash {
+			pe.p.n++
+		} else {
+			pe.gen, pe.p = d.gen, progress{c.hash, 1}
+		}
+		n = pe.p.n
+	}
+	if e.steerAt > 0 && n >= e.steerAt {
+		return d.verdict(Steer, "no_progress", n, e.steerMsg, c, nil)
+	}
+	return Verdict{}
+}
+
+func (d *noProgressDet) reset() {
+	d.gen++
+	clear(d.byTool)
+}
+
+func (d *noProgressDet) clearKeys(keys []int32) {
+	forget(d.byCall, keys, func(e *progressEnt) *uint32 { return &e.gen })
+}

@@ -1,0 +1,167 @@
+package guard
+
+import (
+	"strconv"
+
+	"github.com/loopgate/loopgate/rules"
+)
+
+// The stall detector (rules: detectors.stall) is hermes' stall guard over
+// the calls that ran: a streak of identical calls returning the same
+// result, and a cycle of 2 or more calls whose trailing laps repeat with
+// the same keys and results (looked for only when the streak did not
+// fire). It steers the steer_at-th call of a streak or lap of a cycle and
+// halts at halt_at; only and except choose the tools that get the
+// messages, while every call takes part.
+
+// stallDet watches the calls that ran for a streak of identical calls
+// returning the same result, and for a cycle of calls repeating with the
+// same results (hermes' observe_call, agent/tool_guardrails.py).
+type stallDet struct {
+	base
+	cfg *rules.Stall
+	// The streak: the key index and result hash of its calls, and its
+	// length (0: none).
+	kid   int32
+	hash  uint64
+	count int
+	// history holds the latest calls for the cycle check, oldest first.
+	history []stallEntry
+	anon    int32
+}
+
+// newStall builds the detector when the rules enable it (detectors).
+func newStall(b build) detector {
+	cfg := b.r.Detectors.Stall
+	if cfg == nil || !cfg.Enabled {
+		return nil
+	}
+	d := recycled[stallDet](b.old)
+	*d = stallDet{base: d.renew(b.g, b.resetsOnTurn(cfg.Reset)), cfg: cfg, kid: -1, history: reuse(d.history, 0)}
+	return d
+}
+
+// stallEntry is one call in the cycle history: its key index (a unique
+// negative number for a call without a key), its result hash, and whether
+// its tool is exempt from the messages.
+type stallEntry struct {
+	kid    int32
+	hash   uint64
+	exempt bool
+}
+
+func (d *stallDet) eff(c *callCtx) *effective {
+	if e := d.cachedEff(c); e != nil {
+		return e
+	}
+	return d.effOf(c, "stall", effective{steerAt: d.cfg.SteerAt, haltAt: d.cfg.HaltAt, steerMsg: d.cfg.SteerMessage, haltMsg: d.cfg.HaltMessage}, d.cfg.Only, d.cfg.Except)
+}
+
+func (d *stallDet) after(c *callCtx, before Verdict) Verdict {
+	if before.Action.Stops() {
+		return Verdict{} // it did not run: hermes observes the calls that ran
+	}
+	e := d.eff(c)
+	kid := c.kid
+	if !c.hasKey {
+		d.anon--
+		kid = d.anon - 1 // never equal to another call
+	}
+	if c.hasKey && d.count > 0 && kid == d.kid && c.hash == d.hash {
+		d.count++
+	} else {
+		d.kid, d.hash, d.count = kid, c.hash, 1
+	}
+	if len(d.cfg.Periods) > 0 {
+		d.history = append(d.history, stallEntry{kid, c.hash, !e.on})
+		if h := max(d.cfg.History, 1); len(d.history) > 2*h {
+			d.history = append(d.history[:0], d.history[len(d.history)-h:]...)
+		}
+	}
+	if e.on && e.steerAt > 0 && d.count >= e.steerAt {
+		extra := map[string]string{"ordinal": ordinal(d.count)}
+		if e.haltAt > 0 && d.count >= e.haltAt {
+			return d.verdict(Halt, "stall", d.count, e.haltMsg, c, extra)
+		}
+		return d.verdict(Steer, "stall", d.count, e.steerMsg, c, extra)
+	}
+	period, laps := d.cycle()
+	if period == 0 {
+		return Verdict{}
+	}
+	extra := map[string]string{"period": strconv.Itoa(period)}
+	if d.cfg.HaltAt > 0 && laps >= d.cfg.HaltAt {
+		return d.verdict(Halt, "stall", laps, d.cfg.CycleHaltMessage, c, extra)
+	}
+	return d.verdict(Steer, "stall", laps, d.cfg.CycleMessage, c, extra)
+}
+
+// cycle returns the smallest period whose trailing laps (same keys and
+// results, position by position) number steer_at or more, and the laps,
+// or 0. A cycle made only of exempt tools does not count. hermes'
+// _detect_identical_cycle, over the latest History calls.
+func (d *stallDet) cycle() (period, laps int) {
+	need := d.cfg.SteerAt
+	if need <= 0 {
+		return 0, 0
+	}
+	h := d.history
+	if len(h) > d.cfg.History {
+		h = h[len(h)-d.cfg.History:]
+	}
+	n := len(h)
+	for _, p := range d.cfg.Periods {
+		if n < p*need {
+			continue
+		}
+		laps := 1
+		for {
+			base := n - p*(laps+1)
+			if base < 0 {
+				break
+			}
+			equal := true
+			for i := 0; i < p && equal; i++ {
+				a, b := h[base+i], h[n-p+i]
+				equal = a.kid == b.kid && a.hash == b.hash
+			}
+			if !equal {
+				break
+			}
+			laps++
+		}
+		if laps < need {
+			continue
+		}
+		exempt := true
+		for _, t := range h[n-p:] {
+			exempt = exempt && t.exempt
+		}
+		if !exempt {
+			return p, laps
+		}
+	}
+	return 0, 0
+}
+
+func (d *stallDet) reset() {
+	d.kid, d.count = -1, 0
+	d.history = d.history[:0]
+}
+
+// ordinal writes 1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st... as hermes'
+// _ordinal does.
+func ordinal(n int) string {
+	suffix := "th"
+	if m := n % 100; m < 11 || m > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suffix
+}

@@ -1,0 +1,88 @@
+package guard
+
+import "github.com/loopgate/loopgate/rules"
+
+// The tool_failure detector (rules: detectors.tool_failure) counts the
+// failures of one tool, whatever its arguments; a success of the tool
+// clears its count. steer_at and halt_at act after the n-th failure;
+// block_at blocks the tool's next call, or, with trip_on_result (hermes PR
+// #14059's breaker), answers the n-th failing result itself and starts
+// the count again.
+
+// toolFailureDet counts failures of one tool, any arguments.
+type toolFailureDet struct {
+	base
+	cfg    *rules.ToolFailure
+	counts map[string]int
+}
+
+// newToolFailure builds the detector when the rules enable it (detectors).
+func newToolFailure(b build) detector {
+	cfg := b.r.Detectors.ToolFailure
+	if cfg == nil || !cfg.Enabled {
+		return nil
+	}
+	d := recycled[toolFailureDet](b.old)
+	*d = toolFailureDet{base: d.renew(b.g, b.resetsOnTurn(cfg.Reset)), cfg: cfg, counts: renewMap(d.counts)}
+	return d
+}
+
+func (d *toolFailureDet) eff(c *callCtx) *effective {
+	if e := d.cachedEff(c); e != nil {
+		return e
+	}
+	return d.effOf(c, "tool_failure", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, haltAt: d.cfg.HaltAt,
+		steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage, haltMsg: d.cfg.HaltMessage}, d.cfg.Only, d.cfg.Except)
+}
+
+func (d *toolFailureDet) before(c *callCtx) Verdict {
+	if d.cfg.TripOnResult {
+		return Verdict{} // the breaker trips on the failing result (after)
+	}
+	e := d.eff(c)
+	if n := d.counts[c.ev.Tool]; e.on && e.blockAt > 0 && n >= e.blockAt {
+		return d.verdict(Block, "tool_failure", n, e.blockMsg, c, nil)
+	}
+	return Verdict{}
+}
+
+func (d *toolFailureDet) commit(c *callCtx, final Verdict) {
+	if final.Action == Block && final.Detector == "tool_failure" && d.cfg.ResetAfterBlock {
+		delete(d.counts, c.ev.Tool)
+	}
+}
+
+func (d *toolFailureDet) after(c *callCtx, before Verdict) Verdict {
+	e := d.eff(c)
+	if !e.on {
+		return Verdict{}
+	}
+	counted, failed := ranAsFailure(c, before, d.cfg.BlocksAsFailures, d.cfg.EmptyIsFailure)
+	if !counted {
+		return Verdict{}
+	}
+	if !failed {
+		delete(d.counts, c.ev.Tool)
+		if d.clears(c, d.cfg.ClearedBy) {
+			clear(d.counts)
+		}
+		return Verdict{}
+	}
+	d.counts[c.ev.Tool]++
+	n := d.counts[c.ev.Tool]
+	if e.haltAt > 0 && n >= e.haltAt {
+		return d.verdict(Halt, "tool_failure", n, e.haltMsg, c, nil)
+	}
+	if d.cfg.TripOnResult && e.blockAt > 0 && n >= e.blockAt {
+		// hermes PR #14059: the n-th failing call ran; the breaker's error
+		// comes back with its result, and the count starts again.
+		delete(d.counts, c.ev.Tool)
+		return d.verdict(Steer, "tool_failure", n, e.blockMsg, c, nil)
+	}
+	if e.steerAt > 0 && n >= e.steerAt {
+		return d.verdict(Steer, "tool_failure", n, e.steerMsg, c, nil)
+	}
+	return Verdict{}
+}
+
+func (d *toolFailureDet) reset() { clear(d.counts) }

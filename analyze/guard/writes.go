@@ -1,0 +1,142 @@
+package guard
+
+import (
+	"strings"
+
+	"github.com/loopgate/loopgate/rules"
+)
+
+// scope.write_clears_reads: a write to a path clears the counts of the
+// reader calls whose key names the path (pi §3.7), so that reading a file
+// again after changing it is not a loop.
+
+// readerKey is a reader key not cleared since it was counted: its index,
+// and its text as written (for the path test).
+type readerKey struct {
+	kid  int32
+	text string
+}
+
+// A tool's roles under scope.write_clears_reads (Guard.role).
+const (
+	roleReader   uint8 = 1 << iota // in readers
+	roleWriter                     // in writers: its path argument clears
+	roleClearAll                   // in clear_all
+	roleKnown                      // worked out (Guard.toolRole)
+)
+
+// clearReadsAfterWrite applies scope.write_clears_reads: a write naming a
+// path clears the counters of reader keys containing the path (a raw
+// substring test on the key, as pi does), and starts new epochs for them.
+//
+// A call selected by write_clears_reads.clear_all (a shell command, which
+// may change any file) clears every reader key.
+//
+// A call never clears its own key: running the same command again cannot
+// make its own earlier result stale.
+//
+// Only the reader keys seen since they were last cleared (g.readers)
+// are looked at: every key a detector holds came through Before, so the
+// other keys cannot match, and a session with many shell calls does not
+// rescan every counter at each one.
+//
+// role is the tool's roles (Guard.role): Before calls this only for a
+// writer or a tool in clear_all, and the arguments are looked at only for
+// a writer.
+func (g *Guard) clearReadsAfterWrite(ev *CallEvent, own int32, role uint8) {
+	if len(g.readers) == 0 {
+		return
+	}
+	all := role&roleClearAll != 0
+	var p string
+	if !all {
+		if role&roleWriter == 0 {
+			return
+		}
+		var ok bool
+		if p, ok = g.r.WritePath(ev.Tool, ev.Args); !ok {
+			return
+		}
+	}
+	// One pass: the cleared keys go to g.clearing, the others stay, in
+	// their order.
+	clearing := g.clearing[:0]
+	kept := g.readers[:0]
+	for _, rk := range g.readers {
+		if rk.kid != own && (all || strings.Contains(rk.text, p)) {
+			clearing = append(clearing, rk.kid)
+			g.readerPos[rk.kid] = 0
+			continue
+		}
+		kept = append(kept, rk)
+		g.readerPos[rk.kid] = int32(len(kept))
+	}
+	clear(g.readers[len(kept):]) // drop the texts
+	g.readers, g.clearing = kept, clearing
+	if len(clearing) == 0 {
+		return
+	}
+	for _, d := range g.dets {
+		d.clearKeys(clearing)
+	}
+	for _, k := range clearing {
+		if int(k) < len(g.epoch) {
+			g.epoch[k].gen = 0
+		}
+	}
+}
+
+// noteReader records a counted key whose tool is a reader under
+// scope.write_clears_reads, for clearReadsAfterWrite. Before calls it only
+// when the rules clear reads (Guard.clearsReads), with the tool's roles.
+func (g *Guard) noteReader(ev *CallEvent, key string, kid int32, role uint8) {
+	if role&roleReader == 0 {
+		return
+	}
+	g.readerPos = grow(g.readerPos, kid)
+	if g.readerPos[kid] != 0 {
+		return
+	}
+	ki := g.ki
+	ki.texts = grow(ki.texts, kid)
+	full := ki.texts[kid]
+	if full == "" {
+		full = key
+		if len(key) > maxPlainKey || strings.Contains(key, rules.KeySeparator+"\x00") {
+			// A compacted key: the path test needs the written text, built
+			// again here (reader keys are rarely long).
+			full, _ = g.r.CallKey(ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
+		}
+		ki.texts[kid] = full
+	}
+	g.readers = append(g.readers, readerKey{kid, full})
+	g.readerPos[kid] = int32(len(g.readers))
+}
+
+// role returns the tool's roles under scope.write_clears_reads, worked out
+// once per tool: they depend only on the tool's name and the rules, which do
+// not change while the Guard is in use.
+func (g *Guard) role(tool string, tid int32) uint8 {
+	g.toolRole = grow(g.toolRole, tid)
+	role := g.toolRole[tid]
+	if role&roleKnown != 0 {
+		return role
+	}
+	role, ok := g.roleOf[tool]
+	if !ok {
+		role = roleKnown
+		w := &g.r.Scope.WriteClearsReads
+		if g.r.MatchesAny(w.Readers, tool) {
+			role |= roleReader
+		}
+		if len(w.Writers) > 0 && g.r.MatchesAny(w.Writers, tool) {
+			role |= roleWriter
+		}
+		if len(w.ClearAll) > 0 && g.r.MatchesAny(w.ClearAll, tool) {
+			role |= roleClearAll
+		}
+		g.roleOf[tool] = role
+	}
+	g.toolRole[tid] = role
+	return role
+}
