@@ -87,28 +87,3 @@ func plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
-
-// sessionTokens counts tokens for one session: with its calibrated ratio
-// when it has one, else with the tokenizer.
-type sessionTokens struct {
-	tc            *TokenCache
-	bytesPerToken float64
-}
-
-func (st sessionTokens) count(s string) int64 {
-	if st.bytesPerToken > 0 {
-		if s == "" {
-			return 0
-		}
-		n := int64(float64(len(s))/st.bytesPerToken + 0.5)
-		return max(n, 1)
-	}
-	return int64(st.tc.Count(s))
-}
-
-func (st sessionTokens) result(c *PreparedCall) int64 {
-	if st.bytesPerToken > 0 {
-		return st.count(c.Event.Result)
-	}
-	return int64(st.tc.resultTokens(c))
-}

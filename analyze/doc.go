@@ -1,14 +1,30 @@
-// Package analyze is loopgate's guard engine and replay.
+// Package analyze replays transcripts through the loop guard and judges
+// what it did: it turns ingested sessions into guard input, runs a
+// guard.Guard (package analyze/guard, the engine) over every call in
+// transcript order, and reports each steer, block, dedup and halt with
+// whether it was right and what it saved.
 //
-// The engine (engine.go, detectors.go) takes one call at a time and answers
-// with a Verdict: allow, steer, dedup, block or halt. It knows nothing of
-// transcript formats, so the same Guard could sit in a live agent; replay is
-// a loop over it.
+// Files by job:
+//   - replay: prepare.go (a session reduced to what a replay needs, with
+//     the rules-independent truth computed once), replay.go (Run: one
+//     session under one rules, and the judging of every verdict),
+//     explain.go (why the guard did what it did with one call);
+//   - truth: truth.go (the agent's own guard notes in results, and the
+//     call signature that says which calls were redundant);
+//   - savings: savings.go (tokens, through a memo) and calibrate.go
+//     (bytes per token from the usage a transcript records);
+//   - the report: result.go (Report, SessionResult, Decision), problems.go,
+//     and corpus.go (Replay, ReplayAll: every file of a corpus, and the
+//     aggregation into one report);
+//   - tuning: tuning.go (compare's and sweep's configurations, rows and
+//     Pareto front); ReplayAll runs each session under every
+//     configuration in turn;
+//   - sharding: shard.go and merge.go (a corpus split over machines, and
+//     the partial reports merged back);
+//   - the file pipeline that feeds the replay (corpus.go's forEachFile,
+//     inorder.go, memgate.go, spill.go) and the CI gate (gate.go).
 //
-// Replay (prepare.go, replay.go, corpus.go) turns ingested sessions into
-// engine input, judges every verdict against the transcript's own results
-// (truth.go: redundant calls, harmful stops, the agent's own guard notes)
-// and counts the tokens a guard would have saved. memcorpus.go and sweep.go
-// hold a corpus in memory to replay many configurations over one reading of
-// the files (compare, sweep).
+// analyze imports rules, ingest, internal/tokens and analyze/guard; it
+// never imports report or the CLI. A new detector goes in analyze/guard,
+// not here.
 package analyze

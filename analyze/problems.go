@@ -5,8 +5,8 @@ import "fmt"
 // maxListedProblems is how many problems of one file a report lists; the
 // rest are counted, and one more entry says how many there were and on
 // which lines. A log whose every line is something else (health checks
-// between the requests of a proxy's log) gave one problem per line: 2 M
-// such lines held 0.6–1 GB and made a 300 MB report of one message.
+// between the requests of a proxy's log) would otherwise give one problem
+// per line, and a report of one message repeated millions of times.
 const maxListedProblems = 1000
 
 // FileProblems gathers the problems of one file as a report lists them: the

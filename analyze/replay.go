@@ -7,45 +7,7 @@ import (
 	"time"
 
 	"github.com/loopgate/loopgate/analyze/guard"
-	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
-)
-
-// TokenCache counts tokens with a memo, so that a block message repeated on
-// every stopped call is tokenized once, and so that a result repeated in a
-// loop (the very thing loopgate looks for) is tokenized once however large
-// it is. One cache per goroutine: it lives as long as its worker, across
-// the sessions and files the worker replays.
-type TokenCache struct {
-	Counter tokens.Counter
-	// memo holds the counts of short texts by their text.
-	memo map[string]int
-	// bigMemo holds the counts of texts over maxTextMemo bytes by a
-	// 64-bit hash and the length of the text: holding the texts
-	// themselves as keys would keep every large result alive.
-	bigMemo map[bigKey]int
-	// rules is a cache of what the guards work out from these rules alone,
-	// shared by the runs of this TokenCache's goroutine under the same,
-	// unchanging rules (set by sessionRunner.run, or by the first Run).
-	rules *guard.RuleCache
-	// scratch is Run's per-session working memory, kept for the next run
-	// of this goroutine: a replay runs one session after another, and each
-	// grew these from nothing before.
-	scratch runScratch
-}
-
-// bigKey identifies a large text in TokenCache.bigMemo.
-type bigKey struct {
-	hash uint64
-	size int
-}
-
-// maxTextMemo is the longest text memoized by its text; longer ones are
-// memoized by hash. maxMemoEntries bounds each memo: a memo that fills up
-// is started again (the texts repeated in a loop come close together).
-const (
-	maxTextMemo    = 4096
-	maxMemoEntries = 100000
 )
 
 // runScratch is what Run builds and throws away per session. Nothing in it
@@ -72,64 +34,9 @@ const (
 // runs: a rare huge session does not keep its tables for the replay's life.
 const maxScratchCalls = 1 << 16
 
-// NewTokenCache wraps a counter.
-func NewTokenCache(c tokens.Counter) *TokenCache {
-	return &TokenCache{Counter: c, memo: map[string]int{}, bigMemo: map[bigKey]int{}}
-}
-
-// Count returns the number of tokens of s.
-func (tc *TokenCache) Count(s string) int {
-	if s == "" {
-		return 0
-	}
-	if len(s) > maxTextMemo {
-		return tc.countBig(s, guard.HashString(s))
-	}
-	if n, ok := tc.memo[s]; ok {
-		return n
-	}
-	n := tc.Counter.Count(s)
-	if len(tc.memo) >= maxMemoEntries {
-		tc.memo = map[string]int{}
-	}
-	tc.memo[s] = n
-	return n
-}
-
-// countBig counts a text over maxTextMemo bytes whose hash is known.
-func (tc *TokenCache) countBig(s string, hash uint64) int {
-	k := bigKey{hash, len(s)}
-	if n, ok := tc.bigMemo[k]; ok {
-		return n
-	}
-	n := tc.Counter.Count(s)
-	if len(tc.bigMemo) >= maxMemoEntries || tc.bigMemo == nil {
-		tc.bigMemo = map[bigKey]int{}
-	}
-	tc.bigMemo[k] = n
-	return n
-}
-
-// resultTokens counts a call's result once. A large result is memoized by
-// the hash Prepare already took of it, when its normalized form is the
-// text itself (most results: nothing of the agent's own guard to remove).
-func (tc *TokenCache) resultTokens(c *PreparedCall) int {
-	if c.resultTokens < 0 {
-		if r := c.Event.Result; len(r) > maxTextMemo && c.resultIsNormalized {
-			c.resultTokens = tc.countBig(r, c.Event.ResultHash)
-		} else {
-			c.resultTokens = tc.Count(r)
-		}
-	}
-	return c.resultTokens
-}
-
 // maxDecisionArgs bounds the argument text kept in a decision; reports
 // redact it and abbreviate it further.
 const maxDecisionArgs = 4096
-
-// ToolCounts totals one tool within one session.
-type ToolCounts = ToolStat
 
 // Run replays one prepared session under the rules: each call goes through
 // a fresh guard (one per session, which is one agent scope), and the
@@ -276,7 +183,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				// Most calls: allowed, neither redundant nor the agent's
 				// own note, so nothing to count but the call and nothing
 				// to record but its result (what judge does for them,
-				// without building a decision; about 3% of a sweep).
+				// without building a decision).
 				if c.HasResult {
 					seenRun.add(c, v, c.Event.ResultHash)
 				}
@@ -312,7 +219,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		}
 	}
 	res.Timeline = timeline.String()
-	// Every call is keyed now; the session keeps its keyIndex (compare,
+	// Every call is keyed now; the session keeps its guard.KeyIndex (compare,
 	// sweep) but not the buffer the keys were built in, which the next
 	// run of this goroutine reuses.
 	sc.keyBuf = ki.TakeBuffer()

@@ -56,9 +56,8 @@ func (g *Guard) resolve(det string, base effective, only, except []string, tool 
 
 // cachedEff is effOf's answer when the call's tool is resolved already,
 // else nil: the detectors ask it first, since building effOf's default
-// settings for every call (a struct of six fields) cost more than the
-// lookup itself (about 5% of a sweep, issue 7). It is small enough to be
-// inlined.
+// settings for every call (a struct of six fields) costs more than the
+// lookup itself. It is small enough to be inlined.
 func (b *base) cachedEff(c *callCtx) *effective {
 	if int(c.tid) < len(b.effs) {
 		return b.effs[c.tid]

@@ -154,8 +154,8 @@ func rank(a Action) int {
 // replay and the live hook combine a call's Before, After and EndRequest
 // verdicts; a steer on top of a stronger action is dropped (the stronger
 // action's message wins). It works in place: verdicts are copied whole
-// only when b wins, which is rare (copying both in and the winner out was
-// about 2% of a sweep).
+// only when b wins, which is rare (copying both in and the winner out
+// showed in a sweep's profile).
 func Raise(a, b *Verdict) {
 	if b.Action > a.Action {
 		key, scope := a.Key, a.Scope

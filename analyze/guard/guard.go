@@ -34,8 +34,8 @@ type Guard struct {
 
 	// calls in flight between Before and After, latest last. A replay
 	// calls After right after Before, so this holds one call or none and
-	// is searched from the end; it was a map, whose insert and delete per
-	// call cost more than the rest of Before in a sweep (issue 7).
+	// is searched from the end: a map's insert and delete per call cost
+	// more than the rest of Before.
 	inflight []*callCtx
 	// lastKey is the key of the latest call, for round-level verdicts.
 	lastKey  string

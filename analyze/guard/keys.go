@@ -141,8 +141,17 @@ const maxPlainKey = 128
 // report, so their digests need not be stable across runs).
 var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
-// compactKeyBytes is compactKey of a key built in a buffer; the result
-// never aliases full, which the caller reuses.
+// compactKeyBytes replaces a long key by a fixed-size one: the tool, the
+// separator, a NUL byte and a 128-bit digest of the whole key. A key holds
+// the canonical arguments (a write_file call's key holds the file), and
+// keys are hashed when they are numbered (KeyIndex) and compared in
+// verdicts; hashing such keys whole at every map access would dominate a
+// sweep. Two distinct keys share a digest with probability about
+// 2^-128 per pair. A plain key has no raw NUL after its separator unless
+// its arguments were not JSON (canonical JSON escapes NUL), and even then
+// it would have to end in the same 16 bytes as a digest to be confused.
+//
+// The result never aliases full, which the caller reuses.
 func compactKeyBytes(full []byte) string {
 	if len(full) <= maxPlainKey {
 		return string(full)

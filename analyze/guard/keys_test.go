@@ -8,15 +8,7 @@ import (
 	"github.com/loopgate/loopgate/rules"
 )
 
-// compactKey is compactKeyBytes of a key as text; it replaces a long key by a fixed-size one: the tool, the
-// separator, a NUL byte and a 128-bit digest of the whole key. A key holds
-// the canonical arguments (a write_file call's key holds the file), and
-// keys are hashed when they are numbered (KeyIndex) and compared in
-// verdicts; hashing such keys at every map access was once a quarter of a
-// sweep's time. Two distinct keys share a digest with probability about
-// 2^-128 per pair. A plain key has no raw NUL after its separator unless
-// its arguments were not JSON (canonical JSON escapes NUL), and even then
-// it would have to end in the same 16 bytes as a digest to be confused.
+// compactKey is compactKeyBytes of a key given as text.
 func compactKey(full string) string {
 	if len(full) <= maxPlainKey {
 		return full

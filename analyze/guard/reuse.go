@@ -35,7 +35,7 @@ func (rc *RuleCache) Serves(r *rules.Rules) bool {
 	return rc != nil && rc.r == r && len(rc.eff) <= maxRuleCache && len(rc.roleOf) <= maxRuleCache
 }
 
-// maxSpareKeys bounds the key tables a spare guard keeps (Guard.done).
+// maxSpareKeys bounds the key tables a spare guard keeps (Release).
 const maxSpareKeys = 1 << 16
 
 // NewGuard returns a Guard running the cache's rules, numbering keys with

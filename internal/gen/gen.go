@@ -617,7 +617,7 @@ func number(s *session) (redundant, newInfo map[*call]bool) {
 }
 
 // guardSuffixes are the agents' own notes that DESIGN.md's truth removes
-// before comparing results (the same list as analyze.NormalizeResult).
+// before comparing results (the same list as analyze/guard/result.go's).
 var guardSuffixes = []string{
 	"\n\n[Tool loop warning:",
 	"\n\n[Tool loop hard stop:",

@@ -128,7 +128,7 @@ func objString(members []kv, py bool) string {
 }
 
 // canonicalArgs is the rules-independent identity of arguments: compact
-// JSON with keys sorted (the same identity analyze.Signature uses).
+// JSON with keys sorted (the same identity as analyze's truth signature, appendSignature).
 func canonicalArgs(args []kv) string {
 	sorted := append([]kv(nil), args...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].k < sorted[j].k })

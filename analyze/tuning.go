@@ -8,6 +8,10 @@ import (
 	"github.com/loopgate/loopgate/rules"
 )
 
+// Tuning: compare replays a corpus under several rules files, sweep under
+// the cross product of --vary ranges over one rules file. Both read the
+// files once (ReplayAll) and report one row per configuration.
+
 // Vary is one `--vary KEY=RANGE` of a sweep: a rules key and the values it
 // takes.
 type Vary struct {
