@@ -2,7 +2,7 @@
 // is the command that Claude Code, Codex, Gemini CLI, hermes-agent,
 // OpenHands, Cursor and Cline run before and after each tool call. It reads
 // one hook event, decides with the same Guard that replay runs (package
-// analyze), answers in the agent's protocol (agents.go), and keeps each
+// analyze/guard), answers in the agent's protocol (agents.go), and keeps each
 // session's state in a state directory (state.go), file-locked because the
 // hooks of parallel calls run at the same moment.
 //
