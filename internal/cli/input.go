@@ -1,4 +1,4 @@
-package main
+package cli
 
 // The front door of the reading commands (replay, compare, sweep,
 // inspect): where their transcripts come from when no PATH is given, the

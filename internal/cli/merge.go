@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -119,7 +119,7 @@ func mergeCommand() *cli.Command {
 				} else {
 					var err error
 					if f, err = os.Open(name); err != nil {
-						return cli.Exit(err.Error(), exitUsage)
+						return cli.Exit(err.Error(), ExitUsage)
 					}
 				}
 				rp, tp, err := report.ReadPartial(name, f)
@@ -127,7 +127,7 @@ func mergeCommand() *cli.Command {
 					f.Close()
 				}
 				if err != nil {
-					return cli.Exit(err.Error(), exitUsage)
+					return cli.Exit(err.Error(), ExitUsage)
 				}
 				if rp != nil {
 					replays = append(replays, *rp)
@@ -157,7 +157,7 @@ func mergeCommand() *cli.Command {
 			if len(replays) > 0 {
 				rep, missing, err := analyze.MergeReplays(replays, c.Bool("allow-missing"))
 				if err != nil {
-					return cli.Exit(err.Error(), exitUsage)
+					return cli.Exit(err.Error(), ExitUsage)
 				}
 				warnMissing(missing)
 				format, err := mergeFormat(c, report.FormatNames())
@@ -165,13 +165,13 @@ func mergeCommand() *cli.Command {
 					return err
 				}
 				if err := report.Render(format, c.App.Writer, rep, opt); err != nil {
-					return cli.Exit(err.Error(), exitUsage)
+					return cli.Exit(err.Error(), ExitUsage)
 				}
 				return nil
 			}
 			merged, missing, err := analyze.MergeTuning(tunings, c.Bool("allow-missing"))
 			if err != nil {
-				return cli.Exit(err.Error(), exitUsage)
+				return cli.Exit(err.Error(), ExitUsage)
 			}
 			warnMissing(missing)
 			format, err := mergeFormat(c, report.TuningFormats())
@@ -185,7 +185,7 @@ func mergeCommand() *cli.Command {
 				err = report.Compare(format, c.App.Writer, merged.Compare, merged.Corpus, opt)
 			}
 			if err != nil {
-				return cli.Exit(err.Error(), exitUsage)
+				return cli.Exit(err.Error(), ExitUsage)
 			}
 			return nil
 		},

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // The gate command: replay golden transcripts under the rules a gate file
 // names and fail (exit 1) when any case's expectations do not hold. The
@@ -76,7 +76,7 @@ func runGate(c *cli.Context) error {
 				_ = report.GateErrorGitHub(c.App.Writer, "", 0, err.Error())
 			}
 		}
-		return cli.Exit(err.Error(), exitUsage)
+		return cli.Exit(err.Error(), ExitUsage)
 	}
 	limit, err := maxRecord(c)
 	if err != nil {
@@ -117,14 +117,14 @@ func runGate(c *cli.Context) error {
 		}
 	}
 	if path := c.String("sarif"); path != "" {
-		sopt := report.SARIFOptions{Decisions: c.Bool("sarif-decisions"), Version: version}
+		sopt := report.SARIFOptions{Decisions: c.Bool("sarif-decisions"), Version: c.App.Version}
 		if err := writeReportFile(path, func(w io.Writer) error { return report.GateSARIF(w, res, sopt, opt) }); err != nil {
 			return stop(err)
 		}
 	}
 	if c.Bool("github") {
 		if err := report.GateGitHub(c.App.Writer, res, opt); err != nil {
-			return cli.Exit(err.Error(), exitUsage)
+			return cli.Exit(err.Error(), ExitUsage)
 		}
 		if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
 			if err := appendReportFile(path, func(w io.Writer) error { return report.GateMarkdown(w, res, opt) }); err != nil {
@@ -133,7 +133,7 @@ func runGate(c *cli.Context) error {
 		}
 	}
 	if n := res.Failed(); n > 0 {
-		return cli.Exit(fmt.Sprintf("gate failed: %d of %d case(s) failed", n, len(res.Cases)), exitFindings)
+		return cli.Exit(fmt.Sprintf("gate failed: %d of %d case(s) failed", n, len(res.Cases)), ExitFindings)
 	}
 	return nil
 }

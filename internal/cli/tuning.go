@@ -1,0 +1,77 @@
+package cli
+
+// What compare and sweep share: the report format and replaying the
+// corpus once under several rules.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/tokens"
+	"github.com/loopgate/loopgate/report"
+	"github.com/loopgate/loopgate/rules"
+)
+
+func tuningFormat(c *cli.Context) (string, error) {
+	format := c.String("format")
+	if format == "" {
+		format = "json"
+		if isTerminal(c.App.Writer) {
+			format = "table"
+		}
+	}
+	if !contains(report.TuningFormats(), format) {
+		return "", usageError("--format must be one of %s, not %q", strings.Join(report.TuningFormats(), ", "), format)
+	}
+	return format, nil
+}
+
+// replayConfigs reads the paths once and replays them under each of cfgs,
+// for compare and sweep (analyze.ReplayAll: bounded memory, whatever the
+// corpus size). With --strict, any input problem is printed and the run
+// fails without a report.
+func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) ([]*analyze.Report, analyze.CorpusFacts, *analyze.Partial, error) {
+	if err := checkInputFormat(c); err != nil {
+		return nil, analyze.CorpusFacts{}, nil, err
+	}
+	in, err := ingestOptions(c)
+	if err != nil {
+		return nil, analyze.CorpusFacts{}, nil, err
+	}
+	var early []ingest.Problem
+	files, err := collectFiles(c, func(p ingest.Problem) { early = append(early, p) })
+	if err != nil {
+		return nil, analyze.CorpusFacts{}, nil, err
+	}
+	files, shard, err := applyShard(c, files)
+	if err != nil {
+		return nil, analyze.CorpusFacts{}, nil, err
+	}
+	partial := shard.partial(files, cfgs, counter.Name(), len(early))
+	prog := newProgress(c)
+	read, stopProgress := prog.watch(files)
+	in.BytesRead, in.Keep = read, sessionKeep(c)
+	opt := analyze.Options{Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.update}
+	reports, facts := analyze.ReplayAll(files, opt, cfgs, early)
+	stopProgress()
+	if problems := reports[0].Problems; c.Bool("strict") && len(problems) > 0 {
+		for _, p := range problems {
+			msg := p.Message
+			if !c.Bool("no-redact") {
+				msg = report.Redact(msg) // a message may quote a call id or tool name
+			}
+			fmt.Fprintf(c.App.ErrWriter, "%s:%d: %s\n", report.SafeLine(p.File), p.Line, report.Sanitize(msg))
+		}
+		// The summary counts the problems a file had past those listed.
+		return nil, facts, nil, cli.Exit(fmt.Sprintf("%d input problem(s) and --strict is set", reports[0].Summary.Problems), ExitUsage)
+	}
+	printProblems(c, reports[0].Problems, reports[0].Summary.Problems)
+	return reports, facts, partial, nil
+}
+
+var tuningFlags = append([]cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag, maxRecordFlag,
+	&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table|json|csv|markdown|html (default: table on a terminal, json otherwise)"}}, inputFlags...)
