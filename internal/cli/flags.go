@@ -7,12 +7,14 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/sys/unix"
 
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/progress"
 	"github.com/loopgate/loopgate/report"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -83,6 +85,12 @@ func terminalWidth(f *os.File) int {
 		return n
 	}
 	return 0
+}
+
+// newProgress is the progress line of a run, on standard error as
+// --progress asks.
+func newProgress(c *cli.Context) *progress.Line {
+	return progress.New(c.String("progress"), c.App.ErrWriter, time.Now)
 }
 
 // collectFiles expands the paths, or finds the agents' sessions when none

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/internal/memlimit"
 	"github.com/loopgate/loopgate/report"
 )
 
@@ -45,7 +46,7 @@ func gateCommand() *cli.Command {
 
 func runGate(c *cli.Context) error {
 	// The gate replays as replay does: the same soft memory limit.
-	defer limitStreamingMemory()()
+	defer memlimit.ForStreaming()()
 	if c.NArg() > 1 {
 		return usageError("gate takes one gate FILE, not %d (%s)", c.NArg(), strings.Join(c.Args().Slice(), " "))
 	}

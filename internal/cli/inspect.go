@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/memlimit"
 	"github.com/loopgate/loopgate/report"
 )
 
@@ -24,7 +25,7 @@ func inspectCommand() *cli.Command {
 			&cli.BoolFlag{Name: "calls", Usage: "list every call"},
 		}, inputFlags...),
 		Action: func(c *cli.Context) error {
-			defer limitStreamingMemory()()
+			defer memlimit.ForStreaming()()
 			format := c.String("format")
 			if format != "table" && format != "json" {
 				return usageError("--format must be table or json for inspect, not %q", format)
@@ -56,12 +57,12 @@ func inspectCommand() *cli.Command {
 			withCalls := c.Bool("calls")
 			sessions := []report.InspectSession{}
 			prog := newProgress(c)
-			read, stopProgress := prog.watch(files)
+			read, stopProgress := prog.Watch(files)
 			// JSON is written as the sessions come (a corpus of millions of
 			// sessions is not held); the table needs them all for its widths.
 			var jw *report.InspectJSONWriter
 			if format == "json" {
-				jw = report.NewInspectJSONWriter(prog.erasingOnTerminal(c.App.Writer), opt)
+				jw = report.NewInspectJSONWriter(prog.ErasingOnTerminal(c.App.Writer), opt)
 			}
 			// Each file's problems are listed as a replay lists them: the
 			// first 1000, then one entry for the rest; all are counted.
@@ -84,13 +85,13 @@ func inspectCommand() *cli.Command {
 				func(i int, fp *analyze.FileProblems) {
 					problems = append(problems, fp.List...)
 					count += fp.Count()
-					if !prog.enabled {
+					if !prog.Enabled() {
 						return
 					}
 					if fi, err := os.Stat(files[i]); err == nil {
 						bytesDone += fi.Size()
 					}
-					prog.update(i+1, len(files), bytesDone)
+					prog.Update(i+1, len(files), bytesDone)
 				})
 			stopProgress()
 			if jw != nil {

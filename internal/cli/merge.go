@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/internal/progress"
 	"github.com/loopgate/loopgate/report"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -197,7 +198,7 @@ func mergeFormat(c *cli.Context, known []string) (string, error) {
 	format := c.String("format")
 	if format == "" {
 		format = "json"
-		if isTerminal(c.App.Writer) {
+		if progress.IsTerminal(c.App.Writer) {
 			format = "table"
 		}
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/memlimit"
+	"github.com/loopgate/loopgate/internal/progress"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/report"
 	"github.com/loopgate/loopgate/rules"
@@ -29,7 +31,7 @@ func replayCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
 		}, slices.Concat(inputFlags, replayFlags)...),
 		Action: func(c *cli.Context) error {
-			defer limitStreamingMemory()()
+			defer memlimit.ForStreaming()()
 			r, err := loadRules(c)
 			if err != nil {
 				return err
@@ -40,7 +42,7 @@ func replayCommand() *cli.Command {
 			format := c.String("format")
 			if format == "" {
 				format = "json"
-				if isTerminal(c.App.Writer) {
+				if progress.IsTerminal(c.App.Writer) {
 					format = "table"
 				}
 			}
@@ -79,10 +81,10 @@ func replayCommand() *cli.Command {
 			}
 			opt.Partial = shard.partial(files, []*rules.Rules{r}, counter.Name(), len(early))
 			prog := newProgress(c)
-			read, stopProgress := prog.watch(files)
+			read, stopProgress := prog.Watch(files)
 			in.BytesRead, in.Keep = read, sessionKeep(c)
-			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.update}
-			out := prog.erasingOnTerminal(c.App.Writer)
+			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.Update}
+			out := prog.ErasingOnTerminal(c.App.Writer)
 			var jl *report.JSONL
 			if format == "jsonl" {
 				jl = report.NewJSONL(out, opt)

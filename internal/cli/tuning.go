@@ -11,6 +11,7 @@ import (
 
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/progress"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/report"
 	"github.com/loopgate/loopgate/rules"
@@ -20,7 +21,7 @@ func tuningFormat(c *cli.Context) (string, error) {
 	format := c.String("format")
 	if format == "" {
 		format = "json"
-		if isTerminal(c.App.Writer) {
+		if progress.IsTerminal(c.App.Writer) {
 			format = "table"
 		}
 	}
@@ -53,9 +54,9 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) 
 	}
 	partial := shard.partial(files, cfgs, counter.Name(), len(early))
 	prog := newProgress(c)
-	read, stopProgress := prog.watch(files)
+	read, stopProgress := prog.Watch(files)
 	in.BytesRead, in.Keep = read, sessionKeep(c)
-	opt := analyze.Options{Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.update}
+	opt := analyze.Options{Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.Update}
 	reports, facts := analyze.ReplayAll(files, opt, cfgs, early)
 	stopProgress()
 	if problems := reports[0].Problems; c.Bool("strict") && len(problems) > 0 {

@@ -1,4 +1,4 @@
-package cli
+package memlimit
 
 import (
 	"runtime"
@@ -10,9 +10,9 @@ import (
 // TestFollowLiveHeap: a small live heap leaves the fixed limit alone; with
 // 160 MiB alive the soft limit rises to about one and a quarter times that;
 // once it is freed, the limit comes back down to the fixed one. Stopping
-// restores nothing by itself (limitStreamingMemory's restore does).
+// restores nothing by itself (ForStreaming's restore does).
 func TestFollowLiveHeap(t *testing.T) {
-	prev := debug.SetMemoryLimit(streamingMemoryLimit)
+	prev := debug.SetMemoryLimit(streamingLimit)
 	defer debug.SetMemoryLimit(prev)
 
 	waitLimit := func(ok func(int64) bool) int64 {
@@ -29,8 +29,8 @@ func TestFollowLiveHeap(t *testing.T) {
 
 	stop := followLiveHeap()
 	defer stop()
-	if limit := waitLimit(func(int64) bool { return false }); limit != streamingMemoryLimit {
-		t.Fatalf("small live heap: limit %d, want the fixed %d", limit, streamingMemoryLimit)
+	if limit := waitLimit(func(int64) bool { return false }); limit != streamingLimit {
+		t.Fatalf("small live heap: limit %d, want the fixed %d", limit, streamingLimit)
 	}
 	alive := make([][]byte, 0, 160)
 	for range 160 { // 160 MiB, in pieces the collector cannot free
@@ -43,7 +43,7 @@ func TestFollowLiveHeap(t *testing.T) {
 		t.Errorf("160 MiB alive: limit %d MiB, want %d to %d", limit>>20, want>>20, 3*160/2)
 	}
 	alive = nil
-	if limit := waitLimit(func(l int64) bool { return l == streamingMemoryLimit }); limit != streamingMemoryLimit {
-		t.Errorf("160 MiB freed: limit %d MiB, want the fixed %d back", limit>>20, streamingMemoryLimit>>20)
+	if limit := waitLimit(func(l int64) bool { return l == streamingLimit }); limit != streamingLimit {
+		t.Errorf("160 MiB freed: limit %d MiB, want the fixed %d back", limit>>20, streamingLimit>>20)
 	}
 }

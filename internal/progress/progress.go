@@ -1,4 +1,8 @@
-package cli
+// Package progress draws the progress line of a run over files on standard
+// error: files done, bytes read and throughput, on one line rewritten in
+// place, only on a terminal and only for a run long enough to need it. It
+// imports only the standard library, go-isatty and internal/periodic.
+package progress
 
 import (
 	"fmt"
@@ -9,20 +13,21 @@ import (
 	"time"
 
 	"github.com/mattn/go-isatty"
-	"github.com/urfave/cli/v2"
+
+	"github.com/loopgate/loopgate/internal/periodic"
 )
 
-// progress prints files done and throughput on standard error, on one
+// Line prints files done and throughput on standard error, on one
 // line rewritten in place. It is shown only when standard error is a
 // terminal (or --progress always), and only once a run has lasted
 // progressDelay: a short run prints nothing at all, not even a line erased
 // at once. The line is erased when the run ends.
 //
-// update is called as each file is done. While watch runs, the line also
+// Update is called as each file is done. While Watch runs, the line also
 // moves within files: the bytes read so far, from a counter the readers
 // add to, and their share of the corpus; a single file of gigabytes is
 // not a minute of silence.
-type progress struct {
+type Line struct {
 	enabled bool
 	mu      sync.Mutex
 	shown   bool // a line is on the screen
@@ -36,7 +41,7 @@ type progress struct {
 	bytes       int64
 	finished    bool
 	// live counts the bytes read so far, files in progress included, and
-	// totalBytes is the corpus size (0: unknown), while watch runs.
+	// totalBytes is the corpus size (0: unknown), while Watch runs.
 	live       *atomic.Int64
 	totalBytes int64
 }
@@ -46,29 +51,29 @@ const (
 	progressInterval = 200 * time.Millisecond // at most one line per interval
 )
 
-func newProgress(c *cli.Context) *progress {
-	return newProgressTo(c.String("progress"), c.App.ErrWriter, time.Now)
+// New is the progress line of a run that starts now, for --progress mode
+// (auto, always or never), drawn on w with the clock now.
+func New(mode string, w io.Writer, now func() time.Time) *Line {
+	on := mode == "always" || (mode == "auto" && IsTerminal(w))
+	return &Line{enabled: on, start: now(), now: now, w: w}
 }
 
-// newProgressTo is newProgress for a mode, a writer and a clock.
-func newProgressTo(mode string, w io.Writer, now func() time.Time) *progress {
-	on := mode == "always" || (mode == "auto" && isTerminal(w))
-	return &progress{enabled: on, start: now(), now: now, w: w}
-}
+// Enabled reports whether the line is drawn at all.
+func (p *Line) Enabled() bool { return p.enabled }
 
-// isTerminal reports whether w is a terminal: an *os.File on a TTY. Any
+// IsTerminal reports whether w is a terminal: an *os.File on a TTY. Any
 // other writer (a pipe, a file, a buffer) is not.
-func isTerminal(w io.Writer) bool {
+func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && f != nil && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
-// watch starts redrawing the line every progressInterval for a run over
+// Watch starts redrawing the line every progressInterval for a run over
 // files, and returns the counter for the readers to add to
 // (ingest.Options.BytesRead) and a function that stops the redrawing and
 // erases the line. Disabled, it returns nil and a function that does
 // nothing: the readers count nothing.
-func (p *progress) watch(files []string) (*atomic.Int64, func()) {
+func (p *Line) Watch(files []string) (*atomic.Int64, func()) {
 	if !p.enabled {
 		return nil, func() {}
 	}
@@ -88,7 +93,7 @@ func (p *progress) watch(files []string) (*atomic.Int64, func()) {
 	p.mu.Lock()
 	p.live, p.totalBytes, p.total = live, max(total, 0), len(files)
 	p.mu.Unlock()
-	stopTicks := every(progressInterval, func() bool { p.tick(); return true })
+	stopTicks := periodic.Every(progressInterval, func() bool { p.tick(); return true })
 	return live, func() {
 		stopTicks()
 		p.mu.Lock()
@@ -98,8 +103,8 @@ func (p *progress) watch(files []string) (*atomic.Int64, func()) {
 	}
 }
 
-// update notes that done of total files are done, holding bytes.
-func (p *progress) update(done, total int, bytes int64) {
+// Update notes that done of total files are done, holding bytes.
+func (p *Line) Update(done, total int, bytes int64) {
 	if !p.enabled {
 		return
 	}
@@ -114,30 +119,30 @@ func (p *progress) update(done, total int, bytes int64) {
 	p.draw()
 }
 
-// erasing returns w with the line erased before each write to it and not
+// Erasing returns w with the line erased before each write to it and not
 // redrawn until the write is done: a report streamed to standard output
 // (jsonl) on the terminal that shows the line would otherwise start its
 // lines after it. The next tick draws the line again. Disabled, it
 // returns w.
-func (p *progress) erasing(w io.Writer) io.Writer {
+func (p *Line) Erasing(w io.Writer) io.Writer {
 	if !p.enabled {
 		return w
 	}
 	return erasingWriter{p, w}
 }
 
-// erasingOnTerminal is erasing when w is a terminal, where the line is
+// ErasingOnTerminal is Erasing when w is a terminal, where the line is
 // drawn too; a file or a pipe is left as it is: erasing the line for
 // writes that do not reach the screen would only make it flicker.
-func (p *progress) erasingOnTerminal(w io.Writer) io.Writer {
-	if !isTerminal(w) {
+func (p *Line) ErasingOnTerminal(w io.Writer) io.Writer {
+	if !IsTerminal(w) {
 		return w
 	}
-	return p.erasing(w)
+	return p.Erasing(w)
 }
 
 type erasingWriter struct {
-	p *progress
+	p *Line
 	w io.Writer
 }
 
@@ -149,7 +154,7 @@ func (e erasingWriter) Write(b []byte) (int, error) {
 }
 
 // tick redraws the line with the bytes read so far.
-func (p *progress) tick() {
+func (p *Line) tick() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.finished {
@@ -158,7 +163,7 @@ func (p *progress) tick() {
 }
 
 // erase removes the line, if one is shown (p.mu held).
-func (p *progress) erase() {
+func (p *Line) erase() {
 	if p.shown {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.shown = false
@@ -167,7 +172,7 @@ func (p *progress) erase() {
 
 // draw writes the line, unless the run is too young or the last line too
 // recent (p.mu held).
-func (p *progress) draw() {
+func (p *Line) draw() {
 	now := p.now()
 	if now.Sub(p.start) < progressDelay || (p.shown && now.Sub(p.last) < progressInterval) {
 		return

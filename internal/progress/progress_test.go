@@ -1,4 +1,4 @@
-package cli
+package progress
 
 import (
 	"bytes"
@@ -39,8 +39,8 @@ func TestProgressWithinFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf lockedBuffer
 			clock.Store(0)
-			p := newProgressTo("always", &buf, now)
-			read, stop := p.watch(tt.files)
+			p := New("always", &buf, now)
+			read, stop := p.Watch(tt.files)
 			if read == nil {
 				t.Fatal("watch gave no counter")
 			}
@@ -65,7 +65,7 @@ func TestProgressWithinFiles(t *testing.T) {
 		})
 	}
 	var buf bytes.Buffer
-	if read, stop := newProgressTo("auto", &buf, now).watch([]string{big}); read != nil {
+	if read, stop := New("auto", &buf, now).Watch([]string{big}); read != nil {
 		stop()
 		t.Error("watch counts bytes with progress off")
 	}
@@ -96,10 +96,10 @@ func (l *lockedBuffer) String() string {
 func TestProgressErasedForOutput(t *testing.T) {
 	var screen bytes.Buffer // standard output and error on one terminal
 	clock := time.Unix(0, 0)
-	p := newProgressTo("always", &screen, func() time.Time { return clock })
-	out := p.erasing(&screen)
+	p := New("always", &screen, func() time.Time { return clock })
+	out := p.Erasing(&screen)
 	clock = clock.Add(2 * time.Second)
-	p.update(1, 3, 1<<20)
+	p.Update(1, 3, 1<<20)
 	line := screen.String()
 	if !strings.HasPrefix(line, "\r1/3 files") {
 		t.Fatalf("no progress line drawn: %q", line)
@@ -116,12 +116,12 @@ func TestProgressErasedForOutput(t *testing.T) {
 	}
 	// Standard output that is not a terminal (a file, a pipe, here a
 	// buffer) is left as it is: erasing for it would make the line flicker.
-	if w := p.erasingOnTerminal(&screen); w != io.Writer(&screen) {
+	if w := p.ErasingOnTerminal(&screen); w != io.Writer(&screen) {
 		t.Errorf("output that is not a terminal was wrapped in a %T", w)
 	}
 	// Off, standard output is left as it is.
 	var plain bytes.Buffer
-	if w := newProgressTo("never", &plain, time.Now).erasing(&plain); w != io.Writer(&plain) {
+	if w := New("never", &plain, time.Now).Erasing(&plain); w != io.Writer(&plain) {
 		t.Errorf("progress off wrapped the output in a %T", w)
 	}
 }
@@ -138,10 +138,10 @@ func TestProgress(t *testing.T) {
 	defer f.Close()
 	for _, w := range []io.Writer{&bytes.Buffer{}, f} {
 		clock := time.Unix(0, 0)
-		p := newProgressTo("auto", w, func() time.Time { return clock })
+		p := New("auto", w, func() time.Time { return clock })
 		for i := 1; i <= 10; i++ {
 			clock = clock.Add(time.Second)
-			p.update(i, 10, int64(i)<<20)
+			p.Update(i, 10, int64(i)<<20)
 		}
 		if p.enabled {
 			t.Errorf("progress enabled on a %T", w)
@@ -154,10 +154,10 @@ func TestProgress(t *testing.T) {
 	// even a line erased at once.
 	var buf bytes.Buffer
 	clock := time.Unix(0, 0)
-	p := newProgressTo("always", &buf, func() time.Time { return clock })
+	p := New("always", &buf, func() time.Time { return clock })
 	for i := 1; i <= 3; i++ {
 		clock = clock.Add(100 * time.Millisecond)
-		p.update(i, 3, 1<<20)
+		p.Update(i, 3, 1<<20)
 	}
 	if buf.Len() != 0 {
 		t.Errorf("a 0.3 s run printed progress: %q", buf.String())
@@ -166,10 +166,10 @@ func TestProgress(t *testing.T) {
 	// and the line erased at the end.
 	buf.Reset()
 	clock = time.Unix(0, 0)
-	p = newProgressTo("always", &buf, func() time.Time { return clock })
+	p = New("always", &buf, func() time.Time { return clock })
 	for i := 1; i <= 30; i++ {
 		clock = clock.Add(100 * time.Millisecond)
-		p.update(i, 30, int64(i)*1e6)
+		p.Update(i, 30, int64(i)*1e6)
 	}
 	got := buf.String()
 	if strings.Count(got, "\r") < 5 || strings.Count(got, "files") > 11 || !strings.HasSuffix(got, "\r\x1b[K") ||
