@@ -151,6 +151,7 @@ var (
 	ansiBold    = newStyle(color.Bold)
 	ansiDim     = newStyle(color.FgHiBlack) // gray: redundant marks, cut notes
 	ansiRed     = newStyle(color.FgRed)
+	ansiGreen   = newStyle(color.FgGreen) // the gate's PASS
 	ansiYellow  = newStyle(color.FgYellow)
 	ansiMagenta = newStyle(color.FgHiMagenta) // harmful: the one to see first
 	// ansiReset is what fatih writes after a foreground color.
