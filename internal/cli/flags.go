@@ -57,9 +57,7 @@ func loadRules(c *cli.Context) (*rules.Rules, error) {
 
 func reportOptions(c *cli.Context, out *os.File) (report.Options, error) {
 	mode := c.String("color")
-	switch mode {
-	case "auto", "always", "never":
-	default:
+	if !contains(report.ColorModes(), mode) {
 		return report.Options{}, usageError("--color must be auto, always or never, not %q", mode)
 	}
 	return report.Options{Color: report.ColorEnabled(mode, out), Redact: !c.Bool("no-redact"), Width: terminalWidth(out)}, nil
