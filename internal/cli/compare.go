@@ -68,13 +68,10 @@ func compareCommand() *cli.Command {
 			for i, rep := range reports {
 				rows = append(rows, analyze.CompareRow{Name: configs[i].Name, Source: configs[i].Source, Summary: rep.Summary})
 			}
-			warnApproximated(c, counter)
-			opt, err := reportOptions(c, outputFile(c))
+			opt, err := tuningOptions(c, counter, partial, reports[0].Problems)
 			if err != nil {
 				return err
 			}
-			opt.Partial = partial
-			opt.Problems = reports[0].Problems
 			if err := report.Compare(format, c.App.Writer, rows, facts, opt); err != nil {
 				return cli.Exit(err.Error(), ExitUsage)
 			}

@@ -63,6 +63,22 @@ func reportOptions(c *cli.Context, out *os.File) (report.Options, error) {
 	return report.Options{Color: report.ColorEnabled(mode, out), Redact: !c.Bool("no-redact"), Width: terminalWidth(out)}, nil
 }
 
+// reportFormat is --format checked against formats, or by default table
+// on a terminal and json otherwise.
+func reportFormat(c *cli.Context, formats []string) (string, error) {
+	format := c.String("format")
+	if format == "" {
+		format = "json"
+		if progress.IsTerminal(c.App.Writer) {
+			format = "table"
+		}
+	}
+	if !contains(formats, format) {
+		return "", usageError("--format must be one of %s, not %q", strings.Join(formats, ", "), format)
+	}
+	return format, nil
+}
+
 // outputFile is the file the reports go to (standard output when run from
 // main), or nil when they go to another writer (tests): color, width and
 // the default format follow that writer, not whatever os.Stdout is.

@@ -9,7 +9,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/analyze"
-	"github.com/loopgate/loopgate/internal/progress"
 	"github.com/loopgate/loopgate/report"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -161,7 +160,7 @@ func mergeCommand() *cli.Command {
 					return cli.Exit(err.Error(), ExitUsage)
 				}
 				warnMissing(missing)
-				format, err := mergeFormat(c, report.FormatNames())
+				format, err := reportFormat(c, report.FormatNames())
 				if err != nil {
 					return err
 				}
@@ -175,7 +174,7 @@ func mergeCommand() *cli.Command {
 				return cli.Exit(err.Error(), ExitUsage)
 			}
 			warnMissing(missing)
-			format, err := mergeFormat(c, report.TuningFormats())
+			format, err := reportFormat(c, report.TuningFormats())
 			if err != nil {
 				return err
 			}
@@ -191,19 +190,4 @@ func mergeCommand() *cli.Command {
 			return nil
 		},
 	}
-}
-
-// mergeFormat is --format, checked against the formats of the merged kind.
-func mergeFormat(c *cli.Context, known []string) (string, error) {
-	format := c.String("format")
-	if format == "" {
-		format = "json"
-		if progress.IsTerminal(c.App.Writer) {
-			format = "table"
-		}
-	}
-	if !contains(known, format) {
-		return "", usageError("--format must be one of %s, not %q", strings.Join(known, ", "), format)
-	}
-	return format, nil
 }

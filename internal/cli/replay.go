@@ -6,14 +6,12 @@ package cli
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/memlimit"
-	"github.com/loopgate/loopgate/internal/progress"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/report"
 	"github.com/loopgate/loopgate/rules"
@@ -39,15 +37,9 @@ func replayCommand() *cli.Command {
 			if err := checkInputFormat(c); err != nil {
 				return err
 			}
-			format := c.String("format")
-			if format == "" {
-				format = "json"
-				if progress.IsTerminal(c.App.Writer) {
-					format = "table"
-				}
-			}
-			if !contains(report.FormatNames(), format) {
-				return usageError("--format must be one of %s, not %q", strings.Join(report.FormatNames(), ", "), format)
+			format, err := reportFormat(c, report.FormatNames())
+			if err != nil {
+				return err
 			}
 			failOn := c.String("fail-on")
 			if !contains([]string{"steer", "block", "harmful", "never"}, failOn) {
@@ -166,5 +158,3 @@ func verdict(c *cli.Context, rep *analyze.Report, failOn string) error {
 	}
 	return nil
 }
-
-// tuningFormat picks the report format of compare and sweep.

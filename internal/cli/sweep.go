@@ -52,13 +52,10 @@ func sweepCommand() *cli.Command {
 				return err
 			}
 			rows := analyze.SweepRows(settings, reports)
-			warnApproximated(c, counter)
-			opt, err := reportOptions(c, outputFile(c))
+			opt, err := tuningOptions(c, counter, partial, reports[0].Problems)
 			if err != nil {
 				return err
 			}
-			opt.Partial = partial
-			opt.Problems = reports[0].Problems
 			if err := report.Sweep(format, c.App.Writer, base.Name+" ("+base.Source+")", rows, facts, opt); err != nil {
 				return cli.Exit(err.Error(), ExitUsage)
 			}

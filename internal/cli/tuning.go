@@ -5,30 +5,33 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/progress"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/report"
 	"github.com/loopgate/loopgate/rules"
 )
 
+// tuningFormat picks the report format of compare and sweep.
 func tuningFormat(c *cli.Context) (string, error) {
-	format := c.String("format")
-	if format == "" {
-		format = "json"
-		if progress.IsTerminal(c.App.Writer) {
-			format = "table"
-		}
+	return reportFormat(c, report.TuningFormats())
+}
+
+// tuningOptions are the report options of compare and sweep once the
+// corpus is replayed: the tokenizer's warnings said, the shard's partial
+// and the first report's input problems set.
+func tuningOptions(c *cli.Context, counter tokens.Counter, partial *analyze.Partial, problems []analyze.Problem) (report.Options, error) {
+	warnApproximated(c, counter)
+	opt, err := reportOptions(c, outputFile(c))
+	if err != nil {
+		return opt, err
 	}
-	if !contains(report.TuningFormats(), format) {
-		return "", usageError("--format must be one of %s, not %q", strings.Join(report.TuningFormats(), ", "), format)
-	}
-	return format, nil
+	opt.Partial = partial
+	opt.Problems = problems
+	return opt, nil
 }
 
 // replayConfigs reads the paths once and replays them under each of cfgs,
