@@ -1,56 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/urfave/cli/v2"
 )
 
-// gate runs `loopgate gate ARGS...` in-process. Once main.go registers
-// gateCommand it is exactly the loopgate helper; until then it adds the
-// command to the app itself, with run's wiring.
+// gate runs `loopgate gate ARGS...` in-process.
 func gate(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	args = append([]string{"gate"}, args...)
-	if newApp(nil, nil).Command("gate") != nil {
-		return loopgate(t, args...)
-	}
-	t.Setenv("COLUMNS", "100")
-	t.Setenv("NO_COLOR", "1")
-	var out, errb bytes.Buffer
-	app := newApp(&out, &errb)
-	cmd := gateCommand()
-	cmd.OnUsageError = app.OnUsageError
-	app.Commands = append(app.Commands, cmd)
-	permuted, err := permuteArgs(app, append([]string{"loopgate"}, args...))
-	if err == nil {
-		err = app.Run(permuted)
-	} else {
-		err = cli.Exit(err.Error(), exitUsage)
-	}
-	code := exitOK
-	var ec cli.ExitCoder
-	switch {
-	case err == nil:
-	case errors.As(err, &ec):
-		if msg := ec.Error(); msg != "" {
-			fmt.Fprintln(&errb, "loopgate: "+msg)
-		}
-		code = ec.ExitCode()
-	default:
-		fmt.Fprintln(&errb, "loopgate: "+err.Error())
-		code = exitUsage
-	}
-	return out.String(), errb.String(), code
+	return loopgate(t, append([]string{"gate"}, args...)...)
 }
 
 // The project's own gate passes: known loops caught, healthy sessions left

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -49,5 +50,25 @@ func TestUsageTotalsSaturate(t *testing.T) {
 	if len(rep.Problems) != 2 || rep.Problems[0].Line != 3 || rep.Problems[1].Line != 4 ||
 		!strings.Contains(rep.Problems[0].Message, "negative") || !strings.Contains(rep.Problems[1].Message, "not a whole number") {
 		t.Errorf("problems %+v, want the negative and the 1e308 counts", rep.Problems)
+	}
+}
+
+// TestColorModeChecked: --color takes only the modes report.ColorEnabled
+// knows; anything else is a usage error, for every command that colors.
+func TestColorModeChecked(t *testing.T) {
+	for _, args := range [][]string{
+		{"replay", "--color", "sometimes", "fixtures/replay"},
+		{"compare", "--color", "sometimes", "fixtures/replay"},
+		{"inspect", "--color", "yes", "fixtures/replay"},
+	} {
+		_, stderr, code := loopgate(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, "--color must be auto, always or never, not "+strconv.Quote(args[2])) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and the modes", args, code, stderr)
+		}
+	}
+	for _, mode := range []string{"auto", "always", "never"} {
+		if _, stderr, code := loopgate(t, "replay", "--color", mode, "--format", "json", "fixtures/replay"); code != exitOK {
+			t.Errorf("--color %s: exit %d, %q", mode, code, stderr)
+		}
 	}
 }

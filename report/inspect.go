@@ -145,22 +145,6 @@ func NewInspectSession(s *ingest.Session, classOf func(tool string) string, with
 	return out
 }
 
-// inspectDoc is the inspect --format json document.
-type inspectDoc struct {
-	Sessions []InspectSession `json:"sessions"`
-	Problems []ingest.Problem `json:"problems"`
-}
-
-// InspectJSON writes {"sessions": [...], "problems": [...]}, lists [] when
-// empty.
-func InspectJSON(w io.Writer, sessions []InspectSession, problems []ingest.Problem, opt Options) error {
-	iw := NewInspectJSONWriter(w, opt)
-	for i := range sessions {
-		iw.Session(&sessions[i])
-	}
-	return iw.Finish(problems)
-}
-
 // InspectJSONWriter writes the inspect --format json document while the
 // files are read: each session as it comes, the problems at the end, so
 // that inspecting a corpus of millions of sessions does not hold them.

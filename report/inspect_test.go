@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"reflect"
 	"sort"
 	"strings"
@@ -59,7 +60,7 @@ func TestInspectJSONShape(t *testing.T) {
 	for _, withCalls := range []bool{false, true} {
 		sess := NewInspectSession(inspectSample(), classOf, withCalls, Options{Redact: true})
 		var buf bytes.Buffer
-		if err := InspectJSON(&buf, []InspectSession{sess}, inspectProblems, Options{Redact: true}); err != nil {
+		if err := inspectJSON(&buf, []InspectSession{sess}, inspectProblems, Options{Redact: true}); err != nil {
 			t.Fatal(err)
 		}
 		var doc struct {
@@ -138,7 +139,7 @@ func TestInspectGolden(t *testing.T) {
 	}
 	opt := Options{Redact: true}
 	var js, table bytes.Buffer
-	if err := InspectJSON(&js, sessions, inspectProblems, opt); err != nil {
+	if err := inspectJSON(&js, sessions, inspectProblems, opt); err != nil {
 		t.Fatal(err)
 	}
 	if err := InspectTable(&table, sessions, inspectProblems, len(inspectProblems), opt); err != nil {
@@ -152,7 +153,7 @@ func TestInspectGolden(t *testing.T) {
 		}
 	}
 	var empty bytes.Buffer
-	if err := InspectJSON(&empty, nil, nil, opt); err != nil {
+	if err := inspectJSON(&empty, nil, nil, opt); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(strings.Fields(empty.String()), ""); got != `{"sessions":[],"problems":[]}` {
@@ -191,4 +192,21 @@ func TestInspectJSONStreamsAsEncoded(t *testing.T) {
 			}
 		}
 	}
+}
+
+// inspectJSON writes {"sessions": [...], "problems": [...]}, lists [] when
+// empty, through the streaming writer, for sessions held in a slice.
+func inspectJSON(w io.Writer, sessions []InspectSession, problems []ingest.Problem, opt Options) error {
+	iw := NewInspectJSONWriter(w, opt)
+	for i := range sessions {
+		iw.Session(&sessions[i])
+	}
+	return iw.Finish(problems)
+}
+
+// inspectDoc is the inspect --format json document, encoded whole, which
+// the streaming writer must match.
+type inspectDoc struct {
+	Sessions []InspectSession `json:"sessions"`
+	Problems []ingest.Problem `json:"problems"`
 }

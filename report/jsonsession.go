@@ -3,9 +3,9 @@ package report
 import (
 	"math"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
 // appendSessionJSON appends s as encoding/json writes it with HTML escaping
@@ -119,7 +119,7 @@ func appendSessionJSON(b []byte, s *analyze.SessionResult, prefix string, indent
 		o.open('[')
 		for _, n := range s.Notes {
 			o.elem()
-			o.b = appendJSONString(o.b, n)
+			o.b = jsonx.AppendQuotedStd(o.b, n)
 		}
 		o.close(']')
 	}
@@ -185,7 +185,7 @@ func (o *jsonOut) key(k string) {
 
 func (o *jsonOut) str(k, v string) {
 	o.key(k)
-	o.b = appendJSONString(o.b, v)
+	o.b = jsonx.AppendQuotedStd(o.b, v)
 }
 
 func (o *jsonOut) int(k string, v int64) {
@@ -215,69 +215,4 @@ func appendJSONFloat(b []byte, f float64) []byte {
 		}
 	}
 	return b
-}
-
-// jsonSafe marks the ASCII bytes encoding/json writes as they are with
-// HTML escaping off: all but the control bytes, '"' and '\\'.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendJSONString is encoding/json's string encoding with HTML escaping
-// off: '"' and '\\' escaped, \b \f \n \r \t short, other control bytes as
-// \u00XX, an invalid UTF-8 byte as \ufffd, U+2028 and U+2029 escaped.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -7,6 +7,14 @@
 //
 // Renderers never mutate the caller's report: redaction and the "[] not
 // null" rule of the JSON contract are applied to a copy.
+//
+// The gate's outputs are here too: its terminal summary (gate.go), HTML,
+// JUnit, SARIF and GitHub annotations. Color goes through the fatih/color
+// styles of this file for every output. report imports analyze (the
+// results), ingest (the normalized stream's types, for inspect and
+// problems) and the internal redact and jsonx helpers; it reads no files
+// and decides nothing. A new replay format is a file here and a line in
+// renderers; compare and sweep list theirs in TuningFormats.
 package report
 
 import (
@@ -151,6 +159,7 @@ var (
 	ansiBold    = newStyle(color.Bold)
 	ansiDim     = newStyle(color.FgHiBlack) // gray: redundant marks, cut notes
 	ansiRed     = newStyle(color.FgRed)
+	ansiGreen   = newStyle(color.FgGreen) // the gate's PASS
 	ansiYellow  = newStyle(color.FgYellow)
 	ansiMagenta = newStyle(color.FgHiMagenta) // harmful: the one to see first
 	// ansiReset is what fatih writes after a foreground color.

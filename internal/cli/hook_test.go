@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -30,8 +30,8 @@ func TestMain(m *testing.M) {
 // synthetic Claude Code transcript of parallel calls, time gaps and a
 // compaction (writeRoundsTranscript).
 func hookCorpus(t *testing.T) []string {
-	paths := []string{"fixtures", writeRoundsTranscript(t)}
-	samples := filepath.Join("..", "shared", "samples")
+	paths := []string{filepath.Join("..", "..", "fixtures"), writeRoundsTranscript(t)}
+	samples := filepath.Join("..", "..", "..", "shared", "samples")
 	if _, err := os.Stat(samples); err != nil {
 		t.Log("../shared/samples is absent: the equivalence runs over the fixtures only")
 	} else {
@@ -293,7 +293,7 @@ func TestHookCommandFailsOpen(t *testing.T) {
 // tool_result's content may be) reads as the transcript readers read it,
 // so the hook still decides every call as replay.
 func TestHookResultBlocks(t *testing.T) {
-	files := []string{writeRoundsTranscript(t), filepath.Join("fixtures", "golden")}
+	files := []string{writeRoundsTranscript(t), filepath.Join("..", "..", "fixtures", "golden")}
 	for _, preset := range []string{"loopgate", "hermes-dedup", "hermes-strict"} {
 		r, _ := rules.Preset(preset)
 		sim := &simulator{rules: r, stateDir: t.TempDir(), blocks: true}

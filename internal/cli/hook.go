@@ -1,4 +1,4 @@
-package main
+package cli
 
 // The hook command: loopgate as an agent's hook (internal/live), and its
 // helpers: simulate (drive a transcript through the hook and compare with
@@ -129,7 +129,7 @@ func hookRules(c *cli.Context) (*rules.Rules, error) {
 	}
 	r, err := rules.Parse(data, "preset:"+preset)
 	if err != nil {
-		return nil, cli.Exit(err.Error(), exitUsage)
+		return nil, cli.Exit(err.Error(), ExitUsage)
 	}
 	return r, nil
 }
@@ -177,11 +177,11 @@ func runHookInstall(c *cli.Context, remove bool) error {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return cli.Exit(err.Error(), exitUsage)
+		return cli.Exit(err.Error(), ExitUsage)
 	}
 	project, err := os.Getwd()
 	if err != nil {
-		return cli.Exit(err.Error(), exitUsage)
+		return cli.Exit(err.Error(), ExitUsage)
 	}
 	command := ""
 	if !remove {
@@ -192,12 +192,12 @@ func runHookInstall(c *cli.Context, remove bool) error {
 			return err
 		}
 		if command, err = hookCommandLine(c, agent); err != nil {
-			return cli.Exit(err.Error(), exitUsage)
+			return cli.Exit(err.Error(), ExitUsage)
 		}
 	}
 	in, err := live.InstallHooks(agent, c.String("scope"), home, project, command, remove, c.Bool("dry-run"))
 	if err != nil {
-		return cli.Exit(err.Error(), exitUsage)
+		return cli.Exit(err.Error(), ExitUsage)
 	}
 	w := c.App.Writer
 	switch {

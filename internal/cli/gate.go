@@ -1,4 +1,4 @@
-package main
+package cli
 
 // The gate command: replay golden transcripts under the rules a gate file
 // names and fail (exit 1) when any case's expectations do not hold. The
@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/internal/memlimit"
 	"github.com/loopgate/loopgate/report"
 )
 
@@ -45,7 +46,7 @@ func gateCommand() *cli.Command {
 
 func runGate(c *cli.Context) error {
 	// The gate replays as replay does: the same soft memory limit.
-	defer limitStreamingMemory()()
+	defer memlimit.ForStreaming()()
 	if c.NArg() > 1 {
 		return usageError("gate takes one gate FILE, not %d (%s)", c.NArg(), strings.Join(c.Args().Slice(), " "))
 	}
@@ -76,7 +77,7 @@ func runGate(c *cli.Context) error {
 				_ = report.GateErrorGitHub(c.App.Writer, "", 0, err.Error())
 			}
 		}
-		return cli.Exit(err.Error(), exitUsage)
+		return cli.Exit(err.Error(), ExitUsage)
 	}
 	limit, err := maxRecord(c)
 	if err != nil {
@@ -104,7 +105,7 @@ func runGate(c *cli.Context) error {
 			return stop(err)
 		}
 	} else {
-		writeGateSummary(c.App.Writer, res, opt)
+		report.GateSummary(c.App.Writer, res, opt)
 	}
 	if path := c.String("html"); path != "" {
 		if err := writeReportFile(path, func(w io.Writer) error { return report.GateHTML(w, res, opt) }); err != nil {
@@ -117,14 +118,14 @@ func runGate(c *cli.Context) error {
 		}
 	}
 	if path := c.String("sarif"); path != "" {
-		sopt := report.SARIFOptions{Decisions: c.Bool("sarif-decisions"), Version: version}
+		sopt := report.SARIFOptions{Decisions: c.Bool("sarif-decisions"), Version: c.App.Version}
 		if err := writeReportFile(path, func(w io.Writer) error { return report.GateSARIF(w, res, sopt, opt) }); err != nil {
 			return stop(err)
 		}
 	}
 	if c.Bool("github") {
 		if err := report.GateGitHub(c.App.Writer, res, opt); err != nil {
-			return cli.Exit(err.Error(), exitUsage)
+			return cli.Exit(err.Error(), ExitUsage)
 		}
 		if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
 			if err := appendReportFile(path, func(w io.Writer) error { return report.GateMarkdown(w, res, opt) }); err != nil {
@@ -133,7 +134,7 @@ func runGate(c *cli.Context) error {
 		}
 	}
 	if n := res.Failed(); n > 0 {
-		return cli.Exit(fmt.Sprintf("gate failed: %d of %d case(s) failed", n, len(res.Cases)), exitFindings)
+		return cli.Exit(fmt.Sprintf("gate failed: %d of %d case(s) failed", n, len(res.Cases)), ExitFindings)
 	}
 	return nil
 }
@@ -174,57 +175,4 @@ func appendReportFile(path string, render func(io.Writer) error) error {
 		return fmt.Errorf("cannot append to $GITHUB_STEP_SUMMARY (%s): %v", path, err)
 	}
 	return nil
-}
-
-// writeGateSummary prints one line per case (PASS/FAIL, name, what the
-// replay found), then each failed expectation indented under it, expected
-// versus actual, with the gate file line, then a total line. No timings:
-// the output is the same from run to run.
-func writeGateSummary(w io.Writer, res *analyze.GateResult, opt report.Options) {
-	paint := func(style, s string) string {
-		if !opt.Color {
-			return s
-		}
-		return style + s + "\x1b[0m"
-	}
-	for i := range res.Cases {
-		cr := &res.Cases[i]
-		s := cr.Report.Summary
-		status := paint("\x1b[32m", "PASS")
-		if !cr.Passed() {
-			status = paint("\x1b[31m", "FAIL")
-		}
-		fmt.Fprintf(w, "%s  %s  [%s] %d session(s), %d calls: blocked %d, steered %d, deduped %d, harmful %d\n",
-			status, report.Sanitize(caseName(cr.Case.Name, opt)), report.Sanitize(cr.Report.Rules.Name), s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful)
-		for _, f := range cr.Failures {
-			msg := f.Message
-			if opt.Redact {
-				msg = report.Redact(msg)
-			}
-			// A failure may quote a snapshot's diff: text from the
-			// transcript, escaped, never at the start of a line.
-			fmt.Fprintf(w, "%s\n", report.GuardLine(fmt.Sprintf("      %s  (%s:%d)", report.Sanitize(msg), report.Sanitize(res.File), f.GateLine)))
-		}
-		if cr.SnapshotWritten {
-			fmt.Fprintf(w, "      snapshot written: %s\n", cr.Case.Snapshot)
-		}
-		if cr.SnapshotMissing {
-			fmt.Fprintf(w, "      note: no snapshot yet (%s): checked on its expectations only; run %s to record it\n", cr.Case.Snapshot, report.GateUpdateCommand(res.File))
-		}
-	}
-	failed := res.Failed()
-	fmt.Fprintf(w, "%d case(s): %d passed, %d failed\n", len(res.Cases), len(res.Cases)-failed, failed)
-	if n := res.SnapshotsMissing(); n > 0 {
-		fmt.Fprintf(w, "note: %d case(s) have no snapshot yet; run %s and commit the snapshots to pin every decision\n", n, report.GateUpdateCommand(res.File))
-	}
-}
-
-// caseName is a case's name as the summary shows it: redacted unless
-// --no-redact (by default it is the transcript's path, and a file name may
-// hold a secret).
-func caseName(name string, opt report.Options) string {
-	if opt.Redact {
-		return report.Redact(name)
-	}
-	return name
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // The front door of the reading commands (replay, compare, sweep,
 // inspect): where their transcripts come from when no PATH is given, the
@@ -8,7 +8,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -290,16 +289,6 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return report.Thousands(int64(n)) + " " + noun + "s"
-}
-
-// shortPath shows a path under the home directory with ~.
-func shortPath(p, home string) string {
-	if home != "" {
-		if rel, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.Join("~", rel)
-		}
-	}
-	return p
 }
 
 // replayFlags shape replay's table and markdown reports.

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -109,11 +109,11 @@ func gateInitCommand() *cli.Command {
 			}
 			if dir := filepath.Dir(out); dir != "." {
 				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return cli.Exit(err.Error(), exitUsage)
+					return cli.Exit(err.Error(), ExitUsage)
 				}
 			}
 			if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
-				return cli.Exit(err.Error(), exitUsage)
+				return cli.Exit(err.Error(), ExitUsage)
 			}
 			printProblems(c, problems, len(problems))
 			fmt.Fprintf(c.App.Writer, "wrote %s: %s under the %s preset\nedit the expectations, then record the snapshots: %s\n",

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // `loopgate hook simulate`: drive transcripts through the live hook as an
 // agent would (a prompt per turn, PreToolUse per call, PostToolUse with the
@@ -62,14 +62,14 @@ func runHookSimulate(c *cli.Context) error {
 	dir := c.String("state-dir")
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "loopgate-simulate-"); err != nil {
-			return cli.Exit(err.Error(), exitUsage)
+			return cli.Exit(err.Error(), ExitUsage)
 		}
 		defer os.RemoveAll(dir)
 	}
 	sim := &simulator{rules: r, rulesArgs: hookRulesArgs(c), stateDir: dir, exec: c.Bool("exec")}
 	if sim.exec {
 		if sim.binary, err = os.Executable(); err != nil {
-			return cli.Exit(err.Error(), exitUsage)
+			return cli.Exit(err.Error(), ExitUsage)
 		}
 	}
 	var problems int
@@ -78,7 +78,7 @@ func runHookSimulate(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "loopgate: %s:%d: %s\n", p.File, p.Line, p.Message)
 	})
 	if len(files) == 0 {
-		return cli.Exit("no transcript found", exitUsage)
+		return cli.Exit("no transcript found", ExitUsage)
 	}
 	w := bufio.NewWriter(c.App.Writer)
 	defer w.Flush()
@@ -86,7 +86,7 @@ func runHookSimulate(c *cli.Context) error {
 	for _, f := range files {
 		results, err := sim.file(f, ingest.Options{Format: c.String("input-format")})
 		if err != nil {
-			return cli.Exit(err.Error(), exitUsage)
+			return cli.Exit(err.Error(), ExitUsage)
 		}
 		for _, res := range results {
 			total += len(res.Calls)
@@ -103,7 +103,7 @@ func runHookSimulate(c *cli.Context) error {
 	fmt.Fprintf(w, "%d calls, %d with the same action, detector and message as replay, %d differ\n", total, total-differ, differ)
 	if differ > 0 {
 		w.Flush()
-		return cli.Exit("", exitFindings)
+		return cli.Exit("", ExitFindings)
 	}
 	return nil
 }

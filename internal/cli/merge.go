@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -119,7 +119,7 @@ func mergeCommand() *cli.Command {
 				} else {
 					var err error
 					if f, err = os.Open(name); err != nil {
-						return cli.Exit(err.Error(), exitUsage)
+						return cli.Exit(err.Error(), ExitUsage)
 					}
 				}
 				rp, tp, err := report.ReadPartial(name, f)
@@ -127,7 +127,7 @@ func mergeCommand() *cli.Command {
 					f.Close()
 				}
 				if err != nil {
-					return cli.Exit(err.Error(), exitUsage)
+					return cli.Exit(err.Error(), ExitUsage)
 				}
 				if rp != nil {
 					replays = append(replays, *rp)
@@ -157,24 +157,24 @@ func mergeCommand() *cli.Command {
 			if len(replays) > 0 {
 				rep, missing, err := analyze.MergeReplays(replays, c.Bool("allow-missing"))
 				if err != nil {
-					return cli.Exit(err.Error(), exitUsage)
+					return cli.Exit(err.Error(), ExitUsage)
 				}
 				warnMissing(missing)
-				format, err := mergeFormat(c, report.FormatNames())
+				format, err := reportFormat(c, report.FormatNames())
 				if err != nil {
 					return err
 				}
 				if err := report.Render(format, c.App.Writer, rep, opt); err != nil {
-					return cli.Exit(err.Error(), exitUsage)
+					return cli.Exit(err.Error(), ExitUsage)
 				}
 				return nil
 			}
 			merged, missing, err := analyze.MergeTuning(tunings, c.Bool("allow-missing"))
 			if err != nil {
-				return cli.Exit(err.Error(), exitUsage)
+				return cli.Exit(err.Error(), ExitUsage)
 			}
 			warnMissing(missing)
-			format, err := mergeFormat(c, report.TuningFormats())
+			format, err := reportFormat(c, report.TuningFormats())
 			if err != nil {
 				return err
 			}
@@ -185,24 +185,9 @@ func mergeCommand() *cli.Command {
 				err = report.Compare(format, c.App.Writer, merged.Compare, merged.Corpus, opt)
 			}
 			if err != nil {
-				return cli.Exit(err.Error(), exitUsage)
+				return cli.Exit(err.Error(), ExitUsage)
 			}
 			return nil
 		},
 	}
-}
-
-// mergeFormat is --format, checked against the formats of the merged kind.
-func mergeFormat(c *cli.Context, known []string) (string, error) {
-	format := c.String("format")
-	if format == "" {
-		format = "json"
-		if isTerminal(c.App.Writer) {
-			format = "table"
-		}
-	}
-	if !contains(known, format) {
-		return "", usageError("--format must be one of %s, not %q", strings.Join(known, ", "), format)
-	}
-	return format, nil
 }

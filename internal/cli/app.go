@@ -1,0 +1,260 @@
+package cli
+
+// The app: its commands, the help and usage errors, the exit codes, and
+// the argument permutation that lets flags follow paths.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/loopgate/loopgate/report"
+)
+
+// Exit codes (reference/ecosystem.md §1.1).
+const (
+	ExitOK       = 0
+	ExitFindings = 1 // the gate failed or --fail-on tripped
+	ExitUsage    = 2 // usage, rules or input error that stopped the run
+)
+
+// Run runs the command line args (args[0] is the program) with the
+// reports on stdout and messages on stderr, and returns the exit code.
+// version is what --version prints and the reports name.
+func Run(args []string, stdout, stderr io.Writer, version string) int {
+	app := newApp(stdout, stderr, version)
+	permuted, err := permuteArgs(app, args)
+	if err != nil {
+		fmt.Fprintln(stderr, "loopgate: "+err.Error())
+		return ExitUsage
+	}
+	err = app.Run(permuted)
+	if err == nil {
+		return ExitOK
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		if msg := ec.Error(); msg != "" {
+			// Errors may quote a path or a value from a file.
+			fmt.Fprintln(stderr, "loopgate: "+report.Sanitize(msg))
+		}
+		return ec.ExitCode()
+	}
+	fmt.Fprintln(stderr, "loopgate: "+report.Sanitize(err.Error()))
+	return ExitUsage
+}
+
+func usageError(format string, a ...any) error {
+	return cli.Exit(fmt.Sprintf(format, a...), ExitUsage)
+}
+
+func newApp(stdout, stderr io.Writer, version string) *cli.App {
+	app := &cli.App{
+		Name:      "loopgate",
+		Usage:     "replay AI-agent transcripts through tool-call loop guards",
+		Version:   version,
+		Writer:    stdout,
+		ErrWriter: stderr,
+		// Usage errors go to standard error with exit code 2; standard
+		// output carries only reports.
+		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
+			return usageError("%v (see 'loopgate %s --help')", err, c.Command.Name)
+		},
+		ExitErrHandler: func(*cli.Context, error) {}, // Run prints and exits
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile to `FILE` (docs/performance.md)"},
+			&cli.StringFlag{Name: "memprofile", Hidden: true, Usage: "write a heap profile to `FILE` at exit"},
+		},
+		Before: func(c *cli.Context) error {
+			if f := c.String("cpuprofile"); f != "" {
+				out, err := os.Create(f)
+				if err != nil {
+					return usageError("%v", err)
+				}
+				if err := pprof.StartCPUProfile(out); err != nil {
+					return usageError("%v", err)
+				}
+			}
+			return nil
+		},
+		After: func(c *cli.Context) error {
+			if c.String("cpuprofile") != "" {
+				pprof.StopCPUProfile()
+			}
+			if f := c.String("memprofile"); f != "" {
+				out, err := os.Create(f)
+				if err != nil {
+					return usageError("%v", err)
+				}
+				defer out.Close()
+				return pprof.WriteHeapProfile(out)
+			}
+			return nil
+		},
+		Commands: []*cli.Command{
+			replayCommand(),
+			compareCommand(),
+			sweepCommand(),
+			mergeCommand(),
+			gateCommand(),
+			inspectCommand(),
+			rulesCommand(),
+			formatsCommand(),
+			hookCommand(),
+			whereCommand(),
+			explainCommand(),
+		},
+		HideHelpCommand: true,
+		Action:          showHelp,
+		// --vary values hold commas (KEY=2,3,5); lists of presets are
+		// split by the commands themselves.
+		DisableSliceFlagSeparator: true,
+	}
+	for _, c := range app.Commands {
+		setupCommand(c, app.OnUsageError)
+	}
+	return app
+}
+
+// setupCommand applies the app's settings that urfave/cli v2 does not pass
+// down to commands. App.HideHelpCommand only hides the app's own help
+// command: every command still gets a "help" subcommand, alias "h", added
+// when it runs (Command.setup), so `loopgate replay h` printed help instead
+// of reading the path h. With HideHelpCommand on each command, every
+// argument of a command is a path; help stays available as --help/-h.
+func setupCommand(c *cli.Command, onUsageError cli.OnUsageErrorFunc) {
+	if c.OnUsageError == nil { // hook keeps its own: it fails open
+		c.OnUsageError = onUsageError
+	}
+	c.HideHelpCommand = true
+	for _, sub := range c.Subcommands {
+		setupCommand(sub, onUsageError)
+	}
+}
+
+// noArgs refuses positional arguments for a command that takes none,
+// rather than ignoring them.
+func noArgs(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError("'%s' takes no arguments, but got %q (see '%s --help')",
+			c.Command.HelpName, strings.Join(c.Args().Slice(), " "), c.Command.HelpName)
+	}
+	return nil
+}
+
+// showHelp is the action of the app and of a command that only holds
+// subcommands: help when given nothing, and an unknown command is a usage
+// error (exit 2), not urfave/cli's "No help topic" with exit code 3. At the
+// top level, where no path can be, "help [COMMAND]" still shows help.
+func showHelp(c *cli.Context) error {
+	args := c.Args().Slice()
+	if c.Command.HelpName == c.App.HelpName || c.Command.Name == "" { // the app itself
+		switch {
+		case len(args) == 0:
+			return cli.ShowAppHelp(c)
+		case args[0] == "help" || args[0] == "h":
+			if len(args) > 1 && c.App.Command(args[1]) != nil {
+				return cli.ShowCommandHelp(c, args[1])
+			}
+			return cli.ShowAppHelp(c)
+		}
+		return usageError("unknown command %q (see 'loopgate --help')", args[0])
+	}
+	if len(args) == 0 {
+		return cli.ShowSubcommandHelp(c)
+	}
+	var names []string
+	for _, sub := range c.Command.Subcommands {
+		names = append(names, sub.Name)
+	}
+	return usageError("unknown command '%s %s' (known: %s)", c.Command.HelpName, args[0], strings.Join(names, ", "))
+}
+
+// permuteArgs moves flags given after the paths in front of them, so that
+// `loopgate replay a.jsonl --preset nanobot` works: urfave/cli v2 stops
+// parsing flags at the first positional argument and would silently drop
+// the flag otherwise (reference/ecosystem.md §2.1). Everything after "--"
+// stays positional.
+//
+// A flag that takes a value but is the last argument is an error here: left
+// to the flag parser it would take the "--" this function adds as its value
+// and fail with a misleading message ("not \"--\"").
+func permuteArgs(app *cli.App, args []string) ([]string, error) {
+	if len(args) < 2 {
+		return args, nil
+	}
+	out := []string{args[0]}
+	i := 1
+	// Global flags before the command.
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" {
+		out = append(out, args[i])
+		i++
+	}
+	if i >= len(args) {
+		return out, nil
+	}
+	cmd := app.Command(args[i])
+	if cmd == nil {
+		return append(out, args[i:]...), nil
+	}
+	out = append(out, args[i])
+	i++
+	// A command with subcommands (rules print|check): permute after the
+	// subcommand name.
+	if len(cmd.Subcommands) > 0 && i < len(args) {
+		if sub := cmd.Command(args[i]); sub != nil {
+			out = append(out, args[i])
+			cmd = sub
+			i++
+		}
+	}
+	var flags, positional []string
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			positional = append(positional, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		if name, value, ok := strings.Cut(a, "="); ok {
+			if value == "" && takesValue(cmd, strings.TrimLeft(name, "-")) {
+				return nil, fmt.Errorf("%s has an empty value (try 'loopgate %s --help')", a, cmd.Name)
+			}
+			continue
+		}
+		if takesValue(cmd, strings.TrimLeft(a, "-")) {
+			if i+1 >= len(args) || args[i+1] == "--" {
+				return nil, fmt.Errorf("%s needs a value, but nothing follows it (try 'loopgate %s --help')", a, cmd.Name)
+			}
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	out = append(out, flags...)
+	if len(positional) > 0 {
+		out = append(out, "--")
+		out = append(out, positional...)
+	}
+	return out, nil
+}
+
+func takesValue(cmd *cli.Command, name string) bool {
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				_, isBool := f.(*cli.BoolFlag)
+				return !isBool
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,65 @@
+package cli
+
+// The sweep command: thresholds varied over a range, one row per setting.
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/internal/tokens"
+	"github.com/loopgate/loopgate/report"
+)
+
+func sweepCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "sweep",
+		Usage:     "vary thresholds; precision, recall and tokens per setting, with the Pareto front",
+		ArgsUsage: "PATH...",
+		Flags: append([]cli.Flag{rulesFlag, presetFlag,
+			&cli.StringSliceFlag{Name: "vary", Usage: "`KEY=RANGE` to vary, e.g. tools.class:read.block_at=2..6 or detectors.repeat.block_at=3,5 (repeatable: the cross product is replayed)"},
+		}, tuningFlags...),
+		Action: func(c *cli.Context) error {
+			format, err := tuningFormat(c)
+			if err != nil {
+				return err
+			}
+			base, err := loadRules(c)
+			if err != nil {
+				return err
+			}
+			counter, err := tokens.New(c.String("tokenizer"))
+			if err != nil {
+				return usageError("%v", err)
+			}
+			if len(c.StringSlice("vary")) == 0 {
+				return usageError("sweep needs at least one --vary KEY=RANGE (see 'loopgate sweep --help')")
+			}
+			var varies []analyze.Vary
+			for _, spec := range c.StringSlice("vary") {
+				v, err := analyze.ParseVary(spec)
+				if err != nil {
+					return usageError("%v", err)
+				}
+				varies = append(varies, v)
+			}
+			// Check every key and value before reading the corpus.
+			cfgs, settings, err := analyze.Configs(base, varies)
+			if err != nil {
+				return usageError("%v", err)
+			}
+			reports, facts, partial, err := replayConfigs(c, cfgs, counter)
+			if err != nil {
+				return err
+			}
+			rows := analyze.SweepRows(settings, reports)
+			opt, err := tuningOptions(c, counter, partial, reports[0].Problems)
+			if err != nil {
+				return err
+			}
+			if err := report.Sweep(format, c.App.Writer, base.Name+" ("+base.Source+")", rows, facts, opt); err != nil {
+				return cli.Exit(err.Error(), ExitUsage)
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,47 @@
+package report
+
+// The gate's summary on the terminal (`loopgate gate`, every format but
+// html): one line per case, its failures under it, and a total line.
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/loopgate/loopgate/analyze"
+)
+
+// GateSummary prints one line per case (PASS/FAIL, name, what the replay
+// found), then each failed expectation indented under it, expected versus
+// actual, with the gate file line, then a total line. No timings: the
+// output is the same from run to run. PASS is green and FAIL red when
+// opt.Color is set.
+func GateSummary(w io.Writer, res *analyze.GateResult, opt Options) {
+	for i := range res.Cases {
+		cr := &res.Cases[i]
+		s := cr.Report.Summary
+		status := paint(opt.Color, ansiGreen, "PASS")
+		if !cr.Passed() {
+			status = paint(opt.Color, ansiRed, "FAIL")
+		}
+		// The case name is by default the transcript's path, and a file
+		// name may hold a secret: gateText redacts it unless --no-redact.
+		fmt.Fprintf(w, "%s  %s  [%s] %d session(s), %d calls: blocked %d, steered %d, deduped %d, harmful %d\n",
+			status, Sanitize(gateText(cr.Case.Name, opt)), Sanitize(cr.Report.Rules.Name), s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful)
+		for _, f := range cr.Failures {
+			// A failure may quote a snapshot's diff: text from the
+			// transcript, escaped, never at the start of a line.
+			fmt.Fprintf(w, "%s\n", GuardLine(fmt.Sprintf("      %s  (%s:%d)", Sanitize(gateText(f.Message, opt)), Sanitize(res.File), f.GateLine)))
+		}
+		if cr.SnapshotWritten {
+			fmt.Fprintf(w, "      snapshot written: %s\n", cr.Case.Snapshot)
+		}
+		if cr.SnapshotMissing {
+			fmt.Fprintf(w, "      note: no snapshot yet (%s): checked on its expectations only; run %s to record it\n", cr.Case.Snapshot, GateUpdateCommand(res.File))
+		}
+	}
+	failed := res.Failed()
+	fmt.Fprintf(w, "%d case(s): %d passed, %d failed\n", len(res.Cases), len(res.Cases)-failed, failed)
+	if n := res.SnapshotsMissing(); n > 0 {
+		fmt.Fprintf(w, "note: %d case(s) have no snapshot yet; run %s and commit the snapshots to pin every decision\n", n, GateUpdateCommand(res.File))
+	}
+}
