@@ -5,6 +5,10 @@
 // state before each run so that every sample sees the same session.
 //
 //	go build -o /tmp/loopgate . && go run ./cmd/hookbench -loopgate /tmp/loopgate -calls 2000 -runs 300
+//
+// With -base OTHER, the runs alternate between the two binaries (one of
+// each per pair, in alternating order), so that both see the same load on
+// a shared machine, and the pairs' differences are reported too.
 package main
 
 import (
@@ -24,36 +28,33 @@ import (
 
 func main() {
 	bin := flag.String("loopgate", "loopgate", "the loopgate binary to run")
+	base := flag.String("base", "", "a baseline loopgate binary to run alternately with -loopgate")
 	calls := flag.Int("calls", 2000, "calls already in the session")
-	runs := flag.Int("runs", 300, "hook calls timed")
+	runs := flag.Int("runs", 300, "hook calls timed (per binary)")
 	preset := flag.String("preset", "loopgate", "rules preset")
 	turn := flag.Int("turn", 100, "calls per user turn (0: the whole session is one turn)")
+	keep := flag.String("keep", "", "build the session's state in this directory, write the event to DIR/event.json, run nothing (for perf)")
 	flag.Parse()
 	r, err := rules.Preset(*preset)
 	if err != nil {
 		fail(err)
 	}
-	dir, err := os.MkdirTemp("", "hookbench-")
-	if err != nil {
-		fail(err)
-	}
-	defer os.RemoveAll(dir)
-	cfg := live.Config{Protocol: live.Protocols["claude-code"], Rules: r, StateDir: dir}
-	ev := func(name, extra string) []byte {
-		return []byte(`{"hook_event_name":"` + name + `","session_id":"bench-session","cwd":"/tmp"` + extra + `}`)
-	}
-	live.Handle(cfg, ev("UserPromptSubmit", `,"prompt":"go"`))
-	for i := 0; i < *calls; i++ {
-		if *turn > 0 && i%*turn == *turn-1 {
-			live.Handle(cfg, ev("UserPromptSubmit", `,"prompt":"next"`))
+	dir := *keep
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "hookbench-"); err != nil {
+			fail(err)
 		}
-		tool, input := call(i)
-		id := ",\"tool_use_id\":\"toolu_" + strconv.Itoa(i) + "\""
-		pre := live.Handle(cfg, ev("PreToolUse", `,"tool_name":"`+tool+`","tool_input":`+input+id))
-		if !bytes.Contains(pre.Stdout, []byte(`"deny"`)) {
-			result := `"` + fmt.Sprintf("%0200d", i%37) + `"`
-			live.Handle(cfg, ev("PostToolUse", `,"tool_name":"`+tool+`","tool_input":`+input+id+`,"tool_response":`+result))
+		defer os.RemoveAll(dir)
+	}
+	buildSession(live.Config{Protocol: live.Protocols["claude-code"], Rules: r, StateDir: dir}, *calls, *turn)
+	event := hookEvent("PreToolUse", `,"tool_name":"Read","tool_input":{"file_path":"/src/new.go"},"tool_use_id":"toolu_next"`)
+	if *keep != "" {
+		if err := os.WriteFile(filepath.Join(dir, "event.json"), event, 0o600); err != nil {
+			fail(err)
 		}
+		fmt.Printf("state in %s; run: %s hook --agent claude-code --preset %s --state-dir %s < %s\n",
+			dir, *bin, *preset, dir, filepath.Join(dir, "event.json"))
+		return
 	}
 	// Every file of the state, to restore before each run.
 	saved := map[string][]byte{}
@@ -61,29 +62,84 @@ func main() {
 	for _, f := range files {
 		saved[f], _ = os.ReadFile(f)
 	}
-	event := ev("PreToolUse", `,"tool_name":"Read","tool_input":{"file_path":"/src/new.go"},"tool_use_id":"toolu_next"`)
-	var times, cpu []time.Duration
-	for i := 0; i < *runs; i++ {
+	run := func(bin string) sample {
 		for f, b := range saved {
 			os.WriteFile(f, b, 0o600)
 		}
-		cmd := exec.Command(*bin, "hook", "--agent", "claude-code", "--preset", *preset, "--state-dir", dir)
+		cmd := exec.Command(bin, "hook", "--agent", "claude-code", "--preset", *preset, "--state-dir", dir)
 		cmd.Stdin = bytes.NewReader(event)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		start := time.Now()
 		if err := cmd.Run(); err != nil || stderr.Len() > 0 {
-			fail(fmt.Errorf("hook: %v %s", err, stderr.String()))
+			fail(fmt.Errorf("hook (%s): %v %s", bin, err, stderr.String()))
 		}
-		times = append(times, time.Since(start))
-		cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+		return sample{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 	}
-	slices.Sort(times)
-	slices.Sort(cpu)
-	q := func(p float64) time.Duration { return times[min(len(times)-1, int(p*float64(len(times))))] }
-	fmt.Printf("hook call on a session of %d calls (%d per turn, %s, state %d bytes), %d runs: p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms\n",
-		*calls, *turn, *preset, stateSize(saved), *runs, ms(q(0.5)), ms(q(0.9)), ms(q(0.99)), ms(times[len(times)-1]))
-	fmt.Printf("CPU (user+system) of the hook process: p50 %.1f ms, p99 %.1f ms\n", ms(cpu[len(cpu)/2]), ms(cpu[min(len(cpu)-1, int(0.99*float64(len(cpu))))]))
+	var got, want []sample
+	for i := 0; i < *runs; i++ {
+		if *base != "" && i%2 == 1 {
+			want = append(want, run(*base))
+		}
+		got = append(got, run(*bin))
+		if *base != "" && i%2 == 0 {
+			want = append(want, run(*base))
+		}
+	}
+	fmt.Printf("hook call on a session of %d calls (%d per turn, %s, state %d bytes), %d runs\n",
+		*calls, *turn, *preset, stateSize(saved), *runs)
+	report(*bin, got)
+	if *base != "" {
+		report(*base, want)
+		var wall, cpu []time.Duration
+		for i := range got {
+			wall = append(wall, got[i].wall-want[i].wall)
+			cpu = append(cpu, got[i].cpu-want[i].cpu)
+		}
+		fmt.Printf("  pairs (%s minus %s): wall median %+.1f ms, CPU median %+.1f ms\n",
+			filepath.Base(*bin), filepath.Base(*base), ms(quantile(wall, 0.5)), ms(quantile(cpu, 0.5)))
+	}
+}
+
+type sample struct{ wall, cpu time.Duration }
+
+func report(bin string, s []sample) {
+	var wall, cpu []time.Duration
+	for _, x := range s {
+		wall = append(wall, x.wall)
+		cpu = append(cpu, x.cpu)
+	}
+	fmt.Printf("  %s: wall p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms; CPU (user+system) p50 %.1f ms, p90 %.1f ms, p99 %.1f ms\n",
+		bin, ms(quantile(wall, 0.5)), ms(quantile(wall, 0.9)), ms(quantile(wall, 0.99)), ms(quantile(wall, 1)),
+		ms(quantile(cpu, 0.5)), ms(quantile(cpu, 0.9)), ms(quantile(cpu, 0.99)))
+}
+
+// quantile sorts d and returns its q-quantile (nearest rank).
+func quantile(d []time.Duration, q float64) time.Duration {
+	slices.Sort(d)
+	return d[min(len(d)-1, int(q*float64(len(d))))]
+}
+
+func hookEvent(name, extra string) []byte {
+	return []byte(`{"hook_event_name":"` + name + `","session_id":"bench-session","cwd":"/tmp"` + extra + `}`)
+}
+
+// buildSession drives the hook in-process through a session of n calls,
+// with a user prompt every turn calls (none when turn is 0).
+func buildSession(cfg live.Config, n, turn int) {
+	live.Handle(cfg, hookEvent("UserPromptSubmit", `,"prompt":"go"`))
+	for i := 0; i < n; i++ {
+		if turn > 0 && i%turn == turn-1 {
+			live.Handle(cfg, hookEvent("UserPromptSubmit", `,"prompt":"next"`))
+		}
+		tool, input := call(i)
+		id := ",\"tool_use_id\":\"toolu_" + strconv.Itoa(i) + "\""
+		pre := live.Handle(cfg, hookEvent("PreToolUse", `,"tool_name":"`+tool+`","tool_input":`+input+id))
+		if !bytes.Contains(pre.Stdout, []byte(`"deny"`)) {
+			result := `"` + fmt.Sprintf("%0200d", i%37) + `"`
+			live.Handle(cfg, hookEvent("PostToolUse", `,"tool_name":"`+tool+`","tool_input":`+input+id+`,"tool_response":`+result))
+		}
+	}
 }
 
 // call is the i-th call of the synthetic session: reads, searches and
