@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -663,7 +664,7 @@ func slug(name string) string {
 
 // summaryFields maps each numeric analyze.Summary field's JSON name to its
 // field index: these are the names usable under expect.
-var summaryFields = func() map[string]int {
+var summaryFields = sync.OnceValue(func() map[string]int {
 	m := map[string]int{}
 	t := reflect.TypeOf(Summary{})
 	for i := 0; i < t.NumField(); i++ {
@@ -676,12 +677,12 @@ var summaryFields = func() map[string]int {
 		}
 	}
 	return m
-}()
+})
 
 // SummaryFieldNames lists the names usable under expect, sorted.
 func SummaryFieldNames() []string {
-	names := make([]string, 0, len(summaryFields))
-	for n := range summaryFields {
+	names := make([]string, 0, len(summaryFields()))
+	for n := range summaryFields() {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -690,7 +691,7 @@ func SummaryFieldNames() []string {
 
 // summaryValue reads a summary field as a number; nil when it is null.
 func summaryValue(s *Summary, field string) *float64 {
-	v := reflect.ValueOf(s).Elem().Field(summaryFields[field])
+	v := reflect.ValueOf(s).Elem().Field(summaryFields()[field])
 	switch v.Kind() {
 	case reflect.Int, reflect.Int64:
 		f := float64(v.Int())
@@ -706,7 +707,7 @@ func summaryValue(s *Summary, field string) *float64 {
 }
 
 func nullable(field string) bool {
-	return reflect.TypeOf(Summary{}).Field(summaryFields[field]).Type.Kind() == reflect.Pointer
+	return reflect.TypeOf(Summary{}).Field(summaryFields()[field]).Type.Kind() == reflect.Pointer
 }
 
 var comparisonOps = []string{"==", "!=", ">=", "<=", ">", "<"} // two-character ones first

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"sync"
 	"time"
 
 	"github.com/loopgate/loopgate/analyze/guard"
@@ -210,7 +211,7 @@ func (f *CorpusFacts) add(p *PreparedSession) {
 	f.Calls += len(p.Calls)
 	for i := range p.Calls {
 		c := &p.Calls[i]
-		if c.SameResult && !defaultEffects.CallActs(c.Event.Tool, c.Event.Args, c.Event.ArgsOK) {
+		if c.SameResult && !defaultEffects().CallActs(c.Event.Tool, c.Event.Args, c.Event.ArgsOK) {
 			f.Redundant++
 		}
 	}
@@ -218,12 +219,14 @@ func (f *CorpusFacts) add(p *PreparedSession) {
 
 // defaultEffects judges which calls act for the corpus facts, which no
 // rules change: the built-in class and effect tables. A rules file that
-// extends them counts its own redundant calls in its report.
-var defaultEffects = func() *rules.Rules {
+// extends them counts its own redundant calls in its report. Built at
+// first use, not at start: `loopgate hook` starts once per tool call and
+// never uses it.
+var defaultEffects = sync.OnceValue(func() *rules.Rules {
 	r := &rules.Rules{Classes: rules.DefaultClasses(), Effects: rules.DefaultEffects()}
 	r.ClassOf("") // compiled now: it is shared by every goroutine
 	return r
-}()
+})
 
 // merge adds g's sessions to f (not its files or problems).
 func (f *CorpusFacts) merge(g CorpusFacts) {

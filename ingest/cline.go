@@ -29,10 +29,10 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/lazyre"
 )
 
 const formatCline = "cline"
@@ -94,12 +94,12 @@ var clineXMLTools = []string{
 	"update_todo_list", "fetch_instructions", "run_slash_command", "generate_image",
 }
 
-var clineToolOpen = regexp.MustCompile(`<(` + strings.Join(clineXMLTools, "|") + `)>`)
-var clineParam = regexp.MustCompile(`(?s)<([a-z_]+)>\n?(.*?)\n?</([a-z_]+)>`)
+var clineToolOpen = lazyre.New(`<(` + strings.Join(clineXMLTools, "|") + `)>`)
+var clineParam = lazyre.New(`(?s)<([a-z_]+)>\n?(.*?)\n?</([a-z_]+)>`)
 
 // clineXMLCall finds the XML tool call in an assistant's text.
 func clineXMLCall(text string) (tool string, args jsonx.Value, ok bool) {
-	loc := clineToolOpen.FindStringSubmatchIndex(text)
+	loc := clineToolOpen.Get().FindStringSubmatchIndex(text)
 	if loc == nil {
 		return "", jsonx.Value{}, false
 	}
@@ -109,7 +109,7 @@ func clineXMLCall(text string) (tool string, args jsonx.Value, ok bool) {
 		body = body[:end]
 	}
 	args = jsonx.Value{Kind: jsonx.Object}
-	for _, m := range clineParam.FindAllStringSubmatch(body, -1) {
+	for _, m := range clineParam.Get().FindAllStringSubmatch(body, -1) {
 		if m[1] != m[3] {
 			continue
 		}

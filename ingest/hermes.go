@@ -14,12 +14,12 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/lazyre"
 )
 
 func init() {
@@ -65,7 +65,7 @@ func init() {
 
 // hermesSessionFile matches the file name of a gateway transcript: the
 // session id (YYYYMMDD_HHMMSS_<6 or 8 hex>) plus .jsonl.
-var hermesSessionFile = regexp.MustCompile(`^\d{8}_\d{6}_[0-9a-f]{6,8}\.jsonl$`)
+var hermesSessionFile = lazyre.New(`^\d{8}_\d{6}_[0-9a-f]{6,8}\.jsonl$`)
 
 func sniffHermesExport(h *Head) bool {
 	if h.Array || !h.Has("id", "source", "messages") {
@@ -89,7 +89,7 @@ func sniffHermesGateway(h *Head) bool {
 	case "session_meta":
 		return true
 	case "user", "assistant", "tool", "system":
-		return hermesSessionFile.MatchString(h.Name)
+		return hermesSessionFile.Get().MatchString(h.Name)
 	}
 	return false
 }

@@ -23,16 +23,16 @@ package ingest
 //     own session, so reading the rotated ones too counts that prefix again.
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/lazyre"
 )
 
 const formatKimi = "kimi-cli"
 
-var kimiContextFile = regexp.MustCompile(`^context(_\d+)?\.jsonl$`)
-var kimiCheckpoint = regexp.MustCompile(`^<system>CHECKPOINT \d+</system>$`)
+var kimiContextFile = lazyre.New(`^context(_\d+)?\.jsonl$`)
+var kimiCheckpoint = lazyre.New(`^<system>CHECKPOINT \d+</system>$`)
 
 func init() {
 	register(&Format{
@@ -49,7 +49,7 @@ func init() {
 			case "_system_prompt", "_checkpoint", "_usage":
 				return true
 			}
-			return h.Has("role") && kimiContextFile.MatchString(h.Name)
+			return h.Has("role") && kimiContextFile.Get().MatchString(h.Name)
 		},
 		ParseLines: parseKimi,
 	})
@@ -91,7 +91,7 @@ func parseKimi(lr *LineReader, h *Head, out *Sink) {
 		case "user":
 			text, _ := contentText(m.Content)
 			t := strings.TrimSpace(text)
-			if kimiCheckpoint.MatchString(t) || strings.HasPrefix(t, "<system-reminder>") {
+			if kimiCheckpoint.Get().MatchString(t) || strings.HasPrefix(t, "<system-reminder>") {
 				internal++
 				return
 			}

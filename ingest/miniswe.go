@@ -23,12 +23,12 @@ package ingest
 
 import (
 	"bytes"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/lazyre"
 )
 
 const formatMiniSWEAgent = "mini-swe-agent"
@@ -61,9 +61,9 @@ func init() {
 // miniReturnCode reads the exit status the default observation template
 // puts first ("<returncode>1</returncode>"): a non-zero one is an error
 // result.
-var miniReturnCode = regexp.MustCompile(`^\s*<returncode>(-?\d+)</returncode>`)
+var miniReturnCode = lazyre.New(`^\s*<returncode>(-?\d+)</returncode>`)
 
-var miniAction = regexp.MustCompile("(?s)```(?:bash|mswea_bash_command)\\s*\\n(.*?)\\n```")
+var miniAction = lazyre.New("(?s)```(?:bash|mswea_bash_command)\\s*\\n(.*?)\\n```")
 
 func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 	var path []string
@@ -98,7 +98,7 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 			case len(b.s.Turns) == 0:
 				b.turn(line, time.Time{}, len(text))
 			case waiting != "":
-				rc := miniReturnCode.FindStringSubmatch(text)
+				rc := miniReturnCode.Get().FindStringSubmatch(text)
 				b.result(waiting, text, rc != nil && rc[1] != "0", line, time.Time{}, out)
 				waiting = ""
 			default:
@@ -114,7 +114,7 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 			if len(m.ToolCalls) > 0 {
 				continue
 			}
-			if sub := miniAction.FindStringSubmatch(text); sub != nil {
+			if sub := miniAction.Get().FindStringSubmatch(text); sub != nil {
 				actions++
 				c := Call{ID: "action-" + strconv.Itoa(actions), Tool: "bash", Line: line}
 				c.SetArgsValue(jsonx.Value{Kind: jsonx.Object, Obj: []jsonx.Member{{Key: "command", Val: jsonx.Value{Kind: jsonx.String, Str: sub[1]}}}})

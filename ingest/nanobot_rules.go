@@ -11,11 +11,12 @@ import (
 	"encoding/base64"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/loopgate/loopgate/internal/lazyre"
 )
 
 // Texts nanobot writes itself; the transcripts are matched against them.
@@ -208,7 +209,7 @@ func nbStem(name string) string {
 
 // nbPlainKey is what a session key without a channel looks like
 // ("heartbeat"); other keys are "channel:chat_id".
-var nbPlainKey = regexp.MustCompile(`^[a-z][a-z0-9_.-]*$`)
+var nbPlainKey = lazyre.New(`^[a-z][a-z0-9_.-]*$`)
 
 // nbDecodeBase64Name decodes a v0.3.0+ file stem (base64url of the key, no
 // padding). Like nanobot it accepts a name only when re-encoding gives the
@@ -229,7 +230,7 @@ func nbDecodeBase64Name(stem string) (string, bool) {
 			return "", false
 		}
 	}
-	if strings.Contains(s, ":") || nbPlainKey.MatchString(s) {
+	if strings.Contains(s, ":") || nbPlainKey.Get().MatchString(s) {
 		return s, true
 	}
 	return "", false

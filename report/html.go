@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sync"
 )
 
 // This file holds what every HTML page shares: the page template, its
@@ -23,7 +24,11 @@ import (
 //go:embed html/page.tmpl html/style.css html/app.js
 var htmlAssets embed.FS
 
-var htmlPageTemplate = template.Must(template.ParseFS(htmlAssets, "html/page.tmpl"))
+// htmlPageTemplate is parsed at first use, not at start: every loopgate
+// process (a hook call among them) would pay for it.
+var htmlPageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(htmlAssets, "html/page.tmpl"))
+})
 
 // HTMLMaxBytes bounds the size of every page: the replay page aggregates
 // the sessions and decisions beyond those it can list within it (a page of
@@ -73,7 +78,7 @@ func writeHTMLPage(w io.Writer, kind, title, subtitle string, data []byte) error
 	if !json.Valid(data) {
 		return fmt.Errorf("html report: page data is not JSON")
 	}
-	return htmlPageTemplate.Execute(w, htmlPage{
+	return htmlPageTemplate().Execute(w, htmlPage{
 		Kind: kind, Title: title, Subtitle: subtitle,
 		CSS: template.CSS(htmlAsset("style.css")),
 		JS:  template.JS(htmlAsset("app.js")),

@@ -4,10 +4,10 @@
 package redact
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/lazyre"
 )
 
 // Redaction removes secrets from the text that reports show: tool-call
@@ -46,7 +46,7 @@ type redactRule struct {
 	kind string
 	// needs: the rule runs only when the text holds one of these needles.
 	needs needleSet
-	re    *regexp.Regexp
+	re    *lazyre.Regexp // compiled at first use (package lazyre)
 	// find, when set, replaces re: it returns the matches as
 	// FindAllStringSubmatchIndex would.
 	find func(s string) [][]int
@@ -97,45 +97,45 @@ var redactRules = []*redactRule{
 		// PEM (RSA, EC, OPENSSH, ENCRYPTED, PKCS#8) and PGP private keys.
 		kind:  "private-key",
 		needs: needPrivateKey,
-		re:    regexp.MustCompile(`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*)`),
+		re:    lazyre.New(`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:.*?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|.*)`),
 	},
 	{
 		kind:   "anthropic-key",
 		needs:  needSk,
-		re:     regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{16,}`),
+		re:     lazyre.New(`^sk-ant-[A-Za-z0-9_-]{16,}`),
 		starts: []string{"sk-ant-"},
 	},
 	{
 		kind:      "openai-key",
 		needs:     needSk,
-		re:        regexp.MustCompile(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
+		re:        lazyre.New(`^sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`),
 		starts:    []string{"sk-"},
 		plausible: openAIKeyLike, // not "sk-prod-cluster-2024-eu-west-1a"
 	},
 	{
 		kind:   "github-token",
 		needs:  needGitHub,
-		re:     regexp.MustCompile(`^(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})`),
+		re:     lazyre.New(`^(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})`),
 		starts: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
 	},
 	{
 		kind:   "aws-access-key-id",
 		needs:  needAWS,
-		re:     regexp.MustCompile(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`),
+		re:     lazyre.New(`^(?:AKIA|ASIA)[A-Z0-9]{16}\b`),
 		starts: []string{"AKIA", "ASIA"},
 	},
 	{
 		// Bot, user, app-level (xapp-) and rotated (xoxe.xoxp-) tokens.
 		kind:   "slack-token",
 		needs:  needSlack,
-		re:     regexp.MustCompile(`^(?:(?:xoxe\.)?xox[abeoprs]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,})`),
+		re:     lazyre.New(`^(?:(?:xoxe\.)?xox[abeoprs]-[A-Za-z0-9-]{10,}|xapp-[A-Za-z0-9-]{10,})`),
 		starts: []string{"xox", "xapp-"},
 	},
 	{
 		// Google API keys: AIza and 35 more characters.
 		kind:   "google-api-key",
 		needs:  needGoogle,
-		re:     regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`),
+		re:     lazyre.New(`^AIza[0-9A-Za-z_-]{35}`),
 		starts: []string{"AIza"},
 	},
 	{
@@ -143,7 +143,7 @@ var redactRules = []*redactRule{
 		// after the kind is the credential.
 		kind:        "slack-webhook",
 		needs:       needSlackHook,
-		re:          regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/-]{8,})`),
+		re:          lazyre.New(`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/-]{8,})`),
 		secretGroup: 1,
 	},
 	{
@@ -152,7 +152,7 @@ var redactRules = []*redactRule{
 		// "-H 'authorization: token x'". The scheme is kept.
 		kind:  "authorization",
 		needs: needAuthorization,
-		re: regexp.MustCompile(`(?i)^authorization(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?` +
+		re: lazyre.New(`(?i)^authorization(?:\\?["'])?\s*[:=]\s*(?:\\?["'])?` +
 			`(?:(?:bearer|basic|token|digest|bot)\s+)?([^\s"'\\,;}]+)`),
 		starts:      []string{"authorization"},
 		foldStarts:  true,
@@ -162,7 +162,7 @@ var redactRules = []*redactRule{
 	{
 		kind:        "bearer-token",
 		needs:       needBearer,
-		re:          regexp.MustCompile(`(?i)^bearer\s+([A-Za-z0-9._~+/-]+=*)`),
+		re:          lazyre.New(`(?i)^bearer\s+([A-Za-z0-9._~+/-]+=*)`),
 		starts:      []string{"bearer"},
 		foldStarts:  true,
 		secretGroup: 1,
@@ -174,7 +174,7 @@ var redactRules = []*redactRule{
 		// JSON object, so each starting with "eyJ", and a signature.
 		kind:   "jwt",
 		needs:  needJWT,
-		re:     regexp.MustCompile(`^eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+		re:     lazyre.New(`^eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
 		starts: []string{"eyJ"},
 	},
 	{
@@ -183,7 +183,7 @@ var redactRules = []*redactRule{
 		// hold @ ; , (the user may hold an @ too: an e-mail address).
 		kind:        "url-password",
 		needs:       needScheme,
-		re:          regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^:/\s"'\\\[\]]*:([^/?#\s"'\\]+)@`),
+		re:          lazyre.New(`\b[A-Za-z][A-Za-z0-9+.-]*://[^:/\s"'\\\[\]]*:([^/?#\s"'\\]+)@`),
 		secretGroup: 1,
 		plausible:   notPlaceholder,
 	},
@@ -210,7 +210,7 @@ var redactRules = []*redactRule{
 var (
 	// assignmentValue follows the name: a closing quote, a separator, and
 	// the value (groups 1 to 4).
-	assignmentValue = regexp.MustCompile(`^(?:\\*["'])?\s*(?::=|=>|[:=])\s*` +
+	assignmentValue = lazyre.New(`^(?:\\*["'])?\s*(?::=|=>|[:=])\s*` +
 		`(?:\\+"((?:[^"\\]|\\[^"\\])*)` + // \"value\": to the next escaped quote
 		`|"((?:[^"\\]|\\.)*)` + // "value": to the closing quote
 		`|'([^']*)` + // 'value': to the closing quote
@@ -243,7 +243,7 @@ func findAssignments(s string) [][]int {
 		if !isSecretName(s[start:end]) {
 			continue
 		}
-		m := assignmentValue.FindStringSubmatchIndex(s[end:])
+		m := assignmentValue.Get().FindStringSubmatchIndex(s[end:])
 		if m == nil {
 			continue
 		}
@@ -408,7 +408,7 @@ func (r *redactRule) replace(s string) string {
 	case r.starts != nil:
 		locs = r.findAtWordStarts(s)
 	default:
-		locs = r.re.FindAllStringSubmatchIndex(s, -1)
+		locs = r.re.Get().FindAllStringSubmatchIndex(s, -1)
 	}
 	if locs == nil {
 		return s
@@ -455,7 +455,7 @@ func (r *redactRule) findAtWordStarts(s string) [][]int {
 		if !r.startsAt(s[i:]) || !atWordStart(s, i) {
 			continue
 		}
-		loc := r.re.FindStringSubmatchIndex(s[i:])
+		loc := r.re.Get().FindStringSubmatchIndex(s[i:])
 		if loc == nil {
 			continue
 		}
