@@ -333,7 +333,7 @@ func (h *hook) roundContext(eff effect) string {
 func (s *session) runningCall(tool string) string {
 	for i := s.index; i > 0; i-- {
 		c := s.calls["#"+strconv.Itoa(i)]
-		if c != nil && c.ev != nil && c.ev.Tool == tool && c.ran && !c.done {
+		if c != nil && c.ran && !c.done && c.ev.Tool == tool {
 			return c.id
 		}
 	}

@@ -45,14 +45,17 @@ type call struct {
 	id      string
 	index   int
 	request string
-	ev      *guard.CallEvent
-	event   guard.CallEvent // ev's memory
-	before  guard.Verdict
-	final   guard.Verdict
-	ran     bool // the call runs (not stopped, not halted)
-	done    bool // its result is in (or it did not run)
-	halted  bool // not shown to the guard: the turn had halted
-	ended   bool // its request's end was applied
+	// ev is the call as the guard saw it, until its result is in (or it
+	// did not run): the guard holds a call's event from Before to After
+	// only, and nothing reads it after, so its memory goes to a later
+	// call (session.events). nil once done.
+	ev     *guard.CallEvent
+	before guard.Verdict
+	final  guard.Verdict
+	ran    bool // the call runs (not stopped, not halted)
+	done   bool // its result is in (or it did not run)
+	halted bool // not shown to the guard: the turn had halted
+	ended  bool // its request's end was applied
 }
 
 // session is the guard of one agent scope of one session, rebuilt from its
@@ -71,8 +74,14 @@ type session struct {
 	// classes caches the tools' classes (a glob match per class entry).
 	classes map[string]string
 	// slab is memory for the calls to come: a rebuild makes thousands,
-	// and allocating them one by one was a tenth of a hook call.
-	slab []call
+	// and allocating them one by one was a tenth of a hook call. events
+	// are the CallEvents of done calls, for the calls to come: a hook
+	// process runs without garbage collection, and every page of memory
+	// it touches for the first time costs a page fault (about 8 µs on
+	// the machine of docs/performance.md), so a rebuild reuses the
+	// events instead of touching a new one per call.
+	slab   []call
+	events []*guard.CallEvent
 	// halted: the current turn was halted by the call numbered haltedAt.
 	halted   bool
 	haltedBy guard.Verdict
@@ -164,6 +173,26 @@ func (s *session) newCall() *call {
 	return c
 }
 
+// newEvent returns a CallEvent to fill in: a done call's, or new memory.
+func (s *session) newEvent() *guard.CallEvent {
+	if n := len(s.events); n > 0 {
+		ev := s.events[n-1]
+		s.events = s.events[:n-1]
+		return ev
+	}
+	return new(guard.CallEvent)
+}
+
+// finish marks c done and gives its event to the calls to come: the
+// guard's After for it has run, and no one reads it after.
+func (s *session) finish(c *call) {
+	c.done = true
+	if c.ev != nil {
+		s.events = append(s.events, c.ev)
+		c.ev = nil
+	}
+}
+
 // expect sizes the session's tables for about n calls.
 func (s *session) expect(n int) {
 	s.calls = make(map[string]*call, n)
@@ -196,8 +225,10 @@ func (s *session) before(rec *record) effect {
 		// A call of another request: the previous request is over.
 		eff = s.endRequest(s.last)
 	}
-	c.event = guard.CallEvent{Index: s.index, Tool: rec.tool, ArgsOK: rec.argsOK, ArgsRaw: rec.args}
-	ev := &c.event
+	ev := s.newEvent()
+	// The whole event is assigned, the guard's memos of an earlier call
+	// included.
+	*ev = guard.CallEvent{Index: s.index, Tool: rec.tool, ArgsOK: rec.argsOK, ArgsRaw: rec.args}
 	if rec.time != 0 {
 		ev.Time = time.Unix(0, rec.time).UTC()
 	}
@@ -226,7 +257,7 @@ func (s *session) before(rec *record) effect {
 		// detectors read no result of a stopped call.
 		after := s.g.After(ev, v)
 		guard.Raise(&c.final, &after)
-		c.done = true
+		s.finish(c)
 		if c.final.Action == guard.Halt {
 			s.halt(c)
 			eff.halt = true
@@ -243,7 +274,6 @@ func (s *session) after(rec *record) effect {
 	case c.done:
 		return effect{call: c, note: "result of a call that did not run or was already answered"}
 	}
-	c.done = true
 	ev := c.ev
 	ev.ResultHash, ev.Failed, ev.IsError = rec.hash, rec.failed, rec.isError
 	// The detectors read the result's text only for dedup's {result}
@@ -258,6 +288,7 @@ func (s *session) after(rec *record) effect {
 	}
 	after := s.g.After(ev, c.before)
 	guard.Raise(&c.final, &after)
+	s.finish(c)
 	eff := effect{call: c}
 	if c.final.Action == guard.Halt {
 		s.halt(c)

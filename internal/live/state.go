@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // DefaultStateDir is $XDG_STATE_HOME/loopgate, or ~/.local/state/loopgate.
@@ -292,8 +293,10 @@ func readLog(path string, s *session) (problems []string, err error) {
 		return nil, err
 	}
 	// One string for the whole log: the records' fields are substrings of
-	// it, not a copy each. A call is about two lines (B and A).
-	text := string(data)
+	// it, not a copy each. A call is about two lines (B and A). The string
+	// is the bytes read, not a copy of them (data is not written after
+	// this): a copy would touch as many new pages as the log has.
+	text := unsafe.String(unsafe.SliceData(data), len(data))
 	n := 0
 	if s.g.TurnForgets() {
 		// Nothing before the latest prompt changes a verdict to come:
