@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -327,6 +328,27 @@ func TestExpire(t *testing.T) {
 	for _, f := range []string{filesOf(cfg.StateDir, "new").log("main"), filepath.Join(cfg.StateDir, "keep.txt")} {
 		if _, err := os.Stat(f); err != nil {
 			t.Errorf("%s removed", f)
+		}
+	}
+}
+
+// TestLogNumbers: the log's number readers agree with strconv on what they
+// take and what they refuse.
+func TestLogNumbers(t *testing.T) {
+	for _, s := range []string{"0", "7", "1700000000123456789", "999999999999999999", "9223372036854775807",
+		"9223372036854775808", "-5", "+5", "", "12a", " 1", "00012"} {
+		got, err := parseDecimal(s)
+		want, werr := strconv.ParseInt(s, 10, 64)
+		if got != want || (err == nil) != (werr == nil) {
+			t.Errorf("parseDecimal(%q) = %d, %v; strconv: %d, %v", s, got, err, want, werr)
+		}
+	}
+	for _, s := range []string{"0", "deadbeefcafe", "DEADBEEF", "ffffffffffffffff", "1ffffffffffffffff",
+		"", "g1", "-1", "0x1f", "0000000000000001"} {
+		got, err := parseHex(s)
+		want, werr := strconv.ParseUint(s, 16, 64)
+		if got != want || (err == nil) != (werr == nil) {
+			t.Errorf("parseHex(%q) = %d, %v; strconv: %d, %v", s, got, err, want, werr)
 		}
 	}
 }
