@@ -154,7 +154,7 @@ func (s *session) apply(rec *record) effect {
 	case 'A':
 		return s.after(rec)
 	case 'E':
-		c := s.calls[rec.id]
+		c := s.call(rec.id)
 		if c == nil || c.ended || c.halted {
 			return effect{note: "request end of an unknown call"}
 		}
@@ -171,6 +171,18 @@ func (s *session) newCall() *call {
 	c := &s.slab[0]
 	s.slab = s.slab[1:]
 	return c
+}
+
+// call is the call of the id (nil if none). A result or request end
+// mostly follows its call: the latest call is found without hashing its
+// id. It is the call registered under its id, as a call with an id is
+// registered when shown and never replaced (a second one with the same id
+// is a retry: session.before).
+func (s *session) call(id string) *call {
+	if s.last != nil && id != "" && s.last.id == id {
+		return s.last
+	}
+	return s.calls[id]
 }
 
 // newEvent returns a CallEvent to fill in: a done call's, or new memory.
@@ -267,7 +279,7 @@ func (s *session) before(rec *record) effect {
 }
 
 func (s *session) after(rec *record) effect {
-	c := s.calls[rec.id]
+	c := s.call(rec.id)
 	switch {
 	case c == nil:
 		return effect{note: "result of a call the hook did not see"}
