@@ -77,7 +77,7 @@ type session struct {
 	// and allocating them one by one was a tenth of a hook call. events
 	// are the CallEvents of done calls, for the calls to come: a hook
 	// process runs without garbage collection, and every page of memory
-	// it touches for the first time costs a page fault (about 8 µs on
+	// it touches for the first time costs a page fault (about 4 µs on
 	// the machine of docs/performance.md), so a rebuild reuses the
 	// events instead of touching a new one per call.
 	slab   []call
