@@ -132,11 +132,6 @@ type ccReader struct {
 	doc bool
 }
 
-// ccDirect turns on the one-pass reading of lines (ccReader.decode). It
-// gives up, for the plain reading, on any line it cannot read to the same
-// result; tests turn it off to compare the two.
-var ccDirect = true
-
 func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
 	parseClaudeCodeRecords(lr.Next, lr, false, h, out)
 }
@@ -155,7 +150,7 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 			break
 		}
 		var l ccLine
-		if ccDirect && r.decode(line, &l, &read) {
+		if r.decode(line, &l, &read) {
 			if l.Type == "" {
 				out.Problemf(n, "record has no type, so it is not a Claude Code line; skipped")
 				continue

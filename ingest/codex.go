@@ -112,7 +112,7 @@ func parseCodex(lr *LineReader, h *Head, out *Sink) {
 		if !ok {
 			break
 		}
-		if codexDirect && decodeCodexLine(line, &r.dl, &r.dp) {
+		if decodeCodexLine(line, &r.dl, &r.dp) {
 			if r.b.s.Line == 0 {
 				r.b.s.Line = n
 			}
@@ -445,14 +445,6 @@ func findString(raw jsonx.RawMessage, key string, depth int) string {
 	}
 	return ""
 }
-
-// codexDirect turns on the reading that decodes a line, its payload and the
-// payload's members in one pass (decodeCodexLine), without the plain
-// reading's two Unmarshal calls, each with its reflection and copy of the
-// input, and its raw members decoded again afterwards. It gives up, for
-// the plain reading, on any line it cannot read to the same result; tests
-// turn it off to compare the two.
-var codexDirect = true
 
 // decodeCodexLine reads line into l and p as Unmarshal into a codexLine,
 // then of its payload into a codexPayload, would, in one pass: the payload

@@ -117,3 +117,12 @@ func TestEdgeGolden(t *testing.T) {
 		})
 	}
 }
+
+// checkEdgeRead reads data as format and checks what must hold of any
+// read (checkReadInvariants): the edge fuzz targets' check, seeded with
+// the edge inputs of their format.
+func checkEdgeRead(t *testing.T, data []byte, name, format string) {
+	t.Helper()
+	sessions, problems := readBytes(data, name, format)
+	checkReadInvariants(t, data, name, format, sessions, problems)
+}

@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/internal/lazyre"
@@ -112,20 +111,6 @@ type hermesMessage struct {
 	ReasoningContent jsonx.RawMessage `json:"reasoning_content"`
 }
 
-// hermesMessageText is hermesMessage with the members that are text in
-// every hermes version (content, reasoning) decoded as strings in the same
-// pass: most of a transcript's bytes, which are then neither copied raw nor
-// decoded twice. A message of another shape fails to decode into it and is
-// decoded as a hermesMessage (hermesDecodeMessage). The pointers keep JSON
-// null apart from a string, so that a repeated member ends as the last one,
-// as the raw member does.
-type hermesMessageText struct {
-	hermesMessageFields
-	Content          *string `json:"content"`
-	Reasoning        *string `json:"reasoning"`
-	ReasoningContent *string `json:"reasoning_content"`
-}
-
 // hermesMessageFields are the members of a message but its text ones.
 type hermesMessageFields struct {
 	Role              string           `json:"role"`
@@ -165,25 +150,16 @@ func (m *hermesMessage) msg() hermesMsg {
 	return r
 }
 
-// msg is hermesMessage.msg for a message decoded with text members: a
-// string member gives the text hermesText gives for it.
-func (m *hermesMessageText) msg() hermesMsg {
-	r := hermesMsg{hermesMessageFields: m.hermesMessageFields, Text: hermesStringText(m.Content), Reasoning: hermesStringText(m.Reasoning)}
-	if strings.TrimSpace(r.Reasoning) == "" {
-		r.Reasoning = hermesStringText(m.ReasoningContent)
-	}
-	return r
-}
-
 // decodeAt reads the message that starts at data[pos], depth levels deep
 // in data, in one pass (jsonx.DecodeObjectNested), into what
-// hermesMessageText.msg makes of it: the members of hermesMessageText,
-// the text ones straight into m's text and the raw ones as views of data
-// (m is read before data changes). A string member is read as a
-// string rather than a pointer: the decoder declines a repeated member,
-// and then null and absent give the "" that hermesStringText gives for
-// nil. end is the index just past the message; false leaves it to
-// hermesUnmarshalMessage (m may be partly written).
+// hermesMessage.msg makes of it: the text members (content, reasoning)
+// straight into m's text, whatever their kind (hermesTextAt), the raw
+// ones as views of data (m is read before data changes). The decoder
+// declines a repeated member, so null and absent give "" as for a single
+// member. end is the index just past the message; false (a repeated,
+// escaped or case-folded key, a member of another type, a syntax error)
+// leaves it to the generic decoding, hermesUnmarshalMessage (m may be
+// partly written).
 func (m *hermesMsg) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
 	*m = hermesMsg{}
 	var reasoningContent string
@@ -198,36 +174,53 @@ func (m *hermesMsg) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
 		{Name: "compacted", Raw: &m.Compacted, View: true},
 		{Name: "model", Str: &m.Model},
 		{Name: "platform", Str: &m.Platform},
-		{Name: "content", Str: &m.Text},
-		{Name: "reasoning", Str: &m.Reasoning},
-		{Name: "reasoning_content", Str: &reasoningContent},
 	}
 	// The tool calls are read in the same pass when they are a list
-	// hermesReadToolCalls reads; any other value is kept raw, as the
-	// plain reading keeps it, for hermesToolCalls.
-	nested := [...]jsonx.Nested{{Name: "tool_calls", Read: func(data []byte, pos, depth int) (int, bool) {
-		if data[pos] == '[' {
-			if calls, end, ok := hermesReadToolCalls(data, pos, depth); ok {
-				m.ToolCalls, m.calls, m.callsRead = data[pos:end:end], calls, true
-				return end, true
+	// hermesReadToolCalls reads; any other value is kept raw for
+	// hermesToolCalls.
+	nested := [...]jsonx.Nested{{Name: "content", Read: hermesTextAt(&m.Text)},
+		{Name: "reasoning", Read: hermesTextAt(&m.Reasoning)},
+		{Name: "reasoning_content", Read: hermesTextAt(&reasoningContent)},
+		{Name: "tool_calls", Read: func(data []byte, pos, depth int) (int, bool) {
+			if data[pos] == '[' {
+				if calls, end, ok := hermesReadToolCalls(data, pos, depth); ok {
+					m.ToolCalls, m.calls, m.callsRead = data[pos:end:end], calls, true
+					return end, true
+				}
 			}
+			_, end, ok := jsonx.SkipValue(data, pos, depth)
+			if !ok {
+				return 0, false
+			}
+			m.ToolCalls = data[pos:end:end]
+			return end, true
+		}}}
+	if end, ok = jsonx.DecodeObjectNested(data, pos, depth, fields[:], nested[:]); !ok {
+		return 0, false
+	}
+	if strings.TrimSpace(m.Reasoning) == "" {
+		m.Reasoning = reasoningContent
+	}
+	return end, true
+}
+
+// hermesTextAt returns the reading of a text member (content, reasoning)
+// at data[pos] that sets *text to what hermesText gives for it: a string
+// decoded where it lies, any other value (parts, null, a number) by
+// hermesText of the value's bytes.
+func hermesTextAt(text *string) func(data []byte, pos, depth int) (int, bool) {
+	return func(data []byte, pos, depth int) (int, bool) {
+		if s, end, ok := jsonx.DecodeStringAt(data, pos); ok {
+			*text = hermesStringValueText(s)
+			return end, true
 		}
 		_, end, ok := jsonx.SkipValue(data, pos, depth)
 		if !ok {
 			return 0, false
 		}
-		m.ToolCalls = data[pos:end:end]
+		*text = hermesText(data[pos:end])
 		return end, true
-	}}}
-	if end, ok = jsonx.DecodeObjectNested(data, pos, depth, fields[:], nested[:]); !ok {
-		return 0, false
 	}
-	m.Text = hermesStringValueText(m.Text)
-	m.Reasoning = hermesStringValueText(m.Reasoning)
-	if strings.TrimSpace(m.Reasoning) == "" {
-		m.Reasoning = hermesStringValueText(reasoningContent)
-	}
-	return end, true
 }
 
 // decode is decodeAt of a message that is all of data (a gateway line),
@@ -235,15 +228,6 @@ func (m *hermesMsg) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
 func (m *hermesMsg) decode(data []byte) bool {
 	end, ok := m.decodeAt(data, 0, 0)
 	return ok && jsonx.AtEnd(data, end)
-}
-
-// hermesStringText is hermesText of a string member (nil for null or
-// absent).
-func hermesStringText(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return hermesStringValueText(*s)
 }
 
 // hermesStringValueText is hermesText of a string member, given decoded.
@@ -254,33 +238,20 @@ func hermesStringValueText(s string) string {
 	return hermesValueText(jsonx.Value{Kind: jsonx.String, Str: s})
 }
 
-// hermesDirect turns on the readings that decode members straight into
-// what they end as (hermesMessageText, hermesToolCallText, messages and
-// results read in place). Each gives up, for the plain reading, on any
-// input it cannot read to the same result; tests turn it off to compare the
-// two.
-var hermesDirect = true
-
 // hermesDecodeMessage decodes one message: in one pass (hermesMsg.decode)
 // when it can, else as hermesUnmarshalMessage does. m may keep views of
 // data.
-func hermesDecodeMessage(data []byte, m *hermesMsg, scratch *hermesMessageText) error {
-	if hermesDirect && m.decode(data) {
+func hermesDecodeMessage(data []byte, m *hermesMsg) error {
+	if m.decode(data) {
 		return nil
 	}
-	return hermesUnmarshalMessage(data, m, scratch)
+	return hermesUnmarshalMessage(data, m)
 }
 
-// hermesUnmarshalMessage decodes one message with the decoder: with text
-// members when it has them (nearly always), else as a hermesMessage,
-// whose error it returns. scratch is reused from message to message (this
-// runs per message); m keeps none of it.
-func hermesUnmarshalMessage(data []byte, m *hermesMsg, scratch *hermesMessageText) error {
-	*scratch = hermesMessageText{}
-	if hermesDirect && jsonx.Unmarshal(data, scratch) == nil {
-		*m = scratch.msg()
-		return nil
-	}
+// hermesUnmarshalMessage is the generic decoding of a message the one-pass
+// reading declines (a repeated, escaped or case-folded key, a member of
+// another type): Unmarshal into a hermesMessage, whose error it returns.
+func hermesUnmarshalMessage(data []byte, m *hermesMsg) error {
 	var raw hermesMessage
 	if err := jsonx.Unmarshal(data, &raw); err != nil {
 		return err
@@ -298,20 +269,6 @@ type hermesToolCall struct {
 	Function *struct {
 		Name string           `json:"name"`
 		Args jsonx.RawMessage `json:"arguments"`
-	} `json:"function"`
-}
-
-// hermesToolCallText is hermesToolCall with arguments in the form nearly
-// every hermes version writes them, a JSON string (nil for null or
-// absent), decoded in the same pass instead of kept raw and decoded again.
-type hermesToolCallText struct {
-	ID       string  `json:"id"`
-	CallID   string  `json:"call_id"`
-	Name     string  `json:"name"`
-	Args     *string `json:"arguments"`
-	Function *struct {
-		Name string  `json:"name"`
-		Args *string `json:"arguments"`
 	} `json:"function"`
 }
 
@@ -370,8 +327,6 @@ type hermesConv struct {
 	early map[string]int
 	// bridged counts Tool Search bridge calls read as the tool they run.
 	bridged int
-	// scratch is where hermesDecodeMessage decodes each message.
-	scratch hermesMessageText
 	// doc is set when the messages come from a multi-line JSON document:
 	// lines are the lines of the elements while the session is built (the
 	// problems name them) and 0 once it is finished (zeroLines).
@@ -637,32 +592,12 @@ func hermesToolCalls(raw jsonx.RawMessage) ([]hermesCall, error) {
 		}
 		raw = []byte(s)
 	}
-	if hermesDirect {
-		if calls, end, ok := hermesReadToolCalls(raw, 0, 0); ok && jsonx.AtEnd(raw, end) {
-			return calls, nil
-		}
-	}
-	// Arguments are a JSON string in nearly every list: decoded with the
-	// list when they are, else the entries keep them raw.
-	var texts []hermesToolCallText
-	if hermesDirect && jsonx.Unmarshal(raw, &texts) == nil {
-		calls := make([]hermesCall, len(texts))
-		for i, tc := range texts {
-			c := hermesCall{ID: tc.ID, Tool: tc.Name, IsText: true}
-			if c.ID == "" {
-				c.ID = tc.CallID
-			}
-			args := tc.Args
-			if tc.Function != nil {
-				c.Tool, args = tc.Function.Name, tc.Function.Args
-			}
-			if args != nil {
-				c.Text = *args
-			}
-			calls[i] = c
-		}
+	if calls, end, ok := hermesReadToolCalls(raw, 0, 0); ok && jsonx.AtEnd(raw, end) {
 		return calls, nil
 	}
+	// The generic decoding of a list the one-pass reading declines
+	// (arguments that are not a string, a repeated or case-folded key...):
+	// the entries keep their arguments raw.
 	var raws []hermesToolCall
 	if err := jsonx.Unmarshal(raw, &raws); err != nil {
 		return nil, fmt.Errorf("%s", hermesDecodeError(err))
@@ -683,12 +618,12 @@ func hermesToolCalls(raw jsonx.RawMessage) ([]hermesCall, error) {
 
 // hermesReadToolCalls reads the tool_calls list at data[pos], depth
 // levels deep in data, in one pass, each entry decoded where it lies
-// (jsonx.DecodeObjectNested) to what its hermesToolCallText gives: the
-// arguments string read as a string (null and absent give "", as the nil
-// pointer does; a repeated member is declined), the function object's
-// with it. end is the index just past the list. ok is false for a list it
-// cannot read so (arguments of another type, an entry that is not an
-// object, null...), which is then decoded the plain way.
+// (jsonx.DecodeObjectNested): the arguments string read as text (null
+// and absent give "", as SetArgsField reads them; a repeated member is
+// declined), the function object's with it. end is the index just past
+// the list. ok is false for a list it cannot read so (arguments of
+// another type, an entry that is not an object, null...), which
+// hermesToolCalls then decodes generically.
 func hermesReadToolCalls(data []byte, pos, depth int) (calls []hermesCall, end int, ok bool) {
 	readCall := func(data []byte, pos, depth int) (int, bool) {
 		var c hermesCall
@@ -783,7 +718,7 @@ func hermesValueText(v jsonx.Value) string {
 // wording are the engine's heuristics.
 func hermesResultIsError(text string) bool {
 	t := strings.TrimSpace(text)
-	if !strings.HasPrefix(t, "{") || hermesDirect && !hermesHasErrorString(t) {
+	if !strings.HasPrefix(t, "{") || !hermesHasErrorString(t) {
 		return false
 	}
 	// Only the top-level "error" matters: read it without parsing the
@@ -886,7 +821,7 @@ type hermesExportRecord struct {
 
 // hermesExportColumns is hermesExportRecord without its messages: the
 // session columns, decoded while the messages list is read in place
-// (hermesDecodeExportRecord).
+// (hermesReadExportRecord).
 type hermesExportColumns struct {
 	ID              string           `json:"id"`
 	Source          string           `json:"source"`
@@ -902,46 +837,6 @@ type hermesExportColumns struct {
 	APICalls        float64          `json:"api_call_count"`
 }
 
-// hermesDecodeExportRecord decodes the export record data into rec with
-// its messages aliasing data: the list is most of the record, and each
-// message is then decoded straight from it (hermesDecodeMessage) instead of
-// being copied out first. decoded is false when that cannot be done with
-// the result of decoding a hermesExportRecord: no messages list, a member
-// that hermesObjectMember cannot place, columns that do not decode, or data
-// that is not a JSON object; the record is then decoded as a
-// hermesExportRecord, whose errors word the problems. valid is true when
-// the walk found data to be one valid JSON object, which spares the caller
-// its own check.
-func hermesDecodeExportRecord(data []byte, rec *hermesExportRecord) (decoded, valid bool) {
-	if !hermesDirect {
-		return false, false
-	}
-	list, ok, valid := hermesObjectMember(data, "messages")
-	// A list (not null, not another type) is what decodes into
-	// hermesExportRecord's []RawMessage as a non-nil list of its elements.
-	if !ok || list[0] != '[' {
-		return false, valid
-	}
-	// The columns are decoded from the record with its messages list
-	// replaced by null: the decoder would otherwise scan the whole list
-	// (most of the record) only to skip it, since the columns have no
-	// messages field. list is a view of data (jsonx.Members), so its
-	// offset is the difference of their capacities.
-	at := cap(data) - cap(list)
-	cols := make([]byte, 0, len(data)-len(list)+len("null"))
-	cols = append(append(append(cols, data[:at]...), "null"...), data[at+len(list):]...)
-	var c hermesExportColumns
-	if jsonx.Unmarshal(cols, &c) != nil {
-		return false, valid
-	}
-	msgs, ok := jsonx.SplitArray(list)
-	if !ok {
-		return false, valid
-	}
-	*rec = hermesExportRecord{hermesExportColumns: c, Messages: msgs}
-	return true, valid
-}
-
 // hermesExportMessage is one element of an export record's messages list
 // as hermesReadExportRecord leaves it: decoded, or, when it does not
 // decode in one pass (content parts, a member of another type...), raw,
@@ -955,13 +850,11 @@ type hermesExportMessage struct {
 // hermesReadExportRecord reads the export record data in one pass: the
 // columns into cols, and the messages list element by element, each
 // message decoded where it lies (hermesMsg.decodeAt). The walk also
-// checks that data is one valid JSON object, which the plain reading
-// checks in a pass of its own (hermesObjectMember, jsonx.Valid), and it
-// replaces the passes that split the list and then decode each message.
-// ok is false for any record it cannot read to the plain reading's
-// result (no messages list, a repeated or case-folded member, columns of
-// other types, invalid JSON...): the record is then read the plain way,
-// whose problems word what is wrong. cols may be partly written then.
+// checks that data is one valid JSON object. ok is false for any record
+// it cannot read so (no messages list, a repeated or case-folded member,
+// columns of other types, invalid JSON...): the record is then decoded
+// generically, whose problems word what is wrong. cols may be partly
+// written then.
 func hermesReadExportRecord(data []byte, cols *hermesExportColumns) (msgs []hermesExportMessage, ok bool) {
 	// The numbers are read raw and then by the decoder, one by one, as it
 	// reads them into hermesExportColumns.
@@ -1011,47 +904,6 @@ func hermesReadExportRecord(data []byte, cols *hermesExportColumns) (msgs []herm
 	return msgs, true
 }
 
-// hermesObjectMember returns the raw value of the member of the JSON
-// object data that jsonx.Unmarshal decodes into a struct field tagged key
-// (a plain lower-case ASCII name): the last member named key. The decoder
-// also matches keys that equal it under Unicode case folding, or once their
-// escapes are decoded; ok is false whenever a key might (it differs from
-// key only in case, has an escape or a byte that is not ASCII), when there
-// is no such member, and when data is not valid. valid tells whether data
-// is one valid JSON object: every member is checked on the way.
-func hermesObjectMember(data []byte, key string) (val []byte, ok, valid bool) {
-	sure := true
-	end, complete := jsonx.Members(data, func(k []byte, escaped bool, v []byte) bool {
-		switch {
-		case escaped:
-			sure = false
-		case string(k) == key:
-			val = v
-		case len(k) != len(key):
-			// Folding keeps ASCII lengths; a key with bytes that are not
-			// ASCII is checked below.
-			if !hermesASCII(k) {
-				sure = false
-			}
-		case !hermesASCII(k) || bytes.EqualFold(k, []byte(key)):
-			sure = false
-		}
-		return true
-	})
-	valid = complete && len(bytes.TrimLeft(data[end:], " \t\r\n")) == 0
-	return val, valid && sure && val != nil, valid
-}
-
-// hermesASCII reports whether b is ASCII.
-func hermesASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 // parseHermesExportRecord reads one exported session. line is the line of
 // every call of the session (0 in a pretty-printed document); sessionLine is
 // where the session starts. In a document, pos gives the file line of each
@@ -1062,26 +914,23 @@ func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader,
 		at = pos.lineOf(data)
 	}
 	var rec hermesExportRecord
-	var msgs []hermesExportMessage // decoded by the one-pass reading, or raw
-	if hermesDirect {
-		msgs, _ = hermesReadExportRecord(data, &rec.hermesExportColumns)
-	}
+	// The messages decoded by the one-pass reading, or raw.
+	msgs, _ := hermesReadExportRecord(data, &rec.hermesExportColumns)
 	if msgs == nil {
+		// The generic decoding of a record the one-pass reading declines,
+		// whose errors word the problems.
 		rec = hermesExportRecord{} // nothing of a declined reading stays
-		decoded, valid := hermesDecodeExportRecord(data, &rec)
-		if !valid && !jsonx.Valid(data) {
+		if !jsonx.Valid(data) {
 			out.BadLine(lr, at, hermesJSONError(data))
 			return
 		}
-		if !decoded {
-			if err := jsonx.Unmarshal(data, &rec); err != nil {
-				out.Problemf(at, "not a hermes export session record: %s", hermesDecodeError(err))
-				return
-			}
-			if rec.Messages == nil {
-				out.Problemf(at, "hermes export record has no messages list; skipped")
-				return
-			}
+		if err := jsonx.Unmarshal(data, &rec); err != nil {
+			out.Problemf(at, "not a hermes export session record: %s", hermesDecodeError(err))
+			return
+		}
+		if rec.Messages == nil {
+			out.Problemf(at, "hermes export record has no messages list; skipped")
+			return
 		}
 		msgs = make([]hermesExportMessage, len(rec.Messages))
 		for i, raw := range rec.Messages {
@@ -1104,7 +953,7 @@ func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader,
 		line := lineAtIndex(lines, i, at)
 		m := &msgs[i].m
 		if !msgs[i].decoded {
-			if err := hermesDecodeMessage(msgs[i].raw, m, &b.scratch); err != nil {
+			if err := hermesDecodeMessage(msgs[i].raw, m); err != nil {
 				out.Problemf(line, "%smessage %d has an unexpected shape (%s); skipped", b.where, i+1, hermesDecodeError(err))
 				continue
 			}
@@ -1226,12 +1075,12 @@ func parseHermesGateway(lr *LineReader, h *Head, out *Sink) {
 		// checked, then decoded the plain way, whose errors word the
 		// problems.
 		var m hermesMsg
-		if !hermesDirect || !m.decode(line) {
+		if !m.decode(line) {
 			if !jsonx.Valid(line) {
 				out.BadLine(lr, n, hermesJSONError(line))
 				continue
 			}
-			if err := hermesUnmarshalMessage(line, &m, &b.scratch); err != nil {
+			if err := hermesUnmarshalMessage(line, &m); err != nil {
 				out.Problemf(n, "not a hermes gateway message: %s", hermesDecodeError(err))
 				continue
 			}
@@ -1263,9 +1112,6 @@ func parseHermesGateway(lr *LineReader, h *Head, out *Sink) {
 // entry and the entries' texts at once, about four times the document
 // (a 27 MB snapshot: 107 MB live); this holds the document and the texts.
 func hermesSnapshotShareGPT(doc []byte, pos *docPos, h *Head, out *Sink) bool {
-	if !hermesDirect {
-		return false
-	}
 	var id, model, platform string
 	var messages jsonx.RawMessage
 	var entries []hermesEntry
@@ -1358,7 +1204,7 @@ func parseHermesSnapshot(doc []byte, h *Head, out *Sink) {
 	for i, raw := range snap.Messages {
 		line := lineAtIndex(lines, i, pos.first)
 		var m hermesMsg
-		if err := hermesDecodeMessage(raw, &m, &b.scratch); err != nil {
+		if err := hermesDecodeMessage(raw, &m); err != nil {
 			out.Problemf(line, "message %d has an unexpected shape (%s); skipped", i+1, hermesDecodeError(err))
 			continue
 		}

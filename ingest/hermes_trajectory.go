@@ -163,9 +163,6 @@ var hermesTrajectoryMembers = [...]string{"model", "metadata", "prompt_index", "
 // members, a repeated or case-folded member, invalid JSON, no list...):
 // the record is then parsed, which words the problems.
 func hermesReadTrajectoryRecord(data []byte) (v jsonx.Value, entries []hermesEntry, ok bool) {
-	if !hermesDirect {
-		return jsonx.Value{}, nil, false
-	}
 	var raws [len(hermesTrajectoryMembers)]jsonx.RawMessage
 	var fields [len(hermesTrajectoryMembers)]jsonx.Field
 	for i, name := range hermesTrajectoryMembers {
@@ -329,9 +326,6 @@ func hermesParseToolCall(body string) hermesTrajCall {
 // content that is a number or boolean or a string with invalid UTF-8, a
 // body that is not one JSON object) is read the tree's way.
 func hermesParseToolResponse(body string) hermesTrajResponse {
-	if !hermesDirect {
-		return hermesParseToolResponseTree(body)
-	}
 	r, ok := hermesReadToolResponse(jsonx.ReadOnlyBytes(body))
 	if !ok {
 		return hermesParseToolResponseTree(body)

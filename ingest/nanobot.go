@@ -63,8 +63,7 @@ type nbRecord struct {
 	nbRawMembers
 }
 
-// nbRawMembers are the members of a record that both nbRecord and
-// nbRecordText keep raw.
+// nbRawMembers are the members of a record that the parser keeps raw.
 type nbRawMembers struct {
 	// metadata record
 	Key              jsonx.RawMessage `json:"key"`
@@ -85,25 +84,6 @@ type nbRawMembers struct {
 	AutomationTurn  jsonx.RawMessage `json:"_automation_turn"`
 	CronJobID       jsonx.RawMessage `json:"cron_job_id"`
 	RuntimeContext  jsonx.RawMessage `json:"_runtime_context"`
-}
-
-// nbRecordText is nbRecord with the members that are strings in every
-// nanobot version (role, content, ids, timestamp, ...) decoded as strings
-// in the same pass: content is most of a file's bytes, which are then
-// neither copied raw nor decoded twice. A record of another shape fails to
-// decode into it and is decoded as an nbRecord (nbDecodeRecord). The
-// pointers keep JSON null apart from a string, so that a repeated member
-// ends as the last one, as the raw member does.
-type nbRecordText struct {
-	Type             *string `json:"_type"`
-	Role             *string `json:"role"`
-	Content          *string `json:"content"`
-	ReasoningContent *string `json:"reasoning_content"`
-	ToolCallID       *string `json:"tool_call_id"`
-	Name             *string `json:"name"`
-	Timestamp        *string `json:"timestamp"`
-
-	nbRawMembers
 }
 
 // nbMsg is a record as the parser reads it: the string members as nbStr
@@ -148,20 +128,6 @@ func (r *nbRecord) msg() nbMsg {
 	return m
 }
 
-// msg is nbRecord.msg for a record decoded with string members.
-func (r *nbRecordText) msg() nbMsg {
-	m := nbMsg{Type: nbDeref(r.Type), Role: nbDeref(r.Role), ToolCallID: nbDeref(r.ToolCallID), Name: nbDeref(r.Name),
-		Text: nbDeref(r.Content), TextOK: true, Reasoning: nbDeref(r.ReasoningContent),
-		Key: r.Key, Metadata: r.Metadata, LastConsolidated: r.LastConsolidated, State: r.State, ThinkingBlocks: r.ThinkingBlocks,
-		ToolCalls: r.ToolCalls, ToolsUsed: r.ToolsUsed, LatencyMS: r.LatencyMS, Command: r.Command, HiddenHistory: r.HiddenHistory,
-		InjectedEvent: r.InjectedEvent, ChannelDelivery: r.ChannelDelivery, AutomationTurn: r.AutomationTurn, CronJobID: r.CronJobID,
-		RuntimeContext: r.RuntimeContext}
-	if r.Timestamp != nil {
-		m.Timestamp = nbStamp{Present: true, OK: true, S: *r.Timestamp}
-	}
-	return m
-}
-
 func nbDeref(s *string) string {
 	if s == nil {
 		return ""
@@ -169,29 +135,14 @@ func nbDeref(s *string) string {
 	return *s
 }
 
-// nbDirect turns on the readings that decode members straight into the
-// strings they end as (nbMsg.decode, nbRecordText, nbCallEntry,
-// nbToolCallText, nbNaiveTime). Each gives up, for the plain reading, on
-// any input it cannot read to the same result; tests turn it off to
-// compare the two.
-var nbDirect = true
-
 // nbDecodeRecord decodes one line into m: in one pass when it can
-// (nbMsg.decode, nearly always), else with string members by Unmarshal,
-// else as an nbRecord, whose error it returns. scratch is reused from line
-// to line (this runs per line); m keeps none of it.
-func nbDecodeRecord(line []byte, m *nbMsg, scratch *nbRecordText) error {
-	if nbDirect {
-		// A partial decode is overwritten below, never read.
-		*m = nbMsg{}
-		if m.decode(line) {
-			return nil
-		}
-		*scratch = nbRecordText{}
-		if jsonx.Unmarshal(line, scratch) == nil {
-			*m = scratch.msg()
-			return nil
-		}
+// (nbMsg.decode, nearly always), else generically as an nbRecord, whose
+// error it returns.
+func nbDecodeRecord(line []byte, m *nbMsg) error {
+	// A partial decode is overwritten below, never read.
+	*m = nbMsg{}
+	if m.decode(line) {
+		return nil
 	}
 	var rec nbRecord
 	if err := jsonx.Unmarshal(line, &rec); err != nil {
@@ -201,13 +152,14 @@ func nbDecodeRecord(line []byte, m *nbMsg, scratch *nbRecordText) error {
 	return nil
 }
 
-// decode reads line into m as nbRecordText.msg would, and its tool_calls
-// as nbParser.toolCalls would, in one walk: each string member is
-// decoded where it lies, without Unmarshal's copy of the line and its
-// reflection, and the tool calls are not kept raw to be walked again. A
-// null string member leaves its "" as the nil pointer does, since a
-// repeated member is declined. false leaves the line to Unmarshal, m
-// partly written.
+// decode reads line into m as nbRecord.msg would, and its tool_calls as
+// nbParser.toolCalls would, in one walk: each string member is decoded
+// where it lies, without Unmarshal's copy of the line and its reflection,
+// and the tool calls are not kept raw to be walked again. A null string
+// member leaves its "" as nbStr gives for null, since a repeated member is
+// declined. false (a repeated, escaped or case-folded key, a member of
+// another type, a syntax error) leaves the line to the generic decoding,
+// m partly written.
 func (m *nbMsg) decode(line []byte) bool {
 	var stamp *string
 	// The common members first: a key is looked up in order.
@@ -279,17 +231,6 @@ type nbToolCall struct {
 	} `json:"function"`
 }
 
-// nbToolCallText is nbToolCall with its members decoded as the strings
-// every nanobot version writes (arguments is JSON text), in the list's
-// pass (nbParser.toolCalls).
-type nbToolCallText struct {
-	ID       *string `json:"id"`
-	Function struct {
-		Name      *string `json:"name"`
-		Arguments *string `json:"arguments"`
-	} `json:"function"`
-}
-
 // nbCall is a tool_calls entry as the parser reads it: id and name as
 // nbStr gives them, arguments as text (IsText; NoArgs when null or absent)
 // or raw, for Call.SetArgsField.
@@ -357,14 +298,13 @@ func nbParse(lr *LineReader, h *Head, out *Sink) {
 		toolsUsedN:  map[string]int{},
 		guardBlocks: map[string][]int{},
 	}
-	var scratch nbRecordText
 	for {
 		line, n, ok := lr.Next()
 		if !ok {
 			break
 		}
 		var rec nbMsg
-		if err := nbDecodeRecord(line, &rec, &scratch); err != nil {
+		if err := nbDecodeRecord(line, &rec); err != nil {
 			if !jsonx.Valid(line) {
 				out.BadLine(lr, n, err)
 				p.cutLast = lr.Truncated()
@@ -606,21 +546,10 @@ func (p *nbParser) toolCalls(n int, raw jsonx.RawMessage, what string) []nbCall 
 	if !nbPresent(raw) {
 		return nil
 	}
-	// Entries of strings (nearly all) are decoded with the list: in one
-	// walk when nbCallEntry reads them all, else by Unmarshal.
-	if nbDirect {
-		var calls []nbCall
-		if end, ok := jsonx.DecodeArrayEach(raw, 0, 0, nbCallEntry(&calls)); ok && jsonx.AtEnd(raw, end) {
-			return calls
-		}
-	}
-	var texts []nbToolCallText
-	if nbDirect && jsonx.Unmarshal(raw, &texts) == nil {
-		calls := make([]nbCall, len(texts))
-		for i, tc := range texts {
-			calls[i] = nbCall{ID: nbDeref(tc.ID), Name: nbDeref(tc.Function.Name), IsText: true,
-				Text: nbDeref(tc.Function.Arguments), NoArgs: tc.Function.Arguments == nil}
-		}
+	// Entries of strings (nearly all) are decoded in one walk over the
+	// list; a list it declines is decoded generically, entry by entry.
+	var calls []nbCall
+	if end, ok := jsonx.DecodeArrayEach(raw, 0, 0, nbCallEntry(&calls)); ok && jsonx.AtEnd(raw, end) {
 		return calls
 	}
 	var entries []jsonx.RawMessage
@@ -628,7 +557,7 @@ func (p *nbParser) toolCalls(n int, raw jsonx.RawMessage, what string) []nbCall 
 		p.out.Problemf(n, "%s is not a list; the calls of this message are lost", what)
 		return nil
 	}
-	calls := make([]nbCall, 0, len(entries))
+	calls = make([]nbCall, 0, len(entries))
 	for i, e := range entries {
 		var tc nbToolCall
 		if jsonx.Unmarshal(e, &tc) != nil {
@@ -642,7 +571,7 @@ func (p *nbParser) toolCalls(n int, raw jsonx.RawMessage, what string) []nbCall 
 }
 
 // nbCallEntry returns the reading of one tool_calls entry, at data[pos],
-// that appends it to calls as Unmarshal into an nbToolCallText and
+// that appends it to calls as the generic decoding (an nbToolCall) and
 // nbParser.toolCalls would, for jsonx.DecodeArrayEach: one walk over the entry
 // and its function object. It declines what that would not read to the
 // same call (an entry or function that is not an object, null included, a
@@ -1036,10 +965,8 @@ func (p *nbParser) time(n int, ts nbStamp) time.Time {
 		p.out.Problemf(n, "timestamp is not a string; ignored")
 		return time.Time{}
 	}
-	if nbDirect {
-		if t, ok := nbNaiveTime(s); ok {
-			return t
-		}
+	if t, ok := nbNaiveTime(s); ok {
+		return t
 	}
 	for _, layout := range nbTimeLayouts(s) {
 		if t, err := time.Parse(layout, s); err == nil {

@@ -297,24 +297,10 @@ var nbEdgeFile = strings.Join([]string{
 	`{"role": "tool", "tool_call_id": "c9", "content": "late"`,
 }, "\n")
 
-// TestNanobotDirectMatchesPlain: the direct readings give what the plain
-// ones give, on the fixtures, the samples, a generated corpus and the edge
-// file above.
-func TestNanobotDirectMatchesPlain(t *testing.T) {
-	inputs := directInputs(t, map[string][]byte{"edge/cli_direct.jsonl": []byte(nbEdgeFile)})
-	for p, data := range inputs {
-		if direct, plain := readBoth(data, filepath.Base(p), "nanobot", &nbDirect); direct != plain {
-			t.Errorf("%s: the direct reading differs:\n%s", p, firstDiff(plain, direct))
-		}
-	}
-}
-
-func FuzzNanobotDirect(f *testing.F) {
+func FuzzNanobotEdge(f *testing.F) {
 	f.Add([]byte(nbEdgeFile))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if direct, plain := readBoth(data, "cli_direct.jsonl", "nanobot", &nbDirect); direct != plain {
-			t.Errorf("%q: the direct reading differs:\n%s", data, firstDiff(plain, direct))
-		}
+		checkEdgeRead(t, data, "cli_direct.jsonl", "nanobot")
 	})
 }
 

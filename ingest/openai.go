@@ -504,15 +504,12 @@ var oaItemArrays = map[string]bool{"messages": true, "input": false, "output": f
 // SplitArray, then each element's decoding would take a pass each over
 // what is most of the line's bytes. An element the one-pass decoding
 // declines is kept raw, for decodeChatMessage or decodeRespItem. ok is
-// false for a line that is not such an object, which the caller then
-// splits the plain way (and reports).
+// false for a line that is not such an object (or has a key with an
+// escape), which the caller then splits generically (and reports).
 //
 // reuse, when not nil, holds what was read of the recent lines: the
 // elements this line shares with one are taken from there (lineReuse).
 func splitRecord(line []byte, reuse *lineReuse) (sr *splitLine, ok bool) {
-	if !oaDirect {
-		return nil, false
-	}
 	c := jsonx.NewCursor(line)
 	empty, ok := c.OpenObject()
 	if !ok {
@@ -753,21 +750,15 @@ type chatMessageText struct {
 	Content *string `json:"content"`
 }
 
-// oaDirect turns on the readings that decode string members straight into
-// strings (decodeChatMessage, decodeRespItem); tests turn it off to check
-// that the readings with and without it are the same.
-var oaDirect = true
-
-// decodeChatMessage decodes a chat message: as a chatMessageText when it
-// is one, else (content of parts, a member of another type, any error) as
-// a chatMessage, whose error words the problem as before.
+// decodeChatMessage decodes a chat message: in one pass as a
+// chatMessageText when it is one, else (content of parts, a member of
+// another type, a repeated or case-folded key) generically as a
+// chatMessage, whose error words the problem.
 func decodeChatMessage(data []byte, m *chatMessage) error {
-	if oaDirect {
-		var t chatMessageText
-		if t.decode(data) || t.unmarshal(data) == nil {
-			*m = t.message()
-			return nil
-		}
+	var t chatMessageText
+	if t.decode(data) {
+		*m = t.message()
+		return nil
 	}
 	return jsonx.Unmarshal(data, m)
 }
@@ -820,12 +811,6 @@ func (t *chatMessageText) decodeAt(data []byte, pos, depth int) (end int, ok boo
 // message is the chatMessage read as t.
 func (t *chatMessageText) message() chatMessage {
 	return chatMessage{chatMessageFields: t.chatMessageFields, text: t.Content, direct: true}
-}
-
-// unmarshal is Unmarshal into a fresh t, for what decode declines.
-func (t *chatMessageText) unmarshal(data []byte) error {
-	*t = chatMessageText{}
-	return jsonx.Unmarshal(data, t)
 }
 
 // contentText is contentText of the message's content, or userText of it
@@ -1189,12 +1174,10 @@ type respItemText struct {
 // decodeRespItem decodes a Responses item as decodeChatMessage decodes a
 // chat message.
 func decodeRespItem(data []byte, it *respItem) error {
-	if oaDirect {
-		var t respItemText
-		if t.decode(data) || t.unmarshal(data) == nil {
-			*it = t.item()
-			return nil
-		}
+	var t respItemText
+	if t.decode(data) {
+		*it = t.item()
+		return nil
 	}
 	return jsonx.Unmarshal(data, it)
 }
@@ -1240,12 +1223,6 @@ func (t *respItemText) decodeAt(data []byte, pos, depth int) (end int, ok bool) 
 // item is the respItem read as t.
 func (t *respItemText) item() respItem {
 	return respItem{respItemFields: t.respItemFields, args: t.Arguments, output: t.Output, direct: true}
-}
-
-// unmarshal is Unmarshal into a fresh t, for what decode declines.
-func (t *respItemText) unmarshal(data []byte) error {
-	*t = respItemText{}
-	return jsonx.Unmarshal(data, t)
 }
 
 // call is the call a call item makes (but its Line).

@@ -53,7 +53,7 @@ func init() {
 				id := fileStem(h.Name) + "#L" + strconv.Itoa(n)
 				// A line the direct reading reads is valid JSON (it checks
 				// every byte), so it needs no Valid pass of its own.
-				if ohDirect && parseOpenHandsDirect(line, n, id, nil, out) {
+				if parseOpenHandsDirect(line, n, id, nil, out) {
 					continue
 				}
 				if !jsonx.Valid(line) {
@@ -127,16 +127,11 @@ type ohChoice = struct {
 // ohNotCalls are agent actions that are not tool calls.
 var ohNotCalls = map[string]bool{"message": true, "system": true, "recall": true, "change_agent_state": true, "condensation": true, "null": true, "": true}
 
-// ohDirect turns on the direct reading of trajectories
-// (parseOpenHandsDirect); tests turn it off to check that the readings with
-// and without it are the same.
-var ohDirect = true
-
 // parseOpenHandsRecord reads one trajectory: a JSONL line (pos nil), or a
 // whole-file document, where pos gives each event's file line for problems
 // (the session keeps line 0, docpos.go).
 func parseOpenHandsRecord(data []byte, h *Head, line int, defaultID string, pos *docPos, out *Sink) {
-	if ohDirect && parseOpenHandsDirect(data, line, defaultID, pos, out) {
+	if parseOpenHandsDirect(data, line, defaultID, pos, out) {
 		return
 	}
 	parseOpenHandsPlain(data, line, defaultID, pos, out)

@@ -9,9 +9,8 @@ import (
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
-// The Codex direct reading (codexDirect, decodeCodexLine) must give what
-// the plain one gives, sessions, problems and problem texts alike; these
-// tests read the same inputs with it on and off (readBoth, direct_test.go).
+// Codex lines of every shape the one-pass reading (decodeCodexLine) meets;
+// TestEdgeGolden holds what is read of them.
 
 // cxHead opens a Codex file: a session and a turn, so that the records
 // after it have a request to join.
@@ -170,19 +169,6 @@ func cxEdgeFiles() map[string][]byte {
 	return files
 }
 
-// TestCodexDirectMatchesPlain: the Codex direct reading gives what the
-// plain one gives, for every input read as codex (whatever its format:
-// the others exercise the declines) and as detected.
-func TestCodexDirectMatchesPlain(t *testing.T) {
-	for p, data := range directInputs(t, cxEdgeFiles()) {
-		for _, format := range []string{"", formatCodex} {
-			if on, off := readBoth(data, filepath.Base(p), format, &codexDirect); on != off {
-				t.Errorf("%s as %q: the direct reading differs:\n%s", p, format, firstDiff(off, on))
-			}
-		}
-	}
-}
-
 // TestCodexDirectReads: the direct reading reads the common records
 // itself rather than leaving them all to the plain one (which would pass
 // the comparison trivially).
@@ -202,9 +188,8 @@ func TestCodexDirectReads(t *testing.T) {
 
 // TestCodexProblemTypes: the problems of a payload Unmarshal cannot read
 // quote its error, which spells out the type of the member at fault, so
-// the type the direct reading names (codexInfo) must stay the unnamed
-// struct type it was; both readings share it, so
-// TestCodexDirectMatchesPlain cannot see a change there.
+// the type the one-pass reading names (codexInfo) must stay the unnamed
+// struct type the generic decoding quotes.
 func TestCodexProblemTypes(t *testing.T) {
 	data := []byte(cxHead + `{"timestamp":"2026-01-05T09:00:03.000Z","type":"event_msg","payload":{"type":"token_count","info":"none"}}
 `)
@@ -228,34 +213,30 @@ func TestCodexSummaries(t *testing.T) {
 {"timestamp":"2026-01-05T09:00:05.500Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"ok"}}
 {"timestamp":"2026-01-05T09:00:06.000Z","type":"response_item","payload":{"type":"reasoning","summary":"concise"}}
 `)
-	for _, direct := range []bool{true, false} {
-		codexDirect = direct
+	{
 		sessions, problems := readBytes(data, "rollout.jsonl", formatCodex)
-		codexDirect = true
 		if len(sessions) != 1 {
-			t.Fatalf("direct %v: %d sessions", direct, len(sessions))
+			t.Fatalf("%d sessions", len(sessions))
 		}
 		s := sessions[0]
 		if s.Model != "gpt-5-codex" {
-			t.Errorf("direct %v: model %q, want the turn_context's", direct, s.Model)
+			t.Errorf("model %q, want the turn_context's", s.Model)
 		}
 		if len(problems) != 1 || problems[0].Line != 7 || !strings.Contains(problems[0].Message, "reasoning summary is not a list") {
-			t.Errorf("direct %v: problems %v, want one, for the reasoning summary on line 7", direct, problems)
+			t.Errorf("problems %v, want one, for the reasoning summary on line 7", problems)
 		}
 		reqs := s.Turns[len(s.Turns)-1].Requests
 		if len(reqs) != 2 || reqs[0].TextChars != 5 || reqs[0].Line != 4 || reqs[1].Line != 7 || reqs[1].TextChars != 0 {
-			t.Errorf("direct %v: requests %+v, want the summary's 5 characters on line 4 and a request opened on line 7", direct, reqs)
+			t.Errorf("requests %+v, want the summary's 5 characters on line 4 and a request opened on line 7", reqs)
 		}
 	}
 }
 
-func FuzzCodexDirect(f *testing.F) {
+func FuzzCodexEdge(f *testing.F) {
 	for _, data := range cxEdgeFiles() {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if on, off := readBoth(data, "rollout.jsonl", formatCodex, &codexDirect); on != off {
-			t.Errorf("%q: the direct reading differs:\n%s", data, firstDiff(off, on))
-		}
+		checkEdgeRead(t, data, "rollout.jsonl", formatCodex)
 	})
 }

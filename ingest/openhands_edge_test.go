@@ -10,10 +10,9 @@ import (
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
-// The OpenHands direct reading (ohDirect, parseOpenHandsDirect) decodes
-// events where they lie and leaves anything else to the plain reading; it
-// exists for speed only. The tests here hold it to the plain reading, as
-// direct_test.go does for the other direct readings.
+// The OpenHands one-pass reading (parseOpenHandsDirect) decodes events
+// where they lie and leaves the rare shapes to the generic decoding; the
+// edge inputs here cover both (TestEdgeGolden).
 
 // ohdUser is a user message, ohdCall an agent action with a tool call and
 // ohdObs its observation: the common shapes, for the edge documents below
@@ -116,33 +115,9 @@ func ohPretty(doc string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(doc, `}, {`, "},\n  {"), `},{`, "},\n{")
 }
 
-// TestOpenHandsDirectMatchesPlain: the direct reading gives what the plain
-// one gives, for every input (OpenHands or not: read as OpenHands they
-// exercise the declines) and the edge documents, forced and detected.
-func TestOpenHandsDirectMatchesPlain(t *testing.T) {
-	extra := ohEdgeInputs()
-	// An args member nested to jsonx.MaxDepth, and one level past it (a
-	// document Valid rejects, so the one-pass reading must too), in an
-	// array document and in an output record.
-	for _, n := range []int{jsonx.MaxDepth - 3, jsonx.MaxDepth - 2, jsonx.MaxDepth - 1} {
-		deep := strings.Repeat("[", n) + strings.Repeat("]", n)
-		event := `{"id": 1, "source": "agent", "action": "run", "args": {"x": ` + deep + `}}`
-		extra[filepath.Join("edge", "openhands_deep_"+strconv.Itoa(n)+".json")] = []byte("[" + event + "]\n")
-		extra[filepath.Join("edge", "openhands_deep_"+strconv.Itoa(n)+".jsonl")] = []byte(`{"instance_id": "d", "history": [` + event + "]}\n")
-	}
-	for p, data := range directInputs(t, extra) {
-		for _, format := range []string{"", formatOpenHands} {
-			if on, off := readBoth(data, filepath.Base(p), format, &ohDirect); on != off {
-				t.Errorf("%s as %q: the direct reading differs:\n%s", p, format, firstDiff(off, on))
-			}
-		}
-	}
-}
-
 // TestOpenHandsDirectDecodes: the direct reading does read the OpenHands
 // fixtures, samples and generated files itself, every event decoded where
-// it lies, so that TestOpenHandsDirectMatchesPlain compares two readings
-// rather than the plain one with itself.
+// it lies: the generic decoding is for the rare shapes only.
 func TestOpenHandsDirectDecodes(t *testing.T) {
 	files := 0
 	for p, data := range directInputs(t, nil) {
@@ -213,7 +188,7 @@ func detectedFormat(data []byte, name string) (id string, told bool) {
 	return "", false
 }
 
-func FuzzOpenHandsDirect(f *testing.F) {
+func FuzzOpenHandsEdge(f *testing.F) {
 	for _, doc := range ohEdgeDocs {
 		f.Add([]byte(doc), false)
 		f.Add([]byte(ohPretty(doc)), false)
@@ -227,18 +202,15 @@ func FuzzOpenHandsDirect(f *testing.F) {
 		if lines {
 			name = "output.jsonl"
 		}
-		if on, off := readBoth(data, name, formatOpenHands, &ohDirect); on != off {
-			t.Errorf("%q as %s: the direct reading differs:\n%s", data, name, firstDiff(off, on))
-		}
+		checkEdgeRead(t, data, name, formatOpenHands)
 	})
 }
 
 // TestOpenHandsProblemTypes: the problems of an event Unmarshal cannot
 // read quote its error, which spells out the type of the member at fault,
-// so the types the direct reading names (ohMeta, ohModelResponse,
-// ohChoice) must stay the unnamed struct types they were; both readings
-// share them, so TestOpenHandsDirectMatchesPlain cannot see a change
-// there. Naming them changed these texts (found in review).
+// so the types the one-pass reading names (ohMeta, ohModelResponse,
+// ohChoice) must stay the unnamed struct types the generic decoding
+// quotes. Naming them changed these texts (found in review).
 func TestOpenHandsProblemTypes(t *testing.T) {
 	data := []byte(`[
  {"id": 1, "source": "user", "action": "message", "message": "hi", "args": {"content": "hi"}},

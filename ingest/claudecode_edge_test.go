@@ -1,17 +1,11 @@
 package ingest
 
 import (
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
-
-	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
-// ccEdgeFiles are Claude Code files whose lines are not all what the
-// one-pass reading (ccReader.decode) reads itself: each must read as the
-// plain reading reads it, sessions and problems alike.
+// ccEdgeFiles are Claude Code files whose lines are not all of the common
+// shapes (TestEdgeGolden holds what is read of them).
 var ccEdgeFiles = []string{
 	// The common shapes: a prompt, a call, its result as a string and as
 	// blocks, an error, a split response, usage.
@@ -77,51 +71,11 @@ not json at all
 {"type":"user","uuid":"u3","message":{"role":"user","content":"c"}}`,
 }
 
-// TestClaudeCodeDirectMatchesPlain: the one-pass reading of Claude Code
-// lines gives what the plain one gives, detected or forced.
-func TestClaudeCodeDirectMatchesPlain(t *testing.T) {
-	extra := map[string][]byte{}
-	for i, f := range ccEdgeFiles {
-		extra[filepath.Join("edge", "claude_"+strconv.Itoa(i)+".jsonl")] = []byte(f)
-	}
-	// An input nested to jsonx.MaxDepth, and one level past it (a line
-	// Valid rejects, so the one-pass reading must too).
-	for _, n := range []int{jsonx.MaxDepth - 4, jsonx.MaxDepth - 3} {
-		deep := strings.Repeat("[", n) + strings.Repeat("]", n)
-		extra[filepath.Join("edge", "claude_deep_"+strconv.Itoa(n)+".jsonl")] = []byte(
-			`{"type":"user","uuid":"u1","message":{"role":"user","content":"a"}}` + "\n" +
-				`{"type":"assistant","uuid":"a1","message":{"id":"m","model":"c","content":[{"type":"tool_use","id":"t","name":"X","input":{"d":` + deep + `}}]}}` + "\n")
-	}
-	compared := 0
-	for p, data := range directInputs(t, extra) {
-		formats := []string{""}
-		if strings.Contains(p, "claude") {
-			formats = append(formats, "claude-code")
-		}
-		for _, format := range formats {
-			on, off := readBoth(data, filepath.Base(p), format, &ccDirect)
-			if on != off {
-				t.Errorf("%s as %q: the direct reading differs:\n%s", p, format, firstDiff(off, on))
-			}
-			if strings.Contains(on, `"claude-code"`) {
-				compared++
-			}
-		}
-	}
-	// The fixtures, the generated corpus and the edge files all hold
-	// Claude Code sessions: a count this low means they were not read.
-	if compared < len(ccEdgeFiles) {
-		t.Errorf("only %d readings held Claude Code sessions", compared)
-	}
-}
-
-func FuzzClaudeCodeDirect(f *testing.F) {
+func FuzzClaudeCodeEdge(f *testing.F) {
 	for _, file := range ccEdgeFiles {
 		f.Add([]byte(file))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if on, off := readBoth(data, "session.jsonl", "claude-code", &ccDirect); on != off {
-			t.Errorf("%q: the direct reading differs:\n%s", data, firstDiff(off, on))
-		}
+		checkEdgeRead(t, data, "session.jsonl", formatClaudeCode)
 	})
 }

@@ -4,22 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/loopgate/loopgate/internal/gen"
-	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
-// The "direct" readings (hermesDirect, nbDirect, oaDirect) decode string
-// members straight into strings and fall back to the raw readings on
-// anything else; they exist for speed only. The tests here read the same
-// inputs with each switch on and off and require the same sessions and
-// problems.
-
-// readBoth reads data with *direct on, then off, and returns both readings
-// as JSON.
+// readBoth reads data with *switch on, then off, and returns both readings
+// as JSON (the reuse of decoded elements, oaReuse, is tested so).
 func readBoth(data []byte, name, format string, direct *bool) (on, off string) {
 	dump := func() string {
 		sessions, problems := readBytes(data, name, format)
@@ -67,7 +58,7 @@ func directInputs(t *testing.T, extra map[string][]byte) map[string][]byte {
 }
 
 // oaEdgeRecords are OpenAI records whose members are not all strings where
-// the direct reading expects them, or repeat.
+// the one-pass reading expects them, or repeat (TestEdgeGolden).
 var oaEdgeRecords = []string{
 	`{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{\"path\":\"a\"}"}}]},{"role":"tool","tool_call_id":"c1","content":[{"type":"text","text":"part one"},{"type":"image_url"}]}]}`,
 	`{"messages":[{"role":"user","content":[{"type":"text","text":"typed"}]},{"role":"assistant","content":"ok","content":null}]}`,
@@ -113,29 +104,7 @@ var oaEdgeRecords = []string{
 	`{"messages":[{"role":"user","content":"a"},{"role":"assistant","tool_calls":[{"id":"c\u0031","type":"function","function":{"name":"read\tfile","arguments":"{\"path\":\"a\\nb\u00e9\"}"}}]},{"role":"tool","tool_call_id":"c1","content":"ok"}]}`,
 }
 
-// TestOpenAIDirectMatchesPlain: the openai direct reading gives what the
-// raw one gives, under both openai formats and detection.
-func TestOpenAIDirectMatchesPlain(t *testing.T) {
-	extra := map[string][]byte{}
-	for i, rec := range oaEdgeRecords {
-		extra[filepath.Join("edge", "openai_"+string(rune('a'+i))+".jsonl")] = []byte(rec + "\n")
-	}
-	// An item member nested to jsonx.MaxDepth, and one level past it (a
-	// line Valid rejects, so the one-pass reading must too).
-	for _, n := range []int{jsonx.MaxDepth - 2, jsonx.MaxDepth - 1} {
-		deep := strings.Repeat("[", n) + strings.Repeat("]", n)
-		extra[filepath.Join("edge", "openai_deep_"+strconv.Itoa(n)+".jsonl")] = []byte(`{"input":[{"type":"message","role":"user","content":"a","x":` + deep + "}]}\n")
-	}
-	for p, data := range directInputs(t, extra) {
-		for _, format := range []string{"", "openai-chat", "openai-responses"} {
-			if on, off := readBoth(data, filepath.Base(p), format, &oaDirect); on != off {
-				t.Errorf("%s as %q: the direct reading differs:\n%s", p, format, firstDiff(off, on))
-			}
-		}
-	}
-}
-
-func FuzzOpenAIDirect(f *testing.F) {
+func FuzzOpenAIEdge(f *testing.F) {
 	for _, rec := range oaEdgeRecords {
 		f.Add([]byte(rec), false)
 	}
@@ -144,8 +113,6 @@ func FuzzOpenAIDirect(f *testing.F) {
 		if responses {
 			format = "openai-responses"
 		}
-		if on, off := readBoth(data, "log.jsonl", format, &oaDirect); on != off {
-			t.Errorf("%q as %s: the direct reading differs:\n%s", data, format, firstDiff(off, on))
-		}
+		checkEdgeRead(t, data, "log.jsonl", format)
 	})
 }
