@@ -83,10 +83,6 @@ const (
 	nbCommand
 )
 
-func (k nbUserKind) String() string {
-	return [...]string{"turn start", "mid-run injection", "length recovery", "goal continuation", "injected event", "command"}[k]
-}
-
 // nbUserFacts are the facts of one user record that decide its kind.
 type nbUserFacts struct {
 	Text       string // content text as written (runtime context included)

@@ -356,3 +356,8 @@ func TestNanobotTimeLayouts(t *testing.T) {
 		t.Errorf("a naive time tries %d layouts, want 2 (no RFC 3339)", n)
 	}
 }
+
+// String names a user record's kind in test failures.
+func (k nbUserKind) String() string {
+	return [...]string{"turn start", "mid-run injection", "length recovery", "goal continuation", "injected event", "command"}[k]
+}

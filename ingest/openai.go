@@ -763,7 +763,7 @@ func decodeChatMessage(data []byte, m *chatMessage) error {
 	return jsonx.Unmarshal(data, m)
 }
 
-// decode reads data into t in one pass (jsonx.DecodeObject), the nested
+// decode reads data into t in one pass (jsonx.DecodeObjectNested), the nested
 // tool calls and reasoning with Unmarshal; false leaves data to Unmarshal.
 func (t *chatMessageText) decode(data []byte) bool {
 	end, ok := t.decodeAt(data, 0, 0)

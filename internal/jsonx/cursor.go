@@ -2,7 +2,7 @@ package jsonx
 
 // Cursor walks a JSON document one token at a time, checking its syntax as
 // it goes, so that a reader can decode the parts it wants where they lie
-// (DecodeObject at Pos) and skip the rest, in one pass over the bytes,
+// (DecodeObjectNested at Pos) and skip the rest, in one pass over the bytes,
 // instead of splitting the document first (SplitObject, SplitArray: a
 // pass each) and decoding the pieces after (another). Every method
 // returns ok false on a syntax error; after that the Cursor's position is
@@ -22,7 +22,8 @@ func (c *Cursor) Data() []byte { return c.p.data }
 // Pos is the index of the next byte to read.
 func (c *Cursor) Pos() int { return c.p.pos }
 
-// Seek moves to pos, the end of a value read by other means (DecodeObject).
+// Seek moves to pos, the end of a value read by other means
+// (DecodeObjectNested).
 func (c *Cursor) Seek(pos int) { c.p.pos = pos }
 
 // Peek returns the next byte after white space, 0 at the end.
@@ -37,9 +38,6 @@ func (c *Cursor) Peek() byte {
 // OpenObject moves past an object's opening brace, and past its closing
 // one too when the object is empty.
 func (c *Cursor) OpenObject() (empty, ok bool) { return c.p.openObject() }
-
-// OpenArray is OpenObject for an array.
-func (c *Cursor) OpenArray() (empty, ok bool) { return c.p.open('[', ']') }
 
 // Key reads a member's key and the colon after it: the key's raw content
 // (escapes and all), and whether it has escapes.

@@ -73,3 +73,7 @@ func TestCursor(t *testing.T) {
 		}
 	}
 }
+
+// OpenArray is OpenObject for an array: the test walks arrays element by
+// element with it (production code walks them with DecodeArrayEach).
+func (c *Cursor) OpenArray() (empty, ok bool) { return c.p.open('[', ']') }

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Field is one member of an object that DecodeObject reads. Name is the
+// Field is one member of an object that DecodeObjectNested reads. Name is the
 // member's key; exactly one of the destinations is set, and its type says
 // what the member may hold.
 type Field struct {
@@ -34,34 +34,9 @@ type Field struct {
 	IntPtr **int64
 }
 
-// maxFields is how many fields DecodeObject takes: it marks the ones it
-// has seen in one word.
+// maxFields is how many fields and nested members DecodeObjectNested
+// takes: it marks the ones it has seen in one word.
 const maxFields = 64
-
-// DecodeObject reads the JSON object that starts at data[pos] (after white
-// space) into fields, in one pass: each member is checked and, when it is
-// one of the fields, decoded where it lies, without the separate syntax
-// pass, reflection and input copy of Unmarshal. end is the index just past
-// the object's closing brace.
-//
-// ok is false for anything it does not read exactly as Unmarshal into a
-// struct with these fields (tagged with their names) would: a syntax error
-// anywhere in the object, a member of another type than its field takes, a
-// field that appears twice, a key with an escape or with bytes outside
-// ASCII, or a key that matches a field only when case is folded (Unmarshal
-// matches those too). The caller then calls Unmarshal, whose answer or
-// error stands; the fields may be partly written. TestDecodeObject and
-// FuzzDecodeObject hold it to Unmarshal.
-func DecodeObject(data []byte, pos int, fields []Field) (end int, ok bool) {
-	return DecodeObjectNested(data, pos, 0, fields, nil)
-}
-
-// DecodeObjectAll is DecodeObject of all of data: one object with nothing
-// but white space around it, as Unmarshal requires.
-func DecodeObjectAll(data []byte, fields []Field) bool {
-	end, ok := DecodeObject(data, 0, fields)
-	return ok && AtEnd(data, end)
-}
 
 // unknownKey reports whether key, which names none of fields and nested,
 // can be skipped: it is ASCII and no name equals it with case folded
@@ -180,7 +155,7 @@ func (p *parser) field(f *Field, depth int) bool {
 
 // Records nest what is worth decoding in place (a session's messages, a
 // conversation's entries, a message's tool calls, a log line's items) in
-// lists inside the record. DecodeObject reads such a list as a raw member, one
+// lists inside the record. Reading such a list as a raw member takes one
 // pass over it, and its elements then take another each. The functions
 // here read nested values in the same pass: DecodeObjectNested hands a
 // member to the caller, which walks it with DecodeArrayEach and decodes
@@ -198,12 +173,23 @@ type Nested struct {
 	Read func(data []byte, pos, depth int) (end int, ok bool)
 }
 
-// DecodeObjectNested is DecodeObject of an object that is depth levels
-// deep in data (0 for the top level), with the members named in nested
-// read by their Read. It declines what DecodeObject declines, treating
-// the nested names as fields (a nested member that appears twice, a key
-// that matches one when case is folded), and whatever a Read declines.
-// Read may have run, and fields may be written, before a decline.
+// DecodeObjectNested reads the JSON object that starts at data[pos] (after
+// white space), depth levels deep in data (0 for the top level), into
+// fields, in one pass: each member is checked and, when it is one of the
+// fields, decoded where it lies, without the separate syntax pass,
+// reflection and input copy of Unmarshal; the members named in nested are
+// read by their Read. end is the index just past the object's closing
+// brace.
+//
+// ok is false for anything it does not read exactly as Unmarshal into a
+// struct with these fields (tagged with their names) would: a syntax error
+// anywhere in the object, a member of another type than its field takes, a
+// field or nested member that appears twice, a key with an escape or with
+// bytes outside ASCII, or a key that matches a name only when case is
+// folded (Unmarshal matches those too), and whatever a Read declines. The
+// caller then decodes the object generically (Unmarshal), whose answer or
+// error stands; Read may have run, and fields may be written, before a
+// decline. TestDecodeObject and FuzzDecodeObject hold it to Unmarshal.
 func DecodeObjectNested(data []byte, pos, depth int, fields []Field, nested []Nested) (end int, ok bool) {
 	if len(fields)+len(nested) > maxFields || depth > MaxDepth {
 		return 0, false

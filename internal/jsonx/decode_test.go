@@ -158,3 +158,16 @@ func FuzzDecodeObject(f *testing.F) {
 		}
 	})
 }
+
+// DecodeObject is DecodeObjectNested of a top-level object with no nested
+// members: what the tests below hold to Unmarshal.
+func DecodeObject(data []byte, pos int, fields []Field) (end int, ok bool) {
+	return DecodeObjectNested(data, pos, 0, fields, nil)
+}
+
+// DecodeObjectAll is DecodeObject of all of data: one object with nothing
+// but white space around it, as Unmarshal requires.
+func DecodeObjectAll(data []byte, fields []Field) bool {
+	end, ok := DecodeObject(data, 0, fields)
+	return ok && AtEnd(data, end)
+}

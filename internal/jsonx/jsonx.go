@@ -39,9 +39,6 @@ func Unmarshal(data []byte, v any) error {
 	return gojson.Unmarshal(data, v)
 }
 
-// Marshal encodes v without HTML escaping.
-func Marshal(v any) ([]byte, error) { return json.Marshal(v) }
-
 // Valid reports whether data is one valid JSON value. It allocates nothing:
 // detection and ingest call it on every line.
 func Valid(data []byte) bool {
