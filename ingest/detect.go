@@ -1,18 +1,11 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
-	"math"
-	"os"
-	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
@@ -126,98 +119,6 @@ func FormatIDs() []string {
 	return ids
 }
 
-// Options control reading.
-type Options struct {
-	// Format forces a format id instead of detecting one per file.
-	Format string
-	// BytesRead, when set, has the bytes read from each file added to it
-	// as they are read (as stored: a gzip file's compressed bytes), for a
-	// progress line that moves within a large file, not only between
-	// files. Once ReadFile is done with a file, the file's whole size has
-	// been added, read or not (a file of no known format is left after
-	// its first lines). Readers of several files at once may share it.
-	BytesRead *atomic.Int64
-	// OnRead, when set, is called with the size of each chunk the line
-	// reader takes in (as decoded: a gzip file's uncompressed bytes), on
-	// the reading goroutine, before the chunk is parsed. The replay uses
-	// it to bound what sessions not yet replayed hold across files
-	// (analyze's memory gate); it may block.
-	OnRead func(n int)
-	// MaxRecord bounds the size of one record: a JSONL line, or a whole
-	// JSON document (0: DefaultMaxRecord). A larger one is one problem
-	// naming its line, and is not held: the reader skips to the next line
-	// (a document is not read at all). The command line's --max-record.
-	MaxRecord int64
-	// Keep, when set, chooses the sessions passed on (--since, --session,
-	// --tool); the others are read and dropped.
-	Keep func(*Session) bool
-
-	// sizeHint is the file's size when ReadFile knows it: a whole-file
-	// document's buffer is made that large at once instead of doubling
-	// its way there (a tenth of the reading of hermes snapshots).
-	sizeHint int64
-}
-
-// readHook calls on with the size of every read.
-type readHook struct {
-	r  io.Reader
-	on func(n int)
-}
-
-func (h readHook) Read(p []byte) (int, error) {
-	k, err := h.r.Read(p)
-	if k > 0 {
-		h.on(k)
-	}
-	return k, err
-}
-
-// countingReader adds what it reads to n, and to own when set.
-type countingReader struct {
-	r   io.Reader
-	n   *atomic.Int64
-	own *int64
-}
-
-func (c countingReader) Read(p []byte) (int, error) {
-	k, err := c.r.Read(p)
-	c.n.Add(int64(k))
-	if c.own != nil {
-		*c.own += int64(k)
-	}
-	return k, err
-}
-
-// DefaultMaxRecord is Options.MaxRecord when none is given: well above any
-// record seen in real transcripts (tool results of tens of MiB), well below
-// what makes a few copies of one line exhaust a machine.
-const DefaultMaxRecord = 256 << 20
-
-// maxRecord is opt.MaxRecord or its default, as an int.
-func (opt Options) maxRecord() int {
-	if opt.MaxRecord <= 0 {
-		return DefaultMaxRecord
-	}
-	return int(min(opt.MaxRecord, int64(math.MaxInt32)*4))
-}
-
-// FormatSize writes a byte count for a message: "256 MiB", "1.5 GiB",
-// "300 bytes".
-func FormatSize(n int64) string {
-	for _, u := range []struct {
-		size int64
-		name string
-	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
-		if n >= u.size {
-			if n%u.size == 0 {
-				return strconv.FormatInt(n/u.size, 10) + " " + u.name
-			}
-			return strconv.FormatFloat(float64(n)/float64(u.size), 'f', 1, 64) + " " + u.name
-		}
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
-}
-
 // sniffLines is how many lines detection looks at for a first valid record.
 const sniffLines = 64
 
@@ -227,290 +128,6 @@ const sniffLines = 64
 // (issue 8). A file with no JSON record in its first 64 MiB is reported as
 // of no known format.
 const sniffBytes = 64 << 20
-
-// ReadFile reads one file ("-" for standard input) and sends its sessions
-// and problems to out. It never panics on bad input: a parser that panics
-// costs the rest of its file, reported as a problem, not the run.
-func ReadFile(path string, opt Options, out *Sink) {
-	out.File = path
-	var r io.Reader
-	if path == "-" {
-		r = os.Stdin
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			out.Problemf(0, "cannot open file: %v", errorText(err))
-			return
-		}
-		defer f.Close()
-		r = f
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			opt.sizeHint = st.Size()
-		}
-		if counter := opt.BytesRead; counter != nil {
-			var read int64
-			r, opt.BytesRead = countingReader{f, counter, &read}, nil
-			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-				// What was not read counts as done too.
-				defer func() { counter.Add(max(st.Size()-read, 0)) }()
-			}
-		}
-		// A database is read by path, not as a stream (database.go).
-		var magic [16]byte
-		if k, _ := f.ReadAt(magic[:], 0); isSQLite(magic[:k]) {
-			readDatabase(path, opt, out)
-			return
-		}
-	}
-	Read(r, path, opt, out)
-}
-
-// Read is ReadFile over an open reader; name is used for detection (file
-// name patterns) and in messages.
-func Read(r io.Reader, name string, opt Options, out *Sink) {
-	out.File = name
-	defer func() {
-		if p := recover(); p != nil {
-			out.Problemf(0, "internal error while reading this file (please report it): %v", p)
-		}
-	}()
-	// Two buffered readers stacked: br only sniffs the gzip magic (and
-	// feeds the gzip reader), the line reader's own buffer holds the lines.
-	if opt.BytesRead != nil {
-		r = countingReader{r, opt.BytesRead, nil}
-	}
-	br := headReaders.Get().(*bufio.Reader)
-	br.Reset(r)
-	defer func() {
-		br.Reset(nil)
-		headReaders.Put(br)
-	}()
-	if head, _ := br.Peek(len(sqliteMagic)); isSQLite(head) {
-		out.Problemf(0, "file is an SQLite database: loopgate reads databases by their path, not from standard input or a stream")
-		return
-	}
-	rr, gz, err := openMaybeGzip(br)
-	if err != nil {
-		out.Problemf(0, "%v", err)
-		return
-	}
-	base := filepath.Base(name)
-	if gz {
-		base = strings.TrimSuffix(base, ".gz")
-	}
-	if opt.OnRead != nil {
-		rr = readHook{rr, opt.OnRead}
-	}
-	lr := newPooledLineReader(rr)
-	defer lr.release()
-	maxRecord := opt.maxRecord()
-	lr.max = maxRecord
-	lr.onOversize = func(n int, size int64) {
-		out.Problemf(n, "record is %s, over the --max-record limit of %s: it is skipped", FormatSize(size), FormatSize(int64(maxRecord)))
-	}
-	h := &Head{Path: name, Name: base}
-
-	first, n, ok := lr.Next()
-	if !ok {
-		if err := lr.Err(); err != nil {
-			out.Problemf(0, "cannot read file: %v", readErrorText(err, gz))
-		} else if lr.skipped > 0 {
-			// Every line was over the limit: each is a problem already.
-		} else {
-			out.Problemf(0, "file is empty")
-		}
-		return
-	}
-	// The reader reuses its buffer: keep our own copy of the first line
-	// before reading the next one.
-	first = append([]byte(nil), first...)
-	firstTruncated, firstBadUTF8 := lr.Truncated(), lr.BadUTF8()
-	trimmed := bytes.TrimSpace(first)
-	var doc []byte
-	// docBadUTF8 lists the lines of a document that held invalid UTF-8:
-	// they are reported when the document is parsed (JSONL lines are
-	// reported by the line reader as the parser reads them).
-	var docBadUTF8 []int
-	switch {
-	case jsonx.Valid(trimmed):
-		// Is this a one-record file? Peek at the next line.
-		if second, n2, ok2 := lr.Next(); ok2 {
-			lr.Unread(second, n2)
-			lr.pending = append([]pendingLine{{first, n, firstTruncated, firstBadUTF8}}, lr.pending...)
-		} else {
-			doc = append([]byte(nil), first...)
-			h.Doc = true
-			h.Line = n
-			if firstBadUTF8 {
-				docBadUTF8 = append(docBadUTF8, n)
-			}
-			// Issue 8: a gzip stream cut right after a complete first
-			// line ended the file silently; the cut must be a problem.
-			if err := lr.Err(); err != nil {
-				defer out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, gz))
-			}
-		}
-	case looksLikeDocumentStart(trimmed):
-		var buf bytes.Buffer
-		if !gz && opt.sizeHint > 0 {
-			buf.Grow(int(min(opt.sizeHint, 1<<30, int64(maxRecord))) + 1)
-		}
-		buf.Write(first)
-		buf.WriteByte('\n')
-		if firstBadUTF8 {
-			docBadUTF8 = append(docBadUTF8, n)
-		}
-		prev := n
-		for {
-			line, ln, ok := lr.Next()
-			if !ok {
-				break
-			}
-			// Keep the blank lines the reader skipped, so that a newline
-			// count in the document gives the file line (docpos.go).
-			for ; prev+1 < ln; prev++ {
-				buf.WriteByte('\n')
-			}
-			prev = ln
-			if lr.BadUTF8() {
-				docBadUTF8 = append(docBadUTF8, ln)
-			}
-			if buf.Len()+len(line) > maxRecord {
-				// A document is one record: past the limit it is not read.
-				out.Problemf(n, "JSON document starting here is over the --max-record limit of %s (at line %d): it is not read", FormatSize(int64(maxRecord)), ln)
-				return
-			}
-			buf.Write(line)
-			buf.WriteByte('\n')
-		}
-		if err := lr.Err(); err != nil {
-			// Issue 8: one problem for one bad spot. A document cut short
-			// by the read error is not also reported as invalid JSON.
-			out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, gz))
-			return
-		}
-		doc = buf.Bytes()
-		h.Doc = true
-		h.Line = n
-		if !jsonx.Valid(doc) {
-			// Issue 2: name the line where the document goes wrong (the
-			// parser's error offset), else the document's first line.
-			_, err := jsonx.Parse(doc)
-			if err == nil {
-				err = fmt.Errorf("invalid JSON")
-			}
-			line, msg, _ := jsonErrorLine(doc, n, err)
-			out.Problemf(line, "file is not valid JSON: %s (a JSON document that is cut short or corrupt; %d lines read)", msg, lr.Lines())
-			return
-		}
-	default:
-		lr.pending = append([]pendingLine{{first, n, firstTruncated, firstBadUTF8}}, lr.pending...)
-	}
-
-	if h.Doc {
-		describeDoc(h, doc)
-	} else {
-		// Find the first line that is a JSON value; bad lines before it are
-		// reported by the parser when it reads them again.
-		var seen []pendingLine
-		held := 0
-		for i := 0; i < sniffLines && held < sniffBytes; i++ {
-			line, ln, ok := lr.Next()
-			if !ok {
-				break
-			}
-			held += len(line)
-			seen = append(seen, pendingLine{line: append([]byte(nil), line...), n: ln, truncated: lr.Truncated(), badUTF8: lr.BadUTF8()})
-			if jsonx.Valid(line) {
-				h.Line = ln
-				describe(h, line)
-				break
-			}
-		}
-		lr.pending = append(seen, lr.pending...)
-	}
-
-	var f *Format
-	if opt.Format != "" {
-		if f = forcedFormat(opt.Format, out); f == nil {
-			return
-		}
-	} else {
-		for _, c := range formats {
-			if h.Doc && c.ParseDoc == nil && c.ParseLines == nil {
-				continue
-			}
-			if c.ParseDoc == nil && c.ParseLines == nil {
-				continue // a database format (database.go)
-			}
-			if c.Sniff != nil && c.Sniff(h) {
-				f = c
-				break
-			}
-		}
-	}
-	if f == nil {
-		// Issue 8: a gzip file cut before its first complete record was
-		// reported as "of no known format"; the cut is the cause.
-		if err := lr.Err(); err != nil {
-			out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, gz))
-			return
-		}
-		// Issue 2: the line of the first record detection looked at, else
-		// (no line is a JSON value) the file's first line: always a line
-		// of the file, never 0, which is kept for problems that have no
-		// line (an empty or unreadable file).
-		line := h.Line
-		if line == 0 {
-			line = n
-		}
-		out.Problemf(line, "file is of no known format (%s); name one with --input-format", headSummary(h))
-		return
-	}
-
-	if opt.Keep != nil {
-		kept, keep := out, opt.Keep
-		out = &Sink{File: kept.File, OnProblem: kept.OnProblem, OnSession: func(s *Session) {
-			if keep(s) {
-				kept.Session(s)
-			}
-		}}
-	}
-	if opt.Format != "" {
-		var forced *forcedSink
-		forced, out = newForcedSink(out, f.ID)
-		defer forced.finish()
-	}
-	oneLine := h.Doc && !bytes.Contains(bytes.TrimSpace(doc), []byte("\n"))
-	if h.Doc && (f.ParseDoc != nil || (oneLine && f.ParseLines != nil)) {
-		// The document is read: its lines that held invalid UTF-8 are one
-		// problem each (issue 2), as JSONL lines are.
-		for _, ln := range docBadUTF8 {
-			out.Problemf(ln, "%s", badUTF8Message)
-		}
-	}
-	switch {
-	case h.Doc && f.ParseDoc != nil:
-		f.ParseDoc(doc, h, out)
-	case oneLine && f.ParseLines != nil:
-		f.ParseLines(docLineReader(doc, h), h, out)
-	case !h.Doc && f.ParseLines != nil:
-		lr.reportBadUTF8(out)
-		f.ParseLines(lr, h, out)
-		lr.flushBadUTF8()
-		if err := lr.Err(); err != nil {
-			out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, gz))
-		}
-	case f.ParseFile != nil && f.ParseLines == nil && f.ParseDoc == nil:
-		out.Problemf(0, "format %s reads SQLite databases by path; this file is not one", f.ID)
-	default:
-		out.Problemf(0, "format %s cannot read this file (it expects %s)", f.ID, map[bool]string{true: "JSONL records", false: "one JSON document"}[h.Doc])
-	}
-}
-
-// headReaders keeps the 64 KiB buffered readers of finished files for the
-// next ones (see bufReaders).
-var headReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // docLineReader reads a document as lines numbered as in the file: the
 // lines before the document's first line are given back as blank lines.
@@ -636,16 +253,195 @@ func headSummary(h *Head) string {
 	return fmt.Sprintf("%s has keys %s", what, strings.Join(keys, ", "))
 }
 
-func readErrorText(err error, gz bool) string {
-	if gz && (err == io.ErrUnexpectedEOF || strings.Contains(err.Error(), "unexpected EOF")) {
-		return "gzip data ends early (the file was cut short)"
-	}
-	return errorText(err)
+// sniffed is what sniff learned of a file: its head (the first record's
+// keys), and for a one-document file the document.
+type sniffed struct {
+	h *Head
+	// first is the line of the file's first non-blank line.
+	first int
+	// doc is the whole-file document when h.Doc; docBadUTF8 lists its
+	// lines that held invalid UTF-8, reported when it is read (JSONL
+	// lines are reported by the line reader as the parser reads them).
+	doc        []byte
+	docBadUTF8 []int
+	// cut, when not "", is the problem of a one-record file whose stream
+	// ended in a read error after the record, at line cutLine: reported
+	// after the record is read.
+	cut     string
+	cutLine int
 }
 
-func errorText(err error) string {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err.Error()
+// sniff reads the head of the file: its first line, and, when that is a
+// whole-file document (pretty-printed over many lines, or a file of one
+// line), the document; else the first lines up to one that is a JSON
+// value. What it read is given back to the line reader for the format's
+// reader. ok is false, the problem reported, for an empty or unreadable
+// file, a document over the record limit or not valid JSON.
+func sniff(in *stream, opt Options, out *Sink) (*sniffed, bool) {
+	lr, gz, maxRecord := in.lr, in.gz, opt.maxRecord()
+	h := &Head{Path: in.path, Name: in.name}
+	s := &sniffed{h: h}
+
+	first, n, ok := lr.Next()
+	s.first = n
+	if !ok {
+		if err := lr.Err(); err != nil {
+			out.Problemf(0, "cannot read file: %v", readErrorText(err, gz))
+		} else if lr.skipped > 0 {
+			// Every line was over the limit: each is a problem already.
+		} else {
+			out.Problemf(0, "file is empty")
+		}
+		return nil, false
 	}
-	return err.Error()
+	// The reader reuses its buffer: keep our own copy of the first line
+	// before reading the next one.
+	first = append([]byte(nil), first...)
+	firstTruncated, firstBadUTF8 := lr.Truncated(), lr.BadUTF8()
+	trimmed := bytes.TrimSpace(first)
+	switch {
+	case jsonx.Valid(trimmed):
+		// Is this a one-record file? Peek at the next line.
+		if second, n2, ok2 := lr.Next(); ok2 {
+			lr.Unread(second, n2)
+			lr.pending = append([]pendingLine{{first, n, firstTruncated, firstBadUTF8}}, lr.pending...)
+		} else {
+			s.doc = append([]byte(nil), first...)
+			h.Doc = true
+			h.Line = n
+			if firstBadUTF8 {
+				s.docBadUTF8 = append(s.docBadUTF8, n)
+			}
+			// Issue 8: a gzip stream cut right after a complete first
+			// line ended the file silently; the cut must be a problem.
+			if err := lr.Err(); err != nil {
+				s.cutLine = lr.Lines()
+				s.cut = fmt.Sprintf("file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, gz))
+			}
+		}
+	case looksLikeDocumentStart(trimmed):
+		var buf bytes.Buffer
+		if !gz && opt.sizeHint > 0 {
+			buf.Grow(int(min(opt.sizeHint, 1<<30, int64(maxRecord))) + 1)
+		}
+		buf.Write(first)
+		buf.WriteByte('\n')
+		if firstBadUTF8 {
+			s.docBadUTF8 = append(s.docBadUTF8, n)
+		}
+		prev := n
+		for {
+			line, ln, ok := lr.Next()
+			if !ok {
+				break
+			}
+			// Keep the blank lines the reader skipped, so that a newline
+			// count in the document gives the file line (docpos.go).
+			for ; prev+1 < ln; prev++ {
+				buf.WriteByte('\n')
+			}
+			prev = ln
+			if lr.BadUTF8() {
+				s.docBadUTF8 = append(s.docBadUTF8, ln)
+			}
+			if buf.Len()+len(line) > maxRecord {
+				// A document is one record: past the limit it is not read.
+				out.Problemf(n, "JSON document starting here is over the --max-record limit of %s (at line %d): it is not read", FormatSize(int64(maxRecord)), ln)
+				return nil, false
+			}
+			buf.Write(line)
+			buf.WriteByte('\n')
+		}
+		if err := lr.Err(); err != nil {
+			// Issue 8: one problem for one bad spot. A document cut short
+			// by the read error is not also reported as invalid JSON.
+			out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, gz))
+			return nil, false
+		}
+		s.doc = buf.Bytes()
+		h.Doc = true
+		h.Line = n
+		if !jsonx.Valid(s.doc) {
+			// Issue 2: name the line where the document goes wrong (the
+			// parser's error offset), else the document's first line.
+			_, err := jsonx.Parse(s.doc)
+			if err == nil {
+				err = fmt.Errorf("invalid JSON")
+			}
+			line, msg, _ := jsonErrorLine(s.doc, n, err)
+			out.Problemf(line, "file is not valid JSON: %s (a JSON document that is cut short or corrupt; %d lines read)", msg, lr.Lines())
+			return nil, false
+		}
+	default:
+		lr.pending = append([]pendingLine{{first, n, firstTruncated, firstBadUTF8}}, lr.pending...)
+	}
+
+	if h.Doc {
+		describeDoc(h, s.doc)
+	} else {
+		// Find the first line that is a JSON value; bad lines before it are
+		// reported by the parser when it reads them again.
+		var seen []pendingLine
+		held := 0
+		for i := 0; i < sniffLines && held < sniffBytes; i++ {
+			line, ln, ok := lr.Next()
+			if !ok {
+				break
+			}
+			held += len(line)
+			seen = append(seen, pendingLine{line: append([]byte(nil), line...), n: ln, truncated: lr.Truncated(), badUTF8: lr.BadUTF8()})
+			if jsonx.Valid(line) {
+				h.Line = ln
+				describe(h, line)
+				break
+			}
+		}
+		lr.pending = append(seen, lr.pending...)
+	}
+	return s, true
+}
+
+// pickFormat is the format of the sniffed file: the forced one, else the
+// first whose Sniff knows its head. nil, the problem reported, when there
+// is none (or the forced one does not exist).
+func pickFormat(in *stream, s *sniffed, opt Options, out *Sink) *Format {
+	lr, h, n := in.lr, s.h, s.first
+	var f *Format
+	if opt.Format != "" {
+		if f = forcedFormat(opt.Format, out); f == nil {
+			return nil
+		}
+	} else {
+		for _, c := range formats {
+			if h.Doc && c.ParseDoc == nil && c.ParseLines == nil {
+				continue
+			}
+			if c.ParseDoc == nil && c.ParseLines == nil {
+				continue // a database format (database.go)
+			}
+			if c.Sniff != nil && c.Sniff(h) {
+				f = c
+				break
+			}
+		}
+	}
+	if f == nil {
+		// Issue 8: a gzip file cut before its first complete record was
+		// reported as "of no known format"; the cut is the cause.
+		if err := lr.Err(); err != nil {
+			out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, in.gz))
+			return nil
+		}
+		// Issue 2: the line of the first record detection looked at, else
+		// (no line is a JSON value) the file's first line: always a line
+		// of the file, never 0, which is kept for problems that have no
+		// line (an empty or unreadable file).
+		line := h.Line
+		if line == 0 {
+			line = n
+		}
+		out.Problemf(line, "file is of no known format (%s); name one with --input-format", headSummary(h))
+		return nil
+	}
+	return f
 }

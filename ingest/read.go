@@ -1,258 +1,82 @@
 package ingest
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
-	"errors"
-	"fmt"
 	"io"
-	"sync"
-	"unicode/utf8"
 )
 
-// LineReader yields the non-blank lines of a reader with their 1-based line
-// numbers. Unlike bufio.Scanner it has no line-length limit: a transcript
-// line holding a 50 MiB tool result is an ordinary line.
-type LineReader struct {
-	r         *bufio.Reader
-	n         int
-	buf       []byte
-	err       error
-	truncated bool
-	badUTF8   bool
-	pending   []pendingLine
-	pooled    bool // r and buf come from lineBuffers (release)
-
-	// onBadUTF8, when set, is told the number of each line returned that
-	// held invalid UTF-8, once the caller is done with that line: at the
-	// next call to Next (or flushBadUTF8). Deferring the report lets
-	// Sink.BadLine fold it into its own problem when the line turns out not
-	// to be JSON at all (one bad spot, one problem). badPending is the line
-	// waiting to be reported, 0 for none.
-	onBadUTF8  func(n int)
-	badPending int
-
-	// max bounds the bytes of a line the reader holds (0: no bound). A
-	// longer line is not returned: the reader reads on to its end without
-	// keeping it, tells onOversize its number and size, and goes on with
-	// the next line. Memory then follows max, not the longest line (a
-	// gzip file of NUL bytes is one line of gigabytes). skipped counts the
-	// lines dropped so.
-	max        int
-	onOversize func(n int, size int64)
-	skipped    int
-}
-
-type pendingLine struct {
-	line      []byte
-	n         int
-	truncated bool
-	badUTF8   bool
-}
-
-// NewLineReader reads lines from r.
-func NewLineReader(r io.Reader) *LineReader {
-	return &LineReader{r: bufio.NewReaderSize(r, lineReaderBuffer)}
-}
-
-// lineReaderBuffer is the read buffer of a LineReader: lines up to this
-// size are returned without a copy.
-const lineReaderBuffer = 256 << 10
-
-// lineBuffers keeps the buffers of finished files for the next ones: a
-// corpus is mostly small files, and a fresh 256 KiB read buffer per file
-// was 4% of all the bytes a replay allocated, the buffer that joins a line
-// longer than it another 8% (docs/performance.md).
-var lineBuffers = sync.Pool{New: func() any {
-	return &pooledBuffers{r: bufio.NewReaderSize(nil, lineReaderBuffer)}
-}}
-
-// pooledBuffers are a LineReader's buffers between two files.
-type pooledBuffers struct {
-	r    *bufio.Reader
-	long []byte // LineReader.buf
-}
-
-// maxPooledLine bounds the long-line buffer kept for the next file: one
-// huge line does not keep its memory for the rest of the run.
-const maxPooledLine = 4 << 20
-
-// newPooledLineReader is NewLineReader with buffers from lineBuffers; the
-// caller calls release when done with the reader and every line it gave.
-func newPooledLineReader(r io.Reader) *LineReader {
-	pb := lineBuffers.Get().(*pooledBuffers)
-	pb.r.Reset(r)
-	return &LineReader{r: pb.r, buf: pb.long[:0], pooled: true}
-}
-
-// release gives a pooled reader's buffers back. The reader must not be
-// used again.
-func (lr *LineReader) release() {
-	if !lr.pooled {
+// Read is ReadFile over an open reader; name is used for detection (file
+// name patterns) and in messages. It opens the stream (openStream: gzip,
+// the record limit, databases refused), sniffs its format (sniff and
+// pickFormat, detect.go) and hands it to that format's reader (dispatch).
+func Read(r io.Reader, name string, opt Options, out *Sink) {
+	out.File = name
+	defer func() {
+		if p := recover(); p != nil {
+			out.Problemf(0, "internal error while reading this file (please report it): %v", p)
+		}
+	}()
+	in, ok := openStream(r, name, opt, out)
+	if !ok {
 		return
 	}
-	lr.pooled = false
-	lr.r.Reset(nil)
-	pb := &pooledBuffers{r: lr.r}
-	if cap(lr.buf) <= maxPooledLine {
-		pb.long = lr.buf[:0]
+	defer in.close()
+	s, ok := sniff(in, opt, out)
+	if !ok {
+		return
 	}
-	lineBuffers.Put(pb)
-	lr.r, lr.buf = nil, nil
+	if s.cut != "" {
+		// Reported once the file is read, after what was read of it.
+		defer out.Problemf(s.cutLine, "%s", s.cut)
+	}
+	f := pickFormat(in, s, opt, out)
+	if f == nil {
+		return
+	}
+	dispatch(f, in, s, opt, out)
 }
 
-// Next returns the next non-blank line (without its line ending) and its
-// line number. The returned slice is valid until the next call. Invalid
-// UTF-8 is replaced by U+FFFD; BadUTF8 reports that it happened.
-func (lr *LineReader) Next() (line []byte, n int, ok bool) {
-	if lr.badPending > 0 {
+// dispatch hands the sniffed file to format f's reader: a document to
+// ParseDoc (or, when it is one line, to ParseLines), JSONL to ParseLines.
+// A forced format's sink reports a file in which it found nothing.
+func dispatch(f *Format, in *stream, s *sniffed, opt Options, out *Sink) {
+	lr, h, doc := in.lr, s.h, s.doc
+	if opt.Keep != nil {
+		kept, keep := out, opt.Keep
+		out = &Sink{File: kept.File, OnProblem: kept.OnProblem, OnSession: func(s *Session) {
+			if keep(s) {
+				kept.Session(s)
+			}
+		}}
+	}
+	if opt.Format != "" {
+		var forced *forcedSink
+		forced, out = newForcedSink(out, f.ID)
+		defer forced.finish()
+	}
+	oneLine := h.Doc && !bytes.Contains(bytes.TrimSpace(doc), []byte("\n"))
+	if h.Doc && (f.ParseDoc != nil || (oneLine && f.ParseLines != nil)) {
+		// The document is read: its lines that held invalid UTF-8 are one
+		// problem each (issue 2), as JSONL lines are.
+		for _, ln := range s.docBadUTF8 {
+			out.Problemf(ln, "%s", badUTF8Message)
+		}
+	}
+	switch {
+	case h.Doc && f.ParseDoc != nil:
+		f.ParseDoc(doc, h, out)
+	case oneLine && f.ParseLines != nil:
+		f.ParseLines(docLineReader(doc, h), h, out)
+	case !h.Doc && f.ParseLines != nil:
+		lr.reportBadUTF8(out)
+		f.ParseLines(lr, h, out)
 		lr.flushBadUTF8()
-	}
-	if len(lr.pending) > 0 {
-		p := lr.pending[0]
-		lr.pending = lr.pending[1:]
-		lr.truncated, lr.badUTF8 = p.truncated, p.badUTF8
-		if p.badUTF8 && lr.onBadUTF8 != nil {
-			lr.badPending = p.n
+		if err := lr.Err(); err != nil {
+			out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, in.gz))
 		}
-		return p.line, p.n, true
+	case f.ParseFile != nil && f.ParseLines == nil && f.ParseDoc == nil:
+		out.Problemf(0, "format %s reads SQLite databases by path; this file is not one", f.ID)
+	default:
+		out.Problemf(0, "format %s cannot read this file (it expects %s)", f.ID, map[bool]string{true: "JSONL records", false: "one JSON document"}[h.Doc])
 	}
-	for lr.err == nil {
-		lr.buf = lr.buf[:0]
-		var chunk []byte
-		var err error
-		var oversize int64 // > 0: the line is over max and not kept
-		trail := 0         // line-ending bytes (\r, \n) ending what was read of the line
-		for {
-			chunk, err = lr.r.ReadSlice('\n')
-			if t := len(chunk) - len(bytes.TrimRight(chunk, "\r\n")); t == len(chunk) {
-				trail += t // a \r\n split over two reads
-			} else {
-				trail = t
-			}
-			if lr.max > 0 && (oversize > 0 || len(lr.buf)+len(chunk)-trail > lr.max) {
-				oversize += int64(len(lr.buf) + len(chunk))
-				lr.buf = lr.buf[:0]
-				if err == bufio.ErrBufferFull {
-					continue
-				}
-				break
-			}
-			if err == bufio.ErrBufferFull {
-				lr.buf = append(lr.buf, chunk...)
-				continue
-			}
-			break
-		}
-		if oversize > 0 {
-			if err != nil {
-				lr.err = err
-			}
-			lr.n++
-			lr.skipped++
-			if cap(lr.buf) > maxPooledLine {
-				lr.buf = nil // the prefix held is not kept for the next lines
-			}
-			if lr.onOversize != nil {
-				lr.onOversize(lr.n, oversize-int64(trail))
-			}
-			continue
-		}
-		if len(lr.buf) > 0 {
-			lr.buf = append(lr.buf, chunk...)
-			chunk = lr.buf
-		}
-		if err != nil {
-			lr.err = err
-			if len(chunk) == 0 {
-				break
-			}
-		}
-		lr.n++
-		lr.truncated = err != nil // no newline at the end
-		chunk = bytes.TrimRight(chunk, "\r\n")
-		if len(bytes.TrimSpace(chunk)) == 0 {
-			continue
-		}
-		// utf8.Valid runs at several GB/s (ASCII is checked 8 bytes at a
-		// time): the check costs little next to decoding the line.
-		lr.badUTF8 = !utf8.Valid(chunk)
-		if lr.badUTF8 {
-			chunk = bytes.ToValidUTF8(chunk, []byte("\uFFFD"))
-			if lr.onBadUTF8 != nil {
-				lr.badPending = lr.n
-			}
-		}
-		return chunk, lr.n, true
-	}
-	return nil, lr.n, false
-}
-
-// Unread pushes a copy of a line back so that the next call to Next returns
-// it again (detection reads the first line, then hands the reader on).
-func (lr *LineReader) Unread(line []byte, n int) {
-	lr.pending = append([]pendingLine{{append([]byte(nil), line...), n, lr.truncated, lr.badUTF8}}, lr.pending...)
-}
-
-// reportBadUTF8 makes the reader report each line it returns from now on
-// that held invalid UTF-8 as a problem of out (see onBadUTF8).
-func (lr *LineReader) reportBadUTF8(out *Sink) {
-	lr.onBadUTF8 = func(n int) { out.Problemf(n, "%s", badUTF8Message) }
-}
-
-// badUTF8Message is the problem of a line (or document line) that held
-// invalid UTF-8. The record is still read.
-const badUTF8Message = "line holds invalid UTF-8; the bad bytes are replaced with U+FFFD and the record is read"
-
-// flushBadUTF8 reports the line waiting to be reported, if any.
-func (lr *LineReader) flushBadUTF8() {
-	if n := lr.badPending; n > 0 {
-		lr.badPending = 0
-		lr.onBadUTF8(n)
-	}
-}
-
-// takeBadUTF8 withdraws the pending report of line n and says whether
-// there was one: the caller reports that line in a problem of its own.
-func (lr *LineReader) takeBadUTF8(n int) bool {
-	if lr != nil && lr.badPending == n && n > 0 {
-		lr.badPending = 0
-		return true
-	}
-	return false
-}
-
-// Truncated reports whether the last line returned had no line ending:
-// the last line of a file, possibly cut short by a crash.
-func (lr *LineReader) Truncated() bool { return lr.truncated }
-
-// BadUTF8 reports whether the last line returned held invalid UTF-8.
-func (lr *LineReader) BadUTF8() bool { return lr.badUTF8 }
-
-// Err returns the read error that ended the lines, or nil at a clean end.
-func (lr *LineReader) Err() error {
-	if lr.err == io.EOF {
-		return nil
-	}
-	return lr.err
-}
-
-// Lines returns the number of lines read so far (blank ones included).
-func (lr *LineReader) Lines() int { return lr.n }
-
-// openMaybeGzip wraps r in a gzip reader when it starts with the gzip magic.
-func openMaybeGzip(r *bufio.Reader) (io.Reader, bool, error) {
-	magic, err := r.Peek(2)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, false, err
-	}
-	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return nil, true, fmt.Errorf("not a readable gzip file: %v", err)
-		}
-		return zr, true, nil
-	}
-	return r, false, nil
 }
