@@ -334,21 +334,6 @@ func (r *ccReader) scope(key string, line int) *ccScope {
 	return sc
 }
 
-// parseTime reads an ISO-8601 timestamp. One without a zone (OpenHands
-// writes Python's naive isoformat) is taken as UTC.
-func parseTime(s string) time.Time {
-	if s == "" {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		if t, err = time.Parse("2006-01-02T15:04:05.999999999", s); err != nil {
-			return time.Time{}
-		}
-	}
-	return t.UTC()
-}
-
 // line reads one record. read is its message as the one-pass reading
 // decoded it; nil has line decode l.Message the plain way.
 func (r *ccReader) line(l ccLine, n int, read *ccMessageRead) {

@@ -148,20 +148,6 @@ func parseCodex(lr *LineReader, h *Head, out *Sink) {
 	r.b.finish(out)
 }
 
-// countNotes words per-type counts as notes, sorted by type.
-func countNotes(counts map[string]int, format string) []string {
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var notes []string
-	for _, k := range keys {
-		notes = append(notes, strconv.Itoa(counts[k])+" "+strings.Replace(format, "%s", k, 1))
-	}
-	return notes
-}
-
 type codexPayload struct {
 	Type      string           `json:"type"`
 	ID        string           `json:"id"`

@@ -1,5 +1,12 @@
 package ingest
 
+import (
+	"bytes"
+	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
 // ContentText is a message content (a string, or a list of content
 // blocks) as the readers read a tool result: the blocks' texts joined by
 // newlines, other blocks named by their type. The live hook reads a Claude
@@ -8,4 +15,90 @@ package ingest
 func ContentText(raw []byte) string {
 	text, _ := contentText(raw)
 	return text
+}
+
+// contentText returns the text of a content value (string, parts array or
+// null), and whether it holds anything at all (an image part counts).
+// Text parts are joined with newlines; other parts become a placeholder
+// such as "[image_url]" so that a result made of them is not empty.
+func contentText(raw jsonx.RawMessage) (string, bool) {
+	return contentTextOf(raw, true)
+}
+
+// decodedContent is what the one-pass readings (Claude Code blocks,
+// OpenHands events) add to a content member they keep raw, as the plain
+// readings keep it: when it is a string, its text, decoded where it lay,
+// so that contentText need not decode it again.
+type decodedContent struct {
+	text    string
+	decoded bool
+}
+
+// readContentMember returns the jsonx.Nested reading of a content member
+// into raw, a view of the record (any value), and dc (a string, decoded).
+// A string it cannot decode itself (invalid UTF-8) is left to contentText.
+func readContentMember(raw *jsonx.RawMessage, dc *decodedContent) func(data []byte, pos, depth int) (int, bool) {
+	return func(data []byte, pos, depth int) (int, bool) {
+		s, value, isString, end, ok := jsonx.StringOrValueAt(data, pos, depth)
+		if !ok {
+			return 0, false
+		}
+		*raw = value
+		if isString {
+			dc.text, dc.decoded = s, true
+		}
+		return end, true
+	}
+}
+
+// textOf is contentText of the member whose raw text is raw.
+func (dc *decodedContent) textOf(raw jsonx.RawMessage) string {
+	if dc.decoded {
+		return dc.text
+	}
+	text, _ := contentText(raw)
+	return text
+}
+
+// userText is contentText without placeholders: what the user typed.
+func userText(raw jsonx.RawMessage) (string, bool) {
+	return contentTextOf(raw, false)
+}
+
+func contentTextOf(raw jsonx.RawMessage, placeholders bool) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false
+	}
+	var s string
+	if jsonx.Unmarshal(raw, &s) == nil {
+		return s, s != ""
+	}
+	var parts []struct {
+		Type   string           `json:"type"`
+		Text   *string          `json:"text"`
+		Nested jsonx.RawMessage `json:"content"`
+	}
+	if jsonx.Unmarshal(raw, &parts) != nil {
+		return string(raw), true
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		var t string
+		switch {
+		case p.Text != nil:
+			t = *p.Text
+		case p.Nested != nil:
+			t, _ = contentTextOf(p.Nested, placeholders)
+		case placeholders:
+			t = "[" + p.Type + "]"
+		default:
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(t)
+	}
+	return b.String(), len(parts) > 0
 }

@@ -66,15 +66,6 @@ func init() {
 	})
 }
 
-// docLineOf is the line to give the records of a one-document file: its
-// line when the file is a one-line JSONL file, else 0.
-func docLineOf(doc []byte, h *Head) int {
-	if strings.HasSuffix(h.Name, ".jsonl") && !bytes.Contains(bytes.TrimSpace(doc), []byte("\n")) {
-		return h.Line
-	}
-	return 0
-}
-
 func sniffOpenHands(h *Head) bool {
 	if h.Array {
 		return h.Has("source") && (h.Has("action") || h.Has("observation"))

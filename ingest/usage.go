@@ -94,3 +94,49 @@ func checkedUsage(out *Sink, line int, raw jsonx.RawMessage, parse func(jsonx.Ra
 	}
 	return parse(raw)
 }
+
+// parseOpenAIUsage normalizes Chat Completions or Responses usage. OpenAI's
+// prompt_tokens / input_tokens already include cached tokens, and LiteLLM's
+// Anthropic-backed prompt_tokens include cache creation and reads, so Input
+// is taken as written. Returns nil for a usage with no numbers.
+func parseOpenAIUsage(raw jsonx.RawMessage) *Usage {
+	var u struct {
+		PromptTokens        *int64 `json:"prompt_tokens"`
+		CompletionTokens    int64  `json:"completion_tokens"`
+		InputTokens         *int64 `json:"input_tokens"`
+		OutputTokens        int64  `json:"output_tokens"`
+		PromptTokensDetails *struct {
+			CachedTokens int64 `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
+		InputTokensDetails *struct {
+			CachedTokens int64 `json:"cached_tokens"`
+		} `json:"input_tokens_details"`
+		CacheCreation int64 `json:"cache_creation_input_tokens"`
+		CacheRead     int64 `json:"cache_read_input_tokens"`
+	}
+	if jsonx.Unmarshal(raw, &u) != nil {
+		return nil
+	}
+	var n Usage
+	switch {
+	case u.PromptTokens != nil:
+		n.Input, n.Output = *u.PromptTokens, u.CompletionTokens
+		if u.PromptTokensDetails != nil {
+			n.CacheRead = u.PromptTokensDetails.CachedTokens
+		}
+	case u.InputTokens != nil:
+		n.Input, n.Output = *u.InputTokens, u.OutputTokens
+		if u.InputTokensDetails != nil {
+			n.CacheRead = u.InputTokensDetails.CachedTokens
+		}
+	default:
+		return nil
+	}
+	if u.CacheRead > n.CacheRead {
+		n.CacheRead = u.CacheRead
+	}
+	n.CacheWrite = u.CacheCreation
+	return &n
+}
+
+// --- Responses API ---

@@ -36,3 +36,21 @@ func DecodeStringAt(data []byte, pos int) (s string, end int, ok bool) {
 	}
 	return s, p.pos, true
 }
+
+// StringOrValueAt reads the value at data[pos] (white space skipped),
+// depth levels deep in data, for a member that is nearly always a string:
+// a string is decoded (isString, s), as DecodeStringAt decodes it; any
+// other value, and a string DecodeStringAt declines (invalid UTF-8), is
+// checked as Valid checks it and left to the caller. raw is the value, a
+// view of data either way; end is the index just past it. ok is false for
+// a syntax error or a value nested too deeply.
+func StringOrValueAt(data []byte, pos, depth int) (s string, raw []byte, isString bool, end int, ok bool) {
+	if s, end, ok := DecodeStringAt(data, pos); ok {
+		return s, data[pos:end:end], true, end, true
+	}
+	_, end, ok = SkipValue(data, pos, depth)
+	if !ok {
+		return "", nil, false, 0, false
+	}
+	return "", data[pos:end:end], false, end, true
+}

@@ -113,3 +113,25 @@ func FuzzDecodeString(f *testing.F) {
 		}
 	})
 }
+
+// TestStringOrValueAt: a string is decoded, any other value (and a string
+// with invalid UTF-8) is returned raw, a syntax error declines.
+func TestStringOrValueAt(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		s, raw   string
+		isString bool
+		ok       bool
+	}{
+		{`"a\nb" ,`, "a\nb", `"a\nb"`, true, true},
+		{`[1, {"x": 2}] ,`, "", `[1, {"x": 2}]`, false, true},
+		{`null}`, "", `null`, false, true},
+		{"\"bad \xff\"", "", "\"bad \xff\"", false, true},
+		{`[1,`, "", "", false, false},
+	} {
+		s, raw, isString, end, ok := StringOrValueAt([]byte(tc.in), 0, 0)
+		if s != tc.s || string(raw) != tc.raw || isString != tc.isString || ok != tc.ok || (ok && end != len(tc.raw)) {
+			t.Errorf("%q: got %q %q %v %d %v, want %q %q %v %v", tc.in, s, raw, isString, end, ok, tc.s, tc.raw, tc.isString, tc.ok)
+		}
+	}
+}

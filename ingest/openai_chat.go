@@ -1,0 +1,281 @@
+package ingest
+
+// OpenAI Chat Completions messages: decoding and the items they make.
+
+import (
+	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+type chatMessage struct {
+	chatMessageFields
+	Content jsonx.RawMessage `json:"content"`
+
+	// text is the content already decoded, when the message was read as
+	// a chatMessageText (decodeChatMessage, direct); Content is then nil.
+	text   *string
+	direct bool
+
+	// built is the item chatItem made of the message, kept when the
+	// message was decoded from a JSONL line that the next line may share
+	// (lineReuse): the next line takes the item too, with its own line.
+	// chatItem is a function of the message alone, but for the line.
+	built *oaItem
+}
+
+// chatMessageFields are the members of a chat message but its content.
+type chatMessageFields struct {
+	Role             string           `json:"role"`
+	Name             string           `json:"name"`
+	ToolCalls        []chatToolCall   `json:"tool_calls"`
+	FunctionCall     *chatFunction    `json:"function_call"`
+	ToolCallID       string           `json:"tool_call_id"`
+	ReasoningContent string           `json:"reasoning_content"`
+	Reasoning        jsonx.RawMessage `json:"reasoning"`
+}
+
+// chatMessageText is a chat message whose content is a string (or null),
+// the common case: decoded this way, the content (a tool result, most of a
+// log's bytes) is decoded once instead of copied raw and decoded again.
+// The pointer keeps null apart from a string, so that a repeated member
+// ends as the last one, as the raw member does.
+type chatMessageText struct {
+	chatMessageFields
+	Content *string `json:"content"`
+}
+
+// decodeChatMessage decodes a chat message: in one pass as a
+// chatMessageText when it is one, else (content of parts, a member of
+// another type, a repeated or case-folded key) generically as a
+// chatMessage, whose error words the problem.
+func decodeChatMessage(data []byte, m *chatMessage) error {
+	var t chatMessageText
+	if t.decode(data) {
+		*m = t.message()
+		return nil
+	}
+	return jsonx.Unmarshal(data, m)
+}
+
+// decode reads data into t in one pass (jsonx.DecodeObjectNested), the nested
+// tool calls and reasoning with Unmarshal; false leaves data to Unmarshal.
+func (t *chatMessageText) decode(data []byte) bool {
+	end, ok := t.decodeAt(data, 0, 0)
+	return ok && jsonx.AtEnd(data, end)
+}
+
+// decodeAt is decode of the object at data[pos:], depth levels deep in
+// data, which ends at end.
+func (t *chatMessageText) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
+	var calls, fn jsonx.RawMessage
+	fields := [...]jsonx.Field{
+		{Name: "role", Str: &t.Role},
+		{Name: "name", Str: &t.Name},
+		{Name: "tool_calls", Raw: &calls, View: true},
+		{Name: "function_call", Raw: &fn, View: true},
+		{Name: "tool_call_id", Str: &t.ToolCallID},
+		{Name: "reasoning_content", Str: &t.ReasoningContent},
+		{Name: "reasoning", Raw: &t.Reasoning},
+		{Name: "content", Ptr: &t.Content},
+	}
+	end, ok = jsonx.DecodeObjectNested(data, pos, depth, fields[:], nil)
+	if !ok {
+		return 0, false
+	}
+	// The lists are decoded into variables of their own: handing a
+	// member of t to Unmarshal (an interface) would move every t to the
+	// heap, where most messages have neither.
+	if calls != nil {
+		var tc []chatToolCall
+		if jsonx.Unmarshal(calls, &tc) != nil {
+			return 0, false
+		}
+		t.ToolCalls = tc
+	}
+	if fn != nil {
+		var f *chatFunction
+		if jsonx.Unmarshal(fn, &f) != nil {
+			return 0, false
+		}
+		t.FunctionCall = f
+	}
+	return end, true
+}
+
+// message is the chatMessage read as t.
+func (t *chatMessageText) message() chatMessage {
+	return chatMessage{chatMessageFields: t.chatMessageFields, text: t.Content, direct: true}
+}
+
+// contentText is contentText of the message's content, or userText of it
+// when placeholders is false.
+func (m *chatMessage) contentText(placeholders bool) (string, bool) {
+	if m.direct {
+		return stringText(m.text)
+	}
+	return contentTextOf(m.Content, placeholders)
+}
+
+// stringText is what contentTextOf gives for a content decoded as a
+// string, nil standing for null or absent.
+func stringText(s *string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	return *s, *s != ""
+}
+
+type chatToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function chatFunction `json:"function"`
+	// Custom is a free-text custom tool call (type "custom").
+	Custom *struct {
+		Name  string `json:"name"`
+		Input string `json:"input"`
+	} `json:"custom"`
+}
+
+type chatFunction struct {
+	Name      string           `json:"name"`
+	Arguments jsonx.RawMessage `json:"arguments"`
+}
+
+func userItem(text string, has bool, line int) oaItem {
+	if !has {
+		return oaItem{}
+	}
+	return oaItem{kind: 'u', fp: fingerprint('u', text), line: line, chars: len(text)}
+}
+
+// chatItems normalizes chat messages; lines are the file lines of the
+// elements in a document (nil in JSONL, where every element is on line).
+func (r *oaReader) chatItems(elems []oaElem, lines []int, line int) []oaItem {
+	items := make([]oaItem, 0, len(elems)) // at most one each
+	for i, e := range elems {
+		line := lineAtIndex(lines, i, line)
+		if e.chat == nil {
+			e = r.reuse.take(e)
+		}
+		if e.chat != nil && e.chat.built != nil {
+			items = append(items, e.chat.built.at(line))
+			r.reuse.keep(e)
+			continue
+		}
+		var m chatMessage
+		if e.chat != nil {
+			m = *e.chat
+		} else if err := decodeChatMessage(e.raw, &m); err != nil {
+			r.out.Problemf(line, "message %d is not a chat message (%v); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
+			continue
+		} else if r.reuse.memoize() {
+			e.chat = new(m)
+		}
+		r.reuse.keep(e)
+		it, ok := r.chatItem(m, i, line)
+		if ok {
+			items = append(items, it)
+			// Only an item made without a problem is kept, so that a
+			// message that makes one makes it again on every line.
+			if e.chat != nil && r.reuse.memoize() {
+				e.chat.built = new(it.at(line))
+			}
+		}
+	}
+	return items
+}
+
+func (r *oaReader) chatItem(m chatMessage, i, line int) (oaItem, bool) {
+	switch m.Role {
+	case "user":
+		text, has := m.contentText(false)
+		it := userItem(text, has, line)
+		return it, it.kind != 0
+	case "assistant":
+		text, _ := m.contentText(true)
+		it := oaItem{kind: 'a', line: line, chars: len(text) + len(m.ReasoningContent)}
+		var rs string
+		// (An absent member fails to decode: not worth an error value.)
+		if len(m.Reasoning) > 0 && jsonx.Unmarshal(m.Reasoning, &rs) == nil {
+			it.chars += len(rs)
+		}
+		var ids []string
+		for _, tc := range m.ToolCalls {
+			c := Call{ID: tc.ID, Tool: tc.Function.Name, Line: line}
+			if tc.Custom != nil {
+				c.Tool = tc.Custom.Name
+				c.SetArgsValue(inputArgs(tc.Custom.Input))
+			} else {
+				c.SetArgsField(tc.Function.Arguments)
+			}
+			it.calls = append(it.calls, c)
+			ids = append(ids, tc.ID, c.Tool, c.ArgsRaw)
+		}
+		if m.FunctionCall != nil {
+			c := Call{Tool: m.FunctionCall.Name, Line: line}
+			c.SetArgsField(m.FunctionCall.Arguments)
+			it.calls = append(it.calls, c)
+			ids = append(ids, "fn", c.Tool, c.ArgsRaw)
+		}
+		if len(ids) > 0 {
+			it.fp = fingerprint('a', ids...)
+		} else {
+			it.fp = fingerprint('a', strings.TrimSpace(text))
+		}
+		return it, true
+	case "tool":
+		text, _ := m.contentText(true)
+		if m.ToolCallID == "" {
+			r.out.Problemf(line, "message %d is a tool result without tool_call_id; ignored", i+1)
+			return oaItem{}, false
+		}
+		return oaItem{kind: 'r', fp: fingerprint('r', m.ToolCallID), line: line, resID: m.ToolCallID, resText: text}, true
+	case "function":
+		text, _ := m.contentText(true)
+		return oaItem{kind: 'r', fp: fingerprint('f', m.Name, text), line: line, legacy: true, resName: m.Name, resText: text}, true
+	case "system", "developer":
+		return oaItem{}, false
+	default:
+		r.out.Problemf(line, "message %d has unknown role %q; skipped", i+1, m.Role)
+		return oaItem{}, false
+	}
+}
+
+// chatChoices reads a chat.completion response: the first choice's message
+// is the model's answer (further choices, n > 1, were not sent back to the
+// model and are only counted in a note).
+func (r *oaReader) chatChoices(raw jsonx.RawMessage, resp map[string]jsonx.RawMessage, line int, rec *oaRecord) []oaItem {
+	var choices []struct {
+		Index   int              `json:"index"`
+		Message jsonx.RawMessage `json:"message"`
+	}
+	if err := jsonx.Unmarshal(raw, &choices); err != nil {
+		r.out.Problemf(line, "choices is not an array of choices: %v", err)
+		return nil
+	}
+	if len(choices) == 0 {
+		return nil
+	}
+	rec.extra = len(choices) - 1
+	var m chatMessage
+	if err := decodeChatMessage(choices[0].Message, &m); err != nil {
+		r.out.Problemf(line, "response message is not a chat message (%v); skipped", strings.TrimPrefix(err.Error(), "json: "))
+		return nil
+	}
+	if m.Role == "" {
+		m.Role = "assistant"
+	}
+	it, ok := r.chatItem(m, 0, line)
+	if !ok || it.kind != 'a' {
+		return nil
+	}
+	if u := resp["usage"]; u != nil {
+		it.usage = checkedUsage(r.out, line, u, parseOpenAIUsage)
+	}
+	it.time = unixTime(resp["created"])
+	for j := range it.calls {
+		it.calls[j].Time = it.time
+	}
+	return []oaItem{it}
+}
