@@ -100,8 +100,8 @@ type ccBlock struct {
 // resultText is the block's content as text (contentText).
 func (b *ccBlock) resultText() string { return b.content.textOf(b.Content) }
 
-// ccMessageRead is a user or assistant line's message with its content
-// decoded: a string (isString, text), blocks, or neither.
+// ccMessageRead is a line's message with its content decoded: a string
+// (isString, text), blocks, or neither.
 type ccMessageRead struct {
 	m        ccMessage
 	blocks   []ccBlock
@@ -109,6 +109,10 @@ type ccMessageRead struct {
 	isString bool
 	// hasContent says the message has a content member that is not null.
 	hasContent bool
+	// unreadable says the line has no message object (none, or a value of
+	// another kind); badContent that its content is neither a string nor
+	// a list of blocks. Only user and assistant lines need a message.
+	unreadable, badContent bool
 }
 
 // ccScope is one agent scope of the file being read.
@@ -150,24 +154,15 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 			break
 		}
 		var l ccLine
-		if r.decode(line, &l, &read) {
-			if l.Type == "" {
-				out.Problemf(n, "record has no type, so it is not a Claude Code line; skipped")
+		if !r.decode(line, &l, &read) {
+			if err := ccDecodeGeneric(line, &l, &read); err != nil {
+				if jsonx.Valid(line) {
+					out.Problemf(n, "record is not a Claude Code line (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
+				} else {
+					out.BadLine(lr, n, err)
+				}
 				continue
 			}
-			records++
-			r.line(l, n, &read)
-			r.blocks = read.blocks[:0]
-			continue
-		}
-		l = ccLine{}
-		if err := jsonx.Unmarshal(line, &l); err != nil {
-			if jsonx.Valid(line) {
-				out.Problemf(n, "record is not a Claude Code line (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
-			} else {
-				out.BadLine(lr, n, err)
-			}
-			continue
 		}
 		// Issue 8 (found by FuzzRead): records of unknown types are skipped
 		// on purpose (future types carry no calls), but a record with no
@@ -178,7 +173,8 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 			continue
 		}
 		records++
-		r.line(l, n, nil)
+		r.line(l, n, &read)
+		r.blocks = read.blocks[:0]
 	}
 	// Issue 8 (found by FuzzRead): a file whose records all have types this
 	// reader skips (another format read with --input-format claude-code)
@@ -222,14 +218,14 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 // a string or blocks, each block's result text decoded where it lies when
 // it is a string. The raw members it keeps (a block's input, a result
 // that is not a string, usage) are views of line, used before the next
-// line is read. It declines, for the plain reading, whatever that reading
-// might read otherwise or report: a line with no message object, content
-// that is neither a string nor a list of objects, and anything
-// DecodeObjectNested declines (a member of another type, a repeated key,
-// a syntax error).
+// line is read. A line without a message object, and content of another
+// kind, are marked in read (unreadable, badContent) for line to report.
+// It declines what DecodeObjectNested declines (a member of another type,
+// a repeated, escaped or case-folded key, a syntax error): the line is
+// then decoded generically (ccDecodeGeneric).
 func (r *ccReader) decode(line []byte, l *ccLine, read *ccMessageRead) bool {
-	*read = ccMessageRead{blocks: r.blocks[:0]}
-	hasMessage := false
+	*l = ccLine{}
+	*read = ccMessageRead{blocks: r.blocks[:0], unreadable: true}
 	lineFields := [...]jsonx.Field{
 		{Name: "type", Str: &l.Type},
 		{Name: "uuid", Str: &l.UUID},
@@ -251,29 +247,76 @@ func (r *ccReader) decode(line []byte, l *ccLine, read *ccMessageRead) bool {
 		{Name: "usage", Raw: &m.Usage, View: true},
 	}
 	content := [...]jsonx.Nested{{Name: "content", Read: func(data []byte, pos, depth int) (int, bool) {
-		read.hasContent = true
 		switch data[pos] {
 		case '"':
+			read.hasContent = true
 			s, end, ok := jsonx.DecodeStringAt(data, pos)
 			read.text, read.isString = s, true
 			return end, ok
 		case '[':
+			read.hasContent = true
+			read.blocks = read.blocks[:0]
 			return jsonx.DecodeArrayEach(data, pos, depth, func(data []byte, pos, depth int) (int, bool) {
-				read.blocks = append(read.blocks, ccBlock{})
-				return ccDecodeBlock(data, pos, depth, &read.blocks[len(read.blocks)-1])
+				switch data[pos] {
+				case '{':
+					read.blocks = append(read.blocks, ccBlock{})
+					return ccDecodeBlock(data, pos, depth, &read.blocks[len(read.blocks)-1])
+				case 'n': // null decodes as an empty block
+					read.blocks = append(read.blocks, ccBlock{})
+				default: // a list that is not of blocks
+					read.badContent = true
+				}
+				_, end, ok := jsonx.SkipValue(data, pos, depth)
+				return end, ok
 			})
 		}
-		return 0, false // null or another kind: the plain reading's
+		_, end, ok := jsonx.SkipValue(data, pos, depth)
+		read.badContent = data[pos] != 'n'
+		read.hasContent = read.badContent
+		return end, ok
 	}}}
 	message := [...]jsonx.Nested{{Name: "message", Read: func(data []byte, pos, depth int) (int, bool) {
+		// null decodes as an empty message; another kind is no message.
+		read.unreadable = data[pos] != '{' && data[pos] != 'n'
 		if data[pos] != '{' {
-			return 0, false
+			_, end, ok := jsonx.SkipValue(data, pos, depth)
+			return end, ok
 		}
-		hasMessage = true
 		return jsonx.DecodeObjectNested(data, pos, depth, messageFields[:], content[:])
 	}}}
 	end, ok := jsonx.DecodeObjectNested(line, 0, 0, lineFields[:], message[:])
-	return ok && hasMessage && jsonx.AtEnd(line, end)
+	if read.badContent {
+		read.blocks, read.text, read.isString = nil, "", false
+	}
+	return ok && jsonx.AtEnd(line, end)
+}
+
+// ccDecodeGeneric is the generic decoding of a line the one-pass reading
+// declines (a repeated, escaped or case-folded key, a member of another
+// type): Unmarshal into l, then of its message, into what decode makes of
+// them. The error is the line's, which words its problem.
+func ccDecodeGeneric(line []byte, l *ccLine, read *ccMessageRead) error {
+	*l, *read = ccLine{}, ccMessageRead{}
+	if err := jsonx.Unmarshal(line, l); err != nil {
+		return err
+	}
+	var m ccMessage
+	if l.Message == nil || jsonx.Unmarshal(l.Message, &m) != nil {
+		read.unreadable = true
+		return nil
+	}
+	content := bytes.TrimSpace(m.Content)
+	read.m = m
+	read.hasContent = len(content) > 0 && string(content) != "null"
+	switch {
+	case jsonx.Unmarshal(content, &read.text) == nil:
+		read.isString = true
+	case jsonx.Unmarshal(content, &read.blocks) == nil:
+	default:
+		read.text, read.blocks = "", nil
+		read.badContent = read.hasContent
+	}
+	return nil
 }
 
 // ccDecodeBlock reads one content block at data[pos] into b, in the same
@@ -334,8 +377,7 @@ func (r *ccReader) scope(key string, line int) *ccScope {
 	return sc
 }
 
-// line reads one record. read is its message as the one-pass reading
-// decoded it; nil has line decode l.Message the plain way.
+// line reads one record; read is its message, decoded.
 func (r *ccReader) line(l ccLine, n int, read *ccMessageRead) {
 	if r.sessionID == "" && l.SessionID != "" {
 		r.sessionID = l.SessionID
@@ -358,19 +400,13 @@ func (r *ccReader) line(l ccLine, n int, read *ccMessageRead) {
 		return
 	}
 	key := r.scopeOf(l)
-	if read == nil {
-		var m ccMessage
-		if err := jsonx.Unmarshal(l.Message, &m); err != nil || l.Message == nil {
-			r.out.Problemf(n, "%s line has no readable message; skipped", l.Type)
-			return
-		}
-		blocks, text, isString := ccContent(m.Content)
-		if !isString && blocks == nil && len(bytes.TrimSpace(m.Content)) > 0 && string(bytes.TrimSpace(m.Content)) != "null" {
-			r.out.Problemf(n, "%s message content is neither text nor blocks; skipped", l.Type)
-			return
-		}
-		hasContent := len(bytes.TrimSpace(m.Content)) > 0 && string(bytes.TrimSpace(m.Content)) != "null"
-		read = &ccMessageRead{m: m, blocks: blocks, text: text, isString: isString, hasContent: hasContent}
+	if read.unreadable {
+		r.out.Problemf(n, "%s line has no readable message; skipped", l.Type)
+		return
+	}
+	if read.badContent {
+		r.out.Problemf(n, "%s message content is neither text nor blocks; skipped", l.Type)
+		return
 	}
 	if l.Type == "user" && !read.hasContent {
 		// Issue 26: a user message without content (a misspelt key) held
@@ -432,20 +468,6 @@ func genuineClaudePrompt(text string) bool {
 		}
 	}
 	return true
-}
-
-// ccContent decodes message content: a string, or blocks.
-func ccContent(raw jsonx.RawMessage) (blocks []ccBlock, text string, isString bool) {
-	if jsonx.Unmarshal(raw, &text) == nil {
-		return nil, text, true
-	}
-	if jsonx.Unmarshal(raw, &blocks) != nil {
-		return nil, "", false
-	}
-	if blocks == nil {
-		blocks = []ccBlock{}
-	}
-	return blocks, "", false
 }
 
 func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, t time.Time) {
