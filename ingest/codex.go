@@ -112,26 +112,26 @@ func parseCodex(lr *LineReader, h *Head, out *Sink) {
 		if !ok {
 			break
 		}
-		if decodeCodexLine(line, &r.dl, &r.dp) {
-			if r.b.s.Line == 0 {
-				r.b.s.Line = n
+		var payloadErr error
+		if !decodeCodexLine(line, &r.dl, &r.dp) {
+			var err error
+			if err, payloadErr = codexDecodeGeneric(line, &r.dl, &r.dp); err != nil {
+				if jsonx.Valid(line) {
+					out.Problemf(n, "record is not a Codex rollout line (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
+				} else {
+					out.BadLine(lr, n, err)
+				}
+				continue
 			}
-			r.record(r.dl, r.dp, n)
-			continue
-		}
-		var l codexLine
-		if err := jsonx.Unmarshal(line, &l); err != nil {
-			if jsonx.Valid(line) {
-				out.Problemf(n, "record is not a Codex rollout line (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
-			} else {
-				out.BadLine(lr, n, err)
-			}
-			continue
 		}
 		if r.b.s.Line == 0 {
 			r.b.s.Line = n
 		}
-		r.line(l, n)
+		if payloadErr != nil {
+			out.Problemf(n, "%s payload is not readable (%s); skipped", r.dl.Type, strings.TrimPrefix(payloadErr.Error(), "json: "))
+			continue
+		}
+		r.record(r.dl, r.dp, n)
 	}
 	s := r.b.s
 	if s.ID == "" {
@@ -171,18 +171,19 @@ type codexPayload struct {
 	Summary jsonx.RawMessage `json:"summary"`
 	Info    *codexInfo       `json:"info"`
 
-	// The direct reading (decodeAt) decodes the members below where they
-	// lie instead of keeping them raw; direct says it filled p, and the
-	// accessors (contentText, outputText, ...) read whichever is set.
-	direct bool
-	// text is userText of content, output contentText of output, and
-	// input and message the strings Unmarshal makes of those members.
+	// What record reads, decoded by decodeAt where the members lie, or
+	// from the raw members above by the generic decoding (decoded): text
+	// is userText of content, output contentText of output, and input and
+	// message the strings Unmarshal makes of those members (else "").
 	text, output, input, message string
-	// args is the arguments string, nil for null or absent.
-	args *string
+	// args is the arguments string; argsRaw, when args is nil, the
+	// arguments member of another kind (nil for null or absent), for
+	// Call.SetArgsField.
+	args    *string
+	argsRaw jsonx.RawMessage
 }
 
-// codexInfo names the type of Info for the direct reading. It is an alias
+// codexInfo names the type of Info for the one-pass reading. It is an alias
 // of an unnamed struct type, not a type of its own, because Unmarshal's
 // errors, which problems quote, spell out the type of the member at fault.
 type codexInfo = struct {
@@ -190,21 +191,32 @@ type codexInfo = struct {
 	Last  *codexTokens `json:"last_token_usage"`
 }
 
-// line is the plain reading of a line's payload: Unmarshal into a
-// codexPayload when the type has one.
-func (r *codexReader) line(l codexLine, n int) {
-	var p codexPayload
-	if codexTypes[l.Type] {
-		if err := jsonx.Unmarshal(l.Payload, &p); err != nil {
-			r.out.Problemf(n, "%s payload is not readable (%s); skipped", l.Type, strings.TrimPrefix(err.Error(), "json: "))
-			return
-		}
+// codexDecodeGeneric is the generic decoding of a line decodeCodexLine
+// declines (a repeated, escaped or case-folded key, a member of another
+// type, no payload object): Unmarshal into l, then, when the type has one,
+// of its payload into p, into what decodeCodexLine makes of them. lineErr
+// is the line's error, payloadErr the payload's; their texts word the
+// problems.
+func codexDecodeGeneric(line []byte, l *codexLine, p *codexPayload) (lineErr, payloadErr error) {
+	*l, *p = codexLine{}, codexPayload{}
+	if err := jsonx.Unmarshal(line, l); err != nil {
+		return err, nil
 	}
-	r.record(l, p, n)
+	if !codexTypes[l.Type] {
+		return nil, nil
+	}
+	if err := jsonx.Unmarshal(l.Payload, p); err != nil {
+		return nil, err
+	}
+	p.text, _ = userText(p.Content)
+	p.output, _ = contentText(p.Output)
+	_ = jsonx.Unmarshal(p.Input, &p.input)
+	_ = jsonx.Unmarshal(p.Message, &p.message)
+	p.argsRaw = p.Arguments
+	return nil, nil
 }
 
-// record reads a line whose payload is decoded, by either reading (the
-// direct one leaves l.Payload nil).
+// record reads a line whose payload is decoded.
 func (r *codexReader) record(l codexLine, p codexPayload, n int) {
 	t := parseTime(l.Timestamp)
 	s := r.b.s
@@ -284,7 +296,7 @@ func (r *codexReader) event(p codexPayload, n int, t time.Time) {
 	switch p.Type {
 	case "user_message":
 		r.sawUserEvent = true
-		r.userTurn(p.messageText(), n, t)
+		r.userTurn(p.message, n, t)
 	case "context_compacted":
 		r.compaction()
 	case "token_count":
@@ -314,7 +326,7 @@ func (r *codexReader) modelRequest(n int, t time.Time) {
 func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 	switch p.Type {
 	case "message":
-		text := p.contentText()
+		text := p.text
 		switch p.Role {
 		case "user":
 			r.open = false
@@ -339,9 +351,13 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 		c := Call{ID: p.CallID, Tool: p.Name, Time: t, Line: n}
 		switch p.Type {
 		case "function_call":
-			c.setArgsMember(p.direct, p.args, p.Arguments)
+			if p.args != nil {
+				c.SetArgs(*p.args)
+			} else {
+				c.SetArgsField(p.argsRaw) // null or absent: no arguments
+			}
 		case "custom_tool_call":
-			c.SetArgsValue(inputArgs(p.inputText()))
+			c.SetArgsValue(inputArgs(p.input))
 		case "local_shell_call":
 			c.Tool = "local_shell"
 			c.SetArgsField(p.Action)
@@ -352,7 +368,7 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 		r.b.call(c, r.out)
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		r.open = false
-		text := p.outputText()
+		text := p.output
 		r.b.result(p.CallID, text, p.Success != nil && !*p.Success, n, t, r.out)
 	case "compaction":
 		r.compaction()
@@ -432,14 +448,14 @@ func findString(raw jsonx.RawMessage, key string, depth int) string {
 	return ""
 }
 
-// decodeCodexLine reads line into l and p as Unmarshal into a codexLine,
-// then of its payload into a codexPayload, would, in one pass: the payload
-// is read where it lies (codexPayload.decodeAt). It reads the payload of
-// any type, which the plain reading leaves undecoded for an unknown type;
-// record does not look at it then. false (a line that is not an object,
-// has no payload or a payload that is not an object, or anything
-// jsonx.DecodeObjectNested declines) leaves the line to the plain reading,
-// which words the problem; l and p may be partly written.
+// decodeCodexLine reads line into l and p as codexDecodeGeneric would, in
+// one pass: the payload is read where it lies (codexPayload.decodeAt). It
+// reads the payload of any type, which the generic decoding leaves
+// undecoded for an unknown type; record does not look at it then. false
+// (a line that is not an object, has no payload or a payload that is not
+// an object, or anything jsonx.DecodeObjectNested declines) leaves the
+// line to codexDecodeGeneric, which words the problem; l and p may be
+// partly written.
 func decodeCodexLine(line []byte, l *codexLine, p *codexPayload) bool {
 	*l, *p = codexLine{}, codexPayload{}
 	read := false
@@ -457,23 +473,18 @@ func decodeCodexLine(line []byte, l *codexLine, p *codexPayload) bool {
 
 // decodeAt reads the payload object at data[pos], depth levels deep, into
 // p (zero) as Unmarshal would, but for content, output, input, message and
-// arguments, which it decodes into p's direct members instead of keeping
-// them raw. A string member is read as a string rather than a pointer:
-// the decoder declines a repeated member, so null leaves the "" that
-// Unmarshal leaves. Members of another type than the plain reading takes
-// (arguments, input or message that are not strings, say) decline; source
-// and action, rare, are kept raw as copies.
+// arguments, which it decodes into what record reads (text, output, ...)
+// instead of keeping them raw, whatever their kind. A string member is
+// read as a string rather than a pointer: the decoder declines a repeated
+// member, so null leaves the "" that Unmarshal leaves. Source and action,
+// rare, are kept raw as copies.
 func (p *codexPayload) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
-	p.direct = true
 	// The common members first: a key is looked up in order.
 	fields := [...]jsonx.Field{
 		{Name: "type", Str: &p.Type},
 		{Name: "call_id", Str: &p.CallID},
 		{Name: "name", Str: &p.Name},
-		{Name: "arguments", Ptr: &p.args},
 		{Name: "role", Str: &p.Role},
-		{Name: "message", Str: &p.message},
-		{Name: "input", Str: &p.input},
 		{Name: "success", BoolPtr: &p.Success},
 		{Name: "id", Str: &p.ID},
 		{Name: "model", Str: &p.Model},
@@ -483,6 +494,9 @@ func (p *codexPayload) decodeAt(data []byte, pos, depth int) (end int, ok bool) 
 		{Name: "summary", Raw: &p.Summary, View: true},
 	}
 	nested := [...]jsonx.Nested{
+		{Name: "arguments", Read: p.argumentsAt},
+		{Name: "message", Read: codexStringAt(&p.message)},
+		{Name: "input", Read: codexStringAt(&p.input)},
 		{Name: "output", Read: codexTextAt(&p.output, true)},
 		{Name: "content", Read: codexTextAt(&p.text, false)},
 		{Name: "info", Read: p.infoAt},
@@ -490,12 +504,44 @@ func (p *codexPayload) decodeAt(data []byte, pos, depth int) (end int, ok bool) 
 	return jsonx.DecodeObjectNested(data, pos, depth, fields[:], nested[:])
 }
 
+// argumentsAt reads the arguments member: a string into args, another
+// value (null aside) into argsRaw, a view of the line.
+func (p *codexPayload) argumentsAt(data []byte, pos, depth int) (int, bool) {
+	s, raw, isString, end, ok := jsonx.StringOrValueAt(data, pos, depth)
+	switch {
+	case !ok:
+		return 0, false
+	case isString:
+		p.args = &s
+	case data[pos] != 'n':
+		p.argsRaw = raw
+	}
+	return end, true
+}
+
+// codexStringAt returns the reading of a member that *s takes when it is a
+// string, as Unmarshal into a string would (another kind leaves "").
+func codexStringAt(dst *string) func(data []byte, pos, depth int) (int, bool) {
+	return func(data []byte, pos, depth int) (int, bool) {
+		s, raw, isString, end, ok := jsonx.StringOrValueAt(data, pos, depth)
+		if !ok {
+			return 0, false
+		}
+		if isString {
+			*dst = s
+		} else {
+			_ = jsonx.Unmarshal(raw, dst)
+		}
+		return end, true
+	}
+}
+
 // codexTextAt returns the reading of a content or output member at
 // data[pos] that sets *text to what contentTextOf (with placeholders or
 // not) gives for it, in the same pass when it is a string or a list of
 // parts (nearly always). Anything else, and a string or list those
 // readings decline, is skipped and handed to contentTextOf as it stands,
-// as the plain reading hands it.
+// as the generic decoding hands it.
 func codexTextAt(text *string, placeholders bool) func(data []byte, pos, depth int) (int, bool) {
 	return func(data []byte, pos, depth int) (int, bool) {
 		switch data[pos] {
@@ -628,43 +674,4 @@ func codexTokensAt(t **codexTokens) func(data []byte, pos, depth int) (int, bool
 		*t = u
 		return jsonx.DecodeObjectNested(data, pos, depth, fields[:], nil)
 	}
-}
-
-// contentText is userText of a message's content.
-func (p *codexPayload) contentText() string {
-	if p.direct {
-		return p.text
-	}
-	text, _ := userText(p.Content)
-	return text
-}
-
-// outputText is contentText of a call output's output.
-func (p *codexPayload) outputText() string {
-	if p.direct {
-		return p.output
-	}
-	text, _ := contentText(p.Output)
-	return text
-}
-
-// inputText is a custom tool call's input, "" when it is not a string.
-func (p *codexPayload) inputText() string {
-	if p.direct {
-		return p.input
-	}
-	var s string
-	_ = jsonx.Unmarshal(p.Input, &s)
-	return s
-}
-
-// messageText is a user_message event's message, "" when it is not a
-// string.
-func (p *codexPayload) messageText() string {
-	if p.direct {
-		return p.message
-	}
-	var s string
-	_ = jsonx.Unmarshal(p.Message, &s)
-	return s
 }

@@ -181,8 +181,8 @@ func TestCodexDirectReads(t *testing.T) {
 		}
 	}
 	if !decodeCodexLine([]byte(`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"a"},{"type":"input_image"}]}}`), &l, &p) ||
-		p.outputText() != "a\n[input_image]" || p.CallID != "c1" {
-		t.Errorf("output parts read as %q (call %q)", p.outputText(), p.CallID)
+		p.output != "a\n[input_image]" || p.CallID != "c1" {
+		t.Errorf("output parts read as %q (call %q)", p.output, p.CallID)
 	}
 }
 
