@@ -12,10 +12,9 @@ type chatMessage struct {
 	chatMessageFields
 	Content jsonx.RawMessage `json:"content"`
 
-	// text is the content already decoded, when the message was read as
-	// a chatMessageText (decodeChatMessage, direct); Content is then nil.
-	text   *string
-	direct bool
+	// text is the content when it is a string the one-pass reading
+	// decoded; Content is then nil. Else Content holds the member.
+	text *string
 
 	// built is the item chatItem made of the message, kept when the
 	// message was decoded from a JSONL line that the next line may share
@@ -35,20 +34,20 @@ type chatMessageFields struct {
 	Reasoning        jsonx.RawMessage `json:"reasoning"`
 }
 
-// chatMessageText is a chat message whose content is a string (or null),
-// the common case: decoded this way, the content (a tool result, most of a
-// log's bytes) is decoded once instead of copied raw and decoded again.
-// The pointer keeps null apart from a string, so that a repeated member
-// ends as the last one, as the raw member does.
+// chatMessageText is a chat message as the one-pass reading decodes it:
+// content that is a string (the common case: a tool result, most of a
+// log's bytes) decoded once instead of copied raw and decoded again;
+// content of another kind (parts) kept raw, a copy.
 type chatMessageText struct {
 	chatMessageFields
-	Content *string `json:"content"`
+	Content *string
+	raw     jsonx.RawMessage
 }
 
 // decodeChatMessage decodes a chat message: in one pass as a
-// chatMessageText when it is one, else (content of parts, a member of
-// another type, a repeated or case-folded key) generically as a
-// chatMessage, whose error words the problem.
+// chatMessageText when it can, else (a member of another type, a
+// repeated or case-folded key) generically as a chatMessage, whose error
+// words the problem.
 func decodeChatMessage(data []byte, m *chatMessage) error {
 	var t chatMessageText
 	if t.decode(data) {
@@ -77,9 +76,11 @@ func (t *chatMessageText) decodeAt(data []byte, pos, depth int) (end int, ok boo
 		{Name: "tool_call_id", Str: &t.ToolCallID},
 		{Name: "reasoning_content", Str: &t.ReasoningContent},
 		{Name: "reasoning", Raw: &t.Reasoning},
-		{Name: "content", Ptr: &t.Content},
 	}
-	end, ok = jsonx.DecodeObjectNested(data, pos, depth, fields[:], nil)
+	content := [...]jsonx.Nested{{Name: "content", Read: func(data []byte, pos, depth int) (int, bool) {
+		return stringOrCopyAt(data, pos, depth, &t.Content, &t.raw)
+	}}}
+	end, ok = jsonx.DecodeObjectNested(data, pos, depth, fields[:], content[:])
 	if !ok {
 		return 0, false
 	}
@@ -105,16 +106,32 @@ func (t *chatMessageText) decodeAt(data []byte, pos, depth int) (end int, ok boo
 
 // message is the chatMessage read as t.
 func (t *chatMessageText) message() chatMessage {
-	return chatMessage{chatMessageFields: t.chatMessageFields, text: t.Content, direct: true}
+	return chatMessage{chatMessageFields: t.chatMessageFields, text: t.Content, Content: t.raw}
 }
 
 // contentText is contentText of the message's content, or userText of it
 // when placeholders is false.
 func (m *chatMessage) contentText(placeholders bool) (string, bool) {
-	if m.direct {
+	if m.text != nil {
 		return stringText(m.text)
 	}
 	return contentTextOf(m.Content, placeholders)
+}
+
+// stringOrCopyAt reads a member that is nearly always a string: a string
+// into *s, any other value but null into *raw, a copy (the message or item
+// may outlive the line, lineReuse).
+func stringOrCopyAt(data []byte, pos, depth int, s **string, raw *jsonx.RawMessage) (int, bool) {
+	text, value, isString, end, ok := jsonx.StringOrValueAt(data, pos, depth)
+	switch {
+	case !ok:
+		return 0, false
+	case isString:
+		*s = &text
+	case data[pos] != 'n':
+		*raw = append(jsonx.RawMessage(nil), value...)
+	}
+	return end, true
 }
 
 // stringText is what contentTextOf gives for a content decoded as a

@@ -34,17 +34,14 @@ func isResponsesList(elems []jsonx.RawMessage) bool {
 	return typed
 }
 
-// --- Chat Completions ---
-
 type respItem struct {
 	respItemFields
 	Arguments jsonx.RawMessage `json:"arguments"`
 	Output    jsonx.RawMessage `json:"output"`
 
-	// args and output are the members already decoded, when the item was
-	// read as a respItemText (decodeRespItem, direct).
+	// args and output are the members when they are strings the
+	// one-pass reading decoded; Arguments and Output are then nil.
 	args, output *string
-	direct       bool
 
 	// What responseItems made of the item, kept as chatMessage.built is
 	// (lineReuse): the text of a message, the call of a call item, the
@@ -75,12 +72,13 @@ type respItemFields struct {
 	} `json:"summary"`
 }
 
-// respItemText is a Responses item whose arguments and output are strings
-// (or null), the common case (see chatMessageText).
+// respItemText is a Responses item as the one-pass reading decodes it:
+// arguments and output that are strings, the common case, decoded (see
+// chatMessageText); of another kind, kept raw.
 type respItemText struct {
 	respItemFields
-	Arguments *string `json:"arguments"`
-	Output    *string `json:"output"`
+	Arguments, Output       *string
+	rawArguments, rawOutput jsonx.RawMessage
 }
 
 // decodeRespItem decodes a Responses item as decodeChatMessage decodes a
@@ -114,10 +112,16 @@ func (t *respItemText) decodeAt(data []byte, pos, depth int) (end int, ok bool) 
 		{Name: "error", Raw: &t.Error},
 		{Name: "action", Raw: &t.Action},
 		{Name: "summary", Raw: &summary, View: true},
-		{Name: "arguments", Ptr: &t.Arguments},
-		{Name: "output", Ptr: &t.Output},
 	}
-	end, ok = jsonx.DecodeObjectNested(data, pos, depth, fields[:], nil)
+	nested := [...]jsonx.Nested{
+		{Name: "arguments", Read: func(data []byte, pos, depth int) (int, bool) {
+			return stringOrCopyAt(data, pos, depth, &t.Arguments, &t.rawArguments)
+		}},
+		{Name: "output", Read: func(data []byte, pos, depth int) (int, bool) {
+			return stringOrCopyAt(data, pos, depth, &t.Output, &t.rawOutput)
+		}},
+	}
+	end, ok = jsonx.DecodeObjectNested(data, pos, depth, fields[:], nested[:])
 	if !ok {
 		return 0, false
 	}
@@ -134,7 +138,7 @@ func (t *respItemText) decodeAt(data []byte, pos, depth int) (end int, ok bool) 
 
 // item is the respItem read as t.
 func (t *respItemText) item() respItem {
-	return respItem{respItemFields: t.respItemFields, args: t.Arguments, output: t.Output, direct: true}
+	return respItem{respItemFields: t.respItemFields, args: t.Arguments, output: t.Output, Arguments: t.rawArguments, Output: t.rawOutput}
 }
 
 // call is the call a call item makes (but its Line).
@@ -142,7 +146,7 @@ func (it *respItem) call() Call {
 	c := Call{ID: it.CallID, Tool: it.Name}
 	switch it.Type {
 	case "function_call":
-		c.setArgsMember(it.direct, it.args, it.Arguments)
+		it.setArgs(&c)
 	case "custom_tool_call":
 		var s string
 		_ = jsonx.Unmarshal(it.Input, &s)
@@ -152,7 +156,7 @@ func (it *respItem) call() Call {
 		c.SetArgsField(it.Action)
 	case "mcp_call":
 		// An MCP call made by the API carries its own output.
-		c.setArgsMember(it.direct, it.args, it.Arguments)
+		it.setArgs(&c)
 		c.HasResult = true
 		c.Result, _ = it.outputText()
 		if e, has := contentText(it.Error); has {
@@ -162,9 +166,19 @@ func (it *respItem) call() Call {
 	return c
 }
 
+// setArgs sets c's arguments from the item's: the decoded string, else
+// the member as it stands (Call.SetArgsField; absent or null is none).
+func (it *respItem) setArgs(c *Call) {
+	if it.args != nil {
+		c.SetArgs(*it.args)
+		return
+	}
+	c.SetArgsField(it.Arguments)
+}
+
 // outputText is contentText of the item's output.
 func (it *respItem) outputText() (string, bool) {
-	if it.direct {
+	if it.output != nil {
 		return stringText(it.output)
 	}
 	return contentText(it.Output)

@@ -171,22 +171,6 @@ func (c *Call) SetArgsField(raw jsonx.RawMessage) {
 	c.SetArgs(string(raw))
 }
 
-// setArgsMember is SetArgsField of an arguments member as a one-pass
-// reading leaves it (the Codex and OpenAI Responses readers): decoded
-// says the reading decoded it, args then being its string (nil for null
-// or absent, which SetArgsField reads as ""); else raw is the member as it
-// stands.
-func (c *Call) setArgsMember(decoded bool, args *string, raw jsonx.RawMessage) {
-	switch {
-	case !decoded:
-		c.SetArgsField(raw)
-	case args == nil:
-		c.SetArgs("")
-	default:
-		c.SetArgs(*args)
-	}
-}
-
 // SetArgsValue fills the arguments from an already parsed value.
 func (c *Call) SetArgsValue(v jsonx.Value) {
 	c.Args, c.ArgsOK = v, true
