@@ -1,3 +1,5 @@
+package ingest
+
 // hermes.go reads the transcripts that hermes-agent (NousResearch) leaves on
 // disk: the `hermes sessions export` dump, the gateway JSONL transcripts, the
 // per-session JSON snapshots, and the ShareGPT trajectory and batch-runner
@@ -7,7 +9,6 @@
 // The export, gateway and snapshot formats share one message model (OpenAI
 // chat messages plus hermes extras, §2); hermesConv turns such a message list
 // into turns, requests and calls, whatever file it came from.
-package ingest
 
 import (
 	"bytes"

@@ -1,3 +1,5 @@
+package ingest
+
 // hermes_trajectory.go reads hermes-agent's ShareGPT files: the trajectory
 // JSONL written with --save_trajectories (trajectory_samples.jsonl,
 // failed_trajectories.jsonl), the batch runner's batch_<N>.jsonl and
@@ -7,7 +9,6 @@
 // A `gpt` entry carries its calls as <tool_call> blocks without ids; the
 // next `tool` entry carries all their results as <tool_response> blocks, in
 // the same order. Calls and results are paired by position.
-package ingest
 
 import (
 	"fmt"

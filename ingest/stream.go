@@ -1,11 +1,24 @@
 // Package ingest turns agent transcripts on disk into loopgate's normalized
 // stream: sessions made of turns, turns made of model requests, requests made
-// of tool calls. Each format family has one file (hermes.go, nanobot.go,
-// openai.go, ...); detect.go picks the format of a file; walk.go finds the
-// files; read.go reads lines of any length from plain or gzipped files.
+// of tool calls. It is what every command that reads transcripts calls
+// (analyze's replay, the CLI's inspect and formats), and it knows nothing of
+// guard rules: tool names are kept exactly as written, and their classes are
+// looked up later by package rules. It imports internal/jsonx and the SQLite
+// driver only; no package of loopgate but those.
 //
-// Ingest knows nothing of guard rules: tool names are kept exactly as written,
-// and their classes are looked up later by package rules.
+// Reading a file is three steps: open.go opens it (gzip, the record limit,
+// databases by path), detect.go sniffs its format from its first record,
+// read.go dispatches it to that format's reader. walk.go finds the files;
+// lines.go reads lines of any length.
+//
+// Each format has one reader (its family's files: hermes*.go, nanobot*.go,
+// openai*.go, claudecode.go, codex.go, ...). The busy readers decode a record
+// in one pass where it lies (jsonx.DecodeObjectNested); what that decoder
+// declines (a repeated, escaped or case-folded key, a member of another type)
+// is decoded generically into the same record, whose error words the problem.
+// A new format is a file that registers a Format in its init function. The
+// helpers several readers share are in shared.go, content.go (content
+// flattening), usage.go and sessionbuilder.go (calls joined to results).
 //
 // Ingesters never hold more than one session in memory (a whole-file JSON
 // format holds that file), and never drop a line silently: every line is
