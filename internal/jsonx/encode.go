@@ -1,5 +1,6 @@
-// Encoding: a Value back to JSON in a chosen style, and the one JSON
-// string quoter of the module (AppendQuoted, Quote).
+// Encoding: a Value back to JSON in a chosen style, and the module's JSON
+// string quoter (AppendQuoted, Quote; AppendQuotedStd in quote_std.go
+// builds on it for encoding/json's bytes).
 
 package jsonx
 

@@ -9,9 +9,10 @@
 // library and goccy/go-json only.
 //
 // Files: jsonx.go (Unmarshal, Valid, member scans), parser.go (the shared
-// lexer), value.go (the value tree), encode.go (encodings and the quoter),
-// decode.go and cursor.go (one-pass decoding), compact.go, split.go, str.go,
-// pynum.go (Python's number forms).
+// lexer), value.go (the value tree), encode.go (encodings and the quoter,
+// AppendQuoted), quote_std.go (the quoter with encoding/json's bytes, for
+// the reports' session JSON), decode.go and cursor.go (one-pass decoding),
+// compact.go, split.go, str.go, pynum.go (Python's number forms).
 package jsonx
 
 import (
