@@ -323,7 +323,7 @@ func ccDecodeGeneric(line []byte, l *ccLine, read *ccMessageRead) error {
 // pass as its line, as Unmarshal into a ccBlock would; a tool result that
 // is a string is decoded too (readContentMember), as contentText would
 // decode it. It declines an element that is not an object (Unmarshal
-// reads null as an empty block; the plain reading keeps that case).
+// reads null as an empty block; the caller reads that case).
 func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock) (int, bool) {
 	if data[pos] != '{' {
 		return 0, false

@@ -38,7 +38,7 @@ type hermesExportColumns struct {
 // hermesExportMessage is one element of an export record's messages list
 // as hermesReadExportRecord leaves it: decoded, or, when it does not
 // decode in one pass (content parts, a member of another type...), raw,
-// for hermesDecodeMessage to decode the plain way.
+// for hermesDecodeMessage to decode generically.
 type hermesExportMessage struct {
 	m       hermesMsg
 	decoded bool

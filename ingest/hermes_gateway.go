@@ -19,7 +19,7 @@ func parseHermesGateway(lr *LineReader, h *Head, out *Sink) {
 			s.Line = n
 		}
 		// A line read in one pass is valid JSON: only the others are
-		// checked, then decoded the plain way, whose errors word the
+		// checked, then decoded generically, whose errors word the
 		// problems.
 		var m hermesMsg
 		if !m.decode(line) {

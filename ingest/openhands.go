@@ -51,16 +51,16 @@ func init() {
 					return
 				}
 				id := fileStem(h.Name) + "#L" + strconv.Itoa(n)
-				// A line the direct reading reads is valid JSON (it checks
+				// A line the one-pass reading reads is valid JSON (it checks
 				// every byte), so it needs no Valid pass of its own.
-				if parseOpenHandsDirect(line, n, id, nil, out) {
+				if parseOpenHandsOnePass(line, n, id, nil, out) {
 					continue
 				}
 				if !jsonx.Valid(line) {
 					out.BadLine(lr, n, notJSON(line))
 					continue
 				}
-				parseOpenHandsPlain(line, n, id, nil, out)
+				parseOpenHandsGeneric(line, n, id, nil, out)
 			}
 		},
 	})
@@ -85,13 +85,13 @@ type ohEvent struct {
 	Cause       *int64           `json:"cause"`
 	Meta        *ohMeta          `json:"tool_call_metadata"`
 
-	// content is Content's text when the direct reading decoded it
+	// content is Content's text when the one-pass reading decoded it
 	// (readContentMember).
 	content decodedContent
 }
 
 // ohMeta, ohModelResponse and ohChoice name the types of tool_call_metadata
-// and its parts for the direct reading. They are aliases of unnamed struct
+// and its parts for the one-pass reading. They are aliases of unnamed struct
 // types, not types of their own, because Unmarshal's errors, which
 // problems quote, spell out the type of the member at fault
 // (TestOpenHandsProblemTypes).
@@ -122,15 +122,16 @@ var ohNotCalls = map[string]bool{"message": true, "system": true, "recall": true
 // whole-file document, where pos gives each event's file line for problems
 // (the session keeps line 0, docpos.go).
 func parseOpenHandsRecord(data []byte, h *Head, line int, defaultID string, pos *docPos, out *Sink) {
-	if parseOpenHandsDirect(data, line, defaultID, pos, out) {
+	if parseOpenHandsOnePass(data, line, defaultID, pos, out) {
 		return
 	}
-	parseOpenHandsPlain(data, line, defaultID, pos, out)
+	parseOpenHandsGeneric(data, line, defaultID, pos, out)
 }
 
-// parseOpenHandsPlain is parseOpenHandsRecord by Unmarshal: the list split
-// into raw events, each decoded in turn, an error worded as a problem.
-func parseOpenHandsPlain(data []byte, line int, defaultID string, pos *docPos, out *Sink) {
+// parseOpenHandsGeneric is the generic decoding of a record the one-pass
+// reading declines, by Unmarshal: the list split into raw events, each
+// decoded in turn (ohSession), an error worded as a problem.
+func parseOpenHandsGeneric(data []byte, line int, defaultID string, pos *docPos, out *Sink) {
 	var events []jsonx.RawMessage
 	id := defaultID
 	at := ohRecordLine(data, line, pos)
@@ -160,19 +161,19 @@ func parseOpenHandsPlain(data []byte, line int, defaultID string, pos *docPos, o
 	ohSession(items, id, line, at, lines, pos, out)
 }
 
-// parseOpenHandsDirect is parseOpenHandsRecord in one pass over data: each
+// parseOpenHandsOnePass is parseOpenHandsRecord in one pass over data: each
 // event is decoded where it lies (ohEvent.decodeAt) as the list is walked,
-// where the plain reading has Unmarshal copy the list out as raw events
+// where the generic decoding has Unmarshal copy the list out as raw events
 // and then decode each one by reflection; for a JSONL line, the walk's
-// syntax check also stands in for the Valid pass before the plain
-// reading. An event it does not decode so (a member of another type,
+// syntax check also stands in for the Valid pass before the generic
+// decoding. An event it does not decode so (a member of another type,
 // an id that is not an integer, a repeated, escaped or case-folded key...)
-// is kept raw and left to Unmarshal, as the plain reading leaves every
+// is kept raw and left to Unmarshal, as the generic decoding leaves every
 // event. It returns false, having sent nothing, for what it cannot read
 // at all (invalid JSON, a record whose history is not a list, a repeated
-// instance_id...): parseOpenHandsPlain then reads data and words what is
+// instance_id...): parseOpenHandsGeneric then reads data and words what is
 // wrong. The events hold views of data: they are read before it changes.
-func parseOpenHandsDirect(data []byte, line int, defaultID string, pos *docPos, out *Sink) bool {
+func parseOpenHandsOnePass(data []byte, line int, defaultID string, pos *docPos, out *Sink) bool {
 	var items []ohItem
 	var starts []int // where each event starts in data, for its file line
 	readEvent := func(data []byte, p, depth int) (int, bool) {
@@ -207,14 +208,14 @@ func parseOpenHandsDirect(data []byte, line int, defaultID string, pos *docPos, 
 			id = ohInstanceID(instanceID, defaultID)
 		}
 	} else {
-		// Leading white space too is read as the plain reading's Unmarshal
+		// Leading white space too is read as the generic decoding's Unmarshal
 		// reads it; null, which Unmarshal takes as no events, is declined.
 		end, ok = jsonx.DecodeArrayEach(data, 0, 0, readEvent)
 	}
 	if !ok || !jsonx.AtEnd(data, end) {
 		return false
 	}
-	// The lines elemLines gives the plain reading, from the offsets the
+	// The lines elemLines gives the generic decoding, from the offsets the
 	// walk found instead of another pass over the list.
 	var lines []int
 	if base := pos.offsetOf(data); base >= 0 {

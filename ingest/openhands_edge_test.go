@@ -10,7 +10,7 @@ import (
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
-// The OpenHands one-pass reading (parseOpenHandsDirect) decodes events
+// The OpenHands one-pass reading (parseOpenHandsOnePass) decodes events
 // where they lie and leaves the rare shapes to the generic decoding; the
 // edge inputs here cover both (TestEdgeGolden).
 
@@ -158,7 +158,7 @@ func TestOpenHandsDirectDecodes(t *testing.T) {
 					t.Errorf("%s record %d: event %d is not decoded directly: %.200s", p, n+1, i+1, raw)
 				}
 			}
-			if !parseOpenHandsDirect(rec, 0, "x", nil, &Sink{}) {
+			if !parseOpenHandsOnePass(rec, 0, "x", nil, &Sink{}) {
 				t.Errorf("%s record %d: the direct reading declines it", p, n+1)
 			}
 		}
@@ -167,7 +167,7 @@ func TestOpenHandsDirectDecodes(t *testing.T) {
 		t.Fatalf("only %d OpenHands files found", files)
 	}
 	// And the edge records it must read: a well-formed one.
-	if !parseOpenHandsDirect([]byte(ohEdgeRecords[0]), 1, "x", nil, &Sink{}) {
+	if !parseOpenHandsOnePass([]byte(ohEdgeRecords[0]), 1, "x", nil, &Sink{}) {
 		t.Error("the direct reading declines a well-formed record")
 	}
 }
