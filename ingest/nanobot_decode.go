@@ -126,14 +126,13 @@ func nbDecodeRecord(line []byte, m *nbMsg) error {
 // m partly written.
 func (m *nbMsg) decode(line []byte) bool {
 	var stamp *string
+	textOK := true // content absent or null: nbText's "", true
 	// The common members first: a key is looked up in order.
 	fields := [...]jsonx.Field{
 		{Name: "role", Str: &m.Role},
-		{Name: "content", Str: &m.Text},
 		{Name: "timestamp", Ptr: &stamp},
 		{Name: "tool_call_id", Str: &m.ToolCallID},
 		{Name: "name", Str: &m.Name},
-		{Name: "reasoning_content", Str: &m.Reasoning},
 		{Name: "_type", Str: &m.Type},
 		{Name: "latency_ms", Raw: &m.LatencyMS},
 		{Name: "key", Raw: &m.Key},
@@ -150,17 +149,36 @@ func (m *nbMsg) decode(line []byte) bool {
 		{Name: "cron_job_id", Raw: &m.CronJobID},
 		{Name: "_runtime_context", Raw: &m.RuntimeContext},
 	}
-	nested := [...]jsonx.Nested{{Name: "tool_calls", Read: func(data []byte, pos, depth int) (int, bool) {
-		if bytes.HasPrefix(data[pos:], []byte("null")) {
-			return pos + len("null"), true // no calls, as nbParser.toolCalls reads it
+	// content and reasoning_content: a string decoded, another kind (a
+	// list of blocks) read by nbText.
+	text := func(dst *string, ok *bool) func(data []byte, pos, depth int) (int, bool) {
+		return func(data []byte, pos, depth int) (int, bool) {
+			s, raw, isString, end, decoded := jsonx.StringOrValueAt(data, pos, depth)
+			switch {
+			case !decoded:
+				return 0, false
+			case isString:
+				*dst = s
+			default:
+				*dst, *ok = nbText(raw)
+			}
+			return end, true
 		}
-		return jsonx.DecodeArrayEach(data, pos, depth, nbCallEntry(&m.Calls))
-	}}}
+	}
+	var reasoningOK bool
+	nested := [...]jsonx.Nested{{Name: "content", Read: text(&m.Text, &textOK)},
+		{Name: "reasoning_content", Read: text(&m.Reasoning, &reasoningOK)},
+		{Name: "tool_calls", Read: func(data []byte, pos, depth int) (int, bool) {
+			if bytes.HasPrefix(data[pos:], []byte("null")) {
+				return pos + len("null"), true // no calls, as nbParser.toolCalls reads it
+			}
+			return jsonx.DecodeArrayEach(data, pos, depth, nbCallEntry(&m.Calls))
+		}}}
 	end, ok := jsonx.DecodeObjectNested(line, 0, 0, fields[:], nested[:])
 	if !ok || !jsonx.AtEnd(line, end) {
 		return false
 	}
-	m.TextOK, m.CallsRead = true, true
+	m.TextOK, m.CallsRead = textOK, true
 	if stamp != nil {
 		m.Timestamp = nbStamp{Present: true, OK: true, S: *stamp}
 	}
@@ -196,16 +214,26 @@ type nbCall struct {
 func nbCallEntry(calls *[]nbCall) func(data []byte, pos, depth int) (int, bool) {
 	return func(data []byte, pos, depth int) (int, bool) {
 		var id, name, args *string
-		fn := [...]jsonx.Field{{Name: "name", Ptr: &name}, {Name: "arguments", Ptr: &args}}
+		var rawArgs jsonx.RawMessage
+		fn := [...]jsonx.Field{{Name: "name", Ptr: &name}}
+		// Arguments of another kind than a string (an object, reference
+		// §13.3) are kept raw, a copy, for Call.SetArgsField.
+		fnArgs := [...]jsonx.Nested{{Name: "arguments", Read: func(data []byte, pos, depth int) (int, bool) {
+			return stringOrCopyAt(data, pos, depth, &args, &rawArgs)
+		}}}
 		function := [...]jsonx.Nested{{Name: "function", Read: func(data []byte, pos, depth int) (int, bool) {
-			return jsonx.DecodeObjectNested(data, pos, depth, fn[:], nil)
+			return jsonx.DecodeObjectNested(data, pos, depth, fn[:], fnArgs[:])
 		}}}
 		entry := [...]jsonx.Field{{Name: "id", Ptr: &id}}
 		end, ok := jsonx.DecodeObjectNested(data, pos, depth, entry[:], function[:])
 		if !ok {
 			return 0, false
 		}
-		*calls = append(*calls, nbCall{ID: nbDeref(id), Name: nbDeref(name), IsText: true, Text: nbDeref(args), NoArgs: args == nil})
+		if rawArgs != nil {
+			*calls = append(*calls, nbCall{ID: nbDeref(id), Name: nbDeref(name), Raw: rawArgs})
+		} else {
+			*calls = append(*calls, nbCall{ID: nbDeref(id), Name: nbDeref(name), IsText: true, Text: nbDeref(args), NoArgs: args == nil})
+		}
 		return end, true
 	}
 }
