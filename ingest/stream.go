@@ -3,8 +3,9 @@
 // of tool calls. It is what every command that reads transcripts calls
 // (analyze's replay, the CLI's inspect and formats), and it knows nothing of
 // guard rules: tool names are kept exactly as written, and their classes are
-// looked up later by package rules. It imports internal/jsonx and the SQLite
-// driver only; no package of loopgate but those.
+// looked up later by package rules. Of loopgate's packages it imports
+// internal/jsonx and internal/lazyre only; beyond the standard library, the
+// SQLite driver.
 //
 // Reading a file is three steps: open.go opens it (gzip, the record limit,
 // databases by path), detect.go sniffs its format from its first record,
