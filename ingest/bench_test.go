@@ -177,13 +177,11 @@ func BenchmarkReadReplayingLog(b *testing.B) {
 					name = rg.name + "/plain"
 				}
 				b.Run(name, func(b *testing.B) {
-					defer func() { oaReuse = true }()
-					oaReuse = reuse
 					b.SetBytes(rg.bytes)
 					b.ReportAllocs()
 					problems := 0
 					for b.Loop() {
-						_, problems = readGroup(rg, Options{Format: rg.formatID})
+						_, problems = readGroup(rg, Options{Format: rg.formatID, noLineReuse: !reuse})
 					}
 					if problems > 0 {
 						b.Fatalf("%d problems reading the replaying %s logs", problems, rg.name)

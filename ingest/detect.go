@@ -54,6 +54,8 @@ type Head struct {
 	// Database is set, and the rest but Path and Name left empty, when the
 	// file is an SQLite database (database.go).
 	Database *Database
+
+	noLineReuse bool // Options.noLineReuse
 }
 
 // Has reports whether the first record has all the named keys.
@@ -279,7 +281,7 @@ type sniffed struct {
 // file, a document over the record limit or not valid JSON.
 func sniff(in *stream, opt Options, out *Sink) (*sniffed, bool) {
 	lr, gz, maxRecord := in.lr, in.gz, opt.maxRecord()
-	h := &Head{Path: in.path, Name: in.name}
+	h := &Head{Path: in.path, Name: in.name, noLineReuse: opt.noLineReuse}
 	s := &sniffed{h: h}
 
 	first, n, ok := lr.Next()

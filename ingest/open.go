@@ -41,6 +41,11 @@ type Options struct {
 	// --tool); the others are read and dropped.
 	Keep func(*Session) bool
 
+	// noLineReuse turns off the OpenAI log reader's cache of decoded
+	// elements (lineReuse), which must not change what is read: tests read
+	// each log with and without it and compare.
+	noLineReuse bool
+
 	// sizeHint is the file's size when ReadFile knows it: a whole-file
 	// document's buffer is made that large at once instead of doubling
 	// its way there (a tenth of the reading of hermes snapshots).

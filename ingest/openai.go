@@ -204,7 +204,7 @@ func parseOpenAIDoc(doc []byte, h *Head, out *Sink) {
 
 func parseOpenAILines(lr *LineReader, h *Head, out *Sink) {
 	r := &oaReader{h: h, out: out, stem: fileStem(h.Name)}
-	if oaReuse {
+	if !h.noLineReuse {
 		r.reuse = &lineReuse{}
 	}
 	for {

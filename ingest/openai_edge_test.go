@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,23 +10,23 @@ import (
 	"github.com/loopgate/loopgate/internal/gen"
 )
 
-// readBoth reads data with *switch on, then off, and returns both readings
-// as JSON (the reuse of decoded elements, oaReuse, is tested so).
-func readBoth(data []byte, name, format string, direct *bool) (on, off string) {
-	dump := func() string {
-		sessions, problems := readBytes(data, name, format)
+// readBoth reads data with the OpenAI log reader's reuse of decoded
+// elements (lineReuse) on, then off, and returns both readings as JSON.
+func readBoth(data []byte, name, format string) (on, off string) {
+	dump := func(opt Options) string {
+		var sessions []*Session
+		var problems []Problem
+		Read(bytes.NewReader(data), name, opt, &Sink{
+			OnSession: func(s *Session) { sessions = append(sessions, s) },
+			OnProblem: func(p Problem) { problems = append(problems, p) },
+		})
 		out, err := json.MarshalIndent(map[string]any{"sessions": sessions, "problems": problems}, "", " ")
 		if err != nil {
 			return err.Error()
 		}
 		return string(out)
 	}
-	defer func() { *direct = true }()
-	*direct = true
-	on = dump()
-	*direct = false
-	off = dump()
-	return on, off
+	return dump(Options{Format: format}), dump(Options{Format: format, noLineReuse: true})
 }
 
 // directInputs are the fixtures, the shared samples (when present) and a

@@ -9,10 +9,6 @@ import (
 	"unsafe"
 )
 
-// oaReuse turns on lineReuse; tests turn it off to check that a log reads
-// the same with and without it.
-var oaReuse = true
-
 // lineReuse spares a JSONL request log most of its decoding. Each request
 // of a log replays the conversation so far (docs/formats/openai.md), so a
 // line usually begins with the very bytes of an earlier line of its
@@ -39,7 +35,7 @@ var oaReuse = true
 // shared prefix, every problem) is read as before: an element is kept only
 // once it decoded without a problem.
 //
-// A nil *lineReuse (a document, or oaReuse off) keeps and takes nothing.
+// A nil *lineReuse (a document, or Options.noLineReuse) keeps and takes nothing.
 type lineReuse struct {
 	line []byte       // the line being read
 	next []reusedElem // the elements read on it so far

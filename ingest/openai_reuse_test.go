@@ -169,7 +169,7 @@ func TestOpenAIReuseMatchesPlain(t *testing.T) {
 	}
 	for p, data := range inputs {
 		for _, format := range []string{"", "openai-chat", "openai-responses"} {
-			if on, off := readBoth(data, filepath.Base(p), format, &oaReuse); on != off {
+			if on, off := readBoth(data, filepath.Base(p), format); on != off {
 				t.Errorf("%s as %q: the reading with lineReuse differs:\n%s", p, format, firstDiff(off, on))
 			}
 		}
@@ -278,7 +278,7 @@ func TestInterleavedLogReusesElements(t *testing.T) {
 		t.Errorf("interleaving %d logs: %d elements taken, want the %d taken reading each alone", len(logs), got, alone)
 	}
 	for _, format := range []string{"", "openai-chat"} {
-		if on, off := readBoth(mixed, "mixed.jsonl", format, &oaReuse); on != off {
+		if on, off := readBoth(mixed, "mixed.jsonl", format); on != off {
 			t.Errorf("interleaved logs as %q: the reading with lineReuse differs:\n%s", format, firstDiff(off, on))
 		}
 	}
@@ -327,7 +327,7 @@ func FuzzOpenAIReuse(f *testing.F) {
 		if responses {
 			format = "openai-responses"
 		}
-		if on, off := readBoth(log, "log.jsonl", format, &oaReuse); on != off {
+		if on, off := readBoth(log, "log.jsonl", format); on != off {
 			t.Errorf("%q as %s: the reading with lineReuse differs:\n%s", log, format, firstDiff(off, on))
 		}
 	})
@@ -375,7 +375,7 @@ func TestColdLogKeepsFewLines(t *testing.T) {
 	if alone == 0 || 2*after < alone {
 		t.Errorf("a replaying log after %d cold lines: %d elements taken, read alone %d", len(cold), after, alone)
 	}
-	if on, off := readBoth(append(coldLog, replaying...), "cold.jsonl", "", &oaReuse); on != off {
+	if on, off := readBoth(append(coldLog, replaying...), "cold.jsonl", ""); on != off {
 		t.Errorf("the reading with lineReuse differs:\n%s", firstDiff(off, on))
 	}
 }
