@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/gate"
 )
 
 // GateSummary prints one line per case (PASS/FAIL, name, what the replay
@@ -15,7 +15,7 @@ import (
 // actual, with the gate file line, then a total line. No timings: the
 // output is the same from run to run. PASS is green and FAIL red when
 // opt.Color is set.
-func GateSummary(w io.Writer, res *analyze.GateResult, opt Options) {
+func GateSummary(w io.Writer, res *gate.Result, opt Options) {
 	for i := range res.Cases {
 		cr := &res.Cases[i]
 		s := cr.Report.Summary

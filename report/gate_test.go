@@ -15,13 +15,14 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/gate"
 )
 
 // runGateFixture runs a test gate file from fixtures/gate as CI runs it:
 // from the repository root, so that every path in the result is
 // repository-relative (fixtures/golden/...), whatever directory the
 // renderers later run in.
-func runGateFixture(t *testing.T, name string) *analyze.GateResult {
+func runGateFixture(t *testing.T, name string) *gate.Result {
 	t.Helper()
 	wd, err := os.Getwd()
 	if err != nil {
@@ -35,11 +36,11 @@ func runGateFixture(t *testing.T, name string) *analyze.GateResult {
 			t.Fatal(err)
 		}
 	}()
-	g, err := analyze.LoadGate(filepath.Join("fixtures", "gate", name))
+	g, err := gate.Load(filepath.Join("fixtures", "gate", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := analyze.RunGate(g, analyze.GateOptions{Jobs: 1})
+	res, err := gate.Run(g, gate.Options{Jobs: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func runGateFixture(t *testing.T, name string) *analyze.GateResult {
 
 // gateResult is runGateFixture with durations zeroed, so that renderings
 // are the same from run to run.
-func gateResult(t *testing.T, name string) *analyze.GateResult {
+func gateResult(t *testing.T, name string) *gate.Result {
 	t.Helper()
 	res := runGateFixture(t, name)
 	res.Duration = 0
@@ -162,7 +163,7 @@ var junitTimes = regexp.MustCompile(`time="[0-9]+\.[0-9]{3}"`)
 // SARIF: parse the JSON back and check what GitHub code scanning requires
 // (reference/ecosystem.md §1.2).
 func TestGateSARIF(t *testing.T) {
-	render := func(res *analyze.GateResult) ([]byte, map[string]any) {
+	render := func(res *gate.Result) ([]byte, map[string]any) {
 		var buf bytes.Buffer
 		if err := GateSARIF(&buf, res, SARIFOptions{Decisions: true, Version: "test"}, Options{Redact: true}); err != nil {
 			t.Fatal(err)
@@ -496,13 +497,13 @@ func TestGateGitHub(t *testing.T) {
 	checkGolden(t, "gate/failing.github", buf.Bytes())
 
 	// More failures than GitHub shows: the first 10, then one notice.
-	many := &analyze.GateResult{File: "gate.yaml", Cases: []analyze.CaseResult{{
-		Case:   &analyze.GateCase{Name: "a, b: c"},
+	many := &gate.Result{File: "gate.yaml", Cases: []gate.CaseResult{{
+		Case:   &gate.Case{Name: "a, b: c"},
 		Report: &analyze.Report{},
 	}}}
 	for i := 1; i <= 13; i++ {
-		many.Cases[0].Failures = append(many.Cases[0].Failures, analyze.GateFailure{
-			Kind: analyze.FailExpect, GateLine: i, File: "t/x,y:z.jsonl", Line: i % 3,
+		many.Cases[0].Failures = append(many.Cases[0].Failures, gate.Failure{
+			Kind: gate.FailExpect, GateLine: i, File: "t/x,y:z.jsonl", Line: i % 3,
 			Message: fmt.Sprintf("failure %d: 100%% wrong\nsecond line", i)})
 	}
 	buf.Reset()
@@ -608,11 +609,11 @@ func TestFailureFingerprintStable(t *testing.T) {
 		if err := os.WriteFile(gateFile, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		g, err := analyze.LoadGate(gateFile)
+		g, err := gate.Load(gateFile)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := analyze.RunGate(g, analyze.GateOptions{Jobs: 1})
+		res, err := gate.Run(g, gate.Options{Jobs: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -659,9 +660,9 @@ func TestFailureFingerprintStable(t *testing.T) {
 	}
 
 	// Every part of the failure that reports what was found may change.
-	f := analyze.GateFailure{Kind: analyze.FailExpect, Field: "blocked", Expected: "3", Actual: "4", GateLine: 13,
+	f := gate.Failure{Kind: gate.FailExpect, Field: "blocked", Expected: "3", Actual: "4", GateLine: 13,
 		File: "t/a.jsonl", Line: 7, Session: "s", Call: 3, Action: "block", Detector: "repeat", Message: "blocked: expected 3, got 4"}
-	moved := analyze.GateFailure{Kind: analyze.FailExpect, Field: "blocked", Expected: "5", Actual: "0", GateLine: 20,
+	moved := gate.Failure{Kind: gate.FailExpect, Field: "blocked", Expected: "5", Actual: "0", GateLine: 20,
 		File: "t/b.jsonl", Message: "blocked: expected 5, got 0"}
 	if a, b := FailureFingerprint("g.yaml", "c", &f), FailureFingerprint("g.yaml", "c", &moved); a != b {
 		t.Errorf("summary fingerprint depends on the numbers: %s / %s", a, b)
@@ -717,9 +718,9 @@ func TestGateErrorGitHub(t *testing.T) {
 // A case with no snapshot yet passes; the GitHub output and the step
 // summary say to record it.
 func TestGateSnapshotMissingNotes(t *testing.T) {
-	res := &analyze.GateResult{File: "ci/loopgate.gate.yaml", Cases: []analyze.CaseResult{
-		{Case: &analyze.GateCase{Name: "read loop", Line: 7, Snapshot: "ci/snapshots/read-loop.golden"}, Report: &analyze.Report{}, SnapshotMissing: true},
-		{Case: &analyze.GateCase{Name: "healthy", Line: 12, Snapshot: "ci/snapshots/healthy.golden"}, Report: &analyze.Report{}},
+	res := &gate.Result{File: "ci/loopgate.gate.yaml", Cases: []gate.CaseResult{
+		{Case: &gate.Case{Name: "read loop", Line: 7, Snapshot: "ci/snapshots/read-loop.golden"}, Report: &analyze.Report{}, SnapshotMissing: true},
+		{Case: &gate.Case{Name: "healthy", Line: 12, Snapshot: "ci/snapshots/healthy.golden"}, Report: &analyze.Report{}},
 	}}
 	var gh, md bytes.Buffer
 	if err := GateGitHub(&gh, res, Options{}); err != nil {

@@ -15,7 +15,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/gate"
 )
 
 // GitHubAnnotationLimit is how many error annotations GitHub shows per step.
@@ -39,7 +39,7 @@ func escapeProperty(s string) string {
 
 // GateGitHub writes one error annotation per failed expectation, the first
 // GitHubAnnotationLimit of them, then a notice for the rest.
-func GateGitHub(w io.Writer, res *analyze.GateResult, opt Options) error {
+func GateGitHub(w io.Writer, res *gate.Result, opt Options) error {
 	total, emitted := 0, 0
 	for i := range res.Cases {
 		cr := &res.Cases[i]
@@ -86,7 +86,7 @@ func GateGitHub(w io.Writer, res *analyze.GateResult, opt Options) error {
 }
 
 // snapshotNote words the note for a case with no snapshot yet.
-func snapshotNote(file string, cr *analyze.CaseResult) string {
+func snapshotNote(file string, cr *gate.CaseResult) string {
 	return fmt.Sprintf("case %q has no snapshot yet (%s): it was checked on its expectations only. Run %s and commit the snapshot to pin every decision.",
 		cr.Case.Name, ArtifactURI(cr.Case.Snapshot), GateUpdateCommand(file))
 }
@@ -95,7 +95,7 @@ func snapshotNote(file string, cr *analyze.CaseResult) string {
 // file: the hint names the file, which a gate run from another folder (or
 // a file not named loopgate.gate.yaml) needs.
 func GateUpdateCommand(file string) string {
-	if file == "" || file == analyze.DefaultGateFile {
+	if file == "" || file == gate.DefaultFile {
 		return "loopgate gate --update"
 	}
 	return "loopgate gate --update " + shellWord(file)
@@ -134,7 +134,7 @@ func mdCell(s string) string { return mdText(s) }
 
 // GateMarkdown writes the gate result as markdown for a step summary or a
 // pull-request comment: a verdict line, a table of cases, every failure.
-func GateMarkdown(w io.Writer, res *analyze.GateResult, opt Options) error {
+func GateMarkdown(w io.Writer, res *gate.Result, opt Options) error {
 	var b strings.Builder
 	failed := res.Failed()
 	fmt.Fprintf(&b, "## loopgate gate: `%s`\n\n", ArtifactURI(res.File))

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/gate"
 )
 
 // The gate page: one box per case, pass or fail, with what its replay
@@ -40,7 +40,7 @@ type htmlGateFailure struct {
 
 // GateHTML writes the gate result as one self-contained page (gate
 // --format html, --html FILE).
-func GateHTML(w io.Writer, res *analyze.GateResult, opt Options) error {
+func GateHTML(w io.Writer, res *gate.Result, opt Options) error {
 	page := struct {
 		File  string         `json:"file"`
 		Cases []htmlGateCase `json:"cases"`

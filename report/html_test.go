@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/gate"
 	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/internal/gen"
 	"github.com/loopgate/loopgate/internal/tokens"
@@ -351,14 +352,14 @@ func corpusFiles(t testing.TB, dir string) []string {
 
 // testGateResult runs the project's failing and drifting gate fixtures:
 // failed expectations of every kind, snapshot differences, a passing case.
-func testGateResult() *analyze.GateResult {
-	res := &analyze.GateResult{File: "../fixtures/gate/failing.gate.yaml"}
+func testGateResult() *gate.Result {
+	res := &gate.Result{File: "../fixtures/gate/failing.gate.yaml"}
 	for _, f := range []string{"failing.gate.yaml", "drifting.gate.yaml"} {
-		g, err := analyze.LoadGate(filepath.Join("..", "fixtures", "gate", f))
+		g, err := gate.Load(filepath.Join("..", "fixtures", "gate", f))
 		if err != nil {
 			panic(err)
 		}
-		r, err := analyze.RunGate(g, analyze.GateOptions{Jobs: 1, SnapshotArgs: func(s string) string { return AbbreviateArgs(Redact(s), 120) }, SnapshotText: Redact})
+		r, err := gate.Run(g, gate.Options{Jobs: 1, SnapshotArgs: func(s string) string { return AbbreviateArgs(Redact(s), 120) }, SnapshotText: Redact})
 		if err != nil {
 			panic(err)
 		}

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/gate"
 )
 
 type junitSuites struct {
@@ -62,7 +62,7 @@ type junitFailure struct {
 func junitSeconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // GateJUnit writes the gate result as JUnit XML.
-func GateJUnit(w io.Writer, res *analyze.GateResult, opt Options) error {
+func GateJUnit(w io.Writer, res *gate.Result, opt Options) error {
 	suite := junitSuite{Name: ArtifactURI(res.File), Time: junitSeconds(res.Duration), Cases: []junitCase{}}
 	className := strings.TrimSuffix(filepath.Base(res.File), filepath.Ext(res.File))
 	for i := range res.Cases {
@@ -74,7 +74,7 @@ func GateJUnit(w io.Writer, res *analyze.GateResult, opt Options) error {
 			Time:      junitSeconds(cr.Duration),
 			SystemOut: fmt.Sprintf("rules %s; transcript %s: %d file(s), %d session(s), %d calls; blocked %d, steered %d, deduped %d, harmful %d, precision %s, stopped actions %d, recall %s",
 				cr.Report.Rules.Name, cr.Case.Transcript, s.Files, s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful,
-				analyze.FormatNumber(s.Precision), s.StoppedActions, analyze.FormatNumber(s.Recall)),
+				gate.FormatNumber(s.Precision), s.StoppedActions, gate.FormatNumber(s.Recall)),
 		}
 		if cr.SnapshotMissing {
 			tc.SystemOut += "; " + snapshotNote(res.File, cr)

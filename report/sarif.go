@@ -25,7 +25,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/gate"
 	"github.com/loopgate/loopgate/analyze/guard"
 )
 
@@ -209,12 +209,12 @@ func Fingerprint(parts ...string) string {
 // call and kind of a snapshot difference). A summary failure keeps its
 // alert while its numbers move (blocked 3 -> 5) and while the decision it
 // points at changes; an edited call expectation is a new one.
-func FailureFingerprint(gateURI, caseName string, f *analyze.GateFailure) string {
+func FailureFingerprint(gateURI, caseName string, f *gate.Failure) string {
 	rule := failureRule(f.Kind)
 	switch f.Kind {
-	case analyze.FailCall:
+	case gate.FailCall:
 		return Fingerprint(rule, gateURI, caseName, f.Session, strconv.Itoa(f.Call), f.Action, f.Detector)
-	case analyze.FailSnapshot:
+	case gate.FailSnapshot:
 		return Fingerprint(rule, gateURI, caseName, ArtifactURI(f.File), f.Session, strconv.Itoa(f.Call), f.Field)
 	}
 	return Fingerprint(rule, gateURI, caseName, f.Field)
@@ -231,18 +231,18 @@ func sarifRuleIndex(id string) int {
 
 func failureRule(kind string) string {
 	switch kind {
-	case analyze.FailCall:
+	case gate.FailCall:
 		return SARIFRuleCall
-	case analyze.FailSnapshot:
+	case gate.FailSnapshot:
 		return SARIFRuleSnapshot
-	case analyze.FailProblems:
+	case gate.FailProblems:
 		return SARIFRuleProblems
 	}
 	return SARIFRuleExpect
 }
 
 // GateSARIF writes the gate result as one SARIF 2.1.0 log.
-func GateSARIF(w io.Writer, res *analyze.GateResult, sopt SARIFOptions, opt Options) error {
+func GateSARIF(w io.Writer, res *gate.Result, sopt SARIFOptions, opt Options) error {
 	driver := sarifDriver{Name: "loopgate", Version: sopt.Version, InformationURI: InformationURI}
 	for _, r := range sarifRules {
 		driver.Rules = append(driver.Rules, sarifRuleDescriptor{ID: r.ID, Name: r.Name,
@@ -284,7 +284,7 @@ func GateSARIF(w io.Writer, res *analyze.GateResult, sopt SARIFOptions, opt Opti
 
 // decisionResults lists a case's stopped and harmful decisions. A gate's
 // reports hold all their sessions in memory (the gate does not spill).
-func decisionResults(cr *analyze.CaseResult, opt Options) []sarifResult {
+func decisionResults(cr *gate.CaseResult, opt Options) []sarifResult {
 	var out []sarifResult
 	for si := range cr.Report.Sessions {
 		s := &cr.Report.Sessions[si]

@@ -2,7 +2,7 @@ package cli
 
 // The gate command: replay golden transcripts under the rules a gate file
 // names and fail (exit 1) when any case's expectations do not hold. The
-// gate file's schema and the checks live in analyze/gate.go; the CI outputs
+// gate file's schema and the checks live in analyze/gate; the CI outputs
 // (JUnit, SARIF, GitHub annotations and step summary) in package report.
 
 import (
@@ -15,7 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/gate"
 	"github.com/loopgate/loopgate/internal/memlimit"
 	"github.com/loopgate/loopgate/report"
 )
@@ -28,7 +28,7 @@ func gateCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "gate",
 		Usage:     "CI gate: replay golden transcripts and check the expectations of a gate file",
-		ArgsUsage: "[FILE] (default: " + analyze.DefaultGateFile + ")",
+		ArgsUsage: "[FILE] (default: " + gate.DefaultFile + ")",
 		Flags: []cli.Flag{
 			jobsFlag, colorFlag, noRedactFlag, maxRecordFlag,
 			&cli.BoolFlag{Name: "update", Usage: "rewrite every case's snapshot from this run instead of comparing with it"},
@@ -59,7 +59,7 @@ func runGate(c *cli.Context) error {
 	}
 	file := c.Args().First()
 	if file == "" {
-		file = analyze.DefaultGateFile
+		file = gate.DefaultFile
 	}
 	opt, err := reportOptions(c, outputFile(c))
 	if err != nil {
@@ -70,7 +70,7 @@ func runGate(c *cli.Context) error {
 	// at the gate file's line when it has one.
 	stop := func(err error) error {
 		if c.Bool("github") {
-			var gfe *analyze.GateFileError
+			var gfe *gate.FileError
 			if errors.As(err, &gfe) {
 				_ = report.GateErrorGitHub(c.App.Writer, gfe.File, gfe.Line, gfe.Msg)
 			} else {
@@ -83,11 +83,11 @@ func runGate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	g, err := analyze.LoadGate(file)
+	g, err := gate.Load(file)
 	if err != nil {
 		return stop(err)
 	}
-	res, err := analyze.RunGate(g, analyze.GateOptions{
+	res, err := gate.Run(g, gate.Options{
 		Jobs:      c.Int("jobs"),
 		Update:    c.Bool("update"),
 		MaxRecord: limit,

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/analyze/gate"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/report"
@@ -24,7 +25,7 @@ func gateInitCommand() *cli.Command {
 		Usage:     "write a gate file with one case per transcript, expectations taken from a replay",
 		ArgsUsage: "PATH...",
 		Flags: []cli.Flag{presetFlag, inputFormatFlag,
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: analyze.DefaultGateFile, Usage: "the gate `FILE` to write"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: gate.DefaultFile, Usage: "the gate `FILE` to write"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite the gate file if it exists"},
 		},
 		Action: func(c *cli.Context) error {

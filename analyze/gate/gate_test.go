@@ -1,4 +1,4 @@
-package analyze
+package gate
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 
 // gateDir holds the test gate files; inline gate texts are parsed as if
 // they lived there, so their relative paths resolve the same way.
-var gateDir = filepath.Join("..", "fixtures", "gate")
+var gateDir = filepath.Join("..", "..", "fixtures", "gate")
 
 // laughs appends to a gate text whose last case's calls: list is anchored
 // &l0 eight more cases, each a list of nine aliases of the one before:
@@ -116,7 +116,7 @@ func TestParseGateInvalid(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(gateDir, "inline.gate.yaml")
-			_, err := ParseGate([]byte(tc.text), file)
+			_, err := Parse([]byte(tc.text), file)
 			if err == nil {
 				t.Fatalf("no error for:\n%s", tc.text)
 			}
@@ -125,9 +125,9 @@ func TestParseGateInvalid(t *testing.T) {
 				t.Errorf("error\n got  %s\n want %s...%s", err, prefix, tc.want)
 			}
 			// The CLI annotates it (--github) at the same file and line.
-			var gfe *GateFileError
+			var gfe *FileError
 			if !errors.As(err, &gfe) || gfe.File != file || gfe.Line != tc.line {
-				t.Errorf("error is not a *GateFileError at line %d: %#v", tc.line, err)
+				t.Errorf("error is not a *FileError at line %d: %#v", tc.line, err)
 			}
 			if strings.Contains(err.Error(), "Inf") && !strings.Contains(tc.text, "Inf") {
 				t.Errorf("error shows an infinity the file does not hold: %s", err)
@@ -137,7 +137,7 @@ func TestParseGateInvalid(t *testing.T) {
 }
 
 func TestParseGateValid(t *testing.T) {
-	g, err := LoadGate(filepath.Join(gateDir, "passing.gate.yaml"))
+	g, err := Load(filepath.Join(gateDir, "passing.gate.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestParseGateValid(t *testing.T) {
 	}
 	// The default name is the transcript as written; the snapshot is named
 	// after it when snapshots are on.
-	g2, err := ParseGate([]byte("cases:\n  - transcript: ../golden/healthy/*.jsonl\n"), filepath.Join(gateDir, "x.gate.yaml"))
+	g2, err := Parse([]byte("cases:\n  - transcript: ../golden/healthy/*.jsonl\n"), filepath.Join(gateDir, "x.gate.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,13 +225,13 @@ func TestParseComparison(t *testing.T) {
 	}
 }
 
-func runGateFile(t *testing.T, path string, opt GateOptions) *GateResult {
+func runGateFile(t *testing.T, path string, opt Options) *Result {
 	t.Helper()
-	g, err := LoadGate(path)
+	g, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := RunGate(g, opt)
+	res, err := Run(g, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func runGateFile(t *testing.T, path string, opt GateOptions) *GateResult {
 }
 
 func TestRunGatePassing(t *testing.T) {
-	res := runGateFile(t, filepath.Join(gateDir, "passing.gate.yaml"), GateOptions{Jobs: 2})
+	res := runGateFile(t, filepath.Join(gateDir, "passing.gate.yaml"), Options{Jobs: 2})
 	if res.Failed() != 0 {
 		for _, c := range res.Cases {
 			for _, f := range c.Failures {
@@ -250,12 +250,12 @@ func TestRunGatePassing(t *testing.T) {
 }
 
 func TestRunGateFailing(t *testing.T) {
-	res := runGateFile(t, filepath.Join(gateDir, "failing.gate.yaml"), GateOptions{Jobs: 1})
+	res := runGateFile(t, filepath.Join(gateDir, "failing.gate.yaml"), Options{Jobs: 1})
 	if len(res.Cases) != 3 || res.Failed() != 2 || !res.Cases[0].Passed() {
 		t.Fatalf("%d cases, %d failed; want 3 cases, the last 2 failed", len(res.Cases), res.Failed())
 	}
 	readLoop := filepath.Join(gateDir, "..", "golden", "loops", "read-loop.jsonl")
-	want := []GateFailure{
+	want := []Failure{
 		{Kind: FailExpect, Field: "blocked", Expected: "3", Actual: "4", GateLine: 13, File: readLoop, Line: 7, Call: 3, Action: "block", Detector: "repeat",
 			Message: "blocked: expected 3, got 4"},
 		// No steer to point at: the transcript, line unknown.
@@ -305,12 +305,12 @@ func TestRunGateProblems(t *testing.T) {
 		}
 		return p
 	}
-	res := runGateFile(t, write("snapshots: false\ncases:\n  - transcript: broken.jsonl\n"), GateOptions{})
+	res := runGateFile(t, write("snapshots: false\ncases:\n  - transcript: broken.jsonl\n"), Options{})
 	f := res.Cases[0].Failures
 	if len(f) != 1 || f[0].Kind != FailProblems || f[0].Line != 2 || !strings.Contains(f[0].Message, "got 1 input problem(s), first") {
 		t.Errorf("a transcript with a bad line must fail the case: %+v", f)
 	}
-	res = runGateFile(t, write("snapshots: false\ncases:\n  - transcript: broken.jsonl\n    expect: {problems: 1}\n"), GateOptions{})
+	res = runGateFile(t, write("snapshots: false\ncases:\n  - transcript: broken.jsonl\n    expect: {problems: 1}\n"), Options{})
 	if !res.Cases[0].Passed() {
 		t.Errorf("problems: 1 accepts the problem: %+v", res.Cases[0].Failures)
 	}
@@ -318,7 +318,7 @@ func TestRunGateProblems(t *testing.T) {
 
 func TestSnapshotUpdateAndDrift(t *testing.T) {
 	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("..", "fixtures", "golden", "loops", "read-loop.jsonl"))
+	src, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "golden", "loops", "read-loop.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +335,7 @@ func TestSnapshotUpdateAndDrift(t *testing.T) {
 		return p
 	}
 	redact := func(s string) string { return strings.ReplaceAll(s, "SECRET", "[REDACTED]") }
-	opt := GateOptions{SnapshotArgs: redact}
+	opt := Options{SnapshotArgs: redact}
 
 	// No snapshot yet: the case passes on its expectations, and says so.
 	res := runGateFile(t, gate("nanobot"), opt)
@@ -392,7 +392,7 @@ func TestSnapshotUpdateAndDrift(t *testing.T) {
 }
 
 func TestSnapshotDriftFixture(t *testing.T) {
-	res := runGateFile(t, filepath.Join(gateDir, "drifting.gate.yaml"), GateOptions{})
+	res := runGateFile(t, filepath.Join(gateDir, "drifting.gate.yaml"), Options{})
 	var got []string
 	for _, f := range res.Cases[0].Failures {
 		got = append(got, f.Message)
@@ -433,7 +433,7 @@ func FuzzParseGate(f *testing.F) {
 	f.Add("cases:\n  - transcript: '['\n    calls: [{call: 99999999999999999999}]\n")
 	file := filepath.Join(gateDir, "fuzz.gate.yaml")
 	f.Fuzz(func(t *testing.T, text string) {
-		_, err := ParseGate([]byte(text), file)
+		_, err := Parse([]byte(text), file)
 		if err != nil && !strings.HasPrefix(err.Error(), file+":") {
 			t.Errorf("error without file and line: %v", err)
 		}
@@ -474,7 +474,7 @@ func TestGateIssueExample(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	golden := filepath.Join("..", "fixtures", "golden")
+	golden := filepath.Join("..", "..", "fixtures", "golden")
 	copyFile(filepath.Join(golden, "loops", "read-loop.jsonl"), filepath.Join(dir, "golden", "read-loop.jsonl"))
 	healthy, _ := filepath.Glob(filepath.Join(golden, "healthy", "*.jsonl"))
 	if len(healthy) != 3 {
@@ -484,12 +484,12 @@ func TestGateIssueExample(t *testing.T) {
 		copyFile(h, filepath.Join(dir, "golden", "healthy", filepath.Base(h)))
 	}
 	file := filepath.Join(dir, "loopgate.gate.yaml")
-	run := func(text string) *GateResult {
+	run := func(text string) *Result {
 		t.Helper()
 		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return runGateFile(t, file, GateOptions{Jobs: 1})
+		return runGateFile(t, file, Options{Jobs: 1})
 	}
 
 	res := run(issueExample)
