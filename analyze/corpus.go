@@ -3,11 +3,11 @@ package analyze
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"sort"
 	"sync"
 
 	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/analyze/pipeline"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
@@ -46,211 +46,25 @@ type Options struct {
 	SpillSessions bool
 }
 
+// fileResult is what a replay keeps of one file until its turn to be
+// emitted: the session results themselves go through the pipeline.
 type fileResult struct {
-	prepared []*PreparedSession
 	// tally[k] counts the file's sessions under the k-th configuration of
-	// the replay (no sessions kept: those go through results).
-	tally []*Aggregator
-	// results carries the file's session results that are kept or passed
-	// on (the first configuration's), in order, to the emitter while the
-	// file is still being read: see forEachFile.
-	results  resultQueue
-	spillErr error       // why results read ahead could not wait on disk (they stayed in memory)
+	// the replay (no sessions kept: those are pushed to the pipeline).
+	tally    []*Aggregator
 	facts    CorpusFacts // of the file's sessions
 	problems FileProblems
 	bytes    int64
 }
 
-// resultQueue hands one file's session results from its worker to the
-// emitter. The emitter drains the file whose turn it is while the worker
-// is still reading it, so that a file of a million sessions is not held
-// whole (a request log of many short conversations: 2 M sessions held
-// 1.8 GB before). The results of a file read ahead of its turn wait here,
-// and from spillChunk (or spillBytes) on they wait on disk (spill.go): two
-// such files are not held either.
-type resultQueue struct {
-	mu       sync.Mutex
-	cond     *sync.Cond // on mu, made by the first use
-	items    []SessionResult
-	spare    []SessionResult // the slice drained last, reused
-	spill    *sessionSpill   // results older than items, until drain starts
-	draining bool            // the file's turn has come: no more spilling
-	closed   bool            // the worker is done with the file
-}
-
-func (q *resultQueue) init() {
-	if q.cond == nil {
-		q.cond = sync.NewCond(&q.mu)
-	}
-}
-
-// push adds a result; it never waits for the emitter (a worker may read
-// files out of order, see forEachFile, and must not wait for an earlier
-// one).
-func (q *resultQueue) push(s SessionResult) {
-	q.mu.Lock()
-	q.init()
-	q.items = append(q.items, s)
-	if len(q.items) == 1 {
-		q.cond.Signal()
-	}
-	if !q.draining {
-		// Not the file's turn yet: nobody else touches the queue until
-		// drain starts, which takes the lock first.
-		if q.spill == nil {
-			q.spill = &sessionSpill{}
-		}
-		if q.spill.due(&s, len(q.items)) {
-			q.items = q.spill.flush(q.items)
-		}
-	}
-	q.mu.Unlock()
-}
-
-// close says that no more results will come.
-func (q *resultQueue) close() {
-	q.mu.Lock()
-	q.init()
-	q.closed = true
-	q.cond.Signal()
-	q.mu.Unlock()
-}
-
-// drain passes every result to f, in order, as they come, and returns
-// once the queue is closed and empty. f runs without the lock held. It
-// returns the error of reading back spilled results, if any: the results
-// read until then were passed on, the rest are lost, and the caller says
-// so in the report. writeErr is why results could not be spilled (they
-// stayed in memory: nothing is lost).
-func (q *resultQueue) drain(f func(*SessionResult)) (writeErr, err error) {
-	q.mu.Lock()
-	q.init()
-	q.draining = true
-	spilled := q.spill
-	q.spill = nil
-	q.mu.Unlock()
-	if spilled != nil {
-		writeErr = spilled.err
-		err = spilled.each(func(s *SessionResult) error {
-			if f != nil {
-				f(s)
-			}
-			return nil
-		})
-		_ = spilled.close() // read back already: closing it loses nothing
-	}
-	q.mu.Lock()
-	for {
-		for len(q.items) == 0 && !q.closed {
-			q.cond.Wait()
-		}
-		batch, closed := q.items, q.closed
-		q.items, q.spare = q.spare[:0], nil
-		q.mu.Unlock()
-		for i := range batch {
-			if f != nil {
-				f(&batch[i])
-			}
-			batch[i] = SessionResult{} // let the strings and decisions go
-		}
-		q.mu.Lock()
-		q.spare = batch[:0]
-		if closed && len(q.items) == 0 {
-			q.items, q.spare = nil, nil
-			q.mu.Unlock()
-			return writeErr, err
-		}
-	}
-}
-
-// forEachFile runs work for every file on jobs workers and then emit for
-// each file in the files' order: parallel reading, deterministic output.
-// It is the shared skeleton of replay, compare and sweep. While it waits
-// for the file whose turn it is, it passes the results that file's worker
-// pushes on r.results to stream (nil: dropped), so that the file being
-// emitted streams and is not held whole.
-//
-// Files are worked on largest first within runs of ahead files in the
-// given order (largestFirst), so that one big file does not start last and
-// leave the other cores idle at the end; emission still follows the given
-// order. Results wait for their turn to be emitted, and at most 2*ahead
-// files are started and not yet emitted, which bounds that memory.
-//
-// Sorting within runs is what makes the bound safe: the emitter waits for
-// the earliest file not emitted, and the run holding it is always fully
-// started before the window can fill. Sorting all the files by size, as
-// before, hung the whole replay once there were more files than the window
-// and the first file was not among the largest (TestForEachFileManyFiles).
-func forEachFile(files []string, jobs, ahead int, work func(i int, r *fileResult), stream func(i int, s *SessionResult), emit func(i int, r *fileResult)) {
-	if jobs <= 0 {
-		jobs = runtime.NumCPU()
-	}
-	ahead = max(ahead, 1)
-	slots := make([]*fileResult, len(files))
-	for i := range slots {
-		slots[i] = &fileResult{}
-	}
-	order := largestFirst(files, ahead)
-	window := make(chan struct{}, 2*ahead)
-	next := make(chan int)
-	go func() {
-		for _, i := range order {
-			window <- struct{}{}
-			next <- i
-		}
-		close(next)
-	}()
-	var wg sync.WaitGroup
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				work(i, slots[i])
-				slots[i].results.close()
-			}
-		}()
-	}
-	for i := range slots {
-		var f func(*SessionResult)
-		if stream != nil {
-			f = func(s *SessionResult) { stream(i, s) }
-		}
-		writeErr, err := slots[i].results.drain(f)
-		slots[i].spillErr = writeErr
-		if err != nil {
-			slots[i].problems.List = append(slots[i].problems.List, Problem{File: files[i],
-				Message: fmt.Sprintf("some session results of this file are missing from the report: %v", err)})
-		}
-		emit(i, slots[i])
-		slots[i] = nil
-		<-window
-	}
-	wg.Wait()
-}
-
-// filesAhead is forEachFile's run of files sorted together for a replay
-// under one configuration: per file, results are counts and decisions.
+// filesAhead is the run of files a replay under one configuration starts
+// largest first (pipeline.Run): per file, results are counts and
+// decisions.
 const filesAhead = 2048
 
-// largestFirst returns the indices of files in runs of n in the given
-// order, each run ordered by size, largest first (ties and unknown sizes
-// keep their order).
-func largestFirst(files []string, n int) []int {
-	sizes := make([]int64, len(files))
-	order := make([]int, len(files))
-	for i, f := range files {
-		order[i] = i
-		if fi, err := os.Stat(f); err == nil {
-			sizes[i] = fi.Size()
-		}
-	}
-	for start := 0; start < len(order); start += n {
-		run := order[start:min(start+n, len(order))]
-		sort.SliceStable(run, func(a, b int) bool { return sizes[run[a]] > sizes[run[b]] })
-	}
-	return order
-}
+// aheadSessionBytes is the replay's memory budget (pipeline.DefaultBudget);
+// a variable so that tests can make it small.
+var aheadSessionBytes = pipeline.DefaultBudget
 
 // Replay reads the files, replays every session under the rules and
 // returns the report. Output order is the order of files and of sessions
@@ -324,8 +138,11 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 	// The first configuration's results go to the emitter when they are
 	// kept or passed on; every configuration's are counted by the worker.
 	passOn := keep || opt.OnSession != nil
-	gate := newMemGate(aheadSessionBytes)
-	forEachFile(files, opt.Jobs, ahead, func(i int, r *fileResult) {
+	slots := make([]*fileResult, len(files))
+	plan := pipeline.Plan[SessionResult]{Jobs: opt.Jobs, Window: 2 * ahead, Spill: sessionCodec(), Budget: aheadSessionBytes}
+	pipeline.Run(files, plan, func(i int, f *pipeline.File[SessionResult]) {
+		r := &fileResult{}
+		slots[i] = r
 		rn := runners.Get().(*sessionRunner)
 		defer runners.Put(rn)
 		if fi, err := os.Stat(files[i]); err == nil {
@@ -340,10 +157,11 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		// parsed. A few batches wait in the channel at most, so memory
 		// stays bounded.
 		//
-		// The bytes the reader takes in are held at the memory gate until
-		// the sessions they made are replayed: a batch carries the bytes
-		// read since the batch before it.
-		gf, in := gate.file(opt.Ingest)
+		// The bytes the reader takes in are held at the memory budget
+		// until the sessions they made are replayed: a batch carries the
+		// bytes read since the batch before it.
+		in := opt.Ingest
+		in.OnRead = f.Read
 		type heldBatch struct {
 			sessions []*ingest.Session
 			bytes    int64
@@ -360,16 +178,16 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 						res, tools := rn.run(p, cfgs, k)
 						r.tally[k].AddSession(res, tools, false)
 						if k == 0 && passOn {
-							r.results.push(res)
+							f.Push(res, summarySize(&res))
 						}
 					}
 				}
-				gf.release(batch.bytes)
+				f.Release(batch.bytes)
 			}
 			close(replayed)
 		}()
 		var batch sessionBatch
-		hand := func() { sessions <- heldBatch{batch.take(), gf.taken()} }
+		hand := func() { sessions <- heldBatch{batch.take(), f.Taken()} }
 		ingest.ReadFile(files[i], in, &ingest.Sink{
 			OnSession: func(s *ingest.Session) {
 				if batch.add(s) {
@@ -383,7 +201,6 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		}
 		close(sessions)
 		<-replayed
-		gf.done() // with what the file still holds (bytes after its last session)
 		r.problems.Close(files[i])
 		progressMu.Lock()
 		done++
@@ -399,9 +216,15 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		if keep {
 			aggs[0].rep.keepSession(*s, opt.SpillSessions)
 		}
-	}, func(i int, r *fileResult) {
-		if r.spillErr != nil && aggs[0].rep.spillErr == nil {
-			aggs[0].rep.spillErr = r.spillErr
+	}, func(i int, end pipeline.End) {
+		r := slots[i]
+		slots[i] = nil
+		if end.Lost != nil {
+			r.problems.List = append(r.problems.List, Problem{File: files[i],
+				Message: fmt.Sprintf("some session results of this file are missing from the report: %v", end.Lost)})
+		}
+		if end.SpillErr != nil && aggs[0].rep.spillErr == nil {
+			aggs[0].rep.spillErr = end.SpillErr
 		}
 		for k := range cfgs {
 			aggs[k].merge(r.tally[k])

@@ -21,10 +21,13 @@
 //     configuration in turn;
 //   - sharding: shard.go and merge.go (a corpus split over machines, and
 //     the partial reports merged back);
-//   - the file pipeline that feeds the replay (corpus.go's forEachFile,
-//     inorder.go, memgate.go, spill.go) and the CI gate (gate.go).
+//   - reading files in parallel: corpus.go and inorder.go (inspect's
+//     ReadInOrder) run on analyze/pipeline (the ordered parallel
+//     pipeline, its memory budget and its spill to disk); spill.go is the
+//     session summaries' encoding on disk and the report's spill. The CI
+//     gate is analyze/gate, which imports analyze.
 //
-// analyze imports rules, ingest, internal/tokens and analyze/guard; it
-// never imports report or the CLI. A new detector goes in analyze/guard,
-// not here.
+// analyze imports rules, ingest, internal/tokens, analyze/guard and
+// analyze/pipeline; it never imports report or the CLI. A new detector
+// goes in analyze/guard, not here.
 package analyze

@@ -90,8 +90,8 @@ func TestReadInOrder(t *testing.T) {
 		{"three jobs, small bounds", 3, 3, 4, 2, true, true},
 		{"eight jobs, window of one", 8, 1, 1, 1, true, true},
 		{"cores, small bounds", 0, 2, 6, 4, false, true},
-		{"two jobs, a memory gate of one byte", 2, 1024, 1 << 16, 512, true, false},
-		{"eight jobs, small bounds, a memory gate of one byte", 8, 2, 5, 3, true, true},
+		{"two jobs, a memory budget of one byte", 2, 1024, 1 << 16, 512, true, false},
+		{"eight jobs, small bounds, a memory budget of one byte", 8, 2, 5, 3, true, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,7 +99,7 @@ func TestReadInOrder(t *testing.T) {
 				inOrderLimit, inOrderAhead, inOrderWindow, aheadSessionBytes = l, a, w, g
 			}(inOrderLimit, inOrderAhead, inOrderWindow, aheadSessionBytes)
 			inOrderLimit, inOrderAhead, inOrderWindow = tt.limit, tt.ahead, tt.window
-			if strings.Contains(tt.name, "memory gate") {
+			if strings.Contains(tt.name, "memory budget") {
 				aheadSessionBytes = 1 // every read of a file but the oldest waits
 			}
 			var converted, emitted, most atomic.Int64

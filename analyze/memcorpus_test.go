@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/analyze/pipeline"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/gen"
 	"github.com/loopgate/loopgate/internal/tokens"
@@ -27,14 +28,18 @@ type Corpus struct {
 // session order.
 func LoadCorpus(files []string, opt Options) *Corpus {
 	c := &Corpus{Files: len(files)}
-	forEachFile(files, opt.Jobs, filesAhead, func(i int, r *fileResult) {
+	problems := make([][]Problem, len(files))
+	plan := pipeline.Plan[*PreparedSession]{Jobs: opt.Jobs, Window: 2 * filesAhead}
+	pipeline.Run(files, plan, func(i int, f *pipeline.File[*PreparedSession]) {
 		ingest.ReadFile(files[i], opt.Ingest, &ingest.Sink{
-			OnSession: func(s *ingest.Session) { r.prepared = append(r.prepared, Prepare(s)) },
-			OnProblem: func(p Problem) { r.problems.List = append(r.problems.List, p) },
+			OnSession: func(s *ingest.Session) { f.Push(Prepare(s), 0) },
+			OnProblem: func(p Problem) { problems[i] = append(problems[i], p) },
 		})
-	}, nil, func(i int, r *fileResult) {
-		c.Sessions = append(c.Sessions, r.prepared...)
-		c.Problems = append(c.Problems, r.problems.List...)
+	}, func(_ int, p **PreparedSession) {
+		c.Sessions = append(c.Sessions, *p)
+	}, func(i int, _ pipeline.End) {
+		c.Problems = append(c.Problems, problems[i]...)
+		problems[i] = nil
 		if opt.Progress != nil {
 			opt.Progress(i+1, len(files), 0)
 		}

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/analyze/pipeline"
 	"github.com/loopgate/loopgate/ingest"
 )
 
@@ -25,7 +26,7 @@ type Report struct {
 	// spill holds the sessions written to disk (Options.SpillSessions):
 	// Sessions then lists only those kept after the last spill, and
 	// EachSession and SessionCount cover both.
-	spill *sessionSpill
+	spill *pipeline.SpillFile[SessionResult]
 	// spillErr is the first reason sessions could not be spilled (Report.SpillError).
 	spillErr error
 }

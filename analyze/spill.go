@@ -1,36 +1,39 @@
 package analyze
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"math"
-	"os"
 
 	"github.com/loopgate/loopgate/analyze/guard"
+
+	"github.com/loopgate/loopgate/analyze/pipeline"
 )
 
 // A report keeps a summary of every session (SessionResult): about 850
 // bytes each, so a corpus of millions of short sessions (a request log of
 // many conversations) held gigabytes until the report was written. With
 // Options.SpillSessions, Replay writes the kept sessions to a temporary
-// file, spillChunk (or spillBytes) at a time, and the report reads them
-// back in order when it is rendered (Report.EachSession): memory then
-// follows the chunk, not the corpus. The results of a file read ahead of its turn wait the same
-// way (resultQueue), so that two files of millions of sessions are not
-// held either.
+// file (pipeline.SpillFile), spillChunk (or spillBytes) at a time, and the
+// report reads them back in order when it is rendered
+// (Report.EachSession): memory then follows the chunk, not the corpus.
+// The results of a file read ahead of its turn wait the same way
+// (pipeline.Plan.Spill), so that two files of millions of sessions are
+// not held either.
 //
 // The file holds chunks of sessions in a small binary encoding of their
-// own (encodeSession); a chunk is written whole or not at all: after a
-// write error the file is left as it is and every later session stays in
-// memory (the report is still complete; only memory is not bounded).
+// own (encodeSession).
 var spillChunk = 8192 // a variable for the tests
 
 // spillBytes also ends a chunk: the sessions kept in memory are written out
 // once their estimated size reaches it, however few (a session with
 // thousands of decisions is a summary of hundreds of KB).
 var spillBytes = 16 << 20
+
+// sessionCodec is how session summaries wait on disk.
+func sessionCodec() *pipeline.Codec[SessionResult] {
+	return &pipeline.Codec[SessionResult]{Encode: encodeSession, Decode: decodeSession, Chunk: spillChunk, Weight: spillBytes}
+}
 
 // summarySize estimates what a session summary holds in memory: its
 // strings, its decisions and their strings, and the fixed parts.
@@ -46,140 +49,6 @@ func summarySize(s *SessionResult) int {
 	return n
 }
 
-// sessionSpill is a temporary file of sessions, in the order written. The
-// zero value is ready: the file is made by the first write.
-type sessionSpill struct {
-	f      *os.File
-	path   string // "" once removed (the open file stays readable)
-	chunks []spilledChunk
-	n      int           // sessions written
-	size   int64         // bytes written in whole chunks
-	w      *bufio.Writer // writes the file, from its start
-	buf    []byte        // one session's encoding
-	failed bool          // making or writing the file failed: spill no more
-	err    error         // why, for a warning (nothing is lost: the sessions stay in memory)
-	// waiting is the estimated size of the sessions waiting in memory
-	// to be written (the report's Sessions, a queue's items).
-	waiting int
-}
-
-// due notes s, the nth session now waiting in memory, and reports whether
-// the waiting ones should be written: spillChunk of them, or spillBytes.
-func (sp *sessionSpill) due(s *SessionResult, n int) bool {
-	sp.waiting += summarySize(s)
-	return n >= spillChunk || sp.waiting >= spillBytes
-}
-
-// flush writes the waiting sessions and returns what stays in memory:
-// nothing once they are written, all of them when they could not be.
-func (sp *sessionSpill) flush(waiting []SessionResult) []SessionResult {
-	if !sp.write(waiting) {
-		return waiting
-	}
-	clear(waiting)
-	sp.waiting = 0
-	return waiting[:0]
-}
-
-type spilledChunk struct {
-	off, len int64
-	n        int // sessions
-}
-
-// write appends sessions to the file and reports whether it did (false:
-// keep them in memory).
-func (sp *sessionSpill) write(sessions []SessionResult) bool {
-	if sp.failed {
-		return false
-	}
-	if sp.f == nil {
-		f, err := os.CreateTemp("", "loopgate-sessions-*.bin")
-		if err != nil {
-			sp.failed, sp.err = true, err
-			return false
-		}
-		sp.f, sp.path = f, f.Name()
-		// Where the system allows it the name goes at once, so that
-		// nothing is left behind if the run is killed; the open file
-		// stays readable (elsewhere, close removes it).
-		if os.Remove(f.Name()) == nil {
-			sp.path = ""
-		}
-	}
-	// Each session is encoded on its own and written through a small
-	// buffer: a chunk encoded whole took a buffer of several MB, made
-	// anew for every chunk, and its page faults cost more system time
-	// than the writing.
-	if sp.w == nil {
-		sp.w = bufio.NewWriterSize(sp.f, 64<<10)
-	}
-	var n int64
-	for i := range sessions {
-		sp.buf = encodeSession(sp.buf[:0], &sessions[i])
-		if _, err := sp.w.Write(sp.buf); err != nil {
-			sp.failed, sp.err = true, err
-			return false
-		}
-		n += int64(len(sp.buf))
-	}
-	if cap(sp.buf) > 1<<20 {
-		sp.buf = nil // a huge session does not keep its buffer
-	}
-	// The chunk counts as written once it is all in the file; on an
-	// error the file is not used again (failed), so what part of the
-	// chunk reached it does not matter.
-	if err := sp.w.Flush(); err != nil {
-		sp.failed, sp.err = true, err
-		return false
-	}
-	sp.chunks = append(sp.chunks, spilledChunk{off: sp.size, len: n, n: len(sessions)})
-	sp.size += n
-	sp.n += len(sessions)
-	return true
-}
-
-// each calls f with every session written, in order, reading the file back
-// one chunk at a time; it stops at f's first error or a read error.
-func (sp *sessionSpill) each(f func(*SessionResult) error) error {
-	var buf []byte
-	for _, c := range sp.chunks {
-		if int64(cap(buf)) < c.len {
-			buf = make([]byte, c.len)
-		}
-		buf = buf[:c.len]
-		if _, err := sp.f.ReadAt(buf, c.off); err != nil {
-			return fmt.Errorf("reading back the sessions kept on disk: %w", err)
-		}
-		rest := buf
-		for range c.n {
-			var s SessionResult
-			var err error
-			if rest, err = decodeSession(rest, &s); err != nil {
-				return fmt.Errorf("reading back the sessions kept on disk: %w", err)
-			}
-			if err := f(&s); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// close closes and removes the file, if one was made.
-func (sp *sessionSpill) close() error {
-	if sp.f == nil {
-		return nil
-	}
-	err := sp.f.Close()
-	if sp.path != "" {
-		if rerr := os.Remove(sp.path); err == nil {
-			err = rerr
-		}
-	}
-	sp.f, sp.chunks, sp.n = nil, nil, 0
-	return err
-}
-
 // keepSession adds a session to the report's list, spilling the list to
 // disk once it holds spillChunk sessions or spillBytes when spill is set.
 func (r *Report) keepSession(s SessionResult, spill bool) {
@@ -188,12 +57,12 @@ func (r *Report) keepSession(s SessionResult, spill bool) {
 		return
 	}
 	if r.spill == nil {
-		r.spill = &sessionSpill{}
+		r.spill = pipeline.NewSpillFile(sessionCodec())
 	}
-	if r.spill.due(&s, len(r.Sessions)) {
-		r.Sessions = r.spill.flush(r.Sessions)
+	if r.spill.Due(summarySize(&s), len(r.Sessions)) {
+		r.Sessions = r.spill.Flush(r.Sessions)
 		if r.spillErr == nil {
-			r.spillErr = r.spill.err
+			r.spillErr = r.spill.Err()
 		}
 	}
 }
@@ -203,7 +72,7 @@ func (r *Report) keepSession(s SessionResult, spill bool) {
 func (r *Report) SessionCount() int {
 	n := len(r.Sessions)
 	if r.spill != nil {
-		n += r.spill.n
+		n += r.spill.Len()
 	}
 	return n
 }
@@ -215,7 +84,7 @@ func (r *Report) SessionCount() int {
 // kept after the last spill.
 func (r *Report) EachSession(f func(*SessionResult) error) error {
 	if r.spill != nil {
-		if err := r.spill.each(f); err != nil {
+		if err := r.spill.Each(f); err != nil {
 			return err
 		}
 	}
@@ -241,7 +110,7 @@ func (r *Report) Close() error {
 		return nil
 	}
 	r.spill = nil
-	return sp.close()
+	return sp.Close()
 }
 
 // encodeSession appends s to b: every field in declaration order, strings

@@ -121,7 +121,7 @@ func TestSpillKeepsEverySessionInOrder(t *testing.T) {
 	for _, s := range in {
 		r.keepSession(s, true)
 	}
-	if len(r.Sessions) >= spillChunk || r.spill == nil || len(r.spill.chunks) != 3 {
+	if len(r.Sessions) >= spillChunk || r.spill == nil || r.spill.Len() != 3*spillChunk {
 		t.Fatalf("%d sessions in memory, spill %+v: want 3 chunks on disk", len(r.Sessions), r.spill)
 	}
 	if n := r.SessionCount(); n != len(in) {
@@ -132,9 +132,6 @@ func TestSpillKeepsEverySessionInOrder(t *testing.T) {
 			t.Fatalf("pass %d: EachSession gave %d sessions, not the %d kept, in order", pass, len(got), len(in))
 		}
 	}
-	if left, _ := os.ReadDir(dir); len(left) != 0 && r.spill.path == "" {
-		t.Errorf("the spill file was unlinked, yet %d entries are in TMPDIR", len(left))
-	}
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -144,30 +141,6 @@ func TestSpillKeepsEverySessionInOrder(t *testing.T) {
 	stop := errors.New("stop")
 	if err := (&Report{Sessions: in}).EachSession(func(*SessionResult) error { return stop }); err != stop {
 		t.Errorf("EachSession returned %v, want f's error", err)
-	}
-}
-
-// TestSpillWriteFailureKeepsSessions: when the spill file cannot be
-// written, the sessions stay in memory and the report is still complete.
-func TestSpillWriteFailureKeepsSessions(t *testing.T) {
-	defer func(n int) { spillChunk = n }(spillChunk)
-	spillChunk = 4
-	ro, err := os.Open(os.DevNull) // opened for reading: every write fails
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
-	in := spillTestSessions(2*spillChunk + 1)
-	var r Report
-	r.spill = &sessionSpill{f: ro}
-	for _, s := range in {
-		r.keepSession(s, true)
-	}
-	if !r.spill.failed || len(r.Sessions) != len(in) {
-		t.Fatalf("failed %v, %d sessions in memory: want the write to fail and all %d kept", r.spill.failed, len(r.Sessions), len(in))
-	}
-	if got := collect(t, &r); !reflect.DeepEqual(got, in) {
-		t.Errorf("EachSession gave %d sessions, want the %d kept", len(got), len(in))
 	}
 }
 
@@ -194,7 +167,7 @@ func TestReplaySpillsTheSameSessions(t *testing.T) {
 	opt.SpillSessions = true
 	spilled := Replay(files, opt)
 	defer spilled.Close()
-	if spilled.spill == nil || len(spilled.spill.chunks) == 0 {
+	if spilled.spill == nil || spilled.spill.Len() == 0 {
 		t.Fatalf("%d sessions: nothing was spilled", len(plain.Sessions))
 	}
 	if got := collect(t, spilled); !reflect.DeepEqual(got, plain.Sessions) {
@@ -288,21 +261,10 @@ func TestSpillBySize(t *testing.T) {
 		r.keepSession(big, true)
 	}
 	// Each is about 100 * (160 + 504) bytes: 66 KB, past the 64 KiB bound.
-	if r.spill == nil || r.spill.n != 10 || len(r.Sessions) != 0 {
+	if r.spill == nil || r.spill.Len() != 10 || len(r.Sessions) != 0 {
 		t.Fatalf("%d sessions in memory, %v: want all 10 spilled one by one", len(r.Sessions), r.spill != nil)
 	}
 	if got := collect(t, &r); len(got) != 10 || !reflect.DeepEqual(got[9], big) {
 		t.Errorf("read back %d sessions, or not the same", len(got))
-	}
-	var q resultQueue
-	for range 3 {
-		q.push(big)
-	}
-	if q.spill == nil || q.spill.n != 3 {
-		t.Errorf("a queue read ahead kept big sessions in memory: spill %+v", q.spill)
-	}
-	q.close()
-	if _, err := q.drain(nil); err != nil {
-		t.Error(err)
 	}
 }
