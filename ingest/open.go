@@ -30,7 +30,7 @@ type Options struct {
 	// reader takes in (as decoded: a gzip file's uncompressed bytes), on
 	// the reading goroutine, before the chunk is parsed. The replay uses
 	// it to bound what sessions not yet replayed hold across files
-	// (analyze's memory gate); it may block.
+	// (the memory budget of analyze/pipeline); it may block.
 	OnRead func(n int)
 	// MaxRecord bounds the size of one record: a JSONL line, or a whole
 	// JSON document (0: DefaultMaxRecord). A larger one is one problem
