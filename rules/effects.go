@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/yamlstrict"
 	"gopkg.in/yaml.v3"
 )
 
@@ -172,7 +173,7 @@ func (d *decoder) decodeEffects(n *yaml.Node, v reflect.Value, path string) erro
 			return err
 		}
 		if first, dup := seen[k.Value]; dup {
-			return d.errf(k, "key %q is repeated %s (first given at line %d)", k.Value, where(path), first)
+			return d.file.RepeatedKey(k, yamlstrict.Where(path), first)
 		}
 		seen[k.Value] = k.Line
 		p := join(path, k.Value)
@@ -205,7 +206,7 @@ func (d *decoder) decodeEffects(n *yaml.Node, v reflect.Value, path string) erro
 			}
 			e.ByArgument = rs
 		default:
-			return d.errf(k, "unknown key %q %s%s", k.Value, where(path), suggest(k.Value, []string{EffectAct, EffectObserve, "by_argument"}))
+			return d.file.UnknownKey(k, yamlstrict.Where(path), []string{EffectAct, EffectObserve, "by_argument"})
 		}
 	}
 	v.Set(reflect.ValueOf(e))

@@ -1,18 +1,17 @@
 package rules
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"reflect"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/loopgate/loopgate/internal/yamlstrict"
 	"gopkg.in/yaml.v3"
 )
 
@@ -65,33 +64,15 @@ func parseWith(data []byte, source string, preset func(string) (*Rules, error)) 
 	if len(data) > MaxFileSize {
 		return nil, fmt.Errorf("%s: the rules file is larger than %d bytes", source, MaxFileSize)
 	}
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil && err != io.EOF {
-		return nil, yamlError(source, data, err)
+	file := yamlstrict.File{Path: source, Noun: "rules file"}
+	root, err := file.Decode(data)
+	if err != nil {
+		return nil, err
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err != io.EOF {
-		line := 1
-		if err == nil && extra.Line > 0 {
-			line = extra.Line
-		} else if err != nil {
-			return nil, yamlError(source, data, err)
-		}
-		return nil, fmt.Errorf("%s:%d: a rules file holds one YAML document; this is a second one", source, line)
-	}
-	if doc.Kind == 0 || len(doc.Content) == 0 || isNull(doc.Content[0]) {
-		// No document, or one with nothing in it ("---" alone, "~").
-		return nil, fmt.Errorf("%s:1: the rules file is empty", source)
-	}
-	if _, line := ExpandedYAMLNodes(&doc, MaxYAMLNodes); line > 0 {
-		return nil, fmt.Errorf("%s:%d: the rules file holds more than %d YAML nodes once its aliases are expanded; it is refused", source, line, MaxYAMLNodes)
-	}
-	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("%s:%d: the rules file must be a mapping of keys (name, scope, key, classes, effects, tools, detectors)", source, root.Line)
 	}
-	d := &decoder{source: source, lines: map[string]int{}}
+	d := &decoder{file: file, lines: map[string]int{}}
 	r = &Rules{}
 	if n := findKey(root, "extends"); n != nil {
 		if n.Kind != yaml.ScalarNode {
@@ -119,8 +100,6 @@ func parseWith(data []byte, source string, preset func(string) (*Rules, error)) 
 	return r, nil
 }
 
-func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
-
 func findKey(m *yaml.Node, key string) *yaml.Node {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
@@ -130,57 +109,17 @@ func findKey(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// YAMLParserErrors are the messages of yaml.v3's parser (as opposed to
-// its scanner): it numbers their lines from 0, and leaves line 0 out
-// (yaml.v3 decode.go, parser.fail: "line = p.parser.context_mark.line",
-// plus one only "if p.parser.error == yaml_SCANNER_ERROR"), so a rules or
-// gate file's error pointed one line too early.
-var YAMLParserErrors = []string{
-	"did not find expected <stream-start>", "did not find expected <document start>",
-	"found undefined tag handle", "did not find expected node content",
-	"did not find expected '-' indicator", "did not find expected key",
-	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
-	"found duplicate %YAML directive", "found incompatible YAML document", "found duplicate %TAG directive",
-}
-
-// yamlError turns yaml.v3's "yaml: line N: msg" into "source:N: msg",
-// with N counted from 1 whichever part of yaml.v3 found the error.
-func yamlError(source string, data []byte, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if i := strings.Index(rest, ":"); i > 0 {
-			if n, e := strconv.Atoi(rest[:i]); e == nil {
-				line, msg = n, strings.TrimSpace(rest[i+1:])
-			}
-		}
-	}
-	if slices.Contains(YAMLParserErrors, msg) {
-		line++
-	}
-	line = max(line, 1)
-	hint := ""
-	if lines := strings.Split(string(data), "\n"); line <= len(lines) && strings.HasPrefix(strings.TrimLeft(lines[line-1], " "), "\t") {
-		hint = " (YAML is indented with spaces, not tabs)"
-	}
-	return fmt.Errorf("%s:%d: the file is not valid YAML: %s%s", source, line, msg, hint)
-}
-
 // decoder walks a yaml.Node tree into the rules structs by their yaml
 // tags, refusing anything the schema does not name.
 type decoder struct {
-	source string
+	file yamlstrict.File
 	// lines records the line of every value decoded, by its dotted path,
 	// so that validation after decoding can still name a line.
 	lines map[string]int
 }
 
 func (d *decoder) errf(n *yaml.Node, format string, a ...any) error {
-	line := 1
-	if n != nil && n.Line > 0 {
-		line = n.Line
-	}
-	return fmt.Errorf("%s:%d: %s", d.source, line, fmt.Sprintf(format, a...))
+	return d.file.Errorf(n, format, a...)
 }
 
 func (d *decoder) line(path string) int { return d.lines[path] }
@@ -190,13 +129,6 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
-}
-
-func where(path string) string {
-	if path == "" {
-		return "at the top level"
-	}
-	return "in " + path
 }
 
 var durationType = reflect.TypeOf(Duration(0))
@@ -220,7 +152,7 @@ func fieldsOf(t reflect.Type) ([]string, map[string]int) {
 
 func (d *decoder) checkNode(n *yaml.Node, path string) error {
 	if n.Kind == yaml.AliasNode {
-		return d.errf(n, "aliases (*%s) are not allowed in rules files; write the value out %s", n.Value, where(path))
+		return d.errf(n, "aliases (*%s) are not allowed in rules files; write the value out %s", n.Value, yamlstrict.Where(path))
 	}
 	return nil
 }
@@ -230,10 +162,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, skip 
 		return err
 	}
 	if n.Kind != yaml.MappingNode {
-		if det, ok := strings.CutPrefix(path, "detectors."); ok && isNull(n) && !strings.Contains(det, ".") {
+		if det, ok := strings.CutPrefix(path, "detectors."); ok && yamlstrict.IsNull(n) && !strings.Contains(det, ".") {
 			return d.errf(n, "%s is empty; write \"%s: {}\" to turn the detector on with its defaults, or give its keys (%s)", path, det, strings.Join(mustNames(v.Type()), ", "))
 		}
-		return d.errf(n, "%s must be a mapping of keys (%s), not %s", nameOr(path, "the rules"), strings.Join(mustNames(v.Type()), ", "), kindWord(n))
+		return d.file.NotMapping(n, nameOr(path, "the rules"), mustNames(v.Type()))
 	}
 	names, idx := fieldsOf(v.Type())
 	extra := make([]string, 0, len(skip))
@@ -249,10 +181,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, skip 
 			return err
 		}
 		if k.Kind != yaml.ScalarNode {
-			return d.errf(k, "a key %s must be a plain word", where(path))
+			return d.file.KeyNotWord(k, yamlstrict.Where(path))
 		}
 		if first, dup := seen[k.Value]; dup {
-			return d.errf(k, "key %q is repeated %s (first given at line %d)", k.Value, where(path), first)
+			return d.file.RepeatedKey(k, yamlstrict.Where(path), first)
 		}
 		seen[k.Value] = k.Line
 		if skip[k.Value] {
@@ -260,7 +192,7 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, skip 
 		}
 		fi, ok := idx[k.Value]
 		if !ok {
-			return d.errf(k, "unknown key %q %s%s", k.Value, where(path), suggest(k.Value, names))
+			return d.file.UnknownKey(k, yamlstrict.Where(path), names)
 		}
 		p := join(path, k.Value)
 		d.lines[p] = k.Line
@@ -281,21 +213,6 @@ func nameOr(path, dflt string) string {
 		return dflt
 	}
 	return path
-}
-
-func kindWord(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "empty"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "something else"
 }
 
 // newDetector returns a detector with the defaults a user gets by merely
@@ -347,7 +264,7 @@ func (d *decoder) decodeValue(n *yaml.Node, v reflect.Value, path string) error 
 	}
 	if v.Type() == durationType {
 		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-			return d.errf(n, "%s must be a duration such as 2m or 90s, not %s", path, kindWord(n))
+			return d.errf(n, "%s must be a duration such as 2m or 90s, not %s", path, yamlstrict.KindWord(n))
 		}
 		s := strings.TrimSpace(n.Value)
 		var dur time.Duration
@@ -387,12 +304,12 @@ func (d *decoder) decodeValue(n *yaml.Node, v reflect.Value, path string) error 
 		return d.decodeStruct(n, v, path, nil)
 	case reflect.String:
 		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-			return d.errf(n, "%s must be text, not %s", path, kindWord(n))
+			return d.errf(n, "%s must be text, not %s", path, yamlstrict.KindWord(n))
 		}
 		v.SetString(n.Value)
 	case reflect.Int:
 		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-			return d.errf(n, "%s must be a whole number, not %s", path, kindWord(n))
+			return d.errf(n, "%s must be a whole number, not %s", path, yamlstrict.KindWord(n))
 		}
 		s := strings.TrimSpace(n.Value)
 		if strings.HasPrefix(s, "-") && len(s) > 1 {
@@ -415,7 +332,7 @@ func (d *decoder) decodeValue(n *yaml.Node, v reflect.Value, path string) error 
 		v.SetInt(int64(i))
 	case reflect.Bool:
 		if n.Kind != yaml.ScalarNode {
-			return d.errf(n, "%s must be true or false, not %s", path, kindWord(n))
+			return d.errf(n, "%s must be true or false, not %s", path, yamlstrict.KindWord(n))
 		}
 		switch strings.ToLower(n.Value) {
 		case "true", "yes", "on":
@@ -427,7 +344,7 @@ func (d *decoder) decodeValue(n *yaml.Node, v reflect.Value, path string) error 
 		}
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
-			return d.errf(n, "%s must be a list such as [a, b], not %s", path, kindWord(n))
+			return d.errf(n, "%s must be a list such as [a, b], not %s", path, yamlstrict.KindWord(n))
 		}
 		out := reflect.MakeSlice(v.Type(), 0, len(n.Content))
 		for i, e := range n.Content {
@@ -448,7 +365,7 @@ func (d *decoder) decodeValue(n *yaml.Node, v reflect.Value, path string) error 
 			if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 				return nil
 			}
-			return d.errf(n, "%s must be a mapping, not %s", path, kindWord(n))
+			return d.errf(n, "%s must be a mapping, not %s", path, yamlstrict.KindWord(n))
 		}
 		if v.IsNil() {
 			if len(n.Content) == 0 {
@@ -466,7 +383,7 @@ func (d *decoder) decodeValue(n *yaml.Node, v reflect.Value, path string) error 
 				return d.errf(k, "a key in %s must be a tool name or class:NAME", path)
 			}
 			if first, dup := seen[k.Value]; dup {
-				return d.errf(k, "key %q is repeated in %s (first given at line %d)", k.Value, path, first)
+				return d.file.RepeatedKey(k, yamlstrict.Where(path), first)
 			}
 			seen[k.Value] = k.Line
 			p := join(path, k.Value)
@@ -582,70 +499,4 @@ func appendNew(list []string, names ...string) []string {
 		}
 	}
 	return list
-}
-
-// suggest returns ` (did you mean "x"?)` for a near miss among names, or
-// the list of valid names when none is near.
-func suggest(word string, names []string) string {
-	near := nearest(word, names, 3)
-	if len(near) > 0 {
-		return fmt.Sprintf("; did you mean %q?", near[0])
-	}
-	return fmt.Sprintf("; valid keys: %s", strings.Join(names, ", "))
-}
-
-// nearest returns up to max names close to word: by edit distance, or
-// sharing a prefix, closest first.
-func nearest(word string, names []string, max int) []string {
-	type cand struct {
-		name string
-		dist int
-	}
-	var cands []cand
-	w := strings.ToLower(word)
-	for _, n := range names {
-		dist := editDistance(w, strings.ToLower(n))
-		limit := 2
-		if len(w) > 8 {
-			limit = len(w) / 4
-		}
-		switch {
-		case dist <= limit:
-		case len(w) >= 3 && (strings.HasPrefix(strings.ToLower(n), w) || strings.HasPrefix(w, strings.ToLower(n))):
-			dist = limit + 1
-		default:
-			continue
-		}
-		cands = append(cands, cand{n, dist})
-	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].dist < cands[j].dist })
-	var out []string
-	for i := 0; i < len(cands) && i < max; i++ {
-		out = append(out, cands[i].name)
-	}
-	return out
-}
-
-// editDistance is the Levenshtein distance, in bytes; inputs are short keys.
-func editDistance(a, b string) int {
-	if len(a) > 200 || len(b) > 200 {
-		return 1 << 20
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

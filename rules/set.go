@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loopgate/loopgate/internal/yamlstrict"
 	"gopkg.in/yaml.v3"
 )
 
@@ -110,7 +111,7 @@ func (r *Rules) Set(key, value string) error {
 		node = doc.Content[0]
 	}
 	c := r.Clone()
-	d := &decoder{source: "setting " + key, lines: map[string]int{}}
+	d := &decoder{file: yamlstrict.File{Path: "setting " + key}, lines: map[string]int{}}
 	if err := setPath(d, reflect.ValueOf(c).Elem(), segs, node, ""); err != nil {
 		return stripLine(err)
 	}
@@ -266,7 +267,7 @@ func nearKeys(key string, keys []string, count int) []string {
 	var cands []cand
 	limit := max(3, len(key)/5)
 	for _, k := range keys {
-		dist := editDistance(key, k)
+		dist := yamlstrict.EditDistance(key, k)
 		if dist <= limit {
 			cands = append(cands, cand{k, dist})
 			continue

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/yamlstrict"
 )
 
 // normalize fills defaults the schema documents for values left empty.
@@ -205,7 +206,7 @@ func (v *validator) selector(at, s string) error {
 		return v.fail(at, "%s names an empty tool", at)
 	}
 	if c, ok := strings.CutPrefix(s, "class:"); ok && !v.r.HasClass(c) {
-		near := nearest(c, v.r.ClassNames(), 1)
+		near := yamlstrict.Nearest(c, v.r.ClassNames(), 1)
 		hint := ""
 		if len(near) > 0 {
 			hint = fmt.Sprintf(" (did you mean class:%s?)", near[0])

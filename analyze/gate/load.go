@@ -17,6 +17,7 @@ import (
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/internal/tokens"
+	"github.com/loopgate/loopgate/internal/yamlstrict"
 	"github.com/loopgate/loopgate/rules"
 	"gopkg.in/yaml.v3"
 )
@@ -77,8 +78,8 @@ func Parse(data []byte, path string) (*Gate, error) {
 	}
 	// Cases aliasing anchored lists expand in what follows: bound the
 	// expanded size first (a 245 KB file reached 24 GB).
-	if _, line := rules.ExpandedYAMLNodes(&doc, rules.MaxYAMLNodes); line > 0 {
-		return nil, errorf(path, line, "the gate file holds more than %d YAML nodes once its aliases are expanded; it is refused (write the cases out, or use fewer aliases)", rules.MaxYAMLNodes)
+	if _, line := yamlstrict.ExpandedNodes(&doc, yamlstrict.MaxNodes); line > 0 {
+		return nil, errorf(path, line, "the gate file holds more than %d YAML nodes once its aliases are expanded; it is refused (write the cases out, or use fewer aliases)", yamlstrict.MaxNodes)
 	}
 	return l.gate(resolveAlias(doc.Content[0]))
 }
@@ -98,7 +99,7 @@ func gateYAMLError(path string, data []byte, err error) error {
 		}
 	}
 	switch {
-	case containsString(rules.YAMLParserErrors, msg):
+	case yamlstrict.IsParserError(msg):
 		line++
 	case line > 0:
 	case strings.HasPrefix(msg, "unknown anchor '"):

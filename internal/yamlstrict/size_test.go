@@ -1,4 +1,4 @@
-package rules
+package yamlstrict
 
 import (
 	"fmt"
@@ -45,18 +45,18 @@ func TestExpandedYAMLNodes(t *testing.T) {
 			}
 			t.Fatal(err)
 		}
-		count, line := ExpandedYAMLNodes(&doc, 1000)
+		count, line := ExpandedNodes(&doc, 1000)
 		if c.over != (line > 0) || (!c.over && count != c.count) {
 			t.Errorf("%s: count %d, line %d; want %d, over %v", c.name, count, line, c.count, c.over)
 		}
 	}
 }
 
-// TestParseRefusesAliasBomb: a rules file past MaxYAMLNodes once its
-// aliases are followed is an error with file and line, found in bounded
-// time (the count never expands the aliases).
-func TestParseRefusesAliasBomb(t *testing.T) {
-	_, err := Parse([]byte("name: x\n"+aliasBomb(12, 20)), "bomb.yaml")
+// TestDecodeRefusesAliasBomb: a file past MaxNodes once its aliases are
+// followed is an error with file and line, found in bounded time (the
+// count never expands the aliases).
+func TestDecodeRefusesAliasBomb(t *testing.T) {
+	_, err := File{Path: "bomb.yaml", Noun: "rules file"}.Decode([]byte("name: x\n" + aliasBomb(12, 20)))
 	if err == nil || !strings.Contains(err.Error(), "bomb.yaml:") || !strings.Contains(err.Error(), "more than 100000 YAML nodes") {
 		t.Errorf("err = %v", err)
 	}

@@ -1,20 +1,20 @@
-package rules
+package yamlstrict
 
 import "gopkg.in/yaml.v3"
 
-// MaxYAMLNodes bounds a rules or gate document's size as a reader that
+// MaxNodes bounds a rules or gate document's size as a reader that
 // follows its aliases sees it: an anchored list aliased by many entries,
 // each aliased again, is a few KB of text and billions of nodes (a 245 KB
 // gate file reached 24 GB). Real files hold a few thousand.
-const MaxYAMLNodes = 100_000
+const MaxNodes = 100_000
 
-// ExpandedYAMLNodes counts the nodes of the tree under n with every alias
+// ExpandedNodes counts the nodes of the tree under n with every alias
 // counted as the whole node it names, in time that follows the text, not
 // the expansion (each anchored node is counted once and remembered). It
 // stops once the count passes limit and returns that count and the line of
 // the node where it did; an alias that names a node it sits in counts as
 // past the limit. Under the limit, line is 0.
-func ExpandedYAMLNodes(n *yaml.Node, limit int) (count, line int) {
+func ExpandedNodes(n *yaml.Node, limit int) (count, line int) {
 	c := nodeCounter{limit: limit, sizes: map[*yaml.Node]int{}}
 	count = c.count(n)
 	return count, c.line
