@@ -75,7 +75,7 @@ func TestGateInvalid(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"fixtures/gate/invalid/unknown-key.gate.yaml"}, `fixtures/gate/invalid/unknown-key.gate.yaml:4: case 1 has an unknown key "expected"`},
+		{[]string{"fixtures/gate/invalid/unknown-key.gate.yaml"}, `fixtures/gate/invalid/unknown-key.gate.yaml:4: unknown key "expected" in case 1; did you mean "expect"?`},
 		{[]string{"fixtures/gate/invalid/no-match.gate.yaml"}, `fixtures/gate/invalid/no-match.gate.yaml:5: transcript "../../golden/nowhere/*.jsonl" matches no file`},
 		{[]string{"fixtures/gate/invalid/ambiguous-session.gate.yaml"}, "fixtures/gate/invalid/ambiguous-session.gate.yaml:8: the case has several sessions (cli:refactor, discord:research, cli:retryfix); say which one"},
 		{[]string{"fixtures/gate/none.gate.yaml"}, "fixtures/gate/none.gate.yaml: cannot read the gate file: no such file or directory"},
@@ -312,7 +312,7 @@ func TestGateExitCodes(t *testing.T) {
 		{name: "invalid gate file: YAML syntax", args: []string{"fixtures/gate/invalid/syntax.gate.yaml"}, code: exitUsage, noStdout: true,
 			stderr: "loopgate: fixtures/gate/invalid/syntax.gate.yaml:6: the file is not valid YAML: found unexpected end of stream"},
 		{name: "invalid gate file: unknown key", args: []string{"fixtures/gate/invalid/unknown-key.gate.yaml"}, code: exitUsage, noStdout: true,
-			stderr: `loopgate: fixtures/gate/invalid/unknown-key.gate.yaml:4: case 1 has an unknown key "expected"`},
+			stderr: `loopgate: fixtures/gate/invalid/unknown-key.gate.yaml:4: unknown key "expected" in case 1; did you mean "expect"?`},
 		{name: "invalid gate file: huge number", args: []string{"fixtures/gate/invalid/huge-number.gate.yaml"}, code: exitUsage, noStdout: true,
 			stderr: "loopgate: fixtures/gate/invalid/huge-number.gate.yaml:7: blocked: 1e308 is out of range"},
 		{name: "snapshot drift", args: []string{"fixtures/gate/drifting.gate.yaml"}, code: exitFindings,
@@ -353,7 +353,7 @@ func TestGateExitCodes(t *testing.T) {
 func TestGateGitHubInvalid(t *testing.T) {
 	t.Setenv("GITHUB_STEP_SUMMARY", "")
 	for _, tc := range []struct{ file, want string }{
-		{"fixtures/gate/invalid/unknown-key.gate.yaml", "::error file=fixtures/gate/invalid/unknown-key.gate.yaml,line=4,title=loopgate gate%3A invalid gate file::case 1 has an unknown key \"expected\" (known: name, transcript"},
+		{"fixtures/gate/invalid/unknown-key.gate.yaml", "::error file=fixtures/gate/invalid/unknown-key.gate.yaml,line=4,title=loopgate gate%3A invalid gate file::unknown key \"expected\" in case 1; did you mean \"expect\"?"},
 		{"fixtures/gate/invalid/syntax.gate.yaml", "::error file=fixtures/gate/invalid/syntax.gate.yaml,line=6,title=loopgate gate%3A invalid gate file::the file is not valid YAML: found unexpected end of stream\n"},
 		{"fixtures/gate/invalid/ambiguous-session.gate.yaml", "::error file=fixtures/gate/invalid/ambiguous-session.gate.yaml,line=8,title=loopgate gate%3A invalid gate file::the case has several sessions"},
 		{"fixtures/gate/none.gate.yaml", "::error file=fixtures/gate/none.gate.yaml,title=loopgate gate%3A invalid gate file::cannot read the gate file: no such file or directory\n"},

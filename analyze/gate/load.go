@@ -1,18 +1,16 @@
 package gate
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/analyze/guard"
@@ -22,23 +20,13 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// FileError is a mistake in a gate file, located at a line of it
-// (Line 0: the file as a whole, as when it cannot be read). Every error
-// Load and Parse return is one, and so is every error Run
-// returns for a gate file that is wrong in a way only the replay shows; a
-// CI renderer can point an annotation at File and Line.
-type FileError struct {
-	File string
-	Line int
-	Msg  string
-}
-
-func (e *FileError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return e.File + ": " + e.Msg
-}
+// FileError is a mistake in a gate file, located at a line of it (Line
+// 0: the file as a whole, as when it cannot be read). Every error Load and
+// Parse return is one, and so is every error Run returns for a gate file
+// that is wrong in a way only the replay shows; a CI renderer can point an
+// annotation at File and Line. It is the strict-YAML reader's error, so
+// that a gate file's mistakes read as a rules file's do.
+type FileError = yamlstrict.Error
 
 func errorf(file string, line int, format string, a ...any) error {
 	return &FileError{File: file, Line: line, Msg: fmt.Sprintf(format, a...)}
@@ -57,98 +45,22 @@ func Load(path string) (*Gate, error) {
 // Parse validates a gate file's text; path names it in errors and
 // anchors its relative paths.
 func Parse(data []byte, path string) (*Gate, error) {
-	l := &gateLoader{file: path, dir: filepath.Dir(path), rulesCache: map[string]*rules.Rules{}}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err == io.EOF {
-		return nil, errorf(path, 1, "the gate file is empty; it needs a cases: list")
-	} else if err != nil {
-		return nil, gateYAMLError(path, data, err)
+	l := &gateLoader{file: yamlstrict.File{Path: path, Noun: "gate file", Needs: "it needs a cases: list"}, dir: filepath.Dir(path), rulesCache: map[string]*rules.Rules{}}
+	root, err := l.file.Decode(data)
+	if err != nil {
+		return nil, err
 	}
-	if doc.Kind == 0 || len(doc.Content) == 0 || doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].Tag == "!!null" {
-		return nil, errorf(path, 1, "the gate file is empty; it needs a cases: list")
-	}
-	// One document only: a second one (after ---) would be ignored.
-	var next yaml.Node
-	if err := dec.Decode(&next); err != io.EOF {
-		if err != nil {
-			return nil, gateYAMLError(path, data, err)
-		}
-		return nil, errorf(path, max(next.Line, 1), "the gate file holds a second YAML document (after ---); keep everything in one")
-	}
-	// Cases aliasing anchored lists expand in what follows: bound the
-	// expanded size first (a 245 KB file reached 24 GB).
-	if _, line := yamlstrict.ExpandedNodes(&doc, yamlstrict.MaxNodes); line > 0 {
-		return nil, errorf(path, line, "the gate file holds more than %d YAML nodes once its aliases are expanded; it is refused (write the cases out, or use fewer aliases)", yamlstrict.MaxNodes)
-	}
-	return l.gate(resolveAlias(doc.Content[0]))
-}
-
-// gateYAMLError turns yaml.v3's "yaml: line N: msg" into "file:N: msg",
-// with N counted from 1 whatever part of yaml.v3 found the error, and
-// found in the text when yaml.v3 gives none (an unknown anchor, a control
-// character, bad UTF-8).
-func gateYAMLError(path string, data []byte, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if i := strings.Index(rest, ": "); i > 0 {
-			if n, e := strconv.Atoi(rest[:i]); e == nil {
-				line, msg = n, strings.TrimSpace(rest[i+2:])
-			}
-		}
-	}
-	switch {
-	case yamlstrict.IsParserError(msg):
-		line++
-	case line > 0:
-	case strings.HasPrefix(msg, "unknown anchor '"):
-		name := strings.TrimSuffix(strings.TrimPrefix(msg, "unknown anchor '"), "' referenced")
-		line = lineAt(data, bytes.Index(data, []byte("*"+name)))
-	default:
-		line = lineAt(data, firstNonPrintable(data))
-	}
-	lines := bytes.Count(data, []byte("\n"))
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		lines++
-	}
-	return errorf(path, max(min(line, lines), 1), "the file is not valid YAML: %s", msg)
-}
-
-// lineAt is the 1-based line of a byte offset (a negative offset: line 1).
-func lineAt(data []byte, off int) int {
-	if off < 0 {
-		return 1
-	}
-	return 1 + bytes.Count(data[:off], []byte("\n"))
-}
-
-// firstNonPrintable is the offset of the first byte YAML does not allow
-// (a control character, a non-character, invalid UTF-8), or -1.
-func firstNonPrintable(data []byte) int {
-	for i := 0; i < len(data); {
-		r, size := utf8.DecodeRune(data[i:])
-		ok := r == '\t' || r == '\n' || r == '\r' || r >= 0x20 && r <= 0x7e || r == 0x85 ||
-			r >= 0xa0 && r <= 0xd7ff || r >= 0xe000 && r <= 0xfffd || r >= 0x10000 && r <= 0x10ffff
-		if !ok || r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return -1
+	return l.gate(resolveAlias(root))
 }
 
 type gateLoader struct {
-	file, dir  string
+	file       yamlstrict.File
+	dir        string
 	rulesCache map[string]*rules.Rules
 }
 
 func (l *gateLoader) errf(n *yaml.Node, format string, a ...any) error {
-	line := 1
-	if n != nil && n.Line > 0 {
-		line = n.Line
-	}
-	return errorf(l.file, line, format, a...)
+	return l.file.Errorf(n, format, a...)
 }
 
 // resolveAlias follows an alias to the node it names, returned as a
@@ -172,24 +84,25 @@ func resolveAlias(n *yaml.Node) *yaml.Node {
 	return &c
 }
 
-// mapping checks that n is a mapping with only the allowed keys, none
-// repeated, and returns its values by key (and the key nodes, for lines).
-func (l *gateLoader) mapping(n *yaml.Node, what string, allowed []string) (map[string]*yaml.Node, map[string]*yaml.Node, error) {
+// mapping checks that n, named what, is a mapping with only the allowed
+// keys, none repeated, and returns its values by key (and the key nodes,
+// for lines). where places its keys in errors (yamlstrict.Where).
+func (l *gateLoader) mapping(n *yaml.Node, what, where string, allowed []string) (map[string]*yaml.Node, map[string]*yaml.Node, error) {
 	if n.Kind != yaml.MappingNode {
-		return nil, nil, l.errf(n, "%s must be a mapping (key: value lines), not %s", what, kindWord(n))
+		return nil, nil, l.file.NotMapping(n, what, allowed)
 	}
 	vals := map[string]*yaml.Node{}
 	keys := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], resolveAlias(n.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
-			return nil, nil, l.errf(k, "%s has a key that is not a plain word", what)
+			return nil, nil, l.file.KeyNotWord(k, where)
 		}
 		if prev, dup := keys[k.Value]; dup {
-			return nil, nil, l.errf(k, "%s repeats the key %q (first at line %d)", what, k.Value, prev.Line)
+			return nil, nil, l.file.RepeatedKey(k, where, prev.Line)
 		}
-		if !containsString(allowed, k.Value) {
-			return nil, nil, l.errf(k, "%s has an unknown key %q (known: %s)", what, k.Value, strings.Join(allowed, ", "))
+		if !slices.Contains(allowed, k.Value) {
+			return nil, nil, l.file.UnknownKey(k, where, allowed)
 		}
 		keys[k.Value] = k
 		vals[k.Value] = v
@@ -197,39 +110,19 @@ func (l *gateLoader) mapping(n *yaml.Node, what string, allowed []string) (map[s
 	return vals, keys, nil
 }
 
-func kindWord(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		switch n.Tag {
-		case "!!null":
-			return "empty (null)"
-		case "!!int", "!!float":
-			return "a number (" + n.Value + ")"
-		case "!!bool":
-			return "a boolean (" + n.Value + ")"
-		}
-		return fmt.Sprintf("the text %q", n.Value)
-	}
-	return "something else"
-}
-
 func (l *gateLoader) str(n *yaml.Node, key string) (string, error) {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" || n.Value == "" {
 		if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
 			return "", l.errf(n, "%s must not be empty", key)
 		}
-		return "", l.errf(n, "%s must be text, not %s", key, kindWord(n))
+		return "", l.errf(n, "%s must be text, not %s", key, yamlstrict.KindWord(n))
 	}
 	return n.Value, nil
 }
 
 func (l *gateLoader) boolean(n *yaml.Node, key string) (bool, error) {
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		return false, l.errf(n, "%s must be true or false, not %s", key, kindWord(n))
+		return false, l.errf(n, "%s must be true or false, not %s", key, yamlstrict.KindWord(n))
 	}
 	return n.Value == "true" || n.Value == "True" || n.Value == "TRUE", nil
 }
@@ -249,7 +142,7 @@ func (l *gateLoader) positiveInt(n *yaml.Node, key string) (int, error) {
 			return int(f), nil
 		}
 	}
-	return 0, l.errf(n, "%s must be a whole number of at least 1, not %s", key, kindWord(n))
+	return 0, l.errf(n, "%s must be a whole number of at least 1, not %s", key, yamlstrict.KindWord(n))
 }
 
 // settings are the keys a case may inherit from the top of the file.
@@ -345,7 +238,7 @@ var (
 )
 
 func (l *gateLoader) gate(root *yaml.Node) (*Gate, error) {
-	vals, keys, err := l.mapping(root, "the gate file", gateTopKeys)
+	vals, keys, err := l.mapping(root, "the gate file", yamlstrict.Where(""), gateTopKeys)
 	if err != nil {
 		return nil, err
 	}
@@ -358,12 +251,12 @@ func (l *gateLoader) gate(root *yaml.Node) (*Gate, error) {
 		return nil, l.errf(root, "the gate file has no cases: list (each case names a transcript and what its replay must show)")
 	}
 	if casesNode.Kind != yaml.SequenceNode {
-		return nil, l.errf(casesNode, "cases must be a list, not %s", kindWord(casesNode))
+		return nil, l.errf(casesNode, "cases must be a list, not %s", yamlstrict.KindWord(casesNode))
 	}
 	if len(casesNode.Content) == 0 {
 		return nil, l.errf(casesNode, "cases is empty; list at least one case")
 	}
-	g := &Gate{File: l.file, Dir: l.dir}
+	g := &Gate{File: l.file.Path, Dir: l.dir}
 	names := map[string]int{}
 	slugs := map[string]int{}
 	for i, cn := range casesNode.Content {
@@ -388,7 +281,7 @@ func (l *gateLoader) gate(root *yaml.Node) (*Gate, error) {
 
 func (l *gateLoader) gateCase(n *yaml.Node, index int, base gateSettings) (*Case, error) {
 	what := fmt.Sprintf("case %d", index)
-	vals, keys, err := l.mapping(n, what, gateCaseKeys)
+	vals, keys, err := l.mapping(n, what, yamlstrict.Where(what), gateCaseKeys)
 	if err != nil {
 		return nil, err
 	}
@@ -538,7 +431,7 @@ const maxExpectNumber = 1 << 53
 // summary field (a number or a comparison) or, as a list, what must
 // happen to given calls: the same entries as the case's calls: key.
 func (l *gateLoader) expectations(n *yaml.Node, what string) ([]Expectation, []CallExpectation, error) {
-	vals, keys, err := l.mapping(n, what+"'s expect", SummaryFieldNames())
+	vals, keys, err := l.mapping(n, what+"'s expect", yamlstrict.Where(what+"'s expect"), SummaryFieldNames())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -573,9 +466,9 @@ func (l *gateLoader) expectations(n *yaml.Node, what string) ([]Expectation, []C
 			}
 			e.Op, e.Value, e.Text = op, val, v.Value
 		case field == "calls":
-			return nil, nil, l.errf(v, "calls under expect must be the number of calls (a number or a comparison such as \">= 2\") or a list of calls entries such as {call: 3, action: block}, not %s", kindWord(v))
+			return nil, nil, l.errf(v, "calls under expect must be the number of calls (a number or a comparison such as \">= 2\") or a list of calls entries such as {call: 3, action: block}, not %s", yamlstrict.KindWord(v))
 		default:
-			return nil, nil, l.errf(v, "%s must be a number, null, or a comparison such as \">= 2\", not %s", field, kindWord(v))
+			return nil, nil, l.errf(v, "%s must be a number, null, or a comparison such as \">= 2\", not %s", field, yamlstrict.KindWord(v))
 		}
 		if e.Value == nil {
 			if !nullable(field) {
@@ -666,7 +559,7 @@ func parseComparison(s string) (string, *float64, error) {
 // callList reads a list of calls entries.
 func (l *gateLoader) callList(n *yaml.Node) ([]CallExpectation, error) {
 	if n.Kind != yaml.SequenceNode {
-		return nil, l.errf(n, "calls must be a list, not %s", kindWord(n))
+		return nil, l.errf(n, "calls must be a list, not %s", yamlstrict.KindWord(n))
 	}
 	var out []CallExpectation
 	for _, item := range n.Content {
@@ -680,7 +573,7 @@ func (l *gateLoader) callList(n *yaml.Node) ([]CallExpectation, error) {
 }
 
 func (l *gateLoader) callExpectation(n *yaml.Node) (CallExpectation, error) {
-	vals, _, err := l.mapping(n, "a calls entry", gateCallKeys)
+	vals, _, err := l.mapping(n, "a calls entry", yamlstrict.Where("a calls entry"), gateCallKeys)
 	if err != nil {
 		return CallExpectation{}, err
 	}
@@ -709,7 +602,7 @@ func (l *gateLoader) callExpectation(n *yaml.Node) (CallExpectation, error) {
 		if ce.Detector, err = l.str(v, "detector"); err != nil {
 			return ce, err
 		}
-		if !containsString(rules.DetectorNames, ce.Detector) {
+		if !slices.Contains(rules.DetectorNames, ce.Detector) {
 			return ce, l.errf(v, "detector %q is not one of %s", ce.Detector, strings.Join(rules.DetectorNames, ", "))
 		}
 	}
@@ -722,13 +615,4 @@ func (l *gateLoader) callExpectation(n *yaml.Node) (CallExpectation, error) {
 		return ce, l.errf(n, "a calls entry must say what to check: action, detector or count")
 	}
 	return ce, nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

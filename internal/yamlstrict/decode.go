@@ -157,7 +157,3 @@ func firstNonPrintable(data []byte) int {
 	}
 	return -1
 }
-
-// IsParserError reports whether msg, without its "yaml: line N: " prefix,
-// is one of parserErrors.
-func IsParserError(msg string) bool { return slices.Contains(parserErrors, msg) }
