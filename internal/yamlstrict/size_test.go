@@ -26,7 +26,7 @@ func aliasBomb(levels, width int) string {
 	return b.String()
 }
 
-func TestExpandedYAMLNodes(t *testing.T) {
+func TestExpandedNodes(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		text  string
