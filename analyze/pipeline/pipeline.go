@@ -23,8 +23,9 @@ type Plan[T any] struct {
 	AheadLimit int
 	// Spill, when set, keeps the items of a file read ahead of its turn
 	// on disk, a chunk at a time (SpillFile), instead of letting its
-	// worker wait: no worker ever waits for the caller then, which lets
-	// Run start the files largest first (see Run).
+	// worker wait: the worker of a file read ahead never waits for the
+	// caller then, which lets Run start the files largest first (see
+	// Run).
 	Spill *Codec[T]
 	// Budget is the memory budget in bytes (0: DefaultBudget): see
 	// File.Read.
@@ -132,14 +133,15 @@ func (f *File[T]) Release(n int64) { f.run.budget.release(f.ticket, n) }
 //
 // Without Spill, files are started in order, so the file whose turn it is
 // has always been started, and its worker never waits on the others:
-// every wait ends. With Spill no worker waits for the caller, and files
-// are started largest first within runs of Window/2 files in the given
-// order (largestFirst), so that one big file does not start last and
-// leave the other cores idle at the end. Sorting within runs is what keeps
-// the window safe: the emitter waits for the earliest file not emitted,
-// and the run holding it is always fully started before the window can
-// fill; sorting all the files by size hung any run of more files than the
-// window whose first file was not among the largest.
+// every wait ends. With Spill only the file in turn may wait for the
+// caller (TurnLimit), which is draining it, and files are started largest
+// first within runs of Window/2 files in the given order (largestFirst),
+// so that one big file does not start last and leave the other cores idle
+// at the end. Sorting within runs is what keeps the window safe: the
+// emitter waits for the earliest file not emitted, and the run holding it
+// is always fully started before the window can fill; sorting all the
+// files by size hung any run of more files than the window whose first
+// file was not among the largest.
 func Run[T any](files []string, plan Plan[T], work func(i int, f *File[T]), emit func(i int, item *T), done func(i int, end End)) {
 	jobs := plan.Jobs
 	if jobs <= 0 {
