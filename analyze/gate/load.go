@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/analyze/guard"
@@ -375,7 +376,7 @@ func slug(name string) string {
 
 // summaryFields maps each numeric analyze.Summary field's JSON name to its
 // field index: these are the names usable under expect.
-var summaryFields = func() map[string]int {
+var summaryFields = sync.OnceValue(func() map[string]int {
 	m := map[string]int{}
 	t := reflect.TypeOf(analyze.Summary{})
 	for i := 0; i < t.NumField(); i++ {
@@ -388,12 +389,12 @@ var summaryFields = func() map[string]int {
 		}
 	}
 	return m
-}()
+})
 
 // SummaryFieldNames lists the names usable under expect, sorted.
 func SummaryFieldNames() []string {
-	names := make([]string, 0, len(summaryFields))
-	for n := range summaryFields {
+	names := make([]string, 0, len(summaryFields()))
+	for n := range summaryFields() {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -402,7 +403,7 @@ func SummaryFieldNames() []string {
 
 // summaryValue reads a summary field as a number; nil when it is null.
 func summaryValue(s *analyze.Summary, field string) *float64 {
-	v := reflect.ValueOf(s).Elem().Field(summaryFields[field])
+	v := reflect.ValueOf(s).Elem().Field(summaryFields()[field])
 	switch v.Kind() {
 	case reflect.Int, reflect.Int64:
 		f := float64(v.Int())
@@ -418,7 +419,7 @@ func summaryValue(s *analyze.Summary, field string) *float64 {
 }
 
 func nullable(field string) bool {
-	return reflect.TypeOf(analyze.Summary{}).Field(summaryFields[field]).Type.Kind() == reflect.Pointer
+	return reflect.TypeOf(analyze.Summary{}).Field(summaryFields()[field]).Type.Kind() == reflect.Pointer
 }
 
 var comparisonOps = []string{"==", "!=", ">=", "<=", ">", "<"} // two-character ones first
