@@ -12,7 +12,6 @@ import (
 
 	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/testfill"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -22,7 +21,7 @@ import (
 // it does not know, so that a new kind of field cannot go unnoticed.
 func fillValue(t *testing.T, v reflect.Value, seed *int) {
 	t.Helper()
-	u, ok := testfill.Fill(v, seed, func(v reflect.Value, seed int) bool {
+	u, ok := fillFields(v, seed, func(v reflect.Value, seed int) bool {
 		switch v.Kind() {
 		case reflect.String:
 			v.SetString("s" + strconv.Itoa(seed) + "\x00é\"")
@@ -267,4 +266,38 @@ func TestSpillBySize(t *testing.T) {
 	if got := collect(t, &r); len(got) != 10 || !reflect.DeepEqual(got[9], big) {
 		t.Errorf("read back %d sessions, or not the same", len(got))
 	}
+}
+
+// fillFields walks v, counting each value it visits in *n (before visiting
+// it): a slice becomes two elements, a struct has its exported fields
+// filled in order, and any other value is handed to leaf with the count,
+// to be set to something other than its zero value. leaf reports whether
+// it knew the value's kind; fillFields stops at the first it did not and
+// returns that value and false, so that a new kind of field is not
+// silently left zero.
+func fillFields(v reflect.Value, n *int, leaf func(v reflect.Value, n int) bool) (reflect.Value, bool) {
+	*n++
+	switch v.Kind() {
+	case reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), 2, 2)
+		for i := range 2 {
+			if u, ok := fillFields(s.Index(i), n, leaf); !ok {
+				return u, false
+			}
+		}
+		v.Set(s)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				if u, ok := fillFields(v.Field(i), n, leaf); !ok {
+					return u, false
+				}
+			}
+		}
+	default:
+		if !leaf(v, *n) {
+			return v, false
+		}
+	}
+	return v, true
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopgate/loopgate/internal/testdiff"
+	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -73,8 +73,8 @@ func checkGolden(t *testing.T, golden string, got []byte) {
 	}
 }
 
-// firstDiff shows the first differing line (testdiff.FirstLine).
-var firstDiff = testdiff.FirstLine
+// firstDiff shows how two texts differ, line by line (-want +got).
+var firstDiff = cmp.Diff
 
 // TestGoldenGzip reads every fixture again gzipped (written by the test, in
 // the same relative place under a temporary directory, as NAME.gz) and

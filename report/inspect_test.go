@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/testdiff"
 )
 
 func inspectSample() *ingest.Session {
@@ -187,7 +187,7 @@ func TestInspectJSONStreamsAsEncoded(t *testing.T) {
 					t.Fatal(err)
 				}
 				if got.String() != want.String() {
-					t.Errorf("case %d (%d problems, redact %v): streamed differs:\n%s", i, len(problems), redact, testdiff.FirstLine(want.String(), got.String()))
+					t.Errorf("case %d (%d problems, redact %v): streamed differs:\n%s", i, len(problems), redact, cmp.Diff(want.String(), got.String()))
 				}
 			}
 		}

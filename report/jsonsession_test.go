@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/analyze/guard"
-	"github.com/loopgate/loopgate/internal/testdiff"
-	"github.com/loopgate/loopgate/internal/testfill"
 )
 
 // encodedByEncodingJSON is what appendSessionJSON must write: s as
@@ -45,7 +44,7 @@ func checkSessionJSON(t testing.TB, name string, s *analyze.SessionResult) {
 			t.Fatalf("%s: declined", name)
 		}
 		if want := "x" + encodedByEncodingJSON(t, s, prefix, indent); string(got) != want {
-			t.Fatalf("%s (indent %v) differs from encoding/json:\n%s", name, indent, testdiff.FirstLine(want, string(got)))
+			t.Fatalf("%s (indent %v) differs from encoding/json:\n%s", name, indent, cmp.Diff(want, string(got)))
 		}
 	}
 }
@@ -56,7 +55,7 @@ func checkSessionJSON(t testing.TB, name string, s *analyze.SessionResult) {
 // not write it, then differs from encoding/json.
 func fillSession(t *testing.T, v reflect.Value, n *int) {
 	t.Helper()
-	u, ok := testfill.Fill(v, n, func(v reflect.Value, n int) bool {
+	u, ok := fillFields(v, n, func(v reflect.Value, n int) bool {
 		switch v.Kind() {
 		case reflect.String:
 			v.SetString(strings.Repeat("é\"\n<", n%3+1) + string(rune('a'+n%26)))
@@ -176,4 +175,38 @@ func BenchmarkSessionJSON(b *testing.B) {
 			}
 		})
 	}
+}
+
+// fillFields walks v, counting each value it visits in *n (before visiting
+// it): a slice becomes two elements, a struct has its exported fields
+// filled in order, and any other value is handed to leaf with the count,
+// to be set to something other than its zero value. leaf reports whether
+// it knew the value's kind; fillFields stops at the first it did not and
+// returns that value and false, so that a new kind of field is not
+// silently left zero.
+func fillFields(v reflect.Value, n *int, leaf func(v reflect.Value, n int) bool) (reflect.Value, bool) {
+	*n++
+	switch v.Kind() {
+	case reflect.Slice:
+		s := reflect.MakeSlice(v.Type(), 2, 2)
+		for i := range 2 {
+			if u, ok := fillFields(s.Index(i), n, leaf); !ok {
+				return u, false
+			}
+		}
+		v.Set(s)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				if u, ok := fillFields(v.Field(i), n, leaf); !ok {
+					return u, false
+				}
+			}
+		}
+	default:
+		if !leaf(v, *n) {
+			return v, false
+		}
+	}
+	return v, true
 }

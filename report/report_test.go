@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/analyze/guard"
-	"github.com/loopgate/loopgate/internal/testdiff"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in fixtures/report")
@@ -318,7 +318,7 @@ func TestJSONStreamsAsEncoded(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got.String() != want.String() {
-				t.Errorf("report %d (redact %v): streamed JSON differs from the encoded report:\n%s", i, redact, testdiff.FirstLine(want.String(), got.String()))
+				t.Errorf("report %d (redact %v): streamed JSON differs from the encoded report:\n%s", i, redact, cmp.Diff(want.String(), got.String()))
 			}
 		}
 	}

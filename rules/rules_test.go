@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/loopgate/loopgate/internal/jsonx"
-	"github.com/loopgate/loopgate/internal/testdiff"
 )
 
 // TestBadRulesFiles loads every fixtures/rules/bad file; its first line
@@ -119,7 +119,7 @@ func TestPresetsRoundTrip(t *testing.T) {
 			back.idx, r.idx = nil, nil
 			if !reflect.DeepEqual(back, r) {
 				y2, _ := back.YAML()
-				t.Errorf("round trip changed the rules:\n%s", testdiff.FirstLine(string(y), string(y2)))
+				t.Errorf("round trip changed the rules:\n%s", cmp.Diff(string(y), string(y2)))
 			}
 			text, err := PresetText(name)
 			if err != nil || !strings.HasPrefix(string(text), "#") {
@@ -529,7 +529,7 @@ func TestPrintLoadPrint(t *testing.T) {
 				t.Fatal(err)
 			}
 			if string(first) != string(second) {
-				t.Errorf("print -> load -> print changed the text:\n%s", testdiff.FirstLine(string(first), string(second)))
+				t.Errorf("print -> load -> print changed the text:\n%s", cmp.Diff(string(first), string(second)))
 			}
 			// And the behaviour: equal rules, field by field.
 			back.idx, r.idx = nil, nil

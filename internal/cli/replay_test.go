@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopgate/loopgate/internal/testdiff"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestReplaySpilledReportIsTheSame: a replay of more sessions than a spill
@@ -46,7 +46,7 @@ func TestReplaySpilledReportIsTheSame(t *testing.T) {
 			t.Fatalf("%s: the report does not list the sessions", format)
 		}
 		if spilled != kept {
-			t.Errorf("%s: the spilled report differs:\n%s", format, testdiff.FirstLine(kept, spilled))
+			t.Errorf("%s: the spilled report differs:\n%s", format, cmp.Diff(kept, spilled))
 		}
 		if format == "json" {
 			keptJSON = kept

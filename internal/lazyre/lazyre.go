@@ -28,6 +28,3 @@ func (l *Regexp) Get() *regexp.Regexp {
 	l.once.Do(func() { l.re = regexp.MustCompile(l.pattern) })
 	return l.re
 }
-
-// String is the pattern.
-func (l *Regexp) String() string { return l.pattern }
