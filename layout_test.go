@@ -1,0 +1,95 @@
+package main
+
+import (
+	gobuild "go/build"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// mayImport is docs/architecture.md's table of which of the module's
+// packages each package may import directly. Data flows one way, ingest ->
+// analyze -> report; the guard is a library that knows nothing of ingest,
+// tokenizers or reports; the command line (internal/cli) is the only
+// package that sees them all. A package missing here fails the test: a new
+// package takes its place in the table and in the document.
+var mayImport = map[string][]string{
+	".":                   {"internal/cli"},
+	"ingest":              {"internal/jsonx", "internal/lazyre"},
+	"rules":               {"internal/jsonx", "internal/yamlstrict"},
+	"analyze/guard":       {"rules", "internal/jsonx"},
+	"analyze/pipeline":    {},
+	"analyze":             {"analyze/guard", "analyze/pipeline", "ingest", "rules", "internal/jsonx", "internal/tokens"},
+	"analyze/gate":        {"analyze", "analyze/guard", "ingest", "rules", "internal/tokens", "internal/yamlstrict"},
+	"report":              {"analyze", "analyze/gate", "analyze/guard", "ingest", "internal/jsonx", "internal/redact"},
+	"internal/live":       {"analyze/guard", "rules", "internal/jsonx", "internal/redact"},
+	"internal/cli":        {"*"},
+	"internal/jsonx":      {},
+	"internal/lazyre":     {},
+	"internal/yamlstrict": {},
+	"internal/tokens":     {},
+	"internal/redact":     {"internal/jsonx", "internal/lazyre"},
+	"internal/periodic":   {},
+	"internal/progress":   {"internal/periodic"},
+	"internal/memlimit":   {"internal/periodic"},
+	"internal/gen":        {},
+	"cmd/gencorpus":       {"internal/gen"},
+	"cmd/hookbench":       {"internal/live", "rules"},
+	"cmd/linefloor":       {"ingest", "internal/jsonx"},
+}
+
+// TestLayout checks every package's imports (tests excluded) against
+// mayImport, and that nothing but main imports the command line.
+func TestLayout(t *testing.T) {
+	const module = "github.com/loopgate/loopgate"
+	var dirs []string
+	err := filepath.WalkDir(".", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "fixtures" || d.Name() == "docs" || d.Name() == "build") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, dir := range dirs {
+		pkg, err := gobuild.ImportDir(dir, 0)
+		if err != nil {
+			continue // no Go files, or only tests
+		}
+		name := filepath.ToSlash(dir)
+		allowed, known := mayImport[name]
+		if !known {
+			t.Errorf("package %s is not in the layout table (mayImport, docs/architecture.md)", name)
+			continue
+		}
+		checked++
+		for _, imp := range pkg.Imports {
+			rel, ok := strings.CutPrefix(imp, module+"/")
+			if !ok {
+				if imp == module {
+					t.Errorf("%s imports main", name)
+				}
+				continue
+			}
+			if rel == "internal/cli" && name != "." {
+				t.Errorf("%s imports internal/cli: only main may", name)
+			}
+			if !slices.Contains(allowed, "*") && !slices.Contains(allowed, rel) {
+				t.Errorf("%s imports %s, which docs/architecture.md does not allow it", name, rel)
+			}
+		}
+	}
+	if checked < len(mayImport) {
+		t.Errorf("checked %d packages, the table names %d: a package in the table is gone", checked, len(mayImport))
+	}
+}
