@@ -14,14 +14,14 @@
 //   - savings: savings.go (tokens, through a memo) and calibrate.go
 //     (bytes per token from the usage a transcript records);
 //   - the report: result.go (Report, SessionResult, Decision), problems.go,
-//     and corpus.go (Replay, ReplayAll: every file of a corpus, and the
-//     aggregation into one report);
+//     replay_files.go (Replay, ReplayAll: every file of a corpus) and
+//     aggregate.go (session results summed into one report);
 //   - tuning: tuning.go (compare's and sweep's configurations, rows and
 //     Pareto front); ReplayAll runs each session under every
 //     configuration in turn;
 //   - sharding: shard.go and merge.go (a corpus split over machines, and
 //     the partial reports merged back);
-//   - reading files in parallel: corpus.go and inorder.go (inspect's
+//   - reading files in parallel: replay_files.go and inorder.go (inspect's
 //     ReadInOrder) run on analyze/pipeline (the ordered parallel
 //     pipeline, its memory budget and its spill to disk); spill.go is the
 //     session summaries' encoding on disk and the report's spill. The CI
