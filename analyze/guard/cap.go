@@ -2,6 +2,7 @@ package guard
 
 import (
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/snapbin"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -76,3 +77,6 @@ func (d *capDet) commit(c *callCtx, final Verdict) {
 }
 
 func (d *capDet) reset() { clear(d.counts) }
+
+func (d *capDet) save(w *snapbin.Writer) { saveCounts(w, d.counts) }
+func (d *capDet) load(r *snapbin.Reader) { loadCounts(r, d.counts) }

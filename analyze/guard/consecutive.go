@@ -1,6 +1,9 @@
 package guard
 
-import "github.com/loopgate/loopgate/rules"
+import (
+	"github.com/loopgate/loopgate/internal/snapbin"
+	"github.com/loopgate/loopgate/rules"
+)
 
 // The consecutive detector (rules: detectors.consecutive) counts identical
 // calls in an unbroken streak: any call with another key, of any tool
@@ -89,4 +92,13 @@ func (d *consecutiveDet) clearKeys(keys []int32) {
 			return
 		}
 	}
+}
+
+func (d *consecutiveDet) save(w *snapbin.Writer) {
+	w.Int(int64(d.lastKid))
+	w.Int(int64(d.streak))
+}
+
+func (d *consecutiveDet) load(r *snapbin.Reader) {
+	d.lastKid, d.streak = r.Int32(), int(r.Int())
 }

@@ -3,6 +3,7 @@ package guard
 import (
 	"strconv"
 
+	"github.com/loopgate/loopgate/internal/snapbin"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -99,3 +100,13 @@ func (d *cycleDet) endRequest() Verdict {
 }
 
 func (d *cycleDet) reset() { d.history = d.history[:0] }
+
+func (d *cycleDet) save(w *snapbin.Writer) {
+	saveSlice(w, d.history, func(w *snapbin.Writer, k *string) { w.String(*k) })
+	w.Int(int64(d.anon))
+}
+
+func (d *cycleDet) load(r *snapbin.Reader) {
+	d.history = loadSlice(r, func(r *snapbin.Reader, k *string) { *k = r.String() })
+	d.anon = int(r.Int())
+}

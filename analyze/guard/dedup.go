@@ -1,6 +1,9 @@
 package guard
 
-import "github.com/loopgate/loopgate/rules"
+import (
+	"github.com/loopgate/loopgate/internal/snapbin"
+	"github.com/loopgate/loopgate/rules"
+)
 
 // The dedup detector (rules: detectors.dedup) does not run an identical
 // call from dedup_at on: the earlier result is returned instead ({result}
@@ -90,4 +93,21 @@ func (d *dedupDet) clearKeys(keys []int32) {
 			d.ent[k].sgen, d.ent[k].rgen = 0, 0
 		}
 	}
+}
+
+func (d *dedupDet) save(w *snapbin.Writer) {
+	w.Uint(uint64(d.gen))
+	saveSlice(w, d.ent, func(w *snapbin.Writer, e *dedupEnt) {
+		w.Uint(uint64(e.sgen))
+		w.Uint(uint64(e.rgen))
+		w.Int(int64(e.n))
+		w.String(e.res)
+	})
+}
+
+func (d *dedupDet) load(r *snapbin.Reader) {
+	d.gen = r.Uint32()
+	d.ent = loadSlice(r, func(r *snapbin.Reader, e *dedupEnt) {
+		*e = dedupEnt{sgen: r.Uint32(), rgen: r.Uint32(), n: int(r.Int()), res: r.String()}
+	})
 }

@@ -3,6 +3,7 @@ package guard
 import (
 	"strings"
 
+	"github.com/loopgate/loopgate/internal/snapbin"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -21,6 +22,11 @@ type detector interface {
 	// guard's KeyIndex (write_clears_reads). The list has no duplicates.
 	clearKeys(keys []int32)
 	steeredAny() bool
+	// save writes the detector's state for a snapshot (snapshot.go), and
+	// load reads it back into a detector just built from the same rules:
+	// together they round-trip the state exactly.
+	save(w *snapbin.Writer)
+	load(r *snapbin.Reader)
 }
 
 // detectors is the registry: each detector's constructor under its name in
@@ -215,4 +221,13 @@ func forget[T any](ent []T, keys []int32, gen func(*T) *uint32) {
 			*gen(&ent[k]) = 0
 		}
 	}
+}
+
+func saveCountEnt(w *snapbin.Writer, e *countEnt) {
+	w.Uint(uint64(e.gen))
+	w.Int(int64(e.n))
+}
+
+func loadCountEnt(r *snapbin.Reader, e *countEnt) {
+	*e = countEnt{gen: r.Uint32(), n: int(r.Int())}
 }

@@ -109,6 +109,8 @@ type CallEvent struct {
 	keyID  uint64
 	key    string
 	hasKey bool
+	// keyPortable: key was compacted with the portable digest (KeyIndex).
+	keyPortable bool
 	// kidx is the key's number in the KeyIndex ki (valid when ki is the
 	// guard's KeyIndex; -1 without a key).
 	ki   *KeyIndex

@@ -1,6 +1,9 @@
 package guard
 
-import "github.com/loopgate/loopgate/rules"
+import (
+	"github.com/loopgate/loopgate/internal/snapbin"
+	"github.com/loopgate/loopgate/rules"
+)
 
 // The failure detector (rules: detectors.failure) counts failures of the
 // same call (same guard key): it steers after the call's steer_at-th
@@ -77,4 +80,14 @@ func (d *failureDet) after(c *callCtx, before Verdict) Verdict {
 func (d *failureDet) reset() { d.gen++ }
 func (d *failureDet) clearKeys(keys []int32) {
 	forget(d.ent, keys, func(e *countEnt) *uint32 { return &e.gen })
+}
+
+func (d *failureDet) save(w *snapbin.Writer) {
+	w.Uint(uint64(d.gen))
+	saveSlice(w, d.ent, saveCountEnt)
+}
+
+func (d *failureDet) load(r *snapbin.Reader) {
+	d.gen = r.Uint32()
+	d.ent = loadSlice(r, loadCountEnt)
 }

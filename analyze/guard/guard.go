@@ -61,6 +61,10 @@ type Guard struct {
 	clearing    []int32
 	toolRole    []uint8 // by tool index (KeyIndex)
 	clearsReads bool
+
+	// portable: the guard's state can be saved and restored in another
+	// process (NewPortableGuard, AppendSnapshot).
+	portable bool
 }
 
 type epochEnt struct {

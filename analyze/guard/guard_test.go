@@ -349,7 +349,7 @@ detectors:
 	}
 	// memo compacts keys built in its buffer: the same keys.
 	for _, full := range []string{"read_file::" + read("a.go"), "read_file::{}", strings.Repeat("t", 300) + "::" + read("a.go")} {
-		if a, b := compactKey(full), compactKeyBytes([]byte(full)); a != b {
+		if a, b := compactKey(full), compactKeyBytes([]byte(full), false); a != b {
 			t.Errorf("compactKeyBytes(%.40q) = %q, compactKey %q", full, b, a)
 		}
 	}

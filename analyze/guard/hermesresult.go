@@ -112,18 +112,20 @@ func isGuardrailRefusal(out string) bool {
 // form (keys sorted, compact, numbers as Python writes them), any other
 // text hashed as it is, white space included. newest drops execute_code's
 // per-run bookkeeping (duration_seconds, kernel.execution_count) first.
-func hermesResultHash(tool, result string, newest bool) uint64 {
+// hash is HashString, or portableHash for a guard whose state is saved
+// (NewPortableGuard).
+func hermesResultHash(tool, result string, newest bool, hash func(string) uint64) uint64 {
 	out := hermesOutput(result)
 	data, ok := pyJSONLoads(out)
 	if !ok {
-		return HashString(out)
+		return hash(out)
 	}
 	if newest && tool == "execute_code" {
 		data = withoutExecuteCodeMetadata(data)
 	}
 	// A marker byte keeps a JSON text's canonical form apart from a raw
 	// text that happens to read the same.
-	return HashString("\x00json" + string(jsonx.PyNumbers(data).Append(nil, jsonx.Sorted)))
+	return hash("\x00json" + string(jsonx.PyNumbers(data).Append(nil, jsonx.Sorted)))
 }
 
 func withoutExecuteCodeMetadata(v jsonx.Value) jsonx.Value {
@@ -221,8 +223,13 @@ func (g *Guard) resultOf(ev *CallEvent) (failed bool, hash uint64) {
 		if h == "hermes" {
 			j = 1
 		}
+		if g.portable {
+			// Not memoized: the memo may hold another guard's
+			// per-process hash of the same event.
+			return failed, hermesResultHash(ev.Tool, ev.Result, j == 1, portableHash)
+		}
 		if !ev.hermes.hashed[j] {
-			ev.hermes.hash[j] = hermesResultHash(ev.Tool, ev.Result, j == 1)
+			ev.hermes.hash[j] = hermesResultHash(ev.Tool, ev.Result, j == 1, HashString)
 			ev.hermes.hashed[j] = true
 		}
 		hash = ev.hermes.hash[j]

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"hash/maphash"
 
@@ -30,6 +31,10 @@ type KeyIndex struct {
 	// buf is reused to build keys: memo runs once per call, and a key was
 	// otherwise built in a buffer of its own and then copied to a string.
 	buf []byte
+	// portable: long keys are compacted with a digest that is the same in
+	// every process (SHA-256), so that a snapshot's keys match the keys a
+	// later process builds (NewPortableGuard).
+	portable bool
 }
 
 // maxKeyBuf is the largest key buffer a KeyIndex keeps between calls: a
@@ -85,13 +90,13 @@ func (ki *KeyIndex) memo(ev *CallEvent, r *rules.Rules) {
 	if ev.ki == ki {
 		return
 	}
-	if ev.keyID != ki.keyID {
+	if ev.keyID != ki.keyID || ev.keyPortable != ki.portable {
 		full, ok := r.AppendCallKey(ki.buf[:0], ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
 		ev.key, ev.hasKey = "", ok
 		if ok {
-			ev.key = compactKeyBytes(full)
+			ev.key = compactKeyBytes(full, ki.portable)
 		}
-		ev.keyID = ki.keyID
+		ev.keyID, ev.keyPortable = ki.keyID, ki.portable
 		ki.buf = full
 		if cap(full) > maxKeyBuf {
 			ki.buf = nil
@@ -151,8 +156,13 @@ var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 // its arguments were not JSON (canonical JSON escapes NUL), and even then
 // it would have to end in the same 16 bytes as a digest to be confused.
 //
+// A portable digest (a KeyIndex of NewPortableGuard) is the first 128 bits
+// of the key's SHA-256 instead: the same in every process, so that a
+// guard's snapshot (AppendSnapshot) holds keys a later process builds
+// again.
+//
 // The result never aliases full, which the caller reuses.
-func compactKeyBytes(full []byte) string {
+func compactKeyBytes(full []byte, portable bool) string {
 	if len(full) <= maxPlainKey {
 		return string(full)
 	}
@@ -161,6 +171,10 @@ func compactKeyBytes(full []byte) string {
 	b := append(d[:0], tool...)
 	b = append(b, rules.KeySeparator...)
 	b = append(b, 0)
+	if portable {
+		sum := sha256.Sum256(full)
+		return string(append(b, sum[:16]...))
+	}
 	b = binary.LittleEndian.AppendUint64(b, maphash.Bytes(keySeeds[0], full))
 	b = binary.LittleEndian.AppendUint64(b, maphash.Bytes(keySeeds[1], full))
 	return string(b)

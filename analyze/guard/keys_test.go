@@ -13,7 +13,7 @@ func compactKey(full string) string {
 	if len(full) <= maxPlainKey {
 		return full
 	}
-	return compactKeyBytes([]byte(full))
+	return compactKeyBytes([]byte(full), false)
 }
 
 // TestDetectorRegistry: every detector the rules name has a constructor,

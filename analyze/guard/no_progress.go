@@ -1,6 +1,11 @@
 package guard
 
-import "github.com/loopgate/loopgate/rules"
+import (
+	"cmp"
+
+	"github.com/loopgate/loopgate/internal/snapbin"
+	"github.com/loopgate/loopgate/rules"
+)
 
 // The no_progress detector (rules: detectors.no_progress) counts
 // successful calls returning the same result again: by call (the same key
@@ -111,4 +116,35 @@ func (d *noProgressDet) reset() {
 
 func (d *noProgressDet) clearKeys(keys []int32) {
 	forget(d.byCall, keys, func(e *progressEnt) *uint32 { return &e.gen })
+}
+
+func (d *noProgressDet) save(w *snapbin.Writer) {
+	w.Uint(uint64(d.gen))
+	saveSlice(w, d.byCall, func(w *snapbin.Writer, e *progressEnt) {
+		w.Uint(uint64(e.gen))
+		w.Word(e.p.hash)
+		w.Int(int64(e.p.n))
+	})
+	saveMap(w, d.byTool, func(a, b toolResult) int {
+		if c := cmp.Compare(a.tool, b.tool); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.hash, b.hash)
+	}, func(w *snapbin.Writer, k toolResult, n int) {
+		w.String(k.tool)
+		w.Word(k.hash)
+		w.Int(int64(n))
+	})
+}
+
+func (d *noProgressDet) load(r *snapbin.Reader) {
+	d.gen = r.Uint32()
+	d.byCall = loadSlice(r, func(r *snapbin.Reader, e *progressEnt) {
+		*e = progressEnt{gen: r.Uint32(), p: progress{hash: r.Word(), n: int(r.Int())}}
+	})
+	clear(d.byTool)
+	for range r.Len() {
+		k := toolResult{tool: r.String(), hash: r.Word()}
+		d.byTool[k] = int(r.Int())
+	}
 }

@@ -1,6 +1,9 @@
 package guard
 
-import "github.com/loopgate/loopgate/rules"
+import (
+	"github.com/loopgate/loopgate/internal/snapbin"
+	"github.com/loopgate/loopgate/rules"
+)
 
 // The repeat detector (rules: detectors.repeat) counts identical calls
 // (same guard key) cumulatively within its scope: A-B-A-B counts A twice.
@@ -106,3 +109,21 @@ func (d *repeatDet) clearKeys(keys []int32) {
 	forget(d.ent, keys, func(e *repeatEnt) *uint32 { return &e.cgen })
 }
 func (d *repeatDet) steeredAny() bool { return d.steeredN > 0 }
+
+func (d *repeatDet) save(w *snapbin.Writer) {
+	w.Uint(uint64(d.gen))
+	saveSlice(w, d.ent, func(w *snapbin.Writer, e *repeatEnt) {
+		w.Uint(uint64(e.cgen))
+		w.Uint(uint64(e.sgen))
+		w.Int(int64(e.n))
+	})
+	w.Int(int64(d.steeredN))
+}
+
+func (d *repeatDet) load(r *snapbin.Reader) {
+	d.gen = r.Uint32()
+	d.ent = loadSlice(r, func(r *snapbin.Reader, e *repeatEnt) {
+		*e = repeatEnt{cgen: r.Uint32(), sgen: r.Uint32(), n: int(r.Int())}
+	})
+	d.steeredN = int(r.Int())
+}

@@ -72,30 +72,9 @@ func run(t *testing.T, r *rules.Rules, steps []step) []outcome {
 	g := NewGuard(r)
 	var out []outcome
 	for i, s := range steps {
-		if s.user {
-			g.UserTurn(t0.Add(s.at))
+		if o := applyStep(g, r, i, s); o != nil {
+			out = append(out, *o)
 		}
-		if s.compaction {
-			g.Compaction()
-		}
-		if s.tool == "" {
-			continue
-		}
-		ev := &CallEvent{Index: i + 1, Tool: s.tool, Class: r.ClassOf(s.tool), ArgsRaw: s.args}
-		if s.at > 0 {
-			ev.Time = t0.Add(s.at)
-		}
-		if v, err := jsonx.ParseString(s.args); err == nil {
-			ev.Args, ev.ArgsOK = v, true
-		}
-		var o outcome
-		o.before = g.Before(ev)
-		ev.Result, ev.ResultHash, ev.Failed, ev.IsError = s.result, hashResult(s.result), s.failed, s.failed
-		o.after = g.After(ev, o.before)
-		if s.round {
-			o.end = g.EndRequest()
-		}
-		out = append(out, o)
 	}
 	return out
 }
@@ -104,6 +83,9 @@ func run(t *testing.T, r *rules.Rules, steps []step) []outcome {
 func check(t *testing.T, r *rules.Rules, steps []step) []outcome {
 	t.Helper()
 	outs := run(t, r, steps)
+	// Every scenario is also a proof that a snapshot restores exactly
+	// (snapshot_test.go).
+	checkSnapshots(t, t.Name(), r, steps, 1)
 	n := 0
 	for i, s := range steps {
 		if s.tool == "" {

@@ -3,6 +3,7 @@ package guard
 import (
 	"strconv"
 
+	"github.com/loopgate/loopgate/internal/snapbin"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -164,4 +165,24 @@ func ordinal(n int) string {
 		}
 	}
 	return strconv.Itoa(n) + suffix
+}
+
+func (d *stallDet) save(w *snapbin.Writer) {
+	w.Int(int64(d.kid))
+	w.Word(d.hash)
+	w.Int(int64(d.count))
+	saveSlice(w, d.history, func(w *snapbin.Writer, e *stallEntry) {
+		w.Int(int64(e.kid))
+		w.Word(e.hash)
+		w.Bool(e.exempt)
+	})
+	w.Int(int64(d.anon))
+}
+
+func (d *stallDet) load(r *snapbin.Reader) {
+	d.kid, d.hash, d.count = r.Int32(), r.Word(), int(r.Int())
+	d.history = loadSlice(r, func(r *snapbin.Reader, e *stallEntry) {
+		*e = stallEntry{kid: r.Int32(), hash: r.Word(), exempt: r.Bool()}
+	})
+	d.anon = r.Int32()
 }

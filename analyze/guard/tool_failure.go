@@ -1,6 +1,9 @@
 package guard
 
-import "github.com/loopgate/loopgate/rules"
+import (
+	"github.com/loopgate/loopgate/internal/snapbin"
+	"github.com/loopgate/loopgate/rules"
+)
 
 // The tool_failure detector (rules: detectors.tool_failure) counts the
 // failures of one tool, whatever its arguments; a success of the tool
@@ -86,3 +89,6 @@ func (d *toolFailureDet) after(c *callCtx, before Verdict) Verdict {
 }
 
 func (d *toolFailureDet) reset() { clear(d.counts) }
+
+func (d *toolFailureDet) save(w *snapbin.Writer) { saveCounts(w, d.counts) }
+func (d *toolFailureDet) load(r *snapbin.Reader) { loadCounts(r, d.counts) }

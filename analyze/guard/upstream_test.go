@@ -124,7 +124,7 @@ func TestHermesResultHash(t *testing.T) {
 		{"out\n\n[hermes note: this is the 3rd consecutive identical call to x]", "out", true},
 	} {
 		for _, newest := range []bool{false, true} {
-			if got := hermesResultHash("read_file", c.a, newest) == hermesResultHash("read_file", c.b, newest); got != c.same {
+			if got := hermesResultHash("read_file", c.a, newest, HashString) == hermesResultHash("read_file", c.b, newest, HashString); got != c.same {
 				t.Errorf("newest=%v: %q vs %q same = %v, want %v", newest, c.a, c.b, got, c.same)
 			}
 		}
@@ -133,13 +133,13 @@ func TestHermesResultHash(t *testing.T) {
 	// locations in execute_code's own result shape are dropped".
 	a := `{"output": "1", "duration_seconds": 0.5, "kernel": {"execution_count": 3, "id": "k"}}`
 	b := `{"output": "1", "duration_seconds": 0.9, "kernel": {"execution_count": 4, "id": "k"}}`
-	if hermesResultHash("execute_code", a, true) != hermesResultHash("execute_code", b, true) {
+	if hermesResultHash("execute_code", a, true, HashString) != hermesResultHash("execute_code", b, true, HashString) {
 		t.Error("newest: execute_code bookkeeping changes the hash")
 	}
-	if hermesResultHash("execute_code", a, false) == hermesResultHash("execute_code", b, false) {
+	if hermesResultHash("execute_code", a, false, HashString) == hermesResultHash("execute_code", b, false, HashString) {
 		t.Error("June: execute_code bookkeeping ignored, but that build hashed it")
 	}
-	if hermesResultHash("terminal", a, true) == hermesResultHash("terminal", b, true) {
+	if hermesResultHash("terminal", a, true, HashString) == hermesResultHash("terminal", b, true, HashString) {
 		t.Error("the execute_code clean-up applied to another tool")
 	}
 }
