@@ -49,6 +49,7 @@ func TestHookEquivalence(t *testing.T) {
 	paths := hookCorpus(t)
 	files := ingest.Expand(paths, func(p ingest.Problem) { t.Errorf("%s: %s", p.File, p.Message) })
 	stopped := map[string]int{}
+	restored := live.SnapshotsRestored()
 	for _, preset := range rules.PresetNames() {
 		t.Run(preset, func(t *testing.T) {
 			r, err := rules.Preset(preset)
@@ -78,6 +79,11 @@ func TestHookEquivalence(t *testing.T) {
 				t.Errorf("only %d calls simulated", calls)
 			}
 		})
+	}
+	// The hook built its sessions from snapshots (internal/live's
+	// snapshot.go), not only from the log.
+	if live.SnapshotsRestored() == restored {
+		t.Error("no hook call started from a snapshot")
 	}
 	// The comparison must have had something to compare: every kind of
 	// verdict the presets give on this corpus.

@@ -13,8 +13,10 @@
 package live
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"strconv"
 	"strings"
@@ -40,6 +42,9 @@ type Config struct {
 	TTL time.Duration
 	// LockWait bounds the wait for a session's lock.
 	LockWait time.Duration
+	// NoSnapshot: rebuild every session from its log alone, neither
+	// reading nor writing snapshots (snapshot.go).
+	NoSnapshot bool
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// ContentText reads a result given as a list of content blocks (a
@@ -168,8 +173,12 @@ func (h *hook) run() (Answer, []string, error) {
 		scope = "main"
 	}
 	logPath := files.log(scope)
-	s := newSession(cfg.Rules, ev.Format, ev.Platform)
-	problems, err := readLog(logPath, s)
+	tag := ""
+	if !cfg.NoSnapshot {
+		tag, _ = snapTag(cfg.Rules, ev.Format, ev.Platform) // "": no snapshot
+	}
+	fresh := func() *session { return newSession(cfg.Rules, ev.Format, ev.Platform) }
+	s, pos, problems, err := openSession(logPath, fresh, tag)
 	if err != nil {
 		return Answer{}, notes, fmt.Errorf("session state: %w", err)
 	}
@@ -203,11 +212,33 @@ func (h *hook) run() (Answer, []string, error) {
 	if err := appendLines(logPath, out); err != nil {
 		return Answer{}, notes, fmt.Errorf("session state: %w", err)
 	}
+	if tag != "" && pos.whole && len(out) > 0 {
+		h.saveSnapshot(logPath, tag, pos, out, problems, s)
+	}
 	// Under the lock, so that a session's lines keep their order.
 	if err := h.dl.flush(); err != nil {
 		notes = append(notes, "decision log: "+err.Error())
 	}
 	return a, notes, nil
+}
+
+// saveSnapshot writes the session's snapshot as covering the log read
+// (pos) and the lines just appended (out). It is best effort: when it
+// cannot be written (a call in flight, a full disk), the snapshot before
+// stays, and the next call applies more of the log.
+func (h *hook) saveSnapshot(logPath, tag string, pos logPos, out []byte, problems []string, s *session) {
+	fi, err := os.Stat(logPath)
+	if err != nil {
+		return
+	}
+	pos.dev, pos.ino = fileID(fi)
+	pos.size += int64(len(out))
+	pos.lines += bytes.Count(out, []byte{'\n'})
+	pos.crc = crc32.Update(pos.crc, crcTable, out)
+	if pos.size != fi.Size() {
+		return // not the log this call read and wrote
+	}
+	writeSnapshot(snapPath(logPath), tag, pos, problems, s)
 }
 
 func (h *hook) pre(s *session, apply func(*record) effect, tx txCall, haveTx bool) Answer {

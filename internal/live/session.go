@@ -88,6 +88,11 @@ type session struct {
 	haltedAt int
 	// compacted: a compaction happened since the last prompt.
 	compacted bool
+	// bLines counts the log's call lines (B) applied or skipped: under
+	// rules whose turn forgets everything, a prompt numbers the calls
+	// after it from there, as a rebuild from the latest prompt does
+	// (readLog), retried calls and unreadable B lines included.
+	bLines int
 	// last is the latest call shown to the guard, whose request may still
 	// be open (its end not applied).
 	last *call
@@ -98,7 +103,7 @@ type session struct {
 func newSession(r *rules.Rules, format, platform string) *session {
 	gr := r.ForSession(format, platform).Rules
 	return &session{
-		r: r, g: guard.NewGuard(gr), keepResults: keepsResults(gr),
+		r: r, g: guard.NewPortableGuard(gr), keepResults: keepsResults(gr),
 		calls: map[string]*call{}, classes: map[string]string{},
 	}
 }
@@ -142,6 +147,15 @@ func (s *session) apply(rec *record) effect {
 		s.g.UserTurn(time.Time{})
 		s.halted, s.haltedAt, s.haltedBy = false, 0, guard.Verdict{}
 		eff.halt = false
+		if s.g.TurnForgets() {
+			// A rebuild then starts at the latest prompt (readLog), knowing
+			// no call before it and numbering the calls by the log's B
+			// lines before it: so does a session that goes on in process
+			// or from a snapshot, so that both answer alike.
+			clear(s.calls)
+			s.last = nil
+			s.index = s.bLines
+		}
 		return eff
 	case 'C':
 		// ingest marks the turn after a compaction (Turn.CompactedBefore),
@@ -150,6 +164,7 @@ func (s *session) apply(rec *record) effect {
 		s.compacted = true
 		return effect{}
 	case 'B':
+		s.bLines++
 		return s.before(rec)
 	case 'A':
 		return s.after(rec)
@@ -195,6 +210,33 @@ func (s *session) newEvent() *guard.CallEvent {
 	return new(guard.CallEvent)
 }
 
+// callEvent fills in a CallEvent of a call as the guard sees it: a call's
+// record, or an open call of a snapshot (snapshot.go).
+func (s *session) callEvent(index int, tool string, argsOK bool, args string, unixNano int64) *guard.CallEvent {
+	ev := s.newEvent()
+	// The whole event is assigned, the guard's memos of an earlier call
+	// included.
+	*ev = guard.CallEvent{Index: index, Tool: tool, ArgsOK: argsOK, ArgsRaw: args}
+	if unixNano != 0 {
+		ev.Time = time.Unix(0, unixNano).UTC()
+	}
+	if argsOK {
+		v, err := jsonx.ParseStringShared(args)
+		if err != nil {
+			ev.ArgsOK = false
+		} else {
+			ev.Args = v
+		}
+	}
+	class, ok := s.classes[tool]
+	if !ok {
+		class = s.r.ClassOf(tool)
+		s.classes[tool] = class
+	}
+	ev.Class = class
+	return ev
+}
+
 // finish marks c done and gives its event to the calls to come: the
 // guard's After for it has run, and no one reads it after.
 func (s *session) finish(c *call) {
@@ -237,27 +279,7 @@ func (s *session) before(rec *record) effect {
 		// A call of another request: the previous request is over.
 		eff = s.endRequest(s.last)
 	}
-	ev := s.newEvent()
-	// The whole event is assigned, the guard's memos of an earlier call
-	// included.
-	*ev = guard.CallEvent{Index: s.index, Tool: rec.tool, ArgsOK: rec.argsOK, ArgsRaw: rec.args}
-	if rec.time != 0 {
-		ev.Time = time.Unix(0, rec.time).UTC()
-	}
-	if rec.argsOK {
-		v, err := jsonx.ParseStringShared(rec.args)
-		if err != nil {
-			ev.ArgsOK = false
-		} else {
-			ev.Args = v
-		}
-	}
-	class, ok := s.classes[rec.tool]
-	if !ok {
-		class = s.r.ClassOf(rec.tool)
-		s.classes[rec.tool] = class
-	}
-	ev.Class = class
+	ev := s.callEvent(s.index, rec.tool, rec.argsOK, rec.args, rec.time)
 	c.ev = ev
 	v := s.g.Before(ev)
 	c.before, c.final = v, v

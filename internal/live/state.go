@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -322,22 +324,52 @@ func parseHex(s string) (uint64, error) {
 	return n, nil
 }
 
-// readLog applies a scope's log to s. A line that cannot be read (a crash
-// cut the last one short, a hand edit) is skipped and named in the
-// problems returned; a log that cannot be read at all is an error.
+// readLog applies a scope's log to s, without a snapshot. A line that
+// cannot be read (a crash cut the last one short, a hand edit) is skipped
+// and named in the problems returned; a log that cannot be read at all is
+// an error.
 func readLog(path string, s *session) (problems []string, err error) {
-	data, err := os.ReadFile(path)
+	_, _, problems, err = openSession(path, func() *session { return s }, "")
+	return problems, err
+}
+
+// openSession builds a scope's session from its log: from the log's
+// snapshot when one of this tag serves (snapshot.go) and the lines after
+// it, else from the log alone. fresh returns a new session of the
+// scope's rules. It returns the session, where the log was read to, and
+// the log's problems.
+func openSession(path string, fresh func() *session, tag string) (s *session, pos logPos, problems []string, err error) {
+	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return fresh(), logPos{whole: true}, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, pos, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, pos, nil, err
+	}
+	size := fi.Size()
+	if tag != "" {
+		if s, pos, problems, ok := fromSnapshot(f, fi, path, fresh, tag); ok {
+			return s, pos, problems, nil
+		}
+	}
+	data := make([]byte, size)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, pos, nil, err
+	}
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, pos, nil, err
 	}
 	// One string for the whole log: the records' fields are substrings of
 	// it, not a copy each. A call is about two lines (B and A). The string
 	// is the bytes read, not a copy of them (data is not written after
 	// this): a copy would touch as many new pages as the log has.
 	text := unsafe.String(unsafe.SliceData(data), len(data))
+	s = fresh()
 	n := 0
 	if s.g.TurnForgets() {
 		// Nothing before the latest prompt changes a verdict to come:
@@ -348,28 +380,105 @@ func readLog(path string, s *session) (problems []string, err error) {
 			if strings.HasPrefix(skipped, "B\t") {
 				s.index++
 			}
+			s.bLines = s.index
 			n = strings.Count(skipped, "\n")
 			text = text[i+1:]
 		}
 	}
 	s.expect(strings.Count(text, "\nB\t") + 2)
+	pos = logPos{size: size, crc: crc32.Checksum(data, crcTable)}
+	problems, pos.lines, pos.whole = applyLines(text, s, path, n, nil)
+	return s, pos, problems, nil
+}
+
+// fromSnapshot builds the session from the log's snapshot and the lines
+// after it, when the snapshot serves: of this tag, of this very log file
+// (device and inode), covering no more than the log holds, and the bytes
+// of the log it covers have the checksum (CRC-32C) it recorded, so that a
+// log cut, edited or written again is read whole. ok false: build from
+// the log.
+func fromSnapshot(f *os.File, fi os.FileInfo, path string, fresh func() *session, tag string) (s *session, pos logPos, problems []string, ok bool) {
+	sn := readSnapshot(snapPath(path), tag)
+	if sn == nil {
+		return nil, pos, nil, false
+	}
+	dev, ino := fileID(fi)
+	size := fi.Size()
+	if sn.pos.dev != dev || sn.pos.ino != ino || sn.pos.size > size || sn.pos.size < 0 {
+		return nil, pos, nil, false
+	}
+	// The covered bytes are read in small pieces, only to check them: a
+	// buffer the log's size would touch as many new pages.
+	var crc uint32
+	buf := make([]byte, 16<<10)
+	for left := sn.pos.size; left > 0; {
+		n := int(min(left, int64(len(buf))))
+		if _, err := io.ReadFull(f, buf[:n]); err != nil {
+			return nil, pos, nil, false
+		}
+		crc = crc32.Update(crc, crcTable, buf[:n])
+		left -= int64(n)
+	}
+	if crc != sn.pos.crc {
+		return nil, pos, nil, false
+	}
+	data := make([]byte, size-sn.pos.size)
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, pos, nil, false
+	}
+	s = fresh()
+	if err := restoreSafely(s, sn.session); err != nil {
+		return nil, pos, nil, false
+	}
+	text := unsafe.String(unsafe.SliceData(data), len(data))
+	pos = logPos{size: size, crc: crc32.Update(crc, crcTable, data)}
+	problems, pos.lines, pos.whole = applyLines(text, s, path, sn.pos.lines, sn.problems)
+	restoredSnapshots.Add(1)
+	return s, pos, problems, true
+}
+
+// restoreSafely restores a snapshot that passed its checksum; a panic
+// (a snapshot that reads but holds nonsense) is an error, and the hook
+// then builds from the log.
+func restoreSafely(s *session, b []byte) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("snapshot: %v", p)
+		}
+	}()
+	return s.restore(b)
+}
+
+// applyLines applies the log's lines in text to s, numbering them from
+// n+1, and returns the problems (appended to problems), the lines read and
+// whether text ended with a complete line. Under rules whose turn forgets
+// everything (Guard.TurnForgets), a prompt drops the problems before it,
+// as a rebuild from the latest prompt never reads them.
+func applyLines(text string, s *session, path string, n int, problems []string) ([]string, int, bool) {
+	forgets := s.g.TurnForgets()
 	for len(text) > 0 {
-		n++
 		i := strings.IndexByte(text, '\n')
 		if i < 0 {
-			problems = append(problems, fmt.Sprintf("%s:%d: last line cut short, skipped", path, n))
-			break
+			problems = append(problems, fmt.Sprintf("%s:%d: last line cut short, skipped", path, n+1))
+			return problems, n, false
 		}
+		n++
 		line := text[:i]
 		text = text[i+1:]
 		rec, err := decodeRecord(line)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s:%d: %v, skipped", path, n, err))
+			if strings.HasPrefix(line, "B\t") {
+				s.bLines++ // a rebuild from a later prompt counts it (session.bLines)
+			}
 			continue
+		}
+		if forgets && rec.kind == 'P' {
+			problems = problems[:0]
 		}
 		s.apply(&rec)
 	}
-	return problems, nil
+	return problems, n, true
 }
 
 // expire removes the files of sessions untouched for ttl, at most once an

@@ -1,0 +1,284 @@
+package live
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"hash/crc32"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/internal/snapbin"
+	"github.com/loopgate/loopgate/rules"
+)
+
+// A session's snapshot: the state a hook call reached (the Guard's, with
+// guard.AppendSnapshot, and the session's own: its calls, halt, pending
+// compaction), written beside the scope's log after a hook call, so that
+// the next call restores it and applies only the log lines written after
+// it instead of the whole log. The log stays the truth: a snapshot that is
+// absent, unreadable, corrupt (checksum), of other rules, another build of
+// loopgate, another log or a log that does not hold what it covers is
+// ignored, and the log is replayed as without snapshots (fail open).
+// Rebuilding from a snapshot and from the log run the same session.apply
+// over the same records, so they decide alike (TestSnapshotEquivalence).
+//
+// File layout: snapMagic, a CRC-32C of the rest, then the body:
+//
+//	tag        digest of the rules as given, the session's format and platform, and this build
+//	log        device, inode, bytes covered, lines covered, CRC-32C of the bytes covered
+//	problems   the log's problems met in the lines covered (named again on each call, as a rebuild would)
+//	session    call count, halt, pending compaction, its calls (ids, verdicts, flags; an open call's record)
+//	guard      guard.AppendSnapshot
+const snapMagic = "loopgate-snapshot-1\n"
+
+// restoredSnapshots counts the sessions built from a snapshot in this
+// process (SnapshotsRestored).
+var restoredSnapshots atomic.Int64
+
+// SnapshotsRestored is how many hook calls of this process built their
+// session from a snapshot rather than from the whole log: tests read it to
+// know that the snapshot path ran.
+func SnapshotsRestored() int64 { return restoredSnapshots.Load() }
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// logPos is where a log was read to and what it is.
+type logPos struct {
+	dev, ino uint64
+	size     int64  // bytes of the log covered
+	lines    int    // lines covered
+	crc      uint32 // CRC-32C of the bytes covered
+	// whole: the log ends with a complete line (a snapshot can cover it).
+	whole bool
+}
+
+// snapTag identifies what a snapshot is valid for: the rules as given
+// (their effective YAML), the transcript format and platform (which pick
+// the session's variant of them), and the build of loopgate that wrote it
+// (a new build may keep other state).
+func snapTag(r *rules.Rules, format, platform string) (string, error) {
+	y, err := r.YAML()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	h.Write(y)
+	h.Write([]byte("\x00" + format + "\x00" + platform + "\x00" + buildID()))
+	return string(h.Sum(nil)), nil
+}
+
+// buildID names this build: its module version, VCS revision and state,
+// and Go version.
+func buildID() string {
+	id := runtime.Version()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		id += " " + bi.Main.Path + "@" + bi.Main.Version
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision", "vcs.time", "vcs.modified":
+				id += " " + s.Value
+			}
+		}
+	}
+	return id
+}
+
+// snapPath is the snapshot file of a scope's log.
+func snapPath(logPath string) string {
+	return strings.TrimSuffix(logPath, ".log") + ".snap"
+}
+
+// fileID returns the device and inode of an open file.
+func fileID(fi os.FileInfo) (dev, ino uint64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Dev), st.Ino
+	}
+	return 0, 0
+}
+
+// snapshot is a snapshot file read and checked, not yet restored.
+type snapshot struct {
+	pos      logPos
+	problems []string
+	session  []byte // the rest: the session's state, then the guard's
+}
+
+// readSnapshot reads and checks the snapshot file of a log: its checksum
+// and its tag. nil when there is none or it does not serve.
+func readSnapshot(path, tag string) *snapshot {
+	data, err := os.ReadFile(path)
+	if err != nil || !bytes.HasPrefix(data, []byte(snapMagic)) || len(data) < len(snapMagic)+4 {
+		return nil
+	}
+	body := data[len(snapMagic)+4:]
+	if binary.LittleEndian.Uint32(data[len(snapMagic):]) != crc32.Checksum(body, crcTable) {
+		return nil
+	}
+	r := snapbin.NewReader(body)
+	if r.String() != tag {
+		return nil
+	}
+	sn := &snapshot{}
+	sn.pos.dev, sn.pos.ino = r.Uint(), r.Uint()
+	sn.pos.size, sn.pos.lines = int64(r.Uint()), int(r.Uint())
+	sn.pos.crc = r.Uint32()
+	for range r.Len() {
+		sn.problems = append(sn.problems, r.String())
+	}
+	if r.Err() != nil {
+		return nil
+	}
+	sn.session = body[len(body)-r.Rest():]
+	return sn
+}
+
+// writeSnapshot saves s as covering the log up to pos, atomically (a
+// temporary file renamed over the old snapshot), under the session's lock.
+// A session with a call in the guard's hands (between its PreToolUse and
+// PostToolUse) is not saved: the snapshot written before stays, and the
+// next call applies the lines after it.
+func writeSnapshot(path, tag string, pos logPos, problems []string, s *session) error {
+	g, err := s.g.AppendSnapshot(nil)
+	if err != nil {
+		return err
+	}
+	w := &snapbin.Writer{B: make([]byte, len(snapMagic)+4, 2*len(g)+4096)}
+	copy(w.B, snapMagic)
+	w.String(tag)
+	w.Uint(pos.dev)
+	w.Uint(pos.ino)
+	w.Uint(uint64(pos.size))
+	w.Uint(uint64(pos.lines))
+	w.Uint(uint64(pos.crc))
+	w.Uint(uint64(len(problems)))
+	for _, p := range problems {
+		w.String(p)
+	}
+	s.save(w, g)
+	binary.LittleEndian.PutUint32(w.B[len(snapMagic):], crc32.Checksum(w.B[len(snapMagic)+4:], crcTable))
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, w.B, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// save writes the session's state, then its guard's (g, from
+// guard.AppendSnapshot).
+func (s *session) save(w *snapbin.Writer, g []byte) {
+	w.Uint(uint64(s.index))
+	w.Bool(s.halted)
+	saveVerdict(w, &s.haltedBy)
+	w.Uint(uint64(s.haltedAt))
+	w.Bool(s.compacted)
+	w.Uint(uint64(s.bLines))
+	// Every call the session knows, in order, and whether the latest is
+	// one of them (a call without an id is not in s.calls).
+	calls := make([]*call, 0, len(s.calls)+1)
+	for _, c := range s.calls {
+		calls = append(calls, c)
+	}
+	if s.last != nil && (s.last.id == "" || s.calls[s.last.id] != s.last) {
+		calls = append(calls, s.last)
+	}
+	slices.SortFunc(calls, func(a, b *call) int { return a.index - b.index })
+	w.Uint(uint64(len(calls)))
+	last := -1
+	for i, c := range calls {
+		if c == s.last {
+			last = i
+		}
+		w.String(c.id)
+		w.Uint(uint64(c.index))
+		w.String(c.request)
+		saveVerdict(w, &c.before)
+		saveVerdict(w, &c.final)
+		w.Bool(c.id != "" && s.calls[c.id] == c)
+		w.Bool(c.ran)
+		w.Bool(c.done)
+		w.Bool(c.halted)
+		w.Bool(c.ended)
+		w.Bool(c.ev != nil)
+		if ev := c.ev; ev != nil {
+			// A call that ran and has no result yet, no longer in the
+			// guard's hands (a prompt cleared it): its event is built
+			// again from what its record held.
+			w.String(ev.Tool)
+			w.Bool(ev.ArgsOK)
+			w.String(ev.ArgsRaw)
+			var t int64
+			if !ev.Time.IsZero() {
+				t = ev.Time.UnixNano()
+			}
+			w.Int(t)
+		}
+	}
+	w.Int(int64(last))
+	w.String(string(g))
+}
+
+// restore reads what save wrote into a new session of the same rules.
+func (s *session) restore(b []byte) error {
+	r := snapbin.NewReader(b)
+	s.index = int(r.Uint())
+	s.halted = r.Bool()
+	loadVerdict(r, &s.haltedBy)
+	s.haltedAt = int(r.Uint())
+	s.compacted = r.Bool()
+	s.bLines = int(r.Uint())
+	n := r.Len()
+	s.expect(n)
+	calls := make([]*call, n)
+	for i := range calls {
+		c := s.newCall()
+		c.id, c.index, c.request = r.String(), int(r.Uint()), r.String()
+		loadVerdict(r, &c.before)
+		loadVerdict(r, &c.final)
+		if r.Bool() {
+			s.calls[c.id] = c
+		}
+		c.ran, c.done, c.halted, c.ended = r.Bool(), r.Bool(), r.Bool(), r.Bool()
+		if r.Bool() {
+			tool, argsOK, args, t := r.String(), r.Bool(), r.String(), r.Int()
+			c.ev = s.callEvent(c.index, tool, argsOK, args, t)
+		}
+		calls[i] = c
+	}
+	if last := int(r.Int()); last >= 0 && last < n {
+		s.last = calls[last]
+	} else if last != -1 {
+		r.Fail(snapbin.ErrCorrupt)
+	}
+	g := r.String()
+	if err := r.Err(); err != nil {
+		return err
+	}
+	if r.Rest() != 0 {
+		return snapbin.ErrCorrupt
+	}
+	return s.g.RestoreSnapshot([]byte(g))
+}
+
+func saveVerdict(w *snapbin.Writer, v *guard.Verdict) {
+	w.Uint(uint64(v.Action))
+	w.String(v.Detector)
+	w.Int(int64(v.Count))
+	w.String(v.Message)
+	w.String(v.Key)
+	w.Int(int64(v.Scope))
+}
+
+func loadVerdict(r *snapbin.Reader, v *guard.Verdict) {
+	a := r.Uint()
+	if a > uint64(guard.Halt) {
+		r.Fail(snapbin.ErrCorrupt)
+	}
+	*v = guard.Verdict{Action: guard.Action(a), Detector: r.String(), Count: int(r.Int()), Message: r.String(), Key: r.String(), Scope: int(r.Int())}
+}
