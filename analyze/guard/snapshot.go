@@ -100,7 +100,8 @@ func (g *Guard) AppendSnapshot(b []byte) ([]byte, error) {
 }
 
 // RestoreSnapshot puts into g, a portable guard of the same rules that
-// has seen no call yet, the state AppendSnapshot saved. On an error g is
+// has seen no call yet, the state AppendSnapshot saved. The guard's
+// strings are b's memory: b must not change afterwards. On an error g is
 // in no defined state and must not be used: build a new one.
 func (g *Guard) RestoreSnapshot(b []byte) (err error) {
 	if !g.portable {
@@ -121,7 +122,7 @@ func (g *Guard) RestoreSnapshot(b []byte) (err error) {
 	}
 	nkeys := g.ki.load(r)
 	g.timerSet = r.Bool()
-	if err := g.timerStart.UnmarshalBinary([]byte(r.String())); err != nil && r.Err() == nil {
+	if err := g.timerStart.UnmarshalBinary(r.Bytes()); err != nil && r.Err() == nil {
 		r.Fail(err)
 	}
 	g.pendingNote = r.String()

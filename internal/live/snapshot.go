@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"hash/crc32"
 	"os"
 	"runtime"
@@ -60,16 +61,17 @@ type logPos struct {
 }
 
 // snapTag identifies what a snapshot is valid for: the rules as given
-// (their effective YAML), the transcript format and platform (which pick
-// the session's variant of them), and the build of loopgate that wrote it
-// (a new build may keep other state).
+// (every setting, as JSON: the effective YAML would cost a millisecond a
+// call), the transcript format and platform (which pick the session's
+// variant of them), and the build of loopgate that wrote it (a new build
+// may keep other state).
 func snapTag(r *rules.Rules, format, platform string) (string, error) {
-	y, err := r.YAML()
+	j, err := json.Marshal(r)
 	if err != nil {
 		return "", err
 	}
 	h := sha256.New()
-	h.Write(y)
+	h.Write(j)
 	h.Write([]byte("\x00" + format + "\x00" + platform + "\x00" + buildID()))
 	return string(h.Sum(nil)), nil
 }
@@ -175,7 +177,7 @@ func writeSnapshot(path, tag string, pos logPos, problems []string, s *session) 
 func (s *session) save(w *snapbin.Writer, g []byte) {
 	w.Uint(uint64(s.index))
 	w.Bool(s.halted)
-	saveVerdict(w, &s.haltedBy)
+	saveVerdict(w, &s.haltedBy, true)
 	w.Uint(uint64(s.haltedAt))
 	w.Bool(s.compacted)
 	w.Uint(uint64(s.bLines))
@@ -198,14 +200,17 @@ func (s *session) save(w *snapbin.Writer, g []byte) {
 		w.String(c.id)
 		w.Uint(uint64(c.index))
 		w.String(c.request)
-		saveVerdict(w, &c.before)
-		saveVerdict(w, &c.final)
-		w.Bool(c.id != "" && s.calls[c.id] == c)
-		w.Bool(c.ran)
-		w.Bool(c.done)
-		w.Bool(c.halted)
-		w.Bool(c.ended)
-		w.Bool(c.ev != nil)
+		flags := callFlags(c.id != "" && s.calls[c.id] == c, c.ran, c.done, c.halted, c.ended, c.ev != nil, c.before == c.final)
+		w.Uint(uint64(flags))
+		// A done call's verdicts are read only for what the hook says of
+		// it (action, detector, count, message): its key and scope are
+		// not kept, which halves a snapshot. An open call's are kept
+		// whole, for its result.
+		full := c.ev != nil || !c.done
+		saveVerdict(w, &c.final, full)
+		if flags&flagBeforeSame == 0 {
+			saveVerdict(w, &c.before, full)
+		}
 		if ev := c.ev; ev != nil {
 			// A call that ran and has no result yet, no longer in the
 			// guard's hands (a prompt cleared it): its event is built
@@ -229,7 +234,7 @@ func (s *session) restore(b []byte) error {
 	r := snapbin.NewReader(b)
 	s.index = int(r.Uint())
 	s.halted = r.Bool()
-	loadVerdict(r, &s.haltedBy)
+	loadVerdict(r, &s.haltedBy, true)
 	s.haltedAt = int(r.Uint())
 	s.compacted = r.Bool()
 	s.bLines = int(r.Uint())
@@ -239,13 +244,19 @@ func (s *session) restore(b []byte) error {
 	for i := range calls {
 		c := s.newCall()
 		c.id, c.index, c.request = r.String(), int(r.Uint()), r.String()
-		loadVerdict(r, &c.before)
-		loadVerdict(r, &c.final)
-		if r.Bool() {
+		flags := r.Uint()
+		full := flags&flagEv != 0 || flags&flagDone == 0
+		loadVerdict(r, &c.final, full)
+		if flags&flagBeforeSame != 0 {
+			c.before = c.final
+		} else {
+			loadVerdict(r, &c.before, full)
+		}
+		if flags&flagInMap != 0 {
 			s.calls[c.id] = c
 		}
-		c.ran, c.done, c.halted, c.ended = r.Bool(), r.Bool(), r.Bool(), r.Bool()
-		if r.Bool() {
+		c.ran, c.done, c.halted, c.ended = flags&flagRan != 0, flags&flagDone != 0, flags&flagHalted != 0, flags&flagEnded != 0
+		if flags&flagEv != 0 {
 			tool, argsOK, args, t := r.String(), r.Bool(), r.String(), r.Int()
 			c.ev = s.callEvent(c.index, tool, argsOK, args, t)
 		}
@@ -256,29 +267,56 @@ func (s *session) restore(b []byte) error {
 	} else if last != -1 {
 		r.Fail(snapbin.ErrCorrupt)
 	}
-	g := r.String()
+	g := r.Bytes()
 	if err := r.Err(); err != nil {
 		return err
 	}
 	if r.Rest() != 0 {
 		return snapbin.ErrCorrupt
 	}
-	return s.g.RestoreSnapshot([]byte(g))
+	return s.g.RestoreSnapshot(g)
 }
 
-func saveVerdict(w *snapbin.Writer, v *guard.Verdict) {
+// A call's flags in a snapshot.
+const (
+	flagInMap = 1 << iota // registered under its id
+	flagRan
+	flagDone
+	flagHalted
+	flagEnded
+	flagEv         // open: its event follows
+	flagBeforeSame // its Before verdict is its final one
+)
+
+func callFlags(bits ...bool) uint {
+	var f uint
+	for i, b := range bits {
+		if b {
+			f |= 1 << i
+		}
+	}
+	return f
+}
+
+// saveVerdict writes a verdict; full: its key and scope too.
+func saveVerdict(w *snapbin.Writer, v *guard.Verdict, full bool) {
 	w.Uint(uint64(v.Action))
 	w.String(v.Detector)
 	w.Int(int64(v.Count))
 	w.String(v.Message)
-	w.String(v.Key)
-	w.Int(int64(v.Scope))
+	if full {
+		w.String(v.Key)
+		w.Int(int64(v.Scope))
+	}
 }
 
-func loadVerdict(r *snapbin.Reader, v *guard.Verdict) {
+func loadVerdict(r *snapbin.Reader, v *guard.Verdict, full bool) {
 	a := r.Uint()
 	if a > uint64(guard.Halt) {
 		r.Fail(snapbin.ErrCorrupt)
 	}
-	*v = guard.Verdict{Action: guard.Action(a), Detector: r.String(), Count: int(r.Int()), Message: r.String(), Key: r.String(), Scope: int(r.Int())}
+	*v = guard.Verdict{Action: guard.Action(a), Detector: r.String(), Count: int(r.Int()), Message: r.String()}
+	if full {
+		v.Key, v.Scope = r.String(), int(r.Int())
+	}
 }

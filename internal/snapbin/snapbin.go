@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"unsafe"
 )
 
 // Writer appends encoded values to B.
@@ -53,7 +54,9 @@ type Reader struct {
 	err error
 }
 
-// NewReader reads b (not copied: strings read are copies of it).
+// NewReader reads b. The strings and bytes read are b's own memory, not
+// copies (a snapshot holds thousands of strings): b must not change
+// while they are in use.
 func NewReader(b []byte) *Reader { return &Reader{b: b} }
 
 // Err is the first error met, or nil.
@@ -147,13 +150,19 @@ func (r *Reader) Word() uint64 {
 	return v
 }
 
-// String reads a length-prefixed string.
-func (r *Reader) String() string {
+// Bytes reads a length-prefixed string as bytes (b's own).
+func (r *Reader) Bytes() []byte {
 	n := r.Len()
 	if r.err != nil {
-		return ""
+		return nil
 	}
-	s := string(r.b[:n])
+	s := r.b[:n:n]
 	r.b = r.b[n:]
 	return s
+}
+
+// String reads a length-prefixed string (b's own memory).
+func (r *Reader) String() string {
+	b := r.Bytes()
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
