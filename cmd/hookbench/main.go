@@ -54,7 +54,14 @@ func main() {
 	if *base != "" {
 		baseRun = copyBinary(*base, dir, "base")
 	}
-	buildSession(live.Config{Protocol: live.Protocols["claude-code"], Rules: r, StateDir: dir}, *calls, *turn)
+	// The rules' text as `loopgate hook --preset` gives it, so that the
+	// session's snapshot serves the hook processes timed.
+	text, err := rules.PresetText(*preset)
+	if err != nil {
+		fail(err)
+	}
+	cfg := live.Config{Protocol: live.Protocols["claude-code"], Rules: r, RulesText: live.SourceText("preset:"+*preset, text), StateDir: dir}
+	buildSession(cfg, *calls, *turn)
 	event := hookEvent("PreToolUse", `,"tool_name":"Read","tool_input":{"file_path":"/src/new.go"},"tool_use_id":"toolu_next"`)
 	if *keep != "" {
 		if err := os.WriteFile(filepath.Join(dir, "event.json"), event, 0o600); err != nil {

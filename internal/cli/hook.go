@@ -5,6 +5,7 @@ package cli
 // replay) and install/uninstall (the agent's settings file).
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -93,7 +94,7 @@ func hookConfig(c *cli.Context) (live.Config, error) {
 	if p == nil {
 		return live.Config{}, fmt.Errorf("--agent must be one of %s, not %q", strings.Join(live.AgentNames(), ", "), c.String("agent"))
 	}
-	r, err := hookRules(c)
+	r, text, err := hookRules(c)
 	if err != nil {
 		return live.Config{}, err
 	}
@@ -103,7 +104,7 @@ func hookConfig(c *cli.Context) (live.Config, error) {
 			return live.Config{}, err
 		}
 	}
-	cfg := live.Config{Protocol: p, Rules: r, RulesName: rulesName(c, r), StateDir: dir,
+	cfg := live.Config{Protocol: p, Rules: r, RulesText: text, RulesName: rulesName(c, r), StateDir: dir,
 		Shadow: c.Bool("shadow"), Log: c.String("log"), TTL: c.Duration("expire"), ContentText: ingest.ContentText}
 	if cfg.Shadow && cfg.Log == "" {
 		cfg.Log = dir + string(os.PathSeparator) + "decisions.jsonl"
@@ -114,24 +115,51 @@ func hookConfig(c *cli.Context) (live.Config, error) {
 // hookRules is loadRules for a process that decides one call: a preset is
 // parsed alone, where rules.Preset parses every preset on first use (a
 // quarter of a hook call's start). TestHookRulesArePresets checks that
-// both give the same rules.
-func hookRules(c *cli.Context) (*rules.Rules, error) {
-	if c.String("rules") != "" {
-		return loadRules(c)
+// both give the same rules. It also returns the text the rules were
+// parsed from (the snapshot's tag digests it: live.Config.RulesText).
+func hookRules(c *cli.Context) (*rules.Rules, []byte, error) {
+	source := c.String("rules")
+	var data []byte
+	if source != "" {
+		if c.String("preset") != "" {
+			return nil, nil, usageError("--rules and --preset cannot be used together")
+		}
+		// Read once and parsed from what was read, so that the text
+		// digested is the text parsed (rules.Load's limit and wording).
+		var err error
+		if data, err = readRulesFile(source); err != nil {
+			return nil, nil, cli.Exit(err.Error(), ExitUsage)
+		}
+	} else {
+		preset := c.String("preset")
+		if preset == "" {
+			preset = "loopgate"
+		}
+		var err error
+		if data, err = rules.PresetText(preset); err != nil {
+			return nil, nil, usageError("%v", err)
+		}
+		source = "preset:" + preset
 	}
-	preset := c.String("preset")
-	if preset == "" {
-		preset = "loopgate"
-	}
-	data, err := rules.PresetText(preset)
+	r, err := rules.Parse(data, source)
 	if err != nil {
-		return nil, usageError("%v", err)
+		return nil, nil, cli.Exit(err.Error(), ExitUsage)
 	}
-	r, err := rules.Parse(data, "preset:"+preset)
+	return r, live.SourceText(source, data), nil
+}
+
+// readRulesFile reads a rules file as rules.Load does.
+func readRulesFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, cli.Exit(err.Error(), ExitUsage)
+		return nil, fmt.Errorf("%s: cannot open the rules file: %v", path, errors.Unwrap(err))
 	}
-	return r, nil
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, rules.MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read the rules file: %v", path, errors.Unwrap(err))
+	}
+	return data, nil
 }
 
 // rulesName names the rules in the decision log: the preset, or the file.

@@ -31,6 +31,11 @@ import (
 type Config struct {
 	Protocol *Protocol
 	Rules    *rules.Rules
+	// RulesText is what Rules were parsed from (SourceText), when known:
+	// a session's snapshot is tagged with its digest, and
+	// otherwise with a digest of Rules' every setting, which costs more
+	// (encoding/json's first use in a process, about 0.6 ms).
+	RulesText []byte
 	// RulesName names the rules in the decision log.
 	RulesName string
 	StateDir  string
@@ -51,6 +56,12 @@ type Config struct {
 	// Claude Code tool_result's content) as the transcript readers read
 	// it (ingest.ContentText); nil keeps the blocks' JSON text.
 	ContentText func(raw []byte) string
+}
+
+// SourceText is Config.RulesText of rules parsed from text under the
+// source name given to rules.Parse.
+func SourceText(source string, text []byte) []byte {
+	return append([]byte(source+"\x00"), text...)
 }
 
 // Reply is the hook's answer: what to write on stdout and stderr, and the
@@ -175,7 +186,7 @@ func (h *hook) run() (Answer, []string, error) {
 	logPath := files.log(scope)
 	tag := ""
 	if !cfg.NoSnapshot {
-		tag, _ = snapTag(cfg.Rules, ev.Format, ev.Platform) // "": no snapshot
+		tag, _ = snapTag(cfg.Rules, cfg.RulesText, ev.Format, ev.Platform) // "": no snapshot
 	}
 	fresh := func() *session { return newSession(cfg.Rules, ev.Format, ev.Platform) }
 	s, pos, problems, err := openSession(logPath, fresh, tag)

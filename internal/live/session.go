@@ -63,8 +63,9 @@ type call struct {
 type session struct {
 	// r are the rules as given: the tools' classes come from them, as in
 	// replay; g runs the session's variant of them (rules.ForSession).
-	r *rules.Rules
-	g *guard.Guard
+	r  *rules.Rules
+	gr *rules.Rules
+	g  *guard.Guard
 	// keepResults: the guard reads results' texts (dedup's {result},
 	// hermes' reading of failures and results), so the log keeps them.
 	keepResults bool
@@ -103,7 +104,7 @@ type session struct {
 func newSession(r *rules.Rules, format, platform string) *session {
 	gr := r.ForSession(format, platform).Rules
 	return &session{
-		r: r, g: guard.NewPortableGuard(gr), keepResults: keepsResults(gr),
+		r: r, gr: gr, g: guard.NewPortableGuard(gr), keepResults: keepsResults(gr),
 		calls: map[string]*call{}, classes: map[string]string{},
 	}
 }
@@ -140,6 +141,18 @@ func (s *session) apply(rec *record) effect {
 		if s.last != nil && !s.last.ended {
 			eff = s.endRequest(s.last)
 		}
+		if s.g.TurnForgets() {
+			// A rebuild then starts at the latest prompt (readLog), with
+			// a new guard, knowing no call before it and numbering the
+			// calls by the log's B lines before it: so does a session
+			// that goes on in process or from a snapshot, so that both
+			// answer alike (and the snapshot stays the size of a turn).
+			s.g = guard.NewPortableGuard(s.gr)
+			clear(s.calls)
+			s.last = nil
+			s.index = s.bLines
+			s.compacted = false
+		}
 		if s.compacted {
 			s.g.Compaction()
 			s.compacted = false
@@ -147,15 +160,6 @@ func (s *session) apply(rec *record) effect {
 		s.g.UserTurn(time.Time{})
 		s.halted, s.haltedAt, s.haltedBy = false, 0, guard.Verdict{}
 		eff.halt = false
-		if s.g.TurnForgets() {
-			// A rebuild then starts at the latest prompt (readLog), knowing
-			// no call before it and numbering the calls by the log's B
-			// lines before it: so does a session that goes on in process
-			// or from a snapshot, so that both answer alike.
-			clear(s.calls)
-			s.last = nil
-			s.index = s.bLines
-		}
 		return eff
 	case 'C':
 		// ingest marks the turn after a compaction (Turn.CompactedBefore),

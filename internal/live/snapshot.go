@@ -61,17 +61,23 @@ type logPos struct {
 }
 
 // snapTag identifies what a snapshot is valid for: the rules as given
-// (every setting, as JSON: the effective YAML would cost a millisecond a
-// call), the transcript format and platform (which pick the session's
+// (the text they were parsed from when known, else every setting as
+// JSON), the transcript format and platform (which pick the session's
 // variant of them), and the build of loopgate that wrote it (a new build
-// may keep other state).
-func snapTag(r *rules.Rules, format, platform string) (string, error) {
-	j, err := json.Marshal(r)
-	if err != nil {
-		return "", err
-	}
+// may keep other state, and holds the presets a rules file extends).
+func snapTag(r *rules.Rules, text []byte, format, platform string) (string, error) {
 	h := sha256.New()
-	h.Write(j)
+	if text != nil {
+		h.Write([]byte("text\x00"))
+		h.Write(text)
+	} else {
+		j, err := json.Marshal(r)
+		if err != nil {
+			return "", err
+		}
+		h.Write([]byte("json\x00"))
+		h.Write(j)
+	}
 	h.Write([]byte("\x00" + format + "\x00" + platform + "\x00" + buildID()))
 	return string(h.Sum(nil)), nil
 }
