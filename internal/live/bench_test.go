@@ -63,3 +63,26 @@ func BenchmarkHandle2000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSnapshot2000 builds the same session from its snapshot (the
+// lines after it: none), as a hook call does when the snapshot serves.
+func BenchmarkSnapshot2000(b *testing.B) {
+	cfg, _ := benchSession(b, 2000)
+	path := filesOf(cfg.StateDir, "bench").log("main")
+	tag, err := snapTag(cfg.Rules, cfg.RulesText, "claude-code", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	fresh := func() *session { return newSession(cfg.Rules, "claude-code", "") }
+	before := SnapshotsRestored()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, _, err := openSession(path, fresh, tag); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if SnapshotsRestored()-before != int64(b.N) {
+		b.Fatal("the session was not built from its snapshot")
+	}
+}
