@@ -44,9 +44,10 @@ var errNotPortable = errors.New("guard: not a portable guard (NewPortableGuard)"
 // process (SHA-256) instead of this process's seeded hash. Its verdicts
 // are NewGuard's.
 func NewPortableGuard(r *rules.Rules) *Guard {
-	ki := newKeyIndex(r.KeyID(), 0)
-	ki.portable = true
-	g := NewRuleCache(r).NewGuard(ki)
+	// A new guard has numbered and hashed nothing yet: its key index can
+	// still switch to the portable digests.
+	g := NewGuard(r)
+	g.ki.portable = true
 	g.portable = true
 	return g
 }

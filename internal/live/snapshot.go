@@ -40,13 +40,8 @@ import (
 const snapMagic = "loopgate-snapshot-1\n"
 
 // restoredSnapshots counts the sessions built from a snapshot in this
-// process (SnapshotsRestored).
+// process: tests read it to know that the snapshot path ran.
 var restoredSnapshots atomic.Int64
-
-// SnapshotsRestored is how many hook calls of this process built their
-// session from a snapshot rather than from the whole log: tests read it to
-// know that the snapshot path ran.
-func SnapshotsRestored() int64 { return restoredSnapshots.Load() }
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 

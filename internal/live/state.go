@@ -324,15 +324,6 @@ func parseHex(s string) (uint64, error) {
 	return n, nil
 }
 
-// readLog applies a scope's log to s, without a snapshot. A line that
-// cannot be read (a crash cut the last one short, a hand edit) is skipped
-// and named in the problems returned; a log that cannot be read at all is
-// an error.
-func readLog(path string, s *session) (problems []string, err error) {
-	_, _, problems, err = openSession(path, func() *session { return s }, "")
-	return problems, err
-}
-
 // openSession builds a scope's session from its log: from the log's
 // snapshot when one of this tag serves (snapshot.go) and the lines after
 // it, else from the log alone. fresh returns a new session of the
