@@ -166,11 +166,22 @@ func writeSnapshot(path, tag string, pos logPos, problems []string, s *session) 
 	}
 	s.save(w, g)
 	binary.LittleEndian.PutUint32(w.B[len(snapMagic):], crc32.Checksum(w.B[len(snapMagic)+4:], crcTable))
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, w.B, 0o600); err != nil {
+	// Written in place, under the session's lock: creating a new file and
+	// renaming it over the old one on every call cost more than the rest of
+	// the call on some file systems. A write cut short by a crash leaves a
+	// file whose checksum fails, which the next call ignores (fail open).
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	_, werr := f.WriteAt(w.B, 0)
+	if werr == nil {
+		werr = f.Truncate(int64(len(w.B)))
+	}
+	if err := f.Close(); werr == nil {
+		werr = err
+	}
+	return werr
 }
 
 // save writes the session's state, then its guard's (g, from
