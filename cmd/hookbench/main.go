@@ -1,7 +1,8 @@
 // Command hookbench measures one `loopgate hook` call, process start
 // included, on a session that already has many calls (docs/performance.md,
 // "The live hook"): it builds the session's state in-process, then runs the
-// loopgate binary once per sample on a PreToolUse event, restoring the
+// loopgate binary once per sample on a PreToolUse event (-event post: the
+// PostToolUse of a call whose PreToolUse is in the session), restoring the
 // state before each run so that every sample sees the same session.
 //
 //	go build -o /tmp/loopgate . && go run ./cmd/hookbench -loopgate /tmp/loopgate -calls 2000 -runs 300
@@ -33,6 +34,7 @@ func main() {
 	runs := flag.Int("runs", 300, "hook calls timed (per binary)")
 	preset := flag.String("preset", "loopgate", "rules preset")
 	turn := flag.Int("turn", 100, "calls per user turn (0: the whole session is one turn)")
+	kind := flag.String("event", "pre", "the event timed: pre (PreToolUse of a new call) or post (its PostToolUse, the PreToolUse already in the session)")
 	keep := flag.String("keep", "", "build the session's state in this directory, write the event to DIR/event.json, run nothing (for perf)")
 	flag.Parse()
 	r, err := rules.Preset(*preset)
@@ -62,7 +64,18 @@ func main() {
 	}
 	cfg := live.Config{Protocol: live.Protocols["claude-code"], Rules: r, RulesText: live.SourceText("preset:"+*preset, text), StateDir: dir}
 	buildSession(cfg, *calls, *turn)
-	event := hookEvent("PreToolUse", `,"tool_name":"Read","tool_input":{"file_path":"/src/new.go"},"tool_use_id":"toolu_next"`)
+	next := `,"tool_name":"Read","tool_input":{"file_path":"/src/new.go"},"tool_use_id":"toolu_next"`
+	event := hookEvent("PreToolUse", next)
+	switch *kind {
+	case "pre":
+	case "post":
+		// The call's PreToolUse goes into the session; its PostToolUse,
+		// which also writes the session's snapshot, is timed.
+		live.Handle(cfg, event)
+		event = hookEvent("PostToolUse", next+`,"tool_response":"`+fmt.Sprintf("%0200d", 1)+`"`)
+	default:
+		fail(fmt.Errorf("-event %q: pre or post", *kind))
+	}
 	if *keep != "" {
 		if err := os.WriteFile(filepath.Join(dir, "event.json"), event, 0o600); err != nil {
 			fail(err)
@@ -101,8 +114,8 @@ func main() {
 			want = append(want, run(baseRun))
 		}
 	}
-	fmt.Printf("hook call on a session of %d calls (%d per turn, %s, state %d bytes), %d runs\n",
-		*calls, *turn, *preset, stateSize(saved), *runs)
+	fmt.Printf("hook call (%s) on a session of %d calls (%d per turn, %s, state %d bytes), %d runs\n",
+		*kind, *calls, *turn, *preset, stateSize(saved), *runs)
 	report(*bin, got)
 	if *base != "" {
 		report(*base, want)
