@@ -74,9 +74,14 @@ func fixtureTranscripts(tb testing.TB) map[string][]byte {
 
 // readBytes runs Read over data and collects what it yields.
 func readBytes(data []byte, name string, format string) ([]*Session, []Problem) {
+	return readBytesWith(data, name, Options{Format: format})
+}
+
+// readBytesWith reads data through Read with opt.
+func readBytesWith(data []byte, name string, opt Options) ([]*Session, []Problem) {
 	var sessions []*Session
 	var problems []Problem
-	Read(bytes.NewReader(data), name, Options{Format: format}, &Sink{
+	Read(bytes.NewReader(data), name, opt, &Sink{
 		OnSession: func(s *Session) { sessions = append(sessions, s) },
 		OnProblem: func(p Problem) { problems = append(problems, p) },
 	})

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,12 +13,7 @@ import (
 // elements (lineReuse) on, then off, and returns both readings as JSON.
 func readBoth(data []byte, name, format string) (on, off string) {
 	dump := func(opt Options) string {
-		var sessions []*Session
-		var problems []Problem
-		Read(bytes.NewReader(data), name, opt, &Sink{
-			OnSession: func(s *Session) { sessions = append(sessions, s) },
-			OnProblem: func(p Problem) { problems = append(problems, p) },
-		})
+		sessions, problems := readBytesWith(data, name, opt)
 		out, err := json.MarshalIndent(map[string]any{"sessions": sessions, "problems": problems}, "", " ")
 		if err != nil {
 			return err.Error()
