@@ -42,7 +42,7 @@ func ReadInOrder[T any](files []string, jobs int, in ingest.Options, convert fun
 	pipeline.Run(files, plan, func(i int, f *pipeline.File[T]) {
 		fp := &FileProblems{}
 		problems[i] = fp
-		fileIn := in
+		fileIn := withWorkers(in, jobs)
 		fileIn.OnRead = f.Read
 		ingest.ReadFile(files[i], fileIn, &ingest.Sink{
 			OnSession: func(x *ingest.Session) {

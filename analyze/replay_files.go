@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 
 	"github.com/loopgate/loopgate/analyze/guard"
@@ -159,7 +160,7 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		// The bytes the reader takes in are held at the memory budget
 		// until the sessions they made are replayed: a batch carries the
 		// bytes read since the batch before it.
-		in := opt.Ingest
+		in := withWorkers(opt.Ingest, opt.Jobs)
 		in.OnRead = f.Read
 		type heldBatch struct {
 			sessions []*ingest.Session
@@ -243,6 +244,19 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		reports[k] = aggs[k].Finish()
 	}
 	return reports, facts
+}
+
+// withWorkers gives in the cores a large file's lines may be decoded on
+// (ingest.Options.Workers) when the caller set none: as many as files
+// are read at once, so that --jobs 1 keeps a replay on one core.
+func withWorkers(in ingest.Options, jobs int) ingest.Options {
+	if in.Workers == 0 {
+		in.Workers = jobs
+		if jobs <= 0 {
+			in.Workers = runtime.NumCPU()
+		}
+	}
+	return in
 }
 
 // sessionBatch gathers the sessions a file's reader hands to its replay

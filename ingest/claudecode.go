@@ -129,11 +129,33 @@ type ccReader struct {
 	order     []string
 	uuidScope map[string]string
 	synthetic int
-	// blocks is the one-pass reading's list of blocks, reused from line
-	// to line: nothing keeps a block past its line.
-	blocks []ccBlock
 	// doc: the records come from a multi-line document (sessionBuilder.doc).
 	doc bool
+}
+
+// ccRecord is a line decoded (ccDecodeRecord), before the reader applies
+// it: decoding needs nothing of the lines before, so it may run ahead of
+// the reader on other cores (eachRecord).
+type ccRecord struct {
+	l    ccLine
+	read ccMessageRead
+	// err is why neither reading could decode the line; valid then says
+	// the line is JSON all the same (a record of another shape).
+	err   error
+	valid bool
+}
+
+// ccDecodeRecord decodes a line into rec: in one pass (ccDecodeLine),
+// else generically (ccDecodeGeneric). The blocks rec held before are
+// reused: nothing keeps a block past its line.
+func ccDecodeRecord(line []byte, rec *ccRecord) {
+	rec.err, rec.valid = nil, false
+	if ccDecodeLine(line, &rec.l, &rec.read, rec.read.blocks[:0]) {
+		return
+	}
+	if rec.err = ccDecodeGeneric(line, &rec.l, &rec.read); rec.err != nil {
+		rec.valid = jsonx.Valid(line)
+	}
 }
 
 func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
@@ -147,35 +169,26 @@ func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
 func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc bool, h *Head, out *Sink) {
 	r := &ccReader{out: out, scopes: map[string]*ccScope{}, uuidScope: map[string]string{}, doc: doc}
 	records := 0
-	var read ccMessageRead
-	for {
-		line, n, ok := next()
-		if !ok {
-			break
-		}
-		var l ccLine
-		if !r.decode(line, &l, &read) {
-			if err := ccDecodeGeneric(line, &l, &read); err != nil {
-				if jsonx.Valid(line) {
-					out.Problemf(n, "record is not a Claude Code line (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
-				} else {
-					out.BadLine(lr, n, err)
-				}
-				continue
+	eachRecord(next, lr, h, ccDecodeRecord, func(lines *LineReader, line []byte, n int, rec *ccRecord) {
+		if rec.err != nil {
+			if rec.valid {
+				out.Problemf(n, "record is not a Claude Code line (%s); skipped", strings.TrimPrefix(rec.err.Error(), "json: "))
+			} else {
+				out.BadLine(lines, n, rec.err)
 			}
+			return
 		}
 		// Issue 8 (found by FuzzRead): records of unknown types are skipped
 		// on purpose (future types carry no calls), but a record with no
 		// type at all is not a Claude Code line, and skipping it silently
 		// broke "every line is part of a session or a problem".
-		if l.Type == "" {
+		if rec.l.Type == "" {
 			out.Problemf(n, "record has no type, so it is not a Claude Code line; skipped")
-			continue
+			return
 		}
 		records++
-		r.line(l, n, &read)
-		r.blocks = read.blocks[:0]
-	}
+		r.line(rec.l, n, &rec.read)
+	})
 	// Issue 8 (found by FuzzRead): a file whose records all have types this
 	// reader skips (another format read with --input-format claude-code)
 	// yielded nothing at all; say so once instead.
@@ -213,7 +226,7 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 	}
 }
 
-// decode reads a whole line in one pass (jsonx.DecodeObjectNested) into l
+// ccDecodeLine reads a whole line in one pass (jsonx.DecodeObjectNested) into l
 // and read: the line's members, its message's, and the message's content,
 // a string or blocks, each block's result text decoded where it lies when
 // it is a string. The raw members it keeps (a block's input, a result
@@ -223,9 +236,9 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 // It declines what DecodeObjectNested declines (a member of another type,
 // a repeated, escaped or case-folded key, a syntax error): the line is
 // then decoded generically (ccDecodeGeneric).
-func (r *ccReader) decode(line []byte, l *ccLine, read *ccMessageRead) bool {
+func ccDecodeLine(line []byte, l *ccLine, read *ccMessageRead, blocks []ccBlock) bool {
 	*l = ccLine{}
-	*read = ccMessageRead{blocks: r.blocks[:0], unreadable: true}
+	*read = ccMessageRead{blocks: blocks, unreadable: true}
 	lineFields := [...]jsonx.Field{
 		{Name: "type", Str: &l.Type},
 		{Name: "uuid", Str: &l.UUID},

@@ -56,6 +56,8 @@ type Head struct {
 	Database *Database
 
 	noLineReuse bool // Options.noLineReuse
+	workers     int  // Options.Workers
+	aheadAfter  int  // Options.aheadAfter
 }
 
 // Has reports whether the first record has all the named keys.
@@ -281,7 +283,7 @@ type sniffed struct {
 // file, a document over the record limit or not valid JSON.
 func sniff(in *stream, opt Options, out *Sink) (*sniffed, bool) {
 	lr, gz, maxRecord := in.lr, in.gz, opt.maxRecord()
-	h := &Head{Path: in.path, Name: in.name, noLineReuse: opt.noLineReuse}
+	h := &Head{Path: in.path, Name: in.name, noLineReuse: opt.noLineReuse, workers: opt.Workers, aheadAfter: opt.aheadAfter}
 	s := &sniffed{h: h}
 
 	first, n, ok := lr.Next()

@@ -178,8 +178,9 @@ func familyOf(id string) string {
 
 // FuzzRead reads arbitrary bytes under every format (forced, or detected)
 // and checks the invariants above, plus determinism (the same input gives
-// the same sessions and problems), gzip transparency (the gzipped input
-// reads the same) and CRLF transparency (Windows line endings read the same).
+// the same sessions and problems, also with its lines decoded ahead on
+// other cores), gzip transparency (the gzipped input reads the same) and
+// CRLF transparency (Windows line endings read the same).
 func FuzzRead(f *testing.F) {
 	formats := len(FormatIDs()) + 1
 	names := map[string]bool{}
@@ -214,6 +215,11 @@ func FuzzRead(f *testing.F) {
 		again := DumpOf(readBytes(data, name, format)).MarshalIndent()
 		if !bytes.Equal(want, again) {
 			t.Fatalf("two reads of the same input differ:\n%s", firstDiff(string(want), string(again)))
+		}
+		// Lines decoded ahead on other cores (ahead.go) read the same.
+		ahead := DumpOf(readBytesWith(data, name, Options{Format: format, Workers: 3, aheadAfter: 1})).MarshalIndent()
+		if !bytes.Equal(want, ahead) {
+			t.Fatalf("the input decoded ahead reads differently:\n%s", firstDiff(string(want), string(ahead)))
 		}
 
 		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {

@@ -40,11 +40,20 @@ type Options struct {
 	// Keep, when set, chooses the sessions passed on (--since, --session,
 	// --tool); the others are read and dropped.
 	Keep func(*Session) bool
+	// Workers is how many cores may decode the lines of one large JSONL
+	// file ahead of its reader (ahead.go); below 2, a file is read on
+	// the calling goroutine alone. The report is the same either way.
+	// OnRead is then called from the goroutine that reads the lines.
+	Workers int
 
 	// noLineReuse turns off the OpenAI log reader's cache of decoded
 	// elements (lineReuse), which must not change what is read: tests read
 	// each log with and without it and compare.
 	noLineReuse bool
+	// aheadAfter, when above 0, is the bytes of a file read before its
+	// lines are decoded ahead (ahead.go) instead of the default: tests
+	// compare reading ahead after one line with reading in turn.
+	aheadAfter int
 
 	// sizeHint is the file's size when ReadFile knows it: a whole-file
 	// document's buffer is made that large at once instead of doubling

@@ -1,0 +1,228 @@
+package ingest
+
+import "sync"
+
+// Decoding the lines of a large JSONL file on several cores.
+//
+// Why: a Claude Code file is one session, and a corpus of them is a few
+// files of tens of megabytes among many small ones. Read line by line on
+// one goroutine, such a file keeps one core busy while the others wait for
+// it. Decoding a line into its record is about half of a reader's work and
+// needs nothing of the lines before it; what the reader then does with the
+// record (scopes, requests, joining results to calls) does, and stays on
+// the reading goroutine, in the file's order.
+//
+// So, past aheadAfter bytes, eachRecord reads the lines on a goroutine of
+// its own, copies them into batches, has the batches decoded on workers,
+// and applies the records on the caller's goroutine in the file's order.
+// Everything the line reader reports (a line over --max-record, a line
+// with invalid UTF-8) is recorded with the line it came before and said
+// when that line's turn comes, so the problems come out in the same order
+// as from a reading on one goroutine: the report is the same byte for
+// byte, whatever the number of workers.
+
+// aheadAfter is how much of a file is read on the caller's goroutine
+// before its lines are decoded ahead: a small file is not worth the
+// goroutines, and most files of a corpus are small. (Tests set
+// Options.aheadAfter to decode all but a file's first line ahead.)
+const aheadAfter = 2 << 20
+
+// Lines are handed to the workers in batches of about aheadBatchBytes (or
+// aheadLines lines), and aheadDepth batches per worker may be read ahead
+// of the caller: memory stays a few megabytes per file.
+const (
+	aheadBatchBytes = 256 << 10
+	aheadLines      = 512
+	aheadDepth      = 2
+)
+
+// eachRecord reads the records next gives, decodes each into a record of
+// type R (decode) and applies it (apply), in order. decode must not touch
+// anything but its line and record: it may run on another goroutine. It
+// is given the record it decoded into before, to reuse what that holds.
+// apply gets the line reader to report the line with (Sink.BadLine): the
+// reader itself, or, once lines are decoded ahead, a view of it as it was
+// when the line was read.
+//
+// lr is nil for the records of a document (they are decoded in turn);
+// with fewer than two workers (h.workers) every line is decoded in turn
+// too.
+func eachRecord[R any](next func() ([]byte, int, bool), lr *LineReader, h *Head,
+	decode func(line []byte, rec *R), apply func(lines *LineReader, line []byte, n int, rec *R)) {
+	workers, after := h.workers, aheadAfter
+	if h.aheadAfter > 0 {
+		after = h.aheadAfter
+	}
+	var rec R
+	read := 0
+	for lr == nil || workers < 2 || read < after {
+		line, n, ok := next()
+		if !ok {
+			return
+		}
+		read += len(line)
+		decode(line, &rec)
+		apply(lr, line, n, &rec)
+	}
+	decodeAhead(lr, workers, decode, apply)
+}
+
+// aheadLine is one line read ahead, with what the line reader said of it.
+type aheadLine[R any] struct {
+	n          int
+	start, end int // of the line in its batch's buf
+	truncated  bool
+	badUTF8    bool
+	err        error // the reader's error once the line was read
+	// oversize are the lines over --max-record skipped just before it.
+	oversize []oversizeLine
+	rec      R
+}
+
+type oversizeLine struct {
+	n    int
+	size int64
+}
+
+// aheadBatch is a run of lines read ahead, decoded by one worker.
+type aheadBatch[R any] struct {
+	buf   []byte
+	lines []aheadLine[R]
+	// tail are the lines over --max-record skipped after the last line
+	// of the file (in its last batch).
+	tail []oversizeLine
+	// decoded is closed once the worker has decoded every line; panicked
+	// is then what a decoder panicked with, if it did.
+	decoded  chan struct{}
+	panicked any
+}
+
+// decodeAhead is eachRecord's reading ahead (see the top of this file).
+func decodeAhead[R any](lr *LineReader, workers int, decode func(line []byte, rec *R), apply func(lines *LineReader, line []byte, n int, rec *R)) {
+	// The line reader is the producer's until it is done: it reports
+	// into the batches instead of to the sink. Whatever the caller's turn
+	// left pending is said first, as the next call to Next would.
+	lr.flushBadUTF8()
+	onOversize, onBadUTF8 := lr.onOversize, lr.onBadUTF8
+	var oversize []oversizeLine
+	lr.onOversize = func(n int, size int64) { oversize = append(oversize, oversizeLine{n, size}) }
+	lr.onBadUTF8 = nil
+
+	depth := aheadDepth * workers
+	inOrder := make(chan *aheadBatch[R], depth)
+	toDecode := make(chan *aheadBatch[R], depth)
+	free := make(chan *aheadBatch[R], depth+workers+1)
+	quit := make(chan struct{})
+	var producerPanic any
+	var wg sync.WaitGroup
+
+	wg.Add(1)
+	go func() { // the producer: reads the lines into batches
+		defer wg.Done()
+		defer close(toDecode)
+		defer close(inOrder)
+		defer func() {
+			if p := recover(); p != nil {
+				producerPanic = p
+			}
+		}()
+		for done := false; !done; {
+			var b *aheadBatch[R]
+			select {
+			case <-quit:
+				return
+			case b = <-free:
+			default:
+				b = &aheadBatch[R]{}
+			}
+			b.buf, b.lines, b.tail = b.buf[:0], b.lines[:0], nil
+			b.decoded, b.panicked = make(chan struct{}), nil
+			for len(b.buf) < aheadBatchBytes && len(b.lines) < aheadLines {
+				line, n, ok := lr.Next()
+				if !ok {
+					done = true
+					break
+				}
+				start := len(b.buf)
+				b.buf = append(b.buf, line...)
+				if len(b.lines) < cap(b.lines) {
+					// Keep the record the line's slot decoded before:
+					// its slices are reused.
+					b.lines = b.lines[:len(b.lines)+1]
+				} else {
+					b.lines = append(b.lines, aheadLine[R]{})
+				}
+				l := &b.lines[len(b.lines)-1]
+				l.n, l.start, l.end = n, start, len(b.buf)
+				l.truncated, l.badUTF8, l.err = lr.Truncated(), lr.BadUTF8(), lr.err
+				l.oversize, oversize = oversize, nil
+			}
+			b.tail, oversize = oversize, nil
+			select {
+			case inOrder <- b:
+			case <-quit:
+				return
+			}
+			toDecode <- b // never blocks for long: as deep as inOrder
+		}
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() { // a worker: decodes batches
+			defer wg.Done()
+			for b := range toDecode {
+				decodeBatch(b, decode)
+			}
+		}()
+	}
+
+	// The caller's goroutine applies the records in order. view is the
+	// line reader as it was when each line was read, for BadLine.
+	view := &LineReader{onBadUTF8: onBadUTF8}
+	defer func() {
+		close(quit)
+		for range inOrder { // let the producer see quit
+		}
+		wg.Wait()
+		lr.onOversize, lr.onBadUTF8 = onOversize, onBadUTF8
+		if producerPanic != nil {
+			panic(producerPanic)
+		}
+	}()
+	for b := range inOrder {
+		<-b.decoded
+		if b.panicked != nil {
+			panic(b.panicked)
+		}
+		for i := range b.lines {
+			l := &b.lines[i]
+			for _, o := range l.oversize {
+				onOversize(o.n, o.size)
+			}
+			view.n, view.truncated, view.badUTF8, view.err = l.n, l.truncated, l.badUTF8, l.err
+			if l.badUTF8 && onBadUTF8 != nil {
+				view.badPending = l.n
+			}
+			apply(view, b.buf[l.start:l.end], l.n, &l.rec)
+			view.flushBadUTF8()
+		}
+		for _, o := range b.tail {
+			onOversize(o.n, o.size)
+		}
+		select {
+		case free <- b:
+		default:
+		}
+	}
+}
+
+// decodeBatch decodes a batch's lines; a decoder's panic is kept for the
+// caller's goroutine, where Read turns it into a problem of the file.
+func decodeBatch[R any](b *aheadBatch[R], decode func(line []byte, rec *R)) {
+	defer close(b.decoded)
+	defer func() { b.panicked = recover() }()
+	for i := range b.lines {
+		l := &b.lines[i]
+		decode(b.buf[l.start:l.end], &l.rec)
+	}
+}
