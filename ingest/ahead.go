@@ -38,17 +38,17 @@ const (
 
 // eachRecord reads the records next gives, decodes each into a record of
 // type R (decode) and applies it (apply), in order. decode must not touch
-// anything but its line and record: it may run on another goroutine. It
-// is given the record it decoded into before, to reuse what that holds.
-// apply gets the line reader to report the line with (Sink.BadLine): the
-// reader itself, or, once lines are decoded ahead, a view of it as it was
-// when the line was read.
+// anything but its line, its record and the line reader it is given: it
+// may run on another goroutine. It is given the record it decoded into
+// before, to reuse what that holds. Both get the line reader to report
+// the line with (Sink.BadLine): the reader itself, or, once lines are
+// decoded ahead, a view of it as it was when the line was read (a
+// report of invalid UTF-8 that decode withdraws, apply does not see).
 //
 // lr is nil for the records of a document (they are decoded in turn);
 // with fewer than two workers (h.workers) every line is decoded in turn
 // too.
-func eachRecord[R any](next func() ([]byte, int, bool), lr *LineReader, h *Head,
-	decode func(line []byte, rec *R), apply func(lines *LineReader, line []byte, n int, rec *R)) {
+func eachRecord[R any](next func() ([]byte, int, bool), lr *LineReader, h *Head, decode, apply func(lines *LineReader, line []byte, n int, rec *R)) {
 	workers, after := h.workers, aheadAfter
 	if h.aheadAfter > 0 {
 		after = h.aheadAfter
@@ -61,7 +61,7 @@ func eachRecord[R any](next func() ([]byte, int, bool), lr *LineReader, h *Head,
 			return
 		}
 		read += len(line)
-		decode(line, &rec)
+		decode(lr, line, n, &rec)
 		apply(lr, line, n, &rec)
 	}
 	decodeAhead(lr, workers, decode, apply)
@@ -74,6 +74,9 @@ type aheadLine[R any] struct {
 	truncated  bool
 	badUTF8    bool
 	err        error // the reader's error once the line was read
+	// taken: decode withdrew the line's report of invalid UTF-8 to say
+	// it in a problem of its own (Sink.BadLine).
+	taken bool
 	// oversize are the lines over --max-record skipped just before it.
 	oversize []oversizeLine
 	rec      R
@@ -98,7 +101,7 @@ type aheadBatch[R any] struct {
 }
 
 // decodeAhead is eachRecord's reading ahead (see the top of this file).
-func decodeAhead[R any](lr *LineReader, workers int, decode func(line []byte, rec *R), apply func(lines *LineReader, line []byte, n int, rec *R)) {
+func decodeAhead[R any](lr *LineReader, workers int, decode, apply func(lines *LineReader, line []byte, n int, rec *R)) {
 	// The line reader is the producer's until it is done: it reports
 	// into the batches instead of to the sink. Whatever the caller's turn
 	// left pending is said first, as the next call to Next would.
@@ -171,7 +174,7 @@ func decodeAhead[R any](lr *LineReader, workers int, decode func(line []byte, re
 		go func() { // a worker: decodes batches
 			defer wg.Done()
 			for b := range toDecode {
-				decodeBatch(b, decode)
+				decodeBatch(b, onBadUTF8 != nil, decode)
 			}
 		}()
 	}
@@ -200,7 +203,7 @@ func decodeAhead[R any](lr *LineReader, workers int, decode func(line []byte, re
 				onOversize(o.n, o.size)
 			}
 			view.n, view.truncated, view.badUTF8, view.err = l.n, l.truncated, l.badUTF8, l.err
-			if l.badUTF8 && onBadUTF8 != nil {
+			if l.badUTF8 && onBadUTF8 != nil && !l.taken {
 				view.badPending = l.n
 			}
 			apply(view, b.buf[l.start:l.end], l.n, &l.rec)
@@ -216,13 +219,57 @@ func decodeAhead[R any](lr *LineReader, workers int, decode func(line []byte, re
 	}
 }
 
-// decodeBatch decodes a batch's lines; a decoder's panic is kept for the
-// caller's goroutine, where Read turns it into a problem of the file.
-func decodeBatch[R any](b *aheadBatch[R], decode func(line []byte, rec *R)) {
+// decodeBatch decodes a batch's lines, each with a view of the line
+// reader as it was when the line was read (reportBadUTF8: the reader
+// reports invalid UTF-8). A decoder's panic is kept for the caller's
+// goroutine, where Read turns it into a problem of the file.
+func decodeBatch[R any](b *aheadBatch[R], reportBadUTF8 bool, decode func(lines *LineReader, line []byte, n int, rec *R)) {
 	defer close(b.decoded)
 	defer func() { b.panicked = recover() }()
+	var view LineReader
 	for i := range b.lines {
 		l := &b.lines[i]
-		decode(b.buf[l.start:l.end], &l.rec)
+		view.n, view.truncated, view.badUTF8, view.err, view.badPending = l.n, l.truncated, l.badUTF8, l.err, 0
+		if l.badUTF8 && reportBadUTF8 {
+			view.badPending = l.n
+		}
+		decode(&view, b.buf[l.start:l.end], l.n, &l.rec)
+		l.taken = view.badPending == 0 && l.badUTF8 && reportBadUTF8
 	}
 }
+
+// eachSelfContainedLine reads a file whose every line is a record of its
+// own, a whole session (hermes trajectories and exports, OpenHands
+// evaluation output): parse reads one line as it would in turn, and what
+// it hands its sink is passed on to out in the file's order. Past
+// aheadAfter, parse runs on other cores (eachRecord), so it must touch
+// nothing but its line, the head (read only) and the sink and line reader
+// it is given.
+func eachSelfContainedLine(lr *LineReader, h *Head, out *Sink, parse func(line []byte, n int, lines *LineReader, out *Sink)) {
+	eachRecord(lr.Next, lr, h, func(lines *LineReader, line []byte, n int, rec *sinkRecording) {
+		rec.events = rec.events[:0]
+		parse(line, n, lines, &Sink{File: out.File, OnSession: rec.session, OnProblem: rec.problem})
+	}, func(_ *LineReader, _ []byte, _ int, rec *sinkRecording) {
+		for _, e := range rec.events {
+			if e.session != nil {
+				out.Session(e.session)
+			} else {
+				out.problem(e.problem)
+			}
+		}
+		clear(rec.events) // the sessions are out's now
+	})
+}
+
+// sinkRecording keeps what a Sink was handed, in order.
+type sinkRecording struct {
+	events []sinkEvent
+}
+
+type sinkEvent struct {
+	session *Session // or else:
+	problem Problem
+}
+
+func (r *sinkRecording) session(s *Session) { r.events = append(r.events, sinkEvent{session: s}) }
+func (r *sinkRecording) problem(p Problem)  { r.events = append(r.events, sinkEvent{problem: p}) }

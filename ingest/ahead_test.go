@@ -49,6 +49,33 @@ func ccHostileLines(n int, oversizeAt map[int]bool) []byte {
 	return b.Bytes()
 }
 
+// trajectoryHostileLines is a hermes trajectory file of n lines, one
+// conversation each, among them lines that are not JSON (with and without
+// invalid UTF-8, which the reader then says in one problem), records of
+// another shape, valid records with invalid UTF-8 and lines over the
+// record limit (oversizeAt).
+func trajectoryHostileLines(n int, oversizeAt map[int]bool) []byte {
+	var b bytes.Buffer
+	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	for i := 1; i <= n; i++ {
+		switch {
+		case oversizeAt[i]:
+			line(`{"conversations":[{"from":"human","value":"%s"}]}`, strings.Repeat("y", 6000))
+		case i%61 == 0:
+			line("{\"conversations\": [\xff broken %d", i)
+		case i%59 == 0:
+			line("not json %d", i)
+		case i%53 == 0:
+			line(`{"conversations":"not a list","n":%d}`, i)
+		case i%47 == 0:
+			line("{\"conversations\":[{\"from\":\"human\",\"value\":\"bad \xfe %d\"}]}", i)
+		default:
+			line(`{"conversations":[{"from":"system","value":"sys"},{"from":"human","value":"task %d"},{"from":"gpt","value":"<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"/f%d\"}}\n</tool_call>"},{"from":"tool","value":"<tool_response>\n{\"content\": \"r%d\"}\n</tool_response>"}]}`, i, i%4, i%3)
+		}
+	}
+	return b.Bytes()
+}
+
 // TestDecodeAheadReadsTheSame: a file whose lines are decoded ahead on
 // other cores yields the same sessions and the same problems, in the same
 // order, as one read line by line.
@@ -62,6 +89,7 @@ func TestDecodeAheadReadsTheSame(t *testing.T) {
 		"last line cut short":             {append(ccHostileLines(1200, nil), `{"type":"user","message":`...), Options{}},
 		"last line cut short, bad UTF-8":  {append(ccHostileLines(600, nil), "{\"type\":\"user\xff\""...), Options{}},
 		"forced format":                   {ccHostileLines(1100, nil), Options{Format: formatClaudeCode}},
+		"trajectory lines":                {trajectoryHostileLines(1500, map[int]bool{3: true, 700: true, 1500: true}), Options{MaxRecord: 4096, Format: "hermes-trajectory"}},
 	}
 	for path, data := range directInputs(t, nil) {
 		cases[path] = struct {
@@ -82,15 +110,25 @@ func TestDecodeAheadReadsTheSame(t *testing.T) {
 			}
 		})
 	}
-	// The hostile file must have exercised what it is for.
-	_, problems := readBytesWith(cases["hostile lines over many batches"].data, "s1.jsonl", Options{MaxRecord: 4096, Workers: 2, aheadAfter: 1})
-	for _, want := range []string{"over the --max-record limit", "invalid UTF-8", "not valid JSON", "not a Claude Code line", "has no type"} {
-		found := false
-		for _, p := range problems {
-			found = found || strings.Contains(p.Message, want)
+	// The hostile files must have exercised what they are for.
+	for name, wants := range map[string][]string{
+		"hostile lines over many batches": {"over the --max-record limit", "invalid UTF-8", "not valid JSON", "not a Claude Code line", "has no type"},
+		"trajectory lines":                {"over the --max-record limit", "line holds invalid UTF-8", "(the line also holds invalid UTF-8)", "not valid JSON", "not a hermes trajectory record"},
+	} {
+		opt := cases[name].opt
+		opt.Workers, opt.aheadAfter = 2, 1
+		sessions, problems := readBytesWith(cases[name].data, "s1.jsonl", opt)
+		if len(sessions) == 0 {
+			t.Errorf("%s: no session read", name)
 		}
-		if !found {
-			t.Errorf("no problem says %q: the test file lost its purpose", want)
+		for _, want := range wants {
+			found := false
+			for _, p := range problems {
+				found = found || strings.Contains(p.Message, want)
+			}
+			if !found {
+				t.Errorf("%s: no problem says %q: the test file lost its purpose", name, want)
+			}
 		}
 	}
 }
@@ -108,7 +146,7 @@ func TestDecodeAheadPanics(t *testing.T) {
 			applied := 0
 			got := func() (p any) {
 				defer func() { p = recover() }()
-				eachRecord(lr.Next, lr, h, func(line []byte, rec *int) {
+				eachRecord(lr.Next, lr, h, func(_ *LineReader, line []byte, _ int, rec *int) {
 					if where == "decode" && bytes.Contains(line, []byte(`"u2500"`)) {
 						panic("decode boom")
 					}
@@ -142,7 +180,7 @@ func TestDecodeAheadPanics(t *testing.T) {
 func TestDecodeAheadInOrder(t *testing.T) {
 	lr := NewLineReader(bytes.NewReader(ccHostileLines(4000, nil)))
 	var got []int
-	eachRecord(lr.Next, lr, &Head{workers: 3, aheadAfter: 1}, func(line []byte, rec *int) {
+	eachRecord(lr.Next, lr, &Head{workers: 3, aheadAfter: 1}, func(_ *LineReader, line []byte, _ int, rec *int) {
 		*rec = len(line)
 	}, func(_ *LineReader, line []byte, n int, rec *int) {
 		if *rec != len(line) {

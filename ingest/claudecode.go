@@ -148,7 +148,7 @@ type ccRecord struct {
 // ccDecodeRecord decodes a line into rec: in one pass (ccDecodeLine),
 // else generically (ccDecodeGeneric). The blocks rec held before are
 // reused: nothing keeps a block past its line.
-func ccDecodeRecord(line []byte, rec *ccRecord) {
+func ccDecodeRecord(_ *LineReader, line []byte, _ int, rec *ccRecord) {
 	rec.err, rec.valid = nil, false
 	if ccDecodeLine(line, &rec.l, &rec.read, rec.read.blocks[:0]) {
 		return

@@ -31,13 +31,9 @@ func init() {
 		Priority:  20,
 		Sniff:     sniffHermesExport,
 		ParseLines: func(lr *LineReader, h *Head, out *Sink) {
-			for {
-				line, n, ok := lr.Next()
-				if !ok {
-					return
-				}
-				parseHermesExportRecord(line, n, n, lr, nil, h, out)
-			}
+			eachSelfContainedLine(lr, h, out, func(line []byte, n int, lines *LineReader, out *Sink) {
+				parseHermesExportRecord(line, n, n, lines, nil, h, out)
+			})
 		},
 		ParseDoc: func(doc []byte, h *Head, out *Sink) {
 			parseHermesExportRecord(doc, docLine(doc, h), h.Line, nil, newDocPos(doc, h.Line), h, out)

@@ -76,13 +76,9 @@ func sniffHermesShareGPT(h *Head) bool {
 }
 
 func parseHermesTrajectoryLines(lr *LineReader, h *Head, out *Sink, format string) {
-	for {
-		line, n, ok := lr.Next()
-		if !ok {
-			return
-		}
-		parseHermesTrajectoryRecord(line, n, lr, nil, h, out, format)
-	}
+	eachSelfContainedLine(lr, h, out, func(line []byte, n int, lines *LineReader, out *Sink) {
+		parseHermesTrajectoryRecord(line, n, lines, nil, h, out, format)
+	})
 }
 
 // parseHermesTrajectoryRecord reads one conversation; every call of it is

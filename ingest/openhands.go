@@ -45,23 +45,19 @@ func init() {
 			parseOpenHandsRecord(bytes.TrimSpace(doc), h, docLineOf(doc, h), fileStem(h.Name), newDocPos(doc, h.Line), out)
 		},
 		ParseLines: func(lr *LineReader, h *Head, out *Sink) {
-			for {
-				line, n, ok := lr.Next()
-				if !ok {
-					return
-				}
+			eachSelfContainedLine(lr, h, out, func(line []byte, n int, lines *LineReader, out *Sink) {
 				id := fileStem(h.Name) + "#L" + strconv.Itoa(n)
 				// A line the one-pass reading reads is valid JSON (it checks
 				// every byte), so it needs no Valid pass of its own.
 				if parseOpenHandsOnePass(line, n, id, nil, out) {
-					continue
+					return
 				}
 				if !jsonx.Valid(line) {
-					out.BadLine(lr, n, notJSON(line))
-					continue
+					out.BadLine(lines, n, notJSON(line))
+					return
 				}
 				parseOpenHandsGeneric(line, n, id, nil, out)
-			}
+			})
 		},
 	})
 }

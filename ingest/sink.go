@@ -36,9 +36,14 @@ func (s *Sink) Session(x *Session) {
 // Problemf reports a problem at a line (0 only when the problem has no line
 // to name, see Problem).
 func (s *Sink) Problemf(line int, format string, a ...any) {
+	s.problem(Problem{File: s.File, Line: line, Message: fmt.Sprintf(format, a...)})
+}
+
+// problem passes on a problem another sink worded (eachSelfContainedLine).
+func (s *Sink) problem(p Problem) {
 	s.problems++
 	if s.OnProblem != nil {
-		s.OnProblem(Problem{File: s.File, Line: line, Message: fmt.Sprintf(format, a...)})
+		s.OnProblem(p)
 	}
 }
 
