@@ -49,6 +49,31 @@ func ccHostileLines(n int, oversizeAt map[int]bool) []byte {
 	return b.Bytes()
 }
 
+// codexHostileLines is a Codex rollout of n lines with lines that are
+// not JSON, records of another shape and payloads that cannot be read.
+func codexHostileLines(n int) []byte {
+	var b bytes.Buffer
+	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	line(`{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"c1","cwd":"/w"}}`)
+	for i := 1; i < n; i++ {
+		switch {
+		case i%61 == 0:
+			line("{\"type\": \xff %d", i)
+		case i%59 == 0:
+			line(`{"timestamp":"2026-01-01T00:00:01.000Z","type":"response_item","payload":[%d]}`, i)
+		case i%53 == 0:
+			line(`[%d]`, i)
+		case i%3 == 0:
+			line(`{"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"go %d"}]}}`, i)
+		case i%3 == 1:
+			line(`{"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\",\"%d\"]}","call_id":"k%d"}}`, i%4, i)
+		default:
+			line(`{"timestamp":"2026-01-01T00:00:04.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"k%d","output":"out %d"}}`, i-1, i%5)
+		}
+	}
+	return b.Bytes()
+}
+
 // trajectoryHostileLines is a hermes trajectory file of n lines, one
 // conversation each, among them lines that are not JSON (with and without
 // invalid UTF-8, which the reader then says in one problem), records of
@@ -89,6 +114,7 @@ func TestDecodeAheadReadsTheSame(t *testing.T) {
 		"last line cut short":             {append(ccHostileLines(1200, nil), `{"type":"user","message":`...), Options{}},
 		"last line cut short, bad UTF-8":  {append(ccHostileLines(600, nil), "{\"type\":\"user\xff\""...), Options{}},
 		"forced format":                   {ccHostileLines(1100, nil), Options{Format: formatClaudeCode}},
+		"codex lines":                     {codexHostileLines(2000), Options{Format: "codex"}},
 		"trajectory lines":                {trajectoryHostileLines(1500, map[int]bool{3: true, 700: true, 1500: true}), Options{MaxRecord: 4096, Format: "hermes-trajectory"}},
 	}
 	for path, data := range directInputs(t, nil) {
@@ -113,6 +139,7 @@ func TestDecodeAheadReadsTheSame(t *testing.T) {
 	// The hostile files must have exercised what they are for.
 	for name, wants := range map[string][]string{
 		"hostile lines over many batches": {"over the --max-record limit", "invalid UTF-8", "not valid JSON", "not a Claude Code line", "has no type"},
+		"codex lines":                     {"not valid JSON", "not a Codex rollout line", "payload is not readable"},
 		"trajectory lines":                {"over the --max-record limit", "line holds invalid UTF-8", "(the line also holds invalid UTF-8)", "not valid JSON", "not a hermes trajectory record"},
 	} {
 		opt := cases[name].opt

@@ -98,41 +98,29 @@ type codexReader struct {
 	unknown   map[string]int
 	skipped   map[string]int
 	usageOnly int
-	// dl and dp are decodeCodexLine's destinations, reused from line to
-	// line (it runs per line); record gets copies.
-	dl codexLine
-	dp codexPayload
 }
 
 func parseCodex(lr *LineReader, h *Head, out *Sink) {
 	r := &codexReader{out: out, unknown: map[string]int{}, skipped: map[string]int{}}
 	r.b = newSessionBuilder(&Session{Format: formatCodex})
-	for {
-		line, n, ok := lr.Next()
-		if !ok {
-			break
-		}
-		var payloadErr error
-		if !decodeCodexLine(line, &r.dl, &r.dp) {
-			var err error
-			if err, payloadErr = codexDecodeGeneric(line, &r.dl, &r.dp); err != nil {
-				if jsonx.Valid(line) {
-					out.Problemf(n, "record is not a Codex rollout line (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
-				} else {
-					out.BadLine(lr, n, err)
-				}
-				continue
+	eachRecord(lr.Next, lr, h, decodeCodexRecord, func(lines *LineReader, line []byte, n int, rec *codexRecord) {
+		if rec.err != nil {
+			if rec.valid {
+				out.Problemf(n, "record is not a Codex rollout line (%s); skipped", strings.TrimPrefix(rec.err.Error(), "json: "))
+			} else {
+				out.BadLine(lines, n, rec.err)
 			}
+			return
 		}
 		if r.b.s.Line == 0 {
 			r.b.s.Line = n
 		}
-		if payloadErr != nil {
-			out.Problemf(n, "%s payload is not readable (%s); skipped", r.dl.Type, strings.TrimPrefix(payloadErr.Error(), "json: "))
-			continue
+		if rec.payloadErr != nil {
+			out.Problemf(n, "%s payload is not readable (%s); skipped", rec.l.Type, strings.TrimPrefix(rec.payloadErr.Error(), "json: "))
+			return
 		}
-		r.record(r.dl, r.dp, n)
-	}
+		r.record(rec.l, rec.p, n)
+	})
 	s := r.b.s
 	if s.ID == "" {
 		s.ID = fileStem(h.Name)
@@ -146,6 +134,30 @@ func parseCodex(lr *LineReader, h *Head, out *Sink) {
 		s.Notes = append(s.Notes, strconv.Itoa(r.usageOnly)+" token_count(s) with no response in this file kept as usage-only request(s)")
 	}
 	r.b.finish(out)
+}
+
+// codexRecord is a line decoded (decodeCodexRecord), before the reader
+// applies it: decoding needs nothing of the lines before, so it may run
+// ahead of the reader on other cores (eachRecord).
+type codexRecord struct {
+	l codexLine
+	p codexPayload
+	// err is why neither reading could decode the line (valid: the line
+	// is JSON all the same); payloadErr why its payload could not be.
+	err, payloadErr error
+	valid           bool
+}
+
+// decodeCodexRecord decodes a line in one pass (decodeCodexLine), else
+// generically (codexDecodeGeneric).
+func decodeCodexRecord(_ *LineReader, line []byte, _ int, rec *codexRecord) {
+	rec.err, rec.payloadErr, rec.valid = nil, nil, false
+	if decodeCodexLine(line, &rec.l, &rec.p) {
+		return
+	}
+	if rec.err, rec.payloadErr = codexDecodeGeneric(line, &rec.l, &rec.p); rec.err != nil {
+		rec.valid = jsonx.Valid(line)
+	}
 }
 
 type codexPayload struct {
