@@ -74,6 +74,32 @@ func codexHostileLines(n int) []byte {
 	return b.Bytes()
 }
 
+// messageHostileLines is a file of one message per line (nanobot,
+// hermes gateway) among lines that are not JSON and records of another
+// shape.
+func messageHostileLines(n int, first string) []byte {
+	var b bytes.Buffer
+	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	line("%s", first)
+	for i := 1; i < n; i++ {
+		switch {
+		case i%61 == 0:
+			line("{\"role\": \xff %d", i)
+		case i%59 == 0:
+			line(`[%d]`, i)
+		case i%53 == 0:
+			line(`{"role":7,"n":%d}`, i)
+		case i%3 == 0:
+			line(`{"role":"user","content":"go %d","timestamp":"2026-01-01T00:00:02"}`, i)
+		case i%3 == 1:
+			line(`{"role":"assistant","content":"","tool_calls":[{"id":"k%d","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"/f%d\"}"}}],"timestamp":"2026-01-01T00:00:03"}`, i, i%4)
+		default:
+			line(`{"role":"tool","tool_call_id":"k%d","name":"read_file","content":"out %d","timestamp":"2026-01-01T00:00:04"}`, i-1, i%5)
+		}
+	}
+	return b.Bytes()
+}
+
 // trajectoryHostileLines is a hermes trajectory file of n lines, one
 // conversation each, among them lines that are not JSON (with and without
 // invalid UTF-8, which the reader then says in one problem), records of
@@ -115,6 +141,8 @@ func TestDecodeAheadReadsTheSame(t *testing.T) {
 		"last line cut short, bad UTF-8":  {append(ccHostileLines(600, nil), "{\"type\":\"user\xff\""...), Options{}},
 		"forced format":                   {ccHostileLines(1100, nil), Options{Format: formatClaudeCode}},
 		"codex lines":                     {codexHostileLines(2000), Options{Format: "codex"}},
+		"nanobot lines":                   {messageHostileLines(1800, `{"_type":"metadata","key":"cli:direct","created_at":"2026-01-01T00:00:00"}`), Options{Format: "nanobot"}},
+		"gateway lines":                   {messageHostileLines(1800, `{"role":"session_meta","model":"m","platform":"cli"}`), Options{Format: "hermes-gateway"}},
 		"trajectory lines":                {trajectoryHostileLines(1500, map[int]bool{3: true, 700: true, 1500: true}), Options{MaxRecord: 4096, Format: "hermes-trajectory"}},
 	}
 	for path, data := range directInputs(t, nil) {
@@ -140,6 +168,8 @@ func TestDecodeAheadReadsTheSame(t *testing.T) {
 	for name, wants := range map[string][]string{
 		"hostile lines over many batches": {"over the --max-record limit", "invalid UTF-8", "not valid JSON", "not a Claude Code line", "has no type"},
 		"codex lines":                     {"not valid JSON", "not a Codex rollout line", "payload is not readable"},
+		"nanobot lines":                   {"not valid JSON", "not an object"},
+		"gateway lines":                   {"not valid JSON", "not a hermes gateway message"},
 		"trajectory lines":                {"over the --max-record limit", "line holds invalid UTF-8", "(the line also holds invalid UTF-8)", "not valid JSON", "not a hermes trajectory record"},
 	} {
 		opt := cases[name].opt

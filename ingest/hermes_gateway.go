@@ -4,34 +4,51 @@ import "github.com/loopgate/loopgate/internal/jsonx"
 
 // hermes gateway transcripts (sessions/<id>.jsonl, one message a line).
 
+// hermesGatewayLine is a line decoded (decodeHermesGatewayLine), before
+// the reader applies it: decoding needs nothing of the lines before, so it
+// may run ahead of the reader on other cores (eachRecord).
+type hermesGatewayLine struct {
+	m hermesMsg
+	// notJSON: the line is not JSON; err: it is, but not a message.
+	notJSON bool
+	err     error
+}
+
+// decodeHermesGatewayLine decodes a line into a new message (the reader
+// may keep what it holds). A line read in one pass is valid JSON: only
+// the others are checked, then decoded generically, whose errors word the
+// problems.
+func decodeHermesGatewayLine(_ *LineReader, line []byte, _ int, rec *hermesGatewayLine) {
+	*rec = hermesGatewayLine{}
+	if rec.m.decode(line) {
+		return
+	}
+	if !jsonx.Valid(line) {
+		rec.notJSON = true
+		return
+	}
+	rec.err = hermesUnmarshalMessage(line, &rec.m)
+}
+
 // parseHermesGateway reads a gateway transcript: one message per line, the
 // first possibly a session_meta record (absent after a rewrite).
 func parseHermesGateway(lr *LineReader, h *Head, out *Sink) {
 	s := &Session{Format: "hermes-gateway", ID: hermesIDFromName(h.Name)}
 	b := newHermesConv(s, out)
 	b.where = ""
-	for {
-		line, n, ok := lr.Next()
-		if !ok {
-			break
-		}
+	eachRecord(lr.Next, lr, h, decodeHermesGatewayLine, func(lines *LineReader, line []byte, n int, rec *hermesGatewayLine) {
 		if s.Line == 0 {
 			s.Line = n
 		}
-		// A line read in one pass is valid JSON: only the others are
-		// checked, then decoded generically, whose errors word the
-		// problems.
-		var m hermesMsg
-		if !m.decode(line) {
-			if !jsonx.Valid(line) {
-				out.BadLine(lr, n, hermesJSONError(line))
-				continue
-			}
-			if err := hermesUnmarshalMessage(line, &m); err != nil {
-				out.Problemf(n, "not a hermes gateway message: %s", hermesDecodeError(err))
-				continue
-			}
+		switch {
+		case rec.notJSON:
+			out.BadLine(lines, n, hermesJSONError(line))
+			return
+		case rec.err != nil:
+			out.Problemf(n, "not a hermes gateway message: %s", hermesDecodeError(rec.err))
+			return
 		}
+		m := &rec.m
 		if m.Role == "session_meta" {
 			if s.Model == "" {
 				s.Model = m.Model
@@ -40,10 +57,10 @@ func parseHermesGateway(lr *LineReader, h *Head, out *Sink) {
 				s.Notes = append(s.Notes, "platform: "+m.Platform)
 				s.Platform = m.Platform
 			}
-			continue
+			return
 		}
-		b.message(&m, n)
-	}
+		b.message(m, n)
+	})
 	if s.Line == 0 {
 		return
 	}

@@ -121,24 +121,39 @@ func nbParse(lr *LineReader, h *Head, out *Sink) {
 		toolsUsedN:  map[string]int{},
 		guardBlocks: map[string][]int{},
 	}
-	for {
-		line, n, ok := lr.Next()
-		if !ok {
-			break
-		}
-		var rec nbMsg
-		if err := nbDecodeRecord(line, &rec); err != nil {
-			if !jsonx.Valid(line) {
-				out.BadLine(lr, n, err)
-				p.cutLast = lr.Truncated()
+	eachRecord(lr.Next, lr, h, decodeNanobotLine, func(lines *LineReader, line []byte, n int, rec *nbLine) {
+		if rec.err != nil {
+			if !rec.valid {
+				out.BadLine(lines, n, rec.err)
+				p.cutLast = lines.Truncated()
 			} else {
 				out.Problemf(n, "record skipped: it is a JSON %s, not an object", nbKind(line))
 			}
-			continue
+			return
 		}
-		p.record(n, &rec)
-	}
+		p.record(n, &rec.msg)
+	})
 	p.finish()
+}
+
+// nbLine is a line decoded (decodeNanobotLine), before the parser applies
+// it: decoding needs nothing of the lines before, so it may run ahead of
+// the parser on other cores (eachRecord).
+type nbLine struct {
+	msg nbMsg
+	// err is why the line could not be decoded; valid says it is JSON
+	// all the same (not an object).
+	err   error
+	valid bool
+}
+
+// decodeNanobotLine decodes a line into a new message: the parser may
+// keep what the message holds.
+func decodeNanobotLine(_ *LineReader, line []byte, _ int, rec *nbLine) {
+	*rec = nbLine{}
+	if rec.err = nbDecodeRecord(line, &rec.msg); rec.err != nil {
+		rec.valid = jsonx.Valid(line)
+	}
 }
 
 func (p *nbParser) record(n int, rec *nbMsg) {
