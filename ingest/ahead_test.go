@@ -100,6 +100,29 @@ func messageHostileLines(n int, first string) []byte {
 	return b.Bytes()
 }
 
+// piHostileLines is a pi session of n lines (eachJSONLine checks them
+// ahead) among lines that are not JSON, with and without invalid UTF-8.
+func piHostileLines(n int) []byte {
+	var b bytes.Buffer
+	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	line(`{"type":"session","id":"p1","timestamp":"2026-03-14T10:00:00.000Z","cwd":"/w"}`)
+	for i := 1; i < n; i++ {
+		switch {
+		case i%61 == 0:
+			line("{\"type\": \xff %d", i)
+		case i%59 == 0:
+			line("not json %d", i)
+		case i%3 == 0:
+			line(`{"type":"message","timestamp":"2026-03-14T10:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"go %d"}]}}`, i)
+		case i%3 == 1:
+			line(`{"type":"message","timestamp":"2026-03-14T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c%d","name":"ls","arguments":{"path":"%d"}}],"usage":{"input":300,"output":20}}}`, i, i%4)
+		default:
+			line(`{"type":"message","timestamp":"2026-03-14T10:00:03.000Z","message":{"role":"toolResult","toolCallId":"c%d","toolName":"ls","content":[{"type":"text","text":"out %d"}],"isError":false}}`, i-1, i%5)
+		}
+	}
+	return b.Bytes()
+}
+
 // trajectoryHostileLines is a hermes trajectory file of n lines, one
 // conversation each, among them lines that are not JSON (with and without
 // invalid UTF-8, which the reader then says in one problem), records of
@@ -143,6 +166,7 @@ func TestDecodeAheadReadsTheSame(t *testing.T) {
 		"codex lines":                     {codexHostileLines(2000), Options{Format: "codex"}},
 		"nanobot lines":                   {messageHostileLines(1800, `{"_type":"metadata","key":"cli:direct","created_at":"2026-01-01T00:00:00"}`), Options{Format: "nanobot"}},
 		"gateway lines":                   {messageHostileLines(1800, `{"role":"session_meta","model":"m","platform":"cli"}`), Options{Format: "hermes-gateway"}},
+		"pi lines (checked ahead)":        {piHostileLines(1800), Options{Format: "pi"}},
 		"trajectory lines":                {trajectoryHostileLines(1500, map[int]bool{3: true, 700: true, 1500: true}), Options{MaxRecord: 4096, Format: "hermes-trajectory"}},
 	}
 	for path, data := range directInputs(t, nil) {
@@ -170,6 +194,7 @@ func TestDecodeAheadReadsTheSame(t *testing.T) {
 		"codex lines":                     {"not valid JSON", "not a Codex rollout line", "payload is not readable"},
 		"nanobot lines":                   {"not valid JSON", "not an object"},
 		"gateway lines":                   {"not valid JSON", "not a hermes gateway message"},
+		"pi lines (checked ahead)":        {"not valid JSON", "(the line also holds invalid UTF-8)"},
 		"trajectory lines":                {"over the --max-record limit", "line holds invalid UTF-8", "(the line also holds invalid UTF-8)", "not valid JSON", "not a hermes trajectory record"},
 	} {
 		opt := cases[name].opt

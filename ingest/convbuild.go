@@ -165,17 +165,16 @@ func parentDirName(path string) string {
 }
 
 // eachJSONLine calls fn with each line of a JSONL file that is valid JSON
-// and reports the others (Sink.BadLine).
-func eachJSONLine(lr *LineReader, out *Sink, fn func(line []byte, n int)) {
-	for {
-		line, n, ok := lr.Next()
-		if !ok {
+// and reports the others (Sink.BadLine). Past 2 MiB the lines are checked
+// ahead on other cores (eachRecord); fn runs in the file's order.
+func eachJSONLine(lr *LineReader, h *Head, out *Sink, fn func(line []byte, n int)) {
+	eachRecord(lr.Next, lr, h, func(_ *LineReader, line []byte, _ int, notValid *bool) {
+		*notValid = !jsonx.Valid(line)
+	}, func(lines *LineReader, line []byte, n int, notValid *bool) {
+		if *notValid {
+			out.BadLine(lines, n, notJSON(line))
 			return
 		}
-		if !jsonx.Valid(line) {
-			out.BadLine(lr, n, notJSON(line))
-			continue
-		}
 		fn(line, n)
-	}
+	})
 }

@@ -134,7 +134,7 @@ func parseCopilot(lr *LineReader, h *Head, out *Sink) {
 	}
 	unknown := map[string]int{}
 	model := ""
-	eachJSONLine(lr, out, func(line []byte, n int) {
+	eachJSONLine(lr, h, out, func(line []byte, n int) {
 		var e copilotEvent
 		var d copilotData
 		if err := jsonx.Unmarshal(line, &e); err != nil {

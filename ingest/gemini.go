@@ -87,7 +87,7 @@ func newGeminiLog(h *Head, out *Sink) *geminiLog {
 
 func parseGeminiLines(lr *LineReader, h *Head, out *Sink) {
 	g := newGeminiLog(h, out)
-	eachJSONLine(lr, out, func(line []byte, n int) {
+	eachJSONLine(lr, h, out, func(line []byte, n int) {
 		g.record(line, n, nil)
 	})
 	g.emit(false)

@@ -77,7 +77,7 @@ func parseKimi(lr *LineReader, h *Head, out *Sink) {
 	s := &Session{Format: formatKimi, ID: id}
 	b := newConvBuilder(s, out)
 	internal := 0
-	eachJSONLine(lr, out, func(line []byte, n int) {
+	eachJSONLine(lr, h, out, func(line []byte, n int) {
 		var m kimiMessage
 		if err := jsonx.Unmarshal(line, &m); err != nil {
 			out.Problemf(n, "not a Kimi context record: %s; skipped", decodeErr(err))

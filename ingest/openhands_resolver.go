@@ -55,7 +55,7 @@ func init() {
 			parseResolverRecord(doc, h, line, multiLine, out)
 		},
 		ParseLines: func(lr *LineReader, h *Head, out *Sink) {
-			eachJSONLine(lr, out, func(line []byte, n int) { parseResolverRecord(line, h, n, false, out) })
+			eachJSONLine(lr, h, out, func(line []byte, n int) { parseResolverRecord(line, h, n, false, out) })
 		},
 	})
 }

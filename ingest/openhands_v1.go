@@ -58,7 +58,7 @@ func init() {
 		},
 		ParseLines: func(lr *LineReader, h *Head, out *Sink) {
 			r := newOHV1Reader(h, out, false)
-			eachJSONLine(lr, out, r.event)
+			eachJSONLine(lr, h, out, r.event)
 			r.finish()
 		},
 	})

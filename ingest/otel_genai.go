@@ -62,7 +62,7 @@ func init() {
 		},
 		ParseLines: func(lr *LineReader, h *Head, out *Sink) {
 			r := &otelReader{out: out, stem: fileStem(h.Name)}
-			eachJSONLine(lr, out, r.request)
+			eachJSONLine(lr, h, out, r.request)
 			r.finish()
 		},
 	})

@@ -104,7 +104,7 @@ type piBlock struct {
 func parsePi(lr *LineReader, h *Head, out *Sink) {
 	var header *piEntry
 	var entries []*piEntry
-	eachJSONLine(lr, out, func(line []byte, n int) {
+	eachJSONLine(lr, h, out, func(line []byte, n int) {
 		e := &piEntry{}
 		if err := jsonx.Unmarshal(line, e); err != nil {
 			out.Problemf(n, "not a pi session entry: %s; skipped", decodeErr(err))
