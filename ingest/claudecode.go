@@ -508,7 +508,7 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 		// The records of one response repeat its usage; in a few the
 		// output grows as the response streams (input and cache counts
 		// do not). The largest output is the response's.
-		if later := anthropicUsage(m.Usage); later != nil {
+		if later := r.usage(m.Usage, n, false); later != nil {
 			if req.Usage == nil {
 				req.Usage = later
 			} else if later.Output > req.Usage.Output {
@@ -516,7 +516,7 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 			}
 		}
 	} else {
-		sc.b.request(n, t, chars, checkedUsage(r.out, n, m.Usage, anthropicUsage))
+		sc.b.request(n, t, chars, r.usage(m.Usage, n, true))
 		ref = sc.b.lastRef()
 		if key != "" {
 			sc.requests[key] = ref
@@ -551,6 +551,23 @@ func ccServerToolError(raw jsonx.RawMessage) bool {
 		Type string `json:"type"`
 	}
 	return rawIsObject(raw) && jsonx.Unmarshal(raw, &c) == nil && strings.HasSuffix(c.Type, "_error")
+}
+
+// usage is the line's usage, raw: checkedUsage(raw, anthropicUsage) when
+// checked (the problem of a bad count is reported), else
+// anthropicUsage(raw), read in one pass when it is plain
+// (anthropicUsagePlain).
+func (r *ccReader) usage(raw jsonx.RawMessage, n int, checked bool) *Usage {
+	if raw == nil {
+		return nil
+	}
+	if u, ok := anthropicUsagePlain(raw); ok {
+		return u
+	}
+	if checked {
+		return checkedUsage(r.out, n, raw, anthropicUsage)
+	}
+	return anthropicUsage(raw)
 }
 
 // anthropicUsage normalizes Anthropic usage: input_tokens excludes cached

@@ -140,3 +140,178 @@ func parseOpenAIUsage(raw jsonx.RawMessage) *Usage {
 }
 
 // --- Responses API ---
+
+// anthropicUsageNames are the members anthropicUsage reads, in the order
+// of usageScan.counts.
+var anthropicUsageNames = [...]string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}
+
+// anthropicUsagePlain reads a usage object in one pass, without the
+// generic tree of usageProblem or the reflection of anthropicUsage: ok
+// says the usage is plain, and then usageProblem(raw) is "" and u is
+// anthropicUsage(raw). Plain means valid JSON, an object whose keys
+// (members of the objects in it included) are ASCII without escapes,
+// none of the four names above written twice or with its case changed,
+// each of them a whole number from 0 to the largest int64 written without
+// a sign, a leading zero, a fraction or an exponent, and every other
+// number usageProblem checks (in objects up to two levels down) of that
+// form too. Anything else, a bad count above all, is not ok: the caller
+// then runs usageProblem and anthropicUsage, whose problem and reading
+// stand. TestAnthropicUsagePlain and FuzzAnthropicUsagePlain hold it to
+// them.
+func anthropicUsagePlain(raw []byte) (u *Usage, ok bool) {
+	s := usageScan{data: raw}
+	s.ws()
+	if !s.object(0) || !jsonx.AtEnd(raw, s.pos) {
+		return nil, false
+	}
+	if s.seen&1 == 0 {
+		return nil, true // no input_tokens: anthropicUsage reads none
+	}
+	input, output, write, read := s.counts[0], s.counts[1], s.counts[2], s.counts[3]
+	return &Usage{Input: SaturatingAdd(SaturatingAdd(input, write), read), Output: output, CacheRead: read, CacheWrite: write}, true
+}
+
+// usageScan is anthropicUsagePlain's reading position and what it read.
+type usageScan struct {
+	data   []byte
+	pos    int
+	counts [len(anthropicUsageNames)]int64
+	seen   uint8
+}
+
+func (s *usageScan) ws() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// object reads the object at s.pos, level objects down in the usage (0
+// for the usage itself), checking the numbers of its members as
+// usageMembers does: those of level 2 objects are its last.
+func (s *usageScan) object(level int) bool {
+	if s.pos >= len(s.data) || s.data[s.pos] != '{' {
+		return false
+	}
+	s.pos++
+	s.ws()
+	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+		s.pos++
+		return true
+	}
+	for {
+		key, ok := s.key()
+		if !ok {
+			return false
+		}
+		s.ws()
+		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
+			return false
+		}
+		s.pos++
+		s.ws()
+		if s.pos >= len(s.data) {
+			return false
+		}
+		known := -1
+		if level == 0 {
+			for i, name := range anthropicUsageNames {
+				if len(key) == len(name) && strings.EqualFold(string(key), name) {
+					// Unmarshal matches a name whatever its case, and
+					// takes the last of a repeated one: not plain.
+					if string(key) != name || s.seen&(1<<i) != 0 {
+						return false
+					}
+					known = i
+					break
+				}
+			}
+		}
+		switch c := s.data[s.pos]; {
+		case c >= '0' && c <= '9':
+			n, ok := s.count()
+			if !ok {
+				return false
+			}
+			if known >= 0 {
+				s.counts[known] = n
+				s.seen |= 1 << known
+			}
+		case known >= 0:
+			return false // null, a string...: Unmarshal's judgement
+		case c == '{' && level < 2:
+			if !s.object(level + 1) {
+				return false
+			}
+		case c == '-':
+			return false // a negative count (or -0): usageProblem words it
+		default:
+			// Strings, literals, arrays, and objects deeper than
+			// usageMembers looks: checked as Valid checks them.
+			_, end, ok := jsonx.SkipValue(s.data, s.pos, level+1)
+			if !ok {
+				return false
+			}
+			s.pos = end
+		}
+		s.ws()
+		if s.pos >= len(s.data) {
+			return false
+		}
+		switch s.data[s.pos] {
+		case ',':
+			s.pos++
+			s.ws()
+		case '}':
+			s.pos++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// key reads a member's key: plain ASCII, no escape, no control character.
+func (s *usageScan) key() ([]byte, bool) {
+	if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+		return nil, false
+	}
+	start := s.pos + 1
+	for i := start; i < len(s.data); i++ {
+		switch c := s.data[i]; {
+		case c == '"':
+			s.pos = i + 1
+			return s.data[start:i], true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// count reads a whole number of at most 18 digits (below the largest
+// int64, so that it cannot overflow), without a leading zero, fraction or
+// exponent.
+func (s *usageScan) count() (int64, bool) {
+	start := s.pos
+	var n int64
+	for s.pos < len(s.data) && s.data[s.pos] >= '0' && s.data[s.pos] <= '9' {
+		n = n*10 + int64(s.data[s.pos]-'0')
+		s.pos++
+	}
+	digits := s.pos - start
+	if digits > 18 || digits > 1 && s.data[start] == '0' {
+		return 0, false
+	}
+	if s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case '.', 'e', 'E':
+			return 0, false
+		}
+	}
+	return n, true
+}
