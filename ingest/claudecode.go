@@ -127,7 +127,7 @@ type ccReader struct {
 	sessionID string
 	scopes    map[string]*ccScope
 	order     []string
-	uuidScope map[string]string
+	uuidScope uuidScopes
 	synthetic int
 	// doc: the records come from a multi-line document (sessionBuilder.doc).
 	doc bool
@@ -167,7 +167,7 @@ func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
 // nil). doc says they come from a multi-line document: the sessions keep
 // line 0 once their problems are reported.
 func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc bool, h *Head, out *Sink) {
-	r := &ccReader{out: out, scopes: map[string]*ccScope{}, uuidScope: map[string]string{}, doc: doc}
+	r := &ccReader{out: out, scopes: map[string]*ccScope{}, doc: doc}
 	records := 0
 	eachRecord(next, lr, h, ccDecodeRecord, func(lines *LineReader, line []byte, n int, rec *ccRecord) {
 		if rec.err != nil {
@@ -362,8 +362,8 @@ func (r *ccReader) scopeOf(l ccLine) string {
 		switch {
 		case l.AgentID != "":
 			key = l.AgentID
-		case l.ParentUUID != "" && r.uuidScope[l.ParentUUID] != "":
-			key = r.uuidScope[l.ParentUUID]
+		case l.ParentUUID != "" && r.uuidScope.get(l.ParentUUID) != "":
+			key = r.uuidScope.get(l.ParentUUID)
 		default:
 			id := l.UUID
 			if len(id) > 8 {
@@ -373,7 +373,7 @@ func (r *ccReader) scopeOf(l ccLine) string {
 		}
 	}
 	if l.UUID != "" {
-		r.uuidScope[l.UUID] = key
+		r.uuidScope.set(l.UUID, key)
 	}
 	return key
 }

@@ -106,6 +106,24 @@ func TestClaudeCodeReading(t *testing.T) {
 			usage:    2,
 		},
 		{
+			// Canonical uuids are remembered by their bytes (uuidScopes):
+			// the upper-case text of a main line's uuid is another uuid.
+			name: "sidechain lines with canonical uuids and no agentId join their parent's scope, main included",
+			lines: []string{
+				user("11111111-2222-4333-8444-555555555555", "", `"go"`, ""),
+				asst("aaaaaaaa-2222-4333-8444-555555555555", "11111111-2222-4333-8444-555555555555", "m1", "r1", use("t1", "Task"), ""),
+				asst("bbbbbbbb-2222-4333-8444-555555555555", "aaaaaaaa-2222-4333-8444-555555555555", "m2", "r2", use("g1", "Grep"), `,"isSidechain":true`),
+				user("bbbbbbbb-0000-4333-8444-555555555555", "bbbbbbbb-2222-4333-8444-555555555555", "["+res("g1", "none", false)+"]", `,"isSidechain":true`),
+				user("cccccccc-2222-4333-8444-555555555555", "", `"side prompt"`, `,"isSidechain":true`),
+				asst("dddddddd-2222-4333-8444-555555555555", "AAAAAAAA-2222-4333-8444-555555555555", "m3", "r3", use("h1", "Glob"), `,"isSidechain":true`),
+				asst("eeeeeeee-2222-4333-8444-555555555555", "cccccccc-2222-4333-8444-555555555555", "m4", "r4", use("k1", "Read"), `,"isSidechain":true`),
+				user("ffffffff-2222-4333-8444-555555555555", "aaaaaaaa-2222-4333-8444-555555555555", "["+res("t1", "report", false)+"]", ""),
+			},
+			sessions: "main 1t 2r t1/Task=report g1/Grep=none | sidechain-cccccccc 1t 1r k1/Read=! | sidechain-dddddddd 1t 1r h1/Glob=!",
+			usage:    4,
+			problems: 2,
+		},
+		{
 			// Issue 26: the line and its tool_result vanished without a word.
 			name: "a user line whose content key is misspelt is a problem, and its call has no result",
 			lines: []string{

@@ -1,0 +1,90 @@
+package ingest
+
+// uuidScopes remembers the agent scope of each line's uuid in a Claude
+// Code file, for the sidechain lines without an agentId that join their
+// parent's scope. Nearly every line has a uuid but such lookups are rare
+// (sidechain lines carry an agentId since Claude Code 2.x), so the
+// assignments of canonical uuids are logged in a slice, 16 bytes of key
+// each, and indexed in a map only at the first lookup; a uuid of another
+// form (a test's "u1", upper-case hex) is kept by its text. A uuid
+// assigned again takes its latest scope, as in a map assigned in order.
+// The zero value is empty and ready.
+type uuidScopes struct {
+	log   []uuidScope
+	index map[uuidKey]string // once looked up: every canonical uuid
+	other map[string]string
+}
+
+type uuidScope struct {
+	id    uuidKey
+	scope string
+}
+
+// uuidKey is a canonical uuid's 16 bytes.
+type uuidKey [16]byte
+
+// set records that the line with uuid id is in scope (not "").
+func (u *uuidScopes) set(id, scope string) {
+	k, ok := canonicalUUID(id)
+	switch {
+	case !ok:
+		if u.other == nil {
+			u.other = map[string]string{}
+		}
+		u.other[id] = scope
+	case u.index != nil:
+		u.index[k] = scope
+	default:
+		u.log = append(u.log, uuidScope{k, scope})
+	}
+}
+
+// get is the scope of the line with uuid id, "" when none was recorded.
+func (u *uuidScopes) get(id string) string {
+	k, ok := canonicalUUID(id)
+	if !ok {
+		return u.other[id]
+	}
+	if u.index == nil {
+		u.index = make(map[uuidKey]string, len(u.log))
+		for _, e := range u.log {
+			u.index[e.id] = e.scope
+		}
+		u.log = nil
+	}
+	return u.index[k]
+}
+
+// canonicalUUID reads a uuid written as Claude Code writes them, 8-4-4-4-12
+// lower-case hex digits, into its bytes. Only that form is read, so that
+// two different texts never share a key.
+func canonicalUUID(s string) (k uuidKey, ok bool) {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return k, false
+	}
+	bad := byte(0)
+	for j, i := range uuidPairs {
+		hi, lo := lowerHexValue[s[i]], lowerHexValue[s[i+1]]
+		bad |= hi | lo
+		k[j] = hi<<4 | lo&0xf
+	}
+	return k, bad&0xf0 == 0
+}
+
+// uuidPairs are where the 16 pairs of digits of a canonical uuid start.
+var uuidPairs = [16]int{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
+// lowerHexValue is a lower-case hex digit's value, 0xff for other bytes.
+var lowerHexValue = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case c >= '0' && c <= '9':
+			t[c] = byte(c - '0')
+		case c >= 'a' && c <= 'f':
+			t[c] = byte(c - 'a' + 10)
+		default:
+			t[c] = 0xff
+		}
+	}
+	return t
+}()
