@@ -131,6 +131,8 @@ type ccReader struct {
 	synthetic int
 	// doc: the records come from a multi-line document (sessionBuilder.doc).
 	doc bool
+	// requestKey is assistant's buffer for a request's key.
+	requestKey []byte
 }
 
 // ccRecord is a line decoded (ccDecodeRecord), before the reader applies
@@ -496,12 +498,15 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 		chars += len(b.Text) + len(b.Thinking)
 	}
 	// One API response split over lines: continue its request.
+	// The key message.id:requestId is built in a buffer: a line that
+	// continues its request only looks it up, without a string of it.
 	var ref callRef
-	key := ""
+	key := r.requestKey[:0]
 	if m.ID != "" && l.RequestID != "" {
-		key = m.ID + ":" + l.RequestID
+		key = append(append(append(key, m.ID...), ':'), l.RequestID...)
+		r.requestKey = key
 	}
-	if known, ok := sc.requests[key]; ok && key != "" {
+	if known, ok := sc.requests[string(key)]; ok && len(key) > 0 {
 		ref = known
 		req := &sc.b.s.Turns[ref.t].Requests[ref.r]
 		req.TextChars += chars
@@ -518,8 +523,8 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 	} else {
 		sc.b.request(n, t, chars, r.usage(m.Usage, n, true))
 		ref = sc.b.lastRef()
-		if key != "" {
-			sc.requests[key] = ref
+		if len(key) > 0 {
+			sc.requests[string(key)] = ref
 		}
 	}
 	for i := range blocks {

@@ -104,6 +104,14 @@ func TestSessionBuilderPairing(t *testing.T) {
 			calls: "c0/ls=1 c0/ls=2",
 		},
 		{
+			// The builder keeps an answered id as an empty list of waiting
+			// calls: an answered id stays answered when called again.
+			name:     "results after an id's calls are answered are second results, again after a new call",
+			ops:      []builderOp{{req: true}, {call: "e:ls"}, {result: "e=1"}, {result: "e=x"}, {call: "e:ls"}, {result: "e=2"}, {result: "e=y"}, {result: "=z"}, {result: "f=F"}, {call: "f:ls"}},
+			calls:    "e/ls=1 e/ls=2 f/ls=!",
+			problems: []string{"second result for call e", "second result for call e", "result has no call id", "result for call f has no matching call", "call f (ls) has no result"},
+		},
+		{
 			name:     "duplicate pending ids join in order",
 			ops:      []builderOp{{req: true}, {call: "d:read"}, {call: "d:read"}, {result: "d=first"}, {result: "d=second"}, {result: "d=third"}},
 			calls:    "d/read=first d/read=second",

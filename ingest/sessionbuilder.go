@@ -20,10 +20,10 @@ type sessionBuilder struct {
 	s *Session
 	// pending holds, per call id, the calls still waiting for a result, in
 	// the order they were issued (results are joined first in, first out).
+	// An id whose calls all got a result keeps an empty list: it words a
+	// second result for the same id differently from a result with no
+	// call at all (one map instead of a map of such ids beside it).
 	pending map[string][]callRef
-	// answered remembers ids whose calls all got a result, to word a second
-	// result for the same id differently from a result with no call at all.
-	answered map[string]bool
 	// legacy holds id-less calls (legacy function_call) waiting for results.
 	legacy []callRef
 	// final holds calls that end the run and never get a result (OpenHands
@@ -41,7 +41,7 @@ type sessionBuilder struct {
 }
 
 func newSessionBuilder(s *Session) *sessionBuilder {
-	return &sessionBuilder{s: s, pending: map[string][]callRef{}, answered: map[string]bool{}, final: map[callRef]bool{}, early: map[string]int{}}
+	return &sessionBuilder{s: s, pending: map[string][]callRef{}, final: map[callRef]bool{}, early: map[string]int{}}
 }
 
 // turn starts a new turn at a genuine user message.
@@ -108,21 +108,22 @@ func (b *sessionBuilder) callAt(ref callRef, c Call, out *Sink) callRef {
 		b.legacy = append(b.legacy, ref)
 		return ref
 	}
-	if q := b.pending[c.ID]; len(q) > 0 {
+	q := b.pending[c.ID]
+	if len(q) > 0 {
 		// Issue 2: both calls are kept (each was made); their results are
 		// joined first call first. An id reused after its call got a
 		// result is not a problem: the join is not ambiguous (local
 		// models restart call_0 in every response).
 		out.Problemf(c.Line, "call id %s is used again while an earlier call with that id (line %d) has no result yet; both calls are kept and results are joined to them in order", c.ID, b.at(q[0]).Line)
 	}
-	b.pending[c.ID] = append(b.pending[c.ID], ref)
+	b.pending[c.ID] = append(q, ref)
 	return ref
 }
 
 // result joins a result to the oldest call with that id still waiting. It
 // reports a result with no call and keeps going.
 func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Time, out *Sink) {
-	q := b.pending[id]
+	q, answered := b.pending[id]
 	if len(q) == 0 {
 		// Issue 2: a result with no call is reported, not made into a
 		// call: a call of unknown tool would change the call counts the
@@ -130,7 +131,7 @@ func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Ti
 		switch {
 		case id == "":
 			out.Problemf(line, "result has no call id, so it cannot be joined to a call; ignored")
-		case b.answered[id]:
+		case answered:
 			out.Problemf(line, "second result for call %s (its call already has a result); ignored", id)
 		default:
 			if _, ok := b.early[id]; !ok {
@@ -141,12 +142,7 @@ func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Ti
 		return
 	}
 	b.fill(q[0], text, isErr, line, t)
-	if len(q) == 1 {
-		delete(b.pending, id)
-		b.answered[id] = true
-	} else {
-		b.pending[id] = q[1:]
-	}
+	b.pending[id] = q[1:]
 }
 
 // legacyResult joins a legacy role "function" message: to the oldest id-less
