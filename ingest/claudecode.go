@@ -233,7 +233,10 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 // a string or blocks, each block's result text decoded where it lies when
 // it is a string. The raw members it keeps (a block's input, a result
 // that is not a string, usage) are views of line, used before the next
-// line is read. A line without a message object, and content of another
+// line is read; so are the strings marked View, which line only compares,
+// parses, measures or looks up (type, uuids, timestamp, ids of a request,
+// a block's type, text and thinking): what it keeps of them past the
+// line is cloned (the session id, the model, a uuid kept by its text). A line without a message object, and content of another
 // kind, are marked in read (unreadable, badContent) for line to report.
 // It declines what DecodeObjectNested declines (a member of another type,
 // a repeated, escaped or case-folded key, a syntax error): the line is
@@ -242,23 +245,23 @@ func ccDecodeLine(line []byte, l *ccLine, read *ccMessageRead, blocks []ccBlock)
 	*l = ccLine{}
 	*read = ccMessageRead{blocks: blocks, unreadable: true}
 	lineFields := [...]jsonx.Field{
-		{Name: "type", Str: &l.Type},
-		{Name: "uuid", Str: &l.UUID},
-		{Name: "parentUuid", Str: &l.ParentUUID},
-		{Name: "sessionId", Str: &l.SessionID},
-		{Name: "timestamp", Str: &l.Timestamp},
+		{Name: "type", Str: &l.Type, View: true},
+		{Name: "uuid", Str: &l.UUID, View: true},
+		{Name: "parentUuid", Str: &l.ParentUUID, View: true},
+		{Name: "sessionId", Str: &l.SessionID, View: true},
+		{Name: "timestamp", Str: &l.Timestamp, View: true},
 		{Name: "isSidechain", Bool: &l.IsSidechain},
 		{Name: "agentId", Str: &l.AgentID},
 		{Name: "isMeta", Bool: &l.IsMeta},
 		{Name: "isCompactSummary", Bool: &l.Compact},
-		{Name: "requestId", Str: &l.RequestID},
-		{Name: "subtype", Str: &l.Subtype},
+		{Name: "requestId", Str: &l.RequestID, View: true},
+		{Name: "subtype", Str: &l.Subtype, View: true},
 	}
 	m := &read.m
 	messageFields := [...]jsonx.Field{
-		{Name: "id", Str: &m.ID},
-		{Name: "role", Str: &m.Role},
-		{Name: "model", Str: &m.Model},
+		{Name: "id", Str: &m.ID, View: true},
+		{Name: "role", Str: &m.Role, View: true},
+		{Name: "model", Str: &m.Model, View: true},
 		{Name: "usage", Raw: &m.Usage, View: true},
 	}
 	content := [...]jsonx.Nested{{Name: "content", Read: func(data []byte, pos, depth int) (int, bool) {
@@ -344,9 +347,9 @@ func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock) (int, bool) {
 		return 0, false
 	}
 	fields := [...]jsonx.Field{
-		{Name: "type", Str: &b.Type},
-		{Name: "text", Str: &b.Text},
-		{Name: "thinking", Str: &b.Thinking},
+		{Name: "type", Str: &b.Type, View: true},
+		{Name: "text", Str: &b.Text, View: true},
+		{Name: "thinking", Str: &b.Thinking, View: true},
 		{Name: "id", Str: &b.ID},
 		{Name: "name", Str: &b.Name},
 		{Name: "input", Raw: &b.Input, View: true},
@@ -395,7 +398,7 @@ func (r *ccReader) scope(key string, line int) *ccScope {
 // line reads one record; read is its message, decoded.
 func (r *ccReader) line(l ccLine, n int, read *ccMessageRead) {
 	if r.sessionID == "" && l.SessionID != "" {
-		r.sessionID = l.SessionID
+		r.sessionID = strings.Clone(l.SessionID) // kept: not a view of the line
 	}
 	switch l.Type {
 	case "user", "assistant":
@@ -488,7 +491,7 @@ func genuineClaudePrompt(text string) bool {
 func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, t time.Time) {
 	m, blocks := &read.m, read.blocks
 	if sc.b.s.Model == "" {
-		sc.b.s.Model = m.Model
+		sc.b.s.Model = strings.Clone(m.Model) // kept: not a view of the line
 	}
 	chars := 0
 	if read.isString {

@@ -1,5 +1,7 @@
 package ingest
 
+import "strings"
+
 // uuidScopes remembers the agent scope of each line's uuid in a Claude
 // Code file, for the sidechain lines without an agentId that join their
 // parent's scope. Nearly every line has a uuid but such lookups are rare
@@ -31,7 +33,7 @@ func (u *uuidScopes) set(id, scope string) {
 		if u.other == nil {
 			u.other = map[string]string{}
 		}
-		u.other[id] = scope
+		u.other[strings.Clone(id)] = scope // id may be a view of the line
 	case u.index != nil:
 		u.index[k] = scope
 	default:

@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"encoding/hex"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -71,4 +73,36 @@ func mustHex(t *testing.T, id string) []byte {
 		t.Fatalf("%q: %v", id, err)
 	}
 	return b
+}
+
+// TestClaudeCodeKeptStringsOutliveLines: the strings decode leaves as
+// views of a line (View fields) are cloned where they are kept; a file
+// several times the line reader's buffer, whose bytes are overwritten as
+// it is read, would otherwise corrupt the session id, the model, and the
+// uuids of another form that sidechain lines look up at its end.
+func TestClaudeCodeKeptStringsOutliveLines(t *testing.T) {
+	filler := strings.Repeat("x", 2000)
+	var lines []string
+	// users appends user lines up to size bytes; those of the first
+	// lines, which detection reads ahead, are copies of the file's bytes.
+	users := func(size int, extra string) {
+		for end := len(lines)*len(filler) + size; len(lines)*len(filler) < end; {
+			lines = append(lines, `{"type":"user",`+extra+`"uuid":"u-`+strconv.Itoa(len(lines))+`","message":{"role":"user","content":[{"type":"text","text":"`+filler+`"}]}}`)
+		}
+	}
+	users(2*lineReaderBuffer, "")
+	lines = append(lines, `{"type":"user","sessionId":"SESSION-ONE","uuid":"u-first","message":{"role":"user","content":"go"}}`)
+	lines = append(lines, `{"type":"assistant","sessionId":"SESSION-ONE","uuid":"u-asst","parentUuid":"u-first","requestId":"r0","message":{"id":"m0","role":"assistant","model":"model-kept","content":[{"type":"thinking","thinking":"`+filler+`"}]}}`)
+	users(4*lineReaderBuffer, `"sessionId":"SESSION-TWO",`)
+	// A sidechain line without agentId whose parent is the second line:
+	// it joins main, found by the uuid u-asst kept since then.
+	lines = append(lines, `{"type":"assistant","isSidechain":true,"uuid":"s-1","parentUuid":"u-asst","requestId":"rs","message":{"id":"ms","role":"assistant","model":"model-side","content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}]}}`)
+	sessions, _ := readText(t, "s.jsonl", strings.Join(lines, "\n")+"\n")
+	if len(sessions) != 1 {
+		t.Fatalf("%d sessions, want main only", len(sessions))
+	}
+	s := sessions[0]
+	if s.ID != "SESSION-ONE" || s.Model != "model-kept" || s.Agent != "main" || callSummary(s) != "t1/Read=!" {
+		t.Errorf("session %q model %q agent %q calls %q", s.ID, s.Model, s.Agent, callSummary(s))
+	}
 }

@@ -3,6 +3,7 @@ package jsonx
 import (
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Field is one member of an object that DecodeObjectNested reads. Name is the
@@ -19,7 +20,12 @@ type Field struct {
 	// four bytes null, as Unmarshal gives).
 	Raw *RawMessage
 	// View makes Raw a view of the input instead of a copy, for a member
-	// the caller decodes further before the input changes.
+	// the caller decodes further before the input changes. With Str, a
+	// string without escapes (valid UTF-8) shares the input's bytes
+	// instead of being copied: for a member used only while the input is
+	// unchanged (compared, parsed, measured, looked up). Whatever the
+	// caller keeps past that must be copied (strings.Clone); a string
+	// with escapes is decoded into a new string, as without View.
 	View bool
 	// Bool takes true or false; null leaves it as it is.
 	Bool *bool
@@ -83,7 +89,12 @@ func (p *parser) field(f *Field, depth int) bool {
 		}
 		return true
 	case c == '"':
+		if f.View && f.Str != nil {
+			// str returns substrings of src for plain strings.
+			p.src = unsafe.String(unsafe.SliceData(p.data), len(p.data))
+		}
 		s, err := p.str()
+		p.src = ""
 		if err != nil {
 			return false
 		}

@@ -3,6 +3,7 @@ package jsonx
 import (
 	"bytes"
 	"testing"
+	"unsafe"
 
 	gojson "github.com/goccy/go-json"
 )
@@ -28,6 +29,25 @@ func presetTarget() decodeTarget { return decodeTarget{Bool: true, Int: 7} }
 func (d *decodeTarget) fields() []Field {
 	return []Field{{Name: "str", Str: &d.Str}, {Name: "ptr", Ptr: &d.Ptr}, {Name: "raw", Raw: &d.Raw}, {Name: "content", Str: &d.Text},
 		{Name: "bool", Bool: &d.Bool}, {Name: "boolptr", BoolPtr: &d.BoolPtr}, {Name: "int", Int: &d.Int}, {Name: "intptr", IntPtr: &d.IntPtr}}
+}
+
+// viewFields is fields with View set on every field, which changes how
+// Str and Raw hold their values, not what they read.
+func viewFields(fields []Field) []Field {
+	for i := range fields {
+		fields[i].View = true
+	}
+	return fields
+}
+
+// checkViewDecode fails when decoding data with View fields reads anything
+// else than decoding it without (want, ok).
+func checkViewDecode(t *testing.T, data []byte, want decodeTarget, ok bool) {
+	t.Helper()
+	got := presetTarget()
+	if gotOK := DecodeObjectAll(data, viewFields(got.fields())); gotOK != ok || ok && !got.equal(want) {
+		t.Errorf("%q with View: %v %+v; without: %v %+v", data, gotOK, got, ok, want)
+	}
 }
 
 func samePtr[T comparable](a, b *T) bool {
@@ -110,6 +130,7 @@ func TestDecodeObject(t *testing.T) {
 			if ok != tc.ok {
 				t.Errorf("ok = %v, want %v", ok, tc.ok)
 			}
+			checkViewDecode(t, []byte(tc.in), got, ok)
 			if ok {
 				want, err := unmarshalTarget([]byte(tc.in))
 				if err != nil {
@@ -138,6 +159,33 @@ func TestDecodeObjectEnd(t *testing.T) {
 	}
 }
 
+// TestDecodeObjectViewStrings: a Str field with View holds a string
+// without escapes inside the input's memory, and one with escapes (or
+// invalid UTF-8, which is replaced) outside it.
+func TestDecodeObjectViewStrings(t *testing.T) {
+	in := []byte(`{"str": "plain é", "content": "esc\"aped", "ptr": "p"}`)
+	var d decodeTarget
+	if !DecodeObjectAll(in, viewFields(d.fields())) || d.Str != "plain é" || d.Text != `esc"aped` {
+		t.Fatalf("decoded %+v", d)
+	}
+	inside := func(s string, in []byte) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		base := uintptr(unsafe.Pointer(&in[0]))
+		return p >= base && p < base+uintptr(len(in))
+	}
+	if !inside(d.Str, in) {
+		t.Errorf("the plain string %q is a copy", d.Str)
+	}
+	if inside(d.Text, in) || inside(*d.Ptr, in) {
+		t.Errorf("the escaped string %q, or the pointer's %q, shares the input", d.Text, *d.Ptr)
+	}
+	bad := []byte("{\"str\": \"x\xffy\"}")
+	var b decodeTarget
+	if !DecodeObjectAll(bad, viewFields(b.fields())) || b.Str != "x\uFFFDy" || inside(b.Str, bad) {
+		t.Errorf("invalid UTF-8: %q", b.Str)
+	}
+}
+
 // FuzzDecodeObject: whatever the input, DecodeObject either declines or
 // agrees with Unmarshal, and never panics.
 func FuzzDecodeObject(f *testing.F) {
@@ -146,7 +194,9 @@ func FuzzDecodeObject(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got := presetTarget()
-		if !DecodeObjectAll(data, got.fields()) {
+		ok := DecodeObjectAll(data, got.fields())
+		checkViewDecode(t, data, got, ok)
+		if !ok {
 			return
 		}
 		want, err := unmarshalTarget(data)
