@@ -79,7 +79,9 @@ func mustHex(t *testing.T, id string) []byte {
 // views of a line (View fields) are cloned where they are kept; a file
 // several times the line reader's buffer, whose bytes are overwritten as
 // it is read, would otherwise corrupt the session id, the model, and the
-// uuids of another form that sidechain lines look up at its end.
+// uuids of another form that sidechain lines look up at its end. So
+// would the batches of lines decoded ahead (ahead.go), whose buffers are
+// reused.
 func TestClaudeCodeKeptStringsOutliveLines(t *testing.T) {
 	filler := strings.Repeat("x", 2000)
 	var lines []string
@@ -93,16 +95,20 @@ func TestClaudeCodeKeptStringsOutliveLines(t *testing.T) {
 	users(2*lineReaderBuffer, "")
 	lines = append(lines, `{"type":"user","sessionId":"SESSION-ONE","uuid":"u-first","message":{"role":"user","content":"go"}}`)
 	lines = append(lines, `{"type":"assistant","sessionId":"SESSION-ONE","uuid":"u-asst","parentUuid":"u-first","requestId":"r0","message":{"id":"m0","role":"assistant","model":"model-kept","content":[{"type":"thinking","thinking":"`+filler+`"}]}}`)
-	users(4*lineReaderBuffer, `"sessionId":"SESSION-TWO",`)
+	users(8*lineReaderBuffer, `"sessionId":"SESSION-TWO",`)
 	// A sidechain line without agentId whose parent is the second line:
 	// it joins main, found by the uuid u-asst kept since then.
 	lines = append(lines, `{"type":"assistant","isSidechain":true,"uuid":"s-1","parentUuid":"u-asst","requestId":"rs","message":{"id":"ms","role":"assistant","model":"model-side","content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}]}}`)
-	sessions, _ := readText(t, "s.jsonl", strings.Join(lines, "\n")+"\n")
-	if len(sessions) != 1 {
-		t.Fatalf("%d sessions, want main only", len(sessions))
-	}
-	s := sessions[0]
-	if s.ID != "SESSION-ONE" || s.Model != "model-kept" || s.Agent != "main" || callSummary(s) != "t1/Read=!" {
-		t.Errorf("session %q model %q agent %q calls %q", s.ID, s.Model, s.Agent, callSummary(s))
+	text := []byte(strings.Join(lines, "\n") + "\n")
+	// Read in turn, and decoded ahead in batches whose buffers are reused.
+	for _, opt := range []Options{{}, {Workers: 2, aheadAfter: 1}} {
+		sessions, _ := readBytesWith(text, "s.jsonl", opt)
+		if len(sessions) != 1 {
+			t.Fatalf("workers %d: %d sessions, want main only", opt.Workers, len(sessions))
+		}
+		s := sessions[0]
+		if s.ID != "SESSION-ONE" || s.Model != "model-kept" || s.Agent != "main" || callSummary(s) != "t1/Read=!" {
+			t.Errorf("workers %d: session %q model %q agent %q calls %q", opt.Workers, s.ID, s.Model, s.Agent, callSummary(s))
+		}
 	}
 }
