@@ -161,7 +161,10 @@ var anthropicUsageNames = [...]string{"input_tokens", "output_tokens", "cache_cr
 func anthropicUsagePlain(raw []byte) (u *Usage, ok bool) {
 	s := usageScan{data: raw}
 	s.ws()
-	if !s.object(0) || !jsonx.AtEnd(raw, s.pos) {
+	if !s.object(0) {
+		return nil, false
+	}
+	if s.ws(); s.pos != len(raw) {
 		return nil, false
 	}
 	if s.seen&1 == 0 {
@@ -220,15 +223,16 @@ func (s *usageScan) object(level int) bool {
 		known := -1
 		if level == 0 {
 			for i, name := range anthropicUsageNames {
-				if len(key) == len(name) && strings.EqualFold(string(key), name) {
-					// Unmarshal matches a name whatever its case, and
-					// takes the last of a repeated one: not plain.
-					if string(key) != name || s.seen&(1<<i) != 0 {
-						return false
-					}
+				switch {
+				case len(key) != len(name):
+				case string(key) == name:
 					known = i
-					break
+				case foldsASCII(key, name):
+					return false // Unmarshal matches a name whatever its case
 				}
+			}
+			if known >= 0 && s.seen&(1<<known) != 0 {
+				return false // Unmarshal takes the last of a repeated name
 			}
 		}
 		switch c := s.data[s.pos]; {
@@ -249,6 +253,7 @@ func (s *usageScan) object(level int) bool {
 			}
 		case c == '-':
 			return false // a negative count (or -0): usageProblem words it
+		case c == '"' && s.plainString():
 		default:
 			// Strings, literals, arrays, and objects deeper than
 			// usageMembers looks: checked as Valid checks them.
@@ -291,6 +296,35 @@ func (s *usageScan) key() ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// foldsASCII reports whether key may equal name with case folded: key
+// and name are ASCII of one length, and equal once bit 0x20 of each byte
+// is set, which every pair of ASCII letters of one letter passes (a few
+// other pairs too: declining those as well costs nothing).
+func foldsASCII(key []byte, name string) bool {
+	for i := range key {
+		if key[i]|0x20 != name[i]|0x20 {
+			return false
+		}
+	}
+	return true
+}
+
+// plainString moves past the string at s.pos when it is printable ASCII
+// without escapes ("standard"), which is valid JSON; anything else is
+// left to SkipValue.
+func (s *usageScan) plainString() bool {
+	for i := s.pos + 1; i < len(s.data); i++ {
+		switch c := s.data[i]; {
+		case c == '"':
+			s.pos = i + 1
+			return true
+		case c == '\\' || c < 0x20 || c >= 0x7f:
+			return false
+		}
+	}
+	return false
 }
 
 // count reads a whole number of at most 18 digits (below the largest

@@ -19,6 +19,12 @@ var usagePlainCases = []struct {
 	{`{"input_tokens":1,"a":{"b":{"c":7,"d":{"e":-1.5}}}}`, true}, // level 3 is not checked
 	{`{"input_tokens":1,"a":[-1,1.5,{"x":-2}],"b":null,"c":true,"d":"x\u00e9\n"}`, true},
 	{`{"input_tokens":123456789012345678}`, true},
+	{`{"input_tokens":1,"s":"\u00e9","t":"é","u":"a\"b","v":"standard"}`, true},
+	{`{"input_tokens":1,"s":"a` + "\x01" + `b"}`, false},
+	{`{"input_tokens":1,"s":"a` + "\x7f" + `b"}`, true},
+	{`{"input_tokens":1,"s":"abc}`, false},
+	{`{"input_tokens":1,"output_tokens":2,"OUTPUT_TOKENS":3}`, false},
+	{`{"input_tokens":1,"input_tokens` + "\x7f" + `":3}`, true},
 	{`{"input_tokens":1,"\u0041":2}`, false},
 	{`{"input_tokens":1,"Input_tokens":2}`, false},
 	{`{"INPUT_TOKENS":2}`, false},
@@ -112,5 +118,22 @@ func FuzzAnthropicUsagePlain(f *testing.F) {
 			built = `{"input_tokens":` + number + `,"cache_creation_input_tokens":` + number + `,"` + strings.ToLower(key) + `":2}`
 		}
 		checkUsagePlain(t, []byte(built))
+	})
+}
+
+// BenchmarkAnthropicUsage: a Claude Code usage object read in one pass
+// and by usageProblem and anthropicUsage.
+func BenchmarkAnthropicUsage(b *testing.B) {
+	raw := []byte(`{"input_tokens":10,"cache_creation_input_tokens":3944,"cache_read_input_tokens":9119,"output_tokens":341,"service_tier":"standard","cache_creation":{"ephemeral_5m_input_tokens":3944,"ephemeral_1h_input_tokens":0}}`)
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			anthropicUsagePlain(raw)
+		}
+	})
+	b.Run("generic", func(b *testing.B) {
+		for b.Loop() {
+			usageProblem(raw)
+			anthropicUsage(raw)
+		}
 	})
 }
