@@ -87,7 +87,11 @@ type PreparedCall struct {
 // Prepare computes the rules-independent form of a session. The session's
 // result texts stay referenced by the prepared calls (tokens are counted
 // lazily, only for the calls a guard stops).
-func Prepare(s *ingest.Session) *PreparedSession {
+func Prepare(s *ingest.Session) *PreparedSession { return PrepareOn(s, 1) }
+
+// PrepareOn is Prepare with the facts of a long session's calls worked
+// out on up to workers cores (callFactsOf); the result is the same.
+func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 	p := &PreparedSession{File: s.File, ID: s.ID, Format: s.Format, Agent: s.Agent, Parent: s.Parent, Model: s.Model, Platform: s.Platform, Turns: len(s.Turns), Notes: s.Notes}
 	// The slices are sized up front: a prepared call is a few hundred
 	// bytes, and growing Calls by appending copied them over and over.
@@ -112,8 +116,7 @@ func Prepare(s *ingest.Session) *PreparedSession {
 	// start a new epoch, and a result is re-sent only within its epoch.
 	requestEpoch := make([]int, 0, requests)
 	epoch := 0
-	// sig is reused to build each call's signature before digesting it.
-	var sig []byte
+	facts := callFactsOf(s, calls, workers)
 	for ti, t := range s.Turns {
 		if t.CompactedBefore {
 			epoch++
@@ -133,22 +136,19 @@ func Prepare(s *ingest.Session) *PreparedSession {
 			}
 			for ci, c := range r.Calls {
 				index++
-				norm, failed := guard.ResultFactsWithMembers(c.Result, c.IsError, c.ResultMembers)
-				native, stops := NativeIntervention(c.Result)
+				f := &facts[index-1]
 				pc := PreparedCall{
 					Event: guard.CallEvent{
 						Turn: ti + 1, Request: request - firstRequest + 1, Index: index, Tool: c.Tool,
 						Args: c.Args, ArgsOK: c.ArgsOK, ArgsRaw: c.ArgsRaw, Time: c.Time,
-						Result: c.Result, ResultHash: guard.HashString(norm), Failed: failed, IsError: c.IsError,
+						Result: c.Result, ResultHash: f.resultHash, Failed: f.failed, IsError: c.IsError,
 					},
 					Line: c.Line, CallID: c.ID, Request: request, EndOfRequest: ci == len(r.Calls)-1,
-					HasResult: c.HasResult, Native: native, NativeStops: stops, resultTokens: -1,
-					resultIsNormalized: norm == c.Result,
+					HasResult: c.HasResult, Native: f.native, NativeStops: f.stops, resultTokens: -1,
+					resultIsNormalized: f.normalized, Sig: f.sig,
 				}
 				p.noteTime(c.Time)
-				sig = appendSignature(sig[:0], c.Tool, c.Args, c.ArgsOK, c.ArgsRaw)
-				pc.Sig = sigDigest(sig)
-				if c.HasResult && !stops {
+				if c.HasResult && !f.stops {
 					k := seenKey{pc.Sig, pc.Event.ResultHash}
 					if last, ok := seen[k]; ok {
 						pc.SameResult, pc.Repeats = true, last

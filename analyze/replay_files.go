@@ -171,7 +171,7 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		go func() {
 			for batch := range sessions {
 				for j, s := range batch.sessions {
-					p := Prepare(s)
+					p := PrepareOn(s, in.Workers)
 					batch.sessions[j] = nil // let the session go once prepared
 					r.facts.add(p)
 					for k := range cfgs {
