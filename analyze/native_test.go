@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"math/rand/v2"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -209,24 +208,25 @@ func FuzzNativeIntervention(f *testing.F) {
 	})
 }
 
-// TestNoteScannerOverlaps runs the scanner on made-up markers that overlap
+// TestNoteFinderOverlaps runs the finder on made-up markers that overlap
 // and contain one another (the guard-note markers barely do), over a small
 // alphabet, against one substring search per marker.
-func TestNoteScannerOverlaps(t *testing.T) {
+func TestNoteFinderOverlaps(t *testing.T) {
 	markers := []nativeMarker{
-		{text: "abcab"}, {text: "bca"}, {text: "ab", prefix: true}, {text: "cabc"}, {text: "b"},
-		{text: "aaa"}, {text: "abab"}, {text: "c"}, {text: "ba"}, {text: "aab"},
+		{text: "abcab"}, {text: "bca"}, {text: "ab", prefix: true}, {text: "cabc"}, {text: "bb"},
+		{text: "aaa"}, {text: "abab"}, {text: "cx"}, {text: "ba"}, {text: "aab"}, {text: "\xc3\xa9a"},
 	}
-	prefixes, sc := newNoteScanner(markers)
-	if len(prefixes) != 1 || prefixes[0] != 2 || sc.lowest != 0 {
-		t.Fatalf("prefixes %v, lowest %d", prefixes, sc.lowest)
+	prefixes, f := newNoteFinder(markers)
+	if len(prefixes) != 1 || prefixes[0] != 2 || f.lowest != 0 || f.minLen != 2 {
+		t.Fatalf("prefixes %v, lowest %d, minLen %d", prefixes, f.lowest, f.minLen)
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 20000 {
-		// Markers from a random subset, so that each can be the lowest.
+		// Markers from a random subset, so that each can be the lowest
+		// and the shortest marker varies.
 		n := 1 + rng.IntN(len(markers))
 		sub := markers[len(markers)-n:]
-		_, sc := newNoteScanner(sub)
+		_, f := newNoteFinder(sub)
 		var b strings.Builder
 		for range rng.IntN(24) {
 			b.WriteByte("abcx\xc3\xa9"[rng.IntN(6)])
@@ -239,39 +239,11 @@ func TestNoteScannerOverlaps(t *testing.T) {
 				break
 			}
 		}
-		if got := sc.run(s, 0, 0, len(s), len(sub)); got != want {
-			t.Fatalf("%d markers, run(%q) = %d, want %d", n, s, got, want)
+		if got := f.find(s, len(sub)); got != want {
+			t.Fatalf("%d markers, find(%q) = %d, want %d", n, s, got, want)
 		}
-		// Four spans that cover s, some of them empty.
-		var cuts [5]int
-		for k := 1; k < 4; k++ {
-			cuts[k] = rng.IntN(len(s) + 1)
-		}
-		cuts[4] = len(s)
-		sort.Ints(cuts[:])
-		var sp [4]noteSpan
-		for k := range sp {
-			sp[k] = noteSpan{s, cuts[k], cuts[k+1]}
-		}
-		if got := sc.scan4(&sp, len(sub)); got != want {
-			t.Fatalf("%d markers, scan4(%q, cut at %v) = %d, want %d", n, s, cuts, got, want)
-		}
-		if got := sc.scan4(&sp, want); got != want {
-			t.Fatalf("scan4 below the answer: %d, want %d", got, want)
-		}
-		// Spans over two texts (a head and a tail): no marker across them.
-		c := cuts[2]
-		want2 := len(sub)
-		for i, m := range sub {
-			if !m.prefix && (strings.Contains(s[:c], m.text) || strings.Contains(s[c:], m.text)) {
-				want2 = i
-				break
-			}
-		}
-		h, tl := s[:c], s[c:]
-		sp2 := [4]noteSpan{{h, 0, cuts[1]}, {h, cuts[1], len(h)}, {tl, 0, cuts[3] - c}, {tl, cuts[3] - c, len(tl)}}
-		if got := sc.scan4(&sp2, len(sub)); got != want2 {
-			t.Fatalf("%d markers, scan4(%q, %q) = %d, want %d", n, h, tl, got, want2)
+		if got := f.find(s, want); got != want {
+			t.Fatalf("find below the answer: %d, want %d", got, want)
 		}
 	}
 }

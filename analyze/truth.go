@@ -91,13 +91,13 @@ func tail(s string) (string, int) {
 // The first marker of nativeMarkers that matches wins: a prefix marker must
 // start the trimmed head, any other must occur in the trimmed head or, in a
 // result longer than noteWindow, in its tail. The markers that may occur
-// anywhere are looked for in one pass over each window (noteScanner), not
-// with one substring search per marker.
+// anywhere are looked for together, skipping most of each window
+// (noteFinder), not with one substring search per marker.
 func NativeIntervention(result string) (name string, stopped bool) {
 	if result == "" {
 		return "", false
 	}
-	notePrefixes, noteScan := noteScanners()
+	notePrefixes, notes := noteFinders()
 	h := strings.TrimSpace(head(result))
 	best := len(nativeMarkers)
 	for _, i := range notePrefixes {
@@ -106,20 +106,12 @@ func NativeIntervention(result string) (name string, stopped bool) {
 			break
 		}
 	}
-	if best > noteScan.lowest {
-		switch {
-		case len(result) > noteWindow:
-			// Each window in two halves.
-			t, _ := tail(result)
-			hm, tm := len(h)/2, len(t)/2
-			best = noteScan.scan4(&[4]noteSpan{{h, 0, hm}, {h, hm, len(h)}, {t, 0, tm}, {t, tm, len(t)}}, best)
-		case len(h) >= noteSplit:
-			// The one window in quarters.
-			q := len(h) / 4
-			best = noteScan.scan4(&[4]noteSpan{{h, 0, q}, {h, q, 2 * q}, {h, 2 * q, 3 * q}, {h, 3 * q, len(h)}}, best)
-		default:
-			best = noteScan.run(h, 0, 0, len(h), best)
-		}
+	if best > notes.lowest {
+		best = notes.find(h, best)
+	}
+	if best > notes.lowest && len(result) > noteWindow {
+		t, _ := tail(result)
+		best = notes.find(t, best)
 	}
 	if best == len(nativeMarkers) {
 		return "", false
@@ -128,207 +120,118 @@ func NativeIntervention(result string) (name string, stopped bool) {
 	return m.name, m.stops
 }
 
-// noteSplit is the length from which a window is scanned in four parts side
-// by side (noteScanner.scan4); shorter ones are scanned in one walk.
-const noteSplit = 64
+// noteFinders returns the indexes in nativeMarkers of the prefix markers,
+// in order, and the finder of the others. They are built at first use, not
+// at start: the live hook, a process per tool call, never needs them and
+// paid for them at every start.
+var noteFinders = sync.OnceValues(func() ([]int, *noteFinder) { return newNoteFinder(nativeMarkers) })
 
-// noteScanners returns the indexes in nativeMarkers of the prefix markers,
-// in order, and the scanner that finds the others. They are built at first
-// use, not at start: the live hook, a process per tool call, never needs
-// them and paid for them at every start.
-var noteScanners = sync.OnceValues(func() ([]int, *noteScanner) { return newNoteScanner(nativeMarkers) })
-
-// noteScanner is an Aho–Corasick automaton over the texts of the markers
-// that may occur anywhere in a window, compiled to a deterministic table:
-// one table load per byte of text, whatever the number of markers.
-//
-// Bytes that occur in no marker share one class (class 0), so that a row of
-// the table has one entry per class, not per byte. States are stored
-// premultiplied by the row width (a state is the offset of its row), and the
-// states where a marker ends are numbered last, so that "a marker ends here"
-// is one comparison.
-type noteScanner struct {
-	class  [256]uint8
-	stride int      // entries per row: the number of byte classes
-	next   []uint16 // next[state+class[b]]: the state after byte b
-	final  int      // states >= final end at least one marker
-	// first is, for a state >= final (indexed by (state-final)/stride),
-	// the lowest nativeMarkers index of the markers ending there.
-	first []int
-	// depth is, for each state (indexed by state/stride), the length of
-	// the marker prefix it stands for: how far back in the text the marker
-	// being matched, if any, started.
-	depth []int
-	// lowest is the lowest nativeMarkers index the scanner finds: when a
-	// prefix marker before it matches, there is nothing to scan for.
+// noteFinder finds the markers that may occur anywhere in a window with a
+// skip loop over pairs of bytes (Wu and Manber's multi-pattern search). It
+// looks at the two bytes that end a stretch of minLen bytes of the text:
+// when those two bytes end no pair within the first minLen bytes of any
+// marker, no marker can start in the stretch's first minLen-1 places, and
+// the stretch moves on by that many bytes, or by less when the pair sits
+// further back in some marker. Few pairs of a tool result are in a marker,
+// so the loop reads one pair per 9 or 10 bytes of text, where a byte-by-
+// byte automaton made a dependent table load per byte. Every marker that
+// occurs is found: a stretch is only passed over when no marker starts in
+// it, and where one may end (shift 0) the candidates are compared whole.
+type noteFinder struct {
+	// minLen is the length of the shortest marker: only the first minLen
+	// bytes of each marker set the shifts.
+	minLen int
+	// shift[pairHash(a, b)] is how far the stretch may move when it ends
+	// in the pair a, b: 0 where some marker's first minLen bytes end in a
+	// pair hashed alike.
+	shift [pairBuckets]uint8
+	// ends are the markers by the hash of the pair that ends their first
+	// minLen bytes, in marker order: the candidates where the shift is 0.
+	ends []noteEnd
+	// lowest is the lowest nativeMarkers index the finder finds: when a
+	// prefix marker before it matches, there is nothing to look for.
 	lowest int
 }
 
-// newNoteScanner builds the scanner for the markers that are not prefix
+// noteEnd is one marker the finder looks for.
+type noteEnd struct {
+	hash   int // pairHash of bytes minLen-2 and minLen-1 of text
+	text   string
+	marker int // its index in nativeMarkers
+}
+
+// pairBuckets is the size of the shift table, small enough to stay in the
+// first-level cache. Pairs that share a bucket share the smaller shift, and
+// the candidates are compared whole: a collision costs time, never a wrong
+// answer. On the generated corpus's results, this hash moves 9.7 bytes per
+// step (a table of every pair, 9.8; the most a step can move is minLen-1,
+// 12).
+const pairBuckets = 1 << 12
+
+func pairHash(a, b byte) int { return (int(a)<<5 ^ int(b)) & (pairBuckets - 1) }
+
+// newNoteFinder builds the finder for the markers that are not prefix
 // markers, and returns the indexes of the prefix markers.
-func newNoteScanner(markers []nativeMarker) ([]int, *noteScanner) {
+func newNoteFinder(markers []nativeMarker) ([]int, *noteFinder) {
 	var prefixes []int
-	a := &noteScanner{lowest: len(markers)}
-	// The byte classes.
-	nclass := 1
+	f := &noteFinder{lowest: len(markers), minLen: 1 << 30}
 	for i, m := range markers {
 		if m.prefix {
 			prefixes = append(prefixes, i)
 			continue
 		}
-		a.lowest = min(a.lowest, i)
-		for j := 0; j < len(m.text); j++ {
-			if a.class[m.text[j]] == 0 {
-				a.class[m.text[j]] = uint8(nclass)
-				nclass++
-			}
-		}
+		f.lowest = min(f.lowest, i)
+		f.minLen = min(f.minLen, len(m.text))
+		f.ends = append(f.ends, noteEnd{text: m.text, marker: i})
 	}
-	a.stride = nclass
-	// The trie, in states numbered as built (0 is the root):
-	// trie[s*nclass+c] is the child or -1, out[s] the lowest marker index
-	// ending at s, depth[s] the length of the prefix s stands for.
-	var trie, out, depth []int
-	newState := func(d int) int {
-		for range nclass {
-			trie = append(trie, -1)
-		}
-		out = append(out, len(markers))
-		depth = append(depth, d)
-		return len(out) - 1
+	if len(f.ends) == 0 {
+		return prefixes, f
 	}
-	newState(0)
-	for i, m := range markers {
-		if m.prefix {
+	if f.minLen < 2 || f.minLen > 256 {
+		panic("analyze: the guard-note markers do not fit the finder")
+	}
+	for h := range f.shift {
+		f.shift[h] = uint8(f.minLen - 1)
+	}
+	for k := range f.ends {
+		e := &f.ends[k]
+		for q := 1; q < f.minLen; q++ {
+			h := pairHash(e.text[q-1], e.text[q])
+			f.shift[h] = min(f.shift[h], uint8(f.minLen-1-q))
+		}
+		e.hash = pairHash(e.text[f.minLen-2], e.text[f.minLen-1])
+	}
+	return prefixes, f
+}
+
+// find returns the lowest nativeMarkers index below best of the markers
+// that occur in s, or best.
+func (f *noteFinder) find(s string, best int) int {
+	if len(f.ends) == 0 {
+		return best
+	}
+	m := f.minLen
+	for i := m - 1; i < len(s); {
+		h := pairHash(s[i-1], s[i])
+		if sh := int(f.shift[h]); sh > 0 {
+			i += sh
 			continue
 		}
-		s := 0
-		for j := 0; j < len(m.text); j++ {
-			c := int(a.class[m.text[j]])
-			if trie[s*nclass+c] < 0 {
-				n := newState(j + 1)
-				trie[s*nclass+c] = n
+		// A marker may start at i-m+1; the first in marker order wins.
+		start := s[i-m+1:]
+		for _, e := range f.ends {
+			if e.marker >= best {
+				break
 			}
-			s = trie[s*nclass+c]
-		}
-		out[s] = min(out[s], i)
-	}
-	// Breadth first: failure links, the outputs of the markers ending at a
-	// state's failure state, and the full transition function (a missing
-	// child is the failure state's transition).
-	n := len(out)
-	delta := make([]int, n*nclass)
-	fail := make([]int, n)
-	queue := []int{0}
-	for c := range nclass {
-		if t := trie[c]; t > 0 {
-			delta[c] = t
-			fail[t] = 0
-			queue = append(queue, t)
-		} // else delta[c] = 0: the root stays at the root
-	}
-	for k := 1; k < len(queue); k++ {
-		s := queue[k]
-		out[s] = min(out[s], out[fail[s]])
-		for c := range nclass {
-			t := trie[s*nclass+c]
-			if t < 0 {
-				delta[s*nclass+c] = delta[fail[s]*nclass+c]
-				continue
-			}
-			delta[s*nclass+c] = t
-			fail[t] = delta[fail[s]*nclass+c]
-			queue = append(queue, t)
-		}
-	}
-	// Renumber: states ending no marker first, then the others, each state
-	// stored as the offset of its row.
-	order := make([]int, 0, n)
-	for s := range n {
-		if out[s] == len(markers) {
-			order = append(order, s)
-		}
-	}
-	a.final = len(order) * nclass
-	for s := range n {
-		if out[s] < len(markers) {
-			order = append(order, s)
-			a.first = append(a.first, out[s])
-		}
-	}
-	if order[0] != 0 || n*nclass > 1<<16 {
-		panic("analyze: the guard-note markers do not fit the scanner")
-	}
-	row := make([]int, n)
-	for r, s := range order {
-		row[s] = r * nclass
-		a.depth = append(a.depth, depth[s])
-	}
-	a.next = make([]uint16, n*nclass)
-	for r, s := range order {
-		for c := range nclass {
-			a.next[r*nclass+c] = uint16(row[delta[s*nclass+c]])
-		}
-	}
-	return prefixes, a
-}
-
-// run walks the automaton from state st over s[i:], through s[:end] and on
-// for as long as a marker that started before end may be under way, and
-// returns the lowest marker index below best found, or best. From the root
-// at i, it finds every marker that starts in s[i:end].
-func (a *noteScanner) run(s string, i, st, end, best int) int {
-	next, class, final := a.next, &a.class, a.final
-	for ; i < len(s); i++ {
-		// Any marker found from here on starts at i-depth or later.
-		if i >= end && i-a.depth[st/a.stride] >= end {
-			break
-		}
-		st = int(next[st+int(class[s[i]])])
-		if st >= final {
-			best = min(best, a.first[(st-final)/a.stride])
-		}
-	}
-	return best
-}
-
-// noteSpan is a part of a text for one walk of the automaton: the markers
-// starting in s[start:end].
-type noteSpan struct {
-	s          string
-	start, end int
-}
-
-// scan4 finds the markers starting in four spans, walking the automaton
-// over the four side by side, and returns the lowest marker index below
-// best found, or best. The four walks do not wait on one another: a walk is
-// one dependent table load per byte, and four of them take little more
-// time than one.
-func (a *noteScanner) scan4(sp *[4]noteSpan, best int) int {
-	next, class, final := a.next, &a.class, a.final
-	n := min(sp[0].end-sp[0].start, sp[1].end-sp[1].start, sp[2].end-sp[2].start, sp[3].end-sp[3].start)
-	b0 := sp[0].s[sp[0].start:][:n]
-	b1 := sp[1].s[sp[1].start:][:len(b0)]
-	b2 := sp[2].s[sp[2].start:][:len(b0)]
-	b3 := sp[3].s[sp[3].start:][:len(b0)]
-	x0, x1, x2, x3 := 0, 0, 0, 0
-	for i := 0; i < len(b0); i++ {
-		x0 = int(next[x0+int(class[b0[i]])])
-		x1 = int(next[x1+int(class[b1[i]])])
-		x2 = int(next[x2+int(class[b2[i]])])
-		x3 = int(next[x3+int(class[b3[i]])])
-		if x0 >= final || x1 >= final || x2 >= final || x3 >= final {
-			for _, x := range [4]int{x0, x1, x2, x3} {
-				if x >= final {
-					best = min(best, a.first[(x-final)/a.stride])
-				}
+			if e.hash == h && strings.HasPrefix(start, e.text) {
+				best = e.marker
+				break
 			}
 		}
-	}
-	// Each walk on to the end of its span, and past it while a marker
-	// started in the span may be under way.
-	for k, x := range [4]int{x0, x1, x2, x3} {
-		best = a.run(sp[k].s, sp[k].start+n, x, sp[k].end, best)
+		if best <= f.lowest {
+			return best
+		}
+		i++
 	}
 	return best
 }
