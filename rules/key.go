@@ -39,7 +39,14 @@ func (r *Rules) CallKey(tool string, args jsonx.Value, argsOK bool, raw string) 
 // replay keys every call, so it builds keys in a reused buffer instead of
 // allocating one per call.
 func (r *Rules) AppendCallKey(buf []byte, tool string, args jsonx.Value, argsOK bool, raw string) ([]byte, bool) {
-	tk := r.ToolKeyFor(tool)
+	return r.AppendCallKeyWith(buf, r.ToolKeyFor(tool), tool, args, argsOK, raw)
+}
+
+// AppendCallKeyWith is AppendCallKey given the tool's key refinement,
+// which must be r.ToolKeyFor(tool): a replay looks it up once per tool of
+// a session (guard.KeyIndex), where looking it up per call (the tool's
+// class, then two map lookups) was a tenth of keying a call.
+func (r *Rules) AppendCallKeyWith(buf []byte, tk *ToolKey, tool string, args jsonx.Value, argsOK bool, raw string) ([]byte, bool) {
 	if tk != nil && tk.Pick == "first" {
 		if !argsOK || args.Kind != jsonx.Object {
 			return buf, false

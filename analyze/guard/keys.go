@@ -25,6 +25,11 @@ type KeyIndex struct {
 	m     map[string]int32
 	// tools numbers tool names the same way (CallEvent.tidx).
 	tools map[string]int32
+	// toolKeys[t] is the key refinement of tool number t once looked up
+	// (rules.ToolKeyFor), the same under every rules ki serves: KeyID
+	// covers the key section and the classes it depends on. Tools a
+	// snapshot numbered are looked up when first keyed.
+	toolKeys []toolKey
 	// texts[k] is key k as written, for write_clears_reads ("" until a
 	// guard needed it).
 	texts []string
@@ -35,6 +40,13 @@ type KeyIndex struct {
 	// every process (SHA-256), so that a snapshot's keys match the keys a
 	// later process builds (NewPortableGuard).
 	portable bool
+}
+
+// toolKey is a tool's key refinement, nil when the general key rules
+// apply; known says it was looked up.
+type toolKey struct {
+	tk    *rules.ToolKey
+	known bool
 }
 
 // maxKeyBuf is the largest key buffer a KeyIndex keeps between calls: a
@@ -90,8 +102,19 @@ func (ki *KeyIndex) memo(ev *CallEvent, r *rules.Rules) {
 	if ev.ki == ki {
 		return
 	}
+	t, ok := ki.tools[ev.Tool]
+	if !ok {
+		t = int32(len(ki.tools))
+		ki.tools[ev.Tool] = t
+	}
+	ev.tidx = t
 	if ev.keyID != ki.keyID || ev.keyPortable != ki.portable {
-		full, ok := r.AppendCallKey(ki.buf[:0], ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
+		ki.toolKeys = grow(ki.toolKeys, t)
+		tk := &ki.toolKeys[t]
+		if !tk.known {
+			tk.tk, tk.known = r.ToolKeyFor(ev.Tool), true
+		}
+		full, ok := r.AppendCallKeyWith(ki.buf[:0], tk.tk, ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
 		ev.key, ev.hasKey = "", ok
 		if ok {
 			ev.key = compactKeyBytes(full, ki.portable)
@@ -106,12 +129,6 @@ func (ki *KeyIndex) memo(ev *CallEvent, r *rules.Rules) {
 	if ev.hasKey {
 		ev.kidx = ki.intern(ev.key)
 	}
-	t, ok := ki.tools[ev.Tool]
-	if !ok {
-		t = int32(len(ki.tools))
-		ki.tools[ev.Tool] = t
-	}
-	ev.tidx = t
 }
 
 func (ki *KeyIndex) intern(key string) int32 {
