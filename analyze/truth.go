@@ -145,9 +145,12 @@ type noteFinder struct {
 	// in the pair a, b: 0 where some marker's first minLen bytes end in a
 	// pair hashed alike.
 	shift [pairBuckets]uint8
-	// ends are the markers by the hash of the pair that ends their first
-	// minLen bytes, in marker order: the candidates where the shift is 0.
-	ends []noteEnd
+	// ends are the markers, ordered by the hash of the pair that ends
+	// their first minLen bytes and then by marker: the candidates where
+	// the shift is 0. first[h] is 1 + the index in ends of the first with
+	// hash h (0: none).
+	ends  []noteEnd
+	first [pairBuckets]uint8
 	// lowest is the lowest nativeMarkers index the finder finds: when a
 	// prefix marker before it matches, there is nothing to look for.
 	lowest int
@@ -187,7 +190,7 @@ func newNoteFinder(markers []nativeMarker) ([]int, *noteFinder) {
 	if len(f.ends) == 0 {
 		return prefixes, f
 	}
-	if f.minLen < 2 || f.minLen > 256 {
+	if f.minLen < 2 || f.minLen > 256 || len(f.ends) > 255 {
 		panic("analyze: the guard-note markers do not fit the finder")
 	}
 	for h := range f.shift {
@@ -200,6 +203,10 @@ func newNoteFinder(markers []nativeMarker) ([]int, *noteFinder) {
 			f.shift[h] = min(f.shift[h], uint8(f.minLen-1-q))
 		}
 		e.hash = pairHash(e.text[f.minLen-2], e.text[f.minLen-1])
+	}
+	slices.SortStableFunc(f.ends, func(a, b noteEnd) int { return a.hash - b.hash })
+	for k := len(f.ends) - 1; k >= 0; k-- {
+		f.first[f.ends[k].hash] = uint8(k + 1)
 	}
 	return prefixes, f
 }
@@ -219,11 +226,11 @@ func (f *noteFinder) find(s string, best int) int {
 		}
 		// A marker may start at i-m+1; the first in marker order wins.
 		start := s[i-m+1:]
-		for _, e := range f.ends {
-			if e.marker >= best {
+		for _, e := range f.ends[f.first[h]-1:] {
+			if e.hash != h || e.marker >= best {
 				break
 			}
-			if e.hash == h && strings.HasPrefix(start, e.text) {
+			if strings.HasPrefix(start, e.text) {
 				best = e.marker
 				break
 			}
