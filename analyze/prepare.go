@@ -104,12 +104,9 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 	}
 	p.Calls = make([]PreparedCall, 0, calls)
 	p.TurnStarts = make([]TurnStart, 0, len(s.Turns))
-	type seenKey struct {
-		sig  SigDigest
-		hash uint64
-	}
-	// seen maps a signature and result to the first call that had them.
-	seen := make(map[seenKey]int, calls)
+	// seen maps a signature and result to the latest call that had them.
+	var seen seenResultsTable
+	seen.init(calls)
 	request := 0
 	index := 0
 	// requestEpoch[i] is the context epoch of request i+1; compactions
@@ -120,7 +117,7 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 	for ti, t := range s.Turns {
 		if t.CompactedBefore {
 			epoch++
-			clear(seen)
+			seen.clear()
 		}
 		p.noteTime(t.Time)
 		ts := TurnStart{FirstCall: len(p.Calls), Time: t.Time, Compacted: t.CompactedBefore}
@@ -149,11 +146,9 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 				}
 				p.noteTime(c.Time)
 				if c.HasResult && !f.stops {
-					k := seenKey{pc.Sig, pc.Event.ResultHash}
-					if last, ok := seen[k]; ok {
+					if last := seen.swap(seenKey{pc.Sig, pc.Event.ResultHash}, index); last > 0 {
 						pc.SameResult, pc.Repeats = true, last
 					}
-					seen[k] = index
 				}
 				p.Calls = append(p.Calls, pc)
 			}
@@ -174,6 +169,57 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 		p.Calls[i].LaterRequests = laterInEpoch[p.Calls[i].Request]
 	}
 	return p
+}
+
+// seenKey is a call's signature and normalized result.
+type seenKey struct {
+	sig  SigDigest
+	hash uint64
+}
+
+// seenResultsTable maps seenKeys to the latest call (1-based) that had
+// them: an open-addressing table sized once for a session's calls. Both
+// halves of a key are already random (digests), so they place a key
+// without hashing it again, and one probe both finds a key and stores the
+// new call, where a map[seenKey]int hashed the 24-byte key twice per call.
+type seenResultsTable struct {
+	slots []seenSlot
+	mask  uint64
+}
+
+type seenSlot struct {
+	key  seenKey
+	call int // 0: empty
+}
+
+// init sizes the table for n keys, at most half full.
+func (t *seenResultsTable) init(n int) {
+	size := 8
+	for size < 2*n {
+		size *= 2
+	}
+	t.slots = make([]seenSlot, size)
+	t.mask = uint64(size - 1)
+}
+
+// clear empties the table.
+func (t *seenResultsTable) clear() { clear(t.slots) }
+
+// swap records call (> 0) as the latest with key k and returns the call
+// it replaces (0 when none).
+func (t *seenResultsTable) swap(k seenKey, call int) int {
+	for i := (k.sig[0] ^ k.hash) & t.mask; ; i = (i + 1) & t.mask {
+		s := &t.slots[i]
+		if s.call == 0 {
+			s.key, s.call = k, call
+			return 0
+		}
+		if s.key == k {
+			last := s.call
+			s.call = call
+			return last
+		}
+	}
 }
 
 // noteTime widens the session's time span to t (a zero t is no time).

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -223,5 +224,32 @@ func signatureText(tool string, args jsonx.Value, argsOK bool, raw string) strin
 func TestResultMemberKeys(t *testing.T) {
 	if ingest.ResultMemberKeys != guard.ResultMemberKeys {
 		t.Errorf("ingest reads %q, the guard %q", ingest.ResultMemberKeys, guard.ResultMemberKeys)
+	}
+}
+
+// TestSeenResultsTable runs Prepare's table of signatures and results
+// against a map on keys drawn from a small set, many placed in the same
+// slot (equal first words and hashes, or ones that cancel), with clears.
+func TestSeenResultsTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for round := range 200 {
+		n := 1 + rng.IntN(300)
+		var tab seenResultsTable
+		tab.init(n)
+		want := map[seenKey]int{}
+		for call := 1; call <= n; call++ {
+			if rng.IntN(50) == 0 {
+				tab.clear()
+				clear(want)
+			}
+			// Few distinct words, so that keys repeat and collide.
+			w := func() uint64 { return uint64(rng.IntN(6)) << (rng.IntN(2) * 40) }
+			k := seenKey{SigDigest{w(), w()}, w()}
+			got := tab.swap(k, call)
+			if got != want[k] {
+				t.Fatalf("round %d, call %d: swap(%v) = %d, want %d", round, call, k, got, want[k])
+			}
+			want[k] = call
+		}
 	}
 }
