@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -50,6 +51,9 @@ func BenchmarkPrepareRunCorpus(b *testing.B) {
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			return nil // the generator's manifest
 		}
 		files = append(files, path)
 		return nil
