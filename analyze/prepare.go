@@ -131,26 +131,28 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 				p.UsageInput = ingest.SaturatingAdd(p.UsageInput, r.Usage.Input)
 				p.UsageOutput = ingest.SaturatingAdd(p.UsageOutput, r.Usage.Output)
 			}
-			for ci, c := range r.Calls {
+			for ci := range r.Calls {
+				c := &r.Calls[ci]
 				index++
 				f := &facts[index-1]
-				pc := PreparedCall{
-					Event: guard.CallEvent{
-						Turn: ti + 1, Request: request - firstRequest + 1, Index: index, Tool: c.Tool,
-						Args: c.Args, ArgsOK: c.ArgsOK, ArgsRaw: c.ArgsRaw, Time: c.Time,
-						Result: c.Result, ResultHash: f.resultHash, Failed: f.failed, IsError: c.IsError,
-					},
-					Line: c.Line, CallID: c.ID, Request: request, EndOfRequest: ci == len(r.Calls)-1,
-					HasResult: c.HasResult, Native: f.native, NativeStops: f.stops, resultTokens: -1,
-					resultIsNormalized: f.normalized, Sig: f.sig,
-				}
+				// Filled in place, field by field: Calls has room for every
+				// call, its slots are zero, and a prepared call built aside
+				// and appended was copied whole.
+				p.Calls = p.Calls[:len(p.Calls)+1]
+				pc := &p.Calls[len(p.Calls)-1]
+				ev := &pc.Event
+				ev.Turn, ev.Request, ev.Index, ev.Tool = ti+1, request-firstRequest+1, index, c.Tool
+				ev.Args, ev.ArgsOK, ev.ArgsRaw, ev.Time = c.Args, c.ArgsOK, c.ArgsRaw, c.Time
+				ev.Result, ev.ResultHash, ev.Failed, ev.IsError = c.Result, f.resultHash, f.failed, c.IsError
+				pc.Line, pc.CallID, pc.Request, pc.EndOfRequest = c.Line, c.ID, request, ci == len(r.Calls)-1
+				pc.HasResult, pc.Native, pc.NativeStops, pc.resultTokens = c.HasResult, f.native, f.stops, -1
+				pc.resultIsNormalized, pc.Sig = f.normalized, f.sig
 				p.noteTime(c.Time)
 				if c.HasResult && !f.stops {
-					if last := seen.swap(seenKey{pc.Sig, pc.Event.ResultHash}, index); last > 0 {
+					if last := seen.swap(seenKey{pc.Sig, ev.ResultHash}, index); last > 0 {
 						pc.SameResult, pc.Repeats = true, last
 					}
 				}
-				p.Calls = append(p.Calls, pc)
 			}
 		}
 	}
