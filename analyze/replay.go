@@ -138,7 +138,14 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		haltedAt := 0
 		for i := ts.FirstCall; i < end; i++ {
 			c := &p.Calls[i]
-			tid := ki.Number(&c.Event, gr)
+			var tid int
+			if k := c.Repeats - 1; c.SameResult && k >= 0 && k < i && p.Calls[k].Event.Index == c.Repeats {
+				// An earlier call had the same tool and arguments (Sig):
+				// its key, already built, is this call's.
+				tid = ki.NumberTwin(&c.Event, &p.Calls[k].Event, gr)
+			} else {
+				tid = ki.Number(&c.Event, gr)
+			}
 			toolPos, toolClass, toolEff = grow(toolPos, tid), grow(toolClass, tid), grow(toolEff, tid)
 			if toolPos[tid] == 0 {
 				toolClass[tid] = r.ClassOf(c.Event.Tool)

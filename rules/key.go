@@ -100,6 +100,14 @@ func (r *Rules) style() jsonx.Style {
 	return jsonx.Sorted
 }
 
+// KeySortsMembers reports whether a call's key is the same whatever the
+// order of the members of the call's argument objects (key.style sorted):
+// then two calls whose arguments are equal once sorted have one key.
+// Ignore, drop, defaults, fold and pick all read members by name, and a
+// stable sort keeps repeated names in order, so they too give the same
+// key for arguments that sort alike.
+func (r *Rules) KeySortsMembers() bool { return r.style() == jsonx.Sorted }
+
 func (r *Rules) foldsFor(tk *ToolKey) []string {
 	if tk != nil && tk.Fold != nil {
 		return tk.Fold

@@ -78,6 +78,23 @@ func (ki *KeyIndex) Number(ev *CallEvent, r *rules.Rules) int {
 	return int(ev.tidx)
 }
 
+// NumberTwin is Number for an event whose tool and arguments are those of
+// prev, up to the order of object members (the same truth signature):
+// when prev is keyed under ki and the rules' keys do not depend on member
+// order (rules.Rules.KeySortsMembers), ev takes prev's key and numbers
+// instead of building the same key again. A loop repeats its calls, and
+// building a key (canonical JSON, then a digest of a long one) was most
+// of numbering a call.
+func (ki *KeyIndex) NumberTwin(ev, prev *CallEvent, r *rules.Rules) int {
+	if ev.ki != ki && prev.ki == ki && prev.keyID == ki.keyID && prev.keyPortable == ki.portable &&
+		ev.Tool == prev.Tool && r.KeySortsMembers() {
+		ev.key, ev.hasKey, ev.keyID, ev.keyPortable = prev.key, prev.hasKey, prev.keyID, prev.keyPortable
+		ev.ki, ev.kidx, ev.tidx = ki, prev.kidx, prev.tidx
+		return int(ev.tidx)
+	}
+	return ki.Number(ev, r)
+}
+
 // LendBuffer gives ki a buffer to build keys in when it has none, and
 // returns what it did not take: a replay moves one buffer from session to
 // session (TakeBuffer), where each session's KeyIndex grew one of its own.

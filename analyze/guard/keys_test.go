@@ -142,3 +142,54 @@ func TestKeyIndexNumbersOncePerSection(t *testing.T) {
 		t.Errorf("numbers %d %d %d over %d keys", a.kidx, b.kidx, c.kidx, len(ki.m))
 	}
 }
+
+// TestNumberTwin: a call keyed as the twin of an earlier call with the
+// same arguments in another member order gets the key, key number and
+// tool number that keying it afresh gives, under every preset (those
+// whose keys keep member order build its own key), and one whose twin is
+// not keyed yet under the index is keyed afresh.
+func TestNumberTwin(t *testing.T) {
+	const first = `{"path":"/src/a.go","limit":200,"opts":{"z":1,"a":[{"y":2,"b":3}]},"url":"https://example.com","query":"q"}`
+	const second = `{"query":"q","opts":{"a":[{"b":3,"y":2}],"z":1},"url":"https://example.com","limit":200,"path":"/src/a.go"}`
+	tools := []string{"read_file", "web_search", "terminal", "mcp_custom_tool"}
+	for _, name := range rules.PresetNames() {
+		r, err := rules.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range tools {
+			ev := func(raw string) *CallEvent {
+				return &CallEvent{Tool: tool, Args: mustParse(t, raw), ArgsOK: true, ArgsRaw: raw}
+			}
+			// The reference: each call keyed afresh under its own index
+			// after the same earlier call.
+			ref := NewKeyIndex(r, 0)
+			ref.Number(ev(first), r)
+			want := ev(second)
+			wantTool := ref.Number(want, r)
+
+			ki := NewKeyIndex(r, 0)
+			prev := ev(first)
+			ki.Number(prev, r)
+			got := ev(second)
+			gotTool := ki.NumberTwin(got, prev, r)
+			if got.key != want.key || got.hasKey != want.hasKey || got.kidx != want.kidx || gotTool != wantTool {
+				t.Errorf("%s, %s: twin keyed %q (%v, #%d, tool %d), afresh %q (%v, #%d, tool %d)",
+					name, tool, got.key, got.hasKey, got.kidx, gotTool, want.key, want.hasKey, want.kidx, wantTool)
+			}
+			if r.KeySortsMembers() && got.key != prev.key {
+				t.Errorf("%s, %s: sorted keys differ: %q, %q", name, tool, got.key, prev.key)
+			}
+			// A twin keyed under another index is no help.
+			other := NewKeyIndex(r, 0)
+			lone := ev(second)
+			wantKidx := int32(-1)
+			if want.hasKey {
+				wantKidx = 0 // the first key of the index
+			}
+			if tid := other.NumberTwin(lone, prev, r); lone.ki != other || lone.key != want.key || tid != 0 || lone.kidx != wantKidx {
+				t.Errorf("%s, %s: twin keyed under another index: key %q, #%d, tool %d", name, tool, lone.key, lone.kidx, tid)
+			}
+		}
+	}
+}
