@@ -115,13 +115,13 @@ func normalizeFailed(result string, isError bool, members *[len(ResultMemberKeys
 		return result, isError || failedMembers(members[1], members[2], members[3])
 	}
 	r := cutGuardSuffix(result)
-	if t := strings.TrimLeft(r, " \t\r\n"); t != "" && t[0] == '{' {
+	if t := trimJSONSpaceLeft(r); t != "" && t[0] == '{' {
 		f := jsonx.TopLevelFields(r, ResultMemberKeys[:]...)
 		if f[0] == "" {
-			return strings.TrimRight(r, " \t\r\n"), isError || failedMembers(f[1], f[2], f[3])
+			return trimJSONSpaceRight(r), isError || failedMembers(f[1], f[2], f[3])
 		}
 	}
-	norm := strings.TrimRight(stripWarning(r), " \t\r\n")
+	norm := trimJSONSpaceRight(stripWarning(r))
 	return norm, Failed(norm, isError)
 }
 
@@ -135,7 +135,7 @@ const warningKey = `"_warning"`
 // byte: the same read without the warning is then the same text, whatever
 // the JSON's spacing. Anything else is returned unchanged.
 func stripWarning(r string) string {
-	t := strings.TrimLeft(r, " \t\r\n")
+	t := trimJSONSpaceLeft(r)
 	if t == "" || t[0] != '{' || !strings.Contains(r, warningKey) {
 		return r
 	}
@@ -154,26 +154,26 @@ func stripWarning(r string) string {
 		}
 		end = i
 		j := i + len(warningKey)
-		j += len(r[j:]) - len(strings.TrimLeft(r[j:], " \t\r\n"))
+		j += len(r[j:]) - len(trimJSONSpaceLeft(r[j:]))
 		if j >= len(r) || r[j] != ':' {
 			continue
 		}
 		j++
-		j += len(r[j:]) - len(strings.TrimLeft(r[j:], " \t\r\n"))
+		j += len(r[j:]) - len(trimJSONSpaceLeft(r[j:]))
 		if !strings.HasPrefix(r[j:], raw) {
 			continue
 		}
 		j += len(raw)
 		// Remove the comma before the member, or else the one after it.
 		start := i
-		before := strings.TrimRight(r[:i], " \t\r\n")
+		before := trimJSONSpaceRight(r[:i])
 		if strings.HasSuffix(before, ",") {
 			start = len(before) - 1
 		} else {
-			after := strings.TrimLeft(r[j:], " \t\r\n")
+			after := trimJSONSpaceLeft(r[j:])
 			if strings.HasPrefix(after, ",") {
 				j = len(r) - len(after) + 1
-				j += len(r[j:]) - len(strings.TrimLeft(r[j:], " \t\r\n"))
+				j += len(r[j:]) - len(trimJSONSpaceLeft(r[j:]))
 			}
 		}
 		out := r[:start] + r[j:]
@@ -257,9 +257,36 @@ func failedMembers(e, success, code string) bool {
 	return false
 }
 
+// trimJSONSpaceLeft is strings.TrimLeft(s, " \t\r\n"), JSON's white
+// space, without building the cut set at every call: Prepare trims every
+// result this way, some of them several times.
+func trimJSONSpaceLeft(s string) string {
+	i := 0
+	for i < len(s) && isJSONSpace(s[i]) {
+		i++
+	}
+	return s[i:]
+}
+
+// trimJSONSpaceRight is strings.TrimRight(s, " \t\r\n").
+func trimJSONSpaceRight(s string) string {
+	i := len(s)
+	for i > 0 && isJSONSpace(s[i-1]) {
+		i--
+	}
+	return s[:i]
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
 // nonZeroExitLine reports whether the text's last line is "Exit code: N"
-// with N a whole number other than 0.
+// with N a whole number other than 0. The text is trimmed (Failed), so
+// such a line ends the text with a digit: most texts are ruled out by
+// their last byte, before their last line is looked for.
 func nonZeroExitLine(r string) bool {
+	if r == "" || r[len(r)-1] < '0' || r[len(r)-1] > '9' {
+		return false
+	}
 	last := r
 	if i := strings.LastIndexByte(r, '\n'); i >= 0 {
 		last = r[i+1:]

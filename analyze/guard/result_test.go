@@ -232,5 +232,63 @@ func FuzzNormalizeFailed(f *testing.F) {
 		if got, want := cutGuardSuffix(r), wantGuardCut(r); got != want {
 			t.Fatalf("cutGuardSuffix(%q) = %q, want %q", r, got, want)
 		}
+		checkFastPaths(t, r)
 	})
+}
+
+// nonZeroExitLineSlow is nonZeroExitLine without its last-byte test: the
+// reference it must agree with on trimmed texts.
+func nonZeroExitLineSlow(r string) bool {
+	last := r
+	if i := strings.LastIndexByte(r, '\n'); i >= 0 {
+		last = r[i+1:]
+	}
+	code, ok := strings.CutPrefix(strings.TrimSpace(last), "Exit code: ")
+	if !ok || code == "" {
+		return false
+	}
+	if code[0] == '-' {
+		code = code[1:]
+	}
+	if code == "" || strings.Trim(code, "0123456789") != "" {
+		return false
+	}
+	return strings.Trim(code, "0") != ""
+}
+
+// checkFastPaths compares the result readers' shortcuts with what they
+// stand for: the JSON white space trims with strings.TrimLeft and
+// TrimRight, nonZeroExitLine with its slow reference on the trimmed text.
+func checkFastPaths(t *testing.T, r string) {
+	t.Helper()
+	const space = " \t\r\n"
+	if got, want := trimJSONSpaceLeft(r), strings.TrimLeft(r, space); got != want {
+		t.Fatalf("trimJSONSpaceLeft(%q) = %q, want %q", r, got, want)
+	}
+	if got, want := trimJSONSpaceRight(r), strings.TrimRight(r, space); got != want {
+		t.Fatalf("trimJSONSpaceRight(%q) = %q, want %q", r, got, want)
+	}
+	tr := strings.TrimSpace(r)
+	if got, want := nonZeroExitLine(tr), nonZeroExitLineSlow(tr); got != want {
+		t.Fatalf("nonZeroExitLine(%q) = %v, want %v", tr, got, want)
+	}
+}
+
+func TestFastPaths(t *testing.T) {
+	cases := []string{
+		"", " ", "\t\r\n x \n\r\t ", "\v\f x \u00a0", "\u0085x\u2028",
+		"Exit code: 1", "out\nExit code: 2", "out\n  Exit code: -3  \n", "out\nExit code: 0",
+		"out\nExit code: 00", "out\nExit code: -", "out\nExit code: 1a", "Exit code: 12\u00a0",
+		"x\n\u00a0Exit code: 7", "Exit code: 1\nmore", "exit code: 1", "Exit code:  1",
+	}
+	var matched int
+	for _, a := range append(cases, normalizeFailedSeeds...) {
+		checkFastPaths(t, a)
+		if nonZeroExitLineSlow(strings.TrimSpace(a)) {
+			matched++
+		}
+	}
+	if matched < 4 {
+		t.Errorf("only %d cases end in a non-zero exit line: the comparison proves little", matched)
+	}
 }
