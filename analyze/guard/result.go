@@ -287,6 +287,12 @@ func nonZeroExitLine(r string) bool {
 	if r == "" || r[len(r)-1] < '0' || r[len(r)-1] > '9' {
 		return false
 	}
+	return lastLineNonZeroExit(r)
+}
+
+// lastLineNonZeroExit is nonZeroExitLine without the test of the last
+// byte, for any text.
+func lastLineNonZeroExit(r string) bool {
 	last := r
 	if i := strings.LastIndexByte(r, '\n'); i >= 0 {
 		last = r[i+1:]

@@ -236,29 +236,9 @@ func FuzzNormalizeFailed(f *testing.F) {
 	})
 }
 
-// nonZeroExitLineSlow is nonZeroExitLine without its last-byte test: the
-// reference it must agree with on trimmed texts.
-func nonZeroExitLineSlow(r string) bool {
-	last := r
-	if i := strings.LastIndexByte(r, '\n'); i >= 0 {
-		last = r[i+1:]
-	}
-	code, ok := strings.CutPrefix(strings.TrimSpace(last), "Exit code: ")
-	if !ok || code == "" {
-		return false
-	}
-	if code[0] == '-' {
-		code = code[1:]
-	}
-	if code == "" || strings.Trim(code, "0123456789") != "" {
-		return false
-	}
-	return strings.Trim(code, "0") != ""
-}
-
 // checkFastPaths compares the result readers' shortcuts with what they
 // stand for: the JSON white space trims with strings.TrimLeft and
-// TrimRight, nonZeroExitLine with its slow reference on the trimmed text.
+// TrimRight, nonZeroExitLine with lastLineNonZeroExit on the trimmed text.
 func checkFastPaths(t *testing.T, r string) {
 	t.Helper()
 	const space = " \t\r\n"
@@ -269,7 +249,7 @@ func checkFastPaths(t *testing.T, r string) {
 		t.Fatalf("trimJSONSpaceRight(%q) = %q, want %q", r, got, want)
 	}
 	tr := strings.TrimSpace(r)
-	if got, want := nonZeroExitLine(tr), nonZeroExitLineSlow(tr); got != want {
+	if got, want := nonZeroExitLine(tr), lastLineNonZeroExit(tr); got != want {
 		t.Fatalf("nonZeroExitLine(%q) = %v, want %v", tr, got, want)
 	}
 }
@@ -284,7 +264,7 @@ func TestFastPaths(t *testing.T) {
 	var matched int
 	for _, a := range append(cases, normalizeFailedSeeds...) {
 		checkFastPaths(t, a)
-		if nonZeroExitLineSlow(strings.TrimSpace(a)) {
+		if lastLineNonZeroExit(strings.TrimSpace(a)) {
 			matched++
 		}
 	}
