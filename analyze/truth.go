@@ -218,12 +218,11 @@ func (f *noteFinder) find(s string, best int) int {
 		return best
 	}
 	m := f.minLen
-	for i := m - 1; i < len(s); {
-		h := pairHash(s[i-1], s[i])
-		if sh := int(f.shift[h]); sh > 0 {
-			i += sh
-			continue
+	for i := m - 1; ; i++ {
+		if i = f.skip(s, i); i >= len(s) {
+			return best
 		}
+		h := pairHash(s[i-1], s[i])
 		// A marker may start at i-m+1; the first in marker order wins.
 		start := s[i-m+1:]
 		for _, e := range f.ends[f.first[h]-1:] {
@@ -238,9 +237,24 @@ func (f *noteFinder) find(s string, best int) int {
 		if best <= f.lowest {
 			return best
 		}
-		i++
 	}
-	return best
+}
+
+// skip moves the end of the stretch on from i (at least 1) for as long as
+// the shifts allow, and returns where the shift is 0, or len(s) or more.
+// It is the loop of find that runs on nearly every byte pair read: apart,
+// it keeps its few values in registers, where find's comparisons of
+// candidates pushed them to the stack.
+func (f *noteFinder) skip(s string, i int) int {
+	shift := &f.shift
+	for i < len(s) {
+		sh := int(shift[pairHash(s[i-1], s[i])])
+		if sh == 0 {
+			break
+		}
+		i += sh
+	}
+	return i
 }
 
 // appendSignature appends an encoding of the call's signature to buf for
