@@ -106,7 +106,11 @@ func decodeAhead[R any](lr *LineReader, workers int, decode, apply func(lines *L
 	// into the batches instead of to the sink. Whatever the caller's turn
 	// left pending is said first, as the next call to Next would.
 	lr.flushBadUTF8()
+	restoreOversize := lr.onOversize
 	onOversize, onBadUTF8 := lr.onOversize, lr.onBadUTF8
+	if onOversize == nil { // a reader without a record limit
+		onOversize = func(int, int64) {}
+	}
 	var oversize []oversizeLine
 	lr.onOversize = func(n int, size int64) { oversize = append(oversize, oversizeLine{n, size}) }
 	lr.onBadUTF8 = nil
@@ -187,7 +191,7 @@ func decodeAhead[R any](lr *LineReader, workers int, decode, apply func(lines *L
 		for range inOrder { // let the producer see quit
 		}
 		wg.Wait()
-		lr.onOversize, lr.onBadUTF8 = onOversize, onBadUTF8
+		lr.onOversize, lr.onBadUTF8 = restoreOversize, onBadUTF8
 		if producerPanic != nil {
 			panic(producerPanic)
 		}
