@@ -34,9 +34,13 @@ const (
 	factsChunk         = 512
 )
 
-// callFactsOf returns the facts of every call of s in order, on up to
-// workers goroutines.
-func callFactsOf(s *ingest.Session, calls, workers int) []callFacts {
+// callFactsAhead returns the facts of every call of s in order, worked
+// out on up to workers goroutines, or nil when s is too short for that
+// (Prepare then works each call's out in turn, with nothing allocated).
+func callFactsAhead(s *ingest.Session, calls, workers int) []callFacts {
+	if workers < 2 || calls < parallelFactsCalls {
+		return nil
+	}
 	list := make([]*ingest.Call, 0, calls)
 	for ti := range s.Turns {
 		for ri := range s.Turns[ti].Requests {
@@ -47,23 +51,21 @@ func callFactsOf(s *ingest.Session, calls, workers int) []callFacts {
 		}
 	}
 	facts := make([]callFacts, len(list))
-	if workers < 2 || len(list) < parallelFactsCalls {
-		fillCallFacts(list, facts)
-		return facts
-	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var sig []byte // reused to build each call's signature
 			for {
 				lo := int(next.Add(factsChunk)) - factsChunk
 				if lo >= len(list) {
 					return
 				}
-				hi := min(lo+factsChunk, len(list))
-				fillCallFacts(list[lo:hi], facts[lo:hi])
+				for i := lo; i < min(lo+factsChunk, len(list)); i++ {
+					sig = facts[i].fill(list[i], sig)
+				}
 			}
 		}()
 	}
@@ -71,15 +73,13 @@ func callFactsOf(s *ingest.Session, calls, workers int) []callFacts {
 	return facts
 }
 
-// fillCallFacts works out the facts of calls into facts.
-func fillCallFacts(calls []*ingest.Call, facts []callFacts) {
-	var sig []byte // reused to build each call's signature
-	for i, c := range calls {
-		f := &facts[i]
-		norm, failed := guard.ResultFactsWithMembers(c.Result, c.IsError, c.ResultMembers)
-		f.resultHash, f.failed, f.normalized = guard.HashString(norm), failed, norm == c.Result
-		f.native, f.stops = NativeIntervention(c.Result)
-		sig = appendSignature(sig[:0], c.Tool, c.Args, c.ArgsOK, c.ArgsRaw)
-		f.sig = sigDigest(sig)
-	}
+// fill works out the facts of c; sig is a buffer for its signature,
+// returned for the next call.
+func (f *callFacts) fill(c *ingest.Call, sig []byte) []byte {
+	norm, failed := guard.ResultFactsWithMembers(c.Result, c.IsError, c.ResultMembers)
+	f.resultHash, f.failed, f.normalized = guard.HashString(norm), failed, norm == c.Result
+	f.native, f.stops = NativeIntervention(c.Result)
+	sig = appendSignature(sig[:0], c.Tool, c.Args, c.ArgsOK, c.ArgsRaw)
+	f.sig = sigDigest(sig)
+	return sig
 }

@@ -113,7 +113,11 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 	// start a new epoch, and a result is re-sent only within its epoch.
 	requestEpoch := make([]int, 0, requests)
 	epoch := 0
-	facts := callFactsOf(s, calls, workers)
+	facts := callFactsAhead(s, calls, workers)
+	var (
+		own callFacts // a call's facts, when not worked out ahead
+		sig []byte    // reused to build each call's signature
+	)
 	for ti, t := range s.Turns {
 		if t.CompactedBefore {
 			epoch++
@@ -134,7 +138,12 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 			for ci := range r.Calls {
 				c := &r.Calls[ci]
 				index++
-				f := &facts[index-1]
+				f := &own
+				if facts != nil {
+					f = &facts[index-1]
+				} else {
+					sig = own.fill(c, sig)
+				}
 				// Filled in place, field by field: Calls has room for every
 				// call, its slots are zero, and a prepared call built aside
 				// and appended was copied whole.
