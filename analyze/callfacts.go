@@ -11,7 +11,7 @@ import (
 // callFacts is what Prepare works out from one call alone: its result's
 // normalized hash and failure, the agent's own guard note in it, and the
 // digest of its signature. None needs the calls before, so a long
-// session's are worked out on several cores (callFactsOf) while the rest
+// session's are worked out on several cores (callFactsAhead) while the rest
 // of Prepare (repeats, epochs) goes through the calls in order.
 type callFacts struct {
 	resultHash uint64

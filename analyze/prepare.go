@@ -90,7 +90,7 @@ type PreparedCall struct {
 func Prepare(s *ingest.Session) *PreparedSession { return PrepareOn(s, 1) }
 
 // PrepareOn is Prepare with the facts of a long session's calls worked
-// out on up to workers cores (callFactsOf); the result is the same.
+// out on up to workers cores (callFactsAhead); the result is the same.
 func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 	p := &PreparedSession{File: s.File, ID: s.ID, Format: s.Format, Agent: s.Agent, Parent: s.Parent, Model: s.Model, Platform: s.Platform, Turns: len(s.Turns), Notes: s.Notes}
 	// The slices are sized up front: a prepared call is a few hundred
