@@ -248,7 +248,7 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 
 // withWorkers gives in the cores a large file's lines may be decoded on
 // (ingest.Options.Workers) when the caller set none: as many as files
-// are read at once, so that --jobs 1 keeps a replay on one core.
+// are read at once, so that --jobs 1 decodes nothing on other cores.
 func withWorkers(in ingest.Options, jobs int) ingest.Options {
 	if in.Workers == 0 {
 		in.Workers = jobs
