@@ -140,7 +140,7 @@ func decodeAhead[R any](lr *LineReader, workers int, decode, apply func(lines *L
 				return
 			case b = <-free:
 			default:
-				b = &aheadBatch[R]{}
+				b = newAheadBatch[R]()
 			}
 			b.buf, b.lines, b.tail = b.buf[:0], b.lines[:0], nil
 			b.decoded, b.panicked = make(chan struct{}), nil
@@ -195,6 +195,9 @@ func decodeAhead[R any](lr *LineReader, workers int, decode, apply func(lines *L
 		if producerPanic != nil {
 			panic(producerPanic)
 		}
+		for len(free) > 0 {
+			keepAheadBatch(<-free)
+		}
 	}()
 	for b := range inOrder {
 		<-b.decoded
@@ -220,6 +223,32 @@ func decodeAhead[R any](lr *LineReader, workers int, decode, apply func(lines *L
 		case free <- b:
 		default:
 		}
+	}
+}
+
+// aheadBatches keeps the batches of the files read before for the next
+// one: a corpus is read a file after another, and without it each large
+// file allocated its batches anew, growing each buffer by doubling (a
+// fifth of the bytes a replay of a Claude Code corpus allocated, which
+// set how often the collector ran). It holds batches of any record type;
+// one of another type is dropped.
+var aheadBatches sync.Pool
+
+// maxKeptBatchBytes bounds the buffer of a batch kept in aheadBatches: a
+// batch that held a line of many megabytes is let go.
+const maxKeptBatchBytes = 4 * aheadBatchBytes
+
+func newAheadBatch[R any]() *aheadBatch[R] {
+	if b, ok := aheadBatches.Get().(*aheadBatch[R]); ok {
+		return b
+	}
+	// Room for a batch's bytes and the line that ends it.
+	return &aheadBatch[R]{buf: make([]byte, 0, aheadBatchBytes+aheadBatchBytes/2)}
+}
+
+func keepAheadBatch[R any](b *aheadBatch[R]) {
+	if cap(b.buf) <= maxKeptBatchBytes {
+		aheadBatches.Put(b)
 	}
 }
 
