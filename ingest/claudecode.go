@@ -95,6 +95,11 @@ type ccBlock struct {
 	IsError   bool             `json:"is_error"`
 	// content is Content's text when the one-pass reading decoded it.
 	content decodedContent
+	// args and argsRaw are Input parsed and written out again
+	// (Call.SetArgsValue), when argsParsed (readAssistant).
+	args       jsonx.Value
+	argsRaw    string
+	argsParsed bool
 }
 
 // resultText is the block's content as text (contentText).
@@ -113,6 +118,10 @@ type ccMessageRead struct {
 	// another kind); badContent that its content is neither a string nor
 	// a list of blocks. Only user and assistant lines need a message.
 	unreadable, badContent bool
+	// usage is m.Usage read in one pass, when usagePlain
+	// (anthropicUsagePlain, by readAssistant).
+	usage      *Usage
+	usagePlain bool
 }
 
 // ccScope is one agent scope of the file being read.
@@ -152,11 +161,34 @@ type ccRecord struct {
 // reused: nothing keeps a block past its line.
 func ccDecodeRecord(_ *LineReader, line []byte, _ int, rec *ccRecord) {
 	rec.err, rec.valid = nil, false
-	if ccDecodeLine(line, &rec.l, &rec.read, rec.read.blocks[:0]) {
-		return
+	if !ccDecodeLine(line, &rec.l, &rec.read, rec.read.blocks[:0]) {
+		if rec.err = ccDecodeGeneric(line, &rec.l, &rec.read); rec.err != nil {
+			rec.valid = jsonx.Valid(line)
+			return
+		}
 	}
-	if rec.err = ccDecodeGeneric(line, &rec.l, &rec.read); rec.err != nil {
-		rec.valid = jsonx.Valid(line)
+	if rec.l.Type == "assistant" {
+		rec.read.readAssistant()
+	}
+}
+
+// readAssistant does the work of an assistant line that needs nothing of
+// the lines before it, so that it runs where the line is decoded, on
+// another core when lines are decoded ahead: the usage read in one pass
+// (when it is plain) and each call's arguments parsed and written out.
+func (read *ccMessageRead) readAssistant() {
+	read.usage, read.usagePlain = nil, false
+	if read.m.Usage != nil {
+		read.usage, read.usagePlain = anthropicUsagePlain(read.m.Usage)
+	}
+	for i := range read.blocks {
+		if b := &read.blocks[i]; b.Type == "tool_use" || b.Type == "server_tool_use" {
+			b.args, b.argsRaw, b.argsParsed = jsonx.Value{}, "", false
+			if v, err := jsonx.Parse(b.Input); err == nil {
+				b.args, b.argsParsed = v, true
+				b.argsRaw = v.String()
+			}
+		}
 	}
 }
 
@@ -516,7 +548,7 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 		// The records of one response repeat its usage; in a few the
 		// output grows as the response streams (input and cache counts
 		// do not). The largest output is the response's.
-		if later := r.usage(m.Usage, n, false); later != nil {
+		if later := r.usage(read, n, false); later != nil {
 			if req.Usage == nil {
 				req.Usage = later
 			} else if later.Output > req.Usage.Output {
@@ -524,7 +556,7 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 			}
 		}
 	} else {
-		sc.b.request(n, t, chars, r.usage(m.Usage, n, true))
+		sc.b.request(n, t, chars, r.usage(read, n, true))
 		ref = sc.b.lastRef()
 		if len(key) > 0 {
 			sc.requests[string(key)] = ref
@@ -534,8 +566,8 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 		switch b := &blocks[i]; b.Type {
 		case "tool_use", "server_tool_use":
 			c := Call{ID: b.ID, Tool: b.Name, Time: t, Line: n}
-			if v, err := jsonx.Parse(b.Input); err == nil {
-				c.SetArgsValue(v)
+			if b.argsParsed {
+				c.Args, c.ArgsOK, c.ArgsRaw = b.args, true, b.argsRaw // as SetArgsValue
 			} else {
 				c.SetArgs(string(b.Input))
 			}
@@ -561,16 +593,16 @@ func ccServerToolError(raw jsonx.RawMessage) bool {
 	return rawIsObject(raw) && jsonx.Unmarshal(raw, &c) == nil && strings.HasSuffix(c.Type, "_error")
 }
 
-// usage is the line's usage, raw: checkedUsage(raw, anthropicUsage) when
-// checked (the problem of a bad count is reported), else
-// anthropicUsage(raw), read in one pass when it is plain
-// (anthropicUsagePlain).
-func (r *ccReader) usage(raw jsonx.RawMessage, n int, checked bool) *Usage {
+// usage is the line's usage: read in one pass when it is plain
+// (read.usagePlain), else checkedUsage(raw, anthropicUsage) when checked
+// (the problem of a bad count is reported), else anthropicUsage(raw).
+func (r *ccReader) usage(read *ccMessageRead, n int, checked bool) *Usage {
+	raw := read.m.Usage
 	if raw == nil {
 		return nil
 	}
-	if u, ok := anthropicUsagePlain(raw); ok {
-		return u
+	if read.usagePlain {
+		return read.usage
 	}
 	if checked {
 		return checkedUsage(r.out, n, raw, anthropicUsage)
