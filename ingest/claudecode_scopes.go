@@ -6,21 +6,30 @@ import "strings"
 // Code file, for the sidechain lines without an agentId that join their
 // parent's scope. Nearly every line has a uuid but such lookups are rare
 // (sidechain lines carry an agentId since Claude Code 2.x), so the
-// assignments of canonical uuids are logged in a slice, 16 bytes of key
-// each, and indexed in a map only at the first lookup; a uuid of another
-// form (a test's "u1", upper-case hex) is kept by its text. A uuid
-// assigned again takes its latest scope, as in a map assigned in order.
-// The zero value is empty and ready.
+// assignments of canonical uuids are logged, 20 bytes each (the uuid's 16
+// bytes and the number of its scope's name), in chunks of a fixed size:
+// a log grown by doubling allocated about four times what it held, a
+// tenth of a replay's allocations on a Claude Code corpus. They are
+// indexed in a map only at the first lookup; a uuid of another form (a
+// test's "u1", upper-case hex) is kept by its text. A uuid assigned again
+// takes its latest scope, as in a map assigned in order. The zero value
+// is empty and ready.
 type uuidScopes struct {
-	log   []uuidScope
-	index map[uuidKey]string // once looked up: every canonical uuid
-	other map[string]string
+	log    [][]uuidScope
+	scopes []string           // the scope names, numbered in order of first use
+	number map[string]uint32  // a scope name's number
+	last   uint32             // the number set used last
+	index  map[uuidKey]string // once looked up: every canonical uuid
+	other  map[string]string
 }
 
 type uuidScope struct {
 	id    uuidKey
-	scope string
+	scope uint32 // in uuidScopes.scopes
 }
+
+// uuidLogChunk is how many assignments a chunk of the log holds.
+const uuidLogChunk = 4096
 
 // uuidKey is a canonical uuid's 16 bytes.
 type uuidKey [16]byte
@@ -37,8 +46,32 @@ func (u *uuidScopes) set(id, scope string) {
 	case u.index != nil:
 		u.index[k] = scope
 	default:
-		u.log = append(u.log, uuidScope{k, scope})
+		n := len(u.log)
+		if n == 0 || len(u.log[n-1]) == uuidLogChunk {
+			u.log = append(u.log, make([]uuidScope, 0, uuidLogChunk))
+			n++
+		}
+		u.log[n-1] = append(u.log[n-1], uuidScope{k, u.scopeNumber(scope)})
 	}
+}
+
+// scopeNumber is the number of a scope's name; the one used last is
+// checked first, as consecutive lines are mostly of one scope.
+func (u *uuidScopes) scopeNumber(scope string) uint32 {
+	if int(u.last) < len(u.scopes) && u.scopes[u.last] == scope {
+		return u.last
+	}
+	if u.number == nil {
+		u.number = map[string]uint32{}
+	}
+	n, ok := u.number[scope]
+	if !ok {
+		n = uint32(len(u.scopes))
+		u.scopes = append(u.scopes, scope)
+		u.number[scope] = n
+	}
+	u.last = n
+	return n
 }
 
 // get is the scope of the line with uuid id, "" when none was recorded.
@@ -48,9 +81,15 @@ func (u *uuidScopes) get(id string) string {
 		return u.other[id]
 	}
 	if u.index == nil {
-		u.index = make(map[uuidKey]string, len(u.log))
-		for _, e := range u.log {
-			u.index[e.id] = e.scope
+		size := 0
+		for _, chunk := range u.log {
+			size += len(chunk)
+		}
+		u.index = make(map[uuidKey]string, size)
+		for _, chunk := range u.log {
+			for _, e := range chunk {
+				u.index[e.id] = u.scopes[e.scope]
+			}
 		}
 		u.log = nil
 	}

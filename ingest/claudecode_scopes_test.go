@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"encoding/hex"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -110,5 +111,33 @@ func TestClaudeCodeKeptStringsOutliveLines(t *testing.T) {
 		if s.ID != "SESSION-ONE" || s.Model != "model-kept" || s.Agent != "main" || callSummary(s) != "t1/Read=!" {
 			t.Errorf("workers %d: session %q model %q agent %q calls %q", opt.Workers, s.ID, s.Model, s.Agent, callSummary(s))
 		}
+	}
+}
+
+// TestUUIDScopesAcrossChunks: a log of several chunks, its scopes
+// alternating and one uuid assigned again, indexes every assignment.
+func TestUUIDScopesAcrossChunks(t *testing.T) {
+	var u uuidScopes
+	id := func(i int) string { return fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i) }
+	scope := func(i int) string { return []string{"main", "agent-a", "agent-b"}[i%7%3] }
+	n := 2*uuidLogChunk + 17
+	for i := range n {
+		u.set(id(i), scope(i))
+	}
+	u.set(id(5), "agent-c") // assigned again: the latest scope stands
+	if len(u.log) != 3 {
+		t.Errorf("%d assignments in %d chunks, want 3", n+1, len(u.log))
+	}
+	for i := range n {
+		want := scope(i)
+		if i == 5 {
+			want = "agent-c"
+		}
+		if got := u.get(id(i)); got != want {
+			t.Fatalf("get(%s) = %q, want %q", id(i), got, want)
+		}
+	}
+	if got := u.get(id(n)); got != "" {
+		t.Errorf("a uuid never set has scope %q", got)
 	}
 }
