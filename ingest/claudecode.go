@@ -175,7 +175,8 @@ func ccDecodeRecord(_ *LineReader, line []byte, _ int, rec *ccRecord) {
 // readAssistant does the work of an assistant line that needs nothing of
 // the lines before it, so that it runs where the line is decoded, on
 // another core when lines are decoded ahead: the usage read in one pass
-// (when it is plain) and each call's arguments parsed and written out.
+// (when it is plain) and each call's arguments written out compact and
+// parsed.
 func (read *ccMessageRead) readAssistant() {
 	read.usage, read.usagePlain = nil, false
 	if read.m.Usage != nil {
@@ -184,9 +185,14 @@ func (read *ccMessageRead) readAssistant() {
 	for i := range read.blocks {
 		if b := &read.blocks[i]; b.Type == "tool_use" || b.Type == "server_tool_use" {
 			b.args, b.argsRaw, b.argsParsed = jsonx.Value{}, "", false
-			if v, err := jsonx.Parse(b.Input); err == nil {
-				b.args, b.argsParsed = v, true
-				b.argsRaw = v.String()
+			// What Parse then Value.String give (Call.SetArgsValue), written
+			// in one pass without building the value, which is then parsed
+			// from that text, sharing its strings: one allocation for the
+			// text instead of one per string and a second for the text.
+			if raw, end, ok := jsonx.CompactString(b.Input, 0, 0); ok && jsonx.AtEnd(b.Input, end) {
+				if v, err := jsonx.ParseStringShared(raw); err == nil {
+					b.args, b.argsRaw, b.argsParsed = v, raw, true
+				}
 			}
 		}
 	}
