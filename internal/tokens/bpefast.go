@@ -72,14 +72,8 @@ const (
 	maxCachedPieces = 1024
 )
 
-// newFastBPE reads the ranks of enc from the library: every token id is
-// decoded to its bytes (the codec's default error mode leaves them as they
-// are), and the id is the token's merge rank, as in tiktoken.
-func newFastBPE(enc tokenizer.Encoding) (*fastBPE, error) {
-	c, err := tokenizer.Get(enc)
-	if err != nil {
-		return nil, err
-	}
+// newFastBPE builds the counter of enc from c, the library's codec of enc.
+func newFastBPE(enc tokenizer.Encoding, c tokenizer.Codec) (*fastBPE, error) {
 	var pieceEnd func(string, int) int
 	switch enc {
 	case tokenizer.O200kBase:
@@ -89,26 +83,11 @@ func newFastBPE(enc tokenizer.Encoding) (*fastBPE, error) {
 	default:
 		return nil, fmt.Errorf("no hand-written split for %s", enc)
 	}
-	// byRank[id] is the token of rank id, "" for a gap. Collected in a
-	// slice rather than a map: the vocabulary is built once per run, and
-	// filling a map of 200,000 strings first was half of its cost.
-	byRank := make([]string, 0, 200_000)
-	misses, found := 0, 0
-	for id := uint(0); misses < 4096; id++ {
-		tok, err := c.Decode([]uint{id})
-		if err != nil || tok == "" {
-			misses++ // ids past the vocabulary, or a gap in it
-			byRank = append(byRank, "")
-			continue
-		}
-		misses = 0
-		found++
-		byRank = append(byRank, tok)
+	ranks, err := readRanks(c)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", enc, err)
 	}
-	if found < 50_000 {
-		return nil, fmt.Errorf("%s: only %d tokens read from the vocabulary", enc, found)
-	}
-	return &fastBPE{ranks: newVocabulary(byRank), pieceEnd: pieceEnd}, nil
+	return &fastBPE{ranks: newVocabulary(ranks), pieceEnd: pieceEnd}, nil
 }
 
 // count returns the tokens of text, and false for text that is not valid
@@ -206,61 +185,150 @@ func (f *fastBPE) pairRank(piece string, a, b int32) uint32 {
 // vocabulary maps a token's bytes to its rank. Go's map hashed and compared
 // string keys on every look-up, and those look-ups were half the counter's
 // time (issue 28's profile: mapaccess2_faststr and matchH2). Nearly every
-// token is at most 16 bytes long, so those sit in an open-addressing table
-// whose keys are the bytes themselves packed into two words: a look-up
-// packs the piece, multiplies once for the hash and compares two words.
-// The few longer tokens stay in a Go map.
+// token is at most 16 bytes long, so those sit in open-addressing tables
+// whose keys are the bytes themselves packed into words: a look-up packs
+// the piece, multiplies once for the hash and compares a word or two.
+// Tokens of at most 8 bytes (three quarters of them) have a table of
+// 16-byte slots, those of 9 to 16 bytes one of 24-byte slots: for
+// o200k_base 4 + 3 MiB, where one table of 24-byte slots at most half full
+// took 12 MiB. The few longer tokens stay in a Go map.
 type vocabulary struct {
-	slots []vocabSlot
-	shift uint // 64 minus log2(len(slots)): the hash's top bits index slots
+	short table[shortSlot] // tokens of 1 to 8 bytes
+	mid   table[midSlot]   // tokens of 9 to 16 bytes
 	long  map[string]uint32
+	// seen keeps the reads insertBatch makes ahead from being optimized
+	// away.
+	seen uint8
 }
 
-// vocabSlot is one token of at most 16 bytes; size 0 marks an empty slot
-// (no token is empty).
-type vocabSlot struct {
+// table is an open-addressing hash table with linear probing, indexed by
+// the top bits of keyHash.
+type table[S shortSlot | midSlot] struct {
+	slots []S
+	shift uint // 64 minus log2(len(slots))
+}
+
+// shortSlot is a token of at most 8 bytes, midSlot one of 9 to 16 bytes;
+// size 0 marks an empty slot (no token is empty).
+type shortSlot struct {
+	lo   uint64
+	rank uint32
+	size uint8
+}
+
+type midSlot struct {
 	lo, hi uint64
 	rank   uint32
 	size   uint8
 }
 
-// maxPacked is the longest key packKey packs.
-const maxPacked = 16
+// maxPacked is the longest key packKey packs; maxShort the longest in the
+// table of short tokens.
+const (
+	maxPacked = 16
+	maxShort  = 8
+)
 
-// newVocabulary indexes byRank, the tokens by rank ("" for a rank that is
-// no token). A tiktoken vocabulary holds each byte string once; should one
-// recur, its first rank is kept.
-func newVocabulary(byRank []string) vocabulary {
-	short := 0
-	for _, tok := range byRank {
-		if tok != "" && len(tok) <= maxPacked {
-			short++
-		}
-	}
-	// At most a quarter to a half full, so probe runs stay short.
+// Tables are at most maxLoad full, so that probe runs stay short: in
+// o200k_base's table of short tokens (57% full) a look-up that misses,
+// as most do while a piece is merged, reads 2.2 slots on average.
+const maxLoad = 5.0 / 8
+
+// newTable makes a table for n keys.
+func newTable[S shortSlot | midSlot](n int) table[S] {
 	bits := uint(1)
-	for 1<<bits < 2*short {
+	for float64(n) > maxLoad*float64(uint(1)<<bits) {
 		bits++
 	}
-	v := vocabulary{slots: make([]vocabSlot, 1<<bits), shift: 64 - bits, long: map[string]uint32{}}
-	for r, tok := range byRank {
-		if tok == "" || v.rank(tok) != noRank {
-			continue
+	return table[S]{slots: make([]S, 1<<bits), shift: 64 - bits}
+}
+
+// newVocabulary indexes the tokens of r. A vocabulary holds each byte
+// string once; should one recur, its lowest rank is kept.
+func newVocabulary(r ranks) vocabulary {
+	short, mid := 0, 0
+	r.each(func(tok string, _ uint32) {
+		switch {
+		case len(tok) <= maxShort:
+			short++
+		case len(tok) <= maxPacked:
+			mid++
 		}
+	})
+	v := vocabulary{short: newTable[shortSlot](short), mid: newTable[midSlot](mid), long: map[string]uint32{}}
+	var batch [64]packedToken
+	n := 0
+	r.each(func(tok string, rank uint32) {
 		if len(tok) > maxPacked {
-			v.long[tok] = uint32(r)
-			continue
+			if old, ok := v.long[tok]; !ok || rank < old {
+				v.long[tok] = rank
+			}
+			return
 		}
 		lo, hi := packKey(tok)
-		mask := uint64(len(v.slots) - 1)
-		for i := keyHash(lo, hi, len(tok)) >> v.shift; ; i = (i + 1) & mask {
-			if v.slots[i].size == 0 {
-				v.slots[i] = vocabSlot{lo: lo, hi: hi, rank: uint32(r), size: uint8(len(tok))}
-				break
+		batch[n] = packedToken{lo: lo, hi: hi, h: keyHash(lo, hi, len(tok)), rank: rank, size: uint8(len(tok))}
+		if n++; n == len(batch) {
+			v.insertBatch(batch[:n])
+			n = 0
+		}
+	})
+	v.insertBatch(batch[:n])
+	return v
+}
+
+// packedToken is a token of at most maxPacked bytes, packed and hashed.
+type packedToken struct {
+	lo, hi, h uint64
+	rank      uint32
+	size      uint8
+}
+
+// insertBatch adds tokens to v. The tables are much larger than the
+// processor's caches and the tokens come in no order, so nearly every
+// insertion misses the cache: reading each token's first slot before
+// inserting any lets the processor fetch their lines together rather than
+// one after another (o200k_base's build went from about 55 to 23 ms).
+func (v *vocabulary) insertBatch(tokens []packedToken) {
+	var seen uint8
+	for _, p := range tokens {
+		if p.size <= maxShort {
+			seen |= v.short.slots[p.h>>v.short.shift].size
+		} else {
+			seen |= v.mid.slots[p.h>>v.mid.shift].size
+		}
+	}
+	v.seen |= seen
+	for _, p := range tokens {
+		v.insert(p)
+	}
+}
+
+// insert adds a token to v, or lowers its rank.
+func (v *vocabulary) insert(p packedToken) {
+	if p.size <= maxShort {
+		t := &v.short
+		mask := uint64(len(t.slots) - 1)
+		for i := p.h >> t.shift; ; i = (i + 1) & mask {
+			s := &t.slots[i]
+			if s.size == 0 || s.size == p.size && s.lo == p.lo {
+				if s.size == 0 || p.rank < s.rank {
+					*s = shortSlot{lo: p.lo, rank: p.rank, size: p.size}
+				}
+				return
 			}
 		}
 	}
-	return v
+	t := &v.mid
+	mask := uint64(len(t.slots) - 1)
+	for i := p.h >> t.shift; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.size == 0 || s.size == p.size && s.lo == p.lo && s.hi == p.hi {
+			if s.size == 0 || p.rank < s.rank {
+				*s = midSlot{lo: p.lo, hi: p.hi, rank: p.rank, size: p.size}
+			}
+			return
+		}
+	}
 }
 
 // rank is the rank of tok, or noRank when tok is not a token.
@@ -275,11 +343,26 @@ func (v *vocabulary) rank(tok string) uint32 {
 	return v.rankPacked(lo, hi, len(tok), keyHash(lo, hi, len(tok)))
 }
 
-// rankPacked is rank for a key already packed and hashed.
+// rankPacked is rank for a key of at most maxPacked bytes, packed and
+// hashed.
 func (v *vocabulary) rankPacked(lo, hi uint64, size int, h uint64) uint32 {
-	mask := uint64(len(v.slots) - 1)
-	for i := h >> v.shift; ; i = (i + 1) & mask {
-		s := &v.slots[i]
+	if size <= maxShort {
+		t := &v.short
+		mask := uint64(len(t.slots) - 1)
+		for i := h >> t.shift; ; i = (i + 1) & mask {
+			s := &t.slots[i]
+			if s.size == 0 {
+				return noRank
+			}
+			if s.lo == lo && int(s.size) == size {
+				return s.rank
+			}
+		}
+	}
+	t := &v.mid
+	mask := uint64(len(t.slots) - 1)
+	for i := h >> t.shift; ; i = (i + 1) & mask {
+		s := &t.slots[i]
 		if s.size == 0 {
 			return noRank
 		}

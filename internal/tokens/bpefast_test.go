@@ -8,35 +8,52 @@ import (
 	"unicode/utf8"
 
 	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/tiktoken-go/tokenizer"
 )
 
-// fastAndLibrary returns both counters of an encoding.
-func fastAndLibrary(t testing.TB, name string) *bpe {
+// fastAndLibrary returns the loaded counter of an encoding and the
+// library's own codec, in the error mode tiktoken uses by default: the
+// reference every count here is compared with.
+func fastAndLibrary(t testing.TB, name string) (*bpe, tokenizer.Codec) {
 	t.Helper()
 	c, err := New(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := c.(*bpe)
+	if err := b.wait(); err != nil {
+		t.Fatal(err)
+	}
 	if b.fast == nil {
 		t.Fatalf("%s: the fast counter was not built", name)
 	}
-	return b
+	return b, libraryCodec(t, name)
 }
 
-// checkSame fails when the fast counter and tiktoken-go disagree on text.
-func checkSame(t testing.TB, b *bpe, text string) {
+// libraryCodec is tiktoken-go's codec of an encoding in ErrorModeReplace.
+func libraryCodec(t testing.TB, name string) tokenizer.Codec {
 	t.Helper()
-	want := b.libraryCount(text)
-	got, ok := b.fast.count(text)
-	if !ok {
-		if utf8.ValidString(text) {
-			t.Fatalf("%s: the fast counter declined valid UTF-8 %q", b.name, clip(text))
-		}
-		return
+	lib, err := tokenizer.Get(tokenizer.Encoding(name))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got != want {
-		t.Fatalf("%s: %q: fast counter %d tokens, tiktoken-go %d", b.name, clip(text), got, want)
+	lib.SetErrorMode(tokenizer.ErrorModeReplace)
+	return lib
+}
+
+// checkSame fails when loopgate's count of text and tiktoken-go's differ,
+// or when the fast counter declines valid UTF-8.
+func checkSame(t testing.TB, b *bpe, lib tokenizer.Codec, text string) {
+	t.Helper()
+	want, err := lib.Count(text)
+	if err != nil {
+		t.Fatalf("tiktoken-go: %q: %v", clip(text), err)
+	}
+	if _, ok := b.fast.count(text); !ok && utf8.ValidString(text) {
+		t.Fatalf("%s: the fast counter declined valid UTF-8 %q", b.name, clip(text))
+	}
+	if got := b.countWhole(text); got != want {
+		t.Fatalf("%s: %q: %d tokens, tiktoken-go %d", b.name, clip(text), got, want)
 	}
 }
 
@@ -69,11 +86,11 @@ var splitCases = []string{
 // tiktoken-go counts, for both encodings.
 func TestSplitMatchesRegexp(t *testing.T) {
 	for _, name := range []string{O200kBase, Cl100kBase} {
-		b := fastAndLibrary(t, name)
+		b, lib := fastAndLibrary(t, name)
 		for _, text := range splitCases {
-			checkSame(t, b, text)
-			checkSame(t, b, text+" tail")
-			checkSame(t, b, "head "+text)
+			checkSame(t, b, lib, text)
+			checkSame(t, b, lib, text+" tail")
+			checkSame(t, b, lib, "head "+text)
 		}
 	}
 }
@@ -89,10 +106,10 @@ func TestCountMatchesTiktokenOnCorpus(t *testing.T) {
 	}
 	texts := 0
 	for _, name := range []string{O200kBase, Cl100kBase} {
-		b := fastAndLibrary(t, name)
+		b, lib := fastAndLibrary(t, name)
 		for _, f := range files {
 			for _, line := range strings.Split(string(f.Data), "\n") {
-				checkSame(t, b, line)
+				checkSame(t, b, lib, line)
 				texts++
 			}
 		}
@@ -110,7 +127,7 @@ func TestCountMatchesTiktokenOnCorpus(t *testing.T) {
 				return nil
 			}
 			for _, line := range strings.Split(string(data), "\n") {
-				checkSame(t, b, line)
+				checkSame(t, b, lib, line)
 				texts++
 			}
 			return nil
@@ -119,17 +136,20 @@ func TestCountMatchesTiktokenOnCorpus(t *testing.T) {
 	t.Logf("%d texts compared", texts)
 }
 
-// FuzzCountMatchesTiktoken: for any text the fast counter and tiktoken-go
-// agree (text that is not valid UTF-8 is left to the library).
+// FuzzCountMatchesTiktoken: for any text, valid UTF-8 or not, loopgate's
+// count and tiktoken-go's agree.
 func FuzzCountMatchesTiktoken(f *testing.F) {
 	for _, s := range splitCases {
 		f.Add(s)
 	}
-	o200k := fastAndLibrary(f, O200kBase)
-	cl100k := fastAndLibrary(f, Cl100kBase)
+	for _, s := range invalidUTF8Cases {
+		f.Add(s)
+	}
+	o200k, o200kLib := fastAndLibrary(f, O200kBase)
+	cl100k, cl100kLib := fastAndLibrary(f, Cl100kBase)
 	f.Fuzz(func(t *testing.T, text string) {
-		checkSame(t, o200k, text)
-		checkSame(t, cl100k, text)
+		checkSame(t, o200k, o200kLib, text)
+		checkSame(t, cl100k, cl100kLib, text)
 	})
 }
 
@@ -149,7 +169,7 @@ func BenchmarkCount(b *testing.B) {
 		}
 	}
 	for _, name := range []string{O200kBase, Cl100kBase} {
-		bp := fastAndLibrary(b, name)
+		bp, lib := fastAndLibrary(b, name)
 		b.Run(name+"/fast", func(b *testing.B) {
 			b.SetBytes(int64(size))
 			for i := 0; i < b.N; i++ {
@@ -162,7 +182,7 @@ func BenchmarkCount(b *testing.B) {
 			b.SetBytes(int64(size))
 			for i := 0; i < b.N; i++ {
 				for _, l := range lines {
-					bp.libraryCount(l)
+					lib.Count(l)
 				}
 			}
 		})
@@ -186,10 +206,16 @@ func TestPackKey(t *testing.T) {
 			}
 		}
 	}
-	byRank := make([]string, 11)
+	byRank := make([]string, 16)
 	byRank[7], byRank[8], byRank[9], byRank[10] = "a", "a\x00", strings.Repeat("x", 20), "a"
-	v := newVocabulary(byRank)
-	for tok, want := range map[string]uint32{"a": 7, "a\x00": 8, "a\x00\x00": noRank, strings.Repeat("x", 20): 9, "b": noRank} {
+	byRank[11], byRank[12], byRank[13], byRank[14] = "abcdefgh", "abcdefghi", "abcdefghi\x00", strings.Repeat("y", 16)
+	byRank[15] = "abcdefghi"
+	v := newVocabulary(ranks{byID: byRank})
+	for tok, want := range map[string]uint32{
+		"a": 7, "a\x00": 8, "a\x00\x00": noRank, strings.Repeat("x", 20): 9, "b": noRank,
+		"abcdefgh": 11, "abcdefgh\x00": noRank, "abcdefghi": 12, "abcdefghi\x00": 13, "abcdefghi\x00\x00": noRank,
+		strings.Repeat("y", 16): 14, strings.Repeat("y", 15): noRank, strings.Repeat("y", 17): noRank,
+	} {
 		if got := v.rank(tok); got != want {
 			t.Errorf("rank(%q) = %d, want %d", tok, got, want)
 		}

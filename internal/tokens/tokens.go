@@ -39,16 +39,23 @@ const (
 // Names lists the counters New accepts, default first.
 func Names() []string { return []string{O200kBase, Cl100kBase, Chars4} }
 
-// New returns the counter of that name ("" means Default). A BPE counter
-// builds its codec here (about 30 ms for o200k_base, once per process), so
-// that a vocabulary that cannot load is an error now rather than a silent
-// bytes/4 approximation reported under the BPE's name.
+// New returns the counter of that name ("" means Default), or an error
+// naming the known counters. A BPE counter starts loading its vocabulary on
+// a goroutine of its own (about 60 ms for o200k_base, once per process;
+// BenchmarkLoad) and New returns at once: a run reads its first
+// files meanwhile, and a run that counts nothing never waits. The first
+// Count waits for the load.
+//
+// New refuses an unknown name at once. The load itself cannot fail with
+// tiktoken-go v0.10.0, whose Get fails only for an encoding it does not
+// know; should it fail anyway (a changed library), Count panics with the
+// reason rather than report a bytes/4 estimate under the BPE's name.
 func New(name string) (Counter, error) {
 	switch name {
 	case "", O200kBase:
-		return o200k.loaded()
+		return o200k.start(), nil
 	case Cl100kBase:
-		return cl100k.loaded()
+		return cl100k.start(), nil
 	case Chars4:
 		return chars4{}, nil
 	}
@@ -76,57 +83,64 @@ func Estimated(c Counter) int64 {
 	return 0
 }
 
-// One shared counter per encoding: building a codec costs tens of
-// milliseconds and the vocabulary is shared anyway.
+// One shared counter per encoding: loading one costs tens of milliseconds
+// and the library's vocabulary is shared anyway.
 var (
 	o200k  = &bpe{name: O200kBase, enc: tokenizer.O200kBase}
 	cl100k = &bpe{name: Cl100kBase, enc: tokenizer.Cl100kBase}
 )
 
-// bpe counts with a tiktoken encoding.
+// bpe counts with a tiktoken encoding: with the fast counter (bpefast.go)
+// once it is built, else with the library.
 //
-// Concurrency: tokenizer v0.10.0's codec.Codec only reads its vocabulary map
-// and its regexp2 split pattern during Count (regexp2.Regexp documents itself
-// as safe for concurrent use; it pools its runners), and its only mutable
-// field, the error mode, is set once before the codec is published. One codec
-// is therefore shared without a lock; TestConcurrentCount checks this under
-// -race.
+// Concurrency: the fast counter only reads its tables, and lends each
+// count its own scratch from pools. tokenizer v0.10.0's codec.Codec, used
+// only where the fast counter could not be built, only reads its
+// vocabulary map and its regexp2 split pattern during Count (regexp2.Regexp
+// documents itself as safe for concurrent use; it pools its runners), and
+// its only mutable field, the error mode, is set once before the codec is
+// published. Both are therefore shared without a lock;
+// TestConcurrentCount checks this under -race.
 type bpe struct {
-	name  string
-	enc   tokenizer.Encoding
-	once  sync.Once
+	name string
+	enc  tokenizer.Encoding
+	// starting starts the load on a goroutine of its own, once; loading
+	// is the load itself, which Count waits for.
+	starting, loading sync.Once
+	// err is why the load failed (nil once it succeeded).
+	err error
+	// fast counts every text; nil only where it could not be built, and
+	// then codec counts every text (slower, the same counts).
+	fast  *fastBPE
 	codec tokenizer.Codec
-	err   error
 	// approximated counts the texts the codec failed on (see Count).
 	approximated atomic.Int64
 	// estimated counts the texts too long to count whole (see Count).
 	estimated atomic.Int64
-	// fast counts what it can (valid UTF-8) without the library's
-	// pre-tokenizer (bpefast.go); nil where building it failed, and the
-	// library counts everything.
-	fast *fastBPE
 }
 
 func (b *bpe) Name() string { return b.name }
 
-// loaded builds the codec and returns the counter, or the error that kept
-// the vocabulary from loading.
-func (b *bpe) loaded() (Counter, error) {
-	b.once.Do(b.init)
-	if b.err != nil {
-		return nil, fmt.Errorf("tokenizer %s cannot be loaded: %v (--tokenizer chars4 approximates tokens as bytes/4)", b.name, b.err)
-	}
-	return b, nil
+// start starts loading b in the background, once, and returns it.
+func (b *bpe) start() Counter {
+	b.starting.Do(func() { go b.wait() })
+	return b
+}
+
+// wait loads b, or waits for the load under way, and returns why it
+// failed (nil when it loaded).
+func (b *bpe) wait() error {
+	b.loading.Do(b.load)
+	return b.err
 }
 
 func (b *bpe) Count(text string) int {
 	if text == "" {
 		return 0
 	}
-	b.once.Do(b.init)
-	if b.err != nil {
-		// Only a bpe that New refused gets here.
-		panic("tokens: " + b.name + " used although it failed to load: " + b.err.Error())
+	if err := b.wait(); err != nil {
+		// Never a silent bytes/4 under the BPE's name (New's comment).
+		panic("tokens: " + err.Error())
 	}
 	if len(text) > estimateAbove {
 		// Counting it all would take seconds per MiB; the count is
@@ -140,15 +154,19 @@ func (b *bpe) Count(text string) int {
 	return b.countChunks(text)
 }
 
-// countWhole counts text in one piece: with the fast counter when it can,
-// else with the library.
+// countWhole counts text in one piece.
 func (b *bpe) countWhole(text string) int {
-	if b.fast != nil {
-		if n, ok := b.fast.count(text); ok {
-			return n
-		}
+	if b.fast == nil {
+		return b.libraryCount(text)
 	}
-	return b.libraryCount(text)
+	if n, ok := b.fast.count(text); ok {
+		return n
+	}
+	// Not valid UTF-8 (a character cut by truncation): the library, in
+	// the error mode tiktoken uses by default, replaces each maximal
+	// invalid subpart with U+FFFD and counts the result, and so does this.
+	n, _ := b.fast.count(replaceInvalidUTF8(text))
+	return n
 }
 
 // Long texts are counted in chunks: the library's time and memory grow
@@ -228,18 +246,36 @@ func (b *bpe) libraryCount(text string) int {
 	return n
 }
 
-func (b *bpe) init() {
+// load builds the fast counter from the library's vocabulary, or keeps the
+// library's codec where the fast counter cannot be built.
+func (b *bpe) load() {
+	defer func() {
+		// On the background goroutine a panic would end the process with
+		// the library's stack; Count reports it instead, when counting.
+		if p := recover(); p != nil {
+			b.fast, b.codec = nil, nil
+			b.err = b.loadError(fmt.Errorf("%v", p))
+		}
+	}()
 	c, err := tokenizer.Get(b.enc)
 	if err != nil {
-		b.err = err
+		b.err = b.loadError(err)
+		return
+	}
+	if f, err := newFastBPE(b.enc, c); err == nil {
+		// The codec (its split pattern, and the table Decode builds) is
+		// dropped: the fast counter counts every text.
+		b.fast = f
 		return
 	}
 	// Transcripts may hold invalid UTF-8 (a cut multi-byte character);
 	// count it as tiktoken does by default, with U+FFFD replacements.
 	c.SetErrorMode(tokenizer.ErrorModeReplace)
 	b.codec = c
-	// Without the fast counter the library counts alone: slower, the same.
-	b.fast, _ = newFastBPE(b.enc)
+}
+
+func (b *bpe) loadError(err error) error {
+	return fmt.Errorf("tokenizer %s cannot be loaded: %v (--tokenizer chars4 approximates tokens as bytes/4)", b.name, err)
 }
 
 // chars4 approximates tokens as ceil(bytes/4) (attractor's spec and many

@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -120,19 +121,29 @@ func BenchmarkO200k(b *testing.B) {
 }
 
 // TestLoadFailureIsLoud: a BPE whose vocabulary cannot load must not count
-// bytes/4 under its own name. New reports the error; a bpe used anyway
-// (nothing outside this package can get one) panics rather than count.
+// bytes/4 under its own name. New refuses an unknown name at once; a load
+// that fails in the background (here: an encoding the library does not
+// know) makes Count panic with the reason rather than count.
 func TestLoadFailureIsLoud(t *testing.T) {
+	if c, err := New("o200k"); err == nil || c != nil {
+		t.Errorf(`New("o200k") = %v, %v; want an error`, c, err)
+	}
 	broken := &bpe{name: O200kBase, enc: "no-such-encoding"}
-	if c, err := broken.loaded(); err == nil || c != nil || !strings.Contains(err.Error(), "o200k_base cannot be loaded") {
-		t.Errorf("loading a missing vocabulary: %v, %v; want an error naming o200k_base", c, err)
+	if c := broken.start(); c != Counter(broken) {
+		t.Fatalf("start returned %v", c)
 	}
-	counted := func() (n int, panicked bool) {
-		defer func() { panicked = recover() != nil }()
-		return broken.Count("hello world"), false
+	if err := broken.wait(); err == nil || !strings.Contains(err.Error(), "o200k_base cannot be loaded") {
+		t.Errorf("loading a missing vocabulary: %v; want an error naming o200k_base", err)
 	}
-	if n, panicked := counted(); !panicked {
+	counted := func() (n int, panicked any) {
+		defer func() { panicked = recover() }()
+		return broken.Count("hello world"), nil
+	}
+	n, panicked := counted()
+	if panicked == nil {
 		t.Errorf("a broken %s counted %d tokens (a silent bytes/4 estimate under its name)", broken.Name(), n)
+	} else if msg := fmt.Sprint(panicked); !strings.Contains(msg, "o200k_base cannot be loaded") {
+		t.Errorf("the panic says %q, want the reason naming o200k_base", msg)
 	}
 	// The real encodings load, and nothing was approximated.
 	for _, name := range []string{O200kBase, Cl100kBase} {
@@ -141,6 +152,9 @@ func TestLoadFailureIsLoud(t *testing.T) {
 			t.Fatalf("New(%q): %v", name, err)
 		}
 		c.Count("hello world")
+		if err := c.(*bpe).wait(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 		if n := Approximated(c); n != 0 {
 			t.Errorf("%s approximated %d texts", name, n)
 		}
