@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,6 +219,35 @@ func TestPackKey(t *testing.T) {
 	} {
 		if got := v.rank(tok); got != want {
 			t.Errorf("rank(%q) = %d, want %d", tok, got, want)
+		}
+	}
+}
+
+// BenchmarkO200kMisses counts 4 MiB of made-up words, in pieces of 60 KB:
+// nearly every piece misses the piece cache and is merged against the
+// vocabulary, so this is the speed of the vocabulary's look-ups (random
+// identifiers, hashes and base64 in results count like this).
+func BenchmarkO200kMisses(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./"
+	var sb strings.Builder
+	for sb.Len() < 4<<20 {
+		for n := 3 + r.Intn(14); n > 0; n-- {
+			sb.WriteByte(letters[r.Intn(len(letters))])
+		}
+		sb.WriteByte(' ')
+	}
+	text := sb.String()
+	var parts []string
+	for len(text) >= 60_000 {
+		parts, text = append(parts, text[:60_000]), text[60_000:]
+	}
+	c, _ := New(O200kBase)
+	c.Count("warm up")
+	b.SetBytes(int64(len(parts) * 60_000))
+	for b.Loop() {
+		for _, p := range parts {
+			c.Count(p)
 		}
 	}
 }
