@@ -5,6 +5,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/tiktoken-go/tokenizer"
 )
 
 // The BPE counts were measured once with tiktoken-go/tokenizer v0.10.0 and
@@ -161,5 +164,39 @@ func TestLoadFailureIsLoud(t *testing.T) {
 	}
 	if n := Approximated(chars4{}); n != 0 {
 		t.Errorf("chars4 approximated %d", n)
+	}
+}
+
+// TestLoadInBackground: start returns while the load is under way, and
+// Count waits for it. The load is held back here until the test lets it go.
+func TestLoadInBackground(t *testing.T) {
+	b := &bpe{name: O200kBase, enc: tokenizer.O200kBase}
+	loading, release := make(chan struct{}), make(chan struct{})
+	go b.loading.Do(func() {
+		close(loading)
+		<-release
+		b.load()
+	})
+	<-loading
+	started := make(chan struct{})
+	go func() {
+		b.start()
+		close(started)
+	}()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("start waited for the load")
+	}
+	counted := make(chan int)
+	go func() { counted <- b.Count("hello world") }()
+	select {
+	case n := <-counted:
+		t.Fatalf("Count returned %d before the load was done", n)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if n := <-counted; n != 2 {
+		t.Errorf("Count = %d after the load, want 2", n)
 	}
 }
