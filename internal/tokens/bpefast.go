@@ -14,9 +14,9 @@ import (
 // regexp2 pre-tokenizer: the text is split by hand (split.go) and each piece
 // merged byte pair by byte pair against the encoding's ranks, with no
 // allocation per piece. The library remains the reference: the ranks are
-// read from it, a text that is not valid UTF-8 is handed to it (its
-// replacement of invalid bytes is its own), and tests hold the two to the
-// same counts.
+// read from it (ranks.go), and tests hold the two to the same counts, on
+// text that is valid UTF-8 and, once its invalid bytes are replaced as the
+// library replaces them (utf8.go), on text that is not.
 //
 // The library's own counter spent most of its time in the regexp2 engine
 // and Unicode table look-ups (issue 28), at 10-13 MB/s.
@@ -91,7 +91,7 @@ func newFastBPE(enc tokenizer.Encoding, c tokenizer.Codec) (*fastBPE, error) {
 }
 
 // count returns the tokens of text, and false for text that is not valid
-// UTF-8 (the caller counts it with the library).
+// UTF-8 (the caller replaces its invalid bytes first).
 func (f *fastBPE) count(text string) (int, bool) {
 	if !utf8.ValidString(text) {
 		return 0, false
