@@ -41,8 +41,8 @@ func Names() []string { return []string{O200kBase, Cl100kBase, Chars4} }
 
 // New returns the counter of that name ("" means Default), or an error
 // naming the known counters. A BPE counter starts loading its vocabulary on
-// a goroutine of its own (about 60 ms for o200k_base, once per process;
-// BenchmarkLoad) and New returns at once: a run reads its first
+// a goroutine of its own (about 70 ms of CPU for o200k_base, once per
+// process; BenchmarkLoad) and New returns at once: a run reads its first
 // files meanwhile, and a run that counts nothing never waits. The first
 // Count waits for the load.
 //
