@@ -3,7 +3,6 @@ package tokens
 import (
 	"fmt"
 	"reflect"
-	"unsafe"
 
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -12,16 +11,17 @@ import (
 // bytes and its merge rank, which in tiktoken is the token's id.
 type ranks struct {
 	// library is the codec's own map of tokens to ids, when it could be
-	// read; else byID holds every token, "" for an id that is none.
-	library map[string]uint
+	// read (a reflect.Value of kind Map); else byID holds every token, ""
+	// for an id that is none.
+	library reflect.Value
 	byID    []string
 }
 
 // each calls yield with each token and its rank, in no particular order.
 func (r ranks) each(yield func(tok string, rank uint32)) {
-	if r.library != nil {
-		for tok, id := range r.library {
-			yield(tok, uint32(id))
+	if r.library.IsValid() {
+		for it := r.library.MapRange(); it.Next(); {
+			yield(it.Key().String(), uint32(it.Value().Uint()))
 		}
 		return
 	}
@@ -39,35 +39,32 @@ const minTokens = 50_000
 // readRanks reads c's vocabulary. tiktoken-go exports no way to list it:
 // the only one, decoding each id, cost 50 ms and an allocation per token,
 // and the first Decode builds the codec's id-to-token table (3 MB for
-// o200k_base). The codec's own map (field vocabulary, of type
-// map[string]uint, in tokenizer v0.10.0's codec.Codec; the library fills
-// it once per process and never writes it again) is therefore read where
-// it is found with that type, in 3 ms and without allocating: its strings
-// are the library's, which the library keeps anyway. Where the library
-// has changed, each id is decoded as before. TestReadRanks holds the two
-// readings to the same vocabulary.
+// o200k_base). The codec's own map (field vocabulary, a map[string]uint,
+// in tokenizer v0.10.0's codec.Codec; the library fills it once per
+// process and never writes it again) is therefore read through reflect,
+// which reads an unexported field without writing it or converting it to
+// an interface: its strings are the library's, which it keeps anyway.
+// Where the library has changed, each id is decoded as before.
+// TestReadRanks holds the two readings to the same vocabulary.
 func readRanks(c tokenizer.Codec) (ranks, error) {
-	if m := libraryVocabulary(c); len(m) >= minTokens {
+	if m := libraryVocabulary(c); m.IsValid() && m.Len() >= minTokens {
 		return ranks{library: m}, nil
 	}
 	return decodeRanks(c)
 }
 
-// libraryVocabulary is c's map of tokens to ids, or nil where c is not a
-// codec.Codec holding one.
-func libraryVocabulary(c tokenizer.Codec) map[string]uint {
+// libraryVocabulary is c's map of tokens to ids, or the zero Value where
+// c is not a codec.Codec holding one.
+func libraryVocabulary(c tokenizer.Codec) reflect.Value {
 	v := reflect.ValueOf(c)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return nil
+		return reflect.Value{}
 	}
 	field := v.Elem().FieldByName("vocabulary")
-	want := reflect.TypeFor[map[string]uint]()
-	// The field's type is the library's own vocab, whose underlying type
-	// must be map[string]uint: only then may its address be read as one.
-	if !field.IsValid() || field.Kind() != reflect.Map || !field.Type().ConvertibleTo(want) {
-		return nil
+	if !field.IsValid() || field.Kind() != reflect.Map || field.Type().Key().Kind() != reflect.String || field.Type().Elem().Kind() != reflect.Uint {
+		return reflect.Value{}
 	}
-	return *(*map[string]uint)(unsafe.Pointer(field.UnsafeAddr()))
+	return field
 }
 
 // decodeRanks reads c's vocabulary by decoding each id until 4,096 ids in
