@@ -21,6 +21,9 @@ type parser struct {
 	// src is data as a string when the caller allows the parsed strings
 	// to be substrings of it (ParseStringShared), else "".
 	src string
+	// high says whether the last string str read had a byte of 0x80 or
+	// more among its raw bytes; when not, they are ASCII, and valid UTF-8.
+	high bool
 
 	// Scratch space that Parse reuses across the values it builds (and,
 	// through parserPool, across calls: it runs per record): buf holds a
@@ -188,7 +191,7 @@ func (p *parser) str() (string, error) {
 	i, high := nextSpecialHigh(p.data, start)
 	if i < len(p.data) && p.data[i] == '"' {
 		raw := p.data[start:i]
-		p.pos = i + 1
+		p.pos, p.high = i+1, high
 		if !high || utf8.Valid(raw) {
 			if p.src != "" {
 				return p.src[start:i], nil
@@ -246,7 +249,7 @@ func (p *parser) str() (string, error) {
 		}
 		switch c := data[i]; {
 		case c == '"':
-			p.pos = i + 1
+			p.pos, p.high = i+1, seen&highs != 0
 			// What the escapes wrote is valid UTF-8 (utf8.AppendRune), so
 			// only plain runs with bytes outside ASCII need the check.
 			if seen&highs != 0 && !utf8.Valid(buf) {

@@ -31,7 +31,9 @@ func DecodeStringAt(data []byte, pos int) (s string, end int, ok bool) {
 	defer p.release()
 	p.data, p.pos = data, pos
 	s, err := p.str()
-	if err != nil || !utf8.Valid(data[pos:p.pos]) {
+	// Only raw bytes outside ASCII can be invalid UTF-8 (the escapes are
+	// ASCII): a string of none needs no second look.
+	if err != nil || (p.high && !utf8.Valid(data[pos:p.pos])) {
 		return "", 0, false
 	}
 	return s, p.pos, true

@@ -3,6 +3,7 @@ package jsonx
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
 )
@@ -95,6 +96,9 @@ func FuzzDecodeString(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if s, end, ok := DecodeStringAt(data, 0); ok {
+			if !utf8.Valid(data[:end]) {
+				t.Fatalf("DecodeStringAt(%q) read a string that is not valid UTF-8", data)
+			}
 			var want string
 			if err := gojson.Unmarshal(data[:end], &want); err != nil || s != want {
 				t.Fatalf("DecodeStringAt(%q) = %q to %d; Unmarshal of that = %q, %v", data, s, end, want, err)
@@ -127,6 +131,9 @@ func TestStringOrValueAt(t *testing.T) {
 		{`[1, {"x": 2}] ,`, "", `[1, {"x": 2}]`, false, true},
 		{`null}`, "", `null`, false, true},
 		{"\"bad \xff\"", "", "\"bad \xff\"", false, true},
+		{"\"a\\nbad \xff\" ,", "", "\"a\\nbad \xff\"", false, true},
+		{"\"a\\n\\tbad\\u00e9 \xc3\" ,", "", "\"a\\n\\tbad\\u00e9 \xc3\"", false, true},
+		{"\"caf\xc3\xa9\\n\" ,", "caf\u00e9\n", "\"caf\xc3\xa9\\n\"", true, true},
 		{`[1,`, "", "", false, false},
 	} {
 		s, raw, isString, end, ok := StringOrValueAt([]byte(tc.in), 0, 0)
