@@ -2,7 +2,6 @@ package jsonx
 
 import (
 	"strconv"
-	"strings"
 	"unsafe"
 )
 
@@ -54,7 +53,7 @@ func unknownKey(key []byte, fields []Field, nested []Nested) bool {
 			return false
 		}
 	}
-	folds := func(name string) bool { return len(name) == len(key) && strings.EqualFold(name, string(key)) }
+	folds := func(name string) bool { return len(name) == len(key) && equalFoldASCII(name, key) }
 	for i := range fields {
 		if folds(fields[i].Name) {
 			return false
@@ -62,6 +61,23 @@ func unknownKey(key []byte, fields []Field, nested []Nested) bool {
 	}
 	for i := range nested {
 		if folds(nested[i].Name) {
+			return false
+		}
+	}
+	return true
+}
+
+// equalFoldASCII reports whether name and key, of the same length and key
+// ASCII, are equal with ASCII letters' case folded (a byte outside ASCII
+// in name then never matches: unknownKey's use). It spares
+// strings.EqualFold's Unicode path and its conversion of key.
+func equalFoldASCII(name string, key []byte) bool {
+	for i := 0; i < len(key); i++ {
+		a, b := name[i], key[i]
+		if a == b {
+			continue
+		}
+		if a|0x20 != b|0x20 || a|0x20 < 'a' || a|0x20 > 'z' {
 			return false
 		}
 	}

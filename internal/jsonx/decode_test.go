@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -220,4 +221,17 @@ func DecodeObject(data []byte, pos int, fields []Field) (end int, ok bool) {
 func DecodeObjectAll(data []byte, fields []Field) bool {
 	end, ok := DecodeObject(data, 0, fields)
 	return ok && AtEnd(data, end)
+}
+
+// TestEqualFoldASCII: for ASCII names and keys of a length, equalFoldASCII
+// is strings.EqualFold, on every pair of bytes.
+func TestEqualFoldASCII(t *testing.T) {
+	for a := 0; a < 0x80; a++ {
+		for b := 0; b < 0x80; b++ {
+			name, key := "x"+string(rune(a)), []byte{'X', byte(b)}
+			if got, want := equalFoldASCII(name, key), strings.EqualFold(name, string(key)); got != want {
+				t.Fatalf("equalFoldASCII(%q, %q) = %v, strings.EqualFold = %v", name, key, got, want)
+			}
+		}
+	}
 }
