@@ -216,6 +216,27 @@ func (p *parser) str() (string, error) {
 		seen = highs
 	}
 	for {
+		// A long plain run is copied 32 bytes at a time where the
+		// processor can (special_amd64.s): a block is stored whole and
+		// the run ends at the special byte, as below a word at a time.
+		if useVector && len(data)-i >= 32 {
+			if cap(buf)-len(buf) < 32 {
+				buf = slices.Grow(buf, len(buf)+64)
+			}
+			n := len(buf)
+			k, h, found := copyPlainAVX2(buf[n:cap(buf)], data[i:])
+			buf = buf[:n+k]
+			i += k
+			if h {
+				seen |= highs
+			}
+			if found {
+				goto special
+			}
+			if len(data)-i >= 32 {
+				continue // buf was full: grown, and on
+			}
+		}
 		// The plain run up to the next special byte, copied a word at a
 		// time: each word is stored whole and the slice extended by the
 		// bytes before the special one, so a run of a few dozen bytes
@@ -391,6 +412,26 @@ const (
 // XOR, a zero byte); borrows only run towards higher bytes, so the lowest
 // flagged byte is always a true match, and that is the one taken.
 func nextSpecial(data []byte, i int) int {
+	// Most strings (keys, ids, short values) end within two words; a
+	// longer one (a result, a text) is scanned on 32 bytes at a time where
+	// the processor can (special_amd64.s), which for a short string would
+	// not pay for its call.
+	if i+16 <= len(data) {
+		if m := specials(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		if m := specials(binary.LittleEndian.Uint64(data[i+8:])); m != 0 {
+			return i + 8 + bits.TrailingZeros64(m)>>3
+		}
+		i += 16
+		if useVector && len(data)-i >= 32 {
+			blocks := (len(data) - i) &^ 31
+			j, _ := indexSpecialAVX2(data[i:])
+			if i += j; j < blocks {
+				return i
+			}
+		}
+	}
 	for ; i+8 <= len(data); i += 8 {
 		if m := specials(binary.LittleEndian.Uint64(data[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
@@ -431,6 +472,28 @@ func belowOne(x uint64) uint64 {
 // below the byte it stops at.
 func nextSpecialHigh(data []byte, i int) (end int, high bool) {
 	var seen uint64
+	if i+16 <= len(data) { // as in nextSpecial
+		for k := 0; k < 2; k++ {
+			x := binary.LittleEndian.Uint64(data[i:])
+			if m := specials(x); m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				seen |= x & (1<<(8*k) - 1)
+				return i + k, seen&highs != 0
+			}
+			seen |= x
+			i += 8
+		}
+		if useVector && len(data)-i >= 32 {
+			blocks := (len(data) - i) &^ 31
+			j, h := indexSpecialAVX2(data[i:])
+			if h {
+				seen |= highs
+			}
+			if i += j; j < blocks {
+				return i, seen&highs != 0
+			}
+		}
+	}
 	for ; i+8 <= len(data); i += 8 {
 		x := binary.LittleEndian.Uint64(data[i:])
 		if m := specials(x); m != 0 {

@@ -1,0 +1,16 @@
+package jsonx
+
+import "golang.org/x/sys/cpu"
+
+// useVector says indexSpecialAVX2 may run: it needs AVX2 and BMI2.
+var useVector = cpu.X86.HasAVX2 && cpu.X86.HasBMI2
+
+// indexSpecialAVX2 is in special_amd64.s.
+//
+//go:noescape
+func indexSpecialAVX2(data []byte) (i int, high bool)
+
+// copyPlainAVX2 is in special_amd64.s.
+//
+//go:noescape
+func copyPlainAVX2(dst, src []byte) (n int, high, found bool)
