@@ -473,16 +473,15 @@ func belowOne(x uint64) uint64 {
 func nextSpecialHigh(data []byte, i int) (end int, high bool) {
 	var seen uint64
 	if i+16 <= len(data) { // as in nextSpecial
-		for k := 0; k < 2; k++ {
-			x := binary.LittleEndian.Uint64(data[i:])
-			if m := specials(x); m != 0 {
-				k := bits.TrailingZeros64(m) >> 3
-				seen |= x & (1<<(8*k) - 1)
-				return i + k, seen&highs != 0
-			}
-			seen |= x
-			i += 8
+		k, passed := wordSpecialHigh(binary.LittleEndian.Uint64(data[i:]))
+		if seen |= passed; k < 8 {
+			return i + k, seen&highs != 0
 		}
+		k, passed = wordSpecialHigh(binary.LittleEndian.Uint64(data[i+8:]))
+		if seen |= passed; k < 8 {
+			return i + 8 + k, seen&highs != 0
+		}
+		i += 16
 		if useVector && len(data)-i >= 32 {
 			blocks := (len(data) - i) &^ 31
 			j, h := indexSpecialAVX2(data[i:])
@@ -495,13 +494,10 @@ func nextSpecialHigh(data []byte, i int) (end int, high bool) {
 		}
 	}
 	for ; i+8 <= len(data); i += 8 {
-		x := binary.LittleEndian.Uint64(data[i:])
-		if m := specials(x); m != 0 {
-			k := bits.TrailingZeros64(m) >> 3
-			seen |= x & (1<<(8*k) - 1)
+		k, passed := wordSpecialHigh(binary.LittleEndian.Uint64(data[i:]))
+		if seen |= passed; k < 8 {
 			return i + k, seen&highs != 0
 		}
-		seen |= x
 	}
 	for ; i < len(data); i++ {
 		c := data[i]
@@ -511,6 +507,17 @@ func nextSpecialHigh(data []byte, i int) (end int, high bool) {
 		seen |= uint64(c)
 	}
 	return i, seen&highs != 0
+}
+
+// wordSpecialHigh is the index in the word x (eight bytes of data,
+// little-endian) of its first special byte ('"', '\\' or below 0x20), 8
+// when it has none, and the bytes before it (the others zero).
+func wordSpecialHigh(x uint64) (k int, passed uint64) {
+	if m := specials(x); m != 0 {
+		k := bits.TrailingZeros64(m) >> 3
+		return k, x & (1<<(8*k) - 1)
+	}
+	return 8, x
 }
 
 // replaceInvalidUTF8 writes each invalid byte as U+FFFD, as encoding/json
