@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -77,3 +78,29 @@ func TestCursor(t *testing.T) {
 // OpenArray is OpenObject for an array: the test walks arrays element by
 // element with it (production code walks them with DecodeArrayEach).
 func (c *Cursor) OpenArray() (empty, ok bool) { return c.p.open('[', ']') }
+
+// TestMemberKeyFastPath: a key read within its first two words (memberKey's
+// fast path) is the key scanString reads, for keys of every length up to
+// 24 with an escape, a control byte or a byte outside ASCII at each place.
+func TestMemberKeyFastPath(t *testing.T) {
+	for n := 0; n <= 24; n++ {
+		for at := -1; at < n; at++ {
+			for _, odd := range []string{`\"`, `\n`, "\x01", "é"} {
+				key := strings.Repeat("k", n)
+				if at >= 0 {
+					key = key[:at] + odd + key[at:]
+				}
+				data := []byte(`"` + key + `": 1, "tail": "` + strings.Repeat("t", 40) + `"}`)
+				wantEnd, wantEscaped, err := scanString(data, 1)
+				c := NewCursor(data)
+				got, escaped, ok := c.Key()
+				if ok != (err == nil && data[wantEnd+1] == ':') {
+					t.Fatalf("%q: ok %v, scanString error %v", data, ok, err)
+				}
+				if ok && (string(got) != string(data[1:wantEnd]) || escaped != wantEscaped) {
+					t.Fatalf("%q: key %q escaped %v, want %q %v", data, got, escaped, data[1:wantEnd], wantEscaped)
+				}
+			}
+		}
+	}
+}

@@ -6,17 +6,21 @@
 // the generic struct decoder behind Unmarshal for what those decline. Keeping
 // the decoders behind one package lets us swap the implementation after
 // measuring it without touching every ingester. It imports the standard
-// library and goccy/go-json only.
+// library, goccy/go-json and golang.org/x/sys/cpu (whether the processor
+// has AVX2) only.
 //
 // Files: jsonx.go (Unmarshal, Valid, member scans), parser.go (the shared
 // lexer), value.go (the value tree), encode.go (encodings and the quoter,
 // AppendQuoted), quote_std.go (the quoter with encoding/json's bytes, for
 // the reports' session JSON), decode.go and cursor.go (one-pass decoding),
-// compact.go, split.go, str.go, pynum.go (Python's number forms).
+// compact.go, split.go, str.go, pynum.go (Python's number forms),
+// special_amd64.s (long strings scanned 32 bytes at a time).
 package jsonx
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 
 	"unsafe"
 
@@ -192,9 +196,24 @@ func (p *parser) memberKey() (key []byte, escaped, ok bool) {
 	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 		return nil, false, false
 	}
-	kend, escaped, err := scanString(p.data, p.pos+1)
-	if err != nil {
-		return nil, false, false
+	// Most keys are plain and end within two words: their closing quote
+	// is found here, without scanString's loop over escapes.
+	kend := -1
+	if i := p.pos + 1; i+16 <= len(p.data) {
+		if m := specials(binary.LittleEndian.Uint64(p.data[i:])); m != 0 {
+			kend = i + bits.TrailingZeros64(m)>>3
+		} else if m := specials(binary.LittleEndian.Uint64(p.data[i+8:])); m != 0 {
+			kend = i + 8 + bits.TrailingZeros64(m)>>3
+		}
+		if kend >= 0 && p.data[kend] != '"' {
+			kend = -1 // an escape or a control byte: scanString says which
+		}
+	}
+	if kend < 0 {
+		var err error
+		if kend, escaped, err = scanString(p.data, p.pos+1); err != nil {
+			return nil, false, false
+		}
 	}
 	key = p.data[p.pos+1 : kend]
 	p.pos = kend + 1
