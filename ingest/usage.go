@@ -286,16 +286,12 @@ func (s *usageScan) key() ([]byte, bool) {
 		return nil, false
 	}
 	start := s.pos + 1
-	for i := start; i < len(s.data); i++ {
-		switch c := s.data[i]; {
-		case c == '"':
-			s.pos = i + 1
-			return s.data[start:i], true
-		case c == '\\' || c < 0x20 || c >= 0x80:
-			return nil, false
-		}
+	end := jsonx.PlainStringEnd(s.data, start)
+	if end < 0 {
+		return nil, false
 	}
-	return nil, false
+	s.pos = end + 1
+	return s.data[start:end], true
 }
 
 // foldsASCII reports whether key may equal name with case folded: key

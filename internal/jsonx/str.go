@@ -56,3 +56,19 @@ func StringOrValueAt(data []byte, pos, depth int) (s string, raw []byte, isStrin
 	}
 	return "", data[pos:end:end], false, end, true
 }
+
+// PlainStringEnd is the index of the closing quote of the JSON string
+// whose content starts at data[i] when that content is plain ASCII: no
+// escape, no control byte, no byte of 0x80 or more; -1 otherwise (the
+// caller then reads the string its slower way). It scans as the parser
+// does, a word or a vector at a time.
+func PlainStringEnd(data []byte, i int) int {
+	if i < 0 || i > len(data) {
+		return -1
+	}
+	end, high := nextSpecialHigh(data, i)
+	if high || end >= len(data) || data[end] != '"' {
+		return -1
+	}
+	return end
+}

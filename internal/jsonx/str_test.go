@@ -142,3 +142,33 @@ func TestStringOrValueAt(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainStringEnd: the closing quote of plain ASCII content, and -1
+// for an escape, a control byte, a byte outside ASCII or no quote, before
+// and past the first two words (where the scan changes its stride).
+func TestPlainStringEnd(t *testing.T) {
+	long := strings.Repeat("x", 50)
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{`"abc": 1`, 4},
+		{`"": 1`, 1},
+		{`"` + long + `": 1`, 51},
+		{`"ab\"c": 1`, -1},
+		{`"` + long + `\n": 1`, -1},
+		{"\"ab\x01c\": 1", -1},
+		{"\"" + long + "\x1f\": 1", -1},
+		{`"café": 1`, -1},
+		{`"` + long + `é": 1`, -1},
+		{`"abc`, -1},
+		{`"` + long, -1},
+	} {
+		if got := PlainStringEnd([]byte(tc.in), 1); got != tc.want {
+			t.Errorf("PlainStringEnd(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+	if got := PlainStringEnd([]byte(`"a"`), 9); got != -1 {
+		t.Errorf("past the end: %d", got)
+	}
+}
