@@ -221,9 +221,9 @@ func DecodeObjectNested(data []byte, pos, depth int, fields []Field, nested []Ne
 	if len(fields)+len(nested) > maxFields || depth > MaxDepth {
 		return 0, false
 	}
-	p := parserPool.Get().(*parser)
-	defer p.release()
-	p.data, p.pos = data, pos
+	// A parser of its own on the stack: it builds no value, and a string
+	// with escapes borrows a buffer (str).
+	p := parser{data: data, pos: pos}
 	if empty, ok := p.openObject(); !ok || empty {
 		return p.pos, ok
 	}

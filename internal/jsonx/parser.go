@@ -205,8 +205,35 @@ func (p *parser) str() (string, error) {
 		}
 		return string(replaceInvalidUTF8(raw)), nil
 	}
-	// An escape, or an error: the errors and their offsets are those of
-	// scanString, which Valid uses.
+	// An escape, or an error: decoded in a scratch buffer, the parser's
+	// own when it is a pooled one (it keeps the buffer between strings),
+	// else one lent by scratchBufs: the parsers made on the stack for
+	// one-pass decoding (DecodeObjectNested, DecodeStringAt) have none, and
+	// taking a pooled parser for every object cost more than lending a
+	// buffer for the few strings with escapes.
+	if p.keys == nil {
+		lent := scratchBufs.Get().(*[]byte)
+		p.buf = *lent
+		s, err := p.unescape(start, i, high)
+		if cap(p.buf) <= maxPooledBuf {
+			*lent = p.buf[:0]
+		}
+		p.buf = nil
+		scratchBufs.Put(lent)
+		return s, err
+	}
+	return p.unescape(start, i, high)
+}
+
+// scratchBufs lends the parsers that have no buffer of their own one to
+// decode a string with escapes in (str).
+var scratchBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// unescape is str past the first run of plain bytes, data[start:i], when
+// i is not the closing quote: an escape, or an error (the errors and their
+// offsets are those of scanString, which Valid uses). high says whether
+// that run had a byte outside ASCII.
+func (p *parser) unescape(start, i int, high bool) (string, error) {
 	buf := append(p.buf[:0], p.data[start:i]...)
 	data := p.data
 	// seen is the plain bytes copied, OR-ed together: its high bits say

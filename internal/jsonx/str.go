@@ -27,9 +27,7 @@ func DecodeStringAt(data []byte, pos int) (s string, end int, ok bool) {
 	if pos < 0 || pos >= len(data) || data[pos] != '"' {
 		return "", 0, false
 	}
-	p := parserPool.Get().(*parser)
-	defer p.release()
-	p.data, p.pos = data, pos
+	p := parser{data: data, pos: pos} // see DecodeObjectNested
 	s, err := p.str()
 	// Only raw bytes outside ASCII can be invalid UTF-8 (the escapes are
 	// ASCII): a string of none needs no second look.
