@@ -154,6 +154,12 @@ type ccRecord struct {
 	// the line is JSON all the same (a record of another shape).
 	err   error
 	valid bool
+	// uuid is l.UUID's 16 bytes when it is canonical (uuidCanonical), and
+	// time l.Timestamp read, for a user or assistant line: work that needs
+	// nothing of the lines before, so it is done where the line is decoded.
+	uuid          uuidKey
+	uuidCanonical bool
+	time          time.Time
 }
 
 // ccDecodeRecord decodes a line into rec: in one pass (ccDecodeLine),
@@ -167,8 +173,14 @@ func ccDecodeRecord(_ *LineReader, line []byte, _ int, rec *ccRecord) {
 			return
 		}
 	}
-	if rec.l.Type == "assistant" {
+	rec.uuid, rec.uuidCanonical = canonicalUUID(rec.l.UUID)
+	rec.time = time.Time{}
+	switch rec.l.Type {
+	case "assistant":
 		rec.read.readAssistant()
+		fallthrough
+	case "user":
+		rec.time = parseTime(rec.l.Timestamp)
 	}
 }
 
@@ -227,7 +239,7 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 			return
 		}
 		records++
-		r.line(rec.l, n, &rec.read)
+		r.line(rec, n)
 	})
 	// Issue 8 (found by FuzzRead): a file whose records all have types this
 	// reader skips (another format read with --input-format claude-code)
@@ -399,7 +411,8 @@ func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock) (int, bool) {
 }
 
 // scopeOf assigns a line to its agent scope.
-func (r *ccReader) scopeOf(l ccLine) string {
+func (r *ccReader) scopeOf(rec *ccRecord) string {
+	l := &rec.l
 	key := "main"
 	if l.IsSidechain {
 		switch {
@@ -416,7 +429,7 @@ func (r *ccReader) scopeOf(l ccLine) string {
 		}
 	}
 	if l.UUID != "" {
-		r.uuidScope.set(l.UUID, key)
+		r.uuidScope.setKey(l.UUID, rec.uuid, rec.uuidCanonical, key)
 	}
 	return key
 }
@@ -434,7 +447,8 @@ func (r *ccReader) scope(key string, line int) *ccScope {
 }
 
 // line reads one record; read is its message, decoded.
-func (r *ccReader) line(l ccLine, n int, read *ccMessageRead) {
+func (r *ccReader) line(rec *ccRecord, n int) {
+	l, read := rec.l, &rec.read
 	if r.sessionID == "" && l.SessionID != "" {
 		r.sessionID = strings.Clone(l.SessionID) // kept: not a view of the line
 	}
@@ -442,20 +456,20 @@ func (r *ccReader) line(l ccLine, n int, read *ccMessageRead) {
 	case "user", "assistant":
 	case "system":
 		if l.Subtype == "compact_boundary" {
-			r.scope(r.scopeOf(l), n).compacted = true
+			r.scope(r.scopeOf(rec), n).compacted = true
 		} else if l.UUID != "" {
-			r.scopeOf(l)
+			r.scopeOf(rec)
 		}
 		return
 	default:
 		// summary, queue-operation, file-history-snapshot and future types
 		// carry no calls; their uuid still links the chain.
 		if l.UUID != "" {
-			r.scopeOf(l)
+			r.scopeOf(rec)
 		}
 		return
 	}
-	key := r.scopeOf(l)
+	key := r.scopeOf(rec)
 	if read.unreadable {
 		r.out.Problemf(n, "%s line has no readable message; skipped", l.Type)
 		return
@@ -471,7 +485,7 @@ func (r *ccReader) line(l ccLine, n int, read *ccMessageRead) {
 		r.out.Problemf(n, "user message has no content (a misspelt or missing key; a tool_result it held is not joined to its call); skipped")
 		return
 	}
-	t := parseTime(l.Timestamp)
+	t := rec.time
 	blocks, text, isString := read.blocks, read.text, read.isString
 	if l.Type == "assistant" {
 		if read.m.Model == "<synthetic>" {

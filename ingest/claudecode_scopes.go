@@ -37,6 +37,11 @@ type uuidKey [16]byte
 // set records that the line with uuid id is in scope (not "").
 func (u *uuidScopes) set(id, scope string) {
 	k, ok := canonicalUUID(id)
+	u.setKey(id, k, ok, scope)
+}
+
+// setKey is set with canonicalUUID(id) already worked out (k, ok).
+func (u *uuidScopes) setKey(id string, k uuidKey, ok bool, scope string) {
 	switch {
 	case !ok:
 		if u.other == nil {
