@@ -74,20 +74,26 @@ const (
 
 // newFastBPE builds the counter of enc from c, the library's codec of enc.
 func newFastBPE(enc tokenizer.Encoding, c tokenizer.Codec) (*fastBPE, error) {
-	var pieceEnd func(string, int) int
-	switch enc {
-	case tokenizer.O200kBase:
-		pieceEnd = o200kPieceEnd
-	case tokenizer.Cl100kBase:
-		pieceEnd = cl100kPieceEnd
-	default:
-		return nil, fmt.Errorf("no hand-written split for %s", enc)
+	pieceEnd, err := splitOf(enc)
+	if err != nil {
+		return nil, err
 	}
 	ranks, err := readRanks(c)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", enc, err)
 	}
 	return &fastBPE{ranks: newVocabulary(ranks), pieceEnd: pieceEnd}, nil
+}
+
+// splitOf is the hand-written split of enc (split.go).
+func splitOf(enc tokenizer.Encoding) (func(string, int) int, error) {
+	switch enc {
+	case tokenizer.O200kBase:
+		return o200kPieceEnd, nil
+	case tokenizer.Cl100kBase:
+		return cl100kPieceEnd, nil
+	}
+	return nil, fmt.Errorf("no hand-written split for %s", enc)
 }
 
 // count returns the tokens of text, and false for text that is not valid

@@ -109,6 +109,10 @@ type bpe struct {
 	starting, loading sync.Once
 	// err is why the load failed (nil once it succeeded).
 	err error
+	// fromLibrary is set when the fast counter's tables were built from
+	// the library rather than read from the cache (cache.go), so start
+	// writes them to it.
+	fromLibrary bool
 	// fast counts every text; nil only where it could not be built, and
 	// then codec counts every text (slower, the same counts).
 	fast  *fastBPE
@@ -123,8 +127,18 @@ func (b *bpe) Name() string { return b.name }
 
 // start starts loading b in the background, once, and returns it.
 func (b *bpe) start() Counter {
-	b.starting.Do(func() { go b.wait() })
+	b.starting.Do(func() { go b.loadAndCache() })
 	return b
+}
+
+// loadAndCache loads b, then writes its tables to the cache when they were
+// built from the library. The write is off the counts' path (Count waits
+// for the load only); a run that ends first writes nothing, and the next
+// one will. Write errors are ignored: a read-only home must not fail a run.
+func (b *bpe) loadAndCache() {
+	if b.wait() == nil && b.fromLibrary {
+		_ = saveCachedVocabulary(b.name, &b.fast.ranks)
+	}
 }
 
 // wait loads b, or waits for the load under way, and returns why it
@@ -257,6 +271,13 @@ func (b *bpe) load() {
 			b.err = b.loadError(fmt.Errorf("%v", p))
 		}
 	}()
+	if pieceEnd, err := splitOf(b.enc); err == nil {
+		if v, ok := loadCachedVocabulary(b.name); ok {
+			// The library's vocabulary and split pattern are never built.
+			b.fast = &fastBPE{ranks: v, pieceEnd: pieceEnd}
+			return
+		}
+	}
 	c, err := tokenizer.Get(b.enc)
 	if err != nil {
 		b.err = b.loadError(err)
@@ -265,7 +286,7 @@ func (b *bpe) load() {
 	if f, err := newFastBPE(b.enc, c); err == nil {
 		// The codec (its split pattern, and the table Decode builds) is
 		// dropped: the fast counter counts every text.
-		b.fast = f
+		b.fast, b.fromLibrary = f, true
 		return
 	}
 	// Transcripts may hold invalid UTF-8 (a cut multi-byte character);
