@@ -102,8 +102,7 @@ func sameVocabulary(a, b vocabulary) bool {
 func freshCounter(t *testing.T, name string) *bpe {
 	t.Helper()
 	b := &bpe{name: name, enc: tokenizer.Encoding(name)}
-	b.loadAndCache()
-	if b.err != nil || b.fast == nil {
+	if err := b.wait(); err != nil || b.fast == nil {
 		t.Fatalf("%s did not load: %v", name, b.err)
 	}
 	return b

@@ -110,8 +110,7 @@ type bpe struct {
 	// err is why the load failed (nil once it succeeded).
 	err error
 	// fromLibrary is set when the fast counter's tables were built from
-	// the library rather than read from the cache (cache.go), so start
-	// writes them to it.
+	// the library rather than read from the cache (cache.go).
 	fromLibrary bool
 	// fast counts every text; nil only where it could not be built, and
 	// then codec counts every text (slower, the same counts).
@@ -127,18 +126,8 @@ func (b *bpe) Name() string { return b.name }
 
 // start starts loading b in the background, once, and returns it.
 func (b *bpe) start() Counter {
-	b.starting.Do(func() { go b.loadAndCache() })
+	b.starting.Do(func() { go b.wait() })
 	return b
-}
-
-// loadAndCache loads b, then writes its tables to the cache when they were
-// built from the library. The write is off the counts' path (Count waits
-// for the load only); a run that ends first writes nothing, and the next
-// one will. Write errors are ignored: a read-only home must not fail a run.
-func (b *bpe) loadAndCache() {
-	if b.wait() == nil && b.fromLibrary {
-		_ = saveCachedVocabulary(b.name, &b.fast.ranks)
-	}
 }
 
 // wait loads b, or waits for the load under way, and returns why it
@@ -287,6 +276,12 @@ func (b *bpe) load() {
 		// The codec (its split pattern, and the table Decode builds) is
 		// dropped: the fast counter counts every text.
 		b.fast, b.fromLibrary = f, true
+		// Written within the load, which the first count waits for: a
+		// write left to run after it lost the race with the end of a
+		// short run, every run. It costs a few milliseconds once (a miss
+		// only); errors are ignored, as a read-only home must not fail a
+		// run.
+		_ = saveCachedVocabulary(b.name, &f.ranks)
 		return
 	}
 	// Transcripts may hold invalid UTF-8 (a cut multi-byte character);
