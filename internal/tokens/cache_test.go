@@ -38,7 +38,7 @@ func useCache(t *testing.T) string {
 	return dir
 }
 
-func setLibraryVersion(t *testing.T, version string, ok bool) {
+func setLibraryVersion(t testing.TB, version string, ok bool) {
 	old := libraryVersion
 	libraryVersion = func() (string, bool) { return version, ok }
 	t.Cleanup(func() { libraryVersion = old })
@@ -99,7 +99,7 @@ func sameVocabulary(a, b vocabulary) bool {
 // freshCounter is a counter of name that has loaded, the way a new process
 // loads (reading the cache when there is one) and writes the cache when it
 // built its tables from the library.
-func freshCounter(t *testing.T, name string) *bpe {
+func freshCounter(t testing.TB, name string) *bpe {
 	t.Helper()
 	b := &bpe{name: name, enc: tokenizer.Encoding(name)}
 	if err := b.wait(); err != nil || b.fast == nil {
