@@ -173,7 +173,8 @@ func cacheError(format string, args ...any) error {
 }
 
 // cacheReader reads a cache file's fields in order; a read past the end
-// sets short and returns zeros.
+// sets short and returns nothing (numbers read as 0). Nothing is allocated
+// for a length read from the file: a damaged one may name gigabytes.
 type cacheReader struct {
 	b     []byte
 	short bool
@@ -183,15 +184,26 @@ func (r *cacheReader) take(n int) []byte {
 	if n < 0 || n > len(r.b) {
 		r.short = true
 		r.b = nil
-		return make([]byte, max(n, 0))
+		return nil
 	}
 	p := r.b[:n]
 	r.b = r.b[n:]
 	return p
 }
 
-func (r *cacheReader) u32() uint32 { return binary.LittleEndian.Uint32(r.take(4)) }
-func (r *cacheReader) u64() uint64 { return binary.LittleEndian.Uint64(r.take(8)) }
+func (r *cacheReader) u32() uint32 {
+	if p := r.take(4); p != nil {
+		return binary.LittleEndian.Uint32(p)
+	}
+	return 0
+}
+
+func (r *cacheReader) u64() uint64 {
+	if p := r.take(8); p != nil {
+		return binary.LittleEndian.Uint64(p)
+	}
+	return 0
+}
 
 // decodeVocabulary reads a cache file written under key, and checks it.
 func decodeVocabulary(data []byte, key string) (vocabulary, error) {

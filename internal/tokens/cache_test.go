@@ -366,3 +366,39 @@ func TestCacheStaleTemps(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeVocabulary: no file, however damaged, makes the decoder panic;
+// inputs are tried as they are and with their checksum made right, so that
+// the checks past it are reached. A file it accepts finds each token it
+// holds at its rank.
+func FuzzDecodeVocabulary(f *testing.F) {
+	const key = "format 1; encoding o200k_base; " + testLibrary
+	byID := []string{"a", "b", "ab", "abcdefghijk", "abcdefghijklmnopqrstu", "é"}
+	small := newVocabulary(ranks{byID: byID})
+	f.Add(encodeVocabulary(&small, key))
+	f.Add([]byte(cacheMagic))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, file := range [][]byte{data, resumIfLong(slices.Clone(data))} {
+			v, err := decodeVocabulary(file, key)
+			if err != nil {
+				if !errors.Is(err, errCache) {
+					t.Fatalf("refused with %v, not errCache", err)
+				}
+				continue
+			}
+			for _, s := range v.short.slots {
+				if s.size != 0 && v.rankPacked(s.lo, 0, int(s.size), keyHash(s.lo, 0, int(s.size))) != s.rank {
+					t.Fatalf("token %x of %d bytes not found at rank %d", s.lo, s.size, s.rank)
+				}
+			}
+		}
+	})
+}
+
+func resumIfLong(data []byte) []byte {
+	if len(data) < 4 {
+		return data
+	}
+	return resum(data)
+}
