@@ -6,7 +6,8 @@
 // SPECIAL_CONSTS sets Y1 to '"', Y2 to '\\' and Y3 to 0x1f in every byte,
 // Y6 to zero and Y7 (the high bits of the blocks passed, OR-ed) to zero.
 // The moves into X registers are VEX-encoded: a legacy MOVD before the
-// 256-bit code cost 220 ns a call on an AMD EPYC (the SSE-AVX transition).
+// 256-bit code made every call many times slower (the penalty of a
+// transition between SSE and AVX code).
 #define SPECIAL_CONSTS \
 	MOVL $0x22, DX \
 	VMOVD DX, X1 \
