@@ -95,8 +95,8 @@ type ccBlock struct {
 	IsError   bool             `json:"is_error"`
 	// content is Content's text when the one-pass reading decoded it.
 	content decodedContent
-	// args and argsRaw are Input parsed and written out again
-	// (Call.SetArgsValue), when argsParsed (readAssistant).
+	// argsRaw is Input written compact, the text Call.SetArgsValue keeps,
+	// and args that text parsed, when argsParsed (readAssistant).
 	args       jsonx.Value
 	argsRaw    string
 	argsParsed bool
