@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/internal/atomicfile"
 )
 
 // Snapshot is what a snapshot file records of a case: every decision of
@@ -155,24 +156,13 @@ func writeSnapshot(root, path string, snap *Snapshot) (bool, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fail("%v", errors.Unwrap(err))
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".snapshot-*.tmp")
-	if err != nil {
-		return fail("%v", errors.Unwrap(err))
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fail("%v", werr)
+	if err := atomicfile.Write(path, data, ".snapshot-*.tmp", 0o644); err != nil {
+		// The temporary file's name means nothing to the reader: only why
+		// it could not be made is said.
+		if te := (*atomicfile.TempError)(nil); errors.As(err, &te) {
+			err = errors.Unwrap(te.Err)
+		}
+		return fail("%v", err)
 	}
 	return true, nil
 }

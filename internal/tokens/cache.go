@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/loopgate/loopgate/internal/atomicfile"
 )
 
 // The vocabulary cache: a BPE counter's tables (vocabulary) written to a
@@ -390,24 +392,7 @@ func saveCachedVocabulary(encoding string, v *vocabulary) error {
 		return err
 	}
 	removeStaleTemps(dir, filepath.Base(path))
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(encodeVocabulary(v, key))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.Write(path, encodeVocabulary(v, key), filepath.Base(path)+".tmp*", 0o644)
 }
 
 // removeStaleTemps removes temporary files a process left when it ended
