@@ -227,7 +227,7 @@ func (s *usageScan) object(level int) bool {
 				case len(key) != len(name):
 				case string(key) == name:
 					known = i
-				case foldsASCII(key, name):
+				case jsonx.EqualFoldASCII(name, key):
 					return false // Unmarshal matches a name whatever its case
 				}
 			}
@@ -282,45 +282,24 @@ func (s *usageScan) object(level int) bool {
 
 // key reads a member's key: plain ASCII, no escape, no control character.
 func (s *usageScan) key() ([]byte, bool) {
-	if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+	start := s.pos + 1
+	if s.pos >= len(s.data) || s.data[s.pos] != '"' || !s.plainString() {
 		return nil, false
 	}
-	start := s.pos + 1
-	end := jsonx.PlainStringEnd(s.data, start)
+	return s.data[start : s.pos-1], true
+}
+
+// plainString moves past the string at s.pos when it is plain ASCII
+// without escapes (jsonx.PlainStringEnd), which is valid JSON; anything
+// else is left to the caller (key declines it, a value is skipped by
+// SkipValue).
+func (s *usageScan) plainString() bool {
+	end := jsonx.PlainStringEnd(s.data, s.pos+1)
 	if end < 0 {
-		return nil, false
+		return false
 	}
 	s.pos = end + 1
-	return s.data[start:end], true
-}
-
-// foldsASCII reports whether key may equal name with case folded: key
-// and name are ASCII of one length, and equal once bit 0x20 of each byte
-// is set, which every pair of ASCII letters of one letter passes (a few
-// other pairs too: declining those as well costs nothing).
-func foldsASCII(key []byte, name string) bool {
-	for i := range key {
-		if key[i]|0x20 != name[i]|0x20 {
-			return false
-		}
-	}
 	return true
-}
-
-// plainString moves past the string at s.pos when it is printable ASCII
-// without escapes ("standard"), which is valid JSON; anything else is
-// left to SkipValue.
-func (s *usageScan) plainString() bool {
-	for i := s.pos + 1; i < len(s.data); i++ {
-		switch c := s.data[i]; {
-		case c == '"':
-			s.pos = i + 1
-			return true
-		case c == '\\' || c < 0x20 || c >= 0x7f:
-			return false
-		}
-	}
-	return false
 }
 
 // count reads a whole number of at most 18 digits (below the largest

@@ -53,7 +53,7 @@ func unknownKey(key []byte, fields []Field, nested []Nested) bool {
 			return false
 		}
 	}
-	folds := func(name string) bool { return len(name) == len(key) && equalFoldASCII(name, key) }
+	folds := func(name string) bool { return len(name) == len(key) && EqualFoldASCII(name, key) }
 	for i := range fields {
 		if folds(fields[i].Name) {
 			return false
@@ -67,11 +67,13 @@ func unknownKey(key []byte, fields []Field, nested []Nested) bool {
 	return true
 }
 
-// equalFoldASCII reports whether name and key, of the same length and key
-// ASCII, are equal with ASCII letters' case folded (a byte outside ASCII
-// in name then never matches: unknownKey's use). It spares
-// strings.EqualFold's Unicode path and its conversion of key.
-func equalFoldASCII(name string, key []byte) bool {
+// EqualFoldASCII reports whether name and key, of the same length and key
+// ASCII, are equal with ASCII letters' case folded: strings.EqualFold for
+// them (a byte outside ASCII in name then never matches), without its
+// Unicode path and a conversion of key. unknownKey and ingest's one-pass
+// usage reading decline a key that folds to a name they read, as
+// encoding/json and goccy match names whatever their case.
+func EqualFoldASCII(name string, key []byte) bool {
 	for i := 0; i < len(key); i++ {
 		a, b := name[i], key[i]
 		if a == b {

@@ -223,14 +223,14 @@ func DecodeObjectAll(data []byte, fields []Field) bool {
 	return ok && AtEnd(data, end)
 }
 
-// TestEqualFoldASCII: for ASCII names and keys of a length, equalFoldASCII
+// TestEqualFoldASCII: for ASCII names and keys of a length, EqualFoldASCII
 // is strings.EqualFold, on every pair of bytes.
 func TestEqualFoldASCII(t *testing.T) {
 	for a := 0; a < 0x80; a++ {
 		for b := 0; b < 0x80; b++ {
 			name, key := "x"+string(rune(a)), []byte{'X', byte(b)}
-			if got, want := equalFoldASCII(name, key), strings.EqualFold(name, string(key)); got != want {
-				t.Fatalf("equalFoldASCII(%q, %q) = %v, strings.EqualFold = %v", name, key, got, want)
+			if got, want := EqualFoldASCII(name, key), strings.EqualFold(name, string(key)); got != want {
+				t.Fatalf("EqualFoldASCII(%q, %q) = %v, strings.EqualFold = %v", name, key, got, want)
 			}
 		}
 	}
