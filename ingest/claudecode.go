@@ -190,13 +190,13 @@ func ccDecodeRecord(_ *LineReader, line []byte, _ int, rec *ccRecord) {
 // (when it is plain) and each call's arguments written out compact and
 // parsed.
 func (read *ccMessageRead) readAssistant() {
-	read.usage, read.usagePlain = nil, false
+	// read was reset when the line was decoded: its usage and its blocks'
+	// arguments are unset.
 	if read.m.Usage != nil {
 		read.usage, read.usagePlain = anthropicUsagePlain(read.m.Usage)
 	}
 	for i := range read.blocks {
 		if b := &read.blocks[i]; b.Type == "tool_use" || b.Type == "server_tool_use" {
-			b.args, b.argsRaw, b.argsParsed = jsonx.Value{}, "", false
 			// What Parse then Value.String give (Call.SetArgsValue), written
 			// in one pass without building the value, which is then parsed
 			// from that text, sharing its strings: one allocation for the
@@ -286,8 +286,9 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 // line is read; so are the strings marked View, which line only compares,
 // parses, measures or looks up (type, uuids, timestamp, ids of a request,
 // a block's type, text and thinking): what it keeps of them past the
-// line is cloned (the session id, the model, a uuid kept by its text). A line without a message object, and content of another
-// kind, are marked in read (unreadable, badContent) for line to report.
+// line is cloned (the session id, the model, a uuid kept by its text). A
+// line without a message object, and content of another kind, are marked
+// in read (unreadable, badContent) for line to report.
 // It declines what DecodeObjectNested declines (a member of another type,
 // a repeated, escaped or case-folded key, a syntax error): the line is
 // then decoded generically (ccDecodeGeneric).
