@@ -34,13 +34,8 @@ const uuidLogChunk = 4096
 // uuidKey is a canonical uuid's 16 bytes.
 type uuidKey [16]byte
 
-// set records that the line with uuid id is in scope (not "").
-func (u *uuidScopes) set(id, scope string) {
-	k, ok := canonicalUUID(id)
-	u.setKey(id, k, ok, scope)
-}
-
-// setKey is set with canonicalUUID(id) already worked out (k, ok).
+// setKey records that the line with uuid id is in scope (not ""); k and
+// ok are canonicalUUID(id), worked out where the line was decoded.
 func (u *uuidScopes) setKey(id string, k uuidKey, ok bool, scope string) {
 	switch {
 	case !ok:

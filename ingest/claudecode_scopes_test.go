@@ -141,3 +141,9 @@ func TestUUIDScopesAcrossChunks(t *testing.T) {
 		t.Errorf("a uuid never set has scope %q", got)
 	}
 }
+
+// set is setKey with the uuid's key worked out here.
+func (u *uuidScopes) set(id, scope string) {
+	k, ok := canonicalUUID(id)
+	u.setKey(id, k, ok, scope)
+}
