@@ -87,7 +87,7 @@ func parseATIF(doc []byte, h *Head, out *Sink) {
 	if s.ID == "" {
 		s.ID = fileStem(h.Name)
 	}
-	b := newSessionBuilder(s)
+	b := newSessionBuilder(s, 0)
 	b.doc = a.multiLine
 	other := map[string]int{}
 	for i, raw := range a.elems {

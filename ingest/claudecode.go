@@ -137,6 +137,9 @@ type ccReader struct {
 	scopes    map[string]*ccScope
 	order     []string
 	uuidScope uuidScopes
+	// calls is how many calls the file's first scope is expected to make
+	// (callsHint): its tables are made that large at once.
+	calls     int
 	synthetic int
 	// doc: the records come from a multi-line document (sessionBuilder.doc).
 	doc bool
@@ -219,7 +222,7 @@ func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
 // nil). doc says they come from a multi-line document: the sessions keep
 // line 0 once their problems are reported.
 func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc bool, h *Head, out *Sink) {
-	r := &ccReader{out: out, scopes: map[string]*ccScope{}, doc: doc}
+	r := &ccReader{out: out, scopes: map[string]*ccScope{}, doc: doc, calls: callsHint(h.size)}
 	records := 0
 	eachRecord(next, lr, h, ccDecodeRecord, func(lines *LineReader, line []byte, n int, rec *ccRecord) {
 		if rec.err != nil {
@@ -439,7 +442,8 @@ func (r *ccReader) scope(key string, line int) *ccScope {
 	sc := r.scopes[key]
 	if sc == nil {
 		s := &Session{Format: formatClaudeCode, Agent: key, Line: line}
-		sc = &ccScope{b: newSessionBuilder(s), requests: map[string]callRef{}}
+		sc = &ccScope{b: newSessionBuilder(s, r.calls), requests: make(map[string]callRef, r.calls)}
+		r.calls = 0 // a sidechain's scope is a small part of its file
 		sc.b.doc = r.doc
 		r.scopes[key] = sc
 		r.order = append(r.order, key)

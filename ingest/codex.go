@@ -102,7 +102,7 @@ type codexReader struct {
 
 func parseCodex(lr *LineReader, h *Head, out *Sink) {
 	r := &codexReader{out: out, unknown: map[string]int{}, skipped: map[string]int{}}
-	r.b = newSessionBuilder(&Session{Format: formatCodex})
+	r.b = newSessionBuilder(&Session{Format: formatCodex}, callsHint(h.size))
 	eachRecord(lr.Next, lr, h, decodeCodexRecord, func(lines *LineReader, line []byte, n int, rec *codexRecord) {
 		if rec.err != nil {
 			if rec.valid {

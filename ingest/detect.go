@@ -58,6 +58,9 @@ type Head struct {
 	noLineReuse bool // Options.noLineReuse
 	workers     int  // Options.Workers
 	aheadAfter  int  // Options.aheadAfter
+	// size is the file's size on disk when it is known and the file is
+	// read as it is (not gzip): readers size their tables from it.
+	size int64
 }
 
 // Has reports whether the first record has all the named keys.
@@ -284,6 +287,9 @@ type sniffed struct {
 func sniff(in *stream, opt Options, out *Sink) (*sniffed, bool) {
 	lr, gz, maxRecord := in.lr, in.gz, opt.maxRecord()
 	h := &Head{Path: in.path, Name: in.name, noLineReuse: opt.noLineReuse, workers: opt.Workers, aheadAfter: opt.aheadAfter}
+	if !gz {
+		h.size = opt.sizeHint
+	}
 	s := &sniffed{h: h}
 
 	first, n, ok := lr.Next()

@@ -74,7 +74,7 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 	if !ok {
 		return
 	}
-	b := newSessionBuilder(&Session{Format: formatMiniSWEAgent, ID: strings.TrimSuffix(fileStem(h.Name), ".traj"), Line: a.line(0, h.Line)})
+	b := newSessionBuilder(&Session{Format: formatMiniSWEAgent, ID: strings.TrimSuffix(fileStem(h.Name), ".traj"), Line: a.line(0, h.Line)}, 0)
 	b.doc = a.multiLine
 	waiting := ""
 	feedback, actions := 0, 0

@@ -469,7 +469,7 @@ func (r *oaReader) add(rec oaRecord, line int, first bool) {
 			}
 		}
 		s := &Session{Format: rec.format, ID: id, Model: rec.model, Line: line}
-		conv = &oaConv{b: newSessionBuilder(s), respIDs: map[string]bool{}, skipped: map[string]int{}}
+		conv = &oaConv{b: newSessionBuilder(s, 0), respIDs: map[string]bool{}, skipped: map[string]int{}}
 		conv.b.doc = r.pos != nil && line == 0
 		r.convs = append(r.convs, conv)
 	}

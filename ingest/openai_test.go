@@ -25,7 +25,7 @@ func runBuilder(ops []builderOp) (*Session, []Problem) {
 	var problems []Problem
 	var got *Session
 	out := &Sink{OnProblem: func(p Problem) { problems = append(problems, p) }, OnSession: func(s *Session) { got = s }}
-	b := newSessionBuilder(&Session{})
+	b := newSessionBuilder(&Session{}, 0)
 	for i, op := range ops {
 		line := i + 1
 		switch {

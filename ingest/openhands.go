@@ -259,7 +259,7 @@ type ohItem struct {
 // the record's JSONL line (0 for a document), at the line of problems of
 // the record as a whole, lines the file lines of the events in a document.
 func ohSession(items []ohItem, id string, line, at int, lines []int, pos *docPos, out *Sink) {
-	b := newSessionBuilder(&Session{Format: formatOpenHands, ID: id, Line: line})
+	b := newSessionBuilder(&Session{Format: formatOpenHands, ID: id, Line: line}, 0)
 	b.doc = pos != nil && line == 0
 	recLine := line
 	if b.doc {

@@ -96,7 +96,7 @@ func parseResolverRecord(rec []byte, h *Head, line int, doc bool, out *Sink) {
 		pos := newDocPos(rec, h.Line)
 		lines = pos.elemLines(member(rec, "history"))
 	}
-	b := newSessionBuilder(&Session{Format: formatOpenHandsResolver, ID: id, Line: line})
+	b := newSessionBuilder(&Session{Format: formatOpenHandsResolver, ID: id, Line: line}, 0)
 	b.doc = doc
 	var waiting []Call // calls waiting for their observation, in order
 	for i, raw := range r.History {

@@ -117,7 +117,7 @@ type ohV1Reader struct {
 }
 
 func newOHV1Reader(h *Head, out *Sink, doc bool) *ohV1Reader {
-	b := newSessionBuilder(&Session{Format: formatOpenHandsV1, ID: fileStem(h.Name)})
+	b := newSessionBuilder(&Session{Format: formatOpenHandsV1, ID: fileStem(h.Name)}, 0)
 	b.doc = doc
 	return &ohV1Reader{out: out, b: b, requests: map[string]callRef{}, callOf: map[string]string{}, other: map[string]int{}}
 }

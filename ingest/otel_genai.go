@@ -246,7 +246,7 @@ func (r *otelReader) finish() {
 			if id == "" {
 				id = r.stem
 			}
-			b := newSessionBuilder(&Session{Format: formatOTelGenAI, ID: id, Line: s.line})
+			b := newSessionBuilder(&Session{Format: formatOTelGenAI, ID: id, Line: s.line}, 0)
 			b.doc = r.doc
 			os = &otelSession{b: b, other: map[string]int{}}
 			sessions[key] = os

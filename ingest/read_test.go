@@ -156,3 +156,19 @@ func TestReadCountsBytes(t *testing.T) {
 		t.Errorf("the shared counter has %d bytes, want %d", shared.Load(), total)
 	}
 }
+
+func TestCallsHint(t *testing.T) {
+	for _, tc := range []struct {
+		size int64
+		want int
+	}{
+		{0, 0},    // unknown: maps start small
+		{4095, 0}, // a small file: no table made larger
+		{60 << 20, 15360},
+		{1 << 40, 1 << 16}, // capped
+	} {
+		if got := callsHint(tc.size); got != tc.want {
+			t.Errorf("callsHint(%d) = %d, want %d", tc.size, got, tc.want)
+		}
+	}
+}

@@ -40,8 +40,23 @@ type sessionBuilder struct {
 	doc bool
 }
 
-func newSessionBuilder(s *Session) *sessionBuilder {
-	return &sessionBuilder{s: s, pending: map[string][]callRef{}, final: map[callRef]bool{}, early: map[string]int{}}
+// newSessionBuilder starts building s, which is expected to make about
+// calls calls (0: unknown).
+func newSessionBuilder(s *Session, calls int) *sessionBuilder {
+	return &sessionBuilder{s: s, pending: make(map[string][]callRef, calls), final: map[callRef]bool{}, early: map[string]int{}}
+}
+
+// callsHint is how many calls a file of size bytes (0: unknown) is
+// expected to hold, to make its tables that large at once. A map that
+// grows to tens of thousands of ids hashes each of them again at every
+// growth; that cost several percent of a replay of large Claude Code
+// files. The guess is low on purpose: a file of few calls with long
+// results gets no table larger than it needs, and a file of many small
+// ones still grows, just less often. 4 KiB per call is below what real
+// transcripts hold (long results, thinking and system prompts), and the
+// cap keeps a huge file from asking for more than a few megabytes.
+func callsHint(size int64) int {
+	return int(min(size/4096, 1<<16))
 }
 
 // turn starts a new turn at a genuine user message.

@@ -137,7 +137,7 @@ func (r *sweReader) scope(agent string, line int) *sweScope {
 		if agent != r.first {
 			s.Agent, s.Parent = agent, s.ID
 		}
-		sc = &sweScope{b: newSessionBuilder(s)}
+		sc = &sweScope{b: newSessionBuilder(s, 0)}
 		sc.b.doc = r.doc
 		r.scopes[agent] = sc
 		r.order = append(r.order, agent)
