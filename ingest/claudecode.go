@@ -354,9 +354,9 @@ func ccDecodeLine(line []byte, l *ccLine, read *ccMessageRead, blocks []ccBlock)
 			_, end, ok := jsonx.SkipValue(data, pos, depth)
 			return end, ok
 		}
-		return jsonx.DecodeObjectNested(data, pos, depth, messageFields[:], content[:])
+		return jsonx.DecodeObjectIndexed(data, pos, depth, &ccMessageIndex, messageFields[:], content[:])
 	}}}
-	end, ok := jsonx.DecodeObjectNested(line, 0, 0, lineFields[:], message[:])
+	end, ok := jsonx.DecodeObjectIndexed(line, 0, 0, &ccLineIndex, lineFields[:], message[:])
 	if read.badContent {
 		read.blocks, read.text, read.isString = nil, "", false
 	}
@@ -411,8 +411,12 @@ func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock) (int, bool) {
 		{Name: "is_error", Bool: &b.IsError},
 	}
 	content := [...]jsonx.Nested{{Name: "content", Read: readContentMember(&b.Content, &b.content)}}
-	return jsonx.DecodeObjectNested(data, pos, depth, fields[:], content[:])
+	return jsonx.DecodeObjectIndexed(data, pos, depth, &ccBlockIndex, fields[:], content[:])
 }
+
+// The indexes of the names ccDecodeLine and ccDecodeBlock read: a line
+// has a dozen members, and every one was compared with each name.
+var ccLineIndex, ccMessageIndex, ccBlockIndex jsonx.FieldIndex
 
 // scopeOf assigns a line to its agent scope.
 func (r *ccReader) scopeOf(rec *ccRecord) string {

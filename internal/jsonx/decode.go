@@ -1,7 +1,11 @@
 package jsonx
 
 import (
+	"encoding/binary"
 	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -48,10 +52,8 @@ const maxFields = 64
 // (encoding/json and goccy match names case-insensitively, with Unicode
 // folding that only bytes outside ASCII can reach).
 func unknownKey(key []byte, fields []Field, nested []Nested) bool {
-	for _, c := range key {
-		if c >= 0x80 {
-			return false
-		}
+	if !asciiKey(key) {
+		return false
 	}
 	folds := func(name string) bool { return len(name) == len(key) && EqualFoldASCII(name, key) }
 	for i := range fields {
@@ -155,7 +157,8 @@ func (p *parser) field(f *Field, depth int) bool {
 		if f.Bool != nil {
 			*f.Bool = v
 		} else {
-			*f.BoolPtr = &v
+			b := v // only this branch moves a bool to the heap
+			*f.BoolPtr = &b
 		}
 		return true
 	case c == '-' || c >= '0' && c <= '9':
@@ -175,7 +178,8 @@ func (p *parser) field(f *Field, depth int) bool {
 		if f.Int != nil {
 			*f.Int = v
 		} else {
-			*f.IntPtr = &v
+			n := v // only this branch moves an integer to the heap
+			*f.IntPtr = &n
 		}
 		return true
 	}
@@ -220,6 +224,27 @@ type Nested struct {
 // error stands; Read may have run, and fields may be written, before a
 // decline. TestDecodeObject and FuzzDecodeObject hold it to Unmarshal.
 func DecodeObjectNested(data []byte, pos, depth int, fields []Field, nested []Nested) (end int, ok bool) {
+	return decodeObject(data, pos, depth, fields, nested, nil)
+}
+
+// DecodeObjectIndexed is DecodeObjectNested for a call site that decodes
+// many objects with the same names: x, which the call site keeps (a
+// package variable of its own), is built from the names of the first call
+// and finds each key's field by a hash instead of comparing the key with
+// every name. Every call with x must pass the same names in the same
+// order; a call with another number of names is read as by
+// DecodeObjectNested.
+func DecodeObjectIndexed(data []byte, pos, depth int, x *FieldIndex, fields []Field, nested []Nested) (end int, ok bool) {
+	if !x.built.Load() {
+		x.build(fields, nested)
+	}
+	if !x.ok || x.n != len(fields)+len(nested) {
+		x = nil
+	}
+	return decodeObject(data, pos, depth, fields, nested, x)
+}
+
+func decodeObject(data []byte, pos, depth int, fields []Field, nested []Nested, x *FieldIndex) (end int, ok bool) {
 	if len(fields)+len(nested) > maxFields || depth > MaxDepth {
 		return 0, false
 	}
@@ -240,24 +265,20 @@ func DecodeObjectNested(data []byte, pos, depth int, fields []Field, nested []Ne
 		if !ok || escaped {
 			return 0, false
 		}
-		f := -1
-		for i := range fields {
-			if fields[i].Name == string(key) {
-				f = i
-				break
-			}
-		}
-		if f < 0 {
-			for i := range nested {
-				if nested[i].Name == string(key) {
-					f = len(fields) + i
-					break
-				}
-			}
+		f, known := -1, false
+		if x != nil {
+			var folded bool
+			f, folded = x.find(key)
+			// A key that folds to a name is declined; one that matches
+			// none may be skipped when it is ASCII (unknownKey).
+			known = f >= 0 || (!folded && asciiKey(key))
+		} else {
+			f = linearFind(key, fields, nested)
+			known = f >= 0 || unknownKey(key, fields, nested)
 		}
 		switch {
 		case f < 0:
-			if !unknownKey(key, fields, nested) || p.skip(depth+1) != nil {
+			if !known || p.skip(depth+1) != nil {
 				return 0, false
 			}
 		case seen&(1<<f) != 0:
@@ -283,6 +304,125 @@ func DecodeObjectNested(data []byte, pos, depth int, fields []Field, nested []Ne
 			return p.pos, true
 		}
 	}
+}
+
+// linearFind is the index of key among fields then nested (nested[i] is
+// len(fields)+i), -1 when it names none.
+func linearFind(key []byte, fields []Field, nested []Nested) int {
+	for i := range fields {
+		if fields[i].Name == string(key) {
+			return i
+		}
+	}
+	for i := range nested {
+		if nested[i].Name == string(key) {
+			return len(fields) + i
+		}
+	}
+	return -1
+}
+
+// FieldIndex finds the names of DecodeObjectIndexed's fields and nested
+// members by a hash of a key's length and of its first and last bytes with
+// ASCII case folded. Keys that are equal with case folded hash alike, so
+// one probe finds both a key's own name and a name it would match only
+// with case folded (which DecodeObjectNested declines). Its zero value is
+// ready: it is built at first use.
+type FieldIndex struct {
+	// built is set once the rest is, under mu, by the first call.
+	built atomic.Bool
+	mu    sync.Mutex
+	// ok is false when the names could not be indexed (more than
+	// maxFields of them); the call site is then read without the index.
+	ok    bool
+	n     int      // how many names were indexed
+	names []string // fields' names, then nested's
+	// slots holds 1 + the index in names of the name whose hash sent it
+	// there, or of a name probed past an occupied slot (open addressing,
+	// linear probing); 0 is empty, and ends a probe.
+	slots [fieldSlots]uint8
+}
+
+// fieldSlots is the size of a FieldIndex's table, one slot per value of
+// the byte foldHash gives: four times maxFields, so that probes stay short
+// and a probe always meets an empty slot.
+const fieldSlots = 256
+
+func (x *FieldIndex) build(fields []Field, nested []Nested) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.built.Load() {
+		return
+	}
+	defer x.built.Store(true)
+	x.n = len(fields) + len(nested)
+	if x.n > maxFields {
+		return
+	}
+	// The names are copied, so that the index keeps nothing of the
+	// caller's fields: they stay on its stack.
+	for _, f := range fields {
+		x.names = append(x.names, strings.Clone(f.Name))
+	}
+	for _, f := range nested {
+		x.names = append(x.names, strings.Clone(f.Name))
+	}
+	for i, name := range x.names {
+		h := foldHash(name)
+		for x.slots[h] != 0 {
+			h++ // wraps around the table
+		}
+		x.slots[h] = uint8(i + 1)
+	}
+	x.ok = true
+}
+
+// find returns the index of the name that is key (-1: none), and whether
+// some name equals key only with ASCII case folded.
+func (x *FieldIndex) find(key []byte) (i int, folded bool) {
+	h := foldHash(key)
+	for {
+		s := x.slots[h]
+		if s == 0 {
+			return -1, folded
+		}
+		if name := x.names[s-1]; len(name) == len(key) {
+			if name == string(key) {
+				return int(s - 1), false
+			}
+			folded = folded || EqualFoldASCII(name, key)
+		}
+		h++ // wraps around the table
+	}
+}
+
+// foldHash hashes a name or key by its length and its first and last
+// bytes, with bit 0x20 set in both: ASCII letters' case folded, and any
+// two strings equal with case folded (EqualFoldASCII) hash alike.
+func foldHash[S string | []byte](s S) uint8 {
+	if len(s) == 0 {
+		return 0
+	}
+	a, b := uint(s[0]|0x20), uint(s[len(s)-1]|0x20)
+	return uint8(uint(len(s))*37 + a*5 + b*11)
+}
+
+// asciiKey reports whether key has no byte outside ASCII: a key that has
+// one may equal a name under Unicode case folding, which encoding/json and
+// goccy apply, so it is declined (unknownKey).
+func asciiKey(key []byte) bool {
+	for len(key) >= 8 {
+		if binary.LittleEndian.Uint64(key)&highs != 0 {
+			return false
+		}
+		key = key[8:]
+	}
+	for _, c := range key {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // DecodeArrayEach reads the JSON array at data[pos] (after white space),

@@ -49,7 +49,16 @@ func checkViewDecode(t *testing.T, data []byte, want decodeTarget, ok bool) {
 	if gotOK := DecodeObjectAll(data, viewFields(got.fields())); gotOK != ok || ok && !got.equal(want) {
 		t.Errorf("%q with View: %v %+v; without: %v %+v", data, gotOK, got, ok, want)
 	}
+	// The same names found by a FieldIndex read the same.
+	got = presetTarget()
+	end, gotOK := DecodeObjectIndexed(data, 0, 0, &targetIndex, got.fields(), nil)
+	if gotOK = gotOK && AtEnd(data, end); gotOK != ok || ok && !got.equal(want) {
+		t.Errorf("%q with a FieldIndex: %v %+v; without: %v %+v", data, gotOK, got, ok, want)
+	}
 }
+
+// targetIndex is the FieldIndex of decodeTarget's fields.
+var targetIndex FieldIndex
 
 func samePtr[T comparable](a, b *T) bool {
 	return (a == nil) == (b == nil) && (a == nil || *a == *b)
@@ -221,6 +230,68 @@ func DecodeObject(data []byte, pos int, fields []Field) (end int, ok bool) {
 func DecodeObjectAll(data []byte, fields []Field) bool {
 	end, ok := DecodeObject(data, 0, fields)
 	return ok && AtEnd(data, end)
+}
+
+// TestFieldIndexFind: a FieldIndex finds every name, a key that names
+// none, and a key that equals a name only with case folded, among names
+// that share lengths, first and last bytes (and so collide in its table).
+func TestFieldIndexFind(t *testing.T) {
+	names := []string{"type", "Type", "tape", "uuid", "id", "ID", "sessionId", "timestamp", "requestId", "a", "", "content"}
+	var fields []Field
+	for _, n := range names[:len(names)-1] {
+		fields = append(fields, Field{Name: n})
+	}
+	nested := []Nested{{Name: names[len(names)-1]}}
+	var x FieldIndex
+	x.build(fields, nested)
+	if !x.ok {
+		t.Fatal("names not indexed")
+	}
+	for i, n := range names {
+		if got, _ := x.find([]byte(n)); got != i {
+			t.Errorf("find(%q) = %d, want %d", n, got, i)
+		}
+	}
+	for _, tc := range []struct {
+		key    string
+		folded bool
+	}{
+		{"TYPE", true}, {"tYpe", true}, {"Id", true}, {"SESSIONID", true}, {"CONTENT", true},
+		{"typo", false}, {"types", false}, {"x", false}, {"sessionIds", false}, {"A", true},
+	} {
+		if got, folded := x.find([]byte(tc.key)); got != -1 || folded != tc.folded {
+			t.Errorf("find(%q) = %d, %v, want -1, %v", tc.key, got, folded, tc.folded)
+		}
+	}
+	// More names than a decoder takes are not indexed; the call site is
+	// then read without the index.
+	var big FieldIndex
+	big.build(make([]Field, maxFields+1), nil)
+	if big.ok {
+		t.Error("an index of more than maxFields names")
+	}
+}
+
+// TestAsciiKey: asciiKey is a byte-by-byte look for a byte of 0x80 or
+// more, at every length and position around a word.
+func TestAsciiKey(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		key := bytes.Repeat([]byte{'k'}, n)
+		if !asciiKey(key) {
+			t.Fatalf("asciiKey(%q) = false", key)
+		}
+		for i := 0; i < n; i++ {
+			key[i] = 0x80
+			if asciiKey(key) {
+				t.Fatalf("asciiKey(%q) = true", key)
+			}
+			key[i] = 0x7f
+			if !asciiKey(key) {
+				t.Fatalf("asciiKey(%q) = false", key)
+			}
+			key[i] = 'k'
+		}
+	}
 }
 
 // TestEqualFoldASCII: for ASCII names and keys of a length, EqualFoldASCII
