@@ -18,18 +18,47 @@ type nestedTarget struct {
 // element with DecodeObjectNested. Only lists of objects are read; null
 // and other elements decline, as a caller that wants them raw would.
 func (d *nestedTarget) decodeNested(data []byte) bool {
+	return d.decodeWith(data, nil, nil)
+}
+
+// decodeIndexed is decodeNested with the names of the object and of its
+// list's elements found through FieldIndexes (DecodeObjectIndexed).
+func (d *nestedTarget) decodeIndexed(data []byte) bool {
+	return d.decodeWith(data, &nestedTopIndex, &nestedElemIndex)
+}
+
+var nestedTopIndex, nestedElemIndex FieldIndex
+
+// decodeWith is decodeNested, through top and elem when they are set.
+func (d *nestedTarget) decodeWith(data []byte, top, elem *FieldIndex) bool {
+	decode := func(data []byte, pos, depth int, x *FieldIndex, fields []Field, nested []Nested) (int, bool) {
+		if x == nil {
+			return DecodeObjectNested(data, pos, depth, fields, nested)
+		}
+		return DecodeObjectIndexed(data, pos, depth, x, fields, nested)
+	}
 	readList := func(data []byte, pos, depth int) (int, bool) {
 		d.List = []decodeTarget{}
 		return DecodeArrayEach(data, pos, depth, func(data []byte, pos, depth int) (int, bool) {
 			var e decodeTarget
-			end, ok := DecodeObjectNested(data, pos, depth, e.fields(), nil)
+			end, ok := decode(data, pos, depth, elem, e.fields(), nil)
 			d.List = append(d.List, e)
 			return end, ok
 		})
 	}
 	nested := []Nested{{Name: "list", Read: readList}}
-	end, ok := DecodeObjectNested(data, 0, 0, d.fields(), nested)
+	end, ok := decode(data, 0, 0, top, d.fields(), nested)
 	return ok && AtEnd(data, end)
+}
+
+// checkIndexedNested fails when the indexed reading of data differs from
+// the plain one (got, ok).
+func checkIndexedNested(t *testing.T, data []byte, got nestedTarget, ok bool) {
+	t.Helper()
+	var indexed nestedTarget
+	if iok := indexed.decodeIndexed(data); iok != ok || ok && !indexed.equal(got) {
+		t.Errorf("%q through FieldIndexes: %v %+v; without: %v %+v", data, iok, indexed, ok, got)
+	}
 }
 
 func (d nestedTarget) equal(e nestedTarget) bool {
@@ -74,6 +103,7 @@ func TestDecodeObjectNested(t *testing.T) {
 			if ok != tc.ok {
 				t.Errorf("ok = %v, want %v", ok, tc.ok)
 			}
+			checkIndexedNested(t, []byte(tc.in), got, ok)
 			if ok {
 				var want nestedTarget
 				if err := gojson.Unmarshal([]byte(tc.in), &want); err != nil {
@@ -154,7 +184,9 @@ func FuzzDecodeObjectNested(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var got nestedTarget
-		if !got.decodeNested(data) {
+		ok := got.decodeNested(data)
+		checkIndexedNested(t, data, got, ok)
+		if !ok {
 			return
 		}
 		if !Valid(data) {
