@@ -243,21 +243,24 @@ func (p *parser) unescape(start, i int, high bool) (string, error) {
 		seen = highs
 	}
 	for {
-		// A long plain run is copied 32 bytes at a time where the
-		// processor can (special_amd64.s): a block is stored whole and
-		// the run ends at the special byte, as below a word at a time.
+		// Where the processor can (special_amd64.s), plain runs are
+		// copied 32 bytes at a time, a block stored whole and the run
+		// ended at the special byte as below a word at a time, and the
+		// escapes of one byte are decoded in the same loop, which
+		// returns only at anything else (or when the blocks run out): a
+		// tool result has an escaped newline every few dozen bytes.
 		if useVector && len(data)-i >= 32 {
 			if cap(buf)-len(buf) < 32 {
 				buf = slices.Grow(buf, len(buf)+64)
 			}
 			n := len(buf)
-			k, h, found := copyPlainAVX2(buf[n:cap(buf)], data[i:])
-			buf = buf[:n+k]
-			i += k
+			w, r, h, stopped := unescapeAVX2(buf[n:cap(buf)], data[i:])
+			buf = buf[:n+w]
+			i += r
 			if h {
 				seen |= highs
 			}
-			if found {
+			if stopped {
 				goto special
 			}
 			if len(data)-i >= 32 {

@@ -10,7 +10,7 @@ var useVector = cpu.X86.HasAVX2 && cpu.X86.HasBMI2
 //go:noescape
 func indexSpecialAVX2(data []byte) (i int, high bool)
 
-// copyPlainAVX2 is in special_amd64.s.
+// unescapeAVX2 is in special_amd64.s.
 //
 //go:noescape
-func copyPlainAVX2(dst, src []byte) (n int, high, found bool)
+func unescapeAVX2(dst, src []byte) (n, m int, high, stopped bool)

@@ -1,7 +1,7 @@
 #include "textflag.h"
 
-// The two functions below share their constants, their test of a block
-// and their ending, written once here.
+// The functions below share their constants and their test of a block,
+// written once here.
 
 // SPECIAL_CONSTS sets Y1 to '"', Y2 to '\\' and Y3 to 0x1f in every byte,
 // Y6 to zero and Y7 (the high bits of the blocks passed, OR-ed) to zero.
@@ -82,48 +82,80 @@ done:
 	VZEROUPPER
 	RET
 
-// func copyPlainAVX2(dst, src []byte) (n int, high bool, found bool)
+// func unescapeAVX2(dst, src []byte) (n, m int, high, stopped bool)
 //
-// Copies src to dst 32 bytes at a time while both hold a whole block,
-// up to the first byte of src that is '"', '\\' or below 0x20 (found):
-// n is that byte's index (the block holding it is copied whole, dst[:n]
-// is the run before it). When no block held one, n is the bytes copied
-// (a multiple of 32) and found is false. high reports whether a byte of
-// 0x80 or more lies in src[:n]. Needs AVX2 and BMI2.
-TEXT ·copyPlainAVX2(SB), NOSPLIT, $0-58
+// Decodes src into dst 32 bytes at a time while src holds a whole block
+// past the bytes read and dst has room for one past the bytes written:
+// each block is stored whole, and a run of plain bytes ends at the first
+// byte of src that is '"', '\\' or below 0x20. An escape that stands for
+// one byte (unescapes: \" \\ \/ \b \f \n \r \t) is written as that byte
+// and the decoding goes on after it; anything else stops it (stopped) at
+// that byte, for the caller to read: '"', a control byte, \u, another
+// escape, or a backslash that ends src. n is the bytes written to dst,
+// m the bytes of src read; when not stopped, the blocks ran out (src or
+// dst). high reports whether a plain byte copied was 0x80 or more.
+// Needs AVX2 and BMI2.
+TEXT ·unescapeAVX2(SB), NOSPLIT, $0-66
 	MOVQ dst_base+0(FP), DI
 	MOVQ dst_len+8(FP), BX
 	MOVQ src_base+24(FP), SI
 	MOVQ src_len+32(FP), CX
-	CMPQ BX, CX
-	CMOVQLT BX, CX // the shorter of the two
-	ANDQ $~31, CX
-	XORQ AX, AX
+	XORQ AX, AX  // bytes of src read
+	XORQ R8, R8  // bytes of dst written
+	XORQ R11, R11 // the high bits of the plain bytes of cut blocks, OR-ed
+	LEAQ ·unescapes(SB), R13
 	SPECIAL_CONSTS
 
-copyloop:
-	CMPQ AX, CX
-	JAE  copynone
+unloop:
+	LEAQ 32(AX), R12
+	CMPQ R12, CX
+	JA   unnone
+	LEAQ 32(R8), R12
+	CMPQ R12, BX
+	JA   unnone
 	VMOVDQU (SI)(AX*1), Y0
-	VMOVDQU Y0, (DI)(AX*1)
+	VMOVDQU Y0, (DI)(R8*1)
 	SPECIAL_MASK
-	JNZ  copyfound
+	JNZ  unfound
 	VPOR Y0, Y7, Y7
 	ADDQ $32, AX
-	JMP  copyloop
+	ADDQ $32, R8
+	JMP  unloop
 
-copyfound:
-	SPECIAL_FOUND
-	MOVB $1, found+57(FP)
-	JMP  copydone
+unfound:
+	TZCNTL DX, DX
+	VPMOVMSKB Y0, R9
+	BZHIL DX, R9, R9
+	ORL  R9, R11
+	ADDQ DX, AX
+	ADDQ DX, R8
+	CMPB (SI)(AX*1), $0x5c
+	JNE  unstop
+	LEAQ 1(AX), R12
+	CMPQ R12, CX
+	JAE  unstop
+	MOVBLZX 1(SI)(AX*1), R10
+	MOVBLZX (R13)(R10*1), R10
+	TESTL R10, R10
+	JZ   unstop
+	MOVB R10, (DI)(R8*1)
+	ADDQ $2, AX
+	INCQ R8
+	JMP  unloop
 
-copynone:
+unstop:
+	MOVB $1, stopped+65(FP)
+	JMP  undone
+
+unnone:
+	MOVB $0, stopped+65(FP)
+
+undone:
 	VPMOVMSKB Y7, R9
-	MOVB $0, found+57(FP)
-
-copydone:
+	ORL  R11, R9
 	TESTL R9, R9
-	SETNE high+56(FP)
-	MOVQ  AX, n+48(FP)
+	SETNE high+64(FP)
+	MOVQ AX, m+56(FP)
+	MOVQ R8, n+48(FP)
 	VZEROUPPER
 	RET

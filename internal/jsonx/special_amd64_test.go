@@ -80,11 +80,15 @@ func TestVectorStr(t *testing.T) {
 	}
 	defer func(v bool) { useVector = v }(useVector)
 	rng := rand.New(rand.NewPCG(3, 4))
-	pieces := []string{`\n`, `\"`, `\\`, `\u00e9`, `\ud83d\ude00`, `\t`, "é", "\xff", "\x01", `\/`}
-	for trial := 0; trial < 3000; trial++ {
+	// Every escape of one byte (decoded inside the vector loop), runs of
+	// them, \u escapes and a bad escape (which stop it), bytes outside
+	// ASCII and a control byte.
+	pieces := []string{`\n`, `\"`, `\\`, `\u00e9`, `\ud83d\ude00`, `\t`, "é", "\xff", "\x01", `\/`,
+		`\r`, `\b`, `\f`, `\n\n\t\t`, `\\\"`, `\q`}
+	for trial := 0; trial < 6000; trial++ {
 		var b bytes.Buffer
 		b.WriteByte('"')
-		for range 1 + rng.IntN(4) {
+		for range 1 + rng.IntN(6) {
 			for range rng.IntN(100) {
 				b.WriteByte(byte('a' + rng.IntN(26)))
 			}

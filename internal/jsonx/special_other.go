@@ -10,6 +10,6 @@ func indexSpecialAVX2(data []byte) (i int, high bool) {
 	panic("jsonx: no vector scan on this architecture")
 }
 
-func copyPlainAVX2(dst, src []byte) (n int, high, found bool) {
+func unescapeAVX2(dst, src []byte) (n, m int, high, stopped bool) {
 	panic("jsonx: no vector scan on this architecture")
 }
