@@ -33,16 +33,14 @@
 	VPMOVMSKB Y4, DX \
 	TESTL DX, DX
 
-// SPECIAL_FOUND adds to AX the index in the block Y0 of the lowest byte
-// of the mask DX, and sets R9 to the high bits of the bytes before it and
-// of the blocks passed (not zero: a byte of 0x80 or more was passed).
-#define SPECIAL_FOUND \
+// SPECIAL_AT sets DX to the index in the block Y0 of the lowest byte of
+// the mask DX, R9 to the high bits of the block's bytes before it (not
+// zero: one of them is 0x80 or more), and adds DX to AX.
+#define SPECIAL_AT \
 	TZCNTL DX, DX \
 	VPMOVMSKB Y0, R9 \
 	BZHIL DX, R9, R9 \
-	ADDQ DX, AX \
-	VPMOVMSKB Y7, R10 \
-	ORL R10, R9
+	ADDQ DX, AX
 
 // func indexSpecialAVX2(data []byte) (i int, high bool)
 //
@@ -69,7 +67,9 @@ loop:
 	JMP  loop
 
 found:
-	SPECIAL_FOUND
+	SPECIAL_AT
+	VPMOVMSKB Y7, R10 // and the blocks passed
+	ORL R10, R9
 	JMP done
 
 none:
@@ -123,11 +123,8 @@ unloop:
 	JMP  unloop
 
 unfound:
-	TZCNTL DX, DX
-	VPMOVMSKB Y0, R9
-	BZHIL DX, R9, R9
+	SPECIAL_AT
 	ORL  R9, R11
-	ADDQ DX, AX
 	ADDQ DX, R8
 	CMPB (SI)(AX*1), $0x5c
 	JNE  unstop
