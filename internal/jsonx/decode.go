@@ -238,7 +238,7 @@ func DecodeObjectIndexed(data []byte, pos, depth int, x *FieldIndex, fields []Fi
 	if !x.built.Load() {
 		x.build(fields, nested)
 	}
-	if !x.ok || x.n != len(fields)+len(nested) {
+	if !x.serves(len(fields) + len(nested)) {
 		x = nil
 	}
 	return decodeObject(data, pos, depth, fields, nested, x)
@@ -332,11 +332,9 @@ type FieldIndex struct {
 	// built is set once the rest is, under mu, by the first call.
 	built atomic.Bool
 	mu    sync.Mutex
-	// ok is false when the names could not be indexed (more than
-	// maxFields of them); the call site is then read without the index.
-	ok    bool
-	n     int      // how many names were indexed
-	names []string // fields' names, then nested's
+	// names are the fields' names, then nested's; none when there were
+	// more than maxFields of them, which the index does not serve.
+	names []string
 	// slots holds 1 + the index in names of the name whose hash sent it
 	// there, or of a name probed past an occupied slot (open addressing,
 	// linear probing); 0 is empty, and ends a probe.
@@ -355,8 +353,7 @@ func (x *FieldIndex) build(fields []Field, nested []Nested) {
 		return
 	}
 	defer x.built.Store(true)
-	x.n = len(fields) + len(nested)
-	if x.n > maxFields {
+	if len(fields)+len(nested) > maxFields {
 		return
 	}
 	// The names are copied, so that the index keeps nothing of the
@@ -374,7 +371,13 @@ func (x *FieldIndex) build(fields []Field, nested []Nested) {
 		}
 		x.slots[h] = uint8(i + 1)
 	}
-	x.ok = true
+}
+
+// serves reports whether x indexes the names of a call site with count
+// of them: the number the first call had (names stays empty past
+// maxFields).
+func (x *FieldIndex) serves(count int) bool {
+	return len(x.names) == count
 }
 
 // find returns the index of the name that is key (-1: none), and whether
