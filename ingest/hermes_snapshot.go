@@ -5,39 +5,51 @@ package ingest
 
 import "github.com/loopgate/loopgate/internal/jsonx"
 
-// hermesSnapshotShareGPT reads a snapshot in the early ShareGPT form with
+// hermesShareGPTSnapshot is a snapshot in the early ShareGPT form with its
+// entries decoded (decodeHermesShareGPT): copies of what the document
+// held, so that the document can be let go before they are read.
+type hermesShareGPTSnapshot struct {
+	id, model, platform string
+	entries             []hermesEntry
+	lines               []int
+}
+
+// decodeHermesShareGPT decodes a snapshot in the early ShareGPT form with
 // its entries decoded where they lie in the document, and reports whether
 // it did; when it did not (the messages form, or anything it would not
-// read exactly as the parsing path below), nothing was sent and the caller
+// read exactly as the parsing path of parseHermesSnapshot), the caller
 // reads the document. The parsing path held the document, a copy of every
 // entry and the entries' texts at once, about four times the document
-// (a 27 MB snapshot: 107 MB live); this holds the document and the texts.
-func hermesSnapshotShareGPT(doc []byte, pos *docPos, h *Head, out *Sink) bool {
-	var id, model, platform string
+// (a 27 MB snapshot: 107 MB live); this holds the document and the texts
+// while it decodes, and the texts alone once it is done.
+func decodeHermesShareGPT(doc []byte, pos *docPos) (snap hermesShareGPTSnapshot, ok bool) {
 	var messages jsonx.RawMessage
-	var entries []hermesEntry
-	fields := [...]jsonx.Field{{Name: "session_id", Str: &id}, {Name: "model", Str: &model}, {Name: "platform", Str: &platform},
+	fields := [...]jsonx.Field{{Name: "session_id", Str: &snap.id}, {Name: "model", Str: &snap.model}, {Name: "platform", Str: &snap.platform},
 		{Name: "messages", Raw: &messages, View: true}}
 	nested := [...]jsonx.Nested{{Name: "conversations", Read: func(data []byte, p, depth int) (int, bool) {
-		entries = []hermesEntry{}
-		return hermesDecodeEntries(data, p, depth, &entries)
+		snap.entries = []hermesEntry{}
+		return hermesDecodeEntries(data, p, depth, &snap.entries)
 	}}}
 	end, ok := jsonx.DecodeObjectNested(doc, 0, 0, fields[:], nested[:])
-	if !ok || !jsonx.AtEnd(doc, end) || entries == nil || (messages != nil && string(messages) != "null") {
-		return false
+	if !ok || !jsonx.AtEnd(doc, end) || snap.entries == nil || (messages != nil && string(messages) != "null") {
+		return hermesShareGPTSnapshot{}, false
 	}
-	s := newHermesSnapshotSession(id, model, platform, h)
-	s.Notes = append(s.Notes, hermesShareGPTNote)
 	// Each entry's line from where the walk found it (doc is pos's
 	// document), as elemLines would give it without another pass over the
 	// list: that pass was a sixth of reading a snapshot.
-	lines := make([]int, len(entries))
-	for i := range entries {
-		lines[i] = pos.lineAt(entries[i].at)
+	snap.lines = make([]int, len(snap.entries))
+	for i := range snap.entries {
+		snap.lines[i] = pos.lineAt(snap.entries[i].at)
 	}
-	parseHermesShareGPT(s, entries, lines, 0, out)
+	return snap, true
+}
+
+// read makes the snapshot's session and sends it.
+func (snap *hermesShareGPTSnapshot) read(h *Head, out *Sink) {
+	s := newHermesSnapshotSession(snap.id, snap.model, snap.platform, h)
+	s.Notes = append(s.Notes, hermesShareGPTNote)
+	parseHermesShareGPT(s, snap.entries, snap.lines, 0, out)
 	out.Session(s)
-	return true
 }
 
 // newHermesSnapshotSession starts a snapshot's session: its id (else one
@@ -71,7 +83,11 @@ type hermesSnapshot struct {
 // message or entry at fault.
 func parseHermesSnapshot(doc []byte, h *Head, out *Sink) {
 	pos := newDocPos(doc, h.Line)
-	if hermesSnapshotShareGPT(doc, pos, h, out) {
+	if snap, ok := decodeHermesShareGPT(doc, pos); ok {
+		// doc is not used past this point on this path, so the collector
+		// may take it while the session is made and replayed (its
+		// callers do not use it either once they have handed it here).
+		snap.read(h, out)
 		return
 	}
 	var snap hermesSnapshot

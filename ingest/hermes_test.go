@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -649,7 +650,7 @@ var hermesEdgeRecords = []string{
 }
 
 // hermesEdgeSnapshots are snapshot documents, pretty-printed as hermes
-// writes them, that the direct ShareGPT reading (hermesSnapshotShareGPT)
+// writes them, that the direct ShareGPT reading (decodeHermesShareGPT)
 // must give up on or read exactly as the plain one: both forms at once,
 // a null messages, repeated, folded and escaped members, members of other
 // types, an entry that is not an object, a platform.
@@ -738,4 +739,54 @@ func TestResultMemberError(t *testing.T) {
 	if ResultMemberKeys[resultMemberError] != "error" {
 		t.Errorf("ResultMemberKeys[%d] = %q", resultMemberError, ResultMemberKeys[resultMemberError])
 	}
+}
+
+// TestHermesSnapshotLetsDocumentGo: once a ShareGPT snapshot's entries
+// are decoded, the document is not held while its session is made and
+// sent: the collector may take it. Holding them put a long snapshot's document and texts in memory
+// and the texts beside its session (docs/performance.md, issue 7's peak). The cleanup
+// attached to the document's bytes runs only when nothing reaches them,
+// so the test fails if the snapshot reader keeps the document while it
+// makes and sends the session. (That its callers, dispatch and Read, do
+// not keep it either is what the peak memory measured in
+// docs/performance.md shows.)
+func TestHermesSnapshotLetsDocumentGo(t *testing.T) {
+	collected := make(chan struct{})
+	var sessions int
+	out := &Sink{OnSession: func(s *Session) {
+		sessions++
+		if n := len(s.Turns); n == 0 {
+			t.Errorf("session has no turns")
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			runtime.GC()
+			select {
+			case <-collected:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		t.Error("the snapshot's document was still reachable when its session was sent")
+	}}
+	parseHermesSnapshot(hermesSnapshotToLetGo(collected), &Head{Name: "session_x.json", Doc: true}, out)
+	if sessions != 1 {
+		t.Fatalf("got %d sessions, want 1", sessions)
+	}
+}
+
+// hermesSnapshotToLetGo returns a ShareGPT snapshot document whose bytes
+// close collected once the collector takes them. It is a function of its
+// own so that no variable of the test holds the document.
+func hermesSnapshotToLetGo(collected chan struct{}) []byte {
+	var b strings.Builder
+	b.WriteString("{\n  \"session_id\": \"letgo\",\n  \"conversations\": [\n    {\"from\": \"human\", \"value\": \"go\"}")
+	for i := range 50 {
+		fmt.Fprintf(&b, ",\n    {\"from\": \"gpt\", \"value\": \"<tool_call>\\n{\\\"name\\\": \\\"read_file\\\", \\\"arguments\\\": {\\\"path\\\": \\\"f%d\\\"}}\\n</tool_call>\"}", i)
+		fmt.Fprintf(&b, ",\n    {\"from\": \"tool\", \"value\": \"<tool_response>\\n{\\\"name\\\": \\\"read_file\\\", \\\"content\\\": \\\"%s\\\"}\\n</tool_response>\"}", strings.Repeat("line\\\\n", 200))
+	}
+	b.WriteString("\n  ]\n}\n")
+	doc := []byte(b.String())
+	runtime.AddCleanup(&doc[0], func(ch chan struct{}) { close(ch) }, collected)
+	return doc
 }
