@@ -66,6 +66,14 @@ const filesAhead = 2048
 // a variable so that tests can make it small.
 var aheadSessionBytes = pipeline.DefaultBudget
 
+// handoverSessionBytes is the replay's pipeline.Plan.Handover: once a
+// file's reader is done, the next file may read on past the budget while
+// the first file's sessions are replayed, if they hold at most this. Half
+// the soft memory limit (internal/memlimit): a session replayed and the
+// next file read at once stay under it, where two larger sessions at
+// once had the collector run against it (analyze/pipeline/budget.go).
+var handoverSessionBytes int64 = 64 << 20
+
 // Replay reads the files, replays every session under the rules and
 // returns the report. Output order is the order of files and of sessions
 // within a file, whatever the number of jobs.
@@ -139,7 +147,7 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 	// kept or passed on; every configuration's are counted by the worker.
 	passOn := keep || opt.OnSession != nil
 	slots := make([]*fileResult, len(files))
-	plan := pipeline.Plan[SessionResult]{Jobs: opt.Jobs, Window: 2 * ahead, Spill: sessionCodec(), Budget: aheadSessionBytes}
+	plan := pipeline.Plan[SessionResult]{Jobs: opt.Jobs, Window: 2 * ahead, Spill: sessionCodec(), Budget: aheadSessionBytes, Handover: handoverSessionBytes}
 	pipeline.Run(files, plan, func(i int, f *pipeline.File[SessionResult]) {
 		r := &fileResult{}
 		slots[i] = r
@@ -200,6 +208,7 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 			hand()
 		}
 		close(sessions)
+		f.ReadDone()
 		<-replayed
 		r.problems.Close(files[i])
 		progressMu.Lock()

@@ -23,7 +23,7 @@ func returnsWithin(d time.Duration, f func()) (chan struct{}, bool) {
 // are given back.
 func TestMemoryBudget(t *testing.T) {
 	const budget = 100
-	bud := newMemoryBudget(budget)
+	bud := newMemoryBudget(budget, 0)
 	a, b, c := bud.start(), bud.start(), bud.start()
 
 	// The oldest holds far past the budget without waiting.
@@ -71,5 +71,96 @@ func TestMemoryBudget(t *testing.T) {
 	bud.done(c)
 	if len(bud.flight) != 0 || bud.others != 0 {
 		t.Errorf("after every file is done: %d in flight, others hold %d", len(bud.flight), bud.others)
+	}
+}
+
+// TestMemoryBudgetHandover: once the oldest file's reader is done, the
+// next file still reading becomes the oldest and reads on past the budget
+// while the first holds at most the handover; past it, the next file
+// waits until the first gives bytes back or is done. A file after them
+// still waits while the others (the first's bytes among them) hold more
+// than the budget.
+func TestMemoryBudgetHandover(t *testing.T) {
+	const budget = 100
+	mustWait := func(t *testing.T, what string, f func()) chan struct{} {
+		t.Helper()
+		w, ok := returnsWithin(50*time.Millisecond, f)
+		if ok {
+			t.Fatalf("%s did not wait", what)
+		}
+		return w
+	}
+	mustReturn := func(t *testing.T, what string, w chan struct{}) {
+		t.Helper()
+		select {
+		case <-w:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s still waits", what)
+		}
+	}
+	noWait := func(t *testing.T, what string, f func()) {
+		t.Helper()
+		if _, ok := returnsWithin(time.Second, f); !ok {
+			t.Fatalf("%s waited", what)
+		}
+	}
+
+	t.Run("under the handover", func(t *testing.T) {
+		bud := newMemoryBudget(budget, 10*budget)
+		a, b, c := bud.start(), bud.start(), bud.start()
+		noWait(t, "the oldest", func() { bud.hold(a, 5*budget) })
+		noWait(t, "b under the budget", func() { bud.hold(b, budget+1) })
+		waitB := mustWait(t, "b past the budget", func() { bud.hold(b, 1) })
+		bud.readDone(a)
+		mustReturn(t, "b, the oldest still reading once a's reader is done,", waitB)
+		noWait(t, "b, the oldest, far past the budget", func() { bud.hold(b, 20*budget) })
+		// c is not the oldest: a's bytes count among the others.
+		waitC := mustWait(t, "c while a holds more than the budget", func() { bud.hold(c, 1) })
+		bud.done(a)
+		mustReturn(t, "c once a is done", waitC)
+		allDone(t, bud, b, c)
+	})
+
+	t.Run("over the handover", func(t *testing.T) {
+		bud := newMemoryBudget(budget, 2*budget)
+		a, b := bud.start(), bud.start()
+		noWait(t, "the oldest", func() { bud.hold(a, 5*budget) })
+		noWait(t, "b under the budget", func() { bud.hold(b, budget) })
+		bud.readDone(a)
+		// b is the oldest still reading, but a holds more than the
+		// handover: b waits until a gives enough back.
+		waitB := mustWait(t, "b while a holds more than the handover", func() { bud.hold(b, 1) })
+		bud.release(a, 2*budget)
+		select {
+		case <-waitB:
+			t.Fatal("b went on while a still held more than the handover")
+		case <-time.After(50 * time.Millisecond):
+		}
+		bud.release(a, budget)
+		mustReturn(t, "b once a holds the handover or less", waitB)
+		allDone(t, bud, a, b)
+	})
+
+	t.Run("no handover", func(t *testing.T) {
+		bud := newMemoryBudget(budget, 0)
+		a, b := bud.start(), bud.start()
+		noWait(t, "the oldest", func() { bud.hold(a, 1) })
+		bud.readDone(a)
+		waitB := mustWait(t, "b while a's sessions are replayed, with no handover", func() { bud.hold(b, 1) })
+		bud.done(a)
+		mustReturn(t, "b once a is done", waitB)
+		allDone(t, bud, b)
+	})
+}
+
+// allDone says the files are done and checks that the budget then counts
+// nothing.
+func allDone(t *testing.T, bud *memoryBudget, files ...int64) {
+	t.Helper()
+	for _, f := range files {
+		bud.done(f)
+	}
+	if len(bud.flight) != 0 || bud.others != 0 || bud.read != 0 {
+		t.Errorf("after every file is done: %d in flight, others hold %d, read files %d", len(bud.flight), bud.others, bud.read)
 	}
 }

@@ -30,6 +30,11 @@ type Plan[T any] struct {
 	// Budget is the memory budget in bytes (0: DefaultBudget): see
 	// File.Read.
 	Budget int64
+	// Handover bounds the bytes that files whose readers are done (their
+	// items still being made: File.ReadDone) may hold for the next file
+	// to read on past the budget, as the oldest (0: none, the next file
+	// waits until they are done).
+	Handover int64
 }
 
 // End is what Run tells the caller of a file once all its items were
@@ -120,6 +125,12 @@ func (f *File[T]) Taken() int64 {
 	return n
 }
 
+// ReadDone says the file's reader is done: the file holds no more bytes
+// than it does now. If it was the oldest file in flight, the next oldest
+// still reading takes its place at the budget, so that a file whose
+// sessions are being replayed does not keep the next one waiting.
+func (f *File[T]) ReadDone() { f.run.budget.readDone(f.ticket) }
+
 // Release gives back n bytes once what they made is let go (from any
 // goroutine).
 func (f *File[T]) Release(n int64) { f.run.budget.release(f.ticket, n) }
@@ -152,7 +163,7 @@ func Run[T any](files []string, plan Plan[T], work func(i int, f *File[T]), emit
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	r := &runState[T]{plan: &plan, budget: newMemoryBudget(budget)}
+	r := &runState[T]{plan: &plan, budget: newMemoryBudget(budget, plan.Handover)}
 	r.turn = sync.NewCond(&r.mu)
 	r.room = sync.NewCond(&r.mu)
 	slots := make([]*File[T], len(files))
