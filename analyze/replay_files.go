@@ -72,7 +72,7 @@ var aheadSessionBytes = pipeline.DefaultBudget
 // the soft memory limit (internal/memlimit): a session replayed and the
 // next file read at once stay under it, where two larger sessions at
 // once had the collector run against it (analyze/pipeline/budget.go).
-var handoverSessionBytes int64 = 64 << 20
+const handoverSessionBytes = 64 << 20
 
 // Replay reads the files, replays every session under the rules and
 // returns the report. Output order is the order of files and of sessions

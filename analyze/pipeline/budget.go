@@ -48,9 +48,8 @@ type memoryBudget struct {
 	oldest int64               // the lowest start number of a file in flight still reading; -1 when none
 	others int64               // bytes held by the files in flight but the oldest
 	// handover bounds the bytes that files whose reader is done may hold
-	// for a file after them to read as the oldest (readDone); read is
-	// what they hold.
-	handover, read int64
+	// for a file after them to read as the oldest (readDone).
+	handover int64
 }
 
 // inFlight is a file in flight: the bytes it holds, and whether its
@@ -86,7 +85,7 @@ func (b *memoryBudget) start() int64 {
 func (b *memoryBudget) hold(t int64, n int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for t != b.oldest && b.others > b.budget || t == b.oldest && b.read > b.handover && b.readBefore(t) {
+	for t != b.oldest && b.others > b.budget || t == b.oldest && b.replaying(t) > b.handover {
 		b.cond.Wait()
 	}
 	b.flight[t].held += int64(n)
@@ -102,13 +101,9 @@ func (b *memoryBudget) release(t int64, n int64) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	f := b.flight[t]
-	f.held -= n
+	b.flight[t].held -= n
 	if t != b.oldest {
 		b.others -= n
-	}
-	if f.readDone {
-		b.read -= n
 	}
 	b.cond.Broadcast()
 }
@@ -122,7 +117,6 @@ func (b *memoryBudget) readDone(t int64) {
 	defer b.mu.Unlock()
 	f := b.flight[t]
 	f.readDone = true
-	b.read += f.held
 	if t == b.oldest {
 		b.others += f.held
 		b.nextOldest()
@@ -135,12 +129,8 @@ func (b *memoryBudget) readDone(t int64) {
 func (b *memoryBudget) done(t int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	f := b.flight[t]
 	if t != b.oldest {
-		b.others -= f.held
-	}
-	if f.readDone {
-		b.read -= f.held
+		b.others -= b.flight[t].held
 	}
 	delete(b.flight, t)
 	if t == b.oldest {
@@ -164,13 +154,16 @@ func (b *memoryBudget) nextOldest() {
 	}
 }
 
-// readBefore reports whether a file started before t is in flight with
-// its reader done.
-func (b *memoryBudget) readBefore(t int64) bool {
+// replaying is what the files started before t whose readers are done
+// hold: their sessions are being replayed. Few files are in flight at
+// once (one per job, and the next one started), so they are summed here
+// rather than kept in a running total.
+func (b *memoryBudget) replaying(t int64) int64 {
+	var n int64
 	for k, f := range b.flight {
 		if k < t && f.readDone {
-			return true
+			n += f.held
 		}
 	}
-	return false
+	return n
 }

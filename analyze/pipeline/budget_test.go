@@ -141,6 +141,21 @@ func TestMemoryBudgetHandover(t *testing.T) {
 		allDone(t, bud, a, b)
 	})
 
+	t.Run("files after the oldest", func(t *testing.T) {
+		// Only the files started before the oldest count against the
+		// handover: a later one whose reader is done (a small file read
+		// while a large one still is) does not hold the oldest back.
+		bud := newMemoryBudget(budget, budget)
+		a, b, c := bud.start(), bud.start(), bud.start()
+		noWait(t, "the oldest", func() { bud.hold(a, budget/10) })
+		bud.readDone(a)
+		noWait(t, "c under the budget", func() { bud.hold(c, budget/2) })
+		noWait(t, "c while the others are under the budget", func() { bud.hold(c, 5*budget) })
+		bud.readDone(c)
+		noWait(t, "b, the oldest, while only c holds more than the handover", func() { bud.hold(b, 1) })
+		allDone(t, bud, a, b, c)
+	})
+
 	t.Run("no handover", func(t *testing.T) {
 		bud := newMemoryBudget(budget, 0)
 		a, b := bud.start(), bud.start()
@@ -160,7 +175,7 @@ func allDone(t *testing.T, bud *memoryBudget, files ...int64) {
 	for _, f := range files {
 		bud.done(f)
 	}
-	if len(bud.flight) != 0 || bud.others != 0 || bud.read != 0 {
-		t.Errorf("after every file is done: %d in flight, others hold %d, read files %d", len(bud.flight), bud.others, bud.read)
+	if len(bud.flight) != 0 || bud.others != 0 || bud.oldest != -1 {
+		t.Errorf("after every file is done: %d in flight, others hold %d, oldest %d", len(bud.flight), bud.others, bud.oldest)
 	}
 }
