@@ -743,13 +743,13 @@ func TestResultMemberError(t *testing.T) {
 
 // TestHermesSnapshotLetsDocumentGo: once a ShareGPT snapshot's entries
 // are decoded, the document is not held while its session is made and
-// sent: the collector may take it. Holding them put a long snapshot's document and texts in memory
-// and the texts beside its session (docs/performance.md, issue 7's peak). The cleanup
-// attached to the document's bytes runs only when nothing reaches them,
-// so the test fails if the snapshot reader keeps the document while it
-// makes and sends the session. (That its callers, dispatch and Read, do
-// not keep it either is what the peak memory measured in
-// docs/performance.md shows.)
+// sent: the collector may take it. Holding it put a long snapshot's
+// document in memory beside the entries' texts and the session
+// (docs/performance.md, issue 7's peak). The cleanup attached to the
+// document's bytes runs only when nothing reaches them, so the test fails
+// if the snapshot reader keeps the document while it makes and sends the
+// session. (That its callers, dispatch and Read, do not keep it either is
+// what the peak memory measured in docs/performance.md shows.)
 func TestHermesSnapshotLetsDocumentGo(t *testing.T) {
 	collected := make(chan struct{})
 	var sessions int
