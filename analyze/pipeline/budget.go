@@ -43,13 +43,11 @@ type memoryBudget struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	budget int64
-	next   int64               // the start number of the next file
-	flight map[int64]*inFlight // start number -> the file, per file in flight
-	oldest int64               // the lowest start number of a file in flight still reading; -1 when none
-	others int64               // bytes held by the files in flight but the oldest
 	// handover bounds the bytes that files whose reader is done may hold
 	// for a file after them to read as the oldest (readDone).
 	handover int64
+	next     int64               // the start number of the next file
+	flight   map[int64]*inFlight // start number -> the file, per file in flight
 }
 
 // inFlight is a file in flight: the bytes it holds, and whether its
@@ -60,7 +58,7 @@ type inFlight struct {
 }
 
 func newMemoryBudget(budget, handover int64) *memoryBudget {
-	b := &memoryBudget{budget: budget, handover: handover, flight: map[int64]*inFlight{}, oldest: -1}
+	b := &memoryBudget{budget: budget, handover: handover, flight: map[int64]*inFlight{}}
 	b.cond = sync.NewCond(&b.mu)
 	return b
 }
@@ -72,9 +70,6 @@ func (b *memoryBudget) start() int64 {
 	t := b.next
 	b.next++
 	b.flight[t] = &inFlight{}
-	if b.oldest < 0 {
-		b.oldest = t
-	}
 	return t
 }
 
@@ -85,13 +80,10 @@ func (b *memoryBudget) start() int64 {
 func (b *memoryBudget) hold(t int64, n int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for t != b.oldest && b.others > b.budget || t == b.oldest && b.replaying(t) > b.handover {
+	for b.mustWait(t) {
 		b.cond.Wait()
 	}
 	b.flight[t].held += int64(n)
-	if t != b.oldest {
-		b.others += int64(n)
-	}
 }
 
 // release gives back n bytes of file t.
@@ -102,68 +94,67 @@ func (b *memoryBudget) release(t int64, n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.flight[t].held -= n
-	if t != b.oldest {
-		b.others -= n
-	}
 	b.cond.Broadcast()
 }
 
 // readDone says file t's reader is done: it holds no more than it does
 // now, and gives that back as its sessions are replayed. If it was the
-// oldest, the next oldest file still reading takes its place and stops
-// waiting, and t's bytes count among the others.
+// oldest, the next oldest file still reading takes its place, and t's
+// bytes count among the others.
 func (b *memoryBudget) readDone(t int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	f := b.flight[t]
-	f.readDone = true
-	if t == b.oldest {
-		b.others += f.held
-		b.nextOldest()
-	}
+	b.flight[t].readDone = true
 	b.cond.Broadcast()
 }
 
-// done says file t is done: what it still holds is given back, and if it
-// was the oldest the next oldest stops counting among the others.
+// done says file t is done: what it still holds is given back.
 func (b *memoryBudget) done(t int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if t != b.oldest {
-		b.others -= b.flight[t].held
-	}
 	delete(b.flight, t)
-	if t == b.oldest {
-		b.nextOldest()
-	}
 	b.cond.Broadcast()
 }
 
-// nextOldest makes the file in flight with the lowest start number that
-// is still reading the oldest (none: -1), and takes its bytes out of the
-// others.
-func (b *memoryBudget) nextOldest() {
-	b.oldest = -1
+// The oldest and what the others hold are worked out from the files in
+// flight whenever a read asks, not kept up to date beside them: few files
+// are in flight at once (one per job, and the next one started).
+
+// oldest is the lowest start number of a file in flight that is still
+// reading; -1 when none is.
+func (b *memoryBudget) oldest() int64 {
+	oldest := int64(-1)
 	for k, f := range b.flight {
-		if !f.readDone && (b.oldest < 0 || k < b.oldest) {
-			b.oldest = k
+		if !f.readDone && (oldest < 0 || k < oldest) {
+			oldest = k
 		}
 	}
-	if b.oldest >= 0 {
-		b.others -= b.flight[b.oldest].held
-	}
+	return oldest
 }
 
-// replaying is what the files started before t whose readers are done
-// hold: their sessions are being replayed. Few files are in flight at
-// once (one per job, and the next one started), so they are summed here
-// rather than kept in a running total.
-func (b *memoryBudget) replaying(t int64) int64 {
-	var n int64
+// others is what the files in flight but the oldest hold.
+func (b *memoryBudget) others() int64 {
+	oldest, n := b.oldest(), int64(0)
 	for k, f := range b.flight {
-		if k < t && f.readDone {
+		if k != oldest {
 			n += f.held
 		}
 	}
 	return n
+}
+
+// mustWait says whether file t waits before it holds more (hold).
+func (b *memoryBudget) mustWait(t int64) bool {
+	if t != b.oldest() {
+		return b.others() > b.budget
+	}
+	// What the files started before t whose readers are done hold: their
+	// sessions are being replayed.
+	var replaying int64
+	for k, f := range b.flight {
+		if k < t && f.readDone {
+			replaying += f.held
+		}
+	}
+	return replaying > b.handover
 }

@@ -69,8 +69,8 @@ func TestMemoryBudget(t *testing.T) {
 	}
 	bud.done(b)
 	bud.done(c)
-	if len(bud.flight) != 0 || bud.others != 0 {
-		t.Errorf("after every file is done: %d in flight, others hold %d", len(bud.flight), bud.others)
+	if len(bud.flight) != 0 || bud.others() != 0 {
+		t.Errorf("after every file is done: %d in flight, others hold %d", len(bud.flight), bud.others())
 	}
 }
 
@@ -175,7 +175,7 @@ func allDone(t *testing.T, bud *memoryBudget, files ...int64) {
 	for _, f := range files {
 		bud.done(f)
 	}
-	if len(bud.flight) != 0 || bud.others != 0 || bud.oldest != -1 {
-		t.Errorf("after every file is done: %d in flight, others hold %d, oldest %d", len(bud.flight), bud.others, bud.oldest)
+	if len(bud.flight) != 0 || bud.others() != 0 || bud.oldest() != -1 {
+		t.Errorf("after every file is done: %d in flight, others hold %d, oldest %d", len(bud.flight), bud.others(), bud.oldest())
 	}
 }
