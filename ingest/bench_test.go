@@ -191,3 +191,41 @@ func BenchmarkReadReplayingLog(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeClaudeCodeLines measures the one-pass decoding of the
+// generated Claude Code lines alone, on one goroutine: the part of a
+// Claude Code replay the read-ahead workers do (ccDecodeLine), without
+// the order in which the records are applied.
+func BenchmarkDecodeClaudeCodeLines(b *testing.B) {
+	var lines [][]byte
+	var size int64
+	for _, g := range loadBenchCorpus(b) {
+		if g.formatID != "claude-code" {
+			continue
+		}
+		for _, f := range g.files {
+			for line := range bytes.SplitSeq(f.data, []byte{'\n'}) {
+				if len(bytes.TrimSpace(line)) > 0 {
+					lines = append(lines, line)
+					size += int64(len(line)) + 1
+				}
+			}
+		}
+	}
+	if len(lines) == 0 {
+		b.Fatal("no Claude Code lines generated")
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	var l ccLine
+	var read ccMessageRead
+	var blocks []ccBlock
+	for b.Loop() {
+		for _, line := range lines {
+			if !ccDecodeLine(line, &l, &read, blocks) {
+				b.Fatalf("the one-pass decoding declined a generated line: %.200s", line)
+			}
+			blocks = read.blocks
+		}
+	}
+}
