@@ -260,21 +260,30 @@ func decodeObject(data []byte, pos, depth int, fields []Field, nested []Nested, 
 		return 0, false
 	}
 	var seen uint64
+	var after *keySeen // the member before, as x saw it
 	for {
-		key, escaped, ok := p.memberKey()
-		if !ok || escaped {
-			return 0, false
-		}
 		f, known := -1, false
-		if x != nil {
-			var folded bool
-			f, folded = x.find(key)
-			// A key that folds to a name is declined; one that matches
-			// none may be skipped when it is ASCII (unknownKey).
-			known = f >= 0 || (!folded && asciiKey(key))
+		if k := x.predict(after); k != nil && p.keyWritten(k) {
+			// The key the last object had after the same member: what
+			// find made of it then, it makes of it now.
+			f, known, after = k.f, k.known, k
 		} else {
-			f = linearFind(key, fields, nested)
-			known = f >= 0 || unknownKey(key, fields, nested)
+			key, escaped, ok := p.memberKey()
+			if !ok || escaped {
+				return 0, false
+			}
+			if x != nil {
+				var folded bool
+				f, folded = x.find(key)
+				// A key that folds to a name is declined; one that
+				// matches none may be skipped when it is ASCII
+				// (unknownKey).
+				known = f >= 0 || (!folded && asciiKey(key))
+				after = x.learn(after, key, f, known)
+			} else {
+				f = linearFind(key, fields, nested)
+				known = f >= 0 || unknownKey(key, fields, nested)
+			}
 		}
 		switch {
 		case f < 0:
@@ -339,6 +348,111 @@ type FieldIndex struct {
 	// there, or of a name probed past an occupied slot (open addressing,
 	// linear probing); 0 is empty, and ends a probe.
 	slots [fieldSlots]uint8
+	// first is the key the last object began with (predict); seen
+	// stands for each of names, others for a key that names none, by
+	// the slot of its foldHash.
+	first  atomic.Pointer[keySeen]
+	seen   []keySeen
+	others [fieldSlots]atomic.Pointer[keySeen]
+}
+
+// keySeen is a key a FieldIndex met, with what find made of it: the
+// index f of its field (-1: none), and whether a key that names none may
+// be skipped. next holds the key that followed it last time.
+type keySeen struct {
+	written string // the key with its quotes and a colon: "key":
+	// words and masks hold written's first 16 bytes, for a key no
+	// longer than that (most are) to be compared in two loads.
+	words, masks [2]uint64
+	f            int
+	known        bool
+	next         atomic.Pointer[keySeen]
+}
+
+// newKeySeen makes the keySeen of key (without its quotes, no escapes).
+func newKeySeen(key string, f int, known bool) *keySeen {
+	k := &keySeen{written: `"` + key + `":`, f: f, known: known}
+	k.setWords()
+	return k
+}
+
+func (k *keySeen) setWords() {
+	if len(k.written) > 16 {
+		return
+	}
+	var b [16]byte
+	copy(b[:], k.written)
+	for i := range 2 {
+		k.words[i] = binary.LittleEndian.Uint64(b[8*i:])
+		if n := len(k.written) - 8*i; n >= 8 {
+			k.masks[i] = ^uint64(0)
+		} else if n > 0 {
+			k.masks[i] = 1<<(8*n) - 1
+		}
+	}
+}
+
+// writtenAt reports whether data[pos:] begins with k.written, and where
+// it ends.
+func (k *keySeen) writtenAt(data []byte, pos int) (end int, ok bool) {
+	end = pos + len(k.written)
+	if k.masks[0] != 0 && pos+16 <= len(data) {
+		a := binary.LittleEndian.Uint64(data[pos:])
+		b := binary.LittleEndian.Uint64(data[pos+8:])
+		return end, (a^k.words[0])&k.masks[0]|(b^k.words[1])&k.masks[1] == 0
+	}
+	return end, end <= len(data) && string(data[pos:end]) == k.written
+}
+
+// predict returns the key that followed after last time (after nil: the
+// object's first key), nil when there is none or no index.
+//
+// An object's keys come in the same order object after object (a writer
+// writes them from one struct), so the next key is most often the one
+// that came after the same key last time: checking that guess takes one
+// comparison, where reading a key and finding its name takes a scan and a
+// probe. A wrong guess costs the comparison. Both decoding workers learn
+// and guess through the same index; a guess one overwrites is only a
+// worse guess for the other.
+func (x *FieldIndex) predict(after *keySeen) *keySeen {
+	if x == nil {
+		return nil
+	}
+	if after == nil {
+		return x.first.Load()
+	}
+	return after.next.Load()
+}
+
+// learn records that key, which find made f and known of, followed after
+// (nil: it began the object), and returns what stands for key. A key is
+// one keySeen for as long as no other key takes its slot, so that what
+// follows it is remembered across the objects whose keys differ earlier
+// (a user line has no requestId, an assistant line has one).
+func (x *FieldIndex) learn(after *keySeen, key []byte, f int, known bool) *keySeen {
+	var k *keySeen
+	switch {
+	case f >= 0:
+		k = &x.seen[f]
+	case !known:
+		return nil // the object is declined
+	default:
+		slot := &x.others[foldHash(key)]
+		if k = slot.Load(); k == nil || k.written[1:len(k.written)-2] != string(key) {
+			k = newKeySeen(string(key), -1, true)
+			slot.Store(k)
+		}
+	}
+	next := &x.first
+	if after != nil {
+		next = &after.next
+	}
+	// Stored only when it changes: the workers would otherwise write
+	// the same line of memory at every key.
+	if next.Load() != k {
+		next.Store(k)
+	}
+	return k
 }
 
 // fieldSlots is the size of a FieldIndex's table, one slot per value of
@@ -364,7 +478,10 @@ func (x *FieldIndex) build(fields []Field, nested []Nested) {
 	for _, f := range nested {
 		x.names = append(x.names, strings.Clone(f.Name))
 	}
+	x.seen = make([]keySeen, len(x.names))
 	for i, name := range x.names {
+		x.seen[i].written, x.seen[i].f, x.seen[i].known = `"`+name+`":`, i, true
+		x.seen[i].setWords()
 		h := foldHash(name)
 		for x.slots[h] != 0 {
 			h++ // wraps around the table

@@ -272,6 +272,97 @@ func TestFieldIndexFind(t *testing.T) {
 	}
 }
 
+// predictCases are pairs of objects decoded one after the other through
+// one FieldIndex: the first teaches it an order of keys, and the second
+// has, where a key is guessed, bytes that differ from the guess only just
+// (one byte more or less, white space before the colon, case, an escape,
+// the input cut short) or that match it at the very end of the input,
+// where the guess is compared without word loads.
+var predictCases = []struct{ teach, then string }{
+	{`{"str":"a","content":"b"}`, `{"str":"a","content":"b"}`},
+	{`{"str":"a","content":"b"}`, `{"str":"a","contentx":"b"}`},
+	// The same, with enough input after the key for word loads.
+	{`{"str":"a","content":"b","int":1}`, `{"str":"a","contentx":"b","int":1}`},
+	{`{"str":"a","content":"b","int":1}`, `{"str":"a","content" :"b","int":1}`},
+	{`{"str":"a","content":"b","int":1}`, `{"str":"a","conten":"b","int":1}`},
+	{`{"str":"a","content":"b","int":1}`, `{"str":"a","contenT":"b","int":1}`},
+	{`{"str":"a","content":"b"}`, `{"str":"a","conten":"b"}`},
+	{`{"str":"a","content":"b"}`, `{"str":"a","content" :"b"}`},
+	{`{"str":"a","content":"b"}`, `{"str":"a","CONTENT":"b"}`},
+	{`{"str":"a","content":"b"}`, `{"str":"a","cont\u0065nt":"b"}`},
+	{`{"str":"a","content":"b"}`, `{"str":"a","content":"b","content":"c"}`},
+	{`{"str":"a","content":"b"}`, `{"str":"a","conte`},
+	{`{"str":"a","content":"b"}`, `{"str":"a","content":`},
+	{`{"str":"a","content":"b"}`, `{"str":"a","content":1}`},
+	{`{"str":"a"}`, `{"str" : "a"}`},
+	{`{"str":"a"}`, `{"str":`},
+	{`{"str":"a"}`, `{"str"`},
+	{`{"str":"a"}`, `{"STR":"a"}`},
+	{`{"str":"a"}`, `{"st\u0072":"a"}`},
+	// Keys that name no field are guessed too.
+	{`{"other":1,"str":"a"}`, `{"other":1,"str":"a"}`},
+	{`{"other":1,"str":"a"}`, `{"other":1,"STR":"a"}`},
+	{`{"other":1,"str":"a"}`, `{"others":1,"str":"a"}`},
+	{`{"other":1,"str":"a"}`, `{"oth\u0065r":1,"str":"a"}`},
+	{`{"other":1,"ſtr":"a"}`, `{"other":1,"ſtr":"a"}`},
+	{`{"a_key_longer_than_sixteen":1,"int":2}`, `{"a_key_longer_than_sixteen":1,"int":2}`},
+	{`{"a_key_longer_than_sixteen":1,"int":2}`, `{"a_key_longer_than_sixteeN":1,"int":2}`},
+	{`{"a_key_longer_than_sixteen":1,"int":2}`, `{"a_key_longer_than_sixteen" :1,"int":2}`},
+	// A key learned after one member is guessed after it only.
+	{`{"str":"a","int":1,"bool":true}`, `{"int":1,"str":"a","bool":true}`},
+	{`{"str":"a","int":1,"bool":true}`, `{"bool":true,"int":1,"str":"a"}`},
+}
+
+// TestFieldIndexPredicts: objects decoded through a FieldIndex that has
+// learned the order of other objects' keys read as they read without the
+// index, and the keys of an object seen before are guessed.
+func TestFieldIndexPredicts(t *testing.T) {
+	for _, tc := range predictCases {
+		var x FieldIndex
+		for _, data := range []string{tc.teach, tc.then, tc.then} {
+			checkPredicted(t, &x, []byte(data))
+		}
+	}
+	// After an object, its keys are what the index guesses, in order,
+	// whether they name a field or none.
+	var x FieldIndex
+	checkPredicted(t, &x, []byte(`{"str":"a","other":[1],"int":2}`))
+	var order []string
+	for k := x.predict(nil); k != nil && len(order) < 5; k = x.predict(k) {
+		order = append(order, k.written)
+	}
+	if want := []string{`"str":`, `"other":`, `"int":`}; strings.Join(order, " ") != strings.Join(want, " ") {
+		t.Errorf("guessed keys %q, want %q", order, want)
+	}
+}
+
+// checkPredicted fails when data decoded through x reads other than data
+// decoded without an index.
+func checkPredicted(t *testing.T, x *FieldIndex, data []byte) {
+	t.Helper()
+	want := presetTarget()
+	ok := DecodeObjectAll(data, want.fields())
+	got := presetTarget()
+	end, gotOK := DecodeObjectIndexed(data, 0, 0, x, got.fields(), nil)
+	if gotOK = gotOK && AtEnd(data, end); gotOK != ok || ok && !got.equal(want) {
+		t.Errorf("%q after guesses: %v %+v; without an index: %v %+v", data, gotOK, got, ok, want)
+	}
+}
+
+// FuzzFieldIndexPredicts: whatever order of keys a FieldIndex learned from
+// one input, another decoded through it reads as without the index.
+func FuzzFieldIndexPredicts(f *testing.F) {
+	for _, tc := range predictCases {
+		f.Add([]byte(tc.teach), []byte(tc.then))
+	}
+	f.Fuzz(func(t *testing.T, teach, then []byte) {
+		var x FieldIndex
+		checkPredicted(t, &x, teach)
+		checkPredicted(t, &x, then)
+		checkPredicted(t, &x, then)
+	})
+}
+
 // TestAsciiKey: asciiKey is a byte-by-byte look for a byte of 0x80 or
 // more, at every length and position around a word.
 func TestAsciiKey(t *testing.T) {

@@ -217,13 +217,36 @@ func (p *parser) memberKey() (key []byte, escaped, ok bool) {
 	}
 	key = p.data[p.pos+1 : kend]
 	p.pos = kend + 1
+	if !p.colon() {
+		return nil, false, false
+	}
+	return key, escaped, true
+}
+
+// keyWritten reports whether the next member (after white space) begins
+// with k.written, its key and colon, and moves p to its value if it does.
+// k is a key memberKey read without escapes, so the same bytes are that
+// key; a key written with white space before its colon is not k.
+func (p *parser) keyWritten(k *keySeen) bool {
+	p.ws()
+	end, ok := k.writtenAt(p.data, p.pos)
+	if ok {
+		p.pos = end
+		p.ws()
+	}
+	return ok
+}
+
+// colon moves past the colon after a member's key and the white space
+// around it, leaving p at the value.
+func (p *parser) colon() bool {
 	p.ws()
 	if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-		return nil, false, false
+		return false
 	}
 	p.pos++
 	p.ws()
-	return key, escaped, true
+	return true
 }
 
 // ReadOnlyBytes returns the bytes of s without copying them, for the
