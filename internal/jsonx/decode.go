@@ -263,7 +263,7 @@ func decodeObject(data []byte, pos, depth int, fields []Field, nested []Nested, 
 	var after *keySeen // the member before, as x saw it
 	for {
 		f, known := -1, false
-		if k := x.predict(after); k != nil && p.keyWritten(k) {
+		if k := p.keyGuessed(x.guesses(after)); k != nil {
 			// The key the last object had after the same member: what
 			// find made of it then, it makes of it now.
 			f, known, after = k.f, k.known, k
@@ -279,7 +279,7 @@ func decodeObject(data []byte, pos, depth int, fields []Field, nested []Nested, 
 				// matches none may be skipped when it is ASCII
 				// (unknownKey).
 				known = f >= 0 || (!folded && asciiKey(key))
-				after = x.learn(after, key, f, known)
+				after = x.learn(x.guesses(after), key, f, known)
 			} else {
 				f = linearFind(key, fields, nested)
 				known = f >= 0 || unknownKey(key, fields, nested)
@@ -335,8 +335,10 @@ func linearFind(key []byte, fields []Field, nested []Nested) int {
 // members by a hash of a key's length and of its first and last bytes with
 // ASCII case folded. Keys that are equal with case folded hash alike, so
 // one probe finds both a key's own name and a name it would match only
-// with case folded (which DecodeObjectNested declines). Its zero value is
-// ready: it is built at first use.
+// with case folded (which DecodeObjectNested declines). Before that, it
+// guesses the key from the one that followed the same key last time
+// (guesses), which most keys of a JSONL file are. Its zero value is ready:
+// it is built at first use.
 type FieldIndex struct {
 	// built is set once the rest is, under mu, by the first call.
 	built atomic.Bool
@@ -348,17 +350,17 @@ type FieldIndex struct {
 	// there, or of a name probed past an occupied slot (open addressing,
 	// linear probing); 0 is empty, and ends a probe.
 	slots [fieldSlots]uint8
-	// first is the key the last object began with (predict); seen
-	// stands for each of names, others for a key that names none, by
-	// the slot of its foldHash.
-	first  atomic.Pointer[keySeen]
+	// first guesses an object's first key; seen stands for each of
+	// names, others for a key that names none, by the slot of its
+	// foldHash.
+	first  guesses
 	seen   []keySeen
 	others [fieldSlots]atomic.Pointer[keySeen]
 }
 
 // keySeen is a key a FieldIndex met, with what find made of it: the
 // index f of its field (-1: none), and whether a key that names none may
-// be skipped. next holds the key that followed it last time.
+// be skipped. next guesses the key that follows it.
 type keySeen struct {
 	written string // the key with its quotes and a colon: "key":
 	// words and masks hold written's first 16 bytes, for a key no
@@ -366,8 +368,14 @@ type keySeen struct {
 	words, masks [2]uint64
 	f            int
 	known        bool
-	next         atomic.Pointer[keySeen]
+	next         guesses
 }
+
+// guesses are the last different keys that followed a key, or began an
+// object: the most recent first. Several, because objects of a few kinds
+// often alternate (a user line and an assistant line; a call, its result
+// and a thought), and their keys part after the same key.
+type guesses [3]atomic.Pointer[keySeen]
 
 // newKeySeen makes the keySeen of key (without its quotes, no escapes).
 func newKeySeen(key string, f int, known bool) *keySeen {
@@ -404,32 +412,31 @@ func (k *keySeen) writtenAt(data []byte, pos int) (end int, ok bool) {
 	return end, end <= len(data) && string(data[pos:end]) == k.written
 }
 
-// predict returns the key that followed after last time (after nil: the
-// object's first key), nil when there is none or no index.
+// guesses returns the guesses of the key that follows after (nil: of
+// an object's first key); nil without an index.
 //
 // An object's keys come in the same order object after object (a writer
-// writes them from one struct), so the next key is most often the one
-// that came after the same key last time: checking that guess takes one
-// comparison, where reading a key and finding its name takes a scan and a
-// probe. A wrong guess costs the comparison. Both decoding workers learn
-// and guess through the same index; a guess one overwrites is only a
-// worse guess for the other.
-func (x *FieldIndex) predict(after *keySeen) *keySeen {
+// writes them from one struct), so the next key is most often one that
+// came after the same key before: checking a guess takes one comparison,
+// where reading a key and finding its name takes a scan and a probe. A
+// wrong guess costs the comparison. Both decoding workers learn and guess
+// through the same index; a guess one overwrites is only a worse guess
+// for the other.
+func (x *FieldIndex) guesses(after *keySeen) *guesses {
 	if x == nil {
 		return nil
 	}
 	if after == nil {
-		return x.first.Load()
+		return &x.first
 	}
-	return after.next.Load()
+	return &after.next
 }
 
-// learn records that key, which find made f and known of, followed after
-// (nil: it began the object), and returns what stands for key. A key is
-// one keySeen for as long as no other key takes its slot, so that what
-// follows it is remembered across the objects whose keys differ earlier
-// (a user line has no requestId, an assistant line has one).
-func (x *FieldIndex) learn(after *keySeen, key []byte, f int, known bool) *keySeen {
+// learn records that key, which find made f and known of, came where g
+// guesses, and returns what stands for key. A key is one keySeen for as
+// long as no other key takes its slot, so that the guesses after it hold
+// across objects whose keys differ earlier.
+func (x *FieldIndex) learn(g *guesses, key []byte, f int, known bool) *keySeen {
 	var k *keySeen
 	switch {
 	case f >= 0:
@@ -443,15 +450,17 @@ func (x *FieldIndex) learn(after *keySeen, key []byte, f int, known bool) *keySe
 			slot.Store(k)
 		}
 	}
-	next := &x.first
-	if after != nil {
-		next = &after.next
-	}
 	// Stored only when it changes: the workers would otherwise write
 	// the same line of memory at every key.
-	if next.Load() != k {
-		next.Store(k)
+	for i := range g {
+		if g[i].Load() == k {
+			return k
+		}
 	}
+	for i := len(g) - 1; i > 0; i-- {
+		g[i].Store(g[i-1].Load())
+	}
+	g[0].Store(k)
 	return k
 }
 

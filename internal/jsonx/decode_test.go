@@ -328,11 +328,20 @@ func TestFieldIndexPredicts(t *testing.T) {
 	var x FieldIndex
 	checkPredicted(t, &x, []byte(`{"str":"a","other":[1],"int":2}`))
 	var order []string
-	for k := x.predict(nil); k != nil && len(order) < 5; k = x.predict(k) {
+	for k := x.guesses(nil)[0].Load(); k != nil && len(order) < 5; k = x.guesses(k)[0].Load() {
 		order = append(order, k.written)
 	}
 	if want := []string{`"str":`, `"other":`, `"int":`}; strings.Join(order, " ") != strings.Join(want, " ") {
 		t.Errorf("guessed keys %q, want %q", order, want)
+	}
+	// Objects of two kinds that alternate are both guessed: the two
+	// guesses of the first key are their first keys, the one learned
+	// last first (a hit on the other changes nothing).
+	checkPredicted(t, &x, []byte(`{"int":1,"str":"a"}`))
+	checkPredicted(t, &x, []byte(`{"str":"a","other":[1],"int":2}`))
+	g := x.guesses(nil)
+	if a, b := g[0].Load(), g[1].Load(); a == nil || b == nil || a.written != `"int":` || b.written != `"str":` {
+		t.Errorf("guesses of the first key: %v, %v; want \"int\": then \"str\":", a, b)
 	}
 }
 

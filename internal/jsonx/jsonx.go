@@ -223,18 +223,26 @@ func (p *parser) memberKey() (key []byte, escaped, ok bool) {
 	return key, escaped, true
 }
 
-// keyWritten reports whether the next member (after white space) begins
-// with k.written, its key and colon, and moves p to its value if it does.
-// k is a key memberKey read without escapes, so the same bytes are that
-// key; a key written with white space before its colon is not k.
-func (p *parser) keyWritten(k *keySeen) bool {
-	p.ws()
-	end, ok := k.writtenAt(p.data, p.pos)
-	if ok {
-		p.pos = end
-		p.ws()
+// keyGuessed returns the guess of g (nil: none) that the next member
+// (after white space) begins with, its key and colon, and moves p to the
+// member's value; nil, when none is. A guess is a key memberKey read
+// without escapes, so the same bytes are that key; a key written with
+// white space before its colon is not guessed.
+func (p *parser) keyGuessed(g *guesses) *keySeen {
+	if g == nil {
+		return nil
 	}
-	return ok
+	p.ws()
+	for i := range g {
+		if k := g[i].Load(); k != nil {
+			if end, ok := k.writtenAt(p.data, p.pos); ok {
+				p.pos = end
+				p.ws()
+				return k
+			}
+		}
+	}
+	return nil
 }
 
 // colon moves past the colon after a member's key and the white space
