@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"unsafe"
@@ -355,6 +356,51 @@ func checkPredicted(t *testing.T, x *FieldIndex, data []byte) {
 	end, gotOK := DecodeObjectIndexed(data, 0, 0, x, got.fields(), nil)
 	if gotOK = gotOK && AtEnd(data, end); gotOK != ok || ok && !got.equal(want) {
 		t.Errorf("%q after guesses: %v %+v; without an index: %v %+v", data, gotOK, got, ok, want)
+	}
+}
+
+// TestFieldIndexGuessesConcurrently: two goroutines that decode objects of
+// several kinds through one FieldIndex, as the read-ahead workers do, each
+// learning and overwriting guesses the other uses, read every object as it
+// reads without an index (run with -race to check the sharing itself).
+func TestFieldIndexGuessesConcurrently(t *testing.T) {
+	var objects [][]byte
+	for _, tc := range predictCases {
+		objects = append(objects, []byte(tc.teach), []byte(tc.then))
+	}
+	type reading struct {
+		target decodeTarget
+		ok     bool
+	}
+	want := make([]reading, len(objects))
+	for i, data := range objects {
+		want[i].target = presetTarget()
+		want[i].ok = DecodeObjectAll(data, want[i].target.fields())
+	}
+	var x FieldIndex
+	errs := make(chan string, 2)
+	for g := range 2 {
+		go func() {
+			for round := range 200 {
+				// The two goroutines walk the objects in different orders.
+				for j := range objects {
+					i := (j*(2*g+1) + round) % len(objects)
+					got := presetTarget()
+					end, ok := DecodeObjectIndexed(objects[i], 0, 0, &x, got.fields(), nil)
+					ok = ok && AtEnd(objects[i], end)
+					if ok != want[i].ok || ok && !got.equal(want[i].target) {
+						errs <- fmt.Sprintf("%q: %v %+v; without an index: %v %+v", objects[i], ok, got, want[i].ok, want[i].target)
+						return
+					}
+				}
+			}
+			errs <- ""
+		}()
+	}
+	for range 2 {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
 	}
 }
 
