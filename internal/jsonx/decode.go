@@ -264,8 +264,8 @@ func decodeObject(data []byte, pos, depth int, fields []Field, nested []Nested, 
 	for {
 		f, known := -1, false
 		if k := p.keyGuessed(x.guesses(after)); k != nil {
-			// The key the last object had after the same member: what
-			// find made of it then, it makes of it now.
+			// A key that followed the same member before: what find
+			// made of it then, it makes of it now.
 			f, known, after = k.f, k.known, k
 		} else {
 			key, escaped, ok := p.memberKey()
