@@ -261,9 +261,10 @@ func decodeObject(data []byte, pos, depth int, fields []Field, nested []Nested, 
 	}
 	var seen uint64
 	var after *keySeen // the member before, as x saw it
+	guess := x         // nil once a key is not learned (learn)
 	for {
 		f, known := -1, false
-		if k := p.keyGuessed(x.guesses(after)); k != nil {
+		if k := p.keyGuessed(guess.guesses(after)); k != nil {
 			// A key that followed the same member before: what find
 			// made of it then, it makes of it now.
 			f, known, after = k.f, k.known, k
@@ -279,7 +280,11 @@ func decodeObject(data []byte, pos, depth int, fields []Field, nested []Nested, 
 				// matches none may be skipped when it is ASCII
 				// (unknownKey).
 				known = f >= 0 || (!folded && asciiKey(key))
-				after = x.learn(x.guesses(after), key, f, known)
+				if guess != nil {
+					if after = x.learn(x.guesses(after), key, f, known); after == nil {
+						guess = nil // no guesses for the rest of the object
+					}
+				}
 			} else {
 				f = linearFind(key, fields, nested)
 				known = f >= 0 || unknownKey(key, fields, nested)
@@ -353,10 +358,19 @@ type FieldIndex struct {
 	// first guesses an object's first key; seen stands for each of
 	// names, others for a key that names none, by the slot of its
 	// foldHash.
-	first  guesses
-	seen   []keySeen
-	others [fieldSlots]atomic.Pointer[keySeen]
+	first       guesses
+	seen        []keySeen
+	others      [fieldSlots]atomic.Pointer[keySeen]
+	unknownKeys atomic.Int64 // how many of others were made (learn)
 }
+
+// The bounds on what a FieldIndex learns of keys that name no field
+// (learn): far above what a writer's records hold (a Claude Code line has
+// fewer than ten such keys, of under 20 bytes).
+const (
+	maxGuessedKey  = 64
+	maxUnknownKeys = 1024
+)
 
 // keySeen is a key a FieldIndex met, with what find made of it: the
 // index f of its field (-1: none), and whether a key that names none may
@@ -433,19 +447,30 @@ func (x *FieldIndex) guesses(after *keySeen) *guesses {
 }
 
 // learn records that key, which find made f and known of, came where g
-// guesses, and returns what stands for key. A key is one keySeen for as
-// long as no other key takes its slot, so that the guesses after it hold
-// across objects whose keys differ earlier.
+// guesses, and returns what stands for key; nil when nothing does (the
+// object is declined, or key names no field and is not learned). A key is
+// one keySeen for as long as no other key takes its slot, so that the
+// guesses after it hold across objects whose keys differ earlier.
+//
+// What an index learns of keys that name no field is bounded, as the
+// input is not: a key longer than maxGuessedKey is not learned, and an
+// index makes at most maxUnknownKeys of them in all. Keys that take each
+// other's slots in one long object would otherwise stay linked through
+// their guesses, each holding a copy of its key, for as long as the
+// process runs. Past the bound, such keys are only read and looked up.
 func (x *FieldIndex) learn(g *guesses, key []byte, f int, known bool) *keySeen {
 	var k *keySeen
 	switch {
 	case f >= 0:
 		k = &x.seen[f]
-	case !known:
-		return nil // the object is declined
+	case !known || len(key) > maxGuessedKey:
+		return nil
 	default:
 		slot := &x.others[foldHash(key)]
 		if k = slot.Load(); k == nil || k.written[1:len(k.written)-2] != string(key) {
+			if x.unknownKeys.Add(1) > maxUnknownKeys {
+				return nil
+			}
 			k = newKeySeen(string(key), -1, true)
 			slot.Store(k)
 		}

@@ -404,6 +404,64 @@ func TestFieldIndexGuessesConcurrently(t *testing.T) {
 	}
 }
 
+// TestFieldIndexBoundsWhatItLearns: an index learns a bounded number of
+// keys that name no field, none longer than maxGuessedKey, whatever it
+// reads (one object of many keys, a key of a megabyte), and reads such
+// objects as without an index.
+func TestFieldIndexBoundsWhatItLearns(t *testing.T) {
+	var x FieldIndex
+	var many strings.Builder
+	many.WriteString(`{"str":"a"`)
+	for i := range 3 * maxUnknownKeys {
+		// Keys of one length and first and last bytes share a slot.
+		fmt.Fprintf(&many, `,"k%07dz":%d`, i, i)
+	}
+	many.WriteString(`,"int":1}`)
+	long := `{"` + strings.Repeat("k", 1<<20) + `":1,"str":"b"}`
+	// The long key first: once the index has made all it may, it would
+	// not be learned anyway.
+	for _, data := range []string{long, long, many.String(), many.String(), `{"str":"c","int":2}`} {
+		checkPredicted(t, &x, []byte(data))
+	}
+	// Every keySeen the index can still reach.
+	reached := map[*keySeen]bool{}
+	var walk func(g *guesses)
+	walk = func(g *guesses) {
+		for i := range g {
+			if k := g[i].Load(); k != nil && !reached[k] {
+				reached[k] = true
+				walk(&k.next)
+			}
+		}
+	}
+	walk(&x.first)
+	for i := range x.seen {
+		walk(&x.seen[i].next)
+	}
+	for i := range x.others {
+		if k := x.others[i].Load(); k != nil && !reached[k] {
+			reached[k] = true
+			walk(&k.next)
+		}
+	}
+	unknown := 0
+	for k := range reached {
+		if k.f < 0 {
+			unknown++
+		}
+		if len(k.written) > maxGuessedKey+3 {
+			t.Errorf("a key of %d bytes is learned", len(k.written)-3)
+		}
+	}
+	if unknown == 0 || unknown > maxUnknownKeys {
+		t.Errorf("%d keys that name no field are held, want 1 to %d", unknown, maxUnknownKeys)
+	}
+	// Past the bound, the names are still guessed.
+	if k := x.guesses(nil)[0].Load(); k == nil || k.written != `"str":` {
+		t.Errorf("first key guessed after the bound: %v, want \"str\":", k)
+	}
+}
+
 // FuzzFieldIndexPredicts: whatever order of keys a FieldIndex learned from
 // one input, another decoded through it reads as without the index.
 func FuzzFieldIndexPredicts(f *testing.F) {
