@@ -341,9 +341,9 @@ func linearFind(key []byte, fields []Field, nested []Nested) int {
 // ASCII case folded. Keys that are equal with case folded hash alike, so
 // one probe finds both a key's own name and a name it would match only
 // with case folded (which DecodeObjectNested declines). Before that, it
-// guesses the key from the one that followed the same key last time
-// (guesses), which most keys of a JSONL file are. Its zero value is ready:
-// it is built at first use.
+// guesses the key among the last few that followed the same key (guesses),
+// which most keys of a JSONL file are. Its zero value is ready: it is
+// built at first use.
 type FieldIndex struct {
 	// built is set once the rest is, under mu, by the first call.
 	built atomic.Bool
