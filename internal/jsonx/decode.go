@@ -267,7 +267,7 @@ func decodeObject(data []byte, pos, depth int, fields []Field, nested []Nested, 
 		if k := p.keyGuessed(guess.guesses(after)); k != nil {
 			// A key that followed the same member before: what find
 			// made of it then, it makes of it now.
-			f, known, after = k.f, k.known, k
+			f, known, after = k.f, true, k
 		} else {
 			key, escaped, ok := p.memberKey()
 			if !ok || escaped {
@@ -373,15 +373,15 @@ const (
 )
 
 // keySeen is a key a FieldIndex met, with what find made of it: the
-// index f of its field (-1: none), and whether a key that names none may
-// be skipped. next guesses the key that follows it.
+// index f of its field, or -1 for a key that names none and may be
+// skipped (a key that may not is never learned). next guesses the key
+// that follows it.
 type keySeen struct {
 	written string // the key with its quotes and a colon: "key":
 	// words and masks hold written's first 16 bytes, for a key no
 	// longer than that (most are) to be compared in two loads.
 	words, masks [2]uint64
 	f            int
-	known        bool
 	next         guesses
 }
 
@@ -391,14 +391,10 @@ type keySeen struct {
 // and a thought), and their keys part after the same key.
 type guesses [3]atomic.Pointer[keySeen]
 
-// newKeySeen makes the keySeen of key (without its quotes, no escapes).
-func newKeySeen(key string, f int, known bool) *keySeen {
-	k := &keySeen{written: `"` + key + `":`, f: f, known: known}
-	k.setWords()
-	return k
-}
-
-func (k *keySeen) setWords() {
+// set makes k the keySeen of key (without its quotes, no escapes), found
+// as f.
+func (k *keySeen) set(key string, f int) {
+	k.written, k.f = `"`+key+`":`, f
 	if len(k.written) > 16 {
 		return
 	}
@@ -471,7 +467,8 @@ func (x *FieldIndex) learn(g *guesses, key []byte, f int, known bool) *keySeen {
 			if x.unknownKeys.Add(1) > maxUnknownKeys {
 				return nil
 			}
-			k = newKeySeen(string(key), -1, true)
+			k = new(keySeen)
+			k.set(string(key), -1)
 			slot.Store(k)
 		}
 	}
@@ -514,8 +511,7 @@ func (x *FieldIndex) build(fields []Field, nested []Nested) {
 	}
 	x.seen = make([]keySeen, len(x.names))
 	for i, name := range x.names {
-		x.seen[i].written, x.seen[i].f, x.seen[i].known = `"`+name+`":`, i, true
-		x.seen[i].setWords()
+		x.seen[i].set(name, i)
 		h := foldHash(name)
 		for x.slots[h] != 0 {
 			h++ // wraps around the table
