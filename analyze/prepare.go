@@ -151,7 +151,7 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 				pc := &p.Calls[len(p.Calls)-1]
 				ev := &pc.Event
 				ev.Turn, ev.Request, ev.Index, ev.Tool = ti+1, request-firstRequest+1, index, c.Tool
-				ev.Args, ev.ArgsOK, ev.ArgsRaw, ev.Time = c.Args, c.ArgsOK, c.ArgsRaw, c.Time
+				ev.Args, ev.ArgsOK, ev.ArgsRaw, ev.ArgsCompact, ev.Time = c.Args, c.ArgsOK, c.ArgsRaw, c.ArgsCompact, c.Time
 				ev.Result, ev.ResultHash, ev.Failed, ev.IsError = c.Result, f.resultHash, f.failed, c.IsError
 				pc.Line, pc.CallID, pc.Request, pc.EndOfRequest = c.Line, c.ID, request, ci == len(r.Calls)-1
 				pc.HasResult, pc.Native, pc.NativeStops, pc.resultTokens = c.HasResult, f.native, f.stops, -1

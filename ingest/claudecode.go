@@ -596,7 +596,7 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 		case "tool_use", "server_tool_use":
 			c := Call{ID: b.ID, Tool: b.Name, Time: t, Line: n}
 			if b.argsParsed {
-				c.Args, c.ArgsOK, c.ArgsRaw = b.args, true, b.argsRaw // as SetArgsValue
+				c.Args, c.ArgsOK, c.ArgsRaw, c.ArgsCompact = b.args, true, b.argsRaw, true // as SetArgsValue
 			} else {
 				c.SetArgs(string(b.Input))
 			}

@@ -118,6 +118,13 @@ type Call struct {
 	// ArgsRaw is not valid JSON (then guards key on the raw text).
 	Args   jsonx.Value
 	ArgsOK bool
+	// ArgsCompact says ArgsRaw is Args as Value.String writes it (compact,
+	// strings escaped as jsonx.AppendQuoted escapes them): SetArgsValue,
+	// and readers that write the arguments with jsonx.CompactString, set
+	// it. The replay then takes a call's key from ArgsRaw when its objects
+	// are in key order, instead of writing Args out again. False says
+	// nothing.
+	ArgsCompact bool `json:"-"`
 	// Result is the result text as the model saw it.
 	Result string
 	// HasResult is false for a call whose result is missing.
@@ -153,7 +160,7 @@ const resultMemberError = 1
 
 // SetArgs fills ArgsRaw, Args and ArgsOK from the raw argument text.
 func (c *Call) SetArgs(raw string) {
-	c.ArgsRaw = raw
+	c.ArgsRaw, c.ArgsCompact = raw, false
 	// The parsed strings may share raw's memory: the call keeps raw as
 	// long as its parsed arguments.
 	v, err := jsonx.ParseStringShared(raw)
@@ -188,7 +195,7 @@ func (c *Call) SetArgsField(raw jsonx.RawMessage) {
 // SetArgsValue fills the arguments from an already parsed value.
 func (c *Call) SetArgsValue(v jsonx.Value) {
 	c.Args, c.ArgsOK = v, true
-	c.ArgsRaw = v.String()
+	c.ArgsRaw, c.ArgsCompact = v.String(), true
 }
 
 // Problem is something wrong in the input: a line that is not JSON, a

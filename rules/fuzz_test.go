@@ -115,6 +115,14 @@ func FuzzCallKey(f *testing.F) {
 			if ok && !strings.HasPrefix(key, tool+KeySeparator) {
 				t.Fatalf("%s: key %q does not start with the tool name", r.Name, key)
 			}
+			// From the arguments' compact text, as a replay of a Claude Code
+			// transcript keys calls: the same key (TestCallKeyFromCompactText).
+			if argsOK {
+				fromText, ok3 := r.AppendCallKeyWith(nil, r.ToolKeyFor(tool), tool, args, true, args.String(), true)
+				if string(fromText) != key || ok3 != ok {
+					t.Fatalf("%s: key from the compact text %q, %v; from the value %q, %v", r.Name, fromText, ok3, key, ok)
+				}
+			}
 			_ = r.ClassOf(tool)
 			_, _ = r.WritePath(tool, args)
 			_ = r.IsResetCommand(tool, args)

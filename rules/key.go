@@ -39,14 +39,17 @@ func (r *Rules) CallKey(tool string, args jsonx.Value, argsOK bool, raw string) 
 // replay keys every call, so it builds keys in a reused buffer instead of
 // allocating one per call.
 func (r *Rules) AppendCallKey(buf []byte, tool string, args jsonx.Value, argsOK bool, raw string) ([]byte, bool) {
-	return r.AppendCallKeyWith(buf, r.ToolKeyFor(tool), tool, args, argsOK, raw)
+	return r.AppendCallKeyWith(buf, r.ToolKeyFor(tool), tool, args, argsOK, raw, false)
 }
 
 // AppendCallKeyWith is AppendCallKey given the tool's key refinement,
 // which must be r.ToolKeyFor(tool): a replay looks it up once per tool of
 // a session (guard.KeyIndex), where looking it up per call (the tool's
-// class, then two map lookups) was a tenth of keying a call.
-func (r *Rules) AppendCallKeyWith(buf []byte, tk *ToolKey, tool string, args jsonx.Value, argsOK bool, raw string) ([]byte, bool) {
+// class, then two map lookups) was a tenth of keying a call. rawCompact
+// says raw is args as Value.String writes it (guard.CallEvent.ArgsCompact):
+// a key that keeps every argument as it is is then raw in the key's style
+// (jsonx.AppendStyled), its members moved rather than written again.
+func (r *Rules) AppendCallKeyWith(buf []byte, tk *ToolKey, tool string, args jsonx.Value, argsOK bool, raw string, rawCompact bool) ([]byte, bool) {
 	if tk != nil && tk.Pick == "first" {
 		if !argsOK || args.Kind != jsonx.Object {
 			return buf, false
@@ -74,11 +77,32 @@ func (r *Rules) AppendCallKeyWith(buf []byte, tk *ToolKey, tool string, args jso
 		return append(buf, raw...), true
 	case args.Kind != jsonx.Object:
 		if r.Key.Numbers == "python" {
-			args = jsonx.PyNumbers(args)
+			return jsonx.PyNumbers(args).Append(buf, r.style()), true
+		}
+		if rawCompact {
+			if b, ok := appendStyledRaw(buf, args, raw, r.style()); ok {
+				return b, true
+			}
 		}
 		return args.Append(buf, r.style()), true
 	}
-	return r.canonicalArgs(tool, args, tk).Append(buf, r.style()), true
+	canonical, same := r.canonicalArgs(tool, args, tk)
+	if same && rawCompact {
+		if b, ok := appendStyledRaw(buf, args, raw, r.style()); ok {
+			return b, true
+		}
+	}
+	return canonical.Append(buf, r.style()), true
+}
+
+// appendStyledRaw appends args in style from raw, their compact text: raw
+// itself when their members are in the style's order, which most calls'
+// are; else raw with members moved (jsonx.AppendStyled).
+func appendStyledRaw(buf []byte, args jsonx.Value, raw string, style jsonx.Style) ([]byte, bool) {
+	if args.InOrderFor(style) {
+		return append(buf, raw...), true
+	}
+	return jsonx.AppendStyled(buf, raw, style)
 }
 
 // appendPrefix appends the tool name and KeySeparator, which start a key.
@@ -118,8 +142,10 @@ func (r *Rules) foldsFor(tk *ToolKey) []string {
 // canonicalArgs applies ignore, args, drop and fold to a copy of args. When
 // they change nothing (no member left out, no drop or fold), it returns args
 // itself: most calls have no ignored member, and copying their members was
-// an allocation per call. Drop and fold copy what they change.
-func (r *Rules) canonicalArgs(tool string, args jsonx.Value, tk *ToolKey) jsonx.Value {
+// an allocation per call. Drop and fold copy what they change. same says
+// the result is args itself, unchanged; false may also mean a drop, fold
+// or number rule that happened to change nothing.
+func (r *Rules) canonicalArgs(tool string, args jsonx.Value, tk *ToolKey) (_ jsonx.Value, same bool) {
 	leftOut := func(key string) bool {
 		return contains(r.Key.Ignore, key) || (tk != nil && contains(tk.Ignore, key)) ||
 			(tk != nil && len(tk.Args) > 0 && !contains(tk.Args, key))
@@ -134,7 +160,9 @@ func (r *Rules) canonicalArgs(tool string, args jsonx.Value, tk *ToolKey) jsonx.
 			}
 		}
 	}
+	same = len(out.Obj) == len(args.Obj)
 	if tk != nil {
+		same = same && len(tk.Drop) == 0
 		for _, d := range tk.Drop {
 			segs, err := parseDrop(d)
 			if err == nil {
@@ -143,15 +171,17 @@ func (r *Rules) canonicalArgs(tool string, args jsonx.Value, tk *ToolKey) jsonx.
 		}
 	}
 	if tk != nil && len(tk.Defaults) > 0 {
+		n := len(out.Obj)
 		out = withDefaults(out, tk.Defaults)
+		same = same && len(out.Obj) == n // withDefaults only adds
 	}
 	if folds := r.foldsFor(tk); len(folds) > 0 {
-		out = foldValue(out, folds, 0)
+		out, same = foldValue(out, folds, 0), false
 	}
 	if r.Key.Numbers == "python" {
-		out = jsonx.PyNumbers(out)
+		out, same = jsonx.PyNumbers(out), false
 	}
-	return out
+	return out, same
 }
 
 // withDefaults adds the default arguments a call leaves out (in name

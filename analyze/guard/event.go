@@ -81,6 +81,12 @@ type CallEvent struct {
 	Args    jsonx.Value
 	ArgsOK  bool
 	ArgsRaw string
+	// ArgsCompact says ArgsRaw is Args as jsonx.Value.String writes it
+	// (compact, strings escaped as jsonx.AppendQuoted escapes them). The
+	// guard then builds the call's key from that text, members moved into
+	// key order, instead of writing Args out again (rules.Rules.
+	// AppendCallKeyWith); false says nothing.
+	ArgsCompact bool
 	// Time of the call (zero when the transcript has none).
 	Time time.Time
 

@@ -131,7 +131,7 @@ func (ki *KeyIndex) memo(ev *CallEvent, r *rules.Rules) {
 		if !tk.known {
 			tk.tk, tk.known = r.ToolKeyFor(ev.Tool), true
 		}
-		full, ok := r.AppendCallKeyWith(ki.buf[:0], tk.tk, ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
+		full, ok := r.AppendCallKeyWith(ki.buf[:0], tk.tk, ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw, ev.ArgsCompact)
 		ev.key, ev.hasKey = "", ok
 		if ok {
 			ev.key = compactKeyBytes(full, ki.portable)
