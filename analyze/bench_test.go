@@ -21,7 +21,6 @@ import (
 	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/gen"
-	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -132,14 +131,14 @@ func BenchmarkSignature(b *testing.B) {
 		{"not-json", "bash", `ls -la /src/app && git status`},
 	}
 	for _, c := range cases {
-		v, err := jsonx.ParseString(c.raw)
-		ok := err == nil
+		call := ingest.Call{Tool: c.tool}
+		call.SetArgs(c.raw)
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.raw)))
 			b.ReportAllocs()
 			var buf []byte
 			for b.Loop() {
-				buf = appendSignature(buf[:0], c.tool, v, ok, c.raw)
+				buf = appendSignature(buf[:0], &call)
 				_ = sigDigest(buf)
 			}
 		})

@@ -79,7 +79,7 @@ func (f *callFacts) fill(c *ingest.Call, sig []byte) []byte {
 	norm, failed := guard.ResultFactsWithMembers(c.Result, c.IsError, c.ResultMembers)
 	f.resultHash, f.failed, f.normalized = guard.HashString(norm), failed, norm == c.Result
 	f.native, f.stops = NativeIntervention(c.Result)
-	sig = appendSignature(sig[:0], c.Tool, c.Args, c.ArgsOK, c.ArgsRaw)
+	sig = appendSignature(sig[:0], c)
 	f.sig = sigDigest(sig)
 	return sig
 }

@@ -151,7 +151,7 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 				pc := &p.Calls[len(p.Calls)-1]
 				ev := &pc.Event
 				ev.Turn, ev.Request, ev.Index, ev.Tool = ti+1, request-firstRequest+1, index, c.Tool
-				ev.Args, ev.ArgsOK, ev.ArgsRaw, ev.ArgsCompact, ev.Time = c.Args, c.ArgsOK, c.ArgsRaw, c.ArgsCompact, c.Time
+				ev.Args, ev.ArgsOK, ev.ArgsRaw, ev.ArgsCompact, ev.ArgsPending, ev.Time = c.Args, c.ArgsOK, c.ArgsRaw, c.ArgsCompact, c.ArgsPending, c.Time
 				ev.Result, ev.ResultHash, ev.Failed, ev.IsError = c.Result, f.resultHash, f.failed, c.IsError
 				pc.Line, pc.CallID, pc.Request, pc.EndOfRequest = c.Line, c.ID, request, ci == len(r.Calls)-1
 				pc.HasResult, pc.Native, pc.NativeStops, pc.resultTokens = c.HasResult, f.native, f.stops, -1
@@ -268,7 +268,7 @@ func (f *CorpusFacts) add(p *PreparedSession) {
 	f.Calls += len(p.Calls)
 	for i := range p.Calls {
 		c := &p.Calls[i]
-		if c.SameResult && !defaultEffects().CallActs(c.Event.Tool, c.Event.Args, c.Event.ArgsOK) {
+		if c.SameResult && !defaultEffects().CallActs(c.Event.Tool, c.Event.Arguments(), c.Event.ArgsOK) {
 			f.Redundant++
 		}
 	}

@@ -162,7 +162,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 			}
 			c.Event.Class = toolClass[tid]
 			acts := toolEff[tid] == effectAct ||
-				toolEff[tid] == effectByArgument && r.CallActs(c.Event.Tool, c.Event.Args, c.Event.ArgsOK)
+				toolEff[tid] == effectByArgument && r.CallActs(c.Event.Tool, c.Event.Arguments(), c.Event.ArgsOK)
 			// An action returning the same acknowledgement again did
 			// something again: never redundant.
 			redundant := c.SameResult && !acts

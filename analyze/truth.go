@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
@@ -261,65 +262,34 @@ func (f *noteFinder) skip(s string, i int) int {
 // sigDigest. The signature is the rules-independent identity of a call
 // used for truth: tool name plus arguments with keys sorted at every level
 // (or the raw text when the arguments are not JSON). The encoding is equal
-// exactly when the signatures' texts are (TestSignatureDigest), without
-// being that text. The arguments are
-// written as their sorted tree (appendSigValue), each string by its length
-// and bytes: no string is scanned to be quoted, as its JSON text would be.
-func appendSignature(buf []byte, tool string, args jsonx.Value, argsOK bool, raw string) []byte {
-	buf = appendSigString(buf, tool)
-	if argsOK {
-		return appendSigValue(append(buf, 'J'), args)
+// exactly when the signatures' texts are (TestSignatureDigest): the tool
+// by its length and bytes, then 'J' and the arguments' sorted text
+// (Value.Append with jsonx.Sorted), or 'R' and the raw text by its length
+// and bytes. Arguments whose compact text the call holds (ArgsCompact) are
+// sorted from that text, without the parsed value (jsonx.AppendStyled), or
+// taken as they are when already in order: most calls' are, and pending
+// arguments (ArgsPending) are never parsed for it.
+func appendSignature(buf []byte, c *ingest.Call) []byte {
+	buf = appendSigString(buf, c.Tool)
+	if !c.ArgsOK {
+		return appendSigString(append(buf, 'R'), c.ArgsRaw)
 	}
-	return appendSigString(append(buf, 'R'), raw)
+	buf = append(buf, 'J')
+	switch {
+	case c.ArgsPending:
+		if b, ok := jsonx.AppendStyled(buf, c.ArgsRaw, jsonx.Sorted, nil); ok {
+			return b
+		}
+	case c.ArgsCompact && c.Args.InOrderFor(jsonx.Sorted):
+		return append(buf, c.ArgsRaw...)
+	}
+	return c.ArgsValue().Append(buf, jsonx.Sorted)
 }
 
 // appendSigString writes s prefixed by its length, so that no two
 // sequences of strings encode alike.
 func appendSigString(buf []byte, s string) []byte {
 	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
-}
-
-// appendSigValue writes v with the members of every object in key order,
-// as Value.Append with jsonx.Sorted orders them (a stable sort: repeated
-// keys keep their order). Two parsed values give the same bytes exactly
-// when their sorted JSON texts are the same: the parser gives valid UTF-8,
-// which AppendQuoted writes one way, and numbers as they stand.
-func appendSigValue(buf []byte, v jsonx.Value) []byte {
-	switch v.Kind {
-	case jsonx.Null:
-		return append(buf, 'n')
-	case jsonx.Bool:
-		if v.Bool {
-			return append(buf, 't')
-		}
-		return append(buf, 'f')
-	case jsonx.Number:
-		return appendSigString(append(buf, '#'), v.Str)
-	case jsonx.String:
-		return appendSigString(append(buf, '"'), v.Str)
-	case jsonx.Array:
-		buf = binary.AppendUvarint(append(buf, '['), uint64(len(v.Arr)))
-		for _, e := range v.Arr {
-			buf = appendSigValue(buf, e)
-		}
-		return buf
-	case jsonx.Object:
-		buf = binary.AppendUvarint(append(buf, '{'), uint64(len(v.Obj)))
-		var small [16]int32
-		order := small[:0]
-		for i := range v.Obj {
-			order = append(order, int32(i))
-		}
-		if !jsonx.KeysSorted(v.Obj) {
-			slices.SortStableFunc(order, func(a, b int32) int { return strings.Compare(v.Obj[a].Key, v.Obj[b].Key) })
-		}
-		for _, i := range order {
-			buf = appendSigString(buf, v.Obj[i].Key)
-			buf = appendSigValue(buf, v.Obj[i].Val)
-		}
-		return buf
-	}
-	return append(buf, '?')
 }
 
 // SigDigest is a 128-bit digest of a call's signature. Truth only tests

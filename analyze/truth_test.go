@@ -161,7 +161,7 @@ func TestSignatureDigest(t *testing.T) {
 	for i, a := range signatureCalls {
 		av, err := jsonx.ParseString(a.raw)
 		sa := signatureText(a.tool, av, err == nil, a.raw)
-		buf := appendSignature([]byte("prefix"), a.tool, av, err == nil, a.raw)
+		buf := appendSignature([]byte("prefix"), sigCall(a.tool, a.raw, 0))
 		if !strings.HasPrefix(string(buf), "prefix") {
 			t.Errorf("appendSignature overwrote the buffer: %q", buf)
 		}
@@ -170,12 +170,34 @@ func TestSignatureDigest(t *testing.T) {
 		for _, b := range signatureCalls[i:] {
 			bv, err := jsonx.ParseString(b.raw)
 			sb := signatureText(b.tool, bv, err == nil, b.raw)
-			eb := appendSignature(nil, b.tool, bv, err == nil, b.raw)
-			if (sa == sb) != (ea == string(eb)) || (sa == sb) != (da == sigDigest(eb)) {
-				t.Errorf("%q and %q: equal signatures %v, equal encodings %v, equal digests %v", sa, sb, sa == sb, ea == string(eb), da == sigDigest(eb))
+			for form := range sigForms {
+				eb := appendSignature(nil, sigCall(b.tool, b.raw, form))
+				if (sa == sb) != (ea == string(eb)) || (sa == sb) != (da == sigDigest(eb)) {
+					t.Errorf("%q and %q (form %d): equal signatures %v, equal encodings %v, equal digests %v", sa, sb, form, sa == sb, ea == string(eb), da == sigDigest(eb))
+				}
 			}
 		}
 	}
+}
+
+// sigForms is how many ways sigCall holds a call's arguments.
+const sigForms = 3
+
+// sigCall is a call with the arguments raw, held in one of the ways a
+// reader leaves them: 0 parsed from the text as written (SetArgs), 1
+// parsed and written compact (SetArgsValue), 2 written compact and not
+// parsed (ArgsPending, as the Claude Code reader leaves them). Each must
+// give the same signature.
+func sigCall(tool, raw string, form int) *ingest.Call {
+	c := &ingest.Call{Tool: tool}
+	c.SetArgs(raw)
+	if form > 0 && c.ArgsOK {
+		c.SetArgsValue(c.Args)
+		if form == 2 {
+			c.Args, c.ArgsPending = jsonx.Value{}, true
+		}
+	}
+	return c
 }
 
 // FuzzSignature: two calls' signature encodings are equal exactly when
@@ -198,10 +220,12 @@ func FuzzSignature(f *testing.F) {
 		bv, errB := jsonx.ParseString(rawB)
 		sa := signatureText(toolA, av, errA == nil, rawA)
 		sb := signatureText(toolB, bv, errB == nil, rawB)
-		ea := appendSignature(nil, toolA, av, errA == nil, rawA)
-		eb := appendSignature(nil, toolB, bv, errB == nil, rawB)
-		if (sa == sb) != (string(ea) == string(eb)) {
-			t.Fatalf("%q and %q: equal signatures %v, equal encodings %v", sa, sb, sa == sb, string(ea) == string(eb))
+		ea := appendSignature(nil, sigCall(toolA, rawA, 0))
+		for form := range sigForms {
+			eb := appendSignature(nil, sigCall(toolB, rawB, form))
+			if (sa == sb) != (string(ea) == string(eb)) {
+				t.Fatalf("%q and %q (form %d): equal signatures %v, equal encodings %v", sa, sb, form, sa == sb, string(ea) == string(eb))
+			}
 		}
 	})
 }

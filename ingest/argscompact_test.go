@@ -13,7 +13,7 @@ import (
 // Value.String writes, in every fixture of every format: the replay keys
 // such a call on ArgsRaw, and a wrong flag would change its key.
 func TestArgsCompactMeansValueString(t *testing.T) {
-	flagged, calls := 0, 0
+	flagged, pending, calls := 0, 0, 0
 	err := filepath.WalkDir("../fixtures", func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -27,8 +27,14 @@ func TestArgsCompactMeansValueString(t *testing.T) {
 							continue
 						}
 						flagged++
-						if !c.ArgsOK || c.ArgsRaw != c.Args.String() {
-							t.Errorf("%s line %d: ArgsCompact, but ArgsRaw %q and Args.String() %q (ArgsOK %v)", p, c.Line, c.ArgsRaw, c.Args.String(), c.ArgsOK)
+						if !c.ArgsOK || c.ArgsRaw != c.ArgsValue().String() {
+							t.Errorf("%s line %d: ArgsCompact, but ArgsRaw %q and ArgsValue().String() %q (ArgsOK %v)", p, c.Line, c.ArgsRaw, c.ArgsValue().String(), c.ArgsOK)
+						}
+						if c.ArgsPending {
+							pending++
+							if c.Args.Kind != jsonx.Null || c.Args.Obj != nil {
+								t.Errorf("%s line %d: arguments pending, but Args holds %s", p, c.Line, c.Args.String())
+							}
 						}
 					}
 				}
@@ -39,11 +45,12 @@ func TestArgsCompactMeansValueString(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The Claude Code fixtures' calls are written compact as they are read.
-	if flagged < 50 || flagged == calls {
-		t.Errorf("%d of %d calls flagged compact: the fixtures should hold both kinds", flagged, calls)
+	// The Claude Code fixtures' calls are written compact as they are
+	// read, and left pending.
+	if flagged < 50 || flagged == calls || pending < 8 {
+		t.Errorf("%d of %d calls flagged compact, %d pending: the fixtures should hold both kinds", flagged, calls, pending)
 	}
-	t.Logf("%d of %d calls flagged compact", flagged, calls)
+	t.Logf("%d of %d calls flagged compact, %d pending", flagged, calls, pending)
 }
 
 // TestSetArgsFlags: SetArgs says nothing of the text it is given;

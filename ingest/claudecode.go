@@ -96,10 +96,10 @@ type ccBlock struct {
 	// content is Content's text when the one-pass reading decoded it.
 	content decodedContent
 	// argsRaw is Input written compact, the text Call.SetArgsValue keeps,
-	// and args that text parsed, when argsParsed (readAssistant).
-	args       jsonx.Value
-	argsRaw    string
-	argsParsed bool
+	// when argsCompact (readAssistant); the call's arguments stay pending
+	// (Call.ArgsPending).
+	argsRaw     string
+	argsCompact bool
 }
 
 // resultText is the block's content as text (contentText).
@@ -190,8 +190,7 @@ func ccDecodeRecord(_ *LineReader, line []byte, _ int, rec *ccRecord) {
 // readAssistant does the work of an assistant line that needs nothing of
 // the lines before it, so that it runs where the line is decoded, on
 // another core when lines are decoded ahead: the usage read in one pass
-// (when it is plain) and each call's arguments written out compact and
-// parsed.
+// (when it is plain) and each call's arguments written out compact.
 func (read *ccMessageRead) readAssistant() {
 	// read was reset when the line was decoded: its usage and its blocks'
 	// arguments are unset.
@@ -201,13 +200,12 @@ func (read *ccMessageRead) readAssistant() {
 	for i := range read.blocks {
 		if b := &read.blocks[i]; b.Type == "tool_use" || b.Type == "server_tool_use" {
 			// What Parse then Value.String give (Call.SetArgsValue), written
-			// in one pass without building the value, which is then parsed
-			// from that text, sharing its strings: one allocation for the
-			// text instead of one per string and a second for the text.
+			// in one pass without building the value, which is left for
+			// whoever needs it (Call.ArgsValue): CompactString takes exactly
+			// the texts that Parse takes (FuzzAppendCompact), so the text is
+			// valid JSON.
 			if raw, end, ok := jsonx.CompactString(b.Input, 0, 0); ok && jsonx.AtEnd(b.Input, end) {
-				if v, err := jsonx.ParseStringShared(raw); err == nil {
-					b.args, b.argsRaw, b.argsParsed = v, raw, true
-				}
+				b.argsRaw, b.argsCompact = raw, true
 			}
 		}
 	}
@@ -595,8 +593,8 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 		switch b := &blocks[i]; b.Type {
 		case "tool_use", "server_tool_use":
 			c := Call{ID: b.ID, Tool: b.Name, Time: t, Line: n}
-			if b.argsParsed {
-				c.Args, c.ArgsOK, c.ArgsRaw, c.ArgsCompact = b.args, true, b.argsRaw, true // as SetArgsValue
+			if b.argsCompact {
+				c.ArgsOK, c.ArgsRaw, c.ArgsCompact, c.ArgsPending = true, b.argsRaw, true, true
 			} else {
 				c.SetArgs(string(b.Input))
 			}

@@ -90,6 +90,7 @@ func TestEdgeGolden(t *testing.T) {
 			for _, in := range inputs {
 				for _, format := range in.formats {
 					sessions, problems := readBytes(in.data, in.name, format)
+					parsePendingArgs(sessions)
 					var what any = map[string]any{"sessions": sessions, "problems": problems}
 					if strings.Contains(in.name, "_deep_") {
 						// The arguments nested to the limit would fill the
@@ -125,4 +126,20 @@ func checkEdgeRead(t *testing.T, data []byte, name, format string) {
 	t.Helper()
 	sessions, problems := readBytes(data, name, format)
 	checkReadInvariants(t, data, name, format, sessions, problems)
+}
+
+// parsePendingArgs parses the arguments a reader left pending (Call.
+// ArgsPending), as their consumers see them (Call.ArgsValue), so that the
+// golden files show the parsed arguments of every call.
+func parsePendingArgs(sessions []*Session) {
+	for _, s := range sessions {
+		for ti := range s.Turns {
+			for ri := range s.Turns[ti].Requests {
+				for ci := range s.Turns[ti].Requests[ri].Calls {
+					c := &s.Turns[ti].Requests[ri].Calls[ci]
+					c.Args, c.ArgsPending = c.ArgsValue(), false
+				}
+			}
+		}
+	}
 }

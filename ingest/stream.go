@@ -125,6 +125,12 @@ type Call struct {
 	// are in key order, instead of writing Args out again. False says
 	// nothing.
 	ArgsCompact bool `json:"-"`
+	// ArgsPending says Args is not parsed: ArgsRaw is valid JSON written
+	// compact (ArgsOK and ArgsCompact hold), and ArgsValue parses it. The
+	// Claude Code reader leaves its calls' arguments so: a replay keys
+	// calls on their text and parses few of them (guard.CallEvent.
+	// ArgsPending), and parsing every call's was a tenth of its time.
+	ArgsPending bool `json:"-"`
 	// Result is the result text as the model saw it.
 	Result string
 	// HasResult is false for a call whose result is missing.
@@ -158,9 +164,20 @@ var ResultMemberKeys = [...]string{"_warning", "error", "success", "exit_code"}
 // resultMemberError is the index of "error" in ResultMemberKeys.
 const resultMemberError = 1
 
+// ArgsValue returns the parsed arguments: Args, or ArgsRaw parsed when
+// they are pending (ArgsPending). It does not keep what it parsed: a Call
+// may be read by several goroutines at once.
+func (c *Call) ArgsValue() jsonx.Value {
+	if c.ArgsPending {
+		v, _ := jsonx.ParseStringShared(c.ArgsRaw) // valid: ArgsPending's promise
+		return v
+	}
+	return c.Args
+}
+
 // SetArgs fills ArgsRaw, Args and ArgsOK from the raw argument text.
 func (c *Call) SetArgs(raw string) {
-	c.ArgsRaw, c.ArgsCompact = raw, false
+	c.ArgsRaw, c.ArgsCompact, c.ArgsPending = raw, false, false
 	// The parsed strings may share raw's memory: the call keeps raw as
 	// long as its parsed arguments.
 	v, err := jsonx.ParseStringShared(raw)
@@ -195,7 +212,7 @@ func (c *Call) SetArgsField(raw jsonx.RawMessage) {
 // SetArgsValue fills the arguments from an already parsed value.
 func (c *Call) SetArgsValue(v jsonx.Value) {
 	c.Args, c.ArgsOK = v, true
-	c.ArgsRaw, c.ArgsCompact = v.String(), true
+	c.ArgsRaw, c.ArgsCompact, c.ArgsPending = v.String(), true, false
 }
 
 // Problem is something wrong in the input: a line that is not JSON, a

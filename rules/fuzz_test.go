@@ -122,6 +122,10 @@ func FuzzCallKey(f *testing.F) {
 				if string(fromText) != key || ok3 != ok {
 					t.Fatalf("%s: key from the compact text %q, %v; from the value %q, %v", r.Name, fromText, ok3, key, ok)
 				}
+				// And without the parsed value (guard.CallEvent.ArgsPending).
+				if unparsed, ok4, done := r.AppendCallKeyText(nil, r.ToolKeyFor(tool), tool, args.String()); done && (string(unparsed) != key || ok4 != ok) {
+					t.Fatalf("%s: key from the unparsed text %q, %v; from the value %q, %v", r.Name, unparsed, ok4, key, ok)
+				}
 			}
 			_ = r.ClassOf(tool)
 			_, _ = r.WritePath(tool, args)

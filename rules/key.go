@@ -102,7 +102,32 @@ func appendStyledRaw(buf []byte, args jsonx.Value, raw string, style jsonx.Style
 	if args.InOrderFor(style) {
 		return append(buf, raw...), true
 	}
-	return jsonx.AppendStyled(buf, raw, style)
+	return jsonx.AppendStyled(buf, raw, style, nil)
+}
+
+// AppendCallKeyText is AppendCallKeyWith for a call whose arguments are
+// not parsed: raw is valid JSON written compact (as Value.String writes
+// it; guard.CallEvent.ArgsPending). It builds the key from raw alone when
+// the key keeps every argument as it stands (jsonx.AppendStyled); done is
+// false, with buf as it was, when the rules need the parsed arguments for
+// this call (an argument left out, dropped, filled in or folded, numbers
+// as Python writes them, a pick): the caller then parses them and calls
+// AppendCallKeyWith. A replay of a Claude Code transcript keys most calls
+// without parsing their arguments at all.
+func (r *Rules) AppendCallKeyText(buf []byte, tk *ToolKey, tool, raw string) (_ []byte, ok, done bool) {
+	if tk != nil && (tk.Pick == "first" || len(tk.Drop) > 0 || len(tk.Defaults) > 0) ||
+		len(r.foldsFor(tk)) > 0 || r.Key.Numbers == "python" {
+		return buf, false, false
+	}
+	var keep func(string) bool
+	if len(r.Key.Ignore) > 0 || tk != nil && (len(tk.Ignore) > 0 || len(tk.Args) > 0) {
+		keep = func(key string) bool { return !r.leftOut(key, tk) }
+	}
+	b, ok := jsonx.AppendStyled(appendPrefix(buf, tool), raw, r.style(), keep)
+	if !ok {
+		return buf, false, false
+	}
+	return b, true, true
 }
 
 // appendPrefix appends the tool name and KeySeparator, which start a key.
@@ -146,10 +171,7 @@ func (r *Rules) foldsFor(tk *ToolKey) []string {
 // the result is args itself, unchanged; false may also mean a drop, fold
 // or number rule that happened to change nothing.
 func (r *Rules) canonicalArgs(tool string, args jsonx.Value, tk *ToolKey) (_ jsonx.Value, same bool) {
-	leftOut := func(key string) bool {
-		return contains(r.Key.Ignore, key) || (tk != nil && contains(tk.Ignore, key)) ||
-			(tk != nil && len(tk.Args) > 0 && !contains(tk.Args, key))
-	}
+	leftOut := func(key string) bool { return r.leftOut(key, tk) }
 	out := jsonx.Value{Kind: jsonx.Object, Obj: args.Obj}
 	if first := slices.IndexFunc(args.Obj, func(m jsonx.Member) bool { return leftOut(m.Key) }); first >= 0 {
 		out.Obj = make([]jsonx.Member, first, len(args.Obj))
@@ -182,6 +204,13 @@ func (r *Rules) canonicalArgs(tool string, args jsonx.Value, tk *ToolKey) (_ jso
 		out, same = jsonx.PyNumbers(out), false
 	}
 	return out, same
+}
+
+// leftOut reports whether a key leaves the argument named key out: an
+// ignored name, or one not among the tool's args.
+func (r *Rules) leftOut(key string, tk *ToolKey) bool {
+	return contains(r.Key.Ignore, key) || (tk != nil && contains(tk.Ignore, key)) ||
+		(tk != nil && len(tk.Args) > 0 && !contains(tk.Args, key))
 }
 
 // withDefaults adds the default arguments a call leaves out (in name
@@ -328,12 +357,20 @@ func (r *Rules) WritePath(tool string, args jsonx.Value) (string, bool) {
 	return "", false
 }
 
+// HasResetCommand reports whether a call of tool may be the reset command
+// (scope.reset_command names commands and the tool): only then are its
+// arguments read.
+func (r *Rules) HasResetCommand(tool string) bool {
+	c := r.Scope.ResetCommand
+	return len(c.Commands) > 0 && r.MatchesAny(c.Tools, tool)
+}
+
 // IsResetCommand reports whether a call is the manual reset command.
 func (r *Rules) IsResetCommand(tool string, args jsonx.Value) bool {
-	c := r.Scope.ResetCommand
-	if len(c.Commands) == 0 || !r.MatchesAny(c.Tools, tool) {
+	if !r.HasResetCommand(tool) {
 		return false
 	}
+	c := r.Scope.ResetCommand
 	for _, name := range c.Args {
 		if s, ok := args.GetString(name); ok {
 			s = strings.ToLower(strings.TrimSpace(s))

@@ -57,6 +57,7 @@ func TestCallKeyFromCompactText(t *testing.T) {
 		{"x", `{"k\n":1,"a":2}`}, // a key with an escape: built from the value
 		{"x", `{}`},
 	}
+	unparsed := 0
 	for _, r := range sets {
 		for _, c := range calls {
 			args, err := jsonx.ParseString(c.args)
@@ -69,6 +70,21 @@ func TestCallKeyFromCompactText(t *testing.T) {
 				t.Errorf("%s (%s) %s %s: from the compact text %q, %v; from the value %q, %v",
 					r.Name, r.Key.Style, c.tool, c.args, got, ok, want, wantOK)
 			}
+			text, ok, done := r.AppendCallKeyText([]byte("p"), r.ToolKeyFor(c.tool), c.tool, args.String())
+			switch {
+			case done && (string(text) != "p"+string(want) || ok != wantOK):
+				t.Errorf("%s (%s) %s %s: from the unparsed text %q, %v; from the value %q, %v",
+					r.Name, r.Key.Style, c.tool, c.args, text, ok, want, wantOK)
+			case !done && string(text) != "p":
+				t.Errorf("%s %s %s: declined, but wrote %q", r.Name, c.tool, c.args, text)
+			case done:
+				unparsed++
+			}
 		}
+	}
+	// Many keys come from the text alone (113 of 266 when written): the
+	// sets that write numbers as Python does, or fold, never do.
+	if unparsed < len(sets)*len(calls)/3 {
+		t.Errorf("only %d of %d keys built from the unparsed text", unparsed, len(sets)*len(calls))
 	}
 }

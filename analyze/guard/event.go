@@ -87,6 +87,13 @@ type CallEvent struct {
 	// key order, instead of writing Args out again (rules.Rules.
 	// AppendCallKeyWith); false says nothing.
 	ArgsCompact bool
+	// ArgsPending says Args is not parsed yet: ArgsRaw is valid JSON
+	// written compact (ArgsOK and ArgsCompact hold), and the guard parses
+	// it (Arguments) only when a rule reads an argument; keys come from
+	// the text (rules.Rules.AppendCallKeyText). A replay passes the
+	// arguments of a Claude Code transcript so: parsing them was a tenth
+	// of its time, and most calls never need them parsed.
+	ArgsPending bool
 	// Time of the call (zero when the transcript has none).
 	Time time.Time
 
@@ -122,6 +129,19 @@ type CallEvent struct {
 	ki   *KeyIndex
 	kidx int32
 	tidx int32 // the tool's number in ki
+}
+
+// Arguments returns the parsed arguments (Args), parsing ArgsRaw first
+// when they are pending (ArgsPending). The guard reads arguments only
+// through it.
+func (ev *CallEvent) Arguments() jsonx.Value {
+	if ev.ArgsPending {
+		// ArgsRaw is valid JSON (ArgsPending's promise): an error here
+		// leaves Args empty, as a caller's broken promise would.
+		ev.Args, _ = jsonx.ParseStringShared(ev.ArgsRaw)
+		ev.ArgsPending = false
+	}
+	return ev.Args
 }
 
 // Verdict is a guard's decision on one call.

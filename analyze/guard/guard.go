@@ -162,7 +162,7 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 	} else {
 		g.inflight = append(g.inflight, c)
 	}
-	if g.r.IsResetCommand(ev.Tool, ev.Args) {
+	if g.r.HasResetCommand(ev.Tool) && g.r.IsResetCommand(ev.Tool, ev.Arguments()) {
 		// pi §3.9: the reset command clears everything, restarts the
 		// timer, and is itself allowed and not recorded.
 		c.command = true

@@ -131,7 +131,14 @@ func (ki *KeyIndex) memo(ev *CallEvent, r *rules.Rules) {
 		if !tk.known {
 			tk.tk, tk.known = r.ToolKeyFor(ev.Tool), true
 		}
-		full, ok := r.AppendCallKeyWith(ki.buf[:0], tk.tk, ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw, ev.ArgsCompact)
+		var full []byte
+		ok, done := false, false
+		if ev.ArgsPending {
+			full, ok, done = r.AppendCallKeyText(ki.buf[:0], tk.tk, ev.Tool, ev.ArgsRaw)
+		}
+		if !done {
+			full, ok = r.AppendCallKeyWith(ki.buf[:0], tk.tk, ev.Tool, ev.Arguments(), ev.ArgsOK, ev.ArgsRaw, ev.ArgsCompact)
+		}
 		ev.key, ev.hasKey = "", ok
 		if ok {
 			ev.key = compactKeyBytes(full, ki.portable)

@@ -59,7 +59,7 @@ func (g *Guard) placeholder(name string, c *callCtx, count int, extra map[string
 	case "args":
 		return argsSummary(ev, 120), true
 	case "args_sha256":
-		args := ev.Args
+		args := ev.Arguments()
 		if !ev.ArgsOK || args.Kind != jsonx.Object {
 			args = jsonx.Value{Kind: jsonx.Object}
 		}
@@ -70,14 +70,14 @@ func (g *Guard) placeholder(name string, c *callCtx, count int, extra map[string
 		return v, true
 	}
 	if arg, ok := strings.CutPrefix(name, "arg:"); ok {
-		v, found := ev.Args.Get(arg)
+		v, found := ev.Arguments().Get(arg)
 		if !found {
 			return "", true
 		}
 		return v.Text(), true
 	}
 	if arg, ok := strings.CutPrefix(name, "json:"); ok {
-		v, found := ev.Args.Get(arg)
+		v, found := ev.Arguments().Get(arg)
 		if !found {
 			return "null", true
 		}
@@ -93,7 +93,7 @@ func argsSummary(ev *CallEvent, n int) string {
 	switch {
 	case !ev.ArgsOK:
 		s = ev.ArgsRaw
-	case ev.Args.Kind == jsonx.String:
+	case ev.Arguments().Kind == jsonx.String:
 		s = ev.Args.Str
 	default:
 		s = ev.Args.String()

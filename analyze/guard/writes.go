@@ -54,7 +54,7 @@ func (g *Guard) clearReadsAfterWrite(ev *CallEvent, own int32, role uint8) {
 			return
 		}
 		var ok bool
-		if p, ok = g.r.WritePath(ev.Tool, ev.Args); !ok {
+		if p, ok = g.r.WritePath(ev.Tool, ev.Arguments()); !ok {
 			return
 		}
 	}
@@ -105,7 +105,7 @@ func (g *Guard) noteReader(ev *CallEvent, key string, kid int32, role uint8) {
 		if len(key) > maxPlainKey || strings.Contains(key, rules.KeySeparator+"\x00") {
 			// A compacted key: the path test needs the written text, built
 			// again here (reader keys are rarely long).
-			full, _ = g.r.CallKey(ev.Tool, ev.Args, ev.ArgsOK, ev.ArgsRaw)
+			full, _ = g.r.CallKey(ev.Tool, ev.Arguments(), ev.ArgsOK, ev.ArgsRaw)
 		}
 		ki.texts[kid] = full
 	}

@@ -21,8 +21,13 @@ import (
 // when the text is seen not to be one compact value. Any other text that
 // is not a compact value gives bytes other than Append's, but never a
 // panic: callers pass only the texts they wrote compact.
-func AppendStyled(buf []byte, text string, style Style) (_ []byte, ok bool) {
-	w := styledWriter{text: text, data: ReadOnlyBytes(text), style: style}
+//
+// keep, when not nil, is asked about the key of each member of text when
+// text is an object, and AppendStyled declines (ok false) when it returns
+// false for one: a caller whose key leaves some arguments out writes such
+// a call from its parsed value instead.
+func AppendStyled(buf []byte, text string, style Style, keep func(key string) bool) (_ []byte, ok bool) {
+	w := styledWriter{text: text, data: ReadOnlyBytes(text), style: style, keep: keep}
 	out, end, ok := w.value(buf, 0, 0)
 	if !ok || end != len(text) {
 		return buf, false
@@ -65,6 +70,7 @@ type styledWriter struct {
 	text  string
 	data  []byte // text's bytes, for the parser's scans
 	style Style
+	keep  func(key string) bool // asked about the top-level keys
 }
 
 // memberSpan is an object member in the text: its key (without its
@@ -81,7 +87,7 @@ func (w *styledWriter) value(buf []byte, pos, depth int) ([]byte, int, bool) {
 	}
 	switch w.data[pos] {
 	case '{':
-		if w.style == Sorted || (w.style == SortedTop && depth == 0) {
+		if w.sorts(depth) || (depth == 0 && w.keep != nil) {
 			return w.object(buf, pos, depth)
 		}
 	case '[':
@@ -117,8 +123,14 @@ func (w *styledWriter) array(buf []byte, pos, depth int) ([]byte, int, bool) {
 	}
 }
 
+// sorts reports whether the style sorts the members of objects at depth.
+func (w *styledWriter) sorts(depth int) bool {
+	return w.style == Sorted || (w.style == SortedTop && depth == 0)
+}
+
 // object appends the object at pos with its members stably sorted by key,
-// as appendSortedObject orders them.
+// as appendSortedObject orders them, when the style sorts them there; it
+// asks keep about the keys of the top-level object.
 func (w *styledWriter) object(buf []byte, pos, depth int) ([]byte, int, bool) {
 	var small [16]memberSpan
 	members := small[:0]
@@ -135,6 +147,9 @@ func (w *styledWriter) object(buf []byte, pos, depth int) ([]byte, int, bool) {
 			return buf, 0, false // an escape (or no end) in the key
 		}
 		key := w.text[pos+1 : end]
+		if depth == 0 && w.keep != nil && !w.keep(key) {
+			return buf, 0, false
+		}
 		pos = end + 1
 		if pos >= len(w.data) || w.data[pos] != ':' {
 			return buf, 0, false
@@ -153,7 +168,7 @@ func (w *styledWriter) object(buf []byte, pos, depth int) ([]byte, int, bool) {
 		}
 		pos++
 	}
-	if !slices.IsSortedFunc(members, compareMemberKeys) {
+	if w.sorts(depth) && !slices.IsSortedFunc(members, compareMemberKeys) {
 		slices.SortStableFunc(members, compareMemberKeys)
 	}
 	buf = append(buf, '{')

@@ -34,7 +34,7 @@ func checkStyled(t *testing.T, v Value) {
 	compact := v.String()
 	for _, style := range []Style{Compact, Sorted, SortedTop} {
 		want := string(v.Append([]byte("p"), style))
-		got, ok := AppendStyled([]byte("p"), compact, style)
+		got, ok := AppendStyled([]byte("p"), compact, style, nil)
 		if !ok {
 			if string(got) != "p" {
 				t.Errorf("AppendStyled(%q, %d) declined but wrote %q", compact, style, got)
@@ -98,17 +98,17 @@ func TestAppendStyled(t *testing.T) {
 		{`{"b":{"d":1,"c":2},"a":[{"f":1,"e":2}]}`, Compact, `{"b":{"d":1,"c":2},"a":[{"f":1,"e":2}]}`},
 		{`[{"b":1,"a":2}]`, SortedTop, `[{"b":1,"a":2}]`},
 	} {
-		if got, ok := AppendStyled(nil, c.in, c.style); !ok || string(got) != c.want {
+		if got, ok := AppendStyled(nil, c.in, c.style, nil); !ok || string(got) != c.want {
 			t.Errorf("AppendStyled(%s, %d) = %s, %v; want %s", c.in, c.style, got, ok, c.want)
 		}
 	}
 	// Texts seen not to be one compact value are declined, buf untouched.
 	for _, in := range []string{``, `{`, `{"a":1`, `{"a":1}x`, `{"a":1} `, `{"a" :1}`, `{"a":1,}`, `{1:2}`, `{"a"}`, `{"a":}`, `{"a":1]`} {
-		if got, ok := AppendStyled([]byte("p"), in, Sorted); ok || string(got) != "p" {
+		if got, ok := AppendStyled([]byte("p"), in, Sorted, nil); ok || string(got) != "p" {
 			t.Errorf("AppendStyled(%q) = %q, %v; want it declined", in, got, ok)
 		}
 	}
-	if _, ok := AppendStyled(nil, strings.Repeat("[", MaxDepth+2)+strings.Repeat("]", MaxDepth+2), Sorted); ok {
+	if _, ok := AppendStyled(nil, strings.Repeat("[", MaxDepth+2)+strings.Repeat("]", MaxDepth+2), Sorted, nil); ok {
 		t.Errorf("a text deeper than MaxDepth was taken")
 	}
 	// Each kind of value, at the end of the text and before each kind of
@@ -124,6 +124,38 @@ func TestAppendStyled(t *testing.T) {
 	}
 }
 
+// TestAppendStyledKeep: keep is asked about the top-level keys alone, in
+// every style, and one it refuses declines the text.
+func TestAppendStyledKeep(t *testing.T) {
+	noTimeout := func(k string) bool { return k != "timeout" }
+	for _, style := range []Style{Compact, Sorted, SortedTop} {
+		for _, c := range []struct {
+			in   string
+			take bool
+		}{
+			{`{"command":"ls","timeout":30}`, false},
+			{`{"timeout":30}`, false},
+			{`{"command":"ls","opts":{"timeout":30}}`, true},
+			{`[{"timeout":30}]`, true},
+			{`"timeout"`, true},
+			{`{}`, true},
+			{`{"c":1,"b\n":2}`, false}, // a top-level key with an escape is not asked about
+		} {
+			v, err := ParseString(c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := AppendStyled([]byte("p"), c.in, style, noTimeout)
+			if ok != c.take {
+				t.Errorf("AppendStyled(%s, %d) with keep: ok %v, want %v", c.in, style, ok, c.take)
+			}
+			if want := string(v.Append([]byte("p"), style)); ok && string(got) != want || !ok && string(got) != "p" {
+				t.Errorf("AppendStyled(%s, %d) with keep = %q, %v; want %q", c.in, style, got, ok, want)
+			}
+		}
+	}
+}
+
 // FuzzAppendStyled holds AppendStyled to Value.Append on the compact text
 // of anything that parses, and to no panic on any text at all.
 func FuzzAppendStyled(f *testing.F) {
@@ -135,7 +167,8 @@ func FuzzAppendStyled(f *testing.F) {
 			checkStyled(t, v)
 		}
 		for _, style := range []Style{Compact, Sorted, SortedTop} {
-			AppendStyled(nil, string(data), style)
+			AppendStyled(nil, string(data), style, nil)
+			AppendStyled(nil, string(data), style, func(k string) bool { return k != "a" })
 		}
 	})
 }
