@@ -123,7 +123,7 @@ func FuzzCallKey(f *testing.F) {
 					t.Fatalf("%s: key from the compact text %q, %v; from the value %q, %v", r.Name, fromText, ok3, key, ok)
 				}
 				// And without the parsed value (guard.CallEvent.ArgsPending).
-				if unparsed, ok4, done := r.AppendCallKeyText(nil, r.ToolKeyFor(tool), tool, args.String()); done && (string(unparsed) != key || ok4 != ok) {
+				if unparsed, ok4, done := r.AppendCallKeyText(nil, r.TextKeyFor(r.ToolKeyFor(tool)), tool, args.String()); done && (string(unparsed) != key || ok4 != ok) {
 					t.Fatalf("%s: key from the unparsed text %q, %v; from the value %q, %v", r.Name, unparsed, ok4, key, ok)
 				}
 			}

@@ -105,25 +105,47 @@ func appendStyledRaw(buf []byte, args jsonx.Value, raw string, style jsonx.Style
 	return jsonx.AppendStyled(buf, raw, style, nil)
 }
 
-// AppendCallKeyText is AppendCallKeyWith for a call whose arguments are
-// not parsed: raw is valid JSON written compact (as Value.String writes
-// it; guard.CallEvent.ArgsPending). It builds the key from raw alone when
-// the key keeps every argument as it stands (jsonx.AppendStyled); done is
-// false, with buf as it was, when the rules need the parsed arguments for
-// this call (an argument left out, dropped, filled in or folded, numbers
-// as Python writes them, a pick): the caller then parses them and calls
-// AppendCallKeyWith. A replay of a Claude Code transcript keys most calls
-// without parsing their arguments at all.
-func (r *Rules) AppendCallKeyText(buf []byte, tk *ToolKey, tool, raw string) (_ []byte, ok, done bool) {
+// TextKey is what AppendCallKeyText needs of a tool's key rules, worked
+// out once per tool (TextKeyFor) rather than per call: whether a key can
+// come from the arguments' text at all, and the test of the top-level
+// arguments it keeps.
+type TextKey struct {
+	ok    bool
+	keep  func(key string) bool // nil: every argument is kept
+	style jsonx.Style
+}
+
+// TextKeyFor works out the TextKey of the tool key refinement tk, which
+// must be r.ToolKeyFor of the tool. A key that drops, fills in or folds
+// arguments, writes numbers as Python does or picks one argument cannot
+// come from the text.
+func (r *Rules) TextKeyFor(tk *ToolKey) TextKey {
 	if tk != nil && (tk.Pick == "first" || len(tk.Drop) > 0 || len(tk.Defaults) > 0) ||
 		len(r.foldsFor(tk)) > 0 || r.Key.Numbers == "python" {
+		return TextKey{}
+	}
+	tx := TextKey{ok: true, style: r.style()}
+	if len(r.Key.Ignore) > 0 || tk != nil && (len(tk.Ignore) > 0 || len(tk.Args) > 0) {
+		tx.keep = func(key string) bool { return !r.leftOut(key, tk) }
+	}
+	return tx
+}
+
+// AppendCallKeyText is AppendCallKeyWith for a call whose arguments are
+// not parsed: raw is valid JSON written compact (as Value.String writes
+// it; guard.CallEvent.ArgsPending), and tx is r.TextKeyFor the tool's key
+// refinement. It builds the key from raw alone when the key keeps every
+// argument as it stands (jsonx.AppendStyled); done is false, with buf as
+// it was, when the rules need the parsed arguments for this call (an
+// argument left out, dropped, filled in or folded, numbers as Python
+// writes them, a pick): the caller then parses them and calls
+// AppendCallKeyWith. A replay of a Claude Code transcript keys most calls
+// without parsing their arguments at all.
+func (r *Rules) AppendCallKeyText(buf []byte, tx TextKey, tool, raw string) (_ []byte, ok, done bool) {
+	if !tx.ok {
 		return buf, false, false
 	}
-	var keep func(string) bool
-	if len(r.Key.Ignore) > 0 || tk != nil && (len(tk.Ignore) > 0 || len(tk.Args) > 0) {
-		keep = func(key string) bool { return !r.leftOut(key, tk) }
-	}
-	b, ok := jsonx.AppendStyled(appendPrefix(buf, tool), raw, r.style(), keep)
+	b, ok := jsonx.AppendStyled(appendPrefix(buf, tool), raw, tx.style, tx.keep)
 	if !ok {
 		return buf, false, false
 	}

@@ -70,7 +70,7 @@ func TestCallKeyFromCompactText(t *testing.T) {
 				t.Errorf("%s (%s) %s %s: from the compact text %q, %v; from the value %q, %v",
 					r.Name, r.Key.Style, c.tool, c.args, got, ok, want, wantOK)
 			}
-			text, ok, done := r.AppendCallKeyText([]byte("p"), r.ToolKeyFor(c.tool), c.tool, args.String())
+			text, ok, done := r.AppendCallKeyText([]byte("p"), r.TextKeyFor(r.ToolKeyFor(c.tool)), c.tool, args.String())
 			switch {
 			case done && (string(text) != "p"+string(want) || ok != wantOK):
 				t.Errorf("%s (%s) %s %s: from the unparsed text %q, %v; from the value %q, %v",

@@ -43,9 +43,11 @@ type KeyIndex struct {
 }
 
 // toolKey is a tool's key refinement, nil when the general key rules
-// apply; known says it was looked up.
+// apply, and what keying its calls' unparsed arguments needs of it; known
+// says it was looked up.
 type toolKey struct {
 	tk    *rules.ToolKey
+	text  rules.TextKey
 	known bool
 }
 
@@ -130,11 +132,12 @@ func (ki *KeyIndex) memo(ev *CallEvent, r *rules.Rules) {
 		tk := &ki.toolKeys[t]
 		if !tk.known {
 			tk.tk, tk.known = r.ToolKeyFor(ev.Tool), true
+			tk.text = r.TextKeyFor(tk.tk)
 		}
 		var full []byte
 		ok, done := false, false
 		if ev.ArgsPending {
-			full, ok, done = r.AppendCallKeyText(ki.buf[:0], tk.tk, ev.Tool, ev.ArgsRaw)
+			full, ok, done = r.AppendCallKeyText(ki.buf[:0], tk.text, ev.Tool, ev.ArgsRaw)
 		}
 		if !done {
 			full, ok = r.AppendCallKeyWith(ki.buf[:0], tk.tk, ev.Tool, ev.Arguments(), ev.ArgsOK, ev.ArgsRaw, ev.ArgsCompact)
