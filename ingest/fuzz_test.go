@@ -167,6 +167,14 @@ func checkCall(t *testing.T, session string, c Call, maxLine int) {
 	if c.ArgsOK != (err == nil) {
 		t.Errorf("session %q call %q: ArgsOK %v but parsing %.60q gives %v", session, c.ID, c.ArgsOK, c.ArgsRaw, err)
 	}
+	// Arguments said to be written compact are what Value.String writes,
+	// and pending ones are valid and compact: keys are built from them.
+	if c.ArgsPending && (!c.ArgsOK || !c.ArgsCompact) {
+		t.Errorf("session %q call %q: arguments pending, but ArgsOK %v, ArgsCompact %v", session, c.ID, c.ArgsOK, c.ArgsCompact)
+	}
+	if c.ArgsCompact && c.ArgsOK && c.ArgsValue().String() != c.ArgsRaw {
+		t.Errorf("session %q call %q: ArgsCompact, but %.60q is not its value written compact", session, c.ID, c.ArgsRaw)
+	}
 }
 
 func familyOf(id string) string {
