@@ -266,22 +266,18 @@ func (f *noteFinder) skip(s string, i int) int {
 // by its length and bytes, then 'J' and the arguments' sorted text
 // (Value.Append with jsonx.Sorted), or 'R' and the raw text by its length
 // and bytes. Arguments whose compact text the call holds (ArgsCompact) are
-// sorted from that text, without the parsed value (jsonx.AppendStyled), or
-// taken as they are when already in order: most calls' are, and pending
-// arguments (ArgsPending) are never parsed for it.
+// sorted from that text (jsonx.AppendStyled), without the parsed value:
+// pending arguments (ArgsPending) are never parsed for it.
 func appendSignature(buf []byte, c *ingest.Call) []byte {
 	buf = appendSigString(buf, c.Tool)
 	if !c.ArgsOK {
 		return appendSigString(append(buf, 'R'), c.ArgsRaw)
 	}
 	buf = append(buf, 'J')
-	switch {
-	case c.ArgsPending:
+	if c.ArgsCompact {
 		if b, ok := jsonx.AppendStyled(buf, c.ArgsRaw, jsonx.Sorted, nil); ok {
 			return b
 		}
-	case c.ArgsCompact && c.Args.InOrderFor(jsonx.Sorted):
-		return append(buf, c.ArgsRaw...)
 	}
 	return c.ArgsValue().Append(buf, jsonx.Sorted)
 }

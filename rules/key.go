@@ -39,17 +39,14 @@ func (r *Rules) CallKey(tool string, args jsonx.Value, argsOK bool, raw string) 
 // replay keys every call, so it builds keys in a reused buffer instead of
 // allocating one per call.
 func (r *Rules) AppendCallKey(buf []byte, tool string, args jsonx.Value, argsOK bool, raw string) ([]byte, bool) {
-	return r.AppendCallKeyWith(buf, r.ToolKeyFor(tool), tool, args, argsOK, raw, false)
+	return r.AppendCallKeyWith(buf, r.ToolKeyFor(tool), tool, args, argsOK, raw)
 }
 
 // AppendCallKeyWith is AppendCallKey given the tool's key refinement,
 // which must be r.ToolKeyFor(tool): a replay looks it up once per tool of
 // a session (guard.KeyIndex), where looking it up per call (the tool's
-// class, then two map lookups) was a tenth of keying a call. rawCompact
-// says raw is args as Value.String writes it (guard.CallEvent.ArgsCompact):
-// a key that keeps every argument as it is is then raw in the key's style
-// (jsonx.AppendStyled), its members moved rather than written again.
-func (r *Rules) AppendCallKeyWith(buf []byte, tk *ToolKey, tool string, args jsonx.Value, argsOK bool, raw string, rawCompact bool) ([]byte, bool) {
+// class, then two map lookups) was a tenth of keying a call.
+func (r *Rules) AppendCallKeyWith(buf []byte, tk *ToolKey, tool string, args jsonx.Value, argsOK bool, raw string) ([]byte, bool) {
 	if tk != nil && tk.Pick == "first" {
 		if !argsOK || args.Kind != jsonx.Object {
 			return buf, false
@@ -77,32 +74,11 @@ func (r *Rules) AppendCallKeyWith(buf []byte, tk *ToolKey, tool string, args jso
 		return append(buf, raw...), true
 	case args.Kind != jsonx.Object:
 		if r.Key.Numbers == "python" {
-			return jsonx.PyNumbers(args).Append(buf, r.style()), true
-		}
-		if rawCompact {
-			if b, ok := appendStyledRaw(buf, args, raw, r.style()); ok {
-				return b, true
-			}
+			args = jsonx.PyNumbers(args)
 		}
 		return args.Append(buf, r.style()), true
 	}
-	canonical, same := r.canonicalArgs(tool, args, tk)
-	if same && rawCompact {
-		if b, ok := appendStyledRaw(buf, args, raw, r.style()); ok {
-			return b, true
-		}
-	}
-	return canonical.Append(buf, r.style()), true
-}
-
-// appendStyledRaw appends args in style from raw, their compact text: raw
-// itself when their members are in the style's order, which most calls'
-// are; else raw with members moved (jsonx.AppendStyled).
-func appendStyledRaw(buf []byte, args jsonx.Value, raw string, style jsonx.Style) ([]byte, bool) {
-	if args.InOrderFor(style) {
-		return append(buf, raw...), true
-	}
-	return jsonx.AppendStyled(buf, raw, style, nil)
+	return r.canonicalArgs(tool, args, tk).Append(buf, r.style()), true
 }
 
 // TextKey is what AppendCallKeyText needs of a tool's key rules, worked
@@ -131,9 +107,9 @@ func (r *Rules) TextKeyFor(tk *ToolKey) TextKey {
 	return tx
 }
 
-// AppendCallKeyText is AppendCallKeyWith for a call whose arguments are
-// not parsed: raw is valid JSON written compact (as Value.String writes
-// it; guard.CallEvent.ArgsPending), and tx is r.TextKeyFor the tool's key
+// AppendCallKeyText is AppendCallKeyWith from the arguments' text alone,
+// parsed or not: raw is valid JSON written compact (as Value.String writes
+// it; guard.CallEvent.ArgsCompact), and tx is r.TextKeyFor the tool's key
 // refinement. It builds the key from raw alone when the key keeps every
 // argument as it stands (jsonx.AppendStyled); done is false, with buf as
 // it was, when the rules need the parsed arguments for this call (an
@@ -189,10 +165,8 @@ func (r *Rules) foldsFor(tk *ToolKey) []string {
 // canonicalArgs applies ignore, args, drop and fold to a copy of args. When
 // they change nothing (no member left out, no drop or fold), it returns args
 // itself: most calls have no ignored member, and copying their members was
-// an allocation per call. Drop and fold copy what they change. same says
-// the result is args itself, unchanged; false may also mean a drop, fold
-// or number rule that happened to change nothing.
-func (r *Rules) canonicalArgs(tool string, args jsonx.Value, tk *ToolKey) (_ jsonx.Value, same bool) {
+// an allocation per call. Drop and fold copy what they change.
+func (r *Rules) canonicalArgs(tool string, args jsonx.Value, tk *ToolKey) jsonx.Value {
 	leftOut := func(key string) bool { return r.leftOut(key, tk) }
 	out := jsonx.Value{Kind: jsonx.Object, Obj: args.Obj}
 	if first := slices.IndexFunc(args.Obj, func(m jsonx.Member) bool { return leftOut(m.Key) }); first >= 0 {
@@ -204,9 +178,7 @@ func (r *Rules) canonicalArgs(tool string, args jsonx.Value, tk *ToolKey) (_ jso
 			}
 		}
 	}
-	same = len(out.Obj) == len(args.Obj)
 	if tk != nil {
-		same = same && len(tk.Drop) == 0
 		for _, d := range tk.Drop {
 			segs, err := parseDrop(d)
 			if err == nil {
@@ -215,17 +187,15 @@ func (r *Rules) canonicalArgs(tool string, args jsonx.Value, tk *ToolKey) (_ jso
 		}
 	}
 	if tk != nil && len(tk.Defaults) > 0 {
-		n := len(out.Obj)
 		out = withDefaults(out, tk.Defaults)
-		same = same && len(out.Obj) == n // withDefaults only adds
 	}
 	if folds := r.foldsFor(tk); len(folds) > 0 {
-		out, same = foldValue(out, folds, 0), false
+		out = foldValue(out, folds, 0)
 	}
 	if r.Key.Numbers == "python" {
-		out, same = jsonx.PyNumbers(out), false
+		out = jsonx.PyNumbers(out)
 	}
-	return out, same
+	return out
 }
 
 // leftOut reports whether a key leaves the argument named key out: an

@@ -85,7 +85,7 @@ type CallEvent struct {
 	// (compact, strings escaped as jsonx.AppendQuoted escapes them). The
 	// guard then builds the call's key from that text, members moved into
 	// key order, instead of writing Args out again (rules.Rules.
-	// AppendCallKeyWith); false says nothing.
+	// AppendCallKeyText); false says nothing.
 	ArgsCompact bool
 	// ArgsPending says Args is not parsed yet: ArgsRaw is valid JSON
 	// written compact (ArgsOK and ArgsCompact hold), and the guard parses

@@ -136,11 +136,11 @@ func (ki *KeyIndex) memo(ev *CallEvent, r *rules.Rules) {
 		}
 		var full []byte
 		ok, done := false, false
-		if ev.ArgsPending {
+		if ev.ArgsOK && ev.ArgsCompact {
 			full, ok, done = r.AppendCallKeyText(ki.buf[:0], tk.text, ev.Tool, ev.ArgsRaw)
 		}
 		if !done {
-			full, ok = r.AppendCallKeyWith(ki.buf[:0], tk.tk, ev.Tool, ev.Arguments(), ev.ArgsOK, ev.ArgsRaw, ev.ArgsCompact)
+			full, ok = r.AppendCallKeyWith(ki.buf[:0], tk.tk, ev.Tool, ev.Arguments(), ev.ArgsOK, ev.ArgsRaw)
 		}
 		ev.key, ev.hasKey = "", ok
 		if ok {

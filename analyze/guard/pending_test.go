@@ -55,8 +55,8 @@ func TestPendingArgumentsDecideAlike(t *testing.T) {
 		}
 		parsed, pending := NewGuard(r), NewGuard(r)
 		for i, s := range steps {
-			a := applyStepArgs(parsed, r, i, s, false)
-			b := applyStepArgs(pending, r, i, s, true)
+			a := applyStepWith(parsed, r, i, s, compactArgs(false))
+			b := applyStepWith(pending, r, i, s, compactArgs(true))
 			if *a != *b {
 				t.Fatalf("%s step %d (%s %s): parsed %+v, pending %+v", name, i+1, s.tool, s.args, *a, *b)
 			}
@@ -64,28 +64,16 @@ func TestPendingArgumentsDecideAlike(t *testing.T) {
 	}
 }
 
-// applyStepArgs is applyStep with the arguments written compact, and left
+// compactArgs writes a parsed call's arguments compact, and leaves them
 // unparsed when pending.
-func applyStepArgs(g *Guard, r *rules.Rules, i int, s step, pending bool) *outcome {
-	if s.user {
-		g.UserTurn(t0.Add(s.at))
-	}
-	ev := &CallEvent{Index: i + 1, Tool: s.tool, Class: r.ClassOf(s.tool), ArgsRaw: s.args}
-	if s.at > 0 {
-		ev.Time = t0.Add(s.at)
-	}
-	if v, err := jsonx.ParseString(s.args); err == nil {
-		ev.Args, ev.ArgsOK, ev.ArgsRaw, ev.ArgsCompact = v, true, v.String(), true
+func compactArgs(pending bool) func(*CallEvent) {
+	return func(ev *CallEvent) {
+		if !ev.ArgsOK {
+			return
+		}
+		ev.ArgsRaw, ev.ArgsCompact = ev.Args.String(), true
 		if pending {
 			ev.Args, ev.ArgsPending = jsonx.Value{}, true
 		}
 	}
-	var o outcome
-	o.before = g.Before(ev)
-	ev.Result, ev.ResultHash, ev.Failed, ev.IsError = s.result, hashResult(s.result), s.failed, s.failed
-	o.after = g.After(ev, o.before)
-	if s.round {
-		o.end = g.EndRequest()
-	}
-	return &o
 }

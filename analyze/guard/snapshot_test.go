@@ -22,6 +22,12 @@ import (
 // applyStep feeds one step to g as run does, and returns its outcome (nil
 // for a step without a call).
 func applyStep(g *Guard, r *rules.Rules, i int, s step) *outcome {
+	return applyStepWith(g, r, i, s, nil)
+}
+
+// applyStepWith is applyStep with the call's event changed by args, when
+// not nil, once its arguments are parsed.
+func applyStepWith(g *Guard, r *rules.Rules, i int, s step, args func(*CallEvent)) *outcome {
 	if s.user {
 		g.UserTurn(t0.Add(s.at))
 	}
@@ -37,6 +43,9 @@ func applyStep(g *Guard, r *rules.Rules, i int, s step) *outcome {
 	}
 	if v, err := jsonx.ParseString(s.args); err == nil {
 		ev.Args, ev.ArgsOK = v, true
+	}
+	if args != nil {
+		args(ev)
 	}
 	var o outcome
 	o.before = g.Before(ev)

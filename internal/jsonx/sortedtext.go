@@ -35,36 +35,6 @@ func AppendStyled(buf []byte, text string, style Style, keep func(key string) bo
 	return out, true
 }
 
-// InOrderFor reports whether Append(style) keeps the members of every
-// object in v in the order they have, as they often are: then v's compact
-// text is already its text in style, with nothing to move or scan.
-func (v Value) InOrderFor(style Style) bool {
-	switch {
-	case style == Compact:
-		return true
-	case style == SortedTop:
-		return v.Kind != Object || KeysSorted(v.Obj)
-	}
-	switch v.Kind {
-	case Array:
-		for _, e := range v.Arr {
-			if !e.InOrderFor(style) {
-				return false
-			}
-		}
-	case Object:
-		if !KeysSorted(v.Obj) {
-			return false
-		}
-		for _, m := range v.Obj {
-			if !m.Val.InOrderFor(style) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // styledWriter is AppendStyled's walk over its text.
 type styledWriter struct {
 	text  string

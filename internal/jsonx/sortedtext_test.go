@@ -48,12 +48,6 @@ func checkStyled(t *testing.T, v Value) {
 			t.Errorf("AppendStyled(%q, %d) = %q, want %q", compact, style, got, want)
 		}
 	}
-	// Members out of the style's order are moved by Append, and only they.
-	for _, style := range []Style{Compact, Sorted, SortedTop} {
-		if in, same := v.InOrderFor(style), string(v.Append(nil, style)) == compact; in != same {
-			t.Errorf("InOrderFor(%s, %d) = %v, but Append keeps the text: %v", compact, style, in, same)
-		}
-	}
 }
 
 // escapedKey reports whether an object that style sorts in v has a key
