@@ -18,12 +18,23 @@ type callRef struct{ t, r, c int }
 // sessionBuilder accumulates one session.
 type sessionBuilder struct {
 	s *Session
-	// pending holds, per call id, the calls still waiting for a result, in
-	// the order they were issued (results are joined first in, first out).
-	// An id whose calls all got a result keeps an empty list: it words a
-	// second result for the same id differently from a result with no
-	// call at all (one map instead of a map of such ids beside it).
-	pending map[string][]callRef
+	// The calls with an id still waiting for a result, in the order they
+	// were issued (results are joined first in, first out): the latest
+	// recentCalls in recent, oldest first, and the ones pushed out of it
+	// in older, per id, oldest first (an id leaves older once none of its
+	// calls waits). Nearly every result answers one of the last few calls:
+	// found in recent, by a word of its id compared first, it costs no
+	// hashing of the id and no look-up in a table as large as the session,
+	// which were a few percent of a replay of large Claude Code files.
+	// Every call older than recent's oldest is in older.
+	recent []waitingCall
+	older  map[string][]callRef
+	// issuedIDs are the ids of the calls that waited for a result, in
+	// order, until a result finds no call waiting; then issued is made of
+	// them and kept instead. It words a second result for an id whose
+	// calls all got one differently from a result with no call at all.
+	issuedIDs []string
+	issued    map[string]bool
 	// legacy holds id-less calls (legacy function_call) waiting for results.
 	legacy []callRef
 	// final holds calls that end the run and never get a result (OpenHands
@@ -43,15 +54,38 @@ type sessionBuilder struct {
 // newSessionBuilder starts building s, which is expected to make about
 // calls calls (0: unknown).
 func newSessionBuilder(s *Session, calls int) *sessionBuilder {
-	return &sessionBuilder{s: s, pending: make(map[string][]callRef, calls), final: map[callRef]bool{}, early: map[string]int{}}
+	return &sessionBuilder{s: s, recent: make([]waitingCall, 0, recentCalls), issuedIDs: make([]string, 0, calls), final: map[callRef]bool{}, early: map[string]int{}}
+}
+
+// recentCalls is how many waiting calls sessionBuilder.recent holds: more
+// than the calls a model makes at once.
+const recentCalls = 16
+
+// waitingCall is a call waiting for a result, with its id and a word of
+// the id (idTag) to compare first.
+type waitingCall struct {
+	tag uint64
+	id  string
+	ref callRef
+}
+
+// idTag is a word of id to tell most ids apart without comparing them
+// whole: its length and last eight bytes, where generated ids differ.
+func idTag(id string) uint64 {
+	var t uint64
+	for i := max(0, len(id)-8); i < len(id); i++ {
+		t = t<<8 | uint64(id[i])
+	}
+	return t ^ uint64(len(id))<<56
 }
 
 // callsHint is how many calls a file of size bytes (0: unknown) is
-// expected to hold, to make its tables that large at once. A map that
-// grows to tens of thousands of ids hashes each of them again at every
-// growth; that cost several percent of a replay of large Claude Code
-// files. One call per 4 KiB is a little more than the Claude Code files
-// among the samples hold (4.6 to 6 KB per call) and less than Codex
+// expected to hold, to make its tables that large at once (the Claude
+// Code reader's requests by key, a session builder's list of ids): a map
+// that grows to tens of thousands of keys hashes each of them again at
+// every growth, which cost several percent of a replay of large Claude
+// Code files. One call per 4 KiB is a little more than the Claude Code
+// files among the samples hold (4.6 to 6 KB per call) and less than Codex
 // rollouts (1.1 to 2.9 KB): a file of few calls and long results gets a
 // table not much larger than it needs, and a file of many small calls
 // still grows, just less often. The cap keeps a huge file from asking for
@@ -124,23 +158,53 @@ func (b *sessionBuilder) callAt(ref callRef, c Call, out *Sink) callRef {
 		b.legacy = append(b.legacy, ref)
 		return ref
 	}
-	q := b.pending[c.ID]
-	if len(q) > 0 {
+	tag := idTag(c.ID)
+	if first, _, waiting := b.waiting(c.ID, tag); waiting {
 		// Issue 2: both calls are kept (each was made); their results are
 		// joined first call first. An id reused after its call got a
 		// result is not a problem: the join is not ambiguous (local
 		// models restart call_0 in every response).
-		out.Problemf(c.Line, "call id %s is used again while an earlier call with that id (line %d) has no result yet; both calls are kept and results are joined to them in order", c.ID, b.at(q[0]).Line)
+		out.Problemf(c.Line, "call id %s is used again while an earlier call with that id (line %d) has no result yet; both calls are kept and results are joined to them in order", c.ID, b.at(first).Line)
 	}
-	b.pending[c.ID] = append(q, ref)
+	if b.issued != nil {
+		b.issued[c.ID] = true
+	} else {
+		b.issuedIDs = append(b.issuedIDs, c.ID)
+	}
+	if len(b.recent) == recentCalls {
+		o := b.recent[0]
+		if b.older == nil {
+			b.older = map[string][]callRef{}
+		}
+		b.older[o.id] = append(b.older[o.id], o.ref)
+		b.recent = append(b.recent[:0], b.recent[1:]...)
+	}
+	b.recent = append(b.recent, waitingCall{tag, c.ID, ref})
 	return ref
+}
+
+// waiting finds the oldest call with id still waiting for a result: in
+// older, else in recent (at index at; -1 for older).
+func (b *sessionBuilder) waiting(id string, tag uint64) (ref callRef, at int, ok bool) {
+	if len(b.older) > 0 {
+		if q := b.older[id]; len(q) > 0 {
+			return q[0], -1, true
+		}
+	}
+	for i := range b.recent {
+		if w := &b.recent[i]; w.tag == tag && w.id == id {
+			return w.ref, i, true
+		}
+	}
+	return callRef{}, 0, false
 }
 
 // result joins a result to the oldest call with that id still waiting. It
 // reports a result with no call and keeps going.
 func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Time, out *Sink) {
-	q, answered := b.pending[id]
-	if len(q) == 0 {
+	ref, at, waiting := b.waiting(id, idTag(id))
+	if !waiting {
+		answered := b.wasIssued(id)
 		// Issue 2: a result with no call is reported, not made into a
 		// call: a call of unknown tool would change the call counts the
 		// guards replay. The problem is the record of it.
@@ -157,8 +221,29 @@ func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Ti
 		}
 		return
 	}
-	b.fill(q[0], text, isErr, line, t)
-	b.pending[id] = q[1:]
+	if at < 0 {
+		if q := b.older[id]; len(q) > 1 {
+			b.older[id] = q[1:]
+		} else {
+			delete(b.older, id)
+		}
+	} else {
+		b.recent = append(b.recent[:at], b.recent[at+1:]...)
+	}
+	b.fill(ref, text, isErr, line, t)
+}
+
+// wasIssued says whether a call with id waited for a result before (the
+// caller knows none waits now: then every such call got one).
+func (b *sessionBuilder) wasIssued(id string) bool {
+	if b.issued == nil {
+		b.issued = make(map[string]bool, len(b.issuedIDs))
+		for _, x := range b.issuedIDs {
+			b.issued[x] = true
+		}
+		b.issuedIDs = nil
+	}
+	return b.issued[id]
 }
 
 // legacyResult joins a legacy role "function" message: to the oldest id-less
