@@ -126,8 +126,15 @@ type ccMessageRead struct {
 
 // ccScope is one agent scope of the file being read.
 type ccScope struct {
-	b         *sessionBuilder
-	requests  map[string]callRef // message.id:requestId -> its request (c unused)
+	b        *sessionBuilder
+	requests map[string]callRef // message.id:requestId -> its request (c unused)
+	// lastKey is the key of the request the scope's latest assistant line
+	// belonged to, and lastRef that request (requests[lastKey]): the lines
+	// of one response follow one another, and nearly half of a file's
+	// assistant lines continue the response before them, found so without
+	// a look-up in a table as large as the session.
+	lastKey   string
+	lastRef   callRef
 	compacted bool
 }
 
@@ -568,7 +575,13 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 		key = append(append(append(key, m.ID...), ':'), l.RequestID...)
 		r.requestKey = key
 	}
-	if known, ok := sc.requests[string(key)]; ok && len(key) > 0 {
+	known, ok := sc.lastRef, len(key) > 0 && string(key) == sc.lastKey
+	if !ok && len(key) > 0 {
+		if known, ok = sc.requests[string(key)]; ok {
+			sc.lastKey, sc.lastRef = string(key), known
+		}
+	}
+	if ok {
 		ref = known
 		req := &sc.b.s.Turns[ref.t].Requests[ref.r]
 		req.TextChars += chars
@@ -586,7 +599,9 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 		sc.b.request(n, t, chars, r.usage(read, n, true))
 		ref = sc.b.lastRef()
 		if len(key) > 0 {
-			sc.requests[string(key)] = ref
+			k := string(key)
+			sc.requests[k] = ref
+			sc.lastKey, sc.lastRef = k, ref
 		}
 	}
 	for i := range blocks {

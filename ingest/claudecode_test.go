@@ -69,6 +69,19 @@ func TestClaudeCodeReading(t *testing.T) {
 			usage:    1,
 		},
 		{
+			name: "a response continued after another response's line is still its request",
+			lines: []string{
+				user("u1", "", `"go"`, ""),
+				asst("a1", "u1", "m1", "r1", use("t1", "Read"), ""),
+				asst("a2", "a1", "m2", "r2", use("t2", "Grep"), ""),
+				asst("a3", "a2", "m1", "r1", use("t3", "Bash"), ""),
+				asst("a4", "a3", "m1", "r1", use("t4", "Read"), ""),
+				user("r1", "a4", "["+res("t1", "x", false)+","+res("t2", "y", false)+","+res("t3", "z", false)+","+res("t4", "w", false)+"]", ""),
+			},
+			sessions: "main 1t 2r t1/Read=x t3/Bash=z t4/Read=w t2/Grep=y",
+			usage:    2,
+		},
+		{
 			name: "same message id with another request id is another request",
 			lines: []string{
 				user("u1", "", `"go"`, ""),
