@@ -2,9 +2,11 @@ package guard
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/snapbin"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -192,4 +194,47 @@ func TestNumberTwin(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestKeyIndexKeysAndNumbers: short and long keys, repeated, get the key
+// the rules build (compacted when long) and numbers 0, 1, 2, ... in the
+// order of their first call, the same for equal keys; a KeyIndex loaded
+// from a snapshot of it goes on with the same keys and numbers.
+func TestKeyIndexKeysAndNumbers(t *testing.T) {
+	r, err := rules.Preset("loopgate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{`{"path":"a"}`, `{"path":"b"}`, `{"command":"` + strings.Repeat("x", 200) + `"}`, `{"command":"` + strings.Repeat("y", 200) + `"}`}
+	want := map[string]int32{}
+	check := func(ki *KeyIndex, round int) {
+		for i := range 3 * len(args) {
+			a := args[(i*7+round)%len(args)]
+			v, _ := jsonx.ParseString(a)
+			ev := &CallEvent{Tool: "bash", Args: v, ArgsOK: true, ArgsRaw: a, ArgsCompact: true}
+			ki.memo(ev, r)
+			full, ok := r.AppendCallKeyWith(nil, r.ToolKeyFor("bash"), "bash", v, true, a)
+			if !ok || !ev.hasKey || ev.key != compactKey(string(full)) {
+				t.Fatalf("round %d: key of %.30s = %q, want %q", round, a, ev.key, compactKey(string(full)))
+			}
+			n, seen := want[ev.key]
+			if !seen {
+				n = int32(len(want))
+				want[ev.key] = n
+			}
+			if ev.kidx != n {
+				t.Fatalf("round %d: number of %.30s = %d, want %d", round, a, ev.kidx, n)
+			}
+		}
+	}
+	ki := NewKeyIndex(r, 0)
+	args = args[:3]
+	check(ki, 0)
+	var w snapbin.Writer
+	ki.save(&w)
+	loaded := NewKeyIndex(r, 0)
+	loaded.load(snapbin.NewReader(w.B))
+	args = append(args, `{"command":"`+strings.Repeat("y", 200)+`"}`, `{"path":"c"}`)
+	check(loaded, 1)
+	check(loaded, 2)
 }
