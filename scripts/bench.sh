@@ -89,19 +89,9 @@ echo "== building loopgate, gencorpus and linefloor"
 (cd "$repo" && go build -o "$tmp/loopgate" . && go build -o "$tmp/gencorpus" ./cmd/gencorpus && go build -o "$tmp/linefloor" ./cmd/linefloor)
 lg=$tmp/loopgate
 
-# ensure_corpus DIR SIZE [gencorpus flags...]: generate unless DIR already
-# holds a generated corpus.
-ensure_corpus() {
-	local dir=$1 size=$2
-	shift 2
-	if [[ -f $dir/.manifest.json ]]; then
-		echo "== using the corpus already in $dir (SIZE $size not applied)"
-	else
-		echo "== generating $size into $dir (seed 1)"
-		mkdir -p "$dir"
-		"$tmp/gencorpus" -out "$dir" -seed 1 -size "$size" -loops "$@"
-	fi
-}
+gencorpus=$tmp/gencorpus
+# shellcheck source=scripts/corpora.sh
+source "$repo/scripts/corpora.sh" # ensure_corpus, ensure_ratio_corpora
 
 # corpus_bytes DIR: bytes of the transcripts (dot-files such as the
 # manifest are skipped, as loopgate skips them).
@@ -405,8 +395,7 @@ ratios() {
 	local cc
 	cc=$(ccusage_binary) || exit 2
 	local claude=$dir/claude-code loops=$dir/loop-heavy
-	ensure_corpus "$claude" "$size" -formats claude-code
-	ensure_corpus "$loops" "$size" -loop-rate 50 -max-result 80KB
+	ensure_ratio_corpora "$dir" "$size"
 	[[ -d $claude/claude/projects ]] || {
 		echo "bench.sh: $claude/claude/projects is missing: not a Claude Code corpus" >&2
 		exit 2

@@ -33,21 +33,10 @@ dir=${1:-$tmp/corpora}
 echo "== building loopgate (-pgo=off) and gencorpus"
 (cd "$repo" && go build -pgo=off -o "$tmp/loopgate" . && go build -o "$tmp/gencorpus" ./cmd/gencorpus)
 
-# corpus DIR [gencorpus flags...]: generate unless DIR already holds a
-# generated corpus (as bench.sh's ensure_corpus).
-corpus() {
-	local d=$1
-	shift
-	if [[ -f $d/.manifest.json ]]; then
-		echo "== using the corpus already in $d"
-	else
-		echo "== generating 500MB into $d (seed 1)"
-		mkdir -p "$d"
-		"$tmp/gencorpus" -out "$d" -seed 1 -size 500MB -loops "$@"
-	fi
-}
-corpus "$dir/claude-code" -formats claude-code
-corpus "$dir/loop-heavy" -loop-rate 50 -max-result 80KB
+gencorpus=$tmp/gencorpus
+# shellcheck source=scripts/corpora.sh
+source "$repo/scripts/corpora.sh"
+ensure_ratio_corpora "$dir" 500MB
 
 profiles=()
 for run in 1 2; do
