@@ -197,8 +197,43 @@ func BenchmarkReadReplayingLog(b *testing.B) {
 // Claude Code replay the read-ahead workers do (ccDecodeLine), without
 // the order in which the records are applied.
 func BenchmarkDecodeClaudeCodeLines(b *testing.B) {
-	var lines [][]byte
-	var size int64
+	lines, size := claudeCodeBenchLines(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	var l ccLine
+	var read ccMessageRead
+	var blocks []ccBlock
+	for b.Loop() {
+		for _, line := range lines {
+			if !ccDecodeLine(line, &l, &read, blocks) {
+				b.Fatalf("the one-pass decoding declined a generated line: %.200s", line)
+			}
+			blocks = read.blocks
+		}
+	}
+}
+
+// BenchmarkDecodeClaudeCodeRecords measures all that the read-ahead
+// workers do with a Claude Code line (ccDecodeRecord): the decoding, then
+// an assistant line's usage and arguments, and the time.
+func BenchmarkDecodeClaudeCodeRecords(b *testing.B) {
+	lines, size := claudeCodeBenchLines(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	var rec ccRecord
+	for b.Loop() {
+		for _, line := range lines {
+			ccDecodeRecord(nil, line, 0, &rec)
+			if rec.err != nil {
+				b.Fatalf("a generated line was not read: %v: %.200s", rec.err, line)
+			}
+		}
+	}
+}
+
+// claudeCodeBenchLines returns the generated Claude Code lines and their
+// size.
+func claudeCodeBenchLines(b *testing.B) (lines [][]byte, size int64) {
 	for _, g := range loadBenchCorpus(b) {
 		if g.formatID != "claude-code" {
 			continue
@@ -215,17 +250,5 @@ func BenchmarkDecodeClaudeCodeLines(b *testing.B) {
 	if len(lines) == 0 {
 		b.Fatal("no Claude Code lines generated")
 	}
-	b.SetBytes(size)
-	b.ReportAllocs()
-	var l ccLine
-	var read ccMessageRead
-	var blocks []ccBlock
-	for b.Loop() {
-		for _, line := range lines {
-			if !ccDecodeLine(line, &l, &read, blocks) {
-				b.Fatalf("the one-pass decoding declined a generated line: %.200s", line)
-			}
-			blocks = read.blocks
-		}
-	}
+	return lines, size
 }

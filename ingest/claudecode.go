@@ -118,10 +118,14 @@ type ccMessageRead struct {
 	// another kind); badContent that its content is neither a string nor
 	// a list of blocks. Only user and assistant lines need a message.
 	unreadable, badContent bool
+	// argsBuf is where calls' inputs are written compact before they are
+	// copied, kept from line to line.
+	argsBuf []byte
 	// usage is m.Usage read in one pass, when usagePlain
-	// (anthropicUsagePlain, by readAssistant).
-	usage      *Usage
-	usagePlain bool
+	// (anthropicUsagePlain); usageRead says the line's one-pass decoding
+	// read it where it lies (else readAssistant reads it).
+	usage                 *Usage
+	usagePlain, usageRead bool
 }
 
 // ccScope is one agent scope of the file being read.
@@ -197,15 +201,17 @@ func ccDecodeRecord(_ *LineReader, line []byte, _ int, rec *ccRecord) {
 // readAssistant does the work of an assistant line that needs nothing of
 // the lines before it, so that it runs where the line is decoded, on
 // another core when lines are decoded ahead: the usage read in one pass
-// (when it is plain) and each call's arguments written out compact.
+// (when it is plain) and each call's arguments written out compact. The
+// one-pass decoding (ccDecodeLine) does both as it reads the line; what
+// is left here is a line decoded generically.
 func (read *ccMessageRead) readAssistant() {
 	// read was reset when the line was decoded: its usage and its blocks'
-	// arguments are unset.
-	if read.m.Usage != nil {
+	// arguments are unset unless the decoding read them.
+	if read.m.Usage != nil && !read.usageRead {
 		read.usage, read.usagePlain = anthropicUsagePlain(read.m.Usage)
 	}
 	for i := range read.blocks {
-		if b := &read.blocks[i]; b.Type == "tool_use" || b.Type == "server_tool_use" {
+		if b := &read.blocks[i]; (b.Type == "tool_use" || b.Type == "server_tool_use") && !b.argsCompact {
 			// What Parse then Value.String give (Call.SetArgsValue), written
 			// in one pass without building the value, which is left for
 			// whoever needs it (Call.ArgsValue): CompactString takes exactly
@@ -302,7 +308,7 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 // then decoded generically (ccDecodeGeneric).
 func ccDecodeLine(line []byte, l *ccLine, read *ccMessageRead, blocks []ccBlock) bool {
 	*l = ccLine{}
-	*read = ccMessageRead{blocks: blocks, unreadable: true}
+	*read = ccMessageRead{blocks: blocks, unreadable: true, argsBuf: read.argsBuf}
 	lineFields := [...]jsonx.Field{
 		{Name: "type", Str: &l.Type, View: true},
 		{Name: "uuid", Str: &l.UUID, View: true},
@@ -321,9 +327,22 @@ func ccDecodeLine(line []byte, l *ccLine, read *ccMessageRead, blocks []ccBlock)
 		{Name: "id", Str: &m.ID, View: true},
 		{Name: "role", Str: &m.Role, View: true},
 		{Name: "model", Str: &m.Model, View: true},
-		{Name: "usage", Raw: &m.Usage, View: true},
 	}
-	content := [...]jsonx.Nested{{Name: "content", Read: func(data []byte, pos, depth int) (int, bool) {
+	// The usage is read where it lies (anthropicUsagePlainAt), in this
+	// pass: taken as a raw member and then read by readAssistant, it was
+	// walked twice. A usage that is not plain is kept raw, for the
+	// checked reading.
+	usage := func(data []byte, pos, depth int) (int, bool) {
+		read.usageRead = true
+		if u, end, ok := anthropicUsagePlainAt(data, pos, depth); ok {
+			m.Usage, read.usage, read.usagePlain = data[pos:end:end], u, true
+			return end, true
+		}
+		start, end, ok := jsonx.SkipValue(data, pos, depth)
+		m.Usage = data[start:end:end]
+		return end, ok
+	}
+	messageNested := [...]jsonx.Nested{{Name: "usage", Read: usage}, {Name: "content", Read: func(data []byte, pos, depth int) (int, bool) {
 		switch data[pos] {
 		case '"':
 			read.hasContent = true
@@ -337,7 +356,7 @@ func ccDecodeLine(line []byte, l *ccLine, read *ccMessageRead, blocks []ccBlock)
 				switch data[pos] {
 				case '{':
 					read.blocks = append(read.blocks, ccBlock{})
-					return ccDecodeBlock(data, pos, depth, &read.blocks[len(read.blocks)-1])
+					return ccDecodeBlock(data, pos, depth, &read.blocks[len(read.blocks)-1], &read.argsBuf)
 				case 'n': // null decodes as an empty block
 					read.blocks = append(read.blocks, ccBlock{})
 				default: // a list that is not of blocks
@@ -359,7 +378,7 @@ func ccDecodeLine(line []byte, l *ccLine, read *ccMessageRead, blocks []ccBlock)
 			_, end, ok := jsonx.SkipValue(data, pos, depth)
 			return end, ok
 		}
-		return jsonx.DecodeObjectIndexed(data, pos, depth, &ccMessageIndex, messageFields[:], content[:])
+		return jsonx.DecodeObjectIndexed(data, pos, depth, &ccMessageIndex, messageFields[:], messageNested[:])
 	}}}
 	end, ok := jsonx.DecodeObjectIndexed(line, 0, 0, &ccLineIndex, lineFields[:], message[:])
 	if read.badContent {
@@ -401,7 +420,7 @@ func ccDecodeGeneric(line []byte, l *ccLine, read *ccMessageRead) error {
 // is a string is decoded too (readContentMember), as contentText would
 // decode it. It declines an element that is not an object (Unmarshal
 // reads null as an empty block; the caller reads that case).
-func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock) (int, bool) {
+func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock, argsBuf *[]byte) (int, bool) {
 	if data[pos] != '{' {
 		return 0, false
 	}
@@ -411,12 +430,25 @@ func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock) (int, bool) {
 		{Name: "thinking", Str: &b.Thinking, View: true},
 		{Name: "id", Str: &b.ID},
 		{Name: "name", Str: &b.Name},
-		{Name: "input", Raw: &b.Input, View: true},
 		{Name: "tool_use_id", Str: &b.ToolUseID},
 		{Name: "is_error", Bool: &b.IsError},
 	}
-	content := [...]jsonx.Nested{{Name: "content", Read: readContentMember(&b.Content, &b.content)}}
-	return jsonx.DecodeObjectIndexed(data, pos, depth, &ccBlockIndex, fields[:], content[:])
+	// A call's input is written compact where it lies, in this pass
+	// (readAssistant's work): taken as a raw member and then written, it
+	// was walked twice. AppendCompact takes exactly the values the raw
+	// member's check takes there, counting their depth alike.
+	input := func(data []byte, pos, depth int) (int, bool) {
+		if buf, end, ok := jsonx.AppendCompact((*argsBuf)[:0], data, pos, depth); ok {
+			b.Input, b.argsRaw, b.argsCompact = data[pos:end:end], string(buf), true
+			*argsBuf = buf
+			return end, true
+		}
+		start, end, ok := jsonx.SkipValue(data, pos, depth)
+		b.Input = data[start:end:end]
+		return end, ok
+	}
+	nested := [...]jsonx.Nested{{Name: "input", Read: input}, {Name: "content", Read: readContentMember(&b.Content, &b.content)}}
+	return jsonx.DecodeObjectIndexed(data, pos, depth, &ccBlockIndex, fields[:], nested[:])
 }
 
 // The indexes of the names ccDecodeLine and ccDecodeBlock read: a line

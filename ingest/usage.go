@@ -167,19 +167,39 @@ func anthropicUsagePlain(raw []byte) (u *Usage, ok bool) {
 	if s.ws(); s.pos != len(raw) {
 		return nil, false
 	}
-	if s.seen&1 == 0 {
-		return nil, true // no input_tokens: anthropicUsage reads none
+	return s.usage(), true
+}
+
+// anthropicUsagePlainAt is anthropicUsagePlain of the value that starts
+// at data[pos], depth levels deep in data, read where it lies: end is the
+// index just past it. A reader that finds a usage member inside a record
+// reads it so in the record's own pass, where taking it as a raw member
+// then reading that took two walks over it. ok says the usage is plain,
+// which takes only a value that Valid of the whole record takes there.
+func anthropicUsagePlainAt(data []byte, pos, depth int) (u *Usage, end int, ok bool) {
+	s := usageScan{data: data, pos: pos, depth: depth}
+	if depth+2 > jsonx.MaxDepth || !s.object(0) { // objects two levels down are read here
+		return nil, 0, false
 	}
-	input, output, write, read := s.counts[0], s.counts[1], s.counts[2], s.counts[3]
-	return &Usage{Input: SaturatingAdd(SaturatingAdd(input, write), read), Output: output, CacheRead: read, CacheWrite: write}, true
+	return s.usage(), s.pos, true
 }
 
 // usageScan is anthropicUsagePlain's reading position and what it read.
 type usageScan struct {
 	data   []byte
 	pos    int
+	depth  int // of the usage in data
 	counts [len(anthropicUsageNames)]int64
 	seen   uint8
+}
+
+// usage is what the scan of a plain usage read.
+func (s *usageScan) usage() *Usage {
+	if s.seen&1 == 0 {
+		return nil // no input_tokens: anthropicUsage reads none
+	}
+	input, output, write, read := s.counts[0], s.counts[1], s.counts[2], s.counts[3]
+	return &Usage{Input: SaturatingAdd(SaturatingAdd(input, write), read), Output: output, CacheRead: read, CacheWrite: write}
 }
 
 func (s *usageScan) ws() {
@@ -257,7 +277,7 @@ func (s *usageScan) object(level int) bool {
 		default:
 			// Strings, literals, arrays, and objects deeper than
 			// usageMembers looks: checked as Valid checks them.
-			_, end, ok := jsonx.SkipValue(s.data, s.pos, level+1)
+			_, end, ok := jsonx.SkipValue(s.data, s.pos, s.depth+level+1)
 			if !ok {
 				return false
 			}
