@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# instructions.sh: compare two loopgate builds by the instructions a replay
+# executes, counted by valgrind's cachegrind (docs/performance.md).
+#
+#   scripts/instructions.sh [-n RUNS] OLD NEW DIR [-- ARGS...]
+#
+# Runs `replay --format json --jobs 1 DIR` (ARGS replace `--format json`)
+# under cachegrind, OLD and NEW alternately RUNS times each (default 2),
+# on one core (GOMAXPROCS=1: the scheduler's and the collector's helpers
+# then add few instructions of their own), and prints each run's count of
+# instructions, then the ratio NEW / OLD of the medians. On this project's
+# shared machine the counts repeat to about half a percent, where paired
+# timings (scripts/pairs.sh) have a standard error of 1-1.5% after 40
+# pairs: a change of a percent or two shows here first. Fewer
+# instructions are not always less time: a walk over bytes still in the
+# cache is cheap, a look-up in a table as large as the session is not.
+# Time, measured with pairs.sh, decides. A corpus of one large file (a
+# 50 MB Claude Code session takes about 15 s a run) keeps it short.
+#
+# Needs: valgrind (apt-get install valgrind), awk.
+set -euo pipefail
+
+usage() {
+	awk 'NR > 1 && /^#/ {print; next} NR > 1 {exit}' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+}
+
+runs=2
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	-n)
+		[[ $# -ge 2 ]] || usage
+		runs=$2
+		shift 2
+		;;
+	-h | --help) usage ;;
+	*) break ;;
+	esac
+done
+[[ $# -ge 3 ]] || usage
+old=$1 new=$2 dir=$3
+shift 3
+[[ ${1:-} == -- ]] && shift
+args=("$@")
+[[ ${#args[@]} -gt 0 ]] || args=(--format json)
+[[ $runs =~ ^[1-9][0-9]*$ ]] || {
+	echo "instructions.sh: -n must be a positive number, not $runs" >&2
+	exit 2
+}
+command -v valgrind >/dev/null || {
+	echo "instructions.sh: valgrind is required (apt-get install valgrind)" >&2
+	exit 2
+}
+for bin in "$old" "$new"; do
+	[[ -x $bin ]] || {
+		echo "instructions.sh: $bin is not an executable" >&2
+		exit 2
+	}
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/loopgate-instructions.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# count BIN: one run under cachegrind; prints its instructions.
+count() {
+	GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=no \
+		--cachegrind-out-file="$tmp/out" "$1" replay "${args[@]}" --jobs 1 "$dir" >/dev/null 2>"$tmp/err" || {
+		echo "instructions.sh: $1 failed under valgrind:" >&2
+		tail -5 "$tmp/err" >&2
+		exit 1
+	}
+	awk '/I *refs:/ {gsub(",", "", $NF); print $NF}' "$tmp/err"
+}
+
+echo "run  old instructions  new instructions"
+for ((i = 1; i <= runs; i++)); do
+	o=$(count "$old")
+	n=$(count "$new")
+	printf '%3d  %16s  %16s\n' "$i" "$o" "$n" | tee -a "$tmp/counts"
+done
+awk '{o[NR] = $2; n[NR] = $3}
+	function median(v, k,    i, j, t) {
+		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+		return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+	}
+	END { mo = median(o, NR); mn = median(n, NR); printf "new/old, medians: %.4f (%+.1f%%)\n", mn / mo, 100 * (mn / mo - 1) }' "$tmp/counts"
