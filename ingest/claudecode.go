@@ -119,7 +119,7 @@ type ccMessageRead struct {
 	// a list of blocks. Only user and assistant lines need a message.
 	unreadable, badContent bool
 	// argsBuf is where calls' inputs are written compact before they are
-	// copied, kept from line to line.
+	// copied, kept from line to line while it is small (maxKeptArgsBuf).
 	argsBuf []byte
 	// usage is m.Usage read in one pass, when usagePlain
 	// (anthropicUsagePlain); usageRead says the line's one-pass decoding
@@ -387,6 +387,12 @@ func ccDecodeLine(line []byte, l *ccLine, read *ccMessageRead, blocks []ccBlock)
 	return ok && jsonx.AtEnd(line, end)
 }
 
+// maxKeptArgsBuf bounds the buffer a line's record keeps for the next
+// line's inputs (ccMessageRead.argsBuf): every record of the batches read
+// ahead keeps its own, and one large input must not leave hundreds of
+// large buffers behind. Most inputs are a few hundred bytes.
+const maxKeptArgsBuf = 1 << 10
+
 // ccDecodeGeneric is the generic decoding of a line the one-pass reading
 // declines (a repeated, escaped or case-folded key, a member of another
 // type): Unmarshal into l, then of its message, into what decode makes of
@@ -440,7 +446,9 @@ func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock, argsBuf *[]byte) (in
 	input := func(data []byte, pos, depth int) (int, bool) {
 		if buf, end, ok := jsonx.AppendCompact((*argsBuf)[:0], data, pos, depth); ok {
 			b.Input, b.argsRaw, b.argsCompact = data[pos:end:end], string(buf), true
-			*argsBuf = buf
+			if cap(buf) <= maxKeptArgsBuf {
+				*argsBuf = buf
+			}
 			return end, true
 		}
 		start, end, ok := jsonx.SkipValue(data, pos, depth)

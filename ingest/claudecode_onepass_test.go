@@ -150,3 +150,21 @@ func FuzzClaudeCodeOnePass(f *testing.F) {
 		checkOnePass(t, line)
 	})
 }
+
+// TestClaudeCodeArgsBufferBounded: a record keeps the buffer it wrote a
+// call's input in for the next line only while the buffer is small, so a
+// large input does not leave a large buffer in every record read ahead.
+func TestClaudeCodeArgsBufferBounded(t *testing.T) {
+	var rec ccRecord
+	for _, size := range []int{10, 100 << 10, 10} {
+		line := `{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"Write","input":{"content":"` +
+			strings.Repeat("x", size) + `"}}]}}`
+		ccDecodeRecord(nil, []byte(line), 1, &rec)
+		if rec.err != nil || len(rec.read.blocks) != 1 || len(rec.read.blocks[0].argsRaw) != size+len(`{"content":""}`) {
+			t.Fatalf("input of %d bytes: err %v, blocks %+v", size, rec.err, rec.read.blocks)
+		}
+		if c := cap(rec.read.argsBuf); c > maxKeptArgsBuf {
+			t.Fatalf("after an input of %d bytes the record keeps a buffer of %d bytes", size, c)
+		}
+	}
+}
