@@ -20,43 +20,16 @@
 # Needs: valgrind (apt-get install valgrind), awk.
 set -euo pipefail
 
-usage() {
-	awk 'NR > 1 && /^#/ {print; next} NR > 1 {exit}' "$0" | sed 's/^# \{0,1\}//'
-	exit 2
-}
-
-runs=2
-while [[ $# -gt 0 ]]; do
-	case $1 in
-	-n)
-		[[ $# -ge 2 ]] || usage
-		runs=$2
-		shift 2
-		;;
-	-h | --help) usage ;;
-	*) break ;;
-	esac
-done
-[[ $# -ge 3 ]] || usage
-old=$1 new=$2 dir=$3
-shift 3
-[[ ${1:-} == -- ]] && shift
-args=("$@")
+# shellcheck source=scripts/twobuilds.sh
+source "$(dirname "$0")/twobuilds.sh" # usage, two_builds
+two_builds 2 3 "$@"
+runs=$count dir=${operands[2]}
+args=("${rest[@]}")
 [[ ${#args[@]} -gt 0 ]] || args=(--format json)
-[[ $runs =~ ^[1-9][0-9]*$ ]] || {
-	echo "instructions.sh: -n must be a positive number, not $runs" >&2
-	exit 2
-}
 command -v valgrind >/dev/null || {
 	echo "instructions.sh: valgrind is required (apt-get install valgrind)" >&2
 	exit 2
 }
-for bin in "$old" "$new"; do
-	[[ -x $bin ]] || {
-		echo "instructions.sh: $bin is not an executable" >&2
-		exit 2
-	}
-done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/loopgate-instructions.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

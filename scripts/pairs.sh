@@ -18,41 +18,12 @@
 # Needs: /usr/bin/time (GNU time), awk.
 set -euo pipefail
 
-usage() {
-	awk 'NR > 1 && /^#/ {print; next} NR > 1 {exit}' "$0" | sed 's/^# \{0,1\}//'
-	exit 2
-}
-
-pairs=8
-while [[ $# -gt 0 ]]; do
-	case $1 in
-	-n)
-		[[ $# -ge 2 ]] || usage
-		pairs=$2
-		shift 2
-		;;
-	-h | --help) usage ;;
-	*) break ;;
-	esac
-done
-[[ $# -ge 2 ]] || usage
-old=$1 new=$2
-shift 2
-if [[ ${1:-} == -- ]]; then
-	shift
-fi
-args=("$@")
+# shellcheck source=scripts/twobuilds.sh
+source "$(dirname "$0")/twobuilds.sh" # usage, two_builds
+two_builds 8 2 "$@"
+pairs=$count
+args=("${rest[@]}")
 [[ ${#args[@]} -gt 0 ]] || args=(replay --format json --tokenizer chars4 /tmp/bench11)
-[[ $pairs =~ ^[1-9][0-9]*$ ]] || {
-	echo "pairs.sh: -n must be a positive number, not $pairs" >&2
-	exit 2
-}
-for bin in "$old" "$new"; do
-	[[ -x $bin ]] || {
-		echo "pairs.sh: $bin is not an executable" >&2
-		exit 2
-	}
-done
 [[ -x /usr/bin/time ]] || {
 	echo "pairs.sh: /usr/bin/time (GNU time) is required" >&2
 	exit 2
