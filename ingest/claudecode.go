@@ -122,10 +122,9 @@ type ccMessageRead struct {
 	// copied, kept from line to line while it is small (maxKeptArgsBuf).
 	argsBuf []byte
 	// usage is m.Usage read in one pass, when usagePlain
-	// (anthropicUsagePlain); usageRead says the line's one-pass decoding
-	// read it where it lies (else readAssistant reads it).
-	usage                 *Usage
-	usagePlain, usageRead bool
+	// (anthropicUsagePlain, by the one-pass decoding or readAssistant).
+	usage      *Usage
+	usagePlain bool
 }
 
 // ccScope is one agent scope of the file being read.
@@ -181,7 +180,8 @@ type ccRecord struct {
 // reused: nothing keeps a block past its line.
 func ccDecodeRecord(_ *LineReader, line []byte, _ int, rec *ccRecord) {
 	rec.err, rec.valid = nil, false
-	if !ccDecodeLine(line, &rec.l, &rec.read, rec.read.blocks[:0]) {
+	onePass := ccDecodeLine(line, &rec.l, &rec.read, rec.read.blocks[:0])
+	if !onePass {
 		if rec.err = ccDecodeGeneric(line, &rec.l, &rec.read); rec.err != nil {
 			rec.valid = jsonx.Valid(line)
 			return
@@ -191,27 +191,29 @@ func ccDecodeRecord(_ *LineReader, line []byte, _ int, rec *ccRecord) {
 	rec.time = time.Time{}
 	switch rec.l.Type {
 	case "assistant":
-		rec.read.readAssistant()
+		if !onePass { // the one pass did readAssistant's work as it read
+			rec.read.readAssistant()
+		}
 		fallthrough
 	case "user":
 		rec.time = parseTime(rec.l.Timestamp)
 	}
 }
 
-// readAssistant does the work of an assistant line that needs nothing of
-// the lines before it, so that it runs where the line is decoded, on
-// another core when lines are decoded ahead: the usage read in one pass
-// (when it is plain) and each call's arguments written out compact. The
-// one-pass decoding (ccDecodeLine) does both as it reads the line; what
-// is left here is a line decoded generically.
+// readAssistant does the work of an assistant line decoded generically
+// that needs nothing of the lines before it, so that it runs where the
+// line is decoded, on another core when lines are decoded ahead: the usage
+// read in one pass (when it is plain) and each call's arguments written
+// out compact. The one-pass decoding (ccDecodeLine) does both as it reads
+// the line (TestClaudeCodeOnePassMatchesGeneric).
 func (read *ccMessageRead) readAssistant() {
 	// read was reset when the line was decoded: its usage and its blocks'
-	// arguments are unset unless the decoding read them.
-	if read.m.Usage != nil && !read.usageRead {
+	// arguments are unset.
+	if read.m.Usage != nil {
 		read.usage, read.usagePlain = anthropicUsagePlain(read.m.Usage)
 	}
 	for i := range read.blocks {
-		if b := &read.blocks[i]; (b.Type == "tool_use" || b.Type == "server_tool_use") && !b.argsCompact {
+		if b := &read.blocks[i]; b.Type == "tool_use" || b.Type == "server_tool_use" {
 			// What Parse then Value.String give (Call.SetArgsValue), written
 			// in one pass without building the value, which is left for
 			// whoever needs it (Call.ArgsValue): CompactString takes exactly
@@ -333,7 +335,6 @@ func ccDecodeLine(line []byte, l *ccLine, read *ccMessageRead, blocks []ccBlock)
 	// walked twice. A usage that is not plain is kept raw, for the
 	// checked reading.
 	usage := func(data []byte, pos, depth int) (int, bool) {
-		read.usageRead = true
 		if u, end, ok := anthropicUsagePlainAt(data, pos, depth); ok {
 			m.Usage, read.usage, read.usagePlain = data[pos:end:end], u, true
 			return end, true

@@ -12,13 +12,13 @@ import (
 // ccReadView is what the reader takes of a decoded Claude Code line,
 // written out to compare two decodings.
 type ccReadView struct {
-	Line                                              ccLine
-	ID, Role, Model, Usage                            string
-	UsageRead                                         *Usage
-	UsagePlain                                        bool
-	Text                                              string
-	IsString, HasContent, Unreadable, BadContent, Nil bool
-	Blocks                                            []ccBlockView
+	Line                                         ccLine
+	ID, Role, Model, Usage                       string
+	UsageRead                                    *Usage
+	UsagePlain                                   bool
+	Text                                         string
+	IsString, HasContent, Unreadable, BadContent bool
+	Blocks                                       []ccBlockView
 }
 
 type ccBlockView struct {
@@ -30,7 +30,7 @@ func viewOfRead(l ccLine, read *ccMessageRead) ccReadView {
 	l.Message = nil // the one-pass decoding reads the message where it lies
 	v := ccReadView{Line: l, ID: read.m.ID, Role: read.m.Role, Model: read.m.Model, Usage: string(read.m.Usage),
 		UsageRead: read.usage, UsagePlain: read.usagePlain, Text: read.text, IsString: read.isString,
-		HasContent: read.hasContent, Unreadable: read.unreadable, BadContent: read.badContent, Nil: read.blocks == nil}
+		HasContent: read.hasContent, Unreadable: read.unreadable, BadContent: read.badContent}
 	for i := range read.blocks {
 		b := &read.blocks[i]
 		bv := ccBlockView{Type: b.Type, Text: b.Text, Thinking: b.Thinking, ID: b.ID, Name: b.Name,
@@ -42,16 +42,13 @@ func viewOfRead(l ccLine, read *ccMessageRead) ccReadView {
 		}
 		v.Blocks = append(v.Blocks, bv)
 	}
-	if len(v.Blocks) == 0 {
-		v.Nil = true // no blocks: a nil and an empty list read alike
-	}
-	return v
+	return v // no blocks: Blocks nil, whether read.blocks is nil or empty
 }
 
-// checkOnePass: a line the one-pass decoding takes (ccDecodeLine) reads,
-// with what readAssistant then does, as its generic decoding does: the
-// usage and the calls' compact inputs that the one pass reads where they
-// lie included.
+// checkOnePass: a line the one-pass decoding takes (ccDecodeLine) reads as
+// its generic decoding followed by readAssistant does: the usage and the
+// calls' compact inputs that the one pass reads where they lie included,
+// so ccDecodeRecord need not call readAssistant after the one pass.
 func checkOnePass(t *testing.T, line []byte) (taken bool) {
 	t.Helper()
 	var l1 ccLine
@@ -64,7 +61,6 @@ func checkOnePass(t *testing.T, line []byte) (taken bool) {
 	if err := ccDecodeGeneric(line, &l2, &r2); err != nil {
 		t.Fatalf("the one pass takes a line the generic decoding rejects (%v): %q", err, line)
 	}
-	r1.readAssistant()
 	r2.readAssistant()
 	if one, generic := viewOfRead(l1, &r1), viewOfRead(l2, &r2); !reflect.DeepEqual(one, generic) {
 		t.Fatalf("line %q\none pass: %+v\ngeneric:  %+v", line, one, generic)
