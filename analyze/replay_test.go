@@ -75,7 +75,7 @@ func TestReportToolNames(t *testing.T) {
 			{Tool: "read_file", ArgsRaw: `{"path":"/a"}`, Result: "x", HasResult: true},
 		}}}}}}
 	args, _ := jsonx.ParseString(`{"path":"/a"}`)
-	sess.Turns[0].Requests[0].Calls[0].Args, sess.Turns[0].Requests[0].Calls[0].ArgsOK = args, true
+	sess.Turns[0].Requests[0].Calls[0].Args, sess.Turns[0].Requests[0].Calls[0].ArgsOK = &args, true
 	p := Prepare(sess)
 	counter, err := tokens.New("chars4")
 	if err != nil {

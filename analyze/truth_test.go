@@ -192,9 +192,9 @@ func sigCall(tool, raw string, form int) *ingest.Call {
 	c := &ingest.Call{Tool: tool}
 	c.SetArgs(raw)
 	if form > 0 && c.ArgsOK {
-		c.SetArgsValue(c.Args)
+		c.SetArgsValue(*c.Args)
 		if form == 2 {
-			c.Args, c.ArgsPending = jsonx.Value{}, true
+			c.Args, c.ArgsPending = nil, true
 		}
 	}
 	return c

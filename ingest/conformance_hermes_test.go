@@ -33,7 +33,7 @@ func hermesSignature(c *Call) string {
 	if !c.ArgsOK {
 		return c.Tool + " " + c.ArgsRaw
 	}
-	return c.Tool + " " + string(c.Args.Append(nil, jsonx.Sorted))
+	return c.Tool + " " + string(c.ArgsValue().Append(nil, jsonx.Sorted))
 }
 
 // hermesTurnRepeats lists, for one session, the signatures called more than

@@ -33,7 +33,7 @@ func nbSignature(c Call) string {
 	if !c.ArgsOK {
 		return c.Tool + " " + c.ArgsRaw
 	}
-	return c.Tool + " " + string(c.Args.Append(nil, jsonx.Sorted))
+	return c.Tool + " " + string(c.ArgsValue().Append(nil, jsonx.Sorted))
 }
 
 // nbReadSample reads one sample file and expects exactly one session.
@@ -261,7 +261,7 @@ func TestNanobotConformanceReal(t *testing.T) {
 		if len(reps) != 1 {
 			t.Fatalf("%d cross-turn repeats, want 1", len(reps))
 		}
-		path, _ := reps[0].Args.GetString("path")
+		path, _ := reps[0].ArgsValue().GetString("path")
 		if reps[0].Tool != "read_file" || path != "memory/MEMORY.md" {
 			t.Errorf("repeat is %s, want read_file memory/MEMORY.md", nbSignature(reps[0]))
 		}
@@ -376,7 +376,7 @@ func TestNanobotConformanceSynthetic(t *testing.T) {
 			calls, _ := nbCalls(s)
 			keys := map[string]bool{}
 			for _, c := range calls {
-				q, _ := c.Args.GetString("query")
+				q, _ := c.ArgsValue().GetString("query")
 				keys[strings.ToLower(strings.TrimSpace(q))] = true
 			}
 			if len(keys) != 1 {
@@ -444,7 +444,7 @@ func TestNanobotConformanceSynthetic(t *testing.T) {
 			if nbSignature(calls[0]) != nbSignature(calls[1]) || !strings.HasPrefix(calls[1].Result, "[File unchanged since last read: README.md]") {
 				t.Errorf("want read_file README.md twice, the second answered by the dedup stub")
 			}
-			if force, ok := calls[2].Args.Get("force"); !ok || !force.Bool {
+			if force, ok := calls[2].ArgsValue().Get("force"); !ok || !force.Bool {
 				t.Errorf("the 3rd read should carry force: true")
 			}
 			if !nbHasNote(s, "_last_usage") {

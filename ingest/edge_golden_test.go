@@ -137,7 +137,11 @@ func parsePendingArgs(sessions []*Session) {
 			for ri := range s.Turns[ti].Requests {
 				for ci := range s.Turns[ti].Requests[ri].Calls {
 					c := &s.Turns[ti].Requests[ri].Calls[ci]
-					c.Args, c.ArgsPending = c.ArgsValue(), false
+					// Every call gets a value, an empty one for arguments
+					// that are not JSON, so that the dump shows the same
+					// fields for each.
+					v := c.ArgsValue()
+					c.Args, c.ArgsPending = &v, false
 				}
 			}
 		}

@@ -353,7 +353,7 @@ const hermesToolSearchBridge = "tool_call"
 // guards count and key the real tool. A bridge call of another shape (no
 // string name) is kept as written. It reports whether c was unwrapped.
 func hermesUnwrapToolCall(c *Call) bool {
-	if c.Tool != hermesToolSearchBridge || !c.ArgsOK || c.Args.Kind != jsonx.Object {
+	if c.Tool != hermesToolSearchBridge || c.Args == nil || c.Args.Kind != jsonx.Object {
 		return false
 	}
 	name, ok := c.Args.GetString("name")

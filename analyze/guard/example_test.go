@@ -39,7 +39,7 @@ detectors:
 	}
 	for i, c := range calls {
 		args, err := jsonx.ParseString(c.args)
-		ev := &guard.CallEvent{Index: i + 1, Tool: c.tool, Class: r.ClassOf(c.tool), Args: args, ArgsOK: err == nil, ArgsRaw: c.args}
+		ev := &guard.CallEvent{Index: i + 1, Tool: c.tool, Class: r.ClassOf(c.tool), Args: &args, ArgsOK: err == nil, ArgsRaw: c.args}
 		v := g.Before(ev)
 		// The call runs unless the guard stopped it; its result goes to
 		// After as the guard reads results.

@@ -44,7 +44,7 @@ func TestReleaseEmptiesGuard(t *testing.T) {
 		var out []Verdict
 		g.UserTurn(t0)
 		for range 6 {
-			ev := &CallEvent{Tool: "read_file", Args: mustParse(t, `{"path":"/a"}`), ArgsOK: true, ArgsRaw: `{"path":"/a"}`, Result: "x", ResultHash: 1}
+			ev := &CallEvent{Tool: "read_file", Args: mustArgs(t, `{"path":"/a"}`), ArgsOK: true, ArgsRaw: `{"path":"/a"}`, Result: "x", ResultHash: 1}
 			v := g.Before(ev)
 			after := g.After(ev, v)
 			Raise(&v, &after)
@@ -88,7 +88,7 @@ func TestGuardEventsSharedAcrossGuards(t *testing.T) {
 		for i := range evs {
 			a := args[(i*7/3)%len(args)]
 			v, _ := jsonx.ParseString(a)
-			evs[i] = CallEvent{Tool: tools[(i*7/3)%len(tools)], Args: v, ArgsOK: true, ArgsRaw: a, Result: "r", ResultHash: uint64(i % 2), Index: i + 1}
+			evs[i] = CallEvent{Tool: tools[(i*7/3)%len(tools)], Args: &v, ArgsOK: true, ArgsRaw: a, Result: "r", ResultHash: uint64(i % 2), Index: i + 1}
 		}
 		return evs
 	}
@@ -134,7 +134,7 @@ func TestKeyIndexNumbersOncePerSection(t *testing.T) {
 	ki := NewKeyIndex(r, 0)
 	mk := func(a string) *CallEvent {
 		v, _ := jsonx.ParseString(a)
-		return &CallEvent{Tool: "read", Args: v, ArgsOK: true, ArgsRaw: a}
+		return &CallEvent{Tool: "read", Args: &v, ArgsOK: true, ArgsRaw: a}
 	}
 	a, b, c := mk(`{"path":"x"}`), mk(`{"path":"y"}`), mk(`{"path":"x"}`)
 	for _, ev := range []*CallEvent{a, b, c, a} {
@@ -161,7 +161,7 @@ func TestNumberTwin(t *testing.T) {
 		}
 		for _, tool := range tools {
 			ev := func(raw string) *CallEvent {
-				return &CallEvent{Tool: tool, Args: mustParse(t, raw), ArgsOK: true, ArgsRaw: raw}
+				return &CallEvent{Tool: tool, Args: mustArgs(t, raw), ArgsOK: true, ArgsRaw: raw}
 			}
 			// The reference: each call keyed afresh under its own index
 			// after the same earlier call.
@@ -211,7 +211,7 @@ func TestKeyIndexKeysAndNumbers(t *testing.T) {
 		for i := range 3 * len(args) {
 			a := args[(i*7+round)%len(args)]
 			v, _ := jsonx.ParseString(a)
-			ev := &CallEvent{Tool: "bash", Args: v, ArgsOK: true, ArgsRaw: a, ArgsCompact: true}
+			ev := &CallEvent{Tool: "bash", Args: &v, ArgsOK: true, ArgsRaw: a, ArgsCompact: true}
 			ki.memo(ev, r)
 			full, ok := r.AppendCallKeyWith(nil, r.ToolKeyFor("bash"), "bash", v, true, a)
 			if !ok || !ev.hasKey || ev.key != compactKey(string(full)) {

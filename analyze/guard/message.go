@@ -93,10 +93,12 @@ func argsSummary(ev *CallEvent, n int) string {
 	switch {
 	case !ev.ArgsOK:
 		s = ev.ArgsRaw
-	case ev.Arguments().Kind == jsonx.String:
-		s = ev.Args.Str
 	default:
-		s = ev.Args.String()
+		if v := ev.Arguments(); v.Kind == jsonx.String {
+			s = v.Str
+		} else {
+			s = v.String()
+		}
 	}
 	units := 0
 	for i, r := range s {

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -73,7 +72,7 @@ func compactArgs(pending bool) func(*CallEvent) {
 		}
 		ev.ArgsRaw, ev.ArgsCompact = ev.Args.String(), true
 		if pending {
-			ev.Args, ev.ArgsPending = jsonx.Value{}, true
+			ev.Args, ev.ArgsPending = nil, true
 		}
 	}
 }

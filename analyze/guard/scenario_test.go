@@ -240,6 +240,13 @@ func mustParse(t *testing.T, s string) jsonx.Value {
 	return v
 }
 
+// mustArgs is mustParse for a CallEvent's Args.
+func mustArgs(t *testing.T, s string) *jsonx.Value {
+	t.Helper()
+	v := mustParse(t, s)
+	return &v
+}
+
 func TestPiWindow(t *testing.T) {
 	r := preset(t, "pi-loopguard")
 	A := `{"url":"A"}`
@@ -923,7 +930,7 @@ func TestNanobotParallelLookups(t *testing.T) {
 	var vs []Verdict
 	for _, q := range []string{"Example 2.4 release date", "example 2.4 release date ", "Example 2.4 Release Date"} {
 		args := `{"query":` + jsonx.Quote(q) + `}`
-		ev := &CallEvent{Tool: "web_search", Class: "web_search", Args: mustParse(t, args), ArgsOK: true, ArgsRaw: args}
+		ev := &CallEvent{Tool: "web_search", Class: "web_search", Args: mustArgs(t, args), ArgsOK: true, ArgsRaw: args}
 		evs = append(evs, ev)
 		vs = append(vs, g.Before(ev))
 	}

@@ -42,7 +42,7 @@ func applyStepWith(g *Guard, r *rules.Rules, i int, s step, args func(*CallEvent
 		ev.Time = t0.Add(s.at)
 	}
 	if v, err := jsonx.ParseString(s.args); err == nil {
-		ev.Args, ev.ArgsOK = v, true
+		ev.Args, ev.ArgsOK = &v, true
 	}
 	if args != nil {
 		args(ev)

@@ -229,7 +229,7 @@ func (s *session) callEvent(index int, tool string, argsOK bool, args string, un
 		if err != nil {
 			ev.ArgsOK = false
 		} else {
-			ev.Args = v
+			ev.Args = &v
 		}
 	}
 	class, ok := s.classes[tool]
