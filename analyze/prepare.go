@@ -57,28 +57,36 @@ type PreparedCall struct {
 	CallID string
 	// Request is the 1-based index of the call's model request in the
 	// session; EndOfRequest marks the last call of that request.
-	Request      int
-	EndOfRequest bool
+	Request int
 	// LaterRequests counts the model requests after this call's request in
 	// the same context (until a compaction or the end of the session):
 	// the number of times a result is sent to the model again.
 	LaterRequests int
-	HasResult     bool
 	// Sig is the digest of the truth signature (tool plus sorted
 	// arguments, appendSignature).
 	Sig SigDigest
-	// SameResult: an earlier call in the same context had the same
-	// signature and the same normalized result; Repeats is the index of
-	// the most recent such call (0 when none). The call is redundant when it
-	// also observes (Run: an action is never redundant).
-	SameResult bool
-	Repeats    int
+	// Repeats is the index of the most recent earlier call in the same
+	// context with the same signature and the same normalized result (0
+	// when none; SameResult).
+	Repeats int
 	// Native names the agent's own guard intervention in the result;
 	// NativeStops says the agent's guard did not run the call.
-	Native      string
-	NativeStops bool
+	Native string
 
 	resultTokens int // -1 until counted
+
+	// The flags come last, side by side: between the wider fields each
+	// took a word of padding, and a replay scans a table of prepared
+	// calls as long as the session (docs/performance.md, the padding
+	// probe).
+	EndOfRequest bool
+	HasResult    bool
+	// SameResult: an earlier call in the same context had the same
+	// signature and the same normalized result (Repeats). The call is
+	// redundant when it also observes (Run: an action is never
+	// redundant).
+	SameResult  bool
+	NativeStops bool
 	// resultIsNormalized: Event.ResultHash is the hash of Event.Result
 	// itself (normalizing removed nothing), so it can key the token memo.
 	resultIsNormalized bool

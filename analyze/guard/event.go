@@ -84,8 +84,8 @@ type CallEvent struct {
 	// longer, which showed in the time. The guard reads it only through
 	// Arguments.
 	Args    *jsonx.Value
-	ArgsOK  bool
 	ArgsRaw string
+	ArgsOK  bool
 	// ArgsCompact says ArgsRaw is Args as jsonx.Value.String writes it
 	// (compact, strings escaped as jsonx.AppendQuoted escapes them). The
 	// guard then builds the call's key from that text, members moved into
@@ -99,6 +99,13 @@ type CallEvent struct {
 	// arguments of a Claude Code transcript so: parsing them was a tenth
 	// of its time, and most calls never need them parsed.
 	ArgsPending bool
+	// hasKey and keyPortable belong to the key below; they sit here, in
+	// the word the argument flags leave free, because a replay scans a
+	// table of events as long as the session (docs/performance.md, the
+	// padding probe).
+	hasKey bool
+	// keyPortable: key was compacted with the portable digest (KeyIndex).
+	keyPortable bool
 	// Time of the call (zero when the transcript has none).
 	Time time.Time
 
@@ -123,12 +130,10 @@ type CallEvent struct {
 	// configurations that mostly share their key rules, and building a
 	// key (canonical JSON) is the costliest step of a call. A CallEvent
 	// must therefore not change its Tool or Args once a guard has seen
-	// it, nor be given to two guards at the same time.
-	keyID  uint64
-	key    string
-	hasKey bool
-	// keyPortable: key was compacted with the portable digest (KeyIndex).
-	keyPortable bool
+	// it, nor be given to two guards at the same time. hasKey, above,
+	// says key is set.
+	keyID uint64
+	key   string
 	// kidx is the key's number in the KeyIndex ki (valid when ki is the
 	// guard's KeyIndex; -1 without a key).
 	ki   *KeyIndex
