@@ -124,15 +124,16 @@ func parsePi(lr *LineReader, h *Head, out *Sink) {
 	id := fileStem(h.Name)
 	version := 0
 	if header != nil {
-		id, version = header.ID, header.Version
+		version = header.Version
+		if header.ID != "" { // else the file's name, as for a file with no header
+			id = header.ID
+		}
 		if version == 0 {
 			version = 1
 		}
 	}
-	if len(entries) == 0 {
-		if header == nil {
-			out.Problemf(h.Line, "no pi session entries in this file")
-		}
+	if len(entries) == 0 && header == nil {
+		out.Problemf(h.Line, "no pi session entries in this file")
 		return
 	}
 	byID := map[string]*piEntry{}
@@ -194,6 +195,12 @@ func parsePi(lr *LineReader, h *Head, out *Sink) {
 			path[l], path[r] = path[r], path[l]
 		}
 		branches = append(branches, branch{path, from})
+	}
+	if len(branches) == 0 {
+		// A header alone: a session pi started and nothing was said in. It
+		// is read as a session with no turns, as a Codex rollout of its
+		// meta line alone is, rather than as nothing at all.
+		branches = append(branches, branch{})
 	}
 	for i, br := range branches {
 		s := &Session{Format: formatPi, ID: id}
