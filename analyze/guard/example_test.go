@@ -38,8 +38,10 @@ detectors:
 		{"read_file", `{"path":"a.go"}`, "package b"},
 	}
 	for i, c := range calls {
-		args, err := jsonx.ParseString(c.args)
-		ev := &guard.CallEvent{Index: i + 1, Tool: c.tool, Class: r.ClassOf(c.tool), Args: &args, ArgsOK: err == nil, ArgsRaw: c.args}
+		ev := &guard.CallEvent{Index: i + 1, Tool: c.tool, Class: r.ClassOf(c.tool), ArgsRaw: c.args}
+		if args, err := jsonx.ParseString(c.args); err == nil {
+			ev.Args, ev.ArgsOK = &args, true // else the guard keys the raw text
+		}
 		v := g.Before(ev)
 		// The call runs unless the guard stopped it; its result goes to
 		// After as the guard reads results.
