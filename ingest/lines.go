@@ -5,7 +5,8 @@ import (
 	"bytes"
 	"io"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
 // LineReader yields the non-blank lines of a reader with their 1-based line
@@ -123,7 +124,7 @@ func (lr *LineReader) Next() (line []byte, n int, ok bool) {
 		trail := 0         // line-ending bytes (\r, \n) ending what was read of the line
 		for {
 			chunk, err = lr.r.ReadSlice('\n')
-			if t := len(chunk) - len(bytes.TrimRight(chunk, "\r\n")); t == len(chunk) {
+			if t := len(chunk) - len(trimLineEnd(chunk)); t == len(chunk) {
 				trail += t // a \r\n split over two reads
 			} else {
 				trail = t
@@ -168,13 +169,11 @@ func (lr *LineReader) Next() (line []byte, n int, ok bool) {
 		}
 		lr.n++
 		lr.truncated = err != nil // no newline at the end
-		chunk = bytes.TrimRight(chunk, "\r\n")
-		if len(bytes.TrimSpace(chunk)) == 0 {
+		chunk = trimLineEnd(chunk)
+		if len(chunk) == 0 || chunk[0] != '{' && len(bytes.TrimSpace(chunk)) == 0 {
 			continue
 		}
-		// utf8.Valid runs at several GB/s (ASCII is checked 8 bytes at a
-		// time): the check costs little next to decoding the line.
-		lr.badUTF8 = !utf8.Valid(chunk)
+		lr.badUTF8 = !jsonx.ValidUTF8(chunk)
 		if lr.badUTF8 {
 			chunk = bytes.ToValidUTF8(chunk, []byte("\uFFFD"))
 			if lr.onBadUTF8 != nil {
@@ -184,6 +183,17 @@ func (lr *LineReader) Next() (line []byte, n int, ok bool) {
 		return chunk, lr.n, true
 	}
 	return nil, lr.n, false
+}
+
+// trimLineEnd is b without the \r and \n bytes that end it:
+// bytes.TrimRight(b, "\r\n"), without the set of bytes that call builds
+// for every line.
+func trimLineEnd(b []byte) []byte {
+	n := len(b)
+	for n > 0 && (b[n-1] == '\n' || b[n-1] == '\r') {
+		n--
+	}
+	return b[:n]
 }
 
 // Unread pushes a copy of a line back so that the next call to Next returns

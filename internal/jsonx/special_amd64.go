@@ -14,3 +14,8 @@ func indexSpecialAVX2(data []byte) (i int, high bool)
 //
 //go:noescape
 func unescapeAVX2(dst, src []byte) (n, m int, high, stopped bool)
+
+// indexHighAVX2 is in special_amd64.s.
+//
+//go:noescape
+func indexHighAVX2(data []byte) int

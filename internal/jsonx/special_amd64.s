@@ -156,3 +156,42 @@ undone:
 	MOVQ R8, n+48(FP)
 	VZEROUPPER
 	RET
+
+// func indexHighAVX2(data []byte) int
+//
+// Scans data 64 bytes at a time, whole blocks only, for the first byte of
+// 0x80 or more, and returns its index, or len(data)&^63 when the whole
+// blocks hold none. Needs AVX2 and BMI2.
+TEXT ·indexHighAVX2(SB), NOSPLIT, $0-32
+	MOVQ data_base+0(FP), SI
+	MOVQ data_len+8(FP), CX
+	ANDQ $~63, CX
+	XORQ AX, AX
+
+hiloop:
+	CMPQ AX, CX
+	JAE  hidone
+	VMOVDQU (SI)(AX*1), Y0
+	VMOVDQU 32(SI)(AX*1), Y1
+	VPOR Y0, Y1, Y2
+	VPMOVMSKB Y2, DX
+	TESTL DX, DX
+	JNZ  hifound
+	ADDQ $64, AX
+	JMP  hiloop
+
+hifound:
+	VPMOVMSKB Y0, DX
+	TESTL DX, DX
+	JNZ  hiat
+	VPMOVMSKB Y1, DX
+	ADDQ $32, AX
+
+hiat:
+	TZCNTL DX, DX
+	ADDQ DX, AX
+
+hidone:
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET

@@ -13,3 +13,7 @@ func indexSpecialAVX2(data []byte) (i int, high bool) {
 func unescapeAVX2(dst, src []byte) (n, m int, high, stopped bool) {
 	panic("jsonx: no vector scan on this architecture")
 }
+
+func indexHighAVX2(data []byte) int {
+	panic("jsonx: no vector scan on this architecture")
+}
