@@ -170,7 +170,7 @@ func (lr *LineReader) Next() (line []byte, n int, ok bool) {
 		lr.n++
 		lr.truncated = err != nil // no newline at the end
 		chunk = trimLineEnd(chunk)
-		if len(chunk) == 0 || chunk[0] != '{' && len(bytes.TrimSpace(chunk)) == 0 {
+		if len(bytes.TrimSpace(chunk)) == 0 {
 			continue
 		}
 		lr.badUTF8 = !jsonx.ValidUTF8(chunk)
