@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"strings"
+
 	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/internal/tokens"
 )
@@ -66,7 +68,10 @@ func (tc *TokenCache) Count(s string) int {
 	if len(tc.memo) >= maxMemoEntries {
 		tc.memo = map[string]int{}
 	}
-	tc.memo[s] = n
+	// The memo outlives the session, and s may be a view into a block of
+	// many results (jsonx.DecodeStringAtPacked): kept as it is, it would
+	// keep them all.
+	tc.memo[strings.Clone(s)] = n
 	return n
 }
 

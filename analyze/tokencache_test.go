@@ -3,6 +3,7 @@ package analyze
 import (
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/loopgate/loopgate/analyze/guard"
 )
@@ -68,5 +69,27 @@ func TestResultTokensMemoByResultHash(t *testing.T) {
 	}
 	if cc.calls != 2 {
 		t.Errorf("the counter was called %d times, want 2", cc.calls)
+	}
+}
+
+// TestTokenCacheKeepsCopies: the memo, which outlives a session, keys a
+// short text by a copy of it, not by the text handed in: a tool result
+// may be a view into a block of many (jsonx.DecodeStringAtPacked), which
+// a key would keep alive.
+func TestTokenCacheKeepsCopies(t *testing.T) {
+	block := strings.Repeat("result text ", 1000)
+	view := block[120:180]
+	cache := NewTokenCache(&countingCounter{})
+	cache.Count(view)
+	if len(cache.memo) != 1 {
+		t.Fatalf("memo holds %d texts, want 1", len(cache.memo))
+	}
+	for k := range cache.memo {
+		if k != view {
+			t.Fatalf("memo key %q, want %q", k, view)
+		}
+		if unsafe.StringData(k) == unsafe.StringData(view) {
+			t.Fatal("the memo keys the text handed in, not a copy: it keeps the whole block alive")
+		}
 	}
 }

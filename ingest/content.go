@@ -37,9 +37,12 @@ type decodedContent struct {
 // readContentMember returns the jsonx.Nested reading of a content member
 // into raw, a view of the record (any value), and dc (a string, decoded).
 // A string it cannot decode itself (invalid UTF-8) is left to contentText.
+// The member is a tool result's (Claude Code) or an event's (OpenHands):
+// a text that lives as long as its session, decoded packed
+// (jsonx.DecodeStringAtPacked).
 func readContentMember(raw *jsonx.RawMessage, dc *decodedContent) func(data []byte, pos, depth int) (int, bool) {
 	return func(data []byte, pos, depth int) (int, bool) {
-		s, value, isString, end, ok := jsonx.StringOrValueAt(data, pos, depth)
+		s, value, isString, end, ok := jsonx.StringOrValueAtPacked(data, pos, depth)
 		if !ok {
 			return 0, false
 		}

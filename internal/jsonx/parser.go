@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 type parser struct {
@@ -41,6 +42,11 @@ type parser struct {
 	// a parser was made on the stack (Valid, AtEnd, SkipValue,
 	// DecodeArrayEach...), which cost more than those calls' own work.
 	keys *[256]string
+	// packed asks str to decode a string with escapes into memory the
+	// string keeps (strPacked, DecodeStringAtPacked); into is the start of
+	// that memory while unescape writes it.
+	packed bool
+	into   *byte
 }
 
 var parserPool = sync.Pool{New: func() any { return &parser{keys: new([256]string)} }}
@@ -190,7 +196,7 @@ func (p *parser) digits() int {
 // str parses a string. Content without escapes (most strings) is
 // converted in one allocation; content with escapes is decoded in the same
 // pass that checks it, into the parser's reused scratch buffer, then
-// converted once.
+// converted once (a packed one: into memory it keeps, not copied).
 func (p *parser) str() (string, error) {
 	start := p.pos + 1 // after the opening quote
 	i, high := nextSpecialHigh(p.data, start)
@@ -205,12 +211,19 @@ func (p *parser) str() (string, error) {
 		}
 		return string(replaceInvalidUTF8(raw)), nil
 	}
-	// An escape, or an error: decoded in a scratch buffer, the parser's
-	// own when it is a pooled one (it keeps the buffer between strings),
-	// else one lent by scratchBufs: the parsers made on the stack for
-	// one-pass decoding (DecodeObjectNested, DecodeStringAt) have none, and
-	// taking a pooled parser for every object cost more than lending a
-	// buffer for the few strings with escapes.
+	// An escape, or an error. A packed string is decoded into memory it
+	// keeps (packed.go).
+	if p.packed {
+		if s, err, ok := p.strPacked(start, i, high); ok {
+			return s, err
+		}
+	}
+	// Any other is decoded in a scratch buffer, the parser's own when it
+	// is a pooled one (it keeps the buffer between strings), else one lent
+	// by scratchBufs: the parsers made on the stack for one-pass decoding
+	// (DecodeObjectNested, DecodeStringAt) have none, and taking a pooled
+	// parser for every object cost more than lending a buffer for the few
+	// strings with escapes.
 	if p.keys == nil {
 		lent := scratchBufs.Get().(*[]byte)
 		p.buf = *lent
@@ -312,6 +325,9 @@ func (p *parser) unescape(start, i int, high bool) (string, error) {
 				buf = replaceInvalidUTF8(buf)
 			}
 			p.buf = buf[:0]
+			if p.into != nil && unsafe.SliceData(buf) == p.into {
+				return unsafe.String(p.into, len(buf)), nil // unescapeInto
+			}
 			return string(buf), nil
 		case c < 0x20:
 			p.pos = i

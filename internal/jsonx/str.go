@@ -24,10 +24,25 @@ func DecodeString(data []byte) (s string, ok bool) {
 // member that is sometimes a string): end is the index just past its
 // closing quote. What follows the string is not looked at.
 func DecodeStringAt(data []byte, pos int) (s string, end int, ok bool) {
+	return decodeStringAt(data, pos, false)
+}
+
+// DecodeStringAtPacked is DecodeStringAt for a text that lives and dies
+// with many others read near it: a transcript's tool results, which are
+// most of its bytes. A string with escapes is decoded straight into memory
+// it keeps, a short one into a block shared with the strings decoded
+// before it (packed.go), instead of into a scratch buffer and then copied.
+// A packed string keeps its whole block alive: what outlives its session
+// (a report's texts, a cache's keys) must be a copy (strings.Clone).
+func DecodeStringAtPacked(data []byte, pos int) (s string, end int, ok bool) {
+	return decodeStringAt(data, pos, true)
+}
+
+func decodeStringAt(data []byte, pos int, packed bool) (s string, end int, ok bool) {
 	if pos < 0 || pos >= len(data) || data[pos] != '"' {
 		return "", 0, false
 	}
-	p := parser{data: data, pos: pos} // see DecodeObjectNested
+	p := parser{data: data, pos: pos, packed: packed} // see DecodeObjectNested
 	s, err := p.str()
 	// Only raw bytes outside ASCII can be invalid UTF-8 (the escapes are
 	// ASCII): a string of none needs no second look.
@@ -45,7 +60,17 @@ func DecodeStringAt(data []byte, pos int) (s string, end int, ok bool) {
 // view of data either way; end is the index just past it. ok is false for
 // a syntax error or a value nested too deeply.
 func StringOrValueAt(data []byte, pos, depth int) (s string, raw []byte, isString bool, end int, ok bool) {
-	if s, end, ok := DecodeStringAt(data, pos); ok {
+	return stringOrValueAt(data, pos, depth, false)
+}
+
+// StringOrValueAtPacked is StringOrValueAt with a string decoded as
+// DecodeStringAtPacked decodes it: for a tool result's content.
+func StringOrValueAtPacked(data []byte, pos, depth int) (s string, raw []byte, isString bool, end int, ok bool) {
+	return stringOrValueAt(data, pos, depth, true)
+}
+
+func stringOrValueAt(data []byte, pos, depth int, packed bool) (s string, raw []byte, isString bool, end int, ok bool) {
+	if s, end, ok := decodeStringAt(data, pos, packed); ok {
 		return s, data[pos:end:end], true, end, true
 	}
 	_, end, ok = SkipValue(data, pos, depth)

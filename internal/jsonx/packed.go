@@ -1,0 +1,94 @@
+package jsonx
+
+import (
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// Packed strings (DecodeStringAtPacked). A tool result with escapes (nearly
+// every one: a newline is an escape) used to be decoded into a scratch
+// buffer and then copied into a string of its own: every byte written
+// twice, and one allocation per result. A packed one is decoded once,
+// straight into memory it keeps:
+//   - a short one into a block shared with the strings decoded before it
+//     on the same processor (stringBlocks), so that a hundred thousand
+//     small results cost a few thousand allocations;
+//   - a long one into an allocation of its escaped length, the most its
+//     decoded bytes can take.
+//
+// A string in a block keeps the whole block alive, which is why packing is
+// asked for by the reader, for texts that live and die with their session.
+// Strings with no escape are copied as before: packing them into blocks too
+// measured no faster.
+
+const (
+	// packBlockSize is the size of a shared block.
+	packBlockSize = 64 << 10
+	// maxPackedInBlock is the longest escaped string decoded into a block:
+	// at most this much of a block is left unused when a string does not
+	// fit in the rest of it.
+	maxPackedInBlock = 4 << 10
+	// packSlack is room past a string's escaped length: the decoding
+	// stores whole vectors of 32 bytes (unescapeAVX2) and words of 8, and
+	// grows its buffer when fewer than 32 bytes are left past what it wrote.
+	packSlack = 32
+)
+
+// stringBlock is a block short strings are decoded into, one after the
+// other: buf[:len(buf)] is taken by strings handed out, never written
+// again; the rest is free.
+type stringBlock struct{ buf []byte }
+
+var stringBlocks = sync.Pool{New: func() any { return new(stringBlock) }}
+
+// makeNoZero returns n bytes of new memory, not cleared first: every byte
+// of a string is written before the string is handed out. strings.Builder
+// allocates its buffer so, and is the one way to ask for it outside the
+// runtime.
+func makeNoZero(n int) []byte {
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte(0) // a string of one byte, whose StringData is defined
+	return unsafe.Slice(unsafe.StringData(b.String()), n)
+}
+
+// strPacked is str's decoding of a string with an escape into memory the
+// string keeps: start is where its content starts, i its first special
+// byte (high: a byte of 0x80 or more before it). ok is false when there is
+// no closing quote: the caller then decodes as for any string, and reports
+// the error.
+func (p *parser) strPacked(start, i int, high bool) (s string, err error, ok bool) {
+	end := closingQuote(p.data, start) // sortedtext.go
+	if end >= len(p.data) {
+		return "", nil, false
+	}
+	need := end - start + packSlack
+	if end-start > maxPackedInBlock {
+		dst := makeNoZero(need)
+		s, err = p.unescapeInto(dst[:0], start, i, high)
+		return s, err, true
+	}
+	b := stringBlocks.Get().(*stringBlock)
+	if cap(b.buf)-len(b.buf) < need {
+		b.buf = makeNoZero(packBlockSize)[:0]
+	}
+	free := b.buf[len(b.buf):cap(b.buf)]
+	s, err = p.unescapeInto(free[:0], start, i, high)
+	if err == nil && len(s) > 0 && unsafe.StringData(s) == &free[0] {
+		b.buf = b.buf[:len(b.buf)+len(s)]
+	}
+	stringBlocks.Put(b)
+	return s, err, true
+}
+
+// unescapeInto is unescape decoding into dst, with the string returned
+// over dst's bytes, not a copy of them, while they hold it: dst has room
+// for the string and packSlack more, so it is not outgrown; a string with
+// invalid UTF-8 is rewritten elsewhere, and is a copy.
+func (p *parser) unescapeInto(dst []byte, start, i int, high bool) (string, error) {
+	p.buf, p.into = dst, unsafe.SliceData(dst)
+	s, err := p.unescape(start, i, high)
+	p.buf, p.into = nil, nil
+	return s, err
+}
