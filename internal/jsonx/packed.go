@@ -12,8 +12,8 @@ import (
 // twice, and one allocation per result. A packed one is decoded once,
 // straight into memory it keeps:
 //   - a short one into a block shared with the strings decoded before it
-//     on the same processor (stringBlocks), so that a hundred thousand
-//     small results cost a few thousand allocations;
+//     on the same processor (stringBlocks): many small results, one
+//     allocation;
 //   - a long one into an allocation of its escaped length, the most its
 //     decoded bytes can take.
 //
@@ -70,16 +70,24 @@ func (p *parser) strPacked(start, i int, high bool) (s string, err error, ok boo
 		return s, err, true
 	}
 	b := stringBlocks.Get().(*stringBlock)
+	s, err = b.decode(p, start, i, high, need)
+	stringBlocks.Put(b)
+	return s, err, true
+}
+
+// decode is strPacked's decoding into b's free bytes, need of them at
+// most, in a new block when b has fewer; the bytes the string takes are
+// b's no more.
+func (b *stringBlock) decode(p *parser, start, i int, high bool, need int) (string, error) {
 	if cap(b.buf)-len(b.buf) < need {
 		b.buf = makeNoZero(packBlockSize)[:0]
 	}
 	free := b.buf[len(b.buf):cap(b.buf)]
-	s, err = p.unescapeInto(free[:0], start, i, high)
+	s, err := p.unescapeInto(free[:0], start, i, high)
 	if err == nil && len(s) > 0 && unsafe.StringData(s) == &free[0] {
 		b.buf = b.buf[:len(b.buf)+len(s)]
 	}
-	stringBlocks.Put(b)
-	return s, err, true
+	return s, err
 }
 
 // unescapeInto is unescape decoding into dst, with the string returned

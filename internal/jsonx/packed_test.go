@@ -65,28 +65,45 @@ func TestDecodeStringAtPacked(t *testing.T) {
 	}
 }
 
-// TestPackedShareBlocks: short strings with escapes are decoded one after
-// another into a shared block, with nothing between them; a long one has
-// memory of its own. (The pool may drop the block between two calls, in
-// a collection: the test then says so and passes.)
-func TestPackedShareBlocks(t *testing.T) {
-	rec := []byte(`"first\nstring""second\tstring"`)
-	a, end, ok := DecodeStringAtPacked(rec, 0)
-	b, _, ok2 := DecodeStringAtPacked(rec, end)
-	if !ok || !ok2 || a != "first\nstring" || b != "second\tstring" {
-		t.Fatalf("decoded %q, %q (%v %v)", a, b, ok, ok2)
+// TestStringBlock: strings with escapes are decoded into a block one
+// right after another; one that does not fit in what is left starts a new
+// block; a failed decoding takes nothing; a string with invalid UTF-8 is
+// rewritten elsewhere and takes nothing either.
+func TestStringBlock(t *testing.T) {
+	var b stringBlock
+	decode := func(in string) (string, error) {
+		data := []byte(in)
+		p := parser{data: data}
+		i, high := nextSpecialHigh(data, 1)
+		end := closingQuote(data, 1)
+		return b.decode(&p, 1, i, high, end-1+packSlack)
 	}
-	if unsafe.StringData(b) != (*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(a)), len(a))) {
-		t.Skip("the two strings are not side by side: the pool dropped its block between them (a collection ran)")
+	at := func(s string) uintptr { return uintptr(unsafe.Pointer(unsafe.StringData(s))) }
+
+	first, err := decode(`"first\nstring"`)
+	if err != nil || first != "first\nstring" || len(b.buf) != len(first) || cap(b.buf) != packBlockSize {
+		t.Fatalf("first: %q, %v; block %d of %d", first, err, len(b.buf), cap(b.buf))
 	}
-	long := []byte(`"` + strings.Repeat(`x\n`, maxPackedInBlock) + `"`)
-	c, _, ok := DecodeStringAtPacked(long, 0)
-	if !ok || len(c) != 2*maxPackedInBlock {
-		t.Fatalf("long string: %d bytes, %v", len(c), ok)
+	second, _ := decode(`"second\tstring"`)
+	if second != "second\tstring" || at(second) != at(first)+uintptr(len(first)) {
+		t.Fatalf("second: %q at +%d, want right after the first", second, at(second)-at(first))
 	}
-	next, _, _ := DecodeStringAtPacked([]byte(`"third\n"`), 0)
-	if unsafe.StringData(next) != (*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(b)), len(b))) {
-		t.Skip("the pool dropped its block (a collection ran)")
+	if _, err := decode(`"bad \q escape"`); err == nil || len(b.buf) != len(first)+len(second) {
+		t.Fatalf("a bad escape: error %v, block %d bytes taken", err, len(b.buf))
+	}
+	if s, _ := decode("\"bad \\n \xff\""); s != "bad \n \uFFFD" || len(b.buf) != len(first)+len(second) {
+		t.Fatalf("invalid UTF-8: %q, block %d bytes taken", s, len(b.buf))
+	}
+	third, _ := decode(`"third\n"`)
+	if at(third) != at(second)+uintptr(len(second)) {
+		t.Fatal("the third string is not right after the second")
+	}
+	// One byte short of what the next string needs: its 6 escaped bytes
+	// and packSlack.
+	b.buf = b.buf[:cap(b.buf)-(6+packSlack-1)]
+	fourth, _ := decode(`"\t1234"`)
+	if fourth != "\t1234" || len(b.buf) != len(fourth) {
+		t.Fatalf("fourth: %q, block %d bytes taken; want a new block", fourth, len(b.buf))
 	}
 }
 
