@@ -58,21 +58,21 @@ func makeNoZero(n int) []byte {
 // byte (high: a byte of 0x80 or more before it). ok is false when there is
 // no closing quote: the caller then decodes as for any string, and reports
 // the error.
-func (p *parser) strPacked(start, i int, high bool) (s string, err error, ok bool) {
+func (p *parser) strPacked(start, i int, high bool) (s string, ok bool, err error) {
 	end := closingQuote(p.data, start) // sortedtext.go
 	if end >= len(p.data) {
-		return "", nil, false
+		return "", false, nil
 	}
 	need := end - start + packSlack
 	if end-start > maxPackedInBlock {
 		dst := makeNoZero(need)
 		s, err = p.unescapeInto(dst[:0], start, i, high)
-		return s, err, true
+		return s, true, err
 	}
 	b := stringBlocks.Get().(*stringBlock)
 	s, err = b.decode(p, start, i, high, need)
 	stringBlocks.Put(b)
-	return s, err, true
+	return s, true, err
 }
 
 // decode is strPacked's decoding into b's free bytes, need of them at

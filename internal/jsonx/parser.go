@@ -214,7 +214,7 @@ func (p *parser) str() (string, error) {
 	// An escape, or an error. A packed string is decoded into memory it
 	// keeps (packed.go).
 	if p.packed {
-		if s, err, ok := p.strPacked(start, i, high); ok {
+		if s, ok, err := p.strPacked(start, i, high); ok {
 			return s, err
 		}
 	}
