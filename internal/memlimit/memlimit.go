@@ -1,6 +1,7 @@
 // Package memlimit tunes the Go collector for the commands that stream a
 // corpus (replay, inspect, gate): a soft memory limit that follows the
-// live heap, and a higher GC percentage. It imports only the standard
+// live heap, a higher GC percentage, and on Linux the advice that their
+// heap be backed by transparent huge pages. It imports only the standard
 // library and internal/periodic.
 package memlimit
 
@@ -44,8 +45,11 @@ const streamingGCPercent = 400
 const minHeadroom = 48 << 20
 
 // ForStreaming sets the limit and the GC percentage and returns what
-// restores the ones before (tests run many commands in one process).
+// restores the ones before (tests run many commands in one process). The
+// first call in a process also advises huge pages for the heap
+// (adviseHugePages), which stays.
 func ForStreaming() (restore func()) {
+	adviseOnce.Do(adviseHugePages)
 	var undo []func()
 	if os.Getenv("GOMEMLIMIT") == "" {
 		prev := debug.SetMemoryLimit(streamingLimit)
