@@ -17,9 +17,10 @@ import (
 // also flushing the other core's TLB (a page first read maps the shared
 // zero page, and the write that follows replaces it); perf put 6% of the
 // CPU time in them. With 2 MiB pages the heap takes about 60 huge page
-// faults, and the run's faults fall to about 4,000: CPU -2.6% and -6.5%
-// in paired runs of the two orders, peak RSS +2 to 3%
-// (docs/performance.md, "Huge pages for the heap").
+// faults, and the run's faults fall to about 4,000: CPU -0.7% to -6.5% in
+// sets of paired runs, peak RSS +2 to 3% (docs/performance.md, "Huge
+// pages for the heap", which also says why the gain varies on a virtual
+// machine that hands its free memory back to its host).
 //
 // How: Go has no setting for this (it stopped advising huge pages itself
 // in Go 1.21.1), and its heap's addresses are chosen at random. So one
