@@ -35,20 +35,27 @@ func adviseHugePages() {
 	if unsafe.Sizeof(uintptr(0)) < 8 {
 		return // the address space of 32 bits is too small to lend hugeHeap of it
 	}
-	enabled, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
-	if err != nil {
-		return
-	}
-	size, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size")
-	if err != nil {
-		return
-	}
-	huge := hugePageAdvice(string(enabled), string(size), os.Getenv("LOOPGATE_HUGEPAGES"))
+	huge := systemHugePage()
 	if huge == 0 {
 		return
 	}
 	adviseFreshHeap(huge)
 	debug.FreeOSMemory()
+}
+
+// systemHugePage is hugePageAdvice's answer for this system's settings and
+// this process's LOOPGATE_HUGEPAGES: 0 when a setting cannot be read.
+func systemHugePage() int {
+	const dir = "/sys/kernel/mm/transparent_hugepage/"
+	enabled, err := os.ReadFile(dir + "enabled")
+	if err != nil {
+		return 0
+	}
+	size, err := os.ReadFile(dir + "hpage_pmd_size")
+	if err != nil {
+		return 0
+	}
+	return hugePageAdvice(string(enabled), string(size), os.Getenv("LOOPGATE_HUGEPAGES"))
 }
 
 // adviseFreshHeap allocates hugeHeap bytes, which the runtime maps fresh
