@@ -37,7 +37,7 @@ func init() {
 		ID:         formatClaudeCode,
 		Family:     "claude-code",
 		Reads:      "Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl and subagents/agent-<id>.jsonl), sidechains as their own agent scope.",
-		Detection:  "JSONL whose first record has a Claude Code type (user, assistant, summary, system, file-history-snapshot, queue-operation, ...) with uuid, sessionId, leafUuid or messageId.",
+		Detection:  "JSONL whose first record has a Claude Code type (user, assistant, summary, system, file-history-snapshot, queue-operation, permission-mode, ...) with uuid, sessionId, leafUuid or messageId.",
 		Priority:   32,
 		Sniff:      sniffClaudeCode,
 		ParseLines: parseClaudeCode,
@@ -51,6 +51,10 @@ var claudeCodeTypes = map[string]bool{
 	"user": true, "assistant": true, "system": true, "summary": true,
 	"queue-operation": true, "attachment": true, "ai-title": true, "progress": true,
 	"agent-setting": true, "pr-link": true, "file-history-snapshot": true,
+	// Session-state records current CLIs write, some as a file's first
+	// line (a session opened with a permission mode starts with one).
+	"permission-mode": true, "last-prompt": true, "custom-title": true,
+	"agent-name": true, "worktree-state": true,
 }
 
 func sniffClaudeCode(h *Head) bool {
