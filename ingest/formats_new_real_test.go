@@ -1,0 +1,62 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestNewFormatsRealFiles reads the public real files of the formats added
+// for agents users have (Gemini CLI stream-json, Cline's UI log, Kimi Code's
+// wire journal, Aider's chat history, the converted exports) and checks the
+// format each is read as, its sessions, calls and calls with a result. The
+// counts were taken apart from loopgate's reader (a script over each file's
+// own records: tool_use and tool_result events, the UI log's call messages,
+// ...). The files are not in the repository: the test skips without them.
+func TestNewFormatsRealFiles(t *testing.T) {
+	root := filepath.Join("..", "..", "shared", "samples", "third-party")
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("samples not found at %s: %v", root, err)
+	}
+	const gsj = "gemini-stream-json/metaphi-agent-figma-eval-"
+	tests := []struct {
+		file                         string
+		format                       string
+		sessions, calls, withResults int
+	}{
+		{gsj + "010ac575-gemini_cli/transcript.jsonl", formatGeminiStream, 2, 68, 67},
+		{gsj + "49bdd49a-5831-4dca-ad1b-a66b7b9901fa-gemini_cli/transcript.jsonl", formatGeminiStream, 2, 84, 83},
+		{gsj + "65829f23-19f2-4c9a-9dc9-9be934780ffc-gemini_cli/transcript.jsonl", formatGeminiStream, 1, 34, 33},
+		{gsj + "6d91b0b6-ef54-439d-9d50-06e79090dce5-gemini_cli/transcript.jsonl", formatGeminiStream, 1, 44, 43},
+		{gsj + "d00f7a9b-ecaf-4a62-b8e7-388b8cc18957-gemini_cli/transcript.jsonl", formatGeminiStream, 1, 41, 40},
+		{"cline/CoreGems-Cline-Xray/task_sample/ui_messages.json", formatClineUI, 1, 72, 71},
+		{"cline/Jeehunter-mcp-vscode-server/MCP/ui_messages.json", formatClineUI, 1, 59, 57},
+		{"cline/Jeehunter-mcp-vscode-server/ui_messages.json", formatClineUI, 1, 60, 58},
+		{"cline/haram-333-fineye/ui_messages.json", formatClineUI, 1, 24, 22},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			sessions, _ := readAll(t, filepath.Join(root, tt.file), Options{})
+			calls, withResults := 0, 0
+			for _, s := range sessions {
+				if s.Format != tt.format {
+					t.Errorf("session %s read as %s, want %s", s.ID, s.Format, tt.format)
+				}
+				for _, tr := range s.Turns {
+					for _, rq := range tr.Requests {
+						for _, c := range rq.Calls {
+							calls++
+							if c.HasResult {
+								withResults++
+							}
+						}
+					}
+				}
+			}
+			if len(sessions) != tt.sessions || calls != tt.calls || withResults != tt.withResults {
+				t.Errorf("%d sessions, %d calls, %d with a result; want %d, %d, %d",
+					len(sessions), calls, withResults, tt.sessions, tt.calls, tt.withResults)
+			}
+		})
+	}
+}
