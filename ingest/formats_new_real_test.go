@@ -33,6 +33,7 @@ func TestNewFormatsRealFiles(t *testing.T) {
 		{"cline/Jeehunter-mcp-vscode-server/MCP/ui_messages.json", formatClineUI, 1, 59, 57},
 		{"cline/Jeehunter-mcp-vscode-server/ui_messages.json", formatClineUI, 1, 60, 58},
 		{"cline/haram-333-fineye/ui_messages.json", formatClineUI, 1, 24, 22},
+		{"kimi-code/jazzyalex-agent-sessions/assistant_tools.jsonl", formatKimiCode, 1, 19, 19},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -122,6 +122,14 @@ var Locations = []Location{
 		Source: "Kimi CLI: $KIMI_SHARE_DIR (default ~/.kimi)/sessions/*/*/context.jsonl (docs/formats/locations.md)",
 	},
 	{
+		Agent:  "kimi-code",
+		Env:    "KIMI_CODE_HOME",
+		Homes:  []string{".kimi-code"},
+		Dirs:   []string{"sessions"},
+		Names:  []string{"wire.jsonl"},
+		Source: "MoonshotAI/kimi-code agent-core-v2 app/bootstrap/bootstrap.ts (KIMI_CODE_HOME, else ~/.kimi-code); apps/vis/server/src/lib/session-store.ts: sessions/<bucket>/<session>/agents/<agent>/wire.jsonl",
+	},
+	{
 		Agent:  "copilot-cli",
 		Homes:  []string{".copilot"},
 		Dirs:   []string{"session-state"},
