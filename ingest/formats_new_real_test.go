@@ -34,6 +34,8 @@ func TestNewFormatsRealFiles(t *testing.T) {
 		{"cline/Jeehunter-mcp-vscode-server/ui_messages.json", formatClineUI, 1, 60, 58},
 		{"cline/haram-333-fineye/ui_messages.json", formatClineUI, 1, 24, 22},
 		{"kimi-code/jazzyalex-agent-sessions/assistant_tools.jsonl", formatKimiCode, 1, 19, 19},
+		{"openai-chat/richh-s-TASK-20260318-393C91/sessions/develop-1.json", formatOpenAIChat, 1, 249, 247},
+		{"other-converted/epha-b1-ProctorWorks/sessions/2026-04-02-003826-local-command-caveatcaveat-the-messages-below-w.jsonl", formatConvertedText, 1, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
