@@ -12,7 +12,8 @@ import (
 // format each is read as, its sessions, calls and calls with a result. The
 // counts were taken apart from loopgate's reader (a script over each file's
 // own records: tool_use and tool_result events, the UI log's call messages,
-// ...). The files are not in the repository: the test skips without them.
+// Aider's SEARCH markers less those quoted in its failure reports, ...).
+// The files are not in the repository: the test skips without them.
 func TestNewFormatsRealFiles(t *testing.T) {
 	root := filepath.Join("..", "..", "shared", "samples", "third-party")
 	if _, err := os.Stat(root); err != nil {
@@ -33,6 +34,15 @@ func TestNewFormatsRealFiles(t *testing.T) {
 		{"cline/Jeehunter-mcp-vscode-server/MCP/ui_messages.json", formatClineUI, 1, 59, 57},
 		{"cline/Jeehunter-mcp-vscode-server/ui_messages.json", formatClineUI, 1, 60, 58},
 		{"cline/haram-333-fineye/ui_messages.json", formatClineUI, 1, 24, 22},
+		{"aider/0202alcc-luvatrix/.aider.chat.history.md", formatAider, 1, 0, 0},
+		{"aider/0xf1e-health-analyzer-poc/.aider.chat.history.md", formatAider, 2, 8, 8},
+		{"aider/121378-cell-Spartan_ai_studio/.aider.chat.history.md", formatAider, 11, 0, 0},
+		{"aider/87maxi-SupplyChainTracker2/.aider.chat.history.md", formatAider, 17, 108, 11},
+		{"aider/Ahmedrali-rfp_response_platform/.aider.chat.history.md", formatAider, 2, 3, 3},
+		{"aider/AlexShchuka-mozgoslav/.aider.chat.history.md", formatAider, 3, 0, 0},
+		{"aider/AndrewJacop-Simple-Calulator/.aider.chat.history.md", formatAider, 1, 25, 24},
+		{"aider/AndrewJacop-doc_processor/.aider.chat.history.md", formatAider, 1, 0, 0},
+		{"aider/BeehiveInnovations-zen-mcp-server/.aider.chat.history.md", formatAider, 4, 0, 0},
 		{"kimi-code/jazzyalex-agent-sessions/assistant_tools.jsonl", formatKimiCode, 1, 19, 19},
 		{"openai-chat/richh-s-TASK-20260318-393C91/sessions/develop-1.json", formatOpenAIChat, 1, 249, 247},
 		{"other-converted/epha-b1-ProctorWorks/sessions/2026-04-02-003826-local-command-caveatcaveat-the-messages-below-w.jsonl", formatConvertedText, 1, 0, 0},
