@@ -43,6 +43,8 @@ func TestNewFormatsRealFiles(t *testing.T) {
 		{"aider/AndrewJacop-Simple-Calulator/.aider.chat.history.md", formatAider, 1, 25, 24},
 		{"aider/AndrewJacop-doc_processor/.aider.chat.history.md", formatAider, 1, 0, 0},
 		{"aider/BeehiveInnovations-zen-mcp-server/.aider.chat.history.md", formatAider, 4, 0, 0},
+		{"hermes/JadonInfotech-hermes-config/sync_sessions/DESKTOP-FHU4_20260629_052414_e1a23a.json", "hermes-export", 1, 37, 35},
+		{"hermes/JadonInfotech-hermes-config/state.db.backup", formatHermesState, 0, 0, 0},
 		{"kimi-code/jazzyalex-agent-sessions/assistant_tools.jsonl", formatKimiCode, 1, 19, 19},
 		{"openai-chat/richh-s-TASK-20260318-393C91/sessions/develop-1.json", formatOpenAIChat, 1, 249, 247},
 		{"other-converted/epha-b1-ProctorWorks/sessions/2026-04-02-003826-local-command-caveatcaveat-the-messages-below-w.jsonl", formatConvertedText, 1, 0, 0},
