@@ -41,6 +41,7 @@ var mayImport = map[string][]string{
 	"cmd/gencorpus":        {"internal/gen"},
 	"cmd/hookbench":        {"internal/live", "rules"},
 	"cmd/linefloor":        {"ingest", "internal/jsonx"},
+	"cmd/formatcheck":      {"ingest", "internal/formatcheck"},
 }
 
 // TestLayout checks every package's imports (tests excluded) against

@@ -1,0 +1,73 @@
+package formatcheck
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Cline keeps a task's conversation as api_conversation_history.json: the
+// Anthropic messages it sent, each {role, content: [blocks]} (with "ts"
+// in current versions). A native call is a tool_use block; its result is a
+// tool_result block with its id, or, in current Cline, a text block of the
+// next user message that starts "[<tool> for '<what>'] Result:" (or
+// "[<label>] Result:"), one per call in the order of the calls. An
+// assistant message's usage is its metrics.tokens {prompt, completion,
+// cached}; with the Anthropic provider (modelInfo.providerId "anthropic")
+// prompt excludes the cached tokens, which are then added
+// (docs/formats/cline.md; https://github.com/cline/cline).
+
+var clineResult = regexp.MustCompile(`^\[[^\n]*\] Result:`)
+
+// clineHistory says whether chat messages are Anthropic-shaped: content
+// as a list of typed blocks.
+func clineHistory(msgs []line) bool {
+	for _, m := range msgs {
+		for _, b := range asLines(m.list("content")) {
+			switch b.str("type") {
+			case "tool_use", "tool_result":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func countCline(msgs []line) Count {
+	s := newSession()
+	var pending []*call
+	for _, m := range msgs {
+		blocks := asLines(m.list("content"))
+		switch m.str("role") {
+		case "assistant":
+			pending = pending[:0]
+			for _, b := range blocks {
+				if b.str("type") == "tool_use" {
+					pending = append(pending, s.add(b.str("id"), b.str("name"), rawText(b["input"])))
+				}
+			}
+			if t := m.obj("metrics").obj("tokens"); t != nil {
+				in := t.num("prompt")
+				if m.obj("modelInfo").str("providerId") == "anthropic" {
+					in += t.num("cached")
+				}
+				s.tokens += in + t.num("completion")
+			}
+		case "user":
+			for _, b := range blocks {
+				switch b.str("type") {
+				case "tool_result":
+					s.result(b.str("tool_use_id"))
+				case "text":
+					if len(pending) > 0 && clineResult.MatchString(strings.TrimLeft(b.str("text"), " \n")) {
+						pending[0].hasResult = true
+						pending = pending[1:]
+					}
+				}
+			}
+			pending = pending[:0]
+		}
+	}
+	c := Count{Format: "cline"}
+	c.tally(s)
+	return c
+}
