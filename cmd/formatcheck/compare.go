@@ -17,6 +17,10 @@ type row struct {
 	Independent formatcheck.Count
 	// Known: the independent reading knows the format.
 	Known bool
+	// Unread: loopgate reads no session of the file, a failure the
+	// conformance test's "format" entry covers; the figures are not
+	// compared.
+	Unread bool
 	// Differ names the figures that differ.
 	Differ []string
 	// Notes name the expectations' entries that cover this file's
@@ -111,6 +115,7 @@ func compare(root string, x *formatcheck.Expectations) ([]row, []string, error) 
 		// A file loopgate reads no session of is the conformance test's
 		// "format" failure: its figures are compared once it is read.
 		unread := r.Loopgate.Sessions == 0 && x.Entry(rel, "format") != nil
+		r.Unread = unread
 		if unread {
 			r.Notes = append(r.Notes, "format ("+x.Entry(rel, "format").Owner+")")
 		}

@@ -67,6 +67,8 @@ func printTable(w io.Writer, rows []row) {
 		switch {
 		case !r.Known:
 			verdict = "no independent reading"
+		case r.Unread:
+			verdict = "not compared: loopgate reads no session"
 		case len(r.Differ) > 0:
 			verdict = "differ: " + strings.Join(r.Differ, ",")
 		}

@@ -71,3 +71,71 @@ func countCline(msgs []line) Count {
 	c.tally(s)
 	return c
 }
+
+// Cline also keeps the task's UI log, ui_messages.json: a list of
+// {ts, type: "say"|"ask", say|ask, text, partial}. A tool the model used
+// is a say "tool" message whose text is JSON {tool, path, ...} (the
+// operation shown, not its result); a command is a "command" message
+// (say when run without asking, ask when approval was asked) and its
+// output the "command_output" messages that follow. Each model request is
+// an "api_req_started" message whose text is JSON {tokensIn, tokensOut,
+// cacheWrites, cacheReads, cost}; as in the task history, with the
+// Anthropic provider tokensIn leaves the cache out.
+
+// clineUI says whether a list of objects is Cline's UI log.
+func clineUI(items []line) bool {
+	for i, m := range items {
+		if i >= 5 {
+			break
+		}
+		if m.has("ts") && (m.str("type") == "say" || m.str("type") == "ask") {
+			return true
+		}
+	}
+	return false
+}
+
+func countClineUI(items []line) Count {
+	s := newSession()
+	var command *call
+	for _, m := range items {
+		var partial bool
+		m.decode("partial", &partial)
+		kind := m.str("say")
+		if m.str("type") == "ask" {
+			kind = m.str("ask")
+		}
+		switch kind {
+		case "tool":
+			if m.str("type") == "say" && !partial {
+				t := asLine([]byte(m.str("text")))
+				args := line{}
+				for k, v := range t {
+					if k != "tool" && k != "operationIsLocatedInWorkspace" {
+						args[k] = v
+					}
+				}
+				s.add("", t.str("tool"), rawText(mustJSON(args)))
+			}
+		case "command":
+			if !partial {
+				command = s.add("", "execute_command", m.str("text"))
+			}
+		case "command_output":
+			if command != nil {
+				command.hasResult = true
+			}
+		case "api_req_started":
+			command = nil
+			r := asLine([]byte(m.str("text")))
+			in := r.num("tokensIn")
+			if m.obj("modelInfo").str("providerId") == "anthropic" {
+				in += r.num("cacheReads") + r.num("cacheWrites")
+			}
+			s.tokens += in + r.num("tokensOut")
+		}
+	}
+	c := Count{Format: "cline-ui"}
+	c.tally(s)
+	return c
+}

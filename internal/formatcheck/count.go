@@ -275,3 +275,9 @@ func (l line) keys() []string {
 	sort.Strings(out)
 	return out
 }
+
+// mustJSON encodes a value the reading built itself (it cannot fail).
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}

@@ -69,6 +69,33 @@ func TestCountFile(t *testing.T) {
 `,
 			want: Count{Format: "hermes-trajectory", Sessions: 1, Calls: 2, WithResults: 1, Repeats: 1},
 		},
+		{
+			name: "gemini stream-json: each init a session, results by tool_id, the run's total",
+			file: "transcript.jsonl",
+			text: `{"type":"init","session_id":"a","model":"m"}
+{"type":"tool_use","tool_name":"read_file","tool_id":"r1","parameters":{"path":"x"}}
+{"type":"tool_result","tool_id":"r1","status":"success","output":"x"}
+{"type":"result","status":"success","stats":{"total_tokens":120,"input_tokens":100,"output_tokens":15}}
+{"type":"init","session_id":"b","model":"m"}
+{"type":"tool_use","tool_name":"read_file","tool_id":"r2","parameters":{"path":"x"}}
+`,
+			want: Count{Format: "gemini-stream-json", Sessions: 2, Calls: 2, WithResults: 1, Tokens: 120},
+		},
+		{
+			name: "openhands: calls with tool_call_metadata, observations by cause, usage once per response",
+			file: "trajectory.json",
+			text: `[{"id":0,"source":"user","action":"message","args":{"content":"go"}},
+{"id":1,"source":"agent","action":"run","args":{"command":"ls"},"tool_call_metadata":{"function_name":"execute_bash","tool_call_id":"t1","model_response":{"id":"r1","choices":[{"message":{"tool_calls":[{"id":"t1","function":{"name":"execute_bash","arguments":"{\"command\": \"ls\"}"}}]}}],"usage":{"prompt_tokens":50,"completion_tokens":5}}}},
+{"id":2,"source":"agent","observation":"run","cause":1,"content":"a"},
+{"id":3,"source":"agent","action":"finish","args":{},"tool_call_metadata":{"function_name":"finish","tool_call_id":"t2","model_response":{"id":"r2","usage":{"prompt_tokens":60,"completion_tokens":2}}}}]`,
+			want: Count{Format: "openhands", Sessions: 1, Calls: 2, WithResults: 1, Tokens: 117},
+		},
+		{
+			name: "aider: a run per header, an edit per SEARCH block answered by Applied edit, a /run",
+			file: ".aider.chat.history.md",
+			text: "# aider chat started at 2025-05-01 10:00:00\n\n#### fix it\n\na.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n\n> Tokens: 2.5k sent, 120 received. Cost: $0.01 message, $0.01 session.\n> Applied edit to a.py\n\n#### /run pytest\n> Add 0.1k tokens of command output to the chat? (Y)es/(N)o [Yes]: y\n> Added 3 lines of output to the chat.\n",
+			want: Count{Format: "aider", Sessions: 1, Calls: 2, WithResults: 2, Tokens: 2620},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), tc.file)

@@ -56,6 +56,10 @@ func countArray(arr []json.RawMessage) (Count, error) {
 	}
 	first := items[0]
 	switch {
+	case clineUI(items):
+		return countClineUI(items), nil
+	case openHandsEvents(items):
+		return countOpenHands("openhands", [][]line{items}), nil
 	case first.has("role") && first.has("content") && !first.has("type"):
 		if miniSWE(items) {
 			return countMiniSWE(items), nil
@@ -74,6 +78,14 @@ func countLines(name string, lines []line) (Count, error) {
 	switch {
 	case codexRollout(lines):
 		return countCodex(lines), nil
+	case kimiWire(lines):
+		return countKimiWire(lines), nil
+	case first.str("type") == "session_metadata" && first.has("converter"):
+		// A converter's text transcript: human_message and
+		// assistant_message records of plain text, no structured calls.
+		return countChat("converted-text", nil, 0), nil
+	case geminiStream(lines):
+		return countGeminiStream(lines), nil
 	case claudeCodeLines(lines):
 		return countClaudeCode(lines), nil
 	case first.has("sessionId") && first.has("projectHash"):
@@ -82,6 +94,13 @@ func countLines(name string, lines []line) (Count, error) {
 		return countHermesExport(lines), nil
 	case first.has("conversations"):
 		return countTrajectories(lines), nil
+	case first.has("history") && openHandsEvents(asLines(first.list("history"))):
+		// OpenHands evaluation or resolver output: a history per line.
+		var hs [][]line
+		for _, l := range lines {
+			hs = append(hs, asLines(l.list("history")))
+		}
+		return countOpenHands("openhands", hs), nil
 	case first.str("_type") == "metadata":
 		// nanobot: a metadata line, then one message per line.
 		// A turn cut short keeps its pending assistant message in

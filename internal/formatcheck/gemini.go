@@ -47,3 +47,56 @@ func countGemini(msgs []line) Count {
 	c.tally(s)
 	return c
 }
+
+// Gemini CLI run with --output-format stream-json writes one event per
+// line: init {session_id, model}, message {role, content}, tool_use
+// {tool_name, tool_id, parameters}, tool_result {tool_id, status, output},
+// error, and result {status, stats: {total_tokens, input_tokens,
+// output_tokens, cached, tool_calls}} at the end of a run
+// (https://github.com/google-gemini/gemini-cli docs/cli/headless.md). A
+// capture may hold several runs: each init starts a session.
+
+// geminiStream says whether the lines are stream-json events.
+func geminiStream(lines []line) bool {
+	for i, l := range lines {
+		if i >= 5 {
+			break
+		}
+		if l.str("type") == "init" && l.has("session_id") {
+			return true
+		}
+	}
+	return false
+}
+
+func countGeminiStream(lines []line) Count {
+	c := Count{Format: "gemini-stream-json"}
+	var s *session
+	for _, l := range lines {
+		typ := l.str("type")
+		if typ == "init" {
+			if s != nil {
+				c.tally(s)
+			}
+			s = newSession()
+			continue
+		}
+		if s == nil {
+			s = newSession()
+		}
+		switch typ {
+		case "tool_use":
+			s.add(l.str("tool_id"), l.str("tool_name"), rawText(l["parameters"]))
+		case "tool_result":
+			s.result(l.str("tool_id"))
+		case "result":
+			if st := l.obj("stats"); st != nil {
+				s.tokens += st.num("total_tokens")
+			}
+		}
+	}
+	if s != nil {
+		c.tally(s)
+	}
+	return c
+}
