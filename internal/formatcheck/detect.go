@@ -17,6 +17,8 @@ func countDocument(name string, doc json.RawMessage) (Count, error) {
 		return Count{}, ErrUnknown
 	}
 	switch {
+	case d.has("schema_version") && d.has("steps"):
+		return countATIF(d), nil
 	case d.has("loglines"):
 		// A Claude Code web session export wraps its lines.
 		c := countClaudeCode(asLines(d.list("loglines")))
@@ -78,6 +80,10 @@ func countLines(name string, lines []line) (Count, error) {
 	switch {
 	case codexRollout(lines):
 		return countCodex(lines), nil
+	case copilotEvents(lines):
+		return countCopilot(lines), nil
+	case piSession(lines):
+		return countPi(lines), nil
 	case kimiWire(lines):
 		return countKimiWire(lines), nil
 	case first.str("type") == "session_metadata" && first.has("converter"):
