@@ -96,6 +96,38 @@ func TestCountFile(t *testing.T) {
 			text: "# aider chat started at 2025-05-01 10:00:00\n\n#### fix it\n\na.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n\n> Tokens: 2.5k sent, 120 received. Cost: $0.01 message, $0.01 session.\n> Applied edit to a.py\n\n#### /run pytest\n> Add 0.1k tokens of command output to the chat? (Y)es/(N)o [Yes]: y\n> Added 3 lines of output to the chat.\n",
 			want: Count{Format: "aider", Sessions: 1, Calls: 2, WithResults: 2, Tokens: 2620},
 		},
+		{
+			name: "copilot: a subagent's calls are a session of their own, the shutdown's token totals",
+			file: "events.jsonl",
+			text: `{"type":"session.start","data":{"sessionId":"s"}}
+{"type":"assistant.message","data":{"toolRequests":[{"toolCallId":"c1","name":"task","arguments":{}}]}}
+{"type":"assistant.message","data":{"parentToolCallId":"c1","toolRequests":[{"toolCallId":"c2","name":"shell","arguments":"{\"command\":\"ls\"}"}]}}
+{"type":"tool.execution_complete","data":{"parentToolCallId":"c1","toolCallId":"c2","success":true}}
+{"type":"tool.execution_complete","data":{"toolCallId":"c1","success":true}}
+{"type":"session.shutdown","data":{"tokenDetails":{"input":{"tokenCount":100},"output":{"tokenCount":15}}}}
+`,
+			want: Count{Format: "copilot-cli", Sessions: 2, Calls: 2, WithResults: 2, Tokens: 115},
+		},
+		{
+			name: "kimi wire: loop events' calls and results, usage per step",
+			file: "wire.jsonl",
+			text: `{"type":"metadata","protocol_version":"1.4"}
+{"type":"context.append_loop_event","event":{"type":"tool.call","toolCallId":"Bash_0","name":"Bash","args":{"command":"ls"}}}
+{"type":"context.append_loop_event","event":{"type":"tool.result","toolCallId":"Bash_0","result":{"output":"a"}}}
+{"type":"context.append_loop_event","event":{"type":"step.end","usage":{"inputOther":10,"inputCacheRead":100,"inputCacheCreation":0,"output":5}}}
+`,
+			want: Count{Format: "kimi-wire", Sessions: 1, Calls: 1, WithResults: 1, Tokens: 115},
+		},
+		{
+			name: "cline ui log: a command answered by its output, a tool without result, request usage",
+			file: "ui_messages.json",
+			text: `[{"ts":1,"type":"say","say":"text","text":"task"},
+{"ts":2,"type":"say","say":"api_req_started","text":"{\"tokensIn\":10,\"tokensOut\":5,\"cacheReads\":100}","modelInfo":{"providerId":"anthropic"}},
+{"ts":3,"type":"say","say":"tool","text":"{\"tool\":\"readFile\",\"path\":\"a\"}"},
+{"ts":4,"type":"ask","ask":"command","text":"ls"},
+{"ts":5,"type":"ask","ask":"command_output","text":"a"}]`,
+			want: Count{Format: "cline-ui", Sessions: 1, Calls: 2, WithResults: 1, Tokens: 115},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), tc.file)
