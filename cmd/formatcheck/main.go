@@ -17,6 +17,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/loopgate/loopgate/internal/formatcheck"
+
+	// The independent reading opens SQLite databases through
+	// database/sql's driver "sqlite".
+	_ "modernc.org/sqlite"
 )
 
 func main() {

@@ -144,7 +144,7 @@ func CountFile(path string) (Count, error) {
 	name := path[strings.LastIndexAny(path, `/\`)+1:]
 	switch {
 	case bytes.HasPrefix(data, []byte("SQLite format 3\x00")):
-		return Count{}, ErrUnknown
+		return countSQLite(path)
 	case strings.HasSuffix(name, ".md"):
 		return countAider(data)
 	}
