@@ -29,10 +29,12 @@ package ingest
 //   - A user input opens a turn, except Aider's commands (/add, /model,
 //     /clear, ...: a note counts them); /ask, /code, /architect and
 //     /context with a message are prompts.
-//   - A reply is a request; every SEARCH/REPLACE block in it is a call
-//     "edit" {path, search, replace}. Its result is the blockquote lines
-//     after the reply that name its path ("Applied edit to x"); when none
-//     does and they report a failure, all of them (an error).
+//   - A reply is a request; every SEARCH/REPLACE block in it (with its
+//     "=======" and REPLACE markers: Aider refuses a block cut short) is a
+//     call "edit" {path, search, replace}. Its result is apply_updates'
+//     lines after the reply that name its path ("Applied edit to x",
+//     "Skipping edits to x"); when they report a failure, the report (an
+//     error for the blocks it quotes).
 //   - /run, !, /test and "Running <command>" are calls "run" {command},
 //     their result the blockquote lines after them (no lines: no result).
 //   - "Tokens: N sent, [C cache write, H cache hit,] M received." is the
@@ -120,13 +122,14 @@ func aiderEdits(lines []string) []aiderEdit {
 		}
 		last = path
 		var search, replace []string
-		j, inReplace := i+1, false
+		j, inReplace, closed := i+1, false, false
 		for ; j < len(lines); j++ {
 			if !inReplace && aiderDivider.Get().MatchString(lines[j]) {
 				inReplace = true
 				continue
 			}
 			if inReplace && aiderReplace.Get().MatchString(lines[j]) {
+				closed = true
 				break
 			}
 			if inReplace {
@@ -135,7 +138,11 @@ func aiderEdits(lines []string) []aiderEdit {
 				search = append(search, lines[j])
 			}
 		}
-		edits = append(edits, aiderEdit{path, strings.Join(search, "\n"), strings.Join(replace, "\n")})
+		// A block cut before its REPLACE marker (a reply cut short) is
+		// not an edit: Aider's parser refuses it.
+		if closed {
+			edits = append(edits, aiderEdit{path, strings.Join(search, "\n"), strings.Join(replace, "\n")})
+		}
 		i = j
 	}
 	return edits
@@ -382,7 +389,9 @@ func (r *aiderReader) editResults(lines []string, at int) {
 	for _, e := range r.edits {
 		var mine []string
 		for _, l := range lines {
-			if e.path != "" && strings.Contains(l, e.path) {
+			// apply_updates' outcome lines: "Applied edit to", "Did not
+			// apply edit to", "Skipping edits to", "Unable to create".
+			if e.path != "" && (strings.Contains(l, "edit to "+e.path) || strings.Contains(l, "edits to "+e.path) || strings.Contains(l, "create "+e.path)) {
 				mine = append(mine, l)
 			}
 		}

@@ -63,6 +63,9 @@ func init() {
 }
 
 type clineUIMessage struct {
+	ModelInfo *struct {
+		ProviderID string `json:"providerId"`
+	} `json:"modelInfo"`
 	Ts      int64  `json:"ts"`
 	Type    string `json:"type"`
 	Ask     string `json:"ask"`
@@ -165,6 +168,7 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 	var waiting []clineUIWait // this round's calls, in order
 	requests, partial, unjoined, demo, deleted := 0, 0, 0, 0, 0
 	lastAsk := ""
+	provider := ""
 	for i, raw := range elems {
 		at := lineAtIndex(lines, i, h.Line)
 		var m clineUIMessage
@@ -173,6 +177,9 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 			continue
 		}
 		t := msTime(m.Ts)
+		if m.ModelInfo != nil && m.ModelInfo.ProviderID != "" {
+			provider = m.ModelInfo.ProviderID
+		}
 		kind := m.Say
 		if m.Type == "ask" {
 			kind = m.Ask
@@ -202,7 +209,7 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 				unjoined += clineUIJoin(b, waiting, clineUIResults(*info.Request), at, t)
 			}
 			waiting = waiting[:0]
-			b.request(at, t, 0, clineUIUsage(info))
+			b.request(at, t, 0, clineUIUsage(info, provider))
 			requests++
 		case m.Type == "say" && (m.Say == "task" || (m.Say == "text" && requests == 0)):
 			b.turn(at, t, len(m.Text))
@@ -239,7 +246,7 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 		case m.Type == "say" && m.Say == "deleted_api_reqs":
 			var info clineUIReqInfo
 			if jsonx.Unmarshal([]byte(m.Text), &info) == nil && (info.TokensIn != 0 || info.TokensOut != 0 || info.CacheReads != 0 || info.CacheWrites != 0) {
-				b.request(at, t, 0, clineUIUsage(info))
+				b.request(at, t, 0, clineUIUsage(info, provider))
 				deleted++
 			}
 		case clineUIAskTools[kind] != "" && !(m.Type == "ask" && kind == "completion_result"):
@@ -273,13 +280,19 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 	out.Session(s)
 }
 
-// clineUIUsage is a ClineApiReqInfo's usage (nil when it has none);
-// tokensIn leaves the cache out.
-func clineUIUsage(info clineUIReqInfo) *Usage {
+// clineUIUsage is a ClineApiReqInfo's usage (nil when it has none).
+// Cline's providers give tokensIn without the cache (anthropic, openrouter,
+// cline, deepseek: src/core/api/providers), except the OpenAI-compatible
+// one, whose inputTokens is the whole prompt_tokens (openai.ts).
+func clineUIUsage(info clineUIReqInfo, provider string) *Usage {
 	if info.TokensIn == 0 && info.TokensOut == 0 && info.CacheReads == 0 && info.CacheWrites == 0 {
 		return nil
 	}
-	return &Usage{Input: info.TokensIn + info.CacheReads + info.CacheWrites, Output: info.TokensOut, CacheRead: info.CacheReads, CacheWrite: info.CacheWrites}
+	in := info.TokensIn + info.CacheReads + info.CacheWrites
+	if provider == "openai" {
+		in = info.TokensIn
+	}
+	return &Usage{Input: in, Output: info.TokensOut, CacheRead: info.CacheReads, CacheWrite: info.CacheWrites}
 }
 
 // clineUIJoin gives the round's calls their results from the next

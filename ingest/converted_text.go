@@ -18,9 +18,12 @@ package ingest
 //   - The messages' timestamps are the conversion's (written in one run of
 //     the converter, microseconds apart), not the session's: not kept. The
 //     session's start is session_date and session_time (local time, zone
-//     unknown): kept in a note.
+//     unknown): the first turn's time, read as UTC, and a note.
 
 import (
+	"strings"
+	"time"
+
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
@@ -78,7 +81,11 @@ func parseConvertedText(lr *LineReader, h *Head, out *Sink) {
 				start = r.SessionDate + " " + r.SessionTime
 			}
 		case "human_message":
-			b.turn(n, timeZero, len(r.Content))
+			t := timeZero
+			if len(s.Turns) == 0 && start != "" {
+				t = convertedStart(start)
+			}
+			b.turn(n, t, len(r.Content))
 		case "assistant_message":
 			b.request(n, timeZero, len(r.Content), nil)
 		default:
@@ -88,7 +95,17 @@ func parseConvertedText(lr *LineReader, h *Head, out *Sink) {
 	b.finish()
 	s.Notes = append(s.Notes, "converted from terminal text: tool uses are only the lines the terminal printed, not calls; the messages' timestamps are the conversion's and are not kept")
 	if start != "" {
-		s.Notes = append(s.Notes, "the session started "+start+" (local time, as the converter's metadata gives it)")
+		s.Notes = append(s.Notes, "the session started "+start+" (local time, as the converter's metadata gives it; read as UTC for the first turn)")
 	}
 	out.Session(s)
+}
+
+// convertedStart reads "2026-04-02 003826" (session_date, session_time) as
+// UTC; the zero time when it is not that.
+func convertedStart(start string) time.Time {
+	date, hms, _ := strings.Cut(start, " ")
+	if len(hms) != 6 {
+		return timeZero
+	}
+	return parseTime(date + "T" + hms[:2] + ":" + hms[2:4] + ":" + hms[4:] + "Z")
 }

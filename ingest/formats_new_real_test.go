@@ -37,7 +37,7 @@ func TestNewFormatsRealFiles(t *testing.T) {
 		{"aider/0202alcc-luvatrix/.aider.chat.history.md", formatAider, 1, 0, 0},
 		{"aider/0xf1e-health-analyzer-poc/.aider.chat.history.md", formatAider, 2, 8, 8},
 		{"aider/121378-cell-Spartan_ai_studio/.aider.chat.history.md", formatAider, 11, 0, 0},
-		{"aider/87maxi-SupplyChainTracker2/.aider.chat.history.md", formatAider, 17, 108, 11},
+		{"aider/87maxi-SupplyChainTracker2/.aider.chat.history.md", formatAider, 17, 106, 4},
 		{"aider/Ahmedrali-rfp_response_platform/.aider.chat.history.md", formatAider, 2, 3, 3},
 		{"aider/AlexShchuka-mozgoslav/.aider.chat.history.md", formatAider, 3, 0, 0},
 		{"aider/AndrewJacop-Simple-Calulator/.aider.chat.history.md", formatAider, 1, 25, 24},

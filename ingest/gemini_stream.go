@@ -32,7 +32,8 @@ package ingest
 //     error.
 //   - The result event's stats are the run's totals, not one request's: they
 //     are kept as the usage of the session's last request (input_tokens
-//     with the cache included, output_tokens, cached).
+//     with the cache included, cached, and as output the rest of
+//     total_tokens: output_tokens plus the thoughts).
 
 import (
 	"strings"
@@ -94,6 +95,7 @@ type geminiStreamEvent struct {
 		Message string `json:"message"`
 	} `json:"error"`
 	Stats *struct {
+		TotalTokens  int64 `json:"total_tokens"`
 		InputTokens  int64 `json:"input_tokens"`
 		OutputTokens int64 `json:"output_tokens"`
 		Cached       int64 `json:"cached"`
@@ -202,7 +204,13 @@ func parseGeminiStream(lr *LineReader, h *Head, out *Sink) {
 		case "result":
 			r.open = false
 			if e.Stats != nil {
-				u := &Usage{Input: e.Stats.InputTokens, Output: e.Stats.OutputTokens, CacheRead: e.Stats.Cached}
+				// total_tokens also counts the thoughts, which output_tokens
+				// (candidates) leaves out: the output is the rest.
+				out := e.Stats.OutputTokens
+				if e.Stats.TotalTokens > e.Stats.InputTokens+out {
+					out = e.Stats.TotalTokens - e.Stats.InputTokens
+				}
+				u := &Usage{Input: e.Stats.InputTokens, Output: out, CacheRead: e.Stats.Cached}
 				if rq := geminiStreamLastRequest(r.s); rq != nil {
 					rq.Usage = u
 					r.s.Notes = append(r.s.Notes, "token usage is the run's total (the result event's stats), kept on its last request")

@@ -21,10 +21,17 @@ import (
 // its figures rounded as Aider prints them (2.3k, 23k).
 //
 // This reading counts, per run: an edit call for each SEARCH/REPLACE block
-// (with a result when "> Applied edit to <its path>" follows before the
-// next user input), and a run call for each "#### /run" command, whose
-// output the history does not hold (only "> Added N lines of output to the
-// chat."): such a call counts as with a result when that line follows.
+// of a reply (with a result when "> Applied edit to <its path>" follows
+// before the next user input, or Aider's failure report, which answers
+// every block of the reply), and a run call for each "#### /run", "#### !"
+// and "#### /test" command and each "> Running <command>" line, whose
+// output the history does not hold: such a call counts as with a result
+// when a "> " line follows it (the question whether to add the output,
+// "Added N lines of output to the chat."). The failure report
+// ("> # N SEARCH/REPLACE block(s) failed to match!", apply_edits) goes on
+// without "> " and quotes the failed blocks: its lines, up to "The SEARCH
+// section must exactly match ..." and, when some blocks were applied, on
+// to "Just reply with fixed versions ...", are not a reply.
 // Whole-file and unified-diff edit formats are not counted.
 
 var aiderTokens = regexp.MustCompile(`^> Tokens: ([0-9.]+k?) sent,.* ([0-9.]+k?) received\.`)
@@ -60,10 +67,32 @@ func countAider(data []byte) (Count, error) {
 			c.tally(s)
 		}
 	}
+	report := 0 // in a failure report: 1 its body, 2 after its closing sentence, 3 its note on the applied blocks
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	for sc.Scan() {
 		raw := strings.TrimRight(sc.Text(), " \r")
+		if report > 0 && raw != "" && !strings.HasPrefix(raw, "> ") && !strings.HasPrefix(raw, "####") {
+			switch {
+			case report == 1 && strings.HasPrefix(raw, "The SEARCH section must exactly match"):
+				report = 2
+				continue
+			case report == 2 && strings.HasPrefix(raw, "# The other"):
+				report = 3
+				continue
+			case report == 3 && strings.HasPrefix(raw, "Just reply with fixed versions"):
+				report = 0
+				continue
+			case report != 2:
+				continue
+			}
+			report = 0
+		} else if report > 0 && raw != "" {
+			report = 0
+		}
+		if run != nil && strings.HasPrefix(raw, "> ") && !strings.HasPrefix(raw, "> Running ") {
+			run.hasResult = true
+		}
 		switch {
 		case strings.HasPrefix(raw, "# aider chat started at"):
 			flush()
@@ -72,6 +101,13 @@ func countAider(data []byte) (Count, error) {
 			continue
 		case s == nil:
 			continue
+		case inSearch && strings.HasPrefix(raw, "#### "):
+			// A block cut short by the user's next input is not an edit
+			// (Aider's parser refuses a block without its REPLACE line);
+			// the input is read below.
+			inSearch = false
+		}
+		switch {
 		case inSearch:
 			if raw == ">>>>>>> REPLACE" {
 				inSearch = false
@@ -90,8 +126,19 @@ func countAider(data []byte) (Count, error) {
 			continue
 		case strings.HasPrefix(raw, "#### "):
 			edits, editPaths, run = nil, nil, nil
-			if cmd, ok := strings.CutPrefix(raw, "#### /run "); ok {
-				run = s.add("", "run", strings.TrimSpace(cmd))
+			for _, p := range []string{"#### /run ", "#### /test ", "#### !"} {
+				if cmd, ok := strings.CutPrefix(raw, p); ok {
+					run = s.add("", "run", strings.TrimSpace(cmd))
+				}
+			}
+		case strings.HasPrefix(raw, "> Running "):
+			run = s.add("", "run", strings.TrimSpace(strings.TrimPrefix(raw, "> Running ")))
+		case strings.HasPrefix(raw, "> ") && (strings.Contains(raw, "failed to match!") || strings.Contains(raw, "did not conform to the edit format")):
+			if strings.Contains(raw, "failed to match!") {
+				report = 1
+			}
+			for _, e := range edits {
+				e.hasResult = true
 			}
 		case strings.HasPrefix(raw, "> Applied edit to "):
 			path := strings.TrimPrefix(raw, "> Applied edit to ")
@@ -99,10 +146,6 @@ func countAider(data []byte) (Count, error) {
 				if p == path {
 					edits[i].hasResult = true
 				}
-			}
-		case strings.HasPrefix(raw, "> Added ") && strings.HasSuffix(raw, " of output to the chat."):
-			if run != nil {
-				run.hasResult = true
 			}
 		default:
 			if m := aiderTokens.FindStringSubmatch(raw); m != nil {

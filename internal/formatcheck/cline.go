@@ -73,14 +73,30 @@ func countCline(msgs []line) Count {
 }
 
 // Cline also keeps the task's UI log, ui_messages.json: a list of
-// {ts, type: "say"|"ask", say|ask, text, partial}. A tool the model used
-// is a say "tool" message whose text is JSON {tool, path, ...} (the
-// operation shown, not its result); a command is a "command" message
-// (say when run without asking, ask when approval was asked) and its
-// output the "command_output" messages that follow. Each model request is
-// an "api_req_started" message whose text is JSON {tokensIn, tokensOut,
-// cacheWrites, cacheReads, cost}; as in the task history, with the
-// Anthropic provider tokensIn leaves the cache out.
+// {ts, type: "say"|"ask", say|ask, text, partial} (ClineMessage,
+// apps/vscode/src/shared/ExtensionMessage.ts). A tool the model used is a
+// "tool" message (say when run without asking, ask when approval was
+// asked) whose text is JSON {tool, path, ...} (the operation shown, not
+// its result); the other calls are "command", "use_mcp_server",
+// "followup", "plan_mode_respond", "load_mcp_documentation",
+// "browser_action_launch", "new_task", "condense", "summarize_task",
+// "report_bug", "use_subagents" messages and the say "completion_result"
+// (attempt_completion; a "command" right after it is its demonstration,
+// not a call). A partial message never finished. Each model request is an
+// "api_req_started" message whose text is JSON {request, tokensIn,
+// tokensOut, cacheWrites, cacheReads}: request is the user content sent
+// with it, where the previous round's results stand as "[tool ...]
+// Result:" headers, one per call in the round's order. Cline's providers
+// leave the cache out of tokensIn, except the OpenAI-compatible one
+// (providerId "openai"), whose tokensIn is the whole prompt.
+
+var clineUICalls = map[string]bool{
+	"tool": true, "command": true, "use_mcp_server": true, "followup": true, "plan_mode_respond": true,
+	"load_mcp_documentation": true, "browser_action_launch": true, "new_task": true, "condense": true,
+	"summarize_task": true, "report_bug": true, "use_subagents": true,
+}
+
+var clineUIResultHeader = regexp.MustCompile(`(?m)^\[[a-z_]+( for '[^\n]*)?\] Result:`)
 
 // clineUI says whether a list of objects is Cline's UI log.
 func clineUI(items []line) bool {
@@ -97,42 +113,47 @@ func clineUI(items []line) bool {
 
 func countClineUI(items []line) Count {
 	s := newSession()
-	var command *call
+	var round []*call // this round's calls, waiting for the next request
+	afterCompletion := false
+	provider := ""
 	for _, m := range items {
 		var partial bool
 		m.decode("partial", &partial)
+		if p := m.obj("modelInfo").str("providerId"); p != "" {
+			provider = p
+		}
 		kind := m.str("say")
 		if m.str("type") == "ask" {
 			kind = m.str("ask")
 		}
-		switch kind {
-		case "tool":
-			if m.str("type") == "say" && !partial {
-				t := asLine([]byte(m.str("text")))
-				args := line{}
-				for k, v := range t {
-					if k != "tool" && k != "operationIsLocatedInWorkspace" {
-						args[k] = v
-					}
-				}
-				s.add("", t.str("tool"), rawText(mustJSON(args)))
-			}
-		case "command":
-			if !partial {
-				command = s.add("", "execute_command", m.str("text"))
-			}
-		case "command_output":
-			if command != nil {
-				command.hasResult = true
-			}
-		case "api_req_started":
-			command = nil
+		if partial {
+			continue
+		}
+		switch {
+		case kind == "completion_result" && m.str("type") == "say":
+			round = append(round, s.add("", "attempt_completion", m.str("text")))
+			afterCompletion = true
+			continue
+		case kind == "command" && afterCompletion:
+		case clineUICalls[kind]:
+			round = append(round, s.add("", kind, m.str("text")))
+		case kind == "api_req_started" || kind == "deleted_api_reqs":
 			r := asLine([]byte(m.str("text")))
+			if kind == "api_req_started" {
+				n := len(clineUIResultHeader.FindAllString(r.str("request"), -1))
+				for i := 0; i < n && i < len(round); i++ {
+					round[i].hasResult = true
+				}
+				round = nil
+			}
 			in := r.num("tokensIn")
-			if m.obj("modelInfo").str("providerId") == "anthropic" {
+			if provider != "openai" {
 				in += r.num("cacheReads") + r.num("cacheWrites")
 			}
 			s.tokens += in + r.num("tokensOut")
+		}
+		if kind != "task_progress" && kind != "checkpoint_created" {
+			afterCompletion = false
 		}
 	}
 	c := Count{Format: "cline-ui"}

@@ -119,14 +119,15 @@ func TestCountFile(t *testing.T) {
 			want: Count{Format: "kimi-wire", Sessions: 1, Calls: 1, WithResults: 1, Tokens: 115},
 		},
 		{
-			name: "cline ui log: a command answered by its output, a tool without result, request usage",
+			name: "cline ui log: the next request's result headers answer the round's calls in order; request usage",
 			file: "ui_messages.json",
 			text: `[{"ts":1,"type":"say","say":"text","text":"task"},
 {"ts":2,"type":"say","say":"api_req_started","text":"{\"tokensIn\":10,\"tokensOut\":5,\"cacheReads\":100}","modelInfo":{"providerId":"anthropic"}},
 {"ts":3,"type":"say","say":"tool","text":"{\"tool\":\"readFile\",\"path\":\"a\"}"},
 {"ts":4,"type":"ask","ask":"command","text":"ls"},
-{"ts":5,"type":"ask","ask":"command_output","text":"a"}]`,
-			want: Count{Format: "cline-ui", Sessions: 1, Calls: 2, WithResults: 1, Tokens: 115},
+{"ts":5,"type":"ask","ask":"command_output","text":"a"},
+{"ts":6,"type":"say","say":"api_req_started","text":"{\"request\":\"[read_file for 'a'] Result:\\nx\",\"tokensIn\":1,\"tokensOut\":2}"}]`,
+			want: Count{Format: "cline-ui", Sessions: 1, Calls: 2, WithResults: 1, Tokens: 118},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -72,13 +72,20 @@ func geminiStream(lines []line) bool {
 func countGeminiStream(lines []line) Count {
 	c := Count{Format: "gemini-stream-json"}
 	var s *session
+	inited := false // s has had its init
 	for _, l := range lines {
 		typ := l.str("type")
 		if typ == "init" {
-			if s != nil {
+			// Gemini CLI writes init first; what a capture wrote before
+			// the first one (its own copy of the prompt) is not a run.
+			if s != nil && inited {
 				c.tally(s)
+				s = nil
 			}
-			s = newSession()
+			if s == nil {
+				s = newSession()
+			}
+			inited = true
 			continue
 		}
 		if s == nil {

@@ -16,6 +16,14 @@ func kimiWire(lines []line) bool {
 func countKimiWire(lines []line) Count {
 	s := newSession()
 	for _, l := range lines {
+		// A model call outside the agent loop (a compaction's) has no
+		// step.end: its usage is a usage.record of scope "session".
+		if l.str("type") == "usage.record" && l.str("usageScope") != "turn" {
+			if u := l.obj("usage"); u != nil {
+				s.tokens += u.num("inputOther") + u.num("inputCacheRead") + u.num("inputCacheCreation") + u.num("output")
+			}
+			continue
+		}
 		if l.str("type") != "context.append_loop_event" {
 			continue
 		}
