@@ -122,6 +122,15 @@ var Locations = []Location{
 		Source: "Kimi CLI: $KIMI_SHARE_DIR (default ~/.kimi)/sessions/*/*/context.jsonl (docs/formats/locations.md)",
 	},
 	{
+		Agent: "kilo-code",
+		// Kilo Code is a Roo Code fork: its VS Code extension keeps tasks
+		// as Roo's do, which the cline format reads.
+		Homes:  []string{".config/Code/User/globalStorage", "Library/Application Support/Code/User/globalStorage"},
+		Dirs:   []string{"kilocode.kilo-code/tasks"},
+		Names:  []string{"api_conversation_history.json"},
+		Source: "Kilo Code's extension source src/extension.ts (extension id kilocode.kilo-code, as its walkthrough id kilocode.kilo-code#kiloCodeWalkthrough names it); tasks/<id>/api_conversation_history.json as Roo Code's",
+	},
+	{
 		Agent:  "kimi-code",
 		Env:    "KIMI_CODE_HOME",
 		Homes:  []string{".kimi-code"},
