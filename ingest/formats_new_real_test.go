@@ -75,3 +75,22 @@ func TestNewFormatsRealFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestFixtureOnlyMarked: the formats written from source alone say so
+// (`loopgate formats` prints "fixture only"); those read from real files
+// do not.
+func TestFixtureOnlyMarked(t *testing.T) {
+	for id, want := range map[string]bool{
+		formatQwen: true, formatGeminiStream: false, formatClineUI: false,
+		formatKimiCode: false, formatAider: false, formatConvertedText: false,
+	} {
+		f := LookupFormat(id)
+		if f == nil {
+			t.Errorf("format %s is not registered", id)
+			continue
+		}
+		if f.FixtureOnly != want {
+			t.Errorf("%s: FixtureOnly %v, want %v", id, f.FixtureOnly, want)
+		}
+	}
+}

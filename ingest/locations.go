@@ -122,6 +122,14 @@ var Locations = []Location{
 		Source: "Kimi CLI: $KIMI_SHARE_DIR (default ~/.kimi)/sessions/*/*/context.jsonl (docs/formats/locations.md)",
 	},
 	{
+		Agent: "qwen-code",
+		Homes: []string{".qwen"},
+		Dirs:  []string{"projects/*/chats"},
+		// The chats folder also holds <session>.runtime.json status files.
+		Names:  []string{"*.jsonl"},
+		Source: "QwenLM/qwen-code packages/core/src/config/storage.ts and services/sessionService.ts: <Storage.getProjectDir()>/chats/<session id>.jsonl, project dirs under ~/.qwen/projects",
+	},
+	{
 		Agent: "kilo-code",
 		// Kilo Code is a Roo Code fork: its VS Code extension keeps tasks
 		// as Roo's do, which the cline format reads.
