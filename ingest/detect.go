@@ -23,6 +23,10 @@ type Format struct {
 	Detection string
 	// Priority orders detection: lower is tried first.
 	Priority int
+	// FixtureOnly says the reader was written from the agent's public
+	// source alone: no real file of the format was read yet (`loopgate
+	// formats` says so).
+	FixtureOnly bool
 	// Sniff reports whether a file whose first record is h is this format.
 	Sniff func(h *Head) bool
 	// ParseLines parses a JSONL file. The reader starts at the first line.

@@ -122,6 +122,31 @@ var Locations = []Location{
 		Source: "Kimi CLI: $KIMI_SHARE_DIR (default ~/.kimi)/sessions/*/*/context.jsonl (docs/formats/locations.md)",
 	},
 	{
+		Agent: "qwen-code",
+		Homes: []string{".qwen"},
+		Dirs:  []string{"projects/*/chats"},
+		// The chats folder also holds <session>.runtime.json status files.
+		Names:  []string{"*.jsonl"},
+		Source: "QwenLM/qwen-code packages/core/src/config/storage.ts and services/sessionService.ts: <Storage.getProjectDir()>/chats/<session id>.jsonl, project dirs under ~/.qwen/projects",
+	},
+	{
+		Agent: "kilo-code",
+		// Kilo Code is a Roo Code fork: its VS Code extension keeps tasks
+		// as Roo's do, which the cline format reads.
+		Homes:  []string{".config/Code/User/globalStorage", "Library/Application Support/Code/User/globalStorage"},
+		Dirs:   []string{"kilocode.kilo-code/tasks"},
+		Names:  []string{"api_conversation_history.json"},
+		Source: "Kilo Code's extension source src/extension.ts (extension id kilocode.kilo-code, as its walkthrough id kilocode.kilo-code#kiloCodeWalkthrough names it); tasks/<id>/api_conversation_history.json as Roo Code's",
+	},
+	{
+		Agent:  "kimi-code",
+		Env:    "KIMI_CODE_HOME",
+		Homes:  []string{".kimi-code"},
+		Dirs:   []string{"sessions"},
+		Names:  []string{"wire.jsonl"},
+		Source: "MoonshotAI/kimi-code agent-core-v2 app/bootstrap/bootstrap.ts (KIMI_CODE_HOME, else ~/.kimi-code); apps/vis/server/src/lib/session-store.ts: sessions/<bucket>/<session>/agents/<agent>/wire.jsonl",
+	},
+	{
 		Agent:  "copilot-cli",
 		Homes:  []string{".copilot"},
 		Dirs:   []string{"session-state"},

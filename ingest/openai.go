@@ -80,6 +80,12 @@ func sniffOpenAIChat(h *Head) bool {
 		_, typed := h.Keys["type"]
 		return h.Has("role") && !typed
 	}
+	// An export that names its format (a Claude Code session converted to
+	// {"format": "openai-chat", "messages": [...], "message_count": N})
+	// is one, whatever else it counts.
+	if h.String("format") == formatOpenAIChat && rawIsArray(h.Keys["messages"]) {
+		return true
+	}
 	for _, k := range foreignMarkers {
 		if h.Has(k) {
 			return false

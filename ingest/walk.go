@@ -12,15 +12,15 @@ import (
 var transcriptSuffixes = []string{".jsonl", ".json", ".jsonl.gz", ".json.gz", ".traj", ".traj.gz"}
 
 // IsTranscriptName reports whether a file found in a directory walk is read:
-// a JSON or JSONL file (maybe gzipped), or a known agent database
-// (database.go).
+// a JSON or JSONL file (maybe gzipped), a known agent database
+// (database.go), or Aider's chat history (a dot-file read by its name).
 func IsTranscriptName(name string) bool {
 	for _, s := range transcriptSuffixes {
 		if strings.HasSuffix(name, s) {
 			return true
 		}
 	}
-	return isDatabaseName(name)
+	return name == AiderHistoryName || isDatabaseName(name)
 }
 
 // Expand turns the command line's paths into the list of files to read, in
@@ -76,7 +76,7 @@ func expandMatching(paths []string, match func(name string) bool, problem func(P
 				return nil
 			}
 			name := d.Name()
-			if p != root && strings.HasPrefix(name, ".") {
+			if p != root && strings.HasPrefix(name, ".") && !(name == AiderHistoryName && !d.IsDir()) {
 				if d.IsDir() {
 					return fs.SkipDir
 				}

@@ -21,6 +21,9 @@ func formatsCommand() *cli.Command {
 			w := c.App.Writer
 			for _, f := range ingest.Formats() {
 				fmt.Fprintf(w, "%s\n  reads:    %s\n  detected: %s\n", f.ID, f.Reads, f.Detection)
+				if f.FixtureOnly {
+					fmt.Fprintf(w, "  checked:  fixture only (written from the agent's public source; no real file read yet)\n")
+				}
 			}
 			fmt.Fprintln(w, "\nDetection tries the formats in this order; --input-format NAME skips it.")
 			return nil
