@@ -233,6 +233,7 @@ func newDetector(t reflect.Type) reflect.Value {
 		p.Window, p.Periods, p.Check = 10, []int{1, 2, 3}, "round"
 		p.SteerMessage = "Loop detected: the last {window} tool calls follow a repeating pattern. Try a different approach."
 	case *Failure:
+		p.Key = "rules"
 		p.SteerMessage = "{tool} failed {count} times with identical arguments. Read the error and change the call instead of retrying it unchanged."
 		p.BlockMessage = "Blocked {tool}: this call already failed {count} times with identical arguments. Change the call or explain the blocker."
 	case *ToolFailure:
@@ -240,14 +241,14 @@ func newDetector(t reflect.Type) reflect.Value {
 		p.BlockMessage = "Blocked {tool}: it failed {count} times in a row. Change approach or use another tool."
 		p.HaltMessage = "Stopped: {tool} failed {count} times in a row."
 	case *NoProgress:
-		p.By = "call"
+		p.By, p.Key = "call", "rules"
 		p.SteerMessage = "{tool} returned the same result {count} times. Use the result you already have, or change the arguments."
 		p.BlockMessage = "Blocked {tool}: this call already returned the same result {count} times. Use the result you already have."
 	case *Dedup:
 		p.DedupAt = 2
 		p.Message = "{result}"
 	case *Stall:
-		p.SteerAt, p.Periods, p.History = 3, []int{2, 3, 4}, 64
+		p.SteerAt, p.Periods, p.History, p.Key = 3, []int{2, 3, 4}, 64, "rules"
 		p.SteerMessage = "{tool} was called {count} times in a row with identical arguments and returned the same result each time. Do not repeat it; change the arguments, use another tool, or go on with what you have."
 		p.HaltMessage = "Stopped {tool}: the same call returned the same result {count} times in a row."
 		p.CycleMessage = "The last {count} rounds repeated the same cycle of {period} tool calls (ending with {tool}) with identical arguments and results. Do not repeat the cycle; change approach."

@@ -294,8 +294,14 @@ type Failure struct {
 	Reset   string   `yaml:"reset"`
 	Only    []string `yaml:"only,flow"`
 	Except  []string `yaml:"except,flow"`
-	SteerAt int      `yaml:"steer_at"`
-	BlockAt int      `yaml:"block_at"`
+	// Key is "rules" (the call's key under the key section) or "plain"
+	// (the key without the per-tool key.tools entries: every argument as
+	// written, after key.style, numbers, ignore and fold). hermes'
+	// tool_guardrails hashes a call's raw arguments, while its read guard
+	// keys read_file on (path, offset, limit) with defaults filled in.
+	Key     string `yaml:"key"`
+	SteerAt int    `yaml:"steer_at"`
+	BlockAt int    `yaml:"block_at"`
 	// BlocksAsFailures names the detectors whose blocks count as failures
 	// of the call (hermes June 2026: the read/search guard's BLOCKED
 	// refusals were tool results containing "error", so they counted; its
@@ -345,6 +351,8 @@ type NoProgress struct {
 	Reset   string   `yaml:"reset"`
 	Only    []string `yaml:"only,flow"`
 	Except  []string `yaml:"except,flow"`
+	// Key: "rules" or "plain" (see Failure.Key).
+	Key string `yaml:"key"`
 	// By is "call" (same key, same result as its last run: hermes) or
 	// "tool" (same tool, any arguments, same result: hermes PR #18075).
 	By string `yaml:"by"`
@@ -385,6 +393,8 @@ type Stall struct {
 	Reset   string   `yaml:"reset"`
 	Only    []string `yaml:"only,flow"`
 	Except  []string `yaml:"except,flow"`
+	// Key: "rules" or "plain" (see Failure.Key).
+	Key string `yaml:"key"`
 	// SteerAt: the n-th identical call of a streak, or the n-th lap of a
 	// cycle, is steered; HaltAt: the turn halts there (0 = never).
 	SteerAt int `yaml:"steer_at"`

@@ -395,6 +395,9 @@ func valueFor(key string) string {
 	if strings.HasSuffix(key, ".pick") {
 		return "all"
 	}
+	if strings.HasPrefix(key, "detectors.") && strings.HasSuffix(key, ".key") {
+		return "plain"
+	}
 	if strings.HasSuffix(key, ".fold") {
 		return "[lower]"
 	}

@@ -334,6 +334,14 @@ func (v *validator) detectorCommon(name, reset string, only, except []string) er
 	return v.selectors(at+".except", except)
 }
 
+// detectorKey checks a detector's key setting (rules or plain).
+func (v *validator) detectorKey(name, key string) error {
+	if !oneOf(key, "", "rules", "plain") {
+		return v.fail("detectors."+name+".key", "detectors.%s.key must be rules or plain, not %q", name, key)
+	}
+	return nil
+}
+
 func (v *validator) detectorList(name string, list []string) error {
 	for i, d := range list {
 		if !oneOf(d, DetectorNames...) {
@@ -394,6 +402,9 @@ func (v *validator) detectors() error {
 		if err := v.detectorCommon("failure", p.Reset, p.Only, p.Except); err != nil {
 			return err
 		}
+		if err := v.detectorKey("failure", p.Key); err != nil {
+			return err
+		}
 		if err := v.detectorList("failure", p.BlocksAsFailures); err != nil {
 			return err
 		}
@@ -419,6 +430,9 @@ func (v *validator) detectors() error {
 		if err := v.detectorCommon("no_progress", p.Reset, p.Only, p.Except); err != nil {
 			return err
 		}
+		if err := v.detectorKey("no_progress", p.Key); err != nil {
+			return err
+		}
 		if err := v.detectorList("no_progress", p.BlocksAsFailures); err != nil {
 			return err
 		}
@@ -431,6 +445,9 @@ func (v *validator) detectors() error {
 	}
 	if p := ds.Stall; p != nil {
 		if err := v.detectorCommon("stall", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if err := v.detectorKey("stall", p.Key); err != nil {
 			return err
 		}
 		if p.SteerAt > 0 && p.SteerAt < 2 {
