@@ -229,6 +229,7 @@ func newDetector(t reflect.Type) reflect.Value {
 	case *Consecutive:
 		p.SteerMessage = "{tool} was called {count} times in a row with identical arguments. If it is not making progress, change approach."
 		p.BlockMessage = "Blocked {tool}: called {count} times in a row with identical arguments. Change approach instead of repeating it."
+		p.HaltMessage = "Stopped: {tool} was called {count} times in a row with identical arguments."
 	case *Cycle:
 		p.Window, p.Periods, p.Check = 10, []int{1, 2, 3}, "round"
 		p.SteerMessage = "Loop detected: the last {window} tool calls follow a repeating pattern. Try a different approach."
@@ -255,6 +256,16 @@ func newDetector(t reflect.Type) reflect.Value {
 		p.CycleHaltMessage = "Stopped {tool}: the same cycle of {period} tool calls repeated {count} times with identical results."
 	case *Cap:
 		p.BlockMessage = "Blocked {tool}: it was already called {count} times in this scope, the limit."
+	case *Pattern:
+		p.Laps, p.Periods = 5, []int{1, 2, 3, 4, 5}
+		p.SteerMessage = "The latest calls repeat a pattern of {period} call(s) {laps} times, ending with {tool}. Change approach instead of repeating it."
+		p.BlockMessage = "Blocked {tool}: the latest calls repeat a pattern of {period} call(s) {laps} times. Change approach instead of repeating it."
+		p.HaltMessage = "Stopped: the latest calls repeat a pattern of {period} call(s) {laps} times, ending with {tool}."
+	case *Stuck:
+		p.PairsAt, p.ErrorsAt, p.AlternatingAt = 4, 3, 6
+		p.HaltMessage = "Stopped: the agent is stuck in a loop ({loop}: {count} calls)."
+	case *FailedRound:
+		p.HaltMessage = "Stopped after {count} model responses in a row whose tool calls all failed."
 	}
 	return v
 }

@@ -299,7 +299,8 @@ func (t *Tool) overrides() map[string]*Override {
 	return map[string]*Override{
 		"repeat": t.Repeat, "consecutive": t.Consecutive, "cycle": t.Cycle, "failure": t.Failure,
 		"tool_failure": t.ToolFailure, "no_progress": t.NoProgress, "dedup": t.Dedup,
-		"stall": t.Stall, "cap": t.Cap,
+		"stall": t.Stall, "cap": t.Cap, "pattern": t.Pattern, "stuck": t.Stuck,
+		"failed_rounds": t.FailedRound,
 	}
 }
 
@@ -351,6 +352,13 @@ func (v *validator) detectorList(name string, list []string) error {
 	return nil
 }
 
+func (v *validator) steerBelowHalt(name string, steer, halt int) error {
+	if steer > 0 && halt > 0 && steer >= halt {
+		return v.fail("detectors."+name+".steer_at", "detectors.%s.steer_at (%d) must be below halt_at (%d), or a steer would never happen", name, steer, halt)
+	}
+	return nil
+}
+
 func (v *validator) steerBelowBlock(name string, steer, block int) error {
 	if steer > 0 && block > 0 && steer >= block {
 		return v.fail("detectors."+name+".steer_at", "detectors.%s.steer_at (%d) must be below block_at (%d), or a steer would never happen", name, steer, block)
@@ -376,6 +384,50 @@ func (v *validator) detectors() error {
 			return err
 		}
 		if err := v.steerBelowBlock("consecutive", p.SteerAt, p.BlockAt); err != nil {
+			return err
+		}
+		if err := v.steerBelowHalt("consecutive", p.SteerAt, p.HaltAt); err != nil {
+			return err
+		}
+		if err := v.selectors("detectors.consecutive.free.tools", p.Free.Tools); err != nil {
+			return err
+		}
+	}
+	if p := ds.Pattern; p != nil {
+		if err := v.detectorCommon("pattern", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if p.Laps < 2 || p.Laps > 100 {
+			return v.fail("detectors.pattern.laps", "detectors.pattern.laps must be between 2 and 100, not %d", p.Laps)
+		}
+		if len(p.Periods) == 0 {
+			return v.fail("detectors.pattern.periods", "detectors.pattern.periods must list at least one period")
+		}
+		for i, l := range p.Periods {
+			if l < 1 || l > 100 {
+				return v.fail(fmt.Sprintf("detectors.pattern.periods[%d]", i), "detectors.pattern.periods: %d is not between 1 and 100", l)
+			}
+		}
+		if err := v.steerBelowBlock("pattern", p.SteerAt, p.BlockAt); err != nil {
+			return err
+		}
+		if err := v.steerBelowHalt("pattern", p.SteerAt, p.HaltAt); err != nil {
+			return err
+		}
+	}
+	if p := ds.Stuck; p != nil {
+		if err := v.detectorCommon("stuck", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if p.PairsAt == 1 || p.ErrorsAt == 1 {
+			return v.fail("detectors.stuck.pairs_at", "detectors.stuck.pairs_at and errors_at must be 2 or more (one call is no repeat), or 0 for off")
+		}
+		if p.AlternatingAt != 0 && (p.AlternatingAt < 4 || p.AlternatingAt%2 != 0) {
+			return v.fail("detectors.stuck.alternating_at", "detectors.stuck.alternating_at must be an even number of calls, 4 or more (two laps of A and B), or 0 for off, not %d", p.AlternatingAt)
+		}
+	}
+	if p := ds.FailedRound; p != nil {
+		if err := v.detectorCommon("failed_rounds", p.Reset, p.Only, p.Except); err != nil {
 			return err
 		}
 	}
