@@ -585,3 +585,20 @@ func TestDocsCoverSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestPresetGroups: every preset is in one of compare's groups, and a name
+// that is no preset in none.
+func TestPresetGroups(t *testing.T) {
+	groups := map[string]bool{}
+	for _, g := range PresetGroups() {
+		groups[g] = true
+	}
+	for _, name := range PresetNames() {
+		if !groups[PresetGroup(name)] {
+			t.Errorf("preset %s has group %q, not one of %v", name, PresetGroup(name), PresetGroups())
+		}
+	}
+	if g := PresetGroup("my-rules"); g != "" {
+		t.Errorf("PresetGroup(my-rules) = %q, want none", g)
+	}
+}
