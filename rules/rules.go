@@ -28,6 +28,11 @@ type Rules struct {
 	Name string `yaml:"name"`
 	// Description says in one line what the rules reproduce.
 	Description string `yaml:"description"`
+	// NotReplayed lists the parts of the design that replay cannot check,
+	// each with why (the model's text is not in the call stream; a check
+	// asks a model): reports say these were not checked, rather than that
+	// they found nothing.
+	NotReplayed []string `yaml:"not_replayed"`
 	// Source is where the rules came from ("preset:NAME" or a path).
 	Source string `yaml:"-"`
 
