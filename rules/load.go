@@ -264,6 +264,10 @@ func newDetector(t reflect.Type) reflect.Value {
 	case *Stuck:
 		p.PairsAt, p.ErrorsAt, p.AlternatingAt = 4, 3, 6
 		p.HaltMessage = "Stopped: the agent is stuck in a loop ({loop}: {count} calls)."
+	case *ContentLoop:
+		p.Chunk, p.Threshold, p.Spacing, p.MaxPeriods, p.History = 50, 10, 5, 5, 5000
+		p.SteerMessage = "The response repeats the same text over and over. Stop, and take a different approach."
+		p.HaltMessage = "Stopped: the response repeats the same text over and over."
 	case *FailedRound:
 		p.HaltMessage = "Stopped after {count} model responses in a row whose tool calls all failed."
 	}

@@ -208,6 +208,7 @@ type Tool struct {
 	Pattern     *Override `yaml:"pattern,omitempty"`
 	Stuck       *Override `yaml:"stuck,omitempty"`
 	FailedRound *Override `yaml:"failed_rounds,omitempty"`
+	ContentLoop *Override `yaml:"content_loop,omitempty"`
 }
 
 // Override changes one detector for some tools; unset fields inherit.
@@ -235,10 +236,34 @@ type Detectors struct {
 	Pattern     *Pattern     `yaml:"pattern,omitempty"`
 	Stuck       *Stuck       `yaml:"stuck,omitempty"`
 	FailedRound *FailedRound `yaml:"failed_rounds,omitempty"`
+	ContentLoop *ContentLoop `yaml:"content_loop,omitempty"`
 }
 
 // DetectorNames lists the detectors in evaluation order.
-var DetectorNames = []string{"dedup", "cap", "failure", "no_progress", "tool_failure", "repeat", "consecutive", "pattern", "stall", "stuck", "failed_rounds", "cycle"}
+var DetectorNames = []string{"dedup", "cap", "failure", "no_progress", "tool_failure", "repeat", "consecutive", "pattern", "stall", "stuck", "failed_rounds", "cycle", "content_loop"}
+
+// ContentLoop watches the model's streamed text (Guard.Text) for a chunk
+// repeating close together (Gemini CLI's content loop): a chunk of Chunk
+// characters seen Threshold times, the latest Threshold occurrences at most
+// Spacing chunks apart on average, with at most MaxPeriods distinct texts
+// between them. Code blocks are skipped; tables, list items, headings,
+// blockquotes and dividers restart the tracking, and so does a tool call.
+// Thresholds count detections in the scope.
+type ContentLoop struct {
+	Enabled      bool     `yaml:"enabled"`
+	Reset        string   `yaml:"reset"`
+	Only         []string `yaml:"only,flow"`
+	Except       []string `yaml:"except,flow"`
+	Chunk        int      `yaml:"chunk"`
+	Threshold    int      `yaml:"threshold"`
+	Spacing      int      `yaml:"spacing"`
+	MaxPeriods   int      `yaml:"max_periods"`
+	History      int      `yaml:"history"`
+	SteerAt      int      `yaml:"steer_at"`
+	HaltAt       int      `yaml:"halt_at"`
+	SteerMessage string   `yaml:"steer_message"`
+	HaltMessage  string   `yaml:"halt_message"`
+}
 
 // Pattern looks, before each call runs, at the calls of the scope with
 // this one: when the latest laps x k calls repeat a pattern of k calls

@@ -300,7 +300,7 @@ func (t *Tool) overrides() map[string]*Override {
 		"repeat": t.Repeat, "consecutive": t.Consecutive, "cycle": t.Cycle, "failure": t.Failure,
 		"tool_failure": t.ToolFailure, "no_progress": t.NoProgress, "dedup": t.Dedup,
 		"stall": t.Stall, "cap": t.Cap, "pattern": t.Pattern, "stuck": t.Stuck,
-		"failed_rounds": t.FailedRound,
+		"failed_rounds": t.FailedRound, "content_loop": t.ContentLoop,
 	}
 }
 
@@ -424,6 +424,23 @@ func (v *validator) detectors() error {
 		}
 		if p.AlternatingAt != 0 && (p.AlternatingAt < 4 || p.AlternatingAt%2 != 0) {
 			return v.fail("detectors.stuck.alternating_at", "detectors.stuck.alternating_at must be an even number of calls, 4 or more (two laps of A and B), or 0 for off, not %d", p.AlternatingAt)
+		}
+	}
+	if p := ds.ContentLoop; p != nil {
+		if err := v.detectorCommon("content_loop", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if p.Chunk < 1 || p.Chunk > 10000 {
+			return v.fail("detectors.content_loop.chunk", "detectors.content_loop.chunk must be between 1 and 10000 characters, not %d", p.Chunk)
+		}
+		if p.Threshold < 2 {
+			return v.fail("detectors.content_loop.threshold", "detectors.content_loop.threshold must be 2 or more (one chunk is no repeat), not %d", p.Threshold)
+		}
+		if p.History < p.Chunk || p.History > 1000000 {
+			return v.fail("detectors.content_loop.history", "detectors.content_loop.history must be at least the chunk (%d) and at most 1000000 characters, not %d", p.Chunk, p.History)
+		}
+		if err := v.steerBelowHalt("content_loop", p.SteerAt, p.HaltAt); err != nil {
+			return err
 		}
 	}
 	if p := ds.FailedRound; p != nil {

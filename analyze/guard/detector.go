@@ -47,6 +47,12 @@ var detectors = map[string]func(build) detector{
 	"pattern":       newPattern,
 	"stuck":         newStuck,
 	"failed_rounds": newFailedRounds,
+	"content_loop":  newContentLoop,
+}
+
+// texter is a detector that reads the model's streamed text (Guard.Text).
+type texter interface {
+	text(piece string) Verdict
 }
 
 // build is what a detector's constructor gets: the guard, its rules, the

@@ -271,6 +271,21 @@ func (g *Guard) After(ev *CallEvent, before Verdict) Verdict {
 	return best
 }
 
+// Text takes a piece of the model's streamed text, in order, for the
+// detectors that read it (content_loop); a call (Before) ends the stream.
+// A halt ends the turn; a steer is feedback for the model.
+func (g *Guard) Text(piece string) Verdict {
+	best := Verdict{Action: Allow}
+	for _, d := range g.dets {
+		if t, ok := d.(texter); ok {
+			if v := t.text(piece); rank(v.Action) > rank(best.Action) {
+				best = v
+			}
+		}
+	}
+	return best
+}
+
 // EndRequest is called after all calls of one model response; round-level
 // detectors (attractor's cycle check) may steer here. The caller attaches
 // the steer to the request's last call.
