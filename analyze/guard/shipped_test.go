@@ -134,10 +134,10 @@ func TestOpenCodeDoomLoop(t *testing.T) {
 	})
 }
 
-// TestGooseRepetitionInspector follows
+// TestGooseRepetitionInspector follows Goose's
 // test_repetition_inspector_denies_after_exceeding_and_resets_on_param_change
-// (block/goose crates/goose/tests/repetition_inspector_tests.rs), which
-// builds the inspector with max_repetitions 2.
+// (read in a later copy of Goose's tests), which builds the inspector with
+// max_repetitions 2.
 func TestGooseRepetitionInspector(t *testing.T) {
 	r := withSet(t, "goose", "detectors.consecutive.block_at", "3")
 	v1, v2 := `{"id":123}`, `{"id":456}`
