@@ -20,7 +20,7 @@ func NewAggregator(r *rules.Rules, tokenizer string) *Aggregator {
 	a.rep.Tools = []ToolStat{}
 	a.rep.Problems = []Problem{}
 	if r != nil {
-		a.rep.Rules = RulesInfo{Name: r.Name, Source: r.Source}
+		a.rep.Rules = RulesInfo{Name: r.Name, Source: r.Source, NotChecked: r.NotReplayed}
 	}
 	a.rep.Tokens.Tokenizer = tokenizer
 	return a

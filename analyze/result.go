@@ -35,6 +35,9 @@ type Report struct {
 type RulesInfo struct {
 	Name   string `json:"name"`
 	Source string `json:"source"`
+	// NotChecked lists the parts of the rules' design replay could not
+	// check on any session (rules.Rules.NotReplayed).
+	NotChecked []string `json:"not_checked,omitempty"`
 }
 
 // TokensInfo says how tokens were counted.

@@ -89,8 +89,11 @@ type SweepRow struct {
 
 // CompareRow is one configuration of a compare.
 type CompareRow struct {
-	Name    string  `json:"name"`
-	Source  string  `json:"source"`
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// Group is the preset's group (rules.PresetGroup) or "rules files":
+	// reports show the rows group by group.
+	Group   string  `json:"group,omitempty"`
 	Summary Summary `json:"summary"`
 }
 

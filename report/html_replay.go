@@ -150,6 +150,9 @@ func HTML(w io.Writer, rep *analyze.Report, opt Options) error {
 	sub := fmt.Sprintf("Rules %s (%s), tokens counted with %s. %s files, %s sessions, %s calls.",
 		rep.Rules.Name, rep.Rules.Source, rep.Tokens.Tokenizer,
 		thousands(int64(rep.Summary.Files)), thousands(int64(rep.Summary.Sessions)), thousands(int64(rep.Summary.Calls)))
+	if len(rep.Rules.NotChecked) > 0 {
+		sub += " Not checked in any session: " + strings.Join(rep.Rules.NotChecked, "; ") + "."
+	}
 	if opt.Redact {
 		title, sub = Redact(title), Redact(sub)
 	}

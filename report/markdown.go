@@ -100,6 +100,9 @@ func markdownText(rep *analyze.Report, days []DayRow, hit []analyze.SessionResul
 		b.WriteString(" (" + strings.Join(usage, "; ") + ")")
 	}
 	b.WriteString(".\n\n")
+	if len(rep.Rules.NotChecked) > 0 {
+		b.WriteString("Not checked in any session (the rules' design needs what replay cannot see): " + mdText(strings.Join(rep.Rules.NotChecked, "; ")) + ".\n\n")
+	}
 	if m.cut {
 		b.WriteString(mdCutNote + "\n\n")
 	}

@@ -145,6 +145,13 @@ func XMLText(s string) string {
 // their white space folded first, as the tables always showed them.
 func sanitizeForText(rep *analyze.Report) {
 	rep.Rules.Name, rep.Rules.Source = Sanitize(rep.Rules.Name), Sanitize(rep.Rules.Source)
+	if len(rep.Rules.NotChecked) > 0 {
+		nc := make([]string, len(rep.Rules.NotChecked))
+		for i, t := range rep.Rules.NotChecked {
+			nc[i] = Sanitize(t)
+		}
+		rep.Rules.NotChecked = nc
+	}
 	for i := range rep.Sessions {
 		s := &rep.Sessions[i]
 		for _, f := range []*string{&s.File, &s.ID, &s.Format, &s.Agent, &s.Parent, &s.Model} {

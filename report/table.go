@@ -111,6 +111,11 @@ func (t *textWriter) summary(rep *analyze.Report) {
 	}
 	rows := [][2]string{
 		{"rules", rules},
+	}
+	if len(rep.Rules.NotChecked) > 0 {
+		rows = append(rows, [2]string{"not checked", strings.Join(rep.Rules.NotChecked, "; ")})
+	}
+	rows = append(rows, [][2]string{
 		{"tokenizer", tok},
 		{"corpus", strings.Join([]string{plural(s.Files, "file"), plural(s.Sessions, "session"),
 			plural(s.Turns, "turn"), plural(s.Requests, "request"), plural(s.Calls, "call")}, ", ")},
@@ -122,7 +127,7 @@ func (t *textWriter) summary(rep *analyze.Report) {
 			count(s.Redundant), count(s.RedundantStopped), count(s.Harmful), percent(s.Precision), percent(s.Recall), plural(s.StoppedActions, "stopped action"))},
 		{"tokens saved", fmt.Sprintf("%s direct, %s with context; steers cost %s",
 			thousands(s.TokensSaved), thousands(s.ContextTokensSaved), thousands(s.SteerTokens))},
-	}
+	}...)
 	if s.Native > 0 {
 		rows = append(rows, [2]string{"native", plural(s.Native, "call") + " already acted on by the agent's own guard"})
 	}

@@ -72,9 +72,9 @@ func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analy
 		return writeJSON(w, compareJSON{corpus, rows, preparedProblems(opt.Problems, opt), opt.Partial}, "  ")
 	case "csv":
 		cw := csv.NewWriter(w)
-		cw.Write(append([]string{"name", "source"}, tuningColumns...))
+		cw.Write(append(append([]string{"name", "source"}, tuningColumns...), "group"))
 		for _, r := range rows {
-			cw.Write(append([]string{r.Name, r.Source}, tuningCells(r.Summary, false)...))
+			cw.Write(append(append([]string{r.Name, r.Source}, tuningCells(r.Summary, false)...), r.Group))
 		}
 		cw.Flush()
 		return cw.Error()
@@ -83,6 +83,9 @@ func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analy
 		fmt.Fprintf(&b, "## loopgate compare\n\n%s\n\n", corpusLine(corpus))
 		b.WriteString("| Rules | " + strings.Join(tuningHeader, " | ") + " |\n|---|" + strings.Repeat("---:|", len(tuningHeader)) + "\n")
 		for i, r := range rows {
+			if g, ok := groupStarts(rows, i); ok {
+				b.WriteString("| **" + mdText(g) + "** |" + strings.Repeat(" |", len(tuningHeader)) + "\n")
+			}
 			b.WriteString("| " + mdCode(labels[i]) + " | " + strings.Join(tuningCells(r.Summary, true), " | ") + " |\n")
 		}
 		_, err := io.WriteString(w, b.String())
@@ -94,12 +97,30 @@ func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analy
 		tab := t.newTable(tuningAlign(1))
 		tab.Header(append([]string{"Rules"}, tuningHeader...))
 		for i, r := range rows {
+			if g, ok := groupStarts(rows, i); ok {
+				t.append(tab, stringsToAny(append([]string{paint(opt.Color, ansiBold, g)}, make([]string, len(tuningHeader))...))...)
+			}
 			t.append(tab, stringsToAny(append([]string{labels[i]}, tuningCells(r.Summary, true)...))...)
 		}
 		t.render(tab)
 		return t.flushTo(w)
 	}
 	return fmt.Errorf("unknown format %q (one of %s)", format, strings.Join(TuningFormats(), ", "))
+}
+
+// groupStarts reports whether row i is the first of its group, and the
+// group, when the rows come from more than one group: compare then shows
+// a heading row before each group (loopgate's own, seed designs, shipped
+// guards, rules files).
+func groupStarts(rows []analyze.CompareRow, i int) (string, bool) {
+	mixed := false
+	for _, r := range rows {
+		mixed = mixed || r.Group != rows[0].Group
+	}
+	if !mixed || rows[i].Group == "" || (i > 0 && rows[i-1].Group == rows[i].Group) {
+		return "", false
+	}
+	return rows[i].Group, true
 }
 
 // compareLabels names each compare row for people (table, markdown): the

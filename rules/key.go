@@ -375,3 +375,12 @@ func (r *Rules) IsResetCommand(tool string, args jsonx.Value) bool {
 	}
 	return false
 }
+
+// UsesPlainKeys reports whether a detector of the rules counts calls by
+// their plain key (key: plain): the key without the key.tools entries.
+func (r *Rules) UsesPlainKeys() bool {
+	d := r.Detectors
+	return (d.Failure != nil && d.Failure.Enabled && d.Failure.Key == "plain") ||
+		(d.NoProgress != nil && d.NoProgress.Enabled && d.NoProgress.Key == "plain") ||
+		(d.Stall != nil && d.Stall.Enabled && d.Stall.Key == "plain")
+}

@@ -12,11 +12,39 @@ import (
 //go:embed presets/*.yaml
 var presetFS embed.FS
 
-// presetOrder is the stable order PresetNames gives (DESIGN.md's table).
+// presetOrder is the stable order PresetNames gives: loopgate's own, the
+// seed designs, then the guards agents ship.
 var presetOrder = []string{
 	"loopgate", "nanobot", "hermes", "hermes-strict", "hermes-2026-06", "hermes-strict-2026-06",
 	"hermes-dedup", "hermes-breaker", "pi-loopguard", "attractor",
+	"gemini-cli", "qwen-code", "opencode", "goose", "roo-code", "kilo-code", "openhands", "cline",
+	"claude-code",
 }
+
+// Preset groups, as compare shows them.
+const (
+	GroupOwn     = "loopgate's own"
+	GroupSeeds   = "seed designs"
+	GroupShipped = "shipped guards"
+)
+
+// presetGroup is each preset's group (PresetGroup).
+var presetGroup = map[string]string{
+	"loopgate": GroupOwn,
+	"nanobot":  GroupSeeds, "hermes": GroupSeeds, "hermes-strict": GroupSeeds,
+	"hermes-2026-06": GroupSeeds, "hermes-strict-2026-06": GroupSeeds, "hermes-dedup": GroupSeeds,
+	"hermes-breaker": GroupSeeds, "pi-loopguard": GroupSeeds, "attractor": GroupSeeds,
+	"gemini-cli": GroupShipped, "qwen-code": GroupShipped, "opencode": GroupShipped,
+	"goose": GroupShipped, "roo-code": GroupShipped, "kilo-code": GroupShipped,
+	"openhands": GroupShipped, "cline": GroupShipped, "claude-code": GroupShipped,
+}
+
+// PresetGroup returns the group of a preset (GroupOwn, GroupSeeds or
+// GroupShipped), or "" for a name that is no preset (a user's rules file).
+func PresetGroup(name string) string { return presetGroup[name] }
+
+// PresetGroups lists the groups in the order compare shows them.
+func PresetGroups() []string { return []string{GroupOwn, GroupSeeds, GroupShipped} }
 
 // parsed presets, parsed once; Preset hands out clones.
 var (

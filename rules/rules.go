@@ -28,6 +28,11 @@ type Rules struct {
 	Name string `yaml:"name"`
 	// Description says in one line what the rules reproduce.
 	Description string `yaml:"description"`
+	// NotReplayed lists the parts of the design that replay cannot check,
+	// each with why (the model's text is not in the call stream; a check
+	// asks a model): reports say these were not checked, rather than that
+	// they found nothing.
+	NotReplayed []string `yaml:"not_replayed"`
 	// Source is where the rules came from ("preset:NAME" or a path).
 	Source string `yaml:"-"`
 
@@ -200,6 +205,10 @@ type Tool struct {
 	Dedup       *Override `yaml:"dedup,omitempty"`
 	Stall       *Override `yaml:"stall,omitempty"`
 	Cap         *Override `yaml:"cap,omitempty"`
+	Pattern     *Override `yaml:"pattern,omitempty"`
+	Stuck       *Override `yaml:"stuck,omitempty"`
+	FailedRound *Override `yaml:"failed_rounds,omitempty"`
+	ContentLoop *Override `yaml:"content_loop,omitempty"`
 }
 
 // Override changes one detector for some tools; unset fields inherit.
@@ -224,10 +233,92 @@ type Detectors struct {
 	Dedup       *Dedup       `yaml:"dedup,omitempty"`
 	Stall       *Stall       `yaml:"stall,omitempty"`
 	Cap         *Cap         `yaml:"cap,omitempty"`
+	Pattern     *Pattern     `yaml:"pattern,omitempty"`
+	Stuck       *Stuck       `yaml:"stuck,omitempty"`
+	FailedRound *FailedRound `yaml:"failed_rounds,omitempty"`
+	ContentLoop *ContentLoop `yaml:"content_loop,omitempty"`
 }
 
 // DetectorNames lists the detectors in evaluation order.
-var DetectorNames = []string{"dedup", "cap", "failure", "no_progress", "tool_failure", "repeat", "consecutive", "stall", "cycle"}
+var DetectorNames = []string{"dedup", "cap", "failure", "no_progress", "tool_failure", "repeat", "consecutive", "pattern", "stall", "stuck", "failed_rounds", "cycle", "content_loop"}
+
+// ContentLoop watches the model's streamed text (Guard.Text) for a chunk
+// repeating close together (Gemini CLI's content loop): a chunk of Chunk
+// characters seen Threshold times, the latest Threshold occurrences at most
+// Spacing chunks apart on average, with at most MaxPeriods distinct texts
+// between them. Code blocks are skipped; tables, list items, headings,
+// blockquotes and dividers restart the tracking, and so does a tool call.
+// Thresholds count detections in the scope.
+type ContentLoop struct {
+	Enabled      bool     `yaml:"enabled"`
+	Reset        string   `yaml:"reset"`
+	Only         []string `yaml:"only,flow"`
+	Except       []string `yaml:"except,flow"`
+	Chunk        int      `yaml:"chunk"`
+	Threshold    int      `yaml:"threshold"`
+	Spacing      int      `yaml:"spacing"`
+	MaxPeriods   int      `yaml:"max_periods"`
+	History      int      `yaml:"history"`
+	SteerAt      int      `yaml:"steer_at"`
+	HaltAt       int      `yaml:"halt_at"`
+	SteerMessage string   `yaml:"steer_message"`
+	HaltMessage  string   `yaml:"halt_message"`
+}
+
+// Pattern looks, before each call runs, at the calls of the scope with
+// this one: when the latest laps x k calls repeat a pattern of k calls
+// (k in periods), it is a detection (Gemini CLI's tool-call loop: 5
+// identical calls in a row, or 5 laps of a cycle of up to 5 calls).
+// Thresholds count detections in the scope: block_at 1 blocks the call
+// of the first, halt_at 2 halts at the second.
+type Pattern struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	Laps    int      `yaml:"laps"`
+	Periods []int    `yaml:"periods,flow"`
+	SteerAt int      `yaml:"steer_at"`
+	BlockAt int      `yaml:"block_at"`
+	HaltAt  int      `yaml:"halt_at"`
+	// CountsBlocked: a call this detector stopped still enters the
+	// history (Gemini CLI records the call before it checks).
+	CountsBlocked bool   `yaml:"counts_blocked"`
+	SteerMessage  string `yaml:"steer_message"`
+	BlockMessage  string `yaml:"block_message"`
+	HaltMessage   string `yaml:"halt_message"`
+}
+
+// Stuck is OpenHands' StuckDetector over the calls that ran, checked after
+// each call: the same call returning the same result pairs_at times in a
+// row; the same call failing errors_at times in a row; an A/B alternation
+// of calls and results over alternating_at calls. Each halts the turn.
+type Stuck struct {
+	Enabled       bool     `yaml:"enabled"`
+	Reset         string   `yaml:"reset"`
+	Only          []string `yaml:"only,flow"`
+	Except        []string `yaml:"except,flow"`
+	PairsAt       int      `yaml:"pairs_at"`
+	ErrorsAt      int      `yaml:"errors_at"`
+	AlternatingAt int      `yaml:"alternating_at"`
+	// ShellByStatus: shell calls' results compare by success or failure
+	// only (OpenHands compares a command's observations by command and
+	// exit code, not by output).
+	ShellByStatus bool   `yaml:"shell_by_status"`
+	HaltMessage   string `yaml:"halt_message"`
+}
+
+// FailedRound counts model responses in a row whose calls all failed (a
+// response with a successful call ends the run of them); the turn halts
+// at halt_at (Cline's consecutive-mistake limit).
+type FailedRound struct {
+	Enabled     bool     `yaml:"enabled"`
+	Reset       string   `yaml:"reset"`
+	Only        []string `yaml:"only,flow"`
+	Except      []string `yaml:"except,flow"`
+	HaltAt      int      `yaml:"halt_at"`
+	HaltMessage string   `yaml:"halt_message"`
+}
 
 // Repeat counts identical calls cumulatively within the scope (A-B-A-B
 // included). Thresholds are call ordinals: steer_at 3 = the 3rd identical
@@ -262,9 +353,29 @@ type Consecutive struct {
 	CountsBlocked bool     `yaml:"counts_blocked"`
 	// ResetAfterBlock: the streak starts again from zero after a block
 	// (hermes PR #14059's circuit breaker).
-	ResetAfterBlock bool   `yaml:"reset_after_block"`
-	SteerMessage    string `yaml:"steer_message"`
-	BlockMessage    string `yaml:"block_message"`
+	ResetAfterBlock bool `yaml:"reset_after_block"`
+	// HaltAt: the turn halts from this ordinal on (Cline's hard stop).
+	HaltAt int `yaml:"halt_at"`
+	// SteerOnce: only the steer_at-th call of a streak is steered, not
+	// the later ones (Cline's soft warning at exactly 3).
+	SteerOnce bool `yaml:"steer_once"`
+	// PerRequest: a streak ends with the model response it is in
+	// (OpenCode looks at the parts of the current assistant message).
+	PerRequest bool `yaml:"per_request"`
+	// Free: calls of these tools whose argument holds one of the values
+	// neither count nor break a streak (Kilo Code's browser scrolls).
+	Free         ToolArgValues `yaml:"free"`
+	SteerMessage string        `yaml:"steer_message"`
+	BlockMessage string        `yaml:"block_message"`
+	HaltMessage  string        `yaml:"halt_message"`
+}
+
+// ToolArgValues selects calls of some tools by an argument's value
+// (ArgValues); no tools selects none.
+type ToolArgValues struct {
+	Tools  []string `yaml:"tools,flow"`
+	Arg    string   `yaml:"arg"`
+	Values []string `yaml:"values,flow"`
 }
 
 // Cycle looks at the last Window calls: when the whole window repeats a
@@ -294,8 +405,14 @@ type Failure struct {
 	Reset   string   `yaml:"reset"`
 	Only    []string `yaml:"only,flow"`
 	Except  []string `yaml:"except,flow"`
-	SteerAt int      `yaml:"steer_at"`
-	BlockAt int      `yaml:"block_at"`
+	// Key is "rules" (the call's key under the key section) or "plain"
+	// (the key without the per-tool key.tools entries: every argument as
+	// written, after key.style, numbers, ignore and fold). hermes'
+	// tool_guardrails hashes a call's raw arguments, while its read guard
+	// keys read_file on (path, offset, limit) with defaults filled in.
+	Key     string `yaml:"key"`
+	SteerAt int    `yaml:"steer_at"`
+	BlockAt int    `yaml:"block_at"`
 	// BlocksAsFailures names the detectors whose blocks count as failures
 	// of the call (hermes June 2026: the read/search guard's BLOCKED
 	// refusals were tool results containing "error", so they counted; its
@@ -345,6 +462,8 @@ type NoProgress struct {
 	Reset   string   `yaml:"reset"`
 	Only    []string `yaml:"only,flow"`
 	Except  []string `yaml:"except,flow"`
+	// Key: "rules" or "plain" (see Failure.Key).
+	Key string `yaml:"key"`
 	// By is "call" (same key, same result as its last run: hermes) or
 	// "tool" (same tool, any arguments, same result: hermes PR #18075).
 	By string `yaml:"by"`
@@ -373,6 +492,13 @@ type Dedup struct {
 	// Message is returned instead of running the call ({result} is the
 	// earlier result).
 	Message string `yaml:"message"`
+	// IgnoreFailures: a failed call leaves nothing to answer from (Claude
+	// Code and Qwen Code record a read only when it succeeded).
+	IgnoreFailures bool `yaml:"ignore_failures"`
+	// UnlessArgs: calls that give any of these arguments are left alone,
+	// neither answered nor remembered (Qwen Code answers only whole-file
+	// reads: no offset, limit or pages).
+	UnlessArgs []string `yaml:"unless_args,flow"`
 }
 
 // Stall watches calls that ran for two shapes of no progress (hermes'
@@ -385,6 +511,8 @@ type Stall struct {
 	Reset   string   `yaml:"reset"`
 	Only    []string `yaml:"only,flow"`
 	Except  []string `yaml:"except,flow"`
+	// Key: "rules" or "plain" (see Failure.Key).
+	Key string `yaml:"key"`
 	// SteerAt: the n-th identical call of a streak, or the n-th lap of a
 	// cycle, is steered; HaltAt: the turn halts there (0 = never).
 	SteerAt int `yaml:"steer_at"`

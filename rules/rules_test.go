@@ -134,7 +134,7 @@ func TestPresetUnknown(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "pi-loopguard") || !strings.Contains(err.Error(), "attractor") {
 		t.Errorf("unknown preset error must list the presets, got %v", err)
 	}
-	if got := PresetNames(); got[0] != "loopgate" || len(got) != 10 {
+	if got := PresetNames(); got[0] != "loopgate" || len(got) != 19 {
 		t.Errorf("PresetNames = %v", got)
 	}
 }
@@ -371,6 +371,14 @@ func valueFor(key string) string {
 		"detectors.failure.reset", "detectors.tool_failure.reset", "detectors.no_progress.reset", "detectors.dedup.reset",
 		"detectors.stall.reset", "detectors.cap.reset":
 		return "session"
+	case "detectors.pattern.reset", "detectors.stuck.reset", "detectors.failed_rounds.reset", "detectors.content_loop.reset":
+		return "session"
+	case "detectors.pattern.periods":
+		return "[1, 2]"
+	case "detectors.stuck.alternating_at":
+		return "8"
+	case "detectors.content_loop.history":
+		return "6000"
 	case "key.numbers":
 		return "python"
 	case "results.failure", "results.hash":
@@ -394,6 +402,9 @@ func valueFor(key string) string {
 	}
 	if strings.HasSuffix(key, ".pick") {
 		return "all"
+	}
+	if strings.HasPrefix(key, "detectors.") && strings.HasSuffix(key, ".key") {
+		return "plain"
 	}
 	if strings.HasSuffix(key, ".fold") {
 		return "[lower]"
@@ -437,7 +448,7 @@ func TestCheckErrors(t *testing.T) {
 		{"misspelt key", "tool entry", "tools:\n  read_file:\n    blockat: 3\n", `3: unknown key "blockat" in tools.read_file; did you mean "block_at"?`},
 		{"misspelt key", "tool override", "tools:\n  read_file:\n    repet: {off: true}\n", `3: unknown key "repet" in tools.read_file; did you mean "repeat"?`},
 		{"misspelt key", "key.tools", "key:\n  tools:\n    class:web_fetch:\n      arg: [url]\n", `4: unknown key "arg" in key.tools.class:web_fetch; did you mean "args"?`},
-		{"misspelt key", "nothing near", "detectors:\n  loop: {}\n", `2: unknown key "loop" in detectors; valid keys: repeat, consecutive, cycle, failure, tool_failure, no_progress, dedup, stall, cap`},
+		{"misspelt key", "nothing near", "detectors:\n  loop: {}\n", `2: unknown key "loop" in detectors; valid keys: repeat, consecutive, cycle, failure, tool_failure, no_progress, dedup, stall, cap, pattern, stuck, failed_rounds, content_loop`},
 		// A negative threshold.
 		{"negative threshold", "detector", "detectors:\n  repeat:\n    block_at: -1\n", `3: detectors.repeat.block_at must not be negative (-1); use 0 to turn it off`},
 		{"negative threshold", "tool shorthand", "tools:\n  class:read: {steer_at: -3}\n", `2: tools.class:read.steer_at must not be negative (-3); use 0 to turn it off`},
@@ -574,5 +585,22 @@ func TestDocsCoverSchema(t *testing.T) {
 		if !strings.Contains(doc, "### `"+name+"`") {
 			t.Errorf("docs/rules.md has no section for the preset %s", name)
 		}
+	}
+}
+
+// TestPresetGroups: every preset is in one of compare's groups, and a name
+// that is no preset in none.
+func TestPresetGroups(t *testing.T) {
+	groups := map[string]bool{}
+	for _, g := range PresetGroups() {
+		groups[g] = true
+	}
+	for _, name := range PresetNames() {
+		if !groups[PresetGroup(name)] {
+			t.Errorf("preset %s has group %q, not one of %v", name, PresetGroup(name), PresetGroups())
+		}
+	}
+	if g := PresetGroup("my-rules"); g != "" {
+		t.Errorf("PresetGroup(my-rules) = %q, want none", g)
 	}
 }

@@ -299,7 +299,8 @@ func (t *Tool) overrides() map[string]*Override {
 	return map[string]*Override{
 		"repeat": t.Repeat, "consecutive": t.Consecutive, "cycle": t.Cycle, "failure": t.Failure,
 		"tool_failure": t.ToolFailure, "no_progress": t.NoProgress, "dedup": t.Dedup,
-		"stall": t.Stall, "cap": t.Cap,
+		"stall": t.Stall, "cap": t.Cap, "pattern": t.Pattern, "stuck": t.Stuck,
+		"failed_rounds": t.FailedRound, "content_loop": t.ContentLoop,
 	}
 }
 
@@ -334,11 +335,26 @@ func (v *validator) detectorCommon(name, reset string, only, except []string) er
 	return v.selectors(at+".except", except)
 }
 
+// detectorKey checks a detector's key setting (rules or plain).
+func (v *validator) detectorKey(name, key string) error {
+	if !oneOf(key, "", "rules", "plain") {
+		return v.fail("detectors."+name+".key", "detectors.%s.key must be rules or plain, not %q", name, key)
+	}
+	return nil
+}
+
 func (v *validator) detectorList(name string, list []string) error {
 	for i, d := range list {
 		if !oneOf(d, DetectorNames...) {
 			return v.fail(fmt.Sprintf("detectors.%s.blocks_as_failures[%d]", name, i), "detectors.%s.blocks_as_failures names an unknown detector %q; detectors: %s", name, d, strings.Join(DetectorNames, ", "))
 		}
+	}
+	return nil
+}
+
+func (v *validator) steerBelowHalt(name string, steer, halt int) error {
+	if steer > 0 && halt > 0 && steer >= halt {
+		return v.fail("detectors."+name+".steer_at", "detectors.%s.steer_at (%d) must be below halt_at (%d), or a steer would never happen", name, steer, halt)
 	}
 	return nil
 }
@@ -370,6 +386,67 @@ func (v *validator) detectors() error {
 		if err := v.steerBelowBlock("consecutive", p.SteerAt, p.BlockAt); err != nil {
 			return err
 		}
+		if err := v.steerBelowHalt("consecutive", p.SteerAt, p.HaltAt); err != nil {
+			return err
+		}
+		if err := v.selectors("detectors.consecutive.free.tools", p.Free.Tools); err != nil {
+			return err
+		}
+	}
+	if p := ds.Pattern; p != nil {
+		if err := v.detectorCommon("pattern", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if p.Laps < 2 || p.Laps > 100 {
+			return v.fail("detectors.pattern.laps", "detectors.pattern.laps must be between 2 and 100, not %d", p.Laps)
+		}
+		if len(p.Periods) == 0 {
+			return v.fail("detectors.pattern.periods", "detectors.pattern.periods must list at least one period")
+		}
+		for i, l := range p.Periods {
+			if l < 1 || l > 100 {
+				return v.fail(fmt.Sprintf("detectors.pattern.periods[%d]", i), "detectors.pattern.periods: %d is not between 1 and 100", l)
+			}
+		}
+		if err := v.steerBelowBlock("pattern", p.SteerAt, p.BlockAt); err != nil {
+			return err
+		}
+		if err := v.steerBelowHalt("pattern", p.SteerAt, p.HaltAt); err != nil {
+			return err
+		}
+	}
+	if p := ds.Stuck; p != nil {
+		if err := v.detectorCommon("stuck", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if p.PairsAt == 1 || p.ErrorsAt == 1 {
+			return v.fail("detectors.stuck.pairs_at", "detectors.stuck.pairs_at and errors_at must be 2 or more (one call is no repeat), or 0 for off")
+		}
+		if p.AlternatingAt != 0 && (p.AlternatingAt < 4 || p.AlternatingAt%2 != 0) {
+			return v.fail("detectors.stuck.alternating_at", "detectors.stuck.alternating_at must be an even number of calls, 4 or more (two laps of A and B), or 0 for off, not %d", p.AlternatingAt)
+		}
+	}
+	if p := ds.ContentLoop; p != nil {
+		if err := v.detectorCommon("content_loop", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if p.Chunk < 1 || p.Chunk > 10000 {
+			return v.fail("detectors.content_loop.chunk", "detectors.content_loop.chunk must be between 1 and 10000 characters, not %d", p.Chunk)
+		}
+		if p.Threshold < 2 {
+			return v.fail("detectors.content_loop.threshold", "detectors.content_loop.threshold must be 2 or more (one chunk is no repeat), not %d", p.Threshold)
+		}
+		if p.History < p.Chunk || p.History > 1000000 {
+			return v.fail("detectors.content_loop.history", "detectors.content_loop.history must be at least the chunk (%d) and at most 1000000 characters, not %d", p.Chunk, p.History)
+		}
+		if err := v.steerBelowHalt("content_loop", p.SteerAt, p.HaltAt); err != nil {
+			return err
+		}
+	}
+	if p := ds.FailedRound; p != nil {
+		if err := v.detectorCommon("failed_rounds", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
 	}
 	if p := ds.Cycle; p != nil {
 		if err := v.detectorCommon("cycle", p.Reset, p.Only, p.Except); err != nil {
@@ -392,6 +469,9 @@ func (v *validator) detectors() error {
 	}
 	if p := ds.Failure; p != nil {
 		if err := v.detectorCommon("failure", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if err := v.detectorKey("failure", p.Key); err != nil {
 			return err
 		}
 		if err := v.detectorList("failure", p.BlocksAsFailures); err != nil {
@@ -419,6 +499,9 @@ func (v *validator) detectors() error {
 		if err := v.detectorCommon("no_progress", p.Reset, p.Only, p.Except); err != nil {
 			return err
 		}
+		if err := v.detectorKey("no_progress", p.Key); err != nil {
+			return err
+		}
 		if err := v.detectorList("no_progress", p.BlocksAsFailures); err != nil {
 			return err
 		}
@@ -431,6 +514,9 @@ func (v *validator) detectors() error {
 	}
 	if p := ds.Stall; p != nil {
 		if err := v.detectorCommon("stall", p.Reset, p.Only, p.Except); err != nil {
+			return err
+		}
+		if err := v.detectorKey("stall", p.Key); err != nil {
 			return err
 		}
 		if p.SteerAt > 0 && p.SteerAt < 2 {

@@ -10,7 +10,11 @@ import (
 // (also tools outside its only list), breaks it. It decides before the
 // call runs. counts_blocked lets a call it blocked extend the streak
 // (hermes' read/search guard); reset_after_block starts the streak again
-// after a block (a circuit breaker).
+// after a block (a circuit breaker). halt_at halts the turn (Cline's hard
+// stop), steer_once steers only the steer_at-th call of a streak (Cline's
+// soft warning), per_request ends a streak with its model response
+// (OpenCode's doom loop looks at one assistant message), and free calls
+// neither count nor break a streak (Kilo Code's browser scrolls).
 
 // consecutiveDet counts identical calls in an unbroken streak.
 type consecutiveDet struct {
@@ -35,7 +39,14 @@ func (d *consecutiveDet) eff(c *callCtx) *effective {
 	if e := d.cachedEff(c); e != nil {
 		return e
 	}
-	return d.effOf(c, "consecutive", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage}, d.cfg.Only, d.cfg.Except)
+	return d.effOf(c, "consecutive", effective{steerAt: d.cfg.SteerAt, blockAt: d.cfg.BlockAt, haltAt: d.cfg.HaltAt, steerMsg: d.cfg.SteerMessage, blockMsg: d.cfg.BlockMessage, haltMsg: d.cfg.HaltMessage}, d.cfg.Only, d.cfg.Except)
+}
+
+// free reports whether the call is one the streak ignores (free).
+func (d *consecutiveDet) free(c *callCtx) bool {
+	f := &d.cfg.Free
+	return len(f.Tools) > 0 && d.g.r.MatchesAny(f.Tools, c.ev.Tool) &&
+		rules.ArgValues{Arg: f.Arg, Values: f.Values}.Holds(c.ev.Arguments())
 }
 
 func (d *consecutiveDet) next(c *callCtx) int {
@@ -50,14 +61,17 @@ func (d *consecutiveDet) before(c *callCtx) Verdict {
 		return Verdict{}
 	}
 	e := d.eff(c)
-	if !e.on {
+	if !e.on || d.free(c) {
 		return Verdict{}
 	}
 	n := d.next(c)
+	if e.haltAt > 0 && n >= e.haltAt {
+		return d.verdict(Halt, "consecutive", n, e.haltMsg, c, nil)
+	}
 	if e.blockAt > 0 && n >= e.blockAt {
 		return d.verdict(Block, "consecutive", n, e.blockMsg, c, nil)
 	}
-	if e.steerAt > 0 && n >= e.steerAt {
+	if e.steerAt > 0 && (n == e.steerAt || n > e.steerAt && !d.cfg.SteerOnce) {
 		return d.verdict(Steer, "consecutive", n, e.steerMsg, c, nil)
 	}
 	return Verdict{}
@@ -69,6 +83,7 @@ func (d *consecutiveDet) before(c *callCtx) Verdict {
 func (d *consecutiveDet) commit(c *callCtx, final Verdict) {
 	switch {
 	case stoppedByOther(final, "consecutive"):
+	case len(d.cfg.Free.Tools) > 0 && d.free(c):
 	case !c.hasKey:
 		d.lastKid, d.streak = -1, 0
 	case final.Action.Stops() && final.Detector == "consecutive" && d.cfg.ResetAfterBlock:
@@ -81,6 +96,14 @@ func (d *consecutiveDet) commit(c *callCtx, final Verdict) {
 }
 
 func (d *consecutiveDet) reset() { d.lastKid, d.streak = -1, 0 }
+
+// endRequest ends the streak with its model response (per_request).
+func (d *consecutiveDet) endRequest() Verdict {
+	if d.cfg.PerRequest {
+		d.reset()
+	}
+	return Verdict{}
+}
 
 func (d *consecutiveDet) clearKeys(keys []int32) {
 	if d.streak == 0 {

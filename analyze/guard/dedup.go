@@ -8,7 +8,9 @@ import (
 // The dedup detector (rules: detectors.dedup) does not run an identical
 // call from dedup_at on: the earlier result is returned instead ({result}
 // in its message). A write that clears reads (scope.write_clears_reads)
-// also drops their kept results.
+// also drops their kept results. ignore_failures keeps no failed result
+// to answer from; unless_args leaves alone the calls that give any of
+// those arguments (Qwen Code answers whole-file reads only).
 
 // dedupDet answers an identical call from the earlier result.
 type dedupDet struct {
@@ -44,12 +46,26 @@ func (d *dedupDet) eff(c *callCtx) *effective {
 	return d.effOf(c, "dedup", effective{blockAt: d.cfg.DedupAt, blockMsg: d.cfg.Message}, d.cfg.Only, d.cfg.Except)
 }
 
+// skips reports whether the call gives one of the unless_args.
+func (d *dedupDet) skips(c *callCtx) bool {
+	if len(d.cfg.UnlessArgs) == 0 {
+		return false
+	}
+	args := c.ev.Arguments()
+	for _, a := range d.cfg.UnlessArgs {
+		if _, ok := args.Get(a); ok {
+			return true
+		}
+	}
+	return false
+}
+
 func (d *dedupDet) before(c *callCtx) Verdict {
 	if !c.hasKey {
 		return Verdict{}
 	}
 	e := d.eff(c)
-	if !e.on {
+	if !e.on || d.skips(c) {
 		return Verdict{}
 	}
 	d.ent = grow(d.ent, c.kid)
@@ -65,7 +81,7 @@ func (d *dedupDet) before(c *callCtx) Verdict {
 }
 
 func (d *dedupDet) commit(c *callCtx, final Verdict) {
-	if c.hasKey && d.eff(c).on {
+	if c.hasKey && d.eff(c).on && !d.skips(c) {
 		d.ent = grow(d.ent, c.kid)
 		p := &d.ent[c.kid]
 		if p.sgen != d.gen {
@@ -76,7 +92,7 @@ func (d *dedupDet) commit(c *callCtx, final Verdict) {
 }
 
 func (d *dedupDet) after(c *callCtx, before Verdict) Verdict {
-	if c.hasKey && !before.Action.Stops() && d.eff(c).on {
+	if c.hasKey && !before.Action.Stops() && d.eff(c).on && !(c.failed && d.cfg.IgnoreFailures) && !d.skips(c) {
 		d.ent = grow(d.ent, c.kid)
 		if p := &d.ent[c.kid]; p.rgen != d.gen {
 			p.rgen, p.res = d.gen, c.ev.Result

@@ -35,15 +35,24 @@ type detector interface {
 // before/commit/after) and one line here, beside its section in the
 // rules schema (rules.Detectors).
 var detectors = map[string]func(build) detector{
-	"dedup":        newDedup,
-	"cap":          newCap,
-	"failure":      newFailure,
-	"no_progress":  newNoProgress,
-	"tool_failure": newToolFailure,
-	"repeat":       newRepeat,
-	"consecutive":  newConsecutive,
-	"stall":        newStall,
-	"cycle":        newCycle,
+	"dedup":         newDedup,
+	"cap":           newCap,
+	"failure":       newFailure,
+	"no_progress":   newNoProgress,
+	"tool_failure":  newToolFailure,
+	"repeat":        newRepeat,
+	"consecutive":   newConsecutive,
+	"stall":         newStall,
+	"cycle":         newCycle,
+	"pattern":       newPattern,
+	"stuck":         newStuck,
+	"failed_rounds": newFailedRounds,
+	"content_loop":  newContentLoop,
+}
+
+// texter is a detector that reads the model's streamed text (Guard.Text).
+type texter interface {
+	text(piece string) Verdict
 }
 
 // build is what a detector's constructor gets: the guard, its rules, the

@@ -18,7 +18,9 @@ type failureDet struct {
 	base
 	cfg *rules.Failure
 	gen uint32
-	ent []countEnt
+	// plain: calls are counted by their plain key (key: plain).
+	plain bool
+	ent   []countEnt
 }
 
 // newFailure builds the detector when the rules enable it (detectors).
@@ -28,7 +30,7 @@ func newFailure(b build) detector {
 		return nil
 	}
 	d := recycled[failureDet](b.old)
-	*d = failureDet{base: d.renew(b.g, b.resetsOnTurn(cfg.Reset)), cfg: cfg, gen: 1, ent: reuse(d.ent, b.size)}
+	*d = failureDet{base: d.renew(b.g, b.resetsOnTurn(cfg.Reset)), cfg: cfg, gen: 1, ent: reuse(d.ent, b.size), plain: cfg.Key == "plain"}
 	return d
 }
 
@@ -40,19 +42,21 @@ func (d *failureDet) eff(c *callCtx) *effective {
 }
 
 func (d *failureDet) before(c *callCtx) Verdict {
-	if !c.hasKey {
+	kid, ok := c.keyOf(d.plain)
+	if !ok {
 		return Verdict{}
 	}
 	e := d.eff(c)
-	d.ent = grow(d.ent, c.kid)
-	if n := d.ent[c.kid].get(d.gen); e.on && e.blockAt > 0 && n >= e.blockAt {
+	d.ent = grow(d.ent, kid)
+	if n := d.ent[kid].get(d.gen); e.on && e.blockAt > 0 && n >= e.blockAt {
 		return d.verdict(Block, "failure", n, e.blockMsg, c, nil)
 	}
 	return Verdict{}
 }
 
 func (d *failureDet) after(c *callCtx, before Verdict) Verdict {
-	if !c.hasKey {
+	kid, ok := c.keyOf(d.plain)
+	if !ok {
 		return Verdict{}
 	}
 	e := d.eff(c)
@@ -63,15 +67,15 @@ func (d *failureDet) after(c *callCtx, before Verdict) Verdict {
 	if !counted {
 		return Verdict{}
 	}
-	d.ent = grow(d.ent, c.kid)
+	d.ent = grow(d.ent, kid)
 	if !failed {
-		d.ent[c.kid].gen = 0
+		d.ent[kid].gen = 0
 		if d.clears(c, d.cfg.ClearedBy) {
 			d.gen++ // hermes: the next retry of every failing call is a new experiment
 		}
 		return Verdict{}
 	}
-	if n := d.ent[c.kid].inc(d.gen); e.steerAt > 0 && n >= e.steerAt {
+	if n := d.ent[kid].inc(d.gen); e.steerAt > 0 && n >= e.steerAt {
 		return d.verdict(Steer, "failure", n, e.steerMsg, c, nil)
 	}
 	return Verdict{}

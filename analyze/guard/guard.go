@@ -65,6 +65,14 @@ type Guard struct {
 	// portable: the guard's state can be saved and restored in another
 	// process (NewPortableGuard, AppendSnapshot).
 	portable bool
+
+	// plain: some detector keys calls with the plain key (key: plain);
+	// plainTool caches by tool index whether a tool's plain key differs
+	// from its key (0 unknown, 1 same, 2 differs), and plainBuf is reused
+	// to build plain keys (plainkey.go).
+	plain     bool
+	plainTool []uint8
+	plainBuf  []byte
 }
 
 type epochEnt struct {
@@ -74,13 +82,17 @@ type epochEnt struct {
 
 // callCtx is what Before learned about a call, for After.
 type callCtx struct {
-	ev      *CallEvent
-	key     string
-	kid     int32 // the key's index (KeyIndex), when hasKey
-	tid     int32 // the tool's index (KeyIndex)
-	hasKey  bool
-	scope   int  // the key's epoch when Before saw the call
-	command bool // the manual reset command: neither counted nor checked
+	ev     *CallEvent
+	key    string
+	kid    int32 // the key's index (KeyIndex), when hasKey
+	tid    int32 // the tool's index (KeyIndex)
+	hasKey bool
+	// pkid is the plain key's index and hasPlain says it is set (only
+	// when a detector keys calls with key: plain; plainkey.go).
+	pkid     int32
+	hasPlain bool
+	scope    int  // the key's epoch when Before saw the call
+	command  bool // the manual reset command: neither counted nor checked
 	// failed and hash are how the rules read the result (Guard.resultOf),
 	// set by After.
 	failed bool
@@ -174,6 +186,7 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 	g.checkWindow(ev)
 	c.key, c.kid, c.hasKey = g.callKey(ev)
 	c.tid = ev.tidx
+	g.plainKey(c)
 	var role uint8 // under scope.write_clears_reads
 	if c.hasKey {
 		c.scope = g.epochOf(c.kid)
@@ -230,6 +243,7 @@ func (g *Guard) After(ev *CallEvent, before Verdict) Verdict {
 		c = &callCtx{ev: ev}
 		c.key, c.kid, c.hasKey = g.callKey(ev)
 		c.tid = ev.tidx
+		g.plainKey(c)
 		if c.hasKey {
 			c.scope = g.epochOf(c.kid)
 		}
@@ -254,6 +268,21 @@ func (g *Guard) After(ev *CallEvent, before Verdict) Verdict {
 	}
 	best.Key, best.Scope = c.key, c.scope
 	g.spare = c
+	return best
+}
+
+// Text takes a piece of the model's streamed text, in order, for the
+// detectors that read it (content_loop); a call (Before) ends the stream.
+// A halt ends the turn; a steer is feedback for the model.
+func (g *Guard) Text(piece string) Verdict {
+	best := Verdict{Action: Allow}
+	for _, d := range g.dets {
+		if t, ok := d.(texter); ok {
+			if v := t.text(piece); rank(v.Action) > rank(best.Action) {
+				best = v
+			}
+		}
+	}
 	return best
 }
 

@@ -58,6 +58,12 @@ func (g *Guard) placeholder(name string, c *callCtx, count int, extra map[string
 		return strconv.Itoa(count), true
 	case "args":
 		return argsSummary(ev, 120), true
+	case "args_json":
+		// JSON.stringify of the arguments: compact, members as written.
+		if !ev.ArgsOK {
+			return ev.ArgsRaw, true
+		}
+		return string(ev.Arguments().Append(nil, jsonx.Compact)), true
 	case "args_sha256":
 		args := ev.Arguments()
 		if !ev.ArgsOK || args.Kind != jsonx.Object {

@@ -20,6 +20,8 @@ type noProgressDet struct {
 	gen    uint32
 	byCall []progressEnt
 	byTool map[toolResult]int
+	// plain: calls are counted by their plain key (key: plain).
+	plain bool
 }
 
 // newNoProgress builds the detector when the rules enable it (detectors).
@@ -29,7 +31,7 @@ func newNoProgress(b build) detector {
 		return nil
 	}
 	d := recycled[noProgressDet](b.old)
-	*d = noProgressDet{base: d.renew(b.g, b.resetsOnTurn(cfg.Reset)), cfg: cfg, gen: 1, byCall: reuse(d.byCall, b.size), byTool: renewMap(d.byTool)}
+	*d = noProgressDet{base: d.renew(b.g, b.resetsOnTurn(cfg.Reset)), cfg: cfg, gen: 1, byCall: reuse(d.byCall, b.size), byTool: renewMap(d.byTool), plain: cfg.Key == "plain"}
 	return d
 }
 
@@ -57,12 +59,13 @@ func (d *noProgressDet) eff(c *callCtx) *effective {
 }
 
 func (d *noProgressDet) before(c *callCtx) Verdict {
-	if !c.hasKey || d.cfg.By != "call" {
+	kid, ok := c.keyOf(d.plain)
+	if !ok || d.cfg.By != "call" {
 		return Verdict{}
 	}
 	e := d.eff(c)
-	d.byCall = grow(d.byCall, c.kid)
-	if pe := &d.byCall[c.kid]; pe.gen == d.gen && e.on && e.blockAt > 0 && pe.p.n >= e.blockAt {
+	d.byCall = grow(d.byCall, kid)
+	if pe := &d.byCall[kid]; pe.gen == d.gen && e.on && e.blockAt > 0 && pe.p.n >= e.blockAt {
 		p := pe.p
 		return d.verdict(Block, "no_progress", p.n, e.blockMsg, c, nil)
 	}
@@ -87,11 +90,12 @@ func (d *noProgressDet) after(c *callCtx, before Verdict) Verdict {
 		d.byTool[k]++
 		n = d.byTool[k]
 	} else {
-		if !c.hasKey {
+		kid, ok := c.keyOf(d.plain)
+		if !ok {
 			return Verdict{}
 		}
-		d.byCall = grow(d.byCall, c.kid)
-		pe := &d.byCall[c.kid]
+		d.byCall = grow(d.byCall, kid)
+		pe := &d.byCall[kid]
 		if failed {
 			pe.gen = 0
 			return Verdict{}

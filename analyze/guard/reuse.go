@@ -85,8 +85,11 @@ func (g *Guard) renew(r *rules.Rules, ki *KeyIndex, rc *RuleCache) {
 		clearing:  reuse(g.clearing, 0),
 		toolRole:  reuse(g.toolRole, 0),
 		readerPos: reuse(g.readerPos, 0),
+		plainTool: reuse(g.plainTool, 0),
+		plainBuf:  g.plainBuf[:0],
 		dets:      g.dets,
 	}
+	g.plain = r.UsesPlainKeys()
 	w := &r.Scope.WriteClearsReads
 	g.clearsReads = len(w.Readers) > 0 && (len(w.Writers) > 0 || len(w.ClearAll) > 0)
 	if g.clearsReads {

@@ -29,6 +29,8 @@ type stallDet struct {
 	// history holds the latest calls for the cycle check, oldest first.
 	history []stallEntry
 	anon    int32
+	// plain: calls are compared by their plain key (key: plain).
+	plain bool
 }
 
 // newStall builds the detector when the rules enable it (detectors).
@@ -38,7 +40,7 @@ func newStall(b build) detector {
 		return nil
 	}
 	d := recycled[stallDet](b.old)
-	*d = stallDet{base: d.renew(b.g, b.resetsOnTurn(cfg.Reset)), cfg: cfg, kid: -1, history: reuse(d.history, 0)}
+	*d = stallDet{base: d.renew(b.g, b.resetsOnTurn(cfg.Reset)), cfg: cfg, kid: -1, history: reuse(d.history, 0), plain: cfg.Key == "plain"}
 	return d
 }
 
@@ -63,12 +65,12 @@ func (d *stallDet) after(c *callCtx, before Verdict) Verdict {
 		return Verdict{} // it did not run: hermes observes the calls that ran
 	}
 	e := d.eff(c)
-	kid := c.kid
-	if !c.hasKey {
+	kid, hasKey := c.keyOf(d.plain)
+	if !hasKey {
 		d.anon--
 		kid = d.anon - 1 // never equal to another call
 	}
-	if c.hasKey && d.count > 0 && kid == d.kid && c.hash == d.hash {
+	if hasKey && d.count > 0 && kid == d.kid && c.hash == d.hash {
 		d.count++
 	} else {
 		d.kid, d.hash, d.count = kid, c.hash, 1

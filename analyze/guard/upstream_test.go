@@ -519,3 +519,33 @@ func TestPiWindowResetSilentWithoutSteers(t *testing.T) {
 		{tool: "fetch_content", args: A, at: 210 * time.Second},
 	})
 }
+
+// TestHermesGuardrailsHashRawArguments: tool_guardrails' signature is
+// ToolCallSignature.from_call(tool_name, args), whose args_hash is the
+// sha256 of json.dumps(args, sort_keys=True) of the arguments as the model
+// wrote them; the read_file defaults (offset 1, limit 500) belong to
+// file_tools' consecutive-read key only. Three reads of one file region
+// written three ways are three signatures to idempotent_no_progress (no
+// steer at the second), and one read to the read/search guard (its
+// warning at the third).
+func TestHermesGuardrailsHashRawArguments(t *testing.T) {
+	for _, name := range []string{"hermes-2026-06", "hermes", "hermes-strict-2026-06"} {
+		check(t, preset(t, name), []step{
+			{user: true, tool: "read_file", args: `{"path":"/a.py"}`, result: "same"},
+			{tool: "read_file", args: `{"path":"/a.py","offset":1}`, result: "same"},
+			{tool: "read_file", args: `{"path":"/a.py","offset":1,"limit":500}`, result: "same", want: "steer:consecutive:3"},
+		})
+		// Written the same way twice, it is one signature again.
+		check(t, preset(t, name), []step{
+			{user: true, tool: "read_file", args: `{"path":"/a.py","offset":1}`, result: "same"},
+			{tool: "read_file", args: `{"offset":1,"path":"/a.py"}`, result: "same", want: "steer:no_progress:2"},
+		})
+		// repeated_exact_failure_warning hashes the same signature.
+		check(t, preset(t, name), []step{
+			{user: true, tool: "read_file", args: `{"path":"/nope"}`, result: `{"error": "not found"}`},
+			{tool: "lookup", args: `{}`, result: "ok"},
+			{tool: "read_file", args: `{"path":"/nope","limit":500}`, result: `{"error": "not found"}`},
+			{tool: "read_file", args: `{"path":"/nope","limit":500}`, result: `{"error": "not found"}`, want: "steer:failure:2"},
+		})
+	}
+}

@@ -3,6 +3,7 @@ package cli
 // The compare command: several presets or rules files side by side.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -66,8 +67,9 @@ func compareCommand() *cli.Command {
 			}
 			var rows []analyze.CompareRow
 			for i, rep := range reports {
-				rows = append(rows, analyze.CompareRow{Name: configs[i].Name, Source: configs[i].Source, Summary: rep.Summary})
+				rows = append(rows, analyze.CompareRow{Name: configs[i].Name, Source: configs[i].Source, Group: compareGroup(configs[i]), Summary: rep.Summary})
 			}
+			sortByGroup(rows)
 			opt, err := tuningOptions(c, counter, partial, reports[0].Problems)
 			if err != nil {
 				return err
@@ -78,4 +80,28 @@ func compareCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// rulesFilesGroup is the compare group of rules that are no preset.
+const rulesFilesGroup = "rules files"
+
+// compareGroup is the group compare shows a row in: the preset's group
+// (loopgate's own, seed designs, shipped guards), or rules files.
+func compareGroup(r *rules.Rules) string {
+	if r.Source == "preset:"+r.Name {
+		if g := rules.PresetGroup(r.Name); g != "" {
+			return g
+		}
+	}
+	return rulesFilesGroup
+}
+
+// sortByGroup orders the rows group by group (rules.PresetGroups, then
+// rules files), keeping the order given within a group.
+func sortByGroup(rows []analyze.CompareRow) {
+	rank := map[string]int{}
+	for i, g := range append(rules.PresetGroups(), rulesFilesGroup) {
+		rank[g] = i
+	}
+	slices.SortStableFunc(rows, func(a, b analyze.CompareRow) int { return rank[a.Group] - rank[b.Group] })
 }

@@ -547,7 +547,17 @@
     })));
     if (missing.length) add(sec, note("Not plotted (precision or recall is n/a: nothing stopped, or no redundant call): " + missing.map(function (r) { return r.label; }).join(", ") + "."));
     var ts = section("Rules side by side", "h-table");
-    var t = table([{ label: "Rules", key: function (r) { return r.label; }, cell: function (r) { return el("span", { title: r.source, text: r.label }); } }].concat(TUNING_COLS), { id: "rows" });
+    var cols = [{ label: "Rules", key: function (r) { return r.label; }, cell: function (r) { return el("span", { title: r.source, text: r.label }); } }];
+    // Rows from several groups (loopgate's own, seed designs, shipped
+    // guards, rules files) show their group; sorting by it groups them.
+    var groups = {};
+    D.rows.forEach(function (r) { groups[r.group || ""] = true; });
+    if (Object.keys(groups).length > 1) {
+      var order = {};
+      D.rows.forEach(function (r, i) { if (!(r.group in order)) order[r.group] = i; });
+      cols.unshift({ label: "Group", key: function (r) { return order[r.group]; }, cell: function (r) { return r.group || ""; } });
+    }
+    var t = table(cols.concat(TUNING_COLS), { id: "rows" });
     add(ts, t.el);
     t.show(D.rows);
   }

@@ -1,0 +1,215 @@
+package guard
+
+import (
+	"cmp"
+	"regexp"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/loopgate/loopgate/internal/snapbin"
+	"github.com/loopgate/loopgate/rules"
+)
+
+// The content_loop detector (rules: detectors.content_loop) watches the
+// model's streamed text, fed piece by piece with Guard.Text, for a chunk
+// repeating close together: Gemini CLI's content loop (loopDetectionService.ts
+// checkContentLoop, analyzeContentChunksForLoop, isLoopDetectedForChunk).
+// Every window of chunk characters (sliding by one) is tracked; when one
+// has been seen threshold times, the latest threshold occurrences are at
+// most spacing chunks apart on average, and the texts between them take at
+// most max_periods distinct values, it is a detection. A piece holding a
+// code fence, table, list item, heading or blockquote restarts the
+// tracking; text inside a code block and divider lines are skipped; a tool
+// call restarts it too. Characters are UTF-16 code units, as JavaScript
+// counts them. Thresholds count detections in the scope.
+//
+// A transcript's call stream does not carry the model's text, so replay
+// does not feed this detector; the live hook and embedders can.
+
+// The element tests of checkContentLoop, written as Gemini CLI writes them
+// (the list item class [*-+] is the range from * to +, and the divider
+// class [+-_=*...] the range from + to _, as in JavaScript).
+var (
+	contentTable      = regexp.MustCompile(`(^|\n)\s*(\|.*\||[|+-]{3,})`)
+	contentListItem   = regexp.MustCompile(`(^|\n)\s*[*-+]\s`)
+	contentNumbered   = regexp.MustCompile(`(^|\n)\s*\d+\.\s`)
+	contentHeading    = regexp.MustCompile(`(^|\n)#+\s`)
+	contentBlockquote = regexp.MustCompile(`(^|\n)>\s`)
+	contentDivider    = regexp.MustCompile(`^[+-_=*\x{2500}-\x{257F}]+$`)
+)
+
+type contentLoopDet struct {
+	base
+	cfg *rules.ContentLoop
+	// history is the tracked text; stats the positions of each chunk in
+	// it; next the next position to look at.
+	history []uint16
+	stats   map[string][]int
+	next    int
+	inCode  bool
+	hits    int
+}
+
+// newContentLoop builds the detector when the rules enable it (detectors).
+func newContentLoop(b build) detector {
+	cfg := b.r.Detectors.ContentLoop
+	if cfg == nil || !cfg.Enabled {
+		return nil
+	}
+	d := recycled[contentLoopDet](b.old)
+	*d = contentLoopDet{base: d.renew(b.g, b.resetsOnTurn(cfg.Reset)), cfg: cfg, history: d.history[:0], stats: renewMap(d.stats)}
+	return d
+}
+
+// restart forgets the tracked text (resetContentTracking); whether a code
+// block is open is kept.
+func (d *contentLoopDet) restart() {
+	d.history = d.history[:0]
+	clear(d.stats)
+	d.next = 0
+}
+
+// before: a tool call ends the stream of text ("content chanting only
+// happens in one single stream").
+func (d *contentLoopDet) before(*callCtx) Verdict {
+	return Verdict{}
+}
+
+func (d *contentLoopDet) commit(*callCtx, Verdict) { d.restart() }
+
+// text takes a piece of the model's streamed text.
+func (d *contentLoopDet) text(piece string) Verdict {
+	fences := strings.Count(piece, "```")
+	divider := contentDivider.MatchString(piece)
+	if fences > 0 || contentTable.MatchString(piece) || contentListItem.MatchString(piece) || contentNumbered.MatchString(piece) ||
+		contentHeading.MatchString(piece) || contentBlockquote.MatchString(piece) || divider {
+		d.restart()
+	}
+	was := d.inCode
+	if fences%2 == 1 {
+		d.inCode = !d.inCode
+	}
+	if was || d.inCode || divider {
+		return Verdict{}
+	}
+	d.history = append(d.history, utf16.Encode([]rune(piece))...)
+	d.truncate()
+	if !d.scan() {
+		return Verdict{}
+	}
+	d.hits++
+	c := &callCtx{ev: &CallEvent{}}
+	// {excerpt}: the text around the repeating chunk, as Gemini CLI quotes
+	// it in its feedback.
+	from, to := max(0, d.next-20), min(len(d.history), d.next+d.cfg.Chunk)
+	extra := map[string]string{"excerpt": strings.TrimSpace(string(utf16.Decode(d.history[from:to])))}
+	switch {
+	case d.cfg.HaltAt > 0 && d.hits >= d.cfg.HaltAt:
+		return d.verdict(Halt, "content_loop", d.hits, d.cfg.HaltMessage, c, extra)
+	case d.cfg.SteerAt > 0 && d.hits >= d.cfg.SteerAt:
+		return d.verdict(Steer, "content_loop", d.hits, d.cfg.SteerMessage, c, extra)
+	}
+	return Verdict{}
+}
+
+// truncate keeps the latest history characters, moving the positions.
+func (d *contentLoopDet) truncate() {
+	cut := len(d.history) - d.cfg.History
+	if cut <= 0 {
+		return
+	}
+	d.history = append(d.history[:0], d.history[cut:]...)
+	d.next = max(0, d.next-cut)
+	for k, at := range d.stats {
+		kept := at[:0]
+		for _, i := range at {
+			if i-cut >= 0 {
+				kept = append(kept, i-cut)
+			}
+		}
+		if len(kept) > 0 {
+			d.stats[k] = kept
+		} else {
+			delete(d.stats, k)
+		}
+	}
+}
+
+// scan looks at every new chunk position; true at a detection.
+func (d *contentLoopDet) scan() bool {
+	n := d.cfg.Chunk
+	for d.next+n <= len(d.history) {
+		if d.loopAt(d.next) {
+			return true
+		}
+		d.next++
+	}
+	return false
+}
+
+// loopAt records the chunk at position i and reports whether it makes a
+// loop.
+func (d *contentLoopDet) loopAt(i int) bool {
+	n, t := d.cfg.Chunk, d.cfg.Threshold
+	key := string(utf16.Decode(d.history[i : i+n]))
+	at, seen := d.stats[key]
+	if !seen {
+		d.stats[key] = []int{i}
+		return false
+	}
+	at = append(at, i)
+	d.stats[key] = at
+	if len(at) < t {
+		return false
+	}
+	recent := at[len(at)-t:]
+	if float64(recent[t-1]-recent[0])/float64(t-1) > float64(d.cfg.Spacing*n) {
+		return false
+	}
+	if d.cfg.MaxPeriods > 0 {
+		periods := map[string]bool{}
+		for j := 0; j+1 < len(recent); j++ {
+			periods[string(utf16.Decode(d.history[recent[j]:recent[j+1]]))] = true
+		}
+		if len(periods) > d.cfg.MaxPeriods {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *contentLoopDet) reset() {
+	d.restart()
+	d.inCode = false
+	d.hits = 0
+}
+
+func (d *contentLoopDet) save(w *snapbin.Writer) {
+	w.String(string(utf16.Decode(d.history)))
+	saveMap(w, d.stats, cmp.Compare[string], func(w *snapbin.Writer, k string, at []int) {
+		w.String(k)
+		w.Uint(uint64(len(at)))
+		for _, i := range at {
+			w.Int(int64(i))
+		}
+	})
+	w.Int(int64(d.next))
+	w.Bool(d.inCode)
+	w.Int(int64(d.hits))
+}
+
+func (d *contentLoopDet) load(r *snapbin.Reader) {
+	d.history = utf16.Encode([]rune(r.String()))
+	clear(d.stats)
+	for range r.Len() {
+		k := r.String()
+		at := make([]int, r.Len())
+		for i := range at {
+			at[i] = int(r.Int())
+		}
+		d.stats[k] = at
+	}
+	d.next = int(r.Int())
+	d.inCode = r.Bool()
+	d.hits = int(r.Int())
+}
