@@ -17,6 +17,7 @@ var userSettings = map[string]string{
 	"codex":       `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"python3 check.py","timeout":30}]}]}}`,
 	"gemini":      `{"theme":"dark","hooks":{"BeforeTool":[{"matcher":"run_shell_command","hooks":[{"type":"command","command":"./guard.sh","name":"guard"}]}]},"tools":{"enableHooks":true}}`,
 	"cursor":      `{"version":1,"hooks":{"afterFileEdit":[{"command":"./format.sh"}],"preToolUse":[{"command":"./policy.sh","matcher":"Shell"}]}}`,
+	"qwen-code":   `{"general":{"vimMode":true},"hooks":{"PreToolUse":[{"matcher":"run_shell_command","hooks":[{"type":"command","command":"./guard.sh","timeout":5}]}]}}`,
 	"openhands":   `{"stop":[{"matcher":"*","hooks":[{"type":"command","command":".openhands/hooks/on_stop.sh","timeout":600}]}]}`,
 }
 
