@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -364,3 +365,66 @@ func TestHookInstallCommand(t *testing.T) {
 		t.Errorf("unknown agent: exit %d", code)
 	}
 }
+
+// TestOpenCodePluginRuns loads the OpenCode plugin loopgate installs into
+// Node (OpenCode runs plugins in Bun, whose node:child_process is Node's)
+// and drives its hooks as OpenCode calls them (tool.execute.before's
+// input {tool, sessionID, callID} and output {args}: anomalyco/opencode
+// packages/plugin/src/index.ts): nanobot's budget denies the third
+// identical read, which the plugin turns into a thrown error, the way an
+// OpenCode plugin keeps a tool from running.
+func TestOpenCodePluginRuns(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the plugin is not run")
+	}
+	home, project := t.TempDir(), t.TempDir()
+	command := "LOOPGATE_TEST_MAIN=1 " + shellQuote(os.Args[0]) + " hook --agent opencode --preset nanobot --state-dir " + shellQuote(t.TempDir())
+	in, err := live.InstallHooks("opencode", "project", home, project, command, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// OpenCode loads plugins as ES modules.
+	plugin := strings.TrimSuffix(in.File, ".js") + ".mjs"
+	if err := os.Rename(in.File, plugin); err != nil {
+		t.Fatal(err)
+	}
+	driver := filepath.Join(project, "drive.mjs")
+	os.WriteFile(driver, []byte(`import { LoopgatePlugin } from `+strconvQuote(plugin)+`
+let aborted = false
+const hooks = await LoopgatePlugin({ client: { session: { abort: async () => { aborted = true } } } })
+await hooks["chat.message"]({ sessionID: "oc-1" }, { message: {}, parts: [] })
+const out = []
+for (let i = 1; i <= 3; i++) {
+  const input = { tool: "read", sessionID: "oc-1", callID: "call_" + i }
+  try {
+    await hooks["tool.execute.before"](input, { args: { filePath: "/src/a.go" } })
+    const o = { title: "a.go", output: "package a", metadata: {} }
+    await hooks["tool.execute.after"](input, o)
+    out.push("ran")
+  } catch (e) {
+    out.push("denied: " + e.message)
+  }
+}
+console.log(JSON.stringify({ out, aborted }))
+`), 0o644)
+	cmd := exec.Command(node, driver)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v %s", err, stderr.String())
+	}
+	var got struct {
+		Out     []string
+		Aborted bool
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if len(got.Out) != 3 || got.Out[0] != "ran" || got.Out[1] != "ran" || !strings.HasPrefix(got.Out[2], "denied: ") || got.Aborted {
+		t.Errorf("calls: %q, aborted %v", got.Out, got.Aborted)
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

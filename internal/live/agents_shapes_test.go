@@ -330,3 +330,57 @@ func TestAgentFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestSidechainScopes: Claude Code before 2.x sent no agent_id with a
+// subagent's hook events and wrote its sidechain lines without agentId;
+// the hook scopes those calls from the transcript as replay does (ingest's
+// claudecode.go scopeOf): the chain of parentUuid links from a root line,
+// named "sidechain-" and the root's first 8 letters.
+func TestSidechainScopes(t *testing.T) {
+	lines := []string{
+		`{"type":"user","uuid":"aaaaaaaa-0001","parentUuid":null,"isSidechain":true,"sessionId":"S","message":{"role":"user","content":"task A"}}`,
+		`{"type":"assistant","uuid":"aaaaaaaa-0002","parentUuid":"aaaaaaaa-0001","isSidechain":true,"sessionId":"S","requestId":"req_a1","timestamp":"2026-11-25T10:00:01Z","message":{"id":"msg_a1","model":"m","role":"assistant","content":[{"type":"tool_use","id":"toolu_A1","name":"Read","input":{"file_path":"/a"}}]}}`,
+		`{"type":"user","uuid":"bbbbbbbb-0001","parentUuid":null,"isSidechain":true,"sessionId":"S","message":{"role":"user","content":"task B"}}`,
+		`{"type":"user","uuid":"aaaaaaaa-0003","parentUuid":"aaaaaaaa-0002","isSidechain":true,"sessionId":"S","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A1","content":"x"}]}}`,
+		`{"type":"assistant","uuid":"aaaaaaaa-0004","parentUuid":"aaaaaaaa-0003","isSidechain":true,"sessionId":"S","requestId":"req_a2","timestamp":"2026-11-25T10:00:02Z","message":{"id":"msg_a2","model":"m","role":"assistant","content":[{"type":"tool_use","id":"toolu_A2","name":"Read","input":{"file_path":"/a"}}]}}`,
+		`{"type":"assistant","uuid":"bbbbbbbb-0002","parentUuid":"bbbbbbbb-0001","isSidechain":true,"sessionId":"S","requestId":"req_b1","timestamp":"2026-11-25T10:00:03Z","message":{"id":"msg_b1","model":"m","role":"assistant","content":[{"type":"tool_use","id":"toolu_B1","name":"Read","input":{"file_path":"/a"}}]}}`,
+		`{"type":"assistant","uuid":"cccccccc-0001","parentUuid":null,"isSidechain":false,"sessionId":"S","requestId":"req_m1","timestamp":"2026-11-25T10:00:04Z","message":{"id":"msg_m1","model":"m","role":"assistant","content":[{"type":"tool_use","id":"toolu_M1","name":"Read","input":{"file_path":"/a"}}]}}`,
+		`{"type":"assistant","uuid":"dddddddd-0001","parentUuid":"cccccccc-0001","isSidechain":true,"agentId":"agent-7","sessionId":"S","requestId":"req_d1","timestamp":"2026-11-25T10:00:05Z","message":{"id":"msg_d1","model":"m","role":"assistant","content":[{"type":"tool_use","id":"toolu_D1","name":"Read","input":{"file_path":"/a"}}]}}`,
+	}
+	cfg := testConfig(t, "claude-code", "loopgate")
+	tx := t.TempDir() + "/S.jsonl"
+	if err := os.WriteFile(tx, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ id, scope string }{
+		{"toolu_A1", "sidechain-aaaaaaaa"},
+		{"toolu_A2", "sidechain-aaaaaaaa"},
+		{"toolu_B1", "sidechain-bbbbbbbb"},
+		{"toolu_M1", "main"},
+		{"toolu_D1", "agent-7"},
+	}
+	for _, tc := range cases {
+		ev := claudeEvent("PreToolUse", "S", `,"transcript_path":`+fmt.Sprintf("%q", tx)+`,"tool_name":"Read","tool_input":{"file_path":"/a"},"tool_use_id":"`+tc.id+`"`)
+		if r := Handle(cfg, ev); r.Stderr != "" {
+			t.Fatal(r.Stderr)
+		}
+	}
+	got := map[string]string{}
+	f, err := os.Open(cfg.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l DecisionLine
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Event == "call" {
+			got[l.CallID] = l.Scope
+		}
+	}
+	for _, tc := range cases {
+		if got[tc.id] != tc.scope {
+			t.Errorf("%s: scope %q, want %q", tc.id, got[tc.id], tc.scope)
+		}
+	}
+}
