@@ -506,3 +506,68 @@ func TestSimulateAgents(t *testing.T) {
 		}
 	}
 }
+
+// TestPiExtensionRuns loads the pi extension loopgate installs with the
+// loader pi itself uses for extensions (jiti, from the agent lab's pi
+// install: LOOPGATE_LAB_CACHE, else ~/.cache/loopgate-lab) and drives its
+// handlers as pi calls them (badlogic/pi-mono
+// packages/coding-agent/src/core/extensions/types.ts: tool_call's
+// {toolName, toolCallId, input}, tool_result's content and isError):
+// nanobot's budget blocks the third identical read with pi's {block,
+// reason}.
+func TestPiExtensionRuns(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the extension is not run")
+	}
+	cache := os.Getenv("LOOPGATE_LAB_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "loopgate-lab")
+	}
+	jitis, _ := filepath.Glob(filepath.Join(cache, "pi-*", "node_modules", "jiti", "lib", "jiti.mjs"))
+	if len(jitis) == 0 {
+		t.Skip("no pi install of the agent lab (scripts/lab.sh pi): the extension is not run")
+	}
+	home, project := t.TempDir(), t.TempDir()
+	command := "LOOPGATE_TEST_MAIN=1 " + shellQuote(os.Args[0]) + " hook --agent pi --preset nanobot --state-dir " + shellQuote(t.TempDir())
+	in, err := live.InstallHooks("pi", "project", home, project, command, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	driver := filepath.Join(project, "drive.mjs")
+	os.WriteFile(driver, []byte(`import { createJiti } from `+strconvQuote(jitis[0])+`
+const jiti = createJiti(import.meta.url)
+const mod = await jiti.import(`+strconvQuote(in.File)+`)
+const handlers = {}
+mod.default({ on: (name, fn) => { handlers[name] = fn } })
+let aborted = false
+const ctx = { sessionManager: { getSessionId: () => "pi-1" }, abort: () => { aborted = true } }
+await handlers["before_agent_start"]({ prompt: "hi" }, ctx)
+const out = []
+for (let i = 1; i <= 3; i++) {
+  const r = await handlers["tool_call"]({ toolName: "read", toolCallId: "c" + i, input: { path: "/src/a.go" } }, ctx)
+  if (r && r.block) { out.push("blocked: " + r.reason); continue }
+  await handlers["tool_result"]({ toolName: "read", toolCallId: "c" + i, input: { path: "/src/a.go" }, content: [{ type: "text", text: "package a" }], isError: false }, ctx)
+  out.push("ran")
+}
+console.log(JSON.stringify({ out, aborted }))
+`), 0o644)
+	cmd := exec.Command(node, driver)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v %s", err, stderr.String())
+	}
+	var got struct {
+		Out     []string
+		Aborted bool
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if len(got.Out) != 3 || got.Out[0] != "ran" || got.Out[1] != "ran" || !strings.HasPrefix(got.Out[2], "blocked: ") || got.Aborted {
+		t.Errorf("calls: %q, aborted %v", got.Out, got.Aborted)
+	}
+}

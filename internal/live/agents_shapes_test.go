@@ -205,9 +205,15 @@ func TestAgentShapes(t *testing.T) {
 			)},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			runSteps(t, testConfig(t, tc.agent, tc.preset), tc.steps)
-		})
+		// From snapshots and from the log alone: the turn id and the
+		// steers waiting are in both.
+		for _, noSnap := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/nosnapshot=%v", tc.name, noSnap), func(t *testing.T) {
+				cfg := testConfig(t, tc.agent, tc.preset)
+				cfg.NoSnapshot = noSnap
+				runSteps(t, cfg, tc.steps)
+			})
+		}
 	}
 }
 

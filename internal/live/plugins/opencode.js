@@ -35,8 +35,8 @@ async function abort(client, sessionID) {
 }
 
 export const LoopgatePlugin = async ({ client }) => {
-  // tool.execute.after does not carry the call's arguments: they are kept
-  // from tool.execute.before, by call id.
+  // tool.execute.after carries the call's arguments in newer versions
+  // only: they are kept from tool.execute.before, by call id.
   const args = new Map()
   return {
     "chat.message": async (input) => {
@@ -63,7 +63,7 @@ export const LoopgatePlugin = async ({ client }) => {
         session_id: input.sessionID,
         tool_name: input.tool,
         tool_use_id: input.callID,
-        tool_input: args.get(input.callID),
+        tool_input: input.args ?? args.get(input.callID),
         tool_response: output.output,
       })
       args.delete(input.callID)
