@@ -431,9 +431,9 @@ func (e *eventWriter) compaction() []byte {
 		return append(e.claudeHead("SessionStart"), `,"source":"compact"}`...)
 	case "qwen-code", "codex":
 		return append(e.claudeHead("PreCompact"), `,"trigger":"auto"}`...)
-	case "gemini-cli":
-		return append(e.geminiHead("PreCompress", time.Time{}), `,"trigger":"auto"}`...)
 	}
+	// Gemini CLI's PreCompress fires before every model request, and the
+	// hook does not take it for a compaction (live's parseGemini).
 	return nil
 }
 

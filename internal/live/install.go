@@ -75,6 +75,9 @@ type settingsFormat struct {
 	notes  []string
 	// timeout of the hook, in the agent's unit (0: none written).
 	timeout int
+	// retired are events loopgate's hook was once installed for and is no
+	// longer: install and uninstall take loopgate's entries out of them.
+	retired []string
 	// plugin: the hook is a plugin file loopgate writes (the file of that
 	// name in plugins/, the command written into it), not settings.
 	plugin string
@@ -92,8 +95,10 @@ var settingsFormats = map[string]*settingsFormat{
 	"codex": {user: ".codex/hooks.json", project: ".codex/hooks.json", wrapped: true, timeout: 10,
 		events: []hookEvent{{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"UserPromptSubmit", ""}, {"SessionStart", ""}, {"Stop", ""}},
 		notes:  []string{"Codex runs hooks only with the feature on: add `[features]` `codex_hooks = true` to ~/.codex/config.toml."}},
+	// PreCompress is retired: Gemini CLI fires it before every model
+	// request, whether or not it compresses (parseGemini).
 	"gemini-cli": {user: ".gemini/settings.json", project: ".gemini/settings.json", wrapped: true, timeout: 10000,
-		events: []hookEvent{{"BeforeTool", ".*"}, {"AfterTool", ".*"}, {"BeforeAgent", ""}, {"PreCompress", ""}}},
+		events: []hookEvent{{"BeforeTool", ".*"}, {"AfterTool", ".*"}, {"BeforeAgent", ""}}, retired: []string{"PreCompress"}},
 	// QwenLM/qwen-code packages/core/src/hooks/types.ts (Claude Code's
 	// events and answers) and hook-timeout.ts (timeouts in seconds).
 	"qwen-code": {user: ".qwen/settings.json", project: ".qwen/settings.json", wrapped: true, timeout: 10,
@@ -243,8 +248,13 @@ func editJSON(old []byte, f *settingsFormat, agent, command string, remove bool)
 		}
 	}
 	emptied := map[string]bool{}
-	for _, e := range f.events {
-		if remove && !hasMember(*events, e.name) {
+	all := f.events
+	for _, name := range f.retired {
+		all = append(all[:len(all):len(all)], hookEvent{name: name})
+	}
+	for i, e := range all {
+		retired := i >= len(f.events)
+		if (remove || retired) && !hasMember(*events, e.name) {
 			continue
 		}
 		list := member(events, e.name, jsonx.Value{Kind: jsonx.Array})
@@ -253,7 +263,7 @@ func editJSON(old []byte, f *settingsFormat, agent, command string, remove bool)
 		}
 		had := len(list.Arr)
 		list.Arr = withoutLoopgate(list.Arr, f.flat)
-		if !remove {
+		if !remove && !retired {
 			list.Arr = append(list.Arr, entry(f, e, command))
 		}
 		emptied[e.name] = had > 0 && len(list.Arr) == 0

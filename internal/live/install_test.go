@@ -208,3 +208,26 @@ func TestInstallPlugins(t *testing.T) {
 		})
 	}
 }
+
+// TestInstallRetiredEvents: an entry of loopgate's in an event it no
+// longer answers (Gemini CLI's PreCompress) goes at install and uninstall;
+// the user's own entries there stay.
+func TestInstallRetiredEvents(t *testing.T) {
+	old := `{"hooks":{"PreCompress":[{"hooks":[{"type":"command","command":"/opt/loopgate hook --agent gemini","timeout":10000}]},{"hooks":[{"type":"command","command":"./mine.sh"}]}]}}`
+	for _, remove := range []bool{false, true} {
+		home := t.TempDir()
+		path, _ := SettingsPath("gemini", "user", home, "")
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(old), 0o644)
+		if _, err := InstallHooks("gemini", "user", home, "", "/opt/loopgate hook --agent gemini-cli", remove, false); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		if bytes.Contains(b, []byte("--agent gemini\"")) || !bytes.Contains(b, []byte("./mine.sh")) {
+			t.Errorf("remove=%v: %s", remove, b)
+		}
+		if !remove && !bytes.Contains(b, []byte(`"BeforeTool"`)) {
+			t.Errorf("install: %s", b)
+		}
+	}
+}
