@@ -7,11 +7,11 @@ import (
 	"time"
 )
 
-// TestServeDebug serves a lone text answer for a minute and dumps the
+// TestServeDebug serves a lone text answer for four minutes and dumps the
 // requests: how a new agent's tools and requests look (docs/lab.md).
 func TestServeDebug(t *testing.T) {
 	if os.Getenv("LOOPGATE_LAB_SERVE") == "" {
-		t.Skip("LOOPGATE_LAB_SERVE=DIR dumps a minute of requests into DIR")
+		t.Skip("LOOPGATE_LAB_SERVE=DIR dumps four minutes of requests into DIR")
 	}
 	dir := os.Getenv("LOOPGATE_LAB_SERVE")
 	srv, err := Start()
@@ -20,7 +20,7 @@ func TestServeDebug(t *testing.T) {
 	}
 	defer srv.Close()
 	os.WriteFile(dir+"/url", []byte(srv.URL), 0o644)
-	time.Sleep(60 * time.Second)
+	time.Sleep(240 * time.Second)
 	for i, r := range srv.Requests() {
 		fmt.Println(i, r.API, r.Path, r.Step, r.Tools, r.Played, len(r.Body))
 		os.WriteFile(fmt.Sprintf("%s/%d.json", dir, i), r.Body, 0o644)

@@ -68,7 +68,9 @@ func calls(c ...Call) Turn { return Turn{Calls: c} }
 func text(s string) Turn { return Turn{Text: s} }
 
 // longLines is how many lines the long result has: `seq 1 5000` prints
-// 23,893 characters, under the agents' own output limits.
+// 23,893 characters. Some agents cut what the model sees (Codex keeps about
+// 10,000 characters of a command's output): the reading must have at least
+// 8,000.
 const longLines = 5000
 
 var scenarios = []*scenario{
@@ -173,7 +175,7 @@ var scenarios = []*scenario{
 			return []Turn{calls(ts.shell(fmt.Sprintf("seq 1 %d", longLines))), text("Counted.")}, nil
 		},
 		turns:     1,
-		calls:     []wantCall{{kind: "shell", arg: "seq 1", minResult: 20000}},
+		calls:     []wantCall{{kind: "shell", arg: "seq 1", minResult: 8000}},
 		redundant: 0,
 		runs:      []run{{preset: "loopgate", read: true}},
 	},
@@ -341,8 +343,12 @@ func (l *lab) checkReading(sc *scenario, b *box, files []string) []string {
 	if mains != 1 || subs != wantSubs {
 		fails = append(fails, fmt.Sprintf("%d main and %d subagent sessions, want 1 and %d", mains, subs, wantSubs))
 	}
-	if gotTurns != sc.turns {
-		fails = append(fails, fmt.Sprintf("%d turns, want %d", gotTurns, sc.turns))
+	wantTurns := sc.turns
+	if sc.needs == "task" && l.agent.asyncSubagent {
+		wantTurns++
+	}
+	if gotTurns != wantTurns {
+		fails = append(fails, fmt.Sprintf("%d turns, want %d", gotTurns, wantTurns))
 	}
 	ts := l.agent.tools
 	if len(got) != len(sc.calls) {
