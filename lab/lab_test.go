@@ -107,27 +107,32 @@ func TestLab(t *testing.T) {
 			res.line("%s - SKIP: %s@%s is not installed in %s (scripts/lab.sh installs it)", p.name, p.pkg, p.version, cache)
 			continue
 		}
-		for _, sc := range scenarios {
-			if len(onlySc) > 0 && !slices.Contains(onlySc, sc.name) {
-				continue
+		t.Run(p.name, func(t *testing.T) {
+			// Agents run side by side (go test -parallel, scripts/lab.sh's
+			// LOOPGATE_LAB_JOBS); one agent's scenarios run in turn.
+			t.Parallel()
+			for _, sc := range scenarios {
+				if len(onlySc) > 0 && !slices.Contains(onlySc, sc.name) {
+					continue
+				}
+				t.Run(sc.name, func(t *testing.T) {
+					if why := a.skip(sc); why != "" {
+						res.line("%s %s SKIP: %s", p.name, sc.name, why)
+						t.Skip(why)
+					}
+					l := &lab{t: t, agent: a, pin: p, bin: bin, loopgate: loopgate, cache: cache}
+					fails := l.scenario(sc)
+					if len(fails) == 0 {
+						res.line("%s %s ok", p.name, sc.name)
+						return
+					}
+					res.line("%s %s FAIL: %s", p.name, sc.name, strings.Join(fails, "; "))
+					for _, f := range fails {
+						t.Error(f)
+					}
+				})
 			}
-			t.Run(p.name+"/"+sc.name, func(t *testing.T) {
-				if why := a.skip(sc); why != "" {
-					res.line("%s %s SKIP: %s", p.name, sc.name, why)
-					t.Skip(why)
-				}
-				l := &lab{t: t, agent: a, pin: p, bin: bin, loopgate: loopgate, cache: cache}
-				fails := l.scenario(sc)
-				if len(fails) == 0 {
-					res.line("%s %s ok", p.name, sc.name)
-					return
-				}
-				res.line("%s %s FAIL: %s", p.name, sc.name, strings.Join(fails, "; "))
-				for _, f := range fails {
-					t.Error(f)
-				}
-			})
-		}
+		})
 	}
 }
 

