@@ -110,7 +110,7 @@ type Protocol struct {
 // --agent name (aliases: Lookup).
 var Protocols = map[string]*Protocol{
 	"claude-code": {Agent: "claude-code", Format: "claude-code", PreContext: true, parse: parseClaude, reply: replyClaude},
-	"codex":       {Agent: "codex", Format: "codex", PreContext: true, parse: parseCodex, reply: replyCodex},
+	"codex":       {Agent: "codex", Format: "codex", PreContext: true, parse: parseClaude, reply: replyCodex},
 	"gemini-cli":  {Agent: "gemini-cli", Format: "gemini-cli", parse: parseGemini, reply: replyGemini},
 	"qwen-code":   {Agent: "qwen-code", Format: "qwen-code", PreContext: true, parse: parseClaude, reply: replyClaude},
 	"hermes":      {Agent: "hermes", Format: "hermes", Deferred: true, parse: parseHermes, reply: replyHermes},
@@ -318,45 +318,6 @@ func replyClaude(ev *Event, a Answer) []byte {
 		out["stopReason"] = a.HaltReason
 	}
 	return marshalReply(out)
-}
-
-// parseCodex reads Codex's events, Claude Code's shapes. Codex sends no
-// error flag with a result (its PostToolUse input has none): a command's
-// output says how it ended, "Process exited with code N" on a line of its
-// own (exec_command's output header, seen in the agent lab with Codex
-// 0.171.0), and a code other than 0 is a failure.
-func parseCodex(w *wire) Event {
-	ev := parseClaude(w)
-	if ev.Kind == KindPost && !ev.IsError {
-		ev.IsError = codexExitFailed(ev.Result)
-	}
-	return ev
-}
-
-// codexExitFailed reports whether a command's output says it exited with
-// a code other than 0.
-func codexExitFailed(out string) bool {
-	const mark = "Process exited with code "
-	for rest := out; ; {
-		i := strings.Index(rest, mark)
-		if i < 0 {
-			return false
-		}
-		if i == 0 || rest[i-1] == '\n' {
-			code := rest[i+len(mark):]
-			if j := strings.IndexByte(code, '\n'); j >= 0 {
-				code = code[:j]
-			}
-			code = strings.TrimSpace(code)
-			if code != "" && code != "0" && strings.Trim(code, "-0123456789") == "" {
-				return true
-			}
-			if code == "0" {
-				return false
-			}
-		}
-		rest = rest[i+len(mark):]
-	}
 }
 
 // replyCodex answers Codex, whose parser (openai/codex

@@ -390,32 +390,3 @@ func TestSidechainScopes(t *testing.T) {
 		}
 	}
 }
-
-// TestCodexExitCode: Codex's PostToolUse has no error flag; a command's
-// output says its exit code.
-func TestCodexExitCode(t *testing.T) {
-	cases := []struct {
-		name, response string
-		want           bool
-	}{
-		{"exit 1", "Chunk ID: 3a70ae\nWall time: 0.1 seconds\nProcess exited with code 1\nOriginal token count: 9\nOutput:\ncat: lab-missing.txt: No such file or directory\n", true},
-		{"exit 0", "Chunk ID: 3a70ae\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nlab-loop\n", false},
-		{"exit 127 at the start", "Process exited with code 127\nOutput:\nsh: nope: not found\n", true},
-		{"the words in the output only", "Process exited with code 0\nOutput:\necho Process exited with code 1\n", false},
-		{"not at a line's start", "Output:\nsaid: Process exited with code 2\n", false},
-		{"no header", "plain output", false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			raw, _ := json.Marshal(map[string]any{"hook_event_name": "PostToolUse", "session_id": "c", "turn_id": "u1", "tool_name": "exec_command",
-				"tool_input": map[string]any{"cmd": "cat x"}, "tool_use_id": "call_1", "tool_response": tc.response})
-			ev, err := Lookup("codex").ParseEvent(raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if ev.IsError != tc.want {
-				t.Errorf("IsError %v, want %v", ev.IsError, tc.want)
-			}
-		})
-	}
-}
