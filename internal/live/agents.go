@@ -182,11 +182,20 @@ type wire struct {
 	// Cline
 	HookName         string     `json:"hookName"`
 	TaskID           string     `json:"taskId"`
+	ClineCall        *clineCall `json:"tool_call"`
+	ClineResult      *clineCall `json:"tool_result"`
+	ParentAgentID    *string    `json:"parent_agent_id"`
 	PreToolUseCline  *clineTool `json:"preToolUse"`
 	PostToolUseCline *clineTool `json:"postToolUse"`
 	UserPromptCline  *struct {
 		Prompt string `json:"prompt"`
 	} `json:"userPromptSubmit"`
+}
+
+// clineCall is the call Cline CLI's runtime hooks name (tool_call,
+// tool_result): its id.
+type clineCall struct {
+	ID string `json:"id"`
 }
 
 type clineTool struct {
@@ -639,21 +648,35 @@ func replyCursor(ev *Event, a Answer) []byte {
 // as its JSON text in the hook.
 func parseCline(w *wire) Event {
 	ev := Event{Name: w.HookName, Session: w.TaskID}
+	if w.ParentAgentID != nil && *w.ParentAgentID != "" {
+		// A subagent's events name it, and the agent that started it.
+		ev.Agent = w.AgentID
+	}
+	// The hook files' names (PreToolUse, ...) are what the VS Code
+	// extension sends as hookName; the CLI (@cline/core 3.0.65,
+	// dist/index.js) sends its runtime hook's name (tool_call, ...), and
+	// the call's id in tool_call / tool_result.
 	switch w.HookName {
-	case "PreToolUse":
+	case "PreToolUse", "tool_call":
 		ev.Kind = KindPre
 		if t := w.PreToolUseCline; t != nil {
 			ev.Tool, ev.Input = t.ToolName, emptyOr(t.Parameters)
 		}
-	case "PostToolUse":
+		if w.ClineCall != nil {
+			ev.CallID = w.ClineCall.ID
+		}
+	case "PostToolUse", "tool_result":
 		ev.Kind = KindPost
 		if t := w.PostToolUseCline; t != nil {
 			ev.Tool, ev.Input, ev.Result = t.ToolName, emptyOr(t.Parameters), t.Result
 			ev.IsError = t.Success != nil && !*t.Success
 		}
-	case "UserPromptSubmit":
+		if w.ClineResult != nil {
+			ev.CallID = w.ClineResult.ID
+		}
+	case "UserPromptSubmit", "prompt_submit":
 		ev.Kind = KindPrompt
-	case "TaskStart", "TaskResume":
+	case "TaskStart", "TaskResume", "agent_start", "agent_resume":
 		ev.Kind = KindStart
 	case "PreCompact":
 		ev.Kind = KindCompact

@@ -390,3 +390,32 @@ func TestSidechainScopes(t *testing.T) {
 		}
 	}
 }
+
+// TestClineCLIShapes: the Cline CLI (@cline/core 3.0.65, dist/index.js)
+// runs the same hook files as the VS Code extension but names the event by
+// its runtime hook (tool_call, tool_result, prompt_submit) and gives the
+// call's id; its parameters are strings (a value that is not a string is
+// its JSON). A deny cancels the run (cancel: true).
+func TestClineCLIShapes(t *testing.T) {
+	head := `"clineVersion":"","timestamp":"2026-12-02T00:00:00Z","taskId":"conv-1","sessionContext":{"rootSessionId":"conv-1"},"workspaceRoots":["/w"],"userId":"u","agent_id":"agent-1","parent_agent_id":null`
+	pre := func(i int) string {
+		return fmt.Sprintf(`{%s,"hookName":"tool_call","iteration":%d,"tool_call":{"id":"tc_%d","name":"read_file","input":{"path":"/a"}},"preToolUse":{"toolName":"read_file","parameters":{"path":"/a"}}}`, head, i, i)
+	}
+	post := func(i int) string {
+		return fmt.Sprintf(`{%s,"hookName":"tool_result","iteration":%d,"tool_result":{"id":"tc_%d","name":"read_file","input":{"path":"/a"},"output":"x","durationMs":3},"postToolUse":{"toolName":"read_file","parameters":{"path":"/a"},"result":"x","success":true,"executionTimeMs":3}}`, head, i, i)
+	}
+	prompt := `{` + head + `,"hookName":"prompt_submit","userPromptSubmit":{"prompt":"go on","attachments":[]}}`
+	runSteps(t, testConfig(t, "cline", "nanobot"), []step{
+		{name: "call 1", event: pre(1), want: []string{`"cancel":false`}},
+		{name: "result 1", event: post(1)},
+		{name: "call 2", event: pre(2), want: []string{`"cancel":false`}},
+		{name: "result 2", event: post(2)},
+		{name: "call 3: the budget cancels the run", event: pre(3), want: []string{`"cancel":true`, `"errorMessage":`}},
+		{name: "a prompt", event: prompt},
+		{name: "the new turn runs", event: pre(4), want: []string{`"cancel":false`}},
+	})
+	ev, err := Lookup("cline").ParseEvent([]byte(post(1)))
+	if err != nil || ev.CallID != "tc_1" || ev.Kind != KindPost || ev.Agent != "" {
+		t.Errorf("tool_result: %+v %v", ev, err)
+	}
+}
