@@ -90,7 +90,7 @@ func runHook(c *cli.Context) error {
 
 // hookConfig reads the hook's flags.
 func hookConfig(c *cli.Context) (live.Config, error) {
-	p := live.Protocols[c.String("agent")]
+	p := live.Lookup(c.String("agent"))
 	if p == nil {
 		return live.Config{}, fmt.Errorf("--agent must be one of %s, not %q", strings.Join(live.AgentNames(), ", "), c.String("agent"))
 	}
@@ -199,9 +199,9 @@ func hookInstallCommand(remove bool) *cli.Command {
 }
 
 func runHookInstall(c *cli.Context, remove bool) error {
-	agent := c.String("agent")
-	if live.Protocols[agent] == nil {
-		return usageError("--agent must be one of %s, not %q", strings.Join(live.AgentNames(), ", "), agent)
+	agent := live.Canonical(c.String("agent"))
+	if agent == "" {
+		return usageError("--agent must be one of %s, not %q", strings.Join(live.AgentNames(), ", "), c.String("agent"))
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {

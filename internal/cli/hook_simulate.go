@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,12 +46,12 @@ func hookSimulateCommand() *cli.Command {
 }
 
 func runHookSimulate(c *cli.Context) error {
-	agent := c.String("agent")
-	if agent == "" {
+	agent := live.Canonical(c.String("agent"))
+	if c.String("agent") == "" {
 		agent = "claude-code"
 	}
-	if agent != "claude-code" {
-		return usageError("simulate drives Claude Code's hook events only (--agent claude-code), not %q", agent)
+	if !slices.Contains(simulatedAgents, agent) {
+		return usageError("simulate writes the hook events of %s, not %q", strings.Join(simulatedAgents, ", "), c.String("agent"))
 	}
 	r, err := loadRules(c)
 	if err != nil {
@@ -66,7 +67,7 @@ func runHookSimulate(c *cli.Context) error {
 		}
 		defer os.RemoveAll(dir)
 	}
-	sim := &simulator{rules: r, rulesArgs: hookRulesArgs(c), stateDir: dir, exec: c.Bool("exec")}
+	sim := &simulator{agent: agent, rules: r, rulesArgs: hookRulesArgs(c), stateDir: dir, exec: c.Bool("exec")}
 	if sim.exec {
 		if sim.binary, err = os.Executable(); err != nil {
 			return cli.Exit(err.Error(), ExitUsage)
@@ -125,6 +126,8 @@ type simulator struct {
 	stateDir  string
 	exec      bool
 	binary    string
+	// agent is the agent whose events are sent ("": Claude Code).
+	agent string
 	// shadow runs the hook with --shadow: nothing is stopped, every call
 	// runs and its result is logged.
 	shadow bool
@@ -132,6 +135,13 @@ type simulator struct {
 	// Code tool_result's content may be, instead of a string.
 	blocks bool
 	n      int
+}
+
+func (sim *simulator) agentName() string {
+	if sim.agent == "" {
+		return "claude-code"
+	}
+	return sim.agent
 }
 
 // simVerdict is an action as compared: action, detector, message.
@@ -203,20 +213,24 @@ func (sim *simulator) session(s *ingest.Session, path string, tc *analyze.TokenC
 	// share ids (copies, fixtures), and their states must not mix.
 	sid := s.ID + "#" + strconv.Itoa(sim.n)
 	logFile := filepath.Join(sim.stateDir, "simulate-"+strconv.Itoa(sim.n)+".jsonl")
+	agent := sim.agentName()
 	transcript := ""
-	if s.Format == "claude-code" {
+	if s.Format == "claude-code" && (agent == "claude-code" || agent == "qwen-code") {
 		if abs, err := filepath.Abs(path); err == nil {
 			transcript = abs
 		}
 	}
-	ev := eventWriter{sid: sid, agent: s.Agent, transcript: transcript, format: s.Format, platform: s.Platform}
+	own := s.Format == live.Lookup(agent).Format
+	ev := &eventWriter{agent: agent, sid: sid, scope: s.Agent, transcript: transcript, format: s.Format, platform: s.Platform, own: own}
 	seen := map[string]int{}
 	index, request := 0, 0
 	var calls []simCall
 	for ti, t := range s.Turns {
 		if t.CompactedBefore {
-			if _, err := sim.send(ev.compaction(), logFile); err != nil {
-				return res, err
+			if c := ev.compaction(); c != nil {
+				if _, err := sim.send(c, logFile); err != nil {
+					return res, err
+				}
 			}
 		}
 		if ti > 0 || t.UserChars > 0 {
@@ -240,7 +254,7 @@ func (sim *simulator) session(s *ingest.Session, path string, tc *analyze.TokenC
 				if err != nil {
 					return res, err
 				}
-				if !bytes.Contains(reply, []byte(`"permissionDecision":"deny"`)) {
+				if !denied(reply) {
 					if _, err := sim.send(ev.post(cc, c.Result, c.IsError, sim.blocks), logFile); err != nil {
 						return res, err
 					}
@@ -270,14 +284,14 @@ func simVerdictOr(v simVerdict) simVerdict {
 // send runs one hook event, in this process or in a new one.
 func (sim *simulator) send(event []byte, logFile string) ([]byte, error) {
 	if !sim.exec {
-		cfg := live.Config{Protocol: live.Protocols["claude-code"], Rules: sim.rules, StateDir: sim.stateDir, Log: logFile, Shadow: sim.shadow, ContentText: ingest.ContentText}
+		cfg := live.Config{Protocol: live.Lookup(sim.agentName()), Rules: sim.rules, StateDir: sim.stateDir, Log: logFile, Shadow: sim.shadow, ContentText: ingest.ContentText}
 		reply := live.Handle(cfg, event)
 		if reply.Stderr != "" {
 			return nil, fmt.Errorf("hook: %s", strings.TrimSpace(reply.Stderr))
 		}
 		return reply.Stdout, nil
 	}
-	args := append([]string{"hook", "--agent", "claude-code", "--state-dir", sim.stateDir, "--log", logFile}, sim.rulesArgs...)
+	args := append([]string{"hook", "--agent", sim.agentName(), "--state-dir", sim.stateDir, "--log", logFile}, sim.rulesArgs...)
 	if sim.shadow {
 		args = append(args, "--shadow")
 	}
@@ -324,12 +338,24 @@ func readDecisions(path string) (map[int]simVerdict, error) {
 	}
 }
 
-// eventWriter writes Claude Code hook events (docs/live.md).
+// eventWriter writes one agent's hook events for a session (docs/live.md,
+// "Equivalence with replay"): the members the agent itself sends, and for
+// a transcript of another agent's format (which the agent could not have
+// written) the simulation's hints too: the format and platform
+// (loopgate_format, loopgate_platform: replay runs a session under
+// rules.ForSession of them), the call's time and model request
+// (timestamp, loopgate_request) and arguments that are not JSON
+// (tool_input_raw).
 type eventWriter struct {
-	sid, agent, transcript string
-	// format and platform of the transcript, sent as hints: replay runs a
-	// session under its format's and platform's rules (rules.ForSession).
+	// agent is the agent whose events are written (canonical name).
+	agent              string
+	sid, scope, source string
+	transcript         string
+	// format and platform of the transcript; own: the transcript is of
+	// the agent's own format, and the events hold only what it sends.
 	format, platform string
+	own              bool
+	turn             int
 }
 
 type callEvent struct {
@@ -338,16 +364,14 @@ type callEvent struct {
 	time                    time.Time
 }
 
-func (e eventWriter) head(name string) []byte {
-	b := []byte(`{"hook_event_name":` + jsonx.Quote(name) + `,"session_id":` + jsonx.Quote(e.sid))
-	if e.transcript != "" {
-		b = append(b, `,"transcript_path":`+jsonx.Quote(e.transcript)...)
+func (e *eventWriter) turnID() string { return "turn-" + strconv.Itoa(e.turn) }
+
+// hints are the simulation's members for a transcript of another format.
+func (e *eventWriter) hints(b []byte) []byte {
+	if e.own {
+		return b
 	}
-	b = append(b, `,"cwd":"/"`...)
-	if e.agent != "" && e.agent != "main" {
-		b = append(b, `,"agent_id":`+jsonx.Quote(e.agent)...)
-	}
-	if e.format != "" && e.format != "claude-code" {
+	if e.format != "" {
 		b = append(b, `,"loopgate_format":`+jsonx.Quote(e.format)...)
 	}
 	if e.platform != "" {
@@ -356,24 +380,80 @@ func (e eventWriter) head(name string) []byte {
 	return b
 }
 
-func (e eventWriter) prompt() []byte {
-	return append(e.head("UserPromptSubmit"), `,"prompt":"(the user's message)"}`...)
+// subagent is the agent id the agent sends with a subagent's events: a
+// scope named by the transcript's own agent id (a Claude Code sidechain
+// without one, "sidechain-…", was written by a CLI that sends none).
+func (e *eventWriter) subagent() string {
+	if e.scope == "" || e.scope == "main" || strings.HasPrefix(e.scope, "sidechain-") {
+		return ""
+	}
+	return e.scope
 }
 
-func (e eventWriter) compaction() []byte {
-	return append(e.head("SessionStart"), `,"source":"compact"}`...)
+func (e *eventWriter) claudeHead(name string) []byte {
+	b := []byte(`{"hook_event_name":` + jsonx.Quote(name) + `,"session_id":` + jsonx.Quote(e.sid))
+	switch e.agent {
+	case "codex":
+		b = append(b, `,"turn_id":`+jsonx.Quote(e.turnID())...)
+	case "opencode", "pi":
+		// The plugin sends the session and the event only.
+		return e.hints(b)
+	}
+	if e.transcript != "" {
+		b = append(b, `,"transcript_path":`+jsonx.Quote(e.transcript)...)
+	}
+	b = append(b, `,"cwd":"/"`...)
+	if a := e.subagent(); a != "" && e.agent != "qwen-code" {
+		b = append(b, `,"agent_id":`+jsonx.Quote(a)...)
+	}
+	return e.hints(b)
 }
 
-// call writes the members every tool event carries. Arguments that are
-// not JSON go as tool_input_raw, and the call's time and model request as
-// the simulation's hints (timestamp, loopgate_request), for transcripts
-// whose hook events would not give them (docs/live.md).
-func (e eventWriter) call(name string, c callEvent) []byte {
-	b := append(e.head(name), `,"tool_name":`+jsonx.Quote(c.tool)+`,"tool_use_id":`+jsonx.Quote(c.id)...)
+func (e *eventWriter) prompt() []byte {
+	e.turn++
+	switch e.agent {
+	case "gemini-cli":
+		return append(e.geminiHead("BeforeAgent", time.Time{}), `,"prompt":"(the user's message)"}`...)
+	case "openhands":
+		return append(e.openHandsHead("UserPromptSubmit", "", nil), `,"message":"(the user's message)","tool_response":null}`...)
+	case "hermes":
+		return append(e.hermesHead("pre_llm_call", "", nil),
+			`,"extra":{"turn_id":`+jsonx.Quote(e.turnID())+`,"user_message":"(the user's message)","is_first_turn":`+strconv.FormatBool(e.turn == 1)+`}}`...)
+	}
+	return append(e.claudeHead("UserPromptSubmit"), `,"prompt":"(the user's message)"}`...)
+}
+
+// compaction is the agent's compaction event (nil: the agent has none a
+// hook sees).
+func (e *eventWriter) compaction() []byte {
+	switch e.agent {
+	case "claude-code":
+		return append(e.claudeHead("SessionStart"), `,"source":"compact"}`...)
+	case "qwen-code", "codex":
+		return append(e.claudeHead("PreCompact"), `,"trigger":"auto"}`...)
+	}
+	// Gemini CLI's PreCompress fires before every model request, and the
+	// hook does not take it for a compaction (live's parseGemini).
+	return nil
+}
+
+// args are a call's arguments as the agent sends them: JSON, or (the
+// simulation's hint) text that is not JSON.
+func (e *eventWriter) args(b []byte, c callEvent) []byte {
 	if c.argsOK {
-		b = append(append(b, `,"tool_input":`...), c.args...)
-	} else {
-		b = append(b, `,"tool_input_raw":`+jsonx.Quote(c.args)...)
+		return append(append(b, `,"tool_input":`...), c.args...)
+	}
+	if e.own {
+		return append(b, `,"tool_input":{}`...)
+	}
+	return append(b, `,"tool_input_raw":`+jsonx.Quote(c.args)...)
+}
+
+// callHints are the call's time and request, for a transcript of another
+// format.
+func (e *eventWriter) callHints(b []byte, c callEvent) []byte {
+	if e.own {
+		return b
 	}
 	if !c.time.IsZero() {
 		b = append(b, `,"timestamp":`+jsonx.Quote(c.time.UTC().Format(time.RFC3339Nano))...)
@@ -381,16 +461,109 @@ func (e eventWriter) call(name string, c callEvent) []byte {
 	return append(b, `,"loopgate_request":`+jsonx.Quote(c.request)...)
 }
 
-func (e eventWriter) pre(c callEvent) []byte {
-	return append(e.call("PreToolUse", c), '}')
+func (e *eventWriter) claudeCall(name string, c callEvent) []byte {
+	b := append(e.claudeHead(name), `,"tool_name":`+jsonx.Quote(c.tool)+`,"tool_use_id":`+jsonx.Quote(c.id)...)
+	if e.agent == "qwen-code" && !c.time.IsZero() {
+		b = append(b, `,"timestamp":`+jsonx.Quote(c.time.UTC().Format(time.RFC3339Nano))...)
+	}
+	return e.callHints(e.args(b, c), c)
 }
 
-func (e eventWriter) post(c callEvent, result string, isError, blocks bool) []byte {
+func (e *eventWriter) geminiHead(name string, t time.Time) []byte {
+	b := []byte(`{"hook_event_name":` + jsonx.Quote(name) + `,"session_id":` + jsonx.Quote(e.sid) + `,"cwd":"/"`)
+	if !t.IsZero() {
+		// Gemini CLI stamps every event with the time it fires.
+		b = append(b, `,"timestamp":`+jsonx.Quote(t.UTC().Format(time.RFC3339Nano))...)
+	}
+	return e.hints(b)
+}
+
+func (e *eventWriter) openHandsHead(name, tool string, c *callEvent) []byte {
+	b := []byte(`{"event_type":` + jsonx.Quote(name) + `,"session_id":` + jsonx.Quote(e.sid) + `,"working_dir":"/","metadata":{}`)
+	if c != nil {
+		b = append(b, `,"tool_name":`+jsonx.Quote(tool)...)
+		b = e.args(b, *c)
+		b = e.callHints(b, *c)
+	}
+	return e.hints(b)
+}
+
+func (e *eventWriter) hermesHead(name, tool string, c *callEvent) []byte {
+	b := []byte(`{"hook_event_name":` + jsonx.Quote(name) + `,"session_id":` + jsonx.Quote(e.sid) + `,"cwd":"/","profile":"default"`)
+	if c != nil {
+		b = append(b, `,"tool_name":`+jsonx.Quote(tool)...)
+		b = e.args(b, *c)
+		b = e.callHints(b, *c)
+	}
+	return e.hints(b)
+}
+
+func (e *eventWriter) hermesExtra(c callEvent) string {
+	return `"tool_call_id":` + jsonx.Quote(c.id) + `,"turn_id":` + jsonx.Quote(e.turnID()) + `,"task_id":` + jsonx.Quote(e.sid)
+}
+
+func (e *eventWriter) pre(c callEvent) []byte {
+	switch e.agent {
+	case "gemini-cli":
+		b := append(e.geminiHead("BeforeTool", c.time), `,"tool_name":`+jsonx.Quote(c.tool)...)
+		return append(e.callHints(e.args(b, c), c), '}')
+	case "openhands":
+		return append(e.openHandsHead("PreToolUse", c.tool, &c), `,"tool_response":null}`...)
+	case "hermes":
+		return append(e.hermesHead("pre_tool_call", c.tool, &c), `,"extra":{`+e.hermesExtra(c)+`}}`...)
+	}
+	return append(e.claudeCall("PreToolUse", c), '}')
+}
+
+func (e *eventWriter) post(c callEvent, result string, isError, blocks bool) []byte {
+	switch e.agent {
+	case "gemini-cli":
+		b := append(e.geminiHead("AfterTool", c.time), `,"tool_name":`+jsonx.Quote(c.tool)...)
+		b = e.callHints(e.args(b, c), c)
+		b = append(b, `,"tool_response":{"llmContent":`+jsonx.Quote(result)+`,"returnDisplay":`+jsonx.Quote(result)...)
+		if isError {
+			b = append(b, `,"error":{"message":`+jsonx.Quote(result)+`}`...)
+		}
+		return append(b, "}}"...)
+	case "openhands":
+		return append(e.openHandsHead("PostToolUse", c.tool, &c),
+			`,"tool_response":{"content":[{"type":"text","text":`+jsonx.Quote(result)+`}],"is_error":`+strconv.FormatBool(isError)+`}}`...)
+	case "hermes":
+		status, errType := `"ok"`, "null"
+		if isError {
+			status, errType = `"error"`, `"error"`
+		}
+		return append(e.hermesHead("post_tool_call", c.tool, &c), `,"extra":{`+e.hermesExtra(c)+`,"result":`+jsonx.Quote(result)+
+			`,"status":`+status+`,"error_type":`+errType+`}}`...)
+	case "codex":
+		// Codex's PostToolUse has no error member and no failure event.
+		return append(e.claudeCall("PostToolUse", c), `,"tool_response":`+jsonx.Quote(result)+`}`...)
+	case "opencode", "pi":
+		b := append(e.claudeCall("PostToolUse", c), `,"tool_response":`+jsonx.Quote(result)...)
+		if isError {
+			b = append(b, `,"is_error":true`...)
+		}
+		return append(b, '}')
+	}
 	if isError {
-		return append(e.call("PostToolUseFailure", c), `,"error":`+jsonx.Quote(result)+`}`...)
+		return append(e.claudeCall("PostToolUseFailure", c), `,"error":`+jsonx.Quote(result)+`}`...)
 	}
 	if blocks {
-		return append(e.call("PostToolUse", c), `,"tool_response":[{"type":"text","text":`+jsonx.Quote(result)+`}]}`...)
+		return append(e.claudeCall("PostToolUse", c), `,"tool_response":[{"type":"text","text":`+jsonx.Quote(result)+`}]}`...)
 	}
-	return append(e.call("PostToolUse", c), `,"tool_response":`+jsonx.Quote(result)+`}`...)
+	return append(e.claudeCall("PostToolUse", c), `,"tool_response":`+jsonx.Quote(result)+`}`...)
+}
+
+// simulatedAgents are the agents simulate writes events for.
+var simulatedAgents = []string{"claude-code", "codex", "gemini-cli", "qwen-code", "openhands", "hermes", "opencode", "pi"}
+
+// denied reports whether an answer keeps the call from running, in any
+// agent's words.
+func denied(reply []byte) bool {
+	for _, w := range []string{`"permissionDecision":"deny"`, `"decision":"deny"`, `"decision":"block"`, `"block":true`} {
+		if bytes.Contains(reply, []byte(w)) {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -378,5 +379,211 @@ func TestHookInstallCommand(t *testing.T) {
 	}
 	if code := run([]string{"loopgate", "hook", "install", "--agent", "nobody"}, &out, &errOut); code != 2 {
 		t.Errorf("unknown agent: exit %d", code)
+	}
+}
+
+// TestOpenCodePluginRuns loads the OpenCode plugin loopgate installs into
+// Node (OpenCode runs plugins in Bun, whose node:child_process is Node's)
+// and drives its hooks as OpenCode calls them (tool.execute.before's
+// input {tool, sessionID, callID} and output {args}: anomalyco/opencode
+// packages/plugin/src/index.ts): nanobot's budget denies the third
+// identical read, which the plugin turns into a thrown error, the way an
+// OpenCode plugin keeps a tool from running.
+func TestOpenCodePluginRuns(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the plugin is not run")
+	}
+	home, project := t.TempDir(), t.TempDir()
+	command := "LOOPGATE_TEST_MAIN=1 " + shellQuote(os.Args[0]) + " hook --agent opencode --preset nanobot --state-dir " + shellQuote(t.TempDir())
+	in, err := live.InstallHooks("opencode", "project", home, project, command, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// OpenCode loads plugins as ES modules.
+	plugin := strings.TrimSuffix(in.File, ".js") + ".mjs"
+	if err := os.Rename(in.File, plugin); err != nil {
+		t.Fatal(err)
+	}
+	driver := filepath.Join(project, "drive.mjs")
+	os.WriteFile(driver, []byte(`import { LoopgatePlugin } from `+strconvQuote(plugin)+`
+let aborted = false
+const hooks = await LoopgatePlugin({ client: { session: { abort: async () => { aborted = true } } } })
+await hooks["chat.message"]({ sessionID: "oc-1" }, { message: {}, parts: [] })
+const out = []
+for (let i = 1; i <= 3; i++) {
+  const input = { tool: "read", sessionID: "oc-1", callID: "call_" + i }
+  try {
+    await hooks["tool.execute.before"](input, { args: { filePath: "/src/a.go" } })
+    const o = { title: "a.go", output: "package a", metadata: {} }
+    await hooks["tool.execute.after"](input, o)
+    out.push("ran")
+  } catch (e) {
+    out.push("denied: " + e.message)
+  }
+}
+console.log(JSON.stringify({ out, aborted }))
+`), 0o644)
+	cmd := exec.Command(node, driver)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v %s", err, stderr.String())
+	}
+	var got struct {
+		Out     []string
+		Aborted bool
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if len(got.Out) != 3 || got.Out[0] != "ran" || got.Out[1] != "ran" || !strings.HasPrefix(got.Out[2], "denied: ") || got.Aborted {
+		t.Errorf("calls: %q, aborted %v", got.Out, got.Aborted)
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// TestSimulateAgentEvents: simulate writes each agent's own events, and
+// for the agent's own transcripts nothing the agent does not send (no
+// loopgate_ hint, no tool_input_raw; a time only where the agent stamps
+// its events).
+func TestSimulateAgentEvents(t *testing.T) {
+	stamps := map[string]bool{"gemini-cli": true, "qwen-code": true}
+	call := callEvent{id: "call_1", tool: "read_file", args: `{"path":"/a"}`, argsOK: true, time: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC), request: "r1"}
+	for _, agent := range simulatedAgents {
+		t.Run(agent, func(t *testing.T) {
+			p := live.Lookup(agent)
+			for _, own := range []bool{true, false} {
+				e := &eventWriter{agent: agent, sid: "s1", scope: "main", format: p.Format, own: own}
+				if !own {
+					e.format = "nanobot"
+				}
+				events := [][]byte{e.prompt(), e.pre(call), e.post(call, "x", false, false), e.post(call, "boom", true, false)}
+				if c := e.compaction(); c != nil {
+					events = append(events, c)
+				}
+				for _, ev := range events {
+					var m map[string]any
+					if err := json.Unmarshal(ev, &m); err != nil {
+						t.Fatalf("%s: %v", ev, err)
+					}
+					parsed, err := p.ParseEvent(ev)
+					if err != nil || parsed.Kind == live.KindOther {
+						t.Errorf("%s: the hook does not read it (%v)", ev, err)
+					}
+					hint := bytes.Contains(ev, []byte(`"loopgate_`)) || bytes.Contains(ev, []byte(`"tool_input_raw"`))
+					if own && (hint || (!stamps[agent] && bytes.Contains(ev, []byte(`"timestamp"`)))) {
+						t.Errorf("own transcript, a member %s does not send: %s", agent, ev)
+					}
+					if !own && parsed.Kind == live.KindPre && !bytes.Contains(ev, []byte(`"loopgate_format":"nanobot"`)) {
+						t.Errorf("another format's transcript without its hint: %s", ev)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestSimulateAgents drives transcripts of each agent's own format through
+// its own events: the hook decides every call as replay does.
+func TestSimulateAgents(t *testing.T) {
+	cases := []struct{ agent, dir string }{
+		{"codex", "codex"}, {"gemini-cli", "gemini-cli"}, {"openhands", "openhands"}, {"hermes", "hermes"},
+		{"pi", "pi"}, {"opencode", "opencode"}, {"qwen-code", "claude-code"}, {"claude-code", "claude-code"},
+	}
+	for _, tc := range cases {
+		for _, preset := range []string{"loopgate", "hermes-strict", "nanobot"} {
+			t.Run(tc.agent+"/"+preset, func(t *testing.T) {
+				r, err := rules.Preset(preset)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sim := &simulator{agent: tc.agent, rules: r, stateDir: t.TempDir()}
+				files := ingest.Expand([]string{filepath.Join("..", "..", "fixtures", "ingest", tc.dir)}, func(ingest.Problem) {})
+				calls := 0
+				for _, f := range files {
+					results, err := sim.file(f, ingest.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, res := range results {
+						calls += len(res.Calls)
+						for _, c := range res.Differences() {
+							t.Errorf("%s call %d %s: hook %v, replay %v", f, c.Index, c.Tool, c.Hook, c.Replay)
+						}
+					}
+				}
+				if calls == 0 {
+					t.Error("no calls simulated")
+				}
+			})
+		}
+	}
+}
+
+// TestPiExtensionRuns loads the pi extension loopgate installs with the
+// loader pi itself uses for extensions (jiti, from the agent lab's pi
+// install: LOOPGATE_LAB_CACHE, else ~/.cache/loopgate-lab) and drives its
+// handlers as pi calls them (badlogic/pi-mono
+// packages/coding-agent/src/core/extensions/types.ts: tool_call's
+// {toolName, toolCallId, input}, tool_result's content and isError):
+// nanobot's budget blocks the third identical read with pi's {block,
+// reason}.
+func TestPiExtensionRuns(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the extension is not run")
+	}
+	cache := os.Getenv("LOOPGATE_LAB_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "loopgate-lab")
+	}
+	jitis, _ := filepath.Glob(filepath.Join(cache, "pi-*", "node_modules", "jiti", "lib", "jiti.mjs"))
+	if len(jitis) == 0 {
+		t.Skip("no pi install of the agent lab (scripts/lab.sh pi): the extension is not run")
+	}
+	home, project := t.TempDir(), t.TempDir()
+	command := "LOOPGATE_TEST_MAIN=1 " + shellQuote(os.Args[0]) + " hook --agent pi --preset nanobot --state-dir " + shellQuote(t.TempDir())
+	in, err := live.InstallHooks("pi", "project", home, project, command, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	driver := filepath.Join(project, "drive.mjs")
+	os.WriteFile(driver, []byte(`import { createJiti } from `+strconvQuote(jitis[0])+`
+const jiti = createJiti(import.meta.url)
+const mod = await jiti.import(`+strconvQuote(in.File)+`)
+const handlers = {}
+mod.default({ on: (name, fn) => { handlers[name] = fn } })
+let aborted = false
+const ctx = { sessionManager: { getSessionId: () => "pi-1" }, abort: () => { aborted = true } }
+await handlers["before_agent_start"]({ prompt: "hi" }, ctx)
+const out = []
+for (let i = 1; i <= 3; i++) {
+  const r = await handlers["tool_call"]({ toolName: "read", toolCallId: "c" + i, input: { path: "/src/a.go" } }, ctx)
+  if (r && r.block) { out.push("blocked: " + r.reason); continue }
+  await handlers["tool_result"]({ toolName: "read", toolCallId: "c" + i, input: { path: "/src/a.go" }, content: [{ type: "text", text: "package a" }], isError: false }, ctx)
+  out.push("ran")
+}
+console.log(JSON.stringify({ out, aborted }))
+`), 0o644)
+	cmd := exec.Command(node, driver)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v %s", err, stderr.String())
+	}
+	var got struct {
+		Out     []string
+		Aborted bool
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	if len(got.Out) != 3 || got.Out[0] != "ran" || got.Out[1] != "ran" || !strings.HasPrefix(got.Out[2], "blocked: ") || got.Aborted {
+		t.Errorf("calls: %q, aborted %v", got.Out, got.Aborted)
 	}
 }

@@ -45,6 +45,10 @@ type Event struct {
 	Input    []byte
 	RawInput bool
 	CallID   string
+	// TurnID is the agent's own id of the turn the event belongs to
+	// (Codex's turn_id, hermes' extra.turn_id): a new one starts a turn
+	// even when no prompt event came.
+	TurnID string
 	// Request names the model request of the call when the event says so
 	// (loopgate_request: the simulation's hint for transcripts whose
 	// events would not).
@@ -93,22 +97,48 @@ type Protocol struct {
 	// the model sees while the call still runs. Without it, a steer given
 	// before the call goes with the answer after it.
 	PreContext bool
-	parse      func(w *wire) Event
-	reply      func(ev *Event, a Answer) []byte
+	// Deferred: no answer during a turn puts text before the model (the
+	// agent drops a tool hook's context): a steer waits for the next
+	// prompt's answer, or goes with the reason of the next call denied,
+	// whichever comes first (docs/live.md).
+	Deferred bool
+	parse    func(w *wire) Event
+	reply    func(ev *Event, a Answer) []byte
 }
 
-// Protocols are the agents loopgate hooks into, by --agent name.
+// Protocols are the agents loopgate hooks into, by their canonical
+// --agent name (aliases: Lookup).
 var Protocols = map[string]*Protocol{
 	"claude-code": {Agent: "claude-code", Format: "claude-code", PreContext: true, parse: parseClaude, reply: replyClaude},
-	"codex":       {Agent: "codex", PreContext: true, parse: parseClaude, reply: replyClaude},
-	"gemini":      {Agent: "gemini", parse: parseGemini, reply: replyGemini},
-	"hermes":      {Agent: "hermes", parse: parseHermes, reply: replyHermes},
-	"openhands":   {Agent: "openhands", parse: parseOpenHands, reply: replyOpenHands},
+	"codex":       {Agent: "codex", Format: "codex", PreContext: true, parse: parseClaude, reply: replyCodex},
+	"gemini-cli":  {Agent: "gemini-cli", Format: "gemini-cli", parse: parseGemini, reply: replyGemini},
+	"qwen-code":   {Agent: "qwen-code", Format: "qwen-code", PreContext: true, parse: parseClaude, reply: replyClaude},
+	"hermes":      {Agent: "hermes", Format: "hermes", Deferred: true, parse: parseHermes, reply: replyHermes},
+	"openhands":   {Agent: "openhands", Format: "openhands", Deferred: true, parse: parseOpenHands, reply: replyOpenHands},
 	"cursor":      {Agent: "cursor", parse: parseCursor, reply: replyCursor},
-	"cline":       {Agent: "cline", PreContext: true, parse: parseCline, reply: replyCline},
+	"cline":       {Agent: "cline", Format: "cline", PreContext: true, parse: parseCline, reply: replyCline},
+	"opencode":    {Agent: "opencode", Format: "opencode", parse: parsePlugin, reply: replyPlugin},
+	"pi":          {Agent: "pi", Format: "pi", parse: parsePlugin, reply: replyPlugin},
 }
 
-// AgentNames lists the agents, sorted.
+// aliases are other names of the agents, kept working.
+var aliases = map[string]string{"gemini": "gemini-cli", "claude": "claude-code", "qwen": "qwen-code"}
+
+// Canonical is the canonical name of an agent name or alias ("" if none).
+func Canonical(name string) string {
+	if a, ok := aliases[name]; ok {
+		return a
+	}
+	if Protocols[name] != nil {
+		return name
+	}
+	return ""
+}
+
+// Lookup is the protocol of an agent name or alias (nil if none).
+func Lookup(name string) *Protocol { return Protocols[Canonical(name)] }
+
+// AgentNames lists the agents' canonical names, sorted.
 func AgentNames() []string {
 	var names []string
 	for n := range Protocols {
@@ -138,6 +168,7 @@ type wire struct {
 	Source         string           `json:"source"`
 	AgentID        string           `json:"agent_id"`
 	Timestamp      string           `json:"timestamp"`
+	TurnID         string           `json:"turn_id"`
 	// Cursor
 	ConversationID string           `json:"conversation_id"`
 	Command        string           `json:"command"`
@@ -151,11 +182,20 @@ type wire struct {
 	// Cline
 	HookName         string     `json:"hookName"`
 	TaskID           string     `json:"taskId"`
+	ClineCall        *clineCall `json:"tool_call"`
+	ClineResult      *clineCall `json:"tool_result"`
+	ParentAgentID    *string    `json:"parent_agent_id"`
 	PreToolUseCline  *clineTool `json:"preToolUse"`
 	PostToolUseCline *clineTool `json:"postToolUse"`
 	UserPromptCline  *struct {
 		Prompt string `json:"prompt"`
 	} `json:"userPromptSubmit"`
+}
+
+// clineCall is the call Cline CLI's runtime hooks name (tool_call,
+// tool_result): its id.
+type clineCall struct {
+	ID string `json:"id"`
 }
 
 type clineTool struct {
@@ -230,7 +270,7 @@ func emptyOr(raw []byte) []byte {
 // https://developers.openai.com/codex/hooks.
 func parseClaude(w *wire) Event {
 	ev := Event{Name: w.HookEventName, Session: w.SessionID, Agent: w.AgentID, Tool: w.ToolName,
-		Input: emptyOr(w.ToolInput), CallID: w.ToolUseID, Transcript: w.TranscriptPath, Source: w.Source}
+		Input: emptyOr(w.ToolInput), CallID: w.ToolUseID, Transcript: w.TranscriptPath, Source: w.Source, TurnID: w.TurnID}
 	switch w.HookEventName {
 	case "PreToolUse":
 		ev.Kind = KindPre
@@ -289,6 +329,50 @@ func replyClaude(ev *Event, a Answer) []byte {
 	return marshalReply(out)
 }
 
+// replyCodex answers Codex, whose parser (openai/codex
+// codex-rs/hooks/src/engine/output_parser.rs, parse_pre_tool_use at
+// 0ea83813) marks a PreToolUse answer holding "continue": false,
+// "stopReason" or "suppressOutput" invalid and drops all of it, the deny
+// included: a PreToolUse answer is a deny with its reason and context,
+// nothing else. Nothing a hook answers ends a Codex turn from within it: a
+// PostToolUse "continue": false only puts its reason in place of the
+// tool's output (codex-rs/core/src/tools/registry.rs at 0004ad15, the
+// replacement_text of should_stop), and a Stop hook's "decision": "block"
+// makes the turn go on. So a halt is a deny of the halting call and of
+// every call after it in the turn, each with the halt's message, and a
+// halt found after a call (from its result) is that message added to the
+// model's context (additionalContext, which Codex records for the model),
+// the result kept.
+func replyCodex(ev *Event, a Answer) []byte {
+	hso := map[string]any{"hookEventName": ev.Name}
+	switch ev.Kind {
+	case KindPre:
+		if a.Deny {
+			hso["permissionDecision"] = "deny"
+			hso["permissionDecisionReason"] = a.Reason
+		}
+		if a.Context != "" {
+			hso["additionalContext"] = a.Context
+		}
+	case KindPost:
+		ctx := a.Context
+		if a.Halt {
+			ctx = joinContext(ctx, a.HaltReason)
+		}
+		if ctx != "" {
+			hso["additionalContext"] = ctx
+		}
+	case KindPrompt:
+		if a.Context != "" {
+			hso["additionalContext"] = a.Context
+		}
+	}
+	if len(hso) == 1 {
+		return nil
+	}
+	return marshalReply(map[string]any{"hookSpecificOutput": hso})
+}
+
 // Gemini CLI: https://geminicli.com/docs/hooks/reference (BeforeTool,
 // AfterTool, BeforeAgent; no call ids: a result goes to the latest call of
 // its tool still running).
@@ -314,7 +398,13 @@ func parseGemini(w *wire) Event {
 	case "SessionStart":
 		ev.Kind = KindStart
 	case "PreCompress":
-		ev.Kind = KindCompact
+		// Not a compaction: Gemini CLI 0.61.0 fires PreCompress before
+		// every model request, before it checks whether the history is
+		// long enough to compress (ChatCompressionService.compress calls
+		// firePreCompressEvent first, packages/core/src/services/
+		// chatCompressionService.ts; found by the agent lab), so it says
+		// nothing of a compression that happened.
+		ev.Kind = KindOther
 	case "AfterAgent":
 		ev.Kind = KindStop
 	}
@@ -337,9 +427,17 @@ func replyGemini(ev *Event, a Answer) []byte {
 	return marshalReply(out)
 }
 
-// hermes-agent shell hooks (hooks: in ~/.hermes/config.yaml; agent/
-// shell_hooks.py): pre_tool_call may block with {"decision": "block",
-// "reason": ...}; the result of a call and its id come in "extra".
+// hermes-agent shell hooks (NousResearch/hermes-agent agent/shell_hooks.py
+// at 00067189: stdin {hook_event_name, tool_name, tool_input, session_id,
+// cwd, profile, extra}, every keyword of the hook call that is not a
+// top-level member landing in extra). The members of each event are those
+// of website/docs/user-guide/features/hooks.md at 006a5aeb ("Shipped
+// plugin-hook catalog"): pre_tool_call has task_id, tool_call_id,
+// turn_id, api_request_id; post_tool_call adds result, duration_ms,
+// status, error_type, error_message, and is an observer (its answer is
+// ignored); pre_llm_call runs once per turn before the loop, with
+// turn_id, user_message and is_first_turn, and its {"context": ...}
+// answers are "joined and injected into the user message".
 func parseHermes(w *wire) Event {
 	ev := Event{Name: w.HookEventName, Session: w.SessionID, Tool: w.ToolName, Input: emptyOr(w.ToolInput)}
 	str := func(k string) string {
@@ -350,6 +448,7 @@ func parseHermes(w *wire) Event {
 		return s
 	}
 	ev.CallID = str("tool_call_id")
+	ev.TurnID = str("turn_id")
 	if ev.Session == "" {
 		ev.Session = str("session_id")
 	}
@@ -359,28 +458,61 @@ func parseHermes(w *wire) Event {
 	case "post_tool_call":
 		ev.Kind = KindPost
 		ev.Result = str("result")
-		ev.IsError = nonNull(w.Extra["error"])
+		ev.IsError = hermesFailed(str("status"), str("error_type"), str("error_message"))
+	case "pre_llm_call":
+		ev.Kind = KindPrompt
 	case "on_session_start":
 		ev.Kind = KindStart
 	}
 	return ev
 }
 
+// hermesFailed reads post_tool_call's outcome: an error type or message,
+// or a status other than success ("blocked" is a call a hook stopped,
+// which the guard already knows as stopped).
+func hermesFailed(status, errType, errMsg string) bool {
+	if errType != "" || errMsg != "" {
+		return true
+	}
+	switch strings.ToLower(status) {
+	case "", "ok", "success", "completed", "blocked":
+		return false
+	}
+	return true
+}
+
+// replyHermes: pre_tool_call blocks with {"decision": "block", "reason"}
+// (shell_hooks.py _parse_pre_tool_call, the Claude Code dialect); only
+// pre_llm_call's context reaches the model, at the start of the next turn
+// (the protocol is Deferred); post_tool_call's answer is ignored.
 func replyHermes(ev *Event, a Answer) []byte {
 	out := map[string]any{}
-	if a.Deny || a.Halt {
-		out["decision"] = "block"
-		out["reason"] = firstNonEmpty(a.Reason, a.HaltReason)
-	}
-	if a.Context != "" && ev.Kind != KindPre {
-		out["context"] = a.Context
+	switch ev.Kind {
+	case KindPre:
+		if a.Deny || a.Halt {
+			out["decision"] = "block"
+			out["reason"] = firstNonEmpty(a.Reason, a.HaltReason)
+		}
+	case KindPrompt:
+		if a.Context != "" {
+			out["context"] = a.Context
+		}
 	}
 	return marshalReply(out)
 }
 
-// OpenHands (openhands-sdk/openhands/sdk/hooks: HookEvent on stdin,
-// {"decision", "reason", "additionalContext", "continue"} on stdout; no call
-// ids).
+// OpenHands (OpenHands/software-agent-sdk 1.43.1, commit 611629e6,
+// openhands-sdk/openhands/sdk/hooks): types.py's HookEvent {event_type,
+// tool_name, tool_input, tool_response, message, session_id, working_dir,
+// metadata} on stdin, where tool_input is the action's model_dump() and
+// tool_response the observation's (conversation_hooks.py); no call id.
+// executor.py reads {"decision", "reason", "additionalContext",
+// "continue"}; what each event does with it (conversation_hooks.py):
+// PreToolUse blocks on a deny or "continue": false (the reason goes to the
+// model with the rejection) and ignores additionalContext; PostToolUse's
+// answer is only logged; UserPromptSubmit appends additionalContext to the
+// user's message. So a steer waits for the next prompt (Deferred), and a
+// halt is a deny of each call left in the turn.
 func parseOpenHands(w *wire) Event {
 	name := firstNonEmpty(w.EventType, w.HookEventName)
 	ev := Event{Name: name, Session: w.SessionID, Tool: w.ToolName, Input: emptyOr(w.ToolInput)}
@@ -399,6 +531,9 @@ func parseOpenHands(w *wire) Event {
 		if json.Unmarshal(w.ToolResponse, &r) == nil {
 			if len(r.Content) > 0 {
 				ev.Result = resultText(r.Content)
+				if c := bytes.TrimSpace(r.Content); len(c) > 0 && c[0] == '[' {
+					ev.resultBlocks = c
+				}
 			} else if len(r.Text) > 0 {
 				ev.Result = resultText(r.Text)
 			}
@@ -416,16 +551,16 @@ func parseOpenHands(w *wire) Event {
 
 func replyOpenHands(ev *Event, a Answer) []byte {
 	out := map[string]any{}
-	if a.Deny {
-		out["decision"] = "deny"
-		out["reason"] = a.Reason
-	}
-	if a.Context != "" {
-		out["additionalContext"] = a.Context
-	}
-	if a.Halt {
-		out["continue"] = false
-		out["reason"] = firstNonEmpty(a.Reason, a.HaltReason)
+	switch ev.Kind {
+	case KindPre:
+		if a.Deny || a.Halt {
+			out["decision"] = "deny"
+			out["reason"] = firstNonEmpty(a.Reason, a.HaltReason)
+		}
+	case KindPrompt:
+		if a.Context != "" {
+			out["additionalContext"] = a.Context
+		}
 	}
 	return marshalReply(out)
 }
@@ -499,24 +634,49 @@ func replyCursor(ev *Event, a Answer) []byte {
 
 // Cline (.clinerules/hooks/README.md): an executable per event, JSON with
 // hookName, taskId and the event's member on stdin; {"cancel",
-// "contextModification", "errorMessage"} on stdout.
+// "contextModification", "errorMessage"} on stdout. What Cline does with
+// the answer (cline/cline apps/vscode/src/sdk/hooks-adapter.ts at
+// 21cb8d25, mapStopControl): "cancel": true stops the task's run, with
+// errorMessage (else contextModification) as the reason, and a cancelling
+// answer's contextModification is never added as context; without
+// cancel, contextModification is added to the conversation as a
+// <hook_context> block, before the call (PreToolUse) or after it
+// (PostToolUse). There is no per-call deny: a block, a dedup and a halt all
+// cancel the run, the only answer that keeps the call from running. The
+// tool's parameters come as strings (toStringRecord: a value that is not a
+// string is its JSON), so an argument that is an object or a number reads
+// as its JSON text in the hook.
 func parseCline(w *wire) Event {
 	ev := Event{Name: w.HookName, Session: w.TaskID}
+	if w.ParentAgentID != nil && *w.ParentAgentID != "" {
+		// A subagent's events name it, and the agent that started it.
+		ev.Agent = w.AgentID
+	}
+	// The hook files' names (PreToolUse, ...) are what the VS Code
+	// extension sends as hookName; the CLI (@cline/core 3.0.65,
+	// dist/index.js) sends its runtime hook's name (tool_call, ...), and
+	// the call's id in tool_call / tool_result.
 	switch w.HookName {
-	case "PreToolUse":
+	case "PreToolUse", "tool_call":
 		ev.Kind = KindPre
 		if t := w.PreToolUseCline; t != nil {
 			ev.Tool, ev.Input = t.ToolName, emptyOr(t.Parameters)
 		}
-	case "PostToolUse":
+		if w.ClineCall != nil {
+			ev.CallID = w.ClineCall.ID
+		}
+	case "PostToolUse", "tool_result":
 		ev.Kind = KindPost
 		if t := w.PostToolUseCline; t != nil {
 			ev.Tool, ev.Input, ev.Result = t.ToolName, emptyOr(t.Parameters), t.Result
 			ev.IsError = t.Success != nil && !*t.Success
 		}
-	case "UserPromptSubmit":
+		if w.ClineResult != nil {
+			ev.CallID = w.ClineResult.ID
+		}
+	case "UserPromptSubmit", "prompt_submit":
 		ev.Kind = KindPrompt
-	case "TaskStart", "TaskResume":
+	case "TaskStart", "TaskResume", "agent_start", "agent_resume":
 		ev.Kind = KindStart
 	case "PreCompact":
 		ev.Kind = KindCompact
@@ -537,6 +697,32 @@ func replyCline(ev *Event, a Answer) []byte {
 	}
 	if ctx != "" {
 		out["contextModification"] = ctx
+	}
+	return marshalReply(out)
+}
+
+// The plugin protocol: the OpenCode plugin and the pi extension that
+// loopgate ships (internal/live/plugins) send Claude Code's event shapes
+// (PreToolUse, PostToolUse with tool_response and is_error,
+// UserPromptSubmit) and act on one answer, {"block", "reason", "context",
+// "halt", "halt_reason"}: block throws (OpenCode's tool.execute.before) or
+// returns {block, reason} (pi's tool_call); context is appended to the
+// tool's output after a call, or added to the prompt's message; halt
+// aborts the agent's run (OpenCode's session.abort, pi's ctx.abort()).
+func parsePlugin(w *wire) Event { return parseClaude(w) }
+
+func replyPlugin(ev *Event, a Answer) []byte {
+	out := map[string]any{}
+	if ev.Kind == KindPre && (a.Deny || a.Halt) {
+		out["block"] = true
+		out["reason"] = firstNonEmpty(a.Reason, a.HaltReason)
+	}
+	if a.Context != "" {
+		out["context"] = a.Context
+	}
+	if a.Halt {
+		out["halt"] = true
+		out["halt_reason"] = a.HaltReason
 	}
 	return marshalReply(out)
 }

@@ -113,9 +113,10 @@ func TestSteerAndHalt(t *testing.T) {
 	if !steered {
 		t.Error("no failure was steered before the halt")
 	}
-	// The next call of the halted turn is not run.
+	// The next call of the halted turn is not run, and the model is told
+	// the halt's message again.
 	r := Handle(cfg, claudeEvent("PreToolUse", "h", `,"tool_name":"Read","tool_input":{"file_path":"/x"},"tool_use_id":"r1"`))
-	if !strings.Contains(string(r.Stdout), `"permissionDecision":"deny"`) || !strings.Contains(string(r.Stdout), "not run") {
+	if !strings.Contains(string(r.Stdout), `"permissionDecision":"deny"`) || !strings.Contains(string(r.Stdout), "hard stop") {
 		t.Errorf("call after the halt: %s", r.Stdout)
 	}
 	// A new prompt starts a new turn.

@@ -23,7 +23,7 @@ func FuzzHandle(f *testing.F) {
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, agent, input string) {
-		p := Protocols[agent]
+		p := Lookup(agent)
 		if p == nil {
 			p = Protocols["claude-code"]
 		}

@@ -2,6 +2,7 @@ package live
 
 import (
 	"bytes"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,9 +51,9 @@ func IsHookCommand(cmd string) bool {
 			continue
 		}
 		if a, ok := strings.CutPrefix(f[i+1], "--agent="); ok {
-			return Protocols[strings.Trim(a, `'"`)] != nil
+			return Lookup(strings.Trim(a, `'"`)) != nil
 		}
-		return f[i+1] == "--agent" && i+2 < len(f) && Protocols[strings.Trim(f[i+2], `'"`)] != nil
+		return f[i+1] == "--agent" && i+2 < len(f) && Lookup(strings.Trim(f[i+2], `'"`)) != nil
 	}
 	return false
 }
@@ -74,7 +75,19 @@ type settingsFormat struct {
 	notes  []string
 	// timeout of the hook, in the agent's unit (0: none written).
 	timeout int
+	// retired are events loopgate's hook was once installed for and is no
+	// longer: install and uninstall take loopgate's entries out of them.
+	retired []string
+	// plugin: the hook is a plugin file loopgate writes (the file of that
+	// name in plugins/, the command written into it), not settings.
+	plugin string
 }
+
+// pluginFiles are the OpenCode plugin and the pi extension that call
+// `loopgate hook`: loopgate's own code, written out by install.
+//
+//go:embed plugins/opencode.js plugins/pi.ts
+var pluginFiles embed.FS
 
 var settingsFormats = map[string]*settingsFormat{
 	"claude-code": {user: ".claude/settings.json", project: ".claude/settings.json", wrapped: true, timeout: 10,
@@ -82,15 +95,30 @@ var settingsFormats = map[string]*settingsFormat{
 	"codex": {user: ".codex/hooks.json", project: ".codex/hooks.json", wrapped: true, timeout: 10,
 		events: []hookEvent{{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"UserPromptSubmit", ""}, {"SessionStart", ""}, {"Stop", ""}},
 		notes:  []string{"Codex runs hooks only with the feature on: add `[features]` `codex_hooks = true` to ~/.codex/config.toml."}},
-	"gemini": {user: ".gemini/settings.json", project: ".gemini/settings.json", wrapped: true, timeout: 10000,
-		events: []hookEvent{{"BeforeTool", ".*"}, {"AfterTool", ".*"}, {"BeforeAgent", ""}, {"PreCompress", ""}}},
+	// PreCompress is retired: Gemini CLI fires it before every model
+	// request, whether or not it compresses (parseGemini).
+	"gemini-cli": {user: ".gemini/settings.json", project: ".gemini/settings.json", wrapped: true, timeout: 10000,
+		events: []hookEvent{{"BeforeTool", ".*"}, {"AfterTool", ".*"}, {"BeforeAgent", ""}}, retired: []string{"PreCompress"}},
+	// QwenLM/qwen-code packages/core/src/hooks/types.ts (Claude Code's
+	// events and answers) and hook-timeout.ts (timeouts in seconds).
+	"qwen-code": {user: ".qwen/settings.json", project: ".qwen/settings.json", wrapped: true, timeout: 10,
+		events: []hookEvent{{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"PostToolUseFailure", "*"}, {"UserPromptSubmit", ""}, {"PreCompact", ""}, {"Stop", ""}}},
+	// OpenCode loads every *.js and *.ts of its config directories'
+	// plugin/ and plugins/ folders (anomalyco/opencode
+	// packages/opencode/src/config/plugin.ts, "{plugin,plugins}/*.{ts,js}").
+	"opencode": {user: ".config/opencode/plugins/loopgate.js", project: ".opencode/plugins/loopgate.js", plugin: "opencode.js",
+		events: []hookEvent{{"tool.execute.before", ""}, {"tool.execute.after", ""}, {"chat.message", ""}}},
+	// pi loads ~/.pi/agent/extensions/*.ts and .pi/extensions/*.ts
+	// (badlogic/pi-mono packages/coding-agent/docs/extensions.md at 83378aad).
+	"pi": {user: ".pi/agent/extensions/loopgate.ts", project: ".pi/extensions/loopgate.ts", plugin: "pi.ts",
+		events: []hookEvent{{"tool_call", ""}, {"tool_result", ""}, {"before_agent_start", ""}}},
 	"cursor": {user: ".cursor/hooks.json", project: ".cursor/hooks.json", wrapped: true, flat: true,
 		events: []hookEvent{{"preToolUse", ""}, {"postToolUse", ""}, {"postToolUseFailure", ""}, {"beforeSubmitPrompt", ""}, {"preCompact", ""}, {"stop", ""}}},
 	"openhands": {user: ".openhands/hooks.json", project: ".openhands/hooks.json", timeout: 10,
 		events: []hookEvent{{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"UserPromptSubmit", ""}, {"Stop", ""}},
 		notes:  []string{"OpenHands reads the project's .openhands/hooks.json, or else ~/.openhands/hooks.json: only the first one found."}},
 	"hermes": {user: ".hermes/config.yaml", project: ".hermes/config.yaml", timeout: 10,
-		events: []hookEvent{{"pre_tool_call", ""}, {"post_tool_call", ""}},
+		events: []hookEvent{{"pre_tool_call", ""}, {"post_tool_call", ""}, {"pre_llm_call", ""}},
 		notes:  []string{"hermes asks once before running a new hook command: approve it at the prompt, or start hermes with --accept-hooks (HERMES_ACCEPT_HOOKS=1)."}},
 	"cline": {user: "Documents/Cline/Hooks", project: ".clinerules/hooks",
 		events: []hookEvent{{"PreToolUse", ""}, {"PostToolUse", ""}, {"UserPromptSubmit", ""}, {"TaskStart", ""}},
@@ -100,7 +128,7 @@ var settingsFormats = map[string]*settingsFormat{
 // SettingsPath is the agent's hooks file for a scope ("user": under home;
 // "project": under the project directory).
 func SettingsPath(agent, scope, home, project string) (string, error) {
-	f := settingsFormats[agent]
+	f := settingsFormats[Canonical(agent)]
 	if f == nil {
 		return "", fmt.Errorf("no settings format for agent %q", agent)
 	}
@@ -116,6 +144,7 @@ func SettingsPath(agent, scope, home, project string) (string, error) {
 // InstallHooks adds loopgate's entries running command to the agent's
 // settings (remove: takes them out). Dry runs write nothing.
 func InstallHooks(agent, scope, home, project, command string, remove, dry bool) (*Install, error) {
+	agent = Canonical(agent)
 	f := settingsFormats[agent]
 	path, err := SettingsPath(agent, scope, home, project)
 	if err != nil {
@@ -130,6 +159,9 @@ func InstallHooks(agent, scope, home, project, command string, remove, dry bool)
 	}
 	if agent == "cline" {
 		return in, installCline(in, f, command, remove, dry)
+	}
+	if f.plugin != "" {
+		return in, installPlugin(in, f, command, remove, dry)
 	}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -216,8 +248,13 @@ func editJSON(old []byte, f *settingsFormat, agent, command string, remove bool)
 		}
 	}
 	emptied := map[string]bool{}
-	for _, e := range f.events {
-		if remove && !hasMember(*events, e.name) {
+	all := f.events
+	for _, name := range f.retired {
+		all = append(all[:len(all):len(all)], hookEvent{name: name})
+	}
+	for i, e := range all {
+		retired := i >= len(f.events)
+		if (remove || retired) && !hasMember(*events, e.name) {
 			continue
 		}
 		list := member(events, e.name, jsonx.Value{Kind: jsonx.Array})
@@ -226,7 +263,7 @@ func editJSON(old []byte, f *settingsFormat, agent, command string, remove bool)
 		}
 		had := len(list.Arr)
 		list.Arr = withoutLoopgate(list.Arr, f.flat)
-		if !remove {
+		if !remove && !retired {
 			list.Arr = append(list.Arr, entry(f, e, command))
 		}
 		emptied[e.name] = had > 0 && len(list.Arr) == 0
@@ -466,4 +503,55 @@ func installCline(in *Install, f *settingsFormat, command string, remove, dry bo
 	}
 	in.Content = content
 	return nil
+}
+
+// pluginMarker is the line of loopgate's plugin files that marks them as
+// loopgate's (after the language's comment sign).
+const pluginMarker = "loopgate hook: written by 'loopgate hook install', removed by 'loopgate hook uninstall'"
+
+// installPlugin writes (or removes) loopgate's plugin file: the embedded
+// source with the hook command written in. A file of that name that
+// loopgate did not write (no pluginMarker line) is never touched.
+func installPlugin(in *Install, f *settingsFormat, command string, remove, dry bool) error {
+	old, err := os.ReadFile(in.File)
+	exists := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	ours := exists && bytes.Contains(old, []byte(pluginMarker))
+	if exists && !ours {
+		if remove {
+			return nil
+		}
+		return fmt.Errorf("%s exists and is not loopgate's: move it away", in.File)
+	}
+	if remove {
+		if ours {
+			in.Changed = true
+			if !dry {
+				return os.Remove(in.File)
+			}
+		}
+		return nil
+	}
+	src, err := pluginFiles.ReadFile("plugins/" + f.plugin)
+	if err != nil {
+		return err
+	}
+	// The command goes in as a JavaScript string literal (JSON's quoting
+	// is JavaScript's).
+	quoted, err := json.Marshal(command)
+	if err != nil {
+		return err
+	}
+	content := bytes.Replace(src, []byte(`"__LOOPGATE_COMMAND__"`), quoted, 1)
+	in.Content = content
+	in.Changed = !bytes.Equal(old, content)
+	if dry || !in.Changed {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(in.File), 0o755); err != nil {
+		return err
+	}
+	return writeReplace(in.File, content)
 }

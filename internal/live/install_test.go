@@ -17,6 +17,7 @@ var userSettings = map[string]string{
 	"codex":       `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"python3 check.py","timeout":30}]}]}}`,
 	"gemini":      `{"theme":"dark","hooks":{"BeforeTool":[{"matcher":"run_shell_command","hooks":[{"type":"command","command":"./guard.sh","name":"guard"}]}]},"tools":{"enableHooks":true}}`,
 	"cursor":      `{"version":1,"hooks":{"afterFileEdit":[{"command":"./format.sh"}],"preToolUse":[{"command":"./policy.sh","matcher":"Shell"}]}}`,
+	"qwen-code":   `{"general":{"vimMode":true},"hooks":{"PreToolUse":[{"matcher":"run_shell_command","hooks":[{"type":"command","command":"./guard.sh","timeout":5}]}]}}`,
 	"openhands":   `{"stop":[{"matcher":"*","hooks":[{"type":"command","command":".openhands/hooks/on_stop.sh","timeout":600}]}]}`,
 }
 
@@ -145,6 +146,88 @@ func TestIsHookCommand(t *testing.T) {
 	} {
 		if got := IsHookCommand(cmd); got != want {
 			t.Errorf("IsHookCommand(%q) = %v", cmd, got)
+		}
+	}
+}
+
+// TestInstallPlugins: OpenCode's plugin and pi's extension are written
+// with the hook command in them, never over a file of the user's, and
+// removed by uninstall.
+func TestInstallPlugins(t *testing.T) {
+	cases := []struct {
+		agent, path string
+		want        []string // in the written file
+	}{
+		{"opencode", ".config/opencode/plugins/loopgate.js", []string{`"tool.execute.before"`, `"tool.execute.after"`, `throw new Error`}},
+		{"pi", ".pi/agent/extensions/loopgate.ts", []string{`pi.on("tool_call"`, `pi.on("tool_result"`, `block: true`}},
+	}
+	const command = `/opt/my loopgate/loopgate hook --agent AGENT --preset "hermes"`
+	for _, tc := range cases {
+		t.Run(tc.agent, func(t *testing.T) {
+			home := t.TempDir()
+			cmd := strings.Replace(command, "AGENT", tc.agent, 1)
+			in, err := InstallHooks(tc.agent, "user", home, "", cmd, false, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(home, tc.path)
+			if in.File != path {
+				t.Errorf("file %s, want %s", in.File, path)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			quoted := `"/opt/my loopgate/loopgate hook --agent ` + tc.agent + ` --preset \"hermes\""`
+			for _, w := range append(tc.want, quoted, pluginMarker) {
+				if !bytes.Contains(b, []byte(w)) {
+					t.Errorf("the plugin lacks %s", w)
+				}
+			}
+			if bytes.Contains(b, []byte("__LOOPGATE_COMMAND__")) {
+				t.Error("the command was not written in")
+			}
+			if in2, err := InstallHooks(tc.agent, "user", home, "", cmd, false, false); err != nil || in2.Changed {
+				t.Errorf("install again: changed %v, %v", in2 != nil && in2.Changed, err)
+			}
+			if _, err := InstallHooks(tc.agent, "user", home, "", "", true, false); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(path); !os.IsNotExist(err) {
+				t.Error("uninstall kept the plugin")
+			}
+			// A file of the user's by that name is never replaced nor removed.
+			os.WriteFile(path, []byte("export const Mine = async () => ({})\n"), 0o644)
+			if _, err := InstallHooks(tc.agent, "user", home, "", cmd, false, false); err == nil {
+				t.Error("install over the user's file")
+			}
+			InstallHooks(tc.agent, "user", home, "", "", true, false)
+			if b, _ := os.ReadFile(path); string(b) != "export const Mine = async () => ({})\n" {
+				t.Error("the user's file changed")
+			}
+		})
+	}
+}
+
+// TestInstallRetiredEvents: an entry of loopgate's in an event it no
+// longer answers (Gemini CLI's PreCompress) goes at install and uninstall;
+// the user's own entries there stay.
+func TestInstallRetiredEvents(t *testing.T) {
+	old := `{"hooks":{"PreCompress":[{"hooks":[{"type":"command","command":"/opt/loopgate hook --agent gemini","timeout":10000}]},{"hooks":[{"type":"command","command":"./mine.sh"}]}]}}`
+	for _, remove := range []bool{false, true} {
+		home := t.TempDir()
+		path, _ := SettingsPath("gemini", "user", home, "")
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(old), 0o644)
+		if _, err := InstallHooks("gemini", "user", home, "", "/opt/loopgate hook --agent gemini-cli", remove, false); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(path)
+		if bytes.Contains(b, []byte("--agent gemini\"")) || !bytes.Contains(b, []byte("./mine.sh")) {
+			t.Errorf("remove=%v: %s", remove, b)
+		}
+		if !remove && !bytes.Contains(b, []byte(`"BeforeTool"`)) {
+			t.Errorf("install: %s", b)
 		}
 	}
 }

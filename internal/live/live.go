@@ -202,23 +202,53 @@ func (h *hook) run() (Answer, []string, error) {
 		return s.apply(rec)
 	}
 	var a Answer
-	switch ev.Kind {
-	case KindPrompt:
-		eff := apply(&record{kind: 'P'})
+	if ev.TurnID != "" && ev.Kind == KindPre && ev.TurnID != s.turn {
+		// The agent's turn id changed with no prompt event seen (hermes
+		// without its pre_llm_call hook, a Codex turn the hook missed the
+		// prompt of): a new turn, as a prompt would start it. What waited
+		// for a prompt's answer waits on.
+		carry := s.pending
+		eff := apply(&record{kind: 'P', id: ev.TurnID})
 		h.dl.event(ev, "prompt", nil)
 		a.Context = h.roundContext(eff)
+		if carry != "" {
+			apply(&record{kind: 'S', result: carry})
+		}
+	}
+	switch ev.Kind {
+	case KindPrompt:
+		// The prompt's answer shows what waited (Protocol.Deferred).
+		waiting := s.pending
+		eff := apply(&record{kind: 'P', id: ev.TurnID})
+		h.dl.event(ev, "prompt", nil)
+		a.Context = joinContext(waiting, h.roundContext(eff))
 	case KindCompact:
 		apply(&record{kind: 'C'})
 		h.dl.event(ev, "compaction", nil)
 	case KindStop:
 		if s.last != nil && !s.last.ended {
 			eff := apply(&record{kind: 'E', id: s.last.id})
-			h.roundContext(eff)
+			a.Context = h.roundContext(eff)
 		}
 	case KindPre:
-		a = h.pre(s, apply, tx, haveTx)
+		pre := h.pre(s, apply, tx, haveTx)
+		pre.Context = joinContext(a.Context, pre.Context)
+		a = pre
 	case KindPost:
 		a = h.post(s, apply)
+	}
+	if cfg.Protocol.Deferred && ev.Kind != KindPrompt {
+		// The agent shows no context during a turn: a steer waits for the
+		// next prompt's answer, or for the reason of a call denied before
+		// it, the first words the model reads from the hook.
+		if a.Context != "" {
+			apply(&record{kind: 'S', result: a.Context})
+			a.Context = ""
+		}
+		if a.Deny && s.pending != "" {
+			a.Reason = joinContext(a.Reason, s.pending)
+			apply(&record{kind: 'D'})
+		}
 	}
 	if err := appendLines(logPath, out); err != nil {
 		return Answer{}, notes, fmt.Errorf("session state: %w", err)
@@ -295,8 +325,15 @@ func (h *hook) pre(s *session, apply func(*record) effect, tx txCall, haveTx boo
 	case guard.Block, guard.Dedup:
 		a.Deny, a.Reason = true, v.Message
 	case guard.Halt:
-		a.Deny, a.Reason = true, v.Message
-		a.Halt, a.HaltReason = true, v.Message
+		msg := v.Message
+		if c.halted {
+			// A call after the halt in the same turn: the model is told
+			// again why the turn ended (the decision log keeps replay's
+			// "not run" marking).
+			msg = s.haltedBy.Message
+		}
+		a.Deny, a.Reason = true, msg
+		a.Halt, a.HaltReason = true, msg
 	case guard.Steer:
 		if h.cfg.Protocol.PreContext {
 			a.Context = joinContext(a.Context, v.Message)
@@ -309,7 +346,8 @@ func (h *hook) post(s *session, apply func(*record) effect) Answer {
 	ev := h.ev
 	id := ev.CallID
 	if id == "" {
-		id = s.runningCall(ev.Tool)
+		args, _ := readArgs(ev.Input)
+		id = s.runningCall(ev.Tool, args)
 	}
 	c := s.calls[id]
 	if c == nil || c.done {
@@ -371,15 +409,27 @@ func (h *hook) roundContext(eff effect) string {
 	return ""
 }
 
-// runningCall is the latest call of the tool that ran and has no result.
-func (s *session) runningCall(tool string) string {
-	for i := s.index; i > 0; i-- {
+// runningCall is the call a result without a call id belongs to: of the
+// calls of the tool that ran and have no result, the first whose arguments
+// are the result's (OpenHands' PostToolUse, Gemini's AfterTool and
+// hermes' post_tool_call carry the call's arguments), else the first in
+// call order (agents report results in the order of their calls:
+// OpenHands' observations follow its actions').
+func (s *session) runningCall(tool, args string) string {
+	first := ""
+	for i := 1; i <= s.index; i++ {
 		c := s.calls["#"+strconv.Itoa(i)]
-		if c != nil && c.ran && !c.done && c.ev.Tool == tool {
+		if c == nil || !c.ran || c.done || c.ev == nil || c.ev.Tool != tool {
+			continue
+		}
+		if args != "" && c.ev.ArgsRaw == args {
 			return c.id
 		}
+		if first == "" {
+			first = c.id
+		}
 	}
-	return ""
+	return first
 }
 
 // readArgs reads a tool input as the readers of transcripts read an

@@ -22,7 +22,7 @@ func testConfig(t *testing.T, agent, preset string) Config {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	return Config{Protocol: Protocols[agent], Rules: r, RulesName: preset, StateDir: filepath.Join(dir, "state"), Log: filepath.Join(dir, "decisions.jsonl")}
+	return Config{Protocol: Lookup(agent), Rules: r, RulesName: preset, StateDir: filepath.Join(dir, "state"), Log: filepath.Join(dir, "decisions.jsonl")}
 }
 
 func claudeEvent(name, session, extra string) []byte {

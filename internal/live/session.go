@@ -20,7 +20,9 @@ import (
 //
 // Record kinds:
 //
-//	P                               a genuine user prompt: a new turn
+//	P [turn]                        a genuine user prompt, or the agent's new turn id: a new turn
+//	S text                          a steer the agent could not show yet (Protocol.Deferred)
+//	D                               the steers waiting were shown to the model
 //	C                               a context compaction (takes effect at the next prompt)
 //	B id time request tool ok args  a call, before it runs
 //	A id hash flags result          its result (flags: f failed, b blank, e the agent's error flag)
@@ -97,6 +99,12 @@ type session struct {
 	// last is the latest call shown to the guard, whose request may still
 	// be open (its end not applied).
 	last *call
+	// turn is the agent's id of the current turn (Event.TurnID), "" when
+	// the agent gives none.
+	turn string
+	// pending are the steers waiting for a channel to the model (S
+	// records since the last D or prompt).
+	pending string
 }
 
 // newSession starts the guard of a session of the given transcript format
@@ -159,8 +167,19 @@ func (s *session) apply(rec *record) effect {
 		}
 		s.g.UserTurn(time.Time{})
 		s.halted, s.haltedAt, s.haltedBy = false, 0, guard.Verdict{}
+		s.turn = rec.id
+		// The prompt's answer carries what waited (the hook reads it
+		// before applying the prompt): nothing waits across a prompt, so a
+		// rebuild from the latest prompt knows all that waits.
+		s.pending = ""
 		eff.halt = false
 		return eff
+	case 'S':
+		s.pending = joinContext(s.pending, rec.result)
+		return effect{}
+	case 'D':
+		s.pending = ""
+		return effect{}
 	case 'C':
 		// ingest marks the turn after a compaction (Turn.CompactedBefore),
 		// and replay resets at that turn's start: the compaction takes

@@ -35,7 +35,7 @@ import (
 //	tag        digest of the rules as given, the session's format and platform, and this build
 //	log        device, inode, bytes covered, lines covered, CRC-32C of the bytes covered
 //	problems   the log's problems met in the lines covered (named again on each call, as a rebuild would)
-//	session    call count, halt, pending compaction, its calls (ids, verdicts, flags; an open call's record)
+//	session    call count, halt, pending compaction, turn id, steers waiting, its calls (ids, verdicts, flags; an open call's record)
 //	guard      guard.AppendSnapshot
 const snapMagic = "loopgate-snapshot-1\n"
 
@@ -193,6 +193,8 @@ func (s *session) save(w *snapbin.Writer, g []byte) {
 	w.Uint(uint64(s.haltedAt))
 	w.Bool(s.compacted)
 	w.Uint(uint64(s.bLines))
+	w.String(s.turn)
+	w.String(s.pending)
 	// Every call the session knows, in order, and whether the latest is
 	// one of them (a call without an id is not in s.calls).
 	calls := make([]*call, 0, len(s.calls)+1)
@@ -250,6 +252,8 @@ func (s *session) restore(b []byte) error {
 	s.haltedAt = int(r.Uint())
 	s.compacted = r.Bool()
 	s.bLines = int(r.Uint())
+	s.turn = r.String()
+	s.pending = r.String()
 	n := r.Len()
 	s.expect(n)
 	calls := make([]*call, n)

@@ -219,6 +219,12 @@ func (r *record) encode(b []byte) []byte {
 		field(r.result)
 	case 'E':
 		field(r.id)
+	case 'P':
+		if r.id != "" {
+			field(r.id)
+		}
+	case 'S':
+		field(r.result)
 	}
 	return append(b, '\n')
 }
@@ -246,8 +252,15 @@ func decodeRecord(line string) (record, error) {
 	r := record{kind: f[0][0]}
 	need := 0
 	switch r.kind {
-	case 'P', 'C':
+	case 'C', 'D':
 		need = 1
+	case 'P':
+		need = 1
+		if n == 2 {
+			need = 2 // with the agent's turn id
+		}
+	case 'S':
+		need = 2
 	case 'B':
 		need = 7
 	case 'A':
@@ -279,6 +292,12 @@ func decodeRecord(line string) (record, error) {
 		r.result = unescapeField(f[4])
 	case 'E':
 		r.id = unescapeField(f[1])
+	case 'P':
+		if n == 2 {
+			r.id = unescapeField(f[1])
+		}
+	case 'S':
+		r.result = unescapeField(f[1])
 	}
 	return r, nil
 }
@@ -365,7 +384,7 @@ func openSession(path string, fresh func() *session, tag string) (s *session, po
 	if s.g.TurnForgets() {
 		// Nothing before the latest prompt changes a verdict to come:
 		// start there, numbering the calls before it.
-		if i := strings.LastIndex(text, "\nP\n"); i >= 0 {
+		if i := lastPrompt(text); i >= 0 {
 			skipped := text[:i+1]
 			s.index = strings.Count(skipped, "\nB\t")
 			if strings.HasPrefix(skipped, "B\t") {
@@ -380,6 +399,12 @@ func openSession(path string, fresh func() *session, tag string) (s *session, po
 	pos = logPos{size: size, crc: crc32.Checksum(data, crcTable)}
 	problems, pos.lines, pos.whole = applyLines(text, s, path, n, nil)
 	return s, pos, problems, nil
+}
+
+// lastPrompt is the offset of the newline before the log's latest prompt
+// line ("P", or "P" and a turn id), -1 if none.
+func lastPrompt(text string) int {
+	return max(strings.LastIndex(text, "\nP\n"), strings.LastIndex(text, "\nP\t"))
 }
 
 // fromSnapshot builds the session from the log's snapshot and the lines

@@ -22,8 +22,21 @@ import (
 // stopped (only complete lines are read), so a hook call reads only what
 // the transcript gained since the last one.
 //
-// Index lines: "O offset path" (how far the transcript was read), and
-// "I id request time agent" per tool_use.
+// Index lines: "O offset path" (how far the transcript was read),
+// "I id request time agent" per tool_use, and "U uuid scope" per sidechain
+// line (a subagent's), whose scope a later line without an agentId joins.
+//
+// A subagent's calls are scoped as replay scopes them (ingest's
+// claudecode.go, scopeOf): a sidechain line's agentId, else the scope of
+// its parentUuid's line, else "sidechain-" and the first 8 letters of its
+// own uuid (the chain's root). Claude Code sends an agent_id with a
+// subagent's hook events since 2.x; older versions send none, and their
+// sidechain lines carry no agentId either, so the transcript alone scopes
+// them. One reading differs from ingest's: the parent of a sidechain line
+// is looked for among sidechain lines only (the index keeps no main-chain
+// uuids), so a sidechain line whose parent is a main-chain line starts a
+// chain of its own here, where ingest would put it in the main scope; the
+// sidechains Claude Code writes start at a line without a parent.
 
 // txCall is what the transcript says of one tool_use.
 type txCall struct {
@@ -38,10 +51,12 @@ type txIndex struct {
 	calls map[string]txCall
 	// byRequest lists the tool_use ids of each request, in order.
 	byRequest map[string][]string
+	// scopes is the scope of each sidechain line, by uuid.
+	scopes map[string]string
 }
 
 func loadIndex(file string) *txIndex {
-	x := &txIndex{calls: map[string]txCall{}, byRequest: map[string][]string{}}
+	x := &txIndex{calls: map[string]txCall{}, byRequest: map[string][]string{}, scopes: map[string]string{}}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return x
@@ -54,6 +69,8 @@ func loadIndex(file string) *txIndex {
 			if err == nil {
 				x.off, x.path = off, unescapeField(f[2])
 			}
+		case len(f) == 3 && f[0] == "U":
+			x.scopes[unescapeField(f[1])] = unescapeField(f[2])
 		case len(f) == 5 && f[0] == "I":
 			t, _ := strconv.ParseInt(f[3], 10, 64)
 			x.add(unescapeField(f[1]), txCall{request: unescapeField(f[2]), time: t, agent: unescapeField(f[4])})
@@ -110,10 +127,20 @@ func (x *txIndex) update(indexFile, transcript string) error {
 	for _, line := range bytes.Split(data[:end], []byte("\n")) {
 		lineOff := pos
 		pos += int64(len(line)) + 1
-		if !bytes.Contains(line, []byte(`"tool_use"`)) {
+		if !bytes.Contains(line, []byte(`"tool_use"`)) && !bytes.Contains(line, []byte(`"isSidechain":true`)) {
 			continue
 		}
-		for _, e := range toolUses(line, lineOff) {
+		uses, uuid, scope := x.toolUses(line, lineOff)
+		if uuid != "" && scope != "" {
+			if _, ok := x.scopes[uuid]; !ok {
+				x.scopes[uuid] = scope
+				out = append(out, 'U')
+				out = escapeField(append(out, '\t'), uuid)
+				out = escapeField(append(out, '\t'), scope)
+				out = append(out, '\n')
+			}
+		}
+		for _, e := range uses {
 			if _, ok := x.calls[e.id]; ok {
 				continue
 			}
@@ -138,12 +165,15 @@ type txEntry struct {
 	c  txCall
 }
 
-// toolUses reads the tool_use blocks of one assistant line. A line without
-// message.id and requestId is a request of its own (as ingest reads it),
-// named by its offset.
-func toolUses(line []byte, off int64) []txEntry {
+// toolUses reads the tool_use blocks of one assistant line, and the
+// line's uuid and agent scope when it is a sidechain line ("" else). A
+// line without message.id and requestId is a request of its own (as
+// ingest reads it), named by its offset.
+func (x *txIndex) toolUses(line []byte, off int64) (uses []txEntry, uuid, scope string) {
 	var l struct {
 		Type        string `json:"type"`
+		UUID        string `json:"uuid"`
+		ParentUUID  string `json:"parentUuid"`
 		Timestamp   string `json:"timestamp"`
 		RequestID   string `json:"requestId"`
 		IsSidechain bool   `json:"isSidechain"`
@@ -154,15 +184,33 @@ func toolUses(line []byte, off int64) []txEntry {
 			Content jsonx.RawMessage `json:"content"`
 		} `json:"message"`
 	}
-	if json.Unmarshal(line, &l) != nil || l.Type != "assistant" || l.Message.Model == "<synthetic>" {
-		return nil
+	if json.Unmarshal(line, &l) != nil {
+		return nil, "", ""
+	}
+	agent := ""
+	if l.IsSidechain {
+		switch {
+		case l.AgentID != "":
+			agent = l.AgentID
+		case l.ParentUUID != "" && x.scopes[l.ParentUUID] != "":
+			agent = x.scopes[l.ParentUUID]
+		default:
+			id := l.UUID
+			if len(id) > 8 {
+				id = id[:8]
+			}
+			agent = "sidechain-" + id
+		}
+	}
+	if l.Type != "assistant" || l.Message.Model == "<synthetic>" {
+		return nil, l.UUID, agent
 	}
 	var blocks []struct {
 		Type string `json:"type"`
 		ID   string `json:"id"`
 	}
 	if json.Unmarshal(l.Message.Content, &blocks) != nil {
-		return nil
+		return nil, l.UUID, agent
 	}
 	req := "line " + strconv.FormatInt(off, 10)
 	if l.Message.ID != "" && l.RequestID != "" {
@@ -172,19 +220,12 @@ func toolUses(line []byte, off int64) []txEntry {
 	if ts, err := parseTimestamp(l.Timestamp); err == nil {
 		t = ts.UnixNano()
 	}
-	agent := ""
-	if l.IsSidechain {
-		// A subagent's line names its agent; an older sidechain line
-		// without one still is not the main agent's.
-		agent = firstNonEmpty(l.AgentID, "sidechain")
-	}
-	var out []txEntry
 	for _, b := range blocks {
 		if (b.Type == "tool_use" || b.Type == "server_tool_use") && b.ID != "" {
-			out = append(out, txEntry{b.ID, txCall{request: req, time: t, agent: agent}})
+			uses = append(uses, txEntry{b.ID, txCall{request: req, time: t, agent: agent}})
 		}
 	}
-	return out
+	return uses, l.UUID, agent
 }
 
 // parseTimestamp reads an ISO-8601 time; one without a zone is UTC, as

@@ -1,0 +1,74 @@
+// loopgate hook: written by 'loopgate hook install', removed by 'loopgate hook uninstall'
+//
+// OpenCode plugin: runs `loopgate hook --agent opencode` before and after
+// each tool call (the plugin hooks tool.execute.before and
+// tool.execute.after) and when the user sends a message (chat.message),
+// with one event on its standard input, and does what the answer says:
+// {"block", "reason"} throws, which keeps the tool from running and gives
+// the model the reason; {"context"} is appended to the tool's output;
+// {"halt"} aborts the session's run. The hook fails open: whatever goes
+// wrong here, the call runs.
+import { spawnSync } from "node:child_process"
+
+const COMMAND = "__LOOPGATE_COMMAND__"
+const TIMEOUT_MS = 10000
+
+function ask(event) {
+  try {
+    const r = spawnSync("/bin/sh", ["-c", COMMAND], {
+      input: JSON.stringify(event),
+      encoding: "utf8",
+      timeout: TIMEOUT_MS,
+    })
+    if (r.error || !r.stdout || !r.stdout.trim()) return {}
+    const answer = JSON.parse(r.stdout)
+    return answer && typeof answer === "object" ? answer : {}
+  } catch {
+    return {}
+  }
+}
+
+async function abort(client, sessionID) {
+  try {
+    await client.session.abort({ path: { id: sessionID } })
+  } catch {}
+}
+
+export const LoopgatePlugin = async ({ client }) => {
+  // tool.execute.after carries the call's arguments in newer versions
+  // only: they are kept from tool.execute.before, by call id.
+  const args = new Map()
+  return {
+    "chat.message": async (input) => {
+      ask({ hook_event_name: "UserPromptSubmit", session_id: input.sessionID })
+    },
+    "tool.execute.before": async (input, output) => {
+      args.set(input.callID, output.args)
+      const a = ask({
+        hook_event_name: "PreToolUse",
+        session_id: input.sessionID,
+        tool_name: input.tool,
+        tool_use_id: input.callID,
+        tool_input: output.args,
+      })
+      if (a.halt) await abort(client, input.sessionID)
+      if (a.block) {
+        args.delete(input.callID)
+        throw new Error(a.reason || "loopgate: call not run")
+      }
+    },
+    "tool.execute.after": async (input, output) => {
+      const a = ask({
+        hook_event_name: "PostToolUse",
+        session_id: input.sessionID,
+        tool_name: input.tool,
+        tool_use_id: input.callID,
+        tool_input: input.args ?? args.get(input.callID),
+        tool_response: output.output,
+      })
+      args.delete(input.callID)
+      if (a.context) output.output = (output.output || "") + "\n\n" + a.context
+      if (a.halt) await abort(client, input.sessionID)
+    },
+  }
+}

@@ -1,0 +1,201 @@
+package lab
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// toolset is how one agent names the tools a scenario uses and what
+// arguments it expects.
+type toolset struct {
+	shell func(cmd string) Call
+	read  func(path string) Call
+	write func(path, content string) Call
+	task  func(prompt string) Call // nil: no subagents
+}
+
+// agent is one agent's driver: how to configure it in a throwaway home,
+// run it headless against the scripted model, and find its transcript.
+type agent struct {
+	hookAgent string // loopgate hook --agent
+	hookScope string // where the hook is installed: user (the box's home) or project
+	format    string // the transcript format loopgate reads
+	tools     toolset
+	// transcripts are patterns (filepath.Match, slash separated) of the
+	// agent's transcript files relative to the home or working directory.
+	transcripts []string
+	// parallel: the agent runs several calls of one model response.
+	parallel bool
+	// asyncSubagent: a subagent's result comes back as a prompt of its
+	// own (a turn), not as the delegating call's result.
+	asyncSubagent bool
+	// setup writes the agent's configuration into the box.
+	setup func(b *box) error
+	// prompt runs one user turn (resume: a later turn of the same session).
+	prompt func(b *box, text string, resume bool) error
+	// known says why a scenario cannot run on this agent ("" if it can).
+	known func(sc *scenario) string
+}
+
+func (a *agent) skip(sc *scenario) string {
+	if sc.needs == "task" && a.tools.task == nil {
+		return "the agent has no subagents"
+	}
+	if sc.needs == "parallel" && !a.parallel {
+		return "the agent runs one call per model response"
+	}
+	if a.known != nil {
+		return a.known(sc)
+	}
+	return ""
+}
+
+var agents = map[string]*agent{
+	"claude-code": claudeCode,
+	"codex":       codex,
+	"gemini":      gemini,
+}
+
+// Claude Code: https://docs.claude.com/en/docs/claude-code/settings (the
+// environment variables) and .../headless (-p, stream-json output).
+var claudeCode = &agent{
+	hookAgent: "claude-code",
+	hookScope: "user",
+	format:    "claude-code",
+	tools: toolset{
+		shell: func(cmd string) Call { return Call{"Bash", map[string]any{"command": cmd, "description": "lab"}} },
+		read:  func(p string) Call { return Call{"Read", map[string]any{"file_path": p}} },
+		write: func(p, c string) Call { return Call{"Write", map[string]any{"file_path": p, "content": c}} },
+		task: func(prompt string) Call {
+			return Call{"Task", map[string]any{"description": "lab subagent", "prompt": prompt, "subagent_type": "general-purpose"}}
+		},
+	},
+	parallel: true,
+	// Claude Code 2.1's Task ("Agent" in the API) starts the subagent and
+	// returns at once; its result arrives as a <task-notification> user
+	// message, for which Claude Code fires UserPromptSubmit.
+	asyncSubagent: true,
+	transcripts:   []string{".claude/projects/*/*.jsonl", ".claude/projects/*/*/subagents/*.jsonl"},
+	setup: func(b *box) error {
+		return os.MkdirAll(filepath.Join(b.home, ".claude"), 0o700)
+	},
+	prompt: func(b *box, text string, resume bool) error {
+		args := []string{"-p", text, "--output-format", "stream-json", "--verbose", "--model", "claude-sonnet-4-5",
+			"--allowedTools", "Bash,Read,Write,Edit,Task"}
+		if resume {
+			args = append(args, "--continue")
+		}
+		return b.run("", []string{
+			"ANTHROPIC_BASE_URL=" + b.srv.URL,
+			"ANTHROPIC_API_KEY=sk-ant-lab-0000",
+			"CLAUDE_CONFIG_DIR=" + filepath.Join(b.home, ".claude"),
+			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+			"DISABLE_AUTOUPDATER=1",
+			"DISABLE_TELEMETRY=1",
+			"DISABLE_ERROR_REPORTING=1",
+		}, b.l.bin, args...)
+	},
+}
+
+func writeFile(path, content string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(content), 0o600)
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Codex: https://developers.openai.com/codex/config-reference (model
+// providers: base_url, wire_api, env_key) and .../codex/hooks (the
+// codex_hooks feature, hooks.json); `codex exec --help` of the pinned
+// version for --json, --skip-git-repo-check and --dangerously-bypass-hook-trust
+// (user hooks are skipped unless trusted). Its shell tool is exec_command
+// {cmd}; it has no file tools of its own, so reads and writes are commands.
+var codex = &agent{
+	hookAgent: "codex",
+	hookScope: "user",
+	format:    "codex",
+	tools: toolset{
+		shell: codexShell,
+		read:  func(p string) Call { return codexShell("cat " + p) },
+		write: func(p, c string) Call { return codexShell("printf '%s' " + shellQuote(c) + " > " + p) },
+	},
+	parallel:    true,
+	transcripts: []string{".codex/sessions/*/*/*/rollout-*.jsonl"},
+	setup: func(b *box) error {
+		return writeFile(filepath.Join(b.home, ".codex", "config.toml"), `model = "gpt-5-codex"
+model_provider = "lab"
+check_for_update_on_startup = false
+
+[model_providers.lab]
+name = "lab"
+base_url = "`+b.srv.URL+`/v1"
+wire_api = "responses"
+env_key = "LAB_API_KEY"
+
+[features]
+codex_hooks = true
+
+[analytics]
+enabled = false
+`)
+	},
+	prompt: func(b *box, text string, resume bool) error {
+		args := []string{"exec"}
+		if resume {
+			args = append(args, "resume", "--last")
+		}
+		args = append(args, "--skip-git-repo-check", "--json", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", text)
+		return b.run("", []string{"CODEX_HOME=" + filepath.Join(b.home, ".codex"), "LAB_API_KEY=sk-lab-0000"}, b.l.bin, args...)
+	},
+}
+
+func codexShell(cmd string) Call { return Call{"exec_command", map[string]any{"cmd": cmd}} }
+
+// Gemini CLI: docs/get-started/authentication.md and
+// docs/reference/configuration.md of google-gemini/gemini-cli (the
+// GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY variables; settings
+// security.auth.selectedType, model.disableLoopDetection,
+// hooksConfig.enabled, general.disableAutoUpdate, privacy and telemetry),
+// and the pinned version's own refusal to run in an untrusted folder
+// without GEMINI_CLI_TRUST_WORKSPACE=true. -m names a model: the default
+// router retries a model it cannot reach. Its tools, from the requests it
+// sends: run_shell_command{command}, read_file{file_path},
+// write_file{file_path, content}.
+var gemini = &agent{
+	hookAgent: "gemini",
+	hookScope: "user",
+	format:    "gemini-cli",
+	tools: toolset{
+		shell: func(cmd string) Call { return Call{"run_shell_command", map[string]any{"command": cmd}} },
+		read:  func(p string) Call { return Call{"read_file", map[string]any{"file_path": p}} },
+		write: func(p, c string) Call { return Call{"write_file", map[string]any{"file_path": p, "content": c}} },
+	},
+	parallel:    true,
+	transcripts: []string{".gemini/tmp/*/chats/*.jsonl", ".gemini/tmp/*/chats/*.json"},
+	setup: func(b *box) error {
+		// Gemini CLI's own loop detection stops a run after 5 identical
+		// calls; the planted loop has 6.
+		return writeFile(filepath.Join(b.home, ".gemini", "settings.json"), `{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "model": {"disableLoopDetection": true},
+  "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false},
+  "hooksConfig": {"enabled": true}
+}
+`)
+	},
+	prompt: func(b *box, text string, resume bool) error {
+		args := []string{"-p", text, "-m", "gemini-2.5-pro", "--approval-mode", "yolo"}
+		if resume {
+			args = append(args, "--resume", "latest")
+		}
+		return b.run("", []string{"GEMINI_API_KEY=lab-key-0000", "GOOGLE_GEMINI_BASE_URL=" + b.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}, b.l.bin, args...)
+	},
+}

@@ -1,0 +1,505 @@
+package lab
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// wantCall is one call a scenario's transcript must show, in order.
+type wantCall struct {
+	kind      string // shell, read, write, task: the toolset's tool
+	arg       string // a text the call's arguments hold
+	err       bool   // the result is an error
+	minResult int    // the result is at least this many characters
+	sub       bool   // the call is the subagent's
+}
+
+// liveAction is an action the hook must take on a call of the main
+// conversation (1-based, as the decision log numbers them).
+type liveAction struct {
+	call   int
+	action string // steer, block, dedup, halt
+}
+
+// run is one run of the agent in a scenario: with loopgate installed as its
+// hook under preset (or, with preset "", without it).
+type run struct {
+	preset string
+	// read: the reading check runs on this run's transcript.
+	read bool
+	// actions the hook must take; every other call is allowed (the
+	// decisions are also checked against a replay of the run).
+	actions []liveAction
+}
+
+type scenario struct {
+	name    string
+	needs   string // "task", "parallel" or ""
+	prompts []string
+	files   map[string]string // the working directory's files before the run
+	// script is what the model says: the main conversation's turns, and
+	// the subagent's.
+	script func(ts toolset, dir string) (main, sub []Turn)
+	// The expected reading: the main session's turns, every call (the
+	// main session's, then the subagent's), and how many calls of the main
+	// session are redundant.
+	turns     int
+	calls     []wantCall
+	redundant int
+	runs      []run
+}
+
+func (sc *scenario) marker() string    { return "LAB-" + strings.ToUpper(sc.name) }
+func (sc *scenario) subMarker() string { return "LABSUB-" + strings.ToUpper(sc.name) }
+
+func repeatTurns(c Call, n int) []Turn {
+	var out []Turn
+	for range n {
+		out = append(out, Turn{Calls: []Call{c}})
+	}
+	return out
+}
+
+func calls(c ...Call) Turn { return Turn{Calls: c} }
+
+func text(s string) Turn { return Turn{Text: s} }
+
+// longLines is how many lines the long result has: `seq 1 5000` prints
+// 23,893 characters. Some agents cut what the model sees (Codex keeps about
+// 10,000 characters of a command's output): the reading must have at least
+// 8,000.
+const longLines = 5000
+
+var scenarios = []*scenario{
+	{
+		// The same shell command with identical output, six times: a planted
+		// loop. Shell, because the agents' own guards stub or stop repeated
+		// reads (Claude Code, Qwen Code) and identical calls (Gemini CLI, Cline
+		// after five). Under loopgate the second call is blocked; under
+		// hermes the third is steered; hermes-strict halts at the fifth.
+		name:    "loop",
+		prompts: []string{"Print the lab word."},
+		script: func(ts toolset, dir string) ([]Turn, []Turn) {
+			return append(repeatTurns(ts.shell("echo lab-loop"), 6), text("Done.")), nil
+		},
+		turns:     1,
+		calls:     slices.Repeat([]wantCall{{kind: "shell", arg: "echo lab-loop"}}, 6),
+		redundant: 5,
+		runs: []run{
+			{read: true},
+			{preset: "loopgate", actions: []liveAction{{2, "block"}, {6, "block"}}},
+			{preset: "hermes", actions: []liveAction{{3, "steer"}}},
+			{preset: "hermes-strict", actions: []liveAction{{3, "steer"}, {5, "halt"}}},
+		},
+	},
+	{
+		// The same read before and after a write that changed the file: the
+		// second read brought new information, so it is not redundant and
+		// loopgate lets it run.
+		name:    "readwrite",
+		prompts: []string{"Change the file."},
+		files:   map[string]string{"notes.txt": "lab-one\n"},
+		script: func(ts toolset, dir string) ([]Turn, []Turn) {
+			p := filepath.Join(dir, "notes.txt")
+			return []Turn{calls(ts.read(p)), calls(ts.write(p, "lab-two\n")), calls(ts.read(p)), text("Done.")}, nil
+		},
+		turns:     1,
+		calls:     []wantCall{{kind: "read", arg: "notes.txt"}, {kind: "write", arg: "lab-two"}, {kind: "read", arg: "notes.txt"}},
+		redundant: 0,
+		runs:      []run{{preset: "loopgate", read: true}},
+	},
+	{
+		// A failing command retried unchanged: loopgate steers the second
+		// failure.
+		name:    "retry",
+		prompts: []string{"Show the missing file."},
+		script: func(ts toolset, dir string) ([]Turn, []Turn) {
+			return append(repeatTurns(ts.shell("cat lab-missing.txt"), 2), text("It is missing.")), nil
+		},
+		turns:     1,
+		calls:     slices.Repeat([]wantCall{{kind: "shell", arg: "lab-missing.txt", err: true}}, 2),
+		redundant: 1,
+		runs:      []run{{preset: "loopgate", read: true, actions: []liveAction{{2, "steer"}}}},
+	},
+	{
+		// Two calls in one model response.
+		name:    "parallel",
+		needs:   "parallel",
+		prompts: []string{"Read both files."},
+		files:   map[string]string{"a.txt": "lab-a\n", "b.txt": "lab-b\n"},
+		script: func(ts toolset, dir string) ([]Turn, []Turn) {
+			return []Turn{calls(ts.read(filepath.Join(dir, "a.txt")), ts.read(filepath.Join(dir, "b.txt"))), text("Done.")}, nil
+		},
+		turns:     1,
+		calls:     []wantCall{{kind: "read", arg: "a.txt"}, {kind: "read", arg: "b.txt"}},
+		redundant: 0,
+		runs:      []run{{preset: "loopgate", read: true}},
+	},
+	{
+		// A subagent that runs a command of its own: a session of its own.
+		name:    "subagent",
+		needs:   "task",
+		prompts: []string{"Delegate."},
+		script: func(ts toolset, dir string) ([]Turn, []Turn) {
+			return []Turn{calls(ts.task("LABSUB-SUBAGENT: print the sub word.")), text("Done.")},
+				[]Turn{calls(ts.shell("echo lab-sub")), text("Printed.")}
+		},
+		turns:     1,
+		calls:     []wantCall{{kind: "task", arg: "LABSUB-SUBAGENT"}, {kind: "shell", arg: "echo lab-sub", sub: true}},
+		redundant: 0,
+		runs:      []run{{preset: "loopgate", read: true}},
+	},
+	{
+		// Two user turns, the same command in each: loopgate's counters
+		// reset at the second prompt, so the hook allows it (the truth still
+		// calls it redundant).
+		name:    "twoturns",
+		prompts: []string{"Print the lab word.", "Print it again."},
+		script: func(ts toolset, dir string) ([]Turn, []Turn) {
+			c := ts.shell("echo lab-two")
+			return []Turn{calls(c), text("Printed."), calls(c), text("Printed again.")}, nil
+		},
+		turns:     2,
+		calls:     slices.Repeat([]wantCall{{kind: "shell", arg: "echo lab-two"}}, 2),
+		redundant: 1,
+		runs:      []run{{preset: "loopgate", read: true}},
+	},
+	{
+		// A long result, read whole.
+		name:    "long",
+		prompts: []string{"Count."},
+		script: func(ts toolset, dir string) ([]Turn, []Turn) {
+			return []Turn{calls(ts.shell(fmt.Sprintf("seq 1 %d", longLines))), text("Counted.")}, nil
+		},
+		turns:     1,
+		calls:     []wantCall{{kind: "shell", arg: "seq 1", minResult: 8000}},
+		redundant: 0,
+		runs:      []run{{preset: "loopgate", read: true}},
+	},
+}
+
+// scenario runs the three checks of one scenario: the reading of the
+// transcript the agent wrote, the live run with loopgate as its hook, and
+// the hook's decisions against a replay of that run's transcript.
+func (l *lab) scenario(sc *scenario) []string {
+	var fails []string
+	for _, r := range sc.runs {
+		what := "live " + r.preset
+		if r.preset == "" {
+			what = "plain"
+		}
+		b, files, err := l.play(sc, r.preset)
+		if err != nil {
+			fails = append(fails, what+" run: "+err.Error())
+			continue
+		}
+		if r.read {
+			for _, f := range l.checkReading(sc, b, files) {
+				fails = append(fails, "reading: "+f)
+			}
+		}
+		if r.preset != "" {
+			for _, f := range l.checkLive(sc, r, b, files) {
+				fails = append(fails, what+": "+f)
+			}
+		}
+	}
+	return fails
+}
+
+// play runs the scenario's prompts through the agent against a fresh
+// scripted model, with or without the hook, and returns the transcripts.
+func (l *lab) play(sc *scenario, preset string) (*box, []string, error) {
+	hook := preset != ""
+	ts := l.agent.tools
+	// The box's working directory is known only once it exists; the script
+	// is built against it.
+	b := l.newBox(nil, hook, preset)
+	main, sub := sc.script(ts, b.work)
+	scripts := []Script{{Marker: sc.marker(), Turns: main}}
+	if sub != nil {
+		scripts = append(scripts, Script{Marker: sc.subMarker(), Turns: sub})
+	}
+	srv, err := Start(scripts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	l.t.Cleanup(func() { srv.Close() })
+	b.srv = srv
+	for name, content := range sc.files {
+		if err := os.WriteFile(filepath.Join(b.work, name), []byte(content), 0o644); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := l.agent.setup(b); err != nil {
+		return nil, nil, fmt.Errorf("setup: %v", err)
+	}
+	if hook {
+		if err := b.installHook(); err != nil {
+			return nil, nil, err
+		}
+	}
+	for i, p := range sc.prompts {
+		text := p
+		if i == 0 {
+			text = sc.marker() + ": " + p
+		}
+		if err := l.agent.prompt(b, text, i > 0); err != nil && !hook {
+			return nil, nil, fmt.Errorf("%v: %s", err, b.tail())
+		}
+	}
+	files := b.transcripts()
+	if len(files) == 0 {
+		return nil, nil, fmt.Errorf("no transcript found (%d requests reached the model): %s", len(srv.Requests()), b.tail())
+	}
+	return b, files, nil
+}
+
+type inspectReport struct {
+	Sessions []struct {
+		File     string `json:"file"`
+		Format   string `json:"format"`
+		ID       string `json:"id"`
+		Agent    string `json:"agent"`
+		Turns    int    `json:"turns"`
+		Calls    int    `json:"calls"`
+		CallList []struct {
+			Turn        int    `json:"turn"`
+			Call        int    `json:"call"`
+			Tool        string `json:"tool"`
+			Args        string `json:"args"`
+			ResultChars int    `json:"result_chars"`
+			IsError     bool   `json:"is_error"`
+			HasResult   bool   `json:"has_result"`
+		} `json:"call_list"`
+	} `json:"sessions"`
+	Problems []struct {
+		File    string `json:"file"`
+		Line    int    `json:"line"`
+		Message string `json:"message"`
+	} `json:"problems"`
+}
+
+type replayReport struct {
+	Sessions []struct {
+		Agent     string `json:"agent"`
+		Calls     int    `json:"calls"`
+		Redundant int    `json:"redundant"`
+		Decisions []struct {
+			Call     int    `json:"call"`
+			Tool     string `json:"tool"`
+			Action   string `json:"action"`
+			Detector string `json:"detector"`
+			Message  string `json:"message"`
+		} `json:"decisions"`
+	} `json:"sessions"`
+	Summary struct {
+		Problems int `json:"problems"`
+	} `json:"summary"`
+}
+
+func (l *lab) checkReading(sc *scenario, b *box, files []string) []string {
+	var fails []string
+	var in inspectReport
+	if err := l.loopgateJSON(&in, append([]string{"inspect", "--format", "json", "--calls", "--no-redact"}, files...)...); err != nil {
+		return []string{err.Error()}
+	}
+	for _, p := range in.Problems {
+		fails = append(fails, fmt.Sprintf("problem %s:%d: %s", filepath.Base(p.File), p.Line, p.Message))
+	}
+	var mains, subs int
+	var got, gotSub []wantCall
+	gotTurns := 0
+	for _, s := range in.Sessions {
+		if s.Format != l.agent.format {
+			fails = append(fails, fmt.Sprintf("%s read as %s, want %s", filepath.Base(s.File), s.Format, l.agent.format))
+		}
+		if s.Agent == "main" {
+			mains++
+			gotTurns = s.Turns
+		} else {
+			subs++
+		}
+		for _, c := range s.CallList {
+			w := wantCall{kind: c.Tool, arg: c.Args, err: c.IsError, minResult: c.ResultChars, sub: s.Agent != "main"}
+			if w.sub {
+				gotSub = append(gotSub, w)
+			} else {
+				got = append(got, w)
+			}
+			if !c.HasResult {
+				fails = append(fails, fmt.Sprintf("call %d (%s) has no result", c.Call, c.Tool))
+			}
+		}
+	}
+	got = append(got, gotSub...)
+	wantSubs := 0
+	if sc.needs == "task" {
+		wantSubs = 1
+	}
+	if mains != 1 || subs != wantSubs {
+		fails = append(fails, fmt.Sprintf("%d main and %d subagent sessions, want 1 and %d", mains, subs, wantSubs))
+	}
+	wantTurns := sc.turns
+	if sc.needs == "task" && l.agent.asyncSubagent {
+		wantTurns++
+	}
+	if gotTurns != wantTurns {
+		fails = append(fails, fmt.Sprintf("%d turns, want %d", gotTurns, wantTurns))
+	}
+	ts := l.agent.tools
+	if len(got) != len(sc.calls) {
+		fails = append(fails, fmt.Sprintf("%d calls, want %d", len(got), len(sc.calls)))
+	}
+	for i := range min(len(got), len(sc.calls)) {
+		w, g := sc.calls[i], got[i]
+		name := toolName(ts, w.kind)
+		switch {
+		case g.kind != name:
+			fails = append(fails, fmt.Sprintf("call %d is %s, want %s", i+1, g.kind, name))
+		case !strings.Contains(g.arg, w.arg):
+			fails = append(fails, fmt.Sprintf("call %d's arguments %s lack %q", i+1, g.arg, w.arg))
+		case g.err != w.err:
+			fails = append(fails, fmt.Sprintf("call %d's error flag is %v, want %v", i+1, g.err, w.err))
+		case g.minResult < w.minResult:
+			fails = append(fails, fmt.Sprintf("call %d's result has %d characters, want at least %d", i+1, g.minResult, w.minResult))
+		case g.sub != w.sub:
+			fails = append(fails, fmt.Sprintf("call %d is the subagent's: %v, want %v", i+1, g.sub, w.sub))
+		}
+	}
+	var rp replayReport
+	if err := l.loopgateJSON(&rp, append([]string{"replay", "--format", "json", "--preset", "loopgate"}, files...)...); err != nil {
+		return append(fails, err.Error())
+	}
+	for _, s := range rp.Sessions {
+		if s.Agent == "main" && s.Redundant != sc.redundant {
+			fails = append(fails, fmt.Sprintf("%d redundant calls, want %d", s.Redundant, sc.redundant))
+		}
+	}
+	return fails
+}
+
+func toolName(ts toolset, kind string) string {
+	switch kind {
+	case "shell":
+		return ts.shell("").Name
+	case "read":
+		return ts.read("").Name
+	case "write":
+		return ts.write("", "").Name
+	case "task":
+		if ts.task != nil {
+			return ts.task("").Name
+		}
+	}
+	return kind
+}
+
+// checkLive checks the run with the hook: the hook took the scenario's
+// actions, what they said reached the model in the next request, a halt
+// ended the run, and a replay of the run's own transcript decides as the
+// hook did.
+func (l *lab) checkLive(sc *scenario, r run, b *box, files []string) []string {
+	var fails []string
+	lines, err := readLog(b.log)
+	if err != nil {
+		return []string{"decision log: " + err.Error() + ": " + b.tail()}
+	}
+	hook := map[int]logLine{}
+	for _, ln := range lines {
+		if ln.Event == "problem" {
+			fails = append(fails, "hook problem: "+ln.Message)
+		}
+		// A call's final verdict is on its last line: the result's, where
+		// a detector that reads results decided after the call.
+		if (ln.Event == "call" || ln.Event == "result") && ln.Call > 0 && ln.Scope == "main" {
+			hook[ln.Call] = ln
+		}
+	}
+	main, _ := sc.script(l.agent.tools, b.work)
+	for _, w := range r.actions {
+		ln, ok := hook[w.call]
+		if !ok {
+			fails = append(fails, fmt.Sprintf("the hook saw no call %d", w.call))
+			continue
+		}
+		if ln.Action != w.action {
+			fails = append(fails, fmt.Sprintf("call %d: the hook's action is %q, want %q", w.call, ln.Action, w.action))
+			continue
+		}
+		step := stepOf(main, w.call)
+		switch w.action {
+		case "halt":
+			if m := b.srv.MaxStep(sc.marker()); m > step {
+				fails = append(fails, fmt.Sprintf("call %d halted, but the model got %d more requests", w.call, m-step))
+			}
+		default:
+			next := b.srv.AtStep(sc.marker(), step+1)
+			if next == nil {
+				fails = append(fails, fmt.Sprintf("no request reached the model after call %d", w.call))
+				continue
+			}
+			if msg := firstLine(ln.Message); !next.Contains(msg) {
+				fails = append(fails, fmt.Sprintf("call %d's %s message %q is not in the next request", w.call, w.action, msg))
+			}
+		}
+	}
+	// Live equals replay: every call's action and detector, as replay of
+	// the run's own transcript decides them under the same preset.
+	var rp replayReport
+	if err := l.loopgateJSON(&rp, append([]string{"replay", "--format", "json", "--preset", r.preset}, files...)...); err != nil {
+		return append(fails, err.Error())
+	}
+	replayed := map[int]string{}
+	for _, s := range rp.Sessions {
+		if s.Agent != "main" {
+			continue
+		}
+		for _, d := range s.Decisions {
+			if d.Action != "allow" {
+				replayed[d.Call] = d.Action + "/" + d.Detector
+			}
+		}
+	}
+	calls := 0
+	for k := range hook {
+		calls = max(calls, k)
+	}
+	for k := range replayed {
+		calls = max(calls, k)
+	}
+	for k := 1; k <= calls; k++ {
+		live := ""
+		if ln, ok := hook[k]; ok && ln.Action != "" && ln.Action != "allow" {
+			live = ln.Action + "/" + ln.Detector
+		}
+		if live != replayed[k] {
+			fails = append(fails, fmt.Sprintf("call %d: the hook did %q, replay of the transcript %q", k, live, replayed[k]))
+		}
+	}
+	return fails
+}
+
+// stepOf is the step of the model response that issued the script's call
+// k (1-based).
+func stepOf(turns []Turn, k int) int {
+	n := 0
+	for i, t := range turns {
+		n += len(t.Calls)
+		if n >= k {
+			return i
+		}
+	}
+	return len(turns)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 80 {
+		s = s[:80]
+	}
+	return s
+}
