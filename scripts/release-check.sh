@@ -5,13 +5,15 @@
 # archive for this machine and runs the binary in it. .ci/run runs it.
 #
 # GoReleaser and cyclonedx-gomod (the SBOMs) are Go modules at pinned
-# versions, installed from the Go module proxy into build/tools.
+# versions, installed from the Go module proxy into a cache folder outside
+# the checkout (LOOPGATE_TOOLS, default ~/.cache/loopgate-tools), so a
+# fresh clone on the same machine does not build them again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 goreleaser_version=v2.15.1
 cyclonedx_version=v1.10.0
-tools="$PWD/build/tools"
+tools="${LOOPGATE_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/loopgate-tools}"
 mkdir -p "$tools"
 if ! "$tools/goreleaser" --version 2>/dev/null | grep -q "${goreleaser_version#v}"; then
   echo "== installing GoReleaser $goreleaser_version"
@@ -29,11 +31,12 @@ goreleaser check
 echo "== goreleaser release --snapshot --clean (nothing is published)"
 # The archives are built in parallel by GoReleaser; two builds at a time
 # keep a two-core machine responsive.
+mkdir -p build
 goreleaser release --snapshot --clean --parallelism 2 > build/release-check.log 2>&1 || {
   tail -n 40 build/release-check.log; exit 1; }
 
 echo "== archives"
-(cd dist && ls -1 *.tar.gz *.zip checksums.txt *.cdx.json homebrew/Formula/*.rb scoop/*.json 2>/dev/null) | sed 's/^/  /'
+(cd dist && ls -1 *.tar.gz *.zip checksums.txt *.cdx.json homebrew/Casks/*.rb scoop/*.json 2>/dev/null) | sed 's/^/  /'
 for os in linux darwin windows; do
   for arch in amd64 arm64; do
     ls dist/loopgate_*_"${os}_${arch}".* >/dev/null 2>&1 || { echo "no archive for $os/$arch"; exit 1; }
