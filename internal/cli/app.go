@@ -108,6 +108,9 @@ func newApp(stdout, stderr io.Writer, version string) *cli.App {
 			hookCommand(),
 			whereCommand(),
 			explainCommand(),
+			completionCommand(),
+			manCommand(),
+			completeCommand(),
 		},
 		HideHelpCommand: true,
 		Action:          showHelp,
@@ -251,10 +254,16 @@ func takesValue(cmd *cli.Command, name string) bool {
 	for _, f := range cmd.Flags {
 		for _, n := range f.Names() {
 			if n == name {
-				_, isBool := f.(*cli.BoolFlag)
-				return !isBool
+				return valueFlag(f)
 			}
 		}
 	}
 	return false
+}
+
+// valueFlag tells whether a flag takes a value (every flag of ours but the
+// booleans does).
+func valueFlag(f cli.Flag) bool {
+	_, isBool := f.(*cli.BoolFlag)
+	return !isBool
 }
