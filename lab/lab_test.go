@@ -241,6 +241,7 @@ func (b *box) run(stdin string, env []string, name string, args ...string) error
 	cmd.Stdout = &b.out
 	cmd.Stderr = &b.out
 	cmd.WaitDelay = 5 * time.Second
+	ownProcess(cmd)
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s timed out", filepath.Base(name))
