@@ -287,7 +287,10 @@ var openCode = &agent{
 		if resume {
 			args = append(args, "--continue")
 		}
-		return b.run("", []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1"}, b.l.bin, append(args, text)...)
+		// Without these the pinned version fetches its model list from
+		// models.dev and language servers, and waits on them.
+		return b.run("", []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1", "OPENCODE_DISABLE_MODELS_FETCH=1",
+			"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1"}, b.l.bin, append(args, text)...)
 	},
 }
 
