@@ -55,6 +55,9 @@ var agents = map[string]*agent{
 	"claude-code": claudeCode,
 	"codex":       codex,
 	"gemini":      gemini,
+	"qwen-code":   qwenCode,
+	"opencode":    openCode,
+	"pi":          pi,
 }
 
 // Claude Code: https://docs.claude.com/en/docs/claude-code/settings (the
@@ -197,5 +200,136 @@ var gemini = &agent{
 			args = append(args, "--resume", "latest")
 		}
 		return b.run("", []string{"GEMINI_API_KEY=lab-key-0000", "GOOGLE_GEMINI_BASE_URL=" + b.srv.URL, "GEMINI_CLI_TRUST_WORKSPACE=true"}, b.l.bin, args...)
+	},
+}
+
+// Qwen Code: docs/users/configuration/settings.md and auth.md of
+// QwenLM/qwen-code (OpenAI-compatible: OPENAI_API_KEY, OPENAI_BASE_URL,
+// OPENAI_MODEL with security.auth.selectedType "openai"); headless -p with
+// --approval-mode yolo, --continue for the next turn. Its tools, from the
+// requests it sends: run_shell_command{command}, read_file{file_path},
+// write_file{file_path, content}, agent{description, prompt, subagent_type}.
+// It needs Node 22 (engines.node), which scripts/lab.sh provides.
+var qwenCode = &agent{
+	hookAgent: "qwen-code",
+	hookScope: "user",
+	format:    "qwen-code",
+	tools: toolset{
+		shell: func(cmd string) Call { return Call{"run_shell_command", map[string]any{"command": cmd}} },
+		read:  func(p string) Call { return Call{"read_file", map[string]any{"file_path": p}} },
+		write: func(p, c string) Call { return Call{"write_file", map[string]any{"file_path": p, "content": c}} },
+		task: func(prompt string) Call {
+			return Call{"agent", map[string]any{"description": "lab subagent", "prompt": prompt, "subagent_type": "general-purpose"}}
+		},
+	},
+	parallel:    true,
+	transcripts: []string{".qwen/projects/*/chats/*.jsonl"},
+	setup: func(b *box) error {
+		return writeFile(filepath.Join(b.home, ".qwen", "settings.json"), `{
+  "security": {"auth": {"selectedType": "openai"}},
+  "model": {"name": "lab-model"},
+  "general": {"disableAutoUpdate": true},
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false}
+}
+`)
+	},
+	prompt: func(b *box, text string, resume bool) error {
+		args := []string{"-p", text, "--approval-mode", "yolo", "--output-format", "stream-json"}
+		if resume {
+			args = append(args, "--continue")
+		}
+		return b.run("", []string{"OPENAI_API_KEY=sk-lab-0000", "OPENAI_BASE_URL=" + b.srv.URL + "/v1", "OPENAI_MODEL=lab-model",
+			"QWEN_CODE_SUPPRESS_YOLO_WARNING=1"}, b.l.bin, args...)
+	},
+}
+
+// OpenCode: https://opencode.ai/docs/providers (a custom provider through
+// @ai-sdk/openai-compatible with options.baseURL), .../docs/config
+// (autoupdate, share), .../docs/cli (`opencode run`, --continue). Tool hooks
+// are a plugin (tool.execute.before/after) that `loopgate hook install
+// --agent opencode` writes. Its tools: bash{command, description},
+// read{filePath}, write{filePath, content}, task{description, prompt,
+// subagent_type}. Sessions live in opencode.db.
+var openCode = &agent{
+	hookAgent: "opencode",
+	hookScope: "user",
+	format:    "opencode",
+	tools: toolset{
+		shell: func(cmd string) Call { return Call{"bash", map[string]any{"command": cmd, "description": "lab"}} },
+		read:  func(p string) Call { return Call{"read", map[string]any{"filePath": p}} },
+		write: func(p, c string) Call { return Call{"write", map[string]any{"filePath": p, "content": c}} },
+		task: func(prompt string) Call {
+			return Call{"task", map[string]any{"description": "lab subagent", "prompt": prompt, "subagent_type": "general"}}
+		},
+	},
+	parallel:    true,
+	transcripts: []string{".local/share/opencode/opencode.db"},
+	setup: func(b *box) error {
+		return writeFile(filepath.Join(b.home, ".config", "opencode", "opencode.json"), `{
+  "$schema": "https://opencode.ai/config.json",
+  "autoupdate": false,
+  "share": "disabled",
+  "model": "lab/lab-model",
+  "provider": {
+    "lab": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "lab",
+      "options": {"baseURL": "`+b.srv.URL+`/v1", "apiKey": "sk-lab-0000"},
+      "models": {"lab-model": {"name": "lab-model"}}
+    }
+  }
+}
+`)
+	},
+	prompt: func(b *box, text string, resume bool) error {
+		args := []string{"run", "--model", "lab/lab-model"}
+		if resume {
+			args = append(args, "--continue")
+		}
+		// Without these the pinned version fetches its model list from
+		// models.dev and language servers, and waits on them.
+		return b.run("", []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1", "OPENCODE_DISABLE_MODELS_FETCH=1",
+			"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1"}, b.l.bin, append(args, text)...)
+	},
+}
+
+// pi: packages/coding-agent/docs/models.md of badlogic/pi-mono (a custom
+// provider in ~/.pi/agent/models.json with api "openai-completions"),
+// its README (print mode -p, --provider, --model, -c to continue). Tool
+// hooks are an extension (pi.on("tool_call"/"tool_result")) that
+// `loopgate hook install --agent pi` writes. Its tools: bash{command},
+// read{path}, write{path, content}.
+var pi = &agent{
+	hookAgent: "pi",
+	hookScope: "user",
+	format:    "pi",
+	tools: toolset{
+		shell: func(cmd string) Call { return Call{"bash", map[string]any{"command": cmd}} },
+		read:  func(p string) Call { return Call{"read", map[string]any{"path": p}} },
+		write: func(p, c string) Call { return Call{"write", map[string]any{"path": p, "content": c}} },
+	},
+	parallel:    true,
+	transcripts: []string{".pi/agent/sessions/*/*.jsonl"},
+	setup: func(b *box) error {
+		return writeFile(filepath.Join(b.home, ".pi", "agent", "models.json"), `{
+  "providers": {
+    "lab": {
+      "baseUrl": "`+b.srv.URL+`/v1",
+      "api": "openai-completions",
+      "apiKey": "sk-lab-0000",
+      "models": [{"id": "lab-model", "name": "lab-model", "reasoning": false, "input": ["text"],
+        "contextWindow": 128000, "maxTokens": 16000, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}]
+    }
+  }
+}
+`)
+	},
+	prompt: func(b *box, text string, resume bool) error {
+		args := []string{"-p", "--provider", "lab", "--model", "lab-model"}
+		if resume {
+			args = append(args, "-c")
+		}
+		return b.run("", []string{"PI_SKIP_VERSION_CHECK=1"}, b.l.bin, append(args, text)...)
 	},
 }

@@ -232,7 +232,7 @@ func (b *box) installHook() error {
 // run runs the agent's command with a time limit; its output is kept for
 // failure messages.
 func (b *box) run(stdin string, env []string, name string, args ...string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = b.work
@@ -241,6 +241,7 @@ func (b *box) run(stdin string, env []string, name string, args ...string) error
 	cmd.Stdout = &b.out
 	cmd.Stderr = &b.out
 	cmd.WaitDelay = 5 * time.Second
+	ownProcess(cmd)
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s timed out", filepath.Base(name))
@@ -324,3 +325,7 @@ func readLog(path string) ([]logLine, error) {
 	}
 	return out, sc.Err()
 }
+
+// runLimit bounds one agent command: a hung agent fails its scenario
+// instead of the whole run. Generous, for a loaded machine.
+const runLimit = 240 * time.Second

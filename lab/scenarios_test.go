@@ -307,8 +307,9 @@ func (l *lab) checkReading(sc *scenario, b *box, files []string) []string {
 	if err := l.loopgateJSON(&in, append([]string{"inspect", "--format", "json", "--calls", "--no-redact"}, files...)...); err != nil {
 		return []string{err.Error()}
 	}
-	for _, p := range in.Problems {
-		fails = append(fails, fmt.Sprintf("problem %s:%d: %s", filepath.Base(p.File), p.Line, p.Message))
+	if n := len(in.Problems); n > 0 {
+		p := in.Problems[0]
+		fails = append(fails, fmt.Sprintf("%d problems, the first %s:%d: %s", n, filepath.Base(p.File), p.Line, p.Message))
 	}
 	var mains, subs int
 	var got, gotSub []wantCall
