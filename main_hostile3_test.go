@@ -51,3 +51,73 @@ func TestBidiEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretsInNamesRedacted: a secret pasted into a rules file's name or
+// a gate case's name is redacted in every output that shows the name:
+// replay, compare and sweep (table, markdown, HTML data and <title>,
+// JSON, CSV), the gate's summary, JUnit, SARIF and --github lines, and
+// rules check; --no-redact shows it (so that the test can fail).
+func TestSecretsInNamesRedacted(t *testing.T) {
+	const secret = "ghp_R9ulesNameSecret0123456789abcdefABCD"
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("fixtures", "golden", "loops", "read-loop.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(dir, "read-loop.jsonl")
+	os.WriteFile(transcript, src, 0o644)
+	preset, _, _ := loopgate(t, "rules", "print", "--preset", "nanobot")
+	named := func(name string) string {
+		lines := strings.Split(preset, "\n")
+		for i, l := range lines {
+			if strings.HasPrefix(l, "name:") {
+				lines[i] = "name: " + jsonString(name)
+			}
+		}
+		f := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")[:6]+".yaml")
+		os.WriteFile(f, []byte(strings.Join(lines, "\n")), 0o644)
+		return f
+	}
+	rulesFile := named("deploy token " + secret)
+	other := named("other rules")
+	gateFile := filepath.Join(dir, "g.gate.yaml")
+	os.WriteFile(gateFile, []byte("rules: "+filepath.Base(rulesFile)+"\ntokenizer: chars4\nsnapshots: false\ncases:\n  - {name: 'case with "+secret+"', transcript: read-loop.jsonl, expect: {blocked: 99}}\n"), 0o644)
+	junit, sarif := filepath.Join(dir, "j.xml"), filepath.Join(dir, "s.sarif")
+	runs := [][]string{
+		{"rules", "check", rulesFile},
+		{"gate", gateFile, "--junit", junit, "--sarif", sarif, "--sarif-decisions", "--github"},
+		{"gate", gateFile, "--format", "html"},
+	}
+	for _, f := range []string{"table", "json", "markdown", "html"} {
+		runs = append(runs, []string{"replay", "--rules", rulesFile, "--tokenizer", "chars4", "--format", f, transcript})
+	}
+	for _, f := range []string{"table", "json", "csv", "markdown", "html"} {
+		runs = append(runs, []string{"compare", "--rules", rulesFile, "--rules", other, "--tokenizer", "chars4", "--format", f, transcript},
+			[]string{"sweep", "--rules", rulesFile, "--vary", "tools.class:read.block_at=2,3", "--tokenizer", "chars4", "--format", f, transcript})
+	}
+	show := func(args ...string) string {
+		out, errs, _ := loopgate(t, args...)
+		if args[0] == "gate" && args[2] == "--junit" {
+			j, _ := os.ReadFile(junit)
+			s, _ := os.ReadFile(sarif)
+			out += string(j) + string(s)
+		}
+		return out + errs
+	}
+	for _, args := range runs {
+		out := show(args...)
+		what := strings.Join(args[:min(len(args), 5)], " ")
+		if i := strings.Index(out, secret); i >= 0 {
+			t.Errorf("%s shows the secret: %q", what, out[max(0, i-60):i])
+		}
+		// Where --no-redact shows the name, the redacted output shows
+		// the redaction (rules check has no --no-redact).
+		if args[0] == "rules" || strings.Contains(show(append(args, "--no-redact")...), secret) {
+			if !strings.Contains(out, "[REDACTED:") {
+				t.Errorf("%s shows no redaction marker", what)
+			}
+		} else if args[0] != "sweep" {
+			t.Errorf("%s --no-redact does not show the name: the check cannot fail", what)
+		}
+	}
+}
