@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 
@@ -46,19 +45,20 @@ func ReadPartialMax(name string, r io.Reader, maxRecord int64) (*analyze.ReplayP
 
 func readReplayPart(name string, br *bufio.Reader, maxRecord int64) (*analyze.ReplayPart, error) {
 	part := &analyze.ReplayPart{Name: name}
-	var line []byte
-	for n := 1; ; n++ {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line[:0], chunk...)
-		size := int64(len(chunk))
-		for errors.Is(err, bufio.ErrBufferFull) {
-			chunk, err = br.ReadSlice('\n')
-			if size += int64(len(chunk)); size <= maxRecord {
-				line = append(line, chunk...)
-			}
+	// The line reader holds at most maxRecord bytes of a line, in blocks
+	// (ingest.LineReader): a longer line is an error, read past.
+	lr := ingest.NewLineReader(br)
+	var over error
+	lr.SetMax(int(min(maxRecord, 1<<40)), func(n int, size int64) {
+		over = fmt.Errorf("%s:%d: line of %s, over the --max-record limit of %s: not a line of a replay report (raise --max-record if it is one)", name, n, ingest.FormatSize(size), ingest.FormatSize(maxRecord))
+	})
+	for {
+		line, n, ok := lr.Next()
+		if over != nil {
+			return nil, over
 		}
-		if size > maxRecord {
-			return nil, fmt.Errorf("%s:%d: line of %s, over the --max-record limit of %s: not a line of a replay report (raise --max-record if it is one)", name, n, ingest.FormatSize(size), ingest.FormatSize(maxRecord))
+		if !ok {
+			break
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			if part.Report != nil {
@@ -88,12 +88,9 @@ func readReplayPart(name string, br *bufio.Reader, maxRecord int64) (*analyze.Re
 				part.Sessions = append(part.Sessions, s)
 			}
 		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
-		}
+	}
+	if err := lr.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	if part.Report == nil {
 		return nil, fmt.Errorf("%s: no summary line: the report was cut short, or is not a replay report in --format jsonl", name)
