@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -87,4 +88,75 @@ func TestHeavyTableManySessions(t *testing.T) {
 	if m.peakMiB > 1024 {
 		t.Errorf("peak %d MiB, want at most 1024", m.peakMiB)
 	}
+}
+
+// TestHeavyHostileRoundThree: issue 49's memory probes at full size: a
+// 512 MiB one-line gzip bomb at the default --max-record (677 MB before),
+// a hermes state.db with a 300 MiB messages cell under --max-record 16MiB
+// (1.9 GB before, and read), and merge of a partial with a 300 MiB line
+// (1 GB before).
+func TestHeavyHostileRoundThree(t *testing.T) {
+	heavy(t)
+	dir := t.TempDir()
+	bomb := filepath.Join(dir, "bomb.json.gz")
+	writeNULGzip(t, bomb, 512<<20)
+	m := runMeasured(t, "", "replay", "--format", "json", "--tokenizer", "chars4", bomb)
+	t.Logf("gzip bomb: peak %d MiB, exit %d", m.peakMiB, m.code)
+	if m.code != 0 || !strings.Contains(m.stdout, "over the --max-record limit of 256 MiB") || m.peakMiB > 400 {
+		t.Errorf("gzip bomb: exit %d, peak %d MiB (want at most 400)\n%.400s", m.code, m.peakMiB, m.stdout)
+	}
+
+	db := writeHermesBigCell(t, dir, 300<<20)
+	m = runMeasured(t, "", "replay", "--format", "json", "--tokenizer", "chars4", "--max-record", "16MiB", db)
+	t.Logf("hermes cell: peak %d MiB, exit %d", m.peakMiB, m.code)
+	if m.code != 0 || !strings.Contains(m.stdout, "content is 300 MiB, over the --max-record limit of 16 MiB") || m.peakMiB > 256 {
+		t.Errorf("hermes cell: exit %d, peak %d MiB (want at most 256)\n%.600s", m.code, m.peakMiB, m.stdout)
+	}
+
+	part := filepath.Join(dir, "part.jsonl")
+	f, err := os.Create(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString(`{"id":"`)
+	for range 300 << 10 {
+		w.WriteString(strings.Repeat("x", 1<<10))
+	}
+	w.WriteString("\"}\n")
+	w.Flush()
+	f.Close()
+	m = runMeasured(t, "", "merge", "--format", "json", part)
+	t.Logf("merge: peak %d MiB, exit %d", m.peakMiB, m.code)
+	if m.code != 2 || !strings.Contains(m.stderr, "part.jsonl:1: line of 300.0 MiB, over the --max-record limit of 256 MiB") || m.peakMiB > 400 {
+		t.Errorf("merge: exit %d, peak %d MiB (want at most 400)\n%s", m.code, m.peakMiB, m.stderr)
+	}
+}
+
+// writeHermesBigCell writes a hermes state.db whose one tool result is
+// size bytes, returning its path.
+func writeHermesBigCell(t *testing.T, dir string, size int) string {
+	t.Helper()
+	path := filepath.Join(dir, "state.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL)`,
+		`CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT, tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL NOT NULL)`,
+		`INSERT INTO sessions VALUES ('s1', 'cli', 1)`,
+		`INSERT INTO messages VALUES (1, 's1', 'user', 'read it', NULL, NULL, NULL, 1)`,
+		`INSERT INTO messages VALUES (2, 's1', 'assistant', '', NULL, '[{"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]', NULL, 2)`,
+		`INSERT INTO messages VALUES (3, 's1', 'tool', zeroblob(1), 'c1', NULL, 'read_file', 3)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Exec(`UPDATE messages SET content = CAST(zeroblob(?) AS TEXT) WHERE id = 3`, size); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -1,10 +1,13 @@
 package analyze
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/loopgate/loopgate/rules"
@@ -69,6 +72,7 @@ func checkParts(names []string, ps []*Partial, allowMissing bool) (missing []str
 	first := ps[0]
 	n := 0
 	seen := map[int]string{}
+	fileOf := map[int]int{}
 	for i, p := range ps {
 		sh, err := ParseShard(p.Shard)
 		if err != nil {
@@ -95,16 +99,57 @@ func checkParts(names []string, ps []*Partial, allowMissing bool) (missing []str
 			return nil, fmt.Errorf("shard %s is given twice (%s and %s)", p.Shard, prev, names[i])
 		}
 		seen[sh.K] = names[i]
+		if err := checkPartial(names, i, p, fileOf); err != nil {
+			return nil, err
+		}
 	}
-	for k := 1; k <= n; k++ {
+	// The first few missing shards are named, the rest counted.
+	count := n - len(seen)
+	for k := 1; k <= n && len(missing) < maxNamedMissing && len(missing) < count; k++ {
 		if _, ok := seen[k]; !ok {
 			missing = append(missing, Shard{K: k, N: n}.String())
 		}
 	}
-	if len(missing) > 0 && !allowMissing {
-		return missing, fmt.Errorf("shard(s) %s of %d missing: the merge would not be the report of one run (--allow-missing merges what is there)", strings.Join(missing, ", "), n)
+	if count > len(missing) {
+		missing = append(missing, fmt.Sprintf("and %d more", count-len(missing)))
+	}
+	if count > 0 && !allowMissing {
+		list := strings.Join(missing, ", ")
+		if count > maxNamedMissing {
+			return missing, fmt.Errorf("%d of %d shards missing (%s): the merge would not be the report of one run (--allow-missing merges what is there)", count, n, list)
+		}
+		return missing, fmt.Errorf("shard(s) %s of %d missing: the merge would not be the report of one run (--allow-missing merges what is there)", list, n)
+	}
+	if count == 0 && len(fileOf) != first.TotalFiles {
+		return nil, fmt.Errorf("the shards list %d files in all, but their partial.total_files is %d: a report was altered, or the shards were not given the same inputs", len(fileOf), first.TotalFiles)
 	}
 	return missing, nil
+}
+
+// maxNamedMissing is how many missing shards a merge names.
+const maxNamedMissing = 10
+
+// checkPartial refuses a partial member that no run writes: negative
+// counts, and file indexes outside the files shared out or given by two
+// shards (fileOf: which report gave each index so far).
+func checkPartial(names []string, i int, p *Partial, fileOf map[int]int) error {
+	name := names[i]
+	switch {
+	case p.TotalFiles < 0:
+		return fmt.Errorf("%s: partial.total_files is %d: a count cannot be negative", name, p.TotalFiles)
+	case p.EarlyProblems < 0:
+		return fmt.Errorf("%s: partial.early_problems is %d: a count cannot be negative", name, p.EarlyProblems)
+	}
+	for j, fi := range p.FileIndex {
+		if fi < 0 || fi >= p.TotalFiles {
+			return fmt.Errorf("%s: partial.file_index[%d] is %d, outside 0 to %d (total_files %d)", name, j, fi, p.TotalFiles-1, p.TotalFiles)
+		}
+		if prev, dup := fileOf[fi]; dup {
+			return fmt.Errorf("%s: partial.file_index[%d] is %d, also given by %s: a file belongs to one shard", name, j, fi, names[prev])
+		}
+		fileOf[fi] = i
+	}
+	return nil
 }
 
 // MergeReplays combines shards' replay reports into the report one run
@@ -123,6 +168,12 @@ func MergeReplays(parts []ReplayPart, allowMissing bool) (*Report, []string, err
 	missing, err := checkParts(names, ps, allowMissing)
 	if err != nil {
 		return nil, missing, err
+	}
+	for i := range parts {
+		r := parts[i].Report
+		if err := refuseNegative(names[i], "summary", r.Summary, "tokens", r.Tokens, "tools", r.Tools, "sessions", parts[i].Sessions); err != nil {
+			return nil, missing, err
+		}
 	}
 	type placed struct {
 		file, seq int
@@ -226,6 +277,11 @@ func MergeTuning(parts []TuningPart, allowMissing bool) (*TuningPart, []string, 
 	if err != nil {
 		return nil, missing, err
 	}
+	for i, p := range parts {
+		if err := refuseNegative(names[i], "corpus", p.Corpus, "rows", p.Compare, "rows", p.Sweep); err != nil {
+			return nil, missing, err
+		}
+	}
 	out := &TuningPart{Name: "merged", Base: parts[0].Base}
 	sweep := parts[0].Sweep != nil
 	for i, p := range parts {
@@ -301,4 +357,56 @@ func mergeProblems(parts []TuningPart) []Problem {
 		out = append(out, x.p)
 	}
 	return out
+}
+
+// negativeCount names the first member of v (numbers read back from a
+// partial report) that holds a negative integer, by its JSON path under
+// path, with the value; "" when there is none. Every integer of a report
+// is a count or a place (files, calls, tokens, lines), which no run
+// writes negative.
+func negativeCount(v reflect.Value, path string) (string, int64) {
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if v.Int() < 0 {
+			return path, v.Int()
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return negativeCount(v.Elem(), path)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" {
+				continue
+			}
+			sub := path
+			if name != "" || !f.Anonymous {
+				sub = path + "." + cmp.Or(name, f.Name)
+			}
+			if p, n := negativeCount(v.Field(i), sub); p != "" {
+				return p, n
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if p, n := negativeCount(v.Index(i), path+"["+strconv.Itoa(i)+"]"); p != "" {
+				return p, n
+			}
+		}
+	}
+	return "", 0
+}
+
+// refuseNegative is the error of a partial report holding a negative
+// count among members (pairs of a JSON path and its value).
+func refuseNegative(name string, members ...any) error {
+	for i := 0; i+1 < len(members); i += 2 {
+		if p, n := negativeCount(reflect.ValueOf(members[i+1]), members[i].(string)); p != "" {
+			return fmt.Errorf("%s: %s is %d: a count cannot be negative", name, p, n)
+		}
+	}
+	return nil
 }

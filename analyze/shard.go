@@ -20,7 +20,11 @@ type Shard struct {
 	K, N int
 }
 
-// ParseShard reads "K/N" (1 <= K <= N).
+// MaxShards bounds N: a merge checks every shard's place, and a partial
+// report naming an absurd N must not make it list millions of them.
+const MaxShards = 1_000_000
+
+// ParseShard reads "K/N" (1 <= K <= N <= MaxShards).
 func ParseShard(s string) (Shard, error) {
 	k, n, ok := strings.Cut(strings.TrimSpace(s), "/")
 	if !ok {
@@ -33,6 +37,8 @@ func ParseShard(s string) (Shard, error) {
 		return Shard{}, fmt.Errorf("--shard must be K/N with whole numbers, not %q", s)
 	case nn < 1:
 		return Shard{}, fmt.Errorf("--shard %q: N must be 1 or more", s)
+	case nn > MaxShards:
+		return Shard{}, fmt.Errorf("--shard %q: N is at most %d (more shards than any corpus has files to share out)", s, MaxShards)
 	case kk < 1 || kk > nn:
 		return Shard{}, fmt.Errorf("--shard %q: K runs from 1 to N (shards are numbered from 1; with a 0-based index such as Kubernetes' JOB_COMPLETION_INDEX, pass INDEX+1)", s)
 	}

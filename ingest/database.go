@@ -16,11 +16,14 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
 )
@@ -115,19 +118,49 @@ type Database struct {
 	DB *sql.DB
 	// Tables maps each table to its columns.
 	Tables map[string]map[string]bool
+	// MaxRecord bounds a cell read (--max-record): see Capped.
+	MaxRecord int64
+	// missing is what the latest Has that answered false did not find,
+	// for the message of a format forced on another schema.
+	missing string
 }
 
 // Has reports whether the database has the table with all the columns.
 func (d *Database) Has(table string, cols ...string) bool {
 	t, ok := d.Tables[table]
 	if !ok {
+		d.missing = "has no table " + table
 		return false
 	}
 	for _, c := range cols {
 		if !t[c] {
+			d.missing = "table " + table + " has no column " + c
 			return false
 		}
 	}
+	return true
+}
+
+// Capped selects a column of table as two: its value, or NULL when the
+// value is larger than MaxRecord, and the value's size in bytes. SQLite
+// answers octet_length from the record without reading the value, so a
+// cell of gigabytes costs nothing when it is skipped; the reader names it
+// (CappedProblem) as a JSONL line over the limit is named.
+func (d *Database) Capped(table, name string) string {
+	if !d.Tables[table][name] {
+		return `NULL AS "` + name + `", 0`
+	}
+	q := `"` + name + `"`
+	return "CASE WHEN octet_length(" + q + ") > " + strconv.FormatInt(d.MaxRecord, 10) + " THEN NULL ELSE " + q + " END, octet_length(" + q + ")"
+}
+
+// CappedProblem reports a cell Capped left out (size over MaxRecord) as a
+// problem of where (the table and row) and says whether it was.
+func (d *Database) CappedProblem(out *Sink, where, name string, size sql.NullInt64) bool {
+	if !size.Valid || size.Int64 <= d.MaxRecord {
+		return false
+	}
+	out.Problemf(0, "%s%s is %s, over the --max-record limit of %s: it is skipped", where, name, FormatSize(size.Int64), FormatSize(d.MaxRecord))
 	return true
 }
 
@@ -161,6 +194,15 @@ func readDatabase(path string, opt Options, out *Sink) {
 			out.Problemf(0, "internal error while reading this database (please report it): %v", p)
 		}
 	}()
+	// An immutable open promises SQLite that nobody writes the file: one
+	// written meanwhile reads as garbage ("database disk image is
+	// malformed"). Its size and time before and after tell.
+	before := fileStamp(path)
+	defer func() {
+		if after := fileStamp(path); after != before {
+			out.Problemf(0, "the database changed while it was read: read a copy or try again (what is read above may be wrong)")
+		}
+	}()
 	db, err := openDatabase(path)
 	if err != nil {
 		out.Problemf(0, "cannot open SQLite database: %v", err)
@@ -172,7 +214,10 @@ func readDatabase(path string, opt Options, out *Sink) {
 		out.Problemf(0, "cannot read the schema of SQLite database: %v", err)
 		return
 	}
-	h := &Head{Path: path, Name: filepath.Base(path), Database: &Database{DB: db, Tables: tables}}
+	if testDatabaseRead != nil {
+		testDatabaseRead(path)
+	}
+	h := &Head{Path: path, Name: filepath.Base(path), Database: &Database{DB: db, Tables: tables, MaxRecord: int64(opt.maxRecord())}}
 	var f *Format
 	if opt.Format != "" {
 		if f = forcedFormat(opt.Format, out); f == nil {
@@ -180,6 +225,10 @@ func readDatabase(path string, opt Options, out *Sink) {
 		}
 		if f.ParseFile == nil {
 			out.Problemf(0, "format %s cannot read this file (it is an SQLite database; %s reads JSON records)", f.ID, f.ID)
+			return
+		}
+		if f.Sniff != nil && !f.Sniff(h) {
+			out.Problemf(0, "format %s cannot read this database: %s (%s)", f.ID, cmp.Or(h.Database.missing, "its schema is not the one this format reads"), h.Database.tableNames())
 			return
 		}
 	} else {
@@ -190,16 +239,25 @@ func readDatabase(path string, opt Options, out *Sink) {
 			}
 		}
 	}
+	wal, walErr := os.Stat(path + "-wal")
+	walNote := ""
+	if walErr == nil && wal.Size() > 0 {
+		walNote = fmt.Sprintf("%s-wal holds %d bytes not yet checkpointed into the database; loopgate opens databases read-only and immutable (never locking or changing a running agent's database), which leaves those rows unread: read a copy of the three files (.db, -wal, -shm) opened once by sqlite3, or read again after the agent has checkpointed", filepath.Base(path), wal.Size())
+	}
 	if f == nil {
+		if walNote != "" {
+			out.Problemf(0, "SQLite database of no known format (%s), and %s", h.Database.tableNames(), walNote)
+			return
+		}
 		out.Problemf(0, "SQLite database of no known format (%s); name one with --input-format", h.Database.tableNames())
 		return
 	}
-	if st, err := os.Stat(path + "-wal"); err == nil && st.Size() > 0 {
-		out.Problemf(0, "%s-wal holds %d bytes not yet checkpointed into the database; loopgate opens databases read-only and immutable (never locking or changing a running agent's database), which leaves those rows unread: read a copy of the three files (.db, -wal, -shm) opened once by sqlite3, or read again after the agent has checkpointed", filepath.Base(path), st.Size())
+	if walNote != "" {
+		out.Problemf(0, "%s", walNote)
 	}
-	before := out.Sessions() + out.Problems()
+	read := out.Sessions() + out.Problems()
 	f.ParseFile(h, out)
-	if out.Sessions()+out.Problems() == before {
+	if out.Sessions()+out.Problems() == read {
 		out.Problemf(0, "no sessions in this %s database", f.ID)
 	}
 }
@@ -208,4 +266,18 @@ func readDatabase(path string, opt Options, out *Sink) {
 // as a database has no lines.
 func dbProblemf(out *Sink, table string, row any, format string, a ...any) {
 	out.Problemf(0, "table %s, row %v: %s", table, row, fmt.Sprintf(format, a...))
+}
+
+// testDatabaseRead, when a test sets it, runs between reading a
+// database's schema and its rows (a writer changing the file then).
+var testDatabaseRead func(path string)
+
+// fileStamp is a file's size and modification time ("" when it cannot be
+// read).
+func fileStamp(path string) string {
+	st, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(st.Size(), 10) + "@" + st.ModTime().Format(time.RFC3339Nano)
 }

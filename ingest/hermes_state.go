@@ -108,7 +108,7 @@ func hermesStateSession(d *Database, cols *hermesExportColumns, orphan bool, out
 	}
 	hermesSessionNotes(s, cols)
 	mcol := func(n string) string { return d.column("messages", n) }
-	q := `SELECT "id", "role", "content", "tool_call_id", "tool_calls", ` + mcol("tool_name") + `, ` + mcol("timestamp") + `, ` +
+	q := `SELECT "id", "role", ` + d.Capped("messages", "content") + `, "tool_call_id", ` + d.Capped("messages", "tool_calls") + `, ` + mcol("tool_name") + `, ` + mcol("timestamp") + `, ` +
 		mcol("reasoning") + `, ` + mcol("reasoning_content") + `, ` + mcol("active") + `, ` + mcol("compacted") + `, ` +
 		mcol("_compressed_summary") + ` FROM messages WHERE session_id IS ? ORDER BY "id"`
 	b := newHermesConv(s, out)
@@ -124,11 +124,14 @@ func hermesStateSession(d *Database, cols *hermesExportColumns, orphan bool, out
 		var role, content, callID, toolCalls, toolName, reasoning, reasoningContent sql.NullString
 		var ts sql.NullFloat64
 		var active, compacted, summary sql.NullString
-		if err := rows.Scan(&id, &role, &content, &callID, &toolCalls, &toolName, &ts, &reasoning, &reasoningContent, &active, &compacted, &summary); err != nil {
+		var contentSize, toolCallsSize sql.NullInt64
+		if err := rows.Scan(&id, &role, &content, &contentSize, &callID, &toolCalls, &toolCallsSize, &toolName, &ts, &reasoning, &reasoningContent, &active, &compacted, &summary); err != nil {
 			dbProblemf(out, "messages", "of session "+s.ID, "cannot be read (%v); skipped", err)
 			continue
 		}
 		b.where = fmt.Sprintf("table messages, row %d (session %s): ", id.Int64, s.ID)
+		d.CappedProblem(out, b.where, "content", contentSize)
+		d.CappedProblem(out, b.where, "tool_calls", toolCallsSize)
 		if sqlFalse(active) && !sqlTrue(compacted) {
 			inactive++
 			continue

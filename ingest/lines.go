@@ -40,6 +40,12 @@ type LineReader struct {
 	max        int
 	onOversize func(n int, size int64)
 	skipped    int
+
+	// parts hold a long line's first blocks (holdPart) until its end is
+	// read: growing one buffer to a line of hundreds of megabytes held the
+	// old buffer and the new one at once at every step, and left the old
+	// ones to the collector.
+	parts [][]byte
 }
 
 type pendingLine struct {
@@ -122,6 +128,7 @@ func (lr *LineReader) Next() (line []byte, n int, ok bool) {
 		var err error
 		var oversize int64 // > 0: the line is over max and not kept
 		trail := 0         // line-ending bytes (\r, \n) ending what was read of the line
+		held := 0          // bytes of the line in lr.parts and lr.buf
 		for {
 			chunk, err = lr.r.ReadSlice('\n')
 			if t := len(chunk) - len(trimLineEnd(chunk)); t == len(chunk) {
@@ -129,16 +136,17 @@ func (lr *LineReader) Next() (line []byte, n int, ok bool) {
 			} else {
 				trail = t
 			}
-			if lr.max > 0 && (oversize > 0 || len(lr.buf)+len(chunk)-trail > lr.max) {
-				oversize += int64(len(lr.buf) + len(chunk))
-				lr.buf = lr.buf[:0]
+			if lr.max > 0 && (oversize > 0 || held+len(chunk)-trail > lr.max) {
+				oversize += int64(held + len(chunk))
+				lr.buf, lr.parts, held = lr.buf[:0], nil, 0
 				if err == bufio.ErrBufferFull {
 					continue
 				}
 				break
 			}
 			if err == bufio.ErrBufferFull {
-				lr.buf = append(lr.buf, chunk...)
+				lr.holdPart(chunk)
+				held += len(chunk)
 				continue
 			}
 			break
@@ -157,9 +165,8 @@ func (lr *LineReader) Next() (line []byte, n int, ok bool) {
 			}
 			continue
 		}
-		if len(lr.buf) > 0 {
-			lr.buf = append(lr.buf, chunk...)
-			chunk = lr.buf
+		if held > 0 {
+			chunk = lr.joinParts(chunk, held)
 		}
 		if err != nil {
 			lr.err = err
@@ -245,5 +252,49 @@ func (lr *LineReader) Err() error {
 	return lr.err
 }
 
+// SetMax bounds the lines returned to max bytes (see LineReader.max): a
+// longer line is not returned, and oversize is told its number and size.
+func (lr *LineReader) SetMax(max int, oversize func(n int, size int64)) {
+	lr.max, lr.onOversize = max, oversize
+}
+
 // Lines returns the number of lines read so far (blank ones included).
 func (lr *LineReader) Lines() int { return lr.n }
+
+// partBlock is the size of the blocks a long line is held in.
+const partBlock = 4 << 20
+
+// holdPart keeps chunk, a piece of a line not yet ended: in lr.buf while
+// the line is short, then in blocks of partBlock (lr.parts), none of
+// which is copied again before the line ends.
+func (lr *LineReader) holdPart(chunk []byte) {
+	for len(chunk) > 0 {
+		if len(lr.buf) == cap(lr.buf) && cap(lr.buf) >= partBlock {
+			lr.parts = append(lr.parts, lr.buf)
+			lr.buf = make([]byte, 0, partBlock)
+		}
+		if cap(lr.buf) < partBlock {
+			lr.buf = append(lr.buf, chunk...)
+			return
+		}
+		n := min(len(chunk), cap(lr.buf)-len(lr.buf))
+		lr.buf = append(lr.buf, chunk[:n]...)
+		chunk = chunk[n:]
+	}
+}
+
+// joinParts returns the line held (held bytes) followed by its last
+// chunk, in one buffer of exactly its size when it was held in blocks.
+func (lr *LineReader) joinParts(last []byte, held int) []byte {
+	if len(lr.parts) == 0 {
+		lr.buf = append(lr.buf, last...)
+		return lr.buf
+	}
+	line := make([]byte, 0, held+len(last))
+	for _, p := range lr.parts {
+		line = append(line, p...)
+	}
+	line = append(append(line, lr.buf...), last...)
+	lr.parts, lr.buf = nil, line
+	return line
+}

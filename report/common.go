@@ -16,7 +16,7 @@ import (
 // markdown formats, made for people, hold their rows); its fields are
 // copied one by one, so that it shares no spill with rep.
 func prepared(rep *analyze.Report, opt Options) (*analyze.Report, error) {
-	out := &analyze.Report{Summary: rep.Summary, Rules: rep.Rules, Tokens: rep.Tokens}
+	out := &analyze.Report{Summary: rep.Summary, Rules: preparedRules(rep.Rules, opt), Tokens: rep.Tokens}
 	out.Sessions = make([]analyze.SessionResult, 0, rep.SessionCount())
 	err := rep.EachSession(func(s *analyze.SessionResult) error {
 		out.Sessions = append(out.Sessions, preparedSession(s, opt))

@@ -16,6 +16,7 @@ import (
 // output is the same from run to run. PASS is green and FAIL red when
 // opt.Color is set.
 func GateSummary(w io.Writer, res *gate.Result, opt Options) {
+	res = preparedGate(res, opt)
 	for i := range res.Cases {
 		cr := &res.Cases[i]
 		s := cr.Report.Summary

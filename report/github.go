@@ -40,6 +40,7 @@ func escapeProperty(s string) string {
 // GateGitHub writes one error annotation per failed expectation, the first
 // GitHubAnnotationLimit of them, then a notice for the rest.
 func GateGitHub(w io.Writer, res *gate.Result, opt Options) error {
+	res = preparedGate(res, opt)
 	total, emitted := 0, 0
 	for i := range res.Cases {
 		cr := &res.Cases[i]
@@ -135,6 +136,7 @@ func mdCell(s string) string { return mdText(s) }
 // GateMarkdown writes the gate result as markdown for a step summary or a
 // pull-request comment: a verdict line, a table of cases, every failure.
 func GateMarkdown(w io.Writer, res *gate.Result, opt Options) error {
+	res = preparedGate(res, opt)
 	var b strings.Builder
 	failed := res.Failed()
 	fmt.Fprintf(&b, "## loopgate gate: `%s`\n\n", ArtifactURI(res.File))

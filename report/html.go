@@ -63,7 +63,8 @@ func htmlAsset(name string) string {
 // \u003c, \u003e and \u0026 by default: the result can sit inside a
 // <script> element whatever the strings hold.
 func htmlJSON(data any) ([]byte, error) {
-	return json.Marshal(data)
+	b, err := json.Marshal(data)
+	return escapeBidiJSON(b), err
 }
 
 // htmlShellBytes is the size of a page without its data.
@@ -79,7 +80,7 @@ func writeHTMLPage(w io.Writer, kind, title, subtitle string, data []byte) error
 		return fmt.Errorf("html report: page data is not JSON")
 	}
 	return htmlPageTemplate().Execute(w, htmlPage{
-		Kind: kind, Title: title, Subtitle: subtitle,
+		Kind: kind, Title: Sanitize(title), Subtitle: Sanitize(subtitle),
 		CSS: template.CSS(htmlAsset("style.css")),
 		JS:  template.JS(htmlAsset("app.js")),
 		// Trusted as script: it is JSON from encoding/json with HTML

@@ -41,6 +41,7 @@ type htmlGateFailure struct {
 // GateHTML writes the gate result as one self-contained page (gate
 // --format html, --html FILE).
 func GateHTML(w io.Writer, res *gate.Result, opt Options) error {
+	res = preparedGate(res, opt)
 	page := struct {
 		File  string         `json:"file"`
 		Cases []htmlGateCase `json:"cases"`

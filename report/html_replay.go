@@ -134,7 +134,7 @@ func HTML(w io.Writer, rep *analyze.Report, opt Options) error {
 		return err
 	}
 	base := htmlReplay{
-		Rules: rep.Rules, Tokens: rep.Tokens,
+		Rules: preparedRules(rep.Rules, opt), Tokens: rep.Tokens,
 		Summary:        htmlSummary{Summary: rep.Summary, Stopped: rep.Summary.Blocked + rep.Summary.Deduped + rep.Summary.Halted},
 		Days:           days,
 		DecisionsTotal: decisionsTotal,

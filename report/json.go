@@ -25,7 +25,8 @@ func JSON(w io.Writer, rep *analyze.Report, opt Options) error {
 	jw := newJSONDocWriter(w)
 	jw.raw("{\n")
 	jw.member("summary", &rep.Summary, false)
-	jw.member("rules", &rep.Rules, false)
+	rules := preparedRules(rep.Rules, opt)
+	jw.member("rules", &rules, false)
 	jw.member("tokens", &rep.Tokens, false)
 	jw.list("sessions", func(elem func(any) error) error {
 		return rep.EachSession(func(s *analyze.SessionResult) error {

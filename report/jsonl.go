@@ -69,7 +69,7 @@ func (j *JSONL) Finish(rep *analyze.Report) error {
 	if j.err == nil {
 		j.err = writeJSON(j.w, &jsonlSummary{
 			Summary:  rep.Summary,
-			Rules:    rep.Rules,
+			Rules:    preparedRules(rep.Rules, j.opt),
 			Tokens:   rep.Tokens,
 			Tools:    preparedTools(rep.Tools, j.opt),
 			Problems: preparedProblems(rep.Problems, j.opt),

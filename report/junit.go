@@ -63,6 +63,7 @@ func junitSeconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds
 
 // GateJUnit writes the gate result as JUnit XML.
 func GateJUnit(w io.Writer, res *gate.Result, opt Options) error {
+	res = preparedGate(res, opt)
 	suite := junitSuite{Name: ArtifactURI(res.File), Time: junitSeconds(res.Duration), Cases: []junitCase{}}
 	className := strings.TrimSuffix(filepath.Base(res.File), filepath.Ext(res.File))
 	for i := range res.Cases {

@@ -3,11 +3,11 @@ package report
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/loopgate/loopgate/analyze"
+	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
@@ -16,32 +16,49 @@ import (
 // member), or compare's or sweep's JSON document. Exactly one of the
 // results is set. name is used in messages.
 func ReadPartial(name string, r io.Reader) (*analyze.ReplayPart, *analyze.TuningPart, error) {
+	return ReadPartialMax(name, r, 256<<20)
+}
+
+// ReadPartialMax is ReadPartial holding at most maxRecord bytes of a line
+// (or of a compare or sweep document, --max-record): a longer one is an
+// error naming its line, read past without being kept.
+func ReadPartialMax(name string, r io.Reader, maxRecord int64) (*analyze.ReplayPart, *analyze.TuningPart, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	first, err := br.Peek(2)
 	if err != nil && len(first) == 0 {
 		return nil, nil, fmt.Errorf("%s: empty: not a report", name)
 	}
 	if bytes.Equal(first, []byte("{\n")) {
-		data, err := io.ReadAll(br)
+		data, err := io.ReadAll(io.LimitReader(br, maxRecord+1))
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %v", name, err)
+		}
+		if int64(len(data)) > maxRecord {
+			return nil, nil, fmt.Errorf("%s:1: the report is over the --max-record limit of %s: not read", name, ingest.FormatSize(maxRecord))
 		}
 		t, err := readTuningPart(name, data)
 		return nil, t, err
 	}
-	rp, err := readReplayPart(name, br)
+	rp, err := readReplayPart(name, br, maxRecord)
 	return rp, nil, err
 }
 
-func readReplayPart(name string, br *bufio.Reader) (*analyze.ReplayPart, error) {
+func readReplayPart(name string, br *bufio.Reader, maxRecord int64) (*analyze.ReplayPart, error) {
 	part := &analyze.ReplayPart{Name: name}
-	var line []byte
-	for n := 1; ; n++ {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line[:0], chunk...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			chunk, err = br.ReadSlice('\n')
-			line = append(line, chunk...)
+	// The line reader holds at most maxRecord bytes of a line, in blocks
+	// (ingest.LineReader): a longer line is an error, read past.
+	lr := ingest.NewLineReader(br)
+	var over error
+	lr.SetMax(int(min(maxRecord, 1<<40)), func(n int, size int64) {
+		over = fmt.Errorf("%s:%d: line of %s, over the --max-record limit of %s: not a line of a replay report (raise --max-record if it is one)", name, n, ingest.FormatSize(size), ingest.FormatSize(maxRecord))
+	})
+	for {
+		line, n, ok := lr.Next()
+		if over != nil {
+			return nil, over
+		}
+		if !ok {
+			break
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			if part.Report != nil {
@@ -71,12 +88,9 @@ func readReplayPart(name string, br *bufio.Reader) (*analyze.ReplayPart, error) 
 				part.Sessions = append(part.Sessions, s)
 			}
 		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
-		}
+	}
+	if err := lr.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	if part.Report == nil {
 		return nil, fmt.Errorf("%s: no summary line: the report was cut short, or is not a replay report in --format jsonl", name)

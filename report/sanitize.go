@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -82,9 +84,38 @@ func firstUnsafe(s string) int {
 	return -1
 }
 
-// isUnsafeRune: the C1 controls and the two Unicode line breaks.
+// isUnsafeRune: the C1 controls, the two Unicode line breaks, and the
+// bidirectional embeddings, overrides and isolates (U+202A-U+202E,
+// U+2066-U+2069), which reorder the text shown around them so that it
+// reads as other than it is (Trojan Source, CVE-2021-42574).
 func isUnsafeRune(r rune) bool {
-	return (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029
+	return (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 || isBidiControl(r)
+}
+
+func isBidiControl(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+// escapeBidiJSON writes the bidi controls inside the strings of a JSON
+// text as the six characters \u202e, which the page shows as they are:
+// their UTF-8 bytes (E2 80 AA-AE, E2 81 A6-A9) occur nowhere else in JSON.
+func escapeBidiJSON(data []byte) []byte {
+	if !bytes.Contains(data, []byte{0xe2, 0x80}) && !bytes.Contains(data, []byte{0xe2, 0x81}) {
+		return data
+	}
+	out := make([]byte, 0, len(data)+64)
+	for i := 0; i < len(data); i++ {
+		if data[i] == 0xe2 && i+2 < len(data) {
+			if r, size := utf8.DecodeRune(data[i:]); size == 3 && isBidiControl(r) {
+				out = append(out, `\u`...)
+				out = fmt.Appendf(out, "%04x", r)
+				i += 2
+				continue
+			}
+		}
+		out = append(out, data[i])
+	}
+	return out
 }
 
 func writeControl(b *strings.Builder, c byte) {

@@ -243,6 +243,7 @@ func failureRule(kind string) string {
 
 // GateSARIF writes the gate result as one SARIF 2.1.0 log.
 func GateSARIF(w io.Writer, res *gate.Result, sopt SARIFOptions, opt Options) error {
+	res = preparedGate(res, opt)
 	driver := sarifDriver{Name: "loopgate", Version: sopt.Version, InformationURI: InformationURI}
 	for _, r := range sarifRules {
 		driver.Rules = append(driver.Rules, sarifRuleDescriptor{ID: r.ID, Name: r.Name,

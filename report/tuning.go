@@ -64,6 +64,7 @@ type sweepJSON struct {
 // Compare writes compare rows in a tuning format. corpus holds the facts
 // that no rules change; each row's summary has what its rules did.
 func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analyze.CorpusFacts, opt Options) error {
+	rows = preparedCompareRows(rows, opt)
 	labels := compareLabels(rows)
 	switch format {
 	case "html":
@@ -158,6 +159,9 @@ func sourceLabel(name, source string) string {
 // Sweep writes sweep rows in a tuning format; rows on the Pareto front are
 // marked with "*" (table, markdown) or pareto=true (json, csv).
 func Sweep(format string, w io.Writer, base string, rows []analyze.SweepRow, corpus analyze.CorpusFacts, opt Options) error {
+	if opt.Redact {
+		base = Redact(base)
+	}
 	var keys []string
 	if len(rows) > 0 {
 		for _, s := range rows[0].Settings {

@@ -100,11 +100,16 @@ func mergeCommand() *cli.Command {
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format (replay: table|json|jsonl|markdown|html; compare and sweep: table|json|csv|markdown|html; default: table on a terminal, json otherwise)"},
 			&cli.BoolFlag{Name: "allow-missing", Usage: "merge even when some shards are missing (they are named on standard error)"},
 			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
+			maxRecordFlag,
 		}, replayFlags...),
 		Action: func(c *cli.Context) error {
 			names := c.Args().Slice()
 			if len(names) == 0 {
 				return usageError("no PARTIAL given: name the shards' reports (made with --shard K/N; replay with --format jsonl)")
+			}
+			limit, err := maxRecord(c)
+			if err != nil {
+				return err
 			}
 			var replays []analyze.ReplayPart
 			var tunings []analyze.TuningPart
@@ -122,7 +127,7 @@ func mergeCommand() *cli.Command {
 						return cli.Exit(err.Error(), ExitUsage)
 					}
 				}
-				rp, tp, err := report.ReadPartial(name, f)
+				rp, tp, err := report.ReadPartialMax(name, f, limit)
 				if name != "-" {
 					f.Close()
 				}

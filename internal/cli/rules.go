@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loopgate/loopgate/report"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -71,7 +72,7 @@ func rulesCommand() *cli.Command {
 							bad++
 							continue
 						}
-						fmt.Fprintf(c.App.Writer, "%s: ok (rules %q)\n", f, r.Name)
+						fmt.Fprintf(c.App.Writer, "%s: ok (rules %q)\n", f, report.Redact(r.Name))
 					}
 					if bad > 0 {
 						return cli.Exit("", ExitUsage)

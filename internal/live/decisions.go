@@ -58,6 +58,9 @@ type decisionLog struct {
 	session, scope string
 	now            func() time.Time
 	lines          []byte
+	// failed: a write failed; later lines of this hook call are dropped,
+	// so that the failure is said once (the first one's message says it).
+	failed bool
 }
 
 func (d *decisionLog) add(l DecisionLine) {
@@ -126,17 +129,18 @@ func (d *decisionLog) problem(ev *Event, msg string) {
 
 // flush appends the lines of this hook call to the log in one write.
 func (d *decisionLog) flush() error {
-	if d.path == "" || len(d.lines) == 0 {
+	if d.path == "" || len(d.lines) == 0 || d.failed {
+		d.lines = nil
 		return nil
 	}
-	f, err := os.OpenFile(d.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
+	f, err := openState(d.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	if err == nil {
+		_, err = f.Write(d.lines)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 	}
-	_, err = f.Write(d.lines)
 	d.lines = nil
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	d.failed = err != nil
 	return err
 }

@@ -163,13 +163,19 @@ func InstallHooks(agent, scope, home, project, command string, remove, dry bool)
 	if f.plugin != "" {
 		return in, installPlugin(in, f, command, remove, dry)
 	}
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	// A link is written through to its target (settingsfile.go).
+	target, exists, err := settingsTarget(path)
+	if err != nil {
 		return nil, err
 	}
-	exists := err == nil
 	if !exists && remove {
 		return in, nil
+	}
+	var old []byte
+	if exists {
+		if old, err = os.ReadFile(target); err != nil {
+			return nil, err
+		}
 	}
 	var content []byte
 	if agent == "hermes" {
@@ -177,8 +183,12 @@ func InstallHooks(agent, scope, home, project, command string, remove, dry bool)
 	} else {
 		content, err = editJSON(old, f, agent, command, remove)
 	}
+	var le *lineError
+	if errors.As(err, &le) {
+		return nil, fmt.Errorf("%s:%d: %s", target, le.line, le.msg)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", target, err)
 	}
 	in.Content = content
 	in.Changed = !bytes.Equal(old, content)
@@ -187,14 +197,14 @@ func InstallHooks(agent, scope, home, project, command string, remove, dry bool)
 	}
 	if exists {
 		in.Backup = path + ".loopgate.bak"
-		if err := os.WriteFile(in.Backup, old, 0o600); err != nil {
+		if err := writeBackup(in.Backup, old); err != nil {
 			return nil, err
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return nil, err
 	}
-	return in, writeReplace(path, content)
+	return in, writeReplace(target, content)
 }
 
 // writeReplace writes a file through a temporary file and a rename, so
@@ -231,6 +241,9 @@ func editJSON(old []byte, f *settingsFormat, agent, command string, remove bool)
 		v, err := jsonx.Parse(old)
 		if err != nil {
 			return nil, fmt.Errorf("not JSON: %v", err)
+		}
+		if err := jsonDuplicateKey(old); err != nil {
+			return nil, err
 		}
 		if v.Kind != jsonx.Object {
 			return nil, errors.New("not a JSON object")
@@ -363,8 +376,8 @@ func withoutLoopgate(entries []jsonx.Value, flat bool) []jsonx.Value {
 func editYAML(old []byte, f *settingsFormat, command string, remove bool) ([]byte, error) {
 	var doc yaml.Node
 	if len(bytes.TrimSpace(old)) > 0 {
-		if err := yaml.Unmarshal(old, &doc); err != nil {
-			return nil, fmt.Errorf("not YAML: %v", err)
+		if err := yamlOneDocument(old, &doc); err != nil {
+			return nil, err
 		}
 	}
 	if doc.Kind == 0 {

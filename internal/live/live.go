@@ -254,7 +254,10 @@ func (h *hook) run() (Answer, []string, error) {
 		return Answer{}, notes, fmt.Errorf("session state: %w", err)
 	}
 	if tag != "" && pos.whole && len(out) > 0 {
-		h.saveSnapshot(logPath, tag, pos, out, problems, s)
+		var refused *refusedFile
+		if err := h.saveSnapshot(logPath, tag, pos, out, problems, s); errors.As(err, &refused) {
+			notes = append(notes, "snapshot not written: "+err.Error())
+		}
 	}
 	// Under the lock, so that a session's lines keep their order.
 	if err := h.dl.flush(); err != nil {
@@ -266,20 +269,21 @@ func (h *hook) run() (Answer, []string, error) {
 // saveSnapshot writes the session's snapshot as covering the log read
 // (pos) and the lines just appended (out). It is best effort: when it
 // cannot be written (a call in flight, a full disk), the snapshot before
-// stays, and the next call applies more of the log.
-func (h *hook) saveSnapshot(logPath, tag string, pos logPos, out []byte, problems []string, s *session) {
+// stays, and the next call applies more of the log; the caller says so
+// only when the snapshot file was refused (refusedFile).
+func (h *hook) saveSnapshot(logPath, tag string, pos logPos, out []byte, problems []string, s *session) error {
 	fi, err := os.Stat(logPath)
 	if err != nil {
-		return
+		return err
 	}
 	pos.dev, pos.ino = fileID(fi)
 	pos.size += int64(len(out))
 	pos.lines += bytes.Count(out, []byte{'\n'})
 	pos.crc = crc32.Update(pos.crc, crcTable, out)
 	if pos.size != fi.Size() {
-		return // not the log this call read and wrote
+		return nil // not the log this call read and wrote
 	}
-	writeSnapshot(snapPath(logPath), tag, pos, problems, s)
+	return writeSnapshot(snapPath(logPath), tag, pos, problems, s)
 }
 
 func (h *hook) pre(s *session, apply func(*record) effect, tx txCall, haveTx bool) Answer {

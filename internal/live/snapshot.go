@@ -116,7 +116,7 @@ type snapshot struct {
 // readSnapshot reads and checks the snapshot file of a log: its checksum
 // and its tag. nil when there is none or it does not serve.
 func readSnapshot(path, tag string) *snapshot {
-	data, err := os.ReadFile(path)
+	data, err := readState(path)
 	if err != nil || !bytes.HasPrefix(data, []byte(snapMagic)) || len(data) < len(snapMagic)+4 {
 		return nil
 	}
@@ -170,7 +170,7 @@ func writeSnapshot(path, tag string, pos logPos, problems []string, s *session) 
 	// renaming it over the old one on every call cost more than the rest of
 	// the call on some file systems. A write cut short by a crash leaves a
 	// file whose checksum fails, which the next call ignores (fail open).
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+	f, err := openState(path, os.O_WRONLY|os.O_CREATE)
 	if err != nil {
 		return err
 	}

@@ -28,21 +28,6 @@ func DefaultStateDir() (string, error) {
 	return filepath.Join(home, ".local", "state", "loopgate"), nil
 }
 
-// ensureDir creates the state directory, private to the user.
-func ensureDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if fi.Mode().Perm() != 0o700 {
-		return os.Chmod(dir, 0o700)
-	}
-	return nil
-}
-
 // fileKey turns an agent's session id (or scope id) into a file name part.
 // The id comes from the agent's JSON and may hold anything ("../..", NUL,
 // a megabyte): only letters, digits, '-' and '_' of its first 40 bytes are
@@ -92,7 +77,7 @@ func (f sessionFiles) log(scope string) string {
 // wait; release with unlock. Hooks of parallel calls of one session run at
 // the same moment, and each reads, decides and appends under this lock.
 func lockFile(path string, wait time.Duration) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openState(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +111,7 @@ func appendLines(path string, data []byte) error {
 	if len(data) == 0 {
 		return nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openState(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 	if err != nil {
 		return err
 	}
@@ -349,7 +334,7 @@ func parseHex(s string) (uint64, error) {
 // scope's rules. It returns the session, where the log was read to, and
 // the log's problems.
 func openSession(path string, fresh func() *session, tag string) (s *session, pos logPos, problems []string, err error) {
-	f, err := os.Open(path)
+	f, err := openState(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return fresh(), logPos{whole: true}, nil, nil
 	}
@@ -508,7 +493,7 @@ func expire(dir string, ttl time.Duration, now time.Time) {
 	if fi, err := os.Stat(marker); err == nil && now.Sub(fi.ModTime()) < time.Hour {
 		return
 	}
-	if f, err := os.OpenFile(marker, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
+	if f, err := openState(marker, os.O_WRONLY|os.O_CREATE|os.O_TRUNC); err == nil {
 		f.Close()
 		os.Chtimes(marker, now, now)
 	}

@@ -57,7 +57,7 @@ type txIndex struct {
 
 func loadIndex(file string) *txIndex {
 	x := &txIndex{calls: map[string]txCall{}, byRequest: map[string][]string{}, scopes: map[string]string{}}
-	data, err := os.ReadFile(file)
+	data, err := readState(file)
 	if err != nil {
 		return x
 	}
