@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/ingest"
 
 	"github.com/loopgate/loopgate/analyze/pipeline"
 )
@@ -251,6 +252,7 @@ func (d *sessionReader) float() float64 {
 func decodeSession(b []byte, s *SessionResult) ([]byte, error) {
 	d := &sessionReader{b: b}
 	s.File, s.ID, s.Format, s.Agent, s.Parent, s.Model = d.string(), d.string(), d.string(), d.string(), d.string(), d.string()
+	s.Selector = ingest.SessionSelector(s.ID, s.Agent)
 	s.ToolNames = d.string()
 	s.StartedAt, s.EndedAt = d.string(), d.string()
 	s.Unattended = d.bool()

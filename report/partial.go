@@ -13,8 +13,9 @@ import (
 
 // ReadPartial reads back a shard's report for 'loopgate merge': replay's
 // JSON lines (session lines, then the summary line with its "partial"
-// member), or compare's or sweep's JSON document. Exactly one of the
-// results is set. name is used in messages.
+// member) or JSON document (with a "partial" member), or compare's or
+// sweep's JSON document. Exactly one of the results is set. name is used
+// in messages.
 func ReadPartial(name string, r io.Reader) (*analyze.ReplayPart, *analyze.TuningPart, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	first, err := br.Peek(2)
@@ -25,6 +26,14 @@ func ReadPartial(name string, r io.Reader) (*analyze.ReplayPart, *analyze.Tuning
 		data, err := io.ReadAll(br)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %v", name, err)
+		}
+		var probe struct {
+			Summary  jsonx.RawMessage `json:"summary"`
+			Sessions jsonx.RawMessage `json:"sessions"`
+		}
+		if jsonx.Unmarshal(data, &probe) == nil && probe.Summary != nil && probe.Sessions != nil {
+			rp, err := readReplayDoc(name, data)
+			return rp, nil, err
 		}
 		t, err := readTuningPart(name, data)
 		return nil, t, err
@@ -59,7 +68,7 @@ func readReplayPart(name string, br *bufio.Reader) (*analyze.ReplayPart, error) 
 					return nil, fmt.Errorf("%s:%d: summary line: %v", name, n, e)
 				}
 				if sum.Partial == nil {
-					return nil, fmt.Errorf("%s:%d: the summary line has no \"partial\" member: make partial reports with --shard K/N --format jsonl", name, n)
+					return nil, fmt.Errorf("%s:%d: the summary line has no \"partial\" member: make partial reports with --shard K/N", name, n)
 				}
 				part.Partial = *sum.Partial
 				part.Report = &analyze.Report{Summary: sum.Summary, Rules: sum.Rules, Tokens: sum.Tokens, Tools: sum.Tools, Problems: sum.Problems}
@@ -82,6 +91,23 @@ func readReplayPart(name string, br *bufio.Reader) (*analyze.ReplayPart, error) 
 		return nil, fmt.Errorf("%s: no summary line: the report was cut short, or is not a replay report in --format jsonl", name)
 	}
 	return part, nil
+}
+
+// readReplayDoc reads replay's JSON document: the report of --format json,
+// whose "partial" member a sharded run wrote.
+func readReplayDoc(name string, data []byte) (*analyze.ReplayPart, error) {
+	var doc struct {
+		jsonlSummary
+		Sessions []analyze.SessionResult `json:"sessions"`
+	}
+	if err := jsonx.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: not a replay report in --format json (%v)", name, err)
+	}
+	if doc.Partial == nil {
+		return nil, fmt.Errorf("%s: no \"partial\" member: make partial reports with --shard K/N", name)
+	}
+	return &analyze.ReplayPart{Name: name, Partial: *doc.Partial, Sessions: doc.Sessions,
+		Report: &analyze.Report{Summary: doc.Summary, Rules: doc.Rules, Tokens: doc.Tokens, Tools: doc.Tools, Problems: doc.Problems}}, nil
 }
 
 func readTuningPart(name string, data []byte) (*analyze.TuningPart, error) {

@@ -25,7 +25,7 @@ var inputFlags = []cli.Flag{
 	&cli.BoolFlag{Name: "allow-empty", Usage: "exit 0 when no transcript is found (default: exit 2)"},
 	&cli.StringFlag{Name: "since", Usage: "only sessions that end at or after `TIME`: a date (2026-11-01), an RFC 3339 time, or a duration before now (7d, 12h)"},
 	&cli.StringFlag{Name: "until", Usage: "only sessions that start at or before `TIME` (same forms as --since)"},
-	&cli.StringSliceFlag{Name: "session", Usage: "only the session with this `ID` (a prefix matches; repeatable)"},
+	&cli.StringSliceFlag{Name: "session", Usage: "only the session `ID` (a prefix matches, so an id keeps its subagents too; ID/AGENT, the selector reports show, picks one subagent, ID/main the main one; repeatable)"},
 	&cli.StringFlag{Name: "tool", Usage: "only sessions that call the tool `NAME`"},
 }
 
@@ -141,7 +141,7 @@ func sessionFilter(c *cli.Context, now time.Time) (func(*ingest.Session) bool, e
 	stats := filterStatsOf(c)
 	return func(s *ingest.Session) bool {
 		keep := func() bool {
-			if len(ids) > 0 && !hasPrefixAny(s.ID, ids) {
+			if len(ids) > 0 && !selectsAny(s, ids) {
 				return false
 			}
 			if !since.IsZero() || !until.IsZero() {
@@ -202,9 +202,11 @@ func printFilterStats(c *cli.Context) {
 	fmt.Fprintln(c.App.ErrWriter, msg)
 }
 
-func hasPrefixAny(id string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(id, p) {
+// selectsAny says whether one of the --session values names s (a prefix
+// of its selector, ingest.SelectorMatches).
+func selectsAny(s *ingest.Session, values []string) bool {
+	for _, v := range values {
+		if ingest.SelectorMatches(s.ID, s.Agent, v) {
 			return true
 		}
 	}
