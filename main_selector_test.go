@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -108,5 +109,81 @@ func TestSubagentSelectors(t *testing.T) {
 				t.Errorf("COLUMNS=%s: the table has no %q:\n%s", cols, w, out)
 			}
 		}
+	}
+}
+
+// TestUsageHints: a bad flag of a nested command names the command as it
+// is typed and the flag as it is written; gate points to gate init.
+func TestUsageHints(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gate", "init", "--foo", "x"}, "flag provided but not defined: --foo (see 'loopgate gate init --help')"},
+		{[]string{"rules", "print", "--foo"}, "(see 'loopgate rules print --help')"},
+		{[]string{"hook", "install", "--foo"}, "(see 'loopgate hook install --help')"},
+		{[]string{"replay", "--jobs", "x", "fixtures/demo"}, `invalid value "x" for flag --jobs`},
+		{[]string{"replay", "-z"}, "flag provided but not defined: -z (see 'loopgate replay --help')"},
+		{[]string{"gate", "init", "fixtures/demo", "--output"}, "(try 'loopgate gate init --help')"},
+		{[]string{"gate", dir}, filepath.Join(dir, "loopgate.gate.yaml") + ": cannot read the gate file: no such file or directory; write one from transcripts: loopgate gate init PATH... --output " + filepath.Join(dir, "loopgate.gate.yaml")},
+		{[]string{"gate", filepath.Join(dir, "ci.yaml")}, "no such file or directory; write one from transcripts: loopgate gate init PATH... --output " + filepath.Join(dir, "ci.yaml")},
+	} {
+		_, stderr, code := loopgate(t, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	// With no file, in a directory without one.
+	t.Chdir(dir)
+	if _, stderr, code := loopgate(t, "gate"); code != exitUsage || !strings.Contains(stderr, "name a gate file (loopgate gate FILE)") || !strings.Contains(stderr, "loopgate gate init PATH...") {
+		t.Errorf("gate with no file: exit %d, %s", code, stderr)
+	}
+}
+
+// TestGateInitNamesHarmfulCases: a case whose replay has a harmful stop is
+// named at init with the line of its harmful: 0, and the gate's failure
+// says to edit the expectation there (--update records snapshots only).
+// A directory finds its loopgate.gate.yaml, and --rules is written as rules:.
+func TestGateInitNamesHarmfulCases(t *testing.T) {
+	dir := t.TempDir()
+	gateFile := filepath.Join(dir, "loopgate.gate.yaml")
+	corpus, _ := filepath.Abs(filepath.Join("fixtures", "replay"))
+	_, stderr, code := loopgate(t, "gate", "init", corpus, "--preset", "nanobot", "--output", gateFile)
+	if code != exitOK {
+		t.Fatalf("gate init: exit %d: %s", code, stderr)
+	}
+	_, at, ok := strings.Cut(stderr, "edit the expectation at:\n  ")
+	if !ok {
+		t.Fatalf("gate init named no harmful case:\n%s", stderr)
+	}
+	at, _, _ = strings.Cut(at, " ")
+	file, line, _ := strings.Cut(at, ":")
+	n, _ := strconv.Atoi(line)
+	b, _ := os.ReadFile(gateFile)
+	lines := strings.Split(string(b), "\n")
+	if file != gateFile || n < 1 || n > len(lines) || !strings.HasPrefix(strings.TrimSpace(lines[n-1]), "harmful: 0") {
+		t.Fatalf("gate init pointed at %s, which is not a harmful: 0 line of %s:\n%s", at, gateFile, b)
+	}
+	if !strings.Contains(stderr, "(changed-file.json: 1 harmful)") {
+		t.Errorf("gate init did not name the case: %s", stderr)
+	}
+	out, _, code := loopgate(t, "gate", dir, "--update")
+	if code != exitFindings || !strings.Contains(out, "edit the expectation at "+at) {
+		t.Errorf("gate DIR --update: exit %d, want 1 and the line to edit (%s):\n%s", code, at, out)
+	}
+
+	rulesFile, _ := filepath.Abs(filepath.Join("fixtures", "rules", "good", "custom.yaml"))
+	other := filepath.Join(dir, "sub", "rules.gate.yaml")
+	if _, stderr, code := loopgate(t, "gate", "init", filepath.Join(corpus, "healthy.json"), "--rules", rulesFile, "--output", other); code != exitOK {
+		t.Fatalf("gate init --rules: exit %d: %s", code, stderr)
+	}
+	b, _ = os.ReadFile(other)
+	rel, _ := filepath.Rel(filepath.Dir(other), rulesFile)
+	if !strings.Contains(string(b), "\nrules: \""+filepath.ToSlash(rel)+"\"\n") || strings.Contains(string(b), "preset:") {
+		t.Errorf("gate init --rules wrote:\n%s", b)
+	}
+	if out, stderr, code := loopgate(t, "gate", other); code != exitOK {
+		t.Errorf("gate of init --rules: exit %d: %s%s", code, out, stderr)
 	}
 }
