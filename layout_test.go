@@ -28,6 +28,7 @@ var mayImport = map[string][]string{
 	"internal/cli":        {"*"},
 	"internal/jsonx":      {},
 	"internal/lazyre":     {},
+	"internal/agents":     {},
 	"internal/yamlstrict": {},
 	"internal/tokens":     {"internal/atomicfile"},
 	"internal/redact":     {"internal/jsonx", "internal/lazyre"},

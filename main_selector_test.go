@@ -187,3 +187,39 @@ func TestGateInitNamesHarmfulCases(t *testing.T) {
 		t.Errorf("gate of init --rules: exit %d: %s%s", code, out, stderr)
 	}
 }
+
+// TestOneAgentNameSet: replay, where and hook take the same names, the
+// old spellings as aliases, and say so when an agent has no folder.
+func TestOneAgentNameSet(t *testing.T) {
+	fakeHome(t)
+	whereOut := func(agent string) string {
+		out, stderr, code := loopgate(t, "where", "--agent", agent)
+		if code != exitOK {
+			t.Fatalf("where --agent %s: exit %d: %s", agent, code, stderr)
+		}
+		return out
+	}
+	if a, b := whereOut("gemini"), whereOut("gemini-cli"); a != b || !strings.Contains(a, "gemini-cli") {
+		t.Errorf("where --agent gemini and gemini-cli differ:\n%s\n%s", a, b)
+	}
+	if a, b := whereOut("kimi"), whereOut("kimi-cli"); a != b {
+		t.Errorf("where --agent kimi and kimi-cli differ")
+	}
+	for _, agent := range []string{"gemini", "gemini-cli", "cursor", "claude-code"} {
+		if out, stderr, code := loopgate(t, "hook", "install", "--agent", agent, "--dry-run", "--command", "/usr/local/bin/loopgate"); code != exitOK || !strings.Contains(out, "dry run") {
+			t.Errorf("hook install --agent %s: exit %d: %s%s", agent, code, out, stderr)
+		}
+	}
+	_, stderr, code := loopgate(t, "replay", "--agent", "cursor")
+	if code != exitUsage || !strings.Contains(stderr, "--agent cursor: loopgate knows no default session folder of cursor") {
+		t.Errorf("replay --agent cursor: exit %d: %s", code, stderr)
+	}
+	_, stderr, code = loopgate(t, "replay", "--agent", "nobody")
+	if code != exitUsage || !strings.Contains(stderr, "gemini-cli") || !strings.Contains(stderr, "cursor") {
+		t.Errorf("replay --agent nobody: exit %d: %s", code, stderr)
+	}
+	_, stderr, code = loopgate(t, "hook", "install", "--agent", "nobody")
+	if code != exitUsage || !strings.Contains(stderr, "gemini-cli") || strings.Contains(stderr, "gemini,") {
+		t.Errorf("hook install --agent nobody: exit %d: %s", code, stderr)
+	}
+}

@@ -26,7 +26,7 @@ import (
 const maxHookInput = 64 << 20
 
 func agentFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "agent", Usage: "the agent: " + strings.Join(live.AgentNames(), ", ")}
+	return &cli.StringFlag{Name: "agent", Usage: "the agent: " + strings.Join(hookAgentNames(), ", ")}
 }
 
 func hookCommand() *cli.Command {
@@ -90,9 +90,9 @@ func runHook(c *cli.Context) error {
 
 // hookConfig reads the hook's flags.
 func hookConfig(c *cli.Context) (live.Config, error) {
-	p := live.Protocols[c.String("agent")]
+	p := live.Protocols[hookAgent(c.String("agent"))]
 	if p == nil {
-		return live.Config{}, fmt.Errorf("--agent must be one of %s, not %q", strings.Join(live.AgentNames(), ", "), c.String("agent"))
+		return live.Config{}, fmt.Errorf("--agent must be one of %s, not %q", strings.Join(hookAgentNames(), ", "), c.String("agent"))
 	}
 	r, text, err := hookRules(c)
 	if err != nil {
@@ -199,9 +199,9 @@ func hookInstallCommand(remove bool) *cli.Command {
 }
 
 func runHookInstall(c *cli.Context, remove bool) error {
-	agent := c.String("agent")
-	if live.Protocols[agent] == nil {
-		return usageError("--agent must be one of %s, not %q", strings.Join(live.AgentNames(), ", "), agent)
+	agent := hookAgent(c.String("agent"))
+	if agent == "" {
+		return usageError("--agent must be one of %s, not %q", strings.Join(hookAgentNames(), ", "), c.String("agent"))
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -259,6 +259,9 @@ func hookCommandLine(c *cli.Context, agent string) (string, error) {
 		}
 		if prog, err = filepath.Abs(exe); err != nil {
 			return "", err
+		}
+		if inGoBuildCache(prog) {
+			fmt.Fprintf(c.App.ErrWriter, "loopgate: warning: this loopgate was built by 'go run' (%s): the go command deletes that file, and then the agent's hook fails; install loopgate (go install .) and run 'loopgate hook install' from there, or give --command PATH\n", prog)
 		}
 	}
 	args := []string{prog, "hook", "--agent", agent}

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/agents"
 	"github.com/loopgate/loopgate/report"
 )
 
@@ -99,7 +100,8 @@ func statError(err error) string {
 	return err.Error()
 }
 
-// agentNames checks --agent against the registry.
+// agentNames checks --agent against the agents' names (internal/agents:
+// an old spelling is an alias) and the session folders loopgate knows.
 func agentNames(c *cli.Context) ([]string, error) {
 	var names []string
 	for _, a := range c.StringSlice("agent") {
@@ -108,10 +110,14 @@ func agentNames(c *cli.Context) ([]string, error) {
 			if n == "" {
 				continue
 			}
-			if !contains(ingest.LocationAgents(), n) {
-				return nil, usageError("unknown --agent %q (known: %s)", n, strings.Join(ingest.LocationAgents(), ", "))
+			name, ok := agents.Canonical(n)
+			if !ok {
+				return nil, usageError("unknown --agent %q (known: %s)", n, strings.Join(agents.Names(), ", "))
 			}
-			names = append(names, n)
+			if !contains(ingest.LocationAgents(), name) {
+				return nil, usageError("--agent %s: loopgate knows no default session folder of %s (it has them for %s); name its files as PATH", n, name, strings.Join(ingest.LocationAgents(), ", "))
+			}
+			names = append(names, name)
 		}
 	}
 	return names, nil

@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/loopgate/loopgate/internal/agents"
+	"github.com/loopgate/loopgate/internal/live"
+)
+
+// hookAgent is the key of live.Protocols for the agent a user named by any
+// of its spellings (internal/agents: gemini-cli or gemini), "" for none.
+func hookAgent(name string) string {
+	for _, n := range agents.Spellings(name) {
+		if live.Protocols[n] != nil {
+			return n
+		}
+	}
+	return ""
+}
+
+// hookAgentNames are the canonical names of the agents the hook speaks
+// to, sorted.
+func hookAgentNames() []string {
+	var names []string
+	for _, n := range live.AgentNames() {
+		if c, ok := agents.Canonical(n); ok {
+			n = c
+		}
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// inGoBuildCache says whether the program path is one 'go run' built: in
+// the build cache or a go-build work folder, which the go command deletes
+// (at exit, or when the cache is trimmed), so an agent's settings must not
+// name it.
+func inGoBuildCache(prog string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(prog), "/") {
+		// The default cache (~/.cache/go-build) and a work folder
+		// (/tmp/go-build123456789).
+		if rest, ok := strings.CutPrefix(part, "go-build"); ok && strings.Trim(rest, "0123456789") == "" {
+			return true
+		}
+	}
+	if cache := os.Getenv("GOCACHE"); cache != "" && cache != "off" {
+		if rel, err := filepath.Rel(cache, prog); err == nil && !strings.HasPrefix(rel, "..") {
+			return true
+		}
+	}
+	return false
+}
