@@ -223,3 +223,41 @@ func TestOneAgentNameSet(t *testing.T) {
 		t.Errorf("hook install --agent nobody: exit %d: %s", code, stderr)
 	}
 }
+
+// TestSweepBaseRow: a sweep's first row is the base rules as they are,
+// and varying a key of a detector the base has off says it turns it on.
+func TestSweepBaseRow(t *testing.T) {
+	out, stderr, code := loopgate(t, "sweep", filepath.Join("fixtures", "demo"), "--vary", "detectors.repeat.block_at=2,4", "--tokenizer", "chars4", "-f", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "detectors.repeat is off in loopgate; varying detectors.repeat.block_at turns it on") {
+		t.Errorf("no note of the detector turned on: %s", stderr)
+	}
+	var doc struct {
+		Rows []struct {
+			Settings []struct{ Key, Value string }
+			Base     bool
+			Summary  struct{ Blocked, Steered int }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Rows) != 3 || !doc.Rows[0].Base || doc.Rows[1].Base || doc.Rows[0].Settings[0].Value != "off" || doc.Rows[1].Settings[0].Value != "2" {
+		t.Fatalf("rows: %+v", doc.Rows)
+	}
+	// The base row is a replay under the base rules.
+	one := replaySummary(t, filepath.Join("fixtures", "demo"))
+	if b := doc.Rows[0].Summary; b.Blocked != one.Blocked || b.Steered != one.Steered {
+		t.Errorf("base row %+v, replay %+v", b, one)
+	}
+	table, _, _ := loopgate(t, "sweep", filepath.Join("fixtures", "demo"), "--vary", "detectors.repeat.block_at=2,4", "-f", "table")
+	if !strings.Contains(table, "\nbase") {
+		t.Errorf("the table has no base row:\n%s", table)
+	}
+	// A detector the base has on: no note.
+	if _, stderr, _ := loopgate(t, "sweep", filepath.Join("fixtures", "demo"), "--preset", "nanobot", "--vary", "detectors.repeat.block_at=2,4", "-f", "json"); strings.Contains(stderr, "turns it on") {
+		t.Errorf("nanobot has repeat on, yet: %s", stderr)
+	}
+}
