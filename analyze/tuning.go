@@ -84,8 +84,8 @@ type SweepRow struct {
 	Settings []Setting `json:"settings"`
 	// Base marks the row of the base rules as they are, unvaried: the
 	// first row, what every other row is measured against.
-	Base bool `json:"base,omitempty"`
-	Summary  Summary   `json:"summary"`
+	Base    bool    `json:"base,omitempty"`
+	Summary Summary `json:"summary"`
 	// Pareto marks rows that no other row beats on both savings
 	// (context_tokens_saved, higher is better) and harm (harmful, lower is
 	// better).
