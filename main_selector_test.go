@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -261,3 +262,33 @@ func TestSweepBaseRow(t *testing.T) {
 		t.Errorf("nanobot has repeat on, yet: %s", stderr)
 	}
 }
+
+// TestUserReferencesResolve: what where --sources and rules print --source
+// show cites files of the repository or public places, never a local
+// reference folder, the lab's samples or an issue number.
+func TestUserReferencesResolve(t *testing.T) {
+	bad := regexp.MustCompile(`reference/[a-z-]+\.md|shared/|\bissues? #?[0-9]+\b|§`)
+	docRef := regexp.MustCompile(`(?:^|[\s(])(docs/[a-z/-]+\.md)`)
+	outs := map[string]string{}
+	out, _, _ := loopgate(t, "where", "--sources")
+	outs["where --sources"] = out
+	for _, p := range []string{"loopgate", "nanobot", "hermes", "hermes-strict", "hermes-2026-06", "hermes-strict-2026-06", "hermes-dedup", "hermes-breaker", "pi-loopguard"} {
+		out, stderr, code := loopgate(t, "rules", "print", "--preset", p, "--source")
+		if code != exitOK {
+			t.Fatalf("rules print --preset %s --source: exit %d: %s", p, code, stderr)
+		}
+		outs["preset "+p] = out
+	}
+	for what, out := range outs {
+		if m := bad.FindString(out); m != "" {
+			t.Errorf("%s cites %q, which a user cannot look up", what, m)
+		}
+		for _, m := range docRef.FindAllStringSubmatch(out, -1) {
+			if ref := m[1]; !fileExists(ref) {
+				t.Errorf("%s cites %s, which is not in the repository", what, ref)
+			}
+		}
+	}
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
