@@ -17,6 +17,7 @@ import (
 
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/agents"
+	"github.com/loopgate/loopgate/internal/progress"
 	"github.com/loopgate/loopgate/report"
 )
 
@@ -274,6 +275,12 @@ func printProblems(c *cli.Context, problems []ingest.Problem, total int) {
 		return
 	}
 	w := c.App.ErrWriter
+	if c.Command.Name == "replay" && (c.String("format") == "" || c.String("format") == "table") &&
+		progress.IsTerminal(c.App.Writer) && progress.IsTerminal(w) {
+		// The table on the same terminal lists them: say them once.
+		fmt.Fprintf(w, "loopgate: %s in the input (the report lists them)\n", plural(total, "problem"))
+		return
+	}
 	fmt.Fprintf(w, "loopgate: %s in the input:\n", plural(total, "problem"))
 	for _, p := range problems[:min(stderrProblems, len(problems))] {
 		where := p.File
