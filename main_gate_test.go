@@ -356,7 +356,7 @@ func TestGateGitHubInvalid(t *testing.T) {
 		{"fixtures/gate/invalid/unknown-key.gate.yaml", "::error file=fixtures/gate/invalid/unknown-key.gate.yaml,line=4,title=loopgate gate%3A invalid gate file::unknown key \"expected\" in case 1; did you mean \"expect\"?"},
 		{"fixtures/gate/invalid/syntax.gate.yaml", "::error file=fixtures/gate/invalid/syntax.gate.yaml,line=6,title=loopgate gate%3A invalid gate file::the file is not valid YAML: found unexpected end of stream\n"},
 		{"fixtures/gate/invalid/ambiguous-session.gate.yaml", "::error file=fixtures/gate/invalid/ambiguous-session.gate.yaml,line=8,title=loopgate gate%3A invalid gate file::the case has several sessions"},
-		{"fixtures/gate/none.gate.yaml", "::error file=fixtures/gate/none.gate.yaml,title=loopgate gate%3A invalid gate file::cannot read the gate file: no such file or directory\n"},
+		{"fixtures/gate/none.gate.yaml", "::error file=fixtures/gate/none.gate.yaml,title=loopgate gate%3A invalid gate file::cannot read the gate file: no such file or directory; write one from transcripts: loopgate gate init PATH... --output fixtures/gate/none.gate.yaml\n"},
 	} {
 		out, stderr, code := gate(t, tc.file, "--github")
 		if code != exitUsage || !strings.HasPrefix(out, "::error ") || !strings.Contains(out, tc.want) || strings.Count(out, "\n") != 1 {

@@ -54,6 +54,7 @@ func TestShardMergeEqualsOneRun(t *testing.T) {
 		formats []string // the formats the merge is compared in
 	}{
 		{"replay", []string{"replay", corpus, "--tokenizer", "chars4"}, []string{"--format", "jsonl"}, []string{"json", "jsonl", "table", "markdown"}},
+		{"replay json partials", []string{"replay", corpus, "--tokenizer", "chars4"}, []string{"--format", "json"}, []string{"json", "table"}},
 		{"replay nanobot", []string{"replay", corpus, "--preset", "nanobot", "--tokenizer", "chars4"}, []string{"--format", "jsonl"}, []string{"json"}},
 		{"compare", []string{"compare", corpus, "--tokenizer", "chars4"}, []string{"--format", "json"}, []string{"json", "csv", "table"}},
 		{"sweep", []string{"sweep", corpus, "--vary", "detectors.repeat.block_at=2..5", "--tokenizer", "chars4"}, []string{"--format", "json"}, []string{"json", "csv"}},

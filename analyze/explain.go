@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -26,7 +27,9 @@ type Link struct {
 
 // Explanation says why the guard did what it did with one call.
 type Explanation struct {
-	Session  string   `json:"session"`
+	Session string `json:"session"`
+	// Selector names the session alone in its file (SessionResult.Selector).
+	Selector string   `json:"selector"`
 	Decision Decision `json:"decision"`
 	// Key is the guard key the calls share ("" for a call without one).
 	Key   string `json:"key"`
@@ -45,7 +48,7 @@ func Explain(p *PreparedSession, r *rules.Rules, tc *TokenCache, call int) (Expl
 	}
 	res, _ := Run(p, r, tc)
 	actions := make(map[int]guard.Action, len(res.Decisions))
-	ex := Explanation{Session: p.ID}
+	ex := Explanation{Session: p.ID, Selector: ingest.SessionSelector(p.ID, p.Agent)}
 	found := false
 	for _, d := range res.Decisions {
 		actions[d.Call] = d.Action

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -74,7 +75,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		toolNames = "native"
 	}
 	res := SessionResult{
-		File: p.File, ID: p.ID, Format: p.Format, Agent: p.Agent, Parent: p.Parent, Model: p.Model,
+		File: p.File, ID: p.ID, Format: p.Format, Agent: p.Agent, Selector: ingest.SessionSelector(p.ID, p.Agent), Parent: p.Parent, Model: p.Model,
 		ToolNames: toolNames, Unattended: sr.Unattended,
 		Turns: p.Turns, Requests: p.Requests, Calls: len(p.Calls), HasUsage: p.HasUsage,
 		RecordedInput: p.UsageInput, RecordedOutput: p.UsageOutput,

@@ -108,8 +108,12 @@ type SessionResult struct {
 	ID     string `json:"id"`
 	Format string `json:"format"`
 	Agent  string `json:"agent"`
-	Parent string `json:"parent,omitempty"`
-	Model  string `json:"model,omitempty"`
+	// Selector names this session alone among those of its file, for
+	// --session: the id, or "ID/AGENT" for a subagent scope
+	// (ingest.SessionSelector).
+	Selector string `json:"selector"`
+	Parent   string `json:"parent,omitempty"`
+	Model    string `json:"model,omitempty"`
 	// ToolNames says how the rules named this session's tools: "native"
 	// (a transcript of the design's own agent: its exact tool names) or
 	// "classes" (translated through tool classes).

@@ -39,7 +39,7 @@ func sessionCodec() *pipeline.Codec[SessionResult] {
 // strings, its decisions and their strings, and the fixed parts.
 func summarySize(s *SessionResult) int {
 	const fixed, perDecision = 300, 160
-	n := fixed + len(s.File) + len(s.ID) + len(s.Format) + len(s.Agent) + len(s.Parent) + len(s.Model) + len(s.ToolNames) +
+	n := fixed + len(s.File) + len(s.ID) + len(s.Format) + len(s.Agent) + len(s.Selector) + len(s.Parent) + len(s.Model) + len(s.ToolNames) +
 		len(s.TokensFrom) + len(s.UsageUnused) + len(s.Timeline)
 	for i := range s.Decisions {
 		d := &s.Decisions[i]
@@ -118,7 +118,7 @@ func (r *Report) Close() error {
 // TestSessionEncodingRoundTrip fills every field by reflection, so a field
 // added to SessionResult or Decision and not encoded here fails it.
 func encodeSession(b []byte, s *SessionResult) []byte {
-	for _, str := range [...]string{s.File, s.ID, s.Format, s.Agent, s.Parent, s.Model, s.ToolNames, s.StartedAt, s.EndedAt} {
+	for _, str := range [...]string{s.File, s.ID, s.Format, s.Agent, s.Selector, s.Parent, s.Model, s.ToolNames, s.StartedAt, s.EndedAt} {
 		b = appendString(b, str)
 	}
 	b = appendBool(b, s.Unattended)
@@ -250,7 +250,8 @@ func (d *sessionReader) float() float64 {
 // b into s and returns the rest of b.
 func decodeSession(b []byte, s *SessionResult) ([]byte, error) {
 	d := &sessionReader{b: b}
-	s.File, s.ID, s.Format, s.Agent, s.Parent, s.Model = d.string(), d.string(), d.string(), d.string(), d.string(), d.string()
+	s.File, s.ID, s.Format, s.Agent, s.Selector = d.string(), d.string(), d.string(), d.string(), d.string()
+	s.Parent, s.Model = d.string(), d.string()
 	s.ToolNames = d.string()
 	s.StartedAt, s.EndedAt = d.string(), d.string()
 	s.Unattended = d.bool()

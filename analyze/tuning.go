@@ -79,8 +79,13 @@ type Setting struct {
 
 // SweepRow is one configuration of a sweep and its replay summary.
 type SweepRow struct {
+	// Settings are the varied keys' values; in the base row, the base
+	// rules' own values ("" where the base does not have the key).
 	Settings []Setting `json:"settings"`
-	Summary  Summary   `json:"summary"`
+	// Base marks the row of the base rules as they are, unvaried: the
+	// first row, what every other row is measured against.
+	Base    bool    `json:"base,omitempty"`
+	Summary Summary `json:"summary"`
 	// Pareto marks rows that no other row beats on both savings
 	// (context_tokens_saved, higher is better) and harm (harmful, lower is
 	// better).

@@ -49,7 +49,7 @@ var Locations = []Location{
 		// ccusage, which reads the same files, searches both.
 		Homes:  []string{".claude", ".config/claude"},
 		Dirs:   []string{"projects"},
-		Source: "ryoppippi/ccusage docs/guide/directory-detection.md and environment-variables.md: CLAUDE_CONFIG_DIR, else ~/.config/claude/projects and ~/.claude/projects",
+		Source: "https://github.com/ryoppippi/ccusage/blob/main/docs/guide/directory-detection.md and environment-variables.md: CLAUDE_CONFIG_DIR, else ~/.config/claude/projects and ~/.claude/projects",
 	},
 	{
 		Agent:  "codex",
@@ -65,7 +65,7 @@ var Locations = []Location{
 		// Only the session folders: ~/.hermes also holds the installer's
 		// clone of hermes-agent, whose JSON files are no transcripts.
 		Dirs:   []string{"sessions", "profiles/*/sessions"},
-		Source: "NousResearch/hermes-agent hermes_constants.get_hermes_home (HERMES_HOME, else ~/.hermes); run_agent.py _save_session_log and gateway/session.py write $HERMES_HOME/sessions/ (reference/formats-hermes.md)",
+		Source: "NousResearch/hermes-agent hermes_constants.get_hermes_home (HERMES_HOME, else ~/.hermes); run_agent.py _save_session_log and gateway/session.py write $HERMES_HOME/sessions/ (docs/formats/hermes.md)",
 	},
 	{
 		Agent: "nanobot",
@@ -74,14 +74,14 @@ var Locations = []Location{
 		// of v0.1.3 and of main since commit b34f1bd0e (one folder per
 		// workspace id inside).
 		Dirs:   []string{"workspace/sessions", "sessions"},
-		Source: "HKUDS/nanobot get_workspace_path (default ~/.nanobot/workspace) and its SessionManager (<workspace>/sessions; ~/.nanobot/sessions before v0.1.4 and on main since b34f1bd0e) (reference/formats-nanobot.md)",
+		Source: "HKUDS/nanobot get_workspace_path (default ~/.nanobot/workspace) and its SessionManager (<workspace>/sessions; ~/.nanobot/sessions before v0.1.4 and on main since b34f1bd0e) (docs/formats/nanobot.md)",
 	},
 	{
 		Agent:  "hermes",
 		Env:    "HERMES_HOME",
 		Homes:  []string{".hermes"},
 		Dirs:   []string{"state.db", "profiles/*/state.db"},
-		Source: "hermes-agent hermes_state.py SessionDB: $HERMES_HOME/state.db (docs/formats/locations.md, reference/formats-hermes.md)",
+		Source: "hermes-agent hermes_state.py SessionDB: $HERMES_HOME/state.db (docs/formats/locations.md, docs/formats/hermes.md)",
 	},
 	{
 		Agent:  "opencode",

@@ -33,6 +33,7 @@ func preparedSession(s *analyze.SessionResult, opt Options) analyze.SessionResul
 		// Names and ids come from the transcript too and may hold
 		// anything; a file name may hold a secret too.
 		out.ID, out.Agent, out.Parent, out.File = Redact(out.ID), Redact(out.Agent), Redact(out.Parent), Redact(out.File)
+		out.Selector = Redact(out.Selector)
 	}
 	out.Decisions = make([]analyze.Decision, len(s.Decisions))
 	copy(out.Decisions, s.Decisions)

@@ -6,6 +6,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/loopgate/loopgate/analyze/gate"
 )
@@ -42,7 +44,34 @@ func GateSummary(w io.Writer, res *gate.Result, opt Options) {
 	}
 	failed := res.Failed()
 	fmt.Fprintf(w, "%d case(s): %d passed, %d failed\n", len(res.Cases), len(res.Cases)-failed, failed)
+	if lines := expectationLines(res); len(lines) > 0 {
+		// --update records snapshots; what a case expects is only ever
+		// changed by hand.
+		at := Sanitize(res.File) + ":" + lines[0]
+		if len(lines) > 1 {
+			at = "s at " + Sanitize(res.File) + " lines " + strings.Join(lines, ", ")
+		} else {
+			at = " at " + at
+		}
+		fmt.Fprintf(w, "note: --update does not change expectations: tune the rules, or edit the expectation%s\n", at)
+	}
 	if n := res.SnapshotsMissing(); n > 0 {
 		fmt.Fprintf(w, "note: %d case(s) have no snapshot yet; run %s and commit the snapshots to pin every decision\n", n, GateUpdateCommand(res.File))
 	}
+}
+
+// expectationLines are the gate file's lines of the failed expectations
+// (summary and calls entries; snapshots left out), each once.
+func expectationLines(res *gate.Result) []string {
+	var lines []string
+	seen := map[int]bool{}
+	for i := range res.Cases {
+		for _, f := range res.Cases[i].Failures {
+			if (f.Kind == gate.FailExpect || f.Kind == gate.FailCall) && f.GateLine > 0 && !seen[f.GateLine] {
+				seen[f.GateLine] = true
+				lines = append(lines, strconv.Itoa(f.GateLine))
+			}
+		}
+	}
+	return lines
 }

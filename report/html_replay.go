@@ -68,7 +68,10 @@ type htmlDay struct {
 }
 
 type htmlSession struct {
-	ID          string `json:"id"`
+	ID string `json:"id"`
+	// Selector tells apart the sessions of one file (main and subagents):
+	// the page names a session by it.
+	Selector    string `json:"selector"`
 	File        string `json:"file"`
 	Agent       string `json:"agent"`
 	Format      string `json:"format"`
@@ -275,7 +278,7 @@ func listHTML(top []rankedSession, n, maxDecisions int, sum analyze.Summary, dec
 		Redundant: sum.Redundant, TokensSaved: sum.TokensSaved, Decisions: decisionsTotal}
 	for i := 0; i < n; i++ {
 		s := &top[i].s
-		hs := htmlSession{ID: s.ID, File: s.File, Agent: s.Agent, Format: s.Format, StartedAt: s.StartedAt, Calls: s.Calls,
+		hs := htmlSession{ID: s.ID, Selector: selectorOf(s), File: s.File, Agent: s.Agent, Format: s.Format, StartedAt: s.StartedAt, Calls: s.Calls,
 			Steered: s.Steered, Stopped: s.Blocked + s.Deduped + s.Halted, Harmful: s.Harmful,
 			Redundant: s.Redundant, TokensSaved: s.TokensSaved}
 		hs.Marks, hs.PerMark = encodeMarks(s.Timeline, htmlMaxMarks)

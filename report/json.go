@@ -35,7 +35,12 @@ func JSON(w io.Writer, rep *analyze.Report, opt Options) error {
 		})
 	}, false)
 	jw.list("tools", eachOf(preparedTools(rep.Tools, opt)), false)
-	jw.list("problems", eachOf(preparedProblems(rep.Problems, opt)), true)
+	jw.list("problems", eachOf(preparedProblems(rep.Problems, opt)), opt.Partial == nil)
+	if opt.Partial != nil {
+		// A shard's report (--shard K/N) carries what 'loopgate merge'
+		// needs, as the JSON lines' summary line does.
+		jw.member("partial", opt.Partial, true)
+	}
 	return jw.close()
 }
 

@@ -29,6 +29,7 @@ func appendSessionJSON(b []byte, s *analyze.SessionResult, prefix string, indent
 	o.str("id", s.ID)
 	o.str("format", s.Format)
 	o.str("agent", s.Agent)
+	o.str("selector", s.Selector)
 	if s.Parent != "" {
 		o.str("parent", s.Parent)
 	}

@@ -127,7 +127,7 @@ func FuzzSessionJSON(f *testing.F) {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return
 		}
-		s := analyze.SessionResult{File: a, ID: b, Agent: a + b, Parent: b, Model: a, Turns: int(n),
+		s := analyze.SessionResult{File: a, ID: b, Agent: a + b, Selector: b + "/" + a, Parent: b, Model: a, Turns: int(n),
 			TokensSaved: n, BytesPerToken: x, TokensFrom: b, UsageUnused: a, RecordedInput: n, Timeline: a}
 		for i := range int(decisions % 4) {
 			s.Decisions = append(s.Decisions, analyze.Decision{Turn: i, Args: a, Message: b, Tool: a, CallID: b,

@@ -13,8 +13,9 @@ import (
 
 // ReadPartial reads back a shard's report for 'loopgate merge': replay's
 // JSON lines (session lines, then the summary line with its "partial"
-// member), or compare's or sweep's JSON document. Exactly one of the
-// results is set. name is used in messages.
+// member) or JSON document (with a "partial" member), or compare's or
+// sweep's JSON document. Exactly one of the results is set. name is used
+// in messages.
 func ReadPartial(name string, r io.Reader) (*analyze.ReplayPart, *analyze.TuningPart, error) {
 	return ReadPartialMax(name, r, 256<<20)
 }
@@ -35,6 +36,14 @@ func ReadPartialMax(name string, r io.Reader, maxRecord int64) (*analyze.ReplayP
 		}
 		if int64(len(data)) > maxRecord {
 			return nil, nil, fmt.Errorf("%s:1: the report is over the --max-record limit of %s: not read", name, ingest.FormatSize(maxRecord))
+		}
+		var probe struct {
+			Summary  jsonx.RawMessage `json:"summary"`
+			Sessions jsonx.RawMessage `json:"sessions"`
+		}
+		if jsonx.Unmarshal(data, &probe) == nil && probe.Summary != nil && probe.Sessions != nil {
+			rp, err := readReplayDoc(name, data)
+			return rp, nil, err
 		}
 		t, err := readTuningPart(name, data)
 		return nil, t, err
@@ -76,7 +85,7 @@ func readReplayPart(name string, br *bufio.Reader, maxRecord int64) (*analyze.Re
 					return nil, fmt.Errorf("%s:%d: summary line: %v", name, n, e)
 				}
 				if sum.Partial == nil {
-					return nil, fmt.Errorf("%s:%d: the summary line has no \"partial\" member: make partial reports with --shard K/N --format jsonl", name, n)
+					return nil, fmt.Errorf("%s:%d: the summary line has no \"partial\" member: make partial reports with --shard K/N", name, n)
 				}
 				part.Partial = *sum.Partial
 				part.Report = &analyze.Report{Summary: sum.Summary, Rules: sum.Rules, Tokens: sum.Tokens, Tools: sum.Tools, Problems: sum.Problems}
@@ -96,6 +105,23 @@ func readReplayPart(name string, br *bufio.Reader, maxRecord int64) (*analyze.Re
 		return nil, fmt.Errorf("%s: no summary line: the report was cut short, or is not a replay report in --format jsonl", name)
 	}
 	return part, nil
+}
+
+// readReplayDoc reads replay's JSON document: the report of --format json,
+// whose "partial" member a sharded run wrote.
+func readReplayDoc(name string, data []byte) (*analyze.ReplayPart, error) {
+	var doc struct {
+		jsonlSummary
+		Sessions []analyze.SessionResult `json:"sessions"`
+	}
+	if err := jsonx.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: not a replay report in --format json (%v)", name, err)
+	}
+	if doc.Partial == nil {
+		return nil, fmt.Errorf("%s: no \"partial\" member: make partial reports with --shard K/N", name)
+	}
+	return &analyze.ReplayPart{Name: name, Partial: *doc.Partial, Sessions: doc.Sessions,
+		Report: &analyze.Report{Summary: doc.Summary, Rules: doc.Rules, Tokens: doc.Tokens, Tools: doc.Tools, Problems: doc.Problems}}, nil
 }
 
 func readTuningPart(name string, data []byte) (*analyze.TuningPart, error) {

@@ -50,7 +50,7 @@ func fullReport() *analyze.Report {
 		Sessions: []analyze.SessionResult{
 			{
 				File: "corpus/hermes/session_20260301.json", ID: "20260301_101500_ab12cd", Format: "hermes-export",
-				Agent: "main", Model: "gpt-5", Turns: 3, Requests: 12, Calls: 11,
+				Agent: "main", Selector: "20260301_101500_ab12cd", Model: "gpt-5", Turns: 3, Requests: 12, Calls: 11,
 				Steered: 1, Blocked: 2, Halted: 1, Redundant: 2, RedundantStopped: 1, Harmful: 1,
 				TokensSaved: 2300, ContextTokensSaved: 9200, SteerTokens: 70, HasUsage: true,
 				Timeline: "..s|.B!H|r...",
@@ -80,7 +80,7 @@ func fullReport() *analyze.Report {
 			},
 			{
 				File: "corpus/nanobot/cli_direct.jsonl", ID: "cli:direct", Format: "nanobot",
-				Agent: "main", Turns: 42, Requests: 240, Calls: 246,
+				Agent: "main", Selector: "cli:direct", Turns: 42, Requests: 240, Calls: 246,
 				Steered: 1, Blocked: 1, Deduped: 1, Redundant: 42, RedundantStopped: 2,
 				TokensSaved: 10045, ContextTokensSaved: 1225367, SteerTokens: 140,
 				Timeline: long,
@@ -102,7 +102,7 @@ func fullReport() *analyze.Report {
 				},
 			},
 			{
-				File: "corpus/nanobot/cli_direct.jsonl", ID: "cli:direct/sub-1", Format: "nanobot",
+				File: "corpus/nanobot/cli_direct.jsonl", ID: "cli:direct/sub-1", Selector: "cli:direct/sub-1", Format: "nanobot",
 				Agent: "sub-1", Parent: "cli:direct", Turns: 2, Requests: 8, Calls: 5,
 				Blocked: 1, StoppedActions: 1, TokensSaved: 12, ContextTokensSaved: 12,
 				Timeline: "..|..B",
@@ -138,7 +138,7 @@ func quietReport() *analyze.Report {
 		Rules:   analyze.RulesInfo{Name: "attractor", Source: "preset:attractor"},
 		Tokens:  analyze.TokensInfo{Tokenizer: "chars4"},
 		Sessions: []analyze.SessionResult{{
-			File: "chat.json", ID: "chat", Format: "openai-chat", Agent: "main",
+			File: "chat.json", ID: "chat", Format: "openai-chat", Agent: "main", Selector: "chat",
 			Turns: 2, Requests: 4, Calls: 3, Steered: 1, SteerTokens: 35, Timeline: "..|s",
 			Decisions: []analyze.Decision{{Turn: 2, Call: 3, Tool: "grep", Class: "search",
 				Args: `{"pattern": "TODO"}`, Action: guard.Steer, Detector: "cycle", Count: 1,

@@ -185,7 +185,7 @@ func sanitizeForText(rep *analyze.Report) {
 	}
 	for i := range rep.Sessions {
 		s := &rep.Sessions[i]
-		for _, f := range []*string{&s.File, &s.ID, &s.Format, &s.Agent, &s.Parent, &s.Model} {
+		for _, f := range []*string{&s.File, &s.ID, &s.Format, &s.Agent, &s.Selector, &s.Parent, &s.Model} {
 			*f = Sanitize(*f)
 		}
 		for j := range s.Decisions {

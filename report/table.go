@@ -217,21 +217,48 @@ func (t *textWriter) compactSessions(rep *analyze.Report) {
 	t.render(tab)
 }
 
-// sessionCell is a session's file name and id in one cell of width runes
-// ("file.jsonl id"), or the file name alone when the id is the file's
-// name. The file name is cut first (in the middle, keeping its ending),
-// and the id only when it takes more than half the cell.
+// sessionCell is a session's file name and selector in one cell of width
+// runes ("file.jsonl id", "file.jsonl id/agent"). When the id is the
+// file's name, the file name alone stands for the main scope and the
+// selector alone for a subagent ("id/agent"). The file name is cut first
+// (in the middle, keeping its ending), and the selector only when it takes
+// more than half the cell.
 func sessionCell(s *analyze.SessionResult, width int) string {
 	base := filepath.Base(s.File)
-	if s.ID == "" || strings.HasPrefix(base, s.ID) {
+	sel := selectorOf(s)
+	switch {
+	case s.ID == "" || sel == s.ID && strings.HasPrefix(base, s.ID):
 		return cutMiddle(base, width)
+	case strings.HasPrefix(base, s.ID):
+		return cutSelector(s, width)
 	}
-	id := s.ID
-	if utf8.RuneCountInString(base)+1+utf8.RuneCountInString(id) <= width {
-		return base + " " + id
+	if utf8.RuneCountInString(base)+1+utf8.RuneCountInString(sel) <= width {
+		return base + " " + sel
 	}
-	id = cutMiddle(id, max(width/2, width-1-utf8.RuneCountInString(base)))
-	return cutMiddle(base, width-1-utf8.RuneCountInString(id)) + " " + id
+	sel = cutSelector(s, max(width/2, width-1-utf8.RuneCountInString(base)))
+	return cutMiddle(base, width-1-utf8.RuneCountInString(sel)) + " " + sel
+}
+
+// selectorOf is the session's selector (a report read back from an older
+// partial may lack it: its id then).
+func selectorOf(s *analyze.SessionResult) string {
+	if s.Selector == "" {
+		return s.ID
+	}
+	return s.Selector
+}
+
+// cutSelector is the selector within width runes: a subagent's scope
+// keeps up to half of them, since it is what tells a file's sessions
+// apart, and the id takes the rest, both cut in the middle.
+func cutSelector(s *analyze.SessionResult, width int) string {
+	sel := selectorOf(s)
+	scope, ok := strings.CutPrefix(sel, s.ID+"/")
+	if !ok || utf8.RuneCountInString(sel) <= width {
+		return cutMiddle(sel, width)
+	}
+	scope = cutMiddle(scope, max(width/2, width-1-utf8.RuneCountInString(s.ID)))
+	return cutMiddle(s.ID, width-1-utf8.RuneCountInString(scope)) + "/" + scope
 }
 
 // startedText shows a session's start to the minute, "-" when unknown.
@@ -411,7 +438,7 @@ func (t *textWriter) decisions(rep *analyze.Report) {
 		if len(s.Decisions) == 0 {
 			continue
 		}
-		t.heading(cutLeft(fmt.Sprintf("Decisions #%d %s %s (%s)", i+1, s.File, s.ID, count(len(s.Decisions))), t.opt.width()))
+		t.decisionsHeading(i+1, s)
 		shown := s.Decisions
 		if t.opt.MaxDecisions > 0 && len(shown) > t.opt.MaxDecisions {
 			shown = shown[:t.opt.MaxDecisions]
@@ -447,6 +474,16 @@ func (t *textWriter) decisions(rep *analyze.Report) {
 			t.printf("…and %s\n", plural(more, "more decision"))
 		}
 	}
+}
+
+// decisionsHeading names a session's decisions: its number, selector and
+// count on the heading line, which keeps them whole within the width, and
+// its file on a line of its own, cut from the left (keeping its name).
+func (t *textWriter) decisionsHeading(n int, s *analyze.SessionResult) {
+	head, tail := fmt.Sprintf("Decisions #%d ", n), fmt.Sprintf(" (%s)", count(len(s.Decisions)))
+	room := t.opt.width() - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
+	t.heading(head + cutSelector(s, max(room, 12)) + tail)
+	t.printf("%s\n", cutLeft(s.File, t.opt.width()))
 }
 
 // otherColumnsWidth is the width of a one-line table without column skip:

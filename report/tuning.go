@@ -190,13 +190,16 @@ func Sweep(format string, w io.Writer, base string, rows []analyze.SweepRow, cor
 		return cw.Error()
 	case "markdown":
 		var b strings.Builder
-		fmt.Fprintf(&b, "## loopgate sweep over `%s`\n\n%s Rows marked ★ are on the savings/harm Pareto front.\n\n", mdText(base), corpusLine(corpus))
+		fmt.Fprintf(&b, "## loopgate sweep over `%s`\n\n%s Rows marked ★ are on the savings/harm Pareto front; the base row is the rules as they are, unvaried.\n\n", mdText(base), corpusLine(corpus))
 		head := append(append([]string{""}, keys...), tuningHeader...)
 		b.WriteString("| " + strings.Join(head, " | ") + " |\n|---|" + strings.Repeat("---|", len(keys)) + strings.Repeat("---:|", len(tuningHeader)) + "\n")
 		for _, r := range rows {
 			mark := ""
 			if r.Pareto {
 				mark = "★"
+			}
+			if r.Base {
+				mark = strings.TrimSpace("base " + mark)
 			}
 			b.WriteString("| " + mark + " | " + strings.Join(values(r), " | ") + " | " + strings.Join(tuningCells(r.Summary, true), " | ") + " |\n")
 		}
@@ -205,13 +208,16 @@ func Sweep(format string, w io.Writer, base string, rows []analyze.SweepRow, cor
 	case "table":
 		t := &textWriter{opt: opt}
 		t.heading("Sweep over " + base)
-		t.printf("%s\n* = on the Pareto front: no other row saves more (context tokens) with as few harmful stops.\n\n", corpusLine(corpus))
+		t.printf("%s\n* = on the Pareto front: no other row saves more (context tokens) with as few harmful stops;\nbase = the rules as they are, unvaried.\n\n", corpusLine(corpus))
 		tab := t.newTable(tuningAlign(1 + len(keys)))
 		tab.Header(append(append([]string{""}, keys...), tuningHeader...))
 		for _, r := range rows {
 			mark := ""
 			if r.Pareto {
 				mark = paint(opt.Color, ansiBold, "*")
+			}
+			if r.Base {
+				mark = "base" + mark
 			}
 			t.append(tab, stringsToAny(append(append([]string{mark}, values(r)...), tuningCells(r.Summary, true)...))...)
 		}

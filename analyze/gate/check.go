@@ -218,10 +218,11 @@ func anchorSummary(f *Failure, rep *analyze.Report, field string, c *Case) {
 	}
 }
 
-// sessionMatches: a calls entry's session names a session by id, by file
+// sessionMatches: a calls entry's session names a session by id, by
+// selector (ID/AGENT: one subagent of a Claude Code file), by file
 // (as resolved, relative to the gate file, or its base name).
 func sessionMatches(gateDir string, s *analyze.SessionResult, name string) bool {
-	if name == s.ID || name == s.File || filepath.ToSlash(name) == filepath.ToSlash(s.File) || name == filepath.Base(s.File) {
+	if name == s.ID || name == s.Selector || name == s.File || filepath.ToSlash(name) == filepath.ToSlash(s.File) || name == filepath.Base(s.File) {
 		return true
 	}
 	if rel, err := filepath.Rel(gateDir, s.File); err == nil && filepath.ToSlash(rel) == filepath.ToSlash(name) {
@@ -239,14 +240,23 @@ func checkCalls(gateFile string, c *Case, rep *analyze.Report) ([]Failure, error
 		matched := 0
 		for i := range rep.Sessions {
 			x := &rep.Sessions[i]
-			ids = append(ids, x.ID)
+			ids = append(ids, x.Selector)
 			if ce.Session == "" || sessionMatches(gateDir, x, ce.Session) {
 				s = x
 				matched++
 			}
 		}
+		if matched > 1 && ce.Session != "" {
+			// An id names the main scope and its subagents; the main
+			// one (whose selector is the id) is the one meant.
+			for i := range rep.Sessions {
+				if rep.Sessions[i].Selector == ce.Session {
+					s, matched = &rep.Sessions[i], 1
+				}
+			}
+		}
 		if matched > 1 {
-			which := "say which one with session: (its id or file)"
+			which := "say which one with session: (its selector or file)"
 			if ce.Session != "" {
 				which = fmt.Sprintf("session %q names %d of them; use the session id", ce.Session, matched)
 			}

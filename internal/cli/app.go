@@ -9,10 +9,12 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loopgate/loopgate/internal/lazyre"
 	"github.com/loopgate/loopgate/report"
 )
 
@@ -63,7 +65,7 @@ func newApp(stdout, stderr io.Writer, version string) *cli.App {
 		// Usage errors go to standard error with exit code 2; standard
 		// output carries only reports.
 		OnUsageError: func(c *cli.Context, err error, isSubcommand bool) error {
-			return usageError("%v (see 'loopgate %s --help')", err, c.Command.Name)
+			return usageError("%s (see '%s --help')", longFlagNames(err.Error()), commandPath(c))
 		},
 		ExitErrHandler: func(*cli.Context, error) {}, // Run prints and exits
 		Flags: []cli.Flag{
@@ -122,6 +124,32 @@ func newApp(stdout, stderr io.Writer, version string) *cli.App {
 		setupCommand(c, app.OnUsageError)
 	}
 	return app
+}
+
+// commandPath is the command as typed: "loopgate gate init", not "init"
+// (there is no 'loopgate init').
+func commandPath(c *cli.Context) string {
+	var names []string
+	for _, l := range c.Lineage() {
+		if l.Command != nil && l.Command.Name != "" {
+			names = append(names, l.Command.Name)
+		}
+	}
+	slices.Reverse(names)
+	if len(names) == 0 || names[0] != "loopgate" {
+		names = append([]string{"loopgate"}, names...)
+	}
+	return strings.Join(names, " ")
+}
+
+// goFlagName is a flag as the standard flag package's errors write it
+// ("-jobs"); every long flag of loopgate is spelled with two dashes.
+var goFlagName = lazyre.New(`(^|[ :])-([A-Za-z0-9][A-Za-z0-9-]+)\b`)
+
+// longFlagNames rewrites the flag names of a flag parser's error as a
+// user types them: "-foo" becomes "--foo" (one-letter flags keep one dash).
+func longFlagNames(msg string) string {
+	return goFlagName.Get().ReplaceAllString(msg, "$1--$2")
 }
 
 // setupCommand applies the app's settings that urfave/cli v2 does not pass
@@ -209,10 +237,12 @@ func permuteArgs(app *cli.App, args []string) ([]string, error) {
 	i++
 	// A command with subcommands (rules print|check): permute after the
 	// subcommand name.
+	path := "loopgate " + cmd.Name
 	if len(cmd.Subcommands) > 0 && i < len(args) {
 		if sub := cmd.Command(args[i]); sub != nil {
 			out = append(out, args[i])
 			cmd = sub
+			path += " " + sub.Name
 			i++
 		}
 	}
@@ -230,13 +260,13 @@ func permuteArgs(app *cli.App, args []string) ([]string, error) {
 		flags = append(flags, a)
 		if name, value, ok := strings.Cut(a, "="); ok {
 			if value == "" && takesValue(cmd, strings.TrimLeft(name, "-")) {
-				return nil, fmt.Errorf("%s has an empty value (try 'loopgate %s --help')", a, cmd.Name)
+				return nil, fmt.Errorf("%s has an empty value (try '%s --help')", a, path)
 			}
 			continue
 		}
 		if takesValue(cmd, strings.TrimLeft(a, "-")) {
 			if i+1 >= len(args) || args[i+1] == "--" {
-				return nil, fmt.Errorf("%s needs a value, but nothing follows it (try 'loopgate %s --help')", a, cmd.Name)
+				return nil, fmt.Errorf("%s needs a value, but nothing follows it (try '%s --help')", a, path)
 			}
 			flags = append(flags, args[i+1])
 			i++

@@ -22,7 +22,7 @@ func explainCommand() *cli.Command {
 		Usage:     "why one call was steered or blocked: the chain of calls the guard counted",
 		ArgsUsage: "PATH",
 		Flags: []cli.Flag{rulesFlag, presetFlag, inputFormatFlag, noRedactFlag,
-			&cli.StringFlag{Name: "session", Usage: "the session `ID` (a prefix matches; needed when the file holds several)"},
+			&cli.StringFlag{Name: "session", Usage: "the session `ID`: its selector (ID, or ID/AGENT for a subagent, as reports show it) or a prefix of it; needed when the file holds several"},
 			&cli.IntFlag{Name: "call", Usage: "the call number `N` in its session (a decision's call)"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text|json"},
 		},
@@ -50,17 +50,24 @@ func explainCommand() *cli.Command {
 			}
 			want := c.String("session")
 			var matches []*ingest.Session
+			var exact *ingest.Session // the one want names exactly, if any
 			for _, f := range files {
 				ingest.ReadFile(f, ingest.Options{Format: c.String("input-format")}, &ingest.Sink{
 					OnSession: func(s *ingest.Session) {
-						if strings.HasPrefix(s.ID, want) {
+						if ingest.SelectorMatches(s.ID, s.Agent, want) {
 							matches = append(matches, s)
+							if exact == nil && want != "" && ingest.SelectorExact(s.ID, s.Agent, want) {
+								exact = s
+							}
 						}
 					},
 					OnProblem: func(p ingest.Problem) { problems = append(problems, p) },
 				})
 			}
 			printProblems(c, problems, len(problems))
+			if exact != nil {
+				matches = []*ingest.Session{exact}
+			}
 			switch {
 			case len(matches) == 0 && want == "":
 				return usageError("no session found in %s", c.Args().First())
@@ -69,9 +76,13 @@ func explainCommand() *cli.Command {
 			case len(matches) > 1:
 				var ids []string
 				for _, s := range matches[:min(len(matches), 10)] {
-					ids = append(ids, s.ID+" ("+s.Agent+")")
+					ids = append(ids, report.Sanitize(s.Selector()))
 				}
-				return usageError("%d sessions match; name one with --session: %s", len(matches), strings.Join(ids, ", "))
+				more := ""
+				if len(matches) > 10 {
+					more = fmt.Sprintf(", and %d more", len(matches)-10)
+				}
+				return usageError("%d sessions match; name one with --session: %s%s", len(matches), strings.Join(ids, ", "), more)
 			}
 			counter, _ := tokens.New("chars4") // explain counts no savings
 			ex, err := analyze.Explain(analyze.Prepare(matches[0]), r, analyze.NewTokenCache(counter), c.Int("call"))
@@ -86,6 +97,7 @@ func explainCommand() *cli.Command {
 			}
 			if c.String("format") == "json" {
 				ex.Key, ex.Why = redact(ex.Key), redact(ex.Why)
+				ex.Session, ex.Selector = redact(ex.Session), redact(ex.Selector)
 				ex.Decision.Args, ex.Decision.Message = redact(ex.Decision.Args), redact(ex.Decision.Message)
 				for i := range ex.Chain {
 					ex.Chain[i].Args, ex.Chain[i].Result = redact(ex.Chain[i].Args), redact(ex.Chain[i].Result)
@@ -94,7 +106,7 @@ func explainCommand() *cli.Command {
 			}
 			w := c.App.Writer
 			d := &ex.Decision
-			fmt.Fprintf(w, "session %s, rules %s\n", redact(ex.Session), r.Name)
+			fmt.Fprintf(w, "session %s, rules %s\n", redact(ex.Selector), r.Name)
 			fmt.Fprintf(w, "call %d (turn %d, line %d): %s %s -> %s\n", d.Call, d.Turn, d.Line, redact(d.Tool),
 				report.AbbreviateArgs(redact(d.Args), 80), d.Action)
 			fmt.Fprintf(w, "why: %s\n", redact(ex.Why))

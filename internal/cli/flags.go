@@ -76,6 +76,11 @@ func reportFormat(c *cli.Context, formats []string) (string, error) {
 	if !contains(formats, format) {
 		return "", usageError("--format must be one of %s, not %q", strings.Join(formats, ", "), format)
 	}
+	if format == "html" && progress.IsTerminal(c.App.Writer) {
+		// A page of tens of kilobytes of style and script is no use on
+		// a terminal.
+		return "", usageError("--format html writes a web page: redirect it to a file (> report.html) and open that")
+	}
 	return format, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,10 +58,7 @@ func runGate(c *cli.Context) error {
 	if format != "table" && format != "html" {
 		return usageError("--format must be table or html for gate, not %q", format)
 	}
-	file := c.Args().First()
-	if file == "" {
-		file = gate.DefaultFile
-	}
+	file := gateFile(c.Args().First())
 	opt, err := reportOptions(c, outputFile(c))
 	if err != nil {
 		return err
@@ -85,6 +83,10 @@ func runGate(c *cli.Context) error {
 	}
 	g, err := gate.Load(file)
 	if err != nil {
+		var gfe *gate.FileError
+		if _, serr := os.Stat(file); errors.Is(serr, fs.ErrNotExist) && errors.As(err, &gfe) {
+			gfe.Msg += "; " + gateInitHint(c.Args().First(), file)
+		}
 		return stop(err)
 	}
 	res, err := gate.Run(g, gate.Options{
@@ -175,4 +177,28 @@ func appendReportFile(path string, render func(io.Writer) error) error {
 		return fmt.Errorf("cannot append to $GITHUB_STEP_SUMMARY (%s): %v", path, err)
 	}
 	return nil
+}
+
+// gateFile is the gate file a run checks: the one named,
+// DIR/loopgate.gate.yaml for a directory, loopgate.gate.yaml here for none.
+func gateFile(arg string) string {
+	if arg == "" {
+		return gate.DefaultFile
+	}
+	if st, err := os.Stat(arg); err == nil && st.IsDir() {
+		return filepath.Join(arg, gate.DefaultFile)
+	}
+	return arg
+}
+
+// gateInitHint says how to write the gate file that is not there.
+func gateInitHint(arg, file string) string {
+	init := "loopgate gate init PATH..."
+	if file != gate.DefaultFile {
+		init += " --output " + file
+	}
+	if arg == "" {
+		return "name a gate file (loopgate gate FILE), or write one from transcripts: " + init
+	}
+	return "write one from transcripts: " + init
 }

@@ -24,7 +24,7 @@ func gateInitCommand() *cli.Command {
 		Name:      "init",
 		Usage:     "write a gate file with one case per transcript, expectations taken from a replay",
 		ArgsUsage: "PATH...",
-		Flags: []cli.Flag{presetFlag, inputFormatFlag,
+		Flags: []cli.Flag{rulesFlag, presetFlag, inputFormatFlag,
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: gate.DefaultFile, Usage: "the gate `FILE` to write"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite the gate file if it exists"},
 		},
@@ -44,6 +44,16 @@ func gateInitCommand() *cli.Command {
 				return err
 			}
 			out := c.String("output")
+			// What the gate file says the rules are: the preset, or the
+			// rules file as the gate file's own directory reaches it.
+			under, rulesLine := "the "+preset+" preset", "preset: "+preset
+			if file := c.String("rules"); file != "" {
+				rel, err := relativeTo(out, file)
+				if err != nil {
+					return usageError("%v", err)
+				}
+				under, rulesLine = "the rules in "+file, "rules: "+yamlString(filepath.ToSlash(rel))
+			}
 			if _, err := os.Stat(out); err == nil && !c.Bool("force") {
 				return usageError("%s exists; --force overwrites it, --output FILE writes another", out)
 			}
@@ -64,17 +74,14 @@ func gateInitCommand() *cli.Command {
 			if err != nil {
 				return usageError("%v", err)
 			}
-			gateDir, err := filepath.Abs(filepath.Dir(out))
-			if err != nil {
-				return usageError("%v", err)
-			}
 			var b strings.Builder
 			fmt.Fprintf(&b, "# Written by loopgate gate init: one case per transcript, its expectations what\n")
-			fmt.Fprintf(&b, "# a replay under the %s preset found. Edit them to what the guard must do\n", preset)
+			fmt.Fprintf(&b, "# a replay under %s found. Edit them to what the guard must do\n", under)
 			fmt.Fprintf(&b, "# (docs/ci.md), then record the snapshots: %s\n", report.GateUpdateCommand(out))
-			fmt.Fprintf(&b, "preset: %s\ntokenizer: chars4\nsnapshots: true\ncases:\n", preset)
+			fmt.Fprintf(&b, "%s\ntokenizer: chars4\nsnapshots: true\ncases:\n", rulesLine)
 			names := map[string]bool{}
 			written := 0
+			var harmful []string // the cases whose harmful: 0 today's replay breaks, at their lines
 			for _, f := range files {
 				rep := analyze.Replay([]string{f}, analyze.Options{Rules: r, Tokens: counter, Ingest: ingest.Options{Format: c.String("input-format")}})
 				problems = append(problems, rep.Problems...)
@@ -82,13 +89,9 @@ func gateInitCommand() *cli.Command {
 					fmt.Fprintf(c.App.ErrWriter, "loopgate: %s: no session read; left out\n", f)
 					continue
 				}
-				abs, err := filepath.Abs(f)
+				rel, err := relativeTo(out, f)
 				if err != nil {
 					return usageError("%v", err)
-				}
-				rel, err := filepath.Rel(gateDir, abs)
-				if err != nil {
-					rel = abs
 				}
 				name := initCaseName(f, names)
 				s := rep.Summary
@@ -96,6 +99,8 @@ func gateInitCommand() *cli.Command {
 				fmt.Fprintf(&b, "      calls: %d\n      steered: %d\n      blocked: %d\n      deduped: %d\n      halted: %d\n",
 					s.Calls, s.Steered, s.Blocked, s.Deduped, s.Halted)
 				if s.Harmful > 0 {
+					line := strings.Count(b.String(), "\n") + 1
+					harmful = append(harmful, fmt.Sprintf("%s:%d (%s: %d harmful)", out, line, name, s.Harmful))
 					fmt.Fprintf(&b, "      harmful: 0        # the replay found %d harmful stop(s): tune the rules, or edit this\n", s.Harmful)
 				} else {
 					b.WriteString("      harmful: 0\n")
@@ -117,11 +122,37 @@ func gateInitCommand() *cli.Command {
 				return cli.Exit(err.Error(), ExitUsage)
 			}
 			printProblems(c, problems, len(problems))
-			fmt.Fprintf(c.App.Writer, "wrote %s: %s under the %s preset\nedit the expectations, then record the snapshots: %s\n",
-				out, plural(written, "case"), preset, report.GateUpdateCommand(out))
+			fmt.Fprintf(c.App.Writer, "wrote %s: %s under %s\nedit the expectations, then record the snapshots: %s\n",
+				out, plural(written, "case"), under, report.GateUpdateCommand(out))
+			if len(harmful) > 0 {
+				// A gate expects no harmful stop; these cases fail until
+				// the rules are tuned or the expectation is edited (the
+				// gate's --update records snapshots, not expectations).
+				fmt.Fprintf(c.App.ErrWriter, "loopgate: warning: today's replay has harmful stops in %s, which the gate will fail until you tune the rules or edit the expectation at:\n", plural(len(harmful), "case"))
+				for _, h := range harmful {
+					fmt.Fprintf(c.App.ErrWriter, "  %s\n", h)
+				}
+			}
 			return nil
 		},
 	}
+}
+
+// relativeTo is path as written in a file at out: relative to out's
+// directory (gate files resolve their paths from where they are).
+func relativeTo(out, path string) (string, error) {
+	dir, err := filepath.Abs(filepath.Dir(out))
+	if err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if rel, err := filepath.Rel(dir, abs); err == nil {
+		return rel, nil
+	}
+	return abs, nil
 }
 
 // initCaseName is a case's name: the transcript's file name, or its path when

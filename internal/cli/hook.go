@@ -260,6 +260,9 @@ func hookCommandLine(c *cli.Context, agent string) (string, error) {
 		if prog, err = filepath.Abs(exe); err != nil {
 			return "", err
 		}
+		if inGoBuildCache(prog) {
+			fmt.Fprintf(c.App.ErrWriter, "loopgate: warning: this loopgate was built by 'go run' (%s): the go command deletes that file, and then the agent's hook fails; install loopgate (go install .) and run 'loopgate hook install' from there, or give --command PATH\n", prog)
+		}
 	}
 	args := []string{prog, "hook", "--agent", agent}
 	for _, f := range []string{"rules", "preset", "state-dir", "log"} {

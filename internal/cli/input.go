@@ -16,6 +16,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/agents"
+	"github.com/loopgate/loopgate/internal/progress"
 	"github.com/loopgate/loopgate/report"
 )
 
@@ -25,7 +27,7 @@ var inputFlags = []cli.Flag{
 	&cli.BoolFlag{Name: "allow-empty", Usage: "exit 0 when no transcript is found (default: exit 2)"},
 	&cli.StringFlag{Name: "since", Usage: "only sessions that end at or after `TIME`: a date (2026-11-01), an RFC 3339 time, or a duration before now (7d, 12h)"},
 	&cli.StringFlag{Name: "until", Usage: "only sessions that start at or before `TIME` (same forms as --since)"},
-	&cli.StringSliceFlag{Name: "session", Usage: "only the session with this `ID` (a prefix matches; repeatable)"},
+	&cli.StringSliceFlag{Name: "session", Usage: "only the session `ID` (a prefix matches, so an id keeps its subagents too; ID/AGENT, the selector reports show, picks one subagent, ID/main the main one; repeatable)"},
 	&cli.StringFlag{Name: "tool", Usage: "only sessions that call the tool `NAME`"},
 }
 
@@ -99,7 +101,8 @@ func statError(err error) string {
 	return err.Error()
 }
 
-// agentNames checks --agent against the registry.
+// agentNames checks --agent against the agents' names (internal/agents:
+// an old spelling is an alias) and the session folders loopgate knows.
 func agentNames(c *cli.Context) ([]string, error) {
 	var names []string
 	for _, a := range c.StringSlice("agent") {
@@ -108,10 +111,14 @@ func agentNames(c *cli.Context) ([]string, error) {
 			if n == "" {
 				continue
 			}
-			if !contains(ingest.LocationAgents(), n) {
-				return nil, usageError("unknown --agent %q (known: %s)", n, strings.Join(ingest.LocationAgents(), ", "))
+			name, ok := agents.Canonical(n)
+			if !ok {
+				return nil, usageError("unknown --agent %q (known: %s)", n, strings.Join(agents.Names(), ", "))
 			}
-			names = append(names, n)
+			if !contains(ingest.LocationAgents(), name) {
+				return nil, usageError("--agent %s: loopgate knows no default session folder of %s (it has them for %s); name its files as PATH", n, name, strings.Join(ingest.LocationAgents(), ", "))
+			}
+			names = append(names, name)
 		}
 	}
 	return names, nil
@@ -141,7 +148,7 @@ func sessionFilter(c *cli.Context, now time.Time) (func(*ingest.Session) bool, e
 	stats := filterStatsOf(c)
 	return func(s *ingest.Session) bool {
 		keep := func() bool {
-			if len(ids) > 0 && !hasPrefixAny(s.ID, ids) {
+			if len(ids) > 0 && !selectsAny(s, ids) {
 				return false
 			}
 			if !since.IsZero() || !until.IsZero() {
@@ -202,9 +209,11 @@ func printFilterStats(c *cli.Context) {
 	fmt.Fprintln(c.App.ErrWriter, msg)
 }
 
-func hasPrefixAny(id string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if strings.HasPrefix(id, p) {
+// selectsAny says whether one of the --session values names s (a prefix
+// of its selector, ingest.SelectorMatches).
+func selectsAny(s *ingest.Session, values []string) bool {
+	for _, v := range values {
+		if ingest.SelectorMatches(s.ID, s.Agent, v) {
 			return true
 		}
 	}
@@ -266,6 +275,12 @@ func printProblems(c *cli.Context, problems []ingest.Problem, total int) {
 		return
 	}
 	w := c.App.ErrWriter
+	if c.Command.Name == "replay" && (c.String("format") == "" || c.String("format") == "table") &&
+		progress.IsTerminal(c.App.Writer) && progress.IsTerminal(w) {
+		// The table on the same terminal lists them: say them once.
+		fmt.Fprintf(w, "loopgate: %s in the input (the report lists them)\n", plural(total, "problem"))
+		return
+	}
 	fmt.Fprintf(w, "loopgate: %s in the input:\n", plural(total, "problem"))
 	for _, p := range problems[:min(stderrProblems, len(problems))] {
 		where := p.File

@@ -105,7 +105,7 @@ func mergeCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			names := c.Args().Slice()
 			if len(names) == 0 {
-				return usageError("no PARTIAL given: name the shards' reports (made with --shard K/N; replay with --format jsonl)")
+				return usageError("no PARTIAL given: name the shards' reports (made with --shard K/N and --format json, or jsonl for replay)")
 			}
 			limit, err := maxRecord(c)
 			if err != nil {

@@ -3,11 +3,14 @@ package cli
 // The sweep command: thresholds varied over a range, one row per setting.
 
 import (
+	"fmt"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/report"
+	"github.com/loopgate/loopgate/rules"
 )
 
 func sweepCommand() *cli.Command {
@@ -47,11 +50,25 @@ func sweepCommand() *cli.Command {
 			if err != nil {
 				return usageError("%v", err)
 			}
+			// The base rules as they are come first: the row every setting
+			// is measured against. A varied key of a detector the base has
+			// off turns it on in every other row, which is said.
+			baseRow := make([]analyze.Setting, len(varies))
+			for i, v := range varies {
+				baseRow[i] = analyze.Setting{Key: v.Key, Value: base.Value(v.Key)}
+				if d, off := base.DetectorOff(v.Key); off {
+					baseRow[i].Value = "off"
+					fmt.Fprintf(c.App.ErrWriter, "loopgate: note: %s is off in %s; varying %s turns it on (the base row has it off)\n", d, base.Name, v.Key)
+				}
+			}
+			cfgs = append([]*rules.Rules{base}, cfgs...)
+			settings = append([][]analyze.Setting{baseRow}, settings...)
 			reports, facts, partial, err := replayConfigs(c, cfgs, counter)
 			if err != nil {
 				return err
 			}
 			rows := analyze.SweepRows(settings, reports)
+			rows[0].Base = true
 			opt, err := tuningOptions(c, counter, partial, reports[0].Problems)
 			if err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/loopgate/loopgate/internal/agents"
 	"sort"
 	"strings"
 	"time"
@@ -121,16 +122,12 @@ var Protocols = map[string]*Protocol{
 	"pi":          {Agent: "pi", Format: "pi", parse: parsePlugin, reply: replyPlugin},
 }
 
-// aliases are other names of the agents, kept working.
-var aliases = map[string]string{"gemini": "gemini-cli", "claude": "claude-code", "qwen": "qwen-code"}
-
-// Canonical is the canonical name of an agent name or alias ("" if none).
+// Canonical is the canonical name of an agent name or alias ("" if none
+// or if the hook does not speak to that agent): the names and their
+// aliases are the command line's one list (internal/agents).
 func Canonical(name string) string {
-	if a, ok := aliases[name]; ok {
-		return a
-	}
-	if Protocols[name] != nil {
-		return name
+	if c, ok := agents.Canonical(name); ok && Protocols[c] != nil {
+		return c
 	}
 	return ""
 }

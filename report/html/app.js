@@ -349,7 +349,7 @@
     while ((m = re.exec(ss.marks))) { runs.push([m[1], n, +m[2]]); n += +m[2]; }
     var marks = new Array(n);
     runs.forEach(function (r) { for (var i = 0; i < r[2]; i++) marks[r[1] + i] = r[0]; });
-    var name = ss.id || ss.file;
+    var name = ss.selector || ss.id || ss.file;
     var lab = el("div", { "class": "lab", title: ss.file + (ss.started_at ? ", started " + ss.started_at : "") }, [name + " ", el("small", { text: ss.agent + " · " + plural(ss.calls, "call") + (ss.stopped ? " · " + num(ss.stopped) + " stopped" : "") + (ss.harmful ? " · " + num(ss.harmful) + " harmful" : "") })]);
     // At most 8 pixels a call: a short session stays short.
     var svg = sv("svg", { viewBox: "0 0 " + Math.max(n, 1) + " 10", preserveAspectRatio: "none", tabindex: "0", role: "img", "data-session": si,
@@ -460,7 +460,7 @@
       ["all", "all decisions"], ["harmful", "harmful stops"], ["block", "stops (block, dedup, halt)"], ["steer", "steered"],
       ["redundant", "redundant"], ["action", "stopped actions"], ["native", "the agent's own guard"]].map(function (o) { return el("option", { value: o[0], text: o[1] }); }));
     var session = el("select", { id: "dsession", "aria-label": "Session" }, [el("option", { value: "", text: "all sessions" })].concat(
-      D.sessions.map(function (ss, i) { return el("option", { value: String(i), text: (ss.id || ss.file) }); })));
+      D.sessions.map(function (ss, i) { return el("option", { value: String(i), text: (ss.selector || ss.id || ss.file) }); })));
     var count = el("p", { "class": "note", id: "dcount", "aria-live": "polite" });
     add(sec, el("div", { "class": "controls" }, [search, show, session]));
     var listed = D.decisions.length;
@@ -468,7 +468,7 @@
       " decisions: those of the sessions shown above, the most telling first (harmful, stops, steers, redundant). The JSON report has them all." : "";
     if (caption) add(sec, note(caption));
     add(sec, count);
-    var sname = function (d) { var ss = D.sessions[d.session]; return ss ? (ss.id || ss.file) : ""; };
+    var sname = function (d) { var ss = D.sessions[d.session]; return ss ? (ss.selector || ss.id || ss.file) : ""; };
     var t = table([
       { label: "Session", key: sname, cell: function (d) { var v = sname(d); return el("span", { title: D.sessions[d.session].file, text: v.length > 18 ? v.slice(0, 17) + "…" : v }); } },
       { label: "Call", num: true, key: function (d) { return d.call; } },
