@@ -197,6 +197,8 @@ func readDatabase(path string, opt Options, out *Sink) {
 	if st, err := os.Stat(path + "-wal"); err == nil && st.Size() > 0 {
 		out.Problemf(0, "%s-wal holds %d bytes not yet checkpointed into the database; loopgate opens databases read-only and immutable (never locking or changing a running agent's database), which leaves those rows unread: read a copy of the three files (.db, -wal, -shm) opened once by sqlite3, or read again after the agent has checkpointed", filepath.Base(path), st.Size())
 	}
+	// The sessions are chosen as a stream's are (dispatch).
+	out = keepSink(out, opt)
 	before := out.Sessions() + out.Problems()
 	f.ParseFile(h, out)
 	if out.Sessions()+out.Problems() == before {
