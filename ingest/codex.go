@@ -45,6 +45,7 @@ const formatCodex = "codex"
 func init() {
 	register(&Format{
 		ID:         formatCodex,
+		Envelope:   codexEnvelope,
 		Family:     "codex",
 		Reads:      "OpenAI Codex CLI rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).",
 		Detection:  "JSONL whose first record has a payload and a type of session_meta, turn_context, response_item, event_msg or compacted.",
