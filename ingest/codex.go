@@ -29,6 +29,11 @@ package ingest
 //   - A session_meta whose source is an object (a spawned subagent thread)
 //     makes the session a subagent scope: Agent is its id, Parent the
 //     parent_thread_id found inside source.
+//   - Only the file's first session_meta is the session's own: a rollout
+//     starts with its thread's meta, and a later one is another thread's
+//     (a forked or spawned thread's history, a resumed thread's meta
+//     written again) embedded in it. Later ones relabel nothing; a note
+//     counts them.
 
 import (
 	"bytes"
@@ -99,6 +104,9 @@ type codexReader struct {
 	unknown   map[string]int
 	skipped   map[string]int
 	usageOnly int
+	// metas counts the session_meta lines read (the first is the
+	// session's own).
+	metas int
 }
 
 func parseCodex(lr *LineReader, h *Head, out *Sink) {
@@ -133,6 +141,9 @@ func parseCodex(lr *LineReader, h *Head, out *Sink) {
 	s.Notes = append(s.Notes, countNotes(r.skipped, "%s item(s) not replayed (no call loopgate can replay)")...)
 	if r.usageOnly > 0 {
 		s.Notes = append(s.Notes, strconv.Itoa(r.usageOnly)+" token_count(s) with no response in this file kept as usage-only request(s)")
+	}
+	if r.metas > 1 {
+		s.Notes = append(s.Notes, strconv.Itoa(r.metas-1)+" later session_meta line(s) of other threads embedded in the file; the first one names the session")
 	}
 	r.b.finish(out)
 }
@@ -235,6 +246,10 @@ func (r *codexReader) record(l codexLine, p codexPayload, n int) {
 	s := r.b.s
 	switch l.Type {
 	case "session_meta":
+		r.metas++
+		if r.metas > 1 {
+			return
+		}
 		if s.ID == "" {
 			s.ID = p.ID
 		}
