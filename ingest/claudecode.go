@@ -50,7 +50,7 @@ func init() {
 var claudeCodeTypes = map[string]bool{
 	"user": true, "assistant": true, "system": true, "summary": true,
 	"queue-operation": true, "attachment": true, "ai-title": true, "progress": true,
-	"agent-setting": true, "pr-link": true, "file-history-snapshot": true,
+	"agent-setting": true, "pr-link": true, "file-history-snapshot": true, "permission-mode": true,
 }
 
 func sniffClaudeCode(h *Head) bool {
