@@ -37,3 +37,25 @@ func TestClaudeSourceToolUseID(t *testing.T) {
 		t.Errorf("catalogue: %d of %d calls joined, want 2 of 3 (the last call's result is not in the file)", n.joined, n.calls)
 	}
 }
+
+// TestClaudePermissionModeFirst: newer Claude Code files begin with a
+// permission-mode line, and are Claude Code all the same.
+func TestClaudePermissionModeFirst(t *testing.T) {
+	const fixture = `{"type":"permission-mode","permissionMode":"default","sessionId":"s1"}
+{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2026-04-27T18:40:29.529Z","message":{"role":"user","content":"hi"}}
+`
+	var sessions []*Session
+	var problems []Problem
+	Read(strings.NewReader(fixture), "s1.jsonl", Options{}, &Sink{
+		OnSession: func(s *Session) { sessions = append(sessions, s) },
+		OnProblem: func(p Problem) { problems = append(problems, p) },
+	})
+	if len(sessions) != 1 || sessions[0].Format != "claude-code" || len(problems) != 0 {
+		t.Errorf("%d sessions, problems %v; want one claude-code session and none", len(sessions), problems)
+	}
+	p := thirdPartySample(t, "claude-code/4thehalibit-omarchy-backup/.claude/projects/-home-vwestberg-Claude/0b903f4a-f843-4a76-90bb-df10400e0478.jsonl")
+	sessions, problems = readAll(t, p, Options{})
+	if len(sessions) != 1 || sessions[0].Format != "claude-code" || len(problems) != 0 {
+		t.Errorf("real file: %d sessions, problems %v; want one claude-code session and none", len(sessions), problems)
+	}
+}
