@@ -498,9 +498,6 @@ func (r *ccReader) scope(key string, line int) *ccScope {
 	if sc == nil {
 		s := &Session{Format: formatClaudeCode, Agent: key, Line: line}
 		sc = &ccScope{b: newSessionBuilder(s, r.calls), requests: make(map[string]callRef, r.calls)}
-		// Lines follow the parentUuid chain, not always the file's order:
-		// a result's line may come just before its call's.
-		sc.b.holdEarly = true
 		r.calls = 0 // a sidechain's scope is a small part of its file
 		sc.b.doc = r.doc
 		r.scopes[key] = sc

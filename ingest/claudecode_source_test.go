@@ -59,32 +59,3 @@ func TestClaudePermissionModeFirst(t *testing.T) {
 		t.Errorf("real file: %d sessions, problems %v; want one claude-code session and none", len(sessions), problems)
 	}
 }
-
-// TestClaudeResultBeforeCall: Claude Code writes a session's lines in the
-// order of its parentUuid chain, and a result's line can come just before
-// the line of its call: it is joined all the same; a result whose call
-// never comes is still a problem.
-func TestClaudeResultBeforeCall(t *testing.T) {
-	const fixture = `{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2026-04-29T21:20:40.000Z","message":{"role":"user","content":"write it"}}
-{"type":"user","uuid":"u3","parentUuid":"a2","sessionId":"s1","timestamp":"2026-04-29T21:20:54.797Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"written"}]}}
-{"type":"assistant","uuid":"a2","parentUuid":"u1","sessionId":"s1","timestamp":"2026-04-29T21:20:54.776Z","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Write","input":{"file_path":"a.go"}}]}}
-{"type":"user","uuid":"u4","parentUuid":"a2","sessionId":"s1","timestamp":"2026-04-29T21:20:55.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t9","content":"orphan"}]}}
-`
-	var sessions []*Session
-	var problems []Problem
-	Read(strings.NewReader(fixture), "s1.jsonl", Options{}, &Sink{
-		OnSession: func(s *Session) { sessions = append(sessions, s) },
-		OnProblem: func(p Problem) { problems = append(problems, p) },
-	})
-	if n := countJoins(sessions); n.calls != 1 || n.joined != 1 {
-		t.Errorf("%d of %d calls joined, want 1 of 1", n.joined, n.calls)
-	}
-	if len(problems) != 1 || !strings.Contains(problems[0].Message, "t9") || problems[0].Line != 4 {
-		t.Errorf("problems %v, want one: the result for t9 at line 4", problems)
-	}
-	p := thirdPartySample(t, "claude-code/4thehalibit-omarchy-backup/.claude/projects/-home-vwestberg-Claude/512f6c74-f82f-4adb-9719-4ae90076677c.jsonl")
-	sessions, problems = readAll(t, p, Options{})
-	if n := countJoins(sessions); n.joined != n.calls || len(problems) != 0 {
-		t.Errorf("real file: %d of %d calls joined, problems %v; want all and none", n.joined, n.calls, problems)
-	}
-}

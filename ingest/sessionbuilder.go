@@ -8,7 +8,6 @@ package ingest
 
 import (
 	"hash/maphash"
-	"sort"
 	"time"
 )
 
@@ -46,32 +45,10 @@ type sessionBuilder struct {
 	// a call that comes later with that id is not answered by it; its "has
 	// no result" problem then says where the early result was.
 	early map[string]int
-	// holdEarly keeps a result that comes before its call (held) until
-	// a call with its id comes, instead of reporting it at once: Claude
-	// Code writes a session's lines in the order its parentUuid chain
-	// gives, and a real file can hold a result line before the assistant
-	// line of its call (written a few milliseconds apart). Results still
-	// held at the end are reported then.
-	holdEarly bool
-	held      map[string][]heldResult
 	// doc is set for a session read from a multi-line JSON document: its
 	// calls carry the lines of their elements while it is built, so that
 	// problems name them, and line 0 once it is finished (zeroLines).
 	doc bool
-}
-
-// heldAt names a result still held at the end.
-type heldAt struct {
-	id   string
-	line int
-}
-
-// heldResult is a result that came before any call with its id.
-type heldResult struct {
-	text  string
-	isErr bool
-	line  int
-	t     time.Time
 }
 
 // newSessionBuilder starts building s, which is expected to make about
@@ -181,16 +158,6 @@ func (b *sessionBuilder) callAt(ref callRef, c Call, out *Sink) callRef {
 		b.legacy = append(b.legacy, ref)
 		return ref
 	}
-	if q := b.held[c.ID]; len(q) > 0 {
-		// Its result came first (holdEarly).
-		if len(q) == 1 {
-			delete(b.held, c.ID)
-		} else {
-			b.held[c.ID] = q[1:]
-		}
-		b.fill(ref, q[0].text, q[0].isErr, q[0].line, q[0].t)
-		return ref
-	}
 	tag := idTag(c.ID)
 	if first, _, waiting := b.waiting(c.ID, tag); waiting {
 		// Issue 2: both calls are kept (each was made); their results are
@@ -246,11 +213,6 @@ func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Ti
 			out.Problemf(line, "result has no call id, so it cannot be joined to a call; ignored")
 		case answered:
 			out.Problemf(line, "second result for call %s (its call already has a result); ignored", id)
-		case b.holdEarly:
-			if b.held == nil {
-				b.held = map[string][]heldResult{}
-			}
-			b.held[id] = append(b.held[id], heldResult{text, isErr, line, t})
 		default:
 			if _, ok := b.early[id]; !ok {
 				b.early[id] = line
@@ -323,18 +285,6 @@ func (b *sessionBuilder) fill(ref callRef, text string, isErr bool, line int, t 
 
 // finish reports every call left without a result, then emits the session.
 func (b *sessionBuilder) finish(out *Sink) {
-	if len(b.held) > 0 {
-		var left []heldAt
-		for id, q := range b.held {
-			for _, h := range q {
-				left = append(left, heldAt{id, h.line})
-			}
-		}
-		sort.Slice(left, func(i, j int) bool { return left[i].line < left[j].line })
-		for _, h := range left {
-			out.Problemf(h.line, "result for call %s has no matching call in the file; ignored", h.id)
-		}
-	}
 	for ti, t := range b.s.Turns {
 		for ri, r := range t.Requests {
 			for ci, c := range r.Calls {
