@@ -15,6 +15,10 @@ import (
 // of Prepare (repeats, epochs) goes through the calls in order.
 type callFacts struct {
 	resultHash uint64
+	// outputHash is the hash of the tool's output: the normalized result
+	// without the envelope its format declares (ingest.Format.Envelope),
+	// resultHash when it has none.
+	outputHash uint64
 	failed     bool
 	// normalized: the hash is that of the result itself (normalizing
 	// removed nothing), so it can key the token memo.
@@ -37,7 +41,7 @@ const (
 // callFactsAhead returns the facts of every call of s in order, worked
 // out on up to workers goroutines, or nil when s is too short for that
 // (Prepare then works each call's out in turn, with nothing allocated).
-func callFactsAhead(s *ingest.Session, calls, workers int) []callFacts {
+func callFactsAhead(s *ingest.Session, calls, workers int, envelope envelopeFunc) []callFacts {
 	if workers < 2 || calls < parallelFactsCalls {
 		return nil
 	}
@@ -64,7 +68,7 @@ func callFactsAhead(s *ingest.Session, calls, workers int) []callFacts {
 					return
 				}
 				for i := lo; i < min(lo+factsChunk, len(list)); i++ {
-					sig = facts[i].fill(list[i], sig)
+					sig = facts[i].fill(list[i], sig, envelope)
 				}
 			}
 		}()
@@ -73,11 +77,22 @@ func callFactsAhead(s *ingest.Session, calls, workers int) []callFacts {
 	return facts
 }
 
+// envelopeFunc splits a result into the tool's output and its envelope
+// (ingest.EnvelopeOf).
+type envelopeFunc = func(result string) (output, envelope string)
+
 // fill works out the facts of c; sig is a buffer for its signature,
 // returned for the next call.
-func (f *callFacts) fill(c *ingest.Call, sig []byte) []byte {
+func (f *callFacts) fill(c *ingest.Call, sig []byte, envelope envelopeFunc) []byte {
 	norm, failed := guard.ResultFactsWithMembers(c.Result, c.IsError, c.ResultMembers)
 	f.resultHash, f.failed, f.normalized = guard.HashString(norm), failed, norm == c.Result
+	f.outputHash = f.resultHash
+	if envelope != nil && c.HasResult {
+		if out, env := envelope(c.Result); env != "" {
+			outNorm, _ := guard.ResultFacts(out, c.IsError)
+			f.outputHash = guard.HashString(outNorm)
+		}
+	}
 	f.native, f.stops = NativeIntervention(c.Result)
 	sig = appendSignature(sig[:0], c)
 	f.sig = sigDigest(sig)

@@ -121,7 +121,8 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 	// start a new epoch, and a result is re-sent only within its epoch.
 	requestEpoch := make([]int, 0, requests)
 	epoch := 0
-	facts := callFactsAhead(s, calls, workers)
+	envelope := ingest.EnvelopeOf(s.Format)
+	facts := callFactsAhead(s, calls, workers, envelope)
 	var (
 		own callFacts // a call's facts, when not worked out ahead
 		sig []byte    // reused to build each call's signature
@@ -150,7 +151,7 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 				if facts != nil {
 					f = &facts[index-1]
 				} else {
-					sig = own.fill(c, sig)
+					sig = own.fill(c, sig, envelope)
 				}
 				// Filled in place, field by field: Calls has room for every
 				// call, its slots are zero, and a prepared call built aside
@@ -160,13 +161,14 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 				ev := &pc.Event
 				ev.Turn, ev.Request, ev.Index, ev.Tool = ti+1, request-firstRequest+1, index, c.Tool
 				ev.Args, ev.ArgsOK, ev.ArgsRaw, ev.ArgsCompact, ev.ArgsPending, ev.Time = c.Args, c.ArgsOK, c.ArgsRaw, c.ArgsCompact, c.ArgsPending, c.Time
-				ev.Result, ev.ResultHash, ev.Failed, ev.IsError = c.Result, f.resultHash, f.failed, c.IsError
+				ev.Result, ev.ResultHash, ev.OutputHash, ev.Failed, ev.IsError = c.Result, f.resultHash, f.outputHash, f.failed, c.IsError
 				pc.Line, pc.CallID, pc.Request, pc.EndOfRequest = c.Line, c.ID, request, ci == len(r.Calls)-1
 				pc.HasResult, pc.Native, pc.NativeStops, pc.resultTokens = c.HasResult, f.native, f.stops, -1
 				pc.resultIsNormalized, pc.Sig = f.normalized, f.sig
 				p.noteTime(c.Time)
 				if c.HasResult && !f.stops {
-					if last := seen.swap(seenKey{pc.Sig, ev.ResultHash}, index); last > 0 {
+					// The truth compares the tool's output, not its envelope.
+					if last := seen.swap(seenKey{pc.Sig, f.outputHash}, index); last > 0 {
 						pc.SameResult, pc.Repeats = true, last
 					}
 				}

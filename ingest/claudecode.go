@@ -77,6 +77,10 @@ type ccLine struct {
 	RequestID   string           `json:"requestId"`
 	Subtype     string           `json:"subtype"`
 	Message     jsonx.RawMessage `json:"message"`
+	// SourceToolUseID names the tool call a line came from (Claude Code
+	// writes it on the messages a tool produces); a tool_result block
+	// without its tool_use_id is that call's result.
+	SourceToolUseID string `json:"sourceToolUseID"`
 }
 
 type ccMessage struct {
@@ -327,6 +331,7 @@ func ccDecodeLine(line []byte, l *ccLine, read *ccMessageRead, blocks []ccBlock)
 		{Name: "isCompactSummary", Bool: &l.Compact},
 		{Name: "requestId", Str: &l.RequestID, View: true},
 		{Name: "subtype", Str: &l.Subtype, View: true},
+		{Name: "sourceToolUseID", Str: &l.SourceToolUseID},
 	}
 	m := &read.m
 	messageFields := [...]jsonx.Field{
@@ -559,7 +564,17 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 	for i := range blocks {
 		if b := &blocks[i]; b.Type == "tool_result" {
 			hasResult = true
-			sc.b.result(b.ToolUseID, b.resultText(), b.IsError, n, t, r.out)
+			id := b.ToolUseID
+			if id == "" {
+				// A result block without its id: the line's
+				// sourceToolUseID names its call, else it answers the
+				// oldest call that had no id either.
+				id = l.SourceToolUseID
+				if _, _, waiting := sc.b.waiting(id, idTag(id)); (id == "" || !waiting) && sc.b.idlessResult(b.resultText(), b.IsError, n, t) {
+					continue
+				}
+			}
+			sc.b.result(id, b.resultText(), b.IsError, n, t, r.out)
 		}
 	}
 	if hasResult || l.IsMeta || l.Compact {

@@ -9,7 +9,18 @@ package ingest
 //
 // Readings taken:
 //   - Native tool calling: assistant tool_use blocks are the calls,
-//     tool_result blocks of the next user message their results.
+//     tool_result blocks of the next user message their results. Cline
+//     writes most results of native calls as text blocks instead (a
+//     tool_use whose id it cannot map gets the id "cline", and such a
+//     result becomes a plain text block: ToolResultUtils.pushToolResult
+//     and createToolResultBlock, apps/vscode/src/core/task/tools/utils/
+//     ToolResultUtils.ts, cline/cline at 9ee6181): the text is the tool's
+//     description, " Result:\n", then the result (clineTextResult). A
+//     call Cline did not run gets a text of its own instead
+//     (ToolExecutor.execute: formatResponse.toolAlreadyUsed, or a reason
+//     before the description when the user rejected an earlier tool).
+//     Text results are joined to the message's calls in order, Cline's
+//     order of running them.
 //   - The older XML tool calling (no tool_use blocks): the first
 //     <tool_name>...</tool_name> element of a known Cline/Roo tool in the
 //     assistant's text is the call (one per message, as the extension runs
@@ -22,8 +33,9 @@ package ingest
 //     tool results (native or XML) continue the turn.
 //   - A Roo message with isSummary (context condensing) marks the next turn
 //     as compacted and is not a turn.
-//   - Cline's metrics.tokens (prompt with cached included, completion,
-//     cached) are the request's usage when present.
+//   - Cline's metrics.tokens (prompt, completion, cached) are the
+//     request's usage when present (clineUsage: whether prompt counts the
+//     cached tokens depends on the provider).
 
 import (
 	"bytes"
@@ -57,7 +69,8 @@ type clineMessage struct {
 	Ts        int64            `json:"ts"`
 	IsSummary bool             `json:"isSummary"`
 	ModelInfo *struct {
-		ModelID string `json:"modelId"`
+		ModelID    string `json:"modelId"`
+		ProviderID string `json:"providerId"`
 	} `json:"modelInfo"`
 	Metrics *struct {
 		Tokens *struct {
@@ -158,7 +171,8 @@ func parseCline(doc []byte, h *Head, out *Sink) {
 	}
 	b := newConvBuilder(s, out)
 	xml := 0
-	var xmlPending *Call // the XML call waiting for the next user message
+	var xmlPending *Call  // the XML call waiting for the next user message
+	var native clineCalls // the last response's native calls still waiting
 	for i, raw := range elems {
 		at := lineAtIndex(lines, i, h.Line)
 		var m clineMessage
@@ -180,8 +194,11 @@ func parseCline(doc []byte, h *Head, out *Sink) {
 					results++
 					text, _ := contentText(bl.Content)
 					b.result(bl.ToolUseID, "", text, bl.IsError, at, t)
+					native.answered(bl.ToolUseID)
 				}
 			}
+			results += native.joinText(b, blocks, at, t)
+			native = native[:0]
 			if xmlPending != nil {
 				if tool, text, ok := clineXMLResult(blocks); ok {
 					results++
@@ -206,21 +223,26 @@ func parseCline(doc []byte, h *Head, out *Sink) {
 			b.turn(at, t, chars)
 		case "assistant":
 			xmlPending = nil // unanswered: finish reports it
+			native = native[:0]
 			var u *Usage
 			if m.Metrics != nil && m.Metrics.Tokens != nil {
 				tk := m.Metrics.Tokens
-				u = &Usage{Input: tk.Prompt, Output: tk.Completion, CacheRead: tk.Cached}
+				provider := ""
+				if m.ModelInfo != nil {
+					provider = m.ModelInfo.ProviderID
+				}
+				u = clineUsage(provider, tk.Prompt, tk.Completion, tk.Cached)
 			}
 			if m.ModelInfo != nil && s.Model == "" {
 				s.Model = m.ModelInfo.ModelID
 			}
 			chars := 0
-			native := false
+			hasToolUse := false
 			var text strings.Builder
 			for _, bl := range blocks {
 				chars += len(bl.Text) + len(bl.Thinking)
 				text.WriteString(bl.Text)
-				native = native || bl.Type == "tool_use"
+				hasToolUse = hasToolUse || bl.Type == "tool_use"
 			}
 			if m.IsSummary {
 				b.compaction()
@@ -232,9 +254,10 @@ func parseCline(doc []byte, h *Head, out *Sink) {
 					c := Call{ID: bl.ID, Tool: bl.Name, Time: t, Line: at}
 					c.SetArgsField(bl.Input)
 					b.call(c)
+					native = append(native, clineCall{id: bl.ID, tool: bl.Name})
 				}
 			}
-			if !native {
+			if !hasToolUse {
 				if tool, args, ok := clineXMLCall(text.String()); ok {
 					xml++
 					c := Call{ID: fmt.Sprintf("xml-%d", i+1), Tool: tool, Time: t, Line: at}

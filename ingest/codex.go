@@ -29,6 +29,11 @@ package ingest
 //   - A session_meta whose source is an object (a spawned subagent thread)
 //     makes the session a subagent scope: Agent is its id, Parent the
 //     parent_thread_id found inside source.
+//   - Only the file's first session_meta is the session's own: a rollout
+//     starts with its thread's meta, and a later one is another thread's
+//     (a forked or spawned thread's history, a resumed thread's meta
+//     written again) embedded in it. Later ones relabel nothing; a note
+//     counts them.
 
 import (
 	"bytes"
@@ -45,9 +50,10 @@ const formatCodex = "codex"
 func init() {
 	register(&Format{
 		ID:         formatCodex,
+		Envelope:   codexEnvelope,
 		Family:     "codex",
 		Reads:      "OpenAI Codex CLI rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).",
-		Detection:  "JSONL whose first record has a payload and a type of session_meta, turn_context, response_item, event_msg or compacted.",
+		Detection:  "JSONL whose first record has a payload and a type of session_meta, turn_context, response_item, event_msg or compacted, or (older rollouts) is a meta line with id, timestamp and instructions.",
 		Priority:   31,
 		Sniff:      sniffCodex,
 		ParseLines: parseCodex,
@@ -60,7 +66,7 @@ func init() {
 var codexTypes = map[string]bool{"session_meta": true, "turn_context": true, "response_item": true, "event_msg": true, "compacted": true}
 
 func sniffCodex(h *Head) bool {
-	return !h.Array && h.Has("type", "payload") && codexTypes[h.String("type")]
+	return !h.Array && h.Has("type", "payload") && codexTypes[h.String("type")] || sniffCodexLegacy(h)
 }
 
 type codexLine struct {
@@ -98,6 +104,10 @@ type codexReader struct {
 	unknown   map[string]int
 	skipped   map[string]int
 	usageOnly int
+	// metas counts the session_meta lines read (the first is the
+	// session's own); metaTime is the first one's time.
+	metas    int
+	metaTime time.Time
 }
 
 func parseCodex(lr *LineReader, h *Head, out *Sink) {
@@ -133,6 +143,14 @@ func parseCodex(lr *LineReader, h *Head, out *Sink) {
 	if r.usageOnly > 0 {
 		s.Notes = append(s.Notes, strconv.Itoa(r.usageOnly)+" token_count(s) with no response in this file kept as usage-only request(s)")
 	}
+	if r.metas > 1 {
+		s.Notes = append(s.Notes, strconv.Itoa(r.metas-1)+" later session_meta line(s) of other threads embedded in the file; the first one names the session")
+	}
+	// An older rollout's lines have no time: its meta's time starts the
+	// session.
+	if len(s.Turns) > 0 && s.Turns[0].Time.IsZero() {
+		s.Turns[0].Time = r.metaTime
+	}
 	r.b.finish(out)
 }
 
@@ -157,6 +175,10 @@ func decodeCodexRecord(_ *LineReader, line []byte, _ int, rec *codexRecord) {
 	}
 	if rec.err, rec.payloadErr = codexDecodeGeneric(line, &rec.l, &rec.p); rec.err != nil {
 		rec.valid = jsonx.Valid(line)
+		return
+	}
+	if newer := codexLegacyLine(line, &rec.l); newer != nil {
+		decodeCodexRecord(nil, newer, 0, rec)
 	}
 }
 
@@ -234,6 +256,11 @@ func (r *codexReader) record(l codexLine, p codexPayload, n int) {
 	s := r.b.s
 	switch l.Type {
 	case "session_meta":
+		r.metas++
+		if r.metas > 1 {
+			return
+		}
+		r.metaTime = t
 		if s.ID == "" {
 			s.ID = p.ID
 		}
@@ -248,6 +275,8 @@ func (r *codexReader) record(l codexLine, p codexPayload, n int) {
 		}
 	case "compacted":
 		r.compaction()
+	case codexLegacyState:
+		// An older rollout's state line: nothing of the conversation.
 	case "event_msg":
 		r.event(p, n, t)
 	case "response_item":

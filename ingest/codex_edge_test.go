@@ -115,7 +115,8 @@ var cxEdgeRecords = []string{
 {"timestamp":"2026-01-05T09:00:09.000Z","type":"response_item","payload":{"type":"compaction","encrypted_content":"x"}}
 {"timestamp":"2026-01-05T09:00:10.000Z","type":"response_item","payload":{"type":"ghost_snapshot","ghost_commit":{"id":"abc"}}}
 {"timestamp":"2026-01-05T09:00:11.000Z","type":"event_msg","payload":{"type":"user_message","message":"again","images":[]}}`,
-	// Session metadata: a subagent source object, a source string, models.
+	// Session metadata: a later session_meta (another thread's, embedded:
+	// it relabels nothing), models.
 	`{"timestamp":"2026-01-05T09:00:02.000Z","type":"session_meta","payload":{"id":"s2","source":{"subagent":{"thread_spawn":{"parent_thread_id":"p1","depth":1}}}}}
 {"timestamp":"2026-01-05T09:00:03.000Z","type":"turn_context","payload":{"model":"gpt-5-codex","sandbox_policy":{"type":"workspace-write"}}}
 {"timestamp":"2026-01-05T09:00:04.000Z","type":"turn_context","payload":{"model":"other"}}`,

@@ -28,6 +28,8 @@ type convBuilder struct {
 	order   []convRef
 	// compacted marks the next turn as following a context compaction.
 	compacted bool
+	// unanswered says why a call left waiting (abandon) has no result.
+	unanswered map[convRef]string
 }
 
 func newConvBuilder(s *Session, out *Sink) *convBuilder {
@@ -111,6 +113,25 @@ func (b *convBuilder) result(id, tool, text string, isErr bool, line int, t time
 	}
 }
 
+// abandon stops the oldest call waiting under id from waiting, for a
+// reason the file states (the task was resumed without its result):
+// finish reports it with that reason.
+func (b *convBuilder) abandon(id, why string) {
+	q := b.pending[id]
+	if len(q) == 0 {
+		return
+	}
+	if len(q) == 1 {
+		delete(b.pending, id)
+	} else {
+		b.pending[id] = q[1:]
+	}
+	if b.unanswered == nil {
+		b.unanswered = map[convRef]string{}
+	}
+	b.unanswered[q[0]] = why
+}
+
 // setResult gives a call its result directly (formats that record a call
 // and its result together).
 func setResult(c *Call, text string, isErr bool, line int) {
@@ -126,6 +147,10 @@ func (b *convBuilder) finish() {
 			c.Tool = "unknown"
 		}
 		if !c.HasResult {
+			if why := b.unanswered[r]; why != "" {
+				b.out.Problemf(c.Line, "%scall %q (%s) has no result: %s", b.where, c.ID, c.Tool, why)
+				continue
+			}
 			b.out.Problemf(c.Line, "%scall %q (%s) has no result", b.where, c.ID, c.Tool)
 		}
 	}

@@ -14,10 +14,19 @@ package ingest
 //     of data.toolCallId (result.content, or error.message when success is
 //     false: an error).
 //   - Events with an agentId come from a sub-agent: each sub-agent is a
-//     session of its own (agent = agentId, parent = the session id).
+//     session of its own (agent = agentId, parent = the session id). The
+//     events of a task-tool sub-agent carry data.parentToolCallId (the
+//     main agent's call that started it; session-events.ts marks it
+//     deprecated in favour of agentId, and builds still write it): without
+//     an agentId, that call id names the sub-agent.
 //   - session.compaction_complete marks the scope's next turn as compacted.
 //   - No per-request usage is on disk (assistant.usage is ephemeral); the
-//     assistant message's outputTokens alone is not kept as usage.
+//     assistant message's outputTokens alone is not kept as usage. The
+//     session's totals are: session.shutdown's data.tokenDetails
+//     ({input, output, cache_read, cache_write}: {tokenCount}, "session-wide
+//     per-token-type accumulated token counts", ShutdownData in
+//     session-events.ts, github/copilot-sdk at cc0438d), sub-agents
+//     included; they go on the main agent's last request (copilotTotals).
 //   - Event types that carry nothing of the conversation (session
 //     metadata, intents, hooks, ...) are read and left; a note counts
 //     events of types this reader does not know.
@@ -63,7 +72,11 @@ type copilotEvent struct {
 }
 
 type copilotData struct {
-	SessionID     string `json:"sessionId"`
+	SessionID        string `json:"sessionId"`
+	ParentToolCallID string `json:"parentToolCallId"`
+	TokenDetails     map[string]struct {
+		TokenCount int64 `json:"tokenCount"`
+	} `json:"tokenDetails"`
 	SelectedModel string `json:"selectedModel"`
 	Content       string `json:"content"`
 	ReasoningText string `json:"reasoningText"`
@@ -100,7 +113,7 @@ var copilotQuiet = map[string]bool{
 	"assistant.reasoning": true, "assistant.message_start": true, "assistant.idle": true,
 	"assistant.server_tool_progress": true, "model.call_failure": true, "abort": true,
 	"tool.user_requested": true, "tool.execution_start": true, "tool.execution_progress": true,
-	"tool_search.activated": true, "skill.invoked": true,
+	"tool_search.activated": true, "skill.invoked": true, "subagent.started": true, "subagent.completed": true,
 }
 
 type copilotScope struct {
@@ -134,6 +147,7 @@ func parseCopilot(lr *LineReader, h *Head, out *Sink) {
 	}
 	unknown := map[string]int{}
 	model := ""
+	var totals *Usage // the latest session.shutdown's token totals
 	eachJSONLine(lr, h, out, func(line []byte, n int) {
 		var e copilotEvent
 		var d copilotData
@@ -148,6 +162,9 @@ func parseCopilot(lr *LineReader, h *Head, out *Sink) {
 			}
 		}
 		t := isoTime(e.Timestamp)
+		if e.AgentID == "" {
+			e.AgentID = d.ParentToolCallID
+		}
 		switch e.Type {
 		case "session.start":
 			if d.SessionID != "" {
@@ -196,6 +213,8 @@ func parseCopilot(lr *LineReader, h *Head, out *Sink) {
 			sc.b.result(d.ToolCallID, "", text, failed, n, t)
 		case "session.compaction_complete":
 			scope(e.AgentID, n).b.compaction()
+		case "session.shutdown":
+			totals = copilotTotals(totals, d.TokenDetails)
 		default:
 			if !copilotQuiet[e.Type] && !strings.HasSuffix(e.Type, "_delta") && !strings.HasSuffix(e.Type, "partial_result") {
 				unknown[e.Type]++
@@ -212,6 +231,14 @@ func parseCopilot(lr *LineReader, h *Head, out *Sink) {
 			sc.s.Model = model
 		}
 		sc.b.finish()
+		if agent == "" && totals != nil {
+			if rq := lastRequestOf(sc.s); rq != nil && rq.Usage == nil {
+				rq.Usage = totals
+				sc.s.Notes = append(sc.s.Notes, "token usage is the session's total (session.shutdown tokenDetails, sub-agents included), put on its last request")
+			} else {
+				sc.s.Notes = append(sc.s.Notes, "session.shutdown's token totals not kept: the session has no request to put them on")
+			}
+		}
 		if agent == "" && len(unknown) > 0 {
 			types := make([]string, 0, len(unknown))
 			for k, v := range unknown {
@@ -222,4 +249,36 @@ func parseCopilot(lr *LineReader, h *Head, out *Sink) {
 		}
 		out.Session(sc.s)
 	}
+}
+
+// copilotTotals reads session.shutdown's tokenDetails as usage. The counts
+// accumulate over the session, resumptions included (session.usage_checkpoint
+// carries them across a restart), so the latest shutdown's totals replace
+// the earlier ones; totals that went down started again from zero and are
+// added. The SDK does not say whether "input" holds the cached tokens:
+// it is read as OpenAI's prompt_tokens (the API Copilot's models are
+// reached through), which do.
+func copilotTotals(prev *Usage, details map[string]struct {
+	TokenCount int64 `json:"tokenCount"`
+}) *Usage {
+	if len(details) == 0 {
+		return prev
+	}
+	u := &Usage{Input: details["input"].TokenCount, Output: details["output"].TokenCount,
+		CacheRead: details["cache_read"].TokenCount, CacheWrite: details["cache_write"].TokenCount}
+	if prev != nil && (u.Input < prev.Input || u.Output < prev.Output) {
+		u.Input, u.Output = SaturatingAdd(u.Input, prev.Input), SaturatingAdd(u.Output, prev.Output)
+		u.CacheRead, u.CacheWrite = SaturatingAdd(u.CacheRead, prev.CacheRead), SaturatingAdd(u.CacheWrite, prev.CacheWrite)
+	}
+	return u
+}
+
+// lastRequestOf is the last request of a session, nil when it has none.
+func lastRequestOf(s *Session) *Request {
+	for ti := len(s.Turns) - 1; ti >= 0; ti-- {
+		if rs := s.Turns[ti].Requests; len(rs) > 0 {
+			return &rs[len(rs)-1]
+		}
+	}
+	return nil
 }

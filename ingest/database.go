@@ -255,6 +255,8 @@ func readDatabase(path string, opt Options, out *Sink) {
 	if walNote != "" {
 		out.Problemf(0, "%s", walNote)
 	}
+	// The sessions are chosen as a stream's are (dispatch).
+	out = keepSink(out, opt)
 	read := out.Sessions() + out.Problems()
 	f.ParseFile(h, out)
 	if out.Sessions()+out.Problems() == read {

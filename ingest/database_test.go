@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // buildDB runs an SQL script into a new database file dir/name.
@@ -157,4 +158,60 @@ func TestWalkFindsAgentFiles(t *testing.T) {
 	if got := fmt.Sprint(names); got != want {
 		t.Errorf("walk found %s, want %s", got, want)
 	}
+}
+
+// TestDatabaseKeep: the session filters (--since, --until, --session,
+// --tool) choose a database's sessions as they choose a stream's: the
+// OpenCode fixture's and the real opencode.db's sessions are dropped by a
+// --since after them and kept by one before them.
+func TestDatabaseKeep(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("..", "fixtures", "ingest", "opencode", "opencode.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]string{"fixture": buildDB(t, script, t.TempDir(), "opencode.db")}
+	real := filepath.Join("..", "..", "shared", "samples", "third-party", "opencode", "suhd550-dev-stunning-memory", "opencode.db")
+	if _, err := os.Stat(real); err == nil {
+		paths["real"] = real
+	} else {
+		t.Logf("the real opencode.db is not available (%v): only the fixture is read", err)
+	}
+	since := func(at time.Time) func(*Session) bool {
+		return func(s *Session) bool { return !sessionEnd(s).Before(at) }
+	}
+	for name, path := range paths {
+		all, _ := readAll(t, path, Options{})
+		if len(all) == 0 {
+			t.Fatalf("%s: no sessions", name)
+		}
+		end := sessionEnd(all[0])
+		if end.IsZero() {
+			t.Fatalf("%s: the session has no time", name)
+		}
+		late, _ := readAll(t, path, Options{Keep: since(time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC))})
+		early, _ := readAll(t, path, Options{Keep: since(end.Add(-time.Hour))})
+		if len(late) != 0 || len(early) == 0 {
+			t.Errorf("%s: --since 2099 kept %d sessions (want 0), --since an hour before the end kept %d (want some)", name, len(late), len(early))
+		}
+	}
+}
+
+// sessionEnd is the latest time of a session's turns and calls.
+func sessionEnd(s *Session) time.Time {
+	var end time.Time
+	note := func(t time.Time) {
+		if t.After(end) {
+			end = t
+		}
+	}
+	for _, tr := range s.Turns {
+		note(tr.Time)
+		for _, r := range tr.Requests {
+			note(r.Time)
+			for _, c := range r.Calls {
+				note(c.Time)
+			}
+		}
+	}
+	return end
 }

@@ -38,6 +38,10 @@ type Format struct {
 	// SQLite database (database.go), open in h.Database. Sniff is then
 	// given a Head whose Database is set and whose Keys are nil.
 	ParseFile func(h *Head, out *Sink)
+	// Envelope splits a result of this format into the tool's output and
+	// the envelope the agent wrote around it that changes from run to run
+	// (envelope.go); nil when the whole result is the tool's output.
+	Envelope func(result string) (output, envelope string)
 }
 
 // Head is what detection knows of a file before parsing it.

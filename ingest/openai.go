@@ -30,6 +30,7 @@ const (
 func init() {
 	register(&Format{
 		ID:        formatOpenAIChat,
+		Envelope:  codexEnvelope, // Codex sessions converted to chat messages
 		Family:    "openai",
 		Reads:     "OpenAI Chat Completions messages: a bare messages array, a request body (optionally with its response), or a JSONL log of such requests.",
 		Detection: "A JSON array whose first element has a role and no type, an object with a messages array (or request/body holding one, or a chat.completion response), or JSONL lines of such objects.",
@@ -44,6 +45,7 @@ func init() {
 	})
 	register(&Format{
 		ID:        formatOpenAIResponses,
+		Envelope:  codexEnvelope, // Codex's items outside a rollout
 		Family:    "openai",
 		Reads:     "OpenAI Responses API items: a bare input/output item array, a request or response object with input/output, or a JSONL log of them.",
 		Detection: "A JSON array whose first element has a type such as message or function_call, or an object with an input or output array (or request/response holding one), or JSONL lines of such objects.",

@@ -3,7 +3,10 @@ package ingest
 // OpenAI Chat Completions messages: decoding and the items they make.
 
 import (
+	"bytes"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
@@ -32,6 +35,9 @@ type chatMessageFields struct {
 	ToolCallID       string           `json:"tool_call_id"`
 	ReasoningContent string           `json:"reasoning_content"`
 	Reasoning        jsonx.RawMessage `json:"reasoning"`
+	// Metadata is the _metadata member converted exports add per
+	// message (chatMetadata).
+	Metadata jsonx.RawMessage `json:"_metadata"`
 }
 
 // chatMessageText is a chat message as the one-pass reading decodes it:
@@ -76,6 +82,7 @@ func (t *chatMessageText) decodeAt(data []byte, pos, depth int) (end int, ok boo
 		{Name: "tool_call_id", Str: &t.ToolCallID},
 		{Name: "reasoning_content", Str: &t.ReasoningContent},
 		{Name: "reasoning", Raw: &t.Reasoning},
+		{Name: "_metadata", Raw: &t.Metadata},
 	}
 	content := [...]jsonx.Nested{{Name: "content", Read: func(data []byte, pos, depth int) (int, bool) {
 		return stringOrCopyAt(data, pos, depth, &t.Content, &t.raw)
@@ -204,6 +211,50 @@ func (r *oaReader) chatItems(elems []oaElem, lines []int, line int) []oaItem {
 }
 
 func (r *oaReader) chatItem(m chatMessage, i, line int) (oaItem, bool) {
+	it, ok := r.chatItemOf(m, i, line)
+	if ok && len(m.Metadata) > 0 {
+		at, u := chatMetadata(m.Metadata)
+		if !at.IsZero() {
+			it.time = at
+			for j := range it.calls {
+				it.calls[j].Time = at
+			}
+		}
+		if it.kind == 'a' && u != nil {
+			it.usage = u
+		}
+	}
+	return it, ok
+}
+
+// chatMetadata reads the _metadata member that exports converted from
+// other agents' sessions add to each message: its timestamp (RFC 3339
+// text, or Unix milliseconds) and, on a model's message, the tokens of
+// an OpenCode message ({input, output, reasoning, cache: {read, write}},
+// input without the cache, as the opencode reader reads them).
+func chatMetadata(raw jsonx.RawMessage) (time.Time, *Usage) {
+	var md struct {
+		Timestamp jsonx.RawMessage `json:"timestamp"`
+		Tokens    *ocTokens        `json:"tokens"`
+	}
+	if jsonx.Unmarshal(raw, &md) != nil {
+		return time.Time{}, nil
+	}
+	var at time.Time
+	if ts := bytes.TrimSpace(md.Timestamp); len(ts) > 0 {
+		if ts[0] == '"' {
+			var text string
+			if jsonx.Unmarshal(ts, &text) == nil {
+				at = parseTime(text)
+			}
+		} else if ms, err := strconv.ParseInt(string(ts), 10, 64); err == nil {
+			at = msTime(ms)
+		}
+	}
+	return at, md.Tokens.usage()
+}
+
+func (r *oaReader) chatItemOf(m chatMessage, i, line int) (oaItem, bool) {
 	switch m.Role {
 	case "user":
 		text, has := m.contentText(false)

@@ -36,19 +36,26 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 	dispatch(f, in, s, opt, out)
 }
 
+// keepSink passes on only the sessions opt.Keep keeps (--since, --until,
+// --session, --tool), or is out itself when it keeps all.
+func keepSink(out *Sink, opt Options) *Sink {
+	if opt.Keep == nil {
+		return out
+	}
+	kept, keep := out, opt.Keep
+	return &Sink{File: kept.File, OnProblem: kept.OnProblem, OnSession: func(s *Session) {
+		if keep(s) {
+			kept.Session(s)
+		}
+	}}
+}
+
 // dispatch hands the sniffed file to format f's reader: a document to
 // ParseDoc (or, when it is one line, to ParseLines), JSONL to ParseLines.
 // A forced format's sink reports a file in which it found nothing.
 func dispatch(f *Format, in *stream, s *sniffed, opt Options, out *Sink) {
 	lr, h, doc := in.lr, s.h, s.doc
-	if opt.Keep != nil {
-		kept, keep := out, opt.Keep
-		out = &Sink{File: kept.File, OnProblem: kept.OnProblem, OnSession: func(s *Session) {
-			if keep(s) {
-				kept.Session(s)
-			}
-		}}
-	}
+	out = keepSink(out, opt)
 	if opt.Format != "" {
 		var forced *forcedSink
 		forced, out = newForcedSink(out, f.ID)

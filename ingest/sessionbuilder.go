@@ -233,6 +233,18 @@ func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Ti
 	b.fill(ref, text, isErr, line, t)
 }
 
+// idlessResult joins a result to the oldest call without an id still
+// waiting, and says whether there was one.
+func (b *sessionBuilder) idlessResult(text string, isErr bool, line int, t time.Time) bool {
+	if len(b.legacy) == 0 {
+		return false
+	}
+	ref := b.legacy[0]
+	b.legacy = b.legacy[1:]
+	b.fill(ref, text, isErr, line, t)
+	return true
+}
+
 // wasIssued says whether a call with id waited for a result before (the
 // caller knows none waits now: then every such call got one).
 func (b *sessionBuilder) wasIssued(id string) bool {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loopgate/loopgate/ingest"
@@ -78,6 +80,12 @@ type InspectCall struct {
 	// Args are abbreviated to about 120 characters, and redacted.
 	Args        string `json:"args"`
 	ResultChars int    `json:"result_chars"`
+	// Envelope is the text around the tool's output that the result's
+	// format declares envelope (a wall time, a run's id:
+	// ingest.SplitEnvelope), redacted, and OutputChars the size of the
+	// output without it; both are absent when the result has none.
+	OutputChars int    `json:"output_chars,omitempty"`
+	Envelope    string `json:"envelope,omitempty"`
 	IsError     bool   `json:"is_error"`
 	HasResult   bool   `json:"has_result"`
 	Line        int    `json:"line"`
@@ -127,6 +135,14 @@ func NewInspectSession(s *ingest.Session, classOf func(tool string) string, with
 				if classOf != nil {
 					class = classOf(c.Tool)
 				}
+				outputChars := 0
+				output, envelope := ingest.SplitEnvelope(s.Format, c.Result)
+				if envelope != "" {
+					outputChars = len(output)
+					if opt.Redact {
+						envelope = Redact(envelope)
+					}
+				}
 				out.CallList = append(out.CallList, InspectCall{
 					Turn:        turn,
 					Call:        len(out.CallList) + 1,
@@ -135,6 +151,8 @@ func NewInspectSession(s *ingest.Session, classOf func(tool string) string, with
 					Class:       class,
 					Args:        AbbreviateArgs(args, inspectArgsWidth),
 					ResultChars: len(c.Result),
+					OutputChars: outputChars,
+					Envelope:    envelope,
 					IsError:     c.IsError,
 					HasResult:   c.HasResult,
 					Line:        c.Line,
@@ -201,12 +219,26 @@ func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Prob
 		t.render(tab)
 	}
 	t.sessionNotes(len(sessions), func(i int) []string { return sessions[i].Notes })
-	header := []string{"Turn", "#", "Tool", "Class", "Args", "Result chars", "Error", "Line"}
 	const argsCol = 4
 	for i := range sessions {
 		s := &sessions[i]
 		if len(s.CallList) == 0 {
 			continue
+		}
+		// The envelope column is shown for sessions whose format declares
+		// an envelope some result has.
+		envelopes := false
+		for _, c := range s.CallList {
+			envelopes = envelopes || c.Envelope != ""
+		}
+		header := []string{"Turn", "#", "Tool", "Class", "Args", "Result chars", "Error", "Line"}
+		align := []tw.Align{tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft,
+			tw.AlignRight, tw.AlignLeft, tw.AlignRight}
+		errCol := 6
+		if envelopes {
+			header = slices.Insert(header, 6, "Envelope")
+			align = slices.Insert(align, 6, tw.AlignLeft)
+			errCol = 7
 		}
 		t.heading(fmt.Sprintf("Calls #%d %s %s (%s)", i+1, Sanitize(s.File), Sanitize(s.ID), thousands(int64(len(s.CallList)))))
 		rows := make([][]string, len(s.CallList))
@@ -221,14 +253,16 @@ func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Prob
 			}
 			rows[j] = []string{strconv.Itoa(c.Turn), strconv.Itoa(c.Call), cutRight(Sanitize(c.Tool), 24), orDash(Sanitize(c.Class)),
 				"", result, errText, lineText(c.Line)}
+			if envelopes {
+				rows[j] = slices.Insert(rows[j], 6, cutRight(Sanitize(strings.ReplaceAll(c.Envelope, "\n", " · ")), 32))
+			}
 		}
 		argsWidth := max(t.opt.width()-otherColumnsWidth(header, rows, argsCol), 20)
-		tab := t.newTable([]tw.Align{tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft,
-			tw.AlignRight, tw.AlignLeft, tw.AlignRight})
+		tab := t.newTable(align)
 		tab.Header(header)
 		for j, row := range rows {
 			row[argsCol] = Sanitize(AbbreviateArgs(s.CallList[j].Args, argsWidth))
-			row[6] = paint(opt.Color, ansiRed, row[6])
+			row[errCol] = paint(opt.Color, ansiRed, row[errCol])
 			t.append(tab, row)
 		}
 		t.render(tab)

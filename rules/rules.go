@@ -64,6 +64,12 @@ type Results struct {
 	// removed) or "hermes" (the agent's guard notes removed, then a JSON
 	// result canonicalized with sorted keys, any other text as it is).
 	Hash string `yaml:"hash"`
+	// Envelope is "strip" (two results are the same when the tool's
+	// outputs are: the envelope the transcript format declares around
+	// them, a wall time or a run's id, is left out; loopgate's reading)
+	// or "keep" (the results as recorded, envelope included: what an
+	// upstream guard that sees them compares).
+	Envelope string `yaml:"envelope"`
 }
 
 // Native names the transcript formats of the design's own agent. On their

@@ -30,6 +30,9 @@ func (r *Rules) normalize() {
 	if r.Results.Hash == "" {
 		r.Results.Hash = "loopgate"
 	}
+	if r.Results.Envelope == "" {
+		r.Results.Envelope = "strip"
+	}
 	if r.Classes == nil {
 		r.Classes = DefaultClasses()
 	}
@@ -135,6 +138,9 @@ func (r *Rules) validate(d *decoder) error {
 	}
 	if !oneOf(r.Results.Hash, "loopgate", "hermes", "hermes-2026-06") {
 		return v.fail("results.hash", "results.hash must be loopgate, hermes or hermes-2026-06, not %q", r.Results.Hash)
+	}
+	if !oneOf(r.Results.Envelope, "strip", "keep") {
+		return v.fail("results.envelope", "results.envelope must be strip or keep, not %q", r.Results.Envelope)
 	}
 	if n := r.Native; len(n.Formats) > 0 && len(n.Classes) == 0 {
 		return v.fail("native", "native.formats needs native.classes (the design's own tool names)")

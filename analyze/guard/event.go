@@ -114,6 +114,12 @@ type CallEvent struct {
 	// ResultHash is a hash of the normalized result (the agent's own guard
 	// notes and trailing white space removed), so results compare cheaply.
 	ResultHash uint64
+	// OutputHash is the hash of the tool's output: the normalized result
+	// without the envelope its transcript format declares (a wall time, a
+	// run's id), which results.envelope "strip" compares instead of
+	// ResultHash; 0 when the caller did not split the result (ResultHash
+	// is then used).
+	OutputHash uint64
 	// Failed is true when the call failed (the transcript's error flag, or
 	// an error-shaped result).
 	Failed bool

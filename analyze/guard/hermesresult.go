@@ -199,6 +199,9 @@ func hermesReading(terminal, newest bool) int {
 func (g *Guard) resultOf(ev *CallEvent) (failed bool, hash uint64) {
 	res := g.r.Results
 	failed, hash = ev.Failed, ev.ResultHash
+	if ev.OutputHash != 0 && res.Envelope != "keep" {
+		hash = ev.OutputHash
+	}
 	if f := res.Failure; f == "hermes" || f == "hermes-2026-06" {
 		newest := f == "hermes"
 		native := g.r.NativeTools()

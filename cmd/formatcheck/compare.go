@@ -80,10 +80,11 @@ func figures(c formatcheck.Count) []struct {
 	}
 }
 
-// compare reads every file under root both ways and weighs the
-// differences against the expectations. It returns the rows and the
-// failures: differences not listed, entries that are stale.
-func compare(root string, x *formatcheck.Expectations) ([]row, []string, error) {
+// compare reads every file under root both ways (loopgate's reading is
+// readLoopgate, or a stand-in a test gives) and weighs the differences
+// against the expectations. It returns the rows and the failures:
+// differences not listed, entries that are stale.
+func compare(root string, x *formatcheck.Expectations, loopgate func(path string) formatcheck.Count) ([]row, []string, error) {
 	files, err := formatcheck.SampleFiles(root)
 	if err != nil {
 		return nil, nil, err
@@ -92,7 +93,7 @@ func compare(root string, x *formatcheck.Expectations) ([]row, []string, error) 
 	var failures []string
 	for _, rel := range files {
 		path := filepath.Join(root, filepath.FromSlash(rel))
-		r := row{File: rel, Loopgate: readLoopgate(path)}
+		r := row{File: rel, Loopgate: loopgate(path)}
 		ind, err := formatcheck.CountFile(path)
 		switch {
 		case errors.Is(err, formatcheck.ErrUnknown):

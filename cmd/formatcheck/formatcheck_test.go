@@ -24,7 +24,7 @@ func TestIndependentCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, failures, err := compare(root, x)
+	rows, failures, err := compare(root, x, readLoopgate)
 	if err != nil {
 		t.Fatal(err)
 	}

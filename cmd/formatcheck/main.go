@@ -32,7 +32,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "formatcheck:", err)
 		os.Exit(2)
 	}
-	rows, failures, err := compare(*samples, x)
+	rows, failures, err := compare(*samples, x, readLoopgate)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "formatcheck:", err)
 		os.Exit(2)

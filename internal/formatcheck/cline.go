@@ -10,13 +10,20 @@ import (
 // in current versions). A native call is a tool_use block; its result is a
 // tool_result block with its id, or, in current Cline, a text block of the
 // next user message that starts "[<tool> for '<what>'] Result:" (or
-// "[<label>] Result:"), one per call in the order of the calls. An
+// "[<label>] Result:"), one per call in the order of the calls; a call
+// Cline did not run gets the text saying so in its place. An
 // assistant message's usage is its metrics.tokens {prompt, completion,
 // cached}; with the Anthropic provider (modelInfo.providerId "anthropic")
 // prompt excludes the cached tokens, which are then added
 // (docs/formats/cline.md; https://github.com/cline/cline).
 
-var clineResult = regexp.MustCompile(`^\[[^\n]*\] Result:`)
+// The description may run over lines (an ask_followup_question's
+// question, a multi-line command: ToolResultUtils.pushToolResult writes
+// "${description} Result:"), and a call Cline did not run gets a text of
+// its own in its place (ToolExecutor.execute: "Tool [name] was not
+// executed ...", "Skipping tool ...", "Tool was interrupted ..."),
+// cline/cline at 9ee6181.
+var clineResult = regexp.MustCompile(`^(?s:\[.*?\] Result:|Tool \[[^\]\n]*\] was not executed|Skipping tool |Tool was interrupted )`)
 
 // clineHistory says whether chat messages are Anthropic-shaped: content
 // as a list of typed blocks.

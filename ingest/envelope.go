@@ -1,0 +1,120 @@
+package ingest
+
+// A result's envelope: what the agent wrote around the tool's output that
+// changes from one run of the same call to the next (a wall time, a
+// duration, an id of the run), so that two runs with the same output
+// differ. Each format says which parts of its results are envelope
+// (Format.Envelope; the rule of each format is in its docs/formats page);
+// the truth model and loopgate's own detectors compare the output, the
+// presets that follow an upstream guard compare what that guard compares
+// (rules: results.envelope).
+
+import (
+	"strings"
+)
+
+// SplitEnvelope returns the tool's output in a result of the given format
+// and the envelope taken out of it ("" and result itself when the format
+// declares no envelope, or the result has none).
+func SplitEnvelope(format, result string) (output, envelope string) {
+	if f := LookupFormat(format); f != nil && f.Envelope != nil {
+		if out, env := f.Envelope(result); env != "" {
+			return out, env
+		}
+	}
+	return result, ""
+}
+
+// EnvelopeOf is the envelope rule of a format, nil when its results are
+// the tool's output whole.
+func EnvelopeOf(format string) func(string) (output, envelope string) {
+	if f := LookupFormat(format); f != nil {
+		return f.Envelope
+	}
+	return nil
+}
+
+// codexEnvelope is the envelope of Codex's shell results, in rollouts and
+// in sessions converted to other formats:
+//   - the freeform exec output (codex-rs/core/src/tools/mod.rs,
+//     format_exec_output_for_model_freeform, openai/codex at 019402a8):
+//     "Exit code: N\nWall time: S seconds\n[Total output lines: N\n]
+//     Output:\n<output>": the wall time is envelope;
+//   - unified exec, exec_command and write_stdin
+//     (codex-rs/core/src/tools/handlers/unified_exec.rs, format_response,
+//     at 010d3e62): "Chunk ID: X\nWall time: S seconds\n[Process exited
+//     with code N\n][Process running with session ID N\n][Original token
+//     count: N\n]Output:\n<output>": the chunk id, the wall time and the
+//     number of the running process are envelope (newer builds write a
+//     "Command: <command>" line first, as the real rollouts of 2026 show:
+//     the tool's, like the exit code);
+//   - the structured exec output (format_exec_output_for_model_structured):
+//     {"output": ..., "metadata": {"exit_code": N, "duration_seconds": S}}:
+//     the duration is envelope.
+//
+// The exit code, the line counts and the output are the tool's.
+func codexEnvelope(result string) (output, envelope string) {
+	if strings.HasPrefix(result, `{"output":`) {
+		return codexDurationMember(result)
+	}
+	if !strings.HasPrefix(result, "Exit code: ") && !strings.HasPrefix(result, "Chunk ID: ") && !strings.HasPrefix(result, "Wall time: ") &&
+		!strings.HasPrefix(result, "Command: ") {
+		return result, ""
+	}
+	// The header ends at the line "Output:".
+	end := strings.Index(result, "\nOutput:\n")
+	if end < 0 {
+		if !strings.HasSuffix(result, "\nOutput:") {
+			return result, ""
+		}
+		end = len(result) - len("\nOutput:")
+	}
+	header := result[:end]
+	var kept, taken []string
+	for line := range strings.SplitSeq(header, "\n") {
+		switch {
+		case strings.HasPrefix(line, "Wall time: "), strings.HasPrefix(line, "Chunk ID: "):
+			taken = append(taken, line)
+		case strings.HasPrefix(line, codexRunningPrefix):
+			kept = append(kept, strings.TrimSpace(codexRunningPrefix))
+			taken = append(taken, line)
+		case strings.HasPrefix(line, "Exit code: "), strings.HasPrefix(line, "Process exited with code "), strings.HasPrefix(line, "Command: "),
+			strings.HasPrefix(line, "Original token count: "), strings.HasPrefix(line, "Total output lines: "):
+			kept = append(kept, line)
+		default:
+			// Not Codex's header: the whole result is the output.
+			return result, ""
+		}
+	}
+	if len(taken) == 0 {
+		return result, ""
+	}
+	kept = append(kept, result[end+1:])
+	return strings.Join(kept, "\n"), strings.Join(taken, "\n")
+}
+
+// codexRunningPrefix begins the line of a process still running, whose
+// number changes from run to run.
+const codexRunningPrefix = "Process running with session ID "
+
+// codexDurationMember takes the "duration_seconds" member out of the
+// structured exec output's metadata.
+func codexDurationMember(result string) (output, envelope string) {
+	const key = `"duration_seconds":`
+	i := strings.LastIndex(result, key)
+	if i < 0 || !strings.Contains(result[:i], `"metadata":{`) {
+		return result, ""
+	}
+	j := i + len(key)
+	for j < len(result) && strings.IndexByte("+-.0123456789eE", result[j]) >= 0 {
+		j++
+	}
+	member := result[i:j]
+	start := i
+	if start > 0 && result[start-1] == ',' {
+		start--
+	} else if j < len(result) && result[j] == ',' {
+		j++
+	}
+	return result[:start] + result[j:], member
+}

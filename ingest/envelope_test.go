@@ -1,0 +1,41 @@
+package ingest
+
+import "testing"
+
+func TestCodexEnvelope(t *testing.T) {
+	cases := []struct{ in, output, envelope string }{
+		{"Exit code: 0\nWall time: 1.4 seconds\nOutput:\nhello\n", "Exit code: 0\nOutput:\nhello\n", "Wall time: 1.4 seconds"},
+		{"Exit code: 1\nWall time: 0 seconds\nTotal output lines: 900\nOutput:\nx", "Exit code: 1\nTotal output lines: 900\nOutput:\nx", "Wall time: 0 seconds"},
+		{"Exit code: 0\nWall time: 0.2 seconds\nOutput:", "Exit code: 0\nOutput:", "Wall time: 0.2 seconds"},
+		{"Chunk ID: 1a2b3c\nWall time: 10.0021 seconds\nProcess running with session ID 4242\nOriginal token count: 3\nOutput:\nbuilding\n",
+			"Process running with session ID\nOriginal token count: 3\nOutput:\nbuilding\n",
+			"Chunk ID: 1a2b3c\nWall time: 10.0021 seconds\nProcess running with session ID 4242"},
+		{"Command: /bin/sh -lc ls\nChunk ID: ff00aa\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 2\nOutput:\na\nb\n",
+			"Command: /bin/sh -lc ls\nProcess exited with code 0\nOriginal token count: 2\nOutput:\na\nb\n",
+			"Chunk ID: ff00aa\nWall time: 0.0000 seconds"},
+		{`{"output":"ok\n","metadata":{"exit_code":0,"duration_seconds":1.3}}`, `{"output":"ok\n","metadata":{"exit_code":0}}`, `"duration_seconds":1.3`},
+		{`{"output":"ok","metadata":{"duration_seconds":0.5,"exit_code":2}}`, `{"output":"ok","metadata":{"exit_code":2}}`, `"duration_seconds":0.5`},
+		// Not Codex's header: the whole result is the output.
+		{"Exit code: 0\nsomething else\nOutput:\nx", "", ""},
+		{"Wall time is long\nOutput:\nx", "", ""},
+		{"plain output", "", ""},
+		{"Exit code: 0\nOutput:\nno wall time", "", ""},
+	}
+	for _, c := range cases {
+		out, env := codexEnvelope(c.in)
+		want := c.output
+		if c.envelope == "" {
+			want = c.in
+		}
+		if out != want || env != c.envelope {
+			t.Errorf("codexEnvelope(%q) = %q, %q; want %q, %q", c.in, out, env, want, c.envelope)
+		}
+	}
+	// The formats that declare Codex's envelope, and one that declares none.
+	for format, has := range map[string]bool{"codex": true, "openai-chat": true, "openai-responses": true, "claude-code": false, "cline": false} {
+		_, env := SplitEnvelope(format, "Exit code: 0\nWall time: 1 seconds\nOutput:\nx")
+		if (env != "") != has {
+			t.Errorf("%s: envelope %q, want one: %v", format, env, has)
+		}
+	}
+}
