@@ -15,7 +15,8 @@ package ingest
 //     is sidechain lines written after the main chain's Task result);
 //     rewound branches are kept, both were really run.
 //   - One API response is split over several lines sharing message.id and
-//     requestId: they form one Request, wherever the lines are (tool results
+//     requestId (or message.id alone when requestId is absent): they form
+//     one Request, wherever the lines are (tool results
 //     of a parallel call may sit between them), and its usage is counted
 //     once (ccusage deduplicates on message.id + requestId too): input and
 //     cache counts from the first line, output the largest of its lines.
@@ -629,9 +630,13 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 	// One API response split over lines: continue its request.
 	// The key message.id:requestId is built in a buffer: a line that
 	// continues its request only looks it up, without a string of it.
+	// A line without requestId is keyed on message.id alone: the Messages
+	// API gives every response its own id ("msg_..."), and files written
+	// through proxies (OpenClaw's Claude Code home) split one response over
+	// several lines with that id and no requestId, each repeating the usage.
 	var ref callRef
 	key := r.requestKey[:0]
-	if m.ID != "" && l.RequestID != "" {
+	if m.ID != "" {
 		key = append(append(append(key, m.ID...), ':'), l.RequestID...)
 		r.requestKey = key
 	}

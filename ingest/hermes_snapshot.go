@@ -3,13 +3,18 @@ package ingest
 // hermes per-session JSON snapshots, in the messages form and the early
 // ShareGPT form.
 
-import "github.com/loopgate/loopgate/internal/jsonx"
+import (
+	"time"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
 
 // hermesShareGPTSnapshot is a snapshot in the early ShareGPT form with its
 // entries decoded (decodeHermesShareGPT): copies of what the document
 // held, so that the document can be let go before they are read.
 type hermesShareGPTSnapshot struct {
 	id, model, platform string
+	start, updated      jsonx.RawMessage
 	entries             []hermesEntry
 	lines               []int
 }
@@ -25,6 +30,7 @@ type hermesShareGPTSnapshot struct {
 func decodeHermesShareGPT(doc []byte, pos *docPos) (snap hermesShareGPTSnapshot, ok bool) {
 	var messages jsonx.RawMessage
 	fields := [...]jsonx.Field{{Name: "session_id", Str: &snap.id}, {Name: "model", Str: &snap.model}, {Name: "platform", Str: &snap.platform},
+		{Name: "session_start", Raw: &snap.start}, {Name: "last_updated", Raw: &snap.updated},
 		{Name: "messages", Raw: &messages, View: true}}
 	nested := [...]jsonx.Nested{{Name: "conversations", Read: func(data []byte, p, depth int) (int, bool) {
 		snap.entries = []hermesEntry{}
@@ -49,6 +55,7 @@ func (snap *hermesShareGPTSnapshot) read(h *Head, out *Sink) {
 	s := newHermesSnapshotSession(snap.id, snap.model, snap.platform, h)
 	s.Notes = append(s.Notes, hermesShareGPTNote)
 	parseHermesShareGPT(s, snap.entries, snap.lines, 0, out)
+	hermesSnapshotTimes(s, snap.start, snap.updated)
 	out.Session(s)
 }
 
@@ -74,6 +81,8 @@ type hermesSnapshot struct {
 	SessionID     string             `json:"session_id"`
 	Model         string             `json:"model"`
 	Platform      string             `json:"platform"`
+	SessionStart  jsonx.RawMessage   `json:"session_start"`
+	LastUpdated   jsonx.RawMessage   `json:"last_updated"`
 	Messages      []jsonx.RawMessage `json:"messages"`
 	Conversations []jsonx.RawMessage `json:"conversations"`
 }
@@ -111,6 +120,7 @@ func parseHermesSnapshot(doc []byte, h *Head, out *Sink) {
 			lines = append(lines, lineAtIndex(all, i, pos.first))
 		}
 		parseHermesShareGPT(s, entries, lines, 0, out)
+		hermesSnapshotTimes(s, snap.SessionStart, snap.LastUpdated)
 		out.Session(s)
 		return
 	}
@@ -128,5 +138,36 @@ func parseHermesSnapshot(doc []byte, h *Head, out *Sink) {
 		b.message(&m, line)
 	}
 	b.finish()
+	hermesSnapshotTimes(s, snap.SessionStart, snap.LastUpdated)
 	out.Session(s)
+}
+
+// hermesSnapshotTimes gives a snapshot's session the two times the file
+// records: its messages carry none, but run_agent.py's _save_session_log
+// (NousResearch/hermes-agent) writes session_start (when the agent began
+// the session) and last_updated (when it last wrote the snapshot, after
+// the latest message). The first turn takes session_start and the last
+// request last_updated, so that the session's span is the file's. Both
+// are Python's naive isoformat (local time, no zone), read as UTC as the
+// gateway's times are. A value that is not a time string is no time.
+func hermesSnapshotTimes(s *Session, start, updated jsonx.RawMessage) {
+	at := func(raw jsonx.RawMessage) time.Time {
+		var v string
+		if jsonx.Unmarshal(raw, &v) != nil {
+			return time.Time{}
+		}
+		return parseTime(v)
+	}
+	st, up := at(start), at(updated)
+	if len(s.Turns) == 0 || (st.IsZero() && up.IsZero()) {
+		return
+	}
+	if first := &s.Turns[0]; first.Time.IsZero() {
+		first.Time = st
+	}
+	last := &s.Turns[len(s.Turns)-1]
+	if n := len(last.Requests); n > 0 && last.Requests[n-1].Time.IsZero() && !up.Before(st) {
+		last.Requests[n-1].Time = up
+	}
+	s.Notes = append(s.Notes, "times: session_start and last_updated only (the messages carry none)")
 }

@@ -119,10 +119,12 @@ func parseHermesTrajectoryRecord(data []byte, line int, lr *LineReader, pos *doc
 	if idx, ok := v.Get("prompt_index"); ok && idx.Kind != jsonx.Null {
 		s.ID = fmt.Sprintf("%s:prompt_%s", stem, idx.Text())
 	}
-	if ts, ok := v.GetString("timestamp"); ok {
-		s.Notes = append(s.Notes, "saved at "+ts)
-	} else if ts, ok := meta.GetString("timestamp"); ok {
-		s.Notes = append(s.Notes, "saved at "+ts)
+	saved, ok := v.GetString("timestamp")
+	if !ok {
+		saved, ok = meta.GetString("timestamp")
+	}
+	if ok {
+		s.Notes = append(s.Notes, "saved at "+saved)
 	}
 	if c, ok := v.Get("completed"); ok && c.Kind == jsonx.Bool {
 		s.Notes = append(s.Notes, fmt.Sprintf("completed: %t", c.Bool))
@@ -143,7 +145,29 @@ func parseHermesTrajectoryRecord(data []byte, line int, lr *LineReader, pos *doc
 		lines = pos.elemLines(member(data, "conversations"))
 	}
 	parseHermesShareGPT(s, entries, lines, line, out)
+	hermesTrajectoryTime(s, saved)
 	out.Session(s)
+}
+
+// hermesTrajectoryTime gives a trajectory its one time: its entries carry
+// none, and agent/trajectory.py's save_trajectory (NousResearch/
+// hermes-agent) stamps the record with datetime.now() when the
+// conversation has ended. That time goes to the last request (the last
+// turn when it has none); a naive isoformat is read as UTC, as hermes'
+// other times are.
+func hermesTrajectoryTime(s *Session, saved string) {
+	t := parseTime(saved)
+	if t.IsZero() || len(s.Turns) == 0 {
+		return
+	}
+	last := &s.Turns[len(s.Turns)-1]
+	if n := len(last.Requests); n > 0 {
+		if r := &last.Requests[n-1]; r.Time.IsZero() {
+			r.Time = t
+		}
+	} else if last.Time.IsZero() {
+		last.Time = t
+	}
 }
 
 // hermesTrajectoryMembers are the members of a trajectory record besides

@@ -3,6 +3,7 @@ package ingest
 import (
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -26,8 +27,11 @@ func IsTranscriptName(name string) bool {
 // Expand turns the command line's paths into the list of files to read, in
 // a deterministic order: each argument in the order given, each directory
 // walked recursively in lexical order. Dot-files and dot-directories inside a
-// walked directory are skipped, as are files of other endings; a file named
-// explicitly is always read. Symbolic links to files are followed; links to
+// walked directory are skipped (.git, .venv, ...), except the agents' own
+// homes (AgentHomeDir: .claude, .codex, ... in a backup or a dotfiles
+// repository), as are files of other endings and files an agent writes
+// beside its transcripts (NotTranscript); a file named explicitly is always
+// read. Symbolic links to files are followed; links to
 // directories are not (so a link loop cannot trap the walk). Problems (a path
 // that does not exist, an unreadable directory) are reported, not fatal.
 func Expand(paths []string, problem func(Problem)) []string {
@@ -67,6 +71,7 @@ func expandMatching(paths []string, match func(name string) bool, problem func(P
 			continue
 		}
 		var found []string
+		homes := map[string]string{} // agent homes entered -> their dot-directory's name
 		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				problem(Problem{File: p, Message: "cannot read: " + errorText(err)})
@@ -78,14 +83,30 @@ func expandMatching(paths []string, match func(name string) bool, problem func(P
 			name := d.Name()
 			if p != root && strings.HasPrefix(name, ".") && !(name == AiderHistoryName && !d.IsDir()) {
 				if d.IsDir() {
+					if AgentHomeDir(name) {
+						homes[p] = name
+						return nil
+					}
 					return fs.SkipDir
 				}
 				return nil
 			}
+			// Inside an agent's home only its session folders are read.
+			for h := filepath.Dir(p); len(h) >= len(root) && h != filepath.Dir(h); h = filepath.Dir(h) {
+				if home, ok := homes[h]; ok {
+					if rel, err := filepath.Rel(h, p); err == nil && !inAgentHome(home, rel, d.IsDir()) {
+						if d.IsDir() {
+							return fs.SkipDir
+						}
+						return nil
+					}
+					break
+				}
+			}
 			if d.IsDir() {
 				return nil
 			}
-			if !match(name) || ReadWithAnother(p) {
+			if !match(name) || ReadWithAnother(p) || NotTranscript(p) {
 				return nil // not a transcript, or read with another file
 			}
 			if d.Type()&fs.ModeSymlink != 0 {
@@ -183,4 +204,79 @@ func within(p, dir string) bool {
 	}
 	rel, err := filepath.Rel(absDir, absP)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// generalHomes are the dot-directories of Locations' homes that are not an
+// agent's own: the XDG base folders (.config/claude, .local/share/opencode)
+// hold every program's files, and walking them would read every program's
+// JSON as a transcript.
+var generalHomes = map[string]bool{".config": true, ".local": true}
+
+// agentHomeDirs are the dot-directories a walk enters, each with the
+// session folders inside it that it reads (Locations' Dirs under the rest of
+// the home: .claude reads projects, .codex sessions and archived_sessions,
+// .hermes sessions, profiles/*/sessions and state.db, .pi agent/sessions,
+// ...; not a location loopgate lists but does not read, Unread), so that a home's other files (settings, caches, hermes' own clone
+// of its repository) are not taken for transcripts. Qwen Code's ~/.qwen,
+// Kimi Code's ~/.kimi-code and Cline's ~/.cline have no default location in
+// Locations yet: they are walked whole (nil).
+var agentHomeDirs = func() map[string][]string {
+	dirs := map[string][]string{".qwen": nil, ".kimi-code": nil, ".cline": nil}
+	for _, l := range Locations {
+		if l.Unread != "" {
+			continue // a layout loopgate would misread (OpenHands' event files)
+		}
+		for _, h := range l.Homes {
+			first, rest, _ := strings.Cut(filepath.ToSlash(h), "/")
+			if !strings.HasPrefix(first, ".") || generalHomes[first] {
+				continue
+			}
+			for _, d := range l.Dirs {
+				dirs[first] = append(dirs[first], path.Join(rest, d))
+			}
+		}
+	}
+	return dirs
+}()
+
+// AgentHomeDir reports whether a dot-directory met in a walk is an agent's
+// home, which the walk enters although it skips other dot-directories.
+func AgentHomeDir(name string) bool {
+	_, ok := agentHomeDirs[name]
+	return ok
+}
+
+// inAgentHome reports whether a walk reads rel, a path inside the agent
+// home home (its dot-directory's name): a folder on the way to one of the
+// home's session folders or inside one, a file inside one (or the file a
+// Dirs entry names, state.db).
+func inAgentHome(home, rel string, dir bool) bool {
+	patterns, ok := agentHomeDirs[home]
+	if !ok || patterns == nil {
+		return true
+	}
+	elems := strings.Split(filepath.ToSlash(rel), "/")
+	for _, p := range patterns {
+		want := strings.Split(p, "/")
+		n := min(len(elems), len(want))
+		matched := true
+		for i := 0; i < n && matched; i++ {
+			matched, _ = path.Match(want[i], elems[i])
+		}
+		if matched && (len(elems) >= len(want) || dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// NotTranscript reports a file a walk finds among transcripts that is known
+// to hold none: Claude Code writes subagents/agent-<id>.meta.json (the
+// subagent's agentType, description, model, ...) beside each subagent's
+// agent-<id>.jsonl (seen in a real run of Claude Code 2.1.332; Claude Code's
+// source is not public). Named explicitly, such a file is still read.
+func NotTranscript(path string) bool {
+	name := filepath.Base(path)
+	return strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".meta.json") &&
+		filepath.Base(filepath.Dir(path)) == "subagents"
 }

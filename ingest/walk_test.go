@@ -1,0 +1,68 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestExpandAgentHomes: a walk skips dot-directories (.git, .venv) but
+// enters the agents' homes found below the root (a backup or a dotfiles
+// repository), reading there only the session folders Locations names, and
+// leaves out Claude Code's subagent metadata files.
+func TestExpandAgentHomes(t *testing.T) {
+	root := t.TempDir()
+	files := []struct {
+		rel  string
+		read bool
+	}{
+		{"a.jsonl", true},
+		{".git/x.json", false},
+		{".venv/lib/y.jsonl", false},
+		{".hidden.jsonl", false},
+		{".claude/projects/p/s.jsonl", true},
+		{".claude/projects/p/s/subagents/agent-1.jsonl", true},
+		{".claude/projects/p/s/subagents/agent-1.meta.json", false},
+		{".claude/settings.json", false},
+		{".claude/todos/t.json", false},
+		{".codex/sessions/2026/01/02/rollout-1.jsonl", true},
+		{".codex/archived_sessions/rollout-2.jsonl", true},
+		{".codex/auth.json", false},
+		{".hermes/sessions/session_x.json", true},
+		{".hermes/state.db", true},
+		{".hermes/profiles/work/sessions/s.jsonl", true},
+		{".hermes/profiles/work/config.json", false},
+		{".hermes/hermes-agent/package.json", false},
+		{".config/claude/projects/p/s.jsonl", false},
+		{".pi/agent/sessions/x.jsonl", true},
+		{".pi/other.json", false},
+		{".openhands/conversations/c1/events/0.json", false},
+		{".qwen/tmp/c/chats/x.json", true},
+		{"proj/.claude/projects/q/s.jsonl", true},
+		{"proj/.claude/projects/q/.cache/z.jsonl", false},
+	}
+	var want []string
+	for _, f := range files {
+		p := filepath.Join(root, filepath.FromSlash(f.rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if f.read {
+			want = append(want, p)
+		}
+	}
+	slices.Sort(want)
+	got := Expand([]string{root}, func(p Problem) { t.Errorf("problem: %v", p) })
+	if !slices.Equal(got, want) {
+		t.Errorf("walk read\n%q\nwant\n%q", got, want)
+	}
+	// Named explicitly, a skipped file is read.
+	meta := filepath.Join(root, ".claude/projects/p/s/subagents/agent-1.meta.json")
+	if got := Expand([]string{meta}, func(Problem) {}); !slices.Equal(got, []string{meta}) {
+		t.Errorf("explicit file: got %q", got)
+	}
+}
