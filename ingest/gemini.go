@@ -37,6 +37,8 @@ package ingest
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -54,6 +56,7 @@ func init() {
 		Sniff: func(h *Head) bool {
 			return !h.Array && h.Has("sessionId", "projectHash")
 		},
+		Envelope:   geminiEnvelope,
 		ParseLines: parseGeminiLines,
 		ParseDoc: func(doc []byte, h *Head, out *Sink) {
 			g := newGeminiLog(h, out)
@@ -328,6 +331,51 @@ func geminiResultText(raw jsonx.RawMessage) (text string, isErr bool) {
 	return sb.String(), isErr
 }
 
+// geminiShellRunLines begin the lines of run_shell_command's result that
+// name the run's processes (packages/core/src/tools/shell.ts, the
+// llmContent it returns: "Background PIDs: …", "Process Group PGID: N"),
+// which differ from one run of the same command to the next.
+var geminiShellRunLines = []string{"Process Group PGID: ", "Background PIDs: "}
+
+// geminiEnvelope takes the process lines at the end of a shell result
+// (before a closing </untrusted_context>, which 0.61 adds) out of it: they
+// are envelope. Command, Directory, Output, Error, Exit Code and Signal
+// are the tool's. Only trailing lines are taken, so a file whose text
+// holds such a line keeps it.
+func geminiEnvelope(result string) (output, envelope string) {
+	lines := strings.Split(result, "\n")
+	end := len(lines)
+	closing := end > 0 && strings.TrimSpace(lines[end-1]) == "</untrusted_context>"
+	if closing {
+		end--
+	}
+	start := end
+	for start > 0 && slices.ContainsFunc(geminiShellRunLines, func(p string) bool { return strings.HasPrefix(lines[start-1], p) }) {
+		start--
+	}
+	if start == end {
+		return result, ""
+	}
+	kept := append(append([]string(nil), lines[:start]...), lines[end:]...)
+	return strings.Join(kept, "\n"), strings.Join(lines[start:end], "\n")
+}
+
+// geminiExitFailed says whether a shell call's result reports a non-zero
+// exit code: Gemini CLI records such a call with status "success" (the
+// tool ran), but the command failed, as the model reads it ("Exit Code: 1").
+func geminiExitFailed(tool, result string) bool {
+	if tool != "run_shell_command" {
+		return false
+	}
+	for line := range strings.SplitSeq(result, "\n") {
+		if code, ok := strings.CutPrefix(line, "Exit Code: "); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(code))
+			return err == nil && n != 0
+		}
+	}
+	return false
+}
+
 // geminiIgnoredUser is isIgnoredUserContent (packages/core/src/utils/sessionUtils.ts).
 func geminiIgnoredUser(text string) bool {
 	t := strings.TrimSpace(text)
@@ -348,6 +396,11 @@ func (g *geminiLog) emit(doc bool) {
 	b := newConvBuilder(s, g.out)
 	cli := 0
 	ignored := 0
+	// answered holds the ids of calls whose toolCalls entry carried the
+	// result; the user message that follows sends that result back to the
+	// model (functionResponse parts): the same result again, not a second.
+	answered := map[string]bool{}
+	echoed := 0
 	for _, id := range g.order {
 		m := g.msgs[id]
 		var r geminiRecord
@@ -364,6 +417,10 @@ func (g *geminiLog) emit(doc bool) {
 			for _, p := range parts {
 				if p.FunctionResponse != nil {
 					responses++
+					if answered[p.FunctionResponse.ID] && p.FunctionResponse.ID != "" {
+						echoed++
+						continue
+					}
 					res, isErr := geminiResponseText(p.FunctionResponse.Response)
 					b.result(p.FunctionResponse.ID, p.FunctionResponse.Name, res, isErr, m.line, t)
 				} else if p.Text != nil {
@@ -402,7 +459,8 @@ func (g *geminiLog) emit(doc bool) {
 					c.SetArgsField(tc.Args)
 					if len(tc.Result) > 0 && string(tc.Result) != "null" {
 						text, isErr := geminiResultText(tc.Result)
-						setResult(&c, text, isErr || tc.Status == "error", m.line)
+						setResult(&c, text, isErr || tc.Status == "error" || geminiExitFailed(tc.Name, text), m.line)
+						answered[tc.ID] = true
 					}
 					b.call(c)
 				}
@@ -428,6 +486,7 @@ func (g *geminiLog) emit(doc bool) {
 	noteSkipped(s, g.rewound, "rewound message(s) ($rewindTo) not read")
 	noteSkipped(s, g.replaced, "message record(s) superseded by a later record with the same id")
 	noteSkipped(s, cli, "CLI info/error/warning message(s) not read")
+	noteSkipped(s, echoed, "tool result(s) sent back to the model after their call's own record read once")
 	noteSkipped(s, ignored, "user message(s) Gemini CLI itself ignores (slash commands, empty, session or hook context) not read as prompts")
 	if len(g.order) == 0 && g.rewound == 0 {
 		s.Notes = append(s.Notes, "no messages recorded")

@@ -1,0 +1,95 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+)
+
+// A Gemini CLI 0.61 chat recording as the agent lab's runs wrote it: each
+// model message recorded twice under one id (first without, then with its
+// toolCalls and their results), the results sent back in a user message
+// of functionResponse parts, and shell results that end with the run's
+// process group id (an envelope) and say a failed command's exit code.
+func geminiRecording(calls ...[2]string) string {
+	var b strings.Builder
+	b.WriteString(`{"sessionId":"g1","projectHash":"p","startTime":"2026-12-02T00:56:38.429Z","lastUpdated":"2026-12-02T00:56:38.429Z","kind":"main"}` + "\n")
+	b.WriteString(`{"id":"u0","timestamp":"2026-12-02T00:56:40.259Z","type":"user","content":[{"text":"print the word"}]}` + "\n")
+	for i, c := range calls {
+		id := "run_shell_command__run_shell_command_17961730_" + itoaTest(i)
+		out := strings.ReplaceAll(c[1], "\n", `\n`)
+		rec := `{"id":"m` + itoaTest(i) + `","timestamp":"2026-12-02T00:56:43.796Z","type":"gemini","content":"","tokens":{"input":100,"output":10,"cached":0,"thoughts":0,"tool":0,"total":110},"model":"gemini-2.5-pro"`
+		b.WriteString(rec + "}\n")
+		b.WriteString(`{"$set":{"lastUpdated":"2026-12-02T00:56:43.797Z"}}` + "\n")
+		resp := `{"functionResponse":{"id":"` + id + `","name":"run_shell_command","response":{"output":"` + out + `"}}}`
+		b.WriteString(rec + `,"toolCalls":[{"id":"` + id + `","name":"run_shell_command","args":{"command":"` + c[0] + `"},"result":[` + resp + `],"status":"success"}]}` + "\n")
+		b.WriteString(`{"id":"r` + itoaTest(i) + `","timestamp":"2026-12-02T00:56:46.969Z","type":"user","content":[` + resp + `]}` + "\n")
+	}
+	return b.String()
+}
+
+func TestGeminiRecording(t *testing.T) {
+	loop := geminiRecording(
+		[2]string{"echo lab-loop", "<untrusted_context>\nOutput: lab-loop\nProcess Group PGID: 24310\n</untrusted_context>"},
+		[2]string{"echo lab-loop", "<untrusted_context>\nOutput: lab-loop\nProcess Group PGID: 24388\n</untrusted_context>"},
+	)
+	failing := geminiRecording(
+		[2]string{"cat missing.txt", "<untrusted_context>\nOutput: cat: missing.txt: No such file or directory\nExit Code: 1\nProcess Group PGID: 5000\n</untrusted_context>"},
+		[2]string{"cat there.txt", "<untrusted_context>\nOutput: ok\nExit Code: 0\nProcess Group PGID: 5001\n</untrusted_context>"},
+	)
+	calls := func(ss []*Session) []Call {
+		var out []Call
+		for _, tu := range ss[0].Turns {
+			for _, r := range tu.Requests {
+				out = append(out, r.Calls...)
+			}
+		}
+		return out
+	}
+	runConformance(t, formatGemini, []conformanceCase{
+		{
+			name:     "results sent back are not results for unknown calls; the process group id is envelope",
+			file:     "session-2026-12-02T00-56-g1.jsonl",
+			text:     loop,
+			sessions: "g1 main 1t 2r run_shell_command__run_shell_command_17961730_0/run_shell_command=<untrusted_context>\nOutput: lab-loop\nProcess Group PGID: 24310\n</untrusted_context> run_shell_command__run_shell_command_17961730_1/run_shell_command=<untrusted_context>\nOutput: lab-loop\nProcess Group PGID: 24388\n</untrusted_context>",
+			check: func(t *testing.T, ss []*Session) {
+				cs := calls(ss)
+				a, envA := SplitEnvelope(formatGemini, cs[0].Result)
+				b, envB := SplitEnvelope(formatGemini, cs[1].Result)
+				if a != b || a != "<untrusted_context>\nOutput: lab-loop\n</untrusted_context>" {
+					t.Errorf("outputs without the envelope: %q and %q, want both the output alone", a, b)
+				}
+				if envA != "Process Group PGID: 24310" || envB != "Process Group PGID: 24388" {
+					t.Errorf("envelopes %q and %q", envA, envB)
+				}
+			},
+		},
+		{
+			name:     "a non-zero exit code is a failed call",
+			file:     "session-2026-12-02T00-56-g1.jsonl",
+			text:     failing,
+			sessions: "g1 main 1t 2r run_shell_command__run_shell_command_17961730_0/run_shell_command=<untrusted_context>\nOutput: cat: missing.txt: No such file or directory\nExit Code: 1\nProcess Group PGID: 5000\n</untrusted_context> run_shell_command__run_shell_command_17961730_1/run_shell_command=<untrusted_context>\nOutput: ok\nExit Code: 0\nProcess Group PGID: 5001\n</untrusted_context>",
+			check: func(t *testing.T, ss []*Session) {
+				cs := calls(ss)
+				if !cs[0].IsError || cs[1].IsError {
+					t.Errorf("errors: %v %v, want true false", cs[0].IsError, cs[1].IsError)
+				}
+			},
+		},
+	})
+}
+
+// TestGeminiEnvelopeOnlyTrailing: only the process lines that end a
+// result are envelope; the same text inside the output is the tool's.
+func TestGeminiEnvelopeOnlyTrailing(t *testing.T) {
+	for _, tc := range []struct{ in, out, env string }{
+		{"Output: a\nProcess Group PGID: 7", "Output: a", "Process Group PGID: 7"},
+		{"Output: a\nBackground PIDs: 8, 9\nProcess Group PGID: 7\n</untrusted_context>", "Output: a\n</untrusted_context>", "Background PIDs: 8, 9\nProcess Group PGID: 7"},
+		{"Process Group PGID: 7\nOutput: a", "Process Group PGID: 7\nOutput: a", ""},
+		{"plain text", "plain text", ""},
+	} {
+		out, env := geminiEnvelope(tc.in)
+		if out != tc.out || env != tc.env {
+			t.Errorf("geminiEnvelope(%q) = %q, %q; want %q, %q", tc.in, out, env, tc.out, tc.env)
+		}
+	}
+}
