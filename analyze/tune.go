@@ -70,8 +70,8 @@ func lookup(m map[string]any, segs []string) (string, bool) {
 // TuneGrid is tune's default search over base: every enabled detector
 // that blocks varies its block_at from one below its value (at least 1)
 // (and above its steer_at) to two above; and when the no-progress detector covers shell calls,
-// the shell class's own block_at is tried at the detector's value and one
-// above (docs/tuning.md: a shell command may be a poll, which a higher
+// the shell class's own block_at is tried from one below its value (the
+// detector's, unless the rules set one; at least 1) to one above (docs/tuning.md: a shell command may be a poll, which a higher
 // threshold spares). It is empty when base has no blocking detector.
 func TuneGrid(base *rules.Rules) []Vary {
 	b, err := base.YAML()
@@ -108,7 +108,11 @@ func TuneGrid(base *rules.Rules) []Vary {
 		if err != nil || cur <= 0 {
 			cur = at
 		}
-		varies = append(varies, Vary{Key: key, Values: []string{strconv.Itoa(cur), strconv.Itoa(cur + 1)}})
+		v = Vary{Key: key}
+		for x := max(1, cur-1); x <= cur+1; x++ {
+			v.Values = append(v.Values, strconv.Itoa(x))
+		}
+		varies = append(varies, v)
 	}
 	return varies
 }
@@ -304,8 +308,8 @@ func TuneFile(cfg *rules.Rules, baseName string, rows []TuneRow, chosen, maxHarm
 	}
 	fmt.Fprintf(&h, "# Measured on %d files, %d sessions, %d calls (%d redundant, %d input problems);\n# the newest session ended %s.\n", f.Files, f.Sessions, f.Calls, f.Redundant, f.Problems, newest)
 	fmt.Fprintf(&h, "# Harm budget: at most %d harmful stops. %d settings tried; chosen for the highest\n# recall, then fewest steers, then fewest stopped actions, then closest to %s.\n#\n", maxHarm, len(rows), baseName)
-	fmt.Fprintf(&h, "# These rules: %s.\n", Figures(row.Summary))
-	fmt.Fprintf(&h, "# %s as given: %s.\n", baseName, Figures(rows[0].Summary))
+	h.WriteString(wrapComment("These rules: " + Figures(row.Summary) + "."))
+	h.WriteString(wrapComment(baseName + " as given: " + Figures(rows[0].Summary) + "."))
 	for k, s := range row.Settings {
 		fmt.Fprintf(&h, "#\n# %s: %s (%s: %s)\n", s.Key, s.Value, baseName, rows[0].Settings[k].Value)
 		fmt.Fprintf(&h, "#   caught here: %d redundant calls, %d harmful.\n", row.Summary.RedundantStopped, row.Summary.Harmful)
@@ -390,4 +394,19 @@ func commentKey(text, key, comment string) string {
 		depth++
 	}
 	return text
+}
+
+// wrapComment writes text as comment lines of at most 80 columns, the
+// lines after the first indented.
+func wrapComment(text string) string {
+	var b strings.Builder
+	line := "#"
+	for _, w := range strings.Fields(text) {
+		if len(line)+1+len(w) > 80 && line != "#" && line != "#  " {
+			b.WriteString(line + "\n")
+			line = "#  "
+		}
+		line += " " + w
+	}
+	return b.String() + line + "\n"
 }
