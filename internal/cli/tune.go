@@ -19,7 +19,9 @@ import (
 func tuneCommand() *cli.Command {
 	var flags []cli.Flag
 	for _, f := range tuningFlags {
-		if f.Names()[0] != "format" { // tune prints one table; the rules file is its product
+		// tune prints one table (the rules file is its product) and
+		// chooses on the whole corpus, not on a shard's part of it.
+		if n := f.Names()[0]; n != "format" && n != "shard" {
 			flags = append(flags, f)
 		}
 	}

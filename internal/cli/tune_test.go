@@ -168,6 +168,7 @@ func TestTuneUsage(t *testing.T) {
 		{"nothing to search", []string{"--base", "hermes-dedup"}, 2},
 		{"existing output", []string{"-o", existing}, 2},
 		{"unknown flag", []string{"--max-harms", "1"}, 2},
+		{"shard", []string{"--shard", "1/2"}, 2},
 		{"budget nothing keeps to", []string{"--base", "nanobot", "--vary", "detectors.repeat.block_at=2"}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
