@@ -86,7 +86,8 @@ func Replay(files []string, opt Options) *Report {
 // cfgs, returning one report per configuration (summaries, tools and
 // problems: the sessions are left out) and the corpus' facts. early are
 // problems found before reading (paths that could not be listed), counted
-// first. opt.Rules, OnSession and DropSessions are not used.
+// first. opt.OnSession receives the first configuration's results;
+// opt.Rules and DropSessions are not used.
 //
 // This is compare's and sweep's replay. Each session is prepared once and
 // run under every configuration in turn while its calls are in cache, and

@@ -102,6 +102,7 @@ func newApp(stdout, stderr io.Writer, version string) *cli.App {
 			replayCommand(),
 			compareCommand(),
 			sweepCommand(),
+			tuneCommand(),
 			mergeCommand(),
 			gateCommand(),
 			inspectCommand(),

@@ -37,8 +37,9 @@ func tuningOptions(c *cli.Context, counter tokens.Counter, partial *analyze.Part
 // replayConfigs reads the paths once and replays them under each of cfgs,
 // for compare and sweep (analyze.ReplayAll: bounded memory, whatever the
 // corpus size). With --strict, any input problem is printed and the run
-// fails without a report.
-func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) ([]*analyze.Report, analyze.CorpusFacts, *analyze.Partial, error) {
+// fails without a report. onSession, when given, receives each session's
+// result under the first configuration.
+func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter, onSession ...func(*analyze.SessionResult)) ([]*analyze.Report, analyze.CorpusFacts, *analyze.Partial, error) {
 	if err := checkInputFormat(c); err != nil {
 		return nil, analyze.CorpusFacts{}, nil, err
 	}
@@ -60,6 +61,9 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter) 
 	read, stopProgress := prog.Watch(files)
 	in.BytesRead, in.Keep = read, sessionKeep(c)
 	opt := analyze.Options{Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.Update}
+	for _, f := range onSession {
+		opt.OnSession = f
+	}
 	reports, facts := analyze.ReplayAll(files, opt, cfgs, early)
 	stopProgress()
 	if problems := reports[0].Problems; c.Bool("strict") && len(problems) > 0 {

@@ -1,0 +1,54 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestChoose(t *testing.T) {
+	row := func(val string, harmful, stopped, steered, actions int) TuneRow {
+		return TuneRow{Settings: []Setting{{"detectors.repeat.block_at", val}},
+			Summary: Summary{Harmful: harmful, RedundantStopped: stopped, Steered: steered, StoppedActions: actions}}
+	}
+	for _, tc := range []struct {
+		name    string
+		rows    []TuneRow
+		maxHarm int
+		want    int
+	}{
+		{"recall first", []TuneRow{row("3", 0, 5, 0, 0), row("2", 0, 8, 4, 1)}, 0, 1},
+		{"budget excludes", []TuneRow{row("3", 0, 5, 0, 0), row("2", 1, 8, 0, 0)}, 0, 0},
+		{"budget admits", []TuneRow{row("3", 0, 5, 0, 0), row("2", 1, 8, 0, 0)}, 1, 1},
+		{"fewer steers", []TuneRow{row("3", 0, 5, 3, 0), row("4", 0, 5, 1, 0)}, 0, 1},
+		{"fewer stopped actions", []TuneRow{row("3", 0, 5, 1, 2), row("4", 0, 5, 1, 0)}, 0, 1},
+		{"closest to the base", []TuneRow{row("3", 0, 4, 0, 0), row("6", 0, 5, 0, 0), row("4", 0, 5, 0, 0)}, 0, 2},
+		{"none keeps to it", []TuneRow{row("3", 2, 5, 0, 0)}, 1, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Choose(tc.rows, tc.maxHarm); got != tc.want {
+				t.Errorf("Choose = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCommentKey(t *testing.T) {
+	text := "scope:\n  window: 0s\ntools:\n  class:shell:\n    no_progress:\n      block_at: 2\ndetectors:\n  no_progress:\n    only: [a]\n    block_at: 1\n"
+	for _, tc := range []struct{ key, line string }{
+		{"detectors.no_progress.block_at", "    block_at: 1 # x"},
+		{"tools.class:shell.no_progress.block_at", "      block_at: 2 # x"},
+		{"scope.window", "  window: 0s # x"},
+		{"detectors.repeat.block_at", ""},
+	} {
+		got := commentKey(text, tc.key, "x")
+		if tc.line == "" {
+			if got != text {
+				t.Errorf("%s: changed a text without the key:\n%s", tc.key, got)
+			}
+			continue
+		}
+		if !strings.Contains(got, tc.line+"\n") || strings.Count(got, "# x") != 1 {
+			t.Errorf("%s: want the line %q in\n%s", tc.key, tc.line, got)
+		}
+	}
+}
