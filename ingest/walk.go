@@ -217,11 +217,10 @@ var generalHomes = map[string]bool{".config": true, ".local": true}
 // the home: .claude reads projects, .codex sessions and archived_sessions,
 // .hermes sessions, profiles/*/sessions and state.db, .pi agent/sessions,
 // ...; not a location loopgate lists but does not read, Unread), so that a home's other files (settings, caches, hermes' own clone
-// of its repository) are not taken for transcripts. Qwen Code's ~/.qwen,
-// Kimi Code's ~/.kimi-code and Cline's ~/.cline have no default location in
-// Locations yet: they are walked whole (nil).
+// of its repository) are not taken for transcripts. Cline's ~/.cline has
+// no default location in Locations yet: it is walked whole (nil).
 var agentHomeDirs = func() map[string][]string {
-	dirs := map[string][]string{".qwen": nil, ".kimi-code": nil, ".cline": nil}
+	dirs := map[string][]string{".cline": nil}
 	for _, l := range Locations {
 		if l.Unread != "" {
 			continue // a layout loopgate would misread (OpenHands' event files)

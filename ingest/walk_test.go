@@ -38,7 +38,9 @@ func TestExpandAgentHomes(t *testing.T) {
 		{".pi/agent/sessions/x.jsonl", true},
 		{".pi/other.json", false},
 		{".openhands/conversations/c1/events/0.json", false},
-		{".qwen/tmp/c/chats/x.json", true},
+		{".qwen/projects/c/chats/x.jsonl", true},
+		{".qwen/settings.json", false},
+		{".cline/data/tasks/t1/api_conversation_history.json", true},
 		{"proj/.claude/projects/q/s.jsonl", true},
 		{"proj/.claude/projects/q/.cache/z.jsonl", false},
 	}
