@@ -299,18 +299,25 @@ func parseClaude(w *wire) Event {
 	return ev
 }
 
+// preToolAnswer writes a PreToolUse answer's hookSpecificOutput members as
+// Claude Code defines them, which Codex and Qwen Code read too: a deny
+// with its reason, and context for the model.
+func preToolAnswer(hso map[string]any, a Answer) {
+	if a.Deny {
+		hso["permissionDecision"] = "deny"
+		hso["permissionDecisionReason"] = a.Reason
+	}
+	if a.Context != "" {
+		hso["additionalContext"] = a.Context
+	}
+}
+
 func replyClaude(ev *Event, a Answer) []byte {
 	out := map[string]any{}
 	hso := map[string]any{"hookEventName": ev.Name}
 	switch ev.Kind {
 	case KindPre:
-		if a.Deny {
-			hso["permissionDecision"] = "deny"
-			hso["permissionDecisionReason"] = a.Reason
-		}
-		if a.Context != "" {
-			hso["additionalContext"] = a.Context
-		}
+		preToolAnswer(hso, a)
 	case KindPost, KindPrompt:
 		if a.Context != "" {
 			hso["additionalContext"] = a.Context
@@ -344,13 +351,7 @@ func replyCodex(ev *Event, a Answer) []byte {
 	hso := map[string]any{"hookEventName": ev.Name}
 	switch ev.Kind {
 	case KindPre:
-		if a.Deny {
-			hso["permissionDecision"] = "deny"
-			hso["permissionDecisionReason"] = a.Reason
-		}
-		if a.Context != "" {
-			hso["additionalContext"] = a.Context
-		}
+		preToolAnswer(hso, a)
 	case KindPost:
 		ctx := a.Context
 		if a.Halt {
