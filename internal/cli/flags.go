@@ -11,7 +11,6 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/sys/unix"
 
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/progress"
@@ -96,8 +95,8 @@ func outputFile(c *cli.Context) *os.File {
 // (the renderers' default) when neither is known.
 func terminalWidth(f *os.File) int {
 	if f != nil && isatty.IsTerminal(f.Fd()) {
-		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
-			return int(ws.Col)
+		if n := terminalColumns(f); n > 0 {
+			return n
 		}
 	}
 	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {

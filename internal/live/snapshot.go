@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/internal/snapbin"
@@ -96,14 +95,6 @@ func buildID() string {
 // snapPath is the snapshot file of a scope's log.
 func snapPath(logPath string) string {
 	return strings.TrimSuffix(logPath, ".log") + ".snap"
-}
-
-// fileID returns the device and inode of an open file.
-func fileID(fi os.FileInfo) (dev, ino uint64) {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev), st.Ino
-	}
-	return 0, 0
 }
 
 // snapshot is a snapshot file read and checked, not yet restored.

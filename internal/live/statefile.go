@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // The hook's files (the state directory and what it holds, the decision
@@ -29,12 +28,12 @@ func refuse(format string, a ...any) error { return &refusedFile{fmt.Sprintf(for
 // openState opens a state file with flag (os.O_RDONLY, os.O_WRONLY|...,
 // os.O_CREATE creating it 0600).
 func openState(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o600)
+	f, err := openNoFollow(path, flag)
 	if err != nil {
 		switch {
-		case errors.Is(err, syscall.ELOOP):
+		case isLinkErr(err):
 			return nil, refuse("%s is a symbolic link: state files are never opened through a link", path)
-		case errors.Is(err, syscall.ENXIO):
+		case isPipeErr(err):
 			return nil, refuse("%s is a named pipe or socket, not a regular file", path)
 		}
 		return nil, err
@@ -69,14 +68,6 @@ func readState(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(f)
-}
-
-func ownerOf(fi os.FileInfo) (int, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return int(st.Uid), true
 }
 
 func fileKind(m os.FileMode) string {
