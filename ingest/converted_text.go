@@ -100,7 +100,7 @@ func parseConvertedText(lr *LineReader, h *Head, out *Sink) {
 	out.Session(s)
 }
 
-// convertedStart reads "2026-04-02 003826" (session_date, session_time) as
+// convertedStart reads "YYYY-MM-DD HHMMSS" (session_date, session_time) as
 // UTC; the zero time when it is not that.
 func convertedStart(start string) time.Time {
 	date, hms, _ := strings.Cut(start, " ")
