@@ -2,7 +2,7 @@
 // guards and reports where calls would have been steered or blocked, whether
 // each block was right, and how many tokens it would have saved.
 //
-// This file only starts the command line, which internal/cli builds: its
+// This file only starts the command line, which cli builds: its
 // commands, flags, wiring and exit codes. The work is done by packages
 // ingest, rules, analyze and report.
 package main
@@ -11,7 +11,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/loopgate/loopgate/internal/cli"
+	"github.com/loopgate/loopgate/cli"
 )
 
 // version is what --version prints: set with -ldflags "-X main.version=...",

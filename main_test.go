@@ -13,7 +13,7 @@ import (
 
 	"github.com/fatih/color"
 
-	"github.com/loopgate/loopgate/internal/cli"
+	"github.com/loopgate/loopgate/cli"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

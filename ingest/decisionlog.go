@@ -27,7 +27,7 @@ import (
 
 const formatDecisionLog = "loopgate-decisions"
 
-// decisionLogTag must equal internal/live.DecisionLogTag (checked by
+// decisionLogTag must equal live.DecisionLogTag (checked by
 // TestShadowLogReplays).
 const decisionLogTag = "decision-log/1"
 

@@ -19,5 +19,5 @@
 // The package knows nothing of transcript formats, tokenizers or reports:
 // it imports only rules and small internal helpers (internal/jsonx).
 // Replay (package analyze) builds CallEvents from ingested sessions; the
-// live hook (internal/live) builds them from an agent's hook input.
+// live hook (live) builds them from an agent's hook input.
 package guard

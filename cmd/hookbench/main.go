@@ -23,7 +23,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loopgate/loopgate/internal/live"
+	"github.com/loopgate/loopgate/live"
 	"github.com/loopgate/loopgate/rules"
 )
 

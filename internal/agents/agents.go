@@ -1,7 +1,7 @@
 // Package agents is the one list of the agents' names loopgate's commands
 // take (--agent of replay, where and hook): each agent's canonical name,
 // and the other spellings accepted for it. The session folders (package
-// ingest's locations) and the hook protocols (package internal/live) are
+// ingest's locations) and the hook protocols (package live) are
 // keyed by one of these spellings; the command line resolves what a user
 // types through Canonical and Spellings, so that a name works the same
 // everywhere.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/live"
+	"github.com/loopgate/loopgate/live"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -94,7 +94,7 @@ func TestHookEquivalence(t *testing.T) {
 			if calls < 100 {
 				t.Errorf("only %d calls simulated", calls)
 			}
-			// The hook kept snapshots of its sessions (internal/live's
+			// The hook kept snapshots of its sessions (live's
 			// snapshot.go), which later calls start from: the comparison
 			// covers that path, not only the rebuild from the log
 			// (TestSnapshotEquivalence counts the calls that restored one).

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/internal/agents"
-	"github.com/loopgate/loopgate/internal/live"
+	"github.com/loopgate/loopgate/live"
 )
 
 func TestInGoBuildCache(t *testing.T) {

@@ -700,7 +700,7 @@ func replyCline(ev *Event, a Answer) []byte {
 }
 
 // The plugin protocol: the OpenCode plugin and the pi extension that
-// loopgate ships (internal/live/plugins) send Claude Code's event shapes
+// loopgate ships (live/plugins) send Claude Code's event shapes
 // (PreToolUse, PostToolUse with tool_response and is_error,
 // UserPromptSubmit) and act on one answer, {"block", "reason", "context",
 // "halt", "halt_reason"}: block throws (OpenCode's tool.execute.before) or

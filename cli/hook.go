@@ -1,6 +1,6 @@
 package cli
 
-// The hook command: loopgate as an agent's hook (internal/live), and its
+// The hook command: loopgate as an agent's hook (live), and its
 // helpers: simulate (drive a transcript through the hook and compare with
 // replay) and install/uninstall (the agent's settings file).
 
@@ -17,7 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/live"
+	"github.com/loopgate/loopgate/live"
 	"github.com/loopgate/loopgate/rules"
 )
 

@@ -24,9 +24,9 @@ import (
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/jsonx"
-	"github.com/loopgate/loopgate/internal/live"
 	"github.com/loopgate/loopgate/internal/redact"
 	"github.com/loopgate/loopgate/internal/tokens"
+	"github.com/loopgate/loopgate/live"
 	"github.com/loopgate/loopgate/rules"
 )
 

@@ -15,8 +15,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/live"
 	"github.com/loopgate/loopgate/internal/tokens"
+	"github.com/loopgate/loopgate/live"
 	"github.com/loopgate/loopgate/rules"
 )
 

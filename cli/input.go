@@ -15,9 +15,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loopgate/loopgate/cli/progress"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/agents"
-	"github.com/loopgate/loopgate/internal/progress"
 	"github.com/loopgate/loopgate/report"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/loopgate/loopgate/cli/progress"
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/progress"
 	"github.com/loopgate/loopgate/report"
 	"github.com/loopgate/loopgate/rules"
 )
