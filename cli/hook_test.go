@@ -31,8 +31,8 @@ func TestMain(m *testing.M) {
 // synthetic Claude Code transcript of parallel calls, time gaps and a
 // compaction (writeRoundsTranscript).
 func hookCorpus(t *testing.T) []string {
-	paths := []string{filepath.Join("..", "..", "fixtures"), writeRoundsTranscript(t)}
-	samples := filepath.Join("..", "..", "..", "shared", "samples")
+	paths := []string{filepath.Join("..", "fixtures"), writeRoundsTranscript(t)}
+	samples := filepath.Join("..", "..", "shared", "samples")
 	if _, err := os.Stat(samples); err != nil {
 		t.Log("../shared/samples is absent: the equivalence runs over the fixtures only")
 	} else {
@@ -52,11 +52,11 @@ func hookCorpus(t *testing.T) []string {
 func TestHookEquivalence(t *testing.T) {
 	paths := hookCorpus(t)
 	files := ingest.Expand(paths, func(p ingest.Problem) { t.Errorf("%s: %s", p.File, p.Message) })
-	fixtures := filepath.Join("..", "..", "fixtures")
+	fixtures := filepath.Join("..", "fixtures")
 	sample := 0 // the files of the samples, numbered in walk order
 	share := map[string]int{}
 	for _, f := range files {
-		if !strings.HasPrefix(f, fixtures+string(filepath.Separator)) && strings.HasPrefix(f, filepath.Join("..", "..", "..", "shared")) {
+		if !strings.HasPrefix(f, fixtures+string(filepath.Separator)) && strings.HasPrefix(f, filepath.Join("..", "..", "shared")) {
 			share[f] = sample
 			sample++
 		}
@@ -324,7 +324,7 @@ func TestHookCommandFailsOpen(t *testing.T) {
 // tool_result's content may be) reads as the transcript readers read it,
 // so the hook still decides every call as replay.
 func TestHookResultBlocks(t *testing.T) {
-	files := []string{writeRoundsTranscript(t), filepath.Join("..", "..", "fixtures", "golden")}
+	files := []string{writeRoundsTranscript(t), filepath.Join("..", "fixtures", "golden")}
 	for _, preset := range []string{"loopgate", "hermes-dedup", "hermes-strict"} {
 		r, _ := rules.Preset(preset)
 		sim := &simulator{rules: r, stateDir: t.TempDir(), blocks: true}
@@ -501,7 +501,7 @@ func TestSimulateAgents(t *testing.T) {
 					t.Fatal(err)
 				}
 				sim := &simulator{agent: tc.agent, rules: r, stateDir: t.TempDir()}
-				files := ingest.Expand([]string{filepath.Join("..", "..", "fixtures", "ingest", tc.dir)}, func(ingest.Problem) {})
+				files := ingest.Expand([]string{filepath.Join("..", "fixtures", "ingest", tc.dir)}, func(ingest.Problem) {})
 				calls := 0
 				for _, f := range files {
 					results, err := sim.file(f, ingest.Options{})

@@ -14,7 +14,7 @@ import (
 	"github.com/loopgate/loopgate/rules"
 )
 
-var tuneCorpus = []string{"../../fixtures/golden/loops", "../../fixtures/golden/healthy", "../../fixtures/demo"}
+var tuneCorpus = []string{"../fixtures/golden/loops", "../fixtures/golden/healthy", "../fixtures/demo"}
 
 var figuresRE = regexp.MustCompile(`^harmful (\d+), stopped (\d+) of`)
 
