@@ -62,9 +62,22 @@ fi
 	"fish": `# fish completion for loopgate: put it in ~/.config/fish/completions/loopgate.fish
 function __loopgate_complete
     set -l words (commandline -opc)
-    loopgate __complete -- $words[2..-1] 2>/dev/null
+    set -l cur (commandline -ct)
+    set -l candidates (loopgate __complete -- $words[2..-1] 2>/dev/null)
+    set -l n (string length -- "$cur")
+    set -l matching
+    for c in $candidates
+        if test "$n" -eq 0; or test (string sub -l $n -- $c) = "$cur"
+            set -a matching $c
+        end
+    end
+    if test (count $matching) -gt 0
+        printf '%s\n' $matching
+    else
+        __fish_complete_path $cur
+    end
 end
-complete -c loopgate -a '(__loopgate_complete)'
+complete -c loopgate -f -a '(__loopgate_complete)'
 `,
 }
 

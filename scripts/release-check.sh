@@ -54,4 +54,7 @@ done
 "$x/loopgate" --version
 bash -c "source '$x/completions/loopgate.bash'" || { echo "the archive's bash completion does not source"; exit 1; }
 rm -rf "$x"
+
+echo "== the Homebrew cask and the Scoop manifest, installed by hand from the archives"
+/usr/bin/env python3 scripts/manifest-check.py dist
 echo "release check passed"
