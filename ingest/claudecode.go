@@ -25,6 +25,7 @@ package ingest
 
 import (
 	"bytes"
+	"sort"
 	"strings"
 	"time"
 
@@ -148,6 +149,21 @@ type ccScope struct {
 	lastKey   string
 	lastRef   callRef
 	compacted bool
+	// ahead holds, by call id, results read before their call: Claude Code
+	// writes a session's lines along the parentUuid chain, and a result
+	// line can come just before the line of the call it answers (its
+	// parentUuid names that line, not yet read). Such a result waits here
+	// for its call; one whose call never comes is reported at the end as
+	// any result without a call.
+	ahead map[string]aheadResult
+}
+
+// aheadResult is a result read before its call's line.
+type aheadResult struct {
+	text  string
+	isErr bool
+	line  int
+	t     time.Time
 }
 
 type ccReader struct {
@@ -272,6 +288,9 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 	if len(r.order) == 0 && records > 0 {
 		out.Problemf(0, "no Claude Code user, assistant or system line in %d records; no session read (is this file of another format?)", records)
 	}
+	for _, key := range r.order {
+		r.scopes[key].flushAhead(out)
+	}
 	// A scope with nothing but stray lines (a trimmed file's result whose
 	// call is elsewhere) is no session; those lines were reported. A file
 	// with no turn at all still yields its first scope, so that it shows.
@@ -301,6 +320,24 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 		}
 		sc.b.finish(out)
 	}
+}
+
+// flushAhead reports the results read before a call that never came, in
+// the order of their lines, as results without a call.
+func (sc *ccScope) flushAhead(out *Sink) {
+	if len(sc.ahead) == 0 {
+		return
+	}
+	ids := make([]string, 0, len(sc.ahead))
+	for id := range sc.ahead {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return sc.ahead[ids[i]].line < sc.ahead[ids[j]].line })
+	for _, id := range ids {
+		a := sc.ahead[id]
+		sc.b.result(id, a.text, a.isErr, a.line, a.t, out)
+	}
+	sc.ahead = nil
 }
 
 // ccDecodeLine reads a whole line in one pass (jsonx.DecodeObjectNested) into l
@@ -575,6 +612,17 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 					continue
 				}
 			}
+			if id != "" && l.ParentUUID != "" && r.uuidScope.get(l.ParentUUID) == "" {
+				if _, _, waiting := sc.b.waiting(id, idTag(id)); !waiting {
+					if sc.ahead == nil {
+						sc.ahead = map[string]aheadResult{}
+					}
+					if _, dup := sc.ahead[id]; !dup {
+						sc.ahead[id] = aheadResult{b.resultText(), b.IsError, n, t}
+						continue
+					}
+				}
+			}
 			sc.b.result(id, b.resultText(), b.IsError, n, t, r.out)
 		}
 	}
@@ -679,6 +727,10 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 				c.SetArgs(string(b.Input))
 			}
 			sc.b.callAt(ref, c, r.out)
+			if a, ok := sc.ahead[c.ID]; ok && c.ID != "" {
+				delete(sc.ahead, c.ID)
+				sc.b.result(c.ID, a.text, a.isErr, a.line, a.t, r.out)
+			}
 		default:
 			// Server tool results (web_search_tool_result, ...) come back in
 			// the same assistant message.

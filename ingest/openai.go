@@ -353,6 +353,9 @@ func (r *oaReader) record(data []byte, line int, sr *splitLine) (oaRecord, bool)
 				r.out.Problemf(at, "messages is not an array: %v", err)
 			} else {
 				rec.request = r.chatItems(elems, linesOf(reqPath, "messages"), at)
+				if meta := keysOf(top["meta"]); meta != nil && meta["token_counts"] != nil {
+					applyTokenCounts(rec.request, meta["token_counts"], r.out, at)
+				}
 			}
 		}
 		if raw := resp["choices"]; raw != nil {

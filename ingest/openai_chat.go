@@ -240,18 +240,25 @@ func chatMetadata(raw jsonx.RawMessage) (time.Time, *Usage) {
 	if jsonx.Unmarshal(raw, &md) != nil {
 		return time.Time{}, nil
 	}
-	var at time.Time
-	if ts := bytes.TrimSpace(md.Timestamp); len(ts) > 0 {
-		if ts[0] == '"' {
-			var text string
-			if jsonx.Unmarshal(ts, &text) == nil {
-				at = parseTime(text)
-			}
-		} else if ms, err := strconv.ParseInt(string(ts), 10, 64); err == nil {
-			at = msTime(ms)
-		}
+	return textOrMillisTime(md.Timestamp), md.Tokens.usage()
+}
+
+// textOrMillisTime reads a converter's timestamp: RFC 3339 text, or Unix
+// milliseconds.
+func textOrMillisTime(raw jsonx.RawMessage) time.Time {
+	ts := bytes.TrimSpace(raw)
+	if len(ts) == 0 {
+		return time.Time{}
 	}
-	return at, md.Tokens.usage()
+	if ts[0] == '"' {
+		var text string
+		if jsonx.Unmarshal(ts, &text) == nil {
+			return parseTime(text)
+		}
+	} else if ms, err := strconv.ParseInt(string(ts), 10, 64); err == nil {
+		return msTime(ms)
+	}
+	return time.Time{}
 }
 
 func (r *oaReader) chatItemOf(m chatMessage, i, line int) (oaItem, bool) {

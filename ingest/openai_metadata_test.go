@@ -17,7 +17,9 @@ func TestChatMetadataTimes(t *testing.T) {
 		input      int64
 	}{
 		{filepath.Join("..", "fixtures", "ingest", "openai", "chat-converted-codex.json"), "2026-03-24T13:01:26Z", "2026-03-24T13:02:00Z", 1200},
-		{thirdPartySample(t, "openai-chat/Eyob-smax-Anju-Medical-Appointment-System/trajectory.json"), "2026-03-24T13:01:26Z", "2026-03-25T06:12:05Z", 0},
+		// meta.token_counts (Codex token_count events): input with the cache,
+		// summed over the responses by hand (9,476,819).
+		{thirdPartySample(t, "openai-chat/Eyob-smax-Anju-Medical-Appointment-System/trajectory.json"), "2026-03-24T13:01:26Z", "2026-03-25T06:12:05Z", 9476819},
 		// Unix milliseconds, and tokens: input + cache read + cache written
 		// summed over the assistant messages by hand (1,938,069).
 		{thirdPartySample(t, "openai-chat/Amansolo9-HarborSuite/sessions/develop-1.json"), "2026-03-26T16:54:38Z", "2026-03-26T17:17:56Z", 1938069},

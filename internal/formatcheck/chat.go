@@ -72,6 +72,13 @@ func addChat(s *session, m line) {
 		if u := m.obj("usage"); u != nil {
 			s.tokens += u.num("prompt_tokens") + u.num("completion_tokens") + u.num("input_tokens") + u.num("output_tokens")
 		}
+		// A converter from OpenCode keeps each message's own tokens in
+		// _metadata.tokens ({input, output, reasoning, cache: {read,
+		// write}}: input without the cache, reasoning within output).
+		if t := m.obj("_metadata").obj("tokens"); t != nil {
+			c := t.obj("cache")
+			s.tokens += t.num("input") + t.num("output") + c.num("read") + c.num("write")
+		}
 	case "tool":
 		s.result(m.str("tool_call_id"))
 		var ids []string
@@ -88,41 +95,57 @@ func countChat(format string, msgs []line, tokens int64) Count {
 	for _, m := range msgs {
 		addChat(s, m)
 	}
-	s.tokens += tokens
+	if s.tokens == 0 {
+		// The messages' own usage, where they have it, is the session's:
+		// a converter's meta.token_counts then repeats it.
+		s.tokens = tokens
+	}
 	c := Count{Format: format}
 	c.tally(s)
 	return c
 }
 
 // tokenCounts sums Codex token_count events kept by a converter: each
-// event's last_token_usage, an event that repeats the running total of the
-// one before it being the same response reported twice. input_tokens
-// includes the cached tokens in Codex's events; a converter from Claude
-// Code writes Anthropic's split (cached beside a smaller input), and then
-// the cached tokens are added.
+// response's last_token_usage once. An event that repeats the running total
+// of the one before it is the same response reported twice. A converter
+// from Claude Code writes an event per line of the session, and Claude
+// Code writes one API response over several lines (one per content block),
+// each with the response's input and cache figures and a growing output
+// count: consecutive events with the same input and cached figures are one
+// response, counted by its last event, as the claude-code reading counts
+// one message.id by its last line. input_tokens includes the cached tokens
+// in Codex's events; a converter from Claude Code writes Anthropic's split
+// (cached beside a smaller input), and then the cached tokens are added.
 func tokenCounts(events []line) int64 {
-	var sum, prev int64
+	var sum, last int64
+	var prevTotal [3]int64
+	prevIn, prevCached := int64(-1), int64(-1)
 	for _, e := range events {
 		info := e.obj("info")
 		if info == nil {
 			continue
 		}
 		if t := info.obj("total_token_usage"); t != nil {
-			total := t.num("input_tokens") + t.num("output_tokens") + t.num("cached_input_tokens")
-			if total == prev {
+			total := [3]int64{t.num("input_tokens"), t.num("output_tokens"), t.num("cached_input_tokens")}
+			if total == prevTotal {
 				continue
 			}
-			prev = total
+			prevTotal = total
 		}
 		u := info.obj("last_token_usage")
 		if u == nil {
 			continue
 		}
 		in, cached := u.num("input_tokens"), u.num("cached_input_tokens")
+		tokens := in + u.num("output_tokens")
 		if cached > in {
-			in += cached
+			tokens += cached
 		}
-		sum += in + u.num("output_tokens")
+		if in == prevIn && cached == prevCached {
+			sum -= last // a later line of the same response replaces the earlier
+		}
+		sum += tokens
+		last, prevIn, prevCached = tokens, in, cached
 	}
 	return sum
 }

@@ -109,6 +109,24 @@ func TestCountFile(t *testing.T) {
 			want: Count{Format: "copilot-cli", Sessions: 2, Calls: 2, WithResults: 2, Tokens: 115},
 		},
 		{
+			name: "converted export: meta.token_counts, a response over two events counted once, a repeated total skipped, the cache added to a split input",
+			file: "develop-1.json",
+			text: `{"messages":[{"role":"assistant","content":"x","tool_calls":[{"id":"c1","type":"function","function":{"name":"Bash","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"ok"}],
+"meta":{"token_counts":[
+{"type":"token_count","info":{"total_token_usage":{"input_tokens":3,"cached_input_tokens":1000,"output_tokens":2},"last_token_usage":{"input_tokens":3,"cached_input_tokens":1000,"output_tokens":2}}},
+{"type":"token_count","info":{"total_token_usage":{"input_tokens":3,"cached_input_tokens":1000,"output_tokens":50},"last_token_usage":{"input_tokens":3,"cached_input_tokens":1000,"output_tokens":50}}},
+{"type":"token_count","info":{"total_token_usage":{"input_tokens":3,"cached_input_tokens":1000,"output_tokens":50},"last_token_usage":{"input_tokens":3,"cached_input_tokens":1000,"output_tokens":50}}},
+{"type":"token_count","info":{"total_token_usage":{"input_tokens":1,"cached_input_tokens":2000,"output_tokens":9},"last_token_usage":{"input_tokens":1,"cached_input_tokens":2000,"output_tokens":9}}}]}}`,
+			want: Count{Format: "openai-chat", Sessions: 1, Calls: 1, WithResults: 1, Tokens: 1053 + 2010},
+		},
+		{
+			name: "converted export: the messages' own _metadata.tokens win over meta.token_counts",
+			file: "develop-2.json",
+			text: `{"messages":[{"role":"assistant","content":"x","_metadata":{"tokens":{"input":10,"output":5,"reasoning":2,"cache":{"read":100,"write":1}}}}],
+"meta":{"token_counts":[{"type":"token_count","info":{"last_token_usage":{"input_tokens":10,"cached_input_tokens":100,"output_tokens":5}}}]}}`,
+			want: Count{Format: "openai-chat", Sessions: 1, Tokens: 116},
+		},
+		{
 			name: "kimi wire: loop events' calls and results, usage per step",
 			file: "wire.jsonl",
 			text: `{"type":"metadata","protocol_version":"1.4"}
