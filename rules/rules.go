@@ -6,6 +6,16 @@
 // preset, an embedded rules file under presets/. Rules files are YAML,
 // loaded strictly (load.go): an unknown key, a repeated key, a wrong type, a
 // negative threshold or an unknown class is an error naming file and line.
+//
+// A detector is described here once, by its row in the detector table
+// (detectors.go: its name, its place in the evaluation order, its settings
+// type, the fields its per-tool override takes, its defaults and its
+// checks) and its settings' two fields in the schema (Detectors and Tool
+// below). Validation, the keys Set accepts, the effective rules YAML()
+// prints and DetectorNames are derived from the table; package
+// analyze/guard registers each detector's engine under the same name. A
+// new detector is its row, its settings type and fields here, its file in
+// analyze/guard, and its section in docs/rules.md.
 package rules
 
 import (
@@ -244,9 +254,6 @@ type Detectors struct {
 	FailedRound *FailedRound `yaml:"failed_rounds,omitempty"`
 	ContentLoop *ContentLoop `yaml:"content_loop,omitempty"`
 }
-
-// DetectorNames lists the detectors in evaluation order.
-var DetectorNames = []string{"dedup", "cap", "failure", "no_progress", "tool_failure", "repeat", "consecutive", "pattern", "stall", "stuck", "failed_rounds", "cycle", "content_loop"}
 
 // ContentLoop watches the model's streamed text (Guard.Text) for a chunk
 // repeating close together (Gemini CLI's content loop): a chunk of Chunk
