@@ -174,6 +174,17 @@ var detectorTable = []detectorSpec{
 			}
 			return v.selectors(at+".free.tools", p.Free.Tools)
 		})),
+	describe("shell_inspection", overHalt,
+		func(p *Inspection) {
+			p.Args, p.HaltAt = []string{"command"}, 8
+			p.HaltMessage = "Stopped: {count} shell commands in a row only inspected the repository (git status, diff, ls-files) without making progress."
+		},
+		func(v *validator, at string, p *Inspection) error {
+			if len(p.Args) == 0 {
+				return v.fail(at+".args", "%s.args must name the argument that holds the command", at)
+			}
+			return nil
+		}),
 	describe("pattern", overAll,
 		func(p *Pattern) {
 			p.Laps, p.Periods = 5, []int{1, 2, 3, 4, 5}

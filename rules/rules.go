@@ -225,6 +225,7 @@ type Tool struct {
 	Stuck       *Override `yaml:"stuck,omitempty"`
 	FailedRound *Override `yaml:"failed_rounds,omitempty"`
 	ContentLoop *Override `yaml:"content_loop,omitempty"`
+	Inspection  *Override `yaml:"shell_inspection,omitempty"`
 }
 
 // Override changes one detector for some tools; unset fields inherit.
@@ -253,6 +254,7 @@ type Detectors struct {
 	Stuck       *Stuck       `yaml:"stuck,omitempty"`
 	FailedRound *FailedRound `yaml:"failed_rounds,omitempty"`
 	ContentLoop *ContentLoop `yaml:"content_loop,omitempty"`
+	Inspection  *Inspection  `yaml:"shell_inspection,omitempty"`
 }
 
 // ContentLoop watches the model's streamed text (Guard.Text) for a chunk
@@ -560,6 +562,22 @@ type Cap struct {
 	// actions spawn nothing).
 	Free         ArgValues `yaml:"free"`
 	BlockMessage string    `yaml:"block_message"`
+}
+
+// Inspection counts shell commands in a row that only look at the
+// repository (Qwen Code's shell-inspection stagnation guard): every
+// command of the chain is git status, git ls-files, or a git diff of no
+// path. Any other call breaks the run; the turn halts at halt_at.
+type Inspection struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	// Args are the argument names that may hold the command; the first
+	// that is text is read.
+	Args        []string `yaml:"args,flow"`
+	HaltAt      int      `yaml:"halt_at"`
+	HaltMessage string   `yaml:"halt_message"`
 }
 
 // ArgValues names an argument and the values that select a call, compared
