@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -121,6 +122,19 @@ func checkDetector(t *testing.T, name, doc string) {
 	for seed := range 2 {
 		steps := randomSteps(rand.New(rand.NewPCG(uint64(seed), 11)), 60)
 		checkSnapshots(t, fmt.Sprintf("%s seed %d", name, seed), r, steps, 3+seed)
+	}
+	// Its file, named after it, whose literals the scan reads
+	// (TestNoOtherDetectorList).
+	if _, err := os.Stat(name + ".go"); err != nil {
+		t.Errorf("no file %s.go in analyze/guard: %v", name, err)
+	}
+	// A detector that counts by key: plain makes the guard build plain
+	// keys (rules.UsesPlainKeys knows it).
+	if reflect.ValueOf(r.Settings(name)).Elem().FieldByName("Key").IsValid() {
+		p, err := rules.Parse([]byte("detectors:\n  "+name+": {key: plain}\n"), "plain.yaml")
+		if err != nil || !p.UsesPlainKeys() {
+			t.Errorf("with key: plain, UsesPlainKeys does not say so (%v)", err)
+		}
 	}
 	// docs/rules.md: its section, and its row of override fields.
 	if !strings.Contains(doc, "\n**`"+name+"`**:") {
