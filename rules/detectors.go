@@ -368,21 +368,6 @@ func OverrideFields(detector string) []string {
 	return nil
 }
 
-// Settings returns the named detector's settings in the rules (a pointer
-// to its settings struct, such as *Repeat), or nil when the rules do not
-// name it.
-func (r *Rules) Settings(detector string) any {
-	s := detectorByName[detector]
-	if s == nil {
-		return nil
-	}
-	f := reflect.ValueOf(&r.Detectors).Elem().Field(s.field)
-	if f.IsNil() {
-		return nil
-	}
-	return f.Interface()
-}
-
 // enabled reports whether the rules turn the named detector on.
 func (d *Detectors) enabled(name string) bool {
 	s := detectorByName[name]
