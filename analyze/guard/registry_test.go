@@ -230,6 +230,74 @@ func TestNoOtherDetectorList(t *testing.T) {
 	}
 }
 
+// TestDetectorsNameThemselves: the name a detector's verdicts carry (the
+// "detector" of every report) and the name it resolves its per-tool
+// settings by are its registered name, in every detector's file.
+func TestDetectorsNameThemselves(t *testing.T) {
+	for _, name := range rules.DetectorNames {
+		src, err := os.ReadFile(name + ".go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		uses := selfNames(t, name+".go", src)
+		if len(uses) == 0 {
+			t.Errorf("%s.go: no verdict or setting names its detector", name)
+		}
+		for _, u := range uses {
+			if u.name != name {
+				t.Errorf("%s.go:%d: the detector %s names itself %q", name, u.line, name, u.name)
+			}
+		}
+	}
+	bad := []byte("package guard\n\nfunc f(d *base, c *callCtx, v Verdict) {\n\t_ = d.verdict(Halt, \"stal\", 1, \"\", c, nil)\n\t_ = v.Detector == \"stall\"\n}\n")
+	if u := selfNames(t, "stall.go", bad); len(u) != 2 || u[0].name != "stal" {
+		t.Errorf("the check misses a misspelt name: %v", u)
+	}
+}
+
+// selfNames returns the detector names a detector's file gives its
+// verdicts (verdict), its settings (effOf, resolve) and the verdicts it
+// compares (stoppedByOther, X.Detector == "...").
+func selfNames(t *testing.T, file string, src []byte) []nameLiteral {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []nameLiteral
+	add := func(e ast.Expr) {
+		if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			s, _ := strconv.Unquote(lit.Value)
+			out = append(out, nameLiteral{s, fset.Position(lit.Pos()).Line})
+		}
+	}
+	argAt := map[string]int{"verdict": 1, "effOf": 1, "resolve": 0, "stoppedByOther": 1}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			fn := ""
+			switch f := n.Fun.(type) {
+			case *ast.Ident:
+				fn = f.Name
+			case *ast.SelectorExpr:
+				fn = f.Sel.Name
+			}
+			if i, ok := argAt[fn]; ok && i < len(n.Args) {
+				add(n.Args[i])
+			}
+		case *ast.BinaryExpr:
+			for _, side := range [][2]ast.Expr{{n.X, n.Y}, {n.Y, n.X}} {
+				if sel, ok := side[0].(*ast.SelectorExpr); ok && sel.Sel.Name == "Detector" {
+					add(side[1])
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
 // TestNoOtherDetectorListFails: the scan finds a list written anywhere
 // else, so TestNoOtherDetectorList can fail.
 func TestNoOtherDetectorListFails(t *testing.T) {
