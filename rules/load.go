@@ -216,61 +216,14 @@ func nameOr(path, dflt string) string {
 }
 
 // newDetector returns a detector with the defaults a user gets by merely
-// naming it (see docs/rules.md).
+// naming it (see docs/rules.md): its row's in detectorTable
+// (detectors.go). Other structs come back empty.
 func newDetector(t reflect.Type) reflect.Value {
 	v := reflect.New(t)
 	if f := v.Elem().FieldByName("Enabled"); f.IsValid() {
 		f.SetBool(true)
 	}
-	switch p := v.Interface().(type) {
-	case *Repeat:
-		p.SteerMessage = "{tool} was called {count} times with identical arguments. The earlier result is still in your context; use it instead of calling again."
-		p.BlockMessage = "Blocked {tool}: called {count} times with identical arguments. The earlier result is in your context; use it instead of calling again."
-	case *Consecutive:
-		p.SteerMessage = "{tool} was called {count} times in a row with identical arguments. If it is not making progress, change approach."
-		p.BlockMessage = "Blocked {tool}: called {count} times in a row with identical arguments. Change approach instead of repeating it."
-		p.HaltMessage = "Stopped: {tool} was called {count} times in a row with identical arguments."
-	case *Cycle:
-		p.Window, p.Periods, p.Check = 10, []int{1, 2, 3}, "round"
-		p.SteerMessage = "Loop detected: the last {window} tool calls follow a repeating pattern. Try a different approach."
-	case *Failure:
-		p.Key = "rules"
-		p.SteerMessage = "{tool} failed {count} times with identical arguments. Read the error and change the call instead of retrying it unchanged."
-		p.BlockMessage = "Blocked {tool}: this call already failed {count} times with identical arguments. Change the call or explain the blocker."
-	case *ToolFailure:
-		p.SteerMessage = "{tool} failed {count} times in a row. Diagnose the error before retrying."
-		p.BlockMessage = "Blocked {tool}: it failed {count} times in a row. Change approach or use another tool."
-		p.HaltMessage = "Stopped: {tool} failed {count} times in a row."
-	case *NoProgress:
-		p.By, p.Key = "call", "rules"
-		p.SteerMessage = "{tool} returned the same result {count} times. Use the result you already have, or change the arguments."
-		p.BlockMessage = "Blocked {tool}: this call already returned the same result {count} times. Use the result you already have."
-	case *Dedup:
-		p.DedupAt = 2
-		p.Message = "{result}"
-	case *Stall:
-		p.SteerAt, p.Periods, p.History, p.Key = 3, []int{2, 3, 4}, 64, "rules"
-		p.SteerMessage = "{tool} was called {count} times in a row with identical arguments and returned the same result each time. Do not repeat it; change the arguments, use another tool, or go on with what you have."
-		p.HaltMessage = "Stopped {tool}: the same call returned the same result {count} times in a row."
-		p.CycleMessage = "The last {count} rounds repeated the same cycle of {period} tool calls (ending with {tool}) with identical arguments and results. Do not repeat the cycle; change approach."
-		p.CycleHaltMessage = "Stopped {tool}: the same cycle of {period} tool calls repeated {count} times with identical results."
-	case *Cap:
-		p.BlockMessage = "Blocked {tool}: it was already called {count} times in this scope, the limit."
-	case *Pattern:
-		p.Laps, p.Periods = 5, []int{1, 2, 3, 4, 5}
-		p.SteerMessage = "The latest calls repeat a pattern of {period} call(s) {laps} times, ending with {tool}. Change approach instead of repeating it."
-		p.BlockMessage = "Blocked {tool}: the latest calls repeat a pattern of {period} call(s) {laps} times. Change approach instead of repeating it."
-		p.HaltMessage = "Stopped: the latest calls repeat a pattern of {period} call(s) {laps} times, ending with {tool}."
-	case *Stuck:
-		p.PairsAt, p.ErrorsAt, p.AlternatingAt = 4, 3, 6
-		p.HaltMessage = "Stopped: the agent is stuck in a loop ({loop}: {count} calls)."
-	case *ContentLoop:
-		p.Chunk, p.Threshold, p.Spacing, p.MaxPeriods, p.History = 50, 10, 5, 5, 5000
-		p.SteerMessage = "The response repeats the same text over and over. Stop, and take a different approach."
-		p.HaltMessage = "Stopped: the response repeats the same text over and over."
-	case *FailedRound:
-		p.HaltMessage = "Stopped after {count} model responses in a row whose tool calls all failed."
-	}
+	defaultSettings(v)
 	return v
 }
 

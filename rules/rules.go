@@ -6,6 +6,16 @@
 // preset, an embedded rules file under presets/. Rules files are YAML,
 // loaded strictly (load.go): an unknown key, a repeated key, a wrong type, a
 // negative threshold or an unknown class is an error naming file and line.
+//
+// A detector is described here once, by its row in the detector table
+// (detectors.go: its name, its place in the evaluation order, its settings
+// type, the fields its per-tool override takes, its defaults and its
+// checks) and its settings' two fields in the schema (Detectors and Tool
+// below). Validation, the keys Set accepts, the effective rules YAML()
+// prints and DetectorNames are derived from the table; package
+// analyze/guard registers each detector's engine under the same name. A
+// new detector is its row, its settings type and fields here, its file in
+// analyze/guard, and its section in docs/rules.md.
 package rules
 
 import (
@@ -215,6 +225,7 @@ type Tool struct {
 	Stuck       *Override `yaml:"stuck,omitempty"`
 	FailedRound *Override `yaml:"failed_rounds,omitempty"`
 	ContentLoop *Override `yaml:"content_loop,omitempty"`
+	Inspection  *Override `yaml:"shell_inspection,omitempty"`
 }
 
 // Override changes one detector for some tools; unset fields inherit.
@@ -243,10 +254,8 @@ type Detectors struct {
 	Stuck       *Stuck       `yaml:"stuck,omitempty"`
 	FailedRound *FailedRound `yaml:"failed_rounds,omitempty"`
 	ContentLoop *ContentLoop `yaml:"content_loop,omitempty"`
+	Inspection  *Inspection  `yaml:"shell_inspection,omitempty"`
 }
-
-// DetectorNames lists the detectors in evaluation order.
-var DetectorNames = []string{"dedup", "cap", "failure", "no_progress", "tool_failure", "repeat", "consecutive", "pattern", "stall", "stuck", "failed_rounds", "cycle", "content_loop"}
 
 // ContentLoop watches the model's streamed text (Guard.Text) for a chunk
 // repeating close together (Gemini CLI's content loop): a chunk of Chunk
@@ -553,6 +562,22 @@ type Cap struct {
 	// actions spawn nothing).
 	Free         ArgValues `yaml:"free"`
 	BlockMessage string    `yaml:"block_message"`
+}
+
+// Inspection counts shell commands in a row that only look at the
+// repository (Qwen Code's shell-inspection stagnation guard): every
+// command of the chain is git status, git ls-files, or a git diff of no
+// path. Any other call breaks the run; the turn halts at halt_at.
+type Inspection struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	// Args are the argument names that may hold the command; the first
+	// that is text is read.
+	Args        []string `yaml:"args,flow"`
+	HaltAt      int      `yaml:"halt_at"`
+	HaltMessage string   `yaml:"halt_message"`
 }
 
 // ArgValues names an argument and the values that select a call, compared

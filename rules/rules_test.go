@@ -14,8 +14,9 @@ import (
 )
 
 // TestBadRulesFiles loads every fixtures/rules/bad file; its first line
-// says the error wanted ("# want: LINE: sentence"), and the error must be
-// exactly "path:LINE: sentence".
+// says the error wanted ("# want: LINE: sentence", {DETECTORS} standing
+// for the detectors' keys), and the error must be exactly
+// "path:LINE: sentence".
 func TestBadRulesFiles(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "fixtures", "rules", "bad", "*.yaml"))
 	if err != nil || len(files) == 0 {
@@ -23,7 +24,7 @@ func TestBadRulesFiles(t *testing.T) {
 	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			want := wantLine(t, path)
+			want := strings.ReplaceAll(wantLine(t, path), "{DETECTORS}", schemaDetectors())
 			_, err := Load(path)
 			if err == nil {
 				t.Fatalf("Load(%s) succeeded, want error %q", path, want)
@@ -33,6 +34,12 @@ func TestBadRulesFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// schemaDetectors lists the detectors' keys as an error message lists
+// them: in the schema's order (Detectors).
+func schemaDetectors() string {
+	return strings.Join(mustNames(reflect.TypeOf(Detectors{})), ", ")
 }
 
 func wantLine(t *testing.T, path string) string {
@@ -219,7 +226,13 @@ func TestSetBadKey(t *testing.T) {
 	for _, k := range keys {
 		c := r.Clone()
 		v := valueFor(k)
-		if err := c.Set(k, v); err != nil {
+		err := c.Set(k, v)
+		if d := detectorDefault(k); err != nil && d != "" {
+			// A value some detector's checks refuse: its default is
+			// accepted.
+			v, err = d, r.Clone().Set(k, d)
+		}
+		if err != nil {
 			t.Errorf("SettableKeys lists %s but Set(%s, %s) fails: %v", k, k, v, err)
 		}
 	}
@@ -364,15 +377,23 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// detectorDefault is the value a detector's key (detectors.NAME.FIELD)
+// has when the detector is merely named, or "".
+func detectorDefault(key string) string {
+	segs := strings.Split(key, ".")
+	if len(segs) != 3 || segs[0] != "detectors" {
+		return ""
+	}
+	r, err := Parse([]byte("detectors:\n  "+segs[1]+": {}\n"), "default.yaml")
+	if err != nil {
+		return ""
+	}
+	return r.Value(key)
+}
+
 // valueFor returns a valid value for a settable key, by the key's type.
 func valueFor(key string) string {
 	switch key {
-	case "scope.reset", "detectors.repeat.reset", "detectors.consecutive.reset", "detectors.cycle.reset",
-		"detectors.failure.reset", "detectors.tool_failure.reset", "detectors.no_progress.reset", "detectors.dedup.reset",
-		"detectors.stall.reset", "detectors.cap.reset":
-		return "session"
-	case "detectors.pattern.reset", "detectors.stuck.reset", "detectors.failed_rounds.reset", "detectors.content_loop.reset":
-		return "session"
 	case "detectors.pattern.periods":
 		return "[1, 2]"
 	case "detectors.stuck.alternating_at":
@@ -399,6 +420,9 @@ func valueFor(key string) string {
 		return "9m"
 	case "key.fold":
 		return "[trim]"
+	}
+	if key == "scope.reset" || strings.HasPrefix(key, "detectors.") && strings.HasSuffix(key, ".reset") {
+		return "session"
 	}
 	if strings.HasSuffix(key, ".pick") {
 		return "all"
@@ -448,7 +472,7 @@ func TestCheckErrors(t *testing.T) {
 		{"misspelt key", "tool entry", "tools:\n  read_file:\n    blockat: 3\n", `3: unknown key "blockat" in tools.read_file; did you mean "block_at"?`},
 		{"misspelt key", "tool override", "tools:\n  read_file:\n    repet: {off: true}\n", `3: unknown key "repet" in tools.read_file; did you mean "repeat"?`},
 		{"misspelt key", "key.tools", "key:\n  tools:\n    class:web_fetch:\n      arg: [url]\n", `4: unknown key "arg" in key.tools.class:web_fetch; did you mean "args"?`},
-		{"misspelt key", "nothing near", "detectors:\n  loop: {}\n", `2: unknown key "loop" in detectors; valid keys: repeat, consecutive, cycle, failure, tool_failure, no_progress, dedup, stall, cap, pattern, stuck, failed_rounds, content_loop`},
+		{"misspelt key", "nothing near", "detectors:\n  loop: {}\n", `2: unknown key "loop" in detectors; valid keys: ` + schemaDetectors()},
 		// A negative threshold.
 		{"negative threshold", "detector", "detectors:\n  repeat:\n    block_at: -1\n", `3: detectors.repeat.block_at must not be negative (-1); use 0 to turn it off`},
 		{"negative threshold", "tool shorthand", "tools:\n  class:read: {steer_at: -3}\n", `2: tools.class:read.steer_at must not be negative (-3); use 0 to turn it off`},

@@ -147,7 +147,8 @@ func (r *Rules) isLeaf(key string) bool {
 	if strings.HasPrefix(key, "key.tools.") {
 		return c
 	}
-	return (a || b) && last != "repeat" && last != "consecutive" && last != "cycle" && last != "failure" && last != "tool_failure" && last != "no_progress" && last != "dedup"
+	// A detector's name under a tool entry is its override, a section.
+	return (a || b) && !IsDetector(last)
 }
 
 // stripLine removes the ":1" a one-value YAML document gives errors.
@@ -319,12 +320,12 @@ func (r *Rules) SettableKeys() []string {
 		if t == nil {
 			continue
 		}
-		for det, o := range t.overrides() {
-			if o == nil {
+		for _, no := range t.overrides() {
+			if no.o == nil {
 				continue
 			}
-			for _, f := range overrideFields[det] {
-				keys = append(keys, "tools."+sel+"."+det+"."+f)
+			for _, f := range OverrideFields(no.det) {
+				keys = append(keys, "tools."+sel+"."+no.det+"."+f)
 			}
 		}
 	}

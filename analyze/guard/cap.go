@@ -20,6 +20,8 @@ type capDet struct {
 	counts map[string]int
 }
 
+var _ = register("cap", newCap)
+
 // newCap builds the detector when the rules enable it (detectors).
 func newCap(b build) detector {
 	cfg := b.r.Detectors.Cap

@@ -24,6 +24,8 @@ type consecutiveDet struct {
 	streak  int
 }
 
+var _ = register("consecutive", newConsecutive)
+
 // newConsecutive builds the detector when the rules enable it (detectors).
 func newConsecutive(b build) detector {
 	cfg := b.r.Detectors.Consecutive

@@ -50,6 +50,8 @@ type contentLoopDet struct {
 	hits    int
 }
 
+var _ = register("content_loop", newContentLoop)
+
 // newContentLoop builds the detector when the rules enable it (detectors).
 func newContentLoop(b build) detector {
 	cfg := b.r.Detectors.ContentLoop

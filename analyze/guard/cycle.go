@@ -22,6 +22,8 @@ type cycleDet struct {
 	anon    int
 }
 
+var _ = register("cycle", newCycle)
+
 // newCycle builds the detector when the rules enable it (detectors).
 func newCycle(b build) detector {
 	cfg := b.r.Detectors.Cycle

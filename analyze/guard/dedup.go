@@ -20,6 +20,8 @@ type dedupDet struct {
 	ent []dedupEnt
 }
 
+var _ = register("dedup", newDedup)
+
 // newDedup builds the detector when the rules enable it (detectors).
 func newDedup(b build) detector {
 	cfg := b.r.Detectors.Dedup

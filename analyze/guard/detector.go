@@ -29,25 +29,26 @@ type detector interface {
 	load(r *snapbin.Reader)
 }
 
-// detectors is the registry: each detector's constructor under its name in
-// the rules (rules.DetectorNames, which also orders them). Adding a
-// detector is a file of its own (its state, its constructor, its
-// before/commit/after) and one line here, beside its section in the
-// rules schema (rules.Detectors).
-var detectors = map[string]func(build) detector{
-	"dedup":         newDedup,
-	"cap":           newCap,
-	"failure":       newFailure,
-	"no_progress":   newNoProgress,
-	"tool_failure":  newToolFailure,
-	"repeat":        newRepeat,
-	"consecutive":   newConsecutive,
-	"stall":         newStall,
-	"cycle":         newCycle,
-	"pattern":       newPattern,
-	"stuck":         newStuck,
-	"failed_rounds": newFailedRounds,
-	"content_loop":  newContentLoop,
+// registry holds each detector's constructor under its name in the
+// rules' detector table (rules.DetectorNames, which also orders them).
+// Each detector's own file registers it (register), so that adding a
+// detector is that file, its settings' row in the rules' table, and its
+// section in docs/rules.md; TestDetectorRegistry checks that the rules'
+// table and this registry name the same detectors.
+var registry = map[string]func(build) detector{}
+
+// register adds a detector's constructor under its name in the rules. A
+// name the rules do not describe, or one registered twice, is a mistake
+// in this package, refused when the program starts.
+func register(name string, newDetector func(build) detector) bool {
+	if !rules.IsDetector(name) {
+		panic("guard: detector " + name + " is not in the rules' detector table")
+	}
+	if registry[name] != nil {
+		panic("guard: detector " + name + " is registered twice")
+	}
+	registry[name] = newDetector
+	return true
 }
 
 // texter is a detector that reads the model's streamed text (Guard.Text).
@@ -88,7 +89,7 @@ func buildDetectors(g *Guard, r *rules.Rules, size int, old []detector) []detect
 		}
 		// Each constructor builds from a literal, so that nothing of the
 		// old state survives but the tables' memory (zeroed by reuse).
-		if d := detectors[name](build{g: g, r: r, size: size, old: prev}); d != nil {
+		if d := registry[name](build{g: g, r: r, size: size, old: prev}); d != nil {
 			out = append(out, d)
 		}
 	}

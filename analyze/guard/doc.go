@@ -9,10 +9,11 @@
 // (nanobot, hermes, pi-loopguard, attractor, ...) runs on this same engine,
 // and the designs differ only in their rules (rules/presets/*.yaml).
 //
-// Each detector lives in a file of its own with its documentation
-// (repeat.go, consecutive.go, cycle.go, failure.go, tool_failure.go,
-// no_progress.go, dedup.go, stall.go, cap.go) and is registered by name
-// in detector.go. The guard reads results as replay does (result.go, and
+// Each detector lives in a file of its own, named after it (repeat.go,
+// no_progress.go, ...), with its documentation; the file registers its
+// constructor under the detector's name in the rules' detector table
+// (register, detector.go). A new detector is such a file, its row in
+// that table (rules/detectors.go) and its section in docs/rules.md. The guard reads results as replay does (result.go, and
 // hermes' own reading in hermesresult.go), so a caller feeds it the facts
 // ResultFacts gives.
 //

@@ -1,5 +1,7 @@
 package guard
 
+import "github.com/loopgate/loopgate/rules"
+
 // A detector's thresholds and messages for one tool, after the rules'
 // tool entries (class, alias, exact name) and overrides are applied.
 
@@ -22,13 +24,14 @@ func (g *Guard) resolve(det string, base effective, only, except []string, tool 
 	e := base
 	e.on = g.r.Selects(only, except, tool)
 	entries := g.r.ToolEntry(tool)
+	shorthand := rules.SetsByShorthand(det)
 	// Most specific last, so that it wins.
 	for i := len(entries) - 1; i >= 0; i-- {
 		t := entries[i]
 		if t.Off {
 			e.on = false
 		}
-		if det == "repeat" || det == "consecutive" {
+		if shorthand {
 			if t.SteerAt != nil {
 				e.steerAt = *t.SteerAt
 			}

@@ -27,6 +27,8 @@ type failedRoundsDet struct {
 	lastTool string
 }
 
+var _ = register("failed_rounds", newFailedRounds)
+
 // newFailedRounds builds the detector when the rules enable it (detectors).
 func newFailedRounds(b build) detector {
 	cfg := b.r.Detectors.FailedRound

@@ -23,6 +23,8 @@ type failureDet struct {
 	ent   []countEnt
 }
 
+var _ = register("failure", newFailure)
+
 // newFailure builds the detector when the rules enable it (detectors).
 func newFailure(b build) detector {
 	cfg := b.r.Detectors.Failure

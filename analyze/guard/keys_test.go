@@ -18,19 +18,6 @@ func compactKey(full string) string {
 	return compactKeyBytes([]byte(full), false)
 }
 
-// TestDetectorRegistry: every detector the rules name has a constructor,
-// and the registry holds no other.
-func TestDetectorRegistry(t *testing.T) {
-	for _, name := range rules.DetectorNames {
-		if detectors[name] == nil {
-			t.Errorf("detector %q has no constructor in the registry", name)
-		}
-	}
-	if len(detectors) != len(rules.DetectorNames) {
-		t.Errorf("the registry has %d detectors, the rules name %d", len(detectors), len(rules.DetectorNames))
-	}
-}
-
 // TestReleaseEmptiesGuard: a guard handed back to its RuleCache keeps no
 // state of its session, and the next guard of the cache takes its memory
 // and decides as a new guard would.

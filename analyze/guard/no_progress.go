@@ -24,6 +24,8 @@ type noProgressDet struct {
 	plain bool
 }
 
+var _ = register("no_progress", newNoProgress)
+
 // newNoProgress builds the detector when the rules enable it (detectors).
 func newNoProgress(b build) detector {
 	cfg := b.r.Detectors.NoProgress

@@ -28,6 +28,8 @@ type patternDet struct {
 	maxLen  int
 }
 
+var _ = register("pattern", newPattern)
+
 // newPattern builds the detector when the rules enable it (detectors).
 func newPattern(b build) detector {
 	cfg := b.r.Detectors.Pattern

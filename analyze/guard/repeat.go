@@ -23,6 +23,8 @@ type repeatDet struct {
 	steeredN int
 }
 
+var _ = register("repeat", newRepeat)
+
 // newRepeat builds the detector when the rules enable it (detectors).
 func newRepeat(b build) detector {
 	cfg := b.r.Detectors.Repeat

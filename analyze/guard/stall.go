@@ -33,6 +33,8 @@ type stallDet struct {
 	plain bool
 }
 
+var _ = register("stall", newStall)
+
 // newStall builds the detector when the rules enable it (detectors).
 func newStall(b build) detector {
 	cfg := b.r.Detectors.Stall

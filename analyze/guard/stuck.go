@@ -42,6 +42,8 @@ type stuckDet struct {
 	keep    int
 }
 
+var _ = register("stuck", newStuck)
+
 // newStuck builds the detector when the rules enable it (detectors).
 func newStuck(b build) detector {
 	cfg := b.r.Detectors.Stuck

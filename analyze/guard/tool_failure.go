@@ -19,6 +19,8 @@ type toolFailureDet struct {
 	counts map[string]int
 }
 
+var _ = register("tool_failure", newToolFailure)
+
 // newToolFailure builds the detector when the rules enable it (detectors).
 func newToolFailure(b build) detector {
 	cfg := b.r.Detectors.ToolFailure
