@@ -1,6 +1,6 @@
 package analyze
 
-// Benchmarks of the replay's hot paths (issue 7, docs/performance.md):
+// Benchmarks of the replay's hot paths (docs/performance.md):
 // result hashing, truth signatures, Prepare and Run per session over a
 // corpus written by the seeded generator, per format, per preset and per
 // tokenizer. BenchmarkGuard (engine_test.go) measures the guard alone on a

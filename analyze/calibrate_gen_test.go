@@ -11,7 +11,7 @@ import (
 
 // TestGeneratedClaudeCodeUsageCalibrates: the generator's Claude Code
 // sessions carry usage that tells the story of a growing prompt, as real
-// ones do, so their usage is used, not rejected as implausible. Issue 26:
+// ones do, so their usage is used, not rejected as implausible. Before,
 // each record drew its usage at random, and 1,021 of 1,022 generated
 // sessions' usage was rejected. Sessions too short to calibrate stay
 // "too little evidence", which is right.

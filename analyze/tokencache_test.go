@@ -18,7 +18,7 @@ func (c *countingCounter) Count(s string) int {
 }
 
 // TestTokenCacheCountsEachTextOnce: a text is tokenized once per worker
-// whatever its size (issue 28: results over 4 KB were tokenized again on
+// whatever its size (before, results over 4 KB were tokenized again on
 // every repeat of a loop), and distinct texts of one size are not
 // confused.
 func TestTokenCacheCountsEachTextOnce(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/loopgate/loopgate/rules"
 )
 
-// TestLoopgatePresetOnPlantedLoops is issue 5's acceptance claim, checked on
+// TestLoopgatePresetOnPlantedLoops is the preset's acceptance claim (docs/tuning.md), checked on
 // a generated corpus with planted loops of every shape (seeded, so the run
 // is reproducible): the loopgate preset makes no harmful stop, and its
 // recall is at least that of every other preset that makes none. It also

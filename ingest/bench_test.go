@@ -1,6 +1,6 @@
 package ingest
 
-// Benchmarks of reading (issue 7, docs/performance.md): detection and
+// Benchmarks of reading (docs/performance.md): detection and
 // parsing per format over an in-memory corpus written by the seeded
 // generator, and the line splitter alone. Run with
 //

@@ -34,7 +34,8 @@ type Config struct {
 	// RulesText is what Rules were parsed from (SourceText), when known:
 	// a session's snapshot is tagged with its digest, and
 	// otherwise with a digest of Rules' every setting, which costs more
-	// (encoding/json's first use in a process, about 0.6 ms).
+	// (encoding/json's first use in a process; docs/performance.md,
+	// "The live hook").
 	RulesText []byte
 	// RulesName names the rules in the decision log.
 	RulesName string

@@ -77,11 +77,11 @@ type session struct {
 	// classes caches the tools' classes (a glob match per class entry).
 	classes map[string]string
 	// slab is memory for the calls to come: a rebuild makes thousands,
-	// and allocating them one by one was a tenth of a hook call. events
+	// and allocating them one by one was a good part of a hook call. events
 	// are the CallEvents of done calls, for the calls to come: a hook
 	// process runs without garbage collection, and every page of memory
-	// it touches for the first time costs a page fault (about 4 µs on
-	// the machine of docs/performance.md), so a rebuild reuses the
+	// it touches for the first time costs a page fault (docs/performance.md,
+	// "The live hook"), so a rebuild reuses the
 	// events instead of touching a new one per call.
 	slab   []call
 	events []*guard.CallEvent

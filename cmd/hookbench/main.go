@@ -49,7 +49,7 @@ func main() {
 		defer os.RemoveAll(dir)
 	}
 	// The binaries run from copies: a binary just written by the linker
-	// ran 12% slower (CPU) than a copy of it, the page cache holding it
+	// ran slower (CPU) than a copy of it (docs/performance.md), the page cache holding it
 	// in smaller pieces (more page faults at start), so that comparing a
 	// fresh build with an older copy favoured the copy.
 	binRun, baseRun := copyBinary(*bin, dir, "loopgate"), ""

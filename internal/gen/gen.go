@@ -123,7 +123,7 @@ type Loop struct {
 	// Tools are the tool names of Calls, in order.
 	Tools []string `json:"tools"`
 	// Redundant calls repeat an earlier call of the session with the same
-	// tool, canonical arguments and result (DESIGN.md): stopping them loses
+	// tool, canonical arguments and result (docs/cli.md): stopping them loses
 	// nothing.
 	Redundant []int `json:"redundant"`
 	// NewInfo calls repeat an earlier call's tool and canonical arguments
@@ -616,7 +616,7 @@ func number(s *session) (redundant, newInfo map[*call]bool) {
 	return redundant, newInfo
 }
 
-// guardSuffixes are the agents' own notes that DESIGN.md's truth removes
+// guardSuffixes are the agents' own notes that the replay's truth removes
 // before comparing results (the same list as analyze/guard/result.go's).
 var guardSuffixes = []string{
 	"\n\n[Tool loop warning:",

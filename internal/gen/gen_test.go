@@ -204,7 +204,7 @@ func canonString(t *testing.T, where, s string) (string, string) {
 	return canon(t, where, v)
 }
 
-// normalize is DESIGN.md's result normalization for these files: nanobot's
+// normalize is the replay's result normalization for these files: nanobot's
 // retry hint and trailing white space removed.
 func normalize(s string) string {
 	s, _, _ = strings.Cut(s, "\n\n[Analyze the error above and try a different approach.]")
@@ -718,7 +718,7 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 	return out
 }
 
-// truth recounts DESIGN.md's redundant calls and the re-calls that brought
+// truth recounts the redundant calls (docs/cli.md) and the re-calls that brought
 // new information in one session.
 func truth(s rsession) (redundant, newInfo []int) {
 	seen := map[string][]string{}

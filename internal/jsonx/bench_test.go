@@ -1,6 +1,6 @@
 package jsonx
 
-// Benchmarks of the JSON layer (issue 7, docs/performance.md) on realistic
+// Benchmarks of the JSON layer (docs/performance.md) on realistic
 // records: the lines (or whole documents) of a small corpus written by the
 // seeded generator, per format. Run with
 //
