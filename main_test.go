@@ -318,7 +318,7 @@ func TestJobsDeterminism(t *testing.T) {
 
 // TestSamplesAgainstOrigin replays the real and synthetic samples under the
 // nanobot and pi-loopguard presets and checks every intervention against
-// the facts in shared/samples/*/ORIGIN.md:
+// the facts in ../shared/samples/*/ORIGIN.md:
 //   - nanobot F4 v0.1.4.post4: read_file ×3 in one turn, so nanobot's
 //     local-call guard (budget 2) blocks the 3rd; pi (read threshold 3)
 //     does nothing until a 4th;

@@ -9,7 +9,7 @@ import (
 	"github.com/loopgate/loopgate/internal/gen"
 )
 
-// readFormatsB reads a file of the formats issue 26 added, for
+// readFormatsB reads a file of the later formats (write_formats_b.go), for
 // readCorpus, by their own structure (not loopgate's readers): ok is
 // false for a file of another format.
 func readFormatsB(t *testing.T, f gen.FileInfo, data []byte) (rsession, bool) {

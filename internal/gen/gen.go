@@ -45,7 +45,7 @@ const (
 	FormatHermesSnapshot   = "hermes-snapshot"
 	FormatOpenHands        = "openhands"
 	FormatPi               = "pi"
-	// Issue 26.
+	// The later formats (write_formats_b.go).
 	FormatHermesRequestDump = "hermes-request-dump"
 	FormatSWEAgent          = "swe-agent"
 	FormatATIF              = "atif"

@@ -740,8 +740,8 @@ func truth(s rsession) (redundant, newInfo []int) {
 
 // varietySeed is a seed whose 3 MB corpus has subagents, healthy sessions
 // and every loop shape: a property of the seed, checked only for it. It
-// was 11 until pi files joined the plan, then 12 until issue 26's formats
-// did (each new format changes the draws).
+// was 11 until pi files joined the plan, then 12 until the later formats
+// (write_formats_b.go) did (each new format changes the draws).
 const varietySeed = 14
 
 func TestManifestMatchesFiles(t *testing.T) {
