@@ -20,7 +20,7 @@ import (
 
 	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -44,7 +44,7 @@ var (
 func loadBenchSessions(b *testing.B) []*benchFormat {
 	b.Helper()
 	benchCorpusOnce.Do(func() {
-		files, err := gen.GenerateInMemory(2<<20, 512<<10)
+		files, err := corpusgen.GenerateInMemory(2<<20, 512<<10)
 		if err != nil {
 			benchCorpusErr = err
 			return

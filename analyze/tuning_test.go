@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -25,7 +25,7 @@ func TestLoopgatePresetOnPlantedLoops(t *testing.T) {
 	}
 	for _, seed := range []int64{7, 99, 1, 2, 42, 123, 2024} {
 		dir := t.TempDir()
-		m, err := gen.Generate(dir, gen.Config{Seed: seed, TotalBytes: 4 << 20, MaxFileBytes: 1 << 20, MaxResultBytes: 32 << 10, Loops: true})
+		m, err := corpusgen.Generate(dir, corpusgen.Config{Seed: seed, TotalBytes: 4 << 20, MaxFileBytes: 1 << 20, MaxResultBytes: 32 << 10, Loops: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package gen
+package corpusgen
 
 // Writers for later formats: hermes request dumps,
 // SWE-agent trajectories and ATIF trajectories. Each file holds one

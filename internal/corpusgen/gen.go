@@ -1,4 +1,4 @@
-// Package gen writes a deterministic corpus of made-up agent transcripts, in
+// Package corpusgen writes a deterministic corpus of made-up agent transcripts, in
 // the on-disk formats loopgate reads (hermes export, gateway and trajectory
 // files, batch-runner output and session snapshots, nanobot sessions, OpenAI
 // Chat Completions and Responses logs, Claude Code sessions and Codex CLI
@@ -14,7 +14,7 @@
 // map order, and timestamps are derived from the seed. Files are written in
 // parallel, each streamed through a bufio.Writer; only one session is held
 // in memory at a time.
-package gen
+package corpusgen
 
 import (
 	"bufio"
