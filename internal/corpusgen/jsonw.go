@@ -180,15 +180,3 @@ func (lw *lineWriter) val(v any, py bool) {
 	lw.flushMaybe()
 }
 
-// key writes `"k": ` (or `"k":`), preceded by a separator unless first.
-func (lw *lineWriter) key(k string, first, py bool) {
-	if !first {
-		lw.b = appendSep(lw.b, py)
-	}
-	lw.b = appendStr(lw.b, k)
-	if py {
-		lw.b = append(lw.b, ':', ' ')
-	} else {
-		lw.b = append(lw.b, ':')
-	}
-}

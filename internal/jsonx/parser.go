@@ -43,7 +43,7 @@ type parser struct {
 	// DecodeArrayEach...), which cost more than those calls' own work.
 	keys *[256]string
 	// packed asks str to decode a string with escapes into memory the
-	// string keeps (strPacked, DecodeStringAtPacked); into is the start of
+	// string keeps (strPacked, StringOrValueAtPacked); into is the start of
 	// that memory while unescape writes it.
 	packed bool
 	into   *byte
