@@ -57,7 +57,7 @@ func main() {
 		baseRun = copyBinary(*base, dir, "base")
 	}
 	// The rules' text as `loopgate hook --preset` gives it, so that the
-	// session's snapshot serves the hook processes timed.
+	// session's checkpoint serves the hook processes timed.
 	text, err := rules.PresetText(*preset)
 	if err != nil {
 		fail(err)
@@ -70,7 +70,7 @@ func main() {
 	case "pre":
 	case "post":
 		// The call's PreToolUse goes into the session; its PostToolUse,
-		// which also writes the session's snapshot, is timed.
+		// which also writes the session's checkpoint, is timed.
 		live.Handle(cfg, event)
 		event = hookEvent("PostToolUse", next+`,"tool_response":"`+fmt.Sprintf("%0200d", 1)+`"`)
 	default:

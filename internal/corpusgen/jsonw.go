@@ -179,4 +179,3 @@ func (lw *lineWriter) val(v any, py bool) {
 	lw.b = appendValue(lw.b, v, py)
 	lw.flushMaybe()
 }
-
