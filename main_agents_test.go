@@ -1,6 +1,6 @@
 package main
 
-// Issue 26: the new agents' formats are listed, and pi's own sessions replay
+// The new agents' formats are listed, and pi's own sessions replay
 // under pi's own guard with the tool names pi writes.
 
 import (

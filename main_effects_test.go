@@ -8,10 +8,10 @@ import (
 	"testing"
 )
 
-// This file checks, on real transcripts from shared/samples, that calls
+// This file checks, on the real transcripts of the samples folder, that calls
 // acting on the world are never redundant and that a guard stopping one
-// reports a stopped action (issue 22 §2, DESIGN.md "What a replay
-// measures").
+// reports a stopped action (docs/cli.md, "What the numbers mean";
+// docs/rules.md, "Tool effects: observe or act").
 
 // effectsReport is what these tests read of a replay's JSON.
 type effectsReport struct {

@@ -355,8 +355,8 @@ func TestExplain(t *testing.T) {
 	for _, d := range rep.Sessions[0].Decisions {
 		// The fixture reads one file six times in one turn, call k on
 		// line 2k+1: each call counts against the most recent earlier
-		// one (issue 25: "the most recent earlier call with the same
-		// guard key").
+		// one ("the most recent earlier call with the same guard key",
+		// docs/cli.md, "What the numbers mean": repeats).
 		if want := d.Call - 1; d.Repeats != want || d.RepeatsLine != 2*want+1 || d.Line != 2*d.Call+1 {
 			t.Errorf("call %d: repeats %d (line %d), want call %d (line %d)", d.Call, d.Repeats, d.RepeatsLine, want, 2*want+1)
 		}

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// Issue 29's reproductions at full size: too slow for go test (tens of
+// Reproductions of hostile input (docs/reliability.md) at full size: too slow for go test (tens of
 // seconds, gigabytes of input), run by .ci/run with LOOPGATE_HEAVY=1. Each
 // measures the built binary's peak memory (runMeasured), not its time.
 
@@ -79,7 +79,7 @@ func TestHeavyTableManySessions(t *testing.T) {
 	}
 	w.Flush()
 	f.Close()
-	// --top 0: every session's row and decisions, not the top 20 (issue 25).
+	// --top 0: every session's row and decisions, not the top 20.
 	m := runMeasured(t, "", "replay", "--format", "table", "--tokenizer", "chars4", "--max-decisions", "0", "--top", "0", file)
 	t.Logf("peak %d MiB, exit %d, %d bytes of table", m.peakMiB, m.code, len(m.stdout))
 	if m.code != 0 || !strings.Contains(m.stdout, "Sessions (100,000)") || !strings.Contains(m.stdout, "Decisions #100000") {
@@ -90,7 +90,8 @@ func TestHeavyTableManySessions(t *testing.T) {
 	}
 }
 
-// TestHeavyHostileRoundThree: issue 49's memory probes at full size: a
+// TestHeavyHostileRoundThree: the memory probes of docs/reliability.md's
+// "Hostile input, round three" at full size: a
 // 512 MiB one-line gzip bomb at the default --max-record (677 MB before),
 // a hermes state.db with a 300 MiB messages cell under --max-record 16MiB
 // (1.9 GB before, and read), and merge of a partial with a 300 MiB line

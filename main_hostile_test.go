@@ -1,6 +1,6 @@
 package main
 
-// Hostile input at the command line (issue 8): a directory mixing every
+// Hostile input at the command line: a directory mixing every
 // fixture format with junk, truncations, binary files, link loops and
 // planted secrets, generated in a t.TempDir() (never committed). The run
 // must complete, report every good session, report every bad spot as one
@@ -24,7 +24,7 @@ import (
 	"github.com/loopgate/loopgate/ingest"
 )
 
-// hostileSecrets are made-up secrets of every kind issue 8 lists, planted in
+// hostileSecrets are made-up secrets of every kind docs/reliability.md lists, planted in
 // arguments, results and bad lines of the hostile corpus. Each value is the
 // part that must never appear in a report.
 var hostileSecrets = map[string]string{

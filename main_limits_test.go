@@ -13,7 +13,7 @@ import (
 	"testing"
 )
 
-// Issue 29's reproductions that need the process measured: the binary is
+// Reproductions of hostile input (docs/reliability.md) that need the process measured: the binary is
 // built once and run as a child, and its peak resident memory read from
 // the kernel (rusage Maxrss) after it exits. A timer would not tell a
 // bounded reader from a fast machine.

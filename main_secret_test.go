@@ -1,6 +1,6 @@
 package main
 
-// Secrets at the command line (issue 8): made-up secrets of every kind the
+// Secrets at the command line: made-up secrets of every kind the
 // redactor knows are planted in arguments, results, call ids, a problem
 // (a result for an unknown call id) and a tool name of a hermes and an
 // OpenAI transcript written into t.TempDir(); no command, format or file

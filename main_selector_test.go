@@ -265,9 +265,11 @@ func TestSweepBaseRow(t *testing.T) {
 
 // TestUserReferencesResolve: what where --sources and rules print --source
 // show cites files of the repository or public places, never a local
-// reference folder, the lab's samples or an issue number.
+// reference folder, the product design, the lab's samples, an issue number
+// or a path of a developer's machine (TestReferencesResolve checks the
+// sources these come from).
 func TestUserReferencesResolve(t *testing.T) {
-	bad := regexp.MustCompile(`reference/[a-z-]+\.md|shared/|\bissues? #?[0-9]+\b|§`)
+	bad := regexp.MustCompile(`reference/[a-z-]+\.md|shared/|DESIGN\.md|\bissues? #?[0-9]+\b|§|(?:^|\s)/(?:work|home)/`)
 	docRef := regexp.MustCompile(`(?:^|[\s(])(docs/[a-z/-]+\.md)`)
 	outs := map[string]string{}
 	out, _, _ := loopgate(t, "where", "--sources")

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 )
 
 // shardCorpus writes a generated corpus of every format with planted
@@ -15,7 +15,7 @@ import (
 func shardCorpus(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "corpus")
-	if _, err := gen.Generate(dir, gen.Config{Seed: 11, TotalBytes: 3 << 20, MaxFileBytes: 256 << 10, MaxResultBytes: 32 << 10, Loops: true}); err != nil {
+	if _, err := corpusgen.Generate(dir, corpusgen.Config{Seed: 11, TotalBytes: 3 << 20, MaxFileBytes: 256 << 10, MaxResultBytes: 32 << 10, Loops: true}); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -133,7 +133,7 @@ func TestReplayHandComputed(t *testing.T) {
 			// call 5 (4th). Call 4 hides the new v2 content: harmful (v2
 			// differs from calls 1 and 2, the same key before it). Call 5's
 			// result equals call 4's, an earlier call the guard treated as
-			// the same call, so by DESIGN.md's definition it is not harmful
+			// the same call, so by the definition of docs/cli.md ("What the numbers mean") it is not harmful
 			// (the harm of hiding v2 is counted once, at call 4).
 			// Precision (2-1)/2. Redundant: calls 2 and 5; stopped: call 5
 			// only; recall 1/2.
@@ -318,7 +318,7 @@ func TestJobsDeterminism(t *testing.T) {
 
 // TestSamplesAgainstOrigin replays the real and synthetic samples under the
 // nanobot and pi-loopguard presets and checks every intervention against
-// the facts in shared/samples/*/ORIGIN.md:
+// the facts in ../shared/samples/*/ORIGIN.md:
 //   - nanobot F4 v0.1.4.post4: read_file ×3 in one turn, so nanobot's
 //     local-call guard (budget 2) blocks the 3rd; pi (read threshold 3)
 //     does nothing until a 4th;

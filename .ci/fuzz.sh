@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every Go fuzz target of the module for a given time each, one target
-# at a time, and stops at the first failure (issue 8; docs/reliability.md).
+# at a time, and stops at the first failure (docs/reliability.md).
 #
 #   bash .ci/fuzz.sh          # 10s per target (the CI default)
 #   bash .ci/fuzz.sh 5m       # longer, by hand or in a nightly job

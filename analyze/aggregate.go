@@ -144,7 +144,7 @@ func (a *Aggregator) Finish() *Report {
 	return &a.rep
 }
 
-// PrecisionRecall applies DESIGN.md's definitions: precision = (stopped -
+// PrecisionRecall applies the definitions of docs/cli.md: precision = (stopped -
 // harmful) / stopped, where stopped counts the stopped observations (not
 // the stopped actions), recall = redundant calls stopped / redundant calls;
 // nil when the denominator is 0.

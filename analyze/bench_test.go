@@ -1,6 +1,6 @@
 package analyze
 
-// Benchmarks of the replay's hot paths (issue 7, docs/performance.md):
+// Benchmarks of the replay's hot paths (docs/performance.md):
 // result hashing, truth signatures, Prepare and Run per session over a
 // corpus written by the seeded generator, per format, per preset and per
 // tokenizer. BenchmarkGuard (engine_test.go) measures the guard alone on a
@@ -20,7 +20,7 @@ import (
 
 	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -44,7 +44,7 @@ var (
 func loadBenchSessions(b *testing.B) []*benchFormat {
 	b.Helper()
 	benchCorpusOnce.Do(func() {
-		files, err := gen.GenerateInMemory(2<<20, 512<<10)
+		files, err := corpusgen.GenerateInMemory(2<<20, 512<<10)
 		if err != nil {
 			benchCorpusErr = err
 			return

@@ -6,18 +6,18 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 )
 
 // TestGeneratedClaudeCodeUsageCalibrates: the generator's Claude Code
 // sessions carry usage that tells the story of a growing prompt, as real
-// ones do, so their usage is used, not rejected as implausible. Issue 26:
+// ones do, so their usage is used, not rejected as implausible. Before,
 // each record drew its usage at random, and 1,021 of 1,022 generated
 // sessions' usage was rejected. Sessions too short to calibrate stay
 // "too little evidence", which is right.
 func TestGeneratedClaudeCodeUsageCalibrates(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := gen.Generate(dir, gen.Config{Seed: 3, TotalBytes: 3 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 16 << 10, Formats: []string{gen.FormatClaudeCode}}); err != nil {
+	if _, err := corpusgen.Generate(dir, corpusgen.Config{Seed: 3, TotalBytes: 3 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 16 << 10, Formats: []string{corpusgen.FormatClaudeCode}}); err != nil {
 		t.Fatal(err)
 	}
 	files := ingest.Expand([]string{dir}, func(p ingest.Problem) { t.Error(p.Message) })

@@ -1,6 +1,6 @@
 package analyze
 
-// Fuzz targets for the engine (issue 8); the gate file's are in analyze/gate.
+// Fuzz targets for the engine; the gate file's are in analyze/gate.
 //
 // FuzzReplay decodes the fuzzer's bytes into a stream of turns, requests,
 // compactions and calls drawn from small sets of tools, arguments and

@@ -9,7 +9,7 @@ import (
 	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/analyze/pipeline"
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -153,7 +153,7 @@ func TestRunAllMatchesRun(t *testing.T) {
 	dir := t.TempDir()
 	// Seed 6 gives at least 20 sessions in 2 MB (seed 5 gave 18 once issue
 	// 26's one-session formats joined the plan).
-	if _, err := gen.Generate(dir, gen.Config{Seed: 6, TotalBytes: 2 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 16 << 10, Loops: true}); err != nil {
+	if _, err := corpusgen.Generate(dir, corpusgen.Config{Seed: 6, TotalBytes: 2 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 16 << 10, Loops: true}); err != nil {
 		t.Fatal(err)
 	}
 	files := ingest.Expand([]string{dir}, func(p ingest.Problem) { t.Errorf("%v", p) })
@@ -213,7 +213,7 @@ func TestRunAllMatchesRun(t *testing.T) {
 // into memory.
 func TestReplayAllMatchesReplay(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := gen.Generate(dir, gen.Config{Seed: 8, TotalBytes: 2 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 16 << 10, Loops: true}); err != nil {
+	if _, err := corpusgen.Generate(dir, corpusgen.Config{Seed: 8, TotalBytes: 2 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 16 << 10, Loops: true}); err != nil {
 		t.Fatal(err)
 	}
 	files := ingest.Expand([]string{dir}, func(p ingest.Problem) { t.Errorf("%v", p) })

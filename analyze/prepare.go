@@ -77,8 +77,8 @@ type PreparedCall struct {
 
 	// The flags come last, side by side: between the wider fields each
 	// took a word of padding, and a replay scans a table of prepared
-	// calls as long as the session (docs/performance.md, the padding
-	// probe).
+	// calls as long as the session (docs/performance.md, "A call's
+	// size").
 	EndOfRequest bool
 	HasResult    bool
 	// SameResult: an earlier call in the same context had the same
@@ -275,7 +275,7 @@ type CorpusFacts struct {
 	Turns    int `json:"turns"`
 	Requests int `json:"requests"`
 	Calls    int `json:"calls"`
-	// Redundant calls brought the model nothing new (DESIGN.md): truth,
+	// Redundant calls brought the model nothing new (docs/cli.md): truth,
 	// under the built-in tool classes and effects (defaultEffects).
 	Redundant int `json:"redundant"`
 	Problems  int `json:"problems"`

@@ -43,14 +43,15 @@ const maxDecisionArgs = 4096
 // a fresh guard (one per session, which is one agent scope), and the
 // verdicts are judged against the transcript's own results.
 //
-// Readings taken where DESIGN.md leaves room:
+// Readings taken where the definitions (docs/cli.md, "What the numbers
+// mean") leave room:
 //   - Replay does not invent a future: after a block the real transcript
 //     goes on, and the guard sees the real later calls.
 //   - A halt ends the turn: the calls after it in the same turn are marked
 //     halted (not run) and are not shown to the guard.
 //   - "Harmful" compares a stopped call's real result with the real results
 //     of every earlier call with the same guard key and scope, stopped or
-//     not, as DESIGN.md defines it: hiding one new result is counted once,
+//     not, as docs/cli.md defines it: hiding one new result is counted once,
 //     at the first stop that hides it. (An earlier version compared only
 //     with the calls the guard let run, which counted every later stop of
 //     the same unseen result again.)

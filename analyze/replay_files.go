@@ -273,7 +273,7 @@ func withWorkers(in ingest.Options, jobs int) ingest.Options {
 // stage, so that a log of many short sessions does not pay a channel
 // handoff (and, as often as not, a goroutine wakeup) per session: on a
 // log of 200 000 one-request sessions, batching made the jsonl replay
-// about 1.6 times faster (docs/performance.md). A batch is handed on once
+// much faster (docs/performance.md, "Session batches"). A batch is handed on once
 // it holds batchSessions sessions or about batchBytes of calls, so a large
 // session goes on alone and the pipeline's memory stays bounded as
 // before: a few batches wait at most.

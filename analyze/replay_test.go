@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
@@ -31,7 +31,7 @@ func TestRunSharedTokenCache(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates a corpus")
 	}
-	files, err := gen.GenerateInMemory(64<<10, 32<<10)
+	files, err := corpusgen.GenerateInMemory(64<<10, 32<<10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 type Problem = ingest.Problem
 
 // Report is the result of a replay: what the report package renders. Its
-// JSON form is a contract (DESIGN.md "Reports"): fields may be added, never
+// JSON form is a contract (docs/architecture.md): fields may be added, never
 // renamed or removed.
 type Report struct {
 	Summary Summary    `json:"summary"`
@@ -74,7 +74,7 @@ type Summary struct {
 	Blocked  int `json:"blocked"`
 	Deduped  int `json:"deduped"`
 	Halted   int `json:"halted"`
-	// Redundant calls brought the model nothing new (DESIGN.md).
+	// Redundant calls brought the model nothing new (docs/cli.md).
 	Redundant int `json:"redundant"`
 	// RedundantStopped are redundant calls that were blocked or deduped.
 	RedundantStopped int `json:"redundant_stopped"`
@@ -93,8 +93,7 @@ type Summary struct {
 	// SteerTokens is what the steer messages cost: the tokens of each
 	// steer message, counted once per steered call. Unlike
 	// context_tokens_saved it is not multiplied by the later requests that
-	// re-send the message (DESIGN.md: "a steer costs the tokens of its
-	// message").
+	// re-send the message (docs/cli.md, "What the numbers mean").
 	SteerTokens int64 `json:"steer_tokens"`
 	// Native counts calls that the agent's own guard already blocked,
 	// stubbed or warned about in the transcript.

@@ -69,7 +69,7 @@ func (tc *TokenCache) Count(s string) int {
 		tc.memo = map[string]int{}
 	}
 	// The memo outlives the session, and s may be a view into a block of
-	// many results (jsonx.DecodeStringAtPacked): kept as it is, it would
+	// many results (jsonx.StringOrValueAtPacked): kept as it is, it would
 	// keep them all.
 	tc.memo[strings.Clone(s)] = n
 	return n

@@ -18,7 +18,7 @@ func (c *countingCounter) Count(s string) int {
 }
 
 // TestTokenCacheCountsEachTextOnce: a text is tokenized once per worker
-// whatever its size (issue 28: results over 4 KB were tokenized again on
+// whatever its size (before, results over 4 KB were tokenized again on
 // every repeat of a loop), and distinct texts of one size are not
 // confused.
 func TestTokenCacheCountsEachTextOnce(t *testing.T) {
@@ -74,7 +74,7 @@ func TestResultTokensMemoByResultHash(t *testing.T) {
 
 // TestTokenCacheKeepsCopies: the memo, which outlives a session, keys a
 // short text by a copy of it, not by the text handed in: a tool result
-// may be a view into a block of many (jsonx.DecodeStringAtPacked), which
+// may be a view into a block of many (jsonx.StringOrValueAtPacked), which
 // a key would keep alive.
 func TestTokenCacheKeepsCopies(t *testing.T) {
 	block := strings.Repeat("result text ", 1000)

@@ -8,12 +8,12 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
 )
 
-// TestLoopgatePresetOnPlantedLoops is issue 5's acceptance claim, checked on
+// TestLoopgatePresetOnPlantedLoops is the preset's acceptance claim (docs/tuning.md), checked on
 // a generated corpus with planted loops of every shape (seeded, so the run
 // is reproducible): the loopgate preset makes no harmful stop, and its
 // recall is at least that of every other preset that makes none. It also
@@ -25,7 +25,7 @@ func TestLoopgatePresetOnPlantedLoops(t *testing.T) {
 	}
 	for _, seed := range []int64{7, 99, 1, 2, 42, 123, 2024} {
 		dir := t.TempDir()
-		m, err := gen.Generate(dir, gen.Config{Seed: seed, TotalBytes: 4 << 20, MaxFileBytes: 1 << 20, MaxResultBytes: 32 << 10, Loops: true})
+		m, err := corpusgen.Generate(dir, corpusgen.Config{Seed: seed, TotalBytes: 4 << 20, MaxFileBytes: 1 << 20, MaxResultBytes: 32 << 10, Loops: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@ import (
 	"github.com/loopgate/loopgate/report"
 )
 
-// Exit codes (reference/ecosystem.md §1.1).
+// Exit codes (docs/cli.md, "Output and exit codes").
 const (
 	ExitOK       = 0
 	ExitFindings = 1 // the gate failed or --fail-on tripped
@@ -210,7 +210,9 @@ func showHelp(c *cli.Context) error {
 // permuteArgs moves flags given after the paths in front of them, so that
 // `loopgate replay a.jsonl --preset nanobot` works: urfave/cli v2 stops
 // parsing flags at the first positional argument and would silently drop
-// the flag otherwise (reference/ecosystem.md §2.1). Everything after "--"
+// the flag otherwise, as Go's flag package does
+// (https://pkg.go.dev/flag: "Flag parsing stops just before the first
+// non-flag argument"). Everything after "--"
 // stays positional.
 //
 // A flag that takes a value but is the last argument is an error here: left

@@ -10,7 +10,7 @@ import (
 
 // maxRecordFlag bounds one record (a JSONL line, a JSON document) of the
 // reading commands: a larger one is one problem, and memory follows the
-// limit, not the longest line (issue 29).
+// limit, not the longest line.
 var maxRecordFlag = &cli.StringFlag{Name: "max-record", Value: "256MiB",
 	Usage: "largest record (JSONL line or JSON document) read, e.g. 64MiB or 1GiB; a larger one is a problem and is skipped"}
 

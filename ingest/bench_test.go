@@ -1,6 +1,6 @@
 package ingest
 
-// Benchmarks of reading (issue 7, docs/performance.md): detection and
+// Benchmarks of reading (docs/performance.md): detection and
 // parsing per format over an in-memory corpus written by the seeded
 // generator, and the line splitter alone. Run with
 //
@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 )
 
 // benchFile is one generated transcript held in memory.
@@ -47,7 +47,7 @@ const benchCorpusBytesPerFormat = 2 << 20
 func loadBenchCorpus(b *testing.B) []*benchGroup {
 	b.Helper()
 	benchOnce.Do(func() {
-		files, err := gen.GenerateInMemory(benchCorpusBytesPerFormat, 512<<10)
+		files, err := corpusgen.GenerateInMemory(benchCorpusBytesPerFormat, 512<<10)
 		if err != nil {
 			benchErr = err
 			return

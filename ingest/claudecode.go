@@ -271,7 +271,7 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 			}
 			return
 		}
-		// Issue 8 (found by FuzzRead): records of unknown types are skipped
+		// Found by FuzzRead: records of unknown types are skipped
 		// on purpose (future types carry no calls), but a record with no
 		// type at all is not a Claude Code line, and skipping it silently
 		// broke "every line is part of a session or a problem".
@@ -282,7 +282,7 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 		records++
 		r.line(rec, n)
 	})
-	// Issue 8 (found by FuzzRead): a file whose records all have types this
+	// Found by FuzzRead: a file whose records all have types this
 	// reader skips (another format read with --input-format claude-code)
 	// yielded nothing at all; say so once instead.
 	if len(r.order) == 0 && records > 0 {
@@ -581,7 +581,7 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 		return
 	}
 	if l.Type == "user" && !read.hasContent {
-		// Issue 26: a user message without content (a misspelt key) held
+		// A user message without content (a misspelt key) held
 		// nothing this reader can see, a tool_result perhaps: skipping it
 		// silently lost that result.
 		r.out.Problemf(n, "user message has no content (a misspelt or missing key; a tool_result it held is not joined to its call); skipped")

@@ -137,7 +137,7 @@ func TestClaudeCodeReading(t *testing.T) {
 			problems: 2,
 		},
 		{
-			// Issue 26: the line and its tool_result vanished without a word.
+			// The line and its tool_result vanished without a word.
 			name: "a user line whose content key is misspelt is a problem, and its call has no result",
 			lines: []string{
 				user("u1", "", `"go"`, ""),

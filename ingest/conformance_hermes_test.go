@@ -13,7 +13,7 @@ import (
 )
 
 // Conformance of the hermes ingester with the real transcripts in
-// shared/samples/hermes: every figure asserted here is a fact listed in that
+// ../shared/samples/hermes: every figure asserted here is a fact listed in that
 // folder's ORIGIN.md (computed there independently of loopgate).
 
 var hermesSamples = filepath.Join("..", "..", "shared", "samples", "hermes")

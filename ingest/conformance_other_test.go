@@ -1,7 +1,7 @@
 package ingest
 
 // Conformance of the Claude Code, Codex and OpenHands readers with the real
-// (or upstream-fixture) samples in shared/samples, checked against the facts
+// (or upstream-fixture) samples in ../shared/samples, checked against the facts
 // their ORIGIN.md files state. The samples are not part of this repository:
 // the tests skip when the folder is absent.
 

@@ -39,7 +39,7 @@ type decodedContent struct {
 // A string it cannot decode itself (invalid UTF-8) is left to contentText.
 // The member is a tool result's (Claude Code) or an event's (OpenHands):
 // a text that lives as long as its session, decoded packed
-// (jsonx.DecodeStringAtPacked).
+// (jsonx.StringOrValueAtPacked).
 func readContentMember(raw *jsonx.RawMessage, dc *decodedContent) func(data []byte, pos, depth int) (int, bool) {
 	return func(data []byte, pos, depth int) (int, bool) {
 		s, value, isString, end, ok := jsonx.StringOrValueAtPacked(data, pos, depth)

@@ -139,8 +139,8 @@ const sniffLines = 64
 
 // sniffBytes bounds the bytes of those lines. Detection keeps the lines it
 // looked at, to hand them to the parser; without a bound a file whose first
-// lines are huge junk (eight 64 MiB lines) held them all at once, over a GB
-// (issue 8). A file with no JSON record in its first 64 MiB is reported as
+// lines are huge junk (eight 64 MiB lines) held them all at once, over a GB.
+// A file with no JSON record in its first 64 MiB is reported as
 // of no known format.
 const sniffBytes = 64 << 20
 
@@ -330,7 +330,7 @@ func sniff(in *stream, opt Options, out *Sink) (*sniffed, bool) {
 			if firstBadUTF8 {
 				s.docBadUTF8 = append(s.docBadUTF8, n)
 			}
-			// Issue 8: a gzip stream cut right after a complete first
+			// A gzip stream cut right after a complete first
 			// line ended the file silently; the cut must be a problem.
 			if err := lr.Err(); err != nil {
 				s.cutLine = lr.Lines()
@@ -371,7 +371,7 @@ func sniff(in *stream, opt Options, out *Sink) (*sniffed, bool) {
 			buf.WriteByte('\n')
 		}
 		if err := lr.Err(); err != nil {
-			// Issue 8: one problem for one bad spot. A document cut short
+			// One problem for one bad spot. A document cut short
 			// by the read error is not also reported as invalid JSON.
 			out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, gz))
 			return nil, false
@@ -380,7 +380,7 @@ func sniff(in *stream, opt Options, out *Sink) (*sniffed, bool) {
 		h.Doc = true
 		h.Line = n
 		if !jsonx.Valid(s.doc) {
-			// Issue 2: name the line where the document goes wrong (the
+			// Name the line where the document goes wrong (the
 			// parser's error offset), else the document's first line.
 			_, err := jsonx.Parse(s.doc)
 			if err == nil {
@@ -444,13 +444,13 @@ func pickFormat(in *stream, s *sniffed, opt Options, out *Sink) *Format {
 		}
 	}
 	if f == nil {
-		// Issue 8: a gzip file cut before its first complete record was
+		// A gzip file cut before its first complete record was
 		// reported as "of no known format"; the cut is the cause.
 		if err := lr.Err(); err != nil {
 			out.Problemf(lr.Lines(), "file could not be read to the end after line %d: %v", lr.Lines(), readErrorText(err, in.gz))
 			return nil
 		}
-		// Issue 2: the line of the first record detection looked at, else
+		// The line of the first record detection looked at, else
 		// (no line is a JSON value) the file's first line: always a line
 		// of the file, never 0, which is kept for problems that have no
 		// line (an empty or unreadable file).

@@ -2,8 +2,7 @@ package ingest
 
 // Lines inside a whole-file JSON document (a pretty-printed OpenAI array, a
 // hermes snapshot, an OpenHands trajectory). Sessions, turns and calls read
-// from such a file keep line 0, as DESIGN.md says ("JSONL line number, or
-// 0"); but a problem found in the document names the line where the element
+// from such a file keep line 0, as docs/formats.md says; but a problem found in the document names the line where the element
 // at fault starts, so that it can be found. Detection builds the document
 // from the file's lines with the blank lines kept (detect.go), so a newline
 // count from the document's first line gives the file line.
@@ -182,7 +181,7 @@ func jsonErrorLine(doc []byte, firstLine int, err error) (line int, msg string, 
 }
 
 // zeroLines sets every line of a session read from a multi-line JSON
-// document back to 0 (DESIGN.md: "JSONL line number, or 0") once the
+// document back to 0 (docs/formats.md) once the
 // problems, which name the element lines, have been reported.
 func zeroLines(s *Session) {
 	for ti := range s.Turns {

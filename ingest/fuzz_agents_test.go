@@ -1,6 +1,6 @@
 package ingest
 
-// Fuzz targets for the readers of issue 26 (pi, Gemini CLI, Cline/Roo,
+// Fuzz targets for the newer agents' readers (pi, Gemini CLI, Cline/Roo,
 // Copilot CLI, Kimi CLI; hermes state.db and OpenCode's opencode.db): the
 // JSON readers under the file names their detection needs, and the database
 // readers on corrupted database files. Run by `bash .ci/fuzz.sh`.
@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// agentFormats are the JSON formats of issue 26, with a file name each
+// agentFormats are the newer agents' JSON formats, with a file name each
 // is detected under.
 var agentFormats = []struct{ id, name string }{
 	{formatPi, "2026-03-14T10-00-00-000Z_0c9d7a10.jsonl"},

@@ -1,7 +1,7 @@
 package ingest
 
 // Fuzz targets for detection, every ingester, the line reader and the JSON
-// layer under them (issue 8:
+// layer under them (docs/reliability.md:
 // loopgate must never crash on a transcript, never lose a session to one bad
 // line, and give the same answer for the same input). Run them with
 // `bash .ci/fuzz.sh` (10s each) or longer with `bash .ci/fuzz.sh 5m`; a
@@ -89,7 +89,7 @@ func readBytesWith(data []byte, name string, opt Options) ([]*Session, []Problem
 }
 
 // checkReadInvariants asserts what must hold of any Read, whatever the input:
-// the properties issue 8 asks for beyond "no panic".
+// the properties docs/reliability.md asks for beyond "no panic".
 func checkReadInvariants(t *testing.T, data []byte, name, format string, sessions []*Session, problems []Problem) {
 	t.Helper()
 	// Lines in the input (after gzip, if any): every line number reported

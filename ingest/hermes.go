@@ -3,8 +3,8 @@ package ingest
 // hermes.go reads the transcripts that hermes-agent (NousResearch) leaves on
 // disk: the `hermes sessions export` dump, the gateway JSONL transcripts, the
 // per-session JSON snapshots, and the ShareGPT trajectory and batch-runner
-// files (hermes_trajectory.go). Formats B to F of
-// reference/formats-hermes.md; docs/formats/hermes.md says how each is read.
+// files (hermes_trajectory.go). docs/formats/hermes.md says
+// how each is read and from which upstream source.
 //
 // The export, gateway and snapshot formats share one message model (OpenAI
 // chat messages plus hermes extras, §2); hermesConv turns such a message list
@@ -187,7 +187,7 @@ func (b *hermesConv) addCall(c Call) {
 	ref := hermesCallRef{ti, ri, len(rq.Calls) - 1}
 	b.order = append(b.order, ref)
 	if q := b.pending[c.ID]; len(q) > 0 && c.ID != "" {
-		// Issue 2: both calls are kept; results are joined to them oldest
+		// Both calls are kept; results are joined to them oldest
 		// first. An id reused after its call was answered is no problem
 		// (qwen_tc_0-style ids restart in every response).
 		b.out.Problemf(c.Line, "%scall id %q is used again while an earlier call with that id (line %d) has no result yet; both calls are kept and results are joined to them in order", b.where, c.ID, b.call(q[0]).Line)
@@ -203,7 +203,7 @@ func (b *hermesConv) result(id, tool, text string, line int, t time.Time) {
 		if tool != "" {
 			name = " (" + tool + ")"
 		}
-		// Issue 2: the result is reported, not made into a call of an
+		// The result is reported, not made into a call of an
 		// unknown tool, which would change the call counts.
 		if id == "" {
 			b.out.Problemf(line, "%stool result%s has no tool_call_id and no call is waiting for one; result ignored", b.where, name)
@@ -230,7 +230,7 @@ func (b *hermesConv) result(id, tool, text string, line int, t time.Time) {
 // takes the oldest waiting call.
 func (b *hermesConv) take(id string) (hermesCallRef, bool) {
 	if id == "" {
-		// Issue 8 (found by FuzzRead): this used to recurse with the
+		// Found by FuzzRead: this used to recurse with the
 		// oldest waiting call's id, which is "" again when that call has
 		// no id either: endless recursion, a stack overflow that recover
 		// cannot catch (the whole run died). Dequeue under its id here.
@@ -342,8 +342,8 @@ func (b *hermesConv) message(m *hermesMsg, line int) {
 }
 
 // hermesToolSearchBridge is the Tool Search bridge tool that runs another
-// tool (reference/formats-hermes.md §5: "tool_call{name, arguments} (unwrap
-// tool_call to the real tool)"). Its siblings tool_search and tool_describe
+// tool: tool_call{name, arguments} names the real tool (docs/formats/hermes.md,
+// "Tool Search bridge"). Its siblings tool_search and tool_describe
 // are tools of their own and are kept as written.
 const hermesToolSearchBridge = "tool_call"
 

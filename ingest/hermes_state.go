@@ -1,7 +1,7 @@
 package ingest
 
-// hermes-agent's SQLite session store, `$HERMES_HOME/state.db` (format A of
-// reference/formats-hermes.md §3.A; hermes_state.py, schema v1 of
+// hermes-agent's SQLite session store, `$HERMES_HOME/state.db` (docs/formats/hermes-state.md;
+// NousResearch/hermes-agent hermes_state.py, schema v1 of
 // 2026-02 to v30). Every session row becomes a session, built from its
 // messages rows in id order by the same builder as the export dump
 // (hermesConv), so that a state.db and `hermes sessions export` of it read

@@ -280,7 +280,7 @@ func TestHermesMessagePairing(t *testing.T) {
 			want:  []string{"search=r1"},
 		},
 		{
-			// Issue 2: both calls are kept, the reuse is a problem at the
+			// Both calls are kept, the reuse is a problem at the
 			// second call's line, and results are joined oldest first.
 			name:     "an id reused while its call waits is a problem, answered in order",
 			lines:    []string{meta, user, assistant(tc("x", "read_file")), assistant(tc("x", "terminal")), tool("x", "first"), tool("x", "second")},
@@ -745,7 +745,7 @@ func TestResultMemberError(t *testing.T) {
 // are decoded, the document is not held while its session is made and
 // sent: the collector may take it. Holding it put a long snapshot's
 // document in memory beside the entries' texts and the session
-// (docs/performance.md, issue 7's peak). The cleanup attached to the
+// (docs/performance.md, the peak RSS of the 1 GiB replay). The cleanup attached to the
 // document's bytes runs only when nothing reaches them, so the test fails
 // if the snapshot reader keeps the document while it makes and sends the
 // session. (That its callers, dispatch and Read, do not keep it either is

@@ -4,7 +4,8 @@ package ingest
 // JSONL written with --save_trajectories (trajectory_samples.jsonl,
 // failed_trajectories.jsonl), the batch runner's batch_<N>.jsonl and
 // trajectories.jsonl, and the early snapshot form that stored the same
-// `conversations` list (reference/formats-hermes.md §3.C, §3.E, §3.F).
+// `conversations` list (NousResearch/hermes-agent run_agent.py _save_session_log,
+// agent/trajectory.py and batch_runner.py at 5e01a5dbf; docs/formats/hermes.md).
 //
 // A `gpt` entry carries its calls as <tool_call> blocks without ids; the
 // next `tool` entry carries all their results as <tool_response> blocks, in

@@ -1,6 +1,6 @@
 package ingest
 
-// Hostile inputs (issue 8), file by file: each case is generated here (never
+// Hostile inputs, file by file: each case is generated here (never
 // committed), read through ReadFile, and must give exactly the sessions and
 // problem lines it says. The CLI-level test over a directory mixing all of
 // them is TestHostileCorpus in main_hostile_test.go.

@@ -65,9 +65,9 @@ func NewLineReader(r io.Reader) *LineReader {
 const lineReaderBuffer = 256 << 10
 
 // lineBuffers keeps the buffers of finished files for the next ones: a
-// corpus is mostly small files, and a fresh 256 KiB read buffer per file
-// was 4% of all the bytes a replay allocated, the buffer that joins a line
-// longer than it another 8% (docs/performance.md).
+// corpus is mostly small files, and a fresh 256 KiB read buffer per file,
+// and the buffer that joins a line longer than it, were a good part of all
+// the bytes a replay allocated (docs/performance.md, "Line buffers reused").
 var lineBuffers = sync.Pool{New: func() any {
 	return &pooledBuffers{r: bufio.NewReaderSize(nil, lineReaderBuffer)}
 }}

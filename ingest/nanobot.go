@@ -2,12 +2,11 @@ package ingest
 
 // nanobot.go reads the session files of nanobot (HKUDS/nanobot): one JSONL
 // file per session, a "_type": "metadata" record first, then chat messages in
-// OpenAI shape. One format id, "nanobot", covers every version (F1–F6 of the
-// reference); the version is detected from features and recorded as a
+// OpenAI shape. One format id, "nanobot", covers every version (F1–F6 of
+// docs/formats/nanobot.md); the version is detected from features and recorded as a
 // session note. Decisions that need no I/O (turn boundaries, session ids,
-// version labels) are in nanobot_rules.go. Format reference:
-// /work/shared/reference/formats-nanobot.md; user documentation:
-// docs/formats/nanobot.md.
+// version labels) are in nanobot_rules.go. The format, read from
+// HKUDS/nanobot at 3852956a7 (https://github.com/HKUDS/nanobot): docs/formats/nanobot.md.
 
 import (
 	"bytes"
@@ -360,7 +359,7 @@ func (p *nbParser) assistant(n int, rec *nbMsg) {
 }
 
 // duplicateIDs reports calls of one message that reuse the id of an
-// earlier call of the same message (issue 2). Results are paired within the
+// earlier call of the same message. Results are paired within the
 // message's block, so only a reuse there makes the pairing ambiguous: both
 // calls are kept, and their results are joined in call order. An id reused
 // by a later message is no problem (its results come after it).
@@ -434,7 +433,7 @@ func (p *nbParser) tool(n int, rec *nbMsg) {
 	}
 	p.prev = nbPrevious{Role: "tool", ToolInterrupted: strings.HasPrefix(text, nbInterruptedTool)}
 	id, name := rec.ToolCallID, rec.Name
-	// Issue 2: a result with no call is reported and skipped; it is not
+	// A result with no call is reported and skipped; it is not
 	// made into a call of an unknown tool, which would change the call
 	// counts. A call that comes later with its id does not take it
 	// (results follow their calls); p.early lets its problem say so.

@@ -4,8 +4,8 @@ package ingest
 // turn begins, how a session id is derived from a file, which format version
 // a file's features point to, and how text is measured. They are kept apart
 // from the record loop (nanobot.go) so that each can be tested by a table.
-// The reference is /work/shared/reference/formats-nanobot.md (§4 versions,
-// §5 turn boundaries, §13 parser recommendations).
+// docs/formats/nanobot.md says which versions there are, where turns start
+// and how the files are read.
 
 import (
 	"encoding/base64"

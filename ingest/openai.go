@@ -189,8 +189,8 @@ type oaReader struct {
 	stem  string
 	convs []*oaConv
 	tick  int
-	// pos maps a whole-file document's elements to their file lines
-	// (issue 2): problems name the element's line; sessions read from a
+	// pos maps a whole-file document's elements to their file lines:
+	// problems name the element's line; sessions read from a
 	// multi-line document keep line 0 (docpos.go). nil for JSONL.
 	pos *docPos
 	// reuse holds what was read of the recent lines, for a JSONL log

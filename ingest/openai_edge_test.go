@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 )
 
 // readBoth reads data with the OpenAI log reader's reuse of decoded
@@ -39,7 +39,7 @@ func directInputs(t *testing.T, extra map[string][]byte) map[string][]byte {
 		}
 		return nil
 	})
-	files, err := gen.GenerateInMemory(256<<10, 128<<10)
+	files, err := corpusgen.GenerateInMemory(256<<10, 128<<10)
 	if err != nil {
 		t.Fatal(err)
 	}

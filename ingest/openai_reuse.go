@@ -50,8 +50,8 @@ type lineReuse struct {
 
 	// A log that does not replay its conversations (one line per
 	// conversation, as the generated corpus writes) takes nothing, and
-	// copying each of its lines to keep it cost about 8% of a replay of
-	// the generated corpus (measured with lineReuse off). After
+	// copying each of its lines to keep it cost a replay of the
+	// generated corpus time for nothing (docs/performance.md). After
 	// coldAfter lines in a row took nothing, a line is kept only when it
 	// took something itself or is one line in probeEvery; a line that
 	// takes something ends the cold run.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
@@ -179,7 +179,7 @@ func TestOpenAIReuseMatchesPlain(t *testing.T) {
 // TestReplayingLogReusesElements checks that the test above exercises
 // lineReuse: on a replaying log, most elements are taken, not decoded.
 func TestReplayingLogReusesElements(t *testing.T) {
-	files, err := gen.GenerateInMemory(256<<10, 128<<10)
+	files, err := corpusgen.GenerateInMemory(256<<10, 128<<10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func readWithReuse(log []byte, afterLine func(*lineReuse)) *lineReuse {
 // TestInterleavedLogReusesElements: conversations logged line by line in
 // turn still take their elements from their own earlier lines.
 func TestInterleavedLogReusesElements(t *testing.T) {
-	files, err := gen.GenerateInMemory(256<<10, 128<<10)
+	files, err := corpusgen.GenerateInMemory(256<<10, 128<<10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func FuzzOpenAIReuse(f *testing.F) {
 // for one line in probeEvery; a replaying conversation that follows is
 // found again, and takes at least half of what it takes read alone.
 func TestColdLogKeepsFewLines(t *testing.T) {
-	files, err := gen.GenerateInMemory(256<<10, 128<<10)
+	files, err := corpusgen.GenerateInMemory(256<<10, 128<<10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -346,7 +346,7 @@ func TestMyFormatsSurviveDamage(t *testing.T) {
 // TestTooDeepLine: a line nested deeper than jsonx.MaxDepth, which goccy
 // decodes without error, is a bad line worded as such under every JSONL
 // reader that words bad lines with the decoder's error (it was a nil
-// dereference, reported as an internal error, found in issue 7's review).
+// dereference, reported as an internal error, found in a review).
 func TestTooDeepLine(t *testing.T) {
 	deep := strings.Repeat("[", jsonx.MaxDepth) + strings.Repeat("]", jsonx.MaxDepth)
 	for _, format := range []string{"openai-chat", "openai-responses", "openhands"} {

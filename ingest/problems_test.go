@@ -1,6 +1,6 @@
 package ingest
 
-// Problems of the input (issue 2): every bad spot is one problem with its
+// Problems of the input: every bad spot is one problem with its
 // file and line, and the run goes on. These tests cover, format by format,
 // invalid UTF-8, results with no call, duplicate call ids, results before
 // their calls, the lines named inside whole-file JSON documents, and the
@@ -215,7 +215,7 @@ const (
 	trajLost = "<tool_response>\n{\"tool_call_id\": \"zz\", \"name\": \"read_file\", \"content\": \"lost\"}\n</tool_response>"
 )
 
-// TestResultWithNoCallEveryFormat (issue 2): a result with no call is kept
+// TestResultWithNoCallEveryFormat: a result with no call is kept
 // as a problem naming its file and line, in every format; no call is made
 // up for it (the call counts are those of the calls that were made).
 func TestResultWithNoCallEveryFormat(t *testing.T) {
@@ -255,7 +255,7 @@ func TestResultWithNoCallEveryFormat(t *testing.T) {
 	}
 }
 
-// TestDuplicateCallIDs (issue 2): two calls with one id while the first
+// TestDuplicateCallIDs: two calls with one id while the first
 // still waits for its result are one problem at the second call's line;
 // both calls are kept and the results are joined first call first. An id
 // reused after its call got its result is no problem.
@@ -311,7 +311,7 @@ func TestDuplicateCallIDs(t *testing.T) {
 	}
 }
 
-// TestResultBeforeItsCall (issue 2): a result written before its call is a
+// TestResultBeforeItsCall: a result written before its call is a
 // problem at its line ("no call before it"); the call that follows is not
 // answered by it, and its own problem says where the early result was.
 func TestResultBeforeItsCall(t *testing.T) {
@@ -350,10 +350,9 @@ func TestResultBeforeItsCall(t *testing.T) {
 	}
 }
 
-// TestDocumentProblemLines (issue 2): in a whole-file JSON document the
+// TestDocumentProblemLines: in a whole-file JSON document the
 // problems name the line where the element at fault starts (blank lines
-// counted), while sessions, turns and calls keep line 0 (DESIGN.md: "JSONL
-// line number, or 0").
+// counted), while sessions, turns and calls keep line 0 (docs/formats.md).
 func TestDocumentProblemLines(t *testing.T) {
 	tests := []struct {
 		name string

@@ -64,7 +64,7 @@ func dispatch(f *Format, in *stream, s *sniffed, opt Options, out *Sink) {
 	oneLine := h.Doc && !bytes.Contains(bytes.TrimSpace(doc), []byte("\n"))
 	if h.Doc && (f.ParseDoc != nil || (oneLine && f.ParseLines != nil)) {
 		// The document is read: its lines that held invalid UTF-8 are one
-		// problem each (issue 2), as JSONL lines are.
+		// problem each, as JSONL lines are.
 		for _, ln := range s.docBadUTF8 {
 			out.Problemf(ln, "%s", badUTF8Message)
 		}

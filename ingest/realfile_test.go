@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// thirdPartySample is the path of a file of shared/samples/third-party,
+// thirdPartySample is the path of a file of ../shared/samples/third-party,
 // or skips the test when the samples are absent.
 func thirdPartySample(t *testing.T, rel string) string {
 	t.Helper()

@@ -160,7 +160,7 @@ func (b *sessionBuilder) callAt(ref callRef, c Call, out *Sink) callRef {
 	}
 	tag := idTag(c.ID)
 	if first, _, waiting := b.waiting(c.ID, tag); waiting {
-		// Issue 2: both calls are kept (each was made); their results are
+		// Both calls are kept (each was made); their results are
 		// joined first call first. An id reused after its call got a
 		// result is not a problem: the join is not ambiguous (local
 		// models restart call_0 in every response).
@@ -205,7 +205,7 @@ func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Ti
 	ref, at, waiting := b.waiting(id, idTag(id))
 	if !waiting {
 		answered := b.wasIssued(id)
-		// Issue 2: a result with no call is reported, not made into a
+		// A result with no call is reported, not made into a
 		// call: a call of unknown tool would change the call counts the
 		// guards replay. The problem is the record of it.
 		switch {

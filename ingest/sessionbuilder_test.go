@@ -10,7 +10,7 @@ import (
 )
 
 // joinRef is the join of results to calls as the session builder did it
-// with one table of every id (issue 2's rules, written plainly): the
+// with one table of every id (the join's rules, written plainly): the
 // reference that sessionBuilder, which keeps the latest waiting calls
 // apart from the table, must match problem for problem and result for
 // result.

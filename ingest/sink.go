@@ -57,7 +57,7 @@ func (s *Sink) BadLine(lr *LineReader, line int, err error) {
 	if lr.takeBadUTF8(line) {
 		msg += " (the line also holds invalid UTF-8)"
 	}
-	// Issue 8: a line cut short by a read error (gzip data that ends
+	// A line cut short by a read error (gzip data that ends
 	// early) is the spot Read reports as "could not be read to the end
 	// after line N"; reporting it here too made one bad spot two problems.
 	if lr != nil && lr.Truncated() && lr.Err() != nil {

@@ -118,8 +118,8 @@ type Call struct {
 	// parsed (ArgsPending) or not valid JSON (ArgsOK false: then guards key
 	// on the raw text). It is a pointer because a Call is copied and
 	// scanned in every replay: a parsed value held in place made every
-	// call 72 bytes longer, and the memory a call takes showed in a
-	// replay's time (docs/performance.md, the padding probe). Read it
+	// call longer, and the memory a call takes showed in a replay's
+	// time (docs/performance.md, "A call's size"). Read it
 	// through ArgsValue.
 	Args   *jsonx.Value
 	ArgsOK bool

@@ -205,12 +205,12 @@ func TestAgentShapes(t *testing.T) {
 			)},
 	}
 	for _, tc := range cases {
-		// From snapshots and from the log alone: the turn id and the
+		// From checkpoints and from the log alone: the turn id and the
 		// steers waiting are in both.
 		for _, noSnap := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/nosnapshot=%v", tc.name, noSnap), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/nocheckpoint=%v", tc.name, noSnap), func(t *testing.T) {
 				cfg := testConfig(t, tc.agent, tc.preset)
-				cfg.NoSnapshot = noSnap
+				cfg.NoCheckpoint = noSnap
 				runSteps(t, cfg, tc.steps)
 			})
 		}

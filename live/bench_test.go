@@ -64,17 +64,17 @@ func BenchmarkHandle2000(b *testing.B) {
 	}
 }
 
-// BenchmarkSnapshot2000 builds the same session from its snapshot (the
-// lines after it: none), as a hook call does when the snapshot serves.
-func BenchmarkSnapshot2000(b *testing.B) {
+// BenchmarkCheckpoint2000 builds the same session from its checkpoint (the
+// lines after it: none), as a hook call does when the checkpoint serves.
+func BenchmarkCheckpoint2000(b *testing.B) {
 	cfg, _ := benchSession(b, 2000)
 	path := filesOf(cfg.StateDir, "bench").log("main")
-	tag, err := snapTag(cfg.Rules, cfg.RulesText, "claude-code", "")
+	tag, err := checkpointTag(cfg.Rules, cfg.RulesText, "claude-code", "")
 	if err != nil {
 		b.Fatal(err)
 	}
 	fresh := func() *session { return newSession(cfg.Rules, "claude-code", "") }
-	before := SnapshotsRestored()
+	before := CheckpointsRestored()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, _, _, err := openSession(path, fresh, tag); err != nil {
@@ -82,7 +82,7 @@ func BenchmarkSnapshot2000(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	if SnapshotsRestored()-before != int64(b.N) {
-		b.Fatal("the session was not built from its snapshot")
+	if CheckpointsRestored()-before != int64(b.N) {
+		b.Fatal("the session was not built from its checkpoint")
 	}
 }

@@ -32,9 +32,10 @@ type Config struct {
 	Protocol *Protocol
 	Rules    *rules.Rules
 	// RulesText is what Rules were parsed from (SourceText), when known:
-	// a session's snapshot is tagged with its digest, and
+	// a session's checkpoint is tagged with its digest, and
 	// otherwise with a digest of Rules' every setting, which costs more
-	// (encoding/json's first use in a process, about 0.6 ms).
+	// (encoding/json's first use in a process; docs/performance.md,
+	// "The live hook").
 	RulesText []byte
 	// RulesName names the rules in the decision log.
 	RulesName string
@@ -47,9 +48,9 @@ type Config struct {
 	TTL time.Duration
 	// LockWait bounds the wait for a session's lock.
 	LockWait time.Duration
-	// NoSnapshot: rebuild every session from its log alone, neither
-	// reading nor writing snapshots (snapshot.go).
-	NoSnapshot bool
+	// NoCheckpoint: rebuild every session from its log alone, neither
+	// reading nor writing checkpoints (checkpoint.go).
+	NoCheckpoint bool
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// ContentText reads a result given as a list of content blocks (a
@@ -185,8 +186,8 @@ func (h *hook) run() (Answer, []string, error) {
 	}
 	logPath := files.log(scope)
 	tag := ""
-	if !cfg.NoSnapshot {
-		tag, _ = snapTag(cfg.Rules, cfg.RulesText, ev.Format, ev.Platform) // "": no snapshot
+	if !cfg.NoCheckpoint {
+		tag, _ = checkpointTag(cfg.Rules, cfg.RulesText, ev.Format, ev.Platform) // "": no checkpoint
 	}
 	fresh := func() *session { return newSession(cfg.Rules, ev.Format, ev.Platform) }
 	s, pos, problems, err := openSession(logPath, fresh, tag)
@@ -255,7 +256,7 @@ func (h *hook) run() (Answer, []string, error) {
 	}
 	if tag != "" && pos.whole && len(out) > 0 {
 		var refused *refusedFile
-		if err := h.saveSnapshot(logPath, tag, pos, out, problems, s); errors.As(err, &refused) {
+		if err := h.saveCheckpoint(logPath, tag, pos, out, problems, s); errors.As(err, &refused) {
 			notes = append(notes, "snapshot not written: "+err.Error())
 		}
 	}
@@ -266,12 +267,12 @@ func (h *hook) run() (Answer, []string, error) {
 	return a, notes, nil
 }
 
-// saveSnapshot writes the session's snapshot as covering the log read
+// saveCheckpoint writes the session's checkpoint as covering the log read
 // (pos) and the lines just appended (out). It is best effort: when it
-// cannot be written (a call in flight, a full disk), the snapshot before
+// cannot be written (a call in flight, a full disk), the checkpoint before
 // stays, and the next call applies more of the log; the caller says so
-// only when the snapshot file was refused (refusedFile).
-func (h *hook) saveSnapshot(logPath, tag string, pos logPos, out []byte, problems []string, s *session) error {
+// only when the checkpoint file was refused (refusedFile).
+func (h *hook) saveCheckpoint(logPath, tag string, pos logPos, out []byte, problems []string, s *session) error {
 	fi, err := os.Stat(logPath)
 	if err != nil {
 		return err
@@ -283,7 +284,7 @@ func (h *hook) saveSnapshot(logPath, tag string, pos logPos, out []byte, problem
 	if pos.size != fi.Size() {
 		return nil // not the log this call read and wrote
 	}
-	return writeSnapshot(snapPath(logPath), tag, pos, problems, s)
+	return writeCheckpoint(checkpointPath(logPath), tag, pos, problems, s)
 }
 
 func (h *hook) pre(s *session, apply func(*record) effect, tx txCall, haveTx bool) Answer {

@@ -77,11 +77,11 @@ type session struct {
 	// classes caches the tools' classes (a glob match per class entry).
 	classes map[string]string
 	// slab is memory for the calls to come: a rebuild makes thousands,
-	// and allocating them one by one was a tenth of a hook call. events
+	// and allocating them one by one was a good part of a hook call. events
 	// are the CallEvents of done calls, for the calls to come: a hook
 	// process runs without garbage collection, and every page of memory
-	// it touches for the first time costs a page fault (about 4 µs on
-	// the machine of docs/performance.md), so a rebuild reuses the
+	// it touches for the first time costs a page fault (docs/performance.md,
+	// "The live hook"), so a rebuild reuses the
 	// events instead of touching a new one per call.
 	slab   []call
 	events []*guard.CallEvent
@@ -153,8 +153,8 @@ func (s *session) apply(rec *record) effect {
 			// A rebuild then starts at the latest prompt (readLog), with
 			// a new guard, knowing no call before it and numbering the
 			// calls by the log's B lines before it: so does a session
-			// that goes on in process or from a snapshot, so that both
-			// answer alike (and the snapshot stays the size of a turn).
+			// that goes on in process or from a checkpoint, so that both
+			// answer alike (and the checkpoint stays the size of a turn).
 			s.g = guard.NewPortableGuard(s.gr)
 			clear(s.calls)
 			s.last = nil
@@ -234,7 +234,7 @@ func (s *session) newEvent() *guard.CallEvent {
 }
 
 // callEvent fills in a CallEvent of a call as the guard sees it: a call's
-// record, or an open call of a snapshot (snapshot.go).
+// record, or an open call of a checkpoint (checkpoint.go).
 func (s *session) callEvent(index int, tool string, argsOK bool, args string, unixNano int64) *guard.CallEvent {
 	ev := s.newEvent()
 	// The whole event is assigned, the guard's memos of an earlier call

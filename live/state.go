@@ -328,7 +328,7 @@ func parseHex(s string) (uint64, error) {
 }
 
 // openSession builds a scope's session from its log: from the log's
-// snapshot when one of this tag serves (snapshot.go) and the lines after
+// checkpoint when one of this tag serves (checkpoint.go) and the lines after
 // it, else from the log alone. fresh returns a new session of the
 // scope's rules. It returns the session, where the log was read to, and
 // the log's problems.
@@ -347,7 +347,7 @@ func openSession(path string, fresh func() *session, tag string) (s *session, po
 	}
 	size := fi.Size()
 	if tag != "" {
-		if s, pos, problems, ok := fromSnapshot(f, fi, path, fresh, tag); ok {
+		if s, pos, problems, ok := fromCheckpoint(f, fi, path, fresh, tag); ok {
 			return s, pos, problems, nil
 		}
 	}
@@ -391,14 +391,14 @@ func lastPrompt(text string) int {
 	return max(strings.LastIndex(text, "\nP\n"), strings.LastIndex(text, "\nP\t"))
 }
 
-// fromSnapshot builds the session from the log's snapshot and the lines
-// after it, when the snapshot serves: of this tag, of this very log file
+// fromCheckpoint builds the session from the log's checkpoint and the lines
+// after it, when the checkpoint serves: of this tag, of this very log file
 // (device and inode), covering no more than the log holds, and the bytes
 // of the log it covers have the checksum (CRC-32C) it recorded, so that a
 // log cut, edited or written again is read whole. ok false: build from
 // the log.
-func fromSnapshot(f *os.File, fi os.FileInfo, path string, fresh func() *session, tag string) (s *session, pos logPos, problems []string, ok bool) {
-	sn := readSnapshot(snapPath(path), tag)
+func fromCheckpoint(f *os.File, fi os.FileInfo, path string, fresh func() *session, tag string) (s *session, pos logPos, problems []string, ok bool) {
+	sn := readCheckpoint(checkpointPath(path), tag)
 	if sn == nil {
 		return nil, pos, nil, false
 	}
@@ -433,12 +433,12 @@ func fromSnapshot(f *os.File, fi os.FileInfo, path string, fresh func() *session
 	text := unsafe.String(unsafe.SliceData(data), len(data))
 	pos = logPos{size: size, crc: crc32.Update(crc, crcTable, data)}
 	problems, pos.lines, pos.whole = applyLines(text, s, path, sn.pos.lines, sn.problems)
-	restoredSnapshots.Add(1)
+	restoredCheckpoints.Add(1)
 	return s, pos, problems, true
 }
 
-// restoreSafely restores a snapshot that passed its checksum; a panic
-// (a snapshot that reads but holds nonsense) is an error, and the hook
+// restoreSafely restores a checkpoint that passed its checksum; a panic
+// (a checkpoint that reads but holds nonsense) is an error, and the hook
 // then builds from the log.
 func restoreSafely(s *session, b []byte) (err error) {
 	defer func() {

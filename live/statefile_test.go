@@ -53,7 +53,7 @@ func TestPlantedStateFiles(t *testing.T) {
 	where := map[string]func(cfg Config) string{
 		"lock":         func(cfg Config) string { return filesOf(cfg.StateDir, "s").lock },
 		"log":          func(cfg Config) string { return filesOf(cfg.StateDir, "s").log("main") },
-		"snapshot":     func(cfg Config) string { return snapPath(filesOf(cfg.StateDir, "s").log("main")) },
+		"checkpoint":   func(cfg Config) string { return checkpointPath(filesOf(cfg.StateDir, "s").log("main")) },
 		"decision log": func(cfg Config) string { return cfg.Log },
 	}
 	cases := []struct {
@@ -63,14 +63,14 @@ func TestPlantedStateFiles(t *testing.T) {
 	}{
 		{"lock", link, "symbolic link"},
 		{"log", link, "symbolic link"},
-		{"snapshot", link, "symbolic link"},
+		{"checkpoint", link, "symbolic link"},
 		{"decision log", link, "symbolic link"},
 		{"lock", fifo, "named pipe"},
 		{"log", fifo, "named pipe"},
-		{"snapshot", fifo, "named pipe"},
+		{"checkpoint", fifo, "named pipe"},
 		{"decision log", fifo, "named pipe"},
 		{"log", foreign, "another user"},
-		{"snapshot", foreign, "another user"},
+		{"checkpoint", foreign, "another user"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.file+" "+tc.want, func(t *testing.T) {

@@ -6,7 +6,7 @@ package live
 // session's lock. Windows has no O_NOFOLLOW: a link is refused by looking
 // at the path before opening it (a link planted between the look and the
 // open is not caught, as it is on Unix). Files have no owner uid here and
-// no inode in os.FileInfo, so the owner check is skipped and a snapshot is
+// no inode in os.FileInfo, so the owner check is skipped and a checkpoint is
 // matched to its log by size and content alone.
 
 import (

@@ -161,7 +161,7 @@ func TestGateJUnit(t *testing.T) {
 var junitTimes = regexp.MustCompile(`time="[0-9]+\.[0-9]{3}"`)
 
 // SARIF: parse the JSON back and check what GitHub code scanning requires
-// (reference/ecosystem.md §1.2).
+// (https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning).
 func TestGateSARIF(t *testing.T) {
 	render := func(res *gate.Result) ([]byte, map[string]any) {
 		var buf bytes.Buffer
@@ -261,7 +261,7 @@ func TestGateSARIF(t *testing.T) {
 // (sarif-schema-2.1.0.json) for every object loopgate writes: the required
 // properties, the types, and no property the schema does not define (it
 // says additionalProperties: false throughout); then GitHub code
-// scanning's own rules (reference/ecosystem.md §1.2): a location with a
+// scanning's own rules (docs.github.com, "SARIF support for code scanning"): a location with a
 // URI and a line >= 1 on every result, partialFingerprints, ruleIndex
 // pointing at the rule of ruleId, a relative URI only with a uriBaseId.
 func checkSARIF(t *testing.T, raw []byte) {

@@ -6,7 +6,7 @@ package report
 // $GITHUB_STEP_SUMMARY.
 //
 // GitHub shows at most 10 error annotations per step and silently drops the
-// rest (reference/ecosystem.md §1.4), so we emit the first 10 failures and
+// rest (https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-commands), so we emit the first 10 failures and
 // then one notice saying how many more there are; the step summary lists
 // them all.
 

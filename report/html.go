@@ -32,8 +32,8 @@ var htmlPageTemplate = sync.OnceValue(func() *template.Template {
 
 // HTMLMaxBytes bounds the size of every page: the replay page aggregates
 // the sessions and decisions beyond those it can list within it (a page of
-// several megabytes still opens quickly; DESIGN.md asks for under 6 MB on
-// a 1 GiB corpus).
+// several megabytes still opens quickly; docs/html.md: at most 5.5 MB
+// whatever the corpus).
 const HTMLMaxBytes = 5_500_000
 
 // htmlBudget is HTMLMaxBytes; a test lowers it to see the page shrink.

@@ -22,7 +22,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/loopgate/loopgate/analyze"
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -54,7 +54,7 @@ func chromium() string {
 func browserPages(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	corpus := filepath.Join(dir, "corpus")
-	if _, err := gen.Generate(corpus, gen.Config{Seed: 7, TotalBytes: 3 << 20, MaxFileBytes: 128 << 10, MaxResultBytes: 8 << 10, Loops: true}); err != nil {
+	if _, err := corpusgen.Generate(corpus, corpusgen.Config{Seed: 7, TotalBytes: 3 << 20, MaxFileBytes: 128 << 10, MaxResultBytes: 8 << 10, Loops: true}); err != nil {
 		t.Fatal(err)
 	}
 	files := corpusFiles(t, corpus)

@@ -13,7 +13,7 @@ import (
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/analyze/gate"
 	"github.com/loopgate/loopgate/analyze/guard"
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -288,14 +288,14 @@ func checkAggregates(t *testing.T, data map[string]any, sum analyze.Summary) {
 }
 
 // TestHTMLBudgetOnGeneratedCorpus replays a corpus of many sessions made
-// by internal/gen and renders it under a budget small enough that the page
+// by internal/corpusgen and renders it under a budget small enough that the page
 // must aggregate: it fits, and says what it left out.
 func TestHTMLBudgetOnGeneratedCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates and replays a corpus")
 	}
 	dir := t.TempDir()
-	if _, err := gen.Generate(dir, gen.Config{Seed: 7, TotalBytes: 3 << 20, MaxFileBytes: 128 << 10, MaxResultBytes: 8 << 10, Loops: true}); err != nil {
+	if _, err := corpusgen.Generate(dir, corpusgen.Config{Seed: 7, TotalBytes: 3 << 20, MaxFileBytes: 128 << 10, MaxResultBytes: 8 << 10, Loops: true}); err != nil {
 		t.Fatal(err)
 	}
 	rep := replayDir(t, dir, "loopgate")

@@ -11,8 +11,8 @@ import (
 )
 
 // JSON writes the report as one indented document whose fields are exactly
-// the analyze types' JSON tags (the --format json contract, DESIGN.md
-// "Reports"). Lists are [] when empty, never null.
+// the analyze types' JSON tags (the --format json contract,
+// docs/architecture.md). Lists are [] when empty, never null.
 //
 // The document is written member by member and session by session, each
 // prepared (redacted, abbreviated) just before it is written: encoding the

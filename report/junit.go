@@ -4,7 +4,7 @@ package report
 // file, one <testcase> per case, a <failure> per failed case listing every
 // failed expectation. There is no formal JUnit standard; this is the
 // Ant/Jenkins shape that GitLab, Jenkins and the GitHub test-report actions
-// read (reference/ecosystem.md §1.3): counts consistent, time numeric.
+// read (https://github.com/testmoapp/junitxml): counts consistent, time numeric.
 // The time= attributes are the measured durations (CI dashboards chart
 // them), so they are the only part of the file that differs from run to
 // run; there is no timestamp or hostname.

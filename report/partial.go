@@ -11,18 +11,13 @@ import (
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
-// ReadPartial reads back a shard's report for 'loopgate merge': replay's
+// ReadPartialMax reads back a shard's report for 'loopgate merge': replay's
 // JSON lines (session lines, then the summary line with its "partial"
 // member) or JSON document (with a "partial" member), or compare's or
 // sweep's JSON document. Exactly one of the results is set. name is used
-// in messages.
-func ReadPartial(name string, r io.Reader) (*analyze.ReplayPart, *analyze.TuningPart, error) {
-	return ReadPartialMax(name, r, 256<<20)
-}
-
-// ReadPartialMax is ReadPartial holding at most maxRecord bytes of a line
-// (or of a compare or sweep document, --max-record): a longer one is an
-// error naming its line, read past without being kept.
+// in messages. It holds at most maxRecord bytes of a line (or of a compare
+// or sweep document, --max-record): a longer one is an error naming its
+// line, read past without being kept.
 func ReadPartialMax(name string, r io.Reader, maxRecord int64) (*analyze.ReplayPart, *analyze.TuningPart, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	first, err := br.Peek(2)

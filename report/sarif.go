@@ -1,7 +1,7 @@
 package report
 
 // SARIF 2.1.0 for `loopgate gate --sarif FILE`, shaped for GitHub code
-// scanning (reference/ecosystem.md §1.2): every result has a ruleId, a
+// scanning (https://docs.github.com/en/code-security/code-scanning/integrating-with-code-scanning/sarif-support-for-code-scanning): every result has a ruleId, a
 // message, one physical location (the transcript, as a URI relative to
 // %SRCROOT%, the working directory, and a line >= 1: a result without a
 // location makes GitHub reject the whole upload), and our own

@@ -545,7 +545,7 @@ const columnGap = 2
 // header, headers as typed, one line per row (cells are abbreviated before,
 // never wrapped), numbers right-aligned. It is rendered in one pass over its
 // rows after one pass for the widths: time and memory follow the rows (a
-// tablewriter table per session made 100k sessions take 66 s, issue 29).
+// tablewriter table per session grew faster than the rows).
 type textTable struct {
 	align  []tw.Align
 	header []string

@@ -45,7 +45,7 @@ func tuningCells(s analyze.Summary, human bool) []string {
 var tuningHeader = []string{"Steered", "Blocked", "Deduped", "Halted", "Harmful", "Redundant", "Precision", "Stopped actions", "Recall", "Tokens saved", "Context saved"}
 
 // compareJSON and sweepJSON are the json reports of compare and sweep
-// (read back by ReadPartial).
+// (read back by ReadPartialMax).
 type compareJSON struct {
 	Corpus   analyze.CorpusFacts  `json:"corpus"`
 	Rows     []analyze.CompareRow `json:"rows"`

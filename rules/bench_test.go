@@ -1,6 +1,6 @@
 package rules
 
-// Benchmarks of key building (issue 7, docs/performance.md): CallKey on
+// Benchmarks of key building (docs/performance.md): CallKey on
 // argument shapes the corpus generator writes, under every preset (the
 // presets differ in canonical style, ignored arguments and folding). Run
 // with

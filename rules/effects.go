@@ -12,8 +12,8 @@ import (
 )
 
 // Effects says which tool calls act on the world and which only observe
-// it. The truth of a replay depends on it (DESIGN.md "What a replay
-// measures"): an observation that returns what an earlier identical one
+// it. The truth of a replay depends on it (docs/cli.md, "What the numbers
+// mean"): an observation that returns what an earlier identical one
 // returned brought nothing new (redundant); an action that returns the same
 // acknowledgement again (a click, a sent message) did something again, so it
 // is never redundant, and a guard that stops it stopped an action whose

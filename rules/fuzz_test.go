@@ -1,6 +1,6 @@
 package rules
 
-// Robustness of the rules package (issue 8), beyond FuzzParse in
+// Robustness of the rules package, beyond FuzzParse in
 // rules_test.go (no panic, errors name the file):
 //   - FuzzRoundTrip: what `loopgate rules print` writes is accepted back by
 //     --rules and prints the same again;
@@ -172,7 +172,7 @@ func TestHostileRulesYAML(t *testing.T) {
 		{"empty", "", 1, "empty"},
 		{"only a comment", "# nothing here\n", 1, "empty"},
 		// Refused before it is read, by the count of its nodes with the
-		// aliases expanded (issue 29), at the alias where it passes.
+		// aliases expanded, at the alias where it passes.
 		{"billion laughs at the top", laughs, 6, "more than 100000 YAML nodes once its aliases are expanded"},
 		{"billion laughs in a value", "name: x\ndetectors:\n  repeat: &r {block_at: 3}\n  consecutive: *r\n" + laughs, 10, "more than 100000 YAML nodes once its aliases are expanded"},
 		{"one alias", "name: x\ndetectors:\n  repeat: &r {block_at: 3}\n  consecutive: *r\n", 4, "aliases"},

@@ -714,7 +714,7 @@ func (c ClassTable) MarshalYAML() (any, error) {
 	return m, nil
 }
 
-// DefaultClasses is the built-in class table (DESIGN.md "Tool classes",
+// DefaultClasses is the built-in class table (docs/rules.md, "Tool classes",
 // extended with the tool names seen in hermes, nanobot, Claude Code, Codex
 // and OpenHands transcripts).
 func DefaultClasses() ClassTable {

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# bench.sh: the loopgate benchmark (issues 7 and 28, docs/performance.md).
+# bench.sh: the loopgate benchmark (docs/performance.md).
 #
-#   scripts/bench.sh [SIZE] [DIR]        the ratios of issue 28: replay
+#   scripts/bench.sh [SIZE] [DIR]        the goals' ratios: replay
 #                                        against ccusage, o200k_base against
 #                                        chars4, CPU use, throughput against
 #                                        a floor; a summary block at the end
 #   scripts/bench.sh --throughput [SIZE] [DIR]
-#                                        issue 7's table: replay, reading
+#                                        the throughput table: replay, reading
 #                                        alone (inspect), sweep, jq reference
 #   scripts/bench.sh --memory [DIR]      peak memory on two corpus sizes and
 #                                        two counts of short sessions
@@ -447,7 +447,7 @@ ratios() {
 
 	local mb=1e6
 	echo
-	echo "== loopgate against its goals (issue 28): $size corpora, $pairs_n alternating pairs each"
+	echo "== loopgate against its goals: $size corpora, $pairs_n alternating pairs each"
 	print_machine
 	echo "ccusage: $("$cc" --version 2>/dev/null | head -1) (native binary; session --json --offline), loopgate replay --format json (o200k_base unless said)"
 	echo "each ratio: the median of the pairs (lowest-highest)"

@@ -16,7 +16,7 @@ ensure_corpus() {
 	fi
 }
 
-# ensure_ratio_corpora DIR SIZE: the two corpora of issue 28's ratios,
+# ensure_ratio_corpora DIR SIZE: the two corpora of the goals' ratios,
 # DIR/claude-code (Claude Code only, laid out as ~/.claude/projects) and
 # DIR/loop-heavy (all formats, a loop planted in place of half the ordinary
 # steps, results up to 80 KB).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # samereports.sh BIN OUT [CORPUS]: write every report loopgate makes on fixtures/,
 # ../shared/samples and a generated corpus into OUT, one file per command, standard
-# error and exit code included. Run it with the binary built before a refactor and
+# error and exit code included. ../shared/samples is the samples folder beside
+# the repository; without it, fixtures and the corpus only. Run it with the binary built before a refactor and
 # with the one built after, then `diff -r` the two folders: a refactor that changes
 # no behaviour leaves them byte-identical.
 #

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tuning-tables.sh: regenerates the measured tables of docs/tuning.md
-# (issue 5): the planted-loop corpora (seeds 7 and 99) and the real samples
-# in ../shared/samples (third-party/ included, and also alone), compare
+# ("How the loopgate preset was chosen"): the planted-loop corpora (seeds
+# 7 and 99) and the real samples in ../shared/samples, the samples folder
+# beside the repository (third-party/ included, and also alone), compare
 # over every preset and the sweep of the loopgate preset. Prints markdown;
 # paste it into docs/tuning.md.
 #

@@ -440,7 +440,7 @@ func FuzzParseGate(f *testing.F) {
 	})
 }
 
-// issueExample is the gate file of issue 6, verbatim: calls: is a list
+// issueExample is the gate file the gate was designed from, verbatim: calls: is a list
 // under expect.
 const issueExample = `preset: nanobot              # or  rules: rules/ours.yaml
 cases:

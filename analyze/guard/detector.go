@@ -192,7 +192,7 @@ func ranAsFailure(c *callCtx, before Verdict, blocksAsFailures []string, emptyFa
 // stoppedByOther reports whether another detector stopped the call: the
 // winning detector's stop is read as a guard layered before this one, so
 // the call never reached this detector's check and neither counts nor
-// breaks a streak here. hermes (reference/guards.md §2.2): a call blocked
+// breaks a streak here. hermes (agent/tool_guardrails.py at 06c25ac90be8, docs/rules.md): a call blocked
 // by tool_guardrails is not executed, so its read/search guard in
 // tools/file_tools.py never sees it.
 func stoppedByOther(final Verdict, det string) bool {

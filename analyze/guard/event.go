@@ -96,12 +96,12 @@ type CallEvent struct {
 	// written compact (ArgsOK and ArgsCompact hold), and the guard parses
 	// it (Arguments) only when a rule reads an argument; keys come from
 	// the text (rules.Rules.AppendCallKeyText). A replay passes the
-	// arguments of a Claude Code transcript so: parsing them was a tenth
-	// of its time, and most calls never need them parsed.
+	// arguments of a Claude Code transcript so: parsing them was a large
+	// part of its time (docs/performance.md), and most calls never need them parsed.
 	ArgsPending bool
 	// hasKey and keyPortable belong to the key below; they sit here, in
 	// the word the argument flags leave free, because a replay scans a
-	// table of events as long as the session (docs/performance.md, the
+	// table of events as long as the session (docs/performance.md, "A call's size"; the
 	// padding probe).
 	hasKey bool
 	// keyPortable: key was compacted with the portable digest (KeyIndex).

@@ -21,7 +21,7 @@ import (
 //
 // hermes judges the tool's own output, before it appends its guard notes
 // and before the untrusted-result envelope: both are removed first
-// (reference/guards.md §2.4).
+// (NousResearch/hermes-agent agent/tool_guardrails.py at 06c25ac90be8, docs/rules.md).
 
 // hermesOutput is the tool's own output within a transcript's result.
 func hermesOutput(result string) string {

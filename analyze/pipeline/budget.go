@@ -9,10 +9,10 @@ import "sync"
 // Why: a session is replayed once it is whole, so a file of one long
 // session holds all of it (a JSON document, all of it at once). With two
 // jobs, two such files read at once held two: on the generated corpus of
-// eleven formats (Claude Code sessions of 40 MB, hermes snapshots of
-// 23-26 MB) the replay's peak RSS went over the 200 MB that issue 7 asks
-// for, and grew with --jobs. 8 MiB kept it under on that corpus, with the
-// same replay time as 16 and 24 MiB (docs/performance.md).
+// eleven formats (Claude Code sessions and hermes snapshots of tens of
+// MB) the replay's peak RSS went over its 200 MB goal
+// (docs/performance.md), and grew with --jobs. 8 MiB kept it under on that corpus, and a larger
+// budget gave no faster replay (docs/performance.md, "The memory budget").
 const DefaultBudget int64 = 8 << 20
 
 // memoryBudget bounds the bytes that files being read hold in what they
@@ -31,14 +31,14 @@ const DefaultBudget int64 = 8 << 20
 //
 // Why the oldest's place passes on when its reader is done: its session
 // is then replayed on one goroutine, and the second file waited all that
-// time with the other core idle (11% of a replay of the Claude Code
-// benchmark corpus, whose files are one session of up to 60 MB each).
-// Letting the second file read on meanwhile cut that replay's wall time
-// by 4-7% (10 pairs, twice) for 3% more peak memory. The handover bounds
+// time with the other core idle (on the Claude Code benchmark corpus,
+// whose files are one long session each). Letting the second file read on
+// meanwhile cut that replay's wall time for a little more peak memory
+// (docs/performance.md, "The handover"). The handover bounds
 // it: past it (a replayed session holding more than 64 MiB, replay's
 // setting) the second file waits as before, for with two such sessions
 // at once the collector ran against the soft limit and the replay of a
-// corpus holding a 173 MB session took more time and 15% more memory.
+// corpus holding a session of hundreds of MB took more time and memory.
 type memoryBudget struct {
 	mu     sync.Mutex
 	cond   *sync.Cond

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 )
 
 func main() {
@@ -30,7 +30,7 @@ func run(args []string) error {
 	out := fs.String("out", "", "directory to write the corpus into (required)")
 	seed := fs.Int64("seed", 1, "seed: the same seed and flags give byte-identical files")
 	size := fs.String("size", "10MB", "corpus size, e.g. 500KB, 10MB, 1GiB")
-	formats := fs.String("formats", "all", "comma-separated formats, or all: "+strings.Join(gen.Formats, ","))
+	formats := fs.String("formats", "all", "comma-separated formats, or all: "+strings.Join(corpusgen.Formats, ","))
 	maxFile := fs.String("max-file", "64MiB", "largest file")
 	large := fs.Int("large", 3, "files over 50 MB to write when -size and -max-file allow")
 	maxResult := fs.String("max-result", "2MiB", "largest tool result")
@@ -45,7 +45,7 @@ func run(args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q (flags only)", fs.Arg(0))
 	}
-	cfg := gen.Config{Seed: *seed, LargeFiles: *large, Loops: *loops, LoopRate: *loopRate}
+	cfg := corpusgen.Config{Seed: *seed, LargeFiles: *large, Loops: *loops, LoopRate: *loopRate}
 	var err error
 	if cfg.TotalBytes, err = parseSize(*size); err != nil {
 		return fmt.Errorf("-size: %w", err)
@@ -66,7 +66,7 @@ func run(args []string) error {
 		}
 	}
 	start := time.Now()
-	m, err := gen.Generate(*out, cfg)
+	m, err := corpusgen.Generate(*out, cfg)
 	if err != nil {
 		return err
 	}

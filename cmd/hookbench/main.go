@@ -49,7 +49,7 @@ func main() {
 		defer os.RemoveAll(dir)
 	}
 	// The binaries run from copies: a binary just written by the linker
-	// ran 12% slower (CPU) than a copy of it, the page cache holding it
+	// ran slower (CPU) than a copy of it (docs/performance.md), the page cache holding it
 	// in smaller pieces (more page faults at start), so that comparing a
 	// fresh build with an older copy favoured the copy.
 	binRun, baseRun := copyBinary(*bin, dir, "loopgate"), ""
@@ -57,7 +57,7 @@ func main() {
 		baseRun = copyBinary(*base, dir, "base")
 	}
 	// The rules' text as `loopgate hook --preset` gives it, so that the
-	// session's snapshot serves the hook processes timed.
+	// session's checkpoint serves the hook processes timed.
 	text, err := rules.PresetText(*preset)
 	if err != nil {
 		fail(err)
@@ -70,7 +70,7 @@ func main() {
 	case "pre":
 	case "post":
 		// The call's PreToolUse goes into the session; its PostToolUse,
-		// which also writes the session's snapshot, is timed.
+		// which also writes the session's checkpoint, is timed.
 		live.Handle(cfg, event)
 		event = hookEvent("PostToolUse", next+`,"tool_response":"`+fmt.Sprintf("%0200d", 1)+`"`)
 	default:

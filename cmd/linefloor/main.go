@@ -1,7 +1,7 @@
 // Command linefloor measures the floor under any reader of a corpus: the
 // files split into lines and every line checked as JSON (jsonx.Valid), on
 // every core, nothing else done. scripts/bench.sh sets replay's throughput
-// against it, measured in the same run on the same files (issue 28). It is
+// against it, measured in the same run on the same files. It is
 // a benchmark tool, not part of loopgate's command line.
 //
 //	go run ./cmd/linefloor [-jobs N] PATH...

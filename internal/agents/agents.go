@@ -3,7 +3,7 @@
 // and the other spellings accepted for it. The session folders (package
 // ingest's locations) and the hook protocols (package live) are
 // keyed by one of these spellings; the command line resolves what a user
-// types through Canonical and Spellings, so that a name works the same
+// types through Canonical, so that a name works the same
 // everywhere.
 package agents
 
@@ -41,18 +41,6 @@ func Canonical(name string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// Spellings are every name of the agent a user named: the canonical one
-// first, then its aliases; nil for a name of no agent. A registry keyed by
-// an older spelling finds its entry among them.
-func Spellings(name string) []string {
-	for _, a := range known {
-		if a.name == name || slices.Contains(a.aliases, name) {
-			return append([]string{a.name}, a.aliases...)
-		}
-	}
-	return nil
 }
 
 // Names are the canonical names, in the list's order.

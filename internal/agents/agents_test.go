@@ -1,9 +1,6 @@
 package agents
 
-import (
-	"slices"
-	"testing"
-)
+import "testing"
 
 func TestCanonical(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -22,18 +19,20 @@ func TestCanonical(t *testing.T) {
 // spellings lead back to it.
 func TestOneNamePerSpelling(t *testing.T) {
 	seen := map[string]string{}
-	for _, n := range Names() {
-		sp := Spellings(n)
-		if len(sp) == 0 || sp[0] != n {
-			t.Errorf("Spellings(%q) = %v", n, sp)
+	if names := Names(); len(names) != len(known) {
+		t.Fatalf("Names() = %v for %d agents", names, len(known))
+	}
+	for i, a := range known {
+		if n := Names()[i]; n != a.name {
+			t.Errorf("Names()[%d] = %q, want %q", i, n, a.name)
 		}
-		for _, s := range sp {
+		for _, s := range append([]string{a.name}, a.aliases...) {
 			if other, dup := seen[s]; dup {
-				t.Errorf("%q names both %s and %s", s, other, n)
+				t.Errorf("%q names both %s and %s", s, other, a.name)
 			}
-			seen[s] = n
-			if c, _ := Canonical(s); c != n || !slices.Equal(Spellings(s), sp) {
-				t.Errorf("%q resolves to %q, not %q", s, c, n)
+			seen[s] = a.name
+			if c, _ := Canonical(s); c != a.name {
+				t.Errorf("%q resolves to %q, not %q", s, c, a.name)
 			}
 		}
 	}

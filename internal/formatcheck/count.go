@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"sort"
 	"strings"
 )
 
@@ -263,16 +262,6 @@ func asLines(vs []json.RawMessage) []line {
 			out = append(out, m)
 		}
 	}
-	return out
-}
-
-// keys are an object's member names, sorted.
-func (l line) keys() []string {
-	out := make([]string, 0, len(l))
-	for k := range l {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 

@@ -1,6 +1,6 @@
 package jsonx
 
-// Benchmarks of the JSON layer (issue 7, docs/performance.md) on realistic
+// Benchmarks of the JSON layer (docs/performance.md) on realistic
 // records: the lines (or whole documents) of a small corpus written by the
 // seeded generator, per format. Run with
 //
@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 )
 
 // benchRecords is the records of one generated format and file kind: the
@@ -36,7 +36,7 @@ var (
 func loadBenchRecords(b *testing.B) []*benchRecords {
 	b.Helper()
 	benchRecordsOnce.Do(func() {
-		files, err := gen.GenerateInMemory(1<<20, 256<<10)
+		files, err := corpusgen.GenerateInMemory(1<<20, 256<<10)
 		if err != nil {
 			benchRecordsErr = err
 			return

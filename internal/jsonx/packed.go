@@ -6,7 +6,7 @@ import (
 	"unsafe"
 )
 
-// Packed strings (DecodeStringAtPacked). A tool result with escapes (nearly
+// Packed strings (StringOrValueAtPacked). A tool result with escapes (nearly
 // every one: a newline is an escape) used to be decoded into a scratch
 // buffer and then copied into a string of its own: every byte written
 // twice, and one allocation per result. A packed one is decoded once,

@@ -37,10 +37,11 @@ func packedCases() []string {
 	return cases
 }
 
-// TestDecodeStringAtPacked: a packed string is what DecodeStringAt reads,
+// TestDecodePacked: a packed string (decodeStringAt packed, as
+// StringOrValueAtPacked reads a tool result) is what DecodeStringAt reads,
 // ending at the same place, and stays so while many more are decoded
 // after it into the same blocks (a string written over would show).
-func TestDecodeStringAtPacked(t *testing.T) {
+func TestDecodePacked(t *testing.T) {
 	type kept struct {
 		in, s, want string
 	}
@@ -49,9 +50,9 @@ func TestDecodeStringAtPacked(t *testing.T) {
 		for _, in := range packedCases() {
 			rec := []byte(`{"k": ` + in + `, "n": 1}`)
 			want, wantEnd, wantOK := DecodeStringAt(rec, 6)
-			s, end, ok := DecodeStringAtPacked(rec, 6)
+			s, end, ok := decodeStringAt(rec, 6, true)
 			if s != want || end != wantEnd || ok != wantOK {
-				t.Fatalf("DecodeStringAtPacked(%.80q) = %.40q to %d, %v; DecodeStringAt: %.40q to %d, %v", rec, s, end, ok, want, wantEnd, wantOK)
+				t.Fatalf("packed decodeStringAt(%.80q) = %.40q to %d, %v; DecodeStringAt: %.40q to %d, %v", rec, s, end, ok, want, wantEnd, wantOK)
 			}
 			// The record is reused: a string must not be a view of it.
 			clear(rec)
@@ -107,9 +108,9 @@ func TestStringBlock(t *testing.T) {
 	}
 }
 
-// FuzzDecodeStringAtPacked: packed or not, the same string to the same
+// FuzzDecodePacked: packed or not, the same string to the same
 // end; and a packed string stays what it was while more are decoded.
-func FuzzDecodeStringAtPacked(f *testing.F) {
+func FuzzDecodePacked(f *testing.F) {
 	for _, in := range packedCases() {
 		if len(in) < 300 {
 			f.Add([]byte(in), uint8(3))
@@ -121,9 +122,9 @@ func FuzzDecodeStringAtPacked(f *testing.F) {
 		for i := 0; i < int(repeat%8)+1; i++ {
 			rec := append([]byte(nil), data...)
 			want, wantEnd, wantOK := DecodeStringAt(rec, 0)
-			s, end, ok := DecodeStringAtPacked(rec, 0)
+			s, end, ok := decodeStringAt(rec, 0, true)
 			if s != want || end != wantEnd || ok != wantOK {
-				t.Fatalf("DecodeStringAtPacked(%q) = %q to %d, %v; DecodeStringAt: %q to %d, %v", data, s, end, ok, want, wantEnd, wantOK)
+				t.Fatalf("packed decodeStringAt(%q) = %q to %d, %v; DecodeStringAt: %q to %d, %v", data, s, end, ok, want, wantEnd, wantOK)
 			}
 			clear(rec)
 			kept, wants = append(kept, s), append(wants, want)
@@ -136,7 +137,7 @@ func FuzzDecodeStringAtPacked(f *testing.F) {
 	})
 }
 
-func BenchmarkDecodeStringAtPacked(b *testing.B) {
+func BenchmarkDecodePacked(b *testing.B) {
 	for _, n := range []int{200, 2000, 40000} {
 		rec := []byte(`"` + strings.Repeat(`a line of a tool's output\n`, n/27+1) + `"`)
 		for _, packed := range []bool{false, true} {
@@ -144,7 +145,7 @@ func BenchmarkDecodeStringAtPacked(b *testing.B) {
 				b.SetBytes(int64(len(rec)))
 				for b.Loop() {
 					if packed {
-						DecodeStringAtPacked(rec, 0)
+						decodeStringAt(rec, 0, true)
 					} else {
 						DecodeStringAt(rec, 0)
 					}

@@ -43,7 +43,7 @@ type parser struct {
 	// DecodeArrayEach...), which cost more than those calls' own work.
 	keys *[256]string
 	// packed asks str to decode a string with escapes into memory the
-	// string keeps (strPacked, DecodeStringAtPacked); into is the start of
+	// string keeps (strPacked, StringOrValueAtPacked); into is the start of
 	// that memory while unescape writes it.
 	packed bool
 	into   *byte
@@ -76,7 +76,7 @@ const (
 	// transcripts (up to a few MB): a pooled parser that dropped its
 	// buffer decoded each long escaped string in a buffer grown again
 	// step by step, a large allocation and copy per step (measured on
-	// nanobot sessions, issue 7). A few parsers are pooled (about one per
+	// nanobot sessions). A few parsers are pooled (about one per
 	// worker), so this bounds what the pool keeps to a few times 4 MiB.
 	maxPooledBuf   = 4 << 20
 	maxPooledStack = 1024
@@ -162,7 +162,7 @@ func (p *parser) scanNumber() error {
 	}
 	intStart := p.pos
 	if n := p.digits(); n == 0 || (n > 1 && p.data[intStart] == '0') {
-		// Issue 8 (found by FuzzJSON in ingest): "012" was accepted; JSON
+		// Found by FuzzJSON in ingest: "012" was accepted; JSON
 		// (and encoding/json, the reference) forbids leading zeros.
 		return p.errf("invalid number")
 	}
@@ -514,7 +514,7 @@ func belowOne(x uint64) uint64 {
 // nextSpecialHigh is nextSpecial that also reports whether a byte of 0x80
 // or more lies in data[i:end], the run it passed: when none does, the run
 // is ASCII and needs no UTF-8 check (utf8.Valid over every decoded string
-// was 4–5% of a replay's instructions). The word it stops in counts only
+// was a visible share of a replay's instructions, docs/performance.md). The word it stops in counts only
 // below the byte it stops at.
 func nextSpecialHigh(data []byte, i int) (end int, high bool) {
 	var seen uint64

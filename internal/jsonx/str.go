@@ -27,17 +27,6 @@ func DecodeStringAt(data []byte, pos int) (s string, end int, ok bool) {
 	return decodeStringAt(data, pos, false)
 }
 
-// DecodeStringAtPacked is DecodeStringAt for a text that lives and dies
-// with many others read near it: a transcript's tool results, which are
-// most of its bytes. A string with escapes is decoded straight into memory
-// it keeps, a short one into a block shared with the strings decoded
-// before it (packed.go), instead of into a scratch buffer and then copied.
-// A packed string keeps its whole block alive: what outlives its session
-// (a report's texts, a cache's keys) must be a copy (strings.Clone).
-func DecodeStringAtPacked(data []byte, pos int) (s string, end int, ok bool) {
-	return decodeStringAt(data, pos, true)
-}
-
 func decodeStringAt(data []byte, pos int, packed bool) (s string, end int, ok bool) {
 	if pos < 0 || pos >= len(data) || data[pos] != '"' {
 		return "", 0, false
@@ -63,8 +52,13 @@ func StringOrValueAt(data []byte, pos, depth int) (s string, raw []byte, isStrin
 	return stringOrValueAt(data, pos, depth, false)
 }
 
-// StringOrValueAtPacked is StringOrValueAt with a string decoded as
-// DecodeStringAtPacked decodes it: for a tool result's content.
+// StringOrValueAtPacked is StringOrValueAt for a text that lives and dies
+// with many others read near it: a transcript's tool results, which are
+// most of its bytes. A string with escapes is decoded straight into memory
+// it keeps, a short one into a block shared with the strings decoded
+// before it (packed.go), instead of into a scratch buffer and then copied.
+// A packed string keeps its whole block alive: what outlives its session
+// (a report's texts, a cache's keys) must be a copy (strings.Clone).
 func StringOrValueAtPacked(data []byte, pos, depth int) (s string, raw []byte, isString bool, end int, ok bool) {
 	return stringOrValueAt(data, pos, depth, true)
 }

@@ -10,10 +10,9 @@ import (
 // ask to have backed by transparent huge pages (adviseHugePages). It is
 // address space, not memory: a page is only taken when the heap touches
 // it. It is the soft limit's size, the heap those commands keep to unless
-// a session needs more; past it the heap gets ordinary pages. Round-robin
-// runs on the Claude Code benchmark corpus put 128, 192 and 256 MiB within
-// the noise of each other, and 64 MiB at about half their gain
-// (docs/performance.md).
+// a session needs more; past it the heap gets ordinary pages. A smaller range
+// gave less of the gain, a larger one no more (docs/performance.md, "Huge
+// pages for the heap").
 const hugeHeap = streamingLimit
 
 // adviseOnce: the advice is given once per process. Tests run many

@@ -12,15 +12,14 @@ import (
 // them only to ranges that ask (the "madvise" setting, the default of
 // many distributions) and LOOPGATE_HUGEPAGES is not "off".
 //
-// Why: a replay of the Claude Code benchmark corpus touches about 140 MB
-// of heap. With 4 KiB pages that is some 35,000 page faults, many of them
-// also flushing the other core's TLB (a page first read maps the shared
-// zero page, and the write that follows replaces it); perf put 6% of the
-// CPU time in them. With 2 MiB pages the heap takes about 60 huge page
-// faults, and the run's faults fall to about 4,000: CPU -0.7% to -6.5% in
-// sets of paired runs, peak RSS +2 to 3% (docs/performance.md, "Huge
-// pages for the heap", which also says why the gain varies on a virtual
-// machine that hands its free memory back to its host).
+// Why: a replay touches its heap page by page, and with 4 KiB pages that
+// is tens of thousands of page faults, many of them also flushing the
+// other core's TLB (a page first read maps the shared zero page, and the
+// write that follows replaces it). With 2 MiB pages the heap takes a few
+// dozen huge page faults and the run far fewer faults in all, for a little
+// more peak memory (a huge page is taken whole). The figures, and why the
+// gain varies on a virtual machine that hands its free memory back to its
+// host: docs/performance.md, "Huge pages for the heap".
 //
 // How: Go has no setting for this (it stopped advising huge pages itself
 // in Go 1.21.1), and its heap's addresses are chosen at random. So one

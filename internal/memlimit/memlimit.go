@@ -17,18 +17,17 @@ import (
 // streamingLimit is the soft heap limit of the commands that stream a
 // corpus: they hold one session per worker, so the Go collector's default
 // headroom (the heap may double before it runs) is what sets their peak
-// memory. On the 1 GiB benchmark corpus the limit cut peak RSS from
-// 208 to 152 MB with chars4 and from 231 to 157 MB with o200k_base, wall
-// time within the run-to-run noise. It is soft: a session that needs
+// memory. On the 1 GiB benchmark corpus the limit cut peak RSS by about
+// a third, wall time within the run-to-run noise (docs/performance.md,
+// "The soft limit and GOGC"). It is soft: a session that needs
 // more gets more (the collector then runs more often). GOMEMLIMIT, when
 // set, wins. compare and sweep hold the whole corpus and keep Go's
 // default.
 //
-// Why 128 MiB rather than the 150 of before: once a replay of the Claude
-// Code benchmark corpus allocated a quarter less and the tokenizer's
-// tables shrank, 128 MiB cost it no CPU time (5 paired runs: 1.02, range
-// 0.87-1.02) for a peak RSS of 138-141 MB instead of 156-163; 120 MiB
-// cost 10% (issue 28's memory goal, docs/performance.md).
+// Why 128 MiB: once a replay of the Claude Code benchmark corpus
+// allocated less and the tokenizer's tables shrank, 128 MiB cost it no
+// CPU time for a lower peak RSS, and a little less cost CPU time
+// (docs/performance.md).
 const streamingLimit = 128 << 20
 
 // streamingGCPercent is the GOGC of the same commands. Their live heap is
@@ -36,8 +35,8 @@ const streamingLimit = 128 << 20
 // byte read, so with Go's default of 100 the collector runs very often on
 // a small heap; under the soft limit above, a larger percentage only
 // spaces the collections out, and the limit still bounds the peak: on the
-// 1 GiB benchmark corpus it cut CPU time by about a fifth (17.8 -> 13.8 s
-// user+system) at the same peak RSS. GOGC, when set, wins.
+// 1 GiB benchmark corpus it cut CPU time by about a fifth at the same
+// peak RSS (docs/performance.md). GOGC, when set, wins.
 const streamingGCPercent = 400
 
 // minHeadroom is the least room the soft limit leaves above the live heap
@@ -76,23 +75,22 @@ func ForStreaming() (restore func()) {
 //
 // Why one and a quarter, both ways: on the generated corpus of eleven
 // formats, twice the live heap and only upwards let two large sessions in
-// flight for a moment set the limit for the rest of the run (peak RSS
-// 255-357 MB); one and a quarter, following the heap down too, kept it at
-// 173-182 MB. The price is paid by a single session of hundreds of MB,
-// which has the collector run more often (a 397 MB session: 3.74 s at a
-// peak of 609 MB, against 2.98 s and 730 MB at one and a half times).
+// flight for a moment set the limit for the rest of the run; one and a
+// quarter, following the heap down too, kept the peak far lower. The
+// price is paid by a single session of hundreds of MB, which has the
+// collector run more often (docs/performance.md, "The soft limit and
+// GOGC").
 //
-// Why minHeadroom: between a live heap of about 100 MiB and 120 MiB the
-// fixed limit left the collector 30-50 MiB to fill, and it ran two to
-// three times as often as with a small heap; a corpus of many formats
-// lives there (issue 28's loop-heavy corpus: 104-121 MiB live on average,
-// the default tokenizer's vocabulary making the difference, 156
-// collections against 117). At least 48 MiB above the live heap cut that
-// replay's CPU time by a fifth for 3-4% more peak memory (paired runs,
-// docs/performance.md). That was with a fixed limit of 150 MiB; with 128,
-// the headroom takes over from a live heap of 80 MiB, and a corpus whose
-// live heap stays under that (a Claude Code corpus: 72 MiB at most) keeps
-// the fixed limit.
+// Why minHeadroom: with a live heap a little under the fixed limit, the
+// limit left the collector little to fill, and it ran far more often than
+// with a small heap; a corpus of many formats lives there (the benchmark's
+// loop-heavy corpus, the default tokenizer's vocabulary making the
+// difference). Keeping the limit at least minHeadroom above the live heap
+// cut that replay's CPU time for a little more peak memory
+// (docs/performance.md, "The soft limit and GOGC"). With the fixed limit
+// at 128 MiB the headroom takes over from a live heap of 80 MiB, and a
+// corpus whose live heap stays under that (a Claude Code corpus) keeps the
+// fixed limit.
 func followLiveHeap() (stop func()) {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	return periodic.Every(100*time.Millisecond, func() bool {

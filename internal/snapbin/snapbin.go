@@ -1,5 +1,5 @@
 // Package snapbin is the small binary encoding of saved state (the guard's
-// snapshot, the live hook's session snapshot): unsigned and signed varints,
+// saved state, the live hook's session checkpoint): unsigned and signed varints,
 // length-prefixed strings and fixed 64-bit words, written by appending to a
 // byte slice and read back by a Reader that keeps its first error, so that
 // a decoder reads field after field and checks once at the end. A corrupt
@@ -55,7 +55,7 @@ type Reader struct {
 }
 
 // NewReader reads b. The strings and bytes read are b's own memory, not
-// copies (a snapshot holds thousands of strings): b must not change
+// copies (a saved state holds thousands of strings): b must not change
 // while they are in use.
 func NewReader(b []byte) *Reader { return &Reader{b: b} }
 

@@ -19,7 +19,7 @@ import (
 // library replaces them (utf8.go), on text that is not.
 //
 // The library's own counter spent most of its time in the regexp2 engine
-// and Unicode table look-ups (issue 28), at 10-13 MB/s.
+// and Unicode table look-ups (docs/performance.md, "The tokenizer").
 type fastBPE struct {
 	ranks vocabulary
 	// pieceEnd is the split (split.go): where the piece starting at i ends.
@@ -41,7 +41,7 @@ type fastBPE struct {
 // set-associative table indexed by the hash their vocabulary look-up needs
 // anyway: a look-up compares at most two slots as two words each, and a
 // newcomer evicts the less recently used piece of its set. (A Go map here
-// cost as much as the vocabulary map it shielded: issue 28's profile.)
+// cost as much as the vocabulary map it shielded, in a CPU profile.)
 // Longer pieces, up to maxCachedPiece bytes, go to a map whose keys are
 // copies (a piece is a slice of the text, which must not be kept alive).
 type pieceCache struct {
@@ -190,7 +190,7 @@ func (f *fastBPE) pairRank(piece string, a, b int32) uint32 {
 
 // vocabulary maps a token's bytes to its rank. Go's map hashed and compared
 // string keys on every look-up, and those look-ups were half the counter's
-// time (issue 28's profile: mapaccess2_faststr and matchH2). Nearly every
+// time (a CPU profile: mapaccess2_faststr and matchH2). Nearly every
 // token is at most 16 bytes long, so those sit in open-addressing tables
 // whose keys are the bytes themselves packed into words: a look-up packs
 // the piece, multiplies once for the hash and compares a word or two.
@@ -235,12 +235,11 @@ const (
 	maxShort  = 8
 )
 
-// Tables are at most maxLoad full. In o200k_base's tables (57% and 73%
-// full) a look-up that misses, as most do while a piece is merged, reads
-// 3.2 and 7.2 slots on average; counting text whose pieces nearly all miss
-// the piece cache was no slower than with tables at most 5/8 full (3 MiB
-// for the tokens of 9 to 16 bytes instead of 1.5), nor than with the
-// single table.
+// Tables are at most maxLoad full: counting text whose pieces nearly all
+// miss the piece cache (a look-up that misses, as most do while a piece is
+// merged, reads a few slots) was no slower than with emptier, larger
+// tables, nor than with a single table (docs/performance.md, "The
+// tokenizer").
 const maxLoad = 3.0 / 4
 
 // newTable makes a table for n keys.
@@ -296,7 +295,7 @@ type packedToken struct {
 // processor's caches and the tokens come in no order, so nearly every
 // insertion misses the cache: reading each token's first slot before
 // inserting any lets the processor fetch their lines together rather than
-// one after another (o200k_base's build went from about 55 to 23 ms).
+// one after another (docs/performance.md, "The tokenizer").
 func (v *vocabulary) insertBatch(tokens []packedToken) {
 	var seen uint8
 	for _, p := range tokens {

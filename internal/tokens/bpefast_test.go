@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 	"github.com/tiktoken-go/tokenizer"
 )
 
@@ -108,7 +108,7 @@ const samplePrefix = 256 << 10
 // sample file is compared under one vocabulary, the files shared out
 // between the two in turn, on the lines of its first samplePrefix bytes.
 func TestCountMatchesTiktokenOnCorpus(t *testing.T) {
-	files, err := gen.GenerateInMemory(128<<10, 64<<10)
+	files, err := corpusgen.GenerateInMemory(128<<10, 64<<10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func FuzzCountMatchesTiktoken(f *testing.F) {
 // BenchmarkCount compares the fast counter with tiktoken-go's on the lines
 // of a generated corpus (MB/s in the benchmark's output).
 func BenchmarkCount(b *testing.B) {
-	files, err := gen.GenerateInMemory(128<<10, 64<<10)
+	files, err := corpusgen.GenerateInMemory(128<<10, 64<<10)
 	if err != nil {
 		b.Fatal(err)
 	}

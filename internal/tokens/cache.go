@@ -17,8 +17,8 @@ import (
 // The vocabulary cache: a BPE counter's tables (vocabulary) written to a
 // file after they were built from the library, and read back by later
 // processes, which then never call tokenizer.Get. Building them costs a
-// cold process about 70 ms of CPU and 6.6 MB kept alive for the library's
-// own map; reading the file costs one os.ReadFile and a decode of its
+// cold process tens of milliseconds of CPU and megabytes kept alive for
+// the library's own map (docs/performance.md, "The tokenizer"); reading the file costs one os.ReadFile and a decode of its
 // slots.
 //
 // A cache can only be missed, never believed wrongly: the file holds a key

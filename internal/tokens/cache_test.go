@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 	"github.com/tiktoken-go/tokenizer"
 )
 
@@ -112,7 +112,7 @@ func freshCounter(t testing.TB, name string) *bpe {
 // from the library; a new counter reads them instead of the library and
 // counts the corpus as tiktoken-go does.
 func TestCacheRoundTrip(t *testing.T) {
-	files, err := gen.GenerateInMemory(64<<10, 32<<10)
+	files, err := corpusgen.GenerateInMemory(64<<10, 32<<10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func (r ranks) each(yield func(tok string, rank uint32)) {
 const minTokens = 50_000
 
 // readRanks reads c's vocabulary. tiktoken-go exports no way to list it:
-// the only one, decoding each id, cost 50 ms and an allocation per token,
+// the only one, decoding each id, costs an allocation per token,
 // and the first Decode builds the codec's id-to-token table (3 MB for
 // o200k_base). The codec's own map (field vocabulary, a map[string]uint,
 // in tokenizer v0.10.0's codec.Codec; the library fills it once per

@@ -91,7 +91,7 @@ func slowClass(r rune) uint8 {
 // The loops that scan runs of characters test for ASCII themselves and
 // call nonASCIIClassAt only for other characters: classAt is just over the
 // inliner's budget, and a call per character was a tenth of the counter's
-// time (issue 28's profile), while most of a transcript is ASCII.
+// time (a CPU profile), while most of a transcript is ASCII.
 func classAt(s string, i int) (uint8, int) {
 	if b := s[i]; b < utf8.RuneSelf {
 		return asciiClass[b], 1

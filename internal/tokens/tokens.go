@@ -1,5 +1,5 @@
-// Package tokens counts tokens for loopgate's savings figures (DESIGN.md
-// "What a replay measures"). It puts the tokenizer library behind a small
+// Package tokens counts tokens for loopgate's savings figures (docs/cli.md,
+// "What the numbers mean"). It puts the tokenizer library behind a small
 // interface so that analyze can count with a real BPE encoding (o200k_base,
 // the default, or cl100k_base) or with the fast chars4 approximation, and so
 // that the library can be swapped after measuring it.
@@ -42,8 +42,8 @@ func Names() []string { return []string{O200kBase, Cl100kBase, Chars4} }
 
 // New returns the counter of that name ("" means Default), or an error
 // naming the known counters. A BPE counter starts loading its vocabulary on
-// a goroutine of its own (about 70 ms of CPU for o200k_base, once per
-// process, BenchmarkLoad; under 20 ms from the cache, BenchmarkLoadCached)
+// a goroutine of its own (once per process: BenchmarkLoad, and
+// BenchmarkLoadCached from the cache file; docs/performance.md)
 // and New returns at once: a run reads its first
 // files meanwhile, and a run that counts nothing never waits. The first
 // Count waits for the load.
@@ -175,8 +175,8 @@ func (b *bpe) countWhole(text string) int {
 }
 
 // Long texts are counted in chunks: the library's time and memory grow
-// faster than the length of a run without spaces (two identical 256 MB
-// results without a space took 9.7 GB and 164 s), and the fast counter's
+// faster than the length of a run without spaces (docs/performance.md,
+// "The tokenizer"), and the fast counter's
 // merge state for one piece is about twenty bytes per byte, kept for the
 // next pieces. A chunk of 16 KiB costs little whatever it holds. A chunk
 // ends before a space that follows a word, where the encodings'

@@ -1,4 +1,4 @@
-package gen
+package corpusgen
 
 import (
 	"math/rand/v2"

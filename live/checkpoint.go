@@ -18,29 +18,31 @@ import (
 	"github.com/loopgate/loopgate/rules"
 )
 
-// A session's snapshot: the state a hook call reached (the Guard's, with
+// A session's checkpoint: the state a hook call reached (the Guard's, with
 // guard.AppendSnapshot, and the session's own: its calls, halt, pending
 // compaction), written beside the scope's log after a hook call, so that
 // the next call restores it and applies only the log lines written after
-// it instead of the whole log. The log stays the truth: a snapshot that is
+// it instead of the whole log. The log stays the truth: a checkpoint that is
 // absent, unreadable, corrupt (checksum), of other rules, another build of
 // loopgate, another log or a log that does not hold what it covers is
-// ignored, and the log is replayed as without snapshots (fail open).
-// Rebuilding from a snapshot and from the log run the same session.apply
-// over the same records, so they decide alike (TestSnapshotEquivalence).
+// ignored, and the log is replayed as without checkpoints (fail open).
+// Rebuilding from a checkpoint and from the log run the same session.apply
+// over the same records, so they decide alike (TestCheckpointEquivalence).
 //
-// File layout: snapMagic, a CRC-32C of the rest, then the body:
+// The file is the log's name with .snap (checkpointPath); its magic keeps
+// the word of the first version, so that the files read as before. File
+// layout: checkpointMagic, a CRC-32C of the rest, then the body:
 //
 //	tag        digest of the rules as given, the session's format and platform, and this build
 //	log        device, inode, bytes covered, lines covered, CRC-32C of the bytes covered
 //	problems   the log's problems met in the lines covered (named again on each call, as a rebuild would)
 //	session    call count, halt, pending compaction, turn id, steers waiting, its calls (ids, verdicts, flags; an open call's record)
 //	guard      guard.AppendSnapshot
-const snapMagic = "loopgate-snapshot-1\n"
+const checkpointMagic = "loopgate-snapshot-1\n"
 
-// restoredSnapshots counts the sessions built from a snapshot in this
-// process: tests read it to know that the snapshot path ran.
-var restoredSnapshots atomic.Int64
+// restoredCheckpoints counts the sessions built from a checkpoint in this
+// process: tests read it to know that the checkpoint path ran.
+var restoredCheckpoints atomic.Int64
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
@@ -50,16 +52,16 @@ type logPos struct {
 	size     int64  // bytes of the log covered
 	lines    int    // lines covered
 	crc      uint32 // CRC-32C of the bytes covered
-	// whole: the log ends with a complete line (a snapshot can cover it).
+	// whole: the log ends with a complete line (a checkpoint can cover it).
 	whole bool
 }
 
-// snapTag identifies what a snapshot is valid for: the rules as given
+// checkpointTag identifies what a checkpoint is valid for: the rules as given
 // (the text they were parsed from when known, else every setting as
 // JSON), the transcript format and platform (which pick the session's
 // variant of them), and the build of loopgate that wrote it (a new build
 // may keep other state, and holds the presets a rules file extends).
-func snapTag(r *rules.Rules, text []byte, format, platform string) (string, error) {
+func checkpointTag(r *rules.Rules, text []byte, format, platform string) (string, error) {
 	h := sha256.New()
 	if text != nil {
 		h.Write([]byte("text\x00"))
@@ -92,34 +94,34 @@ func buildID() string {
 	return id
 }
 
-// snapPath is the snapshot file of a scope's log.
-func snapPath(logPath string) string {
+// checkpointPath is the checkpoint file of a scope's log.
+func checkpointPath(logPath string) string {
 	return strings.TrimSuffix(logPath, ".log") + ".snap"
 }
 
-// snapshot is a snapshot file read and checked, not yet restored.
-type snapshot struct {
+// checkpoint is a checkpoint file read and checked, not yet restored.
+type checkpoint struct {
 	pos      logPos
 	problems []string
 	session  []byte // the rest: the session's state, then the guard's
 }
 
-// readSnapshot reads and checks the snapshot file of a log: its checksum
+// readCheckpoint reads and checks the checkpoint file of a log: its checksum
 // and its tag. nil when there is none or it does not serve.
-func readSnapshot(path, tag string) *snapshot {
+func readCheckpoint(path, tag string) *checkpoint {
 	data, err := readState(path)
-	if err != nil || !bytes.HasPrefix(data, []byte(snapMagic)) || len(data) < len(snapMagic)+4 {
+	if err != nil || !bytes.HasPrefix(data, []byte(checkpointMagic)) || len(data) < len(checkpointMagic)+4 {
 		return nil
 	}
-	body := data[len(snapMagic)+4:]
-	if binary.LittleEndian.Uint32(data[len(snapMagic):]) != crc32.Checksum(body, crcTable) {
+	body := data[len(checkpointMagic)+4:]
+	if binary.LittleEndian.Uint32(data[len(checkpointMagic):]) != crc32.Checksum(body, crcTable) {
 		return nil
 	}
 	r := snapbin.NewReader(body)
 	if r.String() != tag {
 		return nil
 	}
-	sn := &snapshot{}
+	sn := &checkpoint{}
 	sn.pos.dev, sn.pos.ino = r.Uint(), r.Uint()
 	sn.pos.size, sn.pos.lines = int64(r.Uint()), int(r.Uint())
 	sn.pos.crc = r.Uint32()
@@ -133,18 +135,18 @@ func readSnapshot(path, tag string) *snapshot {
 	return sn
 }
 
-// writeSnapshot saves s as covering the log up to pos, atomically (a
-// temporary file renamed over the old snapshot), under the session's lock.
+// writeCheckpoint saves s as covering the log up to pos, atomically (a
+// temporary file renamed over the old checkpoint), under the session's lock.
 // A session with a call in the guard's hands (between its PreToolUse and
-// PostToolUse) is not saved: the snapshot written before stays, and the
+// PostToolUse) is not saved: the checkpoint written before stays, and the
 // next call applies the lines after it.
-func writeSnapshot(path, tag string, pos logPos, problems []string, s *session) error {
+func writeCheckpoint(path, tag string, pos logPos, problems []string, s *session) error {
 	g, err := s.g.AppendSnapshot(nil)
 	if err != nil {
 		return err
 	}
-	w := &snapbin.Writer{B: make([]byte, len(snapMagic)+4, 2*len(g)+4096)}
-	copy(w.B, snapMagic)
+	w := &snapbin.Writer{B: make([]byte, len(checkpointMagic)+4, 2*len(g)+4096)}
+	copy(w.B, checkpointMagic)
 	w.String(tag)
 	w.Uint(pos.dev)
 	w.Uint(pos.ino)
@@ -156,7 +158,7 @@ func writeSnapshot(path, tag string, pos logPos, problems []string, s *session) 
 		w.String(p)
 	}
 	s.save(w, g)
-	binary.LittleEndian.PutUint32(w.B[len(snapMagic):], crc32.Checksum(w.B[len(snapMagic)+4:], crcTable))
+	binary.LittleEndian.PutUint32(w.B[len(checkpointMagic):], crc32.Checksum(w.B[len(checkpointMagic)+4:], crcTable))
 	// Written in place, under the session's lock: creating a new file and
 	// renaming it over the old one on every call cost more than the rest of
 	// the call on some file systems. A write cut short by a crash leaves a
@@ -209,7 +211,7 @@ func (s *session) save(w *snapbin.Writer, g []byte) {
 		w.Uint(uint64(flags))
 		// A done call's verdicts are read only for what the hook says of
 		// it (action, detector, count, message): its key and scope are
-		// not kept, which halves a snapshot. An open call's are kept
+		// not kept, which halves a checkpoint. An open call's are kept
 		// whole, for its result.
 		full := c.ev != nil || !c.done
 		saveVerdict(w, &c.final, full)
@@ -284,7 +286,7 @@ func (s *session) restore(b []byte) error {
 	return s.g.RestoreSnapshot(g)
 }
 
-// A call's flags in a snapshot.
+// A call's flags in a checkpoint.
 const (
 	flagInMap = 1 << iota // registered under its id
 	flagRan

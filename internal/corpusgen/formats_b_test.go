@@ -1,4 +1,4 @@
-package gen_test
+package corpusgen_test
 
 import (
 	"encoding/json"
@@ -6,16 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 )
 
-// readFormatsB reads a file of the formats issue 26 added, for
+// readFormatsB reads a file of the later formats (write_formats_b.go), for
 // readCorpus, by their own structure (not loopgate's readers): ok is
 // false for a file of another format.
-func readFormatsB(t *testing.T, f gen.FileInfo, data []byte) (rsession, bool) {
+func readFormatsB(t *testing.T, f corpusgen.FileInfo, data []byte) (rsession, bool) {
 	t.Helper()
 	switch f.Format {
-	case gen.FormatHermesRequestDump:
+	case corpusgen.FormatHermesRequestDump:
 		var rec struct {
 			SessionID string `json:"session_id"`
 			Request   struct {
@@ -28,7 +28,7 @@ func readFormatsB(t *testing.T, f gen.FileInfo, data []byte) (rsession, bool) {
 			t.Fatalf("%s: %v", f.Path, err)
 		}
 		return chatSession(t, f.Path, rec.SessionID, rec.Request.Body.Messages), true
-	case gen.FormatSWEAgent:
+	case corpusgen.FormatSWEAgent:
 		var rec struct {
 			History []struct {
 				chatMsg
@@ -46,7 +46,7 @@ func readFormatsB(t *testing.T, f gen.FileInfo, data []byte) (rsession, bool) {
 			msgs = append(msgs, m.chatMsg)
 		}
 		return chatSession(t, f.Path, strings.TrimSuffix(stem(f.Path), ".traj"), msgs), true
-	case gen.FormatATIF:
+	case corpusgen.FormatATIF:
 		var rec struct {
 			SessionID string `json:"session_id"`
 			Steps     []struct {

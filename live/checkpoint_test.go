@@ -14,8 +14,8 @@ import (
 )
 
 // hookPair runs the same hook events under two configurations that differ
-// only in their state directory, decision log and NoSnapshot: one builds
-// sessions from snapshots, the other from the log alone.
+// only in their state directory, decision log and NoCheckpoint: one builds
+// sessions from checkpoints, the other from the log alone.
 type hookPair struct {
 	snap, plain Config
 }
@@ -30,7 +30,7 @@ func newHookPair(t *testing.T, preset string) *hookPair {
 	mk := func(name string, noSnap bool) Config {
 		dir := filepath.Join(t.TempDir(), name)
 		return Config{Protocol: Protocols["claude-code"], Rules: r, RulesName: preset, StateDir: filepath.Join(dir, "state"),
-			Log: filepath.Join(dir, "decisions.jsonl"), NoSnapshot: noSnap, Now: clock}
+			Log: filepath.Join(dir, "decisions.jsonl"), NoCheckpoint: noSnap, Now: clock}
 	}
 	return &hookPair{snap: mk("snap", false), plain: mk("plain", true)}
 }
@@ -42,7 +42,7 @@ func (p *hookPair) handle(t *testing.T, what string, event []byte) Reply {
 	a.Stderr = strings.ReplaceAll(a.Stderr, p.snap.StateDir, "STATE")
 	b.Stderr = strings.ReplaceAll(b.Stderr, p.plain.StateDir, "STATE")
 	if !bytes.Equal(a.Stdout, b.Stdout) || a.Stderr != b.Stderr || a.Exit != b.Exit {
-		t.Fatalf("%s: with snapshots %d %q %q, from the log %d %q %q", what, a.Exit, a.Stdout, a.Stderr, b.Exit, b.Stdout, b.Stderr)
+		t.Fatalf("%s: with checkpoints %d %q %q, from the log %d %q %q", what, a.Exit, a.Stdout, a.Stderr, b.Exit, b.Stdout, b.Stderr)
 	}
 	return a
 }
@@ -64,7 +64,7 @@ func (p *hookPair) sameLogs(t *testing.T) {
 			if i < len(lb) {
 				y = lb[i]
 			}
-			t.Fatalf("decision logs differ at line %d:\nwith snapshots %s\nfrom the log    %s", i+1, x, y)
+			t.Fatalf("decision logs differ at line %d:\nwith checkpoints %s\nfrom the log    %s", i+1, x, y)
 		}
 	}
 }
@@ -128,10 +128,10 @@ func randomSession(t *testing.T, p *hookPair, rng *rand.Rand, session string, n 
 	}
 }
 
-// TestSnapshotEquivalence: under every preset, random sessions get the
-// same replies and decision logs with snapshots as from the log alone,
-// and the snapshot path did run.
-func TestSnapshotEquivalence(t *testing.T) {
+// TestCheckpointEquivalence: under every preset, random sessions get the
+// same replies and decision logs with checkpoints as from the log alone,
+// and the checkpoint path did run.
+func TestCheckpointEquivalence(t *testing.T) {
 	n := 60
 	if testing.Short() {
 		n = 20
@@ -139,33 +139,33 @@ func TestSnapshotEquivalence(t *testing.T) {
 	for _, preset := range rules.PresetNames() {
 		t.Run(preset, func(t *testing.T) {
 			p := newHookPair(t, preset)
-			before := SnapshotsRestored()
+			before := CheckpointsRestored()
 			for seed := range 3 {
 				randomSession(t, p, rand.New(rand.NewPCG(uint64(seed), 11)), fmt.Sprintf("sess%d", seed), n)
 			}
 			p.sameLogs(t)
-			if got := SnapshotsRestored() - before; got < int64(n) {
-				t.Errorf("only %d hook calls started from a snapshot", got)
+			if got := CheckpointsRestored() - before; got < int64(n) {
+				t.Errorf("only %d hook calls started from a checkpoint", got)
 			}
 			snaps, _ := filepath.Glob(filepath.Join(p.snap.StateDir, "s-*.snap"))
 			plain, _ := filepath.Glob(filepath.Join(p.plain.StateDir, "s-*.snap"))
 			if len(snaps) != 3 || len(plain) != 0 {
-				t.Errorf("%d snapshot files with snapshots (want 3), %d without (want 0)", len(snaps), len(plain))
+				t.Errorf("%d checkpoint files with checkpoints (want 3), %d without (want 0)", len(snaps), len(plain))
 			}
 		})
 	}
 }
 
-// TestSnapshotFallback: a snapshot that is corrupt, cut short, of other
+// TestCheckpointFallback: a checkpoint that is corrupt, cut short, of other
 // rules, of another session's log, or of a log that was cut or edited is
-// not used: the hook decides from the log, as without snapshots.
-func TestSnapshotFallback(t *testing.T) {
+// not used: the hook decides from the log, as without checkpoints.
+func TestCheckpointFallback(t *testing.T) {
 	cases := []struct {
 		name string
-		// spoil changes the state of the snapshot side (dir) before the
+		// spoil changes the state of the checkpoint side (dir) before the
 		// next calls; the plain side gets the same change to its log.
 		spoil func(t *testing.T, snapDir, plainDir string)
-		// used: the next call still starts from the snapshot.
+		// used: the next call still starts from the checkpoint.
 		used bool
 	}{
 		{"untouched", func(*testing.T, string, string) {}, true},
@@ -208,33 +208,33 @@ func TestSnapshotFallback(t *testing.T) {
 			randomSession(t, p, rand.New(rand.NewPCG(3, 4)), "other", 10)
 			randomSession(t, p, rand.New(rand.NewPCG(1, 2)), "s", 30)
 			if _, err := os.Stat(snapOf(p.snap.StateDir, "s")); err != nil {
-				t.Fatalf("no snapshot written: %v", err)
+				t.Fatalf("no checkpoint written: %v", err)
 			}
 			tc.spoil(t, p.snap.StateDir, p.plain.StateDir)
-			before := SnapshotsRestored()
+			before := CheckpointsRestored()
 			p.handle(t, "after", preRead("s", "after1", "/a.go"))
-			if used := SnapshotsRestored() > before; used != tc.used {
-				t.Errorf("snapshot used: %v, want %v", used, tc.used)
+			if used := CheckpointsRestored() > before; used != tc.used {
+				t.Errorf("checkpoint used: %v, want %v", used, tc.used)
 			}
 			randomSession(t, p, rand.New(rand.NewPCG(5, 6)), "s", 20)
 			p.sameLogs(t)
 		})
 	}
-	// Other rules: a snapshot written under nanobot is not used under
+	// Other rules: a checkpoint written under nanobot is not used under
 	// loopgate, which decides as from the log.
 	p := newHookPair(t, "nanobot")
 	randomSession(t, p, rand.New(rand.NewPCG(1, 2)), "s", 20)
 	lg, _ := rules.Preset("loopgate")
 	p.snap.Rules, p.plain.Rules = lg, lg
-	before := SnapshotsRestored()
+	before := CheckpointsRestored()
 	p.handle(t, "other rules", preRead("s", "x1", "/a.go"))
-	if SnapshotsRestored() != before {
-		t.Error("a snapshot of nanobot's rules was used under loopgate's")
+	if CheckpointsRestored() != before {
+		t.Error("a checkpoint of nanobot's rules was used under loopgate's")
 	}
 	randomSession(t, p, rand.New(rand.NewPCG(7, 8)), "s", 10)
 	p.sameLogs(t)
 }
 
 func snapOf(stateDir, session string) string {
-	return snapPath(filesOf(stateDir, session).log("main"))
+	return checkpointPath(filesOf(stateDir, session).log("main"))
 }

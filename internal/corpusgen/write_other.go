@@ -1,10 +1,10 @@
-package gen
+package corpusgen
 
 import (
 	"math/rand/v2"
 )
 
-// Writers for nanobot session files (reference/formats-nanobot.md §3: a
+// Writers for nanobot session files (docs/formats/nanobot.md: a
 // metadata line, then chat messages whose tool_calls carry `arguments` as a
 // JSON string, and tool records with tool_call_id and name) and for OpenAI
 // transcripts (formats-other.md §1 and §3): a bare messages or items array

@@ -1,4 +1,4 @@
-package gen_test
+package corpusgen_test
 
 import (
 	"bufio"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 )
 
 // TestClaudeCodeRecordsShareUsage: the records of one Claude Code message
@@ -16,7 +16,7 @@ import (
 // as in real files (87 of 94 multi-record messages in the third-party
 // samples repeat the whole usage object; in the others output grows).
 func TestClaudeCodeRecordsShareUsage(t *testing.T) {
-	dir, m := generate(t, gen.Config{Seed: testSeed(4), TotalBytes: 1 << 20, MaxFileBytes: 256 << 10, MaxResultBytes: 16 << 10, Formats: []string{gen.FormatClaudeCode}})
+	dir, m := generate(t, corpusgen.Config{Seed: testSeed(4), TotalBytes: 1 << 20, MaxFileBytes: 256 << 10, MaxResultBytes: 16 << 10, Formats: []string{corpusgen.FormatClaudeCode}})
 	type usage struct {
 		Input       int `json:"input_tokens"`
 		CacheCreate int `json:"cache_creation_input_tokens"`

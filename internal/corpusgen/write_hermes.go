@@ -1,4 +1,4 @@
-package gen
+package corpusgen
 
 import (
 	"math/rand/v2"
@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Writers for hermes-agent files (reference/formats-hermes.md): the
+// Writers for hermes-agent files (docs/formats/hermes.md): the
 // `hermes sessions export` dump (§3.B, one session row plus its messages per
 // line), the gateway transcript (§3.D, a session_meta line then one message
 // per line) and the ShareGPT trajectory (§3.E, one conversation per line).

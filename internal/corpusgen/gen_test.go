@@ -1,4 +1,4 @@
-package gen_test
+package corpusgen_test
 
 // These tests read the generated files back with encoding/json only, through
 // a reader written here independently of the generator's writers, and hold
@@ -17,13 +17,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 )
 
-func generate(t *testing.T, cfg gen.Config) (string, *gen.Manifest) {
+func generate(t *testing.T, cfg corpusgen.Config) (string, *corpusgen.Manifest) {
 	t.Helper()
 	dir := t.TempDir()
-	m, err := gen.Generate(dir, cfg)
+	m, err := corpusgen.Generate(dir, cfg)
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
 	}
@@ -53,7 +53,7 @@ func tree(t *testing.T, dir string) map[string][32]byte {
 }
 
 func TestDeterminism(t *testing.T) {
-	cfg := gen.Config{Seed: 7, TotalBytes: 2 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 64 << 10, Loops: true}
+	cfg := corpusgen.Config{Seed: 7, TotalBytes: 2 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 64 << 10, Loops: true}
 	tests := []struct {
 		name string
 		seed int64
@@ -91,7 +91,7 @@ func TestDeterminism(t *testing.T) {
 
 func TestSizeSpread(t *testing.T) {
 	const total, maxFile = 5_000_000, 1_000_000
-	dir, m := generate(t, gen.Config{Seed: 3, TotalBytes: total, MaxFileBytes: maxFile, MaxResultBytes: 256 << 10, Loops: true})
+	dir, m := generate(t, corpusgen.Config{Seed: 3, TotalBytes: total, MaxFileBytes: maxFile, MaxResultBytes: 256 << 10, Loops: true})
 	var sum int64
 	small, tail := 0, 0
 	for _, f := range m.Files {
@@ -129,7 +129,7 @@ func TestSizeSpread(t *testing.T) {
 	for _, f := range m.Files {
 		formats[f.Format] = true
 	}
-	for _, f := range gen.Formats {
+	for _, f := range corpusgen.Formats {
 		if !formats[f] {
 			t.Errorf("no file of format %s", f)
 		}
@@ -139,18 +139,18 @@ func TestSizeSpread(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	tests := []struct {
 		name string
-		cfg  gen.Config
+		cfg  corpusgen.Config
 		want string
 	}{
-		{"no size", gen.Config{Seed: 1}, "TotalBytes"},
-		{"unknown format", gen.Config{Seed: 1, TotalBytes: 10_000, Formats: []string{"claude"}}, `unknown format "claude"`},
-		{"tiny files", gen.Config{Seed: 1, TotalBytes: 10_000, MaxFileBytes: 100}, "MaxFileBytes"},
-		{"loop rate without loops", gen.Config{Seed: 1, TotalBytes: 10_000, LoopRate: 50}, "LoopRate needs Loops"},
-		{"loop rate over 100", gen.Config{Seed: 1, TotalBytes: 10_000, Loops: true, LoopRate: 101}, "LoopRate is a percent"},
+		{"no size", corpusgen.Config{Seed: 1}, "TotalBytes"},
+		{"unknown format", corpusgen.Config{Seed: 1, TotalBytes: 10_000, Formats: []string{"claude"}}, `unknown format "claude"`},
+		{"tiny files", corpusgen.Config{Seed: 1, TotalBytes: 10_000, MaxFileBytes: 100}, "MaxFileBytes"},
+		{"loop rate without loops", corpusgen.Config{Seed: 1, TotalBytes: 10_000, LoopRate: 50}, "LoopRate needs Loops"},
+		{"loop rate over 100", corpusgen.Config{Seed: 1, TotalBytes: 10_000, Loops: true, LoopRate: 101}, "LoopRate is a percent"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := gen.Generate(t.TempDir(), tt.cfg)
+			_, err := corpusgen.Generate(t.TempDir(), tt.cfg)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want one mentioning %q", err, tt.want)
 			}
@@ -204,7 +204,7 @@ func canonString(t *testing.T, where, s string) (string, string) {
 	return canon(t, where, v)
 }
 
-// normalize is DESIGN.md's result normalization for these files: nanobot's
+// normalize is the replay's result normalization for these files: nanobot's
 // retry hint and trailing white space removed.
 func normalize(s string) string {
 	s, _, _ = strings.Cut(s, "\n\n[Analyze the error above and try a different approach.]")
@@ -422,7 +422,7 @@ func stem(p string) string {
 
 // readCorpus reads every file in the manifest; it fails on any line that is
 // not JSON. Sessions are keyed by file and session id.
-func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
+func readCorpus(t *testing.T, dir string, m *corpusgen.Manifest) map[string]rsession {
 	t.Helper()
 	out := map[string]rsession{}
 	add := func(file string, s rsession) {
@@ -444,20 +444,20 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 			}
 			if s, ok := readFormatsB(t, f, data); ok {
 				add(f.Path, s)
-			} else if f.Format == gen.FormatOpenHands {
+			} else if f.Format == corpusgen.FormatOpenHands {
 				var events []map[string]any
 				if err := json.Unmarshal(data, &events); err != nil {
 					t.Fatalf("%s: %v", f.Path, err)
 				}
 				add(f.Path, openHandsSession(t, f.Path, stem(f.Path), events))
-			} else if f.Format == gen.FormatHermesSnapshot {
+			} else if f.Format == corpusgen.FormatHermesSnapshot {
 				var rec map[string]any
 				if err := json.Unmarshal(data, &rec); err != nil {
 					t.Fatalf("%s: %v", f.Path, err)
 				}
 				id, _ := rec["session_id"].(string)
 				add(f.Path, trajectorySession(t, f.Path, id, rec))
-			} else if f.Format == gen.FormatOpenAIChat {
+			} else if f.Format == corpusgen.FormatOpenAIChat {
 				var msgs []chatMsg
 				if err := json.Unmarshal(data, &msgs); err != nil {
 					t.Fatalf("%s: %v", f.Path, err)
@@ -489,7 +489,7 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 				t.Fatalf("%s: line is not valid JSON", where)
 			}
 			switch f.Format {
-			case gen.FormatHermesExport:
+			case corpusgen.FormatHermesExport:
 				var rec struct {
 					ID       string    `json:"id"`
 					Messages []chatMsg `json:"messages"`
@@ -498,11 +498,11 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 					t.Fatalf("%s: %v", where, err)
 				}
 				add(f.Path, chatSession(t, where, rec.ID, rec.Messages))
-			case gen.FormatHermesTrajectory:
+			case corpusgen.FormatHermesTrajectory:
 				var rec map[string]any
 				_ = json.Unmarshal(line, &rec)
 				add(f.Path, trajectorySession(t, where, stem(f.Path)+":"+fmt.Sprint(n), rec))
-			case gen.FormatOpenHands:
+			case corpusgen.FormatOpenHands:
 				var rec struct {
 					InstanceID string           `json:"instance_id"`
 					History    []map[string]any `json:"history"`
@@ -511,7 +511,7 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 					t.Fatalf("%s: %v", where, err)
 				}
 				add(f.Path, openHandsSession(t, where, rec.InstanceID, rec.History))
-			case gen.FormatHermesBatch:
+			case corpusgen.FormatHermesBatch:
 				var rec map[string]any
 				_ = json.Unmarshal(line, &rec)
 				idx, ok := rec["prompt_index"].(float64)
@@ -519,7 +519,7 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 					t.Fatalf("%s: batch record without prompt_index", where)
 				}
 				add(f.Path, trajectorySession(t, where, stem(f.Path)+":prompt_"+fmt.Sprint(int(idx)), rec))
-			case gen.FormatHermesGateway, gen.FormatNanobot:
+			case corpusgen.FormatHermesGateway, corpusgen.FormatNanobot:
 				var head struct {
 					Role string `json:"role"`
 					Type string `json:"_type"`
@@ -527,14 +527,14 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 				}
 				_ = json.Unmarshal(line, &head)
 				if n == 1 {
-					if f.Format == gen.FormatNanobot && head.Type != "metadata" {
+					if f.Format == corpusgen.FormatNanobot && head.Type != "metadata" {
 						t.Fatalf("%s: nanobot file does not start with its metadata record", where)
 					}
-					if f.Format == gen.FormatHermesGateway && head.Role != "session_meta" {
+					if f.Format == corpusgen.FormatHermesGateway && head.Role != "session_meta" {
 						t.Fatalf("%s: gateway file does not start with session_meta", where)
 					}
 					singleID = head.Key
-					if f.Format == gen.FormatHermesGateway {
+					if f.Format == corpusgen.FormatHermesGateway {
 						singleID = stem(f.Path)
 					}
 					continue
@@ -542,7 +542,7 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 				var msg chatMsg
 				_ = json.Unmarshal(line, &msg)
 				single = append(single, msg)
-			case gen.FormatOpenAIChat:
+			case corpusgen.FormatOpenAIChat:
 				var rec struct {
 					Metadata struct {
 						SessionID string `json:"session_id"`
@@ -553,7 +553,7 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 					t.Fatalf("%s: %v", where, err)
 				}
 				add(f.Path, chatSession(t, where, rec.Metadata.SessionID, rec.Messages))
-			case gen.FormatOpenAIResponses:
+			case corpusgen.FormatOpenAIResponses:
 				var rec struct {
 					Metadata struct {
 						SessionID string `json:"session_id"`
@@ -564,7 +564,7 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 					t.Fatalf("%s: %v", where, err)
 				}
 				add(f.Path, responsesSession(t, where, rec.Metadata.SessionID, rec.Input))
-			case gen.FormatClaudeCode:
+			case corpusgen.FormatClaudeCode:
 				var rec struct {
 					Type      string `json:"type"`
 					SessionID string `json:"sessionId"`
@@ -613,7 +613,7 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 						delete(agentCalls, b.ToolUseID)
 					}
 				}
-			case gen.FormatPi:
+			case corpusgen.FormatPi:
 				var rec struct {
 					Type    string `json:"type"`
 					ID      string `json:"id"`
@@ -663,7 +663,7 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 						delete(agentCalls, rec.Message.ToolCallID)
 					}
 				}
-			case gen.FormatCodex:
+			case corpusgen.FormatCodex:
 				var rec struct {
 					Type    string         `json:"type"`
 					Payload map[string]any `json:"payload"`
@@ -718,7 +718,7 @@ func readCorpus(t *testing.T, dir string, m *gen.Manifest) map[string]rsession {
 	return out
 }
 
-// truth recounts DESIGN.md's redundant calls and the re-calls that brought
+// truth recounts the redundant calls (docs/cli.md) and the re-calls that brought
 // new information in one session.
 func truth(s rsession) (redundant, newInfo []int) {
 	seen := map[string][]string{}
@@ -740,13 +740,13 @@ func truth(s rsession) (redundant, newInfo []int) {
 
 // varietySeed is a seed whose 3 MB corpus has subagents, healthy sessions
 // and every loop shape: a property of the seed, checked only for it. It
-// was 11 until pi files joined the plan, then 12 until issue 26's formats
-// did (each new format changes the draws).
+// was 11 until pi files joined the plan, then 12 until the later formats
+// (write_formats_b.go) did (each new format changes the draws).
 const varietySeed = 14
 
 func TestManifestMatchesFiles(t *testing.T) {
 	seed := testSeed(varietySeed)
-	dir, m := generate(t, gen.Config{Seed: seed, TotalBytes: 3 << 20, MaxFileBytes: 768 << 10, MaxResultBytes: 128 << 10, Loops: true})
+	dir, m := generate(t, corpusgen.Config{Seed: seed, TotalBytes: 3 << 20, MaxFileBytes: 768 << 10, MaxResultBytes: 128 << 10, Loops: true})
 	sessions := readCorpus(t, dir, m)
 
 	// Totals recounted from the files.
@@ -767,7 +767,7 @@ func TestManifestMatchesFiles(t *testing.T) {
 	if seed == varietySeed && (m.Totals.Redundant == 0 || m.Totals.Subagents == 0 || m.Totals.HealthySessions == 0) {
 		t.Errorf("corpus lacks variety: %+v", m.Totals)
 	}
-	for _, sh := range gen.Shapes {
+	for _, sh := range corpusgen.Shapes {
 		if seed == varietySeed && m.Totals.LoopsByShape[sh] == 0 { // a property of this seed, not of every small corpus
 			t.Errorf("no planted loop of shape %s", sh)
 		}
@@ -831,11 +831,11 @@ func nonNil(s []int) []int {
 }
 
 // checkShape holds each shape to its definition.
-func checkShape(t *testing.T, name string, l gen.Loop, cs []rcall, same func(a, b rcall) bool) {
+func checkShape(t *testing.T, name string, l corpusgen.Loop, cs []rcall, same func(a, b rcall) bool) {
 	t.Helper()
 	idx := l.Calls
 	switch l.Shape {
-	case gen.ShapeRepeat, gen.ShapeSearchRepeat:
+	case corpusgen.ShapeRepeat, corpusgen.ShapeSearchRepeat:
 		for k := range cs {
 			if !same(cs[k], cs[0]) || cs[k].result != cs[0].result {
 				t.Errorf("%s: call %d is not the same call with the same result", name, idx[k])
@@ -844,9 +844,9 @@ func checkShape(t *testing.T, name string, l gen.Loop, cs []rcall, same func(a, 
 		if !slices.Equal(l.Redundant, idx[1:]) {
 			t.Errorf("%s: redundant %v, want every repeat %v", name, l.Redundant, idx[1:])
 		}
-	case gen.ShapeAlternate, gen.ShapeCycle3:
+	case corpusgen.ShapeAlternate, corpusgen.ShapeCycle3:
 		period := 2
-		if l.Shape == gen.ShapeCycle3 {
+		if l.Shape == corpusgen.ShapeCycle3 {
 			period = 3
 		}
 		if len(cs) < 2*period || len(cs)%period != 0 {
@@ -863,7 +863,7 @@ func checkShape(t *testing.T, name string, l gen.Loop, cs []rcall, same func(a, 
 		if !slices.Equal(l.Redundant, idx[period:]) {
 			t.Errorf("%s: redundant %v, want %v", name, l.Redundant, idx[period:])
 		}
-	case gen.ShapeFailingRetry:
+	case corpusgen.ShapeFailingRetry:
 		last := len(cs) - 1
 		for k := range cs {
 			if !same(cs[k], cs[0]) {
@@ -877,7 +877,7 @@ func checkShape(t *testing.T, name string, l gen.Loop, cs []rcall, same func(a, 
 		} else if !slices.Equal(l.Redundant, idx[1:]) || len(l.NewInfo) != 0 {
 			t.Errorf("%s: every failed retry is redundant (redundant %v, new %v)", name, l.Redundant, l.NewInfo)
 		}
-	case gen.ShapePoll:
+	case corpusgen.ShapePoll:
 		for k := 2; k < len(cs); k++ {
 			if !same(cs[k], cs[1]) || cs[k].result == cs[k-1].result {
 				t.Errorf("%s: poll %d must repeat the arguments with a new result", name, idx[k])
@@ -886,7 +886,7 @@ func checkShape(t *testing.T, name string, l gen.Loop, cs []rcall, same func(a, 
 		if len(l.Redundant) != 0 || !slices.Equal(l.NewInfo, idx[2:]) {
 			t.Errorf("%s: polls are new information, never redundant (redundant %v, new %v)", name, l.Redundant, l.NewInfo)
 		}
-	case gen.ShapeRereadWrite:
+	case corpusgen.ShapeRereadWrite:
 		if !same(cs[0], cs[2]) || same(cs[0], cs[1]) || cs[0].result == cs[2].result {
 			t.Errorf("%s: want read A, write A, read A with new content", name)
 		}
@@ -894,7 +894,7 @@ func checkShape(t *testing.T, name string, l gen.Loop, cs []rcall, same func(a, 
 		if !slices.Equal(l.NewInfo, idx[2:3]) || !slices.Equal(nonNil(l.Redundant), nonNil(want)) {
 			t.Errorf("%s: new %v redundant %v, want new %v redundant %v", name, l.NewInfo, l.Redundant, idx[2:3], want)
 		}
-	case gen.ShapeWebRepeat:
+	case corpusgen.ShapeWebRepeat:
 		differ := false
 		for k := range cs {
 			if cs[k].tool != cs[0].tool || cs[k].folded != cs[0].folded {
@@ -917,7 +917,7 @@ func checkShape(t *testing.T, name string, l gen.Loop, cs []rcall, same func(a, 
 }
 
 func TestNoLoopsMeansNoRedundancy(t *testing.T) {
-	dir, m := generate(t, gen.Config{Seed: 5, TotalBytes: 1 << 20, MaxFileBytes: 256 << 10, Formats: []string{gen.FormatNanobot, gen.FormatOpenAIResponses}})
+	dir, m := generate(t, corpusgen.Config{Seed: 5, TotalBytes: 1 << 20, MaxFileBytes: 256 << 10, Formats: []string{corpusgen.FormatNanobot, corpusgen.FormatOpenAIResponses}})
 	sessions := readCorpus(t, dir, m)
 	for k, s := range sessions {
 		if r, n := truth(s); len(r)+len(n) > 0 {
@@ -928,7 +928,7 @@ func TestNoLoopsMeansNoRedundancy(t *testing.T) {
 		t.Errorf("without Loops: %d loops, totals %+v", len(m.Loops), m.Totals)
 	}
 	for _, f := range m.Files {
-		if f.Format != gen.FormatNanobot && f.Format != gen.FormatOpenAIResponses {
+		if f.Format != corpusgen.FormatNanobot && f.Format != corpusgen.FormatOpenAIResponses {
 			t.Errorf("%s has format %s, not asked for", f.Path, f.Format)
 		}
 	}
@@ -938,13 +938,13 @@ func TestNoLoopsMeansNoRedundancy(t *testing.T) {
 // corpus where far more of the calls are redundant, every one of them in a
 // planted loop, as the manifest says and an independent reading confirms.
 func TestLoopRate(t *testing.T) {
-	base := gen.Config{Seed: 3, TotalBytes: 1 << 20, MaxFileBytes: 256 << 10, Loops: true,
-		Formats: []string{gen.FormatClaudeCode, gen.FormatNanobot}}
+	base := corpusgen.Config{Seed: 3, TotalBytes: 1 << 20, MaxFileBytes: 256 << 10, Loops: true,
+		Formats: []string{corpusgen.FormatClaudeCode, corpusgen.FormatNanobot}}
 	_, plain := generate(t, base)
 	heavy := base
 	heavy.LoopRate = 50
 	dir, m := generate(t, heavy)
-	share := func(m *gen.Manifest) float64 { return float64(m.Totals.Redundant) / float64(m.Totals.Calls) }
+	share := func(m *corpusgen.Manifest) float64 { return float64(m.Totals.Redundant) / float64(m.Totals.Calls) }
 	if share(m) < 0.2 || share(m) < 3*share(plain) {
 		t.Errorf("redundant share %.3f with LoopRate 50, %.3f without: want at least 0.2 and three times as much", share(m), share(plain))
 	}

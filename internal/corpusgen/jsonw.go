@@ -1,4 +1,4 @@
-package gen
+package corpusgen
 
 import (
 	"bufio"
@@ -178,17 +178,4 @@ func (lw *lineWriter) str(s string) {
 func (lw *lineWriter) val(v any, py bool) {
 	lw.b = appendValue(lw.b, v, py)
 	lw.flushMaybe()
-}
-
-// key writes `"k": ` (or `"k":`), preceded by a separator unless first.
-func (lw *lineWriter) key(k string, first, py bool) {
-	if !first {
-		lw.b = appendSep(lw.b, py)
-	}
-	lw.b = appendStr(lw.b, k)
-	if py {
-		lw.b = append(lw.b, ':', ' ')
-	} else {
-		lw.b = append(lw.b, ':')
-	}
 }

@@ -1,6 +1,6 @@
-package gen
+package corpusgen
 
-// Writers for formats loopgate learnt in issue 26: hermes request dumps,
+// Writers for later formats: hermes request dumps,
 // SWE-agent trajectories and ATIF trajectories. Each file holds one
 // session, written as one pretty-printed document (docs/formats/
 // hermes-request-dump.md, swe-agent.md, atif.md say the shapes).

@@ -1,4 +1,4 @@
-package gen_test
+package corpusgen_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/ingest"
-	"github.com/loopgate/loopgate/internal/gen"
+	"github.com/loopgate/loopgate/internal/corpusgen"
 )
 
 // TestIngestReadsCorpus reads the corpus with loopgate's own ingesters: the
@@ -15,7 +15,7 @@ import (
 // manifest records. This is what keeps the generator honest about the real
 // formats as the ingesters evolve.
 func TestIngestReadsCorpus(t *testing.T) {
-	dir, m := generate(t, gen.Config{Seed: testSeed(21), TotalBytes: 2 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 64 << 10, Loops: true})
+	dir, m := generate(t, corpusgen.Config{Seed: testSeed(21), TotalBytes: 2 << 20, MaxFileBytes: 512 << 10, MaxResultBytes: 64 << 10, Loops: true})
 	type key struct{ file, id string }
 	sessions := map[key]*ingest.Session{}
 	for _, f := range m.Files {

@@ -1,4 +1,4 @@
-// Package gen writes a deterministic corpus of made-up agent transcripts, in
+// Package corpusgen writes a deterministic corpus of made-up agent transcripts, in
 // the on-disk formats loopgate reads (hermes export, gateway and trajectory
 // files, batch-runner output and session snapshots, nanobot sessions, OpenAI
 // Chat Completions and Responses logs, Claude Code sessions and Codex CLI
@@ -14,7 +14,7 @@
 // map order, and timestamps are derived from the seed. Files are written in
 // parallel, each streamed through a bufio.Writer; only one session is held
 // in memory at a time.
-package gen
+package corpusgen
 
 import (
 	"bufio"
@@ -45,7 +45,7 @@ const (
 	FormatHermesSnapshot   = "hermes-snapshot"
 	FormatOpenHands        = "openhands"
 	FormatPi               = "pi"
-	// Issue 26.
+	// The later formats (write_formats_b.go).
 	FormatHermesRequestDump = "hermes-request-dump"
 	FormatSWEAgent          = "swe-agent"
 	FormatATIF              = "atif"
@@ -123,7 +123,7 @@ type Loop struct {
 	// Tools are the tool names of Calls, in order.
 	Tools []string `json:"tools"`
 	// Redundant calls repeat an earlier call of the session with the same
-	// tool, canonical arguments and result (DESIGN.md): stopping them loses
+	// tool, canonical arguments and result (docs/cli.md): stopping them loses
 	// nothing.
 	Redundant []int `json:"redundant"`
 	// NewInfo calls repeat an earlier call's tool and canonical arguments
@@ -616,7 +616,7 @@ func number(s *session) (redundant, newInfo map[*call]bool) {
 	return redundant, newInfo
 }
 
-// guardSuffixes are the agents' own notes that DESIGN.md's truth removes
+// guardSuffixes are the agents' own notes that the replay's truth removes
 // before comparing results (the same list as analyze/guard/result.go's).
 var guardSuffixes = []string{
 	"\n\n[Tool loop warning:",
