@@ -25,6 +25,7 @@ var mayImport = map[string][]string{
 	"analyze/gate":         {"analyze", "analyze/guard", "ingest", "rules", "internal/atomicfile", "internal/tokens", "internal/yamlstrict"},
 	"report":               {"analyze", "analyze/gate", "analyze/guard", "ingest", "internal/jsonx", "internal/redact"},
 	"live":                 {"analyze/guard", "rules", "internal/agents", "internal/atomicfile", "internal/jsonx", "internal/redact", "internal/snapbin"},
+	"live/simulate":        {"live", "analyze", "ingest", "rules", "internal/jsonx", "internal/redact", "internal/tokens"},
 	"cli":                  {"*"},
 	"internal/jsonx":       {},
 	"internal/lazyre":      {},
