@@ -75,9 +75,6 @@ func TestHookSimulateCommand(t *testing.T) {
 // that log as a format and decides every call as the hook logged it, which
 // is also what replay decides on the original transcript.
 func TestShadowLogReplays(t *testing.T) {
-	if ingestTag := "decision-log/1"; ingestTag != live.DecisionLogTag {
-		t.Fatalf("ingest/decisionlog.go's tag %q differs from live.DecisionLogTag %q", ingestTag, live.DecisionLogTag)
-	}
 	transcript := roundsTranscript
 	for _, preset := range []string{"loopgate", "hermes-strict", "attractor"} {
 		r, _ := rules.Preset(preset)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/decisionlog"
 	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/internal/redact"
 	"github.com/loopgate/loopgate/internal/tokens"
@@ -239,8 +240,8 @@ func readDecisions(path string) (map[int]Verdict, error) {
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
-			var l live.DecisionLine
-			if jerr := jsonx.Unmarshal(line, &l); jerr != nil {
+			l, jerr := decisionlog.Decode(line)
+			if jerr != nil {
 				return nil, fmt.Errorf("%s: %v", path, jerr)
 			}
 			if l.Call > 0 && l.Action != "" {
