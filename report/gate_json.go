@@ -7,13 +7,16 @@ package report
 
 import (
 	"io"
+	"path/filepath"
 
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/analyze/gate"
 )
 
 type gateJSON struct {
-	// File is the gate file as given.
+	// File is the gate file as given. Paths are written with forward
+	// slashes on every system, so that one document reads the same
+	// wherever the gate ran.
 	File             string         `json:"file"`
 	Passed           bool           `json:"passed"`
 	Cases            int            `json:"cases"`
@@ -67,15 +70,17 @@ type gateFailureJSON struct {
 func GateJSON(w io.Writer, res *gate.Result, opt Options) error {
 	res = preparedGate(res, opt)
 	failed := res.Failed()
-	doc := gateJSON{File: res.File, Passed: failed == 0, Cases: len(res.Cases), Failed: failed,
+	doc := gateJSON{File: filepath.ToSlash(res.File), Passed: failed == 0, Cases: len(res.Cases), Failed: failed,
 		SnapshotsMissing: res.SnapshotsMissing(), Results: []gateCaseJSON{}}
 	for i := range res.Cases {
 		cr := &res.Cases[i]
 		c := gateCaseJSON{Passed: cr.Passed(), SnapshotWritten: cr.SnapshotWritten, SnapshotMissing: cr.SnapshotMissing,
 			Files: []string{}, Failures: []gateFailureJSON{}}
 		if k := cr.Case; k != nil {
-			c.Index, c.Line, c.Name, c.Transcript, c.Tokenizer, c.Snapshot = k.Index, k.Line, gateText(k.Name, opt), k.Transcript, k.Tokenizer, k.Snapshot
-			c.Files = append(c.Files, k.Files...)
+			c.Index, c.Line, c.Name, c.Transcript, c.Tokenizer, c.Snapshot = k.Index, k.Line, gateText(k.Name, opt), k.Transcript, k.Tokenizer, filepath.ToSlash(k.Snapshot)
+			for _, f := range k.Files {
+				c.Files = append(c.Files, filepath.ToSlash(f))
+			}
 		}
 		if cr.Report != nil {
 			c.Rules, c.Summary = cr.Report.Rules.Name, cr.Report.Summary
@@ -83,7 +88,7 @@ func GateJSON(w io.Writer, res *gate.Result, opt Options) error {
 		for _, f := range cr.Failures {
 			c.Failures = append(c.Failures, gateFailureJSON{Kind: f.Kind, Field: f.Field, Message: gateText(f.Message, opt),
 				Expected: gateText(f.Expected, opt), Actual: gateText(f.Actual, opt), GateLine: f.GateLine,
-				File: f.File, Line: f.Line, Session: gateText(f.Session, opt), Call: f.Call, Action: f.Action, Detector: f.Detector})
+				File: filepath.ToSlash(f.File), Line: f.Line, Session: gateText(f.Session, opt), Call: f.Call, Action: f.Action, Detector: f.Detector})
 		}
 		doc.Results = append(doc.Results, c)
 	}
