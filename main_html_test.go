@@ -43,7 +43,7 @@ func TestHTMLFormatOnEveryCommand(t *testing.T) {
 	if err != nil || !strings.Contains(string(data), `data-kind="gate"`) {
 		t.Errorf("gate --html did not write the page: %v", err)
 	}
-	if _, stderr, code := gate(t, "--format", "xml", "fixtures/gate/failing.gate.yaml"); code != exitUsage || !strings.Contains(stderr, "--format must be table or html") {
+	if _, stderr, code := gate(t, "--format", "xml", "fixtures/gate/failing.gate.yaml"); code != exitUsage || !strings.Contains(stderr, "--format must be one of table, json, html") {
 		t.Errorf("gate --format xml: exit %d %s", code, stderr)
 	}
 }

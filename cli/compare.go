@@ -3,6 +3,7 @@ package cli
 // The compare command: several presets or rules files side by side.
 
 import (
+	"io"
 	"slices"
 	"strings"
 
@@ -22,7 +23,7 @@ func compareCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "preset", Usage: "presets to compare (comma-separated or repeated; default: all presets when no --rules is given)"},
 			&cli.StringSliceFlag{Name: "rules", Usage: "rules files to compare (repeatable)"},
-		}, tuningFlags...),
+		}, tuningFlags("compare")...),
 		Action: func(c *cli.Context) error {
 			format, err := tuningFormat(c)
 			if err != nil {
@@ -74,10 +75,7 @@ func compareCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := report.Compare(format, c.App.Writer, rows, facts, opt); err != nil {
-				return cli.Exit(err.Error(), ExitUsage)
-			}
-			return nil
+			return writeReport(c, func(w io.Writer) error { return report.Compare(format, w, rows, facts, opt) })
 		},
 	}
 }

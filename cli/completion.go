@@ -17,6 +17,7 @@ import (
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/live"
+	"github.com/loopgate/loopgate/report"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -230,6 +231,12 @@ func flagValues(top *cli.Command, f cli.Flag) []string {
 		return ingest.FormatIDs()
 	case "tokenizer":
 		return tokens.Names()
+	case "format":
+		if top != nil {
+			if names := report.FormatNames(top.Name); len(names) > 0 {
+				return names
+			}
+		}
 	}
 	if df, ok := f.(cli.DocGenerationFlag); ok {
 		if m := choices.FindString(df.GetUsage()); m != "" {

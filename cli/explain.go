@@ -24,7 +24,7 @@ func explainCommand() *cli.Command {
 		Flags: []cli.Flag{rulesFlag, presetFlag, inputFormatFlag, noRedactFlag,
 			&cli.StringFlag{Name: "session", Usage: "the session `ID`: its selector (ID, or ID/AGENT for a subagent, as reports show it) or a prefix of it; needed when the file holds several"},
 			&cli.IntFlag{Name: "call", Usage: "the call number `N` in its session (a decision's call)"},
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "text", Usage: "text|json"},
+			formatFlag("explain", "text", "%s"),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -33,8 +33,8 @@ func explainCommand() *cli.Command {
 			if c.Int("call") < 1 {
 				return usageError("explain needs --call N (the call number a report gives)")
 			}
-			if f := c.String("format"); f != "text" && f != "json" {
-				return usageError("--format must be text or json, not %q", f)
+			if _, err := checkFormat(c, "explain"); err != nil {
+				return err
 			}
 			if err := checkInputFormat(c); err != nil {
 				return err

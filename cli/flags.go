@@ -62,27 +62,6 @@ func reportOptions(c *cli.Context, out *os.File) (report.Options, error) {
 	return report.Options{Color: report.ColorEnabled(mode, out), Redact: !c.Bool("no-redact"), Width: terminalWidth(out)}, nil
 }
 
-// reportFormat is --format checked against formats, or by default table
-// on a terminal and json otherwise.
-func reportFormat(c *cli.Context, formats []string) (string, error) {
-	format := c.String("format")
-	if format == "" {
-		format = "json"
-		if progress.IsTerminal(c.App.Writer) {
-			format = "table"
-		}
-	}
-	if !contains(formats, format) {
-		return "", usageError("--format must be one of %s, not %q", strings.Join(formats, ", "), format)
-	}
-	if format == "html" && progress.IsTerminal(c.App.Writer) {
-		// A page of tens of kilobytes of style and script is no use on
-		// a terminal.
-		return "", usageError("--format html writes a web page: redirect it to a file (> report.html) and open that")
-	}
-	return format, nil
-}
-
 // outputFile is the file the reports go to (standard output when run from
 // main), or nil when they go to another writer (tests): color, width and
 // the default format follow that writer, not whatever os.Stdout is.

@@ -36,7 +36,8 @@ func gateCommand() *cli.Command {
 			&cli.StringFlag{Name: "junit", Usage: "also write a JUnit XML report (one testcase per case) to `FILE`"},
 			&cli.StringFlag{Name: "sarif", Usage: "also write a SARIF 2.1.0 report (failed expectations) to `FILE`"},
 			&cli.StringFlag{Name: "html", Usage: "also write a self-contained HTML page (cases, pass or fail, diffs) to `FILE`"},
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "what to print: table (one line per case) or html (the page)"},
+			formatFlag("gate", "table", "what to print: %s (table: one line per case; json: the result as one document, docs/ci.md; html: the page)"),
+			gateOutputFlag,
 			&cli.BoolFlag{Name: "sarif-decisions", Usage: "with --sarif, also report every blocked and harmful decision"},
 			&cli.BoolFlag{Name: "github", Usage: "print GitHub Actions annotations, and append a summary to $GITHUB_STEP_SUMMARY when it is set"},
 		},
@@ -54,12 +55,12 @@ func runGate(c *cli.Context) error {
 	if c.Bool("sarif-decisions") && c.String("sarif") == "" {
 		return usageError("--sarif-decisions needs --sarif FILE")
 	}
-	format := c.String("format")
-	if format != "table" && format != "html" {
-		return usageError("--format must be table or html for gate, not %q", format)
+	format, err := checkFormat(c, "gate")
+	if err != nil {
+		return err
 	}
 	file := gateFile(c.Args().First())
-	opt, err := reportOptions(c, outputFile(c))
+	opt, err := reportOptions(c, reportTarget(c))
 	if err != nil {
 		return err
 	}
@@ -102,12 +103,12 @@ func runGate(c *cli.Context) error {
 		return stop(err)
 	}
 
-	if format == "html" {
-		if err := report.GateHTML(c.App.Writer, res, opt); err != nil {
-			return stop(err)
-		}
-	} else {
-		report.GateSummary(c.App.Writer, res, opt)
+	dest, err := openReport(c, c.App.Writer)
+	if err != nil {
+		return stop(err)
+	}
+	if err := dest.finish(report.GateFormats.Write(format, dest.w, res, opt)); err != nil {
+		return stop(err)
 	}
 	if path := c.String("html"); path != "" {
 		if err := writeReportFile(path, func(w io.Writer) error { return report.GateHTML(w, res, opt) }); err != nil {

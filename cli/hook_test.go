@@ -3,17 +3,16 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/live"
+	"github.com/loopgate/loopgate/live/simulate"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -27,97 +26,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// hookCorpus is every fixture, every sample (when present), and the
-// synthetic Claude Code transcript of parallel calls, time gaps and a
-// compaction (writeRoundsTranscript).
-func hookCorpus(t *testing.T) []string {
-	paths := []string{filepath.Join("..", "fixtures"), writeRoundsTranscript(t)}
-	samples := filepath.Join("..", "..", "shared", "samples")
-	if _, err := os.Stat(samples); err != nil {
-		t.Log("../shared/samples is absent: the equivalence runs over the fixtures only")
-	} else {
-		paths = append(paths, samples)
-	}
-	return paths
-}
-
-// TestHookEquivalence is the live hook's core property: every transcript
-// driven through `hook` (a prompt per turn, PreToolUse per call,
-// PostToolUse with the real result unless the hook stopped the call)
-// gets, call by call, the action, detector and message that replay gives
-// under the same rules. Every preset runs over every fixture; the real
-// samples, tens of megabytes, are shared out among the presets in turn
-// (each file under one preset), so that every sample is compared and the
-// test stays within go test's time limit.
-func TestHookEquivalence(t *testing.T) {
-	paths := hookCorpus(t)
-	files := ingest.Expand(paths, func(p ingest.Problem) { t.Errorf("%s: %s", p.File, p.Message) })
-	fixtures := filepath.Join("..", "fixtures")
-	sample := 0 // the files of the samples, numbered in walk order
-	share := map[string]int{}
-	for _, f := range files {
-		if !strings.HasPrefix(f, fixtures+string(filepath.Separator)) && strings.HasPrefix(f, filepath.Join("..", "..", "shared")) {
-			share[f] = sample
-			sample++
-		}
-	}
-	presets := rules.PresetNames()
-	stopped := map[string]int{}
-	for pi, preset := range presets {
-		t.Run(preset, func(t *testing.T) {
-			r, err := rules.Preset(preset)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sim := &simulator{rules: r, stateDir: t.TempDir()}
-			calls := 0
-			for _, f := range files {
-				if n, isSample := share[f]; isSample && n%len(presets) != pi {
-					continue
-				}
-				results, err := sim.file(f, ingest.Options{})
-				if err != nil {
-					t.Fatalf("%s: %v", f, err)
-				}
-				for _, res := range results {
-					calls += len(res.Calls)
-					for _, c := range res.Calls {
-						if !c.Same() {
-							t.Errorf("%s %s/%s call %d %s: hook %v %q, replay %v %q", f, res.Session, res.Agent, c.Index, c.Tool, c.Hook, c.Hook.Message, c.Replay, c.Replay.Message)
-						}
-						if c.Replay.Action != "allow" {
-							stopped[preset+" "+c.Replay.Action]++
-						}
-					}
-				}
-			}
-			if calls < 100 {
-				t.Errorf("only %d calls simulated", calls)
-			}
-			// The hook kept snapshots of its sessions (live's
-			// snapshot.go), which later calls start from: the comparison
-			// covers that path, not only the rebuild from the log
-			// (TestSnapshotEquivalence counts the calls that restored one).
-			snaps := 0
-			_ = filepath.WalkDir(sim.stateDir, func(p string, d os.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".snap") {
-					snaps++
-				}
-				return nil
-			})
-			if snaps == 0 {
-				t.Error("the hook left no snapshot in its state directory")
-			}
-		})
-	}
-	// The comparison must have had something to compare: every kind of
-	// verdict the presets give on this corpus.
-	for _, want := range []string{"loopgate block", "attractor steer", "pi-loopguard block", "pi-loopguard steer", "hermes-dedup dedup", "hermes-strict halt"} {
-		if stopped[want] == 0 {
-			t.Errorf("no %q verdict in the corpus: the equivalence would not see it differ (%v)", want, stopped)
-		}
-	}
-}
+// roundsTranscript is live/simulate's synthetic Claude Code transcript of
+// parallel calls, time gaps and a compaction (its writeRoundsTranscript).
+var roundsTranscript = filepath.Join("..", "live", "simulate", "testdata", "rounds.jsonl")
 
 // TestHookProcessPath drives the synthetic transcript through a new
 // `loopgate hook` process per event, as Claude Code runs it.
@@ -126,11 +37,11 @@ func TestHookProcessPath(t *testing.T) {
 		t.Skip("a process per event")
 	}
 	t.Setenv("LOOPGATE_TEST_MAIN", "1")
-	transcript := writeRoundsTranscript(t)
+	transcript := roundsTranscript
 	for _, preset := range []string{"attractor", "pi-loopguard", "hermes-strict"} {
 		r, _ := rules.Preset(preset)
-		sim := &simulator{rules: r, rulesArgs: []string{"--preset", preset}, stateDir: t.TempDir(), exec: true, binary: os.Args[0]}
-		results, err := sim.file(transcript, ingest.Options{})
+		sim := &simulate.Simulator{Rules: r, RulesArgs: []string{"--preset", preset}, StateDir: t.TempDir(), Exec: true, Binary: os.Args[0]}
+		results, err := sim.File(transcript, ingest.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,64 +60,11 @@ func TestHookProcessPath(t *testing.T) {
 	}
 }
 
-// writeRoundsTranscript writes a Claude Code session: model requests of two
-// parallel calls (one message.id over two lines, results between them),
-// an A-B cycle long enough for attractor's round check, calls minutes
-// apart (pi's 2-minute window), failing calls (hermes-strict's halt), a
-// compaction and a second user turn.
-func writeRoundsTranscript(t *testing.T) string {
-	var b bytes.Buffer
-	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
-	n := 0
-	ts := func(min int) string { return t0.Add(time.Duration(min) * time.Minute).Format(time.RFC3339Nano) }
-	line := func(s string) { b.WriteString(s + "\n") }
-	user := func(min int, text string) {
-		n++
-		line(fmt.Sprintf(`{"type":"user","uuid":"u%d","sessionId":"S1","timestamp":%q,"message":{"role":"user","content":%q}}`, n, ts(min), text))
-	}
-	req := 0
-	// request writes one model request of the given calls (tool, input,
-	// result, is_error), each tool_use on its own line as Claude Code
-	// writes them, each result after its call.
-	type tc struct {
-		tool, input, result string
-		isErr               bool
-	}
-	request := func(min int, calls ...tc) {
-		req++
-		for _, c := range calls {
-			n++
-			id := fmt.Sprintf("toolu_%d", n)
-			line(fmt.Sprintf(`{"type":"assistant","uuid":"a%d","sessionId":"S1","timestamp":%q,"requestId":"req_%d","message":{"id":"msg_%d","role":"assistant","model":"claude-test","content":[{"type":"tool_use","id":%q,"name":%q,"input":%s}]}}`,
-				n, ts(min), req, req, id, c.tool, c.input))
-			line(fmt.Sprintf(`{"type":"user","uuid":"r%d","sessionId":"S1","timestamp":%q,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":%q,"is_error":%v}]}}`,
-				n, ts(min), id, c.result, c.isErr))
-		}
-	}
-	user(0, "fix the build")
-	for i := 0; i < 8; i++ {
-		request(i, tc{"Read", `{"file_path":"/src/a.go"}`, "package a", false}, tc{"Grep", `{"pattern":"TODO"}`, "a.go:3: TODO", false})
-	}
-	for i := 0; i < 9; i++ {
-		request(20+3*i, tc{"Read", fmt.Sprintf(`{"file_path":"/src/missing%d.go"}`, i), "File does not exist.", true})
-	}
-	line(`{"type":"system","subtype":"compact_boundary","uuid":"c1","sessionId":"S1","timestamp":"` + ts(60) + `","content":"Conversation compacted"}`)
-	user(61, "again")
-	for i := 0; i < 4; i++ {
-		request(62+i, tc{"Read", `{"file_path":"/src/a.go"}`, "package a", false})
-	}
-	path := filepath.Join(t.TempDir(), "rounds.jsonl")
-	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestHookSimulateCommand runs the command itself: its summary line, and
 // exit 0 when every call agrees.
 func TestHookSimulateCommand(t *testing.T) {
 	var out, errOut bytes.Buffer
-	code := run([]string{"loopgate", "hook", "simulate", "--preset", "attractor", writeRoundsTranscript(t)}, &out, &errOut)
+	code := run([]string{"loopgate", "hook", "simulate", "--preset", "attractor", roundsTranscript}, &out, &errOut)
 	if code != 0 || !strings.Contains(out.String(), "0 differ") {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())
 	}
@@ -217,15 +75,12 @@ func TestHookSimulateCommand(t *testing.T) {
 // that log as a format and decides every call as the hook logged it, which
 // is also what replay decides on the original transcript.
 func TestShadowLogReplays(t *testing.T) {
-	if ingestTag := "decision-log/1"; ingestTag != live.DecisionLogTag {
-		t.Fatalf("ingest/decisionlog.go's tag %q differs from live.DecisionLogTag %q", ingestTag, live.DecisionLogTag)
-	}
-	transcript := writeRoundsTranscript(t)
+	transcript := roundsTranscript
 	for _, preset := range []string{"loopgate", "hermes-strict", "attractor"} {
 		r, _ := rules.Preset(preset)
 		dir := t.TempDir()
-		sim := &simulator{rules: r, stateDir: dir, shadow: true}
-		results, err := sim.file(transcript, ingest.Options{})
+		sim := &simulate.Simulator{Rules: r, StateDir: dir, Shadow: true}
+		results, err := sim.File(transcript, ingest.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,35 +171,6 @@ func TestHookCommandFailsOpen(t *testing.T) {
 		code := run(append([]string{"loopgate", "hook"}, args...), &out, &errOut)
 		if code != 0 || out.Len() != 0 || !strings.Contains(errOut.String(), "fails open") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out.String(), errOut.String())
-		}
-	}
-}
-
-// TestHookResultBlocks: a result sent as content blocks (as a Claude Code
-// tool_result's content may be) reads as the transcript readers read it,
-// so the hook still decides every call as replay.
-func TestHookResultBlocks(t *testing.T) {
-	files := []string{writeRoundsTranscript(t), filepath.Join("..", "fixtures", "golden")}
-	for _, preset := range []string{"loopgate", "hermes-dedup", "hermes-strict"} {
-		r, _ := rules.Preset(preset)
-		sim := &simulator{rules: r, stateDir: t.TempDir(), blocks: true}
-		n := 0
-		for _, f := range ingest.Expand(files, func(ingest.Problem) {}) {
-			results, err := sim.file(f, ingest.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, res := range results {
-				for _, c := range res.Calls {
-					n++
-					if !c.Same() {
-						t.Errorf("%s %s call %d: hook %v, replay %v", preset, f, c.Index, c.Hook, c.Replay)
-					}
-				}
-			}
-		}
-		if n == 0 {
-			t.Fatal("no calls")
 		}
 	}
 }
@@ -444,84 +270,6 @@ console.log(JSON.stringify({ out, aborted }))
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
-
-// TestSimulateAgentEvents: simulate writes each agent's own events, and
-// for the agent's own transcripts nothing the agent does not send (no
-// loopgate_ hint, no tool_input_raw; a time only where the agent stamps
-// its events).
-func TestSimulateAgentEvents(t *testing.T) {
-	stamps := map[string]bool{"gemini-cli": true, "qwen-code": true}
-	call := callEvent{id: "call_1", tool: "read_file", args: `{"path":"/a"}`, argsOK: true, time: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC), request: "r1"}
-	for _, agent := range simulatedAgents {
-		t.Run(agent, func(t *testing.T) {
-			p := live.Lookup(agent)
-			for _, own := range []bool{true, false} {
-				e := &eventWriter{agent: agent, sid: "s1", scope: "main", format: p.Format, own: own}
-				if !own {
-					e.format = "nanobot"
-				}
-				events := [][]byte{e.prompt(), e.pre(call), e.post(call, "x", false, false), e.post(call, "boom", true, false)}
-				if c := e.compaction(); c != nil {
-					events = append(events, c)
-				}
-				for _, ev := range events {
-					var m map[string]any
-					if err := json.Unmarshal(ev, &m); err != nil {
-						t.Fatalf("%s: %v", ev, err)
-					}
-					parsed, err := p.ParseEvent(ev)
-					if err != nil || parsed.Kind == live.KindOther {
-						t.Errorf("%s: the hook does not read it (%v)", ev, err)
-					}
-					hint := bytes.Contains(ev, []byte(`"loopgate_`)) || bytes.Contains(ev, []byte(`"tool_input_raw"`))
-					if own && (hint || (!stamps[agent] && bytes.Contains(ev, []byte(`"timestamp"`)))) {
-						t.Errorf("own transcript, a member %s does not send: %s", agent, ev)
-					}
-					if !own && parsed.Kind == live.KindPre && !bytes.Contains(ev, []byte(`"loopgate_format":"nanobot"`)) {
-						t.Errorf("another format's transcript without its hint: %s", ev)
-					}
-				}
-			}
-		})
-	}
-}
-
-// TestSimulateAgents drives transcripts of each agent's own format through
-// its own events: the hook decides every call as replay does.
-func TestSimulateAgents(t *testing.T) {
-	cases := []struct{ agent, dir string }{
-		{"codex", "codex"}, {"gemini-cli", "gemini-cli"}, {"openhands", "openhands"}, {"hermes", "hermes"},
-		{"pi", "pi"}, {"opencode", "opencode"}, {"qwen-code", "claude-code"}, {"claude-code", "claude-code"},
-	}
-	for _, tc := range cases {
-		for _, preset := range []string{"loopgate", "hermes-strict", "nanobot"} {
-			t.Run(tc.agent+"/"+preset, func(t *testing.T) {
-				r, err := rules.Preset(preset)
-				if err != nil {
-					t.Fatal(err)
-				}
-				sim := &simulator{agent: tc.agent, rules: r, stateDir: t.TempDir()}
-				files := ingest.Expand([]string{filepath.Join("..", "fixtures", "ingest", tc.dir)}, func(ingest.Problem) {})
-				calls := 0
-				for _, f := range files {
-					results, err := sim.file(f, ingest.Options{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					for _, res := range results {
-						calls += len(res.Calls)
-						for _, c := range res.Differences() {
-							t.Errorf("%s call %d %s: hook %v, replay %v", f, c.Index, c.Tool, c.Hook, c.Replay)
-						}
-					}
-				}
-				if calls == 0 {
-					t.Error("no calls simulated")
-				}
-			})
-		}
-	}
-}
 
 // TestPiExtensionRuns loads the pi extension loopgate installs with the
 // loader pi itself uses for extensions (jiti, from the agent lab's pi

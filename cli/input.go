@@ -275,7 +275,7 @@ func printProblems(c *cli.Context, problems []ingest.Problem, total int) {
 		return
 	}
 	w := c.App.ErrWriter
-	if c.Command.Name == "replay" && (c.String("format") == "" || c.String("format") == "table") &&
+	if c.Command.Name == "replay" && (c.String("format") == "" || c.String("format") == "table") && c.String("output") == "" &&
 		progress.IsTerminal(c.App.Writer) && progress.IsTerminal(w) {
 		// The table on the same terminal lists them: say them once.
 		fmt.Fprintf(w, "loopgate: %s in the input (the report lists them)\n", plural(total, "problem"))

@@ -21,14 +21,14 @@ func inspectCommand() *cli.Command {
 		ArgsUsage: "PATH...",
 		Flags: append([]cli.Flag{
 			inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, rulesFlag, presetFlag, progressFlag, shardFlag, maxRecordFlag,
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: "table", Usage: "table|json"},
+			formatFlag("inspect", "table", "%s"),
 			&cli.BoolFlag{Name: "calls", Usage: "list every call"},
 		}, inputFlags...),
 		Action: func(c *cli.Context) error {
 			defer memlimit.ForStreaming()()
-			format := c.String("format")
-			if format != "table" && format != "json" {
-				return usageError("--format must be table or json for inspect, not %q", format)
+			format, err := checkFormat(c, "inspect")
+			if err != nil {
+				return err
 			}
 			if err := checkInputFormat(c); err != nil {
 				return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -97,7 +98,8 @@ func mergeCommand() *cli.Command {
 		Usage:     "combine the partial reports of shards (--shard K/N) into the report of one run",
 		ArgsUsage: "PARTIAL... (files, or - for standard input)",
 		Flags: append([]cli.Flag{colorFlag,
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format (replay: table|json|jsonl|markdown|html; compare and sweep: table|json|csv|markdown|html; default: table on a terminal, json otherwise)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format (replay: " + formatChoices("replay") + "; compare and sweep: " + formatChoices("compare") + "; default: table on a terminal, json otherwise)"},
+			outputFlag("merge"),
 			&cli.BoolFlag{Name: "allow-missing", Usage: "merge even when some shards are missing (they are named on standard error)"},
 			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
 			maxRecordFlag,
@@ -143,7 +145,7 @@ func mergeCommand() *cli.Command {
 			if len(replays) > 0 && len(tunings) > 0 {
 				return usageError("replay reports and compare or sweep reports cannot be merged together")
 			}
-			opt, err := reportOptions(c, outputFile(c))
+			opt, err := reportOptions(c, reportTarget(c))
 			if err != nil {
 				return err
 			}
@@ -165,34 +167,32 @@ func mergeCommand() *cli.Command {
 					return cli.Exit(err.Error(), ExitUsage)
 				}
 				warnMissing(missing)
-				format, err := reportFormat(c, report.FormatNames())
+				format, err := reportFormat(c, "replay")
 				if err != nil {
 					return err
 				}
-				if err := report.Render(format, c.App.Writer, rep, opt); err != nil {
-					return cli.Exit(err.Error(), ExitUsage)
-				}
-				return nil
+				return writeReport(c, func(w io.Writer) error { return report.Render(format, w, rep, opt) })
 			}
 			merged, missing, err := analyze.MergeTuning(tunings, c.Bool("allow-missing"))
 			if err != nil {
 				return cli.Exit(err.Error(), ExitUsage)
 			}
 			warnMissing(missing)
-			format, err := reportFormat(c, report.TuningFormats())
+			command := "compare"
+			if merged.Sweep != nil {
+				command = "sweep"
+			}
+			format, err := reportFormat(c, command)
 			if err != nil {
 				return err
 			}
 			opt.Problems = merged.Problems
-			if merged.Sweep != nil {
-				err = report.Sweep(format, c.App.Writer, merged.Base, merged.Sweep, merged.Corpus, opt)
-			} else {
-				err = report.Compare(format, c.App.Writer, merged.Compare, merged.Corpus, opt)
-			}
-			if err != nil {
-				return cli.Exit(err.Error(), ExitUsage)
-			}
-			return nil
+			return writeReport(c, func(w io.Writer) error {
+				if merged.Sweep != nil {
+					return report.Sweep(format, w, merged.Base, merged.Sweep, merged.Corpus, opt)
+				}
+				return report.Compare(format, w, merged.Compare, merged.Corpus, opt)
+			})
 		},
 	}
 }

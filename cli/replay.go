@@ -24,7 +24,7 @@ func replayCommand() *cli.Command {
 		ArgsUsage: "PATH...",
 		Flags: append([]cli.Flag{
 			rulesFlag, presetFlag, inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag, maxRecordFlag,
-			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format: table|json|jsonl|markdown|html (default: table on a terminal, json otherwise)"},
+			formatFlag("replay", "", "report format: %s (default: table on a terminal, json otherwise)"), outputFlag("replay"),
 			&cli.StringFlag{Name: "fail-on", Value: "never", Usage: "exit 1 when any call is: steer (steered or worse)|block (blocked, deduped or halted)|harmful|never"},
 			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
 		}, slices.Concat(inputFlags, replayFlags)...),
@@ -37,7 +37,7 @@ func replayCommand() *cli.Command {
 			if err := checkInputFormat(c); err != nil {
 				return err
 			}
-			format, err := reportFormat(c, report.FormatNames())
+			format, err := reportFormat(c, "replay")
 			if err != nil {
 				return err
 			}
@@ -49,7 +49,7 @@ func replayCommand() *cli.Command {
 			if err != nil {
 				return usageError("%v", err)
 			}
-			opt, err := reportOptions(c, outputFile(c))
+			opt, err := reportOptions(c, reportTarget(c))
 			if err != nil {
 				return err
 			}
@@ -73,10 +73,15 @@ func replayCommand() *cli.Command {
 			}
 			opt.Partial = shard.partial(files, []*rules.Rules{r}, counter.Name(), len(early))
 			prog := newProgress(c)
+			dest, err := openReport(c, prog.ErasingOnTerminal(c.App.Writer))
+			if err != nil {
+				return err
+			}
+			defer dest.finish(errAborted)
 			read, stopProgress := prog.Watch(files)
 			in.BytesRead, in.Keep = read, sessionKeep(c)
 			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.Update}
-			out := prog.ErasingOnTerminal(c.App.Writer)
+			out := dest.w
 			var jl *report.JSONL
 			if format == "jsonl" {
 				jl = report.NewJSONL(out, opt)
@@ -112,7 +117,7 @@ func replayCommand() *cli.Command {
 			} else {
 				err = report.Render(format, out, rep, opt)
 			}
-			if err != nil {
+			if err = dest.finish(err); err != nil {
 				return cli.Exit(err.Error(), ExitUsage)
 			}
 			printProblems(c, rep.Problems, rep.Summary.Problems)

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v2"
 
@@ -20,7 +21,7 @@ func sweepCommand() *cli.Command {
 		ArgsUsage: "PATH...",
 		Flags: append([]cli.Flag{rulesFlag, presetFlag,
 			&cli.StringSliceFlag{Name: "vary", Usage: "`KEY=RANGE` to vary, e.g. tools.class:read.block_at=2..6 or detectors.repeat.block_at=3,5 (repeatable: the cross product is replayed)"},
-		}, tuningFlags...),
+		}, tuningFlags("sweep")...),
 		Action: func(c *cli.Context) error {
 			format, err := tuningFormat(c)
 			if err != nil {
@@ -73,10 +74,9 @@ func sweepCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			if err := report.Sweep(format, c.App.Writer, base.Name+" ("+base.Source+")", rows, facts, opt); err != nil {
-				return cli.Exit(err.Error(), ExitUsage)
-			}
-			return nil
+			return writeReport(c, func(w io.Writer) error {
+				return report.Sweep(format, w, base.Name+" ("+base.Source+")", rows, facts, opt)
+			})
 		},
 	}
 }

@@ -18,10 +18,11 @@ import (
 
 func tuneCommand() *cli.Command {
 	var flags []cli.Flag
-	for _, f := range tuningFlags {
-		// tune prints one table (the rules file is its product) and
-		// chooses on the whole corpus, not on a shard's part of it.
-		if n := f.Names()[0]; n != "format" && n != "shard" {
+	for _, f := range tuningFlags("sweep") {
+		// tune prints one table (the rules file is its product, its own
+		// --output) and chooses on the whole corpus, not on a shard's
+		// part of it.
+		if n := f.Names()[0]; n != "format" && n != "shard" && n != "output" {
 			flags = append(flags, f)
 		}
 	}

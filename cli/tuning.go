@@ -17,7 +17,7 @@ import (
 
 // tuningFormat picks the report format of compare and sweep.
 func tuningFormat(c *cli.Context) (string, error) {
-	return reportFormat(c, report.TuningFormats())
+	return reportFormat(c, c.Command.Name)
 }
 
 // tuningOptions are the report options of compare and sweep once the
@@ -25,7 +25,7 @@ func tuningFormat(c *cli.Context) (string, error) {
 // and the first report's input problems set.
 func tuningOptions(c *cli.Context, counter tokens.Counter, partial *analyze.Partial, problems []analyze.Problem) (report.Options, error) {
 	warnApproximated(c, counter)
-	opt, err := reportOptions(c, outputFile(c))
+	opt, err := reportOptions(c, reportTarget(c))
 	if err != nil {
 		return opt, err
 	}
@@ -81,5 +81,9 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter, 
 	return reports, facts, partial, nil
 }
 
-var tuningFlags = append([]cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag, maxRecordFlag,
-	&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "table|json|csv|markdown|html (default: table on a terminal, json otherwise)"}}, inputFlags...)
+// tuningFlags are the flags compare and sweep share; command names the
+// one whose formats --format lists.
+func tuningFlags(command string) []cli.Flag {
+	return append([]cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag, maxRecordFlag,
+		formatFlag(command, "", "%s (default: table on a terminal, json otherwise)"), outputFlag(command)}, inputFlags...)
+}

@@ -1,9 +1,9 @@
 package ingest
 
 // loopgate's own decision log (`loopgate hook --log FILE`, or --shadow):
-// one JSON object per line, each tagged "loopgate": "decision-log/1", for
-// every prompt, compaction, call and result the live hook saw in any
-// number of sessions (docs/live.md). Reading it as a transcript is what
+// one JSON object per line (internal/decisionlog's Record), each tagged
+// "loopgate": "decision-log/1", for every prompt, compaction, call and
+// result the live hook saw in any number of sessions (docs/live.md). Reading it as a transcript is what
 // lets `loopgate replay LOG` score rules on live traffic.
 //
 // Readings taken:
@@ -22,14 +22,10 @@ package ingest
 //     the log, with its line.
 
 import (
-	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/decisionlog"
 )
 
 const formatDecisionLog = "loopgate-decisions"
-
-// decisionLogTag must equal live.DecisionLogTag (checked by
-// TestShadowLogReplays).
-const decisionLogTag = "decision-log/1"
 
 func init() {
 	register(&Format{
@@ -38,25 +34,9 @@ func init() {
 		Reads:      "loopgate hook's decision log (--log FILE, or --shadow): the calls and results a live agent's hook saw, to replay under any rules.",
 		Detection:  `JSONL whose first record has "loopgate": "decision-log/1".`,
 		Priority:   5,
-		Sniff:      func(h *Head) bool { return !h.Array && h.String("loopgate") == decisionLogTag },
+		Sniff:      func(h *Head) bool { return !h.Array && h.String("loopgate") == decisionlog.Tag },
 		ParseLines: parseDecisionLog,
 	})
-}
-
-type dlLine struct {
-	Loopgate string  `json:"loopgate"`
-	Time     string  `json:"time"`
-	Session  string  `json:"session"`
-	Scope    string  `json:"scope"`
-	Event    string  `json:"event"`
-	CallID   string  `json:"call_id"`
-	Tool     string  `json:"tool"`
-	Args     *string `json:"args"`
-	Request  string  `json:"request"`
-	CallTime string  `json:"call_time"`
-	Result   *string `json:"result"`
-	IsError  bool    `json:"is_error"`
-	Problem  string  `json:"problem"`
 }
 
 type dlSession struct {
@@ -69,7 +49,7 @@ type dlSession struct {
 func parseDecisionLog(lr *LineReader, _ *Head, out *Sink) {
 	byKey := map[[2]string]*dlSession{}
 	var order []*dlSession
-	get := func(l *dlLine, n int) *dlSession {
+	get := func(l *decisionlog.Record, n int) *dlSession {
 		scope := l.Scope
 		if scope == "" {
 			scope = "main"
@@ -91,13 +71,13 @@ func parseDecisionLog(lr *LineReader, _ *Head, out *Sink) {
 		if !ok {
 			break
 		}
-		var l dlLine
-		if err := jsonx.Unmarshal(line, &l); err != nil {
+		l, err := decisionlog.Decode(line)
+		if err != nil {
 			out.BadLine(lr, n, err)
 			continue
 		}
-		if l.Loopgate != decisionLogTag {
-			out.Problemf(n, "not a loopgate decision log line (no \"loopgate\": %q)", decisionLogTag)
+		if l.Loopgate != decisionlog.Tag {
+			out.Problemf(n, "not a loopgate decision log line (no \"loopgate\": %q)", decisionlog.Tag)
 			continue
 		}
 		t := parseTime(l.Time)

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/loopgate/loopgate/internal/decisionlog"
 )
 
 // The lab runs only when asked (scripts/lab.sh sets LOOPGATE_LAB=1): it
@@ -293,20 +295,10 @@ func (l *lab) loopgateJSON(v any, args ...string) error {
 	return json.Unmarshal(out, v)
 }
 
-// decisionLog reads the hook's decision log: the call lines, in order, per
-// session scope.
-type logLine struct {
-	Event    string `json:"event"`
-	Session  string `json:"session"`
-	Scope    string `json:"scope"`
-	Call     int    `json:"call"`
-	Tool     string `json:"tool"`
-	Args     string `json:"args"`
-	Action   string `json:"action"`
-	Detector string `json:"detector"`
-	Message  string `json:"message"`
-}
+// logLine is a line of the hook's decision log.
+type logLine = decisionlog.Record
 
+// readLog reads the hook's decision log, its lines in order.
 func readLog(path string) ([]logLine, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -317,8 +309,8 @@ func readLog(path string) ([]logLine, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<26)
 	for sc.Scan() {
-		var l logLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+		l, err := decisionlog.Decode(sc.Bytes())
+		if err != nil {
 			return nil, fmt.Errorf("%s: %v", path, err)
 		}
 		out = append(out, l)

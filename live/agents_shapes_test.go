@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopgate/loopgate/internal/decisionlog"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -260,7 +261,7 @@ func resultCalls(t *testing.T, log string) []int {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var l DecisionLine
+		var l decisionlog.Record
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatal(err)
 		}
@@ -379,7 +380,7 @@ func TestSidechainScopes(t *testing.T) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var l DecisionLine
+		var l decisionlog.Record
 		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Event == "call" {
 			got[l.CallID] = l.Scope
 		}

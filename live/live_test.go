@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopgate/loopgate/internal/decisionlog"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -112,19 +113,19 @@ func TestShadowNeverStops(t *testing.T) {
 	}
 }
 
-func readLines(t *testing.T, path string) []DecisionLine {
+func readLines(t *testing.T, path string) []decisionlog.Record {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []DecisionLine
+	var out []decisionlog.Record
 	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-		var l DecisionLine
+		var l decisionlog.Record
 		if err := json.Unmarshal(line, &l); err != nil {
 			t.Fatalf("%v: %s", err, line)
 		}
-		if l.Loopgate != DecisionLogTag {
+		if l.Loopgate != decisionlog.Tag {
 			t.Errorf("line without the tag: %s", line)
 		}
 		out = append(out, l)

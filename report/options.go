@@ -13,15 +13,13 @@
 // styles of this file for every output. report imports analyze (the
 // results), ingest (the normalized stream's types, for inspect and
 // problems) and the internal redact and jsonx helpers; it reads no files
-// and decides nothing. A new replay format is a file here and a line in
-// renderers; compare and sweep list theirs in TuningFormats.
+// and decides nothing. A new format is a file here and a line in the
+// output registry (outputs.go), which every command's --format reads.
 package report
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/fatih/color"
@@ -72,37 +70,6 @@ func (o Options) width() int {
 		return DefaultWidth
 	}
 	return o.Width
-}
-
-// renderers by --format name.
-var renderers = map[string]func(io.Writer, *analyze.Report, Options) error{
-	"table":    Table,
-	"json":     JSON,
-	"jsonl":    renderJSONL,
-	"markdown": Markdown,
-	"html":     HTML,
-}
-
-// FormatNames lists the --format values Render accepts, sorted.
-func FormatNames() []string {
-	names := make([]string, 0, len(renderers))
-	for n := range renderers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// Render writes rep in the named format.
-func Render(format string, w io.Writer, rep *analyze.Report, opt Options) error {
-	r, ok := renderers[format]
-	if !ok {
-		return fmt.Errorf("unknown report format %q (known: %s)", format, strings.Join(FormatNames(), ", "))
-	}
-	if rep == nil {
-		rep = &analyze.Report{}
-	}
-	return r(w, rep, opt)
 }
 
 // renderJSONL writes a finished report as JSON lines: the streaming writer

@@ -167,7 +167,7 @@ func TestGolden(t *testing.T) {
 	for _, g := range goldenReports {
 		formats := g.formats
 		if formats == nil {
-			formats = FormatNames()
+			formats = FormatNames("replay")
 		}
 		for _, format := range formats {
 			name := g.name + "." + goldenExt[format]
@@ -215,7 +215,7 @@ func TestSecretsRedacted(t *testing.T) {
 		"table":    {secretOpenAI, secretGitHub},
 		"markdown": {secretOpenAI, secretGitHub},
 	}
-	for _, format := range FormatNames() {
+	for _, format := range FormatNames("replay") {
 		for _, redact := range []bool{true, false} {
 			var buf bytes.Buffer
 			// A wide table keeps whole arguments, so that a secret cannot
@@ -248,7 +248,7 @@ func TestSecretsRedacted(t *testing.T) {
 
 func TestRenderDoesNotMutate(t *testing.T) {
 	rep := fullReport()
-	for _, format := range FormatNames() {
+	for _, format := range FormatNames("replay") {
 		if err := Render(format, &bytes.Buffer{}, rep, Options{Redact: true}); err != nil {
 			t.Fatal(err)
 		}
@@ -424,7 +424,7 @@ func TestRenderEdgeCases(t *testing.T) {
 	rep.Sessions[1].Timeline = strings.Repeat("....B|", 200000)
 	rep.Sessions = append(rep.Sessions, analyze.SessionResult{Decisions: []analyze.Decision{{}}})
 	rep.Problems = append(rep.Problems, analyze.Problem{})
-	for _, format := range FormatNames() {
+	for _, format := range FormatNames("replay") {
 		for _, width := range []int{-5, 1, 30, 1000} {
 			var buf bytes.Buffer
 			if err := Render(format, &buf, rep, Options{Redact: true, Width: width, MaxDecisions: 1}); err != nil {

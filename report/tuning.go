@@ -14,9 +14,6 @@ import (
 // This file renders the tuning commands: compare (presets or rules files
 // side by side) and sweep (a grid of settings with its Pareto front).
 
-// TuningFormats are the formats compare and sweep write.
-func TuningFormats() []string { return []string{"table", "json", "csv", "markdown", "html"} }
-
 // tuningColumns are the summary columns every tuning row shows.
 var tuningColumns = []string{"steered", "blocked", "deduped", "halted", "harmful", "redundant", "precision", "stopped_actions", "recall", "tokens_saved", "context_tokens_saved"}
 
@@ -61,52 +58,59 @@ type sweepJSON struct {
 	Partial  *analyze.Partial    `json:"partial,omitempty"`
 }
 
-// Compare writes compare rows in a tuning format. corpus holds the facts
-// that no rules change; each row's summary has what its rules did.
-func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analyze.CorpusFacts, opt Options) error {
-	rows = preparedCompareRows(rows, opt)
-	labels := compareLabels(rows)
-	switch format {
-	case "html":
-		return compareHTML(w, rows, corpus, opt)
-	case "json":
-		return writeJSON(w, compareJSON{corpus, rows, preparedProblems(opt.Problems, opt), opt.Partial}, "  ")
-	case "csv":
-		cw := csv.NewWriter(w)
-		cw.Write(append(append([]string{"name", "source"}, tuningColumns...), "group"))
-		for _, r := range rows {
-			cw.Write(append(append([]string{r.Name, r.Source}, tuningCells(r.Summary, false)...), r.Group))
-		}
-		cw.Flush()
-		return cw.Error()
-	case "markdown":
-		var b strings.Builder
-		fmt.Fprintf(&b, "## loopgate compare\n\n%s\n\n", corpusLine(corpus))
-		b.WriteString("| Rules | " + strings.Join(tuningHeader, " | ") + " |\n|---|" + strings.Repeat("---:|", len(tuningHeader)) + "\n")
-		for i, r := range rows {
-			if g, ok := groupStarts(rows, i); ok {
-				b.WriteString("| **" + mdText(g) + "** |" + strings.Repeat(" |", len(tuningHeader)) + "\n")
-			}
-			b.WriteString("| " + mdCode(labels[i]) + " | " + strings.Join(tuningCells(r.Summary, true), " | ") + " |\n")
-		}
-		_, err := io.WriteString(w, b.String())
-		return err
-	case "table":
-		t := &textWriter{opt: opt}
-		t.heading("Compare")
-		t.printf("%s\n\n", corpusLine(corpus))
-		tab := t.newTable(tuningAlign(1))
-		tab.Header(append([]string{"Rules"}, tuningHeader...))
-		for i, r := range rows {
-			if g, ok := groupStarts(rows, i); ok {
-				t.append(tab, stringsToAny(append([]string{paint(opt.Color, ansiBold, g)}, make([]string, len(tuningHeader))...))...)
-			}
-			t.append(tab, stringsToAny(append([]string{labels[i]}, tuningCells(r.Summary, true)...))...)
-		}
-		t.render(tab)
-		return t.flushTo(w)
+// compare's writers (CompareFormats): each shows the rows redacted as
+// opt asks.
+
+func compareHTMLReport(w io.Writer, c Comparison, opt Options) error {
+	return compareHTML(w, preparedCompareRows(c.Rows, opt), c.Corpus, opt)
+}
+
+func compareJSONReport(w io.Writer, c Comparison, opt Options) error {
+	return writeJSON(w, compareJSON{c.Corpus, preparedCompareRows(c.Rows, opt), preparedProblems(opt.Problems, opt), opt.Partial}, "  ")
+}
+
+func compareCSV(w io.Writer, c Comparison, opt Options) error {
+	cw := csv.NewWriter(w)
+	cw.Write(append(append([]string{"name", "source"}, tuningColumns...), "group"))
+	for _, r := range preparedCompareRows(c.Rows, opt) {
+		cw.Write(append(append([]string{r.Name, r.Source}, tuningCells(r.Summary, false)...), r.Group))
 	}
-	return fmt.Errorf("unknown format %q (one of %s)", format, strings.Join(TuningFormats(), ", "))
+	cw.Flush()
+	return cw.Error()
+}
+
+func compareMarkdown(w io.Writer, c Comparison, opt Options) error {
+	rows := preparedCompareRows(c.Rows, opt)
+	labels := compareLabels(rows)
+	var b strings.Builder
+	fmt.Fprintf(&b, "## loopgate compare\n\n%s\n\n", corpusLine(c.Corpus))
+	b.WriteString("| Rules | " + strings.Join(tuningHeader, " | ") + " |\n|---|" + strings.Repeat("---:|", len(tuningHeader)) + "\n")
+	for i, r := range rows {
+		if g, ok := groupStarts(rows, i); ok {
+			b.WriteString("| **" + mdText(g) + "** |" + strings.Repeat(" |", len(tuningHeader)) + "\n")
+		}
+		b.WriteString("| " + mdCode(labels[i]) + " | " + strings.Join(tuningCells(r.Summary, true), " | ") + " |\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func compareTable(w io.Writer, c Comparison, opt Options) error {
+	rows := preparedCompareRows(c.Rows, opt)
+	labels := compareLabels(rows)
+	t := &textWriter{opt: opt}
+	t.heading("Compare")
+	t.printf("%s\n\n", corpusLine(c.Corpus))
+	tab := t.newTable(tuningAlign(1))
+	tab.Header(append([]string{"Rules"}, tuningHeader...))
+	for i, r := range rows {
+		if g, ok := groupStarts(rows, i); ok {
+			t.append(tab, stringsToAny(append([]string{paint(opt.Color, ansiBold, g)}, make([]string, len(tuningHeader))...))...)
+		}
+		t.append(tab, stringsToAny(append([]string{labels[i]}, tuningCells(r.Summary, true)...))...)
+	}
+	t.render(tab)
+	return t.flushTo(w)
 }
 
 // groupStarts reports whether row i is the first of its group, and the
@@ -156,75 +160,92 @@ func sourceLabel(name, source string) string {
 	return source
 }
 
-// Sweep writes sweep rows in a tuning format; rows on the Pareto front are
-// marked with "*" (table, markdown) or pareto=true (json, csv).
-func Sweep(format string, w io.Writer, base string, rows []analyze.SweepRow, corpus analyze.CorpusFacts, opt Options) error {
+// sweep's writers (SweepFormats). sweepBase is the base rules' label as
+// shown (redacted as opt asks); sweepKeys the varied keys, the columns
+// before the summary's; sweepValues a row's values of them.
+
+func sweepBase(d SweepResult, opt Options) string {
 	if opt.Redact {
-		base = Redact(base)
+		return Redact(d.Base)
 	}
+	return d.Base
+}
+
+func sweepKeys(rows []analyze.SweepRow) []string {
 	var keys []string
 	if len(rows) > 0 {
 		for _, s := range rows[0].Settings {
 			keys = append(keys, s.Key)
 		}
 	}
-	values := func(r analyze.SweepRow) []string {
-		v := make([]string, len(r.Settings))
-		for i, s := range r.Settings {
-			v[i] = s.Value
-		}
-		return v
+	return keys
+}
+
+func sweepValues(r analyze.SweepRow) []string {
+	v := make([]string, len(r.Settings))
+	for i, s := range r.Settings {
+		v[i] = s.Value
 	}
-	switch format {
-	case "html":
-		return sweepHTML(w, base, rows, corpus, opt)
-	case "json":
-		return writeJSON(w, sweepJSON{base, corpus, rows, preparedProblems(opt.Problems, opt), opt.Partial}, "  ")
-	case "csv":
-		cw := csv.NewWriter(w)
-		cw.Write(append(append(append([]string{}, keys...), tuningColumns...), "pareto"))
-		for _, r := range rows {
-			cw.Write(append(append(values(r), tuningCells(r.Summary, false)...), strconv.FormatBool(r.Pareto)))
-		}
-		cw.Flush()
-		return cw.Error()
-	case "markdown":
-		var b strings.Builder
-		fmt.Fprintf(&b, "## loopgate sweep over `%s`\n\n%s Rows marked ★ are on the savings/harm Pareto front; the base row is the rules as they are, unvaried.\n\n", mdText(base), corpusLine(corpus))
-		head := append(append([]string{""}, keys...), tuningHeader...)
-		b.WriteString("| " + strings.Join(head, " | ") + " |\n|---|" + strings.Repeat("---|", len(keys)) + strings.Repeat("---:|", len(tuningHeader)) + "\n")
-		for _, r := range rows {
-			mark := ""
-			if r.Pareto {
-				mark = "★"
-			}
-			if r.Base {
-				mark = strings.TrimSpace("base " + mark)
-			}
-			b.WriteString("| " + mark + " | " + strings.Join(values(r), " | ") + " | " + strings.Join(tuningCells(r.Summary, true), " | ") + " |\n")
-		}
-		_, err := io.WriteString(w, b.String())
-		return err
-	case "table":
-		t := &textWriter{opt: opt}
-		t.heading("Sweep over " + base)
-		t.printf("%s\n* = on the Pareto front: no other row saves more (context tokens) with as few harmful stops;\nbase = the rules as they are, unvaried.\n\n", corpusLine(corpus))
-		tab := t.newTable(tuningAlign(1 + len(keys)))
-		tab.Header(append(append([]string{""}, keys...), tuningHeader...))
-		for _, r := range rows {
-			mark := ""
-			if r.Pareto {
-				mark = paint(opt.Color, ansiBold, "*")
-			}
-			if r.Base {
-				mark = "base" + mark
-			}
-			t.append(tab, stringsToAny(append(append([]string{mark}, values(r)...), tuningCells(r.Summary, true)...))...)
-		}
-		t.render(tab)
-		return t.flushTo(w)
+	return v
+}
+
+func sweepHTMLReport(w io.Writer, d SweepResult, opt Options) error {
+	return sweepHTML(w, sweepBase(d, opt), d.Rows, d.Corpus, opt)
+}
+
+func sweepJSONReport(w io.Writer, d SweepResult, opt Options) error {
+	return writeJSON(w, sweepJSON{sweepBase(d, opt), d.Corpus, d.Rows, preparedProblems(opt.Problems, opt), opt.Partial}, "  ")
+}
+
+func sweepCSV(w io.Writer, d SweepResult, opt Options) error {
+	cw := csv.NewWriter(w)
+	cw.Write(append(append(append([]string{}, sweepKeys(d.Rows)...), tuningColumns...), "pareto"))
+	for _, r := range d.Rows {
+		cw.Write(append(append(sweepValues(r), tuningCells(r.Summary, false)...), strconv.FormatBool(r.Pareto)))
 	}
-	return fmt.Errorf("unknown format %q (one of %s)", format, strings.Join(TuningFormats(), ", "))
+	cw.Flush()
+	return cw.Error()
+}
+
+func sweepMarkdown(w io.Writer, d SweepResult, opt Options) error {
+	keys := sweepKeys(d.Rows)
+	var b strings.Builder
+	fmt.Fprintf(&b, "## loopgate sweep over `%s`\n\n%s Rows marked ★ are on the savings/harm Pareto front; the base row is the rules as they are, unvaried.\n\n", mdText(sweepBase(d, opt)), corpusLine(d.Corpus))
+	head := append(append([]string{""}, keys...), tuningHeader...)
+	b.WriteString("| " + strings.Join(head, " | ") + " |\n|---|" + strings.Repeat("---|", len(keys)) + strings.Repeat("---:|", len(tuningHeader)) + "\n")
+	for _, r := range d.Rows {
+		mark := ""
+		if r.Pareto {
+			mark = "★"
+		}
+		if r.Base {
+			mark = strings.TrimSpace("base " + mark)
+		}
+		b.WriteString("| " + mark + " | " + strings.Join(sweepValues(r), " | ") + " | " + strings.Join(tuningCells(r.Summary, true), " | ") + " |\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func sweepTable(w io.Writer, d SweepResult, opt Options) error {
+	keys := sweepKeys(d.Rows)
+	t := &textWriter{opt: opt}
+	t.heading("Sweep over " + sweepBase(d, opt))
+	t.printf("%s\n* = on the Pareto front: no other row saves more (context tokens) with as few harmful stops;\nbase = the rules as they are, unvaried.\n\n", corpusLine(d.Corpus))
+	tab := t.newTable(tuningAlign(1 + len(keys)))
+	tab.Header(append(append([]string{""}, keys...), tuningHeader...))
+	for _, r := range d.Rows {
+		mark := ""
+		if r.Pareto {
+			mark = paint(opt.Color, ansiBold, "*")
+		}
+		if r.Base {
+			mark = "base" + mark
+		}
+		t.append(tab, stringsToAny(append(append([]string{mark}, sweepValues(r)...), tuningCells(r.Summary, true)...))...)
+	}
+	t.render(tab)
+	return t.flushTo(w)
 }
 
 func corpusLine(s analyze.CorpusFacts) string {

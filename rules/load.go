@@ -64,7 +64,7 @@ func parseWith(data []byte, source string, preset func(string) (*Rules, error)) 
 	if len(data) > MaxFileSize {
 		return nil, fmt.Errorf("%s: the rules file is larger than %d bytes", source, MaxFileSize)
 	}
-	file := yamlstrict.File{Path: source, Noun: "rules file"}
+	file := yamlstrict.File{Path: source, Noun: "rules file", NoAliases: true}
 	root, err := file.Decode(data)
 	if err != nil {
 		return nil, err
@@ -152,7 +152,7 @@ func fieldsOf(t reflect.Type) ([]string, map[string]int) {
 
 func (d *decoder) checkNode(n *yaml.Node, path string) error {
 	if n.Kind == yaml.AliasNode {
-		return d.errf(n, "aliases (*%s) are not allowed in rules files; write the value out %s", n.Value, yamlstrict.Where(path))
+		return d.file.AliasRefused(n, yamlstrict.Where(path))
 	}
 	return nil
 }
@@ -173,34 +173,15 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string, skip 
 		extra = append(extra, k) // valid here too (extends), for suggestions
 	}
 	sort.Strings(extra)
-	names = append(names, extra...)
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, val := n.Content[i], n.Content[i+1]
-		if err := d.checkNode(k, path); err != nil {
-			return err
-		}
-		if k.Kind != yaml.ScalarNode {
-			return d.file.KeyNotWord(k, yamlstrict.Where(path))
-		}
-		if first, dup := seen[k.Value]; dup {
-			return d.file.RepeatedKey(k, yamlstrict.Where(path), first)
-		}
-		seen[k.Value] = k.Line
+	names = append(append([]string{}, names...), extra...)
+	return d.file.Entries(n, yamlstrict.Where(path), names, func(k, val *yaml.Node) error {
 		if skip[k.Value] {
-			continue
-		}
-		fi, ok := idx[k.Value]
-		if !ok {
-			return d.file.UnknownKey(k, yamlstrict.Where(path), names)
+			return nil
 		}
 		p := join(path, k.Value)
 		d.lines[p] = k.Line
-		if err := d.decodeValue(val, v.Field(fi), p); err != nil {
-			return err
-		}
-	}
-	return nil
+		return d.decodeValue(val, v.Field(idx[k.Value]), p)
+	})
 }
 
 func mustNames(t reflect.Type) []string {

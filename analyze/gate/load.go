@@ -51,7 +51,7 @@ func Parse(data []byte, path string) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	return l.gate(resolveAlias(root))
+	return l.gate(yamlstrict.Resolve(root))
 }
 
 type gateLoader struct {
@@ -64,27 +64,6 @@ func (l *gateLoader) errf(n *yaml.Node, format string, a ...any) error {
 	return l.file.Errorf(n, format, a...)
 }
 
-// resolveAlias follows an alias to the node it names, returned as a
-// shallow copy placed at the alias (its children are shared), so that an
-// error about the value as a whole ("must be a mapping") names the line
-// where it is used rather than where its anchor is. Nothing is expanded:
-// an alias bomb costs no more than its text.
-func resolveAlias(n *yaml.Node) *yaml.Node {
-	if n == nil || n.Kind != yaml.AliasNode {
-		return n
-	}
-	at := n
-	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth < 32; depth++ {
-		n = n.Alias
-	}
-	if n == nil {
-		return at
-	}
-	c := *n
-	c.Line, c.Column = at.Line, at.Column
-	return &c
-}
-
 // mapping checks that n, named what, is a mapping with only the allowed
 // keys, none repeated, and returns its values by key (and the key nodes,
 // for lines). where places its keys in errors (yamlstrict.Where).
@@ -94,19 +73,12 @@ func (l *gateLoader) mapping(n *yaml.Node, what, where string, allowed []string)
 	}
 	vals := map[string]*yaml.Node{}
 	keys := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], resolveAlias(n.Content[i+1])
-		if k.Kind != yaml.ScalarNode {
-			return nil, nil, l.file.KeyNotWord(k, where)
-		}
-		if prev, dup := keys[k.Value]; dup {
-			return nil, nil, l.file.RepeatedKey(k, where, prev.Line)
-		}
-		if !slices.Contains(allowed, k.Value) {
-			return nil, nil, l.file.UnknownKey(k, where, allowed)
-		}
-		keys[k.Value] = k
-		vals[k.Value] = v
+	err := l.file.Entries(n, where, allowed, func(k, v *yaml.Node) error {
+		keys[k.Value], vals[k.Value] = k, yamlstrict.Resolve(v)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return vals, keys, nil
 }
@@ -261,7 +233,7 @@ func (l *gateLoader) gate(root *yaml.Node) (*Gate, error) {
 	names := map[string]int{}
 	slugs := map[string]int{}
 	for i, cn := range casesNode.Content {
-		c, err := l.gateCase(resolveAlias(cn), i+1, base)
+		c, err := l.gateCase(yamlstrict.Resolve(cn), i+1, base)
 		if err != nil {
 			return nil, err
 		}
@@ -564,7 +536,7 @@ func (l *gateLoader) callList(n *yaml.Node) ([]CallExpectation, error) {
 	}
 	var out []CallExpectation
 	for _, item := range n.Content {
-		ce, err := l.callExpectation(resolveAlias(item))
+		ce, err := l.callExpectation(yamlstrict.Resolve(item))
 		if err != nil {
 			return nil, err
 		}

@@ -20,24 +20,58 @@ import (
 // *TempError, for a caller whose message names path and not the
 // temporary file.
 func Write(path string, data []byte, pattern string, perm fs.FileMode) error {
+	f, err := Create(path, pattern, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+// File is a file written in place of another: its data goes to a
+// temporary file beside path until Commit renames it over path; Abort
+// (or a failed Commit) removes it and leaves path as it was. For data
+// written as it is made (a report streamed to --output FILE), where Write
+// would need it whole in memory first.
+type File struct {
+	*os.File
+	path string
+	perm fs.FileMode
+}
+
+// Create starts a File in place of path, with mode perm once committed;
+// pattern names the temporary file as os.CreateTemp does. Its error is a
+// *TempError.
+func Create(path, pattern string, perm fs.FileMode) (*File, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
 	if err != nil {
-		return &TempError{err}
+		return nil, &TempError{err}
 	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	return &File{File: tmp, path: path, perm: perm}, nil
+}
+
+// Commit closes the file and renames it over its path.
+func (f *File) Commit() error {
+	err := f.File.Close()
+	if err == nil {
+		err = os.Chmod(f.Name(), f.perm)
 	}
 	if err == nil {
-		err = os.Chmod(tmp.Name(), perm)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = os.Rename(f.Name(), f.path)
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
+		os.Remove(f.Name())
 	}
 	return err
+}
+
+// Abort closes and removes the file; its path is left as it was.
+func (f *File) Abort() {
+	f.File.Close()
+	os.Remove(f.Name())
 }
 
 // TempError is the error of making the temporary file: Err is

@@ -58,3 +58,47 @@ func TestWrite(t *testing.T) {
 		t.Errorf("writing into a missing directory: %v, want a TempError of a missing file", err)
 	}
 }
+
+// TestCreate: a File written in parts replaces its path only when
+// committed; until then, and after Abort, the old file stands and no
+// temporary file is left.
+func TestCreate(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		commit bool
+		want   string
+	}{
+		{"committed", true, "part one, part two"},
+		{"aborted", false, "old"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "report.json")
+			if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Create(path, ".report.tmp*", 0o640)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("part one, ")
+			if got, _ := os.ReadFile(path); string(got) != "old" {
+				t.Errorf("while being written, the path holds %q", got)
+			}
+			f.WriteString("part two")
+			if tc.commit {
+				if err := f.Commit(); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				f.Abort()
+			}
+			if got, _ := os.ReadFile(path); string(got) != tc.want {
+				t.Errorf("the path holds %q, want %q", got, tc.want)
+			}
+			if left, _ := filepath.Glob(filepath.Join(dir, ".report.tmp*")); len(left) > 0 {
+				t.Errorf("temporary files left: %v", left)
+			}
+		})
+	}
+}

@@ -21,6 +21,11 @@ type File struct {
 	// Needs ends the error of an empty file with what it must hold ("it
 	// needs a cases: list"); "" says nothing more.
 	Needs string
+	// NoAliases refuses aliases where the loader meets them (Entries,
+	// AliasRefused): a rules file is read once per run and edited by
+	// hand, and a value written out is clearer; a gate file follows them
+	// (Resolve).
+	NoAliases bool
 }
 
 // Error is a mistake in a file, at a line of it (Line 0: the file as a
