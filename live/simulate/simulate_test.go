@@ -154,10 +154,10 @@ func TestHookEquivalence(t *testing.T) {
 			if calls < 100 {
 				t.Errorf("only %d calls simulated", calls)
 			}
-			// The hook kept snapshots of its sessions (live's
-			// snapshot.go), which later calls start from: the comparison
+			// The hook kept checkpoints of its sessions (live's
+			// checkpoint.go), which later calls start from: the comparison
 			// covers that path, not only the rebuild from the log
-			// (TestSnapshotEquivalence counts the calls that restored one).
+			// (TestCheckpointEquivalence counts the calls that restored one).
 			snaps := 0
 			_ = filepath.WalkDir(sim.StateDir, func(p string, d os.DirEntry, err error) error {
 				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".snap") {
