@@ -21,13 +21,6 @@ func ResultFacts(result string, isError bool) (norm string, failed bool) {
 	return normalizeFailed(result, isError, nil)
 }
 
-// ResultFactsWithMembers is ResultFacts of a result whose top-level
-// resultmembers.Keys members a reader already noted (nil: not noted), as
-// jsonx.TopLevelFields(result, resultmembers.Keys[:]...) gives them.
-func ResultFactsWithMembers(result string, isError bool, members *resultmembers.Members) (norm string, failed bool) {
-	return normalizeFailed(result, isError, members)
-}
-
 // resultWindow bounds where appended guard notes are looked for: at the
 // tail of a result, so that a multi-megabyte result is not scanned whole.
 const resultWindow = 4096

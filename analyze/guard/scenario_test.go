@@ -930,7 +930,7 @@ func TestNanobotParallelLookups(t *testing.T) {
 	var vs []Verdict
 	for _, q := range []string{"Example 2.4 release date", "example 2.4 release date ", "Example 2.4 Release Date"} {
 		args := `{"query":` + jsonx.Quote(q) + `}`
-		ev := &CallEvent{Tool: "web_search", Class: "web_search", Args: mustArgs(t, args), ArgsOK: true, ArgsRaw: args}
+		ev := &CallEvent{Tool: "web_search", Class: "web_search", args: mustArgs(t, args), argsGiven: true, ArgsOK: true, ArgsRaw: args}
 		evs = append(evs, ev)
 		vs = append(vs, g.Before(ev))
 	}
