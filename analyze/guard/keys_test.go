@@ -179,7 +179,7 @@ func TestNumberTwin(t *testing.T) {
 				t.Errorf("%s, %s: twin keyed %q (%v, #%d, tool %d), afresh %q (%v, #%d, tool %d)",
 					name, tool, got.key, got.hasKey, got.kidx, gotTool, want.key, want.hasKey, want.kidx, wantTool)
 			}
-			if r.KeySortsMembers() && got.key != prev.key {
+			if keySortsMembers(r) && got.key != prev.key {
 				t.Errorf("%s, %s: sorted keys differ: %q, %q", name, tool, got.key, prev.key)
 			}
 			// A twin keyed under another index is no help.
@@ -213,7 +213,7 @@ func TestKeyIndexKeysAndNumbers(t *testing.T) {
 			v, _ := jsonx.ParseString(a)
 			ev := &CallEvent{Tool: "bash", args: &v, argsGiven: true, ArgsOK: true, ArgsRaw: a, argsCompact: true}
 			ki.memo(ev, r)
-			full, ok := r.AppendCallKeyWith(nil, r.ToolKeyFor("bash"), "bash", v, true, a)
+			full, ok := appendCallKeyWith(r, nil, toolKeyFor(r, "bash"), "bash", v, true, a)
 			if !ok || !ev.hasKey || ev.key != compactKey(string(full)) {
 				t.Fatalf("round %d: key of %.30s = %q, want %q", round, a, ev.key, compactKey(string(full)))
 			}
