@@ -66,7 +66,10 @@ func (a Action) Stops() bool { return a == Block || a == Dedup }
 // CallEvent is what the guard engine sees of one call: everything a live
 // agent would know at that moment, plus the result once it has run. It is
 // format-free: replay builds it from the ingested stream, tests build it by
-// hand, and a live agent could build it from its own loop.
+// hand, and a live agent could build it from its own loop. The guard
+// keeps in it what it works out of the call (its parsed arguments, its
+// key): an event must not change its Tool or arguments once a guard has
+// seen it, nor be given to two guards at the same time.
 type CallEvent struct {
 	// Turn is the 1-based turn (genuine user message) within the scope.
 	Turn int
@@ -74,7 +77,8 @@ type CallEvent struct {
 	Request int
 	// Index is the 1-based index of the call within its session scope.
 	Index int
-	// Tool is the tool name as written; Class its class from the rules.
+	// Tool is the tool name as written; Class its class from the rules
+	// (Rules.ClassOf), which the caller sets.
 	Tool  string
 	Class string
 	// ArgsRaw is the call's arguments as the model wrote them, and ArgsOK
@@ -144,8 +148,8 @@ type CallEvent struct {
 	// says key is set.
 	keyID uint64
 	key   string
-	// kidx is the key's number in the KeyIndex ki (valid when ki is the
-	// guard's KeyIndex; -1 without a key).
+	// kidx is the key's number in the keyIndex ki (valid when ki is the
+	// guard's keyIndex; -1 without a key).
 	ki   *keyIndex
 	kidx int32
 	tidx int32 // the tool's number in ki

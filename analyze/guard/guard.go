@@ -37,7 +37,7 @@ type Guard struct {
 	// for every detector, so "same Key and Scope" means "the guard treated
 	// these calls as the same call".
 	ids int
-	// epoch[k] is the epoch of key index k (see KeyIndex), valid while its
+	// epoch[k] is the epoch of key index k (see keyIndex), valid while its
 	// gen is egen: clearing every epoch is egen++.
 	epoch []epochEnt
 	egen  uint32
@@ -66,7 +66,7 @@ type Guard struct {
 
 	// eff caches per-(detector, tool) thresholds and messages, and
 	// roleOf the tools' roles by name; guards of the same rules that run one
-	// after the other may share them (RuleCache).
+	// after the other may share them (ruleCache).
 	eff    map[effKey]*effective
 	roleOf map[string]uint8
 
@@ -79,7 +79,7 @@ type Guard struct {
 	readers     []readerKey
 	readerPos   []int32
 	clearing    []int32
-	toolRole    []uint8 // by tool index (KeyIndex)
+	toolRole    []uint8 // by tool index (keyIndex)
 	clearsReads bool
 
 	// portable: the guard's state can be saved and restored in another
@@ -104,8 +104,8 @@ type epochEnt struct {
 type callCtx struct {
 	ev     *CallEvent
 	key    string
-	kid    int32 // the key's index (KeyIndex), when hasKey
-	tid    int32 // the tool's index (KeyIndex)
+	kid    int32 // the key's index (keyIndex), when hasKey
+	tid    int32 // the tool's index (keyIndex)
 	hasKey bool
 	// pkid is the plain key's index and hasPlain says it is set (only
 	// when a detector keys calls with key: plain; plainkey.go).

@@ -11,13 +11,13 @@ import (
 
 // The guard key of a call, and the numbering of keys: the guard's
 // counters are slices indexed by a key's number, and replay shares one
-// numbering per session over every configuration it runs (KeyIndex).
+// numbering per session over every configuration it runs (keyIndex).
 
-// KeyIndex numbers distinct call keys 0, 1, 2, ... for one key-rule set
+// keyIndex numbers distinct call keys 0, 1, 2, ... for one key-rule set
 // (rules.KeyID), so that the guard's counters are slices indexed by a
 // key's number instead of maps hashing the key's text at every access. A
 // CallEvent remembers its number next to its key (CallEvent.ki, kidx):
-// compare and sweep share one KeyIndex per prepared session and key-rule
+// compare and sweep share one keyIndex per prepared session and key-rule
 // set over all their configurations, so later configurations number no
 // key again.
 type keyIndex struct {
@@ -51,7 +51,7 @@ type toolKey struct {
 	known bool
 }
 
-// maxKeyBuf is the largest key buffer a KeyIndex keeps between calls: a
+// maxKeyBuf is the largest key buffer a keyIndex keeps between calls: a
 // rare huge key (a write_file's content) is not held for the session's life.
 const maxKeyBuf = 64 << 10
 
@@ -62,13 +62,13 @@ func newKeyIndex(r *rules.Rules, size int) *keyIndex {
 }
 
 // Serves reports whether ki numbers keys under the key section of the
-// rules r (rules.KeyID). A nil KeyIndex serves nothing.
+// rules r (rules.KeyID). A nil keyIndex serves nothing.
 func (ki *keyIndex) Serves(r *rules.Rules) bool {
 	return ki != nil && ki.keyID == r.KeyID()
 }
 
 // Number keys the event under the rules r, which ki must serve, once per
-// KeyIndex, and returns the number of its tool (0, 1, 2, ... in the order
+// keyIndex, and returns the number of its tool (0, 1, 2, ... in the order
 // ki first met them): a replay keeps its per-tool facts in slices indexed
 // by it. The event must not change its Tool or Args afterwards.
 func (ki *keyIndex) Number(ev *CallEvent, r *rules.Rules) int {
@@ -95,7 +95,7 @@ func (ki *keyIndex) NumberTwin(ev, prev *CallEvent, r *rules.Rules) int {
 
 // LendBuffer gives ki a buffer to build keys in when it has none, and
 // returns what it did not take: a replay moves one buffer from session to
-// session (TakeBuffer), where each session's KeyIndex grew one of its own.
+// session (TakeBuffer), where each session's keyIndex grew one of its own.
 func (ki *keyIndex) LendBuffer(buf []byte) []byte {
 	if ki.buf == nil {
 		ki.buf, buf = buf, nil
@@ -112,7 +112,7 @@ func (ki *keyIndex) TakeBuffer() []byte {
 }
 
 // memo sets the event's key under the rules' key section (which must be
-// ki's), and its key's and tool's numbers, once per KeyIndex.
+// ki's), and its key's and tool's numbers, once per keyIndex.
 func (ki *keyIndex) memo(ev *CallEvent, r *rules.Rules) {
 	if ev.ki == ki {
 		return
@@ -174,7 +174,7 @@ func grow[T any](s []T, i int32) []T {
 
 // callKey returns the call's key under the guard's rules, built once per
 // distinct key section (see CallEvent.keyID), in its compact form, and
-// its index in the guard's KeyIndex (numbered once per KeyIndex).
+// its index in the guard's keyIndex (numbered once per keyIndex).
 func (g *Guard) callKey(ev *CallEvent) (string, int32, bool) {
 	g.ki.memo(ev, g.r)
 	return ev.key, ev.kidx, ev.hasKey
@@ -190,7 +190,7 @@ var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 // compactKeyBytes replaces a long key by a fixed-size one: the tool, the
 // separator, a NUL byte and a 128-bit digest of the whole key. A key holds
 // the canonical arguments (a write_file call's key holds the file), and
-// keys are hashed when they are numbered (KeyIndex) and compared in
+// keys are hashed when they are numbered (keyIndex) and compared in
 // verdicts; hashing such keys whole at every map access would dominate a
 // sweep. Two distinct keys share a digest with probability about
 // 2^-128 per pair. A plain key has no raw NUL after its separator unless

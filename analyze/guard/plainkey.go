@@ -14,7 +14,7 @@ const maxPlainBuf = 64 << 10
 // plainKey sets c.pkid and c.hasPlain when a detector of the guard keys
 // calls plainly. For a tool without a key.tools entry the plain key is the
 // call's key, so its index is reused; otherwise the plain key is built and
-// numbered in the guard's KeyIndex beside the keys (the texts never meet:
+// numbered in the guard's keyIndex beside the keys (the texts never meet:
 // a detector counts by one kind of key only).
 func (g *Guard) plainKey(c *callCtx) {
 	if !g.plain {

@@ -3,13 +3,13 @@ package guard
 import "github.com/loopgate/loopgate/rules"
 
 // What guards of the same rules reuse: what they work out from the rules
-// (RuleCache), and the memory of a guard that is done, for the next one.
+// (ruleCache), and the memory of a guard that is done, for the next one.
 // Replay builds one guard per session, often under one unchanging rules.
 
-// RuleCache is what a guard works out from its rules alone, kept for the
+// ruleCache is what a guard works out from its rules alone, kept for the
 // next guard of the same rules (one goroutine at a time), and the memory
 // of the latest guard that is done (spare: Release). A replay that runs
-// many sessions under one rules builds its guards with RuleCache.NewGuard
+// many sessions under one rules builds its guards with ruleCache.NewGuard
 // and hands each back with Release; NewGuard alone is the simple way.
 type ruleCache struct {
 	r      *rules.Rules
@@ -18,13 +18,13 @@ type ruleCache struct {
 	spare  *Guard
 }
 
-// NewRuleCache returns an empty cache for guards of the rules r, which
+// newRuleCache returns an empty cache for guards of the rules r, which
 // must not change while the cache is in use.
 func newRuleCache(r *rules.Rules) *ruleCache {
 	return &ruleCache{r: r, eff: map[effKey]*effective{}, roleOf: map[string]uint8{}}
 }
 
-// maxRuleCache bounds the (detector, tool) entries a RuleCache keeps
+// maxRuleCache bounds the (detector, tool) entries a ruleCache keeps
 // (tool names are the transcripts' own).
 const maxRuleCache = 1 << 14
 
@@ -39,7 +39,7 @@ func (rc *ruleCache) Serves(r *rules.Rules) bool {
 const maxSpareKeys = 1 << 16
 
 // NewGuard returns a Guard running the cache's rules, numbering keys with
-// ki, which must serve the rules (KeyIndex.Serves), and sharing what the
+// ki, which must serve the rules (keyIndex.Serves), and sharing what the
 // guards before it worked out; the keys ki already holds size the guard's
 // tables. It takes the memory of the guard last released, if any.
 func (rc *ruleCache) NewGuard(ki *keyIndex) *Guard {
