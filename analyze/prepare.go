@@ -40,7 +40,7 @@ type PreparedSession struct {
 
 	// keys numbers the calls' keys under the key section of the latest
 	// run (Run, replayfast.KeyIndex); the calls' events remember their numbers.
-	keys *replayfast.KeyIndex
+	keys replayfast.KeyIndex
 }
 
 // TurnStart marks where a turn begins in Calls.

@@ -15,7 +15,6 @@ func init() {
 	bridge.SetArgs = func(ev any, args *jsonx.Value, compact, pending bool) {
 		ev.(*CallEvent).setArgs(args, compact, pending)
 	}
-	bridge.Arguments = func(ev any) jsonx.Value { return ev.(*CallEvent).arguments() }
 	bridge.Key = func(ev any) (string, bool) { return ev.(*CallEvent).memoKey() }
 	bridge.SameKey = func(a, b any) bool { return a.(*CallEvent).sameKey(b.(*CallEvent)) }
 	bridge.CallActs = func(r *rules.Rules, ev any) bool { return callActs(r, ev.(*CallEvent)) }

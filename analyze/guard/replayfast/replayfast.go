@@ -32,10 +32,6 @@ func SetArgs(ev *guard.CallEvent, args *jsonx.Value, compact, pending bool) {
 	bridge.SetArgs(ev, args, compact, pending)
 }
 
-// Arguments returns the event's parsed arguments, parsing them first when
-// they are pending.
-func Arguments(ev *guard.CallEvent) jsonx.Value { return bridge.Arguments(ev) }
-
 // Key returns the event's guard key under the rules of the latest guard
 // (or KeyIndex.Number) that keyed it, and false when the call has none
 // (its arguments give no key under those rules). Long keys are compact: a
@@ -65,23 +61,25 @@ func ResultFacts(result string, isError bool, members *resultmembers.Members) (n
 // every access. An event remembers its number next to its key: compare
 // and sweep share one KeyIndex per prepared session and key section over
 // all their configurations, so later configurations number no key again.
+// A KeyIndex is a handle, copied freely (its copies number alike); the
+// zero KeyIndex serves no rules.
 type KeyIndex struct{ ki any }
 
 // NewKeyIndex returns an empty numbering for the key section of the rules
 // r, sized for about size keys.
-func NewKeyIndex(r *guard.Rules, size int) *KeyIndex {
-	return &KeyIndex{bridge.NewKeyIndex(r, size)}
+func NewKeyIndex(r *guard.Rules, size int) KeyIndex {
+	return KeyIndex{bridge.NewKeyIndex(r, size)}
 }
 
 // Serves reports whether ki numbers keys under the key section of the
-// rules r. A nil KeyIndex serves nothing.
-func (ki *KeyIndex) Serves(r *guard.Rules) bool { return ki != nil && bridge.KeyServes(ki.ki, r) }
+// rules r. The zero KeyIndex serves nothing.
+func (ki KeyIndex) Serves(r *guard.Rules) bool { return ki.ki != nil && bridge.KeyServes(ki.ki, r) }
 
 // Number keys the event under the rules r, which ki must serve, once per
 // KeyIndex, and returns the number of its tool (0, 1, 2, ... in the order
 // ki first met them): a replay keeps its per-tool facts in slices indexed
 // by it. The event must not change its Tool or arguments afterwards.
-func (ki *KeyIndex) Number(ev *guard.CallEvent, r *guard.Rules) int {
+func (ki KeyIndex) Number(ev *guard.CallEvent, r *guard.Rules) int {
 	return bridge.Number(ki.ki, ev, r)
 }
 
@@ -91,18 +89,18 @@ func (ki *KeyIndex) Number(ev *guard.CallEvent, r *guard.Rules) int {
 // order, ev takes prev's key and numbers instead of building the same key
 // again. A loop repeats its calls, and building a key (canonical JSON,
 // then a digest of a long one) was most of numbering a call.
-func (ki *KeyIndex) NumberTwin(ev, prev *guard.CallEvent, r *guard.Rules) int {
+func (ki KeyIndex) NumberTwin(ev, prev *guard.CallEvent, r *guard.Rules) int {
 	return bridge.NumberTwin(ki.ki, ev, prev, r)
 }
 
 // LendBuffer gives ki a buffer to build keys in when it has none, and
 // returns what it did not take: a replay moves one buffer from session to
 // session (TakeBuffer), where each session's KeyIndex grew one of its own.
-func (ki *KeyIndex) LendBuffer(buf []byte) []byte { return bridge.LendBuffer(ki.ki, buf) }
+func (ki KeyIndex) LendBuffer(buf []byte) []byte { return bridge.LendBuffer(ki.ki, buf) }
 
 // TakeBuffer returns ki's key buffer and leaves ki without one (it builds
 // a new one if it needs to again).
-func (ki *KeyIndex) TakeBuffer() []byte { return bridge.TakeBuffer(ki.ki) }
+func (ki KeyIndex) TakeBuffer() []byte { return bridge.TakeBuffer(ki.ki) }
 
 // RuleCache is what a guard works out from its rules alone, kept for the
 // next guard of the same rules (one goroutine at a time), and the memory
@@ -124,7 +122,7 @@ func (rc *RuleCache) Serves(r *guard.Rules) bool { return rc != nil && bridge.Ca
 // ki, which must serve the rules (KeyIndex.Serves), and sharing what the
 // guards before it worked out; the keys ki already holds size the guard's
 // tables. It takes the memory of the guard last released, if any.
-func (rc *RuleCache) NewGuard(ki *KeyIndex) *guard.Guard {
+func (rc *RuleCache) NewGuard(ki KeyIndex) *guard.Guard {
 	return bridge.NewGuard(rc.rc, ki.ki).(*guard.Guard)
 }
 

@@ -16,7 +16,6 @@ import (
 // cache.
 var (
 	SetArgs     func(ev any, args *jsonx.Value, compact, pending bool)
-	Arguments   func(ev any) jsonx.Value
 	Key         func(ev any) (string, bool)
 	SameKey     func(a, b any) bool
 	CallActs    func(r *rules.Rules, ev any) bool
