@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/analyze/guard/replayfast"
 	"github.com/loopgate/loopgate/ingest"
 )
 
@@ -84,7 +85,7 @@ type envelopeFunc = func(result string) (output, envelope string)
 // fill works out the facts of c; sig is a buffer for its signature,
 // returned for the next call.
 func (f *callFacts) fill(c *ingest.Call, sig []byte, envelope envelopeFunc) []byte {
-	norm, failed := guard.ResultFactsWithMembers(c.Result, c.IsError, c.ResultMembers)
+	norm, failed := replayfast.ResultFacts(c.Result, c.IsError, c.ResultMembers)
 	f.resultHash, f.failed, f.normalized = guard.HashString(norm), failed, norm == c.Result
 	f.outputHash = f.resultHash
 	if envelope != nil && c.HasResult {

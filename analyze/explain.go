@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/analyze/guard/replayfast"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -61,11 +62,11 @@ func Explain(p *PreparedSession, r *rules.Rules, tc *TokenCache, call int) (Expl
 		ex.Decision = Decision{Turn: target.Event.Turn, Call: call, Line: target.Line, CallID: target.CallID,
 			Tool: target.Event.Tool, Class: target.Event.Class, Args: target.Event.ArgsRaw, Action: guard.Allow}
 	}
-	ex.Key, _ = target.Event.Key()
+	ex.Key, _ = replayfast.Key(&target.Event)
 	// Run left every call keyed under p.keys: equal numbers, equal keys.
 	for i := 0; i < call; i++ {
 		c := &p.Calls[i]
-		same := i == call-1 || c.Event.SameKey(&target.Event)
+		same := i == call-1 || replayfast.SameKey(&c.Event, &target.Event)
 		if !same {
 			continue
 		}

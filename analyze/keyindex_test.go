@@ -13,7 +13,7 @@ import (
 // TestReplayAllInterleavedKeySections: a replay of every session under
 // configurations that alternate between key sections (each preset has its
 // own; ReplayAll runs a session under each in turn, sharing its
-// guard.KeyIndex) reports for each what a replay from scratch reports:
+// replayfast.KeyIndex) reports for each what a replay from scratch reports:
 // the keys numbered under one key section never leak into a run under
 // another.
 func TestReplayAllInterleavedKeySections(t *testing.T) {

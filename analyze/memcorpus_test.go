@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/analyze/guard/replayfast"
 	"github.com/loopgate/loopgate/analyze/pipeline"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/corpusgen"
@@ -86,7 +86,7 @@ func (c *Corpus) RunAll(cfgs []*rules.Rules, counter tokens.Counter, jobs int, k
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rn := &sessionRunner{tc: NewTokenCache(counter), caches: make([]*guard.RuleCache, len(cfgs))}
+			rn := &sessionRunner{tc: NewTokenCache(counter), caches: make([]*replayfast.RuleCache, len(cfgs))}
 			for i := range next {
 				o := &out{res: make([]SessionResult, len(cfgs)), tools: make([][]ToolStat, len(cfgs))}
 				for k := range cfgs {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/analyze/guard/replayfast"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -38,8 +39,8 @@ type PreparedSession struct {
 	TurnStarts []TurnStart
 
 	// keys numbers the calls' keys under the key section of the latest
-	// run (Run, guard.KeyIndex); the calls' events remember their numbers.
-	keys *guard.KeyIndex
+	// run (Run, replayfast.KeyIndex); the calls' events remember their numbers.
+	keys replayfast.KeyIndex
 }
 
 // TurnStart marks where a turn begins in Calls.
@@ -160,7 +161,8 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 				pc := &p.Calls[len(p.Calls)-1]
 				ev := &pc.Event
 				ev.Turn, ev.Request, ev.Index, ev.Tool = ti+1, request-firstRequest+1, index, c.Tool
-				ev.Args, ev.ArgsOK, ev.ArgsRaw, ev.ArgsCompact, ev.ArgsPending, ev.Time = c.Args, c.ArgsOK, c.ArgsRaw, c.ArgsCompact, c.ArgsPending, c.Time
+				ev.ArgsOK, ev.ArgsRaw, ev.Time = c.ArgsOK, c.ArgsRaw, c.Time
+				replayfast.SetArgs(ev, c.Args, c.ArgsCompact, c.ArgsPending)
 				ev.Result, ev.ResultHash, ev.OutputHash, ev.Failed, ev.IsError = c.Result, f.resultHash, f.outputHash, f.failed, c.IsError
 				pc.Line, pc.CallID, pc.Request, pc.EndOfRequest = c.Line, c.ID, request, ci == len(r.Calls)-1
 				pc.HasResult, pc.Native, pc.NativeStops, pc.resultTokens = c.HasResult, f.native, f.stops, -1
@@ -289,7 +291,7 @@ func (f *CorpusFacts) add(p *PreparedSession) {
 	f.Calls += len(p.Calls)
 	for i := range p.Calls {
 		c := &p.Calls[i]
-		if c.SameResult && !defaultEffects().CallActs(c.Event.Tool, c.Event.Arguments(), c.Event.ArgsOK) {
+		if c.SameResult && !replayfast.CallActs(defaultEffects(), &c.Event) {
 			f.Redundant++
 		}
 	}

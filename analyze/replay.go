@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/analyze/guard/replayfast"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -58,7 +59,7 @@ const maxDecisionArgs = 4096
 //   - Calls that the agent's own guard already stopped in the transcript
 //     (Native) are not counted as redundant, stopped or harmful, and save
 //     nothing: the model already got the short message.
-//   - A call that acts on the world (rules.Rules.CallActs) is never
+//   - A call that acts on the world (replayfast.CallActs) is never
 //     redundant; stopped, it is a stopped action, judged neither right nor
 //     harmful: precision covers the observations only.
 //
@@ -89,10 +90,10 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	}
 	st := sessionTokens{tc: tc, bytesPerToken: p.BytesPerToken}
 	// Keys are numbered once per session and key section, for every
-	// configuration that shares the section (guard.KeyIndex).
+	// configuration that shares the section (replayfast.KeyIndex).
 	ki := p.keys
 	if !ki.Serves(gr) {
-		ki = guard.NewKeyIndex(gr, len(p.Calls))
+		ki = replayfast.NewKeyIndex(gr, len(p.Calls))
 		p.keys = ki
 	}
 	// The rules do not change while the caller runs them (as with a
@@ -100,13 +101,13 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	// the earlier ones worked out from them.
 	rc := tc.rules
 	if !rc.Serves(gr) {
-		rc = guard.NewRuleCache(gr)
+		rc = replayfast.NewRuleCache(gr)
 		tc.rules = rc
 	}
 	g := rc.NewGuard(ki)
 	sc := &tc.scratch
 	sc.keyBuf = ki.LendBuffer(sc.keyBuf)
-	// By tool number (guard.KeyIndex.Number): 1 + the tool's place in tools, and its
+	// By tool number (replayfast.KeyIndex.Number): 1 + the tool's place in tools, and its
 	// class (known when toolPos is not 0).
 	toolPos, toolClass, toolEff := sc.toolPos[:0], sc.toolClass[:0], sc.toolEffect[:0]
 	var tools []ToolStat
@@ -164,7 +165,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 			}
 			c.Event.Class = toolClass[tid]
 			acts := toolEff[tid] == effectAct ||
-				toolEff[tid] == effectByArgument && r.CallActs(c.Event.Tool, c.Event.Arguments(), c.Event.ArgsOK)
+				toolEff[tid] == effectByArgument && replayfast.CallActs(r, &c.Event)
 			// An action returning the same acknowledgement again did
 			// something again: never redundant.
 			redundant := c.SameResult && !acts
@@ -228,7 +229,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		}
 	}
 	res.Timeline = timeline.String()
-	// Every call is keyed now; the session keeps its guard.KeyIndex (compare,
+	// Every call is keyed now; the session keeps its replayfast.KeyIndex (compare,
 	// sweep) but not the buffer the keys were built in, which the next
 	// run of this goroutine reuses.
 	sc.keyBuf = ki.TakeBuffer()
@@ -368,7 +369,7 @@ func (h *hashSet) add(x uint64, call int) {
 
 // byScope says whether the call's verdict is keyed by Scope alone.
 func byScope(c *PreparedCall, v guard.Verdict) bool {
-	key, ok := c.Event.Key()
+	key, ok := replayfast.Key(&c.Event)
 	return v.Scope > 0 && ok && v.Key != "" && v.Key == key
 }
 

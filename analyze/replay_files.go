@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/analyze/guard/replayfast"
 	"github.com/loopgate/loopgate/analyze/pipeline"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/tokens"
@@ -105,13 +105,13 @@ func ReplayAll(files []string, opt Options, cfgs []*rules.Rules, early []Problem
 // configuration share what they work out from it).
 type sessionRunner struct {
 	tc     *TokenCache
-	caches []*guard.RuleCache
+	caches []*replayfast.RuleCache
 }
 
 // run is Run of p under cfgs[k].
 func (sr *sessionRunner) run(p *PreparedSession, cfgs []*rules.Rules, k int) (SessionResult, []ToolStat) {
 	if sr.caches[k] == nil {
-		sr.caches[k] = guard.NewRuleCache(cfgs[k])
+		sr.caches[k] = replayfast.NewRuleCache(cfgs[k])
 	}
 	sr.tc.rules = sr.caches[k]
 	res, tools := Run(p, cfgs[k], sr.tc)
@@ -134,7 +134,7 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 	}
 	facts := CorpusFacts{Files: len(files), Problems: len(early)}
 	runners := sync.Pool{New: func() any {
-		return &sessionRunner{tc: NewTokenCache(counter), caches: make([]*guard.RuleCache, len(cfgs))}
+		return &sessionRunner{tc: NewTokenCache(counter), caches: make([]*replayfast.RuleCache, len(cfgs))}
 	}}
 	var (
 		progressMu sync.Mutex

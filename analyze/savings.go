@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/loopgate/loopgate/analyze/guard"
+	"github.com/loopgate/loopgate/analyze/guard/replayfast"
 	"github.com/loopgate/loopgate/internal/tokens"
 )
 
@@ -27,7 +28,7 @@ type TokenCache struct {
 	// rules is a cache of what the guards work out from these rules alone,
 	// shared by the runs of this TokenCache's goroutine under the same,
 	// unchanging rules (set by sessionRunner.run, or by the first Run).
-	rules *guard.RuleCache
+	rules *replayfast.RuleCache
 	// scratch is Run's per-session working memory, kept for the next run
 	// of this goroutine: a replay runs one session after another, and each
 	// grew these from nothing before.

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
@@ -240,15 +239,6 @@ func signatureText(tool string, args jsonx.Value, argsOK bool, raw string) strin
 		return string(args.Append(buf, jsonx.Sorted))
 	}
 	return string(append(buf, raw...))
-}
-
-// TestResultMemberKeys: the members a reader notes in a result
-// (ingest.ResultMemberKeys) are the ones the guard reads them as
-// (guard.ResultMemberKeys), in the same order.
-func TestResultMemberKeys(t *testing.T) {
-	if ingest.ResultMemberKeys != guard.ResultMemberKeys {
-		t.Errorf("ingest reads %q, the guard %q", ingest.ResultMemberKeys, guard.ResultMemberKeys)
-	}
 }
 
 // TestSeenResultsTable runs Prepare's table of signatures and results

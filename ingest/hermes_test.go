@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/resultmembers"
 )
 
 // readString reads an in-memory file through detection, as ReadFile would.
@@ -519,7 +520,7 @@ func checkToolResponse(t *testing.T, in string) bool {
 	if members == nil {
 		return false
 	}
-	if wantMembers := jsonx.TopLevelFields(got.Result, ResultMemberKeys[:]...); !slices.Equal(members[:], wantMembers) {
+	if wantMembers := jsonx.TopLevelFields(got.Result, resultmembers.Keys[:]...); !slices.Equal(members[:], wantMembers) {
 		t.Errorf("%q: members %q, the result's are %q", in, members, wantMembers)
 	}
 	return true
@@ -709,7 +710,7 @@ func checkResultMembers(t *testing.T, name string, sessions []*Session) int {
 						continue
 					}
 					n++
-					if want := jsonx.TopLevelFields(c.Result, ResultMemberKeys[:]...); !slices.Equal(c.ResultMembers[:], want) {
+					if want := jsonx.TopLevelFields(c.Result, resultmembers.Keys[:]...); !slices.Equal(c.ResultMembers[:], want) {
 						t.Errorf("%s: call %s: members %q, the result's are %q", name, c.ID, c.ResultMembers, want)
 					}
 				}
@@ -731,14 +732,6 @@ func FuzzHermesEdge(f *testing.F) {
 		format := formats[int(fb)%len(formats)]
 		checkEdgeRead(t, data, "20260413_083748_5a617929.jsonl", format)
 	})
-}
-
-// TestResultMemberError: resultMemberError indexes "error" in
-// ResultMemberKeys.
-func TestResultMemberError(t *testing.T) {
-	if ResultMemberKeys[resultMemberError] != "error" {
-		t.Errorf("ResultMemberKeys[%d] = %q", resultMemberError, ResultMemberKeys[resultMemberError])
-	}
 }
 
 // TestHermesSnapshotLetsDocumentGo: once a ShareGPT snapshot's entries

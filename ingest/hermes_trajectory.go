@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/resultmembers"
 )
 
 func init() {
@@ -272,9 +273,9 @@ type hermesTrajResponse struct {
 	// object as compact JSON (source key order).
 	Result  string
 	IsError bool
-	// Members are the result's top-level ResultMemberKeys members when
+	// Members are the result's top-level resultmembers.Keys members when
 	// the content is an object, written compact here (Call.ResultMembers).
-	Members *[len(ResultMemberKeys)]string
+	Members *resultmembers.Members
 	// Err is set when the block is not a JSON object (Result is its text).
 	Err error
 }
@@ -367,8 +368,8 @@ func hermesReadToolResponse(data []byte) (r hermesTrajResponse, ok bool) {
 		case '{':
 			// The members the replay reads are noted as the object is
 			// written: no second walk of a result of megabytes.
-			r.Members = new([len(ResultMemberKeys)]string)
-			r.Result, end, ok = jsonx.CompactStringMembers(data, pos, depth, ResultMemberKeys[:], r.Members[:])
+			r.Members = new(resultmembers.Members)
+			r.Result, end, ok = jsonx.CompactStringMembers(data, pos, depth, resultmembers.Keys[:], r.Members[:])
 		case '[':
 			r.Result, end, ok = jsonx.CompactString(data, pos, depth)
 		case 'n': // null, checked
@@ -386,7 +387,7 @@ func hermesReadToolResponse(data []byte) (r hermesTrajResponse, ok bool) {
 	}
 	switch {
 	case r.Members != nil:
-		r.IsError = hermesErrorMemberIsError(r.Members[resultMemberError])
+		r.IsError = hermesErrorMemberIsError(r.Members[resultmembers.Error])
 	case isText:
 		r.IsError = hermesResultIsError(r.Result)
 	}

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/resultmembers"
 )
 
 // Session is one conversation of one agent scope, as recorded in one file.
@@ -143,14 +144,14 @@ type Call struct {
 	// IsError is true when the transcript marks the result as an error.
 	IsError bool
 	// ResultMembers, when not nil, are the raw texts of Result's top-level
-	// ResultMemberKeys members ("" for one that is absent), exactly as
-	// jsonx.TopLevelFields(Result, ResultMemberKeys[:]...) gives them. A
+	// resultmembers.Keys members ("" for one that is absent), exactly as
+	// jsonx.TopLevelFields(Result, resultmembers.Keys[:]...) gives them. A
 	// reader sets it when it wrote Result itself as the compact text of a
 	// JSON object and noted the members on the way (hermes' ShareGPT
 	// responses): the replay then reads them without walking the result
 	// again. nil says nothing about Result. It is read from Result, so
 	// serialized calls leave it out.
-	ResultMembers *[len(ResultMemberKeys)]string `json:"-"`
+	ResultMembers *resultmembers.Members `json:"-"`
 	// Time of the call (or of its result), if known.
 	Time time.Time
 	// Line is the JSONL line of the call (0 for a multi-line JSON
@@ -159,15 +160,6 @@ type Call struct {
 	// ResultLine is the JSONL line of the result (0 if unknown).
 	ResultLine int
 }
-
-// ResultMemberKeys are the top-level members of a JSON object result that
-// the replay reads (analyze: hermes' "_warning" note, and the "error",
-// "success" and "exit_code" that say a call failed), in the order of
-// Call.ResultMembers.
-var ResultMemberKeys = [...]string{"_warning", "error", "success", "exit_code"}
-
-// resultMemberError is the index of "error" in ResultMemberKeys.
-const resultMemberError = 1
 
 // ArgsValue returns the parsed arguments: Args, or ArgsRaw parsed when
 // they are pending (ArgsPending). It does not keep what it parsed: a Call

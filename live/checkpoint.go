@@ -19,7 +19,7 @@ import (
 )
 
 // A session's checkpoint: the state a hook call reached (the Guard's, with
-// guard.AppendSnapshot, and the session's own: its calls, halt, pending
+// guard.AppendState, and the session's own: its calls, halt, pending
 // compaction), written beside the scope's log after a hook call, so that
 // the next call restores it and applies only the log lines written after
 // it instead of the whole log. The log stays the truth: a checkpoint that is
@@ -37,7 +37,7 @@ import (
 //	log        device, inode, bytes covered, lines covered, CRC-32C of the bytes covered
 //	problems   the log's problems met in the lines covered (named again on each call, as a rebuild would)
 //	session    call count, halt, pending compaction, turn id, steers waiting, its calls (ids, verdicts, flags; an open call's record)
-//	guard      guard.AppendSnapshot
+//	guard      guard.AppendState
 const checkpointMagic = "loopgate-snapshot-1\n"
 
 // restoredCheckpoints counts the sessions built from a checkpoint in this
@@ -141,7 +141,7 @@ func readCheckpoint(path, tag string) *checkpoint {
 // PostToolUse) is not saved: the checkpoint written before stays, and the
 // next call applies the lines after it.
 func writeCheckpoint(path, tag string, pos logPos, problems []string, s *session) error {
-	g, err := s.g.AppendSnapshot(nil)
+	g, err := s.g.AppendState(nil)
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func writeCheckpoint(path, tag string, pos logPos, problems []string, s *session
 }
 
 // save writes the session's state, then its guard's (g, from
-// guard.AppendSnapshot).
+// guard.AppendState).
 func (s *session) save(w *snapbin.Writer, g []byte) {
 	w.Uint(uint64(s.index))
 	w.Bool(s.halted)
@@ -283,7 +283,7 @@ func (s *session) restore(b []byte) error {
 	if r.Rest() != 0 {
 		return snapbin.ErrCorrupt
 	}
-	return s.g.RestoreSnapshot(g)
+	return s.g.RestoreState(g)
 }
 
 // A call's flags in a checkpoint.

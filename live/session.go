@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/loopgate/loopgate/analyze/guard"
-	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -112,7 +111,7 @@ type session struct {
 func newSession(r *rules.Rules, format, platform string) *session {
 	gr := r.ForSession(format, platform).Rules
 	return &session{
-		r: r, gr: gr, g: guard.NewPortableGuard(gr), keepResults: keepsResults(gr),
+		r: r, gr: gr, g: guard.NewSavableGuard(gr), keepResults: keepsResults(gr),
 		calls: map[string]*call{}, classes: map[string]string{},
 	}
 }
@@ -155,7 +154,7 @@ func (s *session) apply(rec *record) effect {
 			// calls by the log's B lines before it: so does a session
 			// that goes on in process or from a checkpoint, so that both
 			// answer alike (and the checkpoint stays the size of a turn).
-			s.g = guard.NewPortableGuard(s.gr)
+			s.g = guard.NewSavableGuard(s.gr)
 			clear(s.calls)
 			s.last = nil
 			s.index = s.bLines
@@ -239,17 +238,11 @@ func (s *session) callEvent(index int, tool string, argsOK bool, args string, un
 	ev := s.newEvent()
 	// The whole event is assigned, the guard's memos of an earlier call
 	// included.
+	// The guard parses the arguments when it keys the call, and keys their
+	// text when they do not parse (ArgsOK then turns false).
 	*ev = guard.CallEvent{Index: index, Tool: tool, ArgsOK: argsOK, ArgsRaw: args}
 	if unixNano != 0 {
 		ev.Time = time.Unix(0, unixNano).UTC()
-	}
-	if argsOK {
-		v, err := jsonx.ParseStringShared(args)
-		if err != nil {
-			ev.ArgsOK = false
-		} else {
-			ev.Args = &v
-		}
 	}
 	class, ok := s.classes[tool]
 	if !ok {

@@ -1,17 +1,9 @@
 package rules
 
-// Benchmarks of key building (docs/performance.md): CallKey on
-// argument shapes the corpus generator writes, under every preset (the
-// presets differ in canonical style, ignored arguments and folding). Run
-// with
-//
-//	go test ./rules -run '^$' -bench CallKey -benchmem
+// A benchmark of the tool-class lookup (keys are built, and benchmarked,
+// in analyze/guard: BenchmarkCallKey).
 
-import (
-	"testing"
-
-	"github.com/loopgate/loopgate/internal/jsonx"
-)
+import "testing"
 
 // benchCalls are tool calls shaped like the generated corpus's: reads,
 // shell commands, edits, web lookups, and arguments that are not JSON.
@@ -24,48 +16,6 @@ var benchCalls = []struct{ tool, raw string }{
 	{"web_fetch", `{"url":"https://example.com/docs/Config.html"}`},
 	{"exec", `{"command":"npm install","working_dir":"/src/web"}`},
 	{"bash", `ls -la /src/app && git status`},
-}
-
-func BenchmarkCallKey(b *testing.B) {
-	type call struct {
-		tool, raw string
-		args      jsonx.Value
-		ok        bool
-	}
-	calls := make([]call, len(benchCalls))
-	var bytes int64
-	for i, c := range benchCalls {
-		v, err := jsonx.ParseString(c.raw)
-		calls[i] = call{c.tool, c.raw, v, err == nil}
-		bytes += int64(len(c.raw))
-	}
-	for _, name := range PresetNames() {
-		r, err := Preset(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(name, func(b *testing.B) {
-			// One op keys every call of benchCalls once.
-			b.SetBytes(bytes)
-			b.ReportAllocs()
-			for b.Loop() {
-				for _, c := range calls {
-					_, _ = r.CallKey(c.tool, c.args, c.ok, c.raw)
-				}
-			}
-		})
-		// As the replay keys calls: in a reused buffer (AppendCallKey).
-		b.Run(name+"/append", func(b *testing.B) {
-			b.SetBytes(bytes)
-			b.ReportAllocs()
-			var buf []byte
-			for b.Loop() {
-				for _, c := range calls {
-					buf, _ = r.AppendCallKey(buf[:0], c.tool, c.args, c.ok, c.raw)
-				}
-			}
-		})
-	}
 }
 
 // BenchmarkClassOf measures the tool-class lookup done once per tool name

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/internal/yamlstrict"
 	"gopkg.in/yaml.v3"
 )
@@ -88,12 +87,7 @@ func (e *Effects) empty() bool {
 // effectIndex is what compile derives from Effects.
 type effectIndex struct {
 	act   map[string]bool // class -> acts
-	rules []compiledEffectRule
-}
-
-type compiledEffectRule struct {
-	EffectRule
-	values map[string]bool
+	rules []EffectRule
 }
 
 func (r *Rules) compileEffects(idx *index) {
@@ -105,18 +99,13 @@ func (r *Rules) compileEffects(idx *index) {
 	for _, c := range e.Act {
 		idx.effects.act[c] = true
 	}
-	for _, er := range e.ByArgument {
-		values := map[string]bool{}
-		for _, v := range er.Values {
-			values[strings.ToLower(strings.TrimSpace(v))] = true
-		}
-		idx.effects.rules = append(idx.effects.rules, compiledEffectRule{er, values})
-	}
+	idx.effects.rules = e.ByArgument
 }
 
 // ToolEffect says what the calls of a tool do: act reports whether its
 // class acts; byArgument, whether an effect rule may change that for some
-// of its calls (then CallActs decides per call).
+// of its calls (then the call's arguments decide: analyze/guard reads
+// them).
 func (r *Rules) ToolEffect(tool string) (act, byArgument bool) {
 	r.compileOnce()
 	for _, er := range r.idx.effects.rules {
@@ -126,25 +115,6 @@ func (r *Rules) ToolEffect(tool string) (act, byArgument bool) {
 		}
 	}
 	return r.idx.effects.act[r.ClassOf(tool)], byArgument
-}
-
-// CallActs reports whether a call acts on the world: the first effect rule
-// that names its tool and whose argument holds one of the rule's values,
-// else its class's effect. args are the call's parsed arguments (ok false:
-// they were not JSON, and no rule's argument can be read).
-func (r *Rules) CallActs(tool string, args jsonx.Value, ok bool) bool {
-	r.compileOnce()
-	if ok {
-		for _, er := range r.idx.effects.rules {
-			if !r.MatchesAny(er.Tools, tool) {
-				continue
-			}
-			if v, has := args.GetString(er.Arg); has && er.values[strings.ToLower(strings.TrimSpace(v))] {
-				return er.Effect == EffectAct
-			}
-		}
-	}
-	return r.idx.effects.act[r.ClassOf(tool)]
 }
 
 // ClassActs reports whether a class's calls act (before effect rules).

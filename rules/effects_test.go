@@ -3,66 +3,7 @@ package rules
 import (
 	"strings"
 	"testing"
-
-	"github.com/loopgate/loopgate/internal/jsonx"
 )
-
-// TestCallActs: the default effect table, by class and by argument, on the
-// tool names the agents' transcripts and sources use.
-func TestCallActs(t *testing.T) {
-	r, err := Preset("loopgate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		tool, args string
-		act        bool
-	}{
-		// Observations.
-		{"read_file", `{"path": "a"}`, false},
-		{"search_files", `{"pattern": "x"}`, false},
-		{"terminal", `{"command": "rm -rf build"}`, false}, // shell observes
-		{"web_fetch", `{"url": "https://x"}`, false},
-		{"browser_snapshot", `{}`, false},
-		{"some_mcp_tool", `{}`, false}, // other observes
-		// Actions, by class.
-		{"write_file", `{"path": "a"}`, true},
-		{"delegate_task", `{"goal": "g"}`, true},
-		{"spawn", `{"task": "t"}`, true},
-		{"browser_navigate", `{"url": "https://x"}`, true},
-		{"browser_click", `{"ref": "@e1"}`, true},
-		{"browser_type", `{"ref": "@e1", "text": "hi"}`, true},
-		{"browser_press", `{"key": "Enter"}`, true},
-		{"browser_scroll", `{"direction": "down"}`, true},
-		{"message", `{"content": "hi"}`, true},
-		{"send_message", `{"target": "telegram", "message": "hi"}`, true},
-		{"cronjob", `{"action": "create"}`, true},
-		{"cron", `{"action": "add", "message": "m"}`, true},
-		{"KillBash", `{"shell_id": "1"}`, true},
-		// By argument.
-		{"cron", `{"action": "list"}`, false},
-		{"cronjob", `{"action": " LIST "}`, false},
-		{"str_replace_editor", `{"command": "view", "path": "a"}`, false},
-		{"str_replace_editor", `{"command": "str_replace", "path": "a"}`, true},
-		{"process_manage", `{"action": "poll", "session_id": "s"}`, false},
-		{"process_manage", `{"action": "kill", "session_id": "s"}`, true},
-		{"process", `{"action": "kill"}`, true},
-		// Arguments that are not JSON: the class decides.
-		{"str_replace_editor", `not json`, true},
-		{"process_manage", `not json`, false},
-	}
-	for _, c := range cases {
-		args, err := jsonx.ParseString(c.args)
-		ok := err == nil
-		if got := r.CallActs(c.tool, args, ok); got != c.act {
-			t.Errorf("CallActs(%s %s) = %v, want %v", c.tool, c.args, got, c.act)
-		}
-		classAct, byArg := r.ToolEffect(c.tool)
-		if !byArg && classAct != c.act {
-			t.Errorf("ToolEffect(%s) = %v without effect rules, but the call acts: %v", c.tool, classAct, c.act)
-		}
-	}
-}
 
 // TestEffectsInRulesFile: a rules file extends the effect table (a class
 // moves between effects, its rules win over the defaults), and its errors
@@ -87,21 +28,12 @@ effects:
 	if err != nil {
 		t.Fatal(err)
 	}
-	parse := func(s string) jsonx.Value { v, _ := jsonx.ParseString(s); return v }
-	for _, c := range []struct {
-		tool, args string
-		act        bool
-	}{
-		{"arm_move", `{}`, true},
-		{"arm_move", `{"mode": "dry-run"}`, false},
-		{"terminal", `{"command": "ls"}`, true},             // shell moved to act
-		{"str_replace_editor", `{"command": "view"}`, true}, // the file's rule comes first
-		{"read_file", `{"path": "a"}`, false},
-		{"message", `{"content": "x"}`, true}, // the defaults are kept
-	} {
-		if got := r.CallActs(c.tool, parse(c.args), true); got != c.act {
-			t.Errorf("CallActs(%s %s) = %v, want %v", c.tool, c.args, got, c.act)
-		}
+	// How calls read by the table act: analyze/guard's TestCallActsRulesFile.
+	if !r.ClassActs("robot") || !r.ClassActs("shell") || r.ClassActs("read") || !r.ClassActs("message") {
+		t.Errorf("class effects: act %v observe %v", r.Effects.Act, r.Effects.Observe)
+	}
+	if by := r.Effects.ByArgument; len(by) == 0 || by[0].Arg != "mode" || len(by) < 2 || by[1].Effect != EffectAct {
+		t.Errorf("by_argument: the file's rules must come first: %+v", by)
 	}
 	if contains(r.Effects.Observe, "shell") {
 		t.Errorf("shell is still under observe: %v", r.Effects.Observe)

@@ -4,9 +4,7 @@ package rules
 // rules_test.go (no panic, errors name the file):
 //   - FuzzRoundTrip: what `loopgate rules print` writes is accepted back by
 //     --rules and prints the same again;
-//   - FuzzCallKey: building a guard key from any tool name and argument
-//     text never panics, is deterministic, and under sorted key styles does
-//     not depend on the order the model wrote the arguments in;
+//   - (keys are built, and fuzzed, in analyze/guard: FuzzCallKey);
 //   - TestHostileRulesYAML: alias bombs, huge numbers, deep nesting, unknown
 //     keys, wrong types, empty and oversized files are each a clear error
 //     with a line, in bounded time.
@@ -19,8 +17,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
 // rulesSeeds returns the fixture rules files and the presets' texts.
@@ -83,74 +79,6 @@ func FuzzRoundTrip(f *testing.F) {
 			t.Fatalf("printing is not stable:\n--- first\n%s\n--- second\n%s", first, second)
 		}
 	})
-}
-
-// FuzzCallKey builds keys for any tool name and argument text under every
-// preset.
-func FuzzCallKey(f *testing.F) {
-	f.Add("read_file", `{"path": "a.txt", "offset": 1}`)
-	f.Add("web_fetch", `{"url": "https://example.com", "timeout": 5}`)
-	f.Add("edit", `{"path": "x", "edits": [{"oldText": "a", "newText": "b"}]}`)
-	f.Add("exec", `{"command": "  LS  ", "timeout": 30}`)
-	f.Add("bash", `not json`)
-	f.Add("Read", `[1, 2]`)
-	f.Add("", `{"": null, "a": {"b": {"c": [true, false, 1e9]}}}`)
-	var presets []*Rules
-	for _, name := range PresetNames() {
-		r, err := Preset(name)
-		if err != nil {
-			f.Fatalf("preset %s: %v", name, err)
-		}
-		presets = append(presets, r)
-	}
-	f.Fuzz(func(t *testing.T, tool, raw string) {
-		args, err := jsonx.ParseString(raw)
-		argsOK := err == nil
-		for _, r := range presets {
-			key, ok := r.CallKey(tool, args, argsOK, raw)
-			again, ok2 := r.CallKey(tool, args, argsOK, raw)
-			if key != again || ok != ok2 {
-				t.Fatalf("%s: two keys for one call: %q, %q", r.Name, key, again)
-			}
-			if ok && !strings.HasPrefix(key, tool+KeySeparator) {
-				t.Fatalf("%s: key %q does not start with the tool name", r.Name, key)
-			}
-			// From the arguments' compact text, as a replay keys calls that
-			// hold it: the same key (TestCallKeyFromCompactText).
-			if argsOK {
-				if fromText, ok3, done := r.AppendCallKeyText(nil, r.TextKeyFor(r.ToolKeyFor(tool)), tool, args.String()); done && (string(fromText) != key || ok3 != ok) {
-					t.Fatalf("%s: key from the compact text %q, %v; from the value %q, %v", r.Name, fromText, ok3, key, ok)
-				}
-			}
-			_ = r.ClassOf(tool)
-			_, _ = r.WritePath(tool, args)
-			_ = r.IsResetCommand(tool, args)
-			// Sorted styles: the model's argument order must not matter.
-			if argsOK && args.Kind == jsonx.Object && r.style() != jsonx.Compact && uniqueKeys(args) {
-				rev := args
-				rev.Obj = make([]jsonx.Member, len(args.Obj))
-				for i, m := range args.Obj {
-					rev.Obj[len(args.Obj)-1-i] = m
-				}
-				revRaw := rev.String()
-				k2, ok2 := r.CallKey(tool, rev, true, revRaw)
-				if k2 != key || ok2 != ok {
-					t.Fatalf("%s (style %s): reordering the arguments changes the key:\n %q\n %q", r.Name, r.Key.Style, key, k2)
-				}
-			}
-		}
-	})
-}
-
-func uniqueKeys(v jsonx.Value) bool {
-	seen := map[string]bool{}
-	for _, m := range v.Obj {
-		if seen[m.Key] {
-			return false
-		}
-		seen[m.Key] = true
-	}
-	return true
 }
 
 // TestHostileRulesYAML: each hostile rules file is an error naming the file

@@ -815,7 +815,7 @@ func (r *Rules) compile() {
 	r.compileEffects(idx)
 }
 
-// KeyID identifies, within this process, everything CallKey depends on:
+// KeyID identifies, within this process, everything a call's guard key depends on:
 // the key section and the class table. Two rules with the same KeyID give
 // every call the same key, so a replay of many configurations (compare,
 // sweep) builds each call's key once per distinct key section instead of

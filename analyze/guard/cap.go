@@ -53,7 +53,7 @@ func (d *capDet) before(c *callCtx) Verdict {
 
 // free reports whether the call is one the cap neither counts nor blocks.
 func (d *capDet) free(c *callCtx) bool {
-	return c.ev.ArgsOK && d.cfg.Free.Arg != "" && d.cfg.Free.Holds(c.ev.Arguments())
+	return c.ev.ArgsOK && d.cfg.Free.Arg != "" && d.cfg.Free.Holds(c.ev.arguments())
 }
 
 // commit counts the call unless the cap itself refused it: hermes checks
@@ -68,7 +68,7 @@ func (d *capDet) commit(c *callCtx, final Verdict) {
 	}
 	n := 1
 	if d.cfg.CountList != "" && c.ev.ArgsOK {
-		if v, ok := c.ev.Arguments().Get(d.cfg.CountList); ok && v.Kind == jsonx.Array && len(v.Arr) > 0 {
+		if v, ok := c.ev.arguments().Get(d.cfg.CountList); ok && v.Kind == jsonx.Array && len(v.Arr) > 0 {
 			n = len(v.Arr)
 		}
 	}

@@ -48,7 +48,7 @@ func (d *consecutiveDet) eff(c *callCtx) *effective {
 func (d *consecutiveDet) free(c *callCtx) bool {
 	f := &d.cfg.Free
 	return len(f.Tools) > 0 && d.g.r.MatchesAny(f.Tools, c.ev.Tool) &&
-		rules.ArgValues{Arg: f.Arg, Values: f.Values}.Holds(c.ev.Arguments())
+		rules.ArgValues{Arg: f.Arg, Values: f.Values}.Holds(c.ev.arguments())
 }
 
 func (d *consecutiveDet) next(c *callCtx) int {

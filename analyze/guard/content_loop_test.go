@@ -105,7 +105,7 @@ func TestGeminiContentLoop(t *testing.T) {
 	// more piece: no loop.
 	g = NewGuard(r)
 	texts(g, times(chunk, 9)...)
-	ev := &CallEvent{Tool: "testTool", ArgsRaw: `{"param":"value"}`, ArgsOK: true, Args: mustArgs(t, `{"param":"value"}`)}
+	ev := &CallEvent{Tool: "testTool", ArgsRaw: `{"param":"value"}`, ArgsOK: true, args: mustArgs(t, `{"param":"value"}`), argsGiven: true}
 	g.Before(ev)
 	ev.Result, ev.ResultHash = "ok", hashResult("ok")
 	g.After(ev, Verdict{})
@@ -126,25 +126,25 @@ func TestGeminiContentLoop(t *testing.T) {
 func TestContentLoopSnapshot(t *testing.T) {
 	r := preset(t, "gemini-cli")
 	chunk := repetitive(1, 50)
-	g := NewPortableGuard(r)
+	g := NewSavableGuard(r)
 	texts(g, append([]string{"```", "x", "```"}, times(chunk, 9)...)...)
-	snap, err := g.AppendSnapshot(nil)
+	snap, err := g.AppendState(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := NewPortableGuard(r)
-	if err := h.RestoreSnapshot(snap); err != nil {
+	h := NewSavableGuard(r)
+	if err := h.RestoreState(snap); err != nil {
 		t.Fatal(err)
 	}
 	if at, v := texts(h, chunk); at != 0 || v.Action != Steer {
 		t.Errorf("after a restore: %d %v, want a steer at once", at, v.Action)
 	}
-	again, err := h.AppendSnapshot(nil)
+	again, err := h.AppendState(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.Text(chunk)
-	same, err := g.AppendSnapshot(nil)
+	same, err := g.AppendState(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func (d *dedupDet) skips(c *callCtx) bool {
 	if len(d.cfg.UnlessArgs) == 0 {
 		return false
 	}
-	args := c.ev.Arguments()
+	args := c.ev.arguments()
 	for _, a := range d.cfg.UnlessArgs {
 		if _, ok := args.Get(a); ok {
 			return true

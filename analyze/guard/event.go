@@ -66,7 +66,10 @@ func (a Action) Stops() bool { return a == Block || a == Dedup }
 // CallEvent is what the guard engine sees of one call: everything a live
 // agent would know at that moment, plus the result once it has run. It is
 // format-free: replay builds it from the ingested stream, tests build it by
-// hand, and a live agent could build it from its own loop.
+// hand, and a live agent could build it from its own loop. The guard
+// keeps in it what it works out of the call (its parsed arguments, its
+// key): an event must not change its Tool or arguments once a guard has
+// seen it, nor be given to two guards at the same time.
 type CallEvent struct {
 	// Turn is the 1-based turn (genuine user message) within the scope.
 	Turn int
@@ -74,38 +77,43 @@ type CallEvent struct {
 	Request int
 	// Index is the 1-based index of the call within its session scope.
 	Index int
-	// Tool is the tool name as written; Class its class from the rules.
+	// Tool is the tool name as written; Class its class from the rules
+	// (Rules.ClassOf), which the caller sets.
 	Tool  string
 	Class string
-	// Args is the parsed arguments, or nil when they are not parsed
-	// (ArgsPending) or not JSON (ArgsOK false: key on ArgsRaw). It is a
-	// pointer because a replay holds every call's event in a table it
-	// scans, and a parsed value held in place made each event 72 bytes
-	// longer, which showed in the time. The guard reads it only through
-	// Arguments.
-	Args    *jsonx.Value
+	// ArgsRaw is the call's arguments as the model wrote them, and ArgsOK
+	// says they are JSON: the guard parses them when a rule reads an
+	// argument or keys the call, and keys a call whose arguments are not
+	// JSON on their text (ArgsOK false, or set false when ArgsRaw does not
+	// parse).
 	ArgsRaw string
 	ArgsOK  bool
-	// ArgsCompact says ArgsRaw is Args as jsonx.Value.String writes it
-	// (compact, strings escaped as jsonx.AppendQuoted escapes them). The
-	// guard then builds the call's key from that text, members moved into
-	// key order, instead of writing Args out again (rules.Rules.
-	// AppendCallKeyText); false says nothing.
-	ArgsCompact bool
-	// ArgsPending says Args is not parsed yet: ArgsRaw is valid JSON
-	// written compact (ArgsOK and ArgsCompact hold), and the guard parses
-	// it (Arguments) only when a rule reads an argument; keys come from
-	// the text (rules.Rules.AppendCallKeyText). A replay passes the
-	// arguments of a Claude Code transcript so: parsing them was a large
-	// part of its time (docs/performance.md), and most calls never need them parsed.
-	ArgsPending bool
+	// argsCompact, argsPending and argsGiven are set by a caller that
+	// parsed the arguments already or knows their text's form (SetArgs,
+	// package replayfast): argsCompact says ArgsRaw is args as
+	// jsonx.Value.String writes it (compact, strings escaped as
+	// jsonx.AppendQuoted escapes them), so the call's key comes from that
+	// text, members moved into key order, instead of args written out
+	// again (appendCallKeyText); argsPending says args is not parsed yet
+	// though ArgsRaw is valid compact JSON (a replay of a Claude Code
+	// transcript: parsing every call's arguments was a large part of its
+	// time, docs/performance.md, and most calls never need them parsed); argsGiven says args is the
+	// caller's, nil when ArgsRaw is not JSON.
+	argsCompact, argsPending, argsGiven bool
 	// hasKey and keyPortable belong to the key below; they sit here, in
 	// the word the argument flags leave free, because a replay scans a
 	// table of events as long as the session (docs/performance.md, "A call's size"; the
 	// padding probe).
 	hasKey bool
-	// keyPortable: key was compacted with the portable digest (KeyIndex).
+	// keyPortable: key was compacted with the digest every process shares
+	// (a keyIndex of a savable guard).
 	keyPortable bool
+	// args is the parsed arguments, or nil when they are not parsed yet
+	// or not JSON. It is a pointer because a replay holds every call's
+	// event in a table it scans, and a parsed value held in place made
+	// each event longer, which showed in the time. The guard reads it
+	// only through arguments.
+	args *jsonx.Value
 	// Time of the call (zero when the transcript has none).
 	Time time.Time
 
@@ -140,27 +148,44 @@ type CallEvent struct {
 	// says key is set.
 	keyID uint64
 	key   string
-	// kidx is the key's number in the KeyIndex ki (valid when ki is the
-	// guard's KeyIndex; -1 without a key).
-	ki   *KeyIndex
+	// kidx is the key's number in the keyIndex ki (valid when ki is the
+	// guard's keyIndex; -1 without a key).
+	ki   *keyIndex
 	kidx int32
 	tidx int32 // the tool's number in ki
 }
 
-// Arguments returns the parsed arguments (Args), parsing ArgsRaw first
-// when they are pending (ArgsPending). The guard reads arguments only
-// through it.
-func (ev *CallEvent) Arguments() jsonx.Value {
-	if ev.ArgsPending {
-		// ArgsRaw is valid JSON (ArgsPending's promise): an error here
-		// leaves Args empty, as a caller's broken promise would.
-		v, _ := jsonx.ParseStringShared(ev.ArgsRaw)
-		ev.Args, ev.ArgsPending = &v, false
+// arguments returns the parsed arguments, parsing ArgsRaw first when
+// they are not parsed yet. The guard reads arguments only through it.
+func (ev *CallEvent) arguments() jsonx.Value {
+	if ev.args == nil {
+		switch {
+		case ev.argsPending:
+			// ArgsRaw is valid JSON (SetArgs' promise): an error here
+			// leaves the arguments empty, as a caller's broken promise
+			// would.
+			v, _ := jsonx.ParseStringShared(ev.ArgsRaw)
+			ev.args, ev.argsPending = &v, false
+		case ev.ArgsOK && !ev.argsGiven:
+			v, err := jsonx.ParseStringShared(ev.ArgsRaw)
+			if err != nil {
+				ev.ArgsOK = false
+				return jsonx.Value{}
+			}
+			ev.args = &v
+		default:
+			return jsonx.Value{}
+		}
 	}
-	if ev.Args == nil {
-		return jsonx.Value{}
-	}
-	return *ev.Args
+	return *ev.args
+}
+
+// setArgs gives the event arguments its caller parsed already (args, nil
+// when they are not JSON or not parsed yet) and the form of ArgsRaw
+// (compact: as args.String writes it; pending: valid compact JSON, parsed
+// when first read).
+func (ev *CallEvent) setArgs(args *jsonx.Value, compact, pending bool) {
+	ev.args, ev.argsCompact, ev.argsPending, ev.argsGiven = args, compact, pending, true
 }
 
 // Verdict is a guard's decision on one call.
@@ -213,14 +238,14 @@ func Raise(a, b *Verdict) {
 	}
 }
 
-// Key returns the event's guard key under the rules of the latest guard
-// (or KeyIndex.Number) that keyed it, and false when the call has none
-// (its arguments give no key under those rules). Long keys are compact:
-// a key is for comparing, not for showing.
-func (ev *CallEvent) Key() (string, bool) { return ev.key, ev.hasKey }
+// memoKey returns the event's guard key under the rules of the latest
+// guard (or keyIndex.Number) that keyed it, and false when the call has
+// none (its arguments give no key under those rules). Long keys are
+// compact: a key is for comparing, not for showing.
+func (ev *CallEvent) memoKey() (string, bool) { return ev.key, ev.hasKey }
 
-// SameKey reports whether two events were numbered by the same KeyIndex
+// sameKey reports whether two events were numbered by the same keyIndex
 // under the same key: the guard counted them as the same call.
-func (ev *CallEvent) SameKey(o *CallEvent) bool {
+func (ev *CallEvent) sameKey(o *CallEvent) bool {
 	return ev.kidx >= 0 && ev.ki == o.ki && ev.kidx == o.kidx
 }

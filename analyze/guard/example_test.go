@@ -5,15 +5,15 @@ import (
 	"time"
 
 	"github.com/loopgate/loopgate/analyze/guard"
-	"github.com/loopgate/loopgate/internal/jsonx"
-	"github.com/loopgate/loopgate/rules"
 )
 
 // A Guard fed the calls of one turn: the same read three times, a write,
 // and the read once more. The rules steer the 2nd identical call and
-// block the 3rd; a write to the file clears the reads of it.
+// block the 3rd; a write to the file clears the reads of it. It uses only
+// this package (TestExampleOutsideModule builds it in a module of its
+// own).
 func Example() {
-	r, err := rules.Parse([]byte(`
+	r, err := guard.ParseRules([]byte(`
 name: example
 scope:
   write_clears_reads: {readers: [read_file], writers: [write_file], path_args: [path]}
@@ -38,10 +38,8 @@ detectors:
 		{"read_file", `{"path":"a.go"}`, "package b"},
 	}
 	for i, c := range calls {
-		ev := &guard.CallEvent{Index: i + 1, Tool: c.tool, Class: r.ClassOf(c.tool), ArgsRaw: c.args}
-		if args, err := jsonx.ParseString(c.args); err == nil {
-			ev.Args, ev.ArgsOK = &args, true // else the guard keys the raw text
-		}
+		// ArgsOK: the arguments are JSON (else the guard keys their text).
+		ev := &guard.CallEvent{Index: i + 1, Tool: c.tool, Class: r.ClassOf(c.tool), ArgsRaw: c.args, ArgsOK: true}
 		v := g.Before(ev)
 		// The call runs unless the guard stopped it; its result goes to
 		// After as the guard reads results.

@@ -6,6 +6,26 @@ import (
 	"github.com/loopgate/loopgate/rules"
 )
 
+// Rules are what a guard does: its detectors, their thresholds and
+// messages, what counts as the same call, the tools' classes (docs/rules.md).
+// They are package rules' type, named here so that a program embedding the
+// guard needs no other package: ParseRules, LoadRules and PresetRules give
+// them, and their fields and methods are documented in package rules.
+type Rules = rules.Rules
+
+// ParseRules reads rules from YAML text (docs/rules.md), strictly: an
+// unknown key or a wrong value is an error naming name and the line.
+func ParseRules(data []byte, name string) (*Rules, error) { return rules.Parse(data, name) }
+
+// LoadRules reads a rules file as ParseRules does.
+func LoadRules(path string) (*Rules, error) { return rules.Load(path) }
+
+// PresetRules returns one of the shipped presets by name (PresetNames).
+func PresetRules(name string) (*Rules, error) { return rules.Preset(name) }
+
+// PresetNames lists the shipped presets.
+func PresetNames() []string { return rules.PresetNames() }
+
 // Guard is the state of one guard over one agent scope of one session.
 // It is not safe for concurrent use; build one Guard per scope.
 type Guard struct {
@@ -17,12 +37,12 @@ type Guard struct {
 	// for every detector, so "same Key and Scope" means "the guard treated
 	// these calls as the same call".
 	ids int
-	// epoch[k] is the epoch of key index k (see KeyIndex), valid while its
+	// epoch[k] is the epoch of key index k (see keyIndex), valid while its
 	// gen is egen: clearing every epoch is egen++.
 	epoch []epochEnt
 	egen  uint32
 	// ki numbers the keys of the calls this guard sees (callKey).
-	ki *KeyIndex
+	ki *keyIndex
 	// turnClearsAll: every detector resets at a user turn, so a turn is a
 	// new epoch for every key (hermes' read/search streak spans turns).
 	turnClearsAll bool
@@ -46,7 +66,7 @@ type Guard struct {
 
 	// eff caches per-(detector, tool) thresholds and messages, and
 	// roleOf the tools' roles by name; guards of the same rules that run one
-	// after the other may share them (RuleCache).
+	// after the other may share them (ruleCache).
 	eff    map[effKey]*effective
 	roleOf map[string]uint8
 
@@ -59,11 +79,11 @@ type Guard struct {
 	readers     []readerKey
 	readerPos   []int32
 	clearing    []int32
-	toolRole    []uint8 // by tool index (KeyIndex)
+	toolRole    []uint8 // by tool index (keyIndex)
 	clearsReads bool
 
 	// portable: the guard's state can be saved and restored in another
-	// process (NewPortableGuard, AppendSnapshot).
+	// process (NewSavableGuard, AppendState).
 	portable bool
 
 	// plain: some detector keys calls with the plain key (key: plain);
@@ -84,8 +104,8 @@ type epochEnt struct {
 type callCtx struct {
 	ev     *CallEvent
 	key    string
-	kid    int32 // the key's index (KeyIndex), when hasKey
-	tid    int32 // the tool's index (KeyIndex)
+	kid    int32 // the key's index (keyIndex), when hasKey
+	tid    int32 // the tool's index (keyIndex)
 	hasKey bool
 	// pkid is the plain key's index and hasPlain says it is set (only
 	// when a detector keys calls with key: plain; plainkey.go).
@@ -101,8 +121,23 @@ type callCtx struct {
 
 // NewGuard returns a Guard running the rules. The rules must not be
 // changed while the Guard is in use.
-func NewGuard(r *rules.Rules) *Guard {
-	return NewRuleCache(r).NewGuard(newKeyIndex(r.KeyID(), 0))
+func NewGuard(r *Rules) *Guard {
+	return newRuleCache(r).NewGuard(newKeyIndex(r, 0))
+}
+
+// NewSavableGuard returns a Guard running the rules whose state can be
+// saved in one process and restored in another (AppendState,
+// RestoreState), as the live hook does between two calls of an agent:
+// long keys and hermes' result hashes use digests that are the same in
+// every process (SHA-256) instead of this process's seeded hash. Its
+// verdicts are NewGuard's.
+func NewSavableGuard(r *Rules) *Guard {
+	// A new guard has numbered and hashed nothing yet: its key index can
+	// still switch to the shared digests.
+	g := NewGuard(r)
+	g.ki.portable = true
+	g.portable = true
+	return g
 }
 
 func (g *Guard) newID() int {
@@ -174,7 +209,7 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 	} else {
 		g.inflight = append(g.inflight, c)
 	}
-	if g.r.HasResetCommand(ev.Tool) && g.r.IsResetCommand(ev.Tool, ev.Arguments()) {
+	if hasResetCommand(g.r, ev.Tool) && isResetCommand(g.r, ev.Tool, ev.arguments()) {
 		// pi §3.9: the reset command clears everything, restarts the
 		// timer, and is itself allowed and not recorded.
 		c.command = true

@@ -87,12 +87,12 @@ detectors:
 // TestArgsSummary: pi shows JSON.stringify(input).slice(0, 120).
 func TestArgsSummary(t *testing.T) {
 	long := strings.Repeat("x", 200)
-	ev := &CallEvent{ArgsOK: true, Args: mustArgs(t, `{"z":"`+long+`","a":1}`)}
+	ev := &CallEvent{ArgsOK: true, args: mustArgs(t, `{"z":"`+long+`","a":1}`), argsGiven: true}
 	if s := argsSummary(ev, 120); len(s) != 120 || !strings.HasPrefix(s, `{"z":"xxx`) {
 		t.Errorf("summary %q", s)
 	}
 	// A non-BMP character is 2 UTF-16 units.
-	ev = &CallEvent{ArgsOK: true, Args: mustArgs(t, `"`+strings.Repeat("😀", 70)+`"`)}
+	ev = &CallEvent{ArgsOK: true, args: mustArgs(t, `"`+strings.Repeat("😀", 70)+`"`), argsGiven: true}
 	if s := argsSummary(ev, 120); s != strings.Repeat("😀", 60) {
 		t.Errorf("non-BMP summary has %d runes", len([]rune(s)))
 	}
@@ -169,7 +169,7 @@ func TestParallelCalls(t *testing.T) {
 	g := NewGuard(r)
 	g.UserTurn(t0)
 	mk := func() *CallEvent {
-		return &CallEvent{Tool: "read_file", Class: "read", Args: mustArgs(t, `{"path":"a"}`), ArgsOK: true}
+		return &CallEvent{Tool: "read_file", Class: "read", args: mustArgs(t, `{"path":"a"}`), argsGiven: true, ArgsOK: true}
 	}
 	a, b := mk(), mk()
 	va, vb := g.Before(a), g.Before(b)
@@ -290,7 +290,7 @@ func BenchmarkGuard(b *testing.B) {
 			evs := make([]CallEvent, 64)
 			for i := range evs {
 				v, _ := jsonx.ParseString(args[i%len(args)])
-				evs[i] = CallEvent{Tool: tools[i%len(tools)], Args: &v, ArgsOK: true, ArgsRaw: args[i%len(args)], Result: "r", ResultHash: uint64(i % 3)}
+				evs[i] = CallEvent{Tool: tools[i%len(tools)], args: &v, argsGiven: true, ArgsOK: true, ArgsRaw: args[i%len(args)], Result: "r", ResultHash: uint64(i % 3)}
 				evs[i].Class = r.ClassOf(evs[i].Tool)
 			}
 			g := NewGuard(r)

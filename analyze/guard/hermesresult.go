@@ -113,7 +113,7 @@ func isGuardrailRefusal(out string) bool {
 // text hashed as it is, white space included. newest drops execute_code's
 // per-run bookkeeping (duration_seconds, kernel.execution_count) first.
 // hash is HashString, or portableHash for a guard whose state is saved
-// (NewPortableGuard).
+// (NewSavableGuard).
 func hermesResultHash(tool, result string, newest bool, hash func(string) uint64) uint64 {
 	out := hermesOutput(result)
 	data, ok := pyJSONLoads(out)

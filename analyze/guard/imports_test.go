@@ -7,13 +7,14 @@ import (
 )
 
 // TestGuardImports: the guard, with everything it imports from this
-// module, reaches only rules and internal helpers; never a reader
+// module, reaches only rules, internal helpers and its own internal
+// bridge (to package replayfast); never a reader
 // (ingest), the tokenizer or a report, so that a program embedding the
 // guard (the live hook) links none of them.
 func TestGuardImports(t *testing.T) {
 	const module = "github.com/loopgate/loopgate/"
 	allowed := func(p string) bool {
-		return p == module+"analyze/guard" || p == module+"rules" ||
+		return p == module+"analyze/guard" || p == module+"analyze/guard/internal/bridge" || p == module+"rules" ||
 			(strings.HasPrefix(p, module+"internal/") && p != module+"internal/tokens")
 	}
 	seen := map[string]bool{}

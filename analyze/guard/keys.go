@@ -11,24 +11,24 @@ import (
 
 // The guard key of a call, and the numbering of keys: the guard's
 // counters are slices indexed by a key's number, and replay shares one
-// numbering per session over every configuration it runs (KeyIndex).
+// numbering per session over every configuration it runs (keyIndex).
 
-// KeyIndex numbers distinct call keys 0, 1, 2, ... for one key-rule set
+// keyIndex numbers distinct call keys 0, 1, 2, ... for one key-rule set
 // (rules.KeyID), so that the guard's counters are slices indexed by a
 // key's number instead of maps hashing the key's text at every access. A
 // CallEvent remembers its number next to its key (CallEvent.ki, kidx):
-// compare and sweep share one KeyIndex per prepared session and key-rule
+// compare and sweep share one keyIndex per prepared session and key-rule
 // set over all their configurations, so later configurations number no
 // key again.
-type KeyIndex struct {
+type keyIndex struct {
 	keyID uint64
 	m     map[string]int32
 	// tools numbers tool names the same way (CallEvent.tidx).
 	tools map[string]int32
 	// toolKeys[t] is the key refinement of tool number t once looked up
-	// (rules.ToolKeyFor), the same under every rules ki serves: KeyID
+	// (toolKeyFor), the same under every rules ki serves: KeyID
 	// covers the key section and the classes it depends on. Tools a
-	// snapshot numbered are looked up when first keyed.
+	// saved state numbered are looked up when first keyed.
 	toolKeys []toolKey
 	// texts[k] is key k as written, for write_clears_reads ("" until a
 	// guard needed it).
@@ -37,8 +37,8 @@ type KeyIndex struct {
 	// otherwise built in a buffer of its own and then copied to a string.
 	buf []byte
 	// portable: long keys are compacted with a digest that is the same in
-	// every process (SHA-256), so that a snapshot's keys match the keys a
-	// later process builds (NewPortableGuard).
+	// every process (SHA-256), so that a saved state's keys match the keys a
+	// later process builds (NewSavableGuard).
 	portable bool
 }
 
@@ -47,35 +47,31 @@ type KeyIndex struct {
 // says it was looked up.
 type toolKey struct {
 	tk    *rules.ToolKey
-	text  rules.TextKey
+	text  textKey
 	known bool
 }
 
-// maxKeyBuf is the largest key buffer a KeyIndex keeps between calls: a
+// maxKeyBuf is the largest key buffer a keyIndex keeps between calls: a
 // rare huge key (a write_file's content) is not held for the session's life.
 const maxKeyBuf = 64 << 10
 
-// NewKeyIndex returns an empty numbering for the key section of the rules
+// newKeyIndex returns an empty numbering for the key section of the rules
 // r, sized for about size keys.
-func NewKeyIndex(r *rules.Rules, size int) *KeyIndex {
-	return newKeyIndex(r.KeyID(), size)
-}
-
-func newKeyIndex(keyID uint64, size int) *KeyIndex {
-	return &KeyIndex{keyID: keyID, m: make(map[string]int32, size), tools: map[string]int32{}}
+func newKeyIndex(r *rules.Rules, size int) *keyIndex {
+	return &keyIndex{keyID: r.KeyID(), m: make(map[string]int32, size), tools: map[string]int32{}}
 }
 
 // Serves reports whether ki numbers keys under the key section of the
-// rules r (rules.KeyID). A nil KeyIndex serves nothing.
-func (ki *KeyIndex) Serves(r *rules.Rules) bool {
+// rules r (rules.KeyID). A nil keyIndex serves nothing.
+func (ki *keyIndex) Serves(r *rules.Rules) bool {
 	return ki != nil && ki.keyID == r.KeyID()
 }
 
 // Number keys the event under the rules r, which ki must serve, once per
-// KeyIndex, and returns the number of its tool (0, 1, 2, ... in the order
+// keyIndex, and returns the number of its tool (0, 1, 2, ... in the order
 // ki first met them): a replay keeps its per-tool facts in slices indexed
 // by it. The event must not change its Tool or Args afterwards.
-func (ki *KeyIndex) Number(ev *CallEvent, r *rules.Rules) int {
+func (ki *keyIndex) Number(ev *CallEvent, r *rules.Rules) int {
 	ki.memo(ev, r)
 	return int(ev.tidx)
 }
@@ -87,9 +83,9 @@ func (ki *KeyIndex) Number(ev *CallEvent, r *rules.Rules) int {
 // instead of building the same key again. A loop repeats its calls, and
 // building a key (canonical JSON, then a digest of a long one) was most
 // of numbering a call.
-func (ki *KeyIndex) NumberTwin(ev, prev *CallEvent, r *rules.Rules) int {
+func (ki *keyIndex) NumberTwin(ev, prev *CallEvent, r *rules.Rules) int {
 	if ev.ki != ki && prev.ki == ki && prev.keyID == ki.keyID && prev.keyPortable == ki.portable &&
-		ev.Tool == prev.Tool && r.KeySortsMembers() {
+		ev.Tool == prev.Tool && keySortsMembers(r) {
 		ev.key, ev.hasKey, ev.keyID, ev.keyPortable = prev.key, prev.hasKey, prev.keyID, prev.keyPortable
 		ev.ki, ev.kidx, ev.tidx = ki, prev.kidx, prev.tidx
 		return int(ev.tidx)
@@ -99,8 +95,8 @@ func (ki *KeyIndex) NumberTwin(ev, prev *CallEvent, r *rules.Rules) int {
 
 // LendBuffer gives ki a buffer to build keys in when it has none, and
 // returns what it did not take: a replay moves one buffer from session to
-// session (TakeBuffer), where each session's KeyIndex grew one of its own.
-func (ki *KeyIndex) LendBuffer(buf []byte) []byte {
+// session (TakeBuffer), where each session's keyIndex grew one of its own.
+func (ki *keyIndex) LendBuffer(buf []byte) []byte {
 	if ki.buf == nil {
 		ki.buf, buf = buf, nil
 	}
@@ -109,15 +105,15 @@ func (ki *KeyIndex) LendBuffer(buf []byte) []byte {
 
 // TakeBuffer returns ki's key buffer and leaves ki without one (it builds
 // a new one if it needs to again).
-func (ki *KeyIndex) TakeBuffer() []byte {
+func (ki *keyIndex) TakeBuffer() []byte {
 	buf := ki.buf
 	ki.buf = nil
 	return buf
 }
 
 // memo sets the event's key under the rules' key section (which must be
-// ki's), and its key's and tool's numbers, once per KeyIndex.
-func (ki *KeyIndex) memo(ev *CallEvent, r *rules.Rules) {
+// ki's), and its key's and tool's numbers, once per keyIndex.
+func (ki *keyIndex) memo(ev *CallEvent, r *rules.Rules) {
 	if ev.ki == ki {
 		return
 	}
@@ -131,16 +127,17 @@ func (ki *KeyIndex) memo(ev *CallEvent, r *rules.Rules) {
 		ki.toolKeys = grow(ki.toolKeys, t)
 		tk := &ki.toolKeys[t]
 		if !tk.known {
-			tk.tk, tk.known = r.ToolKeyFor(ev.Tool), true
-			tk.text = r.TextKeyFor(tk.tk)
+			tk.tk, tk.known = toolKeyFor(r, ev.Tool), true
+			tk.text = textKeyFor(r, tk.tk)
 		}
 		var full []byte
 		ok, done := false, false
-		if ev.ArgsOK && ev.ArgsCompact {
-			full, ok, done = r.AppendCallKeyText(ki.buf[:0], tk.text, ev.Tool, ev.ArgsRaw)
+		if ev.ArgsOK && ev.argsCompact {
+			full, ok, done = appendCallKeyText(ki.buf[:0], tk.text, ev.Tool, ev.ArgsRaw)
 		}
 		if !done {
-			full, ok = r.AppendCallKeyWith(ki.buf[:0], tk.tk, ev.Tool, ev.Arguments(), ev.ArgsOK, ev.ArgsRaw)
+			args := ev.arguments() // first: it sets ArgsOK false when ArgsRaw is not JSON
+			full, ok = appendCallKeyWith(r, ki.buf[:0], tk.tk, ev.Tool, args, ev.ArgsOK, ev.ArgsRaw)
 		}
 		ev.key, ev.hasKey = "", ok
 		if ok {
@@ -158,7 +155,7 @@ func (ki *KeyIndex) memo(ev *CallEvent, r *rules.Rules) {
 	}
 }
 
-func (ki *KeyIndex) intern(key string) int32 {
+func (ki *keyIndex) intern(key string) int32 {
 	i, ok := ki.m[key]
 	if !ok {
 		i = int32(len(ki.m))
@@ -177,7 +174,7 @@ func grow[T any](s []T, i int32) []T {
 
 // callKey returns the call's key under the guard's rules, built once per
 // distinct key section (see CallEvent.keyID), in its compact form, and
-// its index in the guard's KeyIndex (numbered once per KeyIndex).
+// its index in the guard's keyIndex (numbered once per keyIndex).
 func (g *Guard) callKey(ev *CallEvent) (string, int32, bool) {
 	g.ki.memo(ev, g.r)
 	return ev.key, ev.kidx, ev.hasKey
@@ -193,16 +190,16 @@ var keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 // compactKeyBytes replaces a long key by a fixed-size one: the tool, the
 // separator, a NUL byte and a 128-bit digest of the whole key. A key holds
 // the canonical arguments (a write_file call's key holds the file), and
-// keys are hashed when they are numbered (KeyIndex) and compared in
+// keys are hashed when they are numbered (keyIndex) and compared in
 // verdicts; hashing such keys whole at every map access would dominate a
 // sweep. Two distinct keys share a digest with probability about
 // 2^-128 per pair. A plain key has no raw NUL after its separator unless
 // its arguments were not JSON (canonical JSON escapes NUL), and even then
 // it would have to end in the same 16 bytes as a digest to be confused.
 //
-// A portable digest (a KeyIndex of NewPortableGuard) is the first 128 bits
+// A portable digest (a keyIndex of NewSavableGuard) is the first 128 bits
 // of the key's SHA-256 instead: the same in every process, so that a
-// guard's snapshot (AppendSnapshot) holds keys a later process builds
+// guard's saved state (AppendState) holds keys a later process builds
 // again.
 //
 // The result never aliases full, which the caller reuses.
@@ -210,10 +207,10 @@ func compactKeyBytes(full []byte, portable bool) string {
 	if len(full) <= maxPlainKey {
 		return string(full)
 	}
-	tool, _, _ := bytes.Cut(full, []byte(rules.KeySeparator))
+	tool, _, _ := bytes.Cut(full, []byte(keySeparator))
 	var d [maxPlainKey]byte // room for the compact key of a usual tool name
 	b := append(d[:0], tool...)
-	b = append(b, rules.KeySeparator...)
+	b = append(b, keySeparator...)
 	b = append(b, 0)
 	if portable {
 		sum := sha256.Sum256(full)

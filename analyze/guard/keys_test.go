@@ -26,12 +26,12 @@ func TestReleaseEmptiesGuard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := NewRuleCache(r)
+	rc := newRuleCache(r)
 	feed := func(g *Guard) []Verdict {
 		var out []Verdict
 		g.UserTurn(t0)
 		for range 6 {
-			ev := &CallEvent{Tool: "read_file", Args: mustArgs(t, `{"path":"/a"}`), ArgsOK: true, ArgsRaw: `{"path":"/a"}`, Result: "x", ResultHash: 1}
+			ev := &CallEvent{Tool: "read_file", args: mustArgs(t, `{"path":"/a"}`), argsGiven: true, ArgsOK: true, ArgsRaw: `{"path":"/a"}`, Result: "x", ResultHash: 1}
 			v := g.Before(ev)
 			after := g.After(ev, v)
 			Raise(&v, &after)
@@ -43,7 +43,7 @@ func TestReleaseEmptiesGuard(t *testing.T) {
 	if want[len(want)-1].Action == Allow {
 		t.Fatal("the stream triggers no detector: nothing to compare")
 	}
-	g := rc.NewGuard(NewKeyIndex(r, 0))
+	g := rc.NewGuard(newKeyIndex(r, 0))
 	feed(g)
 	rc.Release(g)
 	if rc.spare != g {
@@ -52,7 +52,7 @@ func TestReleaseEmptiesGuard(t *testing.T) {
 	if g.ki != nil || len(g.inflight) != 0 || g.lastKey != "" || len(g.epoch) != 0 {
 		t.Errorf("spare guard not emptied: %+v", g)
 	}
-	again := rc.NewGuard(NewKeyIndex(r, 0))
+	again := rc.NewGuard(newKeyIndex(r, 0))
 	if again != g {
 		t.Error("NewGuard did not take the spare guard")
 	}
@@ -75,7 +75,7 @@ func TestGuardEventsSharedAcrossGuards(t *testing.T) {
 		for i := range evs {
 			a := args[(i*7/3)%len(args)]
 			v, _ := jsonx.ParseString(a)
-			evs[i] = CallEvent{Tool: tools[(i*7/3)%len(tools)], Args: &v, ArgsOK: true, ArgsRaw: a, Result: "r", ResultHash: uint64(i % 2), Index: i + 1}
+			evs[i] = CallEvent{Tool: tools[(i*7/3)%len(tools)], args: &v, argsGiven: true, ArgsOK: true, ArgsRaw: a, Result: "r", ResultHash: uint64(i % 2), Index: i + 1}
 		}
 		return evs
 	}
@@ -118,10 +118,10 @@ func TestKeyIndexNumbersOncePerSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ki := NewKeyIndex(r, 0)
+	ki := newKeyIndex(r, 0)
 	mk := func(a string) *CallEvent {
 		v, _ := jsonx.ParseString(a)
-		return &CallEvent{Tool: "read", Args: &v, ArgsOK: true, ArgsRaw: a}
+		return &CallEvent{Tool: "read", args: &v, argsGiven: true, ArgsOK: true, ArgsRaw: a}
 	}
 	a, b, c := mk(`{"path":"x"}`), mk(`{"path":"y"}`), mk(`{"path":"x"}`)
 	for _, ev := range []*CallEvent{a, b, c, a} {
@@ -148,16 +148,16 @@ func TestNumberTwin(t *testing.T) {
 		}
 		for _, tool := range tools {
 			ev := func(raw string) *CallEvent {
-				return &CallEvent{Tool: tool, Args: mustArgs(t, raw), ArgsOK: true, ArgsRaw: raw}
+				return &CallEvent{Tool: tool, args: mustArgs(t, raw), argsGiven: true, ArgsOK: true, ArgsRaw: raw}
 			}
 			// The reference: each call keyed afresh under its own index
 			// after the same earlier call.
-			ref := NewKeyIndex(r, 0)
+			ref := newKeyIndex(r, 0)
 			ref.Number(ev(first), r)
 			want := ev(second)
 			wantTool := ref.Number(want, r)
 
-			ki := NewKeyIndex(r, 0)
+			ki := newKeyIndex(r, 0)
 			prev := ev(first)
 			ki.Number(prev, r)
 			got := ev(second)
@@ -166,11 +166,11 @@ func TestNumberTwin(t *testing.T) {
 				t.Errorf("%s, %s: twin keyed %q (%v, #%d, tool %d), afresh %q (%v, #%d, tool %d)",
 					name, tool, got.key, got.hasKey, got.kidx, gotTool, want.key, want.hasKey, want.kidx, wantTool)
 			}
-			if r.KeySortsMembers() && got.key != prev.key {
+			if keySortsMembers(r) && got.key != prev.key {
 				t.Errorf("%s, %s: sorted keys differ: %q, %q", name, tool, got.key, prev.key)
 			}
 			// A twin keyed under another index is no help.
-			other := NewKeyIndex(r, 0)
+			other := newKeyIndex(r, 0)
 			lone := ev(second)
 			wantKidx := int32(-1)
 			if want.hasKey {
@@ -194,13 +194,13 @@ func TestKeyIndexKeysAndNumbers(t *testing.T) {
 	}
 	args := []string{`{"path":"a"}`, `{"path":"b"}`, `{"command":"` + strings.Repeat("x", 200) + `"}`, `{"command":"` + strings.Repeat("y", 200) + `"}`}
 	want := map[string]int32{}
-	check := func(ki *KeyIndex, round int) {
+	check := func(ki *keyIndex, round int) {
 		for i := range 3 * len(args) {
 			a := args[(i*7+round)%len(args)]
 			v, _ := jsonx.ParseString(a)
-			ev := &CallEvent{Tool: "bash", Args: &v, ArgsOK: true, ArgsRaw: a, ArgsCompact: true}
+			ev := &CallEvent{Tool: "bash", args: &v, argsGiven: true, ArgsOK: true, ArgsRaw: a, argsCompact: true}
 			ki.memo(ev, r)
-			full, ok := r.AppendCallKeyWith(nil, r.ToolKeyFor("bash"), "bash", v, true, a)
+			full, ok := appendCallKeyWith(r, nil, toolKeyFor(r, "bash"), "bash", v, true, a)
 			if !ok || !ev.hasKey || ev.key != compactKey(string(full)) {
 				t.Fatalf("round %d: key of %.30s = %q, want %q", round, a, ev.key, compactKey(string(full)))
 			}
@@ -214,12 +214,12 @@ func TestKeyIndexKeysAndNumbers(t *testing.T) {
 			}
 		}
 	}
-	ki := NewKeyIndex(r, 0)
+	ki := newKeyIndex(r, 0)
 	args = args[:3]
 	check(ki, 0)
 	var w snapbin.Writer
 	ki.save(&w)
-	loaded := NewKeyIndex(r, 0)
+	loaded := newKeyIndex(r, 0)
 	loaded.load(snapbin.NewReader(w.B))
 	args = append(args, `{"command":"`+strings.Repeat("y", 200)+`"}`, `{"path":"c"}`)
 	check(loaded, 1)

@@ -63,9 +63,9 @@ func (g *Guard) placeholder(name string, c *callCtx, count int, extra map[string
 		if !ev.ArgsOK {
 			return ev.ArgsRaw, true
 		}
-		return string(ev.Arguments().Append(nil, jsonx.Compact)), true
+		return string(ev.arguments().Append(nil, jsonx.Compact)), true
 	case "args_sha256":
-		args := ev.Arguments()
+		args := ev.arguments()
 		if !ev.ArgsOK || args.Kind != jsonx.Object {
 			args = jsonx.Value{Kind: jsonx.Object}
 		}
@@ -76,14 +76,14 @@ func (g *Guard) placeholder(name string, c *callCtx, count int, extra map[string
 		return v, true
 	}
 	if arg, ok := strings.CutPrefix(name, "arg:"); ok {
-		v, found := ev.Arguments().Get(arg)
+		v, found := ev.arguments().Get(arg)
 		if !found {
 			return "", true
 		}
 		return v.Text(), true
 	}
 	if arg, ok := strings.CutPrefix(name, "json:"); ok {
-		v, found := ev.Arguments().Get(arg)
+		v, found := ev.arguments().Get(arg)
 		if !found {
 			return "null", true
 		}
@@ -100,7 +100,7 @@ func argsSummary(ev *CallEvent, n int) string {
 	case !ev.ArgsOK:
 		s = ev.ArgsRaw
 	default:
-		if v := ev.Arguments(); v.Kind == jsonx.String {
+		if v := ev.arguments(); v.Kind == jsonx.String {
 			s = v.Str
 		} else {
 			s = v.String()

@@ -8,7 +8,7 @@ import (
 )
 
 // TestPendingArgumentsDecideAlike: a guard given a call's arguments as
-// their compact text, unparsed (CallEvent.ArgsPending, as a replay of a
+// their compact text, unparsed (setArgs, pending, as a replay of a
 // Claude Code transcript gives them), decides exactly as one given them
 // parsed, message and key included, under every preset and under key
 // rules that leave out, drop, fill in and fold arguments. The streams mix
@@ -70,9 +70,11 @@ func compactArgs(pending bool) func(*CallEvent) {
 		if !ev.ArgsOK {
 			return
 		}
-		ev.ArgsRaw, ev.ArgsCompact = ev.Args.String(), true
+		ev.ArgsRaw = ev.args.String()
 		if pending {
-			ev.Args, ev.ArgsPending = nil, true
+			ev.setArgs(nil, true, true)
+		} else {
+			ev.setArgs(ev.args, true, false)
 		}
 	}
 }

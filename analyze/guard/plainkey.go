@@ -14,7 +14,7 @@ const maxPlainBuf = 64 << 10
 // plainKey sets c.pkid and c.hasPlain when a detector of the guard keys
 // calls plainly. For a tool without a key.tools entry the plain key is the
 // call's key, so its index is reused; otherwise the plain key is built and
-// numbered in the guard's KeyIndex beside the keys (the texts never meet:
+// numbered in the guard's keyIndex beside the keys (the texts never meet:
 // a detector counts by one kind of key only).
 func (g *Guard) plainKey(c *callCtx) {
 	if !g.plain {
@@ -25,7 +25,7 @@ func (g *Guard) plainKey(c *callCtx) {
 	m := &g.plainTool[c.tid]
 	if *m == 0 {
 		*m = 1
-		if g.r.ToolKeyFor(ev.Tool) != nil {
+		if toolKeyFor(g.r, ev.Tool) != nil {
 			*m = 2
 		}
 	}
@@ -33,7 +33,8 @@ func (g *Guard) plainKey(c *callCtx) {
 		c.pkid, c.hasPlain = c.kid, c.hasKey
 		return
 	}
-	full, ok := g.r.AppendCallKeyWith(g.plainBuf[:0], nil, ev.Tool, ev.Arguments(), ev.ArgsOK, ev.ArgsRaw)
+	args := ev.arguments() // first: it sets ArgsOK false when ArgsRaw is not JSON
+	full, ok := appendCallKeyWith(g.r, g.plainBuf[:0], nil, ev.Tool, args, ev.ArgsOK, ev.ArgsRaw)
 	g.plainBuf = full[:0]
 	if cap(full) > maxPlainBuf {
 		g.plainBuf = nil

@@ -132,10 +132,10 @@ func checkDetector(t *testing.T, name, doc string) {
 		t.Errorf("no file %s.go in analyze/guard: %v", name, err)
 	}
 	// A detector that counts by key: plain makes the guard build plain
-	// keys (rules.UsesPlainKeys knows it).
+	// keys (usesPlainKeys, callkey.go, knows it).
 	if reflect.ValueOf(settingsOf(r, name)).Elem().FieldByName("Key").IsValid() {
 		p, err := rules.Parse([]byte("detectors:\n  "+name+": {key: plain}\n"), "plain.yaml")
-		if err != nil || !p.UsesPlainKeys() {
+		if err != nil || !usesPlainKeys(p) {
 			t.Errorf("with key: plain, UsesPlainKeys does not say so (%v)", err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/resultmembers"
 )
 
 // How the guard reads a call's result before comparing it with others:
@@ -18,20 +19,6 @@ import (
 // failed (the error flag, or an error-shaped result).
 func ResultFacts(result string, isError bool) (norm string, failed bool) {
 	return normalizeFailed(result, isError, nil)
-}
-
-// ResultMemberKeys are the top-level members of a JSON object result that
-// ResultFactsWithMembers reads, in this order. ingest.ResultMemberKeys is
-// the same list (a reader notes these members while it decodes a result;
-// analyze's TestResultMemberKeys checks the two agree): the guard may not
-// import ingest.
-var ResultMemberKeys = [...]string{"_warning", "error", "success", "exit_code"}
-
-// ResultFactsWithMembers is ResultFacts of a result whose top-level
-// ResultMemberKeys members a reader already noted (nil: not noted), as
-// jsonx.TopLevelFields(result, ResultMemberKeys[:]...) gives them.
-func ResultFactsWithMembers(result string, isError bool, members *[len(ResultMemberKeys)]string) (norm string, failed bool) {
-	return normalizeFailed(result, isError, members)
 }
 
 // resultWindow bounds where appended guard notes are looked for: at the
@@ -110,15 +97,15 @@ func hasGuardSuffix(s string) bool {
 // as escapes inside a string), so cutGuardSuffix and the trimming leave
 // it as it is, and without a "_warning" the members are all there is to
 // read.
-func normalizeFailed(result string, isError bool, members *[len(ResultMemberKeys)]string) (string, bool) {
-	if members != nil && members[0] == "" {
-		return result, isError || failedMembers(members[1], members[2], members[3])
+func normalizeFailed(result string, isError bool, members *resultmembers.Members) (string, bool) {
+	if members != nil && members[resultmembers.Warning] == "" {
+		return result, isError || failedMembers(members[resultmembers.Error], members[resultmembers.Success], members[resultmembers.ExitCode])
 	}
 	r := cutGuardSuffix(result)
 	if t := trimJSONSpaceLeft(r); t != "" && t[0] == '{' {
-		f := jsonx.TopLevelFields(r, ResultMemberKeys[:]...)
-		if f[0] == "" {
-			return trimJSONSpaceRight(r), isError || failedMembers(f[1], f[2], f[3])
+		f := jsonx.TopLevelFields(r, resultmembers.Keys[:]...)
+		if f[resultmembers.Warning] == "" {
+			return trimJSONSpaceRight(r), isError || failedMembers(f[resultmembers.Error], f[resultmembers.Success], f[resultmembers.ExitCode])
 		}
 	}
 	norm := trimJSONSpaceRight(stripWarning(r))

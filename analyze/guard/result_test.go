@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/internal/resultmembers"
 )
 
 // normalizeResult removes the agent's own guard notes from a result: notes
@@ -194,7 +195,7 @@ var normalizeFailedSeeds = []string{
 // (ingest.Call.ResultMembers).
 func checkNormalizeFailed(t *testing.T, r string) {
 	t.Helper()
-	check := func(r string, members *[len(ResultMemberKeys)]string) {
+	check := func(r string, members *resultmembers.Members) {
 		t.Helper()
 		for _, isError := range []bool{false, true} {
 			norm, failed := normalizeFailed(r, isError, members)
@@ -205,10 +206,10 @@ func checkNormalizeFailed(t *testing.T, r string) {
 		}
 	}
 	check(r, nil)
-	var members [len(ResultMemberKeys)]string
+	var members resultmembers.Members
 	data := []byte(r)
 	if i := bytes.IndexAny(data, "{["); i >= 0 {
-		if compact, _, ok := jsonx.CompactStringMembers(data, i, 0, ResultMemberKeys[:], members[:]); ok && compact[0] == '{' {
+		if compact, _, ok := jsonx.CompactStringMembers(data, i, 0, resultmembers.Keys[:], members[:]); ok && compact[0] == '{' {
 			check(compact, &members)
 		}
 	}

@@ -3,35 +3,35 @@ package guard
 import "github.com/loopgate/loopgate/rules"
 
 // What guards of the same rules reuse: what they work out from the rules
-// (RuleCache), and the memory of a guard that is done, for the next one.
+// (ruleCache), and the memory of a guard that is done, for the next one.
 // Replay builds one guard per session, often under one unchanging rules.
 
-// RuleCache is what a guard works out from its rules alone, kept for the
+// ruleCache is what a guard works out from its rules alone, kept for the
 // next guard of the same rules (one goroutine at a time), and the memory
 // of the latest guard that is done (spare: Release). A replay that runs
-// many sessions under one rules builds its guards with RuleCache.NewGuard
+// many sessions under one rules builds its guards with ruleCache.NewGuard
 // and hands each back with Release; NewGuard alone is the simple way.
-type RuleCache struct {
+type ruleCache struct {
 	r      *rules.Rules
 	eff    map[effKey]*effective
 	roleOf map[string]uint8
 	spare  *Guard
 }
 
-// NewRuleCache returns an empty cache for guards of the rules r, which
+// newRuleCache returns an empty cache for guards of the rules r, which
 // must not change while the cache is in use.
-func NewRuleCache(r *rules.Rules) *RuleCache {
-	return &RuleCache{r: r, eff: map[effKey]*effective{}, roleOf: map[string]uint8{}}
+func newRuleCache(r *rules.Rules) *ruleCache {
+	return &ruleCache{r: r, eff: map[effKey]*effective{}, roleOf: map[string]uint8{}}
 }
 
-// maxRuleCache bounds the (detector, tool) entries a RuleCache keeps
+// maxRuleCache bounds the (detector, tool) entries a ruleCache keeps
 // (tool names are the transcripts' own).
 const maxRuleCache = 1 << 14
 
 // Serves reports whether the cache may build guards of the rules r: it is
 // r's (the very rules, not equal ones) and has not grown past its bounds.
 // A nil cache serves nothing.
-func (rc *RuleCache) Serves(r *rules.Rules) bool {
+func (rc *ruleCache) Serves(r *rules.Rules) bool {
 	return rc != nil && rc.r == r && len(rc.eff) <= maxRuleCache && len(rc.roleOf) <= maxRuleCache
 }
 
@@ -39,10 +39,10 @@ func (rc *RuleCache) Serves(r *rules.Rules) bool {
 const maxSpareKeys = 1 << 16
 
 // NewGuard returns a Guard running the cache's rules, numbering keys with
-// ki, which must serve the rules (KeyIndex.Serves), and sharing what the
+// ki, which must serve the rules (keyIndex.Serves), and sharing what the
 // guards before it worked out; the keys ki already holds size the guard's
 // tables. It takes the memory of the guard last released, if any.
-func (rc *RuleCache) NewGuard(ki *KeyIndex) *Guard {
+func (rc *ruleCache) NewGuard(ki *keyIndex) *Guard {
 	g := rc.spare
 	rc.spare = nil
 	if g == nil {
@@ -56,7 +56,7 @@ func (rc *RuleCache) NewGuard(ki *KeyIndex) *Guard {
 // replay builds one guard per session, and each grew its tables from
 // nothing. The guard is emptied now, so that it holds nothing of its
 // session, and must not be used again.
-func (rc *RuleCache) Release(g *Guard) {
+func (rc *ruleCache) Release(g *Guard) {
 	if rc.r != g.r || cap(g.epoch) > maxSpareKeys {
 		return
 	}
@@ -66,7 +66,7 @@ func (rc *RuleCache) Release(g *Guard) {
 
 // renew puts g in the state of a new guard, keeping its tables' memory
 // (zeroed). ki nil: no keys (Release).
-func (g *Guard) renew(r *rules.Rules, ki *KeyIndex, rc *RuleCache) {
+func (g *Guard) renew(r *rules.Rules, ki *keyIndex, rc *ruleCache) {
 	size := 0
 	if ki != nil {
 		size = len(ki.m)
@@ -89,7 +89,7 @@ func (g *Guard) renew(r *rules.Rules, ki *KeyIndex, rc *RuleCache) {
 		plainBuf:  g.plainBuf[:0],
 		dets:      g.dets,
 	}
-	g.plain = r.UsesPlainKeys()
+	g.plain = usesPlainKeys(r)
 	w := &r.Scope.WriteClearsReads
 	g.clearsReads = len(w.Readers) > 0 && (len(w.Writers) > 0 || len(w.ClearAll) > 0)
 	if g.clearsReads {

@@ -221,11 +221,11 @@ func TestPiEditKeyDropsNewText(t *testing.T) {
 		{tool: "edit", args: `{"path":"/src/App.ts","edits":[{"oldText":"bar","newText":"c"}]}`},
 		{tool: "edit", args: edit("d"), want: "block:repeat:4"},
 	})
-	k1, _ := r.CallKey("edit", mustParse(t, edit("a")), true, "")
+	k1, _ := callKey(r, "edit", mustParse(t, edit("a")), true, "")
 	if k1 != `edit::{"edits":[{"oldText":"foo"}],"path":"/src/App.ts"}` {
 		t.Errorf("edit key = %s", k1)
 	}
-	k2, _ := r.CallKey("bash", mustParse(t, `{"command":"ls","timeout":30,"toolCallId":"abc-123"}`), true, "")
+	k2, _ := callKey(r, "bash", mustParse(t, `{"command":"ls","timeout":30,"toolCallId":"abc-123"}`), true, "")
 	if k2 != `bash::{"command":"ls"}` {
 		t.Errorf("bash key = %s", k2)
 	}
@@ -806,7 +806,7 @@ func TestPiKeys(t *testing.T) {
 	r := preset(t, "pi-loopguard")
 	key := func(tool, args string) string {
 		t.Helper()
-		k, ok := r.CallKey(tool, mustParse(t, args), true, args)
+		k, ok := callKey(r, tool, mustParse(t, args), true, args)
 		if !ok {
 			t.Fatalf("no key for %s %s", tool, args)
 		}
@@ -930,7 +930,7 @@ func TestNanobotParallelLookups(t *testing.T) {
 	var vs []Verdict
 	for _, q := range []string{"Example 2.4 release date", "example 2.4 release date ", "Example 2.4 Release Date"} {
 		args := `{"query":` + jsonx.Quote(q) + `}`
-		ev := &CallEvent{Tool: "web_search", Class: "web_search", Args: mustArgs(t, args), ArgsOK: true, ArgsRaw: args}
+		ev := &CallEvent{Tool: "web_search", Class: "web_search", args: mustArgs(t, args), argsGiven: true, ArgsOK: true, ArgsRaw: args}
 		evs = append(evs, ev)
 		vs = append(vs, g.Before(ev))
 	}

@@ -62,7 +62,7 @@ func (d *shellInspectionDet) eff(c *callCtx) *effective {
 // command returns the call's command text: the first of args that is
 // text.
 func (d *shellInspectionDet) command(c *callCtx) (string, bool) {
-	args := c.ev.Arguments() // no object: no member
+	args := c.ev.arguments() // no object: no member
 
 	for _, name := range d.cfg.Args {
 		if v, ok := args.Get(name); ok && v.Kind == jsonx.String {

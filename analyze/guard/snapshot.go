@@ -9,11 +9,10 @@ import (
 	"slices"
 
 	"github.com/loopgate/loopgate/internal/snapbin"
-	"github.com/loopgate/loopgate/rules"
 )
 
-// A guard's state can be saved and restored exactly (AppendSnapshot,
-// RestoreSnapshot), so that the live hook, one process per tool call, need
+// A guard's state can be saved and restored exactly (AppendState,
+// RestoreState), so that the live hook, one process per tool call, need
 // not replay a session's whole log to rebuild it. Each detector saves and
 // loads its own state (its save and load, in its own file); the Guard
 // saves its own (epochs, the keys' numbering, the time window, the latest
@@ -22,35 +21,21 @@ import (
 // What a guard works out from its rules alone (thresholds per tool, tools'
 // roles, cleared_by matches) is not saved: the restoring guard works it
 // out again from the same rules. Which rules those are is the caller's to
-// check (the live hook tags its snapshot with a digest of the rules): a
-// snapshot restored under other rules is refused only when its detectors
+// check (the live hook tags its saved state with a digest of the rules):
+// a state restored under other rules is refused only when its detectors
 // do not line up.
 
-// snapshotVersion changes whenever what a snapshot holds changes.
+// snapshotVersion changes whenever what a saved state holds changes.
 const snapshotVersion = 1
 
-// ErrInFlight is AppendSnapshot's error while a call is between Before and
+// ErrInFlight is AppendState's error while a call is between Before and
 // After: its event is the caller's, and is not saved.
 var ErrInFlight = errors.New("guard: a call is in flight")
 
-// errNotPortable is AppendSnapshot's error on a guard whose hashes are
+// errNotPortable is AppendState's error on a guard whose hashes are
 // this process's own (NewGuard): its keys would not match a later
 // process's.
-var errNotPortable = errors.New("guard: not a portable guard (NewPortableGuard)")
-
-// NewPortableGuard returns a Guard running the rules whose state can be
-// saved in one process and restored in another (AppendSnapshot): long
-// keys and hermes' result hashes use digests that are the same in every
-// process (SHA-256) instead of this process's seeded hash. Its verdicts
-// are NewGuard's.
-func NewPortableGuard(r *rules.Rules) *Guard {
-	// A new guard has numbered and hashed nothing yet: its key index can
-	// still switch to the portable digests.
-	g := NewGuard(r)
-	g.ki.portable = true
-	g.portable = true
-	return g
-}
+var errNotPortable = errors.New("guard: its state cannot be saved (build it with NewSavableGuard)")
 
 // portableHash is HashString with the same value in every process.
 func portableHash(s string) uint64 {
@@ -58,10 +43,10 @@ func portableHash(s string) uint64 {
 	return binary.LittleEndian.Uint64(sum[:8])
 }
 
-// AppendSnapshot appends the guard's state to b. The guard must be
-// portable (NewPortableGuard) and have no call in flight (every Before
+// AppendState appends the guard's state to b. The guard must be
+// savable (NewSavableGuard) and have no call in flight (every Before
 // followed by its After).
-func (g *Guard) AppendSnapshot(b []byte) ([]byte, error) {
+func (g *Guard) AppendState(b []byte) ([]byte, error) {
 	if !g.portable {
 		return b, errNotPortable
 	}
@@ -100,11 +85,11 @@ func (g *Guard) AppendSnapshot(b []byte) ([]byte, error) {
 	return w.B, nil
 }
 
-// RestoreSnapshot puts into g, a portable guard of the same rules that
-// has seen no call yet, the state AppendSnapshot saved. The guard's
+// RestoreState puts into g, a savable guard of the same rules that has
+// seen no call yet, the state AppendState saved. The guard's
 // strings are b's memory: b must not change afterwards. On an error g is
 // in no defined state and must not be used: build a new one.
-func (g *Guard) RestoreSnapshot(b []byte) (err error) {
+func (g *Guard) RestoreState(b []byte) (err error) {
 	if !g.portable {
 		return errNotPortable
 	}
@@ -158,7 +143,7 @@ func (g *Guard) RestoreSnapshot(b []byte) (err error) {
 
 // save writes the numbering of keys and tools: the keys, then the tools,
 // each in the order of their numbers, and the keys' texts kept.
-func (ki *KeyIndex) save(w *snapbin.Writer) {
+func (ki *keyIndex) save(w *snapbin.Writer) {
 	saveNumbering(w, ki.m)
 	saveNumbering(w, ki.tools)
 	w.Uint(uint64(len(ki.texts)))
@@ -169,7 +154,7 @@ func (ki *KeyIndex) save(w *snapbin.Writer) {
 
 // load reads what save wrote into an empty KeyIndex and returns the number
 // of keys.
-func (ki *KeyIndex) load(r *snapbin.Reader) int {
+func (ki *keyIndex) load(r *snapbin.Reader) int {
 	ki.m = loadNumbering(r)
 	ki.tools = loadNumbering(r)
 	ki.texts = make([]string, r.Len())

@@ -42,7 +42,7 @@ func applyStepWith(g *Guard, r *rules.Rules, i int, s step, args func(*CallEvent
 		ev.Time = t0.Add(s.at)
 	}
 	if v, err := jsonx.ParseString(s.args); err == nil {
-		ev.Args, ev.ArgsOK = &v, true
+		ev.args, ev.argsGiven, ev.ArgsOK = &v, true, true
 	}
 	if args != nil {
 		args(ev)
@@ -65,7 +65,7 @@ func applyStepWith(g *Guard, r *rules.Rules, i int, s step, args func(*CallEvent
 func checkSnapshots(t *testing.T, name string, r *rules.Rules, steps []step, every int) {
 	t.Helper()
 	plain := NewGuard(r)
-	g := NewPortableGuard(r)
+	g := NewSavableGuard(r)
 	var want []*outcome
 	for i, s := range steps {
 		o := applyStep(g, r, i, s)
@@ -76,19 +76,19 @@ func checkSnapshots(t *testing.T, name string, r *rules.Rules, steps []step, eve
 		}
 	}
 	for cut := 0; cut <= len(steps); cut += every {
-		a := NewPortableGuard(r)
+		a := NewSavableGuard(r)
 		for i, s := range steps[:cut] {
 			applyStep(a, r, i, s)
 		}
-		snap, err := a.AppendSnapshot(nil)
+		snap, err := a.AppendState(nil)
 		if err != nil {
 			t.Fatalf("%s: snapshot after step %d: %v", name, cut, err)
 		}
-		b := NewPortableGuard(r)
-		if err := b.RestoreSnapshot(snap); err != nil {
+		b := NewSavableGuard(r)
+		if err := b.RestoreState(snap); err != nil {
 			t.Fatalf("%s: restore after step %d: %v", name, cut, err)
 		}
-		if again, _ := b.AppendSnapshot(nil); !bytes.Equal(again, snap) {
+		if again, _ := b.AppendState(nil); !bytes.Equal(again, snap) {
 			t.Fatalf("%s: the restored guard's snapshot after step %d differs", name, cut)
 		}
 		for i := cut; i < len(steps); i++ {
@@ -99,8 +99,8 @@ func checkSnapshots(t *testing.T, name string, r *rules.Rules, steps []step, eve
 					name, cut, i+1, steps[i].tool, steps[i].args, ob, oa, want[i])
 			}
 		}
-		sa, _ := a.AppendSnapshot(nil)
-		sb, _ := b.AppendSnapshot(nil)
+		sa, _ := a.AppendState(nil)
+		sb, _ := b.AppendState(nil)
 		if !bytes.Equal(sa, sb) {
 			t.Fatalf("%s: restored after step %d: final snapshots differ", name, cut)
 		}
@@ -307,34 +307,34 @@ func FuzzSnapshot(f *testing.F) {
 // by a guard that has seen calls.
 func TestSnapshotRefused(t *testing.T) {
 	r := preset(t, "loopgate")
-	if _, err := NewGuard(r).AppendSnapshot(nil); !errors.Is(err, errNotPortable) {
+	if _, err := NewGuard(r).AppendState(nil); !errors.Is(err, errNotPortable) {
 		t.Errorf("NewGuard's snapshot: %v, want errNotPortable", err)
 	}
-	g := NewPortableGuard(r)
+	g := NewSavableGuard(r)
 	steps := randomSteps(rand.New(rand.NewPCG(1, 2)), 40)
 	for i, s := range steps {
 		applyStep(g, r, i, s)
 	}
 	ev := &CallEvent{Tool: "read_file", ArgsRaw: `{"path":"z"}`}
 	v := g.Before(ev)
-	if _, err := g.AppendSnapshot(nil); !errors.Is(err, ErrInFlight) {
+	if _, err := g.AppendState(nil); !errors.Is(err, ErrInFlight) {
 		t.Errorf("snapshot with a call in flight: %v, want ErrInFlight", err)
 	}
 	g.After(ev, v)
-	snap, err := g.AppendSnapshot(nil)
+	snap, err := g.AppendState(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for n := 0; n < len(snap); n++ {
-		if err := NewPortableGuard(r).RestoreSnapshot(snap[:n]); err == nil {
+		if err := NewSavableGuard(r).RestoreState(snap[:n]); err == nil {
 			t.Fatalf("a snapshot cut to %d of %d bytes restored", n, len(snap))
 		}
 	}
 	for i := range snap {
 		bad := bytes.Clone(snap)
 		bad[i] ^= 0xff
-		h := NewPortableGuard(r)
-		if h.RestoreSnapshot(bad) == nil {
+		h := NewSavableGuard(r)
+		if h.RestoreState(bad) == nil {
 			// Some bytes are counts or texts whose change still reads:
 			// the guard must then run without a panic.
 			for j, s := range steps {
@@ -343,14 +343,14 @@ func TestSnapshotRefused(t *testing.T) {
 		}
 	}
 	version := binary.AppendUvarint(nil, snapshotVersion+1)
-	if err := NewPortableGuard(r).RestoreSnapshot(append(version, snap[1:]...)); err == nil {
+	if err := NewSavableGuard(r).RestoreState(append(version, snap[1:]...)); err == nil {
 		t.Error("a snapshot of another version restored")
 	}
-	if err := g.RestoreSnapshot(snap); err == nil {
+	if err := g.RestoreState(snap); err == nil {
 		t.Error("a guard that has seen calls took a snapshot")
 	}
 	other := preset(t, "attractor")
-	if err := NewPortableGuard(other).RestoreSnapshot(snap); err == nil {
+	if err := NewSavableGuard(other).RestoreState(snap); err == nil {
 		t.Error("a snapshot of loopgate's detectors restored under attractor's")
 	}
 }

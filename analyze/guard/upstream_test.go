@@ -156,7 +156,7 @@ func TestHermesReadFileKey(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			k, _ := r.CallKey("read_file", v, true, args)
+			k, _ := callKey(r, "read_file", v, true, args)
 			return k
 		}
 		if a, b := key(`{"path":"/a.py"}`), key(`{"path":"/a.py","offset":1,"limit":500}`); a != b {

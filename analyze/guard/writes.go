@@ -2,8 +2,6 @@ package guard
 
 import (
 	"strings"
-
-	"github.com/loopgate/loopgate/rules"
 )
 
 // scope.write_clears_reads: a write to a path clears the counts of the
@@ -54,7 +52,7 @@ func (g *Guard) clearReadsAfterWrite(ev *CallEvent, own int32, role uint8) {
 			return
 		}
 		var ok bool
-		if p, ok = g.r.WritePath(ev.Tool, ev.Arguments()); !ok {
+		if p, ok = writePath(g.r, ev.Tool, ev.arguments()); !ok {
 			return
 		}
 	}
@@ -102,10 +100,11 @@ func (g *Guard) noteReader(ev *CallEvent, key string, kid int32, role uint8) {
 	full := ki.texts[kid]
 	if full == "" {
 		full = key
-		if len(key) > maxPlainKey || strings.Contains(key, rules.KeySeparator+"\x00") {
+		if len(key) > maxPlainKey || strings.Contains(key, keySeparator+"\x00") {
 			// A compacted key: the path test needs the written text, built
 			// again here (reader keys are rarely long).
-			full, _ = g.r.CallKey(ev.Tool, ev.Arguments(), ev.ArgsOK, ev.ArgsRaw)
+			args := ev.arguments() // first: it sets ArgsOK false when ArgsRaw is not JSON
+			full, _ = callKey(g.r, ev.Tool, args, ev.ArgsOK, ev.ArgsRaw)
 		}
 		ki.texts[kid] = full
 	}

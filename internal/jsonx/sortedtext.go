@@ -11,7 +11,7 @@ import (
 // CompactString): the members of the objects the style sorts are moved
 // into key order as they stand in text, and everything else is copied,
 // where Append would quote every string again. A replay keys each call on
-// its sorted arguments (rules.AppendCallKeyWith), and a call that writes a
+// its sorted arguments (analyze/guard's appendCallKeyWith), and a call that writes a
 // file carries the file in them.
 //
 // The text is trusted, not checked: its strings are skipped to their
