@@ -32,7 +32,11 @@ func TestReplaySpilledReportIsTheSame(t *testing.T) {
 	}
 	defer func() { spillSessions = true }()
 	keptJSON := ""
-	for _, format := range []string{"json", "jsonl", "table", "markdown"} {
+	formats := []string{"json", "jsonl", "table", "markdown"}
+	if testing.Short() {
+		formats = formats[:1] // -short: json, which lists every session
+	}
+	for _, format := range formats {
 		args := []string{"replay", "--format", format, "--tokenizer", "chars4", "--color", "never", file}
 		spillSessions = true
 		spilled, stderr, code := loopgate(t, args...)
