@@ -15,6 +15,9 @@ import (
 // report is written) writes, in every format, what it writes when it keeps
 // them all in memory.
 func TestReplaySpilledReportIsTheSame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: replays 17,000 sessions; analyze's spill tests (TestReplaySpillsTheSameSessions, TestReplayWithoutATemporaryDirectory) spill chunks of two")
+	}
 	const sessions = 17000 // more than two of analyze's chunks of 8192
 	var b strings.Builder
 	for i := range sessions {
@@ -32,11 +35,7 @@ func TestReplaySpilledReportIsTheSame(t *testing.T) {
 	}
 	defer func() { spillSessions = true }()
 	keptJSON := ""
-	formats := []string{"json", "jsonl", "table", "markdown"}
-	if testing.Short() {
-		formats = formats[:1] // -short: json, which lists every session
-	}
-	for _, format := range formats {
+	for _, format := range []string{"json", "jsonl", "table", "markdown"} {
 		args := []string{"replay", "--format", format, "--tokenizer", "chars4", "--color", "never", file}
 		spillSessions = true
 		spilled, stderr, code := loopgate(t, args...)
