@@ -159,7 +159,7 @@ func TestRunAllMatchesRun(t *testing.T) {
 	files := ingest.Expand([]string{dir}, func(p ingest.Problem) { t.Errorf("%v", p) })
 	counter, _ := tokens.New("chars4")
 	var cfgs []*rules.Rules
-	for _, name := range rules.PresetNames() {
+	for _, name := range tierPresets() {
 		r, err := rules.Preset(name)
 		if err != nil {
 			t.Fatal(err)
@@ -220,7 +220,7 @@ func TestReplayAllMatchesReplay(t *testing.T) {
 	files = append(files, dir+"/missing.jsonl") // a problem of the reading
 	counter, _ := tokens.New("chars4")
 	var cfgs []*rules.Rules
-	for _, name := range rules.PresetNames() {
+	for _, name := range tierPresets() {
 		r, _ := rules.Preset(name)
 		cfgs = append(cfgs, r)
 	}
@@ -249,4 +249,19 @@ func TestReplayAllMatchesReplay(t *testing.T) {
 			t.Errorf("jobs %d: facts %+v, the corpus in memory %+v", jobs, facts, wantFacts)
 		}
 	}
+}
+
+// tierPresets is every preset, or under -short every fifth (four presets
+// of different families), for the tests that compare runs under every
+// preset.
+func tierPresets() []string {
+	names := rules.PresetNames()
+	if !testing.Short() {
+		return names
+	}
+	var some []string
+	for i := 0; i < len(names); i += 5 {
+		some = append(some, names[i])
+	}
+	return some
 }
