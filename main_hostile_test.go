@@ -396,18 +396,23 @@ func TestHostileUnreadableFile(t *testing.T) {
 // 64 MiB file left out: it is checked above) and over the fixtures.
 func TestHostileDeterminism(t *testing.T) {
 	dir, _, _ := hostileCorpus(t, false)
+	replayFormats, inspectFormats, jobsRuns := []string{"table", "json", "jsonl", "markdown"}, []string{"table", "json"}, []string{"1", "8", "1"}
+	if testing.Short() {
+		// -short: JSON, one job against eight.
+		replayFormats, inspectFormats, jobsRuns = []string{"json"}, []string{"json"}, jobsRuns[:2]
+	}
 	var runs [][]string
-	for _, format := range []string{"table", "json", "jsonl", "markdown"} {
+	for _, format := range replayFormats {
 		runs = append(runs, []string{"replay", "--format", format, "--tokenizer", "chars4"})
 	}
 	// inspect reads files in parallel too, and lists them in order.
-	for _, format := range []string{"table", "json"} {
+	for _, format := range inspectFormats {
 		runs = append(runs, []string{"inspect", "--format", format, "--calls"})
 	}
 	for _, run := range runs {
 		name := strings.Join(run, " ")
 		var first string
-		for _, jobs := range []string{"1", "8", "1"} {
+		for _, jobs := range jobsRuns {
 			out, stderr, code := runWithin(t, 2*time.Minute, append(run, "--color", "never", "--jobs", jobs, dir, "fixtures")...)
 			if code != exitOK {
 				t.Fatalf("%s --jobs %s: exit %d: %s", name, jobs, code, stderr)
@@ -428,8 +433,12 @@ func TestHostileSecretsNeverShown(t *testing.T) {
 	dir, _, _ := hostileCorpus(t, false)
 	bad := filepath.Join(dir, "bad")
 	var runs [][]string
-	for _, format := range []string{"table", "json", "jsonl", "markdown"} {
-		for _, preset := range []string{"loopgate", "nanobot", "hermes-dedup"} {
+	presets := []string{"loopgate", "nanobot", "hermes-dedup"}
+	for i, format := range []string{"table", "json", "jsonl", "markdown"} {
+		for j, preset := range presets {
+			if testing.Short() && j != i%len(presets) {
+				continue // -short: every format once and every preset at least once
+			}
 			runs = append(runs, []string{"replay", "--format", format, "--preset", preset, "--max-decisions", "0", "--tokenizer", "chars4", bad})
 		}
 	}

@@ -25,8 +25,19 @@ var (
 	builtErr  error
 )
 
+// TestMain lets the test binary act as the command (LOOPGATE_TEST_MAIN=1),
+// which builtLoopgate uses under -short instead of building it.
+func TestMain(m *testing.M) {
+	if os.Getenv("LOOPGATE_TEST_MAIN") == "1" {
+		os.Exit(run(os.Args, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
 // builtLoopgate builds the command and the peakrss wrapper
-// (testdata/peakrss) once per test run and returns their paths.
+// (testdata/peakrss) once per test run and returns their paths. Under
+// -short the command is this test binary run as main, by a bash script
+// named loopgate, and only the small wrapper is built.
 func builtLoopgate(t *testing.T) (loopgate, peakrss string) {
 	t.Helper()
 	builtOnce.Do(func() {
@@ -36,7 +47,21 @@ func builtLoopgate(t *testing.T) (loopgate, peakrss string) {
 			return
 		}
 		builtPath, peakPath = filepath.Join(dir, "loopgate"), filepath.Join(dir, "peakrss")
-		for _, b := range [][2]string{{builtPath, "."}, {peakPath, "./testdata/peakrss"}} {
+		builds := [][2]string{{builtPath, "."}, {peakPath, "./testdata/peakrss"}}
+		if testing.Short() {
+			self, err := os.Executable()
+			if err != nil {
+				builtErr = err
+				return
+			}
+			script := "#!/usr/bin/env bash\nLOOPGATE_TEST_MAIN=1 exec -a loopgate " + strconv.Quote(self) + " \"$@\"\n"
+			if err := os.WriteFile(builtPath, []byte(script), 0o755); err != nil {
+				builtErr = err
+				return
+			}
+			builds = builds[1:]
+		}
+		for _, b := range builds {
 			if out, err := exec.Command("go", "build", "-o", b[0], b[1]).CombinedOutput(); err != nil {
 				builtErr = fmt.Errorf("%v: %s", err, out)
 				return

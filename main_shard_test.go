@@ -70,7 +70,11 @@ func TestShardMergeEqualsOneRun(t *testing.T) {
 				}
 				sessions += strings.Count(string(b), "\n{\"file\"")
 			}
-			for _, format := range tc.formats {
+			formats := tc.formats
+			if testing.Short() {
+				formats = formats[:1] // -short: the merge in one format
+			}
+			for _, format := range formats {
 				want, errs, code := loopgate(t, append(tc.run, "--format", format)...)
 				if code != 0 {
 					t.Fatalf("one run: exit %d: %s", code, errs)

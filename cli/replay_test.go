@@ -15,6 +15,9 @@ import (
 // report is written) writes, in every format, what it writes when it keeps
 // them all in memory.
 func TestReplaySpilledReportIsTheSame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: replays 17,000 sessions; analyze's spill tests (TestReplaySpillsTheSameSessions, TestReplayWithoutATemporaryDirectory) spill chunks of two")
+	}
 	const sessions = 17000 // more than two of analyze's chunks of 8192
 	var b strings.Builder
 	for i := range sessions {

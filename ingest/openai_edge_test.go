@@ -23,15 +23,19 @@ func readBoth(data []byte, name, format string) (on, off string) {
 	return dump(Options{Format: format}), dump(Options{Format: format, noLineReuse: true})
 }
 
-// directInputs are the fixtures, the shared samples (when present) and a
-// generated corpus of every format, plus extra, by path.
+// directInputs are the fixtures, the shared samples (when present; not under
+// -short) and a generated corpus of every format, plus extra, by path.
 func directInputs(t *testing.T, extra map[string][]byte) map[string][]byte {
 	t.Helper()
 	inputs := map[string][]byte{}
 	for p, data := range fixtureTranscripts(t) {
 		inputs[p] = data
 	}
-	_ = filepath.WalkDir(filepath.Join("..", "..", "shared", "samples"), func(p string, d os.DirEntry, err error) error {
+	samples := filepath.Join("..", "..", "shared", "samples")
+	if testing.Short() {
+		samples = "" // -short: the fixtures and the generated corpus stand for the samples
+	}
+	_ = filepath.WalkDir(samples, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && IsTranscriptName(d.Name()) {
 			if data, err := os.ReadFile(p); err == nil {
 				inputs[p] = data

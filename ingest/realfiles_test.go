@@ -28,6 +28,9 @@ var expectationsPath = filepath.Join("..", "fixtures", "conformance", "expectati
 // whose check passes now fails the test as stale, naming the line to
 // remove.
 func TestRealFilesConform(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: every sample (tens of megabytes) is checked in the full tier")
+	}
 	if _, err := os.Stat(samplesRoot); err != nil {
 		t.Skipf("samples not found at %s (they live beside the repository, not in it): %v", samplesRoot, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/analyze/guard"
@@ -139,7 +140,8 @@ func FuzzSessionJSON(f *testing.F) {
 
 // BenchmarkSessionJSON writes the sessions of the test reports as the JSON
 // report does (indented, depth 2) and as JSONL does (compact), with
-// appendSessionJSON and with encoding/json.
+// appendSessionJSON, with encoding/json and with goccy/go-json (the
+// module's other JSON library), docs/performance.md weighs them.
 func BenchmarkSessionJSON(b *testing.B) {
 	var sessions []analyze.SessionResult
 	for _, rep := range []*analyze.Report{fullReport(), quietReport()} {
@@ -164,6 +166,38 @@ func BenchmarkSessionJSON(b *testing.B) {
 			enc.SetEscapeHTML(false)
 			if indent {
 				enc.SetIndent(prefix, "  ")
+			}
+			for b.Loop() {
+				for i := range sessions {
+					buf.Reset()
+					if err := enc.Encode(&sessions[i]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+		b.Run(name+"/goccy-go-json", func(b *testing.B) {
+			var buf, std bytes.Buffer
+			enc, stdEnc := gojson.NewEncoder(&buf), json.NewEncoder(&std)
+			enc.SetEscapeHTML(false)
+			stdEnc.SetEscapeHTML(false)
+			if indent {
+				enc.SetIndent(prefix, "  ")
+				stdEnc.SetIndent(prefix, "  ")
+			}
+			// Weighed only where it writes what encoding/json writes.
+			for i := range sessions {
+				buf.Reset()
+				std.Reset()
+				if err := enc.Encode(&sessions[i]); err != nil {
+					b.Fatal(err)
+				}
+				if err := stdEnc.Encode(&sessions[i]); err != nil {
+					b.Fatal(err)
+				}
+				if buf.String() != std.String() {
+					b.Fatalf("session %d: goccy/go-json writes\n%s\nencoding/json\n%s", i, buf.String(), std.String())
+				}
 			}
 			for b.Loop() {
 				for i := range sessions {

@@ -16,6 +16,9 @@ import (
 // does not know, unless the expectations file lists it; a listed
 // difference that is gone fails as a stale entry.
 func TestIndependentCount(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the two readings of every sample (tens of megabytes) are compared in the full tier")
+	}
 	root := filepath.Join("..", "..", "..", "shared", "samples")
 	if _, err := os.Stat(root); err != nil {
 		t.Skipf("samples not found at %s (they live beside the repository, not in it): %v", root, err)
