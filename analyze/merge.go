@@ -128,7 +128,7 @@ func (m memSource) Sessions() (Cursor[*SessionResult], error) {
 type cursorFunc[T any] func() (T, bool, error)
 
 func (f cursorFunc[T]) Next() (T, bool, error) { return f() }
-func (f cursorFunc[T]) Close() error          { return nil }
+func (f cursorFunc[T]) Close() error           { return nil }
 
 // checkParts refuses parts that cannot be merged: made by different
 // versions, under different rules or tokenizers, over different inputs,
