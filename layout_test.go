@@ -41,6 +41,7 @@ var mayImport = map[string][]string{
 	"internal/formatcheck": {},
 	"cmd/gencorpus":        {"internal/gen"},
 	"cmd/hookbench":        {"live", "rules"},
+	"cmd/genpartials":      {"analyze", "analyze/guard", "report", "rules"},
 	"cmd/linefloor":        {"ingest", "internal/jsonx"},
 	"cmd/formatcheck":      {"ingest", "internal/formatcheck"},
 	"lab":                  {},
