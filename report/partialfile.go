@@ -264,7 +264,9 @@ func (s *fileSource) arrayError(member string, j int, err error) error {
 
 // array starts reading the summary line's array at offset at.
 func (s *fileSource) array(at int64) (*jsonArray, error) {
-	js := &jsonStream{r: bufio.NewReaderSize(io.NewSectionReader(s.f, s.summary+at, s.end-s.summary-at), 64<<10)}
+	// Small buffers: a merge holds two per shard for its whole walk, and
+	// the elements (a path, a number) are short.
+	js := &jsonStream{r: bufio.NewReaderSize(io.NewSectionReader(s.f, s.summary+at, s.end-s.summary-at), 16<<10)}
 	c, err := js.peek()
 	if err == nil && c != '[' {
 		err = fmt.Errorf("not an array")
