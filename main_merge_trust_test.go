@@ -30,8 +30,8 @@ func tamperSummary(t *testing.T, part string, edit func(summary, partial map[str
 }
 
 // TestMergeDistrustsPartials: a partial report is input like any other:
-// an absurd shard count, negative counts, file indexes out of range or
-// given by two shards, and a total of files the shards do not add up to
+// an absurd shard count, negative counts, file indexes out of range,
+// given by two shards or out of their order, and a total of files the shards do not add up to
 // are refused naming the file and the member; a line over --max-record
 // is refused naming its line; many missing shards are counted, not
 // listed one by one.
@@ -62,6 +62,10 @@ func TestMergeDistrustsPartials(t *testing.T) {
 		{"file index -1", []string{tamperSummary(t, parts[0], func(_, p map[string]any) { p["file_index"].([]any)[0] = -1 }), parts[1], parts[2]}, []string{".tampered", "file_index[0]", "-1"}, true},
 		{"file index out of range", []string{tamperSummary(t, parts[0], func(_, p map[string]any) { p["file_index"].([]any)[0] = p["total_files"] }), parts[1], parts[2]}, []string{".tampered", "file_index[0]"}, true},
 		{"file index in two shards", []string{parts[0], tamperSummary(t, parts[1], func(_, p map[string]any) { p["file_index"].([]any)[0] = first[0] }), parts[2]}, []string{".tampered", "file_index[0]", "also"}, true},
+		{"files out of the order of one run", []string{tamperSummary(t, parts[0], func(_, p map[string]any) {
+			idx := p["file_index"].([]any)
+			idx[0], idx[1] = idx[1], idx[0]
+		}), parts[1], parts[2]}, []string{".tampered", "file_index[1]", "in the order of one run"}, true},
 		{"total files not the shards' files", []string{
 			tamperSummary(t, parts[0], set("total_files", 2_000_000_000)),
 			tamperSummary(t, parts[1], set("total_files", 2_000_000_000)),

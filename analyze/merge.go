@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"cmp"
+	"container/heap"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -55,15 +56,83 @@ func RulesHash(r *rules.Rules) string {
 
 // ReplayPart is one shard's replay report, read back from its JSON lines.
 type ReplayPart struct {
-	Name     string // where it was read from, for messages
-	Partial  Partial
-	Report   *Report // summary, rules, tokens, tools and problems
+	Name    string // where it was read from, for messages
+	Partial Partial
+	Report  *Report // summary, rules, tokens, tools and problems
+	// Sessions are the shard's sessions, and Partial.Files and
+	// Partial.FileIndex its files, when Source is nil.
 	Sessions []SessionResult
+	// Source, when set, reads the shard's files and sessions where they
+	// are stored, as the merge walks them: a merge of millions of
+	// sessions then holds a few of each shard's at a time
+	// (Partial.Files, Partial.FileIndex and Sessions are not read).
+	Source PartSource
 }
+
+// PartSource reads a shard's files and sessions in the order of its report,
+// which is the order one run over all the files gives (a shard keeps that
+// order: analyze.ShardFiles, and the sessions of each file as it reads
+// them). Each call starts a new reading from the beginning.
+type PartSource interface {
+	Files() (Cursor[FilePlace], error)
+	Sessions() (Cursor[*SessionResult], error)
+}
+
+// FilePlace is one of a shard's files and its place among all the files
+// (Partial.Files and Partial.FileIndex).
+type FilePlace struct {
+	File  string
+	Index int
+}
+
+// Cursor reads items one at a time: Next returns false at the end or at
+// an error (err says which). The item is valid until the next call.
+type Cursor[T any] interface {
+	Next() (item T, ok bool, err error)
+	Close() error
+}
+
+// memSource is the PartSource of a shard's report held in memory.
+type memSource struct {
+	name     string
+	p        *Partial
+	sessions []SessionResult
+}
+
+func (m memSource) Files() (Cursor[FilePlace], error) {
+	if len(m.p.Files) != len(m.p.FileIndex) {
+		return nil, fmt.Errorf("%s: its files and file_index differ in length", m.name)
+	}
+	i := 0
+	return cursorFunc[FilePlace](func() (FilePlace, bool, error) {
+		if i == len(m.p.Files) {
+			return FilePlace{}, false, nil
+		}
+		i++
+		return FilePlace{m.p.Files[i-1], m.p.FileIndex[i-1]}, true, nil
+	}), nil
+}
+
+func (m memSource) Sessions() (Cursor[*SessionResult], error) {
+	i := 0
+	return cursorFunc[*SessionResult](func() (*SessionResult, bool, error) {
+		if i == len(m.sessions) {
+			return nil, false, nil
+		}
+		i++
+		return &m.sessions[i-1], true, nil
+	}), nil
+}
+
+// cursorFunc is a Cursor with nothing to close.
+type cursorFunc[T any] func() (T, bool, error)
+
+func (f cursorFunc[T]) Next() (T, bool, error) { return f() }
+func (f cursorFunc[T]) Close() error           { return nil }
 
 // checkParts refuses parts that cannot be merged: made by different
 // versions, under different rules or tokenizers, over different inputs,
-// or the same shard twice. allowMissing lets a merge go on without some
+// or the same shard twice (checkFiles checks their lists of files). allowMissing lets a merge go on without some
 // shards (they are returned); otherwise a missing shard is an error.
 func checkParts(names []string, ps []*Partial, allowMissing bool) (missing []string, err error) {
 	if len(ps) == 0 {
@@ -72,7 +141,6 @@ func checkParts(names []string, ps []*Partial, allowMissing bool) (missing []str
 	first := ps[0]
 	n := 0
 	seen := map[int]string{}
-	fileOf := map[int]int{}
 	for i, p := range ps {
 		sh, err := ParseShard(p.Shard)
 		if err != nil {
@@ -92,16 +160,15 @@ func checkParts(names []string, ps []*Partial, allowMissing bool) (missing []str
 			return nil, fmt.Errorf("%s is shard %s, %s is shard %s: merge shards of one split", names[i], p.Shard, names[0], first.Shard)
 		case p.TotalFiles != first.TotalFiles:
 			return nil, fmt.Errorf("%s shares out %d files, %s %d: the shards were not given the same inputs", names[i], p.TotalFiles, names[0], first.TotalFiles)
-		case len(p.Files) != len(p.FileIndex):
-			return nil, fmt.Errorf("%s: its files and file_index differ in length", names[i])
+		case p.TotalFiles < 0:
+			return nil, fmt.Errorf("%s: partial.total_files is %d: a count cannot be negative", names[i], p.TotalFiles)
+		case p.EarlyProblems < 0:
+			return nil, fmt.Errorf("%s: partial.early_problems is %d: a count cannot be negative", names[i], p.EarlyProblems)
 		}
 		if prev, dup := seen[sh.K]; dup {
 			return nil, fmt.Errorf("shard %s is given twice (%s and %s)", p.Shard, prev, names[i])
 		}
 		seen[sh.K] = names[i]
-		if err := checkPartial(names, i, p, fileOf); err != nil {
-			return nil, err
-		}
 	}
 	// The first few missing shards are named, the rest counted.
 	count := n - len(seen)
@@ -120,42 +187,142 @@ func checkParts(names []string, ps []*Partial, allowMissing bool) (missing []str
 		}
 		return missing, fmt.Errorf("shard(s) %s of %d missing: the merge would not be the report of one run (--allow-missing merges what is there)", list, n)
 	}
-	if count == 0 && len(fileOf) != first.TotalFiles {
-		return nil, fmt.Errorf("the shards list %d files in all, but their partial.total_files is %d: a report was altered, or the shards were not given the same inputs", len(fileOf), first.TotalFiles)
-	}
 	return missing, nil
 }
 
 // maxNamedMissing is how many missing shards a merge names.
 const maxNamedMissing = 10
 
-// checkPartial refuses a partial member that no run writes: negative
-// counts, and file indexes outside the files shared out or given by two
-// shards (fileOf: which report gave each index so far).
-func checkPartial(names []string, i int, p *Partial, fileOf map[int]int) error {
-	name := names[i]
-	switch {
-	case p.TotalFiles < 0:
-		return fmt.Errorf("%s: partial.total_files is %d: a count cannot be negative", name, p.TotalFiles)
-	case p.EarlyProblems < 0:
-		return fmt.Errorf("%s: partial.early_problems is %d: a count cannot be negative", name, p.EarlyProblems)
+// checkFiles refuses lists of files that no run writes: file indexes
+// outside the files shared out, given by two shards, or out of the order a
+// shard lists its files in; and, when no shard is missing, shards that do
+// not list total_files files in all. It walks every shard's list at once,
+// in the order of the indexes, so that its memory follows the number of
+// shards, not of files. It returns, for each shard, the indexes of the
+// files its problems name (want[i]) that are among its files.
+func checkFiles(names []string, srcs []PartSource, ps []*Partial, missing bool, want []map[string]int) error {
+	type walk struct {
+		c    Cursor[FilePlace]
+		at   FilePlace
+		j    int // at's place in the shard's list
+		prev int // the index before at, -1 at the start
 	}
-	for j, fi := range p.FileIndex {
-		if fi < 0 || fi >= p.TotalFiles {
-			return fmt.Errorf("%s: partial.file_index[%d] is %d, outside 0 to %d (total_files %d)", name, j, fi, p.TotalFiles-1, p.TotalFiles)
+	walks := make([]*walk, len(srcs))
+	defer func() {
+		for _, w := range walks {
+			if w != nil {
+				w.c.Close()
+			}
 		}
-		if prev, dup := fileOf[fi]; dup {
-			return fmt.Errorf("%s: partial.file_index[%d] is %d, also given by %s: a file belongs to one shard", name, j, fi, names[prev])
+	}()
+	// next moves shard i's walk on; ok is false at the end of its list.
+	next := func(i int) (bool, error) {
+		w := walks[i]
+		at, ok, err := w.c.Next()
+		if err != nil || !ok {
+			return false, err
 		}
-		fileOf[fi] = i
+		w.j++
+		p := ps[i]
+		if at.Index < 0 || at.Index >= p.TotalFiles {
+			return false, fmt.Errorf("%s: partial.file_index[%d] is %d, outside 0 to %d (total_files %d)", names[i], w.j, at.Index, p.TotalFiles-1, p.TotalFiles)
+		}
+		if at.Index <= w.prev {
+			return false, fmt.Errorf("%s: partial.file_index[%d] is %d, after %d: a shard lists its files in the order of one run (a report was altered)", names[i], w.j, at.Index, w.prev)
+		}
+		w.at, w.prev = at, at.Index
+		if m := want[i]; m != nil {
+			if _, ok := m[at.File]; ok {
+				m[at.File] = at.Index
+			}
+		}
+		return true, nil
+	}
+	var h placeHeap
+	for i, src := range srcs {
+		c, err := src.Files()
+		if err != nil {
+			return err
+		}
+		walks[i] = &walk{c: c, j: -1, prev: -1}
+		ok, err := next(i)
+		if err != nil {
+			return err
+		}
+		if ok {
+			h = append(h, placeItem{i, walks[i].at.Index})
+		}
+	}
+	heap.Init(&h)
+	listed, last, lastPart := 0, -1, -1
+	for len(h) > 0 {
+		top := h[0]
+		listed++
+		if top.index == last {
+			// Ties go to the report given first (placeHeap), which is
+			// taken to own the index: the later one is named.
+			return fmt.Errorf("%s: partial.file_index[%d] is %d, also given by %s: a file belongs to one shard", names[top.part], walks[top.part].j, top.index, names[lastPart])
+		}
+		last, lastPart = top.index, top.part
+		ok, err := next(top.part)
+		if err != nil {
+			return err
+		}
+		if ok {
+			h[0].index = walks[top.part].at.Index
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+	}
+	if !missing && listed != ps[0].TotalFiles {
+		return fmt.Errorf("the shards list %d files in all, but their partial.total_files is %d: a report was altered, or the shards were not given the same inputs", listed, ps[0].TotalFiles)
 	}
 	return nil
+}
+
+// placeItem is a shard's next file (or session) in a walk over all the
+// shards in the order of one run: index is its file's place.
+type placeItem struct{ part, index int }
+
+// placeHeap orders the shards by their next item's place.
+type placeHeap []placeItem
+
+func (h placeHeap) Len() int { return len(h) }
+func (h placeHeap) Less(a, b int) bool {
+	return h[a].index < h[b].index || h[a].index == h[b].index && h[a].part < h[b].part
+}
+func (h placeHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *placeHeap) Push(x any)   { *h = append(*h, x.(placeItem)) }
+func (h *placeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// sources are the parts' PartSources (a memSource for a part held in
+// memory).
+func sources(parts []ReplayPart) []PartSource {
+	srcs := make([]PartSource, len(parts))
+	for i := range parts {
+		srcs[i] = parts[i].Source
+		if srcs[i] == nil {
+			srcs[i] = memSource{parts[i].Name, &parts[i].Partial, parts[i].Sessions}
+		}
+	}
+	return srcs
 }
 
 // MergeReplays combines shards' replay reports into the report one run
 // over all their files gives: the same summary, per-tool table, sessions
 // and problems, in the same order. It returns the shards missing (when
 // allowMissing let the merge go on without them).
+//
+// It walks the shards' sessions at once, in the order of their files
+// (each shard lists them in that order), and keeps the merged list in a
+// temporary file (Report.EachSession reads it back; Report.Close removes
+// it): its memory follows the number of shards, not of sessions.
 func MergeReplays(parts []ReplayPart, allowMissing bool) (*Report, []string, error) {
 	names := make([]string, len(parts))
 	ps := make([]*Partial, len(parts))
@@ -171,36 +338,36 @@ func MergeReplays(parts []ReplayPart, allowMissing bool) (*Report, []string, err
 	}
 	for i := range parts {
 		r := parts[i].Report
-		if err := refuseNegative(names[i], "summary", r.Summary, "tokens", r.Tokens, "tools", r.Tools, "sessions", parts[i].Sessions); err != nil {
+		if err := refuseNegative(names[i], "summary", r.Summary, "tokens", r.Tokens, "tools", r.Tools); err != nil {
 			return nil, missing, err
 		}
 	}
-	type placed struct {
-		file, seq int
-		s         *SessionResult
+	srcs := sources(parts)
+	// The files the problems name, whose places the walk over the files
+	// finds.
+	problemFiles := make([]map[string]int, len(parts))
+	for i := range parts {
+		for j, p := range parts[i].Report.Problems {
+			if j >= parts[i].Partial.EarlyProblems {
+				if problemFiles[i] == nil {
+					problemFiles[i] = map[string]int{}
+				}
+				problemFiles[i][p.File] = -1
+			}
+		}
+	}
+	if err := checkFiles(names, srcs, ps, len(missing) > 0, problemFiles); err != nil {
+		return nil, missing, err
 	}
 	type placedProblem struct {
 		file, seq int
 		p         Problem
 	}
-	var sessions []placed
 	var problems []placedProblem
 	files := 0
 	problemCount := 0
 	for i := range parts {
 		part := &parts[i]
-		where := make(map[string]int, len(part.Partial.Files))
-		for j, f := range part.Partial.Files {
-			where[f] = part.Partial.FileIndex[j]
-		}
-		for j := range part.Sessions {
-			s := &part.Sessions[j]
-			fi, ok := where[s.File]
-			if !ok {
-				return nil, missing, fmt.Errorf("%s: session %q names file %q, which is not among the shard's files", part.Name, s.ID, s.File)
-			}
-			sessions = append(sessions, placed{fi, len(sessions), s})
-		}
 		files += part.Report.Summary.Files
 		early := part.Partial.EarlyProblems
 		if early > len(part.Report.Problems) {
@@ -211,14 +378,13 @@ func MergeReplays(parts []ReplayPart, allowMissing bool) (*Report, []string, err
 			if j < early {
 				continue
 			}
-			fi, ok := where[p.File]
-			if !ok {
+			fi := problemFiles[i][p.File]
+			if fi < 0 {
 				fi = part.Partial.TotalFiles // after every file, in the order met
 			}
 			problems = append(problems, placedProblem{fi, len(problems), p})
 		}
 	}
-	sort.SliceStable(sessions, func(a, b int) bool { return sessions[a].file < sessions[b].file })
 	sort.SliceStable(problems, func(a, b int) bool { return problems[a].file < problems[b].file })
 
 	first := parts[0].Report
@@ -236,9 +402,14 @@ func MergeReplays(parts []ReplayPart, allowMissing bool) (*Report, []string, err
 		agg.rep.Problems = append(agg.rep.Problems, p.p)
 	}
 	agg.rep.Summary.Problems = len(earlyList) + problemCount
-	for _, ps := range sessions {
-		agg.AddSession(*ps.s, nil, true)
-		agg.rep.Tokens.NoteUsage(ps.s)
+	err = mergeSessions(names, srcs, func(s *SessionResult) {
+		agg.AddSession(*s, nil, false)
+		agg.rep.keepSession(*s, true)
+		agg.rep.Tokens.NoteUsage(s)
+	})
+	if err != nil {
+		agg.rep.Close()
+		return nil, missing, err
 	}
 	for i := range parts {
 		agg.addTools(parts[i].Report.Tools)
@@ -247,6 +418,90 @@ func MergeReplays(parts []ReplayPart, allowMissing bool) (*Report, []string, err
 	}
 	agg.rep.Summary.Files = files
 	return agg.Finish(), missing, nil
+}
+
+// mergeSessions calls add with the shards' sessions in the order of one
+// run: by their files' places, each file's sessions in the order its
+// shard lists them. A session is placed by walking its shard's files
+// along (both lists are in that order); a session naming no file of its
+// shard, or not in the order of its files, is an error.
+func mergeSessions(names []string, srcs []PartSource, add func(*SessionResult)) error {
+	type walk struct {
+		files    Cursor[FilePlace]
+		sessions Cursor[*SessionResult]
+		at       FilePlace
+		s        *SessionResult
+		j        int // s's place in the shard's list
+	}
+	walks := make([]*walk, len(srcs))
+	defer func() {
+		for _, w := range walks {
+			if w != nil {
+				w.files.Close()
+				w.sessions.Close()
+			}
+		}
+	}()
+	// next reads shard i's next session and finds its file.
+	next := func(i int) (bool, error) {
+		w := walks[i]
+		s, ok, err := w.sessions.Next()
+		if err != nil || !ok {
+			return false, err
+		}
+		w.j++
+		if p, n := negativeCount(reflect.ValueOf(s).Elem(), "sessions["+strconv.Itoa(w.j)+"]"); p != "" {
+			return false, fmt.Errorf("%s: %s is %d: a count cannot be negative", names[i], p, n)
+		}
+		for s.File != w.at.File || w.at.Index < 0 {
+			at, ok, err := w.files.Next()
+			if err != nil {
+				return false, err
+			}
+			if !ok {
+				return false, fmt.Errorf("%s: session %q names file %q, which is not among the shard's files (or not in their order)", names[i], s.ID, s.File)
+			}
+			w.at = at
+		}
+		w.s = s
+		return true, nil
+	}
+	var h placeHeap
+	for i, src := range srcs {
+		fc, err := src.Files()
+		if err != nil {
+			return err
+		}
+		sc, err := src.Sessions()
+		if err != nil {
+			fc.Close()
+			return err
+		}
+		walks[i] = &walk{files: fc, sessions: sc, at: FilePlace{Index: -1}, j: -1}
+		ok, err := next(i)
+		if err != nil {
+			return err
+		}
+		if ok {
+			h = append(h, placeItem{i, walks[i].at.Index})
+		}
+	}
+	heap.Init(&h)
+	for len(h) > 0 {
+		i := h[0].part
+		add(walks[i].s)
+		ok, err := next(i)
+		if err != nil {
+			return err
+		}
+		if ok {
+			h[0].index = walks[i].at.Index
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+	}
+	return nil
 }
 
 // TuningPart is one shard's compare or sweep report.
@@ -275,6 +530,13 @@ func MergeTuning(parts []TuningPart, allowMissing bool) (*TuningPart, []string, 
 	}
 	missing, err := checkParts(names, ps, allowMissing)
 	if err != nil {
+		return nil, missing, err
+	}
+	srcs := make([]PartSource, len(parts))
+	for i := range parts {
+		srcs[i] = memSource{name: names[i], p: ps[i]}
+	}
+	if err := checkFiles(names, srcs, ps, len(missing) > 0, make([]map[string]int, len(parts))); err != nil {
 		return nil, missing, err
 	}
 	for i, p := range parts {

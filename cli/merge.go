@@ -117,21 +117,22 @@ func mergeCommand() *cli.Command {
 			var tunings []analyze.TuningPart
 			stdinUsed := false
 			for _, name := range names {
-				f := os.Stdin
+				var rp *analyze.ReplayPart
+				var tp *analyze.TuningPart
 				if name == "-" {
 					if stdinUsed {
 						return usageError("- is given twice")
 					}
 					stdinUsed = true
+					rp, tp, err = report.ReadPartialMax(name, os.Stdin, limit)
 				} else {
-					var err error
-					if f, err = os.Open(name); err != nil {
-						return cli.Exit(err.Error(), ExitUsage)
+					// A file is read as the merge walks it, not held
+					// (report.OpenPartial).
+					var closeFile func() error
+					rp, tp, closeFile, err = report.OpenPartial(name, limit)
+					if closeFile != nil {
+						defer closeFile()
 					}
-				}
-				rp, tp, err := report.ReadPartialMax(name, f, limit)
-				if name != "-" {
-					f.Close()
 				}
 				if err != nil {
 					return cli.Exit(err.Error(), ExitUsage)
@@ -166,7 +167,11 @@ func mergeCommand() *cli.Command {
 				if err != nil {
 					return cli.Exit(err.Error(), ExitUsage)
 				}
+				defer rep.Close()
 				warnMissing(missing)
+				if err := rep.SpillError(); err != nil {
+					fmt.Fprintf(c.App.ErrWriter, "loopgate: warning: session summaries could not wait in a temporary file (%v); they were kept in memory (set TMPDIR to a writable directory)\n", err)
+				}
 				format, err := reportFormat(c, "replay")
 				if err != nil {
 					return err

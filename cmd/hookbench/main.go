@@ -7,6 +7,10 @@
 //
 //	go build -o /tmp/loopgate . && go run ./cmd/hookbench -loopgate /tmp/loopgate -calls 2000 -runs 300
 //
+// -preset all times every preset in turn and ends with a table of each
+// one's p50, p90 and p99 wall time (process start included), with the
+// machine's load (uptime) before and after.
+//
 // With -base OTHER, the runs alternate between the two binaries (one of
 // each per pair, in alternating order), so that both see the same load on
 // a shared machine, and the pairs' differences are reported too.
@@ -21,6 +25,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loopgate/loopgate/live"
@@ -31,42 +36,94 @@ func main() {
 	bin := flag.String("loopgate", "loopgate", "the loopgate binary to run")
 	base := flag.String("base", "", "a baseline loopgate binary to run alternately with -loopgate")
 	calls := flag.Int("calls", 2000, "calls already in the session")
-	runs := flag.Int("runs", 300, "hook calls timed (per binary)")
-	preset := flag.String("preset", "loopgate", "rules preset")
+	runs := flag.Int("runs", 300, "hook calls timed (per binary and preset)")
+	preset := flag.String("preset", "loopgate", "rules preset, a comma-separated list of them, or all (every preset of `loopgate rules print --list`)")
 	turn := flag.Int("turn", 100, "calls per user turn (0: the whole session is one turn)")
 	kind := flag.String("event", "pre", "the event timed: pre (PreToolUse of a new call) or post (its PostToolUse, the PreToolUse already in the session)")
 	keep := flag.String("keep", "", "build the session's state in this directory, write the event to DIR/event.json, run nothing (for perf)")
 	flag.Parse()
-	r, err := rules.Preset(*preset)
-	if err != nil {
-		fail(err)
+	presets := strings.Split(*preset, ",")
+	if *preset == "all" {
+		presets = rules.PresetNames()
 	}
-	dir := *keep
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "hookbench-"); err != nil {
+	if *keep != "" && len(presets) > 1 {
+		fail(fmt.Errorf("-keep takes one preset"))
+	}
+	b := bench{calls: *calls, runs: *runs, turn: *turn, kind: *kind, keep: *keep}
+	root := *keep
+	if root == "" {
+		var err error
+		if root, err = os.MkdirTemp("", "hookbench-"); err != nil {
 			fail(err)
 		}
-		defer os.RemoveAll(dir)
+		defer os.RemoveAll(root)
 	}
 	// The binaries run from copies: a binary just written by the linker
 	// ran slower (CPU) than a copy of it (docs/performance.md), the page cache holding it
 	// in smaller pieces (more page faults at start), so that comparing a
 	// fresh build with an older copy favoured the copy.
-	binRun, baseRun := copyBinary(*bin, dir, "loopgate"), ""
+	b.bin, b.binRun = *bin, copyBinary(*bin, root, "loopgate")
 	if *base != "" {
-		baseRun = copyBinary(*base, dir, "base")
+		b.base, b.baseRun = *base, copyBinary(*base, root, "base")
 	}
-	// The rules' text as `loopgate hook --preset` gives it, so that the
-	// session's checkpoint serves the hook processes timed.
-	text, err := rules.PresetText(*preset)
+	fmt.Printf("load before: %s", uptime())
+	var rows []row
+	for _, p := range presets {
+		dir := root
+		if *keep == "" {
+			dir = filepath.Join(root, p)
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				fail(err)
+			}
+		}
+		if r, ok := b.preset(p, dir); ok {
+			rows = append(rows, r)
+		}
+	}
+	if len(rows) > 1 {
+		// The summary a reader compares with the target: wall time, process
+		// start included, per preset.
+		fmt.Printf("%-22s %9s %9s %9s %12s\n", "preset", "p50 ms", "p90 ms", "p99 ms", "p99 CPU ms")
+		for _, r := range rows {
+			fmt.Printf("%-22s %9.1f %9.1f %9.1f %12.1f\n", r.preset, ms(r.p50), ms(r.p90), ms(r.p99), ms(r.cpu99))
+		}
+	}
+	if len(rows) > 0 {
+		fmt.Printf("load after: %s", uptime())
+	}
+}
+
+// bench is one measurement's settings.
+type bench struct {
+	bin, binRun, base, baseRun string
+	calls, runs, turn          int
+	kind, keep                 string
+}
+
+// row is one preset's figures for -loopgate.
+type row struct {
+	preset               string
+	p50, p90, p99, cpu99 time.Duration
+}
+
+// preset builds the session's state under preset in dir and times the hook
+// calls on it; ok is false under -keep (nothing is run).
+func (b *bench) preset(preset, dir string) (row, bool) {
+	r, err := rules.Preset(preset)
 	if err != nil {
 		fail(err)
 	}
-	cfg := live.Config{Protocol: live.Protocols["claude-code"], Rules: r, RulesText: live.SourceText("preset:"+*preset, text), StateDir: dir}
-	buildSession(cfg, *calls, *turn)
+	// The rules' text as `loopgate hook --preset` gives it, so that the
+	// session's checkpoint serves the hook processes timed.
+	text, err := rules.PresetText(preset)
+	if err != nil {
+		fail(err)
+	}
+	cfg := live.Config{Protocol: live.Protocols["claude-code"], Rules: r, RulesText: live.SourceText("preset:"+preset, text), StateDir: dir}
+	buildSession(cfg, b.calls, b.turn)
 	next := `,"tool_name":"Read","tool_input":{"file_path":"/src/new.go"},"tool_use_id":"toolu_next"`
 	event := hookEvent("PreToolUse", next)
-	switch *kind {
+	switch b.kind {
 	case "pre":
 	case "post":
 		// The call's PreToolUse goes into the session; its PostToolUse,
@@ -74,15 +131,15 @@ func main() {
 		live.Handle(cfg, event)
 		event = hookEvent("PostToolUse", next+`,"tool_response":"`+fmt.Sprintf("%0200d", 1)+`"`)
 	default:
-		fail(fmt.Errorf("-event %q: pre or post", *kind))
+		fail(fmt.Errorf("-event %q: pre or post", b.kind))
 	}
-	if *keep != "" {
+	if b.keep != "" {
 		if err := os.WriteFile(filepath.Join(dir, "event.json"), event, 0o600); err != nil {
 			fail(err)
 		}
 		fmt.Printf("state in %s; run: %s hook --agent claude-code --preset %s --state-dir %s < %s\n",
-			dir, binRun, *preset, dir, filepath.Join(dir, "event.json"))
-		return
+			dir, b.binRun, preset, dir, filepath.Join(dir, "event.json"))
+		return row{}, false
 	}
 	// Every file of the state, to restore before each run.
 	saved := map[string][]byte{}
@@ -94,39 +151,51 @@ func main() {
 		for f, b := range saved {
 			os.WriteFile(f, b, 0o600)
 		}
-		cmd := exec.Command(bin, "hook", "--agent", "claude-code", "--preset", *preset, "--state-dir", dir)
+		cmd := exec.Command(bin, "hook", "--agent", "claude-code", "--preset", preset, "--state-dir", dir)
 		cmd.Stdin = bytes.NewReader(event)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		start := time.Now()
 		if err := cmd.Run(); err != nil || stderr.Len() > 0 {
-			fail(fmt.Errorf("hook (%s): %v %s", bin, err, stderr.String()))
+			fail(fmt.Errorf("hook (%s, %s): %v %s", bin, preset, err, stderr.String()))
 		}
 		return sample{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 	}
 	var got, want []sample
-	for i := 0; i < *runs; i++ {
-		if *base != "" && i%2 == 1 {
-			want = append(want, run(baseRun))
+	for i := 0; i < b.runs; i++ {
+		if b.base != "" && i%2 == 1 {
+			want = append(want, run(b.baseRun))
 		}
-		got = append(got, run(binRun))
-		if *base != "" && i%2 == 0 {
-			want = append(want, run(baseRun))
+		got = append(got, run(b.binRun))
+		if b.base != "" && i%2 == 0 {
+			want = append(want, run(b.baseRun))
 		}
 	}
 	fmt.Printf("hook call (%s) on a session of %d calls (%d per turn, %s, state %d bytes), %d runs\n",
-		*kind, *calls, *turn, *preset, stateSize(saved), *runs)
-	report(*bin, got)
-	if *base != "" {
-		report(*base, want)
+		b.kind, b.calls, b.turn, preset, stateSize(saved), b.runs)
+	out := report(b.bin, got)
+	out.preset = preset
+	if b.base != "" {
+		report(b.base, want)
 		var wall, cpu []time.Duration
 		for i := range got {
 			wall = append(wall, got[i].wall-want[i].wall)
 			cpu = append(cpu, got[i].cpu-want[i].cpu)
 		}
 		fmt.Printf("  pairs (%s minus %s): wall median %+.1f ms, CPU median %+.1f ms\n",
-			filepath.Base(*bin), filepath.Base(*base), ms(quantile(wall, 0.5)), ms(quantile(cpu, 0.5)))
+			filepath.Base(b.bin), filepath.Base(b.base), ms(quantile(wall, 0.5)), ms(quantile(cpu, 0.5)))
 	}
+	return out, true
+}
+
+// uptime is the machine's load, as uptime(1) prints it (the machine may be
+// shared: a figure means little without it).
+func uptime() string {
+	out, err := exec.Command("uptime").Output()
+	if err != nil {
+		return "(uptime: " + err.Error() + ")\n"
+	}
+	return string(out)
 }
 
 // copyBinary copies the program bin into dir (with plain writes) and
@@ -149,7 +218,7 @@ func copyBinary(bin, dir, name string) string {
 
 type sample struct{ wall, cpu time.Duration }
 
-func report(bin string, s []sample) {
+func report(bin string, s []sample) row {
 	var wall, cpu []time.Duration
 	for _, x := range s {
 		wall = append(wall, x.wall)
@@ -158,6 +227,7 @@ func report(bin string, s []sample) {
 	fmt.Printf("  %s: wall p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms; CPU (user+system) p50 %.1f ms, p90 %.1f ms, p99 %.1f ms\n",
 		bin, ms(quantile(wall, 0.5)), ms(quantile(wall, 0.9)), ms(quantile(wall, 0.99)), ms(quantile(wall, 1)),
 		ms(quantile(cpu, 0.5)), ms(quantile(cpu, 0.9)), ms(quantile(cpu, 0.99)))
+	return row{p50: quantile(wall, 0.5), p90: quantile(wall, 0.9), p99: quantile(wall, 0.99), cpu99: quantile(cpu, 0.99)}
 }
 
 // quantile sorts d and returns its q-quantile (nearest rank).
