@@ -292,11 +292,32 @@ func printProblems(c *cli.Context, problems []ingest.Problem, total int) {
 			// A file name may hold a secret as well as a message.
 			where, msg = report.Redact(where), report.Redact(msg)
 		}
-		fmt.Fprintf(w, "  %s: %s\n", report.Sanitize(where), report.Sanitize(msg))
+		where = report.Sanitize(where)
+		if width := stderrWidth(c); width > 0 { // the file gives way from the left: its name and line stay
+			where = report.CutLeft(where, max(width-12, 16))
+		}
+		fmt.Fprintln(w, fitStderr(c, fmt.Sprintf("  %s: %s", where, report.Sanitize(msg))))
 	}
 	if more := total - min(stderrProblems, len(problems)); more > 0 {
 		fmt.Fprintf(w, "  …and %s more (the report lists them)\n", report.Thousands(int64(more)))
 	}
+}
+
+// stderrWidth is the width of the terminal behind standard error (or
+// $COLUMNS), 0 when unknown.
+func stderrWidth(c *cli.Context) int {
+	f, _ := c.App.ErrWriter.(*os.File)
+	return terminalWidth(f)
+}
+
+// fitStderr wraps a message for standard error to its terminal's width,
+// the lines after the first indented; unchanged when the width is unknown.
+func fitStderr(c *cli.Context, line string) string {
+	const indent = "      "
+	if width := stderrWidth(c); width > 0 {
+		return report.Wrap(line, width, width-len(indent), indent)
+	}
+	return line
 }
 
 func plural(n int, noun string) string {

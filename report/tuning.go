@@ -94,7 +94,7 @@ func Compare(format string, w io.Writer, rows []analyze.CompareRow, corpus analy
 	case "table":
 		t := &textWriter{opt: opt}
 		t.heading("Compare")
-		t.printf("%s\n\n", corpusLine(corpus))
+		t.printf("%s\n\n", wrapWords(corpusLine(corpus), t.opt.width(), "    "))
 		tab := t.newTable(tuningAlign(1))
 		tab.Header(append([]string{"Rules"}, tuningHeader...))
 		for i, r := range rows {
@@ -208,7 +208,8 @@ func Sweep(format string, w io.Writer, base string, rows []analyze.SweepRow, cor
 	case "table":
 		t := &textWriter{opt: opt}
 		t.heading("Sweep over " + base)
-		t.printf("%s\n* = on the Pareto front: no other row saves more (context tokens) with as few harmful stops;\nbase = the rules as they are, unvaried.\n\n", corpusLine(corpus))
+		t.printf("%s\n%s\nbase = the rules as they are, unvaried.\n\n", wrapWords(corpusLine(corpus), t.opt.width(), "    "),
+			wrapWords("* = on the Pareto front: no other row saves more (context tokens) with as few harmful stops;", t.opt.width(), "    "))
 		tab := t.newTable(tuningAlign(1 + len(keys)))
 		tab.Header(append(append([]string{""}, keys...), tuningHeader...))
 		for _, r := range rows {
