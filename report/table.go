@@ -84,6 +84,9 @@ func (t *textWriter) heading(title string) {
 	if t.buf.Len() > 0 || t.flushed {
 		t.buf.WriteByte('\n')
 	}
+	if t.opt.Width > 0 {
+		title = wrapWords(title, t.opt.Width, "  ")
+	}
 	t.buf.WriteString(paint(t.opt.Color, ansiBold, title))
 	t.buf.WriteByte('\n')
 }
