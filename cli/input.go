@@ -179,6 +179,7 @@ func sessionFilter(c *cli.Context, now time.Time) (func(*ingest.Session) bool, e
 // says so on standard error: sessions left out are not lost silently.
 type filterStats struct {
 	kept, dropped, untimed atomic.Int64
+	problemsLeftOut        atomic.Int64 // of files whose every session was left out
 }
 
 // filterStatsOf is the run's filterStats (one per command run, kept in
@@ -205,6 +206,9 @@ func printFilterStats(c *cli.Context) {
 	msg := fmt.Sprintf("loopgate: the filters kept %s of %s", report.Thousands(st.kept.Load()), plural(int(st.kept.Load()+st.dropped.Load()), "session"))
 	if n := st.untimed.Load(); n > 0 {
 		msg += fmt.Sprintf("; %s recorded no time, which --since and --until cannot place", plural(int(n), "session"))
+	}
+	if n := st.problemsLeftOut.Load(); n > 0 {
+		msg += fmt.Sprintf("; %s of files whose sessions were all left out not listed", plural(int(n), "problem"))
 	}
 	fmt.Fprintln(c.App.ErrWriter, msg)
 }
@@ -262,6 +266,13 @@ func parseWhen(v string, now time.Time, end bool) (time.Time, error) {
 func sessionKeep(c *cli.Context) func(*ingest.Session) bool {
 	keep, _ := sessionFilter(c, time.Now())
 	return keep
+}
+
+// problemsLeftOut is the ingest.Options.ProblemsLeftOut that counts, for
+// printFilterStats, the problems of files the filters left out whole.
+func problemsLeftOut(c *cli.Context) func(int) {
+	st := filterStatsOf(c)
+	return func(n int) { st.problemsLeftOut.Add(int64(n)) }
 }
 
 // printProblems tells the input problems on standard error, the first

@@ -74,7 +74,7 @@ func replayCommand() *cli.Command {
 			opt.Partial = shard.partial(files, []*rules.Rules{r}, counter.Name(), len(early))
 			prog := newProgress(c)
 			read, stopProgress := prog.Watch(files)
-			in.BytesRead, in.Keep = read, sessionKeep(c)
+			in.BytesRead, in.Keep, in.ProblemsLeftOut = read, sessionKeep(c), problemsLeftOut(c)
 			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.Update}
 			out := prog.ErasingOnTerminal(c.App.Writer)
 			var jl *report.JSONL
