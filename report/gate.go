@@ -28,8 +28,13 @@ func GateSummary(w io.Writer, res *gate.Result, opt Options) {
 		}
 		// The case name is by default the transcript's path, and a file
 		// name may hold a secret: gateText redacts it unless --no-redact.
-		fmt.Fprintf(w, "%s\n", fitWidth(opt, fmt.Sprintf("%s  %s  [%s] %d session(s), %d calls: blocked %d, steered %d, deduped %d, harmful %d",
-			status, Sanitize(gateText(cr.Case.Name, opt)), Sanitize(cr.Report.Rules.Name), s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful), caseIndent))
+		head := fmt.Sprintf("%s  %s  [%s]", status, Sanitize(gateText(cr.Case.Name, opt)), Sanitize(cr.Report.Rules.Name))
+		counts := fmt.Sprintf("%d session(s), %d calls: blocked %d, steered %d, deduped %d, harmful %d", s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful)
+		if line := head + " " + counts; opt.Width <= 0 || cellWidth(line) <= opt.Width {
+			fmt.Fprintf(w, "%s\n", line)
+		} else { // the counts on a line of their own, under the case
+			fmt.Fprintf(w, "%s\n%s%s\n", fitWidth(opt, head, caseIndent), caseIndent, fitWidth(opt, counts, caseIndent+"  ", len(caseIndent)))
+		}
 		for _, f := range cr.Failures {
 			// A failure may quote a snapshot's diff: text from the
 			// transcript, escaped, never at the start of a line.
