@@ -386,7 +386,8 @@ func hoverOver(selector, want string) func(ctx context.Context) error {
 // in its box), arguments break between words, and days carry their year
 // when the days span more than one.
 var chartChecks = []pageCheck{
-	{what: "count axes tick on whole numbers", js: `[...document.querySelectorAll("svg[data-yint] text.ytick"), ...document.querySelectorAll("svg[data-xint] text.xtick")].every(t => /[kMG]$/.test(t.textContent) || Number.isInteger(+t.textContent))`},
+	{what: "count axes tick on whole numbers", js: `(!document.querySelector("rect.bar-stops") || document.querySelector("rect.bar-stops").ownerSVGElement.dataset.yint === "1") &&
+		[...document.querySelectorAll("svg[data-yint] text.ytick"), ...document.querySelectorAll("svg[data-xint] text.xtick")].every(t => /[kMG]$/.test(t.textContent) || Number.isInteger(+t.textContent))`},
 	{what: "bubbles inside the axes", js: `[...document.querySelectorAll("svg.chart-svg")].every(svg => {
 		const a = svg.querySelector(".axis").getBBox();
 		return [...svg.querySelectorAll("circle.pt")].every(c => c.cx.baseVal.value - c.r.baseVal.value >= a.x && c.cy.baseVal.value + c.r.baseVal.value <= a.y + a.height);
