@@ -28,7 +28,9 @@ const (
 // loopgate runs the CLI in-process and returns stdout, stderr and the exit code.
 func loopgate(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	t.Setenv("COLUMNS", "100")
+	// No terminal width: the reports take their default width and no line
+	// is wrapped (main_columns_test.go runs them on a narrow terminal).
+	t.Setenv("COLUMNS", "")
 	t.Setenv("NO_COLOR", "1")
 	var out, errb bytes.Buffer
 	code := run(append([]string{"loopgate"}, args...), &out, &errb)

@@ -4,6 +4,7 @@ package cli
 // the argument permutation that lets flags follow paths.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -49,6 +51,55 @@ func Run(args []string, stdout, stderr io.Writer, version string) int {
 	}
 	fmt.Fprintln(stderr, "loopgate: "+report.Sanitize(err.Error()))
 	return ExitUsage
+}
+
+// The help wraps to the terminal's width (or $COLUMNS): urfave/cli's
+// templates write each flag's usage on one line, however long.
+func init() {
+	plain := cli.HelpPrinter
+	cli.HelpPrinter = func(w io.Writer, templ string, data any) {
+		f, _ := w.(*os.File)
+		width := terminalWidth(f)
+		if width <= 0 {
+			plain(w, templ, data)
+			return
+		}
+		var b bytes.Buffer
+		plain(&b, templ, data)
+		io.WriteString(w, wrapHelp(b.String(), width))
+	}
+}
+
+// wrapHelp breaks the lines of a help text longer than width at spaces.
+// A line with a column of descriptions ("   --rules FILE   rules FILE")
+// goes on under the description's column; when that column leaves less
+// than minHelpText, the description starts on the next line, indented
+// by helpIndent more than the name.
+func wrapHelp(text string, width int) string {
+	const minHelpText, helpIndent = 24, 6
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		if utf8.RuneCountInString(line) <= width {
+			continue
+		}
+		body := strings.TrimLeft(line, " ")
+		lead := len(line) - len(body)
+		col := -1
+		if gap := strings.Index(body, "  "); gap > 0 {
+			col = lead + gap + len(body[gap:]) - len(strings.TrimLeft(body[gap:], " "))
+		}
+		switch {
+		case col < 0: // prose: its own lines keep its indent
+			lines[i] = strings.Repeat(" ", lead) + report.Wrap(body, width-lead, width-lead, strings.Repeat(" ", lead))
+		case width-col >= minHelpText:
+			pad := strings.Repeat(" ", col)
+			lines[i] = line[:col] + report.Wrap(line[col:], width-col, width-col, pad)
+		default:
+			pad := strings.Repeat(" ", lead+helpIndent)
+			lines[i] = strings.TrimRight(line[:col], " ") + "\n" + pad + report.Wrap(line[col:], width-len(pad), width-len(pad), pad)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 func usageError(format string, a ...any) error {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -107,9 +108,21 @@ func explainCommand() *cli.Command {
 			w := c.App.Writer
 			d := &ex.Decision
 			fmt.Fprintf(w, "session %s, rules %s\n", redact(ex.Selector), r.Name)
-			fmt.Fprintf(w, "call %d (turn %d, line %d): %s %s -> %s\n", d.Call, d.Turn, d.Line, redact(d.Tool),
-				report.AbbreviateArgs(redact(d.Args), 80), d.Action)
-			fmt.Fprintf(w, "why: %s\n", redact(ex.Why))
+			// On a terminal the lines fit its width: the arguments are cut
+			// to what the line leaves, the reason wraps.
+			width := terminalWidth(outputFile(c))
+			head := fmt.Sprintf("call %d (turn %d, line %d): %s ", d.Call, d.Turn, d.Line, redact(d.Tool))
+			tail := " -> " + d.Action.String()
+			argsWidth := 80
+			if width > 0 {
+				argsWidth = max(min(argsWidth, width-utf8.RuneCountInString(head+tail)), 20)
+			}
+			fmt.Fprintf(w, "%s%s%s\n", head, report.AbbreviateArgs(redact(d.Args), argsWidth), tail)
+			why := "why: " + redact(ex.Why)
+			if width > 0 {
+				why = report.Wrap(why, width, width-5, "     ")
+			}
+			fmt.Fprintln(w, why)
 			if ex.Key == "" {
 				fmt.Fprintln(w, "the rules give this call no guard key: no earlier call is counted with it")
 				return nil

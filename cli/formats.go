@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/report"
 )
 
 func formatsCommand() *cli.Command {
@@ -19,10 +20,18 @@ func formatsCommand() *cli.Command {
 				return err
 			}
 			w := c.App.Writer
+			width := terminalWidth(outputFile(c))
+			field := func(s string) string { // the text of a field, wrapped under itself
+				const indent = "            "
+				if width <= 0 {
+					return s
+				}
+				return report.Wrap(s, width-len(indent), width-len(indent), indent)
+			}
 			for _, f := range ingest.Formats() {
-				fmt.Fprintf(w, "%s\n  reads:    %s\n  detected: %s\n", f.ID, f.Reads, f.Detection)
+				fmt.Fprintf(w, "%s\n  reads:    %s\n  detected: %s\n", f.ID, field(f.Reads), field(f.Detection))
 				if f.FixtureOnly {
-					fmt.Fprintf(w, "  checked:  fixture only (written from the agent's public source; no real file read yet)\n")
+					fmt.Fprintf(w, "  checked:  %s\n", field("fixture only (written from the agent's public source; no real file read yet)"))
 				}
 			}
 			fmt.Fprintln(w, "\nDetection tries the formats in this order; --input-format NAME skips it.")

@@ -179,6 +179,7 @@ func sessionFilter(c *cli.Context, now time.Time) (func(*ingest.Session) bool, e
 // says so on standard error: sessions left out are not lost silently.
 type filterStats struct {
 	kept, dropped, untimed atomic.Int64
+	problemsLeftOut        atomic.Int64 // of files whose every session was left out
 }
 
 // filterStatsOf is the run's filterStats (one per command run, kept in
@@ -205,6 +206,9 @@ func printFilterStats(c *cli.Context) {
 	msg := fmt.Sprintf("loopgate: the filters kept %s of %s", report.Thousands(st.kept.Load()), plural(int(st.kept.Load()+st.dropped.Load()), "session"))
 	if n := st.untimed.Load(); n > 0 {
 		msg += fmt.Sprintf("; %s recorded no time, which --since and --until cannot place", plural(int(n), "session"))
+	}
+	if n := st.problemsLeftOut.Load(); n > 0 {
+		msg += fmt.Sprintf("; %s of files whose sessions were all left out not listed", plural(int(n), "problem"))
 	}
 	fmt.Fprintln(c.App.ErrWriter, msg)
 }
@@ -264,6 +268,13 @@ func sessionKeep(c *cli.Context) func(*ingest.Session) bool {
 	return keep
 }
 
+// problemsLeftOut is the ingest.Options.ProblemsLeftOut that counts, for
+// printFilterStats, the problems of files the filters left out whole.
+func problemsLeftOut(c *cli.Context) func(int) {
+	st := filterStatsOf(c)
+	return func(n int) { st.problemsLeftOut.Add(int64(n)) }
+}
+
 // printProblems tells the input problems on standard error, the first
 // stderrProblems of them and how many more there were (total counts every
 // problem, also those a report does not list), after what the session
@@ -292,11 +303,32 @@ func printProblems(c *cli.Context, problems []ingest.Problem, total int) {
 			// A file name may hold a secret as well as a message.
 			where, msg = report.Redact(where), report.Redact(msg)
 		}
-		fmt.Fprintf(w, "  %s: %s\n", report.Sanitize(where), report.Sanitize(msg))
+		where = report.Sanitize(where)
+		if width := stderrWidth(c); width > 0 { // the file gives way from the left: its name and line stay
+			where = report.CutLeft(where, max(width-12, 16))
+		}
+		fmt.Fprintln(w, fitStderr(c, fmt.Sprintf("  %s: %s", where, report.Sanitize(msg))))
 	}
 	if more := total - min(stderrProblems, len(problems)); more > 0 {
 		fmt.Fprintf(w, "  …and %s more (the report lists them)\n", report.Thousands(int64(more)))
 	}
+}
+
+// stderrWidth is the width of the terminal behind standard error (or
+// $COLUMNS), 0 when unknown.
+func stderrWidth(c *cli.Context) int {
+	f, _ := c.App.ErrWriter.(*os.File)
+	return terminalWidth(f)
+}
+
+// fitStderr wraps a message for standard error to its terminal's width,
+// the lines after the first indented; unchanged when the width is unknown.
+func fitStderr(c *cli.Context, line string) string {
+	const indent = "      "
+	if width := stderrWidth(c); width > 0 {
+		return report.Wrap(line, width, width-len(indent), indent)
+	}
+	return line
 }
 
 func plural(n int, noun string) string {

@@ -70,7 +70,7 @@ func inspectCommand() *cli.Command {
 			// same for any --jobs.
 			count := len(problems)
 			var bytesDone int64
-			in.BytesRead, in.Keep = read, sessionKeep(c)
+			in.BytesRead, in.Keep, in.ProblemsLeftOut = read, sessionKeep(c), problemsLeftOut(c)
 			analyze.ReadInOrder(files, c.Int("jobs"), in,
 				func(s *ingest.Session) report.InspectSession {
 					return report.NewInspectSession(s, r.ClassOf, withCalls, opt)

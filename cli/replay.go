@@ -79,7 +79,7 @@ func replayCommand() *cli.Command {
 			}
 			defer dest.finish(errAborted)
 			read, stopProgress := prog.Watch(files)
-			in.BytesRead, in.Keep = read, sessionKeep(c)
+			in.BytesRead, in.Keep, in.ProblemsLeftOut = read, sessionKeep(c), problemsLeftOut(c)
 			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.Update}
 			out := dest.w
 			var jl *report.JSONL

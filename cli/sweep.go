@@ -59,7 +59,7 @@ func sweepCommand() *cli.Command {
 				baseRow[i] = analyze.Setting{Key: v.Key, Value: base.Value(v.Key)}
 				if d, off := base.DetectorOff(v.Key); off {
 					baseRow[i].Value = "off"
-					fmt.Fprintf(c.App.ErrWriter, "loopgate: note: %s is off in %s; varying %s turns it on (the base row has it off)\n", d, base.Name, v.Key)
+					fmt.Fprintln(c.App.ErrWriter, fitStderr(c, fmt.Sprintf("loopgate: note: %s is off in %s; varying %s turns it on (the base row has it off)", d, base.Name, v.Key)))
 				}
 			}
 			cfgs = append([]*rules.Rules{base}, cfgs...)

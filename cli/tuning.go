@@ -59,7 +59,7 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter, 
 	partial := shard.partial(files, cfgs, counter.Name(), len(early))
 	prog := newProgress(c)
 	read, stopProgress := prog.Watch(files)
-	in.BytesRead, in.Keep = read, sessionKeep(c)
+	in.BytesRead, in.Keep, in.ProblemsLeftOut = read, sessionKeep(c), problemsLeftOut(c)
 	opt := analyze.Options{Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.Update}
 	for _, f := range onSession {
 		opt.OnSession = f

@@ -265,7 +265,7 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 	eachRecord(next, lr, h, ccDecodeRecord, func(lines *LineReader, line []byte, n int, rec *ccRecord) {
 		if rec.err != nil {
 			if rec.valid {
-				out.Problemf(n, "record is not a Claude Code line (%s); skipped", strings.TrimPrefix(rec.err.Error(), "json: "))
+				out.Problemf(n, "record is not a Claude Code line (%s); skipped", decodeText(rec.err))
 			} else {
 				out.BadLine(lines, n, rec.err)
 			}

@@ -116,7 +116,7 @@ func parseCodex(lr *LineReader, h *Head, out *Sink) {
 	eachRecord(lr.Next, lr, h, decodeCodexRecord, func(lines *LineReader, line []byte, n int, rec *codexRecord) {
 		if rec.err != nil {
 			if rec.valid {
-				out.Problemf(n, "record is not a Codex rollout line (%s); skipped", strings.TrimPrefix(rec.err.Error(), "json: "))
+				out.Problemf(n, "record is not a Codex rollout line (%s); skipped", decodeText(rec.err))
 			} else {
 				out.BadLine(lines, n, rec.err)
 			}

@@ -256,7 +256,8 @@ func readDatabase(path string, opt Options, out *Sink) {
 		out.Problemf(0, "%s", walNote)
 	}
 	// The sessions are chosen as a stream's are (dispatch).
-	out = keepSink(out, opt)
+	out, done := keepSink(out, opt)
+	defer done()
 	read := out.Sessions() + out.Problems()
 	f.ParseFile(h, out)
 	if out.Sessions()+out.Problems() == read {

@@ -21,7 +21,7 @@ type forcedSink struct {
 	found   bool
 	held    []Problem
 	dropped int        // problems past forcedProblemsHeld, counted only
-	syntax  int        // problems passed on at once (isSyntaxProblem)
+	syntax  int        // problems of the file's bytes (isSyntaxProblem) held
 	empty   []*Session // sessions without a turn, held as the problems are
 }
 
@@ -46,12 +46,14 @@ func (f *forcedSink) session(s *Session) {
 }
 
 func (f *forcedSink) problem(p Problem) {
-	// A line that is not JSON is wrong whatever the format: it is told
-	// at once, and it is no sign that the format cannot read the file.
-	if f.found || isSyntaxProblem(p.Message) {
-		f.syntax++
+	// Lines that are not JSON are held too: a JSON document written over
+	// several lines, read as JSON lines, made one problem per line.
+	if f.found {
 		f.out.Problemf(p.Line, "%s", p.Message)
 		return
+	}
+	if isSyntaxProblem(p.Message) {
+		f.syntax++
 	}
 	if len(f.held) < forcedProblemsHeld {
 		f.held = append(f.held, p)
@@ -93,18 +95,32 @@ func (f *forcedSink) finish() {
 	}
 	n := len(f.held) + f.dropped
 	if n == 0 {
-		if f.syntax == 0 {
-			f.out.Problemf(0, "--input-format %s found no session in this file", f.format)
-		}
+		f.out.Problemf(0, "--input-format %s found no session in this file", f.format)
 		return
 	}
+	if n == 1 && f.syntax == 1 { // a file of one bad line: that line says it
+		f.out.Problemf(f.held[0].Line, "%s", f.held[0].Message)
+		return
+	}
+	// The example is the first problem of the format's reading, if any:
+	// it says more than a line's bytes.
 	first := f.held[0]
+	for _, p := range f.held {
+		if !isSyntaxProblem(p.Message) {
+			first = p
+			break
+		}
+	}
 	where := ""
 	if first.Line > 0 {
 		where = fmt.Sprintf(", line %d", first.Line)
 	}
-	f.out.Problemf(first.Line, "--input-format %s cannot read this file: no session, %s (the first%s: %s)",
-		f.format, plural(n, "problem"), where, first.Message)
+	hint := ""
+	if f.syntax == n && n > 1 {
+		hint = "; a JSON document written over several lines is not JSON lines"
+	}
+	f.out.Problemf(first.Line, "--input-format %s cannot read this file: no session, %s (the first%s: %s)%s",
+		f.format, plural(n, "problem"), where, first.Message, hint)
 }
 
 func plural(n int, noun string) string {

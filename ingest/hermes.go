@@ -484,24 +484,9 @@ func hermesIDFromName(name string) string {
 	return strings.TrimPrefix(base, "session_")
 }
 
-// hermesDecodeError words a decoding error for users: which member has
-// the wrong JSON type, without the Go type names of the decoder.
-func hermesDecodeError(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "json: ")
-	what, ok := strings.CutPrefix(msg, "cannot unmarshal ")
-	if !ok {
-		return msg
-	}
-	kind, into, _ := strings.Cut(what, " into ")
-	if _, field, ok := strings.Cut(into, "Go struct field "); ok {
-		field, _, _ = strings.Cut(field, " of type")
-		if i := strings.LastIndex(field, "."); i >= 0 {
-			field = field[i+1:]
-		}
-		return fmt.Sprintf("`%s` is a JSON %s, not what hermes writes there", field, kind)
-	}
-	return fmt.Sprintf("a JSON %s where an object was expected", kind)
-}
+// hermesDecodeError words a decoding error for users (decodeText): which
+// member has the wrong JSON type, without the Go type names of the decoder.
+func hermesDecodeError(err error) string { return decodeText(err) }
 
 // hermesJSONError explains why a line is not JSON.
 func hermesJSONError(data []byte) error {

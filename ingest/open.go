@@ -40,6 +40,10 @@ type Options struct {
 	// Keep, when set, chooses the sessions passed on (--since, --session,
 	// --tool); the others are read and dropped.
 	Keep func(*Session) bool
+	// ProblemsLeftOut, when set, is called with the number of problems
+	// of a file whose every session Keep left out: they are not passed
+	// on, as the file's sessions are not.
+	ProblemsLeftOut func(n int)
 	// Workers is how many cores may decode the lines of one large JSONL
 	// file ahead of its reader (ahead.go); below 2, a file is read on
 	// the calling goroutine alone. The report is the same either way.

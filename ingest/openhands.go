@@ -25,7 +25,6 @@ package ingest
 import (
 	"bytes"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -138,14 +137,14 @@ func parseOpenHandsGeneric(data []byte, line int, defaultID string, pos *docPos,
 			History    []jsonx.RawMessage `json:"history"`
 		}
 		if err := jsonx.Unmarshal(data, &rec); err != nil {
-			out.Problemf(at, "record is not an OpenHands output record (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
+			out.Problemf(at, "record is not an OpenHands output record (%s); skipped", decodeText(err))
 			return
 		}
 		lines = pos.elemLines(member(data, "history"))
 		id = ohInstanceID(rec.InstanceID, defaultID)
 		events = rec.History
 	} else if err := jsonx.Unmarshal(data, &events); err != nil {
-		out.Problemf(at, "not a JSON array of events (%s)", strings.TrimPrefix(err.Error(), "json: "))
+		out.Problemf(at, "not a JSON array of events (%s)", decodeText(err))
 		return
 	} else {
 		lines = pos.elemLines(data)
@@ -275,7 +274,7 @@ func ohSession(items []ohItem, id string, line, at int, lines []int, pos *docPos
 		e := &items[i].e
 		if !items[i].decoded {
 			if err := jsonx.Unmarshal(items[i].raw, e); err != nil {
-				out.Problemf(line, "event %d is not an OpenHands event (%s); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
+				out.Problemf(line, "event %d is not an OpenHands event (%s); skipped", i+1, decodeText(err))
 				continue
 			}
 		}

@@ -207,10 +207,9 @@ func FuzzOpenHandsEdge(f *testing.F) {
 }
 
 // TestOpenHandsProblemTypes: the problems of an event Unmarshal cannot
-// read quote its error, which spells out the type of the member at fault,
-// so the types the one-pass reading names (ohMeta, ohModelResponse,
-// ohChoice) must stay the unnamed struct types the generic decoding
-// quotes. Naming them changed these texts (found in review).
+// read name the member at fault, the JSON type it holds and the one
+// expected, and no Go type (the one-pass reading's types, ohMeta,
+// ohModelResponse, ohChoice, must not change these texts).
 func TestOpenHandsProblemTypes(t *testing.T) {
 	data := []byte(`[
  {"id": 1, "source": "user", "action": "message", "message": "hi", "args": {"content": "hi"}},
@@ -220,16 +219,16 @@ func TestOpenHandsProblemTypes(t *testing.T) {
 ]`)
 	_, problems := readBytes(data, "trajectory.json", formatOpenHands)
 	want := []string{
-		`of type struct { FunctionName string "json:\"function_name\""; ToolCallID string`,
-		`model_response of type struct { ID string "json:\"id\""`,
-		`choices of type []struct { Message struct {`,
+		"`tool_call_metadata` is a JSON string, not an object",
+		"`tool_call_metadata.model_response` is a JSON number, not an object",
+		"`tool_call_metadata.model_response.choices` is a JSON string, not an array",
 	}
 	if len(problems) != len(want) {
 		t.Fatalf("got %d problems, want %d: %v", len(problems), len(want), problems)
 	}
 	for i, w := range want {
 		if !strings.Contains(problems[i].Message, w) {
-			t.Errorf("problem %d is %q, want it to name the type as %s", i, problems[i].Message, w)
+			t.Errorf("problem %d is %q, want it to name the member and the JSON expected: %s", i, problems[i].Message, w)
 		}
 	}
 }

@@ -27,7 +27,6 @@ package ingest
 import (
 	"bytes"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -84,7 +83,7 @@ func parseResolverRecord(rec []byte, h *Head, line int, doc bool, out *Sink) {
 		at = h.Line
 	}
 	if err := jsonx.Unmarshal(rec, &r); err != nil {
-		out.Problemf(at, "record is not a resolver output (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
+		out.Problemf(at, "record is not a resolver output (%s); skipped", decodeText(err))
 		return
 	}
 	id := fileStem(h.Name) + "#L" + strconv.Itoa(at)

@@ -26,7 +26,6 @@ package ingest
 import (
 	"bytes"
 	"strconv"
-	"strings"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
@@ -125,7 +124,7 @@ func newOHV1Reader(h *Head, out *Sink, doc bool) *ohV1Reader {
 func (r *ohV1Reader) event(raw []byte, line int) {
 	var e ohV1Event
 	if err := jsonx.Unmarshal(raw, &e); err != nil {
-		r.out.Problemf(line, "record is not an OpenHands SDK event (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
+		r.out.Problemf(line, "record is not an OpenHands SDK event (%s); skipped", decodeText(err))
 		return
 	}
 	if r.b.s.Line == 0 {

@@ -120,7 +120,7 @@ func (r *otelReader) request(data []byte, line int) {
 	}
 	r.records++
 	if err := jsonx.Unmarshal(data, &req); err != nil {
-		r.out.Problemf(at, "record is not an OTLP trace export (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
+		r.out.Problemf(at, "record is not an OTLP trace export (%s); skipped", decodeText(err))
 		return
 	}
 	for _, rs := range req.ResourceSpans {
@@ -132,7 +132,7 @@ func (r *otelReader) request(data []byte, line int) {
 				}
 				var s otelSpan
 				if err := jsonx.Unmarshal(raw, &s); err != nil {
-					r.out.Problemf(spanLine, "span is not an OTLP span (%s); skipped", strings.TrimPrefix(err.Error(), "json: "))
+					r.out.Problemf(spanLine, "span is not an OTLP span (%s); skipped", decodeText(err))
 					continue
 				}
 				s.line, s.seq = spanLine, len(r.spans)

@@ -9,10 +9,12 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -136,8 +138,8 @@ func TestInvalidUTF8EveryFormat(t *testing.T) {
 }
 
 // TestInvalidUTF8OnABadLine: a line that is not JSON and also holds invalid
-// UTF-8 is one problem, not two; with the format forced, binary junk is one
-// problem per line.
+// UTF-8 is one problem, not two; with the format forced, binary junk in
+// which it finds no session is one problem that counts the lines.
 func TestInvalidUTF8OnABadLine(t *testing.T) {
 	lines := hostileNanobot(1)
 	withBad := append(append(append([]string{}, lines[:2]...), "{\"role\": \"user\", \"content\": \"caf\xe9"), lines[2:]...)
@@ -149,9 +151,15 @@ func TestInvalidUTF8OnABadLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "junk.jsonl")
 	os.WriteFile(path, []byte(nbMeta+"\n\xff\xfe\xfd\n\x80abc\n"), 0o644)
 	_, problems = readAll(t, path, Options{Format: "nanobot"})
-	if len(problems) != 2 || problems[0].Line != 2 || problems[1].Line != 3 {
-		t.Errorf("want one problem on each of lines 2 and 3, got %+v", problems)
+	if len(problems) != 1 || problems[0].Line != 2 || !strings.Contains(problems[0].Message, "cannot read this file: no session, 2 problems") {
+		t.Errorf("want one problem for the file, at line 2, counting the two bad lines, got %+v", problems)
 	}
+}
+
+// leadingInt is the number a "N: ..." expectation starts with.
+func leadingInt(s string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(s[:strings.IndexByte(s+":", ':')], "line "))
+	return n
 }
 
 // problemLines renders problems as "line: message" lines, for comparing.
@@ -403,7 +411,10 @@ func TestDocumentProblemLines(t *testing.T) {
 			if len(problems) != len(tt.want) {
 				t.Fatalf("problems:\n%swant %q", problemLines(problems), tt.want)
 			}
-			for i, w := range tt.want {
+			// A file's problems come in line order.
+			want := slices.Clone(tt.want)
+			slices.SortStableFunc(want, func(a, b string) int { return cmp.Compare(leadingInt(a), leadingInt(b)) })
+			for i, w := range want {
 				line, word, _ := strings.Cut(w, ": ")
 				if strconv.Itoa(problems[i].Line) != line || !strings.Contains(problems[i].Message, word) {
 					t.Errorf("problem %d is %d: %s; want %s", i+1, problems[i].Line, problems[i].Message, w)

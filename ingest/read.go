@@ -2,7 +2,10 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"io"
+	"math"
+	"slices"
 )
 
 // Read is ReadFile over an open reader; name is used for detection (file
@@ -37,17 +40,61 @@ func Read(r io.Reader, name string, opt Options, out *Sink) {
 }
 
 // keepSink passes on only the sessions opt.Keep keeps (--since, --until,
-// --session, --tool), or is out itself when it keeps all.
-func keepSink(out *Sink, opt Options) *Sink {
-	if opt.Keep == nil {
-		return out
-	}
-	kept, keep := out, opt.Keep
-	return &Sink{File: kept.File, OnProblem: kept.OnProblem, OnSession: func(s *Session) {
-		if keep(s) {
-			kept.Session(s)
+// --session, --tool), and holds the file's problems until done is called,
+// which passes them on in line order (a reader reports some, such as a call
+// without a result, when a session ends, after later lines). When Keep
+// left out every session of a file that had some, its problems are not
+// passed on: they are counted to opt.ProblemsLeftOut. A file's first
+// heldProblemsMax problems are held; more go on as they come.
+func keepSink(out *Sink, opt Options) (*Sink, func()) {
+	var held []Problem
+	sessions, kept, passed := 0, 0, false
+	flush := func() {
+		slices.SortStableFunc(held, func(a, b Problem) int { return cmp.Compare(problemOrder(a), problemOrder(b)) })
+		for _, p := range held {
+			out.problem(p)
 		}
-	}}
+		held, passed = nil, true
+	}
+	done := func() {
+		if opt.Keep != nil && sessions > 0 && kept == 0 && !passed {
+			if opt.ProblemsLeftOut != nil && len(held) > 0 {
+				opt.ProblemsLeftOut(len(held))
+			}
+			return
+		}
+		flush()
+	}
+	return &Sink{File: out.File,
+		OnProblem: func(p Problem) {
+			if passed {
+				out.problem(p)
+				return
+			}
+			held = append(held, p)
+			if len(held) >= heldProblemsMax {
+				flush()
+			}
+		},
+		OnSession: func(s *Session) {
+			sessions++
+			if opt.Keep == nil || opt.Keep(s) {
+				kept++
+				out.Session(s)
+			}
+		}}, done
+}
+
+// heldProblemsMax bounds the problems keepSink holds for one file.
+const heldProblemsMax = 10000
+
+// problemOrder sorts a file's problems by line; those of no line (about
+// the whole file) come after the lines.
+func problemOrder(p Problem) int {
+	if p.Line <= 0 {
+		return math.MaxInt
+	}
+	return p.Line
 }
 
 // dispatch hands the sniffed file to format f's reader: a document to
@@ -55,7 +102,8 @@ func keepSink(out *Sink, opt Options) *Sink {
 // A forced format's sink reports a file in which it found nothing.
 func dispatch(f *Format, in *stream, s *sniffed, opt Options, out *Sink) {
 	lr, h, doc := in.lr, s.h, s.doc
-	out = keepSink(out, opt)
+	out, done := keepSink(out, opt)
+	defer done()
 	if opt.Format != "" {
 		var forced *forcedSink
 		forced, out = newForcedSink(out, f.ID)

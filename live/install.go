@@ -18,9 +18,11 @@ import (
 
 // `loopgate hook install` merges loopgate's hook entries into an agent's
 // settings, leaving every other entry and setting as it was (member order
-// included), after copying the file to FILE.loopgate.bak; uninstall
-// removes exactly the entries whose command is a loopgate hook command
-// (IsHookCommand), and the groups and event lists left empty by that.
+// included), after copying the file to FILE.loopgate.bak (unless it holds
+// loopgate's entries already: the first backup stays); uninstall copies it
+// to FILE.loopgate-uninstall.bak and removes exactly the entries whose
+// command is a loopgate hook command (IsHookCommand), and the groups and
+// event lists left empty by that.
 
 // Install is what an install or uninstall does (or, dry, would do).
 type Install struct {
@@ -177,12 +179,13 @@ func InstallHooks(agent, scope, home, project, command string, remove, dry bool)
 			return nil, err
 		}
 	}
-	var content []byte
-	if agent == "hermes" {
-		content, err = editYAML(old, f, command, remove)
-	} else {
-		content, err = editJSON(old, f, agent, command, remove)
+	edit := func(old []byte, remove bool) ([]byte, error) {
+		if agent == "hermes" {
+			return editYAML(old, f, command, remove)
+		}
+		return editJSON(old, f, agent, command, remove)
 	}
+	content, err := edit(old, remove)
 	var le *lineError
 	if errors.As(err, &le) {
 		return nil, fmt.Errorf("%s:%d: %s", target, le.line, le.msg)
@@ -196,9 +199,21 @@ func InstallHooks(agent, scope, home, project, command string, remove, dry bool)
 		return in, nil
 	}
 	if exists {
+		// Install's backup holds the settings as they were before
+		// loopgate: uninstall keeps it and writes its own, and installing
+		// again over settings that hold loopgate's entries keeps it too.
 		in.Backup = path + ".loopgate.bak"
-		if err := writeBackup(in.Backup, old); err != nil {
-			return nil, err
+		keep := false
+		if remove {
+			in.Backup = path + ".loopgate-uninstall.bak"
+		} else if fi, err := os.Lstat(in.Backup); err == nil && fi.Mode().IsRegular() { // a link there is replaced
+			without, err := edit(old, true)
+			keep = err == nil && !bytes.Equal(without, old)
+		}
+		if !keep {
+			if err := writeBackup(in.Backup, old); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {

@@ -231,3 +231,44 @@ func TestInstallRetiredEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallBackupsKept: the backup of the settings before loopgate
+// survives an install with another command and an uninstall; uninstall
+// keeps its own copy of what it changed.
+func TestInstallBackupsKept(t *testing.T) {
+	for _, agent := range []string{"claude-code", "hermes"} {
+		t.Run(agent, func(t *testing.T) {
+			home := t.TempDir()
+			path, _ := SettingsPath(agent, "user", home, "")
+			original := userSettings[agent]
+			if agent == "hermes" {
+				original = "model: m\nhooks:\n  pre_tool_call:\n    - command: audit.sh\n"
+			}
+			os.MkdirAll(filepath.Dir(path), 0o755)
+			os.WriteFile(path, []byte(original), 0o644)
+			first, err := InstallHooks(agent, "user", home, "", "/opt/bin/loopgate hook --agent "+agent, false, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Installing again with other flags changes loopgate's entries.
+			second, err := InstallHooks(agent, "user", home, "", "/opt/bin/loopgate hook --agent "+agent+" --preset hermes", false, false)
+			if err != nil || !second.Changed {
+				t.Fatalf("second install: changed %v, %v", second.Changed, err)
+			}
+			installed, _ := os.ReadFile(path)
+			un, err := InstallHooks(agent, "user", home, "", "", true, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(first.Backup); string(b) != original {
+				t.Errorf("install's backup %s holds\n%s\nwant the settings before loopgate\n%s", first.Backup, b, original)
+			}
+			if un.Backup == first.Backup {
+				t.Fatalf("uninstall backed up to install's backup %s", un.Backup)
+			}
+			if b, _ := os.ReadFile(un.Backup); string(b) != string(installed) {
+				t.Errorf("uninstall's backup %s holds\n%s\nwant the settings it changed\n%s", un.Backup, b, installed)
+			}
+		})
+	}
+}

@@ -28,18 +28,23 @@ func GateSummary(w io.Writer, res *gate.Result, opt Options) {
 		}
 		// The case name is by default the transcript's path, and a file
 		// name may hold a secret: gateText redacts it unless --no-redact.
-		fmt.Fprintf(w, "%s  %s  [%s] %d session(s), %d calls: blocked %d, steered %d, deduped %d, harmful %d\n",
-			status, Sanitize(gateText(cr.Case.Name, opt)), Sanitize(cr.Report.Rules.Name), s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful)
+		head := fmt.Sprintf("%s  %s  [%s]", status, Sanitize(gateText(cr.Case.Name, opt)), Sanitize(cr.Report.Rules.Name))
+		counts := fmt.Sprintf("%d session(s), %d calls: blocked %d, steered %d, deduped %d, harmful %d", s.Sessions, s.Calls, s.Blocked, s.Steered, s.Deduped, s.Harmful)
+		if line := head + " " + counts; opt.Width <= 0 || cellWidth(line) <= opt.Width {
+			fmt.Fprintf(w, "%s\n", line)
+		} else { // the counts on a line of their own, under the case
+			fmt.Fprintf(w, "%s\n%s%s\n", fitWidth(opt, head, caseIndent), caseIndent, fitWidth(opt, counts, caseIndent+"  ", len(caseIndent)))
+		}
 		for _, f := range cr.Failures {
 			// A failure may quote a snapshot's diff: text from the
 			// transcript, escaped, never at the start of a line.
-			fmt.Fprintf(w, "%s\n", GuardLine(fmt.Sprintf("      %s  (%s:%d)", Sanitize(gateText(f.Message, opt)), Sanitize(res.File), f.GateLine)))
+			fmt.Fprintf(w, "%s\n", GuardLine(caseIndent+fitWidth(opt, fmt.Sprintf("%s  (%s:%d)", Sanitize(gateText(f.Message, opt)), Sanitize(res.File), f.GateLine), caseIndent+"  ", len(caseIndent))))
 		}
 		if cr.SnapshotWritten {
 			fmt.Fprintf(w, "      snapshot written: %s\n", cr.Case.Snapshot)
 		}
 		if cr.SnapshotMissing {
-			fmt.Fprintf(w, "      note: no snapshot yet (%s): checked on its expectations only; run %s to record it\n", cr.Case.Snapshot, GateUpdateCommand(res.File))
+			fmt.Fprintf(w, "%s%s\n", caseIndent, fitWidth(opt, fmt.Sprintf("note: no snapshot yet (%s): checked on its expectations only; run %s to record it", cr.Case.Snapshot, GateUpdateCommand(res.File)), caseIndent+"  ", len(caseIndent)))
 		}
 	}
 	failed := res.Failed()
@@ -53,11 +58,29 @@ func GateSummary(w io.Writer, res *gate.Result, opt Options) {
 		} else {
 			at = " at " + at
 		}
-		fmt.Fprintf(w, "note: --update does not change expectations: tune the rules, or edit the expectation%s\n", at)
+		fmt.Fprintf(w, "%s\n", fitWidth(opt, "note: --update does not change expectations: tune the rules, or edit the expectation"+at, caseIndent))
 	}
 	if n := res.SnapshotsMissing(); n > 0 {
-		fmt.Fprintf(w, "note: %d case(s) have no snapshot yet; run %s and commit the snapshots to pin every decision\n", n, GateUpdateCommand(res.File))
+		fmt.Fprintf(w, "%s\n", fitWidth(opt, fmt.Sprintf("note: %d case(s) have no snapshot yet; run %s and commit the snapshots to pin every decision", n, GateUpdateCommand(res.File)), caseIndent))
 	}
+}
+
+// caseIndent is where the lines under a gate case start.
+const caseIndent = "      "
+
+// fitWidth wraps a line at spaces to a known terminal width (opt.Width),
+// the lines after the first indented; used, a column or more of the
+// first line is taken already (its own indent). With no width known the
+// line stays whole.
+func fitWidth(opt Options, line, indent string, used ...int) string {
+	if opt.Width <= 0 {
+		return line
+	}
+	taken := 0
+	for _, u := range used {
+		taken += u
+	}
+	return wrapLines(line, opt.Width-taken, opt.Width-len(indent), indent)
 }
 
 // expectationLines are the gate file's lines of the failed expectations

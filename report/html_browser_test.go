@@ -32,9 +32,9 @@ import (
 // log no error, throw no exception and request nothing but the page
 // itself; then the charts must be drawn, and hover, keyboard and filter
 // must work. Screenshots go to $LOOPGATE_SCREENSHOTS (default: a directory
-// under the system's temporary directory); with -update the replay and
-// sweep screenshots are also written to docs/ for the README and
-// docs/html.md.
+// under the system's temporary directory); with -update the demo's
+// replay (the README's command) and the sweep screenshots are also written
+// to docs/ for the README and docs/html.md.
 
 // chromium finds a Chromium or Chrome: $LOOPGATE_CHROMIUM, else the names
 // Debian and others install it under.
@@ -116,6 +116,22 @@ func browserPages(t *testing.T, dir string) map[string]string {
 	})
 
 	write("gate", func(b *bytes.Buffer) error { return GateHTML(b, testGateResult(), Options{Redact: true}) })
+	// The README's picture: the demo corpus under the preset its command
+	// names (loopgate replay --preset pi-loopguard --format html fixtures/demo).
+	demoRules, _ := rules.Preset("pi-loopguard")
+	o200k, err := tokens.New(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	demo := analyze.Replay(corpusFiles(t, filepath.Join("..", "fixtures", "demo")), analyze.Options{Tokens: o200k, Jobs: 1, Rules: demoRules})
+	write("demo", func(b *bytes.Buffer) error { return HTML(b, demo, Options{Redact: true}) })
+	// Sessions on both sides of a new year: the days carry their year.
+	years := &analyze.Report{Sessions: []analyze.SessionResult{
+		{ID: "a", File: "a.jsonl", Agent: "main", StartedAt: "2025-12-31T22:00:00Z", Calls: 2, Blocked: 1, Timeline: ".B"},
+		{ID: "b", File: "b.jsonl", Agent: "main", StartedAt: "2026-01-01T09:00:00Z", Calls: 1, Timeline: "."},
+	}}
+	years.Summary.Sessions, years.Summary.Calls, years.Summary.Blocked = 2, 3, 1
+	write("years", func(b *bytes.Buffer) error { return HTML(b, years, Options{Redact: true}) })
 	// Nothing read at all: every section must still draw.
 	write("empty", func(b *bytes.Buffer) error { return HTML(b, &analyze.Report{}, Options{Redact: true}) })
 	return pages
@@ -164,11 +180,11 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Fatalf("starting %s: %v", bin, err)
 	}
 
-	for _, kind := range []string{"replay", "compare", "sweep", "gate", "empty"} {
+	for _, kind := range []string{"replay", "compare", "sweep", "gate", "empty", "demo", "years"} {
 		t.Run(kind, func(t *testing.T) {
 			ctx, cancel, problems := openPage(t, browser, pages[kind])
 			defer cancel()
-			for _, c := range browserChecks[kind] {
+			for _, c := range append(browserChecks[kind], chartChecks...) {
 				if c.do != nil {
 					if err := c.do(ctx); err != nil {
 						t.Errorf("%s: %v", c.what, err)
@@ -327,7 +343,10 @@ func screenshot(t *testing.T, ctx context.Context, path, docName string) {
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if *update && (docName == "replay" || docName == "sweep") {
+	if *update && (docName == "demo" || docName == "sweep") {
+		if docName == "demo" { // the README's command makes this page
+			docName = "replay"
+		}
 		if err := os.WriteFile(filepath.Join("..", "docs", "html-"+docName+".png"), png, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -359,6 +378,36 @@ func hoverOver(selector, want string) func(ctx context.Context) error {
 		}
 		return nil
 	}
+}
+
+// chartChecks hold for every page: counts tick on whole numbers, bubbles
+// stay off the axes and their labels, the front's legend is drawn as the
+// front is, the page is no wider than the window (a wide table scrolls
+// in its box), arguments break between words, and days carry their year
+// when the days span more than one.
+var chartChecks = []pageCheck{
+	{what: "count axes tick on whole numbers", js: `(!document.querySelector("rect.bar-stops") || document.querySelector("rect.bar-stops").ownerSVGElement.dataset.yint === "1") &&
+		[...document.querySelectorAll("svg[data-yint] text.ytick"), ...document.querySelectorAll("svg[data-xint] text.xtick")].every(t => /[kMG]$/.test(t.textContent) || Number.isInteger(+t.textContent))`},
+	{what: "bubbles inside the axes", js: `[...document.querySelectorAll("svg.chart-svg")].every(svg => {
+		const a = svg.querySelector(".axis").getBBox();
+		return [...svg.querySelectorAll("circle.pt")].every(c => c.cx.baseVal.value - c.r.baseVal.value >= a.x && c.cy.baseVal.value + c.r.baseVal.value <= a.y + a.height);
+	})`},
+	{what: "the front's legend drawn as the front", js: `(() => {
+		const sw = document.querySelector(".legend .bg-pt-front"), line = document.querySelector(".legend .bg-front");
+		const pt = document.querySelector("circle.pt.front"), fl = document.querySelector(".frontline");
+		if (!sw) return !document.querySelector("circle.pt.front");
+		return getComputedStyle(sw).backgroundColor === getComputedStyle(pt).fill &&
+			(!fl || getComputedStyle(line).borderTopColor === getComputedStyle(fl).stroke);
+	})()`},
+	{what: "nothing past the right margin", js: `document.documentElement.scrollWidth <= document.documentElement.clientWidth`},
+	{what: "arguments break between words", js: `[...document.querySelectorAll("td.args")].every(td => getComputedStyle(td).wordBreak !== "break-all")`},
+	{what: "days with their year across years", js: `(() => {
+		const D = JSON.parse(document.getElementById("data").textContent);
+		if (!D.days || !D.days.length) return true;
+		const span = D.days[0].day.slice(0, 4) !== D.days[D.days.length - 1].day.slice(0, 4);
+		const labels = [...document.querySelectorAll("rect.bar-stops")].length ? [...document.querySelector("rect.bar-stops").ownerSVGElement.querySelectorAll("text.xtick")] : [];
+		return labels.length > 0 && labels.every(l => l.textContent.length === (span ? 10 : 5));
+	})()`},
 }
 
 var browserChecks = map[string][]pageCheck{
@@ -435,6 +484,13 @@ var browserChecks = map[string][]pageCheck{
 		{what: "the front marked", js: `document.querySelectorAll("circle.pt.front").length > 0`},
 		{what: "hover shows the setting", do: hoverOver("circle.pt.front", "detectors.consecutive.block_at = ")},
 		{what: "table rows", js: `document.querySelectorAll("#rows tbody tr").length === 15`},
+	},
+	"demo": {
+		{what: "the demo's figures", js: `document.querySelector('[data-card="calls"] .v').textContent === "40" && document.querySelectorAll("#timelines svg").length === 4`},
+		{what: "tokens saved per day drawn", js: `[...document.querySelectorAll("rect.bar-saved")].some(r => +r.getAttribute("height") > 0)`},
+	},
+	"years": {
+		{what: "the days across a new year", js: `JSON.parse(document.getElementById("data").textContent).days.length === 2`},
 	},
 	"empty": {
 		{what: "says there is nothing", js: `document.body.textContent.includes("No session to show") && document.body.textContent.includes("No tool calls") && document.querySelector('[data-card="precision"] .v').textContent === "n/a"`},

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/olekukonko/tablewriter/tw"
@@ -213,8 +214,19 @@ func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Prob
 			if s.Parent != "" {
 				agent += " ← " + s.Parent
 			}
-			t.append(tab, i+1, cutLeft(Sanitize(s.File), 32), Sanitize(s.Format), cutRight(Sanitize(s.ID), 24), cutRight(Sanitize(agent), 24),
+			t.append(tab, i+1, Sanitize(s.File), Sanitize(s.Format), cutRight(Sanitize(s.ID), 24), cutRight(Sanitize(agent), 24),
 				s.Turns, s.Requests, s.Calls)
+		}
+		// Files keep their name in 32 columns, or in what a known
+		// terminal width leaves if that is 16 or more (else render lists
+		// the rows as records).
+		const fileCol = 1
+		fileWidth := 32
+		if room := opt.Width - otherColumnsWidth(tab.header, tab.rows, fileCol); opt.Width > 0 && room >= 16 {
+			fileWidth = min(room, 32)
+		}
+		for _, r := range tab.rows {
+			r[fileCol] = cutLeft(r[fileCol], fileWidth)
 		}
 		t.render(tab)
 	}
@@ -240,7 +252,12 @@ func InspectTable(w io.Writer, sessions []InspectSession, problems []ingest.Prob
 			align = slices.Insert(align, 6, tw.AlignLeft)
 			errCol = 7
 		}
-		t.heading(fmt.Sprintf("Calls #%d %s %s (%s)", i+1, Sanitize(s.File), Sanitize(s.ID), thousands(int64(len(s.CallList)))))
+		head, tail := fmt.Sprintf("Calls #%d ", i+1), fmt.Sprintf(" %s (%s)", Sanitize(s.ID), thousands(int64(len(s.CallList))))
+		file := Sanitize(s.File)
+		if opt.Width > 0 { // the file gives way, from the left (its name stays)
+			file = cutLeft(file, max(opt.Width-utf8.RuneCountInString(head+tail), 16))
+		}
+		t.heading(head + file + tail)
 		rows := make([][]string, len(s.CallList))
 		for j, c := range s.CallList {
 			result := strconv.Itoa(c.ResultChars)

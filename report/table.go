@@ -84,6 +84,9 @@ func (t *textWriter) heading(title string) {
 	if t.buf.Len() > 0 || t.flushed {
 		t.buf.WriteByte('\n')
 	}
+	if t.opt.Width > 0 {
+		title = wrapWords(title, t.opt.Width, "  ")
+	}
 	t.buf.WriteString(paint(t.opt.Color, ansiBold, title))
 	t.buf.WriteByte('\n')
 }
@@ -295,27 +298,57 @@ func shortActionLabel(d *analyze.Decision) string {
 // wrapWords breaks s at spaces into lines of at most width runes (a word
 // longer than that stands alone), the lines after the first indented.
 func wrapWords(s string, width int, indent string) string {
-	if width < 20 || utf8.RuneCountInString(s) <= width {
+	return wrapLines(s, width, width, indent)
+}
+
+// wrapLines breaks s at spaces into a first line of at most first columns
+// and more lines of indent and at most rest columns (a word longer than
+// that stands alone). Spaces inside a line are kept as they were; color
+// escapes take no columns.
+func wrapLines(s string, first, rest int, indent string) string {
+	if min(first, rest) < 20 || cellWidth(s) <= first {
 		return s
 	}
 	var b strings.Builder
-	line := 0
-	for i, w := range strings.Fields(s) {
-		n := utf8.RuneCountInString(w)
-		switch {
-		case i == 0:
-		case line+1+n > width:
-			b.WriteString("\n" + indent)
-			line = 0
-		default:
-			b.WriteByte(' ')
-			line++
+	line, width := 0, first
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] == ' ' {
+			j++
 		}
-		b.WriteString(w)
+		gap := j - i
+		k := strings.IndexByte(s[j:], ' ')
+		if k < 0 {
+			k = len(s) - j
+		}
+		word := s[j : j+k]
+		i = j + k
+		if word == "" {
+			break
+		}
+		n := cellWidth(word)
+		switch {
+		case b.Len() == 0:
+		case line+gap+n > width:
+			b.WriteString("\n" + indent)
+			line, width = 0, rest
+		default:
+			b.WriteString(s[j-gap : j])
+			line += gap
+		}
+		b.WriteString(word)
 		line += n
 	}
 	return b.String()
 }
+
+// CutLeft is s within max runes, its start cut (a path keeps its name).
+func CutLeft(s string, max int) string { return cutLeft(s, max) }
+
+// Wrap is wrapLines for the commands' own texts (help, formats, where,
+// problems on standard error): s broken at spaces into a first line of at
+// most first columns and more lines of indent and at most rest columns.
+func Wrap(s string, first, rest int, indent string) string { return wrapLines(s, first, rest, indent) }
 
 // shortStartedText is startedText without the year ("11-02 07:15"), for
 // the compact layout.
@@ -444,11 +477,19 @@ func (t *textWriter) decisions(rep *analyze.Report) {
 			shown = shown[:t.opt.MaxDecisions]
 		}
 		rows := make([][]string, len(shown))
-		for j := range shown {
-			d := &shown[j]
-			rows[j] = []string{strconv.Itoa(d.Turn), strconv.Itoa(d.Call), lineText(d.Line),
-				cutMiddle(d.Tool, toolWidth), label(d), cutMiddle(orDash(d.Detector), detectorWidth), countText(d.Count), "",
-				thousands(d.TokensSaved)}
+		fill := func(toolWidth, detectorWidth int, label func(*analyze.Decision) string) {
+			for j := range shown {
+				d := &shown[j]
+				rows[j] = []string{strconv.Itoa(d.Turn), strconv.Itoa(d.Call), lineText(d.Line),
+					cutMiddle(d.Tool, toolWidth), label(d), cutMiddle(orDash(d.Detector), detectorWidth), countText(d.Count), "",
+					thousands(d.TokensSaved)}
+			}
+		}
+		fill(toolWidth, detectorWidth, label)
+		if !compact && t.opt.width()-otherColumnsWidth(header, rows, argsCol) < minArgs {
+			// Long labels leave the arguments too little: the compact
+			// columns, as on a narrow terminal.
+			fill(12, 8, shortActionLabel)
 		}
 		// Args get what the other columns leave of the width.
 		argsWidth := max(t.opt.width()-otherColumnsWidth(header, rows, argsCol), minArgs)
@@ -534,7 +575,16 @@ func (t *textWriter) problems(ps []analyze.Problem, total int) {
 	for _, p := range ps {
 		// A problem line starts with a file name: it must not start a
 		// workflow command.
-		t.printf("%s\n", SafeLine(AbbreviateArgs(problemLine(p), 0)))
+		if t.opt.Width > 0 { // the file gives way from the left: its name and line stay
+			p.File = cutLeft(p.File, max(t.opt.Width-12-len(strconv.Itoa(p.Line)), 16))
+		}
+		line := Sanitize(AbbreviateArgs(problemLine(p), 0))
+		if t.opt.Width > 0 {
+			line = wrapLines(line, t.opt.Width, t.opt.Width-4, "    ")
+		}
+		for l := range strings.SplitSeq(line, "\n") {
+			t.printf("%s\n", GuardLine(l))
+		}
 	}
 }
 
@@ -601,6 +651,10 @@ func (t *textWriter) render(tab *textTable) {
 		measure(r)
 	}
 	w := t.lines()
+	if total := columnGap*(cols-1) + sumInts(widths); t.opt.Width > 0 && total > t.opt.Width && tab.header != nil {
+		t.renderRecords(tab)
+		return
+	}
 	line := make([]byte, 0, 256)
 	writeRow := func(r []string, header bool) {
 		line = line[:0]
@@ -639,6 +693,71 @@ func (t *textWriter) render(tab *textTable) {
 	tab.rows = nil
 	w.flush()
 	t.flushSome()
+}
+
+// renderRecords writes a table too wide for the terminal as one record per
+// row: the first cell, then "Header value" for each other cell that has a
+// value, wrapped to the width under an indent (a cell is never cut).
+func (t *textWriter) renderRecords(tab *textTable) {
+	const indent = "    "
+	w := t.lines()
+	var units []string
+	for _, r := range tab.rows {
+		units = units[:0]
+		mark := "" // a cell under no header (sweep's Pareto mark) leads the next unit
+		for c, cell := range r {
+			unit := cell
+			if c < len(tab.header) && tab.header[c] != "" {
+				unit = tab.header[c] + " " + cell
+			}
+			switch {
+			case cell == "":
+			case c < len(tab.header) && (tab.header[c] == "" || c == 0 && tab.header[c] == "#"):
+				if tab.header[c] == "#" {
+					cell = "#" + cell
+				}
+				mark += cell + " "
+			default:
+				units = append(units, mark+unit)
+				mark = ""
+			}
+		}
+		io.WriteString(w, wrapUnits(units, "; ", t.opt.Width, indent)+"\n")
+	}
+	tab.rows = nil
+	w.flush()
+	t.flushSome()
+}
+
+// wrapUnits joins units with sep into lines of at most width columns, the
+// lines after the first indented; a unit is not broken (one wider than a
+// line stands alone on its line).
+func wrapUnits(units []string, sep string, width int, indent string) string {
+	var b strings.Builder
+	line := 0
+	for i, u := range units {
+		n := cellWidth(u)
+		switch {
+		case i == 0:
+		case line+len(sep)+n+len(strings.TrimRight(sep, " ")) > width: // room for the sep that ends a line
+			b.WriteString(strings.TrimRight(sep, " ") + "\n" + indent)
+			line = len(indent)
+		default:
+			b.WriteString(sep)
+			line += len(sep)
+		}
+		b.WriteString(u)
+		line += n
+	}
+	return b.String()
+}
+
+func sumInts(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
 }
 
 // cellWidth is the width of a cell on a terminal: color escapes take none,

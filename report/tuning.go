@@ -100,7 +100,7 @@ func compareTable(w io.Writer, c Comparison, opt Options) error {
 	labels := compareLabels(rows)
 	t := &textWriter{opt: opt}
 	t.heading("Compare")
-	t.printf("%s\n\n", corpusLine(c.Corpus))
+	t.printf("%s\n\n", wrapWords(corpusLine(c.Corpus), t.opt.width(), "    "))
 	tab := t.newTable(tuningAlign(1))
 	tab.Header(append([]string{"Rules"}, tuningHeader...))
 	for i, r := range rows {
@@ -231,7 +231,8 @@ func sweepTable(w io.Writer, d SweepResult, opt Options) error {
 	keys := sweepKeys(d.Rows)
 	t := &textWriter{opt: opt}
 	t.heading("Sweep over " + sweepBase(d, opt))
-	t.printf("%s\n* = on the Pareto front: no other row saves more (context tokens) with as few harmful stops;\nbase = the rules as they are, unvaried.\n\n", corpusLine(d.Corpus))
+	t.printf("%s\n%s\nbase = the rules as they are, unvaried.\n\n", wrapWords(corpusLine(d.Corpus), t.opt.width(), "    "),
+		wrapWords("* = on the Pareto front: no other row saves more (context tokens) with as few harmful stops;", t.opt.width(), "    "))
 	tab := t.newTable(tuningAlign(1 + len(keys)))
 	tab.Header(append(append([]string{""}, keys...), tuningHeader...))
 	for _, r := range d.Rows {

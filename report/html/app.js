@@ -147,20 +147,29 @@
     return String(Math.round(n * 100) / 100);
   }
 
+  // wholeTicks stretches an axis of counts so that its five ticks fall on
+  // whole numbers (0 to 2 stones became 0, 0.4, 0.8, ...).
+  function wholeTicks(lo, hi) { return lo + Math.max(5, Math.ceil((hi - lo) / 5) * 5); }
+
   // A chart frame: axes with five ticks each; returns the svg and scales.
+  // o.xint and o.yint mark axes of counts (whole ticks); o.pad keeps the
+  // plotted area that far inside the axes (bubbles off the tick labels).
   function frame(o) {
-    var W = 560, H = 340, L = 64, R = o.right || 18, T = 14, B = 46;
-    var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: "100%", role: "img", "aria-label": o.title, "class": "chart-svg" });
-    var x = function (v) { return L + (W - L - R) * (v - o.x0) / (o.x1 - o.x0 || 1); };
-    var y = function (v) { return H - B - (H - T - B) * (v - o.y0) / (o.y1 - o.y0 || 1); };
+    var W = 560, H = 340, L = 64, R = o.right || 18, T = 14, B = 46, P = o.pad || 0;
+    if (o.xint) o.x1 = wholeTicks(o.x0, o.x1);
+    if (o.yint) o.y1 = wholeTicks(o.y0, o.y1);
+    var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: "100%", role: "img", "aria-label": o.title, "class": "chart-svg",
+      "data-xint": o.xint ? "1" : null, "data-yint": o.yint ? "1" : null });
+    var x = function (v) { return L + P + (W - L - R - 2 * P) * (v - o.x0) / (o.x1 - o.x0 || 1); };
+    var y = function (v) { return H - B - P - (H - T - B - 2 * P) * (v - o.y0) / (o.y1 - o.y0 || 1); };
     for (var i = 0; i <= 5; i++) {
       var xv = o.x0 + (o.x1 - o.x0) * i / 5, yv = o.y0 + (o.y1 - o.y0) * i / 5;
       if (!o.noXTicks) {
         add(svg, sv("line", { "class": "grid", x1: x(xv), x2: x(xv), y1: T, y2: H - B }));
-        add(svg, sv("text", { x: x(xv), y: H - B + 16, "text-anchor": "middle", text: o.xfmt(xv) }));
+        add(svg, sv("text", { "class": "xtick", x: x(xv), y: H - B + 16, "text-anchor": "middle", text: o.xfmt(xv) }));
       }
       add(svg, sv("line", { "class": "grid", x1: L, x2: W - R, y1: y(yv), y2: y(yv) }));
-      add(svg, sv("text", { x: L - 6, y: y(yv) + 4, "text-anchor": "end", text: o.yfmt(yv) }));
+      add(svg, sv("text", { "class": "ytick", x: L - 6, y: y(yv) + 4, "text-anchor": "end", text: o.yfmt(yv) }));
     }
     add(svg, sv("path", { "class": "axis", d: "M" + L + " " + T + "V" + (H - B) + "H" + (W - R) }));
     add(svg, sv("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle", text: o.xlab }));
@@ -171,6 +180,7 @@
   // scatter draws points {x, y, r, label, tip, front}; a dashed line joins
   // the front points in order of x.
   function scatter(o) {
+    o.pad = 2 + Math.max.apply(null, o.points.map(function (p) { return p.r || 6; }).concat([6]));
     var f = frame(o);
     var front = o.points.filter(function (p) { return p.front; }).sort(function (a, b) { return a.x - b.x || b.y - a.y; });
     if (front.length > 1) {
@@ -203,7 +213,7 @@
   // bars draws one vertical bar per {label, value, tip}.
   function bars(o) {
     var max = niceMax(Math.max.apply(null, o.items.map(function (i) { return i.value; }).concat([0])));
-    var f = frame({ title: o.title, x0: 0, x1: 1, y0: 0, y1: max, xfmt: String, yfmt: short, xlab: o.xlab, ylab: o.ylab, noXTicks: true });
+    var f = frame({ title: o.title, x0: 0, x1: 1, y0: 0, y1: max, yint: true, xfmt: String, yfmt: short, xlab: o.xlab, ylab: o.ylab, noXTicks: true });
     var n = o.items.length, span = (f.W - f.L - f.R) / Math.max(n, 1);
     var every = Math.ceil(n / 8);
     o.items.forEach(function (it, i) {
@@ -212,7 +222,7 @@
         tabindex: "0", role: "img", "aria-label": it.tip.replace(/\n/g, "; ") });
       hover(r, function () { return it.tip; });
       add(f.svg, r);
-      if (i % every === 0) add(f.svg, sv("text", { x: x + span / 2, y: f.H - f.B + 16, "text-anchor": "middle", text: it.label }));
+      if (i % every === 0) add(f.svg, sv("text", { "class": "xtick", x: x + span / 2, y: f.H - f.B + 16, "text-anchor": "middle", text: it.label }));
     });
     return el("figure", { "class": "chart" }, [el("h3", { text: o.title }), f.svg]);
   }
@@ -265,7 +275,7 @@
       if (opts.onDraw) opts.onDraw(n, rows.length);
     }
     return {
-      el: el("div", null, [t, more]),
+      el: el("div", null, [el("div", { "class": "scroll" }, t), more]),
       show: function (r) { rows = r.slice(); draw(true); }
     };
   }
@@ -287,13 +297,16 @@
     ]));
 
     var days = section("Stops and tokens saved per day", "h-days");
+    // Days of one year are written without it; across years, whole.
+    var dayLabel = function (d) { return d.slice(5); };
+    if (D.days.length && D.days[0].day.slice(0, 4) !== D.days[D.days.length - 1].day.slice(0, 4)) dayLabel = function (d) { return d; };
     if (D.days.length) {
       add(days, el("div", { "class": "charts" }, [
         bars({ title: "Stops per day", cls: "bar-stops", xlab: "day the session started (UTC)", ylab: "stops", items: D.days.map(function (d) {
-          return { label: d.day.slice(5), value: d.stops, tip: d.day + "\n" + plural(d.stops, "stop") + " (" + num(d.harmful) + " harmful)\n" + plural(d.sessions, "session") };
+          return { label: dayLabel(d.day), value: d.stops, tip: d.day + "\n" + plural(d.stops, "stop") + " (" + num(d.harmful) + " harmful)\n" + plural(d.sessions, "session") };
         }) }),
         bars({ title: "Tokens saved per day", cls: "bar-saved", xlab: "day the session started (UTC)", ylab: "tokens saved", items: D.days.map(function (d) {
-          return { label: d.day.slice(5), value: d.tokens_saved, tip: d.day + "\n" + num(d.tokens_saved) + " tokens saved\n" + plural(d.sessions, "session") };
+          return { label: dayLabel(d.day), value: d.tokens_saved, tip: d.day + "\n" + num(d.tokens_saved) + " tokens saved\n" + plural(d.sessions, "session") };
         }) })
       ]));
       var timed = D.days.reduce(function (n, d) { return n + d.sessions; }, 0);
@@ -567,7 +580,7 @@
   function sweep() {
     add(main, corpusCards(D.corpus));
     var sec = section("The Pareto front", "h-chart");
-    add(sec, legend([["point", "a setting"], ["steer", "on the front (no other setting does better on both axes)"], ["front", "the front, joined"]]));
+    add(sec, legend([["point", "a setting"], ["pt-front", "on the front (no other setting does better on both axes)"], ["front", "the front, joined"]]));
     function settingText(r) { return r.settings.map(function (s) { return s.key + " = " + s.value; }).join("\n"); }
     function pts(y, frontKey) {
       return D.rows.map(function (r) {
@@ -577,10 +590,10 @@
     var maxHarm = niceMax(Math.max.apply(null, D.rows.map(function (r) { return r.summary.harmful; }).concat([0])));
     var maxSaved = niceMax(Math.max.apply(null, D.rows.map(function (r) { return r.summary.context_tokens_saved; }).concat([0])));
     add(sec, el("div", { "class": "charts" }, [
-      scatter({ title: "Recall against harmful stops", x0: 0, x1: maxHarm, y0: 0, y1: 1, xfmt: short, yfmt: pct, xlab: "harmful stops (fewer is better)", ylab: "recall",
+      scatter({ title: "Recall against harmful stops", x0: 0, x1: maxHarm, xint: true, y0: 0, y1: 1, xfmt: short, yfmt: pct, xlab: "harmful stops (fewer is better)", ylab: "recall",
         points: pts(function (r) { return r.summary.recall == null ? 0 : r.summary.recall; }, "recall_front"),
         caption: "Front: no other setting has a higher recall with as few harmful stops. Settings with recall n/a are drawn at 0." }),
-      scatter({ title: "Tokens saved against harmful stops", x0: 0, x1: maxHarm, y0: 0, y1: maxSaved, xfmt: short, yfmt: short, xlab: "harmful stops (fewer is better)", ylab: "context tokens saved",
+      scatter({ title: "Tokens saved against harmful stops", x0: 0, x1: maxHarm, xint: true, y0: 0, y1: maxSaved, yint: true, xfmt: short, yfmt: short, xlab: "harmful stops (fewer is better)", ylab: "context tokens saved",
         points: pts(function (r) { return r.summary.context_tokens_saved; }, "pareto"),
         caption: "Front (the sweep's Pareto column): no other setting saves more with as few harmful stops." })
     ]));
