@@ -34,6 +34,7 @@ var mayImport = map[string][]string{
 	"internal/redact":      {"internal/jsonx", "internal/lazyre"},
 	"internal/snapbin":     {},
 	"internal/atomicfile":  {},
+	"internal/filecache":   {"internal/atomicfile"},
 	"internal/periodic":    {},
 	"cli/progress":         {"internal/periodic"},
 	"internal/memlimit":    {"internal/periodic"},

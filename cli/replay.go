@@ -27,7 +27,7 @@ func replayCommand() *cli.Command {
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format: table|json|jsonl|markdown|html (default: table on a terminal, json otherwise)"},
 			&cli.StringFlag{Name: "fail-on", Value: "never", Usage: "exit 1 when any call is: steer (steered or worse)|block (blocked, deduped or halted)|harmful|never"},
 			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
-		}, slices.Concat(inputFlags, replayFlags)...),
+		}, slices.Concat(inputFlags, replayFlags, cacheFlags)...),
 		Action: func(c *cli.Context) error {
 			defer memlimit.ForStreaming()()
 			r, err := loadRules(c)
@@ -72,10 +72,18 @@ func replayCommand() *cli.Command {
 				return err
 			}
 			opt.Partial = shard.partial(files, []*rules.Rules{r}, counter.Name(), len(early))
+			cache, trimCache, err := openCache(c)
+			if err != nil {
+				return err
+			}
+			defer trimCache()
 			prog := newProgress(c)
 			read, stopProgress := prog.Watch(files)
 			in.BytesRead, in.Keep = read, sessionKeep(c)
 			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.Update}
+			if ropt.Cache = cache; cache != nil {
+				ropt.CacheVersion = cacheVersion()
+			}
 			out := prog.ErasingOnTerminal(c.App.Writer)
 			var jl *report.JSONL
 			if format == "jsonl" {
@@ -98,7 +106,10 @@ func replayCommand() *cli.Command {
 			estimatedBefore := tokens.Estimated(counter)
 			rep := analyze.Replay(files, ropt)
 			stopProgress()
-			rep.Tokens.EstimatedTexts = tokens.Estimated(counter) - estimatedBefore
+			if ropt.Cache == nil {
+				// With a cache, the replay counted them per session.
+				rep.Tokens.EstimatedTexts = tokens.Estimated(counter) - estimatedBefore
+			}
 			defer rep.Close()
 			rep.Problems = append(early, rep.Problems...)
 			rep.Summary.Problems += len(early)
