@@ -4,6 +4,7 @@ package cli
 // cache"; analyze/filecache.go, internal/filecache).
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // cacheFlags are replay's flags for its cache.
 var cacheFlags = []cli.Flag{
 	&cli.BoolFlag{Name: "no-cache", Usage: "read every file again: neither use nor update the replay cache"},
-	&cli.StringFlag{Name: "cache-dir", Usage: "the replay cache's `DIR` (default: $" + filecache.EnvDir + ", else loopgate/ in the user's cache folder)"},
+	&cli.StringFlag{Name: "cache-dir", Usage: "the replay cache's `DIR` (default: $" + filecache.EnvDir + ", else loopgate/ in the user's cache folder; " + filecache.EnvDir + "=off turns the cache off)"},
 	&cli.StringFlag{Name: "cache-size", Value: "1GiB", Usage: "the most the replay cache may hold (`SIZE`, such as 500MB or 2GiB); the entries used least recently go first"},
 }
 
@@ -33,7 +34,9 @@ func replayCache(c *cli.Context) (*diskCache, error) {
 	}
 	dir := c.String("cache-dir")
 	if dir == "" {
-		if dir, err = filecache.DefaultDir(); err != nil {
+		if dir, err = filecache.DefaultDir(); errors.Is(err, filecache.ErrOff) {
+			return nil, nil
+		} else if err != nil {
 			fmt.Fprintf(c.App.ErrWriter, "loopgate: note: no cache folder (%v): every file is read (--no-cache says so quietly)\n", err)
 			return nil, nil
 		}

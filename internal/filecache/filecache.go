@@ -24,9 +24,13 @@ import (
 	"github.com/loopgate/loopgate/internal/atomicfile"
 )
 
-// EnvDir names the environment variable that moves the cache folder
-// (tests, and users whose cache folder is elsewhere).
+// EnvDir names the environment variable that moves loopgate's cache
+// folder, the tokenizer's tables' (internal/tokens) and this cache's
+// alike; "off" turns both off.
 const EnvDir = "LOOPGATE_CACHE_DIR"
+
+// ErrOff is DefaultDir's error when EnvDir is "off".
+var ErrOff = errors.New(EnvDir + "=off")
 
 // DefaultMaxBytes bounds the folder unless the caller says otherwise.
 const DefaultMaxBytes = 1 << 30
@@ -44,9 +48,14 @@ const headerSize = 8 + 8 + sha256.Size
 
 // DefaultDir is $LOOPGATE_CACHE_DIR, or loopgate's folder in the user's
 // cache folder (os.UserCacheDir: $XDG_CACHE_HOME or ~/.cache on Linux,
-// ~/Library/Caches on macOS, %LocalAppData% on Windows).
+// ~/Library/Caches on macOS, %LocalAppData% on Windows); ErrOff when the
+// variable is "off".
 func DefaultDir() (string, error) {
-	if d := os.Getenv(EnvDir); d != "" {
+	switch d := os.Getenv(EnvDir); d {
+	case "off":
+		return "", ErrOff
+	case "":
+	default:
 		return d, nil
 	}
 	base, err := os.UserCacheDir()

@@ -256,3 +256,24 @@ func TestIdentity(t *testing.T) {
 		t.Error("a folder has an identity")
 	}
 }
+
+// TestDefaultDir: the environment variable moves the folder, "off" turns
+// the cache off, and unset it is loopgate's folder in the user's cache.
+func TestDefaultDir(t *testing.T) {
+	t.Setenv(EnvDir, "off")
+	if _, err := DefaultDir(); err != ErrOff {
+		t.Errorf("%s=off: %v, want ErrOff", EnvDir, err)
+	}
+	t.Setenv(EnvDir, "/some/where")
+	if d, err := DefaultDir(); err != nil || d != "/some/where" {
+		t.Errorf("%s set: %q, %v", EnvDir, d, err)
+	}
+	t.Setenv(EnvDir, "")
+	base, err := os.UserCacheDir()
+	if err != nil {
+		t.Skipf("no user cache folder here: %v", err)
+	}
+	if d, err := DefaultDir(); err != nil || d != filepath.Join(base, "loopgate") {
+		t.Errorf("unset: %q, %v; want %s", d, err, filepath.Join(base, "loopgate"))
+	}
+}

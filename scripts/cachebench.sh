@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# cachebench.sh: the replay cache's speed (docs/performance.md, "The replay
+# cache").
+#
+#   scripts/cachebench.sh BINARY CORPUS [PAIRS]
+#
+# Per round, on one corpus and one cache folder (a temporary one):
+#   full       replay --no-cache                         (every file read)
+#   unchanged  replay with the cache, nothing changed    (every file cached)
+#   changed    replay with the cache after every 20th file (5%) changed:
+#              a JSONL file grown by a copy of its last line, a JSON
+#              document touched (its time moved)
+# then the changed files are put back and the cache refreshed (a run that is
+# not timed). Each timed run's report is compared with the full run's
+# (cmp): a difference stops the script. It prints every time, the load
+# average, and the ratios full/unchanged and full/changed of each round.
+# Needs /usr/bin/time (GNU time) and cmp.
+set -euo pipefail
+bin=$(realpath "$1") corpus=$(realpath "$2") pairs=${3:-3}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export LOOPGATE_CACHE_DIR=$work/cache
+mapfile -t all < <(find "$corpus" -type f ! -name '.*' | sort)
+changed=()
+for ((i = 0; i < ${#all[@]}; i += 20)); do changed+=("${all[i]}"); done
+mkdir -p "$work/orig"
+total=0 part=0
+for f in "${all[@]}"; do total=$((total + $(stat -c %s "$f"))); done
+for i in "${!changed[@]}"; do
+	cp -p "${changed[i]}" "$work/orig/$i"
+	part=$((part + $(stat -c %s "${changed[i]}")))
+done
+echo "corpus: ${#all[@]} files, $total bytes; changed each round: ${#changed[@]} files, $part bytes ($((100 * part / total))%)"
+timed() { # NAME OUT ARGS...: runs the replay, prints NAME seconds
+	local name=$1 out=$2
+	shift 2
+	/usr/bin/time -f "%e %M" -o "$work/t" "$bin" replay "$corpus" --format json "$@" >"$out"
+	read -r secs rss <"$work/t"
+	echo "$name $secs s, $rss KB" >&2
+	echo "$secs"
+}
+change() {
+	for f in "${changed[@]}"; do
+		case $f in
+		*.jsonl) tail -n 1 "$f" >>"$f" ;;
+		*) touch "$f" ;;
+		esac
+	done
+}
+restore() { for i in "${!changed[@]}"; do cp -p "$work/orig/$i" "${changed[i]}"; done; }
+uptime
+cold=$(timed cold-cache "$work/cold.json")
+for ((r = 1; r <= pairs; r++)); do
+	uptime
+	full=$(timed full "$work/full.json" --no-cache)
+	cmp -s "$work/full.json" "$work/cold.json" || { echo "round $r: the cold cache's report differs" >&2; exit 1; }
+	same=$(timed unchanged "$work/same.json")
+	cmp "$work/full.json" "$work/same.json"
+	change
+	timed full-changed "$work/fullc.json" --no-cache >/dev/null
+	ch=$(timed changed "$work/changed.json")
+	cmp "$work/fullc.json" "$work/changed.json"
+	restore
+	timed refresh "$work/refresh.json" >/dev/null
+	cmp "$work/full.json" "$work/refresh.json"
+	awk -v r="$r" -v f="$full" -v s="$same" -v c="$ch" 'BEGIN { printf "round %d: full %.2f s, unchanged %.2f s (%.1fx), 5%% changed %.2f s (%.1fx)\n", r, f, s, f / s, c, f / c }'
+done
+echo "cold cache (first run, entries written): $cold s"
+echo "cache folder: $(du -sb "$LOOPGATE_CACHE_DIR" | cut -f1) bytes"
