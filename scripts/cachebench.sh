@@ -2,14 +2,17 @@
 # cachebench.sh: the replay cache's speed (docs/performance.md, "The replay
 # cache").
 #
-#   scripts/cachebench.sh BINARY CORPUS [PAIRS]
+#   scripts/cachebench.sh BINARY CORPUS [ROUNDS]
 #
 # Per round, on one corpus and one cache folder (a temporary one):
 #   full       replay --no-cache                         (every file read)
 #   unchanged  replay with the cache, nothing changed    (every file cached)
-#   changed    replay with the cache after every 20th file (5%) changed:
-#              a JSONL file grown by a copy of its last line, a JSON
-#              document touched (its time moved)
+#   changed    replay with the cache after 5% of the corpus changed: a
+#              JSONL file grown by a copy of its last line, a JSON document
+#              touched (its time moved). CHANGE=files (the default) changes
+#              every 20th file in path order, 5% of the files; CHANGE=bytes
+#              changes files in a fixed shuffled order until they hold 5%
+#              of the bytes (passing over one that would make it over 6%) (a corpus' few large files make the two differ)
 # then the changed files are put back and the cache refreshed (a run that is
 # not timed). Each timed run's report is compared with the full run's
 # (cmp): a difference stops the script. It prints every time, the load
@@ -21,16 +24,28 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export LOOPGATE_CACHE_DIR=$work/cache
 mapfile -t all < <(find "$corpus" -type f ! -name '.*' | sort)
-changed=()
-for ((i = 0; i < ${#all[@]}; i += 20)); do changed+=("${all[i]}"); done
-mkdir -p "$work/orig"
 total=0 part=0
 for f in "${all[@]}"; do total=$((total + $(stat -c %s "$f"))); done
+changed=()
+if [ "${CHANGE:-files}" = bytes ]; then
+	sum=0
+	while read -r f; do
+		[ $((sum * 20)) -ge "$total" ] && break
+		size=$(stat -c %s "$f")
+		# A file that would take the share past 6% is passed over.
+		[ $(((sum + size) * 100)) -gt $((total * 6)) ] && continue
+		changed+=("$f")
+		sum=$((sum + size))
+	done < <(printf '%s\n' "${all[@]}" | shuf --random-source=<(yes 54))
+else
+	for ((i = 0; i < ${#all[@]}; i += 20)); do changed+=("${all[i]}"); done
+fi
+mkdir -p "$work/orig"
 for i in "${!changed[@]}"; do
 	cp -p "${changed[i]}" "$work/orig/$i"
 	part=$((part + $(stat -c %s "${changed[i]}")))
 done
-echo "corpus: ${#all[@]} files, $total bytes; changed each round: ${#changed[@]} files, $part bytes ($((100 * part / total))%)"
+awk -v n=${#all[@]} -v t=$total -v c=${#changed[@]} -v p=$part 'BEGIN { printf "corpus: %d files, %d bytes; changed each round: %d files (%.1f%%), %d bytes (%.1f%%)\n", n, t, c, 100 * c / n, p, 100 * p / t }'
 timed() { # NAME OUT ARGS...: runs the replay, prints NAME seconds
 	local name=$1 out=$2
 	shift 2
