@@ -15,8 +15,9 @@
 #              of the bytes (passing over one that would make it over 6%) (a corpus' few large files make the two differ)
 # then the changed files are put back and the cache refreshed (a run that is
 # not timed). Each timed run's report is compared with the full run's
-# (cmp): a difference stops the script. It prints every time, the load
-# average, and the ratios full/unchanged and full/changed of each round.
+# (cmp): a difference stops the script. It prints every time (wall and CPU,
+# user + system), the load average, and the ratios full/unchanged and
+# full/changed of each round, of wall time and of CPU time.
 # Needs /usr/bin/time (GNU time) and cmp.
 set -euo pipefail
 bin=$(realpath "$1") corpus=$(realpath "$2") pairs=${3:-3}
@@ -46,13 +47,13 @@ for i in "${!changed[@]}"; do
 	part=$((part + $(stat -c %s "${changed[i]}")))
 done
 awk -v n=${#all[@]} -v t=$total -v c=${#changed[@]} -v p=$part 'BEGIN { printf "corpus: %d files, %d bytes; changed each round: %d files (%.1f%%), %d bytes (%.1f%%)\n", n, t, c, 100 * c / n, p, 100 * p / t }'
-timed() { # NAME OUT ARGS...: runs the replay, prints NAME seconds
+timed() { # NAME OUT ARGS...: runs the replay, prints its wall and CPU seconds
 	local name=$1 out=$2
 	shift 2
-	/usr/bin/time -f "%e %M" -o "$work/t" "$bin" replay "$corpus" --format json "$@" >"$out"
-	read -r secs rss <"$work/t"
-	echo "$name $secs s, $rss KB" >&2
-	echo "$secs"
+	/usr/bin/time -f "%e %M %U %S" -o "$work/t" "$bin" replay "$corpus" --format json "$@" >"$out"
+	read -r secs rss user sys <"$work/t"
+	echo "$name $secs s, CPU $user user + $sys sys, $rss KB" >&2
+	awk -v e="$secs" -v u="$user" -v s="$sys" 'BEGIN { printf "%s %.2f\n", e, u + s }'
 }
 change() {
 	for f in "${changed[@]}"; do
@@ -78,7 +79,11 @@ for ((r = 1; r <= pairs; r++)); do
 	restore
 	timed refresh "$work/refresh.json" >/dev/null
 	cmp "$work/full.json" "$work/refresh.json"
-	awk -v r="$r" -v f="$full" -v s="$same" -v c="$ch" 'BEGIN { printf "round %d: full %.2f s, unchanged %.2f s (%.1fx), 5%% changed %.2f s (%.1fx)\n", r, f, s, f / s, c, f / c }'
+	# Each of full, same, ch is "WALL CPU".
+	awk -v r="$r" -v f="$full" -v s="$same" -v c="$ch" 'BEGIN {
+		split(f, F, " "); split(s, S, " "); split(c, C, " ")
+		printf "round %d: wall: full %.2f s, unchanged %.2f s (%.1fx), 5%% changed %.2f s (%.1fx); CPU: full %.2f s, unchanged %.2f s (%.1fx), 5%% changed %.2f s (%.1fx)\n",
+			r, F[1], S[1], F[1] / S[1], C[1], F[1] / C[1], F[2], S[2], F[2] / S[2], C[2], F[2] / C[2] }'
 done
 echo "cold cache (first run, entries written): $cold s"
 echo "cache folder: $(du -sb "$LOOPGATE_CACHE_DIR" | cut -f1) bytes"
