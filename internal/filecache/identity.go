@@ -8,11 +8,11 @@ import (
 )
 
 // sample is how much of a file's head and of its tail Identity hashes.
-const sample = 64 << 10
+const sample = 8 << 10
 
 // Identity says which content path holds now, as far as can be told
 // without reading it all: its size, modification time, inode (and
-// device), and a hash of its first and last 64 KiB. A file rewritten,
+// device), and a hash of its first and last 8 KiB. A file rewritten,
 // grown, truncated, replaced by another or touched has another identity;
 // one changed in its middle by a writer that restored its modification
 // time and size does not (no cache keyed on metadata can tell). ok is
