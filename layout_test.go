@@ -50,6 +50,7 @@ var mayImport = map[string][]string{
 	"cmd/formatcheck":               {"ingest", "internal/formatcheck"},
 	"lab":                           {},
 	"cmd/genpartials":               {"analyze", "analyze/guard", "report", "rules"},
+	"internal/filecache":            {"internal/atomicfile"},
 }
 
 // floors is the house drawn by top-level folder, from the foundation up:

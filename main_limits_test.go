@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/loopgate/loopgate/internal/filecache"
 )
 
 // Reproductions of hostile input (docs/reliability.md) that need the process measured: the binary is
@@ -31,7 +33,17 @@ func TestMain(m *testing.M) {
 	if os.Getenv("LOOPGATE_TEST_MAIN") == "1" {
 		os.Exit(run(os.Args, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	// The replay cache of every loopgate these tests run is a temporary
+	// folder of this run's, never the user's.
+	dir, err := os.MkdirTemp("", "loopgate-test-cache")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	os.Setenv(filecache.EnvDir, dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // builtLoopgate builds the command and the peakrss wrapper

@@ -44,6 +44,12 @@ type Options struct {
 	// (spill.go). The report must then be read with EachSession and
 	// SessionCount, and closed (Report.Close).
 	SpillSessions bool
+	// Cache, when set, keeps each file's results between runs (Replay
+	// only; filecache.go). The report is the same with it as without.
+	Cache FileCache
+	// CacheVersion identifies the loopgate build whose results the cache
+	// holds: an entry of another build is not used.
+	CacheVersion string
 }
 
 // fileResult is what a replay keeps of one file until its turn to be
@@ -55,6 +61,9 @@ type fileResult struct {
 	facts    CorpusFacts // of the file's sessions
 	problems FileProblems
 	bytes    int64
+	// estimated counts the texts of the file's kept sessions whose tokens
+	// were estimated (the report's tokens.estimated_texts, with a cache).
+	estimated int64
 }
 
 // filesAhead is the run of files a replay under one configuration starts
@@ -96,6 +105,7 @@ func Replay(files []string, opt Options) *Report {
 // corpus: 2.5 GB), and the runs of later configurations overlap the reading
 // of later files.
 func ReplayAll(files []string, opt Options, cfgs []*rules.Rules, early []Problem) ([]*Report, CorpusFacts) {
+	opt.Cache = nil // the cache keeps one configuration's results
 	return replayAll(files, opt, cfgs, false, early)
 }
 
@@ -141,6 +151,16 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		bytesRead  int64
 		done       int
 	)
+	// fileDone counts a file done for the progress line.
+	fileDone := func(size int64) {
+		progressMu.Lock()
+		defer progressMu.Unlock()
+		done++
+		bytesRead += size
+		if opt.Progress != nil {
+			opt.Progress(done, len(files), bytesRead)
+		}
+	}
 	// A file's results under many configurations are as many times
 	// larger: fewer files are let ahead of the emitter.
 	ahead := max(filesAhead/len(cfgs), 16)
@@ -148,6 +168,12 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 	// kept or passed on; every configuration's are counted by the worker.
 	passOn := keep || opt.OnSession != nil
 	slots := make([]*fileResult, len(files))
+	scope := ""
+	if len(cfgs) != 1 {
+		opt.Cache = nil
+	} else if opt.Cache != nil {
+		scope = cacheScope(opt, cfgs[0], counter.Name())
+	}
 	plan := pipeline.Plan[SessionResult]{Jobs: opt.Jobs, Window: 2 * ahead, Spill: sessionCodec(), Budget: aheadSessionBytes, Handover: handoverSessionBytes}
 	pipeline.Run(files, plan, func(i int, f *pipeline.File[SessionResult]) {
 		r := &fileResult{}
@@ -171,6 +197,18 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		// bytes read since the batch before it.
 		in := withWorkers(opt.Ingest, opt.Jobs)
 		in.OnRead = f.Read
+		fc := newFileCaching(opt, scope, files[i])
+		if e := fc.lookup(); e != nil && fc.serve(e, r, f, passOn, in.BytesRead) {
+			r.problems = e.problems
+			f.ReadDone()
+			fileDone(r.bytes)
+			return
+		}
+		if fc != nil {
+			// The file is replayed whole for its entry; the filters
+			// are applied to what it holds (filecache.go).
+			in.Keep = nil
+		}
 		type heldBatch struct {
 			sessions []*ingest.Session
 			bytes    int64
@@ -180,11 +218,27 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		go func() {
 			for batch := range sessions {
 				for j, s := range batch.sessions {
+					var cs cachedSession
+					kept := true
+					if fc != nil {
+						cs, kept = digest(s), fc.kept(s)
+					}
 					p := PrepareOn(s, in.Workers)
 					batch.sessions[j] = nil // let the session go once prepared
-					r.facts.add(p)
+					if kept {
+						r.facts.add(p)
+					}
 					for k := range cfgs {
+						estimated := rn.tc.estimated
 						res, tools := rn.run(p, cfgs, k)
+						if fc != nil {
+							cs.estimated, cs.stats, cs.res = rn.tc.estimated-estimated, tools, res
+							fc.add(&cs)
+						}
+						if !kept {
+							continue
+						}
+						r.estimated += rn.tc.estimated - estimated
 						r.tally[k].AddSession(res, tools, false)
 						if k == 0 && passOn {
 							f.Push(res, summarySize(&res))
@@ -212,13 +266,10 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		f.ReadDone()
 		<-replayed
 		r.problems.Close(files[i])
-		progressMu.Lock()
-		done++
-		bytesRead += r.bytes
-		if opt.Progress != nil {
-			opt.Progress(done, len(files), bytesRead)
+		if fc != nil {
+			fc.store(&r.problems)
 		}
-		progressMu.Unlock()
+		fileDone(r.bytes)
 	}, func(i int, s *SessionResult) {
 		if opt.OnSession != nil {
 			opt.OnSession(s)
@@ -242,6 +293,9 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 				aggs[k].AddProblem(p)
 			}
 			aggs[k].rep.Summary.Problems += r.problems.Count() - len(r.problems.List)
+		}
+		if opt.Cache != nil {
+			aggs[0].rep.Tokens.EstimatedTexts += r.estimated
 		}
 		facts.merge(r.facts)
 		facts.Problems += r.problems.Count()

@@ -33,6 +33,10 @@ type TokenCache struct {
 	// of this goroutine: a replay runs one session after another, and each
 	// grew these from nothing before.
 	scratch runScratch
+	// estimated counts the texts Counter counted by an estimate
+	// (tokens.Estimates), so that a replay can say how many of them each
+	// session had (the replay cache keeps it per session).
+	estimated int64
 }
 
 // bigKey identifies a large text in TokenCache.bigMemo.
@@ -65,7 +69,7 @@ func (tc *TokenCache) Count(s string) int {
 	if n, ok := tc.memo[s]; ok {
 		return n
 	}
-	n := tc.Counter.Count(s)
+	n := tc.count(s)
 	if len(tc.memo) >= maxMemoEntries {
 		tc.memo = map[string]int{}
 	}
@@ -82,12 +86,20 @@ func (tc *TokenCache) countBig(s string, hash uint64) int {
 	if n, ok := tc.bigMemo[k]; ok {
 		return n
 	}
-	n := tc.Counter.Count(s)
+	n := tc.count(s)
 	if len(tc.bigMemo) >= maxMemoEntries || tc.bigMemo == nil {
 		tc.bigMemo = map[bigKey]int{}
 	}
 	tc.bigMemo[k] = n
 	return n
+}
+
+// count is Counter.Count, counting the texts it estimates.
+func (tc *TokenCache) count(s string) int {
+	if tokens.Estimates(tc.Counter, len(s)) {
+		tc.estimated++
+	}
+	return tc.Counter.Count(s)
 }
 
 // resultTokens counts a call's result once. A large result is memoized by

@@ -27,7 +27,7 @@ func replayCommand() *cli.Command {
 			formatFlag("replay", "", "report format: %s (default: table on a terminal, json otherwise)"), outputFlag("replay"),
 			&cli.StringFlag{Name: "fail-on", Value: "never", Usage: "exit 1 when any call is: steer (steered or worse)|block (blocked, deduped or halted)|harmful|never"},
 			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
-		}, slices.Concat(inputFlags, replayFlags)...),
+		}, slices.Concat(inputFlags, replayFlags, cacheFlags)...),
 		Action: func(c *cli.Context) error {
 			defer memlimit.ForStreaming()()
 			r, err := loadRules(c)
@@ -72,6 +72,11 @@ func replayCommand() *cli.Command {
 				return err
 			}
 			opt.Partial = shard.partial(files, []*rules.Rules{r}, counter.Name(), len(early))
+			cache, trimCache, err := openCache(c)
+			if err != nil {
+				return err
+			}
+			defer trimCache()
 			prog := newProgress(c)
 			dest, err := openReport(c, prog.ErasingOnTerminal(c.App.Writer))
 			if err != nil {
@@ -81,6 +86,9 @@ func replayCommand() *cli.Command {
 			read, stopProgress := prog.Watch(files)
 			in.BytesRead, in.Keep, in.ProblemsLeftOut = read, sessionKeep(c), problemsLeftOut(c)
 			ropt := analyze.Options{Rules: r, Tokens: counter, Jobs: c.Int("jobs"), Ingest: in, Progress: prog.Update}
+			if ropt.Cache = cache; cache != nil {
+				ropt.CacheVersion = cacheVersion()
+			}
 			out := dest.w
 			var jl *report.JSONL
 			if format == "jsonl" {
@@ -103,7 +111,10 @@ func replayCommand() *cli.Command {
 			estimatedBefore := tokens.Estimated(counter)
 			rep := analyze.Replay(files, ropt)
 			stopProgress()
-			rep.Tokens.EstimatedTexts = tokens.Estimated(counter) - estimatedBefore
+			if ropt.Cache == nil {
+				// With a cache, the replay counted them per session.
+				rep.Tokens.EstimatedTexts = tokens.Estimated(counter) - estimatedBefore
+			}
 			defer rep.Close()
 			rep.Problems = append(early, rep.Problems...)
 			rep.Summary.Problems += len(early)

@@ -85,6 +85,13 @@ func Estimated(c Counter) int64 {
 	return 0
 }
 
+// Estimates reports whether c counts a text of n bytes by an estimate,
+// one that Estimated counts.
+func Estimates(c Counter, n int) bool {
+	_, ok := c.(*bpe)
+	return ok && n > estimateAbove
+}
+
 // One shared counter per encoding: loading one costs tens of milliseconds
 // and the library's vocabulary is shared anyway.
 var (
