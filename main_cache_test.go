@@ -331,3 +331,22 @@ func TestCacheInvalidation(t *testing.T) {
 		sameWithAndWithoutCache(t, tc.name+" "+tc.a+" again", cache, args(tc.a)...)
 	}
 }
+
+// TestCacheFiltersAndProblems: the session filters leave out the problems
+// of a file whose sessions they all left out, and count them on standard
+// error; with the cache, cold and warm, the report and that count are the
+// same as without it. The fixtures hold files with problems whose sessions
+// a filter leaves out.
+func TestCacheFiltersAndProblems(t *testing.T) {
+	cache := t.TempDir()
+	for _, filters := range [][]string{
+		{"--tool", "read_file", "--since", "2020-01-01"},
+		{"--since", "2026-01-01"},
+		{"--session", "no-such-session"},
+	} {
+		for _, pass := range []string{"cold", "warm"} {
+			args := append([]string{"replay", "--format", "json", "fixtures"}, filters...)
+			sameWithAndWithoutCache(t, pass+" "+strings.Join(filters, " "), cache, args...)
+		}
+	}
+}

@@ -105,6 +105,16 @@ type fileCaching struct {
 	sessions int
 	// skip is set when the file's entry is not to be stored.
 	skip bool
+	// seen and keptN count the file's sessions and those the filters
+	// kept, read or served (leftOut).
+	seen, keptN int
+}
+
+// leftOut says whether the filters left out every session of a file that
+// had some: its problems are then not listed but counted, as a read
+// without the cache counts them (ingest.Options.ProblemsLeftOut).
+func (fc *fileCaching) leftOut() bool {
+	return fc.keep != nil && fc.seen > 0 && fc.keptN == 0
 }
 
 // newFileCaching is the file's use of the cache, nil without a cache or
@@ -369,9 +379,11 @@ func readProblems(d *sessionReader, p *FileProblems) {
 // having done nothing, for an entry that does not decode.
 func (fc *fileCaching) serve(e *cachedEntry, r *fileResult, f pipelineFile, passOn bool, bytesRead *atomic.Int64) bool {
 	err := e.each(func(cs *cachedSession) {
+		fc.seen++
 		if fc.keep != nil && !fc.keep(cs.filterView()) {
 			return
 		}
+		fc.keptN++
 		r.estimated += cs.estimated
 		r.tally[0].AddSession(cs.res, cs.stats, false)
 		if passOn {

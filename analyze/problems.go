@@ -1,6 +1,10 @@
 package analyze
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/loopgate/loopgate/ingest"
+)
 
 // maxListedProblems is how many problems of one file a report lists; the
 // rest are counted, and one more entry says how many there were and on
@@ -64,4 +68,14 @@ func (f *FileProblems) Close(file string) {
 	f.List = append(f.List, Problem{File: file, Line: f.unlistedFirst, Message: fmt.Sprintf(
 		"%d more problems %s are counted but not listed (a report lists the first %d problems of a file)",
 		f.unlisted, lines, maxListedProblems)})
+}
+
+// problemsLeftOut counts the problems of a file whose sessions the filters
+// all left out to in.ProblemsLeftOut, as ingest does when it applies the
+// filters itself, and leaves the file none to list.
+func problemsLeftOut(p FileProblems, in ingest.Options) FileProblems {
+	if n := p.Count(); n > 0 && in.ProblemsLeftOut != nil {
+		in.ProblemsLeftOut(n)
+	}
+	return FileProblems{}
 }

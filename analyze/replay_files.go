@@ -200,6 +200,9 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		fc := newFileCaching(opt, scope, files[i])
 		if e := fc.lookup(); e != nil && fc.serve(e, r, f, passOn, in.BytesRead) {
 			r.problems = e.problems
+			if fc.leftOut() {
+				r.problems = problemsLeftOut(r.problems, opt.Ingest)
+			}
 			f.ReadDone()
 			fileDone(r.bytes)
 			return
@@ -222,6 +225,10 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 					kept := true
 					if fc != nil {
 						cs, kept = digest(s), fc.kept(s)
+						fc.seen++
+						if kept {
+							fc.keptN++
+						}
 					}
 					p := PrepareOn(s, in.Workers)
 					batch.sessions[j] = nil // let the session go once prepared
@@ -268,6 +275,9 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		r.problems.Close(files[i])
 		if fc != nil {
 			fc.store(&r.problems)
+			if fc.leftOut() {
+				r.problems = problemsLeftOut(r.problems, opt.Ingest)
+			}
 		}
 		fileDone(r.bytes)
 	}, func(i int, s *SessionResult) {
