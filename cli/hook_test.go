@@ -250,6 +250,24 @@ for (let i = 1; i <= 3; i++) {
 }
 console.log(JSON.stringify({ out, aborted }))
 `), 0o644)
+	got := runDriver(t, node, driver)
+	if len(got.Out) != 3 || got.Out[0] != "ran" || got.Out[1] != "ran" || !strings.HasPrefix(got.Out[2], "denied: ") || got.Aborted {
+		t.Errorf("calls: %q, aborted %v", got.Out, got.Aborted)
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+// driverResult is what a test's node driver prints: each call's fate, and
+// whether the plugin aborted the agent.
+type driverResult struct {
+	Out     []string
+	Aborted bool
+}
+
+// runDriver runs a node driver script and reads what it prints.
+func runDriver(t *testing.T, node, driver string) driverResult {
+	t.Helper()
 	cmd := exec.Command(node, driver)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -257,19 +275,12 @@ console.log(JSON.stringify({ out, aborted }))
 	if err != nil {
 		t.Fatalf("node: %v %s", err, stderr.String())
 	}
-	var got struct {
-		Out     []string
-		Aborted bool
-	}
+	var got driverResult
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%s: %v", b, err)
 	}
-	if len(got.Out) != 3 || got.Out[0] != "ran" || got.Out[1] != "ran" || !strings.HasPrefix(got.Out[2], "denied: ") || got.Aborted {
-		t.Errorf("calls: %q, aborted %v", got.Out, got.Aborted)
-	}
+	return got
 }
-
-func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // TestPiExtensionRuns loads the pi extension loopgate installs with the
 // loader pi itself uses for extensions (jiti, from the agent lab's pi
@@ -317,20 +328,7 @@ for (let i = 1; i <= 3; i++) {
 }
 console.log(JSON.stringify({ out, aborted }))
 `), 0o644)
-	cmd := exec.Command(node, driver)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	b, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node: %v %s", err, stderr.String())
-	}
-	var got struct {
-		Out     []string
-		Aborted bool
-	}
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatalf("%s: %v", b, err)
-	}
+	got := runDriver(t, node, driver)
 	if len(got.Out) != 3 || got.Out[0] != "ran" || got.Out[1] != "ran" || !strings.HasPrefix(got.Out[2], "blocked: ") || got.Aborted {
 		t.Errorf("calls: %q, aborted %v", got.Out, got.Aborted)
 	}

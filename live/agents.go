@@ -484,16 +484,24 @@ func hermesFailed(status, errType, errMsg string) bool {
 // pre_llm_call's context reaches the model, at the start of the next turn
 // (the protocol is Deferred); post_tool_call's answer is ignored.
 func replyHermes(ev *Event, a Answer) []byte {
+	return replyDeferred(ev, a, "block", "context")
+}
+
+// replyDeferred answers a Deferred protocol (hermes, OpenHands): a deny or
+// halt answers the PreToolUse with {"decision": block, "reason"}, and a
+// steer waits for the next prompt, whose answer carries it under
+// contextKey; nothing else reaches the model.
+func replyDeferred(ev *Event, a Answer, block, contextKey string) []byte {
 	out := map[string]any{}
 	switch ev.Kind {
 	case KindPre:
 		if a.Deny || a.Halt {
-			out["decision"] = "block"
+			out["decision"] = block
 			out["reason"] = firstNonEmpty(a.Reason, a.HaltReason)
 		}
 	case KindPrompt:
 		if a.Context != "" {
-			out["context"] = a.Context
+			out[contextKey] = a.Context
 		}
 	}
 	return marshalReply(out)
@@ -548,19 +556,7 @@ func parseOpenHands(w *wire) Event {
 }
 
 func replyOpenHands(ev *Event, a Answer) []byte {
-	out := map[string]any{}
-	switch ev.Kind {
-	case KindPre:
-		if a.Deny || a.Halt {
-			out["decision"] = "deny"
-			out["reason"] = firstNonEmpty(a.Reason, a.HaltReason)
-		}
-	case KindPrompt:
-		if a.Context != "" {
-			out["additionalContext"] = a.Context
-		}
-	}
-	return marshalReply(out)
+	return replyDeferred(ev, a, "deny", "additionalContext")
 }
 
 // Cursor (https://cursor.com/docs/agent/hooks): preToolUse/postToolUse for
