@@ -150,6 +150,9 @@ type oaItem struct {
 	resName string
 	resText string
 	resErr  bool
+	// scope is the subagent whose message this is, "" for the session's
+	// own (subagentRolePrefix).
+	scope string
 }
 
 // oaRecord is what one document or JSONL line holds.
@@ -170,7 +173,10 @@ type oaRecord struct {
 // conversation (which replays them) is recognized and only its new messages
 // are added.
 type oaConv struct {
-	b       *sessionBuilder
+	b *sessionBuilder
+	// subs are the conversation's subagent scopes, in the order of their
+	// first messages (subagentRolePrefix).
+	subs    []*sessionBuilder
 	known   []msgPrint
 	respIDs map[string]bool
 	touched int
@@ -496,9 +502,28 @@ func (r *oaReader) add(rec oaRecord, line int, first bool) {
 	}
 	conv.extra += rec.extra
 	for _, it := range items[start:] {
-		r.feed(conv.b, it)
+		r.feed(conv.builder(it), it)
 	}
 	conv.known = append(conv.known, fps[start:]...)
+}
+
+// builder is the session builder of the scope an item belongs to: the
+// conversation's own, or its subagent's, begun at the agent's first
+// message as a session of the same id with the agent's id as Agent.
+func (c *oaConv) builder(it oaItem) *sessionBuilder {
+	if it.scope == "" {
+		return c.b
+	}
+	for _, b := range c.subs {
+		if b.s.Agent == it.scope {
+			return b
+		}
+	}
+	main := c.b.s
+	b := newSessionBuilder(&Session{Format: main.Format, ID: main.ID, Agent: it.scope, Parent: main.ID, Line: it.line}, 0)
+	b.doc = c.b.doc
+	c.subs = append(c.subs, b)
+	return b
 }
 
 func (r *oaReader) feed(b *sessionBuilder, it oaItem) {
@@ -535,6 +560,9 @@ func (r *oaReader) finish(c *oaConv) {
 		s.Notes = append(s.Notes, strconv.Itoa(c.extra)+" extra choice(s) (n > 1) ignored: only the first choice continues the conversation")
 	}
 	c.b.finish(r.out)
+	for _, b := range c.subs {
+		b.finish(r.out)
+	}
 }
 
 func (r *oaReader) finishAll() {

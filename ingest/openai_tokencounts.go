@@ -91,7 +91,9 @@ func applyTokenCounts(items []oaItem, raw jsonx.RawMessage, out *Sink, line int)
 		at := times[k]
 		target := -1
 		for i := range items {
-			if items[i].kind != 'a' || at.IsZero() || items[i].time.After(at) {
+			// A subagent's messages (a scope of their own) are not in the
+			// main session's token_count events.
+			if items[i].kind != 'a' || items[i].scope != "" || at.IsZero() || items[i].time.After(at) {
 				continue
 			}
 			if target < 0 || !items[i].time.Before(items[target].time) {
