@@ -1,6 +1,9 @@
 package ingest
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestAiderNotes: Aider's notes after a reply, as aider/coders/base_coder.py
 // writes them (Aider-AI/aider at 5dc9490b): apply_updates' "Applied edit
@@ -46,9 +49,25 @@ python -V
 			sessions: "2026-03-01 10:00:00 main 1t 1r edit-8-1/edit=Applied edit to hello.py run-25/run=Add command output to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: y\nAdded 2 lines of output to the chat. run-26/run=Add command output to the chat? (Y)es/(N)o/(D)on't ask again [Yes]: y\nAdded 2 lines of output to the chat.",
 		},
 		{
-			name: "a heading in the reply's REPLACE text is not a user input",
-			file: ".aider.chat.history.md",
-			text: `
+			name:     "a heading in the reply's REPLACE text is not a user input",
+			file:     ".aider.chat.history.md",
+			text:     aiderHeadingHistory,
+			sessions: "2026-03-01 11:00:00 main 1t 1r edit-8-1/edit=Applied edit to README.md",
+		},
+		{
+			// Without the trailing spaces nothing tells the heading from an
+			// input: it cuts the block, as Aider's parser would refuse it.
+			name:     "trailing spaces stripped: every #### line is an input",
+			file:     ".aider.chat.history.md",
+			text:     stripTrailing(aiderHeadingHistory),
+			sessions: "2026-03-01 11:00:00 main 2t 2r ",
+		},
+	})
+}
+
+// aiderHeadingHistory is a reply whose REPLACE text holds a "#### "
+// heading, Aider's own lines ending with their two spaces.
+var aiderHeadingHistory = `
 # aider chat started at 2026-03-01 11:00:00
 
 > Aider v0.86.2  
@@ -69,37 +88,14 @@ Draw the circuit.
 
 > Tokens: 2k sent, 100 received.  
 > Applied edit to README.md  
-`,
-			sessions: "2026-03-01 11:00:00 main 1t 1r edit-8-1/edit=Applied edit to README.md",
-		},
-		{
-			// Without the trailing spaces nothing tells the heading from an
-			// input: it cuts the block, as Aider's parser would refuse it.
-			name: "trailing spaces stripped: every #### line is an input",
-			file: ".aider.chat.history.md",
-			text: `
-# aider chat started at 2026-03-01 11:00:00
+`
 
-> Aider v0.86.2
-
-#### document the modes
-
-README.md
-` + "`" + `` + "`" + `` + "`" + `` + "`" + `markdown
-<<<<<<< SEARCH
-## Modes
-=======
-## Modes
-
-#### Edit mode
-Draw the circuit.
->>>>>>> REPLACE
-` + "`" + `` + "`" + `` + "`" + `` + "`" + `
-
-> Tokens: 2k sent, 100 received.
-> Applied edit to README.md
-`,
-			sessions: "2026-03-01 11:00:00 main 2t 2r ",
-		},
-	})
+// stripTrailing removes every line's trailing spaces, as some
+// repositories' hooks do.
+func stripTrailing(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
