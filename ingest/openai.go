@@ -176,7 +176,10 @@ type oaConv struct {
 	b *sessionBuilder
 	// subs are the conversation's subagent scopes, in the order of their
 	// first messages (subagentRolePrefix).
-	subs    []*sessionBuilder
+	subs []*sessionBuilder
+	// ahead holds timed results read before their call (by scope and call
+	// id), for the call that comes later with an earlier time (aheadKey).
+	ahead   map[string]oaItem
 	known   []msgPrint
 	respIDs map[string]bool
 	touched int
@@ -502,7 +505,7 @@ func (r *oaReader) add(rec oaRecord, line int, first bool) {
 	}
 	conv.extra += rec.extra
 	for _, it := range items[start:] {
-		r.feed(conv.builder(it), it)
+		r.feedConv(conv, it)
 	}
 	conv.known = append(conv.known, fps[start:]...)
 }
@@ -526,6 +529,60 @@ func (c *oaConv) builder(it oaItem) *sessionBuilder {
 	return b
 }
 
+// feedConv feeds an item to its scope's builder, holding back a timed
+// result that comes before its call: exports converted from Claude Code
+// sometimes write a result a message or two before its call, though the
+// call's own time is the earlier (a converter's order, not the agent's).
+// When the call comes, with a time no later than the result's, the result
+// is joined to it; a result whose call never comes, or comes later than
+// it, is reported as any result without a call.
+func (r *oaReader) feedConv(conv *oaConv, it oaItem) {
+	b := conv.builder(it)
+	key := aheadKey(it.scope, it.resID)
+	if it.kind == 'r' && !it.legacy && it.resID != "" && !it.time.IsZero() {
+		if _, _, waiting := b.waiting(it.resID, idTag(it.resID)); !waiting && !b.wasIssued(it.resID) {
+			if _, dup := conv.ahead[key]; !dup {
+				if conv.ahead == nil {
+					conv.ahead = map[string]oaItem{}
+				}
+				conv.ahead[key] = it
+				return
+			}
+		}
+	}
+	r.feed(b, it)
+	if it.kind != 'a' || len(conv.ahead) == 0 {
+		return
+	}
+	for _, c := range it.calls {
+		k := aheadKey(it.scope, c.ID)
+		if res, ok := conv.ahead[k]; ok && !c.Time.IsZero() && !c.Time.After(res.time) {
+			delete(conv.ahead, k)
+			r.feed(b, res)
+		}
+	}
+}
+
+// aheadKey keys a held-back result by its scope and call id.
+func aheadKey(scope, id string) string { return scope + "\x00" + id }
+
+// flushAhead reports the held-back results whose call never came, in the
+// order of their lines, as results without a call.
+func (r *oaReader) flushAhead(c *oaConv) {
+	if len(c.ahead) == 0 {
+		return
+	}
+	held := make([]oaItem, 0, len(c.ahead))
+	for _, it := range c.ahead {
+		held = append(held, it)
+	}
+	sort.Slice(held, func(i, j int) bool { return held[i].line < held[j].line })
+	c.ahead = nil
+	for _, it := range held {
+		c.builder(it).noCall(it.resID, it.line, r.out)
+	}
+}
+
 func (r *oaReader) feed(b *sessionBuilder, it oaItem) {
 	switch it.kind {
 	case 'u':
@@ -545,6 +602,7 @@ func (r *oaReader) feed(b *sessionBuilder, it oaItem) {
 }
 
 func (r *oaReader) finish(c *oaConv) {
+	r.flushAhead(c)
 	s := c.b.s
 	if len(c.skipped) > 0 {
 		keys := make([]string, 0, len(c.skipped))

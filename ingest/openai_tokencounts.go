@@ -48,8 +48,16 @@ func tokenCountUsages(raw jsonx.RawMessage) ([]time.Time, []*Usage, bool) {
 		if e.Info == nil || e.Info.Last == nil {
 			continue
 		}
+		at := textOrMillisTime(e.Timestamp)
 		if t := e.Info.Total; t != nil {
 			if prevTotal != nil && *t == *prevTotal {
+				// The same response again, on a later line of it: the
+				// response is dated by its last line, as below. Its first
+				// line may be one the converter wrote no message for (a
+				// thinking block), dated before the response's messages.
+				if len(times) > 0 && !at.IsZero() {
+					times[len(times)-1] = at
+				}
 				continue
 			}
 			prevTotal = t
@@ -59,7 +67,6 @@ func tokenCountUsages(raw jsonx.RawMessage) ([]time.Time, []*Usage, bool) {
 		if last.Cached > last.Input {
 			u.Input += last.Cached
 		}
-		at := textOrMillisTime(e.Timestamp)
 		if prevLast != nil && last.Input == prevLast.Input && last.Cached == prevLast.Cached && len(usages) > 0 {
 			usages[len(usages)-1], times[len(times)-1] = u, at // the same response, a later line of it
 		} else {
