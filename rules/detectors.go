@@ -36,6 +36,9 @@ type detectorSpec struct {
 	// shorthand: tools.SEL.steer_at and block_at set this detector's
 	// thresholds.
 	shorthand bool
+	// readsText: the detector reads the model's text, not calls
+	// (Detectors.TextReaders).
+	readsText bool
 	// defaults fills in a settings value just made (Enabled already set).
 	defaults func(any)
 	// check validates settings beyond their types and the common keys
@@ -64,6 +67,29 @@ func describe[T any](name string, overrides []string, defaults func(*T), check f
 func withShorthand(s detectorSpec) detectorSpec {
 	s.shorthand = true
 	return s
+}
+
+// withText marks a row whose detector reads the model's text.
+func withText(s detectorSpec) detectorSpec {
+	s.readsText = true
+	return s
+}
+
+// TextReaders names the enabled detectors that read the model's text
+// (their rows in the detector table say so: withText).
+func (d Detectors) TextReaders() []string {
+	var names []string
+	v := reflect.ValueOf(d)
+	for i := range detectorTable {
+		s := &detectorTable[i]
+		if !s.readsText {
+			continue
+		}
+		if f := v.Field(s.field); !f.IsNil() && f.Elem().FieldByName("Enabled").Bool() {
+			names = append(names, s.name)
+		}
+	}
+	return names
 }
 
 // The override fields a detector's per-tool entry may take.
@@ -277,7 +303,7 @@ var detectorTable = []detectorSpec{
 			}
 			return nil
 		}),
-	describe("content_loop", overOff,
+	withText(describe("content_loop", overOff,
 		func(p *ContentLoop) {
 			p.Chunk, p.Threshold, p.Spacing, p.MaxPeriods, p.History = 50, 10, 5, 5, 5000
 			p.SteerMessage = "The response repeats the same text over and over. Stop, and take a different approach."
@@ -294,7 +320,19 @@ var detectorTable = []detectorSpec{
 				return v.fail(at+".history", "%s.history must be at least the chunk (%d) and at most 1000000 characters, not %d", at, p.Chunk, p.History)
 			}
 			return v.steerBelowHalt(at, p.SteerAt, p.HaltAt)
-		}),
+		})),
+	withText(describe("monologue", overOff,
+		func(p *Monologue) {
+			p.HaltAt = 3
+			p.SteerMessage = "You have written the same message {count} times without running anything in between. Take a different approach."
+			p.HaltMessage = "Stopped: the same message {count} times with no tool result in between."
+		},
+		func(v *validator, at string, p *Monologue) error {
+			if p.SteerAt == 1 || p.HaltAt == 1 {
+				return v.fail(at, "%s: a threshold of 1 is no repeat; use 2 or more", at)
+			}
+			return v.steerBelowHalt(at, p.SteerAt, p.HaltAt)
+		})),
 }
 
 // DetectorNames lists the detectors in evaluation order (detectorTable).

@@ -225,6 +225,7 @@ type Tool struct {
 	Stuck       *Override `yaml:"stuck,omitempty"`
 	FailedRound *Override `yaml:"failed_rounds,omitempty"`
 	ContentLoop *Override `yaml:"content_loop,omitempty"`
+	Monologue   *Override `yaml:"monologue,omitempty"`
 	Inspection  *Override `yaml:"shell_inspection,omitempty"`
 }
 
@@ -254,6 +255,7 @@ type Detectors struct {
 	Stuck       *Stuck       `yaml:"stuck,omitempty"`
 	FailedRound *FailedRound `yaml:"failed_rounds,omitempty"`
 	ContentLoop *ContentLoop `yaml:"content_loop,omitempty"`
+	Monologue   *Monologue   `yaml:"monologue,omitempty"`
 	Inspection  *Inspection  `yaml:"shell_inspection,omitempty"`
 }
 
@@ -278,6 +280,39 @@ type ContentLoop struct {
 	HaltAt       int      `yaml:"halt_at"`
 	SteerMessage string   `yaml:"steer_message"`
 	HaltMessage  string   `yaml:"halt_message"`
+}
+
+// Monologue watches the model's responses that made no tool call
+// (Guard.Message): the same text HaltAt times with no tool result between
+// them is a detection (OpenHands' monologue check). Other responses, and
+// the user's messages, do not break the run; a call that runs does.
+// SteerAt and HaltAt count the repeated responses.
+type Monologue struct {
+	Enabled      bool     `yaml:"enabled"`
+	Reset        string   `yaml:"reset"`
+	Only         []string `yaml:"only,flow"`
+	Except       []string `yaml:"except,flow"`
+	SteerAt      int      `yaml:"steer_at"`
+	HaltAt       int      `yaml:"halt_at"`
+	SteerMessage string   `yaml:"steer_message"`
+	HaltMessage  string   `yaml:"halt_message"`
+}
+
+// ReadsText says the rules (or their unattended variant) enable a
+// detector that reads the model's text (content_loop, monologue): a
+// replay must then keep the responses' text.
+func (r *Rules) ReadsText() bool {
+	if r == nil {
+		return false
+	}
+	if len(r.Detectors.TextReaders()) > 0 {
+		return true
+	}
+	if r.Unattended.Rules != "" && r.Unattended.Rules != r.Name {
+		u, err := Preset(r.Unattended.Rules)
+		return err == nil && len(u.Detectors.TextReaders()) > 0
+	}
+	return false
 }
 
 // Pattern looks, before each call runs, at the calls of the scope with
