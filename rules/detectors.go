@@ -198,7 +198,10 @@ var detectorTable = []detectorSpec{
 			if err := v.steerBelowHalt(at, p.SteerAt, p.HaltAt); err != nil {
 				return err
 			}
-			return v.selectors(at+".free.tools", p.Free.Tools)
+			if err := v.selectors(at+".free.tools", p.Free.Tools); err != nil {
+				return err
+			}
+			return v.selectors(at+".result_aware", p.ResultAware)
 		})),
 	describe("shell_inspection", overHalt,
 		func(p *Inspection) {
@@ -321,6 +324,23 @@ var detectorTable = []detectorSpec{
 			}
 			return v.steerBelowHalt(at, p.SteerAt, p.HaltAt)
 		})),
+	describe("turn_cap", []string{"off", "halt_message"},
+		func(p *TurnCap) {
+			p.Soft, p.Hard, p.StuckAt = 100, 1000, 6
+			p.HaltMessage = "Stopped: {count} calls in this turn, and the turn keeps repeating a call."
+		},
+		func(v *validator, at string, p *TurnCap) error {
+			if p.Soft < 1 {
+				return v.fail(at+".soft", "%s.soft must be 1 or more, not %d", at, p.Soft)
+			}
+			if p.Hard != 0 && p.Hard <= p.Soft {
+				return v.fail(at+".hard", "%s.hard must be above soft (%d), or 0 for none, not %d", at, p.Soft, p.Hard)
+			}
+			if p.StuckAt == 1 {
+				return v.fail(at+".stuck_at", "%s.stuck_at of 1 is no repeat; use 2 or more, or 0 for none", at)
+			}
+			return v.selectors(at+".result_aware", p.ResultAware)
+		}),
 	withText(describe("monologue", overOff,
 		func(p *Monologue) {
 			p.HaltAt = 3

@@ -226,6 +226,7 @@ type Tool struct {
 	FailedRound *Override `yaml:"failed_rounds,omitempty"`
 	ContentLoop *Override `yaml:"content_loop,omitempty"`
 	Monologue   *Override `yaml:"monologue,omitempty"`
+	TurnCap     *Override `yaml:"turn_cap,omitempty"`
 	Inspection  *Override `yaml:"shell_inspection,omitempty"`
 }
 
@@ -256,6 +257,7 @@ type Detectors struct {
 	FailedRound *FailedRound `yaml:"failed_rounds,omitempty"`
 	ContentLoop *ContentLoop `yaml:"content_loop,omitempty"`
 	Monologue   *Monologue   `yaml:"monologue,omitempty"`
+	TurnCap     *TurnCap     `yaml:"turn_cap,omitempty"`
 	Inspection  *Inspection  `yaml:"shell_inspection,omitempty"`
 }
 
@@ -313,6 +315,23 @@ func (r *Rules) ReadsText() bool {
 		return err == nil && len(u.Detectors.TextReaders()) > 0
 	}
 	return false
+}
+
+// TurnCap bounds the calls of a scope adaptively (Qwen Code's per-turn
+// call cap): past Soft calls the scope halts when some call was made
+// StuckAt times in it; past Hard calls (0: never) it halts whatever the
+// calls. The calls of ResultAware tools count by their results: the
+// results in a row of one call that were the same.
+type TurnCap struct {
+	Enabled     bool     `yaml:"enabled"`
+	Reset       string   `yaml:"reset"`
+	Only        []string `yaml:"only,flow"`
+	Except      []string `yaml:"except,flow"`
+	Soft        int      `yaml:"soft"`
+	Hard        int      `yaml:"hard"`
+	StuckAt     int      `yaml:"stuck_at"`
+	ResultAware []string `yaml:"result_aware,flow"`
+	HaltMessage string   `yaml:"halt_message"`
 }
 
 // Pattern looks, before each call runs, at the calls of the scope with
@@ -414,10 +433,14 @@ type Consecutive struct {
 	PerRequest bool `yaml:"per_request"`
 	// Free: calls of these tools whose argument holds one of the values
 	// neither count nor break a streak (Kilo Code's browser scrolls).
-	Free         ToolArgValues `yaml:"free"`
-	SteerMessage string        `yaml:"steer_message"`
-	BlockMessage string        `yaml:"block_message"`
-	HaltMessage  string        `yaml:"halt_message"`
+	Free ToolArgValues `yaml:"free"`
+	// ResultAware: for these tools a streak that reaches a threshold only
+	// acts when the results in it were the same; when one changed, the
+	// streak starts again (Qwen Code's stateful reads, task_list).
+	ResultAware  []string `yaml:"result_aware,flow"`
+	SteerMessage string   `yaml:"steer_message"`
+	BlockMessage string   `yaml:"block_message"`
+	HaltMessage  string   `yaml:"halt_message"`
 }
 
 // ToolArgValues selects calls of some tools by an argument's value
