@@ -66,7 +66,7 @@ type Session struct {
 	// Request.Text (Options.KeepText, and the format's reader records it:
 	// Format.Text). False: the responses' Text is empty whatever the model
 	// wrote, and a detector that reads it cannot run on the session.
-	TextKept bool
+	TextKept bool `json:",omitempty"`
 }
 
 // Turn begins at a genuine user message (each format's rule is documented in
@@ -99,7 +99,7 @@ type Request struct {
 	// records it (Format.Text; Session.TextKept says so): replay feeds it
 	// to the guards that read the model's text, and otherwise it would
 	// only hold memory.
-	Text string
+	Text string `json:",omitempty"`
 	// Usage is the token usage the transcript records for this response,
 	// or nil.
 	Usage *Usage
