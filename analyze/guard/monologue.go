@@ -24,18 +24,47 @@ import (
 
 type monologueDet struct {
 	base
-	cfg *rules.Monologue
+	cfg *monologueSettings
 	// last is the hash of the latest message; run how many messages in a
 	// row had it with no call between.
 	last uint64
 	run  int
 }
 
-var _ = register("monologue", newMonologue)
+var _ = register(rules.Detector[monologueSettings]{
+	Name: "monologue", Rank: 160, Place: 160,
+	Overrides: overOff,
+	ReadsText: true,
+	Defaults: func(p *monologueSettings) {
+		p.HaltAt = 3
+		p.SteerMessage = "You have written the same message {count} times without running anything in between. Take a different approach."
+		p.HaltMessage = "Stopped: the same message {count} times with no tool result in between."
+	},
+	Check: func(c rules.Check, at string, p *monologueSettings) error {
+		if p.SteerAt == 1 || p.HaltAt == 1 {
+			return c.Fail(at, "%s: a threshold of 1 is no repeat; use 2 or more", at)
+		}
+		return c.SteerBelowHalt(at, p.SteerAt, p.HaltAt)
+	},
+}, newMonologue)
+
+// monologueSettings are detectors.monologue's keys (docs/rules.md): the
+// same message SteerAt or HaltAt times in a row, with no call that ran
+// between them.
+type monologueSettings struct {
+	Enabled      bool     `yaml:"enabled"`
+	Reset        string   `yaml:"reset"`
+	Only         []string `yaml:"only,flow"`
+	Except       []string `yaml:"except,flow"`
+	SteerAt      int      `yaml:"steer_at"`
+	HaltAt       int      `yaml:"halt_at"`
+	SteerMessage string   `yaml:"steer_message"`
+	HaltMessage  string   `yaml:"halt_message"`
+}
 
 // newMonologue builds the detector when the rules enable it (detectors).
 func newMonologue(b build) detector {
-	cfg := b.r.Detectors.Monologue
+	cfg, _ := b.r.Detectors["monologue"].(*monologueSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

@@ -26,7 +26,7 @@ import (
 
 type turnCapDet struct {
 	base
-	cfg *rules.TurnCap
+	cfg *turnCapSettings
 	// total counts the scope's calls; repeats each key's calls (not of
 	// result_aware tools), and peak the most of them.
 	total   int
@@ -46,11 +46,47 @@ type resultRun struct {
 	fresh bool
 }
 
-var _ = register("turn_cap", newTurnCap)
+var _ = register(rules.Detector[turnCapSettings]{
+	Name: "turn_cap", Rank: 150, Place: 150,
+	Overrides: []string{"off", "halt_message"},
+	Defaults: func(p *turnCapSettings) {
+		p.Soft, p.Hard, p.StuckAt = 100, 1000, 6
+		p.HaltMessage = "Stopped: {count} calls in this turn, and the turn keeps repeating a call."
+	},
+	Check: func(c rules.Check, at string, p *turnCapSettings) error {
+		if p.Soft < 1 {
+			return c.Fail(at+".soft", "%s.soft must be 1 or more, not %d", at, p.Soft)
+		}
+		if p.Hard != 0 && p.Hard <= p.Soft {
+			return c.Fail(at+".hard", "%s.hard must be above soft (%d), or 0 for none, not %d", at, p.Soft, p.Hard)
+		}
+		if p.StuckAt == 1 {
+			return c.Fail(at+".stuck_at", "%s.stuck_at of 1 is no repeat; use 2 or more, or 0 for none", at)
+		}
+		return c.Selectors(at+".result_aware", p.ResultAware)
+	},
+}, newTurnCap)
+
+// turnCapSettings are detectors.turn_cap's keys (docs/rules.md): past Soft
+// calls the scope halts when some call was made StuckAt times in it; past
+// Hard calls (0: never) it halts whatever the calls. The calls of
+// ResultAware tools count by their results: the results in a row of one
+// call that were the same.
+type turnCapSettings struct {
+	Enabled     bool     `yaml:"enabled"`
+	Reset       string   `yaml:"reset"`
+	Only        []string `yaml:"only,flow"`
+	Except      []string `yaml:"except,flow"`
+	Soft        int      `yaml:"soft"`
+	Hard        int      `yaml:"hard"`
+	StuckAt     int      `yaml:"stuck_at"`
+	ResultAware []string `yaml:"result_aware,flow"`
+	HaltMessage string   `yaml:"halt_message"`
+}
 
 // newTurnCap builds the detector when the rules enable it (detectors).
 func newTurnCap(b build) detector {
-	cfg := b.r.Detectors.TurnCap
+	cfg, _ := b.r.Detectors["turn_cap"].(*turnCapSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}
