@@ -22,6 +22,10 @@ func TestKeepText(t *testing.T) {
 		{"../fixtures/ingest/qwen-code/projects/-home-u-calc/chats/6f1e2d3c-0000-4000-8000-00000000q001.jsonl", formatQwen},
 		{"../fixtures/ingest/openai/chat-choices.jsonl", formatOpenAIChat},
 		{"../fixtures/ingest/openhands/trajectory.json", formatOpenHands},
+		{"../fixtures/ingest/pi/--home-dev-app--/2026-03-14T10-00-00-000Z_0c9d7a10-5b1e-4a7e-9f8e-2d1c3b4a5e6f.jsonl", formatPi},
+		{"../fixtures/ingest/copilot-cli/session-state/4f0e2b6a-8c1d-4e3f-9a7b-5d2c1e0f9a8b/events.jsonl", formatCopilot},
+		{"../fixtures/ingest/kimi-cli/sessions/5d41402abc4b2a76b9719d911017c592/3c9e1a7b-2f4d-4b8e-9a1c-6d5e4f3a2b1c/context.jsonl", formatKimi},
+		{"../fixtures/ingest/opencode/storage/session/4b825dc642cb6eb9a060e54bf8d69288fbee4904/ses_5b2c3d4e5ffeLegacyAbCdEf1.json", formatOpenCodeStorage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.format, func(t *testing.T) {
