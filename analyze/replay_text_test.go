@@ -116,7 +116,7 @@ func TestReplayModelText(t *testing.T) {
 			file:  chatLog(t, "user: hi", "assistant: "+well, "assistant: "+well, "assistant: "+well),
 			notes: []string{"turn 1: monologue would have halted after the response"}},
 		{name: "a format whose text loopgate does not keep: not checked", preset: "openhands",
-			file:  "../fixtures/ingest/pi/2025-11-02T08-00-00-000Z_7f3e2d1c-0000-4000-8000-000000000001.jsonl",
+			file:  "../fixtures/ingest/cline/tasks/1760000000000/api_conversation_history.json",
 			notes: []string{"monologue not run: no model text was read from this session"}},
 	}
 	counter, err := tokens.New("chars4")
