@@ -353,7 +353,14 @@ func BenchmarkResultTruth(b *testing.B) {
 // kept): reading, the handoff to the replay stage, Prepare, Run and the
 // tallies, per session. Its sessions/s is the figure to watch for logs
 // whose sessions, not bytes, are many.
-func BenchmarkReplayShortSessions(b *testing.B) {
+func BenchmarkReplayShortSessions(b *testing.B) { benchShortSessions(b, "loopgate") }
+
+// BenchmarkReplayShortSessionsText is the same replay under the openhands
+// preset, whose monologue detector reads the model's text: the readers keep
+// each response's text, and the replay feeds it to the guard.
+func BenchmarkReplayShortSessionsText(b *testing.B) { benchShortSessions(b, "openhands") }
+
+func benchShortSessions(b *testing.B, preset string) {
 	const n = 20000
 	var log bytes.Buffer
 	for i := range n {
@@ -368,7 +375,7 @@ func BenchmarkReplayShortSessions(b *testing.B) {
 	if err := os.WriteFile(path, log.Bytes(), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	opt := Options{Rules: benchPreset(b, "loopgate"), Tokens: benchCounter(b, "chars4"), Jobs: 1,
+	opt := Options{Rules: benchPreset(b, preset), Tokens: benchCounter(b, "chars4"), Jobs: 1,
 		DropSessions: true, OnSession: func(*SessionResult) {}}
 	b.SetBytes(int64(log.Len()))
 	b.ReportAllocs()

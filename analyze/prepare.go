@@ -37,6 +37,11 @@ type PreparedSession struct {
 	StartedAt, EndedAt time.Time
 	// TurnStarts has one entry per turn (also turns without calls).
 	TurnStarts []TurnStart
+	// TextKept says the reader kept the responses' visible text
+	// (ingest.Session.TextKept): the detectors that read it can run.
+	// Texts are those texts, the non-empty ones, in order.
+	TextKept bool
+	Texts    []PreparedText
 
 	// keys numbers the calls' keys under the key section of the latest
 	// run (Run, replayfast.KeyIndex); the calls' events remember their numbers.
@@ -48,6 +53,19 @@ type TurnStart struct {
 	FirstCall int
 	Time      time.Time
 	Compacted bool
+}
+
+// PreparedText is one model response's visible text, placed among the
+// calls: the response's calls (if any) start at Calls[At].
+type PreparedText struct {
+	// Turn is the 0-based index of the response's turn (TurnStarts).
+	Turn int
+	At   int
+	// Line is the response's line (0 when unknown).
+	Line int
+	// Calls says the response made tool calls.
+	Calls bool
+	Text  string
 }
 
 // PreparedCall is one call with its rules-independent facts.
@@ -101,7 +119,7 @@ func Prepare(s *ingest.Session) *PreparedSession { return PrepareOn(s, 1) }
 // PrepareOn is Prepare with the facts of a long session's calls worked
 // out on up to workers cores (callFactsAhead); the result is the same.
 func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
-	p := &PreparedSession{File: s.File, ID: s.ID, Format: s.Format, Agent: s.Agent, Parent: s.Parent, Model: s.Model, Platform: s.Platform, Turns: len(s.Turns), Notes: s.Notes}
+	p := &PreparedSession{File: s.File, ID: s.ID, Format: s.Format, Agent: s.Agent, Parent: s.Parent, Model: s.Model, Platform: s.Platform, Turns: len(s.Turns), Notes: s.Notes, TextKept: s.TextKept}
 	// The slices are sized up front: a prepared call is a few hundred
 	// bytes, and growing Calls by appending copied them over and over.
 	requests, calls := 0, 0
@@ -140,6 +158,9 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 		for _, r := range t.Requests {
 			request++
 			requestEpoch = append(requestEpoch, epoch)
+			if r.Text != "" {
+				p.Texts = append(p.Texts, PreparedText{Turn: ti, At: len(p.Calls), Line: r.Line, Calls: len(r.Calls) > 0, Text: r.Text})
+			}
 			if r.Usage != nil {
 				p.HasUsage = true
 				p.UsageInput = ingest.SaturatingAdd(p.UsageInput, r.Usage.Input)

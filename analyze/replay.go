@@ -20,6 +20,10 @@ type runScratch struct {
 	toolPos    []int32
 	toolClass  []string
 	toolEffect []toolEffect
+	// textReaders are the detectors of textRules that read the model's
+	// text (rules.Detectors.TextReaders), worked out once per rules.
+	textRules   *rules.Rules
+	textReaders []string
 }
 
 // toolEffect is what a tool's calls do (rules.Rules.ToolEffect): observe,
@@ -119,6 +123,18 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	}
 	var timeline strings.Builder
 	timeline.Grow(len(p.Calls) + len(p.TurnStarts))
+	// The model's text, for the detectors that read it (replay_text.go).
+	var text *textFeed
+	if sc.textRules != gr {
+		sc.textRules, sc.textReaders = gr, gr.Detectors.TextReaders()
+	}
+	if readers := sc.textReaders; len(readers) > 0 {
+		if note := textNotRun(p, readers); note != "" {
+			res.Notes = append(res.Notes[:len(res.Notes):len(res.Notes)], note)
+		} else {
+			text = &textFeed{texts: p.Texts}
+		}
+	}
 
 	for ti, ts := range p.TurnStarts {
 		end := len(p.Calls)
@@ -171,14 +187,24 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 			redundant := c.SameResult && !acts
 			var v guard.Verdict
 			ran := false
+			var said guard.Verdict // a verdict on the model's text before this call
+			if text != nil {
+				text.upTo(g, ti, i, halted)
+				said = text.take()
+			}
 			if halted {
 				v = guard.Verdict{Action: guard.Halt, Detector: haltedBy.Detector, Count: haltedBy.Count,
 					Message: "not run: the guard ended this turn at call " + strconv.Itoa(haltedAt)}
+			} else if said.Action == guard.Halt {
+				// The text ended the turn before this call was made.
+				v = said
+				halted, haltedBy, haltedAt = true, v, c.Event.Index
 			} else {
 				v = g.Before(&c.Event)
 				ran = !v.Action.Stops() && v.Action != guard.Halt
 				after := g.After(&c.Event, v)
 				guard.Raise(&v, &after)
+				guard.Raise(&v, &said)
 				if c.EndOfRequest {
 					if end := g.EndRequest(); end.Action > v.Action {
 						guard.Raise(&v, &end)
@@ -225,6 +251,11 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 			timeline.WriteByte(mark(c, d))
 			if d.Action != guard.Allow || d.Redundant || d.Native != "" {
 				res.Decisions = append(res.Decisions, d)
+			}
+		}
+		if text != nil {
+			if note := text.endTurn(g, ti, end, halted); note != "" {
+				res.Notes = append(res.Notes[:len(res.Notes):len(res.Notes)], note)
 			}
 		}
 	}

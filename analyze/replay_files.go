@@ -143,6 +143,11 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		}
 	}
 	facts := CorpusFacts{Files: len(files), Problems: len(early)}
+	// The responses' text is held only when a configuration reads it.
+	keepText := opt.Ingest.KeepText
+	for _, r := range cfgs {
+		keepText = keepText || r.ReadsText()
+	}
 	runners := sync.Pool{New: func() any {
 		return &sessionRunner{tc: NewTokenCache(counter), caches: make([]*replayfast.RuleCache, len(cfgs))}
 	}}
@@ -197,6 +202,7 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		// bytes read since the batch before it.
 		in := withWorkers(opt.Ingest, opt.Jobs)
 		in.OnRead = f.Read
+		in.KeepText = keepText
 		fc := newFileCaching(opt, scope, files[i])
 		if e := fc.lookup(); e != nil && fc.serve(e, r, f, passOn, in.BytesRead) {
 			r.problems = e.problems

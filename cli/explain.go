@@ -53,7 +53,7 @@ func explainCommand() *cli.Command {
 			var matches []*ingest.Session
 			var exact *ingest.Session // the one want names exactly, if any
 			for _, f := range files {
-				ingest.ReadFile(f, ingest.Options{Format: c.String("input-format")}, &ingest.Sink{
+				ingest.ReadFile(f, ingest.Options{Format: c.String("input-format"), KeepText: r.ReadsText()}, &ingest.Sink{
 					OnSession: func(s *ingest.Session) {
 						if ingest.SelectorMatches(s.ID, s.Agent, want) {
 							matches = append(matches, s)

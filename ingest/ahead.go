@@ -281,7 +281,7 @@ func decodeBatch[R any](b *aheadBatch[R], reportBadUTF8 bool, decode func(lines 
 func eachSelfContainedLine(lr *LineReader, h *Head, out *Sink, parse func(line []byte, n int, lines *LineReader, out *Sink)) {
 	eachRecord(lr.Next, lr, h, func(lines *LineReader, line []byte, n int, rec *sinkRecording) {
 		rec.events = rec.events[:0]
-		parse(line, n, lines, &Sink{File: out.File, OnSession: rec.session, OnProblem: rec.problem})
+		parse(line, n, lines, &Sink{File: out.File, OnSession: rec.session, OnProblem: rec.problem, KeepText: out.KeepText})
 	}, func(_ *LineReader, _ []byte, _ int, rec *sinkRecording) {
 		for _, e := range rec.events {
 			if e.session != nil {

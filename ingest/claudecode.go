@@ -37,6 +37,7 @@ const formatClaudeCode = "claude-code"
 func init() {
 	register(&Format{
 		ID:         formatClaudeCode,
+		Text:       true,
 		Family:     "claude-code",
 		Reads:      "Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl and subagents/agent-<id>.jsonl), sidechains as their own agent scope.",
 		Detection:  "JSONL whose first record has a Claude Code type (user, assistant, summary, system, file-history-snapshot, queue-operation, permission-mode, ...) with uuid, sessionId, leafUuid or messageId.",
@@ -727,6 +728,17 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 			k := string(key)
 			sc.requests[k] = ref
 			sc.lastKey, sc.lastRef = k, ref
+		}
+	}
+	if r.out.KeepText {
+		req := &sc.b.s.Turns[ref.t].Requests[ref.r]
+		if read.isString {
+			req.addText(read.text)
+		}
+		for i := range blocks {
+			if blocks[i].Type == "text" {
+				req.addText(blocks[i].Text)
+			}
 		}
 	}
 	for i := range blocks {

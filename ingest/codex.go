@@ -50,6 +50,7 @@ const formatCodex = "codex"
 func init() {
 	register(&Format{
 		ID:         formatCodex,
+		Text:       true,
 		Envelope:   codexEnvelope,
 		Family:     "codex",
 		Reads:      "OpenAI Codex CLI rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).",
@@ -386,7 +387,11 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 			r.itemTurns = append(r.itemTurns, len(r.b.s.Turns)-1)
 		case "assistant":
 			r.modelRequest(n, t)
-			r.b.lastRequest(n, t).TextChars += len(text)
+			req := r.b.lastRequest(n, t)
+			req.TextChars += len(text)
+			if r.out.KeepText {
+				req.addText(text)
+			}
 		}
 	case "reasoning":
 		r.modelRequest(n, t)

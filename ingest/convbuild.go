@@ -60,6 +60,14 @@ func (b *convBuilder) request(line int, t time.Time, textChars int, u *Usage) {
 	tr.Requests = append(tr.Requests, Request{Line: line, Time: t, TextChars: textChars, Usage: u})
 }
 
+// text adds a piece of the current response's visible text, when the
+// reader keeps it (Sink.KeepText).
+func (b *convBuilder) text(s string) {
+	if b.out.KeepText {
+		b.lastRequest().addText(s)
+	}
+}
+
 // lastRequest is the request calls are added to (opened when there is none).
 func (b *convBuilder) lastRequest() *Request {
 	if len(b.s.Turns) == 0 || len(b.s.Turns[len(b.s.Turns)-1].Requests) == 0 {

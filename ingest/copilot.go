@@ -44,6 +44,7 @@ const formatCopilot = "copilot-cli"
 func init() {
 	register(&Format{
 		ID:        formatCopilot,
+		Text:      true,
 		Family:    "copilot",
 		Reads:     "GitHub Copilot CLI session events `~/.copilot/session-state/<id>/events.jsonl`.",
 		Detection: "First record has `type`, `data`, `id`, `parentId` and `timestamp`, its type a Copilot event (`session.*`, `user.*`, `assistant.*`, `tool.*`).",
@@ -194,6 +195,7 @@ func parseCopilot(lr *LineReader, h *Head, out *Sink) {
 				rq := sc.b.lastRequest()
 				rq.TextChars += len(d.Content) + len(d.ReasoningText)
 			}
+			sc.b.text(d.Content)
 			sc.lastAPI = d.APICallID
 			for _, tr := range d.ToolRequests {
 				c := Call{ID: tr.ToolCallID, Tool: tr.Name, Time: t, Line: n}

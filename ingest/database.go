@@ -258,6 +258,7 @@ func readDatabase(path string, opt Options, out *Sink) {
 	// The sessions are chosen as a stream's are (dispatch).
 	out, done := keepSink(out, opt)
 	defer done()
+	out.KeepText = opt.KeepText && f.Text
 	read := out.Sessions() + out.Problems()
 	f.ParseFile(h, out)
 	if out.Sessions()+out.Problems() == read {

@@ -42,6 +42,9 @@ type Format struct {
 	// the envelope the agent wrote around it that changes from run to run
 	// (envelope.go); nil when the whole result is the tool's output.
 	Envelope func(result string) (output, envelope string)
+	// Text says the reader records each response's visible text in
+	// Request.Text when asked (Options.KeepText).
+	Text bool
 }
 
 // Head is what detection knows of a file before parsing it.

@@ -51,7 +51,8 @@ func readDocArray(doc []byte, h *Head, out *Sink, path ...string) (docArray, boo
 // reads its records with another format's reader) and passes problems on.
 func renamed(out *Sink, id string) *Sink {
 	return &Sink{
-		File: out.File,
+		File:     out.File,
+		KeepText: out.KeepText,
 		OnSession: func(s *Session) {
 			s.Format = id
 			out.Session(s)

@@ -27,7 +27,7 @@ type forcedSink struct {
 
 func newForcedSink(out *Sink, format string) (*forcedSink, *Sink) {
 	f := &forcedSink{out: out, format: format}
-	return f, &Sink{File: out.File, OnSession: f.session, OnProblem: f.problem}
+	return f, &Sink{File: out.File, OnSession: f.session, OnProblem: f.problem, KeepText: out.KeepText}
 }
 
 // session passes s on once the format has read a session with a turn: a

@@ -49,6 +49,7 @@ const formatGemini = "gemini-cli"
 func init() {
 	register(&Format{
 		ID:        formatGemini,
+		Text:      true,
 		Family:    "gemini",
 		Reads:     "Gemini CLI chat recordings: `~/.gemini/tmp/<project>/chats/*.jsonl` (a log with `$rewindTo` and `$set` records) and the older whole-file `.json`.",
 		Detection: "First record has `sessionId` and `projectHash` (the recording's metadata).",
@@ -453,6 +454,11 @@ func (g *geminiLog) emit(doc bool) {
 				s.Model = r.Model
 			}
 			b.request(m.line, t, chars, u)
+			for _, p := range parts {
+				if p.Text != nil && !p.Thought {
+					b.text(*p.Text)
+				}
+			}
 			if len(r.ToolCalls) > 0 {
 				for _, tc := range r.ToolCalls {
 					c := Call{ID: tc.ID, Tool: tc.Name, Time: t, Line: m.line}

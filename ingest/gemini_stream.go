@@ -47,6 +47,7 @@ const formatGeminiStream = "gemini-stream-json"
 func init() {
 	register(&Format{
 		ID:         formatGeminiStream,
+		Text:       true,
 		Family:     "gemini",
 		Reads:      "Gemini CLI headless output `--output-format stream-json`: init, message, tool_use, tool_result, error and result events, one per line.",
 		Detection:  "First record's `type` is `init` (with `session_id`), `tool_use` (`tool_id`), `tool_result` (`tool_id`, `status`), `result` (`stats`) or `message` with a string `content` and a `timestamp` (or a capture's `ts`).",
@@ -178,7 +179,11 @@ func parseGeminiStream(lr *LineReader, h *Head, out *Sink) {
 					r.b.request(n, t, 0, nil)
 					r.open = true
 				}
-				r.b.lastRequest().TextChars += len(e.Content)
+				rq := r.b.lastRequest()
+				rq.TextChars += len(e.Content)
+				if out.KeepText {
+					rq.addDelta(e.Content)
+				}
 			default:
 				out.Problemf(n, "message with unknown role %q; skipped", e.Role)
 			}

@@ -25,6 +25,7 @@ import (
 func init() {
 	register(&Format{
 		ID:        "hermes-export",
+		Text:      true,
 		Family:    "hermes",
 		Reads:     "hermes-agent `hermes sessions export` JSONL: one session per line (sessions row plus its messages).",
 		Detection: "A record with `id`, `source` and `messages` plus a hermes sessions column (`started_at`, `parent_session_id`, `model_config` or `end_reason`).",
@@ -41,6 +42,7 @@ func init() {
 	})
 	register(&Format{
 		ID:        "hermes-snapshot",
+		Text:      true,
 		Family:    "hermes",
 		Reads:     "hermes-agent per-session JSON snapshot `session_<id>.json` (raw `messages`, or the early ShareGPT `conversations` form).",
 		Detection: "One JSON object with `messages` or `conversations` and the snapshot's `session_start` or `last_updated`.",
@@ -50,6 +52,7 @@ func init() {
 	})
 	register(&Format{
 		ID:         "hermes-gateway",
+		Text:       true,
 		Family:     "hermes",
 		Reads:      "hermes-agent gateway transcript `sessions/<id>.jsonl` (telegram, discord, slack, ...): one message per line.",
 		Detection:  "First record has `role: session_meta`, or has a chat `role` in a file named like a hermes session id (`20260413_083748_5a617929.jsonl`).",
@@ -313,6 +316,10 @@ func (b *hermesConv) message(m *hermesMsg, line int) {
 			return
 		}
 		b.request(line, t, len(text)+len(strings.TrimSpace(m.Reasoning)))
+		if b.out.KeepText {
+			tr := &b.s.Turns[len(b.s.Turns)-1]
+			tr.Requests[len(tr.Requests)-1].addText(text)
+		}
 		for i, tc := range calls {
 			c := Call{ID: tc.ID, Tool: tc.Tool, Time: t, Line: line}
 			if c.ID == "" {

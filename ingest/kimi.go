@@ -41,6 +41,7 @@ var kimiCheckpoint = lazyre.New(`^<system>CHECKPOINT \d+</system>$`)
 func init() {
 	register(&Format{
 		ID:        formatKimi,
+		Text:      true,
 		Family:    "kimi",
 		Reads:     "Kimi CLI context files `~/.kimi/sessions/<dir hash>/<session>/context.jsonl` (kosong messages plus `_system_prompt`, `_checkpoint`, `_usage` records).",
 		Detection: "First record's role is `_system_prompt`, `_checkpoint` or `_usage`, or a `role` record in a file named `context.jsonl` (or a rotated `context_N.jsonl`).",
@@ -115,16 +116,20 @@ func parseKimi(lr *LineReader, h *Head, out *Sink) {
 				Text  string `json:"text"`
 				Think string `json:"think"`
 			}
-			chars := 0
+			chars, visible := 0, ""
 			if len(m.Content) > 0 && m.Content[0] == '[' && jsonx.Unmarshal(m.Content, &parts) == nil {
 				for _, p := range parts {
 					chars += len(p.Text) + len(p.Think)
+					if b.out.KeepText {
+						visible += p.Text
+					}
 				}
 			} else {
 				text, _ := contentText(m.Content)
-				chars = len(text)
+				chars, visible = len(text), text
 			}
 			b.request(n, timeZero, chars, nil)
+			b.text(visible)
 			for _, tc := range m.ToolCalls {
 				c := Call{ID: tc.ID, Tool: tc.Function.Name, Line: n}
 				c.SetArgsField(tc.Function.Arguments)

@@ -23,6 +23,7 @@ import (
 func init() {
 	register(&Format{
 		ID:        "nanobot",
+		Text:      true,
 		Family:    "nanobot",
 		Reads:     "nanobot session files (sessions/*.jsonl, every version from v0.1.3 to current main), one session per file.",
 		Detection: `The first record is nanobot's metadata record: "_type": "metadata" with created_at, updated_at and a metadata object; the version is then told from features, not from a field.`,
@@ -345,6 +346,9 @@ func (p *nbParser) assistant(n int, rec *nbMsg) {
 	p.ensureTurn()
 	t := p.time(n, rec.Timestamp)
 	req := Request{Line: n, Time: t, TextChars: len(text) + len(reasoning)}
+	if p.out.KeepText {
+		req.addText(text)
+	}
 	for i, tc := range calls {
 		req.Calls = append(req.Calls, p.call(n, i, tc, t))
 	}

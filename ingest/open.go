@@ -49,6 +49,11 @@ type Options struct {
 	// the calling goroutine alone. The report is the same either way.
 	// OnRead is then called from the goroutine that reads the lines.
 	Workers int
+	// KeepText asks the readers that record a response's visible text
+	// (Format.Text) to keep it in Request.Text; Session.TextKept then says
+	// they did. Off, no text is held: only the guards that read the
+	// model's text need it.
+	KeepText bool
 
 	// noLineReuse turns off the OpenAI log reader's cache of decoded
 	// elements (lineReuse), which must not change what is read: tests read

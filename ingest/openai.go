@@ -30,6 +30,7 @@ const (
 func init() {
 	register(&Format{
 		ID:        formatOpenAIChat,
+		Text:      true,
 		Envelope:  codexEnvelope, // Codex sessions converted to chat messages
 		Family:    "openai",
 		Reads:     "OpenAI Chat Completions messages: a bare messages array, a request body (optionally with its response), or a JSONL log of such requests.",
@@ -141,7 +142,8 @@ type oaItem struct {
 	fp    msgPrint
 	line  int
 	time  time.Time
-	chars int // user text, or assistant text plus reasoning
+	chars int    // user text, or assistant text plus reasoning
+	text  string // assistant's visible text, kept when Sink.KeepText
 	calls []Call
 	usage *Usage
 	// results
@@ -588,7 +590,7 @@ func (r *oaReader) feed(b *sessionBuilder, it oaItem) {
 	case 'u':
 		b.turn(it.line, it.time, it.chars)
 	case 'a':
-		b.request(it.line, it.time, it.chars, it.usage)
+		b.request(it.line, it.time, it.chars, it.usage).addText(it.text)
 		for _, c := range it.calls {
 			b.call(c, r.out)
 		}

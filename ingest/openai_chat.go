@@ -303,6 +303,9 @@ func (r *oaReader) chatItemOf(m chatMessage, i, line int) (oaItem, bool) {
 	case "assistant":
 		text, _ := m.contentText(true)
 		it := oaItem{kind: 'a', line: line, chars: len(text) + len(m.ReasoningContent)}
+		if r.out.KeepText {
+			it.text = text
+		}
 		var rs string
 		// (An absent member fails to decode: not worth an error value.)
 		if len(m.Reasoning) > 0 && jsonx.Unmarshal(m.Reasoning, &rs) == nil {

@@ -42,6 +42,7 @@ const formatOpenCode = "opencode"
 func init() {
 	register(&Format{
 		ID:        formatOpenCode,
+		Text:      true,
 		Family:    "opencode",
 		Reads:     "OpenCode's SQLite store `opencode.db` (tables session, message, part), opened read-only and immutable.",
 		Detection: "An SQLite database with tables `session` (id, parent_id), `message` (id, session_id, data) and `part` (id, message_id, data).",
@@ -269,6 +270,9 @@ func openCodeRequests(b *convBuilder, ps []ocPart, msgTokens *ocTokens, t time.T
 				open()
 			}
 			rq.TextChars += len(p.Text)
+			if p.Type == "text" && b.out.KeepText {
+				rq.addText(p.Text)
+			}
 		case "tool":
 			if rq == nil {
 				open()

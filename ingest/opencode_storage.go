@@ -28,6 +28,7 @@ const formatOpenCodeStorage = "opencode-storage"
 func init() {
 	register(&Format{
 		ID:        formatOpenCodeStorage,
+		Text:      true,
 		Family:    "opencode",
 		Reads:     "OpenCode's JSON storage from before opencode.db: `storage/session/<project>/<id>.json` read with its `storage/message/` and `storage/part/` files.",
 		Detection: "One JSON object with `id`, `projectID`, `directory`, `title` and `time` (a session file); message (`sessionID`, `role`, `time`) and part (`messageID`, `sessionID`, `type`) files are read with their session.",

@@ -35,6 +35,7 @@ const formatOpenHands = "openhands"
 func init() {
 	register(&Format{
 		ID:        formatOpenHands,
+		Text:      true,
 		Family:    "openhands",
 		Reads:     "OpenHands trajectories: a JSON array of action/observation events, or evaluation output records holding them under history.",
 		Detection: "A JSON array whose first element has source and action or observation, or a record with instance_id and a history array.",
@@ -494,6 +495,9 @@ func ohAction(b *sessionBuilder, e ohEvent, i, line int, t time.Time, requests m
 				text = e.Message
 			}
 			b.request(line, t, len(text), nil)
+			if out.KeepText {
+				b.lastRequest(line, t).addText(text)
+			}
 			return
 		}
 		if ohNotCalls[e.Action] {

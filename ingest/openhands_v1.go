@@ -35,6 +35,7 @@ const formatOpenHandsV1 = "openhands-v1"
 func init() {
 	register(&Format{
 		ID:        formatOpenHandsV1,
+		Text:      true,
 		Family:    "openhands",
 		Reads:     "OpenHands V1 (software-agent-sdk) events: a JSON array or JSONL of events with a kind (MessageEvent, ActionEvent, ObservationEvent, ...).",
 		Detection: "A JSON array, or JSONL, whose first record has a kind naming an OpenHands SDK event, and an id.",
@@ -145,7 +146,10 @@ func (r *ohV1Reader) event(raw []byte, line int) {
 			}
 			return
 		}
-		r.b.request(line, t, len(text), nil)
+		rq := r.b.request(line, t, len(text), nil)
+		if r.out.KeepText {
+			rq.addText(text)
+		}
 	case "ActionEvent":
 		r.action(e, line)
 	case "ObservationEvent", "UserRejectObservation", "AgentErrorEvent":

@@ -41,6 +41,7 @@ const formatPi = "pi"
 func init() {
 	register(&Format{
 		ID:         formatPi,
+		Text:       true,
 		Family:     "pi",
 		Reads:      "pi coding agent session JSONL (`~/.pi/agent/sessions/**/*.jsonl`), versions 1 to 3, with the session tree's branches.",
 		Detection:  "First record has `type: session` with `id` and `cwd` (the pi header), or is a pi entry (`type: message`, `parentId`, `message`).",
@@ -295,6 +296,11 @@ func piMessageEntry(b *convBuilder, s *Session, e *piEntry, m *piMessage, t time
 			s.Model = m.Model
 		}
 		b.request(e.line, t, chars, u)
+		for _, bl := range blocks {
+			if bl.Type == "text" {
+				b.text(bl.Text)
+			}
+		}
 		for _, bl := range blocks {
 			if bl.Type != "toolCall" {
 				continue

@@ -34,6 +34,7 @@ const formatQwen = "qwen-code"
 func init() {
 	register(&Format{
 		ID:          formatQwen,
+		Text:        true,
 		Family:      "qwen",
 		Reads:       "Qwen Code chat recordings `~/.qwen/projects/<project>/chats/<session>.jsonl` (ChatRecord: user, assistant, tool_result and system records holding @google/genai Content).",
 		Detection:   "First record has `uuid`, `parentUuid`, `sessionId` and `timestamp`, and a `message` with `parts` or a `systemPayload` (Claude Code's records have `message.content` instead).",
@@ -122,6 +123,11 @@ func parseQwen(lr *LineReader, h *Head, out *Sink) {
 				}
 			}
 			b.request(n, t, chars, u)
+			for _, p := range parts {
+				if p.Text != nil && !p.Thought {
+					b.text(*p.Text)
+				}
+			}
 			for _, p := range parts {
 				if fc := p.FunctionCall; fc != nil {
 					c := Call{ID: fc.ID, Tool: fc.Name, Line: n, Time: t}

@@ -109,6 +109,8 @@ func dispatch(f *Format, in *stream, s *sniffed, opt Options, out *Sink) {
 		forced, out = newForcedSink(out, f.ID)
 		defer forced.finish()
 	}
+	// out is a sink of dispatch's own here (keepSink's), so it may be marked.
+	out.KeepText = opt.KeepText && f.Text
 	oneLine := h.Doc && !bytes.Contains(bytes.TrimSpace(doc), []byte("\n"))
 	if h.Doc && (f.ParseDoc != nil || (oneLine && f.ParseLines != nil)) {
 		// The document is read: its lines that held invalid UTF-8 are one

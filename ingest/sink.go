@@ -13,6 +13,10 @@ type Sink struct {
 	File      string
 	OnSession func(*Session)
 	OnProblem func(Problem)
+	// KeepText: the reader keeps each response's visible text
+	// (Options.KeepText, for a format whose reader records it); Session
+	// marks the sessions it hands on so (Session.TextKept).
+	KeepText bool
 
 	sessions int
 	problems int
@@ -21,6 +25,9 @@ type Sink struct {
 // Session hands a finished session on. It fills in File and defaults.
 func (s *Sink) Session(x *Session) {
 	x.File = s.File
+	if s.KeepText {
+		x.TextKept = true
+	}
 	if x.Agent == "" {
 		x.Agent = "main"
 	}

@@ -28,6 +28,7 @@ package ingest
 
 import (
 	"bytes"
+	"strings"
 	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -68,6 +69,11 @@ type Session struct {
 	// Notes are facts about the session worth showing in inspect (format
 	// version, what the format cannot record), not problems.
 	Notes []string
+	// TextKept says the reader recorded each response's visible text in
+	// Request.Text (Options.KeepText, and the format's reader records it:
+	// Format.Text). False: the responses' Text is empty whatever the model
+	// wrote, and a detector that reads it cannot run on the session.
+	TextKept bool `json:",omitempty"`
 }
 
 // Turn begins at a genuine user message (each format's rule is documented in
@@ -95,6 +101,12 @@ type Request struct {
 	// TextChars is the size of the response's text (content plus
 	// reasoning), in bytes.
 	TextChars int
+	// Text is the response's visible text (not its reasoning), kept only
+	// when the reader was asked to (Options.KeepText) and its format
+	// records it (Format.Text; Session.TextKept says so): replay feeds it
+	// to the guards that read the model's text, and otherwise it would
+	// only hold memory.
+	Text string `json:",omitempty"`
 	// Usage is the token usage the transcript records for this response,
 	// or nil.
 	Usage *Usage
@@ -256,4 +268,27 @@ func (s *Session) NumRequests() int {
 		n += len(t.Requests)
 	}
 	return n
+}
+
+// addText appends a piece of a response's visible text to Text, a line
+// apart from what it holds. The piece is copied: a reader's strings may be
+// views of a line buffer that the next line overwrites.
+func (r *Request) addText(s string) {
+	switch {
+	case s == "":
+	case r.Text == "":
+		r.Text = strings.Clone(s)
+	default:
+		r.Text += "\n" + s
+	}
+}
+
+// addDelta appends a delta of a streamed text to Text as it came, copied
+// as addText copies.
+func (r *Request) addDelta(s string) {
+	if r.Text == "" {
+		r.Text = strings.Clone(s)
+		return
+	}
+	r.Text += s
 }

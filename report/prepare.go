@@ -30,6 +30,13 @@ func preparedSession(s *analyze.SessionResult, opt Options) analyze.SessionResul
 		// anything; a file name may hold a secret too.
 		out.ID, out.Agent, out.Parent, out.File = Redact(out.ID), Redact(out.Agent), Redact(out.Parent), Redact(out.File)
 		out.Selector = Redact(out.Selector)
+		// A note may quote the model's text (a text detector's message).
+		if len(s.Notes) > 0 {
+			out.Notes = make([]string, len(s.Notes))
+			for i, n := range s.Notes {
+				out.Notes[i] = Redact(n)
+			}
+		}
 	}
 	out.Decisions = make([]analyze.Decision, len(s.Decisions))
 	copy(out.Decisions, s.Decisions)

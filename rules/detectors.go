@@ -48,6 +48,10 @@ type Detector[T any] struct {
 	// ReadsResultText: the detector reads a result's text beyond its hash
 	// and failed flag (so a live hook must keep it).
 	ReadsResultText bool
+	// ReadsText: the detector reads the model's text, not its calls
+	// (Guard.Text, Guard.Message): a replay must keep the responses' text
+	// for it (Detectors.TextReaders).
+	ReadsText bool
 	// Defaults fills in settings just made (Enabled already set): what a
 	// user gets by merely naming the detector.
 	Defaults func(*T)
@@ -66,6 +70,7 @@ type detectorSpec struct {
 	overrides       []string
 	shorthand       bool
 	readsResultText bool
+	readsText       bool
 	defaults        func(any)
 	normalize       func(any)
 	check           func(c Check, at string, p any) error
@@ -98,7 +103,7 @@ var commonFields = []string{"Enabled", "Reset", "Only", "Except"}
 func RegisterDetector[T any](d Detector[T]) {
 	t := reflect.TypeOf((*T)(nil)).Elem()
 	s := &detectorSpec{name: d.Name, rank: d.Rank, place: d.Place, settings: t, overrides: d.Overrides,
-		shorthand: d.Shorthand, readsResultText: d.ReadsResultText}
+		shorthand: d.Shorthand, readsResultText: d.ReadsResultText, readsText: d.ReadsText}
 	if d.Defaults != nil {
 		s.defaults = func(p any) { d.Defaults(p.(*T)) }
 	}
@@ -160,6 +165,38 @@ var _, overrideFieldIndex = fieldsOf(reflect.TypeOf(Override{}))
 // detector's settings struct; a detector not in the map is off. Its YAML
 // form is a mapping in schema order (detectorsView).
 type Detectors map[string]any
+
+// TextReaders names the enabled detectors that read the model's text
+// (registered with ReadsText), in evaluation order.
+func (d Detectors) TextReaders() []string {
+	var names []string
+	for _, s := range detectorTable {
+		if !s.readsText {
+			continue
+		}
+		if p := reflect.ValueOf(d[s.name]); p.IsValid() && !p.IsNil() && p.Elem().Field(0).Bool() {
+			names = append(names, s.name)
+		}
+	}
+	return names
+}
+
+// ReadsText says the rules (or their unattended variant) enable a
+// detector that reads the model's text: a replay must then keep the
+// responses' text.
+func (r *Rules) ReadsText() bool {
+	if r == nil {
+		return false
+	}
+	if len(r.Detectors.TextReaders()) > 0 {
+		return true
+	}
+	if r.Unattended.Rules != "" && r.Unattended.Rules != r.Name {
+		u, err := Preset(r.Unattended.Rules)
+		return err == nil && len(u.Detectors.TextReaders()) > 0
+	}
+	return false
+}
 
 // Settings returns the named detector's settings (a pointer to its
 // settings struct), or nil when the rules do not name it.

@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"cmp"
+
 	"github.com/loopgate/loopgate/internal/snapbin"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -15,6 +17,11 @@ import (
 // soft warning), per_request ends a streak with its model response
 // (OpenCode's doom loop looks at one assistant message), and free calls
 // neither count nor break a streak (Kilo Code's browser scrolls).
+// result_aware tools' streaks act only on unchanged results: at a
+// threshold, when the streak's earlier results were all seen and one of
+// them changed, the streak starts again from this call instead (Qwen Code's
+// stateful reads: checkToolCallLoop and recordToolResult in
+// loopDetectionService.ts at 00aa71b4a0a37df1c392eb9b90e1c53d008fdce5).
 
 // consecutiveDet counts identical calls in an unbroken streak.
 type consecutiveDet struct {
@@ -22,6 +29,11 @@ type consecutiveDet struct {
 	cfg     *consecutiveSettings
 	lastKid int32 // -1: none
 	streak  int
+	// For result_aware tools: the results seen in the streak, how many in
+	// a row were the same as the one before, and each key's latest result
+	// (kept across streaks, as Qwen Code keeps its fingerprint).
+	observed, unchanged int
+	lastResult          map[int32]uint64
 }
 
 var _ = register(rules.Detector[consecutiveSettings]{
@@ -40,7 +52,10 @@ var _ = register(rules.Detector[consecutiveSettings]{
 		if err := c.SteerBelowHalt(at, p.SteerAt, p.HaltAt); err != nil {
 			return err
 		}
-		return c.Selectors(at+".free.tools", p.Free.Tools)
+		if err := c.Selectors(at+".free.tools", p.Free.Tools); err != nil {
+			return err
+		}
+		return c.Selectors(at+".result_aware", p.ResultAware)
 	},
 }, newConsecutive)
 
@@ -68,10 +83,14 @@ type consecutiveSettings struct {
 	PerRequest bool `yaml:"per_request"`
 	// Free: calls of these tools whose argument holds one of the values
 	// neither count nor break a streak (Kilo Code's browser scrolls).
-	Free         rules.ToolArgValues `yaml:"free"`
-	SteerMessage string              `yaml:"steer_message"`
-	BlockMessage string              `yaml:"block_message"`
-	HaltMessage  string              `yaml:"halt_message"`
+	Free rules.ToolArgValues `yaml:"free"`
+	// ResultAware: for these tools a streak that reaches a threshold only
+	// acts when the results in it were the same; when one changed, the
+	// streak starts again (Qwen Code's stateful reads, task_list).
+	ResultAware  []string `yaml:"result_aware,flow"`
+	SteerMessage string   `yaml:"steer_message"`
+	BlockMessage string   `yaml:"block_message"`
+	HaltMessage  string   `yaml:"halt_message"`
 }
 
 // newConsecutive builds the detector when the rules enable it (detectors).
@@ -82,6 +101,9 @@ func newConsecutive(b build) detector {
 	}
 	d := recycled[consecutiveDet](b.old)
 	*d = consecutiveDet{base: d.renew(b.g, b.resetsOnTurn(cfg.Reset)), cfg: cfg, lastKid: -1}
+	if len(cfg.ResultAware) > 0 {
+		d.lastResult = map[int32]uint64{}
+	}
 	return d
 }
 
@@ -115,6 +137,9 @@ func (d *consecutiveDet) before(c *callCtx) Verdict {
 		return Verdict{}
 	}
 	n := d.next(c)
+	if d.carved(c, n, e) {
+		return Verdict{}
+	}
 	if e.haltAt > 0 && n >= e.haltAt {
 		return d.verdict(Halt, "consecutive", n, e.haltMsg, c, nil)
 	}
@@ -125,6 +150,24 @@ func (d *consecutiveDet) before(c *callCtx) Verdict {
 		return d.verdict(Steer, "consecutive", n, e.steerMsg, c, nil)
 	}
 	return Verdict{}
+}
+
+// resultAware reports whether the call's streak acts on its results.
+func (d *consecutiveDet) resultAware(c *callCtx) bool {
+	return d.lastResult != nil && d.g.r.MatchesAny(d.cfg.ResultAware, c.ev.Tool)
+}
+
+// carved reports whether the n-th call of a result_aware streak, at a
+// threshold, starts the streak again: every earlier result of the streak
+// was seen, and they were not all the same.
+func (d *consecutiveDet) carved(c *callCtx, n int, e *effective) bool {
+	at := 0
+	for _, t := range []int{e.steerAt, e.blockAt, e.haltAt} {
+		if t > 0 && (at == 0 || t < at) {
+			at = t
+		}
+	}
+	return at > 0 && n >= at && d.resultAware(c) && d.observed >= n-1 && d.unchanged < n-2
 }
 
 // commit extends or breaks the streak. Every call takes part, also calls
@@ -139,13 +182,43 @@ func (d *consecutiveDet) commit(c *callCtx, final Verdict) {
 	case final.Action.Stops() && final.Detector == "consecutive" && d.cfg.ResetAfterBlock:
 		d.lastKid, d.streak = -1, 0 // the breaker starts again from zero
 	case final.Action.Stops() && !d.cfg.CountsBlocked:
+	case d.lastResult != nil && d.carved(c, d.next(c), d.eff(c)):
+		d.streak, d.lastKid, d.observed, d.unchanged = 1, c.kid, 0, 0
 	default:
-		d.streak = d.next(c)
+		n := d.next(c)
+		if n == 1 {
+			d.observed, d.unchanged = 0, 0
+		}
+		d.streak = n
 		d.lastKid = c.kid
 	}
 }
 
-func (d *consecutiveDet) reset() { d.lastKid, d.streak = -1, 0 }
+// after notes a result_aware call's result for its streak.
+func (d *consecutiveDet) after(c *callCtx, before Verdict) Verdict {
+	if d.lastResult == nil || before.Action.Stops() || before.Action == Halt || !c.hasKey || !d.resultAware(c) {
+		return Verdict{}
+	}
+	h := c.ev.ResultHash
+	prev, seen := d.lastResult[c.kid]
+	if c.kid == d.lastKid && d.streak > 0 {
+		d.observed++
+		switch {
+		case !seen:
+		case prev == h:
+			d.unchanged++
+		default:
+			d.unchanged = 0
+		}
+	}
+	d.lastResult[c.kid] = h
+	return Verdict{}
+}
+
+func (d *consecutiveDet) reset() {
+	d.lastKid, d.streak, d.observed, d.unchanged = -1, 0, 0, 0
+	clear(d.lastResult)
+}
 
 // endRequest ends the streak with its model response (per_request).
 func (d *consecutiveDet) endRequest() Verdict {
@@ -170,8 +243,24 @@ func (d *consecutiveDet) clearKeys(keys []int32) {
 func (d *consecutiveDet) save(w *snapbin.Writer) {
 	w.Int(int64(d.lastKid))
 	w.Int(int64(d.streak))
+	if d.lastResult != nil {
+		w.Int(int64(d.observed))
+		w.Int(int64(d.unchanged))
+		saveMap(w, d.lastResult, cmp.Compare[int32], func(w *snapbin.Writer, k int32, h uint64) {
+			w.Int(int64(k))
+			w.Word(h)
+		})
+	}
 }
 
 func (d *consecutiveDet) load(r *snapbin.Reader) {
 	d.lastKid, d.streak = r.Int32(), int(r.Int())
+	if d.lastResult != nil {
+		d.observed, d.unchanged = int(r.Int()), int(r.Int())
+		clear(d.lastResult)
+		for range r.Len() {
+			k := r.Int32()
+			d.lastResult[k] = r.Word()
+		}
+	}
 }

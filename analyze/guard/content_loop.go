@@ -53,6 +53,7 @@ type contentLoopDet struct {
 var _ = register(rules.Detector[contentLoopSettings]{
 	Name: "content_loop", Rank: 140, Place: 130,
 	Overrides: overOff,
+	ReadsText: true,
 	Defaults: func(p *contentLoopSettings) {
 		p.Chunk, p.Threshold, p.Spacing, p.MaxPeriods, p.History = 50, 10, 5, 5, 5000
 		p.SteerMessage = "The response repeats the same text over and over. Stop, and take a different approach."

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -150,5 +151,86 @@ func TestContentLoopSnapshot(t *testing.T) {
 	}
 	if string(same) != string(again) {
 		t.Error("the restored guard's state differs from the original's after the same piece")
+	}
+}
+
+// repetitiveID is repetitive for any id (createRepetitiveContent with the
+// ids of the "various formats" tests).
+func repetitiveID(id, length int) string {
+	base := "This is a unique sentence, id=" + strconv.Itoa(id) + ". "
+	return strings.Repeat(base, length/len(base)+1)[:length]
+}
+
+// TestGeminiContentLoopCodeBlocksAndResets follows the rest of
+// loopDetectionService.test.ts's "Content Loop Detection with Code
+// Blocks" and "Reset Functionality", and "Edge Cases" (google-gemini/
+// gemini-cli @ 5411f113), under the gemini-cli preset: each case's pieces
+// are the test's content events, and want the index of the first piece
+// with a verdict (-1: none).
+func TestGeminiContentLoopCodeBlocksAndResets(t *testing.T) {
+	r := preset(t, "gemini-cli")
+	chunk := repetitive(1, 50)
+	cat := func(parts ...[]string) []string {
+		var out []string
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	cases := []struct {
+		name   string
+		pieces []string
+		want   int
+	}{
+		{"should correctly track inCodeBlock state with multiple fence transitions",
+			cat([]string{"Normal text ", "```\n"}, times(chunk, 5), []string{"```\n", "```python\n"}), -1},
+		{"should handle content with multiple code blocks and no loops",
+			[]string{"```\ncode1\n```", "\nsome text\n", "```\ncode2\n```"}, -1},
+		{"should handle content with mixed code blocks and looping text",
+			cat([]string{"```", "\ncode1\n", "```"}, times(chunk, 10)), 12},
+		{"should not detect a loop for a long code block with some repeating tokens",
+			cat([]string{"```\n"}, times("for (let i = 0; i < 10; i++) { console.log(i); }", 20), []string{"\n```"}), -1},
+		{"should reset tracking when a code fence is found",
+			cat(times(chunk, 9), []string{"```"}, times(chunk, 10)), -1},
+		{"should handle empty content", []string{""}, -1},
+	}
+	// "should reset tracking for various list item formats", "... table
+	// formats", "... heading levels": nine pieces, the element on a line
+	// of its own, nine pieces of other repeated text. Upstream asserts no
+	// loop there, which holds with or without a reset (the first text is
+	// seen 9 times, one short); one more piece of the first text is added
+	// here, the 10th, a loop unless the element reset the tracking (want
+	// 19). So the test shows what upstream's cannot: "- Dash item" does
+	// not reset Gemini CLI's tracking, since its list item class [*-+] is
+	// the range from * to +, without the dash.
+	type elem struct {
+		text      string
+		base, loc int
+	}
+	var elems []elem
+	for i, el := range []string{"* Bullet item", "- Dash item", "+ Plus item", "1. Numbered item", "42. Another numbered item"} {
+		elems = append(elems, elem{el, 100, i})
+	}
+	for i, el := range []string{"| Column 1 | Column 2 |", "|---|---|", "|++|++|", "+---+---+"} {
+		elems = append(elems, elem{el, 200, i})
+	}
+	for i, el := range []string{"# H1 Heading", "## H2 Heading", "### H3 Heading", "#### H4 Heading", "##### H5 Heading", "###### H6 Heading"} {
+		elems = append(elems, elem{el, 300, i})
+	}
+	for _, el := range elems {
+		want := -1
+		if el.text == "- Dash item" {
+			want = 19
+		}
+		cases = append(cases, struct {
+			name   string
+			pieces []string
+			want   int
+		}{"should reset tracking for various formats: " + el.text, cat(times(chunk, 9), []string{"\n" + el.text}, times(repetitiveID(el.base+el.loc, 50), 9), []string{chunk}), want})
+	}
+	for _, c := range cases {
+		if at, v := texts(NewGuard(r), c.pieces...); at != c.want {
+			t.Errorf("%s: first verdict at piece %d (%v), want %d", c.name, at, v.Action, c.want)
+		}
 	}
 }

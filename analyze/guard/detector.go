@@ -64,6 +64,12 @@ type texter interface {
 	text(piece string) Verdict
 }
 
+// messager is a detector that reads the model's responses that made no
+// tool call (Guard.Message).
+type messager interface {
+	message(text string) Verdict
+}
+
 // build is what a detector's constructor gets: the guard, its rules, the
 // number of keys expected (size: tables grow past it), and the detector
 // of a done guard of the same rules in the same place (old, or nil), whose

@@ -310,12 +310,34 @@ func (g *Guard) After(ev *CallEvent, before Verdict) Verdict {
 // detectors that read it (content_loop); a call (Before) ends the stream.
 // A halt ends the turn; a steer is feedback for the model.
 func (g *Guard) Text(piece string) Verdict {
+	return g.strongest(func(d detector) Verdict {
+		if t, ok := d.(texter); ok {
+			return t.text(piece)
+		}
+		return Verdict{}
+	})
+}
+
+// Message takes the text of a model response that made no tool call, for
+// the detectors that read the agent's own messages (monologue); call it
+// after the response's Text. A halt ends the turn; a steer is feedback
+// for the model.
+func (g *Guard) Message(text string) Verdict {
+	return g.strongest(func(d detector) Verdict {
+		if m, ok := d.(messager); ok {
+			return m.message(text)
+		}
+		return Verdict{}
+	})
+}
+
+// strongest is the strongest verdict ask gets of the detectors (the first
+// of equals), or an allow.
+func (g *Guard) strongest(ask func(detector) Verdict) Verdict {
 	best := Verdict{Action: Allow}
 	for _, d := range g.dets {
-		if t, ok := d.(texter); ok {
-			if v := t.text(piece); rank(v.Action) > rank(best.Action) {
-				best = v
-			}
+		if v := ask(d); rank(v.Action) > rank(best.Action) {
+			best = v
 		}
 	}
 	return best
