@@ -191,8 +191,8 @@ func (ev *CallEvent) setArgs(args *jsonx.Value, compact, pending bool) {
 // Verdict is a guard's decision on one call.
 type Verdict struct {
 	Action Action
-	// Detector that fired ("repeat", "consecutive", "cycle", "failure",
-	// "no_progress", "dedup"; "" for Allow).
+	// Detector that fired, by its name in rules.DetectorNames ("" for
+	// Allow).
 	Detector string
 	// Count is the ordinal that fired: 4 for "the 4th identical call".
 	Count int

@@ -22,7 +22,7 @@ import (
 // in this package (its settings, registered with the rules, and its
 // logic), and everything else that knows detectors is derived from that.
 
-// TestDetectorRegistry: the guard's registry and the rules' table name
+// TestDetectorRegistry: the guard's registry and the rules' registrations name
 // the same detectors, and every one of them is accepted by validation,
 // printed by rules print and read back, reachable by its keys (detectors.
 // NAME.*, tools.SEL.NAME.*, with tools.SEL.NAME refused as a section like
@@ -36,7 +36,7 @@ func TestDetectorRegistry(t *testing.T) {
 	}
 	for name := range registry {
 		if !slices.Contains(rules.DetectorNames, name) {
-			t.Errorf("the registry has %q, which the rules' table lacks", name)
+			t.Errorf("the registry has %q, which the rules lack", name)
 		}
 	}
 	if t.Failed() {
@@ -54,7 +54,7 @@ func TestDetectorRegistry(t *testing.T) {
 		got = strings.Join(strings.Fields(order[1]), " ")
 	}
 	if want := strings.Join(rules.DetectorNames, ", "); got != want {
-		t.Errorf("docs/rules.md gives the evaluation order as %q, the rules' table %q", got, want)
+		t.Errorf("docs/rules.md gives the evaluation order as %q, the registrations %q", got, want)
 	}
 }
 
@@ -151,7 +151,7 @@ func checkDetector(t *testing.T, name, doc string) {
 		}
 	}
 	if !slices.Equal(documented, fields) {
-		t.Errorf("docs/rules.md's override table gives %s %v, the rules' table %v", name, documented, fields)
+		t.Errorf("docs/rules.md's override table gives %s %v, its registration %v", name, documented, fields)
 	}
 }
 

@@ -57,7 +57,7 @@ func (v Value) appendDepth(buf []byte, style Style, depth int) []byte {
 		}
 		return append(buf, ']')
 	case Object:
-		if (style == Sorted || (style == SortedTop && depth == 0)) && !KeysSorted(v.Obj) {
+		if (style == Sorted || (style == SortedTop && depth == 0)) && !keysSorted(v.Obj) {
 			return appendSortedObject(buf, v.Obj, style, depth)
 		}
 		buf = append(buf, '{')
@@ -74,9 +74,9 @@ func (v Value) appendDepth(buf []byte, style Style, depth int) []byte {
 	return buf
 }
 
-// KeysSorted reports whether members are already in key order, as they
+// keysSorted reports whether members are already in key order, as they
 // often are (then Append need not sort them).
-func KeysSorted(members []Member) bool {
+func keysSorted(members []Member) bool {
 	for i := 1; i < len(members); i++ {
 		if members[i].Key < members[i-1].Key {
 			return false
