@@ -46,6 +46,8 @@ func OverlapAny(writes, reads []string) bool {
 }
 
 func clean(p string) string {
+	// A Windows path: its separators read as "/".
+	p = strings.ReplaceAll(p, `\`, "/")
 	if strings.HasPrefix(p, "~") {
 		p = strings.TrimLeft(strings.TrimPrefix(p, "~"), "/")
 		if p == "" {
@@ -86,4 +88,40 @@ func inRow(short, long []string) bool {
 		}
 	}
 	return false
+}
+
+// The kinds of Effect.
+const (
+	// EffectNone: the call neither reads files by name nor acts (web
+	// lookups, polls, other tools): no act invalidates it, and it
+	// invalidates nothing.
+	EffectNone uint8 = iota
+	// EffectObserve: the call reads Paths (and anything, when All).
+	EffectObserve
+	// EffectAct: the call changes Paths (anything, when All).
+	EffectAct
+)
+
+// Effect is what a call does to the files a session sees: it observes
+// paths, acts on paths, acts on anything, or neither (a web lookup, a
+// poll, a tool we do not know). The guard works it out from a call
+// (analyze/guard's callEffect): the truth of a replay and the guard's path
+// invalidation share it.
+type Effect struct {
+	Kind  uint8
+	Paths []string
+	// All: an observation that reads what it does not name (a search of
+	// the working directory), or an act of unknown reach.
+	All bool
+}
+
+// Invalidates reports whether an act invalidates what an observation
+// returned: an act of unknown reach invalidates every observation, an
+// observation of anything is invalidated by any act, and otherwise their
+// paths must overlap (shellcmd.Overlap).
+func (act Effect) Invalidates(obs Effect) bool {
+	if act.Kind != EffectAct || obs.Kind != EffectObserve {
+		return false
+	}
+	return act.All || obs.All || OverlapAny(act.Paths, obs.Paths)
 }

@@ -31,6 +31,13 @@ var readers = map[string]bool{
 	"test": false, "[": false,
 	"sed": false, "awk": false, "gawk": false, "mawk": false, "sort": false, "uniq": false,
 	"tokei": true, "cloc": false,
+	// PowerShell's reading cmdlets and their aliases (Codex on Windows
+	// runs its shell_command through PowerShell); cmdlet names are
+	// matched lower-cased.
+	"get-content": false, "gc": false, "get-childitem": true, "gci": true, "dir": true,
+	"select-string": false, "sls": false, "test-path": false, "get-item": false,
+	"resolve-path": false, "select-object": false, "measure-object": false,
+	"format-table": false, "format-list": false, "sort-object": false,
 }
 
 // texts are programs whose arguments are text, not paths, and that read
@@ -47,6 +54,9 @@ var texts = map[string]bool{
 var writers = map[string]bool{
 	"rm": true, "rmdir": true, "mkdir": true, "touch": true, "tee": true, "cp": true, "mv": true,
 	"ln": true, "chmod": true, "chown": true, "chgrp": true, "truncate": true, "unlink": true,
+	// PowerShell's.
+	"set-content": true, "add-content": true, "out-file": true, "new-item": true,
+	"remove-item": true, "copy-item": true, "move-item": true, "tee-object": true,
 }
 
 // gitReaders are git's subcommands that only read the repository.
@@ -61,6 +71,9 @@ var gitReaders = map[string]bool{
 // lit[i] says whether args[i] is known before the command runs.
 func (w *walker) program(args []string, lit []bool, depth int) {
 	name := path.Base(args[0])
+	if strings.Contains(name, "-") {
+		name = strings.ToLower(name) // a PowerShell cmdlet
+	}
 	rest, restLit := args[1:], lit[1:]
 	switch {
 	case name == "cd":

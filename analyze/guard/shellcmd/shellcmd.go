@@ -318,6 +318,8 @@ func (w *walker) abs(p string) string {
 	if p == "" {
 		return ""
 	}
+	// A Windows path (PowerShell, cmd): its separators are read as "/".
+	p = strings.ReplaceAll(p, `\`, "/")
 	if strings.HasPrefix(p, "~") {
 		// The home directory is not known here: "~/x" is "x" under some
 		// directory, which the path tests treat as relative.
@@ -337,6 +339,7 @@ func cleanDir(d string) string {
 	if d == "" {
 		return "."
 	}
+	d = strings.ReplaceAll(d, `\`, "/")
 	if strings.HasPrefix(d, "~") {
 		return ""
 	}

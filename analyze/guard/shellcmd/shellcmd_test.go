@@ -47,6 +47,8 @@ func TestClassify(t *testing.T) {
 		{cmd: "wc -l < in.txt", reads: []string{"in.txt"}},
 		{cmd: "cat $(ls | head -1)", all: true},
 
+		{cmd: `Get-Content -Raw app\main.py`, cwd: `C:\w\backend`, reads: []string{"C:/w/backend/app/main.py"}},
+		{cmd: "Get-ChildItem -Force", all: true},
 		{cmd: "echo x > f", acts: "f"},
 		{cmd: "echo x >> logs/out.txt", cwd: "/w", acts: "/w/logs/out.txt"},
 		{cmd: "cat a | tee b", acts: "b"},
@@ -78,6 +80,8 @@ func TestClassify(t *testing.T) {
 		{cmd: "$CMD file", acts: unknown},
 		{cmd: "cat f > /dev/null", reads: []string{"f"}},
 		{cmd: "sudo cat f", acts: unknown},
+		{cmd: "Remove-Item -Recurse build", acts: "build"},
+		{cmd: "@'\nx\n'@ | Set-Content a.py", acts: unknown},
 	}
 	for _, c := range cases {
 		got := Classify(c.cmd, c.cwd)
@@ -137,6 +141,8 @@ func TestOverlap(t *testing.T) {
 		{"src/*.go", "/repo/src/a.go", true},
 		{"docs/x.md", "/repo/src/a.go", false},
 		{"~/notes/a.md", "/home/u/notes/a.md", true},
+		{`C:\w\repo\API_tests\t.py`, "C:/w/repo/API_tests/t.py", true},
+		{`C:\w\repo\a.py`, "repo/b.py", false},
 	}
 	for _, c := range cases {
 		if got := Overlap(c.a, c.b); got != c.want {
