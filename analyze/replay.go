@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/analyze/guard/replayfast"
+	"github.com/loopgate/loopgate/analyze/guard/shellcmd"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -171,6 +172,9 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				switch act, byArg := r.ToolEffect(c.Event.Tool); {
 				case byArg:
 					toolEff[tid] = effectByArgument
+				case !act && (toolClass[tid] == "shell" || shellcmd.Tools[c.Event.Tool]):
+					// A shell call acts when its command does.
+					toolEff[tid] = effectByArgument
 				case act:
 					toolEff[tid] = effectAct
 				default:
@@ -221,7 +225,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				// to record but its result (what judge does for them,
 				// without building a decision).
 				if c.HasResult {
-					seenRun.add(c, v, c.Event.ResultHash)
+					seenRun.add(c, v, c.Event.OutputHash)
 				}
 				ts.Calls++
 				timeline.WriteByte(MarkAllow)
@@ -330,7 +334,10 @@ func judge(c *PreparedCall, v guard.Verdict, ran, redundant, acts bool, seenRun 
 			d.StoppedAction = true
 			res.StoppedActions++
 		case c.HasResult:
-			d.Harmful = !seenRun.has(c, v, c.Event.ResultHash)
+			// Results compare as the truth compares them: the tool's
+			// output, without the envelope its format declares (a wall
+			// time, a run id).
+			d.Harmful = !seenRun.has(c, v, c.Event.OutputHash)
 		}
 		if d.Harmful {
 			res.Harmful++
@@ -349,7 +356,7 @@ func judge(c *PreparedCall, v guard.Verdict, ran, redundant, acts bool, seenRun 
 	res.TokensSaved += d.TokensSaved
 	res.ContextTokensSaved += d.ContextTokensSaved
 	if c.HasResult {
-		seenRun.add(c, v, c.Event.ResultHash)
+		seenRun.add(c, v, c.Event.OutputHash)
 	}
 	return d
 }
