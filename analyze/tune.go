@@ -258,6 +258,10 @@ type TuneCorpus struct {
 	// Newest is the end of the newest session (RFC 3339), "" when no
 	// transcript records a time.
 	Newest string
+	// Shard is the K/N of the files tune read ("" for all of them), out
+	// of TotalFiles found.
+	Shard      string
+	TotalFiles int
 }
 
 // Percent formats a ratio as tune prints it: "n/a" when it is null.
@@ -305,6 +309,9 @@ func TuneFile(cfg *rules.Rules, baseName string, rows []TuneRow, chosen, maxHarm
 	newest := corpus.Newest
 	if newest == "" {
 		newest = "unknown (no transcript records a time)"
+	}
+	if corpus.Shard != "" {
+		h.WriteString(wrapComment(fmt.Sprintf("Tuned on shard %s of the %d files found (a hash of each file's path; `loopgate replay --shard` with the other shards and the same paths replays the files held out).", corpus.Shard, corpus.TotalFiles)))
 	}
 	fmt.Fprintf(&h, "# Measured on %d files, %d sessions, %d calls (%d redundant, %d input problems);\n# the newest session ended %s.\n", f.Files, f.Sessions, f.Calls, f.Redundant, f.Problems, newest)
 	fmt.Fprintf(&h, "# Harm budget: at most %d harmful stops. %d settings tried; chosen for the highest\n# recall, then fewest steers, then fewest stopped actions, then closest to %s.\n#\n", maxHarm, len(rows), baseName)
