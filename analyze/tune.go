@@ -319,11 +319,11 @@ func TuneFile(cfg *rules.Rules, baseName string, rows []TuneRow, chosen, maxHarm
 	h.WriteString(wrapComment(baseName + " as given: " + Figures(rows[0].Summary) + "."))
 	for k, s := range row.Settings {
 		fmt.Fprintf(&h, "#\n# %s: %s (%s: %s)\n", s.Key, s.Value, baseName, rows[0].Settings[k].Value)
-		fmt.Fprintf(&h, "#   caught here: %d redundant calls, %d harmful.\n", row.Summary.RedundantStopped, row.Summary.Harmful)
+		h.WriteString(wrapIndented("caught here: "+caught(row.Summary)+".", "  "))
+		h.WriteString(wrapIndented("why: "+whyValue(rows, chosen, k)+".", "  "))
 		for _, alt := range neighbours(rows, chosen, k) {
 			a := rows[alt]
-			fmt.Fprintf(&h, "#   with %s: %d caught, %d harmful, steered %d, stopped actions %d%s.\n", a.Settings[k].Value,
-				a.Summary.RedundantStopped, a.Summary.Harmful, a.Summary.Steered, a.Summary.StoppedActions, overBudget(a.Summary, maxHarm))
+			h.WriteString(wrapIndented(fmt.Sprintf("with %s: %s%s.", a.Settings[k].Value, caught(a.Summary), overBudget(a.Summary, maxHarm)), "  "))
 		}
 	}
 	h.WriteString("\n")
@@ -331,6 +331,38 @@ func TuneFile(cfg *rules.Rules, baseName string, rows []TuneRow, chosen, maxHarm
 		text = commentKey(text, s.Key, "tuned: see the header")
 	}
 	return []byte(h.String() + text), nil
+}
+
+// whyValue says why key k has its value in rows[chosen], against the rows
+// that differ from it in k only.
+func whyValue(rows []TuneRow, chosen, k int) string {
+	stops := rows[chosen].Summary.RedundantStopped
+	more, as := 0, 0
+	for _, alt := range neighbours(rows, chosen, k) {
+		switch n := rows[alt].Summary.RedundantStopped; {
+		case n > stops:
+			more++
+		case n == stops:
+			as++
+		}
+	}
+	switch {
+	case more > 0:
+		return "the values that stop more make more harmful stops than the budget allows"
+	case as > 0:
+		return "no value tried stops more; of those that stop as many, this one steers least, then stops fewest actions, then is nearest the base"
+	case len(neighbours(rows, chosen, k)) == 0:
+		return "the only value tried"
+	}
+	return "every other value tried stops fewer"
+}
+
+// caught is what a setting stopped and what it cost, for the rules file's
+// comments: the redundant calls and the tokens they would have saved, and
+// the costs: harmful stops (information hidden), stopped actions, steers.
+func caught(s Summary) string {
+	return fmt.Sprintf("%d redundant calls stopped (%d tokens saved), %d harmful, %d stopped actions, %d steered",
+		s.RedundantStopped, s.TokensSaved, s.Harmful, s.StoppedActions, s.Steered)
 }
 
 func overBudget(s Summary, maxHarm int) string {
@@ -405,13 +437,18 @@ func commentKey(text, key, comment string) string {
 
 // wrapComment writes text as comment lines of at most 80 columns, the
 // lines after the first indented.
-func wrapComment(text string) string {
+func wrapComment(text string) string { return wrapIndented(text, "") }
+
+// wrapIndented is wrapComment with every line indented by indent after
+// its "#".
+func wrapIndented(text, indent string) string {
 	var b strings.Builder
-	line := "#"
+	first, next := "#"+indent, "#"+indent+"  "
+	line := first
 	for _, w := range strings.Fields(text) {
-		if len(line)+1+len(w) > 80 && line != "#" && line != "#  " {
+		if len(line)+1+len(w) > 80 && line != first && line != next {
 			b.WriteString(line + "\n")
-			line = "#  "
+			line = next
 		}
 		line += " " + w
 	}

@@ -52,3 +52,28 @@ func TestCommentKey(t *testing.T) {
 		}
 	}
 }
+
+// TestWhyValue: the rules file's reason for a value, against the values
+// tried beside it (the chosen row is row 0 here).
+func TestWhyValue(t *testing.T) {
+	row := func(val string, harmful, stopped int) TuneRow {
+		return TuneRow{Settings: []Setting{{"detectors.repeat.block_at", val}},
+			Summary: Summary{Harmful: harmful, RedundantStopped: stopped}}
+	}
+	for _, tc := range []struct {
+		name string
+		rows []TuneRow
+		want string
+	}{
+		{"more is harmful", []TuneRow{row("3", 0, 5), row("2", 2, 8), row("4", 0, 3)}, "the values that stop more"},
+		{"a tie", []TuneRow{row("3", 0, 5), row("4", 0, 5)}, "no value tried stops more"},
+		{"the rest stop fewer", []TuneRow{row("3", 0, 5), row("4", 0, 3)}, "every other value tried stops fewer"},
+		{"alone", []TuneRow{row("3", 0, 5)}, "the only value tried"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := whyValue(tc.rows, 0, 0); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("whyValue = %q, want %q...", got, tc.want)
+			}
+		})
+	}
+}

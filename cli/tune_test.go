@@ -91,12 +91,18 @@ func TestTuneChoosesUnderBudget(t *testing.T) {
 			if baseHarm <= tc.maxHarm && stopped < baseStopped {
 				t.Errorf("chosen stops %d redundant calls, the base %d", stopped, baseStopped)
 			}
+			if tc.args == nil && baseHarm > tc.maxHarm {
+				// The loopgate preset is meant to be harmless here, and the
+				// recall check above must not be skipped for it.
+				t.Errorf("the loopgate preset makes %d harmful stops on the fixtures", baseHarm)
+			}
 			r, err := rules.Load(file)
 			if err != nil {
 				t.Fatalf("the written file does not load: %v", err)
 			}
 			text, _ := os.ReadFile(file)
-			if !strings.Contains(string(text), "# Measured on ") || !strings.Contains(string(text), "tuned: see the header") {
+			if !strings.Contains(string(text), "# Measured on ") || !strings.Contains(string(text), "tuned: see the header") ||
+				!strings.Contains(string(text), "#   why: ") || !strings.Contains(string(text), "tokens saved), ") {
 				t.Errorf("the file lacks its comments:\n%s", text)
 			}
 			if said := strings.Contains(string(text), "# Tuned on shard "+tc.shard+" of the"); said != (tc.shard != "") {
