@@ -128,6 +128,7 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 		own callFacts // a call's facts, when not worked out ahead
 		sig []byte    // reused to build each call's signature
 	)
+	var inv invalidations
 	for ti, t := range s.Turns {
 		if t.CompactedBefore {
 			epoch++
@@ -170,10 +171,11 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 				p.noteTime(c.Time)
 				if c.HasResult && !f.stops {
 					// The truth compares the tool's output, not its envelope.
-					if last := seen.swap(seenKey{pc.Sig, f.outputHash}, index); last > 0 {
+					if last := seen.swap(seenKey{pc.Sig, f.outputHash}, index); last > 0 && !inv.since(last, ev) {
 						pc.SameResult, pc.Repeats = true, last
 					}
 				}
+				inv.note(ev, index)
 			}
 		}
 	}

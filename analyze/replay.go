@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/analyze/guard/replayfast"
+	"github.com/loopgate/loopgate/analyze/guard/shellcmd"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -154,6 +155,9 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				toolClass[tid] = r.ClassOf(c.Event.Tool)
 				switch act, byArg := r.ToolEffect(c.Event.Tool); {
 				case byArg:
+					toolEff[tid] = effectByArgument
+				case !act && (toolClass[tid] == "shell" || shellcmd.Tools[c.Event.Tool]):
+					// A shell call acts when its command does.
 					toolEff[tid] = effectByArgument
 				case act:
 					toolEff[tid] = effectAct

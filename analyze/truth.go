@@ -48,6 +48,11 @@ var nativeMarkers = []nativeMarker{
 	// Reference stub: the call ran, but the model got this stub instead of
 	// the byte-identical payload (before the general "[hermes note:").
 	{"hermes-stub", "[hermes note: this result is byte-identical", true, true},
+	// Claude Code answers a tool call whose result is byte-identical to
+	// an earlier one with a reference to it (seen in its transcripts'
+	// tool_result content from version 2.1.92 on, and in exports of
+	// them): the model got the stub, not the output.
+	{"claude-code-dedup", "<identical to result [", true, true},
 	// pi-tools-loop-guard (§3.11), Roo Code (§5.4), Goose (§5.5), OpenClaw
 	// (§5.6): blocks returned as the tool result.
 	{"pi-block", "LoopGuard: ", true, true},

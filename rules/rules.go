@@ -146,6 +146,28 @@ type WriteClears struct {
 	// reader key, path or not: a shell command can change any file, and
 	// its arguments do not say which.
 	ClearAll []string `yaml:"clear_all,flow"`
+	// Invalidate is how calls clear readers: "any_act" (or "", the
+	// default) by writers' path arguments and clear_all as above; "path"
+	// by what each call does (docs/rules.md, "Shell commands: observe or
+	// act"): an act naming paths (a write, apply_patch, a shell command
+	// that writes plain paths) clears the readers that observed an
+	// overlapping path, an act of unknown reach clears every reader, and
+	// a shell command that acts is neither a reader nor counted by
+	// no_progress or dedup. Writers and clear_all are not used then.
+	Invalidate string `yaml:"invalidate"`
+}
+
+// The values of write_clears_reads.invalidate.
+const (
+	InvalidateAnyAct = "any_act"
+	InvalidatePath   = "path"
+)
+
+// InvalidatesByPath reports whether the rules clear readers by what each
+// call does (write_clears_reads.invalidate: path).
+func (r *Rules) InvalidatesByPath() bool {
+	w := &r.Scope.WriteClearsReads
+	return w.Invalidate == InvalidatePath && len(w.Readers) > 0
 }
 
 // ResetCommand configures a manual reset (off when Commands is empty).

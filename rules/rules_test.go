@@ -343,6 +343,8 @@ func valueFor(key string) string {
 		return "8"
 	case "detectors.content_loop.history":
 		return "6000"
+	case "scope.write_clears_reads.invalidate":
+		return "any_act"
 	case "key.numbers":
 		return "python"
 	case "results.failure", "results.hash":

@@ -164,7 +164,7 @@ func TestCallActs(t *testing.T) {
 		// Observations.
 		{"read_file", `{"path": "a"}`, false},
 		{"search_files", `{"pattern": "x"}`, false},
-		{"terminal", `{"command": "rm -rf build"}`, false}, // shell observes
+		{"terminal", `{"command": "cat build.log"}`, false}, // a shell command that reads
 		{"web_fetch", `{"url": "https://x"}`, false},
 		{"browser_snapshot", `{}`, false},
 		{"some_mcp_tool", `{}`, false}, // other observes
@@ -182,6 +182,9 @@ func TestCallActs(t *testing.T) {
 		{"cronjob", `{"action": "create"}`, true},
 		{"cron", `{"action": "add", "message": "m"}`, true},
 		{"KillBash", `{"shell_id": "1"}`, true},
+		// A shell command that writes or whose reach is unknown.
+		{"terminal", `{"command": "rm -rf build"}`, true},
+		{"Bash", `{"command": "make"}`, true},
 		// By argument.
 		{"cron", `{"action": "list"}`, false},
 		{"cronjob", `{"action": " LIST "}`, false},
@@ -199,8 +202,10 @@ func TestCallActs(t *testing.T) {
 		if got := callActs(r, ev); got != c.act {
 			t.Errorf("callActs(%s %s) = %v, want %v", c.tool, c.args, got, c.act)
 		}
+		// A shell call's effect is its command's (shellcmd), not its
+		// class's.
 		classAct, byArg := r.ToolEffect(c.tool)
-		if !byArg && classAct != c.act {
+		if !byArg && classAct != c.act && r.ClassOf(c.tool) != "shell" {
 			t.Errorf("ToolEffect(%s) = %v without effect rules, but the call acts: %v", c.tool, classAct, c.act)
 		}
 	}

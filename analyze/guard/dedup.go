@@ -63,7 +63,7 @@ func (d *dedupDet) skips(c *callCtx) bool {
 }
 
 func (d *dedupDet) before(c *callCtx) Verdict {
-	if !c.hasKey {
+	if !c.hasKey || c.acts {
 		return Verdict{}
 	}
 	e := d.eff(c)
@@ -83,7 +83,7 @@ func (d *dedupDet) before(c *callCtx) Verdict {
 }
 
 func (d *dedupDet) commit(c *callCtx, final Verdict) {
-	if c.hasKey && d.eff(c).on && !d.skips(c) {
+	if c.hasKey && !c.acts && d.eff(c).on && !d.skips(c) {
 		d.ent = grow(d.ent, c.kid)
 		p := &d.ent[c.kid]
 		if p.sgen != d.gen {
@@ -94,7 +94,7 @@ func (d *dedupDet) commit(c *callCtx, final Verdict) {
 }
 
 func (d *dedupDet) after(c *callCtx, before Verdict) Verdict {
-	if c.hasKey && !before.Action.Stops() && d.eff(c).on && !(c.failed && d.cfg.IgnoreFailures) && !d.skips(c) {
+	if c.hasKey && !c.acts && !before.Action.Stops() && d.eff(c).on && !(c.failed && d.cfg.IgnoreFailures) && !d.skips(c) {
 		d.ent = grow(d.ent, c.kid)
 		if p := &d.ent[c.kid]; p.rgen != d.gen {
 			p.rgen, p.res = d.gen, c.ev.Result

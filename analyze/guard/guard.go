@@ -3,6 +3,7 @@ package guard
 import (
 	"time"
 
+	"github.com/loopgate/loopgate/analyze/guard/shellcmd"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -81,6 +82,9 @@ type Guard struct {
 	clearing    []int32
 	toolRole    []uint8 // by tool index (keyIndex)
 	clearsReads bool
+	// byPath: readers are cleared by what each call does
+	// (write_clears_reads.invalidate: path, callEffect).
+	byPath bool
 
 	// portable: the guard's state can be saved and restored in another
 	// process (NewSavableGuard, AppendState).
@@ -113,6 +117,9 @@ type callCtx struct {
 	hasPlain bool
 	scope    int  // the key's epoch when Before saw the call
 	command  bool // the manual reset command: neither counted nor checked
+	// acts: under write_clears_reads.invalidate: path, the call acts
+	// (callEffect); no_progress and dedup do not count it.
+	acts bool
 	// failed and hash are how the rules read the result (Guard.resultOf),
 	// set by After.
 	failed bool
@@ -223,9 +230,22 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 	c.tid = ev.tidx
 	g.plainKey(c)
 	var role uint8 // under scope.write_clears_reads
+	var fx shellcmd.Effect
+	if g.byPath {
+		role = g.role(ev.Tool, c.tid)
+		if role&roleEffect != 0 {
+			fx = callEffect(g.r, ev, g.r.Scope.WriteClearsReads.PathArgs)
+			c.acts = fx.Kind == shellcmd.EffectAct
+		}
+	}
 	if c.hasKey {
 		c.scope = g.epochOf(c.kid)
-		if g.clearsReads {
+		switch {
+		case g.byPath:
+			if fx.Kind == shellcmd.EffectObserve && role&roleReader != 0 {
+				g.noteObserver(c.kid, fx)
+			}
+		case g.clearsReads:
 			role = g.role(ev.Tool, c.tid)
 			g.noteReader(ev, c.key, c.kid, role)
 		}
@@ -245,7 +265,16 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 	for _, d := range g.dets {
 		d.commit(c, best)
 	}
-	if !best.Action.Stops() && c.hasKey && role&(roleWriter|roleClearAll) != 0 {
+	switch {
+	case g.byPath:
+		if !best.Action.Stops() && c.acts {
+			own := int32(-1)
+			if c.hasKey {
+				own = c.kid
+			}
+			g.clearObservers(fx, own)
+		}
+	case !best.Action.Stops() && c.hasKey && role&(roleWriter|roleClearAll) != 0:
 		g.clearReadsAfterWrite(ev, c.kid, role)
 	}
 	g.lastKey, g.lastTool = c.key, ev.Tool

@@ -14,7 +14,7 @@ import (
 func TestGuardImports(t *testing.T) {
 	const module = "github.com/loopgate/loopgate/"
 	allowed := func(p string) bool {
-		return p == module+"analyze/guard" || p == module+"analyze/guard/internal/bridge" || p == module+"rules" ||
+		return p == module+"analyze/guard" || p == module+"analyze/guard/internal/bridge" || p == module+"analyze/guard/shellcmd" || p == module+"rules" ||
 			(strings.HasPrefix(p, module+"internal/") && p != module+"internal/tokens")
 	}
 	seen := map[string]bool{}

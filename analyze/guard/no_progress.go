@@ -62,7 +62,7 @@ func (d *noProgressDet) eff(c *callCtx) *effective {
 
 func (d *noProgressDet) before(c *callCtx) Verdict {
 	kid, ok := c.keyOf(d.plain)
-	if !ok || d.cfg.By != "call" {
+	if !ok || d.cfg.By != "call" || c.acts {
 		return Verdict{}
 	}
 	e := d.eff(c)
@@ -76,7 +76,7 @@ func (d *noProgressDet) before(c *callCtx) Verdict {
 
 func (d *noProgressDet) after(c *callCtx, before Verdict) Verdict {
 	e := d.eff(c)
-	if !e.on {
+	if !e.on || c.acts {
 		return Verdict{}
 	}
 	counted, failed := ranAsFailure(c, before, d.cfg.BlocksAsFailures, false)

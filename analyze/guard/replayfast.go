@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/loopgate/loopgate/analyze/guard/internal/bridge"
+	"github.com/loopgate/loopgate/analyze/guard/shellcmd"
 	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/internal/resultmembers"
 	"github.com/loopgate/loopgate/rules"
@@ -18,6 +19,8 @@ func init() {
 	bridge.Key = func(ev any) (string, bool) { return ev.(*CallEvent).memoKey() }
 	bridge.SameKey = func(a, b any) bool { return a.(*CallEvent).sameKey(b.(*CallEvent)) }
 	bridge.CallActs = func(r *rules.Rules, ev any) bool { return callActs(r, ev.(*CallEvent)) }
+	bridge.Effect = func(r *rules.Rules, ev any) shellcmd.Effect { return callEffect(r, ev.(*CallEvent), nil) }
+	bridge.MayTouchFiles = mayTouchFiles
 	bridge.ResultFacts = func(result string, isError bool, members *resultmembers.Members) (string, bool) {
 		return normalizeFailed(result, isError, members)
 	}
@@ -44,8 +47,13 @@ var defaultEffects = rules.DefaultEffects()
 // effects: the first effect rule that names its tool and whose argument
 // holds one of the rule's values (compared trimmed and lower-cased), else
 // its class's effect. A call whose arguments are not JSON takes its
-// class's.
+// class's. A shell tool's call acts when its command does
+// (shellcmd.Classify), unless the rules make the shell class act.
 func callActs(r *rules.Rules, ev *CallEvent) bool {
+	if class := r.ClassOf(ev.Tool); (class == "shell" || shellcmd.Tools[ev.Tool]) && !r.ClassActs(class) {
+		c, _ := shellcmd.FromCall(ev.Tool, true, ev.arguments())
+		return c.Acts
+	}
 	if ev.ArgsOK {
 		args := ev.arguments()
 		e := &r.Effects

@@ -91,7 +91,8 @@ func (g *Guard) renew(r *rules.Rules, ki *keyIndex, rc *ruleCache) {
 	}
 	g.plain = usesPlainKeys(r)
 	w := &r.Scope.WriteClearsReads
-	g.clearsReads = len(w.Readers) > 0 && (len(w.Writers) > 0 || len(w.ClearAll) > 0)
+	g.byPath = r.InvalidatesByPath()
+	g.clearsReads = len(w.Readers) > 0 && (len(w.Writers) > 0 || len(w.ClearAll) > 0 || g.byPath)
 	if g.clearsReads {
 		g.readerPos = reuse(g.readerPos, size)
 	}

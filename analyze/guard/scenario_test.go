@@ -717,15 +717,30 @@ func TestLoopgatePreset(t *testing.T) {
 		// A write naming the path clears its reads.
 		{tool: "write_file", args: `{"path":"/a.go","content":"x"}`, result: "ok"},
 		{tool: "read_file", args: read, result: "v2"},
-		// A shell command may change any file: it clears every read.
+		// A write to another path leaves them (invalidate: path).
+		{tool: "write_file", args: `{"path":"/b.go","content":"x"}`, result: "ok"},
+		{tool: "read_file", args: read, result: "v2", want: "block:no_progress:1"},
+		// A shell command whose reach is unknown may change any file: it
+		// clears every read.
 		{tool: "terminal", args: build, result: "Error: build failed", failed: true},
 		{tool: "read_file", args: read, result: "v2"},
 		// Failures never count as "the same result": a retry may work. The
 		// second identical failure is steered.
 		{tool: "terminal", args: build, result: "Error: build failed", failed: true, want: "steer:failure:2"},
 		{tool: "terminal", args: build, result: "ok"},
-		// A shell command that succeeded, run again with nothing changed.
-		{tool: "terminal", args: build, result: "ok", want: "block:no_progress:1"},
+		// A command that acts is never blocked, however often it succeeded.
+		{tool: "terminal", args: build, result: "ok"},
+		// A shell command that only reads is blocked like a read, and
+		// cleared by a shell command that writes its path...
+		{tool: "terminal", args: `{"command":"cat /a.go"}`, result: "v2"},
+		{tool: "terminal", args: `{"command":"cat /a.go"}`, result: "v2", want: "block:no_progress:1"},
+		{tool: "terminal", args: `{"command":"echo x > /a.go"}`, result: ""},
+		{tool: "terminal", args: `{"command":"cat /a.go"}`, result: "x"},
+		// ...and by apply_patch naming it, not by one naming another file.
+		{tool: "apply_patch", args: `{"input":"*** Begin Patch\n*** Update File: /c.go\n*** End Patch"}`, result: "ok"},
+		{tool: "terminal", args: `{"command":"cat /a.go"}`, result: "x", want: "block:no_progress:1"},
+		{tool: "apply_patch", args: `{"input":"*** Begin Patch\n*** Update File: a.go\n*** End Patch"}`, result: "ok"},
+		{tool: "terminal", args: `{"command":"cat /a.go"}`, result: "y"},
 		// Pollers repeat by design and are never stopped.
 		{tool: "process", args: `{"action":"poll","id":"7"}`, result: "running"},
 		{tool: "process", args: `{"action":"poll","id":"7"}`, result: "running"},

@@ -2,6 +2,9 @@ package guard
 
 import (
 	"strings"
+
+	"github.com/loopgate/loopgate/analyze/guard/shellcmd"
+	"github.com/loopgate/loopgate/rules"
 )
 
 // scope.write_clears_reads: a write to a path clears the counts of the
@@ -21,6 +24,9 @@ const (
 	roleWriter                     // in writers: its path argument clears
 	roleClearAll                   // in clear_all
 	roleKnown                      // worked out (Guard.toolRole)
+	// roleEffect: under invalidate: path, the tool's calls may act or
+	// observe files (callEffect is worked out for them).
+	roleEffect
 )
 
 // clearReadsAfterWrite applies scope.write_clears_reads: a write naming a
@@ -71,6 +77,12 @@ func (g *Guard) clearReadsAfterWrite(ev *CallEvent, own int32, role uint8) {
 	}
 	clear(g.readers[len(kept):]) // drop the texts
 	g.readers, g.clearing = kept, clearing
+	g.forget(clearing)
+}
+
+// forget clears the detectors' counts of the keys cleared and starts new
+// epochs for them.
+func (g *Guard) forget(clearing []int32) {
 	if len(clearing) == 0 {
 		return
 	}
@@ -134,8 +146,72 @@ func (g *Guard) role(tool string, tid int32) uint8 {
 		if len(w.ClearAll) > 0 && g.r.MatchesAny(w.ClearAll, tool) {
 			role |= roleClearAll
 		}
+		if g.byPath && mayTouchFiles(g.r, tool) {
+			role |= roleEffect
+		}
 		g.roleOf[tool] = role
 	}
 	g.toolRole[tid] = role
 	return role
+}
+
+// Under write_clears_reads.invalidate: path, a reader's entry in g.readers
+// holds what it observed (callEffect), not its key: its paths joined by
+// observedSep, or observedAll when it reads what it does not name. The
+// entries are saved with the guard's state as they are.
+const (
+	observedSep = "\x00"
+	observedAll = "\x00*"
+)
+
+// noteObserver records a counted reader key and what its call observed.
+func (g *Guard) noteObserver(kid int32, fx shellcmd.Effect) {
+	g.readerPos = grow(g.readerPos, kid)
+	text := observedAll
+	if !fx.All {
+		text = strings.Join(fx.Paths, observedSep)
+	}
+	if p := g.readerPos[kid]; p != 0 {
+		// The same key observing again: what it observes now counts.
+		g.readers[p-1].text = text
+		return
+	}
+	g.readers = append(g.readers, readerKey{kid, text})
+	g.readerPos[kid] = int32(len(g.readers))
+}
+
+// clearObservers clears the reader keys whose observation the act fx
+// invalidates (shellcmd.Effect.Invalidates), all but the act's own key.
+func (g *Guard) clearObservers(fx shellcmd.Effect, own int32) {
+	if len(g.readers) == 0 {
+		return
+	}
+	clearing := g.clearing[:0]
+	kept := g.readers[:0]
+	for _, rk := range g.readers {
+		obs := shellcmd.Effect{Kind: shellcmd.EffectObserve, All: rk.text == observedAll}
+		if !obs.All && rk.text != "" {
+			obs.Paths = strings.Split(rk.text, observedSep)
+		}
+		if rk.kid != own && fx.Invalidates(obs) {
+			clearing = append(clearing, rk.kid)
+			g.readerPos[rk.kid] = 0
+			continue
+		}
+		kept = append(kept, rk)
+		g.readerPos[rk.kid] = int32(len(kept))
+	}
+	clear(g.readers[len(kept):])
+	g.readers, g.clearing = kept, clearing
+	g.forget(clearing)
+}
+
+// mayTouchFiles reports whether a tool's calls may act or observe files:
+// a shell tool, a tool whose class or effect rules may make it act, or a
+// file tool (read, search, list, write).
+func mayTouchFiles(r *rules.Rules, tool string) bool {
+	class := r.ClassOf(tool)
+	act, byArg := r.ToolEffect(tool)
+	return act || byArg || shellcmd.Tools[tool] || fileWriters[tool] ||
+		class == "shell" || class == "read" || class == "search" || class == "list" || class == "write"
 }

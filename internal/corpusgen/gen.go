@@ -577,12 +577,20 @@ func timeSession(r *rand.Rand, s *session, start int64, pl filePlan) {
 
 // number gives every call of s its index and turn, and computes the truth:
 // a call is redundant when an earlier call had the same tool, canonical
-// arguments and normalized result; it brings new information when an
-// earlier call had the same tool and arguments but no earlier one had its
-// result.
+// arguments and normalized result, it observes (a shell command that acts
+// never is), and no act since may have changed what it observes
+// (effectOf); it brings new information when an earlier call had the same
+// tool and arguments but no earlier one had its result.
 func number(s *session) (redundant, newInfo map[*call]bool) {
 	redundant, newInfo = map[*call]bool{}, map[*call]bool{}
-	seen := map[string][]string{}
+	// seen maps a signature to its distinct results, each with the latest
+	// call that returned it.
+	type seenResult struct {
+		res string
+		at  int
+	}
+	seen := map[string][]seenResult{}
+	var acts []genEffect // in order
 	idx := 0
 	for ti, t := range s.turns {
 		for _, st := range t.steps {
@@ -591,23 +599,36 @@ func number(s *session) (redundant, newInfo map[*call]bool) {
 				c.index, c.turn = idx, ti+1
 				sig := c.tool + "\x00" + canonicalArgs(c.args)
 				res := normalizeResult(c.result)
+				fx := effectOf(c)
 				prev, ok := seen[sig]
 				if ok {
-					same := false
+					last := 0
 					for _, p := range prev {
-						if p == res {
-							same = true
+						if p.res == res {
+							last = p.at
 							break
 						}
 					}
-					if same {
-						redundant[c] = true
-					} else {
+					switch {
+					case last == 0:
 						newInfo[c] = true
+					case fx.kind != fxAct && !invalidated(acts, last, fx):
+						redundant[c] = true
 					}
 				}
-				if !ok || !redundant[c] {
-					seen[sig] = append(prev, res)
+				found := false
+				for k := range prev {
+					if prev[k].res == res {
+						prev[k].at, found = idx, true
+					}
+				}
+				if !found {
+					prev = append(prev, seenResult{res, idx})
+				}
+				seen[sig] = prev
+				if fx.kind == fxAct {
+					fx.at = idx
+					acts = append(acts, fx)
 				}
 			}
 		}
@@ -679,4 +700,147 @@ func (res *fileResult) addSession(w written, pl filePlan) {
 		res.loops = append(res.loops, l)
 		res.info.Loops++
 	}
+}
+
+// genEffect is what a generated call does to the files of its session, read
+// from the generator's own small vocabulary of tools and commands (an
+// oracle of its own, not the replay's reading): it observes paths (or
+// everything), acts on paths (or on anything), or neither.
+type genEffect struct {
+	kind  int
+	paths []string
+	all   bool
+	at    int // the call's index, for an act
+}
+
+const (
+	fxNone = iota
+	fxObserve
+	fxAct
+)
+
+// effectOf reads a generated call.
+func effectOf(c *call) genEffect {
+	return effectOfArgs(c.tool, func(name string) (any, bool) {
+		for _, a := range c.args {
+			if a.k == name {
+				return a.v, true
+			}
+		}
+		return nil, false
+	})
+}
+
+// Effects follows what the calls of one session do to its files, for a
+// reader of the generated files that recounts the truth: Note each call in
+// order, and ask whether a repeat is redundant.
+type Effects struct{ acts []genEffect }
+
+// Redundant notes the call at index (1-based) of tool with args (decoded
+// JSON) and reports whether, when it returns the same result as the call
+// at last (0: none did), it is redundant: it observes and no act between
+// may have changed what it observes.
+func (e *Effects) Redundant(index int, tool string, args map[string]any, last int) bool {
+	fx := effectOfArgs(tool, func(name string) (any, bool) { v, ok := args[name]; return v, ok })
+	red := last > 0 && fx.kind != fxAct && !invalidated(e.acts, last, fx)
+	if fx.kind == fxAct {
+		fx.at = index
+		e.acts = append(e.acts, fx)
+	}
+	return red
+}
+
+// Acts reports whether a generated call of tool with args acts (a write, a
+// delegated task, a shell command that is not one of the generator's
+// reads): such a call is never redundant.
+func Acts(tool string, args map[string]any) bool {
+	return effectOfArgs(tool, func(name string) (any, bool) { v, ok := args[name]; return v, ok }).kind == fxAct
+}
+
+func effectOfArgs(tool string, get func(string) (any, bool)) genEffect {
+	arg := func(name string) string {
+		if v, ok := get(name); ok {
+			if s, ok := v.(string); ok {
+				return s
+			}
+		}
+		return ""
+	}
+	path := arg("path")
+	if path == "" {
+		path = arg("file_path")
+	}
+	observe := genEffect{kind: fxObserve, paths: []string{path}, all: path == ""}
+	switch tool {
+	case "read_file", "Read", "read", "grep", "Grep", "search_files", "glob", "list_dir":
+		return observe
+	case "write_file", "Write", "write", "edit_file", "edit", "patch":
+		return genEffect{kind: fxAct, paths: []string{path}}
+	case "str_replace_editor":
+		if arg("command") == "view" {
+			return observe
+		}
+		return genEffect{kind: fxAct, paths: []string{path}}
+	case "apply_patch":
+		var paths []string
+		for line := range strings.SplitSeq(arg("input"), "\n") {
+			if _, p, ok := strings.Cut(line, " File: "); ok {
+				paths = append(paths, p)
+			}
+		}
+		return genEffect{kind: fxAct, paths: paths, all: len(paths) == 0}
+	case "delegate_task", "job_start":
+		return genEffect{kind: fxAct, all: true}
+	case "terminal", "exec", "bash", "Bash", "exec_command", "execute_bash":
+		if _, ok := get("background"); ok {
+			return genEffect{kind: fxAct, all: true}
+		}
+		if _, ok := get("run_in_background"); ok {
+			return genEffect{kind: fxAct, all: true}
+		}
+		if _, ok := get("yield_time_ms"); ok {
+			return genEffect{kind: fxAct, all: true} // a job started (codexTool)
+		}
+		cmd := strings.Fields(arg("command") + arg("cmd"))
+		for i, w := range cmd {
+			if w == "|" {
+				cmd = cmd[:i]
+				break
+			}
+		}
+		switch {
+		case len(cmd) >= 2 && cmd[0] == "git" && (cmd[1] == "log" || cmd[1] == "status"):
+			return genEffect{kind: fxObserve, all: true}
+		case len(cmd) >= 2 && (cmd[0] == "ls" || cmd[0] == "wc" || cmd[0] == "sed" || cmd[0] == "rg" || cmd[0] == "grep" || cmd[0] == "cat"):
+			// ls -la DIR, wc -l PATH, sed -n '1,400p' PATH, rg -n 'P'
+			// PATH, cat LOG: the path is the last word.
+			return genEffect{kind: fxObserve, paths: []string{cmd[len(cmd)-1]}}
+		}
+		return genEffect{kind: fxAct, all: true}
+	}
+	return genEffect{}
+}
+
+// invalidated reports whether an act after the call at index last may have
+// changed what an observation fx sees. Paths overlap when one is the
+// other or a directory holding it (the generator writes relative paths
+// without "..").
+func invalidated(acts []genEffect, last int, fx genEffect) bool {
+	if fx.kind != fxObserve {
+		return false
+	}
+	for i := len(acts) - 1; i >= 0 && acts[i].at > last; i-- {
+		a := acts[i]
+		if a.all || fx.all {
+			return true
+		}
+		for _, w := range a.paths {
+			for _, r := range fx.paths {
+				if w == r || strings.HasPrefix(w, strings.TrimSuffix(r, "/")+"/") || strings.HasPrefix(r, strings.TrimSuffix(w, "/")+"/") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

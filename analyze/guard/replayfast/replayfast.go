@@ -17,6 +17,7 @@ package replayfast
 import (
 	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/analyze/guard/internal/bridge"
+	"github.com/loopgate/loopgate/analyze/guard/shellcmd"
 	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/internal/resultmembers"
 )
@@ -47,6 +48,17 @@ func SameKey(a, b *guard.CallEvent) bool { return bridge.SameKey(a, b) }
 // argument holds one of the rule's values, else its class's effect); the
 // truth of a replay depends on it.
 func CallActs(r *guard.Rules, ev *guard.CallEvent) bool { return bridge.CallActs(r, ev) }
+
+// Effect is what a call does to the files a session sees under the rules'
+// classes and effects, as the guard's path invalidation reads it: the
+// truth of a replay calls a repeat redundant only when no act in between
+// invalidates it.
+func Effect(r *guard.Rules, ev *guard.CallEvent) shellcmd.Effect { return bridge.Effect(r, ev) }
+
+// MayTouchFiles reports whether Effect may find anything in the calls of
+// tool (a shell tool, a file tool, a tool that may act): the others'
+// arguments need not be read.
+func MayTouchFiles(r *guard.Rules, tool string) bool { return bridge.MayTouchFiles(r, tool) }
 
 // ResultFacts is guard.ResultFacts of a result whose top-level
 // resultmembers.Keys members a reader already noted (nil: not noted), as

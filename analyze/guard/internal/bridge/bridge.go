@@ -6,6 +6,7 @@
 package bridge
 
 import (
+	"github.com/loopgate/loopgate/analyze/guard/shellcmd"
 	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/internal/resultmembers"
 	"github.com/loopgate/loopgate/rules"
@@ -15,11 +16,13 @@ import (
 // *guard.CallEvent, g a *guard.Guard, ki guard's key index, rc its rule
 // cache.
 var (
-	SetArgs     func(ev any, args *jsonx.Value, compact, pending bool)
-	Key         func(ev any) (string, bool)
-	SameKey     func(a, b any) bool
-	CallActs    func(r *rules.Rules, ev any) bool
-	ResultFacts func(result string, isError bool, members *resultmembers.Members) (string, bool)
+	SetArgs       func(ev any, args *jsonx.Value, compact, pending bool)
+	Key           func(ev any) (string, bool)
+	SameKey       func(a, b any) bool
+	CallActs      func(r *rules.Rules, ev any) bool
+	Effect        func(r *rules.Rules, ev any) shellcmd.Effect
+	MayTouchFiles func(r *rules.Rules, tool string) bool
+	ResultFacts   func(result string, isError bool, members *resultmembers.Members) (string, bool)
 
 	NewKeyIndex func(r *rules.Rules, size int) any
 	KeyServes   func(ki any, r *rules.Rules) bool

@@ -1,0 +1,118 @@
+package guard
+
+import (
+	"strings"
+
+	"github.com/loopgate/loopgate/analyze/guard/shellcmd"
+	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/rules"
+)
+
+// What a call does to the files a session sees (shellcmd.Effect), one
+// reading shared by the truth of a replay (analyze, through
+// replayfast.Effect) and the guard's path invalidation
+// (scope.write_clears_reads.invalidate: path). docs/rules.md, "Shell
+// commands: observe or act".
+
+// defaultPathArgs are the argument names that hold the path a file tool
+// reads or writes, when the rules name none (write_clears_reads.path_args):
+// Claude Code's file_path and notebook_path, hermes' and nanobot's path,
+// OpenHands' path, Gemini CLI's file_path, absolute_path and dir_path,
+// Cline's path, MCP filesystem's path and paths.
+var defaultPathArgs = []string{"path", "file_path", "filePath", "filename", "file", "notebook_path",
+	"target_file", "absolute_path", "dir_path", "directory", "dir", "relative_path", "paths", "file_paths"}
+
+// patchTools are the tools whose argument is a patch naming its files
+// (Codex's apply_patch, freeform or {"input"}; hermes' patch in patch
+// mode).
+var patchTools = map[string]bool{"apply_patch": true, "patch": true}
+
+// fileWriters are tools that write the file their path argument names,
+// read from the agents' tool definitions, whatever class a rules file gives
+// them: Cline's and Roo Code's write_to_file, replace_in_file, apply_diff,
+// insert_content and search_and_replace, GitHub Copilot's create_file,
+// insert_edit_into_file and replace_string_in_file, Gemini CLI's replace.
+var fileWriters = map[string]bool{
+	"write_to_file": true, "replace_in_file": true, "apply_diff": true, "insert_content": true,
+	"search_and_replace": true, "create_file": true, "insert_edit_into_file": true,
+	"replace_string_in_file": true, "replace": true,
+}
+
+// callEffect works out what a call does under the rules' classes and
+// effects; pathArgs are the argument names holding paths (nil: the
+// defaults).
+func callEffect(r *rules.Rules, ev *CallEvent, pathArgs []string) shellcmd.Effect {
+	class := r.ClassOf(ev.Tool)
+	if class == "shell" || shellcmd.Tools[ev.Tool] {
+		if r.ClassActs(class) {
+			// A rules file that makes every shell call act.
+			return shellcmd.Effect{Kind: shellcmd.EffectAct, All: true}
+		}
+		c, _ := shellcmd.FromCall(ev.Tool, true, ev.arguments())
+		if c.Acts {
+			return shellcmd.Effect{Kind: shellcmd.EffectAct, Paths: c.Writes, All: c.Unknown}
+		}
+		return shellcmd.Effect{Kind: shellcmd.EffectObserve, Paths: c.Reads, All: c.ReadsAll}
+	}
+	if len(pathArgs) == 0 {
+		pathArgs = defaultPathArgs
+	}
+	acts := callActs(r, ev) || fileWriters[ev.Tool]
+	switch {
+	case acts:
+		paths := argPaths(ev.arguments(), pathArgs)
+		if patchTools[ev.Tool] {
+			paths = append(paths, patchPaths(ev)...)
+		}
+		return shellcmd.Effect{Kind: shellcmd.EffectAct, Paths: paths, All: len(paths) == 0}
+	case class == "read" || class == "search" || class == "list" || class == "write":
+		// A write-class call that does not act is a view (OpenHands'
+		// editor).
+		paths := argPaths(ev.arguments(), pathArgs)
+		return shellcmd.Effect{Kind: shellcmd.EffectObserve, Paths: paths, All: len(paths) == 0}
+	}
+	return shellcmd.Effect{}
+}
+
+// argPaths returns the paths the arguments name: the first of names that
+// holds a non-empty string, or a list of them.
+func argPaths(args jsonx.Value, names []string) []string {
+	for _, name := range names {
+		v, ok := args.Get(name)
+		if !ok {
+			continue
+		}
+		switch v.Kind {
+		case jsonx.String:
+			if v.Str != "" {
+				return []string{v.Str}
+			}
+		case jsonx.Array:
+			var out []string
+			for _, e := range v.Arr {
+				if e.Kind == jsonx.String && e.Str != "" {
+					out = append(out, e.Str)
+				}
+			}
+			if len(out) > 0 {
+				return out
+			}
+		}
+	}
+	return nil
+}
+
+// patchPaths reads the files a patch tool's call names: the patch is its
+// raw arguments (a freeform call) or its input or patch argument.
+func patchPaths(ev *CallEvent) []string {
+	if !ev.ArgsOK {
+		return shellcmd.PatchPaths(ev.ArgsRaw)
+	}
+	args := ev.arguments()
+	for _, name := range []string{"input", "patch"} {
+		if s, ok := args.GetString(name); ok && strings.Contains(s, "***") {
+			return shellcmd.PatchPaths(s)
+		}
+	}
+	return nil
+}

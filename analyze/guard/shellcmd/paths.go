@@ -1,0 +1,127 @@
+package shellcmd
+
+import (
+	"path"
+	"strings"
+)
+
+// Overlap reports whether a write to one path may change what a read of
+// the other returned: the same file, a directory and a path under it, in
+// either order. The directory a session started in is not known, so a
+// relative path may be anywhere: it overlaps any path in which its
+// components appear in a row ("src/a.go" overlaps "/repo/src/a.go" and
+// "src"). Two absolute paths overlap when one is a prefix of the other.
+// A path with ".." in it, or no path, overlaps everything. Overlap errs
+// towards yes: a wrong yes only lets a repeat run, a wrong no would stop a
+// read whose file changed.
+func Overlap(a, b string) bool {
+	if a == "" || b == "" {
+		return true
+	}
+	a, b = clean(a), clean(b)
+	if a == "." || b == "." || a == "/" || b == "/" {
+		return true
+	}
+	ca, cb := components(a), components(b)
+	if ca == nil || cb == nil {
+		return true
+	}
+	if path.IsAbs(a) && path.IsAbs(b) {
+		return prefix(ca, cb) || prefix(cb, ca)
+	}
+	return inRow(ca, cb) || inRow(cb, ca)
+}
+
+// OverlapAny reports whether any of the written paths overlaps any of the
+// read ones.
+func OverlapAny(writes, reads []string) bool {
+	for _, w := range writes {
+		for _, r := range reads {
+			if Overlap(w, r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func clean(p string) string {
+	// A Windows path: its separators read as "/".
+	p = strings.ReplaceAll(p, `\`, "/")
+	if strings.HasPrefix(p, "~") {
+		p = strings.TrimLeft(strings.TrimPrefix(p, "~"), "/")
+		if p == "" {
+			return "."
+		}
+	}
+	return path.Clean(beforeGlob(p))
+}
+
+// components splits a cleaned path; nil when it climbs (..).
+func components(p string) []string {
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for _, c := range parts {
+		if c == ".." {
+			return nil
+		}
+	}
+	return parts
+}
+
+func prefix(short, long []string) bool {
+	if len(short) > len(long) {
+		return false
+	}
+	for i := range short {
+		if short[i] != long[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// inRow reports whether short's components appear in a row in long.
+func inRow(short, long []string) bool {
+	for i := 0; i+len(short) <= len(long); i++ {
+		if prefix(short, long[i:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// The kinds of Effect.
+const (
+	// EffectNone: the call neither reads files by name nor acts (web
+	// lookups, polls, other tools): no act invalidates it, and it
+	// invalidates nothing.
+	EffectNone uint8 = iota
+	// EffectObserve: the call reads Paths (and anything, when All).
+	EffectObserve
+	// EffectAct: the call changes Paths (anything, when All).
+	EffectAct
+)
+
+// Effect is what a call does to the files a session sees: it observes
+// paths, acts on paths, acts on anything, or neither (a web lookup, a
+// poll, a tool we do not know). The guard works it out from a call
+// (analyze/guard's callEffect): the truth of a replay and the guard's path
+// invalidation share it.
+type Effect struct {
+	Kind  uint8
+	Paths []string
+	// All: an observation that reads what it does not name (a search of
+	// the working directory), or an act of unknown reach.
+	All bool
+}
+
+// Invalidates reports whether an act invalidates what an observation
+// returned: an act of unknown reach invalidates every observation, an
+// observation of anything is invalidated by any act, and otherwise their
+// paths must overlap (shellcmd.Overlap).
+func (act Effect) Invalidates(obs Effect) bool {
+	if act.Kind != EffectAct || obs.Kind != EffectObserve {
+		return false
+	}
+	return act.All || obs.All || OverlapAny(act.Paths, obs.Paths)
+}

@@ -1,0 +1,93 @@
+package shellcmd
+
+import (
+	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+// Tools are the agents' shell tools by name, whatever class a rules file
+// gives them, read from each agent's tool definitions: Claude Code's Bash
+// ({"command"}), Codex's exec_command ({"cmd", "workdir"}), shell and
+// local_shell ({"command": ["bash", "-lc", ...], "workdir"}) and
+// shell_command ({"command", "workdir"}) (openai/codex, codex-rs/core/src/
+// tools/spec.rs), hermes' terminal ({"command", "background"}), Gemini
+// CLI's and Qwen Code's run_shell_command ({"command", "directory"}),
+// OpenHands' execute_bash ({"command", "is_input"}), Cline's
+// execute_command ({"command"}), nanobot's exec ({"command",
+// "working_dir"}), pi's bash and ctx_shell.
+var Tools = map[string]bool{
+	"Bash": true, "bash": true, "shell": true, "exec_command": true, "shell_command": true,
+	"local_shell": true, "terminal": true, "run_shell_command": true, "execute_bash": true,
+	"execute_command": true, "exec": true, "ctx_shell": true, "run_command": true,
+}
+
+// commandArgs and dirArgs are the argument names holding a shell call's
+// command and its working directory.
+var (
+	commandArgs = []string{"command", "cmd"}
+	dirArgs     = []string{"workdir", "cwd", "directory", "working_dir", "dir"}
+)
+
+// FromCall reads a shell tool's call: ok is false when the tool is not a
+// shell tool (Tools, or any tool when shellClass says its class is shell).
+// A shell call whose command cannot be read, that runs in the background
+// or that writes to a running process's input acts, with unknown reach.
+func FromCall(tool string, shellClass bool, args jsonx.Value) (Command, bool) {
+	if !shellClass && !Tools[tool] {
+		return Command{}, false
+	}
+	unknown := Command{Acts: true, Unknown: true}
+	if args.Kind != jsonx.Object {
+		return unknown, true
+	}
+	for _, name := range []string{"background", "is_input", "run_in_background"} {
+		if v, ok := args.Get(name); ok && (v.Kind == jsonx.Bool && v.Bool || v.Kind == jsonx.String && strings.EqualFold(v.Str, "true")) {
+			return unknown, true
+		}
+	}
+	cwd := ""
+	for _, name := range dirArgs {
+		if s, ok := args.GetString(name); ok && s != "" {
+			cwd = s
+			break
+		}
+	}
+	for _, name := range commandArgs {
+		v, ok := args.Get(name)
+		if !ok {
+			continue
+		}
+		switch v.Kind {
+		case jsonx.String:
+			return Classify(v.Str, cwd), true
+		case jsonx.Array:
+			if text, ok := argvText(v.Arr); ok {
+				return Classify(text, cwd), true
+			}
+		}
+		return unknown, true
+	}
+	return unknown, true
+}
+
+// argvText writes an argument vector (["bash", "-lc", "ls"]) as one
+// command, each word quoted.
+func argvText(argv []jsonx.Value) (string, bool) {
+	if len(argv) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	for i, a := range argv {
+		if a.Kind != jsonx.String {
+			return "", false
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte('\'')
+		b.WriteString(strings.ReplaceAll(a.Str, "'", `'\''`))
+		b.WriteByte('\'')
+	}
+	return b.String(), true
+}
