@@ -87,10 +87,18 @@ loopgate_row() {
 		.summary | "| \($name) | \(.calls | commas) | \(.redundant | commas) | \(.redundant_stopped | commas) | \(ratio(.recall)) | \(.harmful) | \(.stopped_actions) | \(.steered) | \(.tokens_saved | commas) |"'
 }
 
-ensure() { # DIR gencorpus flags...: generate unless DIR holds a corpus
-	local dir=$1
+# ensure DIR gencorpus-flags...: generate unless DIR holds the corpus this
+# generator (the same binary, the same flags) wrote.
+ensure() {
+	local dir=$1 stamp
 	shift
-	[[ -f $dir/.manifest.json ]] || "$work/gencorpus" -out "$dir" "$@" >/dev/null
+	stamp="$(sha256sum <"$work/gencorpus" | cut -c1-64) $*"
+	if [[ -f $dir/.manifest.json && $(cat "$dir/.tuning-stamp" 2>/dev/null) == "$stamp" ]]; then
+		return
+	fi
+	rm -rf "$dir"
+	"$work/gencorpus" -out "$dir" "$@" >/dev/null
+	echo "$stamp" >"$dir/.tuning-stamp"
 }
 
 tables() {
