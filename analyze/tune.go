@@ -72,7 +72,8 @@ func lookup(m map[string]any, segs []string) (string, bool) {
 // (and above its steer_at) to two above; and when the no-progress detector covers shell calls,
 // the shell class's own block_at is tried from one below its value (the
 // detector's, unless the rules set one; at least 1) to one above (docs/tuning.md: a shell command may be a poll, which a higher
-// threshold spares). It is empty when base has no blocking detector.
+// threshold spares); and, with any of those, scope.reset is tried at turn
+// and session. It is empty when base has no blocking detector.
 func TuneGrid(base *rules.Rules) []Vary {
 	b, err := base.YAML()
 	if err != nil {
@@ -113,6 +114,15 @@ func TuneGrid(base *rules.Rules) []Vary {
 			v.Values = append(v.Values, strconv.Itoa(x))
 		}
 		varies = append(varies, v)
+	}
+	if len(varies) > 0 {
+		// When the counts start afresh is a threshold of its own: a
+		// turn reset forgets every repeat across a user's message, which
+		// spares the repeats whose result changed meanwhile but misses
+		// the rest (docs/tuning.md).
+		if r := RuleValue(base, "scope.reset"); r == "turn" || r == "session" {
+			varies = append(varies, Vary{Key: "scope.reset", Values: []string{"turn", "session"}})
+		}
 	}
 	return varies
 }

@@ -3,6 +3,8 @@ package analyze
 import (
 	"strings"
 	"testing"
+
+	"github.com/loopgate/loopgate/rules"
 )
 
 func TestChoose(t *testing.T) {
@@ -73,6 +75,31 @@ func TestWhyValue(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := whyValue(tc.rows, 0, 0); !strings.HasPrefix(got, tc.want) {
 				t.Errorf("whyValue = %q, want %q...", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestTuneGrid: the default search of a preset, key by key.
+func TestTuneGrid(t *testing.T) {
+	for _, tc := range []struct {
+		preset string
+		want   []string // KEY=VALUES
+	}{
+		{"loopgate", []string{"detectors.no_progress.block_at=1,2,3", "tools.class:shell.no_progress.block_at=1,2", "scope.reset=turn,session"}},
+		{"hermes-dedup", nil},
+	} {
+		t.Run(tc.preset, func(t *testing.T) {
+			r, err := rules.Preset(tc.preset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, v := range TuneGrid(r) {
+				got = append(got, v.Key+"="+strings.Join(v.Values, ","))
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("TuneGrid(%s) = %v, want %v", tc.preset, got, tc.want)
 			}
 		})
 	}
