@@ -105,7 +105,10 @@ func hostileFiles(t *testing.T) []badFile {
 	var loop [][3]string
 	for round := 0; round < 3; round++ {
 		for _, s := range secrets {
-			loop = append(loop, [3]string{"exec", `{"command": ` + jsonString(s) + `}`, "output mentions " + s})
+			// A here-document printed: a command that only prints
+			// observes, so its repeats are redundant (one that runs a
+			// program acts).
+			loop = append(loop, [3]string{"exec", `{"command": ` + jsonString("cat <<'EOF'\n"+s+"\nEOF") + `}`, "output mentions " + s})
 		}
 	}
 	good := nanobotCalls([][3]string{{"read_file", `{"path": "a.txt"}`, "alpha"}, {"read_file", `{"path": "a.txt"}`, "alpha"}})

@@ -70,7 +70,7 @@ func TestMergeDistrustsPartials(t *testing.T) {
 			tamperSummary(t, parts[0], set("total_files", 2_000_000_000)),
 			tamperSummary(t, parts[1], set("total_files", 2_000_000_000)),
 			tamperSummary(t, parts[2], set("total_files", 2_000_000_000))}, []string{"total_files", "2000000000"}, true},
-		{"a line over --max-record", []string{"--max-record", "1KiB", parts[0], parts[1], parts[2]}, []string{"part1:1:", "over the --max-record limit of 1 KiB"}, true},
+		{"a line over --max-record", []string{"--max-record", "256B", parts[0], parts[1], parts[2]}, []string{"part1:1:", "over the --max-record limit of 256 bytes"}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -81,35 +81,36 @@ func secretFragments(secret string) []string {
 // redactor), and its result. Each is made three times in a row, so that
 // every preset's guard decides on it and the reports list its arguments.
 // The secrets only an argument holds are planted in calls that observe
-// (upload_note is of class other): a repeated observation is redundant and
-// listed in every report, where a repeated write acts and is listed only
+// (upload_note is of class other; the shell commands echo): a repeated
+// observation is redundant and listed in every report, where a repeated
+// write, or a shell command that runs a program, acts and is listed only
 // when a guard stops it.
 func secretCalls() [][3]string {
 	s := plantedSecrets
 	return [][3]string{
-		{"shell", `{"command": "echo \n` + s["escaped-newline"] + `"}`, "ok"},
-		{"shell", `{"command": "echo \n` + s["openai"] + `"}`, "ok " + s["result-only"]},
-		{"shell", `{"command": "echo \n` + s["anthropic"] + `"}`, "ok"},
-		{"shell", `{"command": "x\t` + s["github"] + ` ` + s["github-pat"] + `"}`, "ok"},
+		{"shell", `{"command": "echo \"\n` + s["escaped-newline"] + `\""}`, "ok"},
+		{"shell", `{"command": "echo \"\n` + s["openai"] + `\""}`, "ok " + s["result-only"]},
+		{"shell", `{"command": "echo \"\n` + s["anthropic"] + `\""}`, "ok"},
+		{"shell", `{"command": "echo x\t` + s["github"] + ` ` + s["github-pat"] + `"}`, "ok"},
 		{"shell", `{"command": "echo \"` + s["escaped-aws-id"] + `\" ` + s["aws-key-id"] + `"}`, "ok"},
 		{"upload_note", `{"path": "creds", "content": "[default]\naws_secret_access_key = ` + s["aws-secret"] + `\naws_session_token = ` + s["aws-session"] + `\n"}`,
 			"[default]\naws_secret_access_key=" + s["aws-secret"]},
-		{"shell", `{"command": "AWS_SECRET_ACCESS_KEY=` + s["aws-env-secret"] + ` aws s3 ls"}`, "ok"},
+		{"shell", `{"command": "echo AWS_SECRET_ACCESS_KEY=` + s["aws-env-secret"] + ` aws s3 ls"}`, "ok"},
 		{"upload_note", `{"path": "sts.json", "content": "{\"SecretAccessKey\": \"` + s["aws-sts-secret"] + `\", \"SessionToken\": \"` + s["aws-sts-session"] + `\"}"}`,
 			`{"Credentials": {"SecretAccessKey": "` + s["aws-sts-secret"] + `", "SessionToken": "` + s["aws-sts-session"] + `"}}`},
-		{"shell", `{"command": "\r` + s["slack-bot"] + ` ` + s["slack-app"] + `"}`, "ok"},
-		{"shell", `{"command": "curl https://hooks.slack.com/services/` + s["slack-webhook"] + `"}`, "ok"},
-		{"shell", `{"command": "curl -H \"Authorization: Bearer ` + s["bearer"] + `\" u"}`, "ok"},
+		{"shell", `{"command": "echo \r` + s["slack-bot"] + ` ` + s["slack-app"] + `"}`, "ok"},
+		{"shell", `{"command": "echo curl https://hooks.slack.com/services/` + s["slack-webhook"] + `"}`, "ok"},
+		{"shell", `{"command": "echo curl -H \"Authorization: Bearer ` + s["bearer"] + `\" u"}`, "ok"},
 		{"web_fetch", `{"url": "https://api.example.com", "headers": {"Authorization": "Basic ` + s["authorization"] + `", "X-API-Key": "` + s["x-api-key"] + `"}}`, "ok"},
-		{"shell", `{"command": "STRIPE_API_KEY=` + s["api-key-env"] + ` WEBHOOK_SECRET=` + s["secret-env"] + ` run"}`, "ok"},
+		{"shell", `{"command": "echo STRIPE_API_KEY=` + s["api-key-env"] + ` WEBHOOK_SECRET=` + s["secret-env"] + ` run"}`, "ok"},
 		{"write_file", `{"path": "id", "content": "-----BEGIN OPENSSH PRIVATE KEY-----\n` + s["private-key"] + `\n-----END OPENSSH PRIVATE KEY-----\n"}`, "ok"},
 		{"write_file", `{"path": "k.asc", "content": "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n` + s["pgp-key"] + `\n-----END PGP PRIVATE KEY BLOCK-----\n"}`, "ok"},
 		{"db_connect", `{"host": "db", "password": "` + s["json-password"] + `"}`, "connected"},
 		{"write_file", `{"path": "c.json", "content": "{\u0022password\u0022: \u0022` + s["unicode-pw"] + `\u0022}"}`, "ok"},
 		{"db_connect", `{"host": "db", "password": "` + strings.ReplaceAll(s["go-escaped-pw"], "&", `\u0026`) + `"}`, "connected"},
-		{"shell", `{"command": "PGPASSWORD=` + s["pgpassword"] + ` psql -h db\nMYSQL_PWD=` + s["mysql-pwd"] + ` mysql"}`, "ok"},
-		{"shell", `{"command": "mysql --password='` + s["password-flag"] + `' db"}`, "ok"},
-		{"shell", `{"command": "psql postgres://app:` + s["url-password"] + `@db.internal:5432/app"}`, "ok"},
+		{"shell", `{"command": "echo PGPASSWORD=` + s["pgpassword"] + ` psql -h db\necho MYSQL_PWD=` + s["mysql-pwd"] + ` mysql"}`, "ok"},
+		{"shell", `{"command": "echo mysql --password='` + s["password-flag"] + `' db"}`, "ok"},
+		{"shell", `{"command": "echo psql postgres://app:` + s["url-password"] + `@db.internal:5432/app"}`, "ok"},
 		{s["tool-name"], `{"q": "x"}`, "ok"},
 	}
 }

@@ -153,14 +153,15 @@ func TestReplayHandComputed(t *testing.T) {
 				Precision: ptr(1), Recall: ptr(2.0 / 3), TokensSaved: 0, ContextTokensSaved: 0},
 		},
 		{
-			// pytest fails twice, then passes. Redundant: call 2 (same
-			// failure again). nanobot guards no shell calls: nothing stopped,
-			// precision n/a, recall 0/1.
+			// The test log (written by a test run elsewhere) reads failed
+			// twice, then passed. Redundant: call 2 (the same read, the
+			// same result, nothing acting between). nanobot guards no shell
+			// calls: nothing stopped, precision n/a, recall 0/1.
 			name: "retry that worked", file: "retry-succeeded.json", preset: "nanobot",
 			want: summary{Calls: 3, Redundant: 1, Recall: ptr(0)},
 		},
 		{
-			// The same retry under hermes-breaker (PR #14059): the last 3
+			// The same reads under hermes-breaker (PR #14059): the last 3
 			// calls share a signature, so the 3rd is blocked, but its real
 			// result ("12 passed") differs from the two failures before it:
 			// harmful. Precision 0/1; the redundant call (2) is not stopped:

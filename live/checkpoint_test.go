@@ -207,6 +207,11 @@ func TestCheckpointFallback(t *testing.T) {
 			p := newHookPair(t, "loopgate")
 			randomSession(t, p, rand.New(rand.NewPCG(3, 4)), "other", 10)
 			randomSession(t, p, rand.New(rand.NewPCG(1, 2)), "s", 30)
+			// A prompt last, so that the checkpoint covers the whole log
+			// (none is written while a call is in the guard's hands) and
+			// cutting its last line leaves a log the checkpoint does not
+			// match.
+			p.handle(t, "prompt", claudeEvent("UserPromptSubmit", "s", `,"prompt":"last"`))
 			if _, err := os.Stat(snapOf(p.snap.StateDir, "s")); err != nil {
 				t.Fatalf("no checkpoint written: %v", err)
 			}
