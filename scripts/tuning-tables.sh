@@ -12,7 +12,7 @@
 #
 # What it measures (tokenizer chars4, the replay cache in WORKDIR):
 #  1. The real transcripts of the samples folder beside the checkout
-#     (../shared/samples, or $LOOPGATE_SAMPLES), split in two halves by a
+#     (docs/conformance.md; or $LOOPGATE_SAMPLES), split in two halves by a
 #     hash of each file's path under that folder: loopgate's --shard 1/2
 #     (the tune half) and --shard 2/2 (the held-out half), FNV-1a of the
 #     path, the same split on every run and machine. Per half: every
