@@ -199,7 +199,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				// to record but its result (what judge does for them,
 				// without building a decision).
 				if c.HasResult {
-					seenRun.add(c, v, c.Event.ResultHash)
+					seenRun.add(c, v, c.Event.OutputHash)
 				}
 				ts.Calls++
 				timeline.WriteByte(MarkAllow)
@@ -303,7 +303,10 @@ func judge(c *PreparedCall, v guard.Verdict, ran, redundant, acts bool, seenRun 
 			d.StoppedAction = true
 			res.StoppedActions++
 		case c.HasResult:
-			d.Harmful = !seenRun.has(c, v, c.Event.ResultHash)
+			// Results compare as the truth compares them: the tool's
+			// output, without the envelope its format declares (a wall
+			// time, a run id).
+			d.Harmful = !seenRun.has(c, v, c.Event.OutputHash)
 		}
 		if d.Harmful {
 			res.Harmful++
@@ -322,7 +325,7 @@ func judge(c *PreparedCall, v guard.Verdict, ran, redundant, acts bool, seenRun 
 	res.TokensSaved += d.TokensSaved
 	res.ContextTokensSaved += d.ContextTokensSaved
 	if c.HasResult {
-		seenRun.add(c, v, c.Event.ResultHash)
+		seenRun.add(c, v, c.Event.OutputHash)
 	}
 	return d
 }

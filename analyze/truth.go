@@ -53,9 +53,11 @@ var nativeMarkers = []nativeMarker{
 	// tool_result content from version 2.1.92 on, and in exports of
 	// them): the model got the stub, not the output.
 	{"claude-code-dedup", "<identical to result [", true, true},
-	// Its Read dedup's stub for a file unchanged since the last Read
-	// (seen running Claude Code 2.1.197; the claude-code preset).
+	// Its Read dedup's stubs for a file unchanged since the last Read
+	// (seen running Claude Code 2.1.197, the claude-code preset's text;
+	// and in exports of its sessions).
 	{"claude-code-dedup", "Wasted call — file unchanged since your last Read.", true, true},
+	{"claude-code-dedup", "File unchanged since last read. The content from the earlier Read tool_result", true, true},
 	// pi-tools-loop-guard (§3.11), Roo Code (§5.4), Goose (§5.5), OpenClaw
 	// (§5.6): blocks returned as the tool result.
 	{"pi-block", "LoopGuard: ", true, true},

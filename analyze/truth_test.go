@@ -21,6 +21,7 @@ func TestNativeIntervention(t *testing.T) {
 		{"[File unchanged since last read: logs/worker.log]", "nanobot-dedup", true},
 		{"<identical to result [r9] from your Bash call earlier — refer to that output>", "claude-code-dedup", true},
 		{"Wasted call — file unchanged since your last Read. Refer to that earlier tool_result instead.", "claude-code-dedup", true},
+		{"File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current — refer to that instead of re-reading.", "claude-code-dedup", true},
 		{`{"error": "BLOCKED: You have read this exact file region 4 times in a row.", "path": "a", "already_read": 4}`, "hermes-block", true},
 		{`{"status": "unchanged", "message": "File unchanged since last read.", "path": "a", "dedup": true, "content_returned": false}`, "hermes-dedup", true},
 		{`{"error": "Blocked terminal: ...", "guardrail": {"action": "block", "code": "repeated_exact_failure_block"}}`, "hermes-block", true},
