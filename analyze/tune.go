@@ -72,7 +72,8 @@ func lookup(m map[string]any, segs []string) (string, bool) {
 // (and above its steer_at) to two above; and when the no-progress detector covers shell calls,
 // the shell class's own block_at is tried from one below its value (the
 // detector's, unless the rules set one; at least 1) to one above (docs/tuning.md: a shell command may be a poll, which a higher
-// threshold spares). It is empty when base has no blocking detector.
+// threshold spares); and, with any of those, scope.reset is tried at turn
+// and session. It is empty when base has no blocking detector.
 func TuneGrid(base *rules.Rules) []Vary {
 	b, err := base.YAML()
 	if err != nil {
@@ -113,6 +114,15 @@ func TuneGrid(base *rules.Rules) []Vary {
 			v.Values = append(v.Values, strconv.Itoa(x))
 		}
 		varies = append(varies, v)
+	}
+	if len(varies) > 0 {
+		// When the counts start afresh is a threshold of its own: a
+		// turn reset forgets every repeat across a user's message, which
+		// spares the repeats whose result changed meanwhile but misses
+		// the rest (docs/tuning.md).
+		if r := RuleValue(base, "scope.reset"); r == "turn" || r == "session" {
+			varies = append(varies, Vary{Key: "scope.reset", Values: []string{"turn", "session"}})
+		}
 	}
 	return varies
 }
@@ -258,6 +268,10 @@ type TuneCorpus struct {
 	// Newest is the end of the newest session (RFC 3339), "" when no
 	// transcript records a time.
 	Newest string
+	// Shard is the K/N of the files tune read ("" for all of them), out
+	// of TotalFiles found.
+	Shard      string
+	TotalFiles int
 }
 
 // Percent formats a ratio as tune prints it: "n/a" when it is null.
@@ -306,17 +320,20 @@ func TuneFile(cfg *rules.Rules, baseName string, rows []TuneRow, chosen, maxHarm
 	if newest == "" {
 		newest = "unknown (no transcript records a time)"
 	}
+	if corpus.Shard != "" {
+		h.WriteString(wrapComment(fmt.Sprintf("Tuned on shard %s of the %d files found (a hash of each file's path; `loopgate replay --shard` with the other shards and the same paths replays the files held out).", corpus.Shard, corpus.TotalFiles)))
+	}
 	fmt.Fprintf(&h, "# Measured on %d files, %d sessions, %d calls (%d redundant, %d input problems);\n# the newest session ended %s.\n", f.Files, f.Sessions, f.Calls, f.Redundant, f.Problems, newest)
 	fmt.Fprintf(&h, "# Harm budget: at most %d harmful stops. %d settings tried; chosen for the highest\n# recall, then fewest steers, then fewest stopped actions, then closest to %s.\n#\n", maxHarm, len(rows), baseName)
 	h.WriteString(wrapComment("These rules: " + Figures(row.Summary) + "."))
 	h.WriteString(wrapComment(baseName + " as given: " + Figures(rows[0].Summary) + "."))
 	for k, s := range row.Settings {
 		fmt.Fprintf(&h, "#\n# %s: %s (%s: %s)\n", s.Key, s.Value, baseName, rows[0].Settings[k].Value)
-		fmt.Fprintf(&h, "#   caught here: %d redundant calls, %d harmful.\n", row.Summary.RedundantStopped, row.Summary.Harmful)
+		h.WriteString(wrapIndented("caught here: "+caught(row.Summary)+".", "  "))
+		h.WriteString(wrapIndented("why: "+whyValue(rows, chosen, k)+".", "  "))
 		for _, alt := range neighbours(rows, chosen, k) {
 			a := rows[alt]
-			fmt.Fprintf(&h, "#   with %s: %d caught, %d harmful, steered %d, stopped actions %d%s.\n", a.Settings[k].Value,
-				a.Summary.RedundantStopped, a.Summary.Harmful, a.Summary.Steered, a.Summary.StoppedActions, overBudget(a.Summary, maxHarm))
+			h.WriteString(wrapIndented(fmt.Sprintf("with %s: %s%s.", a.Settings[k].Value, caught(a.Summary), overBudget(a.Summary, maxHarm)), "  "))
 		}
 	}
 	h.WriteString("\n")
@@ -324,6 +341,38 @@ func TuneFile(cfg *rules.Rules, baseName string, rows []TuneRow, chosen, maxHarm
 		text = commentKey(text, s.Key, "tuned: see the header")
 	}
 	return []byte(h.String() + text), nil
+}
+
+// whyValue says why key k has its value in rows[chosen], against the rows
+// that differ from it in k only.
+func whyValue(rows []TuneRow, chosen, k int) string {
+	stops := rows[chosen].Summary.RedundantStopped
+	more, as := 0, 0
+	for _, alt := range neighbours(rows, chosen, k) {
+		switch n := rows[alt].Summary.RedundantStopped; {
+		case n > stops:
+			more++
+		case n == stops:
+			as++
+		}
+	}
+	switch {
+	case more > 0:
+		return "the values that stop more make more harmful stops than the budget allows"
+	case as > 0:
+		return "no value tried stops more; of those that stop as many, this one steers least, then stops fewest actions, then is nearest the base"
+	case len(neighbours(rows, chosen, k)) == 0:
+		return "the only value tried"
+	}
+	return "every other value tried stops fewer"
+}
+
+// caught is what a setting stopped and what it cost, for the rules file's
+// comments: the redundant calls and the tokens they would have saved, and
+// the costs: harmful stops (information hidden), stopped actions, steers.
+func caught(s Summary) string {
+	return fmt.Sprintf("%d redundant calls stopped (%d tokens saved), %d harmful, %d stopped actions, %d steered",
+		s.RedundantStopped, s.TokensSaved, s.Harmful, s.StoppedActions, s.Steered)
 }
 
 func overBudget(s Summary, maxHarm int) string {
@@ -398,13 +447,18 @@ func commentKey(text, key, comment string) string {
 
 // wrapComment writes text as comment lines of at most 80 columns, the
 // lines after the first indented.
-func wrapComment(text string) string {
+func wrapComment(text string) string { return wrapIndented(text, "") }
+
+// wrapIndented is wrapComment with every line indented by indent after
+// its "#".
+func wrapIndented(text, indent string) string {
 	var b strings.Builder
-	line := "#"
+	first, next := "#"+indent, "#"+indent+"  "
+	line := first
 	for _, w := range strings.Fields(text) {
-		if len(line)+1+len(w) > 80 && line != "#" && line != "#  " {
+		if len(line)+1+len(w) > 80 && line != first && line != next {
 			b.WriteString(line + "\n")
-			line = "#  "
+			line = next
 		}
 		line += " " + w
 	}

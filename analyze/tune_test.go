@@ -3,6 +3,8 @@ package analyze
 import (
 	"strings"
 	"testing"
+
+	"github.com/loopgate/loopgate/rules"
 )
 
 func TestChoose(t *testing.T) {
@@ -50,5 +52,55 @@ func TestCommentKey(t *testing.T) {
 		if !strings.Contains(got, tc.line+"\n") || strings.Count(got, "# x") != 1 {
 			t.Errorf("%s: want the line %q in\n%s", tc.key, tc.line, got)
 		}
+	}
+}
+
+// TestWhyValue: the rules file's reason for a value, against the values
+// tried beside it (the chosen row is row 0 here).
+func TestWhyValue(t *testing.T) {
+	row := func(val string, harmful, stopped int) TuneRow {
+		return TuneRow{Settings: []Setting{{"detectors.repeat.block_at", val}},
+			Summary: Summary{Harmful: harmful, RedundantStopped: stopped}}
+	}
+	for _, tc := range []struct {
+		name string
+		rows []TuneRow
+		want string
+	}{
+		{"more is harmful", []TuneRow{row("3", 0, 5), row("2", 2, 8), row("4", 0, 3)}, "the values that stop more"},
+		{"a tie", []TuneRow{row("3", 0, 5), row("4", 0, 5)}, "no value tried stops more"},
+		{"the rest stop fewer", []TuneRow{row("3", 0, 5), row("4", 0, 3)}, "every other value tried stops fewer"},
+		{"alone", []TuneRow{row("3", 0, 5)}, "the only value tried"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := whyValue(tc.rows, 0, 0); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("whyValue = %q, want %q...", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestTuneGrid: the default search of a preset, key by key.
+func TestTuneGrid(t *testing.T) {
+	for _, tc := range []struct {
+		preset string
+		want   []string // KEY=VALUES
+	}{
+		{"loopgate", []string{"detectors.no_progress.block_at=1,2,3", "tools.class:shell.no_progress.block_at=1,2", "scope.reset=turn,session"}},
+		{"hermes-dedup", nil},
+	} {
+		t.Run(tc.preset, func(t *testing.T) {
+			r, err := rules.Preset(tc.preset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, v := range TuneGrid(r) {
+				got = append(got, v.Key+"="+strings.Join(v.Values, ","))
+			}
+			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("TuneGrid(%s) = %v, want %v", tc.preset, got, tc.want)
+			}
+		})
 	}
 }

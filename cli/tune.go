@@ -20,9 +20,13 @@ func tuneCommand() *cli.Command {
 	var flags []cli.Flag
 	for _, f := range tuningFlags("sweep") {
 		// tune prints one table (the rules file is its product, its own
-		// --output) and chooses on the whole corpus, not on a shard's
-		// part of it.
-		if n := f.Names()[0]; n != "format" && n != "shard" && n != "output" {
+		// --output); its --shard chooses on part of the corpus, so that
+		// the rest can check the choice (no report for merge).
+		switch f.Names()[0] {
+		case "format", "output":
+		case "shard":
+			flags = append(flags, tuneShardFlag)
+		default:
 			flags = append(flags, f)
 		}
 	}
@@ -41,6 +45,11 @@ func tuneCommand() *cli.Command {
 		Action: runTune,
 	}
 }
+
+// tuneShardFlag is replay's --shard for tune: the files it tunes on. The
+// split is the one replay, compare and sweep make with the same K/N and
+// PATHs, so the other shards hold out the rest.
+var tuneShardFlag = &cli.StringFlag{Name: "shard", Usage: "tune on shard `K/N` of the files found only (each file's shard is a hash of its path under its PATH, as replay --shard splits them); check the choice on the other shards with replay --shard"}
 
 func runTune(c *cli.Context) error {
 	if c.Int("max-harm") < 0 {
@@ -79,7 +88,7 @@ func runTune(c *cli.Context) error {
 		return usageError("%v", err)
 	}
 	newest := ""
-	reports, facts, _, err := replayConfigs(c, cfgs, counter, func(s *analyze.SessionResult) {
+	reports, facts, partial, err := replayConfigs(c, cfgs, counter, func(s *analyze.SessionResult) {
 		if s.EndedAt > newest { // RFC 3339 UTC to the second: text order is time order
 			newest = s.EndedAt
 		}
@@ -92,6 +101,11 @@ func runTune(c *cli.Context) error {
 	maxHarm := c.Int("max-harm")
 	chosen := analyze.Choose(rows, maxHarm)
 	w := c.App.Writer
+	corpus := analyze.TuneCorpus{Facts: facts, Newest: newest}
+	if partial != nil {
+		corpus.Shard, corpus.TotalFiles = partial.Shard, partial.TotalFiles
+		fmt.Fprintf(w, "Shard %s: %d of the %d files found.\n", partial.Shard, len(partial.Files), partial.TotalFiles)
+	}
 	fmt.Fprintf(w, "Corpus: %d files, %d sessions, %d calls, %d redundant, %d problems; newest session ended %s.\n",
 		facts.Files, facts.Sessions, facts.Calls, facts.Redundant, facts.Problems, orUnknown(newest))
 	fmt.Fprintf(w, "Base: %s. %d settings tried; harm budget %d.\n\n", baseName, len(rows), maxHarm)
@@ -108,7 +122,7 @@ func runTune(c *cli.Context) error {
 		fmt.Fprintln(w, "Nothing written: --output FILE writes these rules.")
 		return nil
 	}
-	text, err := analyze.TuneFile(cfgs[chosen], baseName, rows, chosen, maxHarm, analyze.TuneCorpus{Facts: facts, Newest: newest})
+	text, err := analyze.TuneFile(cfgs[chosen], baseName, rows, chosen, maxHarm, corpus)
 	if err == nil {
 		_, err = rules.Parse(text, out) // what we write must load back
 	}

@@ -54,24 +54,31 @@ func chosenSettings(out string) string {
 // TestTuneChoosesUnderBudget: the chosen setting keeps to the harm budget
 // and, when the base keeps to it too, stops at least as many redundant
 // calls; the file it writes loads, passes rules check, replays to the
-// figures tune printed for it, and hook install takes it.
+// figures tune printed for it (on the same shard when tune read one), and
+// gate init and hook install take it.
 func TestTuneChoosesUnderBudget(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		args    []string
 		maxHarm int
+		shard   string // tune on this shard; the file is replayed on the same one
 	}{
-		{"loopgate default grid", nil, 0},
-		{"nanobot, budget 0", []string{"--base", "nanobot"}, 0},
-		{"nanobot, budget 1", []string{"--base", "nanobot"}, 1},
-		{"pi-loopguard", []string{"--base", "pi-loopguard"}, 0},
-		{"hermes-breaker", []string{"--base", "hermes-breaker"}, 0},
-		{"loopgate, --vary", []string{"--vary", "detectors.no_progress.block_at=1,2", "--vary", "detectors.failure.steer_at=2,3"}, 0},
+		{"loopgate default grid", nil, 0, ""},
+		{"nanobot, budget 0", []string{"--base", "nanobot"}, 0, ""},
+		{"nanobot, budget 1", []string{"--base", "nanobot"}, 1, ""},
+		{"pi-loopguard", []string{"--base", "pi-loopguard"}, 0, ""},
+		{"hermes-breaker", []string{"--base", "hermes-breaker"}, 0, ""},
+		{"loopgate, --vary", []string{"--vary", "detectors.no_progress.block_at=1,2", "--vary", "detectors.failure.steer_at=2,3"}, 0, ""},
+		{"loopgate, shard 1/2", nil, 0, "1/2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			file := filepath.Join(dir, "tuned.yaml")
-			args := append([]string{"loopgate", "tune", "--tokenizer", "chars4", "--max-harm", strconv.Itoa(tc.maxHarm), "-o", file}, tc.args...)
+			var shard []string
+			if tc.shard != "" {
+				shard = []string{"--shard", tc.shard}
+			}
+			args := append(append([]string{"loopgate", "tune", "--tokenizer", "chars4", "--max-harm", strconv.Itoa(tc.maxHarm), "-o", file}, shard...), tc.args...)
 			var out, errOut bytes.Buffer
 			if code := run(append(args, tuneCorpus...), &out, &errOut); code != 0 {
 				t.Fatalf("tune: exit %d\n%s%s", code, out.String(), errOut.String())
@@ -84,20 +91,29 @@ func TestTuneChoosesUnderBudget(t *testing.T) {
 			if baseHarm <= tc.maxHarm && stopped < baseStopped {
 				t.Errorf("chosen stops %d redundant calls, the base %d", stopped, baseStopped)
 			}
+			if tc.args == nil && baseHarm > tc.maxHarm {
+				// The loopgate preset is meant to be harmless here, and the
+				// recall check above must not be skipped for it.
+				t.Errorf("the loopgate preset makes %d harmful stops on the fixtures", baseHarm)
+			}
 			r, err := rules.Load(file)
 			if err != nil {
 				t.Fatalf("the written file does not load: %v", err)
 			}
 			text, _ := os.ReadFile(file)
-			if !strings.Contains(string(text), "# Measured on ") || !strings.Contains(string(text), "tuned: see the header") {
+			if !strings.Contains(string(text), "# Measured on ") || !strings.Contains(string(text), "tuned: see the header") ||
+				!strings.Contains(string(text), "#   why: ") || !strings.Contains(string(text), "tokens saved), ") {
 				t.Errorf("the file lacks its comments:\n%s", text)
+			}
+			if said := strings.Contains(string(text), "# Tuned on shard "+tc.shard+" of the"); said != (tc.shard != "") {
+				t.Errorf("the header names shard %q: %v\n%s", tc.shard, said, text)
 			}
 			out.Reset()
 			if code := run([]string{"loopgate", "rules", "check", file}, &out, &errOut); code != 0 || !strings.Contains(out.String(), r.Name) {
 				t.Errorf("rules check: exit %d %s %s", code, out.String(), errOut.String())
 			}
 			out.Reset()
-			if code := run(append([]string{"loopgate", "replay", "--tokenizer", "chars4", "--format", "json", "--rules", file}, tuneCorpus...), &out, &errOut); code != 0 {
+			if code := run(append(append([]string{"loopgate", "replay", "--tokenizer", "chars4", "--format", "json", "--rules", file}, shard...), tuneCorpus...), &out, &errOut); code != 0 {
 				t.Fatalf("replay --rules: exit %d %s", code, errOut.String())
 			}
 			var rep struct{ Summary analyze.Summary }
@@ -106,6 +122,25 @@ func TestTuneChoosesUnderBudget(t *testing.T) {
 			}
 			if got := analyze.Figures(rep.Summary); got != chosen {
 				t.Errorf("replay of the file:\n  %s\ntune printed:\n  %s", got, chosen)
+			}
+			// gate init writes a gate under the file; once its snapshots
+			// are recorded, the gate passes (its expectations are the
+			// replay's, harmful 0 within a budget of 0).
+			gateFile := filepath.Join(dir, "ci", "loopgate.gate.yaml")
+			out.Reset()
+			if code := run(append([]string{"loopgate", "gate", "init", "--rules", file, "-o", gateFile}, tuneCorpus...), &out, &errOut); code != 0 {
+				t.Fatalf("gate init --rules: exit %d %s", code, errOut.String())
+			}
+			if b, _ := os.ReadFile(gateFile); !strings.Contains(string(b), `rules: "../tuned.yaml"`) {
+				t.Errorf("the gate file does not name the tuned rules:\n%s", b)
+			}
+			if tc.maxHarm == 0 {
+				for _, gargs := range [][]string{{"--update", gateFile}, {gateFile}} {
+					out.Reset()
+					if code := run(append([]string{"loopgate", "gate"}, gargs...), &out, &errOut); code != 0 {
+						t.Errorf("gate %v under the tuned rules: exit %d\n%s%s", gargs, code, out.String(), errOut.String())
+					}
+				}
 			}
 			home := t.TempDir()
 			t.Setenv("HOME", home)
@@ -168,7 +203,7 @@ func TestTuneUsage(t *testing.T) {
 		{"nothing to search", []string{"--base", "hermes-dedup"}, 2},
 		{"existing output", []string{"-o", existing}, 2},
 		{"unknown flag", []string{"--max-harms", "1"}, 2},
-		{"shard", []string{"--shard", "1/2"}, 2},
+		{"bad shard", []string{"--shard", "3/2"}, 2},
 		{"budget nothing keeps to", []string{"--base", "nanobot", "--vary", "detectors.repeat.block_at=2"}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
