@@ -91,9 +91,26 @@ func newGeminiLog(h *Head, out *Sink) *geminiLog {
 func parseGeminiLines(lr *LineReader, h *Head, out *Sink) {
 	g := newGeminiLog(h, out)
 	eachJSONLine(lr, h, out, func(line []byte, n int) {
+		// A message is kept until the file's end (a later record may
+		// replace it), and the line reader reuses its buffer: a message
+		// record keeps a copy of its line (a long line read after it
+		// overwrote it: "invalid character" problems on messages read
+		// whole before).
+		if isGeminiMessageLine(line) {
+			line = bytes.Clone(line)
+		}
 		g.record(line, n, nil)
 	})
 	g.emit(false)
+}
+
+// isGeminiMessageLine says whether a line may hold messages the log keeps:
+// every record but the frequent {"$set":{"lastUpdated":...}} and
+// {"$rewindTo":...}, which keep nothing.
+func isGeminiMessageLine(line []byte) bool {
+	l := bytes.TrimLeft(line, " \t")
+	return !bytes.HasPrefix(l, []byte(`{"$rewindTo"`)) &&
+		!(bytes.HasPrefix(l, []byte(`{"$set":{"lastUpdated"`)) && !bytes.Contains(l, []byte(`"messages"`)))
 }
 
 // put sets a message, keeping the place of its id.
@@ -376,6 +393,37 @@ func geminiExitFailed(tool, result string) bool {
 	return false
 }
 
+// geminiHookContext takes the context an AfterTool hook added to a result
+// out of it: Gemini CLI appends "\n\n<hook_context>CONTEXT</hook_context>"
+// to the tool's llmContent (packages/core/src/core/coreToolHookTriggers.ts,
+// executeToolWithHooks; the 0.61.0 bundle's chunk-5FZXKDXH.js), and the
+// recording keeps the result so. It is a hook's words to the model, not
+// the tool's output: a result read with it differs from the same output
+// without it (a steer given after a call made a repeated result new).
+func geminiHookContext(result string) (string, bool) {
+	const open, end = "\n\n<hook_context>", "</hook_context>"
+	trimmed := strings.TrimRight(result, " \n")
+	if !strings.HasSuffix(trimmed, end) {
+		return result, false
+	}
+	i := strings.LastIndex(trimmed, open)
+	if i < 0 {
+		return result, false
+	}
+	return trimmed[:i], true
+}
+
+// geminiHookContexts counts the hook contexts taken out of results.
+type geminiHookContexts struct{ n int }
+
+func (h *geminiHookContexts) strip(result string) string {
+	out, ok := geminiHookContext(result)
+	if ok {
+		h.n++
+	}
+	return out
+}
+
 // geminiIgnoredUser is isIgnoredUserContent (packages/core/src/utils/sessionUtils.ts).
 func geminiIgnoredUser(text string) bool {
 	t := strings.TrimSpace(text)
@@ -401,6 +449,7 @@ func (g *geminiLog) emit(doc bool) {
 	// model (functionResponse parts): the same result again, not a second.
 	answered := map[string]bool{}
 	echoed := 0
+	var hookCtx geminiHookContexts
 	for _, id := range g.order {
 		m := g.msgs[id]
 		var r geminiRecord
@@ -422,6 +471,7 @@ func (g *geminiLog) emit(doc bool) {
 						continue
 					}
 					res, isErr := geminiResponseText(p.FunctionResponse.Response)
+					res = hookCtx.strip(res)
 					b.result(p.FunctionResponse.ID, p.FunctionResponse.Name, res, isErr, m.line, t)
 				} else if p.Text != nil {
 					text.WriteString(*p.Text)
@@ -459,6 +509,7 @@ func (g *geminiLog) emit(doc bool) {
 					c.SetArgsField(tc.Args)
 					if len(tc.Result) > 0 && string(tc.Result) != "null" {
 						text, isErr := geminiResultText(tc.Result)
+						text = hookCtx.strip(text)
 						setResult(&c, text, isErr || tc.Status == "error" || geminiExitFailed(tc.Name, text), m.line)
 						answered[tc.ID] = true
 					}
@@ -486,6 +537,7 @@ func (g *geminiLog) emit(doc bool) {
 	noteSkipped(s, g.rewound, "rewound message(s) ($rewindTo) not read")
 	noteSkipped(s, g.replaced, "message record(s) superseded by a later record with the same id")
 	noteSkipped(s, cli, "CLI info/error/warning message(s) not read")
+	noteSkipped(s, hookCtx.n, "hook context(s) (AfterTool additionalContext) appended to results not read as the tools' output")
 	noteSkipped(s, echoed, "tool result(s) sent back to the model after their call's own record read once")
 	noteSkipped(s, ignored, "user message(s) Gemini CLI itself ignores (slash commands, empty, session or hook context) not read as prompts")
 	if len(g.order) == 0 && g.rewound == 0 {
