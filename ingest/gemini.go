@@ -531,6 +531,14 @@ func (g *geminiLog) emit(doc bool) {
 		}
 	}
 	b.finish()
+	if len(s.Turns) == 0 && ignored > 0 && ignored+cli == len(g.order) && g.rewound == 0 {
+		// Only what Gemini CLI itself ignores (its session context): no
+		// conversation. `gemini --resume` writes such a file under a new
+		// name before it goes on in the resumed session's own file
+		// (0.61.0, the agent lab's twoturns), which holds the whole
+		// conversation: read as a session, it was a second, empty one.
+		return
+	}
 	if doc {
 		zeroLines(s)
 	}

@@ -137,3 +137,20 @@ func TestGeminiHookContext(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiResumeStub: the file `gemini --resume` writes before going on
+// in the resumed session's own file holds only Gemini CLI's session
+// context: no session (a second, empty one before).
+func TestGeminiResumeStub(t *testing.T) {
+	stub := `{"sessionId":"g1","projectHash":"p","startTime":"2026-12-02T05:55:27.574Z","lastUpdated":"2026-12-02T05:55:27.574Z","kind":"main"}` + "\n" +
+		`{"$set":{"messages":[{"id":"c0","timestamp":"2026-12-02T05:55:27.574Z","type":"user","content":[{"text":"<session_context>\nThis is the Gemini CLI.\n</session_context>"}]}]}}` + "\n"
+	sessions, problems := readText(t, "session-2026-12-02T05-55-g1.jsonl", stub)
+	if len(sessions) != 0 || len(problems) != 0 {
+		t.Errorf("sessions %d, problems %d; want none", len(sessions), len(problems))
+	}
+	// A recording with a prompt after the context is a session.
+	sessions, _ = readText(t, "session-2026-12-02T05-55-g1.jsonl", stub+`{"id":"u1","timestamp":"2026-12-02T05:55:29.808Z","type":"user","content":[{"text":"Print it again."}]}`+"\n")
+	if len(sessions) != 1 || len(sessions[0].Turns) != 1 {
+		t.Errorf("with a prompt: sessions %d, want 1 of 1 turn", len(sessions))
+	}
+}
