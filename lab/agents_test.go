@@ -245,8 +245,9 @@ var qwenCode = &agent{
 			return Call{"agent", map[string]any{"description": "lab subagent", "prompt": prompt, "subagent_type": "general-purpose"}}
 		},
 	},
-	parallel:    true,
-	transcripts: []string{".qwen/projects/*/chats/*.jsonl"},
+	parallel: true,
+	// A subagent's chat: projects/<p>/subagents/<session>/agent-<id>.jsonl.
+	transcripts: []string{".qwen/projects/*/chats/*.jsonl", ".qwen/projects/*/subagents/*/*.jsonl"},
 	// Qwen Code 0.24.4's always-on loop guard ends the run at the 5th
 	// identical call in a row (LoopDetectionService.checkToolCallLoop,
 	// TOOL_CALL_LOOP_THRESHOLD = 5, in the published bundle's

@@ -721,8 +721,9 @@ func (c ClassTable) MarshalYAML() (any, error) {
 // published 0.61.0 bundle names them, SHELL_TOOL_NAME run_shell_command,
 // GREP_TOOL_NAME grep_search, LS_TOOL_NAME list_directory, EDIT_TOOL_NAME
 // replace, READ_MANY_FILES_TOOL_NAME read_many_files, WEB_SEARCH_TOOL_NAME
-// google_web_search; Qwen Code 0.24.4 shares run_shell_command,
-// grep_search and list_directory).
+// google_web_search, AGENT_TOOL_NAME invoke_agent; Qwen Code 0.24.4's
+// ToolNames, chunks/chunk-RSWOFJBY.js of its bundle, share run_shell_command,
+// grep_search and list_directory, and name its subagent tool agent).
 func DefaultClasses() ClassTable {
 	return ClassTable{
 		"read": {"read_file", "Read", "read", "ctx_read", "skill_view", "read_many_files",
@@ -740,7 +741,7 @@ func DefaultClasses() ClassTable {
 		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
 		"poll": {"process_manage", "process", "write_stdin", "BashOutput",
 			"command_status", "*_poll", "*_get_result"},
-		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent"},
+		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent"},
 		// Browser actions (hermes' browser toolset, OpenHands' browser
 		// tools, the Playwright MCP server's names); the browser tools
 		// that only look (browser_snapshot, browser_console,
