@@ -137,6 +137,11 @@ func (g *geminiLog) putList(list []byte, line int, pos *docPos) {
 		return
 	}
 	lines := pos.elemLines(list)
+	// A list is messages, not a log: one id twice in it is two messages
+	// (Gemini CLI 0.61.0's `--resume` restates the history with the
+	// model's function call and the user's function response under the
+	// model message's id), so a repeated id gets a key of its own.
+	inList := map[string]bool{}
 	for i, e := range elems {
 		var head struct {
 			ID *string `json:"id"`
@@ -146,7 +151,12 @@ func (g *geminiLog) putList(list []byte, line int, pos *docPos) {
 			g.out.Problemf(at, "message %d of the list has no string id; skipped", i+1)
 			continue
 		}
-		g.put(*head.ID, geminiMsg{raw: e, line: line, at: at})
+		key := *head.ID
+		if inList[key] {
+			key += "\x00" + strconv.Itoa(i)
+		}
+		inList[*head.ID] = true
+		g.put(key, geminiMsg{raw: e, line: line, at: at})
 	}
 }
 
@@ -473,6 +483,8 @@ func (g *geminiLog) emit(doc bool) {
 					res, isErr := geminiResponseText(p.FunctionResponse.Response)
 					res = hookCtx.strip(res)
 					b.result(p.FunctionResponse.ID, p.FunctionResponse.Name, res, isErr, m.line, t)
+					// A history restated on resume may send it twice.
+					answered[p.FunctionResponse.ID] = true
 				} else if p.Text != nil {
 					text.WriteString(*p.Text)
 				}

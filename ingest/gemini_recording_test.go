@@ -154,3 +154,27 @@ func TestGeminiResumeStub(t *testing.T) {
 		t.Errorf("with a prompt: sessions %d, want 1 of 1 turn", len(sessions))
 	}
 }
+
+// TestGeminiResumedHistory: `gemini --resume` restates the history in a
+// $set of messages, the model's function call and the function response
+// under one id and the response sent again: one call, its result, no
+// problem.
+func TestGeminiResumedHistory(t *testing.T) {
+	call := `{"functionCall":{"id":"c1","name":"run_shell_command","args":{"command":"echo x"}}}`
+	resp := `{"functionResponse":{"id":"c1","name":"run_shell_command","response":{"output":"Output: x"}}}`
+	text := `{"sessionId":"g1","projectHash":"p","startTime":"2026-12-02T07:12:33.000Z","lastUpdated":"2026-12-02T07:12:33.000Z","kind":"main"}` + "\n" +
+		`{"$set":{"messages":[` +
+		`{"id":"u1","timestamp":"2026-12-02T07:12:34.014Z","type":"user","content":[{"text":"print it"}]},` +
+		`{"id":"m1","timestamp":"2026-12-02T07:12:35.001Z","type":"gemini","content":[` + call + `]},` +
+		`{"id":"m1","timestamp":"2026-12-02T07:12:35.001Z","type":"user","content":[` + resp + `]},` +
+		`{"id":"r1","timestamp":"2026-12-02T07:12:36.748Z","type":"user","content":[` + resp + `]},` +
+		`{"id":"m2","timestamp":"2026-12-02T07:12:36.982Z","type":"gemini","content":[{"text":"Printed."}]}]}}` + "\n"
+	sessions, problems := readText(t, "session-2026-12-02T07-12-g1.jsonl", text)
+	if len(problems) != 0 || len(sessions) != 1 {
+		t.Fatalf("sessions %d, problems %v; want 1 and none", len(sessions), problems)
+	}
+	r := sessions[0].Turns[0].Requests
+	if len(r) == 0 || len(r[0].Calls) != 1 || r[0].Calls[0].Result != "Output: x" {
+		t.Errorf("want the one call with its result")
+	}
+}
