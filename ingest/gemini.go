@@ -92,9 +92,26 @@ func newGeminiLog(h *Head, out *Sink) *geminiLog {
 func parseGeminiLines(lr *LineReader, h *Head, out *Sink) {
 	g := newGeminiLog(h, out)
 	eachJSONLine(lr, h, out, func(line []byte, n int) {
+		// A message is kept until the file's end (a later record may
+		// replace it), and the line reader reuses its buffer: a message
+		// record keeps a copy of its line (a long line read after it
+		// overwrote it: "invalid character" problems on messages read
+		// whole before).
+		if isGeminiMessageLine(line) {
+			line = bytes.Clone(line)
+		}
 		g.record(line, n, nil)
 	})
 	g.emit(false)
+}
+
+// isGeminiMessageLine says whether a line may hold messages the log keeps:
+// every record but the frequent {"$set":{"lastUpdated":...}} and
+// {"$rewindTo":...}, which keep nothing.
+func isGeminiMessageLine(line []byte) bool {
+	l := bytes.TrimLeft(line, " \t")
+	return !bytes.HasPrefix(l, []byte(`{"$rewindTo"`)) &&
+		!(bytes.HasPrefix(l, []byte(`{"$set":{"lastUpdated"`)) && !bytes.Contains(l, []byte(`"messages"`)))
 }
 
 // put sets a message, keeping the place of its id.
@@ -121,6 +138,11 @@ func (g *geminiLog) putList(list []byte, line int, pos *docPos) {
 		return
 	}
 	lines := pos.elemLines(list)
+	// A list is messages, not a log: one id twice in it is two messages
+	// (Gemini CLI 0.61.0's `--resume` restates the history with the
+	// model's function call and the user's function response under the
+	// model message's id), so a repeated id gets a key of its own.
+	inList := map[string]bool{}
 	for i, e := range elems {
 		var head struct {
 			ID *string `json:"id"`
@@ -130,7 +152,12 @@ func (g *geminiLog) putList(list []byte, line int, pos *docPos) {
 			g.out.Problemf(at, "message %d of the list has no string id; skipped", i+1)
 			continue
 		}
-		g.put(*head.ID, geminiMsg{raw: e, line: line, at: at})
+		key := *head.ID
+		if inList[key] {
+			key += "\x00" + strconv.Itoa(i)
+		}
+		inList[*head.ID] = true
+		g.put(key, geminiMsg{raw: e, line: line, at: at})
 	}
 }
 
@@ -377,6 +404,37 @@ func geminiExitFailed(tool, result string) bool {
 	return false
 }
 
+// geminiHookContext takes the context an AfterTool hook added to a result
+// out of it: Gemini CLI appends "\n\n<hook_context>CONTEXT</hook_context>"
+// to the tool's llmContent (packages/core/src/core/coreToolHookTriggers.ts,
+// executeToolWithHooks; the 0.61.0 bundle's chunk-5FZXKDXH.js), and the
+// recording keeps the result so. It is a hook's words to the model, not
+// the tool's output: a result read with it differs from the same output
+// without it (a steer given after a call made a repeated result new).
+func geminiHookContext(result string) (string, bool) {
+	const open, end = "\n\n<hook_context>", "</hook_context>"
+	trimmed := strings.TrimRight(result, " \n")
+	if !strings.HasSuffix(trimmed, end) {
+		return result, false
+	}
+	i := strings.LastIndex(trimmed, open)
+	if i < 0 {
+		return result, false
+	}
+	return trimmed[:i], true
+}
+
+// geminiHookContexts counts the hook contexts taken out of results.
+type geminiHookContexts struct{ n int }
+
+func (h *geminiHookContexts) strip(result string) string {
+	out, ok := geminiHookContext(result)
+	if ok {
+		h.n++
+	}
+	return out
+}
+
 // geminiIgnoredUser is isIgnoredUserContent (packages/core/src/utils/sessionUtils.ts).
 func geminiIgnoredUser(text string) bool {
 	t := strings.TrimSpace(text)
@@ -402,6 +460,7 @@ func (g *geminiLog) emit(doc bool) {
 	// model (functionResponse parts): the same result again, not a second.
 	answered := map[string]bool{}
 	echoed := 0
+	var hookCtx geminiHookContexts
 	for _, id := range g.order {
 		m := g.msgs[id]
 		var r geminiRecord
@@ -423,7 +482,10 @@ func (g *geminiLog) emit(doc bool) {
 						continue
 					}
 					res, isErr := geminiResponseText(p.FunctionResponse.Response)
+					res = hookCtx.strip(res)
 					b.result(p.FunctionResponse.ID, p.FunctionResponse.Name, res, isErr, m.line, t)
+					// A history restated on resume may send it twice.
+					answered[p.FunctionResponse.ID] = true
 				} else if p.Text != nil {
 					text.WriteString(*p.Text)
 				}
@@ -465,6 +527,7 @@ func (g *geminiLog) emit(doc bool) {
 					c.SetArgsField(tc.Args)
 					if len(tc.Result) > 0 && string(tc.Result) != "null" {
 						text, isErr := geminiResultText(tc.Result)
+						text = hookCtx.strip(text)
 						setResult(&c, text, isErr || tc.Status == "error" || geminiExitFailed(tc.Name, text), m.line)
 						answered[tc.ID] = true
 					}
@@ -486,12 +549,21 @@ func (g *geminiLog) emit(doc bool) {
 		}
 	}
 	b.finish()
+	if len(s.Turns) == 0 && ignored > 0 && ignored+cli == len(g.order) && g.rewound == 0 {
+		// Only what Gemini CLI itself ignores (its session context): no
+		// conversation. `gemini --resume` writes such a file under a new
+		// name before it goes on in the resumed session's own file
+		// (0.61.0, the agent lab's twoturns), which holds the whole
+		// conversation: read as a session, it was a second, empty one.
+		return
+	}
 	if doc {
 		zeroLines(s)
 	}
 	noteSkipped(s, g.rewound, "rewound message(s) ($rewindTo) not read")
 	noteSkipped(s, g.replaced, "message record(s) superseded by a later record with the same id")
 	noteSkipped(s, cli, "CLI info/error/warning message(s) not read")
+	noteSkipped(s, hookCtx.n, "hook context(s) (AfterTool additionalContext) appended to results not read as the tools' output")
 	noteSkipped(s, echoed, "tool result(s) sent back to the model after their call's own record read once")
 	noteSkipped(s, ignored, "user message(s) Gemini CLI itself ignores (slash commands, empty, session or hook context) not read as prompts")
 	if len(g.order) == 0 && g.rewound == 0 {

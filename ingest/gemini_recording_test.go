@@ -3,6 +3,7 @@ package ingest
 import (
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // A Gemini CLI 0.61 chat recording as the agent lab's runs wrote it: each
@@ -91,5 +92,89 @@ func TestGeminiEnvelopeOnlyTrailing(t *testing.T) {
 		if out != tc.out || env != tc.env {
 			t.Errorf("geminiEnvelope(%q) = %q, %q; want %q, %q", tc.in, out, env, tc.out, tc.env)
 		}
+	}
+}
+
+// TestGeminiLongLines reads a recording with long lines delivered in small
+// reads, so that the line reader moves the bytes in its buffer as a file
+// read in parts does: the messages kept before a long line stay whole.
+func TestGeminiLongLines(t *testing.T) {
+	var seq strings.Builder
+	for i := 1; i <= 5000; i++ {
+		seq.WriteString(itoaTest(i) + "\n")
+	}
+	text := geminiRecording([2]string{"seq 1 5000", seq.String()})
+	var sessions []*Session
+	var problems []Problem
+	Read(iotest.OneByteReader(strings.NewReader(text)), "session-2026-12-02T00-56-g1.jsonl", Options{}, &Sink{
+		OnSession: func(s *Session) { sessions = append(sessions, s) },
+		OnProblem: func(p Problem) { problems = append(problems, p) },
+	})
+	if len(problems) > 0 || len(sessions) != 1 || len(sessions[0].Turns) != 1 {
+		t.Fatalf("sessions %d, problems %v; want one session of one turn, no problem", len(sessions), problems)
+	}
+	r := sessions[0].Turns[0].Requests
+	if len(r) == 0 || len(r[0].Calls) != 1 || r[0].Calls[0].Result != seq.String() {
+		t.Errorf("the long result is not read whole")
+	}
+}
+
+// TestGeminiHookContext: the context an AfterTool hook appended to a
+// result is not the tool's output; text that only looks like it is.
+func TestGeminiHookContext(t *testing.T) {
+	for _, tc := range []struct {
+		in, out string
+		ok      bool
+	}{
+		{"Output: a\nExit Code: 1\n\n<hook_context>loopgate: run_shell_command failed 2 times</hook_context>", "Output: a\nExit Code: 1", true},
+		{"Output: a\n\n<hook_context>one</hook_context>\n\n<hook_context>two</hook_context>", "Output: a\n\n<hook_context>one</hook_context>", true},
+		{"Output: <hook_context>x</hook_context>", "Output: <hook_context>x</hook_context>", false},
+		{"plain", "plain", false},
+	} {
+		out, ok := geminiHookContext(tc.in)
+		if out != tc.out || ok != tc.ok {
+			t.Errorf("geminiHookContext(%q) = %q, %v; want %q, %v", tc.in, out, ok, tc.out, tc.ok)
+		}
+	}
+}
+
+// TestGeminiResumeStub: the file `gemini --resume` writes before going on
+// in the resumed session's own file holds only Gemini CLI's session
+// context: no session (a second, empty one before).
+func TestGeminiResumeStub(t *testing.T) {
+	stub := `{"sessionId":"g1","projectHash":"p","startTime":"2026-12-02T05:55:27.574Z","lastUpdated":"2026-12-02T05:55:27.574Z","kind":"main"}` + "\n" +
+		`{"$set":{"messages":[{"id":"c0","timestamp":"2026-12-02T05:55:27.574Z","type":"user","content":[{"text":"<session_context>\nThis is the Gemini CLI.\n</session_context>"}]}]}}` + "\n"
+	sessions, problems := readText(t, "session-2026-12-02T05-55-g1.jsonl", stub)
+	if len(sessions) != 0 || len(problems) != 0 {
+		t.Errorf("sessions %d, problems %d; want none", len(sessions), len(problems))
+	}
+	// A recording with a prompt after the context is a session.
+	sessions, _ = readText(t, "session-2026-12-02T05-55-g1.jsonl", stub+`{"id":"u1","timestamp":"2026-12-02T05:55:29.808Z","type":"user","content":[{"text":"Print it again."}]}`+"\n")
+	if len(sessions) != 1 || len(sessions[0].Turns) != 1 {
+		t.Errorf("with a prompt: sessions %d, want 1 of 1 turn", len(sessions))
+	}
+}
+
+// TestGeminiResumedHistory: `gemini --resume` restates the history in a
+// $set of messages, the model's function call and the function response
+// under one id and the response sent again: one call, its result, no
+// problem.
+func TestGeminiResumedHistory(t *testing.T) {
+	call := `{"functionCall":{"id":"c1","name":"run_shell_command","args":{"command":"echo x"}}}`
+	resp := `{"functionResponse":{"id":"c1","name":"run_shell_command","response":{"output":"Output: x"}}}`
+	text := `{"sessionId":"g1","projectHash":"p","startTime":"2026-12-02T07:12:33.000Z","lastUpdated":"2026-12-02T07:12:33.000Z","kind":"main"}` + "\n" +
+		`{"$set":{"messages":[` +
+		`{"id":"u1","timestamp":"2026-12-02T07:12:34.014Z","type":"user","content":[{"text":"print it"}]},` +
+		`{"id":"m1","timestamp":"2026-12-02T07:12:35.001Z","type":"gemini","content":[` + call + `]},` +
+		`{"id":"m1","timestamp":"2026-12-02T07:12:35.001Z","type":"user","content":[` + resp + `]},` +
+		`{"id":"r1","timestamp":"2026-12-02T07:12:36.748Z","type":"user","content":[` + resp + `]},` +
+		`{"id":"m2","timestamp":"2026-12-02T07:12:36.982Z","type":"gemini","content":[{"text":"Printed."}]}]}}` + "\n"
+	sessions, problems := readText(t, "session-2026-12-02T07-12-g1.jsonl", text)
+	if len(problems) != 0 || len(sessions) != 1 {
+		t.Fatalf("sessions %d, problems %v; want 1 and none", len(sessions), problems)
+	}
+	r := sessions[0].Turns[0].Requests
+	if len(r) == 0 || len(r[0].Calls) != 1 || r[0].Calls[0].Result != "Output: x" {
+		t.Errorf("want the one call with its result")
 	}
 }

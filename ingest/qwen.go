@@ -20,8 +20,12 @@ package ingest
 //     joined by id (an error when the response has "error").
 //   - "system" records are not messages: a chat_compression one marks the
 //     next turn as compacted.
-//   - Records of a subagent (isSidechain, agentId) are counted in a note,
-//     not read into the main session.
+//   - A subagent's records (isSidechain, agentId) are a file of their
+//     own: projects/<project>/subagents/<session id>/agent-<agent id>.jsonl
+//     (Qwen Code 0.24.4, the agent lab's subagent scenario), read as the
+//     subagent's session (Agent: the agentId, Parent: the session id).
+//     Such records in a file that does not begin with them are counted in
+//     a note, not read into the main session.
 
 import (
 	"strings"
@@ -59,6 +63,7 @@ type qwenRecord struct {
 	Subtype     string `json:"subtype"`
 	Model       string `json:"model"`
 	IsSidechain bool   `json:"isSidechain"`
+	AgentID     string `json:"agentId"`
 	Message     *struct {
 		Parts jsonx.RawMessage `json:"parts"`
 	} `json:"message"`
@@ -74,6 +79,7 @@ func parseQwen(lr *LineReader, h *Head, out *Sink) {
 	s := &Session{Format: formatQwen, ID: fileStem(h.Name)}
 	b := newConvBuilder(s, out)
 	own, side := 0, 0
+	sub := false // the file is a subagent's: its first record is the subagent's
 	eachJSONLine(lr, h, out, func(line []byte, n int) {
 		var r qwenRecord
 		if err := jsonx.Unmarshal(line, &r); err != nil {
@@ -85,8 +91,12 @@ func parseQwen(lr *LineReader, h *Head, out *Sink) {
 			if r.SessionID != "" {
 				s.ID = r.SessionID
 			}
+			if r.IsSidechain && r.AgentID != "" {
+				sub = true
+				s.Agent, s.Parent = r.AgentID, s.ID
+			}
 		}
-		if r.IsSidechain {
+		if r.IsSidechain != sub {
 			side++
 			return
 		}
@@ -152,6 +162,10 @@ func parseQwen(lr *LineReader, h *Head, out *Sink) {
 	})
 	b.finish()
 	noteSkipped(s, own, "user record(s) of Qwen Code's own (slash and @-commands, notifications) not read as prompts")
-	noteSkipped(s, side, "subagent (isSidechain) record(s) not read into the main session")
+	if sub {
+		noteSkipped(s, side, "main-session record(s) not read into this subagent's session")
+	} else {
+		noteSkipped(s, side, "subagent (isSidechain) record(s) not read into the main session")
+	}
 	out.Session(s)
 }

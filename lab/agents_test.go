@@ -36,6 +36,15 @@ type agent struct {
 	prompt func(b *box, text string, resume bool) error
 	// known says why a scenario cannot run on this agent ("" if it can).
 	known func(sc *scenario) string
+	// ownLoopStop: the agent's own guard, which no setting turns off, ends
+	// the run at this identical call in a row, before its hooks see the
+	// call (0: none). A scenario with a longer run of identical calls is
+	// played up to it: agentFit.
+	ownLoopStop int
+	// runs are the agent's runs of a scenario in place of the scenario's
+	// own, where the agent's results make a preset's expectations wrong
+	// (each says why).
+	runs map[string][]run
 }
 
 func (a *agent) skip(sc *scenario) string {
@@ -181,6 +190,20 @@ var gemini = &agent{
 	},
 	parallel:    true,
 	transcripts: []string{".gemini/tmp/*/chats/*.jsonl", ".gemini/tmp/*/chats/*.json"},
+	// hermes' presets compare results as hermes-agent does, envelope
+	// included (results.envelope keep), and every run_shell_command
+	// result of Gemini CLI 0.61.0 ends with the run's own "Process Group
+	// PGID: N" (packages/core/src/tools/shell.ts): no two results are the
+	// same, so hermes' stall detector never steers or halts the planted
+	// loop, live or in replay. The steer is checked by retry (AfterTool
+	// additionalContext); the halt by the gemini-cli preset, Gemini CLI's
+	// own tool-call loop (its loop detection is off in the lab): call 5
+	// blocked with its feedback, call 6 halted.
+	runs: map[string][]run{"loop": {
+		{read: true},
+		{preset: "loopgate", actions: []liveAction{{2, "block"}, {6, "block"}}},
+		{preset: "gemini-cli", actions: []liveAction{{5, "block"}, {6, "halt"}}},
+	}},
 	setup: func(b *box) error {
 		// Gemini CLI's own loop detection stops a run after 5 identical
 		// calls; the planted loop has 6.
@@ -222,8 +245,17 @@ var qwenCode = &agent{
 			return Call{"agent", map[string]any{"description": "lab subagent", "prompt": prompt, "subagent_type": "general-purpose"}}
 		},
 	},
-	parallel:    true,
-	transcripts: []string{".qwen/projects/*/chats/*.jsonl"},
+	parallel: true,
+	// A subagent's chat: projects/<p>/subagents/<session>/agent-<id>.jsonl.
+	transcripts: []string{".qwen/projects/*/chats/*.jsonl", ".qwen/projects/*/subagents/*/*.jsonl"},
+	// Qwen Code 0.24.4's always-on loop guard ends the run at the 5th
+	// identical call in a row (LoopDetectionService.checkToolCallLoop,
+	// TOOL_CALL_LOOP_THRESHOLD = 5, in the published bundle's
+	// chunks/chunk-DPEB6S2R.js; "cannot be disabled via
+	// model.skipLoopDetection"): it stops the model's response that asks
+	// for it, before the scheduler or a hook sees the call, and the run
+	// exits 1 with "Loop detection halted the run".
+	ownLoopStop: 5,
 	setup: func(b *box) error {
 		return writeFile(filepath.Join(b.home, ".qwen", "settings.json"), `{
   "security": {"auth": {"selectedType": "openai"}},

@@ -50,6 +50,8 @@ type scenario struct {
 	calls     []wantCall
 	redundant int
 	runs      []run
+	// ownStop: the agent's own guard ends the run at this call (agentFit).
+	ownStop int
 }
 
 func (sc *scenario) marker() string    { return "LAB-" + strings.ToUpper(sc.name) }
@@ -186,6 +188,7 @@ var scenarios = []*scenario{
 // the hook's decisions against a replay of that run's transcript.
 func (l *lab) scenario(sc *scenario) []string {
 	var fails []string
+	sc = agentFit(l.agent, sc)
 	for _, r := range sc.runs {
 		what := "live " + r.preset
 		if r.preset == "" {
@@ -195,6 +198,12 @@ func (l *lab) scenario(sc *scenario) []string {
 		if err != nil {
 			fails = append(fails, what+" run: "+err.Error())
 			continue
+		}
+		if sc.ownStop > 0 {
+			main, _ := sc.script(l.agent.tools, b.work)
+			if m, step := b.srv.MaxStep(sc.marker()), stepOf(main, sc.ownStop); m > step {
+				fails = append(fails, fmt.Sprintf("%s: the agent's own guard did not end the run at call %d: the model got %d more requests", what, sc.ownStop, m-step))
+			}
 		}
 		if r.read {
 			for _, f := range l.checkReading(sc, b, files) {
@@ -247,7 +256,9 @@ func (l *lab) play(sc *scenario, preset string) (*box, []string, error) {
 		if i == 0 {
 			text = sc.marker() + ": " + p
 		}
-		if err := l.agent.prompt(b, text, i > 0); err != nil && !hook {
+		// An agent whose own guard ends the run (ownStop) fails its
+		// command; the checks say whether it stopped where it should.
+		if err := l.agent.prompt(b, text, i > 0); err != nil && !hook && sc.ownStop == 0 {
 			return nil, nil, fmt.Errorf("%v: %s", err, b.tail())
 		}
 	}
@@ -503,4 +514,41 @@ func firstLine(s string) string {
 		s = s[:80]
 	}
 	return s
+}
+
+// agentFit is the scenario as the agent can play it: with the agent's own
+// runs of it (agent.runs), and, where the agent's own guard ends the run
+// at an identical call in a row (agent.ownLoopStop) that the script
+// reaches, up to that call: the calls before it are read, the redundant
+// calls after it are gone, the hook's actions on it and later are not
+// expected (the hook never sees those calls), and the run must end there.
+func agentFit(a *agent, sc *scenario) *scenario {
+	c := *sc
+	if r, ok := a.runs[sc.name]; ok {
+		c.runs = r
+	}
+	same := 0
+	for same < len(sc.calls) && sc.calls[same] == sc.calls[0] {
+		same++
+	}
+	if a.ownLoopStop == 0 || same < a.ownLoopStop {
+		return &c
+	}
+	cut := a.ownLoopStop - 1
+	c.calls = sc.calls[:cut]
+	c.redundant = sc.redundant - (len(sc.calls) - cut)
+	c.ownStop = a.ownLoopStop
+	runs := c.runs
+	c.runs = nil
+	for _, r := range runs {
+		var kept []liveAction
+		for _, w := range r.actions {
+			if w.call < a.ownLoopStop {
+				kept = append(kept, w)
+			}
+		}
+		r.actions = kept
+		c.runs = append(c.runs, r)
+	}
+	return &c
 }

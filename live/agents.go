@@ -113,7 +113,7 @@ var Protocols = map[string]*Protocol{
 	"claude-code": {Agent: "claude-code", Format: "claude-code", PreContext: true, parse: parseClaude, reply: replyClaude},
 	"codex":       {Agent: "codex", Format: "codex", PreContext: true, parse: parseClaude, reply: replyCodex},
 	"gemini-cli":  {Agent: "gemini-cli", Format: "gemini-cli", parse: parseGemini, reply: replyGemini},
-	"qwen-code":   {Agent: "qwen-code", Format: "qwen-code", PreContext: true, parse: parseClaude, reply: replyClaude},
+	"qwen-code":   {Agent: "qwen-code", Format: "qwen-code", PreContext: true, parse: parseQwen, reply: replyClaude},
 	"hermes":      {Agent: "hermes", Format: "hermes", Deferred: true, parse: parseHermes, reply: replyHermes},
 	"openhands":   {Agent: "openhands", Format: "openhands", Deferred: true, parse: parseOpenHands, reply: replyOpenHands},
 	"cursor":      {Agent: "cursor", parse: parseCursor, reply: replyCursor},

@@ -57,6 +57,10 @@ type Config struct {
 	// Claude Code tool_result's content) as the transcript readers read
 	// it (ingest.ContentText); nil keeps the blocks' JSON text.
 	ContentText func(raw []byte) string
+	// Results reads a result's text as the agent's transcript reader
+	// does (its envelope, an error its text reports): results.go. The
+	// zero value reads the text as it is.
+	Results ResultReading
 }
 
 // SourceText is Config.RulesText of rules parsed from text under the
@@ -103,6 +107,7 @@ func Handle(cfg Config, input []byte) (reply Reply) {
 	if ev.resultBlocks != nil && cfg.ContentText != nil {
 		ev.Result = cfg.ContentText(ev.resultBlocks)
 	}
+	cfg.Results.readError(&ev)
 	h := &hook{cfg: cfg, ev: &ev, dl: dl, now: now}
 	a, notes, err := h.run()
 	if err != nil {
@@ -362,7 +367,7 @@ func (h *hook) post(s *session, apply func(*record) effect) Answer {
 		h.dl.result(ev, id, c)
 		return Answer{}
 	}
-	rec := s.resultRecord(id, ev.Result, ev.IsError)
+	rec := s.resultRecord(id, ev.Result, ev.IsError, h.cfg.Results.envelope(ev.Format))
 	eff := apply(rec)
 	var a Answer
 	if !h.cfg.Protocol.PreContext && c.before.Action == guard.Steer {

@@ -372,10 +372,20 @@ func (s *session) halt(c *call) {
 
 // resultRecord builds the A record of a result, reading it as replay does
 // (guard.ResultFacts). The hash is stable across processes (FNV-1a), as
-// rebuilding compares hashes made by earlier hook calls.
-func (s *session) resultRecord(id, result string, isError bool) *record {
+// rebuilding compares hashes made by earlier hook calls. It is the hash
+// the rules compare: with results.envelope "strip" (not "keep") that of
+// the tool's output without the envelope its format declares, as replay
+// compares (CallEvent.OutputHash).
+func (s *session) resultRecord(id, result string, isError bool, envelope func(string) (string, string)) *record {
 	norm, failed := guard.ResultFacts(result, isError)
-	rec := &record{kind: 'A', id: id, hash: stableHash(norm), failed: failed, blank: isBlank(result), isError: isError}
+	hash := stableHash(norm)
+	if envelope != nil && s.gr.Results.Envelope != "keep" {
+		if out, env := envelope(result); env != "" {
+			outNorm, _ := guard.ResultFacts(out, isError)
+			hash = stableHash(outNorm)
+		}
+	}
+	rec := &record{kind: 'A', id: id, hash: hash, failed: failed, blank: isBlank(result), isError: isError}
 	if s.keepResults {
 		rec.result = result
 	}

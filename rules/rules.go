@@ -391,25 +391,32 @@ func (c ClassTable) MarshalYAML() (any, error) {
 
 // DefaultClasses is the built-in class table (docs/rules.md, "Tool classes",
 // extended with the tool names seen in hermes, nanobot, Claude Code, Codex
-// and OpenHands transcripts).
+// and OpenHands transcripts, and Gemini CLI's and Qwen Code's own names:
+// google-gemini/gemini-cli packages/core/src/tools/tool-names.ts, as the
+// published 0.61.0 bundle names them, SHELL_TOOL_NAME run_shell_command,
+// GREP_TOOL_NAME grep_search, LS_TOOL_NAME list_directory, EDIT_TOOL_NAME
+// replace, READ_MANY_FILES_TOOL_NAME read_many_files, WEB_SEARCH_TOOL_NAME
+// google_web_search, AGENT_TOOL_NAME invoke_agent; Qwen Code 0.24.4's
+// ToolNames, chunks/chunk-RSWOFJBY.js of its bundle, share run_shell_command,
+// grep_search and list_directory, and name its subagent tool agent).
 func DefaultClasses() ClassTable {
 	return ClassTable{
-		"read": {"read_file", "Read", "read", "ctx_read", "skill_view",
+		"read": {"read_file", "Read", "read", "ctx_read", "skill_view", "read_many_files",
 			"mcp_filesystem_read_file", "mcp_filesystem_read_text_file",
 			"mcp_filesystem_read_multiple_files", "NotebookRead", "view"},
 		"search": {"grep", "glob", "find_files", "search_files", "search", "session_search",
-			"Grep", "Glob", "ctx_grep", "ctx_find", "code_search", "mcp_filesystem_search_files"},
-		"list": {"list_dir", "LS", "ls", "list_files", "mcp_filesystem_list_directory",
+			"Grep", "Glob", "ctx_grep", "ctx_find", "code_search", "mcp_filesystem_search_files", "grep_search"},
+		"list": {"list_dir", "LS", "ls", "list_files", "list_directory", "mcp_filesystem_list_directory",
 			"mcp_filesystem_list_directory_with_sizes", "mcp_filesystem_directory_tree"},
 		"write": {"write_file", "edit_file", "edit", "write", "patch", "apply_patch",
-			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor"},
+			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "replace"},
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
-			"execute_code", "execute_bash", "ctx_shell", "local_shell"},
-		"web_search": {"web_search", "WebSearch", "search_web"},
+			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command"},
+		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search"},
 		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
 		"poll": {"process_manage", "process", "write_stdin", "BashOutput",
 			"command_status", "*_poll", "*_get_result"},
-		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent"},
+		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent"},
 		// Browser actions (hermes' browser toolset, OpenHands' browser
 		// tools, the Playwright MCP server's names); the browser tools
 		// that only look (browser_snapshot, browser_console,

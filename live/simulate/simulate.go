@@ -203,7 +203,8 @@ func verdictOr(v Verdict) Verdict {
 // send runs one hook event, in this process or in a new one.
 func (sim *Simulator) send(event []byte, logFile string) ([]byte, error) {
 	if !sim.Exec {
-		cfg := live.Config{Protocol: live.Lookup(sim.agentName()), Rules: sim.Rules, StateDir: sim.StateDir, Log: logFile, Shadow: sim.Shadow, ContentText: ingest.ContentText}
+		cfg := live.Config{Protocol: live.Lookup(sim.agentName()), Rules: sim.Rules, StateDir: sim.StateDir, Log: logFile, Shadow: sim.Shadow, ContentText: ingest.ContentText,
+			Results: live.ResultReading{Envelope: ingest.EnvelopeOf, Failed: ingest.ResultFailed}}
 		reply := live.Handle(cfg, event)
 		if reply.Stderr != "" {
 			return nil, fmt.Errorf("hook: %s", strings.TrimSpace(reply.Stderr))
