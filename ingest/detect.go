@@ -42,6 +42,12 @@ type Format struct {
 	// the envelope the agent wrote around it that changes from run to run
 	// (envelope.go); nil when the whole result is the tool's output.
 	Envelope func(result string) (output, envelope string)
+	// HookResult is a result as the agent hands it to its hooks, where
+	// that is not the result it records (Codex: the command's output
+	// without the header, envelope.go); nil: the recorded result. The
+	// guard reads this in replay, so that replay decides as a hook inside
+	// the agent does; the truth compares the output (Envelope).
+	HookResult func(result string) string
 }
 
 // Head is what detection knows of a file before parsing it.

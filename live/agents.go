@@ -105,13 +105,16 @@ type Protocol struct {
 	Deferred bool
 	parse    func(w *wire) Event
 	reply    func(ev *Event, a Answer) []byte
+	// resultFacts completes a result event from what the agent wrote
+	// elsewhere (Codex: the exit code in its rollout); nil for most.
+	resultFacts func(ev *Event)
 }
 
 // Protocols are the agents loopgate hooks into, by their canonical
 // --agent name (aliases: Lookup).
 var Protocols = map[string]*Protocol{
 	"claude-code": {Agent: "claude-code", Format: "claude-code", PreContext: true, parse: parseClaude, reply: replyClaude},
-	"codex":       {Agent: "codex", Format: "codex", PreContext: true, parse: parseClaude, reply: replyCodex},
+	"codex":       {Agent: "codex", Format: "codex", PreContext: true, parse: parseClaude, reply: replyCodex, resultFacts: codexResultFacts},
 	"gemini-cli":  {Agent: "gemini-cli", Format: "gemini-cli", parse: parseGemini, reply: replyGemini},
 	"qwen-code":   {Agent: "qwen-code", Format: "qwen-code", PreContext: true, parse: parseClaude, reply: replyClaude},
 	"hermes":      {Agent: "hermes", Format: "hermes", Deferred: true, parse: parseHermes, reply: replyHermes},
