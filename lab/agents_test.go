@@ -36,6 +36,11 @@ type agent struct {
 	prompt func(b *box, text string, resume bool) error
 	// known says why a scenario cannot run on this agent ("" if it can).
 	known func(sc *scenario) string
+	// haltGoesOn says why no hook answer can end the agent's run ("" where
+	// a halt does): the lab then checks what loopgate does instead, that
+	// the halt's message reaches the model and every later call of the
+	// turn is denied.
+	haltGoesOn string
 }
 
 func (a *agent) skip(sc *scenario) string {
@@ -130,6 +135,11 @@ var codex = &agent{
 	},
 	parallel:    true,
 	transcripts: []string{".codex/sessions/*/*/*/rollout-*.jsonl"},
+	// Codex 0.171.0 drops a PreToolUse answer holding "continue" or
+	// "stopReason", a PostToolUse "continue": false only replaces the
+	// tool's output, and a Stop hook runs when the turn is over anyway
+	// (docs/live.md, the Codex row).
+	haltGoesOn: "no hook answer ends a Codex turn",
 	setup: func(b *box) error {
 		return writeFile(filepath.Join(b.home, ".codex", "config.toml"), `model = "gpt-5-codex"
 model_provider = "lab"

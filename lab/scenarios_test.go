@@ -432,11 +432,21 @@ func (l *lab) checkLive(sc *scenario, r run, b *box, files []string) []string {
 			continue
 		}
 		step := stepOf(main, w.call)
-		switch w.action {
-		case "halt":
+		switch {
+		case w.action == "halt" && l.agent.haltGoesOn == "":
 			if m := b.srv.MaxStep(sc.marker()); m > step {
 				fails = append(fails, fmt.Sprintf("call %d halted, but the model got %d more requests", w.call, m-step))
 			}
+		case w.action == "halt":
+			// The agent goes on (haltGoesOn): the halting call and every
+			// later call of the turn are denied with the halt's message,
+			// which reaches the model as each deny's reason.
+			for k := w.call + 1; k <= len(hook); k++ {
+				if ln, ok := hook[k]; ok && ln.Action != "halt" {
+					fails = append(fails, fmt.Sprintf("call %d after the halt (%s): the hook's action is %q, want it denied as \"halt\"", k, l.agent.haltGoesOn, ln.Action))
+				}
+			}
+			fallthrough
 		default:
 			next := b.srv.AtStep(sc.marker(), step+1)
 			if next == nil {
