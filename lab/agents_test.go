@@ -41,6 +41,14 @@ type agent struct {
 	// the halt's message reaches the model and every later call of the
 	// turn is denied.
 	haltGoesOn string
+	// ownLoopStop is the identical call at which the agent's own guard
+	// ends a loop (0: none): the hook's actions from that call on cannot
+	// be seen, and are not checked (live equals replay still is).
+	ownLoopStop int
+	// blockEnds says why a block ends the agent's run ("" where the agent
+	// denies one call and goes on): the lab then checks that the model got
+	// no further request, and nothing after the block.
+	blockEnds string
 }
 
 func (a *agent) skip(sc *scenario) string {
@@ -63,6 +71,7 @@ var agents = map[string]*agent{
 	"qwen-code":   qwenCode,
 	"opencode":    openCode,
 	"pi":          pi,
+	"cline":       clineCLI,
 }
 
 // Claude Code: https://docs.claude.com/en/docs/claude-code/settings (the
@@ -275,6 +284,9 @@ var openCode = &agent{
 	},
 	parallel:    true,
 	transcripts: []string{".local/share/opencode/opencode.db"},
+	// OpenCode's doom-loop check asks the user before the 3rd identical
+	// call in a row, which a headless run refuses (docs/lab.md).
+	ownLoopStop: 3,
 	setup: func(b *box) error {
 		return writeFile(filepath.Join(b.home, ".config", "opencode", "opencode.json"), `{
   "$schema": "https://opencode.ai/config.json",
@@ -343,3 +355,66 @@ var pi = &agent{
 		return b.run("", []string{"PI_SKIP_VERSION_CHECK=1"}, b.l.bin, append(args, text)...)
 	},
 }
+
+// Cline CLI 3.0.65 (npm cline, built on @cline/core and @cline/agents
+// 0.0.86): `cline auth -p openai-compatible -k KEY -m MODEL -b URL` writes
+// the provider to ~/.cline/data/settings/providers.json, which setup
+// writes directly (the auth command takes most of a minute to start);
+// `cline --json PROMPT` runs one turn headless with the last used
+// provider, `--id SESSION` resumes. CLINE_SESSION_BACKEND_MODE=local keeps
+// it from starting its hub daemon, which outlives the run (@cline/core
+// dist/index.js: the backend mode "auto" starts one). Hooks are the
+// executable files PreToolUse, PostToolUse, ... in .clinerules/hooks of the
+// workspace (@cline/shared storage: resolveHooksConfigSearchPaths), fed
+// the runtime hook's payload (hookName tool_call, tool_result, ...). Its
+// tools, from the requests it sends: run_commands{commands: [...]},
+// read_files{files: [{path}]}, editor{path, old_text, new_text}; writes are
+// commands here, as editor needs the old text. Sessions are
+// ~/.cline/data/sessions/<id>/<id>.messages.json.
+var clineCLI = &agent{
+	hookAgent: "cline",
+	hookScope: "project",
+	format:    "cline-cli",
+	tools: toolset{
+		shell: clineShell,
+		read: func(p string) Call {
+			return Call{"read_files", map[string]any{"files": []any{map[string]any{"path": p}}}}
+		},
+		write: func(p, c string) Call { return clineShell("printf '%s' " + shellQuote(c) + " > " + p) },
+	},
+	transcripts: []string{".cline/data/sessions/*/*.messages.json"},
+	// @cline/core 0.0.86's loop tracker: a warning at the 3rd identical
+	// call in a row, the run stopped at the 5th (softThreshold 3,
+	// hardThreshold 5), with no setting to turn it off from the CLI.
+	ownLoopStop: 5,
+	blockEnds:   "Cline has no per-call deny: loopgate cancels the run",
+	setup: func(b *box) error {
+		return writeFile(filepath.Join(b.home, ".cline", "data", "settings", "providers.json"), `{
+  "version": 1,
+  "lastUsedProvider": "openai-compatible",
+  "modes": {},
+  "providers": {
+    "openai-compatible": {
+      "settings": {"provider": "openai-compatible", "apiKey": "sk-lab-0000", "model": "lab-model", "baseUrl": "`+b.srv.URL+`/v1"},
+      "updatedAt": "2026-01-01T00:00:00.000Z",
+      "tokenSource": "manual"
+    }
+  }
+}
+`)
+	},
+	prompt: func(b *box, text string, resume bool) error {
+		// The provider and model are the file's last used ones: -P and -m
+		// on the command line would write a provider without the base URL.
+		args := []string{"--json"}
+		if resume {
+			dirs, _ := filepath.Glob(filepath.Join(b.home, ".cline", "data", "sessions", "*"))
+			if len(dirs) > 0 {
+				args = append(args, "--id", filepath.Base(dirs[len(dirs)-1]))
+			}
+		}
+		return b.run("", []string{"CLINE_SESSION_BACKEND_MODE=local"}, b.l.bin, append(args, text)...)
+	},
+}
+
+func clineShell(cmd string) Call { return Call{"run_commands", map[string]any{"commands": []any{cmd}}} }

@@ -421,7 +421,14 @@ func (l *lab) checkLive(sc *scenario, r run, b *box, files []string) []string {
 		}
 	}
 	main, _ := sc.script(l.agent.tools, b.work)
+	ended := false // a block ended the run (agent.blockEnds)
 	for _, w := range r.actions {
+		if s := l.agent.ownLoopStop; s > 0 && w.call >= s && sc.name == "loop" {
+			continue // the agent's own guard ended the loop first
+		}
+		if ended {
+			continue
+		}
 		ln, ok := hook[w.call]
 		if !ok {
 			fails = append(fails, fmt.Sprintf("the hook saw no call %d", w.call))
@@ -433,6 +440,11 @@ func (l *lab) checkLive(sc *scenario, r run, b *box, files []string) []string {
 		}
 		step := stepOf(main, w.call)
 		switch {
+		case w.action == "block" && l.agent.blockEnds != "":
+			ended = true
+			if m := b.srv.MaxStep(sc.marker()); m > step {
+				fails = append(fails, fmt.Sprintf("call %d blocked (%s), but the model got %d more requests", w.call, l.agent.blockEnds, m-step))
+			}
 		case w.action == "halt" && l.agent.haltGoesOn == "":
 			if m := b.srv.MaxStep(sc.marker()); m > step {
 				fails = append(fails, fmt.Sprintf("call %d halted, but the model got %d more requests", w.call, m-step))

@@ -715,21 +715,21 @@ func (c ClassTable) MarshalYAML() (any, error) {
 }
 
 // DefaultClasses is the built-in class table (docs/rules.md, "Tool classes",
-// extended with the tool names seen in hermes, nanobot, Claude Code, Codex
-// and OpenHands transcripts).
+// extended with the tool names seen in hermes, nanobot, Claude Code, Codex,
+// OpenHands and Cline CLI transcripts).
 func DefaultClasses() ClassTable {
 	return ClassTable{
 		"read": {"read_file", "Read", "read", "ctx_read", "skill_view",
 			"mcp_filesystem_read_file", "mcp_filesystem_read_text_file",
-			"mcp_filesystem_read_multiple_files", "NotebookRead", "view"},
+			"mcp_filesystem_read_multiple_files", "NotebookRead", "view", "read_files"},
 		"search": {"grep", "glob", "find_files", "search_files", "search", "session_search",
 			"Grep", "Glob", "ctx_grep", "ctx_find", "code_search", "mcp_filesystem_search_files"},
 		"list": {"list_dir", "LS", "ls", "list_files", "mcp_filesystem_list_directory",
 			"mcp_filesystem_list_directory_with_sizes", "mcp_filesystem_directory_tree"},
 		"write": {"write_file", "edit_file", "edit", "write", "patch", "apply_patch",
-			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor"},
+			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "editor"},
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
-			"execute_code", "execute_bash", "ctx_shell", "local_shell"},
+			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_commands"},
 		"web_search": {"web_search", "WebSearch", "search_web"},
 		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
 		"poll": {"process_manage", "process", "write_stdin", "BashOutput",
