@@ -178,6 +178,11 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 		}
 	}
 	p.Requests = request
+	if p.StartedAt.IsZero() {
+		// No turn or call has a time: the session's own, when the reader
+		// found one (a session of local commands only).
+		p.noteTime(s.Time)
+	}
 	if p.HasUsage {
 		p.BytesPerToken, p.UsageUnused = calibration(s)
 	}

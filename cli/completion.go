@@ -14,11 +14,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/tokens"
 	"github.com/loopgate/loopgate/live"
 	"github.com/loopgate/loopgate/report"
-	"github.com/loopgate/loopgate/rules"
 )
 
 // completionScripts are the scripts `loopgate completion SHELL` prints.
@@ -221,7 +221,7 @@ var choices = regexp.MustCompile(`[a-z0-9_]+(\|[a-z0-9_]+)+`)
 func flagValues(top *cli.Command, f cli.Flag) []string {
 	switch f.Names()[0] {
 	case "preset":
-		return rules.PresetNames()
+		return guard.PresetNames()
 	case "agent":
 		if top != nil && top.Name == "hook" {
 			return live.AgentNames()

@@ -12,6 +12,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/cli/progress"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/report"
@@ -37,7 +38,7 @@ func loadRules(c *cli.Context) (*rules.Rules, error) {
 	case file != "" && preset != "":
 		return nil, usageError("--rules and --preset cannot be used together")
 	case file != "":
-		r, err := rules.Load(file)
+		r, err := guard.LoadRules(file)
 		if err != nil {
 			return nil, cli.Exit(err.Error(), ExitUsage)
 		}
@@ -46,7 +47,7 @@ func loadRules(c *cli.Context) (*rules.Rules, error) {
 		if preset == "" {
 			preset = "loopgate"
 		}
-		r, err := rules.Preset(preset)
+		r, err := guard.PresetRules(preset)
 		if err != nil {
 			return nil, usageError("%v", err)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/live"
 	"github.com/loopgate/loopgate/rules"
@@ -141,7 +142,7 @@ func hookRules(c *cli.Context) (*rules.Rules, []byte, error) {
 		}
 		source = "preset:" + preset
 	}
-	r, err := rules.Parse(data, source)
+	r, err := guard.ParseRules(data, source)
 	if err != nil {
 		return nil, nil, cli.Exit(err.Error(), ExitUsage)
 	}

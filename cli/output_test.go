@@ -41,9 +41,9 @@ func TestFormatsFromRegistry(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range report.FormatCommands() {
-		if !seen[c] {
-			t.Errorf("the registry lists formats for %s, which has no --format", c)
+	for _, cmd := range app.Commands {
+		if len(report.OutputsOf(cmd.Name)) > 0 && !seen[cmd.Name] {
+			t.Errorf("the registry lists formats for %s, which has no --format", cmd.Name)
 		}
 	}
 	cases := []struct {

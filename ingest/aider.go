@@ -168,6 +168,12 @@ type aiderReader struct {
 type aiderWait struct {
 	id, path, search string
 	line             int
+	// group are the commands run before this one in the same group, with
+	// no line of their own: Aider runs a reply's commands one after the
+	// other and asks once about their output, all of it
+	// (handle_shell_commands in aider/coders/base_coder.py, Aider-AI/aider
+	// at 5dc9490b), so the lines that follow answer each of them.
+	group []string
 }
 
 func parseAider(lr *LineReader, h *Head, out *Sink) {
@@ -176,22 +182,37 @@ func parseAider(lr *LineReader, h *Head, out *Sink) {
 	// Inside an edit failure report: 1 its body, 2 after its closing
 	// sentence, 3 in the note on the blocks applied.
 	report := 0
+	// spaced: the file keeps the two spaces Aider ends its own lines with
+	// (a "> " or "#### " line ending so was seen). Aider writes a user
+	// input's every line as "#### <text>  " (io.py user_input, through
+	// append_chat_history with linebreak; Aider-AI/aider at 5dc9490b),
+	// while the reply is written as the model wrote it: a "#### " line
+	// without them is then the reply's own heading, not an input. A file
+	// whose trailing spaces were stripped reads every "#### " line as
+	// input.
+	spaced := false
 	for {
 		raw, n, ok := lr.Next()
 		if !ok {
 			break
 		}
 		line := strings.TrimRight(string(raw), " \r")
+		ownLine := strings.HasSuffix(strings.TrimRight(string(raw), "\r"), "  ")
+		input := strings.HasPrefix(line, "####") && (ownLine || !spaced)
+		if ownLine && (strings.HasPrefix(line, "> ") || strings.HasPrefix(line, "####")) {
+			spaced = true
+		}
 		// The reader skips blank lines; a gap ends a user input (each
 		// input is written after a blank line).
 		if n > prev+1 && r.kind == '#' {
 			r.flush()
 		}
+		follows := n == prev+1
 		prev = n
 		// A failure report is one tool_error whose lines after the first
 		// carry no "> " (apply_edits' ValueError text): its lines go with
 		// the note it starts, up to the text that ends it.
-		if report > 0 && !strings.HasPrefix(line, "> ") && !strings.HasPrefix(line, "####") {
+		if report > 0 && !strings.HasPrefix(line, "> ") && !input {
 			switch {
 			case report == 2 && strings.HasPrefix(line, "# The other"):
 				report = 3
@@ -218,10 +239,15 @@ func parseAider(lr *LineReader, h *Head, out *Sink) {
 			r.flush()
 			r.endSession()
 			r.startSession(n, aiderStart.Get().FindStringSubmatch(line)[1])
-		case strings.HasPrefix(line, "####"):
+		case input:
 			r.add('#', strings.TrimPrefix(strings.TrimPrefix(line, "####"), " "), n)
 		case strings.HasPrefix(line, "> ") || line == ">":
 			r.add('>', strings.TrimPrefix(strings.TrimPrefix(line, ">"), " "), n)
+		case ownLine && follows && r.kind == '>':
+			// A note of several lines is quoted on its first alone
+			// (append_chat_history puts "> " before the text): the
+			// commands a confirmation asks about, one a line.
+			r.add('>', line, n)
 		default:
 			r.add('t', line, n)
 		}
@@ -345,11 +371,27 @@ func (r *aiderReader) run(command string, at int, user bool) {
 // results of the calls before it.
 func (r *aiderReader) notes(lines []string, at int) {
 	var kept []string // the lines that are not usage or a command's start
+	// editLines are the lines before the block's first command: Aider
+	// reports the reply's edits (apply_updates) and commits them before it
+	// runs the shell commands the reply suggested (base_coder.py
+	// send_message, then run_shell_commands), whose lines follow.
+	var editLines []string
+	started := false
+	var group []string // runs of this block still without a line
 	flushRun := func() {
-		if r.runCmd != nil {
-			r.b.result(r.runCmd.id, "", strings.TrimSpace(strings.Join(kept, "\n")), false, at, timeZero)
-			r.runCmd = nil
+		if r.runCmd == nil {
+			return
 		}
+		text := strings.TrimSpace(strings.Join(kept, "\n"))
+		ids := append(r.runCmd.group, r.runCmd.id)
+		if text == "" {
+			group = ids
+		} else {
+			for _, id := range ids {
+				r.b.result(id, "", text, false, at, timeZero)
+			}
+		}
+		r.runCmd = nil
 	}
 	for i, l := range lines {
 		if m := aiderTokens.Get().FindStringSubmatch(l); m != nil {
@@ -359,9 +401,14 @@ func (r *aiderReader) notes(lines []string, at int) {
 			continue
 		}
 		if cmd, ok := strings.CutPrefix(l, "Running "); ok && len(r.s.Turns) > 0 {
+			if !started {
+				editLines, started = kept, true
+			}
+			group = nil
 			flushRun()
 			kept = nil
 			r.run(cmd, at+i, false)
+			r.runCmd.group = group
 			continue
 		}
 		kept = append(kept, l)
@@ -369,7 +416,10 @@ func (r *aiderReader) notes(lines []string, at int) {
 	if r.runCmd != nil && len(kept) > 0 {
 		flushRun()
 	}
-	r.editResults(kept, at)
+	if !started {
+		editLines = kept
+	}
+	r.editResults(editLines, at)
 }
 
 // editResults joins the edits of the last reply to the lines that name
@@ -380,7 +430,14 @@ func (r *aiderReader) editResults(lines []string, at int) {
 		return
 	}
 	all := strings.TrimSpace(strings.Join(lines, "\n"))
-	failed := strings.Contains(all, "failed to match") || strings.Contains(all, "did not conform") || strings.Contains(all, "Unable to")
+	// The reply's whole failure (apply_updates in aider/coders/
+	// base_coder.py, Aider-AI/aider at 5dc9490b): blocks that failed to
+	// match, or an edit format not followed. Aider's other "Unable to ..."
+	// errors are the git repository's ("Unable to list files in git repo",
+	// "Unable to commit"), said beside edits that were applied; "Unable to
+	// create <path>, skipping edits." names its file and is that edit's
+	// result below.
+	failed := strings.Contains(all, "failed to match") || strings.Contains(all, "did not conform")
 	var applied string
 	if i := strings.Index(all, "# The other "); i >= 0 {
 		applied, _, _ = strings.Cut(all[i+2:], "\n")

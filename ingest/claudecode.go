@@ -322,6 +322,15 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 	}
 }
 
+// noteTime keeps the first time a line of the scope records as its
+// session's own (Session.Time): a session of local commands (/exit, and
+// its caveat and output) has lines with times but no turn to hold one.
+func (sc *ccScope) noteTime(t time.Time) {
+	if sc.b.s.Time.IsZero() {
+		sc.b.s.Time = t
+	}
+}
+
 // flushAhead reports the results read before a call that never came, in
 // the order of their lines, as results without a call.
 func (sc *ccScope) flushAhead(out *Sink) {
@@ -594,10 +603,13 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 			r.synthetic++
 			return
 		}
-		r.assistant(r.scope(key, n), l, read, n, t)
+		sc := r.scope(key, n)
+		sc.noteTime(t)
+		r.assistant(sc, l, read, n, t)
 		return
 	}
 	sc := r.scope(key, n)
+	sc.noteTime(t)
 	hasResult := false
 	for i := range blocks {
 		if b := &blocks[i]; b.Type == "tool_result" {

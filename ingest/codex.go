@@ -152,6 +152,7 @@ func parseCodex(lr *LineReader, h *Head, out *Sink) {
 	if len(s.Turns) > 0 && s.Turns[0].Time.IsZero() {
 		s.Turns[0].Time = r.metaTime
 	}
+	s.Time = r.metaTime
 	r.b.finish(out)
 }
 
@@ -198,6 +199,10 @@ type codexPayload struct {
 	Output    jsonx.RawMessage `json:"output"`
 	Success   *bool            `json:"success"`
 	Action    jsonx.RawMessage `json:"action"`
+	// Timestamp is a session_meta's own time (SessionMeta's timestamp in
+	// codex-rs/protocol/src/protocol.rs; rollouts of Codex 0.104 carry it
+	// beside the line's), the session's time when its line has none.
+	Timestamp string `json:"timestamp"`
 	// Summary is a reasoning item's list of summary parts, kept raw and
 	// read only for those items (codexSummaryChars): turn_context
 	// payloads carry a summary member too, the reasoning summary setting,
@@ -262,6 +267,9 @@ func (r *codexReader) record(l codexLine, p codexPayload, n int) {
 			return
 		}
 		r.metaTime = t
+		if t.IsZero() {
+			r.metaTime = parseTime(p.Timestamp)
+		}
 		if s.ID == "" {
 			s.ID = p.ID
 		}
@@ -538,6 +546,7 @@ func (p *codexPayload) decodeAt(data []byte, pos, depth int) (end int, ok bool) 
 		{Name: "model", Str: &p.Model},
 		{Name: "source", Raw: &p.Source},
 		{Name: "action", Raw: &p.Action},
+		{Name: "timestamp", Str: &p.Timestamp},
 		// Read by record before the next line, as the line's other views.
 		{Name: "summary", Raw: &p.Summary, View: true},
 	}

@@ -23,7 +23,11 @@ package ingest
 //     own session, so reading the rotated ones too counts that prefix again.
 
 import (
+	"bufio"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/internal/lazyre"
@@ -69,12 +73,21 @@ type kimiMessage struct {
 }
 
 func parseKimi(lr *LineReader, h *Head, out *Sink) {
-	// The session id is the session's folder.
+	// The session id is the session's folder; a subagent's context is
+	// <session>/subagents/<agent id>/context.jsonl (kimi_cli/subagents/
+	// store.py at 4a550eff), a scope of that session.
 	id := fileStem(h.Name)
 	if dir := parentDirName(h.Path); dir != "" {
 		id = dir
 	}
 	s := &Session{Format: formatKimi, ID: id}
+	if agentDir := filepath.Dir(h.Path); filepath.Base(filepath.Dir(agentDir)) == "subagents" {
+		if session := parentDirName(filepath.Dir(agentDir)); session != "" {
+			s.ID, s.Agent, s.Parent = session, id, session
+		}
+	}
+	// context.jsonl records no time; the wire log beside it does.
+	s.Time = kimiWireStart(filepath.Dir(h.Path), h.Path != "")
 	b := newConvBuilder(s, out)
 	internal := 0
 	eachJSONLine(lr, h, out, func(line []byte, n int) {
@@ -127,4 +140,54 @@ func parseKimi(lr *LineReader, h *Head, out *Sink) {
 	b.finish()
 	noteSkipped(s, internal, "Kimi checkpoint or system-reminder user message(s) not read as prompts")
 	out.Session(s)
+}
+
+// kimiWireStart is the time of the first message record of the wire log
+// Kimi CLI writes beside a context file (dir/wire.jsonl: a metadata line,
+// then {"timestamp": <Unix seconds>, "message": {"type", "payload"}} per
+// event; kimi_cli/wire/file.py at 4a550eff), zero when there is none or
+// the file is not on disk (read from standard input). Only its first lines
+// are read.
+func kimiWireStart(dir string, onDisk bool) time.Time {
+	if !onDisk {
+		return time.Time{}
+	}
+	f, err := os.Open(filepath.Join(dir, kimiWireName))
+	if err != nil {
+		return time.Time{}
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for i := 0; i < 8 && sc.Scan(); i++ {
+		var rec struct {
+			Timestamp jsonx.RawMessage `json:"timestamp"`
+			Message   jsonx.RawMessage `json:"message"`
+		}
+		if jsonx.Unmarshal(sc.Bytes(), &rec) != nil || rec.Message == nil {
+			continue
+		}
+		if t := unixTime(rec.Timestamp); !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// kimiWireName is the wire log Kimi CLI writes beside each context file.
+const kimiWireName = "wire.jsonl"
+
+// kimiCompanion reports a file Kimi CLI writes beside a context.jsonl
+// that holds no conversation of its own to read: the wire log (the same
+// turns as UI events, read for the session's time) and, in a subagent's
+// folder, its meta.json (kimi_cli/session.py and subagents/store.py at
+// 4a550eff). Kimi Code's wire.jsonl has no context.jsonl beside it.
+func kimiCompanion(path string) bool {
+	name := filepath.Base(path)
+	dir := filepath.Dir(path)
+	if name != kimiWireName && (name != "meta.json" || filepath.Base(filepath.Dir(dir)) != "subagents") {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(dir, "context.jsonl"))
+	return err == nil
 }

@@ -150,6 +150,9 @@ type oaItem struct {
 	resName string
 	resText string
 	resErr  bool
+	// scope is the subagent whose message this is, "" for the session's
+	// own (subagentRolePrefix).
+	scope string
 }
 
 // oaRecord is what one document or JSONL line holds.
@@ -170,7 +173,13 @@ type oaRecord struct {
 // conversation (which replays them) is recognized and only its new messages
 // are added.
 type oaConv struct {
-	b       *sessionBuilder
+	b *sessionBuilder
+	// subs are the conversation's subagent scopes, in the order of their
+	// first messages (subagentRolePrefix).
+	subs []*sessionBuilder
+	// ahead holds timed results read before their call (by scope and call
+	// id), for the call that comes later with an earlier time (aheadKey).
+	ahead   map[string]oaItem
 	known   []msgPrint
 	respIDs map[string]bool
 	touched int
@@ -496,9 +505,82 @@ func (r *oaReader) add(rec oaRecord, line int, first bool) {
 	}
 	conv.extra += rec.extra
 	for _, it := range items[start:] {
-		r.feed(conv.b, it)
+		r.feedConv(conv, it)
 	}
 	conv.known = append(conv.known, fps[start:]...)
+}
+
+// builder is the session builder of the scope an item belongs to: the
+// conversation's own, or its subagent's, begun at the agent's first
+// message as a session of the same id with the agent's id as Agent.
+func (c *oaConv) builder(it oaItem) *sessionBuilder {
+	if it.scope == "" {
+		return c.b
+	}
+	for _, b := range c.subs {
+		if b.s.Agent == it.scope {
+			return b
+		}
+	}
+	main := c.b.s
+	b := newSessionBuilder(&Session{Format: main.Format, ID: main.ID, Agent: it.scope, Parent: main.ID, Line: it.line}, 0)
+	b.doc = c.b.doc
+	c.subs = append(c.subs, b)
+	return b
+}
+
+// feedConv feeds an item to its scope's builder, holding back a timed
+// result that comes before its call: exports converted from Claude Code
+// sometimes write a result a message or two before its call, though the
+// call's own time is the earlier (a converter's order, not the agent's).
+// When the call comes, with a time no later than the result's, the result
+// is joined to it; a result whose call never comes, or comes later than
+// it, is reported as any result without a call.
+func (r *oaReader) feedConv(conv *oaConv, it oaItem) {
+	b := conv.builder(it)
+	key := aheadKey(it.scope, it.resID)
+	if it.kind == 'r' && !it.legacy && it.resID != "" && !it.time.IsZero() {
+		if _, _, waiting := b.waiting(it.resID, idTag(it.resID)); !waiting && !b.wasIssued(it.resID) {
+			if _, dup := conv.ahead[key]; !dup {
+				if conv.ahead == nil {
+					conv.ahead = map[string]oaItem{}
+				}
+				conv.ahead[key] = it
+				return
+			}
+		}
+	}
+	r.feed(b, it)
+	if it.kind != 'a' || len(conv.ahead) == 0 {
+		return
+	}
+	for _, c := range it.calls {
+		k := aheadKey(it.scope, c.ID)
+		if res, ok := conv.ahead[k]; ok && !c.Time.IsZero() && !c.Time.After(res.time) {
+			delete(conv.ahead, k)
+			r.feed(b, res)
+		}
+	}
+}
+
+// aheadKey keys a held-back result by its scope and call id.
+func aheadKey(scope, id string) string { return scope + "\x00" + id }
+
+// flushAhead reports the held-back results whose call never came, in the
+// order of their lines, as results without a call.
+func (r *oaReader) flushAhead(c *oaConv) {
+	if len(c.ahead) == 0 {
+		return
+	}
+	held := make([]oaItem, 0, len(c.ahead))
+	for _, it := range c.ahead {
+		held = append(held, it)
+	}
+	sort.Slice(held, func(i, j int) bool { return held[i].line < held[j].line })
+	c.ahead = nil
+	for _, it := range held {
+		c.builder(it).noCall(it.resID, it.line, r.out)
+	}
 }
 
 func (r *oaReader) feed(b *sessionBuilder, it oaItem) {
@@ -520,6 +602,7 @@ func (r *oaReader) feed(b *sessionBuilder, it oaItem) {
 }
 
 func (r *oaReader) finish(c *oaConv) {
+	r.flushAhead(c)
 	s := c.b.s
 	if len(c.skipped) > 0 {
 		keys := make([]string, 0, len(c.skipped))
@@ -535,6 +618,9 @@ func (r *oaReader) finish(c *oaConv) {
 		s.Notes = append(s.Notes, strconv.Itoa(c.extra)+" extra choice(s) (n > 1) ignored: only the first choice continues the conversation")
 	}
 	c.b.finish(r.out)
+	for _, b := range c.subs {
+		b.finish(r.out)
+	}
 }
 
 func (r *oaReader) finishAll() {

@@ -210,37 +210,70 @@ func (r *oaReader) chatItems(elems []oaElem, lines []int, line int) []oaItem {
 	return items
 }
 
+// subagentRolePrefix begins the role a converter from Claude Code gives
+// a subagent's messages, merged into the main session's list after the
+// call that started it: "assistant-subagent-<agent id>", with the role
+// the message had in the subagent's own file in _metadata.original_role
+// (user, assistant or tool) and _metadata.source "subagent". Each such
+// agent is read as a subagent scope of the export's session, as Claude
+// Code's own subagents/agent-<id>.jsonl files are.
+const subagentRolePrefix = "assistant-subagent-"
+
 func (r *oaReader) chatItem(m chatMessage, i, line int) (oaItem, bool) {
-	it, ok := r.chatItemOf(m, i, line)
-	if ok && len(m.Metadata) > 0 {
-		at, u := chatMetadata(m.Metadata)
-		if !at.IsZero() {
-			it.time = at
-			for j := range it.calls {
-				it.calls[j].Time = at
-			}
+	var md chatMeta
+	if len(m.Metadata) > 0 {
+		md = chatMetadata(m.Metadata)
+	}
+	scope, sub := strings.CutPrefix(m.Role, subagentRolePrefix)
+	if sub {
+		if scope == "" || md.OriginalRole == "" || strings.HasPrefix(md.OriginalRole, subagentRolePrefix) {
+			r.out.Problemf(line, "message %d has the subagent role %q without an agent id or a _metadata.original_role to read it by; skipped", i+1, m.Role)
+			return oaItem{}, false
 		}
-		if it.kind == 'a' && u != nil {
-			it.usage = u
+		m.Role = md.OriginalRole
+	}
+	it, ok := r.chatItemOf(m, i, line)
+	if !ok {
+		return it, false
+	}
+	if sub {
+		it.scope = scope
+	}
+	if !md.at.IsZero() {
+		it.time = md.at
+		for j := range it.calls {
+			it.calls[j].Time = md.at
 		}
 	}
-	return it, ok
+	if it.kind == 'a' && md.usage != nil {
+		it.usage = md.usage
+	}
+	return it, true
+}
+
+// chatMeta is what chatMetadata reads of a message's _metadata.
+type chatMeta struct {
+	Timestamp    jsonx.RawMessage `json:"timestamp"`
+	Tokens       *ocTokens        `json:"tokens"`
+	OriginalRole string           `json:"original_role"`
+	at           time.Time
+	usage        *Usage
 }
 
 // chatMetadata reads the _metadata member that exports converted from
 // other agents' sessions add to each message: its timestamp (RFC 3339
-// text, or Unix milliseconds) and, on a model's message, the tokens of
-// an OpenCode message ({input, output, reasoning, cache: {read, write}},
-// input without the cache, as the opencode reader reads them).
-func chatMetadata(raw jsonx.RawMessage) (time.Time, *Usage) {
-	var md struct {
-		Timestamp jsonx.RawMessage `json:"timestamp"`
-		Tokens    *ocTokens        `json:"tokens"`
-	}
+// text, or Unix milliseconds), on a model's message the tokens of an
+// OpenCode message ({input, output, reasoning, cache: {read, write}},
+// input without the cache, as the opencode reader reads them), and on a
+// subagent's message its role in the subagent's own file
+// (subagentRolePrefix). A _metadata of another shape is none.
+func chatMetadata(raw jsonx.RawMessage) chatMeta {
+	var md chatMeta
 	if jsonx.Unmarshal(raw, &md) != nil {
-		return time.Time{}, nil
+		return chatMeta{}
 	}
-	return textOrMillisTime(md.Timestamp), md.Tokens.usage()
+	md.at, md.usage = textOrMillisTime(md.Timestamp), md.Tokens.usage()
+	return md
 }
 
 // textOrMillisTime reads a converter's timestamp: RFC 3339 text, or Unix

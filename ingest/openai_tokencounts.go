@@ -48,8 +48,16 @@ func tokenCountUsages(raw jsonx.RawMessage) ([]time.Time, []*Usage, bool) {
 		if e.Info == nil || e.Info.Last == nil {
 			continue
 		}
+		at := textOrMillisTime(e.Timestamp)
 		if t := e.Info.Total; t != nil {
 			if prevTotal != nil && *t == *prevTotal {
+				// The same response again, on a later line of it: the
+				// response is dated by its last line, as below. Its first
+				// line may be one the converter wrote no message for (a
+				// thinking block), dated before the response's messages.
+				if len(times) > 0 && !at.IsZero() {
+					times[len(times)-1] = at
+				}
 				continue
 			}
 			prevTotal = t
@@ -59,7 +67,6 @@ func tokenCountUsages(raw jsonx.RawMessage) ([]time.Time, []*Usage, bool) {
 		if last.Cached > last.Input {
 			u.Input += last.Cached
 		}
-		at := textOrMillisTime(e.Timestamp)
 		if prevLast != nil && last.Input == prevLast.Input && last.Cached == prevLast.Cached && len(usages) > 0 {
 			usages[len(usages)-1], times[len(times)-1] = u, at // the same response, a later line of it
 		} else {
@@ -91,7 +98,9 @@ func applyTokenCounts(items []oaItem, raw jsonx.RawMessage, out *Sink, line int)
 		at := times[k]
 		target := -1
 		for i := range items {
-			if items[i].kind != 'a' || at.IsZero() || items[i].time.After(at) {
+			// A subagent's messages (a scope of their own) are not in the
+			// main session's token_count events.
+			if items[i].kind != 'a' || items[i].scope != "" || at.IsZero() || items[i].time.After(at) {
 				continue
 			}
 			if target < 0 || !items[i].time.Before(items[target].time) {

@@ -214,10 +214,7 @@ func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Ti
 		case answered:
 			out.Problemf(line, "second result for call %s (its call already has a result); ignored", id)
 		default:
-			if _, ok := b.early[id]; !ok {
-				b.early[id] = line
-			}
-			out.Problemf(line, "result for call %s has no matching call before it; ignored", id)
+			b.noCall(id, line, out)
 		}
 		return
 	}
@@ -231,6 +228,15 @@ func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Ti
 		b.recent = append(b.recent[:at], b.recent[at+1:]...)
 	}
 	b.fill(ref, text, isErr, line, t)
+}
+
+// noCall reports a result for an id no call had before it, and remembers
+// its line for the problem of a call with that id left without a result.
+func (b *sessionBuilder) noCall(id string, line int, out *Sink) {
+	if _, ok := b.early[id]; !ok {
+		b.early[id] = line
+	}
+	out.Problemf(line, "result for call %s has no matching call before it; ignored", id)
 }
 
 // idlessResult joins a result to the oldest call without an id still

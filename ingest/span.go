@@ -3,7 +3,8 @@ package ingest
 import "time"
 
 // Span returns the earliest and latest times the session records (user
-// messages, model responses, calls), or zero times when it records none.
+// messages, model responses, calls), else the session's own time (both
+// ends), or zero times when it records none.
 func (s *Session) Span() (start, end time.Time) {
 	note := func(t time.Time) {
 		if t.IsZero() {
@@ -26,6 +27,9 @@ func (s *Session) Span() (start, end time.Time) {
 				note(r.Calls[k].Time)
 			}
 		}
+	}
+	if start.IsZero() {
+		return s.Time, s.Time
 	}
 	return start, end
 }

@@ -55,6 +55,13 @@ type Session struct {
 	Platform string
 	// Line is the line where the session starts (1-based, 0 when unknown).
 	Line int
+	// Time is when the session was recorded, for a session none of whose
+	// turns, requests or calls has a time of its own: a Claude Code session
+	// of local commands only (/exit), a rollout whose one time is its meta
+	// line's. Span falls back on it; a reader sets it from the earliest
+	// time its lines record. (Left out of a dump when zero: the edge
+	// goldens dump sessions whole.)
+	Time time.Time `json:",omitzero"`
 	// Turns in order. A session may have calls before its first genuine user
 	// message (a trimmed file, a subagent prompt): they go in a turn too.
 	Turns []Turn

@@ -273,9 +273,11 @@ func inAgentHome(home, rel string, dir bool) bool {
 // to hold none: Claude Code writes subagents/agent-<id>.meta.json (the
 // subagent's agentType, description, model, ...) beside each subagent's
 // agent-<id>.jsonl (seen in a real run of Claude Code 2.1.332; Claude Code's
-// source is not public). Named explicitly, such a file is still read.
+// source is not public); Kimi CLI its wire log and subagents' meta.json
+// beside each context.jsonl (kimiCompanion). Named explicitly, such a file
+// is still read.
 func NotTranscript(path string) bool {
 	name := filepath.Base(path)
 	return strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".meta.json") &&
-		filepath.Base(filepath.Dir(path)) == "subagents"
+		filepath.Base(filepath.Dir(path)) == "subagents" || kimiCompanion(path)
 }

@@ -120,7 +120,7 @@ func newSession(r *rules.Rules, format, platform string) *session {
 // hash and failed flag.
 func keepsResults(r *rules.Rules) bool {
 	plain := func(s string) bool { return s == "" || s == "loopgate" }
-	return r.Detectors.Dedup != nil && r.Detectors.Dedup.Enabled || !plain(r.Results.Failure) || !plain(r.Results.Hash)
+	return r.ReadsResultText() || !plain(r.Results.Failure) || !plain(r.Results.Hash)
 }
 
 // effect is what applying one record changed, for the hook's answer.

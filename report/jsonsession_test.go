@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
-	gojson "github.com/goccy/go-json"
 	"github.com/google/go-cmp/cmp"
 	"github.com/loopgate/loopgate/analyze"
 	"github.com/loopgate/loopgate/analyze/guard"
@@ -102,7 +102,7 @@ func TestSessionJSONAsEncoded(t *testing.T) {
 		"omitted empty": {Parent: "", Model: "", UsageUnused: "", RecordedOutput: 0, BytesPerToken: 0},
 	}
 	for _, f := range []float64{1e-7, 1e-6, 9.99e-7, 1e20, 1e21, 1.5e300, 0.1, 3, -2.5e-300, 123456789.125, 3.9999999999999996, math.SmallestNonzeroFloat64, math.MaxFloat64, -0.0} {
-		cases["float "+strings.TrimSpace(string(appendJSONFloat(nil, f)))] = analyze.SessionResult{BytesPerToken: f}
+		cases["float "+strconv.FormatFloat(f, 'g', -1, 64)] = analyze.SessionResult{BytesPerToken: f}
 	}
 	for name, s := range cases {
 		checkSessionJSON(t, name, &s)
@@ -140,8 +140,8 @@ func FuzzSessionJSON(f *testing.F) {
 
 // BenchmarkSessionJSON writes the sessions of the test reports as the JSON
 // report does (indented, depth 2) and as JSONL does (compact), with
-// appendSessionJSON, with encoding/json and with goccy/go-json (the
-// module's other JSON library), docs/performance.md weighs them.
+// appendSessionJSON (goccy/go-json) and with encoding/json;
+// docs/performance.md weighs them.
 func BenchmarkSessionJSON(b *testing.B) {
 	var sessions []analyze.SessionResult
 	for _, rep := range []*analyze.Report{fullReport(), quietReport()} {
@@ -166,38 +166,6 @@ func BenchmarkSessionJSON(b *testing.B) {
 			enc.SetEscapeHTML(false)
 			if indent {
 				enc.SetIndent(prefix, "  ")
-			}
-			for b.Loop() {
-				for i := range sessions {
-					buf.Reset()
-					if err := enc.Encode(&sessions[i]); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-		})
-		b.Run(name+"/goccy-go-json", func(b *testing.B) {
-			var buf, std bytes.Buffer
-			enc, stdEnc := gojson.NewEncoder(&buf), json.NewEncoder(&std)
-			enc.SetEscapeHTML(false)
-			stdEnc.SetEscapeHTML(false)
-			if indent {
-				enc.SetIndent(prefix, "  ")
-				stdEnc.SetIndent(prefix, "  ")
-			}
-			// Weighed only where it writes what encoding/json writes.
-			for i := range sessions {
-				buf.Reset()
-				std.Reset()
-				if err := enc.Encode(&sessions[i]); err != nil {
-					b.Fatal(err)
-				}
-				if err := stdEnc.Encode(&sessions[i]); err != nil {
-					b.Fatal(err)
-				}
-				if buf.String() != std.String() {
-					b.Fatalf("session %d: goccy/go-json writes\n%s\nencoding/json\n%s", i, buf.String(), std.String())
-				}
 			}
 			for b.Loop() {
 				for i := range sessions {

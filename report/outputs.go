@@ -11,7 +11,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/loopgate/loopgate/analyze"
@@ -101,16 +100,6 @@ func OutputsOf(command string) []Output {
 
 // FormatNames lists a command's --format values in its help's order.
 func FormatNames(command string) []string { return names(OutputsOf(command)) }
-
-// FormatCommands lists the commands of the registry, sorted.
-func FormatCommands() []string {
-	out := make([]string, 0, len(registry))
-	for c := range registry {
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return out
-}
 
 func names(outputs []Output) []string {
 	out := make([]string, len(outputs))

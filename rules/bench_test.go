@@ -1,9 +1,13 @@
-package rules
+package rules_test
 
 // A benchmark of the tool-class lookup (keys are built, and benchmarked,
 // in analyze/guard: BenchmarkCallKey).
 
-import "testing"
+import (
+	"testing"
+
+	. "github.com/loopgate/loopgate/rules"
+)
 
 // benchCalls are tool calls shaped like the generated corpus's: reads,
 // shell commands, edits, web lookups, and arguments that are not JSON.

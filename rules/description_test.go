@@ -1,9 +1,11 @@
-package rules
+package rules_test
 
 import (
 	"regexp"
 	"strings"
 	"testing"
+
+	. "github.com/loopgate/loopgate/rules"
 )
 
 // TestPresetDescriptionsWhole: an unquoted YAML value ends at " #" (a

@@ -3,351 +3,311 @@ package rules
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 )
 
-// The detectors, described once.
+// The detectors, each described once, by the detector itself.
 //
-// detectorTable has one row per detector, in evaluation order (among
-// verdicts of equal strength the first detector's wins). A row gives the
-// detector's name, its settings type (a struct in rules.go), the fields
-// its per-tool override reads (tools.SEL.NAME), the defaults a user gets
-// by merely naming it, and the checks its settings need beyond their
-// types. Everything else that names detectors is derived from the table:
-// DetectorNames, strict loading and its defaults (load.go), validation
-// (validate.go), the keys Set accepts and refuses (set.go), the
-// effective rules that `loopgate rules print` writes, and the guard's
-// registry (analyze/guard, which keys each detector's constructor by its
-// name here and checks that the two agree).
+// A detector lives in one file of package analyze/guard: its settings
+// type, its defaults, its checks, the fields its per-tool override takes,
+// and its logic. That file registers the settings here (RegisterDetector)
+// when the program starts, because this package sits below the guard and
+// cannot name the guard's types. Everything in this package that names
+// detectors is derived from the registrations: DetectorNames, strict
+// loading and the defaults a user gets by naming a detector (load.go),
+// validation (validate.go), the keys Set accepts and refuses and
+// SettableKeys (set.go), the shorthand's hints, and the effective rules
+// `loopgate rules print` writes. The schema's two per-detector places,
+// detectors.NAME and tools.SEL.NAME, are Go structs built from the
+// registrations (reflect.StructOf) that the reflection-driven loader,
+// printer and Set walk like any other part of the schema.
 //
-// The YAML schema itself keeps two fields per detector, both named by the
-// detector's name: its settings in Detectors and its override in Tool
-// (their order is the order rules print writes them in). They are typed
-// so that the guard reads its settings without a lookup; init refuses a
-// row without both fields, or a field without a row.
+// A program that loads rules must import analyze/guard (directly or not);
+// without it no detector is registered and a rules file naming one is
+// refused as naming an unknown key.
 
-// detectorSpec is one row of detectorTable.
-type detectorSpec struct {
-	name string
-	// settings is the settings struct's type (Repeat, Stall, ...).
-	settings reflect.Type
-	// overrides are the fields tools.SEL.NAME takes.
-	overrides []string
-	// shorthand: tools.SEL.steer_at and block_at set this detector's
+// Detector describes one detector's settings (T, a struct with yaml tags
+// whose first keys are enabled, reset, only and except).
+type Detector[T any] struct {
+	// Name is the detector's key under detectors: and under a tool entry.
+	Name string
+	// Rank places the detector in the evaluation order, lower first:
+	// among verdicts of equal strength the first detector's wins.
+	Rank int
+	// Place places its key in the schema, lower first: the order `rules
+	// print` writes detectors and per-tool overrides in (kept apart from
+	// Rank so that a new detector changes no printed rules).
+	Place int
+	// Overrides are the fields tools.SEL.NAME takes (of Override's).
+	Overrides []string
+	// Shorthand: tools.SEL.steer_at and block_at set this detector's
 	// thresholds.
-	shorthand bool
-	// defaults fills in a settings value just made (Enabled already set).
-	defaults func(any)
-	// check validates settings beyond their types and the common keys
+	Shorthand bool
+	// ReadsResultText: the detector reads a result's text beyond its hash
+	// and failed flag (so a live hook must keep it).
+	ReadsResultText bool
+	// Defaults fills in settings just made (Enabled already set): what a
+	// user gets by merely naming the detector.
+	Defaults func(*T)
+	// Normalize fills in settings a file left empty, after loading.
+	Normalize func(*T)
+	// Check validates the settings beyond their types and the common keys
 	// (reset, only, except), at "detectors.NAME".
-	check func(v *validator, at string, s any) error
-	// field and toolField are the indexes of the detector's fields in
-	// Detectors and Tool.
-	field, toolField int
+	Check func(c Check, at string, p *T) error
 }
 
-// describe makes a row from a settings type's defaults and checks (either
-// may be nil).
-func describe[T any](name string, overrides []string, defaults func(*T), check func(v *validator, at string, p *T) error) detectorSpec {
-	s := detectorSpec{name: name, settings: reflect.TypeOf((*T)(nil)).Elem(), overrides: overrides}
-	if defaults != nil {
-		s.defaults = func(p any) { defaults(p.(*T)) }
-	}
-	if check != nil {
-		s.check = func(v *validator, at string, p any) error { return check(v, at, p.(*T)) }
-	}
-	return s
+// detectorSpec is a registration with its type erased.
+type detectorSpec struct {
+	name            string
+	rank, place     int
+	settings        reflect.Type
+	overrides       []string
+	shorthand       bool
+	readsResultText bool
+	defaults        func(any)
+	normalize       func(any)
+	check           func(c Check, at string, p any) error
 }
 
-// withShorthand marks a row whose thresholds tools.SEL.steer_at and
-// block_at set.
-func withShorthand(s detectorSpec) detectorSpec {
-	s.shorthand = true
-	return s
-}
-
-// The override fields a detector's per-tool entry may take.
 var (
-	overSteerBlock = []string{"off", "steer_at", "block_at", "steer_message", "block_message"}
-	overAll        = []string{"off", "steer_at", "block_at", "halt_at", "steer_message", "block_message", "halt_message"}
-	overHalt       = []string{"off", "halt_at", "halt_message"}
-	overOff        = []string{"off"}
-)
-
-// detectorTable: every detector, in evaluation order.
-var detectorTable = []detectorSpec{
-	describe("dedup", []string{"off", "block_message"},
-		func(p *Dedup) {
-			p.DedupAt = 2
-			p.Message = "{result}"
-		},
-		func(v *validator, at string, p *Dedup) error {
-			if p.DedupAt < 2 {
-				return v.fail(at+".dedup_at", "%s.dedup_at must be 2 or more (the first call has no earlier result), not %d", at, p.DedupAt)
-			}
-			return nil
-		}),
-	describe("cap", []string{"off", "block_at", "block_message"},
-		func(p *Cap) {
-			p.BlockMessage = "Blocked {tool}: it was already called {count} times in this scope, the limit."
-		}, nil),
-	describe("failure", overSteerBlock,
-		func(p *Failure) {
-			p.Key = "rules"
-			p.SteerMessage = "{tool} failed {count} times with identical arguments. Read the error and change the call instead of retrying it unchanged."
-			p.BlockMessage = "Blocked {tool}: this call already failed {count} times with identical arguments. Change the call or explain the blocker."
-		},
-		func(v *validator, at string, p *Failure) error {
-			if err := v.detectorKey(at, p.Key); err != nil {
-				return err
-			}
-			if err := v.detectorList(at, p.BlocksAsFailures); err != nil {
-				return err
-			}
-			return v.selectors(at+".cleared_by", p.ClearedBy)
-		}),
-	describe("no_progress", overSteerBlock,
-		func(p *NoProgress) {
-			p.By, p.Key = "call", "rules"
-			p.SteerMessage = "{tool} returned the same result {count} times. Use the result you already have, or change the arguments."
-			p.BlockMessage = "Blocked {tool}: this call already returned the same result {count} times. Use the result you already have."
-		},
-		func(v *validator, at string, p *NoProgress) error {
-			if err := v.detectorKey(at, p.Key); err != nil {
-				return err
-			}
-			if err := v.detectorList(at, p.BlocksAsFailures); err != nil {
-				return err
-			}
-			if !oneOf(p.By, "call", "tool") {
-				return v.fail(at+".by", "%s.by must be call or tool, not %q", at, p.By)
-			}
-			if p.By == "tool" && p.BlockAt > 0 {
-				return v.fail(at+".block_at", "%s.block_at needs by: call (a new call of the tool may bring new information)", at)
-			}
-			return nil
-		}),
-	describe("tool_failure", overAll,
-		func(p *ToolFailure) {
-			p.SteerMessage = "{tool} failed {count} times in a row. Diagnose the error before retrying."
-			p.BlockMessage = "Blocked {tool}: it failed {count} times in a row. Change approach or use another tool."
-			p.HaltMessage = "Stopped: {tool} failed {count} times in a row."
-		},
-		func(v *validator, at string, p *ToolFailure) error {
-			if err := v.detectorList(at, p.BlocksAsFailures); err != nil {
-				return err
-			}
-			if err := v.selectors(at+".cleared_by", p.ClearedBy); err != nil {
-				return err
-			}
-			if p.SteerAt > 0 && p.HaltAt > 0 && p.SteerAt >= p.HaltAt {
-				return v.fail(at+".steer_at", "%s.steer_at (%d) must be below halt_at (%d)", at, p.SteerAt, p.HaltAt)
-			}
-			return nil
-		}),
-	withShorthand(describe("repeat", overSteerBlock,
-		func(p *Repeat) {
-			p.SteerMessage = "{tool} was called {count} times with identical arguments. The earlier result is still in your context; use it instead of calling again."
-			p.BlockMessage = "Blocked {tool}: called {count} times with identical arguments. The earlier result is in your context; use it instead of calling again."
-		},
-		func(v *validator, at string, p *Repeat) error {
-			if err := v.steerBelowBlock(at, p.SteerAt, p.BlockAt); err != nil {
-				return err
-			}
-			if p.BlockAfterSteer && p.SteerAt == 0 && p.BlockAt > 0 {
-				return v.fail(at+".block_after_steer", "%s.block_after_steer needs a steer_at, or nothing would ever be blocked", at)
-			}
-			return nil
-		})),
-	withShorthand(describe("consecutive", overSteerBlock,
-		func(p *Consecutive) {
-			p.SteerMessage = "{tool} was called {count} times in a row with identical arguments. If it is not making progress, change approach."
-			p.BlockMessage = "Blocked {tool}: called {count} times in a row with identical arguments. Change approach instead of repeating it."
-			p.HaltMessage = "Stopped: {tool} was called {count} times in a row with identical arguments."
-		},
-		func(v *validator, at string, p *Consecutive) error {
-			if err := v.steerBelowBlock(at, p.SteerAt, p.BlockAt); err != nil {
-				return err
-			}
-			if err := v.steerBelowHalt(at, p.SteerAt, p.HaltAt); err != nil {
-				return err
-			}
-			return v.selectors(at+".free.tools", p.Free.Tools)
-		})),
-	describe("shell_inspection", overHalt,
-		func(p *Inspection) {
-			p.Args, p.HaltAt = []string{"command"}, 8
-			p.HaltMessage = "Stopped: {count} shell commands in a row only inspected the repository (git status, diff, ls-files) without making progress."
-		},
-		func(v *validator, at string, p *Inspection) error {
-			if len(p.Args) == 0 {
-				return v.fail(at+".args", "%s.args must name the argument that holds the command", at)
-			}
-			return nil
-		}),
-	describe("pattern", overAll,
-		func(p *Pattern) {
-			p.Laps, p.Periods = 5, []int{1, 2, 3, 4, 5}
-			p.SteerMessage = "The latest calls repeat a pattern of {period} call(s) {laps} times, ending with {tool}. Change approach instead of repeating it."
-			p.BlockMessage = "Blocked {tool}: the latest calls repeat a pattern of {period} call(s) {laps} times. Change approach instead of repeating it."
-			p.HaltMessage = "Stopped: the latest calls repeat a pattern of {period} call(s) {laps} times, ending with {tool}."
-		},
-		func(v *validator, at string, p *Pattern) error {
-			if p.Laps < 2 || p.Laps > 100 {
-				return v.fail(at+".laps", "%s.laps must be between 2 and 100, not %d", at, p.Laps)
-			}
-			if len(p.Periods) == 0 {
-				return v.fail(at+".periods", "%s.periods must list at least one period", at)
-			}
-			for i, l := range p.Periods {
-				if l < 1 || l > 100 {
-					return v.fail(fmt.Sprintf("%s.periods[%d]", at, i), "%s.periods: %d is not between 1 and 100", at, l)
-				}
-			}
-			if err := v.steerBelowBlock(at, p.SteerAt, p.BlockAt); err != nil {
-				return err
-			}
-			return v.steerBelowHalt(at, p.SteerAt, p.HaltAt)
-		}),
-	describe("stall", []string{"off", "steer_at", "halt_at", "steer_message", "halt_message"},
-		func(p *Stall) {
-			p.SteerAt, p.Periods, p.History, p.Key = 3, []int{2, 3, 4}, 64, "rules"
-			p.SteerMessage = "{tool} was called {count} times in a row with identical arguments and returned the same result each time. Do not repeat it; change the arguments, use another tool, or go on with what you have."
-			p.HaltMessage = "Stopped {tool}: the same call returned the same result {count} times in a row."
-			p.CycleMessage = "The last {count} rounds repeated the same cycle of {period} tool calls (ending with {tool}) with identical arguments and results. Do not repeat the cycle; change approach."
-			p.CycleHaltMessage = "Stopped {tool}: the same cycle of {period} tool calls repeated {count} times with identical results."
-		},
-		func(v *validator, at string, p *Stall) error {
-			if err := v.detectorKey(at, p.Key); err != nil {
-				return err
-			}
-			if p.SteerAt > 0 && p.SteerAt < 2 {
-				return v.fail(at+".steer_at", "%s.steer_at must be 2 or more (a streak of one call is no repeat), not %d", at, p.SteerAt)
-			}
-			if p.SteerAt > 0 && p.HaltAt > 0 && p.SteerAt > p.HaltAt {
-				return v.fail(at+".steer_at", "%s.steer_at (%d) must not be above halt_at (%d)", at, p.SteerAt, p.HaltAt)
-			}
-			for i, l := range p.Periods {
-				if l < 2 || l > 100 {
-					return v.fail(fmt.Sprintf("%s.periods[%d]", at, i), "%s.periods: %d is not between 2 and 100 (period 1 is the streak)", at, l)
-				}
-			}
-			if p.History < 0 || p.History > 10000 {
-				return v.fail(at+".history", "%s.history must be between 0 and 10000, not %d", at, p.History)
-			}
-			return nil
-		}),
-	describe("stuck", overHalt,
-		func(p *Stuck) {
-			p.PairsAt, p.ErrorsAt, p.AlternatingAt = 4, 3, 6
-			p.HaltMessage = "Stopped: the agent is stuck in a loop ({loop}: {count} calls)."
-		},
-		func(v *validator, at string, p *Stuck) error {
-			if p.PairsAt == 1 || p.ErrorsAt == 1 {
-				return v.fail(at+".pairs_at", "%s.pairs_at and errors_at must be 2 or more (one call is no repeat), or 0 for off", at)
-			}
-			if p.AlternatingAt != 0 && (p.AlternatingAt < 4 || p.AlternatingAt%2 != 0) {
-				return v.fail(at+".alternating_at", "%s.alternating_at must be an even number of calls, 4 or more (two laps of A and B), or 0 for off, not %d", at, p.AlternatingAt)
-			}
-			return nil
-		}),
-	describe("failed_rounds", overHalt,
-		func(p *FailedRound) {
-			p.HaltMessage = "Stopped after {count} model responses in a row whose tool calls all failed."
-		}, nil),
-	describe("cycle", overOff,
-		func(p *Cycle) {
-			p.Window, p.Periods, p.Check = 10, []int{1, 2, 3}, "round"
-			p.SteerMessage = "Loop detected: the last {window} tool calls follow a repeating pattern. Try a different approach."
-		},
-		func(v *validator, at string, p *Cycle) error {
-			if p.Window < 2 || p.Window > 1000 {
-				return v.fail(at+".window", "%s.window must be between 2 and 1000, not %d", at, p.Window)
-			}
-			if len(p.Periods) == 0 {
-				return v.fail(at+".periods", "%s.periods must list at least one period", at)
-			}
-			for i, l := range p.Periods {
-				if l < 1 || l > p.Window {
-					return v.fail(fmt.Sprintf("%s.periods[%d]", at, i), "%s.periods: %d is not between 1 and the window (%d)", at, l, p.Window)
-				}
-			}
-			if !oneOf(p.Check, "round", "call") {
-				return v.fail(at+".check", "%s.check must be round or call, not %q", at, p.Check)
-			}
-			return nil
-		}),
-	describe("content_loop", overOff,
-		func(p *ContentLoop) {
-			p.Chunk, p.Threshold, p.Spacing, p.MaxPeriods, p.History = 50, 10, 5, 5, 5000
-			p.SteerMessage = "The response repeats the same text over and over. Stop, and take a different approach."
-			p.HaltMessage = "Stopped: the response repeats the same text over and over."
-		},
-		func(v *validator, at string, p *ContentLoop) error {
-			if p.Chunk < 1 || p.Chunk > 10000 {
-				return v.fail(at+".chunk", "%s.chunk must be between 1 and 10000 characters, not %d", at, p.Chunk)
-			}
-			if p.Threshold < 2 {
-				return v.fail(at+".threshold", "%s.threshold must be 2 or more (one chunk is no repeat), not %d", at, p.Threshold)
-			}
-			if p.History < p.Chunk || p.History > 1000000 {
-				return v.fail(at+".history", "%s.history must be at least the chunk (%d) and at most 1000000 characters, not %d", at, p.Chunk, p.History)
-			}
-			return v.steerBelowHalt(at, p.SteerAt, p.HaltAt)
-		}),
-}
-
-// DetectorNames lists the detectors in evaluation order (detectorTable).
-var DetectorNames []string
-
-// detectorByName and detectorByType index detectorTable.
-var (
+	// detectorTable holds the registrations in evaluation order (Rank),
+	// schemaOrder in schema order (Place).
+	detectorTable []*detectorSpec
+	schemaOrder   []*detectorSpec
+	// detectorByName and detectorByType index them.
 	detectorByName = map[string]*detectorSpec{}
 	detectorByType = map[reflect.Type]*detectorSpec{}
+	// DetectorNames lists the detectors in evaluation order.
+	DetectorNames []string
+	// schemaBuilt is set once the schema's structs were built from the
+	// registrations; a registration after that is refused.
+	schemaBuilt bool
 )
 
-func init() {
-	if err := indexDetectors(); err != nil {
+// commonFields are the settings every detector has, first and in this
+// order.
+var commonFields = []string{"Enabled", "Reset", "Only", "Except"}
+
+// RegisterDetector adds a detector's settings to the schema. It is called
+// from package-level variable declarations of analyze/guard, before any
+// rules are loaded; a bad description (a name or rank or place taken, a
+// settings type without the common keys) is a mistake in the program,
+// refused when it starts.
+func RegisterDetector[T any](d Detector[T]) {
+	t := reflect.TypeOf((*T)(nil)).Elem()
+	s := &detectorSpec{name: d.Name, rank: d.Rank, place: d.Place, settings: t, overrides: d.Overrides,
+		shorthand: d.Shorthand, readsResultText: d.ReadsResultText}
+	if d.Defaults != nil {
+		s.defaults = func(p any) { d.Defaults(p.(*T)) }
+	}
+	if d.Normalize != nil {
+		s.normalize = func(p any) { d.Normalize(p.(*T)) }
+	}
+	if d.Check != nil {
+		s.check = func(c Check, at string, p any) error { return d.Check(c, at, p.(*T)) }
+	}
+	if err := addDetector(s); err != nil {
 		panic(err)
 	}
 }
 
-// indexDetectors derives DetectorNames and the indexes from the table,
-// and checks the table against the schema's fields: each row has its
-// field in Detectors and in Tool, with its settings type and *Override,
-// and no field of Detectors is without a row.
-func indexDetectors() error {
-	_, inDetectors := fieldsOf(reflect.TypeOf(Detectors{}))
-	_, inTool := fieldsOf(reflect.TypeOf(Tool{}))
-	overrideType := reflect.TypeOf((*Override)(nil))
-	for i := range detectorTable {
-		s := &detectorTable[i]
-		if detectorByName[s.name] != nil {
-			return fmt.Errorf("rules: detector %q is described twice", s.name)
-		}
-		fi, ok := inDetectors[s.name]
-		if !ok || reflect.TypeOf(Detectors{}).Field(fi).Type != reflect.PointerTo(s.settings) {
-			return fmt.Errorf("rules: detector %q has no field %q of type *%s in Detectors", s.name, s.name, s.settings.Name())
-		}
-		ti, ok := inTool[s.name]
-		if !ok || reflect.TypeOf(Tool{}).Field(ti).Type != overrideType {
-			return fmt.Errorf("rules: detector %q has no override field %q in Tool", s.name, s.name)
-		}
-		for _, common := range []string{"Enabled", "Reset", "Only", "Except"} {
-			if _, ok := s.settings.FieldByName(common); !ok {
-				return fmt.Errorf("rules: the settings of detector %q lack %s", s.name, common)
-			}
-		}
-		s.field, s.toolField = fi, ti
-		detectorByName[s.name] = s
-		detectorByType[s.settings] = s
-		DetectorNames = append(DetectorNames, s.name)
+func addDetector(s *detectorSpec) error {
+	switch {
+	case schemaBuilt:
+		return fmt.Errorf("rules: detector %q registered after rules were used", s.name)
+	case s.name == "" || detectorByName[s.name] != nil:
+		return fmt.Errorf("rules: detector %q has no name or is registered twice", s.name)
+	case s.settings.Kind() != reflect.Struct:
+		return fmt.Errorf("rules: the settings of detector %q are not a struct", s.name)
 	}
-	if len(inDetectors) != len(detectorTable) {
-		return fmt.Errorf("rules: Detectors has %d fields, the detector table %d rows", len(inDetectors), len(detectorTable))
+	for i, common := range commonFields {
+		if s.settings.NumField() <= i || s.settings.Field(i).Name != common {
+			return fmt.Errorf("rules: the settings of detector %q do not start with %s", s.name, strings.Join(commonFields, ", "))
+		}
+	}
+	for _, o := range detectorTable {
+		if o.rank == s.rank || o.place == s.place {
+			return fmt.Errorf("rules: detectors %q and %q share a rank or a place", o.name, s.name)
+		}
+	}
+	for _, f := range s.overrides {
+		if _, ok := overrideFieldIndex[f]; !ok {
+			return fmt.Errorf("rules: detector %q takes an override field %q that Override has not", s.name, f)
+		}
+	}
+	detectorByName[s.name] = s
+	detectorByType[s.settings] = s
+	detectorTable = insertBy(detectorTable, s, func(x *detectorSpec) int { return x.rank })
+	schemaOrder = insertBy(schemaOrder, s, func(x *detectorSpec) int { return x.place })
+	DetectorNames = DetectorNames[:0]
+	for _, x := range detectorTable {
+		DetectorNames = append(DetectorNames, x.name)
 	}
 	return nil
 }
+
+func insertBy(list []*detectorSpec, s *detectorSpec, key func(*detectorSpec) int) []*detectorSpec {
+	i, _ := slices.BinarySearchFunc(list, key(s), func(x *detectorSpec, k int) int { return key(x) - k })
+	return slices.Insert(list, i, s)
+}
+
+// overrideFieldIndex maps Override's yaml keys to its fields.
+var _, overrideFieldIndex = fieldsOf(reflect.TypeOf(Override{}))
+
+// Detectors holds the detectors' settings by name, each a pointer to the
+// detector's settings struct; a detector not in the map is off. Its YAML
+// form is a mapping in schema order (detectorsView).
+type Detectors map[string]any
+
+// Settings returns the named detector's settings (a pointer to its
+// settings struct), or nil when the rules do not name it.
+func (d Detectors) Settings(name string) any { return d[name] }
+
+// The schema's per-detector structs, built once from the registrations:
+// detectorsView has a field *T per detector (yaml "NAME,omitempty"),
+// toolView Tool's own keys and then an *Override per detector, both in
+// schema order.
+var (
+	viewsOnce     sync.Once
+	detectorsView reflect.Type
+	toolView      reflect.Type
+	toolOwn       int // Tool's own fields: the first toolOwn of toolView
+)
+
+var (
+	detectorsType = reflect.TypeOf(Detectors(nil))
+	toolType      = reflect.TypeOf(Tool{})
+	overridePtr   = reflect.TypeOf((*Override)(nil))
+)
+
+func buildViews() {
+	viewsOnce.Do(func() {
+		schemaBuilt = true
+		var dets, tools []reflect.StructField
+		for i := 0; i < toolType.NumField(); i++ {
+			f := toolType.Field(i)
+			if name, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); f.IsExported() && name != "-" && name != "" {
+				tools = append(tools, reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag})
+			}
+		}
+		toolOwn = len(tools)
+		for i, s := range schemaOrder {
+			tag := reflect.StructTag(`yaml:"` + s.name + `,omitempty"`)
+			dets = append(dets, reflect.StructField{Name: fmt.Sprintf("D%d", i), Type: reflect.PointerTo(s.settings), Tag: tag})
+			tools = append(tools, reflect.StructField{Name: fmt.Sprintf("D%d", i), Type: overridePtr, Tag: tag})
+		}
+		detectorsView = reflect.StructOf(dets)
+		toolView = reflect.StructOf(tools)
+	})
+}
+
+// schemaType returns the struct type the loader, printer and Set walk for
+// a type of the schema: the built struct for Detectors and Tool, t itself
+// for the rest.
+func schemaType(t reflect.Type) reflect.Type {
+	switch t {
+	case detectorsType:
+		buildViews()
+		return detectorsView
+	case toolType:
+		buildViews()
+		return toolView
+	}
+	return t
+}
+
+// isView reports whether the schema walks t through a built struct
+// (Detectors, Tool).
+func isView(t reflect.Type) bool { return t == detectorsType || t == toolType }
+
+// viewOf returns the built struct for v (a Detectors or an addressable
+// Tool), filled from it.
+func viewOf(v reflect.Value) reflect.Value {
+	if v.Type() == detectorsType {
+		return v.Interface().(Detectors).view()
+	}
+	return v.Addr().Interface().(*Tool).view()
+}
+
+// setFromView sets v (as for viewOf) from its built struct.
+func setFromView(v, view reflect.Value) {
+	if v.Type() == detectorsType {
+		v.Set(reflect.ValueOf(detectorsFrom(view)))
+		return
+	}
+	v.Addr().Interface().(*Tool).setFromView(view)
+}
+
+// view returns the detectors as a pointer to a detectorsView.
+func (d Detectors) view() reflect.Value {
+	buildViews()
+	v := reflect.New(detectorsView)
+	for i, s := range schemaOrder {
+		if p, ok := d[s.name]; ok && p != nil {
+			v.Elem().Field(i).Set(reflect.ValueOf(p))
+		}
+	}
+	return v
+}
+
+// detectorsFrom reads a detectorsView back (nil when no detector is set).
+func detectorsFrom(v reflect.Value) Detectors {
+	var d Detectors
+	for i, s := range schemaOrder {
+		if f := v.Elem().Field(i); !f.IsNil() {
+			if d == nil {
+				d = Detectors{}
+			}
+			d[s.name] = f.Interface()
+		}
+	}
+	return d
+}
+
+// MarshalYAML writes the detectors in schema order.
+func (d Detectors) MarshalYAML() (any, error) { return d.view().Interface(), nil }
+
+// view returns the tool entry as a pointer to a toolView.
+func (t *Tool) view() reflect.Value {
+	buildViews()
+	v := reflect.New(toolView)
+	tv := reflect.ValueOf(t).Elem()
+	for i, j := 0, 0; i < toolType.NumField() && j < toolOwn; i++ {
+		if toolType.Field(i).Name == toolView.Field(j).Name {
+			v.Elem().Field(j).Set(tv.Field(i))
+			j++
+		}
+	}
+	for i, s := range schemaOrder {
+		if o := t.Overrides[s.name]; o != nil {
+			v.Elem().Field(toolOwn + i).Set(reflect.ValueOf(o))
+		}
+	}
+	return v
+}
+
+// setFromView sets the tool entry from a toolView.
+func (t *Tool) setFromView(v reflect.Value) {
+	tv := reflect.ValueOf(t).Elem()
+	for j := 0; j < toolOwn; j++ {
+		tv.FieldByName(toolView.Field(j).Name).Set(v.Elem().Field(j))
+	}
+	t.Overrides = nil
+	for i, s := range schemaOrder {
+		if f := v.Elem().Field(toolOwn + i); !f.IsNil() {
+			if t.Overrides == nil {
+				t.Overrides = map[string]*Override{}
+			}
+			t.Overrides[s.name] = f.Interface().(*Override)
+		}
+	}
+}
+
+// MarshalYAML writes the tool entry: its own keys, then its overrides in
+// schema order.
+func (t Tool) MarshalYAML() (any, error) { return t.view().Interface(), nil }
 
 // IsDetector reports whether name is a detector's name.
 func IsDetector(name string) bool { return detectorByName[name] != nil }
@@ -368,39 +328,53 @@ func OverrideFields(detector string) []string {
 	return nil
 }
 
-// enabled reports whether the rules turn the named detector on.
-func (d *Detectors) enabled(name string) bool {
-	s := detectorByName[name]
-	if s == nil {
-		return false
+// ReadsResultText reports whether a detector the rules enable reads a
+// result's text beyond its hash and failed flag.
+func (r *Rules) ReadsResultText() bool {
+	for _, s := range detectorTable {
+		if s.readsResultText && r.Detectors.enabled(s.name) {
+			return true
+		}
 	}
-	f := reflect.ValueOf(d).Elem().Field(s.field)
-	return !f.IsNil() && f.Elem().FieldByName("Enabled").Bool()
+	return false
+}
+
+// enabled reports whether the rules turn the named detector on.
+func (d Detectors) enabled(name string) bool {
+	p := d[name]
+	return p != nil && reflect.ValueOf(p).Elem().Field(0).Bool()
 }
 
 // common returns the settings' keys every detector has.
-func common(settings reflect.Value) (reset string, only, except []string) {
-	v := settings.Elem()
-	return v.FieldByName("Reset").String(), v.FieldByName("Only").Interface().([]string), v.FieldByName("Except").Interface().([]string)
+func common(settings any) (reset string, only, except []string) {
+	v := reflect.ValueOf(settings).Elem()
+	return v.Field(1).String(), v.Field(2).Interface().([]string), v.Field(3).Interface().([]string)
 }
 
 // defaultSettings fills in a detector's settings just made (v, a pointer
-// to its settings struct) with the defaults of its row; other structs are
-// left as they are.
+// to its settings struct) with its registration's defaults; other structs
+// are left as they are.
 func defaultSettings(v reflect.Value) {
 	if s := detectorByType[v.Type().Elem()]; s != nil && s.defaults != nil {
 		s.defaults(v.Interface())
 	}
 }
 
-// overrides lists a tool entry's per-detector overrides, in the table's
+// normalizeDetectors fills in what each detector's settings left empty.
+func (d Detectors) normalize() {
+	for _, s := range detectorTable {
+		if p := d[s.name]; p != nil && s.normalize != nil {
+			s.normalize(p)
+		}
+	}
+}
+
+// overrides lists a tool entry's per-detector overrides, in evaluation
 // order.
 func (t *Tool) overrides() []namedOverride {
-	tv := reflect.ValueOf(t).Elem()
 	out := make([]namedOverride, 0, len(detectorTable))
-	for i := range detectorTable {
-		s := &detectorTable[i]
-		out = append(out, namedOverride{s.name, tv.Field(s.toolField).Interface().(*Override)})
+	for _, s := range detectorTable {
+		out = append(out, namedOverride{s.name, t.Overrides[s.name]})
 	}
 	return out
 }
@@ -411,36 +385,55 @@ type namedOverride struct {
 }
 
 // Override returns the tool entry's override for a detector, or nil.
-func (t *Tool) Override(detector string) *Override {
-	s := detectorByName[detector]
-	if s == nil {
-		return nil
-	}
-	return reflect.ValueOf(t).Elem().Field(s.toolField).Interface().(*Override)
-}
+func (t *Tool) Override(detector string) *Override { return t.Overrides[detector] }
 
 // detectors validates every detector the rules name: the common keys,
-// then the row's checks.
+// then the detector's own checks.
 func (v *validator) detectors() error {
-	dv := reflect.ValueOf(&v.r.Detectors).Elem()
-	for i := range detectorTable {
-		s := &detectorTable[i]
-		f := dv.Field(s.field)
-		if f.IsNil() {
+	for _, s := range detectorTable {
+		p := v.r.Detectors[s.name]
+		if p == nil {
 			continue
 		}
 		at := "detectors." + s.name
-		reset, only, except := common(f)
+		reset, only, except := common(p)
 		if err := v.detectorCommon(at, reset, only, except); err != nil {
 			return err
 		}
 		if s.check != nil {
-			if err := s.check(v, at, f.Interface()); err != nil {
+			if err := s.check(Check{v}, at, p); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// Check is what a detector's checks use to report a problem with its
+// settings: each method returns an error naming the file and line of the
+// value at the dotted path it is given (detectors.NAME.KEY), or nil.
+type Check struct{ v *validator }
+
+// Fail reports the value at path at as wrong, with a message.
+func (c Check) Fail(at, format string, a ...any) error { return c.v.fail(at, format, a...) }
+
+// Key checks a detector's key setting (rules or plain).
+func (c Check) Key(at, key string) error { return c.v.detectorKey(at, key) }
+
+// Detectors checks a list of detector names (blocks_as_failures).
+func (c Check) Detectors(at string, names []string) error { return c.v.detectorList(at, names) }
+
+// Selectors checks a list of tool selectors.
+func (c Check) Selectors(at string, sels []string) error { return c.v.selectors(at, sels) }
+
+// SteerBelowBlock checks that a steer comes before a block.
+func (c Check) SteerBelowBlock(at string, steer, block int) error {
+	return c.v.steerBelowBlock(at, steer, block)
+}
+
+// SteerBelowHalt checks that a steer comes before a halt.
+func (c Check) SteerBelowHalt(at string, steer, halt int) error {
+	return c.v.steerBelowHalt(at, steer, halt)
 }
 
 // shorthandNames names the detectors the tool shorthand sets, for

@@ -1,8 +1,11 @@
-package rules
+package rules_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	. "github.com/loopgate/loopgate/rules"
 )
 
 // TestEffectsInRulesFile: a rules file extends the effect table (a class
@@ -35,7 +38,7 @@ effects:
 	if by := r.Effects.ByArgument; len(by) == 0 || by[0].Arg != "mode" || len(by) < 2 || by[1].Effect != EffectAct {
 		t.Errorf("by_argument: the file's rules must come first: %+v", by)
 	}
-	if contains(r.Effects.Observe, "shell") {
+	if slices.Contains(r.Effects.Observe, "shell") {
 		t.Errorf("shell is still under observe: %v", r.Effects.Observe)
 	}
 	// The printed rules read back to the same table.

@@ -1,4 +1,4 @@
-package rules
+package rules_test
 
 // Robustness of the rules package, beyond FuzzParse in
 // rules_test.go (no panic, errors name the file):
@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/loopgate/loopgate/rules"
 )
 
 // rulesSeeds returns the fixture rules files and the presets' texts.

@@ -197,8 +197,8 @@ func nameOr(path, dflt string) string {
 }
 
 // newDetector returns a detector with the defaults a user gets by merely
-// naming it (see docs/rules.md): its row's in detectorTable
-// (detectors.go). Other structs come back empty.
+// naming it (see docs/rules.md): its registration's (detectors.go).
+// Other structs come back empty.
 func newDetector(t reflect.Type) reflect.Value {
 	v := reflect.New(t)
 	if f := v.Elem().FieldByName("Enabled"); f.IsValid() {
@@ -239,6 +239,12 @@ func (d *decoder) decodeValue(n *yaml.Node, v reflect.Value, path string) error 
 	}
 	if v.Type() == effectsType {
 		return d.decodeEffects(n, v, path)
+	}
+	if isView(v.Type()) {
+		view := viewOf(v)
+		err := d.decodeStruct(n, view.Elem(), path, nil)
+		setFromView(v, view)
+		return err
 	}
 	switch v.Kind() {
 	case reflect.Pointer:

@@ -3,6 +3,7 @@ package rules
 import (
 	"embed"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -46,11 +47,12 @@ func PresetGroup(name string) string { return presetGroup[name] }
 // PresetGroups lists the groups in the order compare shows them.
 func PresetGroups() []string { return []string{GroupOwn, GroupSeeds, GroupShipped} }
 
-// parsed presets, parsed once; Preset hands out clones.
+// The presets parsed so far; Preset hands out clones. A preset is parsed
+// the first time it is asked for, with the presets it extends and no
+// other: the live hook runs once per tool call and needs one preset.
 var (
-	presetOnce  sync.Once
-	presetCache map[string]*Rules
-	presetErr   error
+	presetMu    sync.Mutex
+	presetCache = map[string]*Rules{}
 )
 
 // PresetNames lists the presets in a stable order.
@@ -82,52 +84,43 @@ func Preset(name string) (*Rules, error) {
 	if !isPreset(name) {
 		return nil, unknownPreset(name)
 	}
-	presetOnce.Do(loadPresets)
-	if presetErr != nil {
-		return nil, presetErr
+	presetMu.Lock()
+	defer presetMu.Unlock()
+	r, err := loadPreset(name, nil)
+	if err != nil {
+		return nil, err
 	}
-	return presetCache[name].Clone(), nil
+	return r.Clone(), nil
 }
 
-func loadPresets() {
-	presetCache = map[string]*Rules{}
-	// A preset may extend another (hermes-strict extends hermes, which
-	// extends hermes-2026-06), so a preset whose base is not parsed yet
-	// waits for a later pass; Parse calls back into Preset for extends,
-	// which must not re-enter the Once: parseWith handles that.
-	pending := append([]string(nil), presetOrder...)
-	for len(pending) > 0 {
-		var later []string
-		for _, name := range pending {
-			data, err := presetFS.ReadFile("presets/" + name + ".yaml")
-			if err != nil {
-				presetErr = err
-				return
-			}
-			waiting := false
-			r, err := parseWith(data, "preset:"+name, func(base string) (*Rules, error) {
-				if b, ok := presetCache[base]; ok {
-					return b.Clone(), nil
-				}
-				if isPreset(base) {
-					waiting = true
-				}
-				return nil, unknownPreset(base)
-			})
-			if waiting {
-				later = append(later, name)
-				continue
-			}
-			if err != nil {
-				presetErr = err
-				return
-			}
-			presetCache[name] = r
-		}
-		if len(later) == len(pending) {
-			presetErr = fmt.Errorf("presets extend each other in a circle: %s", strings.Join(later, ", "))
-			return
-		}
-		pending = later
+// loadPreset parses a preset once, and first the presets it extends
+// (hermes-strict extends hermes, which extends hermes-2026-06). chain
+// holds the presets whose parsing is under way, so that presets extending
+// each other in a circle are an error. The caller holds presetMu.
+func loadPreset(name string, chain []string) (*Rules, error) {
+	if r, ok := presetCache[name]; ok {
+		return r, nil
 	}
+	if slices.Contains(chain, name) {
+		return nil, fmt.Errorf("presets extend each other in a circle: %s", strings.Join(append(chain, name), " -> "))
+	}
+	data, err := presetFS.ReadFile("presets/" + name + ".yaml")
+	if err != nil {
+		return nil, err
+	}
+	r, err := parseWith(data, "preset:"+name, func(base string) (*Rules, error) {
+		if !isPreset(base) {
+			return nil, unknownPreset(base)
+		}
+		b, err := loadPreset(base, append(chain, name))
+		if err != nil {
+			return nil, err
+		}
+		return b.Clone(), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	presetCache[name] = r
+	return r, nil
 }

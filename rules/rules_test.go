@@ -1,4 +1,4 @@
-package rules
+package rules_test
 
 import (
 	"bufio"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	. "github.com/loopgate/loopgate/rules"
 )
 
 // TestBadRulesFiles loads every fixtures/rules/bad file; its first line
@@ -38,7 +40,7 @@ func TestBadRulesFiles(t *testing.T) {
 // schemaDetectors lists the detectors' keys as an error message lists
 // them: in the schema's order (Detectors).
 func schemaDetectors() string {
-	return strings.Join(mustNames(reflect.TypeOf(Detectors{})), ", ")
+	return SchemaDetectors()
 }
 
 func wantLine(t *testing.T, path string) string {
@@ -89,7 +91,7 @@ func TestGoodRulesFiles(t *testing.T) {
 	if e := c.ToolEntry("kb_lookup"); len(e) == 0 || e[0] != c.Tools["kb_search"] {
 		t.Errorf("alias kb_lookup does not reach the kb_search entry")
 	}
-	if !c.Detectors.Repeat.Enabled || c.Detectors.Cycle != nil {
+	if c.Value("detectors.repeat.enabled") != "true" || c.Detectors["cycle"] != nil {
 		t.Errorf("named detectors must be on, others off")
 	}
 	// The effect table: the new class acts, one of its tools observes by an
@@ -123,7 +125,8 @@ func TestPresetsRoundTrip(t *testing.T) {
 				t.Fatalf("Parse(YAML()): %v\n%s", err, y)
 			}
 			back.Source = r.Source
-			back.idx, r.idx = nil, nil
+			ForgetIndex(back)
+			ForgetIndex(r)
 			if !reflect.DeepEqual(back, r) {
 				y2, _ := back.YAML()
 				t.Errorf("round trip changed the rules:\n%s", cmp.Diff(string(y), string(y2)))
@@ -148,10 +151,10 @@ func TestPresetUnknown(t *testing.T) {
 
 func TestPresetIsolation(t *testing.T) {
 	a, _ := Preset("pi-loopguard")
-	a.Detectors.Repeat.BlockAt = 99
+	reflect.ValueOf(a.Detectors["repeat"]).Elem().FieldByName("BlockAt").SetInt(99)
 	*a.Tools["class:read"].BlockAt = 99
 	b, _ := Preset("pi-loopguard")
-	if b.Detectors.Repeat.BlockAt == 99 || *b.Tools["class:read"].BlockAt == 99 {
+	if b.Value("detectors.repeat.block_at") == "99" || *b.Tools["class:read"].BlockAt == 99 {
 		t.Errorf("changing one preset copy changed another")
 	}
 }
@@ -172,20 +175,20 @@ func TestSet(t *testing.T) {
 		}
 	}
 	if *r.Tools["class:read"].BlockAt != 7 || *r.Tools["read_file"].SteerAt != 2 ||
-		r.Detectors.Repeat.BlockAt != 9 || time.Duration(r.Scope.Window) != 5*time.Minute {
+		r.Value("detectors.repeat.block_at") != "9" || time.Duration(r.Scope.Window) != 5*time.Minute {
 		t.Errorf("Set did not change the values")
 	}
-	if c := r.Detectors.Consecutive; c == nil || !c.Enabled || c.BlockAt != 6 {
-		t.Errorf("setting a key of an off detector must turn it on: %+v", c)
+	if r.Value("detectors.consecutive.enabled") != "true" || r.Value("detectors.consecutive.block_at") != "6" {
+		t.Errorf("setting a key of an off detector must turn it on: %+v", r.Detectors["consecutive"])
 	}
-	if o := r.Tools["mcp.fs.read"]; o == nil || o.Repeat == nil || *o.Repeat.BlockMessage != "no" {
+	if o := r.Tools["mcp.fs.read"]; o == nil || o.Override("repeat") == nil || *o.Override("repeat").BlockMessage != "no" {
 		t.Errorf("a tool name with dots was not set")
 	}
 	// The copy Set works on is validated: r is unchanged on error.
 	if err := r.Set("detectors.repeat.steer_at", "9"); err == nil || !strings.Contains(err.Error(), "must be below block_at") {
 		t.Errorf("steer_at >= block_at accepted: %v", err)
 	}
-	if r.Detectors.Repeat.SteerAt != 4 {
+	if r.Value("detectors.repeat.steer_at") != "4" {
 		t.Errorf("a failed Set changed the rules")
 	}
 	if err := r.Set("detectors.repeat.block_at", "-1"); err == nil || !strings.Contains(err.Error(), "must not be negative") {
@@ -379,7 +382,7 @@ func valueFor(key string) string {
 	if strings.HasSuffix(key, "steer_at") {
 		return "0"
 	}
-	switch leafKind(reflect.TypeOf(Rules{}), strings.Split(key, ".")) {
+	switch LeafKind(key) {
 	case reflect.Int:
 		return "9"
 	case reflect.Bool:
@@ -510,7 +513,8 @@ func TestPrintLoadPrint(t *testing.T) {
 				t.Errorf("print -> load -> print changed the text:\n%s", cmp.Diff(string(first), string(second)))
 			}
 			// And the behaviour: equal rules, field by field.
-			back.idx, r.idx = nil, nil
+			ForgetIndex(back)
+			ForgetIndex(r)
 			if !reflect.DeepEqual(back, r) {
 				t.Errorf("print -> load changed the rules")
 			}

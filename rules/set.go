@@ -65,6 +65,13 @@ func deepCopy(v reflect.Value) reflect.Value {
 			n.Index(i).Set(deepCopy(v.Index(i)))
 		}
 		return n
+	case reflect.Interface:
+		if v.IsNil() {
+			return v
+		}
+		n := reflect.New(v.Type()).Elem()
+		n.Set(deepCopy(v.Elem()))
+		return n
 	case reflect.Map:
 		if v.IsNil() {
 			return v
@@ -138,7 +145,7 @@ func (r *Rules) isLeaf(key string) bool {
 		return false
 	}
 	last := key[strings.LastIndexByte(key, '.')+1:]
-	_, inTool := fieldsOf(reflect.TypeOf(Tool{}))
+	_, inTool := fieldsOf(schemaType(toolType))
 	_, inOverride := fieldsOf(reflect.TypeOf(Override{}))
 	_, inToolKey := fieldsOf(reflect.TypeOf(ToolKey{}))
 	_, a := inTool[last]
@@ -159,6 +166,12 @@ func stripLine(err error) error {
 func setPath(d *decoder, v reflect.Value, segs []string, node *yaml.Node, path string) error {
 	if len(segs) == 0 {
 		return d.decodeValue(node, v, path)
+	}
+	if isView(v.Type()) {
+		view := viewOf(v)
+		err := setPath(d, view.Elem(), segs, node, path)
+		setFromView(v, view)
+		return err
 	}
 	switch v.Kind() {
 	case reflect.Pointer:
@@ -197,6 +210,7 @@ func leafKind(t reflect.Type, segs []string) reflect.Kind {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	t = schemaType(t)
 	if len(segs) == 0 {
 		return t.Kind()
 	}
@@ -229,6 +243,7 @@ func validPath(t reflect.Type, segs []string) bool {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	t = schemaType(t)
 	if len(segs) == 0 {
 		return true
 	}
@@ -306,7 +321,7 @@ func (r *Rules) SettableKeys() []string {
 	for sel := range r.Key.Tools {
 		keys = leafKeys(reflect.TypeOf(ToolKey{}), "key.tools."+sel, keys)
 	}
-	keys = leafKeys(reflect.TypeOf(Detectors{}), "detectors", keys)
+	keys = leafKeys(schemaType(detectorsType), "detectors", keys)
 	sels := map[string]bool{}
 	for sel := range r.Tools {
 		sels[sel] = true

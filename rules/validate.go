@@ -47,12 +47,7 @@ func (r *Rules) normalize() {
 			tk.Pick = "all"
 		}
 	}
-	if c := r.Detectors.Cycle; c != nil && c.Check == "" {
-		c.Check = "round"
-	}
-	if p := r.Detectors.NoProgress; p != nil && p.By == "" {
-		p.By = "call"
-	}
+	r.Detectors.normalize()
 }
 
 // problem is one validation failure; at is the dotted path of the value.

@@ -1,6 +1,10 @@
-package rules
+package rules_test
 
-import "testing"
+import (
+	"testing"
+
+	. "github.com/loopgate/loopgate/rules"
+)
 
 func TestValue(t *testing.T) {
 	r, err := Preset("loopgate")

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 
@@ -370,9 +371,13 @@ func isResetCommand(r *rules.Rules, tool string, args jsonx.Value) bool {
 
 // usesPlainKeys reports whether a detector of the rules counts calls by
 // their plain key (key: plain): the key without the key.tools entries.
+// Every detector with a key setting has it as a text field Key.
 func usesPlainKeys(r *rules.Rules) bool {
-	d := r.Detectors
-	return (d.Failure != nil && d.Failure.Enabled && d.Failure.Key == "plain") ||
-		(d.NoProgress != nil && d.NoProgress.Enabled && d.NoProgress.Key == "plain") ||
-		(d.Stall != nil && d.Stall.Enabled && d.Stall.Key == "plain")
+	for _, s := range r.Detectors {
+		v := reflect.ValueOf(s).Elem()
+		if k := v.FieldByName("Key"); k.IsValid() && k.Kind() == reflect.String && k.String() == "plain" && v.Field(0).Bool() {
+			return true
+		}
+	}
+	return false
 }

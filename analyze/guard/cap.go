@@ -16,15 +16,42 @@ import (
 // scope, whatever their arguments.
 type capDet struct {
 	base
-	cfg    *rules.Cap
+	cfg    *capSettings
 	counts map[string]int
 }
 
-var _ = register("cap", newCap)
+var _ = register(rules.Detector[capSettings]{
+	Name: "cap", Rank: 20, Place: 90,
+	Overrides: []string{"off", "block_at", "block_message"},
+	Defaults: func(p *capSettings) {
+		p.BlockMessage = "Blocked {tool}: it was already called {count} times in this scope, the limit."
+	},
+}, newCap)
+
+// capSettings are detectors.cap's keys (docs/rules.md). The detector blocks
+// a tool's calls once it has made block_at - 1 of them in the scope,
+// whatever their arguments (hermes' per-turn caps: 50 web_search calls, 50
+// subagents). Calls it blocks are not counted.
+type capSettings struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	BlockAt int      `yaml:"block_at"`
+	// CountList names a list argument: a call whose list is not empty
+	// counts as its length (hermes counts the subagents of a delegate_task
+	// batch, `len(tasks)`), admitted up to the cap.
+	CountList string `yaml:"count_list"`
+	// Free: calls whose argument holds one of these values are neither
+	// counted nor blocked (hermes' delegate_task list, steer and stop
+	// actions spawn nothing).
+	Free         rules.ArgValues `yaml:"free"`
+	BlockMessage string          `yaml:"block_message"`
+}
 
 // newCap builds the detector when the rules enable it (detectors).
 func newCap(b build) detector {
-	cfg := b.r.Detectors.Cap
+	cfg, _ := b.r.Detectors["cap"].(*capSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

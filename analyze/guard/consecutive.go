@@ -19,16 +19,64 @@ import (
 // consecutiveDet counts identical calls in an unbroken streak.
 type consecutiveDet struct {
 	base
-	cfg     *rules.Consecutive
+	cfg     *consecutiveSettings
 	lastKid int32 // -1: none
 	streak  int
 }
 
-var _ = register("consecutive", newConsecutive)
+var _ = register(rules.Detector[consecutiveSettings]{
+	Name: "consecutive", Rank: 70, Place: 20,
+	Overrides: overSteerBlock,
+	Shorthand: true,
+	Defaults: func(p *consecutiveSettings) {
+		p.SteerMessage = "{tool} was called {count} times in a row with identical arguments. If it is not making progress, change approach."
+		p.BlockMessage = "Blocked {tool}: called {count} times in a row with identical arguments. Change approach instead of repeating it."
+		p.HaltMessage = "Stopped: {tool} was called {count} times in a row with identical arguments."
+	},
+	Check: func(c rules.Check, at string, p *consecutiveSettings) error {
+		if err := c.SteerBelowBlock(at, p.SteerAt, p.BlockAt); err != nil {
+			return err
+		}
+		if err := c.SteerBelowHalt(at, p.SteerAt, p.HaltAt); err != nil {
+			return err
+		}
+		return c.Selectors(at+".free.tools", p.Free.Tools)
+	},
+}, newConsecutive)
+
+// consecutiveSettings are detectors.consecutive's keys (docs/rules.md). The
+// detector counts identical calls in an unbroken streak: any call with
+// another key (of any tool) breaks it.
+type consecutiveSettings struct {
+	Enabled       bool     `yaml:"enabled"`
+	Reset         string   `yaml:"reset"`
+	Only          []string `yaml:"only,flow"`
+	Except        []string `yaml:"except,flow"`
+	SteerAt       int      `yaml:"steer_at"`
+	BlockAt       int      `yaml:"block_at"`
+	CountsBlocked bool     `yaml:"counts_blocked"`
+	// ResetAfterBlock: the streak starts again from zero after a block
+	// (hermes PR #14059's circuit breaker).
+	ResetAfterBlock bool `yaml:"reset_after_block"`
+	// HaltAt: the turn halts from this ordinal on (Cline's hard stop).
+	HaltAt int `yaml:"halt_at"`
+	// SteerOnce: only the steer_at-th call of a streak is steered, not
+	// the later ones (Cline's soft warning at exactly 3).
+	SteerOnce bool `yaml:"steer_once"`
+	// PerRequest: a streak ends with the model response it is in
+	// (OpenCode looks at the parts of the current assistant message).
+	PerRequest bool `yaml:"per_request"`
+	// Free: calls of these tools whose argument holds one of the values
+	// neither count nor break a streak (Kilo Code's browser scrolls).
+	Free         rules.ToolArgValues `yaml:"free"`
+	SteerMessage string              `yaml:"steer_message"`
+	BlockMessage string              `yaml:"block_message"`
+	HaltMessage  string              `yaml:"halt_message"`
+}
 
 // newConsecutive builds the detector when the rules enable it (detectors).
 func newConsecutive(b build) detector {
-	cfg := b.r.Detectors.Consecutive
+	cfg, _ := b.r.Detectors["consecutive"].(*consecutiveSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

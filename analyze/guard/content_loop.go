@@ -40,7 +40,7 @@ var (
 
 type contentLoopDet struct {
 	base
-	cfg *rules.ContentLoop
+	cfg *contentLoopSettings
 	// history is the tracked text; stats the positions of each chunk in
 	// it; next the next position to look at.
 	history []uint16
@@ -50,11 +50,55 @@ type contentLoopDet struct {
 	hits    int
 }
 
-var _ = register("content_loop", newContentLoop)
+var _ = register(rules.Detector[contentLoopSettings]{
+	Name: "content_loop", Rank: 140, Place: 130,
+	Overrides: overOff,
+	Defaults: func(p *contentLoopSettings) {
+		p.Chunk, p.Threshold, p.Spacing, p.MaxPeriods, p.History = 50, 10, 5, 5, 5000
+		p.SteerMessage = "The response repeats the same text over and over. Stop, and take a different approach."
+		p.HaltMessage = "Stopped: the response repeats the same text over and over."
+	},
+	Check: func(c rules.Check, at string, p *contentLoopSettings) error {
+		if p.Chunk < 1 || p.Chunk > 10000 {
+			return c.Fail(at+".chunk", "%s.chunk must be between 1 and 10000 characters, not %d", at, p.Chunk)
+		}
+		if p.Threshold < 2 {
+			return c.Fail(at+".threshold", "%s.threshold must be 2 or more (one chunk is no repeat), not %d", at, p.Threshold)
+		}
+		if p.History < p.Chunk || p.History > 1000000 {
+			return c.Fail(at+".history", "%s.history must be at least the chunk (%d) and at most 1000000 characters, not %d", at, p.Chunk, p.History)
+		}
+		return c.SteerBelowHalt(at, p.SteerAt, p.HaltAt)
+	},
+}, newContentLoop)
+
+// contentLoopSettings are detectors.content_loop's keys (docs/rules.md).
+// The detector watches the model's streamed text (Guard.Text) for a chunk
+// repeating close together (Gemini CLI's content loop): a chunk of Chunk
+// characters seen Threshold times, the latest Threshold occurrences at most
+// Spacing chunks apart on average, with at most MaxPeriods distinct texts
+// between them. Code blocks are skipped; tables, list items, headings,
+// blockquotes and dividers restart the tracking, and so does a tool call.
+// Thresholds count detections in the scope.
+type contentLoopSettings struct {
+	Enabled      bool     `yaml:"enabled"`
+	Reset        string   `yaml:"reset"`
+	Only         []string `yaml:"only,flow"`
+	Except       []string `yaml:"except,flow"`
+	Chunk        int      `yaml:"chunk"`
+	Threshold    int      `yaml:"threshold"`
+	Spacing      int      `yaml:"spacing"`
+	MaxPeriods   int      `yaml:"max_periods"`
+	History      int      `yaml:"history"`
+	SteerAt      int      `yaml:"steer_at"`
+	HaltAt       int      `yaml:"halt_at"`
+	SteerMessage string   `yaml:"steer_message"`
+	HaltMessage  string   `yaml:"halt_message"`
+}
 
 // newContentLoop builds the detector when the rules enable it (detectors).
 func newContentLoop(b build) detector {
-	cfg := b.r.Detectors.ContentLoop
+	cfg, _ := b.r.Detectors["content_loop"].(*contentLoopSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/loopgate/loopgate/internal/snapbin"
@@ -17,16 +18,65 @@ import (
 // cycleDet looks for a window of calls repeating one pattern.
 type cycleDet struct {
 	base
-	cfg     *rules.Cycle
+	cfg     *cycleSettings
 	history []string
 	anon    int
 }
 
-var _ = register("cycle", newCycle)
+var _ = register(rules.Detector[cycleSettings]{
+	Name: "cycle", Rank: 130, Place: 30,
+	Overrides: overOff,
+	Defaults: func(p *cycleSettings) {
+		p.Window, p.Periods, p.Check = 10, []int{1, 2, 3}, "round"
+		p.SteerMessage = "Loop detected: the last {window} tool calls follow a repeating pattern. Try a different approach."
+	},
+	Normalize: func(p *cycleSettings) {
+		if p.Check == "" {
+			p.Check = "round"
+		}
+	},
+	Check: func(c rules.Check, at string, p *cycleSettings) error {
+		if p.Window < 2 || p.Window > 1000 {
+			return c.Fail(at+".window", "%s.window must be between 2 and 1000, not %d", at, p.Window)
+		}
+		if len(p.Periods) == 0 {
+			return c.Fail(at+".periods", "%s.periods must list at least one period", at)
+		}
+		for i, l := range p.Periods {
+			if l < 1 || l > p.Window {
+				return c.Fail(fmt.Sprintf("%s.periods[%d]", at, i), "%s.periods: %d is not between 1 and the window (%d)", at, l, p.Window)
+			}
+		}
+		if p.Check != "round" && p.Check != "call" {
+			return c.Fail(at+".check", "%s.check must be round or call, not %q", at, p.Check)
+		}
+		return nil
+	},
+}, newCycle)
+
+// cycleSettings are detectors.cycle's keys (docs/rules.md). The detector
+// looks at the last Window calls: when the whole window repeats a pattern
+// of one of the Periods, it steers (warning only).
+type cycleSettings struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	Window  int      `yaml:"window"`
+	Periods []int    `yaml:"periods,flow"`
+	// PeriodMustDivide skips periods that do not divide the window
+	// (attractor: with window 10, period 3 is never checked).
+	PeriodMustDivide bool `yaml:"period_must_divide"`
+	// Check is "round" (after each model response, attractor) or "call"
+	// (after each call).
+	Check         string `yaml:"check"`
+	CountsBlocked bool   `yaml:"counts_blocked"`
+	SteerMessage  string `yaml:"steer_message"`
+}
 
 // newCycle builds the detector when the rules enable it (detectors).
 func newCycle(b build) detector {
-	cfg := b.r.Detectors.Cycle
+	cfg, _ := b.r.Detectors["cycle"].(*cycleSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

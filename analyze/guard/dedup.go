@@ -15,16 +15,52 @@ import (
 // dedupDet answers an identical call from the earlier result.
 type dedupDet struct {
 	base
-	cfg *rules.Dedup
+	cfg *dedupSettings
 	gen uint32
 	ent []dedupEnt
 }
 
-var _ = register("dedup", newDedup)
+var _ = register(rules.Detector[dedupSettings]{
+	Name: "dedup", Rank: 10, Place: 70,
+	Overrides:       []string{"off", "block_message"},
+	ReadsResultText: true,
+	Defaults: func(p *dedupSettings) {
+		p.DedupAt = 2
+		p.Message = "{result}"
+	},
+	Check: func(c rules.Check, at string, p *dedupSettings) error {
+		if p.DedupAt < 2 {
+			return c.Fail(at+".dedup_at", "%s.dedup_at must be 2 or more (the first call has no earlier result), not %d", at, p.DedupAt)
+		}
+		return nil
+	},
+}, newDedup)
+
+// dedupSettings are detectors.dedup's keys (docs/rules.md). The detector
+// answers an identical call from the earlier result instead of running it.
+type dedupSettings struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	// DedupAt is the call ordinal from which identical calls are deduped
+	// (2 = every repeat).
+	DedupAt int `yaml:"dedup_at"`
+	// Message is returned instead of running the call ({result} is the
+	// earlier result).
+	Message string `yaml:"message"`
+	// IgnoreFailures: a failed call leaves nothing to answer from (Claude
+	// Code and Qwen Code record a read only when it succeeded).
+	IgnoreFailures bool `yaml:"ignore_failures"`
+	// UnlessArgs: calls that give any of these arguments are left alone,
+	// neither answered nor remembered (Qwen Code answers only whole-file
+	// reads: no offset, limit or pages).
+	UnlessArgs []string `yaml:"unless_args,flow"`
+}
 
 // newDedup builds the detector when the rules enable it (detectors).
 func newDedup(b build) detector {
-	cfg := b.r.Detectors.Dedup
+	cfg, _ := b.r.Detectors["dedup"].(*dedupSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

@@ -29,27 +29,35 @@ type detector interface {
 	load(r *snapbin.Reader)
 }
 
-// registry holds each detector's constructor under its name in the
-// rules' detector table (rules.DetectorNames, which also orders them).
-// Each detector's own file registers it (register), so that adding a
-// detector is that file, its settings' row in the rules' table, and its
-// section in docs/rules.md; TestDetectorRegistry checks that the rules'
-// table and this registry name the same detectors.
+// registry holds each detector's constructor under its name.
+// Each detector's own file registers it (register): its settings with the
+// rules (rules.RegisterDetector: the settings type, its defaults, checks
+// and per-tool override fields, its place in the evaluation order and in
+// the schema) and its constructor here, so that adding a detector is that
+// file and its section in docs/rules.md. TestDetectorRegistry checks that
+// the rules and this registry name the same detectors.
 var registry = map[string]func(build) detector{}
 
-// register adds a detector's constructor under its name in the rules. A
-// name the rules do not describe, or one registered twice, is a mistake
+// register adds a detector: its settings to the rules' schema and its
+// constructor under the same name. A name registered twice is a mistake
 // in this package, refused when the program starts.
-func register(name string, newDetector func(build) detector) bool {
-	if !rules.IsDetector(name) {
-		panic("guard: detector " + name + " is not in the rules' detector table")
+func register[T any](d rules.Detector[T], newDetector func(build) detector) bool {
+	if registry[d.Name] != nil {
+		panic("guard: detector " + d.Name + " is registered twice")
 	}
-	if registry[name] != nil {
-		panic("guard: detector " + name + " is registered twice")
-	}
-	registry[name] = newDetector
+	rules.RegisterDetector(d)
+	registry[d.Name] = newDetector
 	return true
 }
+
+// The override fields a detector's per-tool entry may take, shared by
+// several detectors.
+var (
+	overSteerBlock = []string{"off", "steer_at", "block_at", "steer_message", "block_message"}
+	overAll        = []string{"off", "steer_at", "block_at", "halt_at", "steer_message", "block_message", "halt_message"}
+	overHalt       = []string{"off", "halt_at", "halt_message"}
+	overOff        = []string{"off"}
+)
 
 // texter is a detector that reads the model's streamed text (Guard.Text).
 type texter interface {

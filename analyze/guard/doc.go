@@ -17,12 +17,13 @@
 // text (ArgsRaw, parsed by the guard when it needs them) and, for After,
 // its result read as the guard reads results (ResultFacts, HashString).
 // What counts as the same call, the call's key under the rules' key
-// section, is built here (callkey.go). Each detector lives in a file of
-// its own, named after it (repeat.go, no_progress.go, ...), with its
-// documentation; the file registers its constructor under the detector's
-// name in the rules' detector table (register, detector.go). A new
-// detector is such a file, its row in that table (rules/detectors.go) and
-// its section in docs/rules.md. The guard reads results as replay does
+// section, is built here (callkey.go). Each detector is one file of its
+// own, named after it (repeat.go, no_progress.go, ...), with its
+// documentation, its settings type (its keys under detectors.NAME), their
+// defaults and checks, the fields its per-tool override takes, and its
+// logic; the file registers the settings with the rules and its
+// constructor here (register, detector.go). A new detector is such a file
+// and its section in docs/rules.md. The guard reads results as replay does
 // (result.go, and hermes' own reading in hermesresult.go).
 //
 // The package knows nothing of transcript formats, tokenizers or reports:

@@ -17,7 +17,7 @@ import (
 
 type failedRoundsDet struct {
 	base
-	cfg *rules.FailedRound
+	cfg *failedRoundsSettings
 	// failed and succeeded count the current response's calls; run is
 	// the responses in a row whose calls all failed.
 	failed, succeeded int
@@ -27,11 +27,30 @@ type failedRoundsDet struct {
 	lastTool string
 }
 
-var _ = register("failed_rounds", newFailedRounds)
+var _ = register(rules.Detector[failedRoundsSettings]{
+	Name: "failed_rounds", Rank: 120, Place: 120,
+	Overrides: overHalt,
+	Defaults: func(p *failedRoundsSettings) {
+		p.HaltMessage = "Stopped after {count} model responses in a row whose tool calls all failed."
+	},
+}, newFailedRounds)
+
+// failedRoundsSettings are detectors.failed_rounds's keys (docs/rules.md).
+// The detector counts model responses in a row whose calls all failed (a
+// response with a successful call ends the run of them); the turn halts at
+// halt_at (Cline's consecutive-mistake limit).
+type failedRoundsSettings struct {
+	Enabled     bool     `yaml:"enabled"`
+	Reset       string   `yaml:"reset"`
+	Only        []string `yaml:"only,flow"`
+	Except      []string `yaml:"except,flow"`
+	HaltAt      int      `yaml:"halt_at"`
+	HaltMessage string   `yaml:"halt_message"`
+}
 
 // newFailedRounds builds the detector when the rules enable it (detectors).
 func newFailedRounds(b build) detector {
-	cfg := b.r.Detectors.FailedRound
+	cfg, _ := b.r.Detectors["failed_rounds"].(*failedRoundsSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

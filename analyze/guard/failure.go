@@ -16,18 +16,68 @@ import (
 // failureDet counts failures of the same call.
 type failureDet struct {
 	base
-	cfg *rules.Failure
+	cfg *failureSettings
 	gen uint32
 	// plain: calls are counted by their plain key (key: plain).
 	plain bool
 	ent   []countEnt
 }
 
-var _ = register("failure", newFailure)
+var _ = register(rules.Detector[failureSettings]{
+	Name: "failure", Rank: 30, Place: 40,
+	Overrides: overSteerBlock,
+	Defaults: func(p *failureSettings) {
+		p.Key = "rules"
+		p.SteerMessage = "{tool} failed {count} times with identical arguments. Read the error and change the call instead of retrying it unchanged."
+		p.BlockMessage = "Blocked {tool}: this call already failed {count} times with identical arguments. Change the call or explain the blocker."
+	},
+	Check: func(c rules.Check, at string, p *failureSettings) error {
+		if err := c.Key(at, p.Key); err != nil {
+			return err
+		}
+		if err := c.Detectors(at, p.BlocksAsFailures); err != nil {
+			return err
+		}
+		return c.Selectors(at+".cleared_by", p.ClearedBy)
+	},
+}, newFailure)
+
+// failureSettings are detectors.failure's keys (docs/rules.md). The
+// detector counts failures of the same call (same key). steer_at: steer
+// after the call's n-th failure; block_at: block the next identical call
+// once it has failed n times (the count shown is the failures so far).
+type failureSettings struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	// Key is "rules" (the call's key under the key section) or "plain"
+	// (the key without the per-tool key.tools entries: every argument as
+	// written, after key.style, numbers, ignore and fold). hermes'
+	// tool_guardrails hashes a call's raw arguments, while its read guard
+	// keys read_file on (path, offset, limit) with defaults filled in.
+	Key     string `yaml:"key"`
+	SteerAt int    `yaml:"steer_at"`
+	BlockAt int    `yaml:"block_at"`
+	// BlocksAsFailures names the detectors whose blocks count as failures
+	// of the call (hermes June 2026: the read/search guard's BLOCKED
+	// refusals were tool results containing "error", so they counted; its
+	// guardrail blocks never reached after_call, so they did not).
+	BlocksAsFailures []string `yaml:"blocks_as_failures,flow"`
+	// EmptyIsFailure: an empty result counts as a failure too (hermes PR
+	// #14059: "a tool result that is an error or empty").
+	EmptyIsFailure bool `yaml:"empty_is_failure"`
+	// ClearedBy are the selectors of calls whose success clears every
+	// failure count (hermes Aug 2026: a successful mutation makes the next
+	// retry a new experiment, not a replay).
+	ClearedBy    []string `yaml:"cleared_by,flow"`
+	SteerMessage string   `yaml:"steer_message"`
+	BlockMessage string   `yaml:"block_message"`
+}
 
 // newFailure builds the detector when the rules enable it (detectors).
 func newFailure(b build) detector {
-	cfg := b.r.Detectors.Failure
+	cfg, _ := b.r.Detectors["failure"].(*failureSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

@@ -16,7 +16,7 @@ import (
 // noProgressDet counts successful calls returning the same result again.
 type noProgressDet struct {
 	base
-	cfg    *rules.NoProgress
+	cfg    *noProgressSettings
 	gen    uint32
 	byCall []progressEnt
 	byTool map[toolResult]int
@@ -24,11 +24,63 @@ type noProgressDet struct {
 	plain bool
 }
 
-var _ = register("no_progress", newNoProgress)
+var _ = register(rules.Detector[noProgressSettings]{
+	Name: "no_progress", Rank: 40, Place: 60,
+	Overrides: overSteerBlock,
+	Defaults: func(p *noProgressSettings) {
+		p.By, p.Key = "call", "rules"
+		p.SteerMessage = "{tool} returned the same result {count} times. Use the result you already have, or change the arguments."
+		p.BlockMessage = "Blocked {tool}: this call already returned the same result {count} times. Use the result you already have."
+	},
+	Normalize: func(p *noProgressSettings) {
+		if p.By == "" {
+			p.By = "call"
+		}
+	},
+	Check: func(c rules.Check, at string, p *noProgressSettings) error {
+		if err := c.Key(at, p.Key); err != nil {
+			return err
+		}
+		if err := c.Detectors(at, p.BlocksAsFailures); err != nil {
+			return err
+		}
+		if p.By != "call" && p.By != "tool" {
+			return c.Fail(at+".by", "%s.by must be call or tool, not %q", at, p.By)
+		}
+		if p.By == "tool" && p.BlockAt > 0 {
+			return c.Fail(at+".block_at", "%s.block_at needs by: call (a new call of the tool may bring new information)", at)
+		}
+		return nil
+	},
+}, newNoProgress)
+
+// noProgressSettings are detectors.no_progress's keys (docs/rules.md). The
+// detector counts successful calls returning the same result again.
+type noProgressSettings struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	// Key: "rules" or "plain" (see failureSettings.Key).
+	Key string `yaml:"key"`
+	// By is "call" (same key, same result as its last run: hermes) or
+	// "tool" (same tool, any arguments, same result: hermes PR #18075).
+	By string `yaml:"by"`
+	// SteerAt acts after the n-th identical result; BlockAt blocks the next
+	// identical call once its result has repeated n times (By call only).
+	SteerAt int `yaml:"steer_at"`
+	BlockAt int `yaml:"block_at"`
+	// BlocksAsFailures names the detectors whose blocks count as failed
+	// runs of the call, which clear its count (hermes: a BLOCKED refusal is
+	// a failure, and a failure pops the no-progress entry).
+	BlocksAsFailures []string `yaml:"blocks_as_failures,flow"`
+	SteerMessage     string   `yaml:"steer_message"`
+	BlockMessage     string   `yaml:"block_message"`
+}
 
 // newNoProgress builds the detector when the rules enable it (detectors).
 func newNoProgress(b build) detector {
-	cfg := b.r.Detectors.NoProgress
+	cfg, _ := b.r.Detectors["no_progress"].(*noProgressSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/loopgate/loopgate/internal/snapbin"
@@ -19,7 +20,7 @@ import (
 // patternDet keeps the latest calls' keys and the detections so far.
 type patternDet struct {
 	base
-	cfg *rules.Pattern
+	cfg *patternSettings
 	// history holds the latest keys, oldest first (a call without a key
 	// gets a unique negative number, equal to no other call).
 	history []int32
@@ -28,11 +29,62 @@ type patternDet struct {
 	maxLen  int
 }
 
-var _ = register("pattern", newPattern)
+var _ = register(rules.Detector[patternSettings]{
+	Name: "pattern", Rank: 90, Place: 100,
+	Overrides: overAll,
+	Defaults: func(p *patternSettings) {
+		p.Laps, p.Periods = 5, []int{1, 2, 3, 4, 5}
+		p.SteerMessage = "The latest calls repeat a pattern of {period} call(s) {laps} times, ending with {tool}. Change approach instead of repeating it."
+		p.BlockMessage = "Blocked {tool}: the latest calls repeat a pattern of {period} call(s) {laps} times. Change approach instead of repeating it."
+		p.HaltMessage = "Stopped: the latest calls repeat a pattern of {period} call(s) {laps} times, ending with {tool}."
+	},
+	Check: func(c rules.Check, at string, p *patternSettings) error {
+		if p.Laps < 2 || p.Laps > 100 {
+			return c.Fail(at+".laps", "%s.laps must be between 2 and 100, not %d", at, p.Laps)
+		}
+		if len(p.Periods) == 0 {
+			return c.Fail(at+".periods", "%s.periods must list at least one period", at)
+		}
+		for i, l := range p.Periods {
+			if l < 1 || l > 100 {
+				return c.Fail(fmt.Sprintf("%s.periods[%d]", at, i), "%s.periods: %d is not between 1 and 100", at, l)
+			}
+		}
+		if err := c.SteerBelowBlock(at, p.SteerAt, p.BlockAt); err != nil {
+			return err
+		}
+		return c.SteerBelowHalt(at, p.SteerAt, p.HaltAt)
+	},
+}, newPattern)
+
+// patternSettings are detectors.pattern's keys (docs/rules.md). The
+// detector looks, before each call runs, at the calls of the scope with
+// this one: when the latest laps x k calls repeat a pattern of k calls (k
+// in periods), it is a detection (Gemini CLI's tool-call loop: 5 identical
+// calls in a row, or 5 laps of a cycle of up to 5 calls). Thresholds count
+// detections in the scope: block_at 1 blocks the call of the first, halt_at
+// 2 halts at the second.
+type patternSettings struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	Laps    int      `yaml:"laps"`
+	Periods []int    `yaml:"periods,flow"`
+	SteerAt int      `yaml:"steer_at"`
+	BlockAt int      `yaml:"block_at"`
+	HaltAt  int      `yaml:"halt_at"`
+	// CountsBlocked: a call this detector stopped still enters the
+	// history (Gemini CLI records the call before it checks).
+	CountsBlocked bool   `yaml:"counts_blocked"`
+	SteerMessage  string `yaml:"steer_message"`
+	BlockMessage  string `yaml:"block_message"`
+	HaltMessage   string `yaml:"halt_message"`
+}
 
 // newPattern builds the detector when the rules enable it (detectors).
 func newPattern(b build) detector {
-	cfg := b.r.Detectors.Pattern
+	cfg, _ := b.r.Detectors["pattern"].(*patternSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

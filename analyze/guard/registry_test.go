@@ -18,9 +18,9 @@ import (
 	"github.com/loopgate/loopgate/rules"
 )
 
-// The detector-registry test: a detector is described once (its file in
-// this package, its row in the rules' detector table), and everything
-// else that knows detectors is derived from that.
+// The detector-registry test: a detector is described once, in its file
+// in this package (its settings, registered with the rules, and its
+// logic), and everything else that knows detectors is derived from that.
 
 // TestDetectorRegistry: the guard's registry and the rules' table name
 // the same detectors, and every one of them is accepted by validation,
@@ -155,17 +155,8 @@ func checkDetector(t *testing.T, name, doc string) {
 	}
 }
 
-// settingsOf returns the detector's settings in the rules (the field of
-// Detectors whose key is its name), or nil.
-func settingsOf(r *rules.Rules, name string) any {
-	v := reflect.ValueOf(r.Detectors)
-	for i := range v.NumField() {
-		if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ","); tag == name && !v.Field(i).IsNil() {
-			return v.Field(i).Interface()
-		}
-	}
-	return nil
-}
+// settingsOf returns the detector's settings in the rules, or nil.
+func settingsOf(r *rules.Rules, name string) any { return r.Detectors.Settings(name) }
 
 // overrideValue is a value Set takes for an override field.
 func overrideValue(field string) string {
@@ -190,36 +181,21 @@ var nameLiteralsAllowed = map[string]string{
 }
 
 // TestNoOtherDetectorList: a detector's name is written as a string in
-// two places only, its row in the rules' table (rules/detectors.go) and
-// its own file here (NAME.go); any other such literal in the packages
-// that know detectors is a list kept by hand, which drifts.
+// one place only, its own file here (NAME.go); any other such literal in
+// the packages that know detectors is a list kept by hand, which drifts.
 func TestNoOtherDetectorList(t *testing.T) {
 	found := 0
 	used := map[string]bool{}
-	for _, root := range nameListRoots {
-		files, err := filepath.Glob(filepath.Join(root, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, file := range files {
-			if strings.HasSuffix(file, "_test.go") {
+	eachSource(t, nameListRoots, func(rel string, src []byte) {
+		for _, lit := range detectorLiterals(t, rel, src) {
+			found++
+			if _, ok := nameLiteralsAllowed[rel+":"+lit.name]; ok {
+				used[rel+":"+lit.name] = true
 				continue
 			}
-			src, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rel := repoPath(t, file)
-			for _, lit := range detectorLiterals(t, rel, src) {
-				found++
-				if _, ok := nameLiteralsAllowed[rel+":"+lit.name]; ok {
-					used[rel+":"+lit.name] = true
-					continue
-				}
-				t.Errorf("%s:%d: the detector name %q outside its row in rules/detectors.go and its file analyze/guard/%s.go: derive it from rules.DetectorNames or the detector's row", rel, lit.line, lit.name, lit.name)
-			}
+			t.Errorf("%s:%d: the detector name %q outside its file analyze/guard/%s.go: derive it from rules.DetectorNames or the detector's registration", rel, lit.line, lit.name, lit.name)
 		}
-	}
+	})
 	if found == 0 {
 		t.Fatal("no detector literal found at all: the scan reads nothing")
 	}
@@ -323,14 +299,11 @@ type nameLiteral struct {
 // detectorLiterals returns the string literals of file (path from the
 // repository's root) that are a detector's name, or name a detector's
 // key (detectors.NAME..., tools.SEL.NAME...), where that file has no
-// reason to write it: struct tags (the schema, which the rules check
-// against their table) and the table's own file are left out, and a
-// detector's file may write its own name.
+// reason to write it: struct tags are left out (a settings key such as
+// yaml:"key" is no detector's), and a detector's file may write its own
+// name.
 func detectorLiterals(t *testing.T, file string, src []byte) []nameLiteral {
 	t.Helper()
-	if file == "rules/detectors.go" {
-		return nil
-	}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, file, src, parser.SkipObjectResolution)
 	if err != nil {
@@ -390,4 +363,142 @@ func repoPath(t *testing.T, file string) string {
 		t.Fatal(err)
 	}
 	return filepath.ToSlash(rel)
+}
+
+// TestOneFilePerDetector: each detector is one file, NAME.go, that holds
+// its registration (register: its settings with the rules, its
+// constructor here), its settings type and its constructor; nothing else
+// registers detector settings with the rules (a second table or
+// registration there or here would be a second list).
+func TestOneFilePerDetector(t *testing.T) {
+	regs := map[string][]string{} // detector name -> files registering it
+	var others []string           // calls of rules.RegisterDetector outside register
+	eachSource(t, []string{".", "../../rules"}, func(rel string, src []byte) {
+		found := registrations(t, rel, src)
+		for _, r := range found.regs {
+			regs[r.name] = append(regs[r.name], rel)
+			if want := "analyze/guard/" + r.name + ".go"; rel != want {
+				t.Errorf("%s registers detector %q, whose file is %s", rel, r.name, want)
+				continue
+			}
+			if !found.types[r.settings] {
+				t.Errorf("%s: the settings type %s of %q is not declared in its file", rel, r.settings, r.name)
+			}
+			if !found.funcs[r.ctor] {
+				t.Errorf("%s: the constructor %s of %q is not declared in its file", rel, r.ctor, r.name)
+			}
+		}
+		for _, line := range found.direct {
+			if rel != "analyze/guard/detector.go" {
+				others = append(others, fmt.Sprintf("%s:%d", rel, line))
+			}
+		}
+	})
+	for _, name := range rules.DetectorNames {
+		if len(regs[name]) != 1 {
+			t.Errorf("detector %q is registered in %v, not once in its own file", name, regs[name])
+		}
+	}
+	if len(regs) != len(rules.DetectorNames) {
+		t.Errorf("the sources register %d detectors, the rules know %d", len(regs), len(rules.DetectorNames))
+	}
+	for _, o := range others {
+		t.Errorf("%s: rules.RegisterDetector called outside register (detector.go): a second place that describes detectors", o)
+	}
+	// The scan itself: a file with a second registration of repeat's
+	// settings and a direct call is caught.
+	bad := []byte("package guard\n\nvar _ = register(rules.Detector[repeatSettings]{Name: \"repeat\"}, newRepeat)\n\nfunc init() { rules.RegisterDetector(rules.Detector[x]{Name: \"stall\"}) }\n")
+	if f := registrations(t, "analyze/guard/table.go", bad); len(f.regs) != 1 || f.regs[0].name != "repeat" || len(f.direct) != 1 {
+		t.Errorf("the scan misses a registration: %+v", f)
+	}
+}
+
+type registration struct{ name, settings, ctor string }
+
+type registrationScan struct {
+	regs   []registration
+	direct []int // lines calling rules.RegisterDetector
+	types  map[string]bool
+	funcs  map[string]bool
+}
+
+// registrations finds in a file its calls register(rules.Detector[T]{Name:
+// "NAME", ...}, ctor), its calls of rules.RegisterDetector, and the types
+// and functions it declares.
+func registrations(t *testing.T, file string, src []byte) registrationScan {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := registrationScan{types: map[string]bool{}, funcs: map[string]bool{}}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.TypeSpec:
+			out.types[n.Name.Name] = true
+		case *ast.FuncDecl:
+			if n.Recv == nil {
+				out.funcs[n.Name.Name] = true
+			}
+		case *ast.CallExpr:
+			switch fn := n.Fun.(type) {
+			case *ast.SelectorExpr:
+				if fn.Sel.Name == "RegisterDetector" {
+					out.direct = append(out.direct, fset.Position(n.Pos()).Line)
+				}
+			case *ast.Ident:
+				if fn.Name != "register" || len(n.Args) != 2 {
+					return true
+				}
+				lit, ok := n.Args[0].(*ast.CompositeLit)
+				if !ok {
+					return true
+				}
+				var r registration
+				if ix, ok := lit.Type.(*ast.IndexExpr); ok {
+					if id, ok := ix.Index.(*ast.Ident); ok {
+						r.settings = id.Name
+					}
+				}
+				if id, ok := n.Args[1].(*ast.Ident); ok {
+					r.ctor = id.Name
+				}
+				for _, e := range lit.Elts {
+					if kv, ok := e.(*ast.KeyValueExpr); ok {
+						if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Name" {
+							if v, ok := kv.Value.(*ast.BasicLit); ok {
+								r.name, _ = strconv.Unquote(v.Value)
+							}
+						}
+					}
+				}
+				out.regs = append(out.regs, r)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// eachSource calls fn with every non-test Go file of the folders (paths
+// from this package) and its path from the repository's root.
+func eachSource(t *testing.T, roots []string, fn func(rel string, src []byte)) {
+	t.Helper()
+	for _, root := range roots {
+		files, err := filepath.Glob(filepath.Join(root, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn(repoPath(t, file), src)
+		}
+	}
 }

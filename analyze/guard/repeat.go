@@ -16,18 +16,57 @@ import (
 // repeatDet counts identical calls cumulatively within its scope.
 type repeatDet struct {
 	base
-	cfg *rules.Repeat
+	cfg *repeatSettings
 	gen uint32
 	ent []repeatEnt
 	// steeredN counts the keys steered since the last reset.
 	steeredN int
 }
 
-var _ = register("repeat", newRepeat)
+var _ = register(rules.Detector[repeatSettings]{
+	Name: "repeat", Rank: 60, Place: 10,
+	Overrides: overSteerBlock,
+	Shorthand: true,
+	Defaults: func(p *repeatSettings) {
+		p.SteerMessage = "{tool} was called {count} times with identical arguments. The earlier result is still in your context; use it instead of calling again."
+		p.BlockMessage = "Blocked {tool}: called {count} times with identical arguments. The earlier result is in your context; use it instead of calling again."
+	},
+	Check: func(c rules.Check, at string, p *repeatSettings) error {
+		if err := c.SteerBelowBlock(at, p.SteerAt, p.BlockAt); err != nil {
+			return err
+		}
+		if p.BlockAfterSteer && p.SteerAt == 0 && p.BlockAt > 0 {
+			return c.Fail(at+".block_after_steer", "%s.block_after_steer needs a steer_at, or nothing would ever be blocked", at)
+		}
+		return nil
+	},
+}, newRepeat)
+
+// repeatSettings are detectors.repeat's keys (docs/rules.md). The detector
+// counts identical calls cumulatively within the scope (A-B-A-B included).
+// Thresholds are call ordinals: steer_at 3 = the 3rd identical call is
+// steered; block_at 4 = the 4th and later are blocked.
+type repeatSettings struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	SteerAt int      `yaml:"steer_at"`
+	BlockAt int      `yaml:"block_at"`
+	// CountsBlocked: a blocked call still counts (nanobot); otherwise the
+	// count stays and every later identical call is blocked again (pi).
+	CountsBlocked bool `yaml:"counts_blocked"`
+	// SteerOnce: a key is steered at most once per scope (pi).
+	SteerOnce bool `yaml:"steer_once"`
+	// BlockAfterSteer: a key is blocked only after it was steered (pi).
+	BlockAfterSteer bool   `yaml:"block_after_steer"`
+	SteerMessage    string `yaml:"steer_message"`
+	BlockMessage    string `yaml:"block_message"`
+}
 
 // newRepeat builds the detector when the rules enable it (detectors).
 func newRepeat(b build) detector {
-	cfg := b.r.Detectors.Repeat
+	cfg, _ := b.r.Detectors["repeat"].(*repeatSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

@@ -33,17 +33,47 @@ import (
 // shellInspectionDet counts inspection commands in a row.
 type shellInspectionDet struct {
 	base
-	cfg    *rules.Inspection
+	cfg    *shellInspectionSettings
 	streak int
 	// inspects is before's reading of the call, for commit.
 	inspects bool
 }
 
-var _ = register("shell_inspection", newShellInspection)
+var _ = register(rules.Detector[shellInspectionSettings]{
+	Name: "shell_inspection", Rank: 80, Place: 140,
+	Overrides: overHalt,
+	Defaults: func(p *shellInspectionSettings) {
+		p.Args, p.HaltAt = []string{"command"}, 8
+		p.HaltMessage = "Stopped: {count} shell commands in a row only inspected the repository (git status, diff, ls-files) without making progress."
+	},
+	Check: func(c rules.Check, at string, p *shellInspectionSettings) error {
+		if len(p.Args) == 0 {
+			return c.Fail(at+".args", "%s.args must name the argument that holds the command", at)
+		}
+		return nil
+	},
+}, newShellInspection)
+
+// shellInspectionSettings are detectors.shell_inspection's keys
+// (docs/rules.md). The detector counts shell commands in a row that only
+// look at the repository (Qwen Code's shell-inspection stagnation guard):
+// every command of the chain is git status, git ls-files, or a git diff of
+// no path. Any other call breaks the run; the turn halts at halt_at.
+type shellInspectionSettings struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	// Args are the argument names that may hold the command; the first
+	// that is text is read.
+	Args        []string `yaml:"args,flow"`
+	HaltAt      int      `yaml:"halt_at"`
+	HaltMessage string   `yaml:"halt_message"`
+}
 
 // newShellInspection builds the detector when the rules enable it.
 func newShellInspection(b build) detector {
-	cfg := b.r.Detectors.Inspection
+	cfg, _ := b.r.Detectors["shell_inspection"].(*shellInspectionSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/loopgate/loopgate/internal/snapbin"
@@ -20,7 +21,7 @@ import (
 // same results (hermes' observe_call, agent/tool_guardrails.py).
 type stallDet struct {
 	base
-	cfg *rules.Stall
+	cfg *stallSettings
 	// The streak: the key index and result hash of its calls, and its
 	// length (0: none).
 	kid   int32
@@ -33,11 +34,70 @@ type stallDet struct {
 	plain bool
 }
 
-var _ = register("stall", newStall)
+var _ = register(rules.Detector[stallSettings]{
+	Name: "stall", Rank: 100, Place: 80,
+	Overrides: []string{"off", "steer_at", "halt_at", "steer_message", "halt_message"},
+	Defaults: func(p *stallSettings) {
+		p.SteerAt, p.Periods, p.History, p.Key = 3, []int{2, 3, 4}, 64, "rules"
+		p.SteerMessage = "{tool} was called {count} times in a row with identical arguments and returned the same result each time. Do not repeat it; change the arguments, use another tool, or go on with what you have."
+		p.HaltMessage = "Stopped {tool}: the same call returned the same result {count} times in a row."
+		p.CycleMessage = "The last {count} rounds repeated the same cycle of {period} tool calls (ending with {tool}) with identical arguments and results. Do not repeat the cycle; change approach."
+		p.CycleHaltMessage = "Stopped {tool}: the same cycle of {period} tool calls repeated {count} times with identical results."
+	},
+	Check: func(c rules.Check, at string, p *stallSettings) error {
+		if err := c.Key(at, p.Key); err != nil {
+			return err
+		}
+		if p.SteerAt > 0 && p.SteerAt < 2 {
+			return c.Fail(at+".steer_at", "%s.steer_at must be 2 or more (a streak of one call is no repeat), not %d", at, p.SteerAt)
+		}
+		if p.SteerAt > 0 && p.HaltAt > 0 && p.SteerAt > p.HaltAt {
+			return c.Fail(at+".steer_at", "%s.steer_at (%d) must not be above halt_at (%d)", at, p.SteerAt, p.HaltAt)
+		}
+		for i, l := range p.Periods {
+			if l < 2 || l > 100 {
+				return c.Fail(fmt.Sprintf("%s.periods[%d]", at, i), "%s.periods: %d is not between 2 and 100 (period 1 is the streak)", at, l)
+			}
+		}
+		if p.History < 0 || p.History > 10000 {
+			return c.Fail(at+".history", "%s.history must be between 0 and 10000, not %d", at, p.History)
+		}
+		return nil
+	},
+}, newStall)
+
+// stallSettings are detectors.stall's keys (docs/rules.md). The detector
+// watches calls that ran for two shapes of no progress (hermes' stall
+// guards, Aug-Sep 2026): a streak of consecutive identical calls returning
+// the same result, and a cycle of 2 or more calls repeating with the same
+// results lap after lap. Only and except choose the tools that get its
+// messages; every call takes part in the streak and the cycle.
+type stallSettings struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	// Key: "rules" or "plain" (see failureSettings.Key).
+	Key string `yaml:"key"`
+	// SteerAt: the n-th identical call of a streak, or the n-th lap of a
+	// cycle, is steered; HaltAt: the turn halts there (0 = never).
+	SteerAt int `yaml:"steer_at"`
+	HaltAt  int `yaml:"halt_at"`
+	// Periods are the cycle lengths tried, smallest first (empty: no
+	// cycle check); History is how many calls are kept for it.
+	Periods      []int  `yaml:"periods,flow"`
+	History      int    `yaml:"history"`
+	SteerMessage string `yaml:"steer_message"`
+	HaltMessage  string `yaml:"halt_message"`
+	// CycleMessage and CycleHaltMessage are the cycle's texts ({period},
+	// {count} = laps).
+	CycleMessage     string `yaml:"cycle_message"`
+	CycleHaltMessage string `yaml:"cycle_halt_message"`
+}
 
 // newStall builds the detector when the rules enable it (detectors).
 func newStall(b build) detector {
-	cfg := b.r.Detectors.Stall
+	cfg, _ := b.r.Detectors["stall"].(*stallSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

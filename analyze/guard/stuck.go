@@ -35,18 +35,54 @@ type stuckEntry struct {
 
 type stuckDet struct {
 	base
-	cfg *rules.Stuck
+	cfg *stuckSettings
 	// history holds the latest calls, oldest first.
 	history []stuckEntry
 	anon    int32
 	keep    int
 }
 
-var _ = register("stuck", newStuck)
+var _ = register(rules.Detector[stuckSettings]{
+	Name: "stuck", Rank: 110, Place: 110,
+	Overrides: overHalt,
+	Defaults: func(p *stuckSettings) {
+		p.PairsAt, p.ErrorsAt, p.AlternatingAt = 4, 3, 6
+		p.HaltMessage = "Stopped: the agent is stuck in a loop ({loop}: {count} calls)."
+	},
+	Check: func(c rules.Check, at string, p *stuckSettings) error {
+		if p.PairsAt == 1 || p.ErrorsAt == 1 {
+			return c.Fail(at+".pairs_at", "%s.pairs_at and errors_at must be 2 or more (one call is no repeat), or 0 for off", at)
+		}
+		if p.AlternatingAt != 0 && (p.AlternatingAt < 4 || p.AlternatingAt%2 != 0) {
+			return c.Fail(at+".alternating_at", "%s.alternating_at must be an even number of calls, 4 or more (two laps of A and B), or 0 for off, not %d", at, p.AlternatingAt)
+		}
+		return nil
+	},
+}, newStuck)
+
+// stuckSettings are detectors.stuck's keys (docs/rules.md). The detector is
+// OpenHands' StuckDetector over the calls that ran, checked after each
+// call: the same call returning the same result pairs_at times in a row;
+// the same call failing errors_at times in a row; an A/B alternation of
+// calls and results over alternating_at calls. Each halts the turn.
+type stuckSettings struct {
+	Enabled       bool     `yaml:"enabled"`
+	Reset         string   `yaml:"reset"`
+	Only          []string `yaml:"only,flow"`
+	Except        []string `yaml:"except,flow"`
+	PairsAt       int      `yaml:"pairs_at"`
+	ErrorsAt      int      `yaml:"errors_at"`
+	AlternatingAt int      `yaml:"alternating_at"`
+	// ShellByStatus: shell calls' results compare by success or failure
+	// only (OpenHands compares a command's observations by command and
+	// exit code, not by output).
+	ShellByStatus bool   `yaml:"shell_by_status"`
+	HaltMessage   string `yaml:"halt_message"`
+}
 
 // newStuck builds the detector when the rules enable it (detectors).
 func newStuck(b build) detector {
-	cfg := b.r.Detectors.Stuck
+	cfg, _ := b.r.Detectors["stuck"].(*stuckSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

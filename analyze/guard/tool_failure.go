@@ -15,15 +15,63 @@ import (
 // toolFailureDet counts failures of one tool, any arguments.
 type toolFailureDet struct {
 	base
-	cfg    *rules.ToolFailure
+	cfg    *toolFailureSettings
 	counts map[string]int
 }
 
-var _ = register("tool_failure", newToolFailure)
+var _ = register(rules.Detector[toolFailureSettings]{
+	Name: "tool_failure", Rank: 50, Place: 50,
+	Overrides: overAll,
+	Defaults: func(p *toolFailureSettings) {
+		p.SteerMessage = "{tool} failed {count} times in a row. Diagnose the error before retrying."
+		p.BlockMessage = "Blocked {tool}: it failed {count} times in a row. Change approach or use another tool."
+		p.HaltMessage = "Stopped: {tool} failed {count} times in a row."
+	},
+	Check: func(c rules.Check, at string, p *toolFailureSettings) error {
+		if err := c.Detectors(at, p.BlocksAsFailures); err != nil {
+			return err
+		}
+		if err := c.Selectors(at+".cleared_by", p.ClearedBy); err != nil {
+			return err
+		}
+		if p.SteerAt > 0 && p.HaltAt > 0 && p.SteerAt >= p.HaltAt {
+			return c.Fail(at+".steer_at", "%s.steer_at (%d) must be below halt_at (%d)", at, p.SteerAt, p.HaltAt)
+		}
+		return nil
+	},
+}, newToolFailure)
+
+// toolFailureSettings are detectors.tool_failure's keys (docs/rules.md).
+// The detector counts failures of one tool whatever its arguments; a
+// success of that tool clears its count.
+type toolFailureSettings struct {
+	Enabled bool     `yaml:"enabled"`
+	Reset   string   `yaml:"reset"`
+	Only    []string `yaml:"only,flow"`
+	Except  []string `yaml:"except,flow"`
+	// SteerAt and HaltAt act after the n-th failure; BlockAt blocks the
+	// tool's next call once it has failed n times.
+	SteerAt int `yaml:"steer_at"`
+	BlockAt int `yaml:"block_at"`
+	HaltAt  int `yaml:"halt_at"`
+	// ResetAfterBlock clears the tool's count after a block.
+	ResetAfterBlock bool `yaml:"reset_after_block"`
+	// TripOnResult: block_at acts on the n-th failing result itself (hermes
+	// PR #14059's breaker): that call ran, the block message is added to
+	// its result (a steer), and the count starts again.
+	TripOnResult     bool     `yaml:"trip_on_result"`
+	BlocksAsFailures []string `yaml:"blocks_as_failures,flow"`
+	EmptyIsFailure   bool     `yaml:"empty_is_failure"`
+	// ClearedBy: as for Failure, clearing every tool's count.
+	ClearedBy    []string `yaml:"cleared_by,flow"`
+	SteerMessage string   `yaml:"steer_message"`
+	BlockMessage string   `yaml:"block_message"`
+	HaltMessage  string   `yaml:"halt_message"`
+}
 
 // newToolFailure builds the detector when the rules enable it (detectors).
 func newToolFailure(b build) detector {
-	cfg := b.r.Detectors.ToolFailure
+	cfg, _ := b.r.Detectors["tool_failure"].(*toolFailureSettings)
 	if cfg == nil || !cfg.Enabled {
 		return nil
 	}

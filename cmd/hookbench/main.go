@@ -121,6 +121,14 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 	}
 	cfg := live.Config{Protocol: live.Protocols["claude-code"], Rules: r, RulesText: live.SourceText("preset:"+preset, text), StateDir: dir}
 	buildSession(cfg, b.calls, b.turn)
+	// Before the timed event, the binary itself runs one call of the
+	// session (its PreToolUse and PostToolUse), as the agent would have: a
+	// hook call writes the session's checkpoint, valid for its own build
+	// only, and the next call starts from it. Without that, every timed
+	// run would replay the whole session's log, which an agent's hook
+	// does only after loopgate is upgraded.
+	warm := `,"tool_name":"Read","tool_input":{"file_path":"/src/warm.go"},"tool_use_id":"toolu_warm"`
+	before := [][]byte{hookEvent("PreToolUse", warm), hookEvent("PostToolUse", warm+`,"tool_response":"package warm"`)}
 	next := `,"tool_name":"Read","tool_input":{"file_path":"/src/new.go"},"tool_use_id":"toolu_next"`
 	event := hookEvent("PreToolUse", next)
 	switch b.kind {
@@ -128,31 +136,14 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 	case "post":
 		// The call's PreToolUse goes into the session; its PostToolUse,
 		// which also writes the session's checkpoint, is timed.
-		live.Handle(cfg, event)
+		before = append(before, event)
 		event = hookEvent("PostToolUse", next+`,"tool_response":"`+fmt.Sprintf("%0200d", 1)+`"`)
 	default:
 		fail(fmt.Errorf("-event %q: pre or post", b.kind))
 	}
-	if b.keep != "" {
-		if err := os.WriteFile(filepath.Join(dir, "event.json"), event, 0o600); err != nil {
-			fail(err)
-		}
-		fmt.Printf("state in %s; run: %s hook --agent claude-code --preset %s --state-dir %s < %s\n",
-			dir, b.binRun, preset, dir, filepath.Join(dir, "event.json"))
-		return row{}, false
-	}
-	// Every file of the state, to restore before each run.
-	saved := map[string][]byte{}
-	files, _ := filepath.Glob(filepath.Join(dir, "s-*"))
-	for _, f := range files {
-		saved[f], _ = os.ReadFile(f)
-	}
-	run := func(bin string) sample {
-		for f, b := range saved {
-			os.WriteFile(f, b, 0o600)
-		}
+	hook := func(bin string, ev []byte) sample {
 		cmd := exec.Command(bin, "hook", "--agent", "claude-code", "--preset", preset, "--state-dir", dir)
-		cmd.Stdin = bytes.NewReader(event)
+		cmd.Stdin = bytes.NewReader(ev)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		start := time.Now()
@@ -160,6 +151,35 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 			fail(fmt.Errorf("hook (%s, %s): %v %s", bin, preset, err, stderr.String()))
 		}
 		return sample{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	}
+	if b.keep != "" {
+		for _, ev := range before {
+			hook(b.binRun, ev)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "event.json"), event, 0o600); err != nil {
+			fail(err)
+		}
+		fmt.Printf("state in %s; run: %s hook --agent claude-code --preset %s --state-dir %s < %s\n",
+			dir, b.binRun, preset, dir, filepath.Join(dir, "event.json"))
+		return row{}, false
+	}
+	// Every file of the state, as each binary leaves it after the events
+	// before the timed one, to restore before each of its runs.
+	built := readState(dir)
+	saved := map[string]map[string][]byte{}
+	for _, bin := range []string{b.binRun, b.baseRun} {
+		if bin == "" {
+			continue
+		}
+		writeState(dir, built)
+		for _, ev := range before {
+			hook(bin, ev)
+		}
+		saved[bin] = readState(dir)
+	}
+	run := func(bin string) sample {
+		writeState(dir, saved[bin])
+		return hook(bin, event)
 	}
 	var got, want []sample
 	for i := 0; i < b.runs; i++ {
@@ -172,7 +192,7 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 		}
 	}
 	fmt.Printf("hook call (%s) on a session of %d calls (%d per turn, %s, state %d bytes), %d runs\n",
-		b.kind, b.calls, b.turn, preset, stateSize(saved), b.runs)
+		b.kind, b.calls, b.turn, preset, stateSize(saved[b.binRun]), b.runs)
 	out := report(b.bin, got)
 	out.preset = preset
 	if b.base != "" {
@@ -283,4 +303,33 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "hookbench:", err)
 	os.Exit(1)
+}
+
+// readState reads every file of the session state in dir.
+func readState(dir string) map[string][]byte {
+	files, _ := filepath.Glob(filepath.Join(dir, "s-*"))
+	state := map[string][]byte{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			fail(err)
+		}
+		state[f] = data
+	}
+	return state
+}
+
+// writeState makes dir's session state the given files, and only them.
+func writeState(dir string, state map[string][]byte) {
+	files, _ := filepath.Glob(filepath.Join(dir, "s-*"))
+	for _, f := range files {
+		if _, ok := state[f]; !ok {
+			os.Remove(f)
+		}
+	}
+	for f, data := range state {
+		if err := os.WriteFile(f, data, 0o600); err != nil {
+			fail(err)
+		}
+	}
 }

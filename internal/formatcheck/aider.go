@@ -27,7 +27,9 @@ import (
 // and "#### /test" command and each "> Running <command>" line, whose
 // output the history does not hold: such a call counts as with a result
 // when a "> " line follows it (the question whether to add the output,
-// "Added N lines of output to the chat."). The failure report
+// "Added N lines of output to the chat."); commands run one after the
+// other with no line between share the lines after the last (Aider asks
+// once about a group's output, base_coder.py handle_shell_commands). The failure report
 // ("> # N SEARCH/REPLACE block(s) failed to match!", apply_edits) goes on
 // without "> " and quotes the failed blocks: its lines, up to "The SEARCH
 // section must exactly match ..." and, when some blocks were applied, on
@@ -57,8 +59,8 @@ func countAider(data []byte) (Count, error) {
 	var s *session
 	var edits []*call // edit calls since the last user input, waiting for "Applied edit"
 	var editPaths []string
-	var run *call
-	var prev string // the last non-empty line that is not a code fence
+	var runs []*call // the commands run since Aider last wrote a line of its own
+	var prev string  // the last non-empty line that is not a code fence
 	inSearch := false
 	path := "" // the file of the edit block being read
 	var block strings.Builder
@@ -70,9 +72,20 @@ func countAider(data []byte) (Count, error) {
 	report := 0 // in a failure report: 1 its body, 2 after its closing sentence, 3 its note on the applied blocks
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	// Aider ends each line of its own (a user input's "#### " lines,
+	// its "> " notes) with two spaces (io.py append_chat_history); the
+	// reply keeps the model's text. Once a file shows it keeps those
+	// spaces, a "#### " line without them is a heading of the reply.
+	spaced := false
 	for sc.Scan() {
-		raw := strings.TrimRight(sc.Text(), " \r")
-		if report > 0 && raw != "" && !strings.HasPrefix(raw, "> ") && !strings.HasPrefix(raw, "####") {
+		text := strings.TrimRight(sc.Text(), "\r")
+		raw := strings.TrimRight(text, " ")
+		twoSpaces := strings.HasSuffix(text, "  ")
+		input := strings.HasPrefix(raw, "#### ") && (twoSpaces || !spaced)
+		if twoSpaces && (strings.HasPrefix(raw, "> ") || strings.HasPrefix(raw, "####")) {
+			spaced = true
+		}
+		if report > 0 && raw != "" && !strings.HasPrefix(raw, "> ") && !input {
 			switch {
 			case report == 1 && strings.HasPrefix(raw, "The SEARCH section must exactly match"):
 				report = 2
@@ -90,18 +103,21 @@ func countAider(data []byte) (Count, error) {
 		} else if report > 0 && raw != "" {
 			report = 0
 		}
-		if run != nil && strings.HasPrefix(raw, "> ") && !strings.HasPrefix(raw, "> Running ") {
-			run.hasResult = true
+		if strings.HasPrefix(raw, "> ") && !strings.HasPrefix(raw, "> Running ") {
+			for _, r := range runs {
+				r.hasResult = true
+			}
+			runs = nil
 		}
 		switch {
 		case strings.HasPrefix(raw, "# aider chat started at"):
 			flush()
 			s = newSession()
-			edits, editPaths, run, inSearch = nil, nil, nil, false
+			edits, editPaths, runs, inSearch = nil, nil, nil, false
 			continue
 		case s == nil:
 			continue
-		case inSearch && strings.HasPrefix(raw, "#### "):
+		case inSearch && input:
 			// A block cut short by the user's next input is not an edit
 			// (Aider's parser refuses a block without its REPLACE line);
 			// the input is read below.
@@ -124,15 +140,15 @@ func countAider(data []byte) (Count, error) {
 			block.WriteString(prev + "\n")
 			path = prev
 			continue
-		case strings.HasPrefix(raw, "#### "):
-			edits, editPaths, run = nil, nil, nil
+		case input:
+			edits, editPaths, runs = nil, nil, nil
 			for _, p := range []string{"#### /run ", "#### /test ", "#### !"} {
 				if cmd, ok := strings.CutPrefix(raw, p); ok {
-					run = s.add("", "run", strings.TrimSpace(cmd))
+					runs = append(runs, s.add("", "run", strings.TrimSpace(cmd)))
 				}
 			}
 		case strings.HasPrefix(raw, "> Running "):
-			run = s.add("", "run", strings.TrimSpace(strings.TrimPrefix(raw, "> Running ")))
+			runs = append(runs, s.add("", "run", strings.TrimSpace(strings.TrimPrefix(raw, "> Running "))))
 		case strings.HasPrefix(raw, "> ") && (strings.Contains(raw, "failed to match!") || strings.Contains(raw, "did not conform to the edit format")):
 			if strings.Contains(raw, "failed to match!") {
 				report = 1

@@ -89,11 +89,31 @@ func addChat(s *session, m line) {
 	}
 }
 
-// countChat counts one session of chat messages.
+// countChat counts one session of chat messages. A converter from Claude
+// Code merges a subagent's messages into the list with the role
+// "assistant-subagent-<agent id>" and their own role in
+// _metadata.original_role: each such agent is a session of its own, and
+// the converter's meta.token_counts are the main session's alone.
 func countChat(format string, msgs []line, tokens int64) Count {
 	s := newSession()
+	subs := map[string]*session{}
+	var order []string
 	for _, m := range msgs {
-		addChat(s, m)
+		id, sub := strings.CutPrefix(m.str("role"), "assistant-subagent-")
+		if !sub {
+			addChat(s, m)
+			continue
+		}
+		if subs[id] == nil {
+			subs[id] = newSession()
+			order = append(order, id)
+		}
+		own := line{}
+		for k, v := range m {
+			own[k] = v
+		}
+		own["role"] = m.obj("_metadata")["original_role"]
+		addChat(subs[id], own)
 	}
 	if s.tokens == 0 {
 		// The messages' own usage, where they have it, is the session's:
@@ -102,6 +122,9 @@ func countChat(format string, msgs []line, tokens int64) Count {
 	}
 	c := Count{Format: format}
 	c.tally(s)
+	for _, id := range order {
+		c.tally(subs[id])
+	}
 	return c
 }
 

@@ -127,6 +127,18 @@ func TestCountFile(t *testing.T) {
 			want: Count{Format: "openai-chat", Sessions: 1, Tokens: 116},
 		},
 		{
+			name: "converted export: a subagent's messages (role assistant-subagent-<id>) are a session of their own; token_counts stay the main session's",
+			file: "bugfix-1.json",
+			text: `{"messages":[{"role":"assistant","content":"x","tool_calls":[{"id":"c1","type":"function","function":{"name":"Agent","arguments":"{}"}}]},
+{"role":"assistant-subagent-q1","content":"look","_metadata":{"original_role":"user"}},
+{"role":"assistant-subagent-q1","content":"","tool_calls":[{"id":"d1","type":"function","function":{"name":"Read","arguments":"{\"p\":1}"}}],"_metadata":{"original_role":"assistant"}},
+{"role":"assistant-subagent-q1","tool_call_id":"d1","content":"r","_metadata":{"original_role":"tool"}},
+{"role":"assistant-subagent-q1","content":"","tool_calls":[{"id":"d2","type":"function","function":{"name":"Read","arguments":"{\"p\":1}"}}],"_metadata":{"original_role":"assistant"}},
+{"role":"tool","tool_call_id":"c1","content":"done"}],
+"meta":{"token_counts":[{"type":"token_count","info":{"last_token_usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":5}}}]}}`,
+			want: Count{Format: "openai-chat", Sessions: 2, Calls: 3, WithResults: 2, Repeats: 1, Tokens: 15},
+		},
+		{
 			name: "kimi wire: loop events' calls and results, usage per step",
 			file: "wire.jsonl",
 			text: `{"type":"metadata","protocol_version":"1.4"}

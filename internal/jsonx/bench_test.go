@@ -8,6 +8,7 @@ package jsonx
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -133,7 +134,14 @@ func BenchmarkTopLevel(b *testing.B) {
 
 // BenchmarkUnmarshal decodes into a narrow struct, as the ingesters'
 // struct decoder does.
-func BenchmarkUnmarshal(b *testing.B) {
+func BenchmarkUnmarshal(b *testing.B) { benchUnmarshal(b, Unmarshal) }
+
+// BenchmarkUnmarshalStd decodes the same with encoding/json in
+// goccy/go-json's place: docs/performance.md weighs whether the binary
+// needs goccy/go-json beside encoding/json.
+func BenchmarkUnmarshalStd(b *testing.B) { benchUnmarshal(b, json.Unmarshal) }
+
+func benchUnmarshal(b *testing.B, unmarshal func([]byte, any) error) {
 	type message struct {
 		Role      string     `json:"role"`
 		Content   RawMessage `json:"content"`
@@ -144,10 +152,10 @@ func BenchmarkUnmarshal(b *testing.B) {
 	benchEach(b, func(rec []byte) bool {
 		if rec[0] != '{' {
 			var v []RawMessage
-			return Unmarshal(rec, &v) == nil
+			return unmarshal(rec, &v) == nil
 		}
 		var m message
-		return Unmarshal(rec, &m) == nil
+		return unmarshal(rec, &m) == nil
 	})
 }
 

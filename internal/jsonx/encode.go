@@ -1,6 +1,5 @@
 // Encoding: a Value back to JSON in a chosen style, and the module's JSON
-// string quoter (AppendQuoted, Quote; AppendQuotedStd in quote_std.go
-// builds on it for encoding/json's bytes).
+// string quoter (AppendQuoted, Quote).
 
 package jsonx
 

@@ -11,8 +11,7 @@
 //
 // Files: jsonx.go (Unmarshal, Valid, member scans), parser.go (the shared
 // lexer), value.go (the value tree), encode.go (encodings and the quoter,
-// AppendQuoted), quote_std.go (the quoter with encoding/json's bytes, for
-// the reports' session JSON), decode.go and cursor.go (one-pass decoding),
+// AppendQuoted), decode.go and cursor.go (one-pass decoding),
 // compact.go, split.go, str.go, pynum.go (Python's number forms),
 // special_amd64.s (long strings scanned 32 bytes at a time).
 package jsonx

@@ -1,8 +1,3 @@
-// Package lab is the agent lab's test code (docs/lab.md): a scripted model
-// server on 127.0.0.1 that speaks the streaming APIs the real agents ask for,
-// plays a scenario's model turns and records every request it receives, and
-// the drivers that run each agent's published CLI against it. Nothing in the
-// shipped binary imports it.
 package lab
 
 import (

@@ -1,0 +1,22 @@
+package rules
+
+import (
+	"reflect"
+	"strings"
+)
+
+// What the external tests (package rules_test, which imports
+// analyze/guard to register the detectors) need of this package's
+// internals.
+
+// SchemaDetectors lists the detectors' keys as an error message lists
+// them: in schema order.
+func SchemaDetectors() string { return strings.Join(mustNames(schemaType(detectorsType)), ", ") }
+
+// LeafKind returns the kind of the value a dotted key names.
+func LeafKind(key string) reflect.Kind {
+	return leafKind(reflect.TypeOf(Rules{}), strings.Split(key, "."))
+}
+
+// ForgetIndex drops the index compile derived, for comparisons.
+func ForgetIndex(r *Rules) { r.idx = nil }
