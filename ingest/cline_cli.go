@@ -97,9 +97,10 @@ func parseClineCLI(doc []byte, h *Head, out *Sink) {
 		s.ID = strings.TrimSuffix(filepath.Base(h.Path), ".messages.json")
 	}
 	pos := newDocPos(doc, h.Line)
+	lines := pos.elemLines(member(doc, "messages"))
 	b := newConvBuilder(s, out)
 	for i, raw := range d.Messages {
-		at := pos.lineOf(raw)
+		at := lineAtIndex(lines, i, h.Line)
 		var m clineCLIMessage
 		if err := jsonx.Unmarshal(raw, &m); err != nil {
 			out.Problemf(at, "message %d has an unexpected shape (%s); skipped", i+1, decodeErr(err))

@@ -45,6 +45,11 @@ type agent struct {
 	// ends a loop (0: none): the hook's actions from that call on cannot
 	// be seen, and are not checked (live equals replay still is).
 	ownLoopStop int
+	// ownLoopAborts: the agent's guard aborts the ownLoopStop-th call
+	// itself (an error result), so the plain run of the loop reads as that
+	// many calls, the last an error, and the ones between the first and
+	// the last redundant.
+	ownLoopAborts bool
 	// blockEnds says why a block ends the agent's run ("" where the agent
 	// denies one call and goes on): the lab then checks that the model got
 	// no further request, and nothing after the block.
@@ -386,8 +391,9 @@ var clineCLI = &agent{
 	// @cline/core 0.0.86's loop tracker: a warning at the 3rd identical
 	// call in a row, the run stopped at the 5th (softThreshold 3,
 	// hardThreshold 5), with no setting to turn it off from the CLI.
-	ownLoopStop: 5,
-	blockEnds:   "Cline has no per-call deny: loopgate cancels the run",
+	ownLoopStop:   5,
+	ownLoopAborts: true,
+	blockEnds:     "Cline has no per-call deny: loopgate cancels the run",
 	setup: func(b *box) error {
 		return writeFile(filepath.Join(b.home, ".cline", "data", "settings", "providers.json"), `{
   "version": 1,
