@@ -42,7 +42,7 @@ const (
 // callFactsAhead returns the facts of every call of s in order, worked
 // out on up to workers goroutines, or nil when s is too short for that
 // (Prepare then works each call's out in turn, with nothing allocated).
-func callFactsAhead(s *ingest.Session, calls, workers int, envelope envelopeFunc) []callFacts {
+func callFactsAhead(s *ingest.Session, calls, workers int, view resultView) []callFacts {
 	if workers < 2 || calls < parallelFactsCalls {
 		return nil
 	}
@@ -69,7 +69,7 @@ func callFactsAhead(s *ingest.Session, calls, workers int, envelope envelopeFunc
 					return
 				}
 				for i := lo; i < min(lo+factsChunk, len(list)); i++ {
-					sig = facts[i].fill(list[i], sig, envelope)
+					sig = facts[i].fill(list[i], sig, view)
 				}
 			}
 		}()
@@ -82,14 +82,39 @@ func callFactsAhead(s *ingest.Session, calls, workers int, envelope envelopeFunc
 // (ingest.EnvelopeOf).
 type envelopeFunc = func(result string) (output, envelope string)
 
+// resultView is how a format's results are read: its envelope
+// (ingest.EnvelopeOf) and the result its hooks get (ingest.HookResultOf).
+type resultView struct {
+	envelope envelopeFunc
+	hook     func(string) string
+}
+
+func resultViewOf(format string) resultView {
+	return resultView{envelope: ingest.EnvelopeOf(format), hook: ingest.HookResultOf(format)}
+}
+
+// guardResult is the result the guard reads: what the agent's hooks get.
+func (v resultView) guardResult(c *ingest.Call) string {
+	if v.hook != nil && c.HasResult {
+		return v.hook(c.Result)
+	}
+	return c.Result
+}
+
 // fill works out the facts of c; sig is a buffer for its signature,
 // returned for the next call.
-func (f *callFacts) fill(c *ingest.Call, sig []byte, envelope envelopeFunc) []byte {
-	norm, failed := replayfast.ResultFacts(c.Result, c.IsError, c.ResultMembers)
+func (f *callFacts) fill(c *ingest.Call, sig []byte, view resultView) []byte {
+	result, members := c.Result, c.ResultMembers
+	if view.hook != nil {
+		if r := view.guardResult(c); r != result {
+			result, members = r, nil
+		}
+	}
+	norm, failed := replayfast.ResultFacts(result, c.IsError, members)
 	f.resultHash, f.failed, f.normalized = guard.HashString(norm), failed, norm == c.Result
 	f.outputHash = f.resultHash
-	if envelope != nil && c.HasResult {
-		if out, env := envelope(c.Result); env != "" {
+	if view.envelope != nil && c.HasResult {
+		if out, env := view.envelope(c.Result); env != "" {
 			outNorm, _ := guard.ResultFacts(out, c.IsError)
 			f.outputHash = guard.HashString(outNorm)
 		}

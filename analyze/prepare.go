@@ -140,8 +140,8 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 	// start a new epoch, and a result is re-sent only within its epoch.
 	requestEpoch := make([]int, 0, requests)
 	epoch := 0
-	envelope := ingest.EnvelopeOf(s.Format)
-	facts := callFactsAhead(s, calls, workers, envelope)
+	view := resultViewOf(s.Format)
+	facts := callFactsAhead(s, calls, workers, view)
 	var (
 		own callFacts // a call's facts, when not worked out ahead
 		sig []byte    // reused to build each call's signature
@@ -174,7 +174,7 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 				if facts != nil {
 					f = &facts[index-1]
 				} else {
-					sig = own.fill(c, sig, envelope)
+					sig = own.fill(c, sig, view)
 				}
 				// Filled in place, field by field: Calls has room for every
 				// call, its slots are zero, and a prepared call built aside
@@ -185,7 +185,7 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 				ev.Turn, ev.Request, ev.Index, ev.Tool = ti+1, request-firstRequest+1, index, c.Tool
 				ev.ArgsOK, ev.ArgsRaw, ev.Time = c.ArgsOK, c.ArgsRaw, c.Time
 				replayfast.SetArgs(ev, c.Args, c.ArgsCompact, c.ArgsPending)
-				ev.Result, ev.ResultHash, ev.OutputHash, ev.Failed, ev.IsError = c.Result, f.resultHash, f.outputHash, f.failed, c.IsError
+				ev.Result, ev.ResultHash, ev.OutputHash, ev.Failed, ev.IsError = view.guardResult(c), f.resultHash, f.outputHash, f.failed, c.IsError
 				pc.Line, pc.CallID, pc.Request, pc.EndOfRequest = c.Line, c.ID, request, ci == len(r.Calls)-1
 				pc.HasResult, pc.Native, pc.NativeStops, pc.resultTokens = c.HasResult, f.native, f.stops, -1
 				pc.resultIsNormalized, pc.Sig = f.normalized, f.sig

@@ -52,6 +52,7 @@ func init() {
 		ID:         formatCodex,
 		Text:       true,
 		Envelope:   codexEnvelope,
+		HookResult: codexHookResult,
 		Family:     "codex",
 		Reads:      "OpenAI Codex CLI rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).",
 		Detection:  "JSONL whose first record has a payload and a type of session_meta, turn_context, response_item, event_msg or compacted, or (older rollouts) is a meta line with id, timestamp and instructions.",
@@ -423,7 +424,13 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		r.open = false
 		text := p.output
-		r.b.result(p.CallID, text, p.Success != nil && !*p.Success, n, t, r.out)
+		failed := p.Success != nil && !*p.Success
+		if _, exit, hasExit, ok := CodexShellOutput(text); ok && hasExit && exit != 0 {
+			// A shell command that exited non-zero: Codex records it with
+			// no success flag, the exit code in the output's header.
+			failed = true
+		}
+		r.b.result(p.CallID, text, failed, n, t, r.out)
 	case "compaction":
 		r.compaction()
 	default:

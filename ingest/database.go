@@ -9,16 +9,20 @@ package ingest
 //
 // A database is opened read-only and immutable (`mode=ro&immutable=1`): no
 // lock is taken and nothing is written, so a running agent's database is
-// never blocked or changed. The price of immutable: SQLite then does not
-// read a write-ahead log, so rows still waiting in `<db>-wal` (not yet
-// checkpointed) are not seen; readDatabase reports such a log as a problem
-// rather than leaving the rows out silently.
+// never blocked or changed. An immutable open does not read a write-ahead
+// log, and agents leave theirs un-checkpointed: OpenCode 1.18.33 keeps a
+// whole new store in `opencode.db-wal` beside a `opencode.db` of no table
+// (the agent lab). So when `<db>-wal` holds anything, the database and its
+// log are copied into a private temporary folder and the copy is opened
+// there, where SQLite reads the log (and may change the copy: the agent's
+// files are only read).
 
 import (
 	"bytes"
 	"cmp"
 	"database/sql"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,20 +52,29 @@ func isDatabaseName(name string) bool {
 	return false
 }
 
-// sqliteURI is the read-only, immutable URI of the database at path, with
-// the characters a URI gives a meaning to escaped.
-func sqliteURI(path string) string {
+// sqliteURI is the read-only, immutable URI of the database at path.
+func sqliteURI(path string) string { return fileURI(path) + "?mode=ro&immutable=1" }
+
+// fileURI is the file: URI of path, with the characters a URI gives a
+// meaning to escaped.
+func fileURI(path string) string {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
 	}
 	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
-	return "file:" + r.Replace(filepath.ToSlash(abs)) + "?mode=ro&immutable=1"
+	return "file:" + r.Replace(filepath.ToSlash(abs))
 }
 
 // openDatabase opens path read-only and immutable.
-func openDatabase(path string) (*sql.DB, error) {
-	db, err := sql.Open("sqlite", sqliteURI(path))
+func openDatabase(path string) (*sql.DB, error) { return openURI(sqliteURI(path)) }
+
+// openCopy opens a private copy of a database (copyWithLog), where SQLite
+// may read and replay the write-ahead log.
+func openCopy(path string) (*sql.DB, error) { return openURI(fileURI(path)) }
+
+func openURI(uri string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", uri)
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +84,43 @@ func openDatabase(path string) (*sql.DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// copyWithLog copies the database at path and its write-ahead log into a
+// new private folder and returns the folder and the copy's path. The log
+// is copied after the database: a checkpoint meanwhile moves rows from
+// the log into the database, which the copy then has twice at worst, in
+// the database and in its log, where SQLite reads the log's.
+func copyWithLog(path string) (dir, copied string, err error) {
+	dir, err = os.MkdirTemp("", "loopgate-db-")
+	if err != nil {
+		return "", "", err
+	}
+	copied = filepath.Join(dir, filepath.Base(path))
+	for _, suffix := range []string{"", "-wal"} {
+		if err := copyFile(path+suffix, copied+suffix); err != nil {
+			os.RemoveAll(dir)
+			return "", "", err
+		}
+	}
+	return dir, copied, nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // dbTables lists the tables of db and the columns of each.
@@ -203,7 +253,23 @@ func readDatabase(path string, opt Options, out *Sink) {
 			out.Problemf(0, "the database changed while it was read: read a copy or try again (what is read above may be wrong)")
 		}
 	}()
-	db, err := openDatabase(path)
+	open := path
+	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
+		dir, copied, err := copyWithLog(path)
+		if err != nil {
+			out.Problemf(0, "%s-wal holds %d bytes not yet checkpointed into the database, and the database could not be copied to read them (%v): those rows are not read", filepath.Base(path), wal.Size(), err)
+		} else {
+			defer os.RemoveAll(dir)
+			open = copied
+		}
+	}
+	var db *sql.DB
+	var err error
+	if open == path {
+		db, err = openDatabase(path)
+	} else {
+		db, err = openCopy(open)
+	}
 	if err != nil {
 		out.Problemf(0, "cannot open SQLite database: %v", err)
 		return
@@ -239,21 +305,9 @@ func readDatabase(path string, opt Options, out *Sink) {
 			}
 		}
 	}
-	wal, walErr := os.Stat(path + "-wal")
-	walNote := ""
-	if walErr == nil && wal.Size() > 0 {
-		walNote = fmt.Sprintf("%s-wal holds %d bytes not yet checkpointed into the database; loopgate opens databases read-only and immutable (never locking or changing a running agent's database), which leaves those rows unread: read a copy of the three files (.db, -wal, -shm) opened once by sqlite3, or read again after the agent has checkpointed", filepath.Base(path), wal.Size())
-	}
 	if f == nil {
-		if walNote != "" {
-			out.Problemf(0, "SQLite database of no known format (%s), and %s", h.Database.tableNames(), walNote)
-			return
-		}
 		out.Problemf(0, "SQLite database of no known format (%s); name one with --input-format", h.Database.tableNames())
 		return
-	}
-	if walNote != "" {
-		out.Problemf(0, "%s", walNote)
 	}
 	// The sessions are chosen as a stream's are (dispatch).
 	out, done := keepSink(out, opt)

@@ -45,6 +45,12 @@ type Format struct {
 	// Text says the reader records each response's visible text in
 	// Request.Text when asked (Options.KeepText).
 	Text bool
+	// HookResult is a result as the agent hands it to its hooks, where
+	// that is not the result it records (Codex: the command's output
+	// without the header, envelope.go); nil: the recorded result. The
+	// guard reads this in replay, so that replay decides as a hook inside
+	// the agent does; the truth compares the output (Envelope).
+	HookResult func(result string) string
 }
 
 // Head is what detection knows of a file before parsing it.

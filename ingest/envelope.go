@@ -10,6 +10,7 @@ package ingest
 // (rules: results.envelope).
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -23,6 +24,22 @@ func SplitEnvelope(format, result string) (output, envelope string) {
 		}
 	}
 	return result, ""
+}
+
+// HookResultOf is the format's HookResult, nil when its hooks get the
+// recorded result.
+func HookResultOf(format string) func(string) string {
+	if f := LookupFormat(format); f != nil {
+		return f.HookResult
+	}
+	return nil
+}
+
+// codexHookResult is what Codex hands its PostToolUse hook of a shell
+// command: the output after the header (CodexShellOutput).
+func codexHookResult(result string) string {
+	out, _, _, _ := CodexShellOutput(result)
+	return out
 }
 
 // EnvelopeOf is the envelope rule of a format, nil when its results are
@@ -91,6 +108,50 @@ func codexEnvelope(result string) (output, envelope string) {
 	}
 	kept = append(kept, result[end+1:])
 	return strings.Join(kept, "\n"), strings.Join(taken, "\n")
+}
+
+// CodexShellOutput reads Codex's text header of a shell result (the
+// freeform exec output or unified exec's, codexEnvelope): the command's
+// output after the "Output:" line, and its exit code from "Exit code: N"
+// or "Process exited with code N" (hasExit false when the header names
+// none: a process still running). ok is false when result does not start
+// with Codex's header. Codex 0.171.0 hands its PostToolUse hook the output
+// alone, without the header (the agent lab: tool_response "lab-loop\n"
+// where the rollout's function_call_output holds the header), so the
+// reader takes a failure from the exit code, as the hook takes it from
+// the rollout's CommandExecution item.
+func CodexShellOutput(result string) (output string, exit int, hasExit, ok bool) {
+	if !strings.HasPrefix(result, "Exit code: ") && !strings.HasPrefix(result, "Chunk ID: ") && !strings.HasPrefix(result, "Wall time: ") &&
+		!strings.HasPrefix(result, "Command: ") {
+		return result, 0, false, false
+	}
+	header, body, found := strings.Cut(result, "\nOutput:\n")
+	if !found {
+		if !strings.HasSuffix(result, "\nOutput:") {
+			return result, 0, false, false
+		}
+		header, body = strings.TrimSuffix(result, "\nOutput:"), ""
+	}
+	for line := range strings.SplitSeq(header, "\n") {
+		var num string
+		switch {
+		case strings.HasPrefix(line, "Exit code: "):
+			num = strings.TrimPrefix(line, "Exit code: ")
+		case strings.HasPrefix(line, "Process exited with code "):
+			num = strings.TrimPrefix(line, "Process exited with code ")
+		case strings.HasPrefix(line, "Wall time: "), strings.HasPrefix(line, "Chunk ID: "), strings.HasPrefix(line, codexRunningPrefix),
+			strings.HasPrefix(line, "Command: "), strings.HasPrefix(line, "Original token count: "), strings.HasPrefix(line, "Total output lines: "):
+			continue
+		default:
+			return result, 0, false, false
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(num))
+		if err != nil {
+			return result, 0, false, false
+		}
+		exit, hasExit = n, true
+	}
+	return body, exit, hasExit, true
 }
 
 // codexRunningPrefix begins the line of a process still running, whose

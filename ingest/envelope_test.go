@@ -39,3 +39,28 @@ func TestCodexEnvelope(t *testing.T) {
 		}
 	}
 }
+
+func TestCodexShellOutput(t *testing.T) {
+	cases := []struct {
+		in, output  string
+		exit        int
+		hasExit, ok bool
+	}{
+		{"Chunk ID: f69b0a\nWall time: 0.0428 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\nlab-loop\n", "lab-loop\n", 0, true, true},
+		{"Chunk ID: ff1107\nWall time: 0.0417 seconds\nProcess exited with code 1\nOriginal token count: 12\nOutput:\ncat: x: No such file or directory\n",
+			"cat: x: No such file or directory\n", 1, true, true},
+		{"Exit code: 2\nWall time: 1 seconds\nOutput:\nboom", "boom", 2, true, true},
+		{"Chunk ID: 1a2b3c\nWall time: 10 seconds\nProcess running with session ID 4242\nOutput:\nbuilding\n", "building\n", 0, false, true},
+		{"Exit code: 0\nWall time: 0.2 seconds\nOutput:", "", 0, true, true},
+		// Not Codex's header.
+		{"Exit code: x\nOutput:\nno", "Exit code: x\nOutput:\nno", 0, false, false},
+		{"Exit code: 0\nsomething else\nOutput:\nx", "Exit code: 0\nsomething else\nOutput:\nx", 0, false, false},
+		{"plain output", "plain output", 0, false, false},
+	}
+	for _, c := range cases {
+		out, exit, hasExit, ok := CodexShellOutput(c.in)
+		if out != c.output || exit != c.exit || hasExit != c.hasExit || ok != c.ok {
+			t.Errorf("CodexShellOutput(%q) = %q, %d, %v, %v; want %q, %d, %v, %v", c.in, out, exit, hasExit, ok, c.output, c.exit, c.hasExit, c.ok)
+		}
+	}
+}

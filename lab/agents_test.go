@@ -36,15 +36,34 @@ type agent struct {
 	prompt func(b *box, text string, resume bool) error
 	// known says why a scenario cannot run on this agent ("" if it can).
 	known func(sc *scenario) string
-	// ownLoopStop: the agent's own guard, which no setting turns off, ends
+	// ownLoopCut: the agent's own guard, which no setting turns off, ends
 	// the run at this identical call in a row, before its hooks see the
 	// call (0: none). A scenario with a longer run of identical calls is
-	// played up to it: agentFit.
-	ownLoopStop int
+	// played up to it: agentFit. (ownLoopStop, below, is for agents whose
+	// guard lets the hooks see the calls before it stops the loop.)
+	ownLoopCut int
 	// runs are the agent's runs of a scenario in place of the scenario's
 	// own, where the agent's results make a preset's expectations wrong
 	// (each says why).
 	runs map[string][]run
+	// haltGoesOn says why no hook answer can end the agent's run ("" where
+	// a halt does): the lab then checks what loopgate does instead, that
+	// the halt's message reaches the model and every later call of the
+	// turn is denied.
+	haltGoesOn string
+	// ownLoopStop is the identical call at which the agent's own guard
+	// ends a loop (0: none): the hook's actions from that call on cannot
+	// be seen, and are not checked (live equals replay still is).
+	ownLoopStop int
+	// ownLoopAborts: the agent's guard aborts the ownLoopStop-th call
+	// itself (an error result), so the plain run of the loop reads as that
+	// many calls, the last an error, and the ones between the first and
+	// the last redundant.
+	ownLoopAborts bool
+	// blockEnds says why a block ends the agent's run ("" where the agent
+	// denies one call and goes on): the lab then checks that the model got
+	// no further request, and nothing after the block.
+	blockEnds string
 }
 
 func (a *agent) skip(sc *scenario) string {
@@ -67,6 +86,7 @@ var agents = map[string]*agent{
 	"qwen-code":   qwenCode,
 	"opencode":    openCode,
 	"pi":          pi,
+	"cline":       clineCLI,
 }
 
 // Claude Code: https://docs.claude.com/en/docs/claude-code/settings (the
@@ -139,6 +159,11 @@ var codex = &agent{
 	},
 	parallel:    true,
 	transcripts: []string{".codex/sessions/*/*/*/rollout-*.jsonl"},
+	// Codex 0.171.0 drops a PreToolUse answer holding "continue" or
+	// "stopReason", a PostToolUse "continue": false only replaces the
+	// tool's output, and a Stop hook runs when the turn is over anyway
+	// (docs/live.md, the Codex row).
+	haltGoesOn: "no hook answer ends a Codex turn",
 	setup: func(b *box) error {
 		return writeFile(filepath.Join(b.home, ".codex", "config.toml"), `model = "gpt-5-codex"
 model_provider = "lab"
@@ -255,7 +280,7 @@ var qwenCode = &agent{
 	// model.skipLoopDetection"): it stops the model's response that asks
 	// for it, before the scheduler or a hook sees the call, and the run
 	// exits 1 with "Loop detection halted the run".
-	ownLoopStop: 5,
+	ownLoopCut: 5,
 	setup: func(b *box) error {
 		return writeFile(filepath.Join(b.home, ".qwen", "settings.json"), `{
   "security": {"auth": {"selectedType": "openai"}},
@@ -297,6 +322,9 @@ var openCode = &agent{
 	},
 	parallel:    true,
 	transcripts: []string{".local/share/opencode/opencode.db"},
+	// OpenCode's doom-loop check asks the user before the 3rd identical
+	// call in a row, which a headless run refuses (docs/lab.md).
+	ownLoopStop: 3,
 	setup: func(b *box) error {
 		return writeFile(filepath.Join(b.home, ".config", "opencode", "opencode.json"), `{
   "$schema": "https://opencode.ai/config.json",
@@ -365,3 +393,67 @@ var pi = &agent{
 		return b.run("", []string{"PI_SKIP_VERSION_CHECK=1"}, b.l.bin, append(args, text)...)
 	},
 }
+
+// Cline CLI 3.0.65 (npm cline, built on @cline/core and @cline/agents
+// 0.0.86): `cline auth -p openai-compatible -k KEY -m MODEL -b URL` writes
+// the provider to ~/.cline/data/settings/providers.json, which setup
+// writes directly (the auth command takes most of a minute to start);
+// `cline --json PROMPT` runs one turn headless with the last used
+// provider, `--id SESSION` resumes. CLINE_SESSION_BACKEND_MODE=local keeps
+// it from starting its hub daemon, which outlives the run (@cline/core
+// dist/index.js: the backend mode "auto" starts one). Hooks are the
+// executable files PreToolUse, PostToolUse, ... in .clinerules/hooks of the
+// workspace (@cline/shared storage: resolveHooksConfigSearchPaths), fed
+// the runtime hook's payload (hookName tool_call, tool_result, ...). Its
+// tools, from the requests it sends: run_commands{commands: [...]},
+// read_files{files: [{path}]}, editor{path, old_text, new_text}; writes are
+// commands here, as editor needs the old text. Sessions are
+// ~/.cline/data/sessions/<id>/<id>.messages.json.
+var clineCLI = &agent{
+	hookAgent: "cline",
+	hookScope: "project",
+	format:    "cline-cli",
+	tools: toolset{
+		shell: clineShell,
+		read: func(p string) Call {
+			return Call{"read_files", map[string]any{"files": []any{map[string]any{"path": p}}}}
+		},
+		write: func(p, c string) Call { return clineShell("printf '%s' " + shellQuote(c) + " > " + p) },
+	},
+	transcripts: []string{".cline/data/sessions/*/*.messages.json"},
+	// @cline/core 0.0.86's loop tracker: a warning at the 3rd identical
+	// call in a row, the run stopped at the 5th (softThreshold 3,
+	// hardThreshold 5), with no setting to turn it off from the CLI.
+	ownLoopStop:   5,
+	ownLoopAborts: true,
+	blockEnds:     "Cline has no per-call deny: loopgate cancels the run",
+	setup: func(b *box) error {
+		return writeFile(filepath.Join(b.home, ".cline", "data", "settings", "providers.json"), `{
+  "version": 1,
+  "lastUsedProvider": "openai-compatible",
+  "modes": {},
+  "providers": {
+    "openai-compatible": {
+      "settings": {"provider": "openai-compatible", "apiKey": "sk-lab-0000", "model": "lab-model", "baseUrl": "`+b.srv.URL+`/v1"},
+      "updatedAt": "2026-01-01T00:00:00.000Z",
+      "tokenSource": "manual"
+    }
+  }
+}
+`)
+	},
+	prompt: func(b *box, text string, resume bool) error {
+		// The provider and model are the file's last used ones: -P and -m
+		// on the command line would write a provider without the base URL.
+		args := []string{"--json"}
+		if resume {
+			dirs, _ := filepath.Glob(filepath.Join(b.home, ".cline", "data", "sessions", "*"))
+			if len(dirs) > 0 {
+				args = append(args, "--id", filepath.Base(dirs[len(dirs)-1]))
+			}
+		}
+		return b.run("", []string{"CLINE_SESSION_BACKEND_MODE=local"}, b.l.bin, append(args, text)...)
+	},
+}
+
+func clineShell(cmd string) Call { return Call{"run_commands", map[string]any{"commands": []any{cmd}}} }

@@ -363,11 +363,18 @@ func (l *lab) checkReading(sc *scenario, b *box, files []string) []string {
 		fails = append(fails, fmt.Sprintf("%d turns, want %d", gotTurns, wantTurns))
 	}
 	ts := l.agent.tools
-	if len(got) != len(sc.calls) {
-		fails = append(fails, fmt.Sprintf("%d calls, want %d", len(got), len(sc.calls)))
+	wantCalls, wantRedundant := sc.calls, sc.redundant
+	if n := l.agent.ownLoopStop; sc.name == "loop" && l.agent.ownLoopAborts && n > 1 && n <= len(sc.calls) {
+		// The agent's own guard aborted the n-th identical call.
+		wantCalls = append(slices.Clone(sc.calls[:n-1]), sc.calls[n-1])
+		wantCalls[n-1].err = true
+		wantRedundant = n - 2
 	}
-	for i := range min(len(got), len(sc.calls)) {
-		w, g := sc.calls[i], got[i]
+	if len(got) != len(wantCalls) {
+		fails = append(fails, fmt.Sprintf("%d calls, want %d", len(got), len(wantCalls)))
+	}
+	for i := range min(len(got), len(wantCalls)) {
+		w, g := wantCalls[i], got[i]
 		name := toolName(ts, w.kind)
 		switch {
 		case g.kind != name:
@@ -387,8 +394,8 @@ func (l *lab) checkReading(sc *scenario, b *box, files []string) []string {
 		return append(fails, err.Error())
 	}
 	for _, s := range rp.Sessions {
-		if s.Agent == "main" && s.Redundant != sc.redundant {
-			fails = append(fails, fmt.Sprintf("%d redundant calls, want %d", s.Redundant, sc.redundant))
+		if s.Agent == "main" && s.Redundant != wantRedundant {
+			fails = append(fails, fmt.Sprintf("%d redundant calls, want %d", s.Redundant, wantRedundant))
 		}
 	}
 	return fails
@@ -432,7 +439,14 @@ func (l *lab) checkLive(sc *scenario, r run, b *box, files []string) []string {
 		}
 	}
 	main, _ := sc.script(l.agent.tools, b.work)
+	ended := false // a block ended the run (agent.blockEnds)
 	for _, w := range r.actions {
+		if s := l.agent.ownLoopStop; s > 0 && w.call >= s && sc.name == "loop" {
+			continue // the agent's own guard ended the loop first
+		}
+		if ended {
+			continue
+		}
 		ln, ok := hook[w.call]
 		if !ok {
 			fails = append(fails, fmt.Sprintf("the hook saw no call %d", w.call))
@@ -443,11 +457,26 @@ func (l *lab) checkLive(sc *scenario, r run, b *box, files []string) []string {
 			continue
 		}
 		step := stepOf(main, w.call)
-		switch w.action {
-		case "halt":
+		switch {
+		case w.action == "block" && l.agent.blockEnds != "":
+			ended = true
+			if m := b.srv.MaxStep(sc.marker()); m > step {
+				fails = append(fails, fmt.Sprintf("call %d blocked (%s), but the model got %d more requests", w.call, l.agent.blockEnds, m-step))
+			}
+		case w.action == "halt" && l.agent.haltGoesOn == "":
 			if m := b.srv.MaxStep(sc.marker()); m > step {
 				fails = append(fails, fmt.Sprintf("call %d halted, but the model got %d more requests", w.call, m-step))
 			}
+		case w.action == "halt":
+			// The agent goes on (haltGoesOn): the halting call and every
+			// later call of the turn are denied with the halt's message,
+			// which reaches the model as each deny's reason.
+			for k := w.call + 1; k <= len(hook); k++ {
+				if ln, ok := hook[k]; ok && ln.Action != "halt" {
+					fails = append(fails, fmt.Sprintf("call %d after the halt (%s): the hook's action is %q, want it denied as \"halt\"", k, l.agent.haltGoesOn, ln.Action))
+				}
+			}
+			fallthrough
 		default:
 			next := b.srv.AtStep(sc.marker(), step+1)
 			if next == nil {
@@ -518,7 +547,7 @@ func firstLine(s string) string {
 
 // agentFit is the scenario as the agent can play it: with the agent's own
 // runs of it (agent.runs), and, where the agent's own guard ends the run
-// at an identical call in a row (agent.ownLoopStop) that the script
+// at an identical call in a row (agent.ownLoopCut) that the script
 // reaches, up to that call: the calls before it are read, the redundant
 // calls after it are gone, the hook's actions on it and later are not
 // expected (the hook never sees those calls), and the run must end there.
@@ -531,19 +560,19 @@ func agentFit(a *agent, sc *scenario) *scenario {
 	for same < len(sc.calls) && sc.calls[same] == sc.calls[0] {
 		same++
 	}
-	if a.ownLoopStop == 0 || same < a.ownLoopStop {
+	if a.ownLoopCut == 0 || same < a.ownLoopCut {
 		return &c
 	}
-	cut := a.ownLoopStop - 1
+	cut := a.ownLoopCut - 1
 	c.calls = sc.calls[:cut]
 	c.redundant = sc.redundant - (len(sc.calls) - cut)
-	c.ownStop = a.ownLoopStop
+	c.ownStop = a.ownLoopCut
 	runs := c.runs
 	c.runs = nil
 	for _, r := range runs {
 		var kept []liveAction
 		for _, w := range r.actions {
-			if w.call < a.ownLoopStop {
+			if w.call < a.ownLoopCut {
 				kept = append(kept, w)
 			}
 		}

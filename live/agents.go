@@ -105,13 +105,16 @@ type Protocol struct {
 	Deferred bool
 	parse    func(w *wire) Event
 	reply    func(ev *Event, a Answer) []byte
+	// resultFacts completes a result event from what the agent wrote
+	// elsewhere (Codex: the exit code in its rollout); nil for most.
+	resultFacts func(ev *Event)
 }
 
 // Protocols are the agents loopgate hooks into, by their canonical
 // --agent name (aliases: Lookup).
 var Protocols = map[string]*Protocol{
 	"claude-code": {Agent: "claude-code", Format: "claude-code", PreContext: true, parse: parseClaude, reply: replyClaude},
-	"codex":       {Agent: "codex", Format: "codex", PreContext: true, parse: parseClaude, reply: replyCodex},
+	"codex":       {Agent: "codex", Format: "codex", PreContext: true, parse: parseClaude, reply: replyCodex, resultFacts: codexResultFacts},
 	"gemini-cli":  {Agent: "gemini-cli", Format: "gemini-cli", parse: parseGemini, reply: replyGemini},
 	"qwen-code":   {Agent: "qwen-code", Format: "qwen-code", PreContext: true, parse: parseQwen, reply: replyClaude},
 	"hermes":      {Agent: "hermes", Format: "hermes", Deferred: true, parse: parseHermes, reply: replyHermes},
@@ -192,7 +195,9 @@ type wire struct {
 // clineCall is the call Cline CLI's runtime hooks name (tool_call,
 // tool_result): its id.
 type clineCall struct {
-	ID string `json:"id"`
+	ID    string           `json:"id"`
+	Name  string           `json:"name"`
+	Input jsonx.RawMessage `json:"input"`
 }
 
 type clineTool struct {
@@ -656,17 +661,28 @@ func parseCline(w *wire) Event {
 		if t := w.PreToolUseCline; t != nil {
 			ev.Tool, ev.Input = t.ToolName, emptyOr(t.Parameters)
 		}
-		if w.ClineCall != nil {
-			ev.CallID = w.ClineCall.ID
+		if c := w.ClineCall; c != nil {
+			// The CLI's tool_call carries the input as the model gave it
+			// (preToolUse.parameters has every value as a string).
+			ev.CallID = c.ID
+			if len(emptyOr(c.Input)) > 0 {
+				ev.Tool, ev.Input = firstNonEmpty(c.Name, ev.Tool), emptyOr(c.Input)
+			}
 		}
 	case "PostToolUse", "tool_result":
 		ev.Kind = KindPost
 		if t := w.PostToolUseCline; t != nil {
 			ev.Tool, ev.Input, ev.Result = t.ToolName, emptyOr(t.Parameters), t.Result
 			ev.IsError = t.Success != nil && !*t.Success
+			if text, failed, ok := clineOutcomes(t.Result); ok {
+				ev.Result, ev.IsError = text, ev.IsError || failed
+			}
 		}
-		if w.ClineResult != nil {
-			ev.CallID = w.ClineResult.ID
+		if c := w.ClineResult; c != nil {
+			ev.CallID = c.ID
+			if len(emptyOr(c.Input)) > 0 {
+				ev.Tool, ev.Input = firstNonEmpty(c.Name, ev.Tool), emptyOr(c.Input)
+			}
 		}
 	case "UserPromptSubmit", "prompt_submit":
 		ev.Kind = KindPrompt
@@ -676,6 +692,36 @@ func parseCline(w *wire) Event {
 		ev.Kind = KindCompact
 	}
 	return ev
+}
+
+// clineOutcomes reads the CLI's result of run_commands and read_files,
+// a JSON list of per-item outcomes {"query", "result", "error",
+// "success"} (@cline/core 0.0.86; postToolUse.result is its JSON): the
+// results joined, failed when an item failed, as ingest's cline-cli
+// reader reads the session's tool_result.
+func clineOutcomes(result string) (text string, failed, ok bool) {
+	var items []struct {
+		Type    string  `json:"type"`
+		Query   *string `json:"query"`
+		Result  *string `json:"result"`
+		Error   string  `json:"error"`
+		Success *bool   `json:"success"`
+	}
+	r := strings.TrimSpace(result)
+	if !strings.HasPrefix(r, "[") || json.Unmarshal([]byte(r), &items) != nil || len(items) == 0 || items[0].Type != "" || items[0].Query == nil {
+		return "", false, false
+	}
+	var parts []string
+	for _, it := range items {
+		switch {
+		case it.Result != nil && *it.Result != "":
+			parts = append(parts, *it.Result)
+		case it.Error != "":
+			parts = append(parts, it.Error)
+		}
+		failed = failed || it.Success != nil && !*it.Success || it.Error != ""
+	}
+	return strings.Join(parts, "\n"), failed, true
 }
 
 func replyCline(ev *Event, a Answer) []byte {

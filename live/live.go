@@ -107,6 +107,9 @@ func Handle(cfg Config, input []byte) (reply Reply) {
 	if ev.resultBlocks != nil && cfg.ContentText != nil {
 		ev.Result = cfg.ContentText(ev.resultBlocks)
 	}
+	if ev.Kind == KindPost && cfg.Protocol.resultFacts != nil {
+		cfg.Protocol.resultFacts(&ev)
+	}
 	cfg.Results.readError(&ev)
 	h := &hook{cfg: cfg, ev: &ev, dl: dl, now: now}
 	a, notes, err := h.run()

@@ -390,8 +390,9 @@ func (c ClassTable) MarshalYAML() (any, error) {
 }
 
 // DefaultClasses is the built-in class table (docs/rules.md, "Tool classes",
-// extended with the tool names seen in hermes, nanobot, Claude Code, Codex
-// and OpenHands transcripts, and Gemini CLI's and Qwen Code's own names:
+// extended with the tool names seen in hermes, nanobot, Claude Code, Codex,
+// OpenHands and Cline CLI transcripts (Cline CLI's read_files, editor,
+// run_commands), and Gemini CLI's and Qwen Code's own names:
 // google-gemini/gemini-cli packages/core/src/tools/tool-names.ts, as the
 // published 0.61.0 bundle names them, SHELL_TOOL_NAME run_shell_command,
 // GREP_TOOL_NAME grep_search, LS_TOOL_NAME list_directory, EDIT_TOOL_NAME
@@ -403,15 +404,15 @@ func DefaultClasses() ClassTable {
 	return ClassTable{
 		"read": {"read_file", "Read", "read", "ctx_read", "skill_view", "read_many_files",
 			"mcp_filesystem_read_file", "mcp_filesystem_read_text_file",
-			"mcp_filesystem_read_multiple_files", "NotebookRead", "view"},
+			"mcp_filesystem_read_multiple_files", "NotebookRead", "view", "read_files"},
 		"search": {"grep", "glob", "find_files", "search_files", "search", "session_search",
 			"Grep", "Glob", "ctx_grep", "ctx_find", "code_search", "mcp_filesystem_search_files", "grep_search"},
 		"list": {"list_dir", "LS", "ls", "list_files", "list_directory", "mcp_filesystem_list_directory",
 			"mcp_filesystem_list_directory_with_sizes", "mcp_filesystem_directory_tree"},
 		"write": {"write_file", "edit_file", "edit", "write", "patch", "apply_patch",
-			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "replace"},
+			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "replace", "editor"},
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
-			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command"},
+			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands"},
 		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search"},
 		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
 		"poll": {"process_manage", "process", "write_stdin", "BashOutput",

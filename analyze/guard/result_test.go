@@ -14,7 +14,7 @@ import (
 // tail), hermes' "_warning" member of a JSON result (guards.md §2.1), and
 // trailing white space.
 func normalizeResult(result string) string {
-	return strings.TrimRight(stripWarning(cutGuardSuffix(result)), " \t\r\n")
+	return strings.TrimRight(stripWarning(cutInjected(cutGuardSuffix(result))), " \t\r\n")
 }
 
 func TestNormalizeResult(t *testing.T) {

@@ -66,6 +66,10 @@ export default function (pi: any) {
 			is_error: event.isError,
 		});
 		if (a.halt) ctx.abort();
-		if (a.context) return { content: [...(event.content || []), { type: "text", text: a.context }] };
+		// The steer is a paragraph of its own: pi's transcript keeps the
+		// blocks, which a reader joins with a line break, so the block
+		// starts with one more; replay then finds the rules' message after
+		// a blank line and compares the result without it, as the hook did.
+		if (a.context) return { content: [...(event.content || []), { type: "text", text: "\n" + a.context }] };
 	});
 }

@@ -134,12 +134,18 @@ func (sim *Simulator) session(s *ingest.Session, path string, tc *analyze.TokenC
 	logFile := filepath.Join(sim.StateDir, "simulate-"+strconv.Itoa(sim.n)+".jsonl")
 	agent := sim.agentName()
 	transcript := ""
-	if s.Format == "claude-code" && (agent == "claude-code" || agent == "qwen-code") {
+	// Claude Code's and Codex's events name the session's transcript:
+	// the hook reads call times and requests (Claude Code) and a shell
+	// command's exit code (Codex) there.
+	if s.Format == "claude-code" && (agent == "claude-code" || agent == "qwen-code") || s.Format == "codex" && agent == "codex" {
 		if abs, err := filepath.Abs(path); err == nil {
 			transcript = abs
 		}
 	}
 	own := s.Format == live.Lookup(agent).Format
+	// The result as the agent hands it to its hooks (Codex: the output
+	// without its header), which replay's guard reads too.
+	hookResult := ingest.HookResultOf(s.Format)
 	ev := &eventWriter{agent: agent, sid: sid, scope: s.Agent, transcript: transcript, format: s.Format, platform: s.Platform, own: own}
 	seen := map[string]int{}
 	index, request := 0, 0
@@ -174,7 +180,11 @@ func (sim *Simulator) session(s *ingest.Session, path string, tc *analyze.TokenC
 					return res, err
 				}
 				if !denied(reply) {
-					if _, err := sim.send(ev.post(cc, c.Result, c.IsError, sim.Blocks), logFile); err != nil {
+					result := c.Result
+					if hookResult != nil && c.HasResult {
+						result = hookResult(result)
+					}
+					if _, err := sim.send(ev.post(cc, result, c.IsError, sim.Blocks), logFile); err != nil {
 						return res, err
 					}
 				}

@@ -1,0 +1,112 @@
+package guard
+
+import (
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/loopgate/loopgate/rules"
+)
+
+// The guard's own messages in a result. Where an agent's only way to put
+// a steer before the model is the call's result, loopgate's channel
+// appends it there: the pi extension adds a text block, the OpenCode
+// plugin appends to the output, each as a blank line and the message
+// (live/plugins). The agent then records the result as the model saw it,
+// message included, and replay of that transcript would see the result
+// change at the very call the hook steered, and decide otherwise than the
+// hook did (which read the result before the message was added). So the
+// result is compared without them: cutInjected cuts a result at the first
+// of the presets' own steer and halt messages that begins a paragraph in
+// its tail ("\n\n" and the message's opening words, up to its first
+// placeholder). Block messages replace a result, they are never appended,
+// and are not looked for. Messages of a rules file of one's own are not
+// known here: a steer of such rules appended to a result stays in it.
+
+// injectedMin is the shortest opening looked for: shorter openings
+// ("Note: ") begin ordinary paragraphs too.
+const injectedMin = 10
+
+// injectedOpenings are "\n\n" and the opening of each preset's steer and
+// halt messages, longest first.
+var injectedOpenings = sync.OnceValue(func() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, name := range rules.PresetNames() {
+		r, err := rules.Preset(name)
+		if err != nil {
+			continue
+		}
+		messageFields(reflect.ValueOf(r), func(msg string) {
+			open := msg
+			if i := strings.IndexByte(open, '{'); i >= 0 {
+				open = open[:i]
+			}
+			if len(open) >= injectedMin && !seen[open] {
+				seen[open] = true
+				out = append(out, "\n\n"+open)
+			}
+		})
+	}
+	return out
+})
+
+// messageFields calls f with every non-empty string field of v whose name
+// ends in "Message", except block messages, at any depth.
+func messageFields(v reflect.Value, f func(string)) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			messageFields(v.Elem(), f)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range v.NumField() {
+			fd := t.Field(i)
+			if !fd.IsExported() {
+				continue
+			}
+			fv := v.Field(i)
+			name := fd.Name
+			if strings.HasSuffix(name, "Message") && name != "BlockMessage" {
+				if fv.Kind() == reflect.Pointer && !fv.IsNil() {
+					fv = fv.Elem()
+				}
+				if fv.Kind() == reflect.String {
+					if s := fv.String(); s != "" {
+						f(s)
+					}
+					continue
+				}
+			}
+			messageFields(fv, f)
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			messageFields(v.MapIndex(k), f)
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			messageFields(v.Index(i), f)
+		}
+	}
+}
+
+// cutInjected cuts result at the first of the guard's own messages that
+// begins a paragraph in its tail (the window cutGuardSuffix reads).
+func cutInjected(result string) string {
+	t, offset := resultTail(result)
+	for i := 0; ; {
+		j := strings.Index(t[i:], "\n\n")
+		if j < 0 {
+			return result
+		}
+		i += j
+		for _, o := range injectedOpenings() {
+			if strings.HasPrefix(t[i:], o) {
+				return result[:offset+i]
+			}
+		}
+		i++
+	}
+}

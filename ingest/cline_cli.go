@@ -1,0 +1,161 @@
+package ingest
+
+// Cline CLI's sessions (the CLI built on @cline/core, npm cline 3.x):
+// ~/.cline/data/sessions/<id>/<id>.messages.json, one JSON document
+// {"version", "agent", "sessionId", "origin", "messages": [...],
+// "system_prompt"} (written by the lab's Cline CLI 3.0.65). A message is
+// {"id", "role", "content": [blocks], "ts", "modelInfo": {"id",
+// "provider"}, "metrics": {"inputTokens", "outputTokens",
+// "cacheReadTokens", "cacheWriteTokens"}}; the blocks are Anthropic's
+// (text, tool_use, tool_result), except that a tool_result's content may
+// be a list of per-item outcomes {"query", "result", "error", "success"}
+// (run_commands, read_files): its text is the results joined, and it
+// failed when an item did (success false).
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
+
+const formatClineCLI = "cline-cli"
+
+func init() {
+	register(&Format{
+		ID:        formatClineCLI,
+		Family:    "cline",
+		Reads:     "Cline CLI 3.x sessions `~/.cline/data/sessions/<id>/<id>.messages.json` (Anthropic content blocks; run_commands and read_files results as per-item outcomes).",
+		Detection: "A JSON object with `messages` and `sessionId` in a file named `*.messages.json`.",
+		Priority:  27,
+		Sniff: func(h *Head) bool {
+			return !h.Array && strings.HasSuffix(h.Name, ".messages.json") && h.Has("messages", "sessionId")
+		},
+		ParseDoc: parseClineCLI,
+	})
+}
+
+type clineCLIMessage struct {
+	Role      string           `json:"role"`
+	Content   jsonx.RawMessage `json:"content"`
+	Ts        int64            `json:"ts"`
+	ModelInfo *struct {
+		ID       string `json:"id"`
+		Provider string `json:"provider"`
+	} `json:"modelInfo"`
+	// Metadata's displayRole "system" marks a message the CLI adds itself
+	// (a hook's context, its loop warning): not the user's prompt
+	// (@cline/core skips them for prompt_submit too).
+	Metadata *struct {
+		DisplayRole string `json:"displayRole"`
+	} `json:"metadata"`
+	Metrics *struct {
+		Input     int64 `json:"inputTokens"`
+		Output    int64 `json:"outputTokens"`
+		CacheRead int64 `json:"cacheReadTokens"`
+	} `json:"metrics"`
+}
+
+// clineCLIResult reads a tool_result's content: text blocks or a string as
+// any reader does, a list of per-item outcomes as their results joined.
+func clineCLIResult(raw jsonx.RawMessage) (text string, failed bool) {
+	var items []struct {
+		Type    string  `json:"type"`
+		Result  *string `json:"result"`
+		Error   string  `json:"error"`
+		Success *bool   `json:"success"`
+	}
+	if r := bytes.TrimSpace(raw); len(r) > 0 && r[0] == '[' && jsonx.Unmarshal(r, &items) == nil && len(items) > 0 && items[0].Type == "" {
+		var parts []string
+		for _, it := range items {
+			switch {
+			case it.Result != nil && *it.Result != "":
+				parts = append(parts, *it.Result)
+			case it.Error != "":
+				parts = append(parts, it.Error)
+			}
+			failed = failed || it.Success != nil && !*it.Success || it.Error != ""
+		}
+		return strings.Join(parts, "\n"), failed
+	}
+	text, _ = contentText(raw)
+	return text, false
+}
+
+func parseClineCLI(doc []byte, h *Head, out *Sink) {
+	var d struct {
+		SessionID string             `json:"sessionId"`
+		Messages  []jsonx.RawMessage `json:"messages"`
+	}
+	if err := jsonx.Unmarshal(doc, &d); err != nil {
+		out.Problemf(h.Line, "not a Cline CLI session (%s)", decodeErr(err))
+		return
+	}
+	s := &Session{Format: formatClineCLI, ID: d.SessionID}
+	if s.ID == "" {
+		s.ID = strings.TrimSuffix(filepath.Base(h.Path), ".messages.json")
+	}
+	pos := newDocPos(doc, h.Line)
+	lines := pos.elemLines(member(doc, "messages"))
+	b := newConvBuilder(s, out)
+	for i, raw := range d.Messages {
+		at := lineAtIndex(lines, i, h.Line)
+		var m clineCLIMessage
+		if err := jsonx.Unmarshal(raw, &m); err != nil {
+			out.Problemf(at, "message %d has an unexpected shape (%s); skipped", i+1, decodeErr(err))
+			continue
+		}
+		blocks, err := clineBlocks(m.Content)
+		if err != nil {
+			out.Problemf(at, "message %d: content of an unexpected shape (%s); skipped", i+1, decodeErr(err))
+			continue
+		}
+		t := msTime(m.Ts)
+		switch m.Role {
+		case "user":
+			results, chars := 0, 0
+			for _, bl := range blocks {
+				switch bl.Type {
+				case "tool_result":
+					results++
+					text, failed := clineCLIResult(bl.Content)
+					b.result(bl.ToolUseID, "", text, bl.IsError || failed, at, t)
+				case "text":
+					chars += len(bl.Text)
+				}
+			}
+			if results == 0 && (m.Metadata == nil || m.Metadata.DisplayRole != "system") {
+				b.turn(at, t, chars)
+			}
+		case "assistant":
+			var u *Usage
+			if m.Metrics != nil {
+				provider := ""
+				if m.ModelInfo != nil {
+					provider = m.ModelInfo.Provider
+				}
+				u = clineUsage(provider, m.Metrics.Input, m.Metrics.Output, m.Metrics.CacheRead)
+			}
+			if m.ModelInfo != nil && s.Model == "" {
+				s.Model = m.ModelInfo.ID
+			}
+			chars := 0
+			for _, bl := range blocks {
+				chars += len(bl.Text) + len(bl.Thinking)
+			}
+			b.request(at, t, chars, u)
+			for _, bl := range blocks {
+				if bl.Type == "tool_use" {
+					c := Call{ID: bl.ID, Tool: bl.Name, Time: t, Line: at}
+					c.SetArgsField(bl.Input)
+					b.call(c)
+				}
+			}
+		default:
+			out.Problemf(at, "message %d with unknown role %q; skipped", i+1, m.Role)
+		}
+	}
+	b.finish()
+	out.Session(s)
+}

@@ -1,0 +1,41 @@
+package ingest
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// TestClineCLI reads a Cline CLI 3.x session (the shape the lab's Cline
+// CLI 3.0.65 writes): per-item outcomes as results, a failed item an
+// error, the CLI's own messages (displayRole "system") not a turn.
+func TestClineCLI(t *testing.T) {
+	path := filepath.Join("..", "fixtures", "ingest", "cline-cli", "sessions", "1796190000000_abcde", "1796190000000_abcde.messages.json")
+	sessions, problems := readAll(t, path, Options{})
+	if len(problems) != 0 || len(sessions) != 1 {
+		t.Fatalf("%d sessions, problems %v", len(sessions), problems)
+	}
+	s := sessions[0]
+	if s.Format != formatClineCLI || s.ID != "1796190000000_abcde" || s.Model != "lab-model" || len(s.Turns) != 2 {
+		t.Fatalf("session %s %s %s, %d turns", s.Format, s.ID, s.Model, len(s.Turns))
+	}
+	var got []Call
+	for _, r := range s.Turns[0].Requests {
+		got = append(got, r.Calls...)
+	}
+	want := []struct {
+		tool, args, result string
+		isError            bool
+	}{
+		{"run_commands", `{"commands":["cat missing.txt"]}`, "cat: missing.txt: No such file or directory", true},
+		{"read_files", `{"files":[{"path":"/w/a.txt"}]}`, "lab-a\n", false},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d calls, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		c := got[i]
+		if c.Tool != w.tool || c.ArgsRaw != w.args || c.Result != w.result || c.IsError != w.isError || !c.HasResult {
+			t.Errorf("call %d: %s %s %q error %v, want %s %s %q %v", i+1, c.Tool, c.ArgsRaw, c.Result, c.IsError, w.tool, w.args, w.result, w.isError)
+		}
+	}
+}
