@@ -34,7 +34,7 @@ func init() {
 	register(&Format{
 		ID:        formatHermesState,
 		Family:    "hermes",
-		Reads:     "hermes-agent SQLite session store `state.db` (tables sessions and messages), opened read-only and immutable.",
+		Reads:     "hermes-agent SQLite session store `state.db` (tables sessions and messages), opened read-only and immutable; with `state.db-wal` beside it, a private copy of both is read, so the log's rows count.",
 		Detection: "An SQLite database with a `messages` table (session_id, role, content, tool_calls) and a `sessions` table (id, source).",
 		Priority:  19,
 		Sniff: func(h *Head) bool {

@@ -44,7 +44,7 @@ func init() {
 		ID:        formatOpenCode,
 		Text:      true,
 		Family:    "opencode",
-		Reads:     "OpenCode's SQLite store `opencode.db` (tables session, message, part), opened read-only and immutable.",
+		Reads:     "OpenCode's SQLite store `opencode.db` (tables session, message, part), opened read-only and immutable; with `opencode.db-wal` beside it, a private copy of both is read, so the log's rows count.",
 		Detection: "An SQLite database with tables `session` (id, parent_id), `message` (id, session_id, data) and `part` (id, message_id, data).",
 		Priority:  19,
 		Sniff: func(h *Head) bool {
