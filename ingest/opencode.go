@@ -20,7 +20,8 @@ package ingest
 //     marks the next turn as compacted instead.
 //   - An assistant message is one request per step (step-start parts; one
 //     when it has none); its tool parts are the calls, each with its own
-//     result: state.output when completed, state.error (an error) when
+//     result: state.output when completed (an error when state.metadata.exit,
+//     a bash command's exit code, is not 0), state.error (an error) when
 //     error, none while pending or running. An assistant message with
 //     summary true is the compaction summary, not a request.
 //   - Usage: a step-finish part's tokens, else the message's. OpenCode's
@@ -94,6 +95,12 @@ type ocPart struct {
 		Input  jsonx.RawMessage `json:"input"`
 		Output string           `json:"output"`
 		Error  string           `json:"error"`
+		// Metadata.Exit is a bash call's exit code: OpenCode records a
+		// command that exits non-zero as completed, with its exit code
+		// here (seen in opencode.db written by OpenCode 1.18.33).
+		Metadata struct {
+			Exit *int `json:"exit"`
+		} `json:"metadata"`
 	} `json:"state"`
 }
 
@@ -281,7 +288,8 @@ func openCodeRequests(b *convBuilder, ps []ocPart, msgTokens *ocTokens, t time.T
 			c.SetArgsField(p.State.Input)
 			switch p.State.Status {
 			case "completed":
-				setResult(&c, p.State.Output, false, 0)
+				exit := p.State.Metadata.Exit
+				setResult(&c, p.State.Output, exit != nil && *exit != 0, 0)
 			case "error":
 				setResult(&c, p.State.Error, true, 0)
 			}

@@ -65,6 +65,10 @@ export const LoopgatePlugin = async ({ client }) => {
         tool_use_id: input.callID,
         tool_input: input.args ?? args.get(input.callID),
         tool_response: output.output,
+        // A bash command that exits non-zero is a completed call whose
+        // metadata holds the exit code (the part's state.metadata.exit in
+        // opencode.db, OpenCode 1.18.33): a failure, as the reader reads it.
+        is_error: !!(output.metadata && typeof output.metadata.exit === "number" && output.metadata.exit !== 0),
       })
       args.delete(input.callID)
       if (a.context) output.output = (output.output || "") + "\n\n" + a.context
