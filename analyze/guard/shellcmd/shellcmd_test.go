@@ -169,6 +169,9 @@ func TestFromCall(t *testing.T) {
 		{tool: "execute_bash", args: `{"command":"q","is_input":"true"}`, ok: true, acts: true},
 		{tool: "Bash", args: `{"description":"no command"}`, ok: true, acts: true},
 		{tool: "mytool", args: `{"command":"cat a"}`, shell: true, ok: true, reads: []string{"a"}},
+		{tool: "run_commands", args: `{"commands":["cat a","ls b"]}`, ok: true, reads: []string{"a", "b"}},
+		{tool: "run_commands", args: `{"commands":["cat a","echo x > a"]}`, ok: true, acts: true},
+		{tool: "run_commands", args: `{"commands":"cat a"}`, ok: true, acts: true},
 		{tool: "Read", args: `{"file_path":"a"}`},
 	}
 	for _, c := range cases {

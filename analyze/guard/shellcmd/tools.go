@@ -14,12 +14,15 @@ import (
 // tools/spec.rs), hermes' terminal ({"command", "background"}), Gemini
 // CLI's and Qwen Code's run_shell_command ({"command", "directory"}),
 // OpenHands' execute_bash ({"command", "is_input"}), Cline's
-// execute_command ({"command"}), nanobot's exec ({"command",
-// "working_dir"}), pi's bash and ctx_shell.
+// execute_command ({"command"}), Cline CLI's run_commands ({"commands":
+// [...]}, each item a command line run in turn: the lab's Cline CLI
+// 3.0.65), nanobot's exec ({"command", "working_dir"}), pi's bash and
+// ctx_shell.
 var Tools = map[string]bool{
 	"Bash": true, "bash": true, "shell": true, "exec_command": true, "shell_command": true,
 	"local_shell": true, "terminal": true, "run_shell_command": true, "execute_bash": true,
 	"execute_command": true, "exec": true, "ctx_shell": true, "run_command": true,
+	"run_commands": true,
 }
 
 // commandArgs and dirArgs are the argument names holding a shell call's
@@ -53,6 +56,15 @@ func FromCall(tool string, shellClass bool, args jsonx.Value) (Command, bool) {
 			break
 		}
 	}
+	if v, ok := args.Get("commands"); ok {
+		// A list of command lines run one after the other: read as one
+		// script of those lines.
+		lines, ok := stringItems(v)
+		if !ok {
+			return unknown, true
+		}
+		return Classify(strings.Join(lines, "\n"), cwd), true
+	}
 	for _, name := range commandArgs {
 		v, ok := args.Get(name)
 		if !ok {
@@ -69,6 +81,22 @@ func FromCall(tool string, shellClass bool, args jsonx.Value) (Command, bool) {
 		return unknown, true
 	}
 	return unknown, true
+}
+
+// stringItems returns the strings of a JSON array of strings; false for
+// anything else (an empty array included).
+func stringItems(v jsonx.Value) ([]string, bool) {
+	if v.Kind != jsonx.Array || len(v.Arr) == 0 {
+		return nil, false
+	}
+	items := make([]string, 0, len(v.Arr))
+	for _, x := range v.Arr {
+		if x.Kind != jsonx.String {
+			return nil, false
+		}
+		items = append(items, x.Str)
+	}
+	return items, true
 }
 
 // argvText writes an argument vector (["bash", "-lc", "ls"]) as one
