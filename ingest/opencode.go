@@ -22,7 +22,10 @@ package ingest
 //     when it has none); its tool parts are the calls, each with its own
 //     result: state.output when completed (an error when state.metadata.exit,
 //     a bash command's exit code, is not 0), state.error (an error) when
-//     error, none while pending or running. An assistant message with
+//     error, none while pending or running. An error part marked
+//     state.metadata.interrupted (its run aborted while it ran) with a
+//     state.metadata.output is read as OpenCode sends it to the model:
+//     that output, not an error. An assistant message with
 //     summary true is the compaction summary, not a request.
 //   - Usage: a step-finish part's tokens, else the message's. OpenCode's
 //     input excludes cached tokens, so Input is input + cache.read +
@@ -98,8 +101,19 @@ type ocPart struct {
 		// Metadata.Exit is a bash call's exit code: OpenCode records a
 		// command that exits non-zero as completed, with its exit code
 		// here (seen in opencode.db written by OpenCode 1.18.33).
+		// Metadata.Interrupted and Metadata.Output: a call still running
+		// when its run was aborted is recorded as error "Tool execution
+		// aborted" with its running metadata kept and interrupted true
+		// (SessionProcessor.cleanup, packages/opencode/src/session/
+		// processor.ts); the output a bash call streamed so far is in
+		// Output, and it is what OpenCode sends the model as the call's
+		// result, not the error (toModelMessages in message-v2.ts: an
+		// interrupted part with a string metadata.output is
+		// "output-available"). Both read in the published 1.18.33.
 		Metadata struct {
-			Exit *int `json:"exit"`
+			Exit        *int    `json:"exit"`
+			Interrupted bool    `json:"interrupted"`
+			Output      *string `json:"output"`
 		} `json:"metadata"`
 	} `json:"state"`
 }
@@ -206,6 +220,7 @@ func openCodeSession(d *Database, s *Session, out *Sink) {
 func openCodeBuild(s *Session, msgs []ocStored, out *Sink) {
 	b := newConvBuilder(s, out)
 	b.where = fmt.Sprintf("session %s: ", s.ID)
+	interrupted := 0
 	for _, sm := range msgs {
 		var m ocMessage
 		if err := jsonx.Unmarshal(sm.data, &m); err != nil {
@@ -238,17 +253,21 @@ func openCodeBuild(s *Session, msgs []ocStored, out *Sink) {
 			if summary, ok := m.Summary.(bool); ok && summary {
 				continue // the compaction summary
 			}
-			openCodeRequests(b, ps, m.Tokens, t)
+			interrupted += openCodeRequests(b, ps, m.Tokens, t)
 		default:
 			out.Problemf(0, "%s: unknown role %q; skipped", sm.where, m.Role)
 		}
+	}
+	if interrupted > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d call(s) interrupted when the run was aborted (%q): the output each had, which OpenCode sends the model, is its result", interrupted, "Tool execution aborted"))
 	}
 	b.finish()
 	out.Session(s)
 }
 
-// openCodeRequests adds an assistant message's steps as requests.
-func openCodeRequests(b *convBuilder, ps []ocPart, msgTokens *ocTokens, t time.Time) {
+// openCodeRequests adds an assistant message's steps as requests, and
+// says how many of its calls were interrupted with an output.
+func openCodeRequests(b *convBuilder, ps []ocPart, msgTokens *ocTokens, t time.Time) (interrupted int) {
 	steps := 0
 	for _, p := range ps {
 		if p.Type == "step-start" {
@@ -286,15 +305,22 @@ func openCodeRequests(b *convBuilder, ps []ocPart, msgTokens *ocTokens, t time.T
 			}
 			c := Call{ID: p.CallID, Tool: p.Tool, Time: t}
 			c.SetArgsField(p.State.Input)
+			exit := p.State.Metadata.Exit
+			failed := exit != nil && *exit != 0
 			switch p.State.Status {
 			case "completed":
-				exit := p.State.Metadata.Exit
-				setResult(&c, p.State.Output, exit != nil && *exit != 0, 0)
+				setResult(&c, p.State.Output, failed, 0)
 			case "error":
-				setResult(&c, p.State.Error, true, 0)
+				if md := p.State.Metadata; md.Interrupted && md.Output != nil {
+					setResult(&c, *md.Output, failed, 0)
+					interrupted++
+				} else {
+					setResult(&c, p.State.Error, true, 0)
+				}
 			}
 			b.call(c)
 			rq = b.lastRequest()
 		}
 	}
+	return interrupted
 }
