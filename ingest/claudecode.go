@@ -316,6 +316,9 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 		if s.Agent != "main" && s.Parent == "" {
 			s.Parent = r.sessionID
 		}
+		if s.Agent != "main" {
+			claudeReadMeta(h.Path, s, out)
+		}
 		if key == "main" && r.synthetic > 0 {
 			s.Notes = append(s.Notes, "locally generated <synthetic> assistant lines are not model requests; skipped")
 		}

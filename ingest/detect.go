@@ -467,6 +467,10 @@ func pickFormat(in *stream, s *sniffed, opt Options, out *Sink) *Format {
 		if line == 0 {
 			line = n
 		}
+		if msg := claudeMetaProblem(h.Path); msg != "" {
+			out.Problemf(line, "%s", msg)
+			return nil
+		}
 		out.Problemf(line, "file is of no known format (%s); name one with --input-format", headSummary(h))
 		return nil
 	}

@@ -272,12 +272,10 @@ func inAgentHome(home, rel string, dir bool) bool {
 // NotTranscript reports a file a walk finds among transcripts that is known
 // to hold none: Claude Code writes subagents/agent-<id>.meta.json (the
 // subagent's agentType, description, model, ...) beside each subagent's
-// agent-<id>.jsonl (seen in a real run of Claude Code 2.1.332; Claude Code's
-// source is not public); Kimi CLI its wire log and subagents' meta.json
-// beside each context.jsonl (kimiCompanion). Named explicitly, such a file
-// is still read.
+// agent-<id>.jsonl, read with that transcript (claudecode_meta.go); Kimi
+// CLI its wire log and subagents' meta.json beside each context.jsonl
+// (kimiCompanion). Named explicitly, such a file is still read (Claude
+// Code's is then one problem saying what it is).
 func NotTranscript(path string) bool {
-	name := filepath.Base(path)
-	return strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".meta.json") &&
-		filepath.Base(filepath.Dir(path)) == "subagents" || kimiCompanion(path)
+	return claudeMetaID(path) != "" || kimiCompanion(path)
 }
