@@ -173,6 +173,25 @@ func TestFromCall(t *testing.T) {
 		{tool: "run_commands", args: `{"commands":["cat a","echo x > a"]}`, ok: true, acts: true},
 		{tool: "run_commands", args: `{"commands":"cat a"}`, ok: true, acts: true},
 		{tool: "Read", args: `{"file_path":"a"}`},
+		// Gemini CLI 0.61.0's run_shell_command: dir_path, is_background.
+		{tool: "run_shell_command", args: `{"command":"cat a","description":"d","dir_path":"/w"}`, ok: true, reads: []string{"/w/a"}},
+		{tool: "run_shell_command", args: `{"command":"cat a","is_background":true}`, ok: true, acts: true},
+		{tool: "run_shell_command", args: `{"command":"cat a","is_background":false}`, ok: true, reads: []string{"a"}},
+		// Qwen Code 0.24.4's run_shell_command: directory, is_background.
+		{tool: "run_shell_command", args: `{"command":"cat a","directory":"/w","is_background":false}`, ok: true, reads: []string{"/w/a"}},
+		{tool: "run_shell_command", args: `{"command":"cat a","directory":"/w","is_background":true}`, ok: true, acts: true},
+		// Claude Code's Bash in the background.
+		{tool: "Bash", args: `{"command":"cat a","run_in_background":true}`, ok: true, acts: true},
+		// Codex: exec_command's shell names the shell, not the command;
+		// local_shell's call is its action, with working_directory.
+		{tool: "exec_command", args: `{"cmd":"cat a","shell":"bash","login":true,"workdir":"/w"}`, ok: true, reads: []string{"/w/a"}},
+		{tool: "local_shell", args: `{"type":"exec","command":["bash","-lc","cat a"],"working_directory":"/w","timeout_ms":1000}`, ok: true, reads: []string{"/w/a"}},
+		{tool: "shell_command", args: `{"command":"cat a","workdir":"/w"}`, ok: true, reads: []string{"/w/a"}},
+		// OpenCode 1.18.33's bash: workdir; pi 0.73.1's bash.
+		{tool: "bash", args: `{"command":"cat a","workdir":"/w","timeout":1000,"description":"d"}`, ok: true, reads: []string{"/w/a"}},
+		{tool: "bash", args: `{"command":"cat a","timeout":5}`, ok: true, reads: []string{"a"}},
+		// Cline's execute_command.
+		{tool: "execute_command", args: `{"command":"cat a","requires_approval":false}`, ok: true, reads: []string{"a"}},
 	}
 	for _, c := range cases {
 		v, err := jsonx.ParseString(c.args)

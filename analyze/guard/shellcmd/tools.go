@@ -8,16 +8,24 @@ import (
 
 // Tools are the agents' shell tools by name, whatever class a rules file
 // gives them, read from each agent's tool definitions: Claude Code's Bash
-// ({"command"}), Codex's exec_command ({"cmd", "workdir"}), shell and
-// local_shell ({"command": ["bash", "-lc", ...], "workdir"}) and
-// shell_command ({"command", "workdir"}) (openai/codex, codex-rs/core/src/
-// tools/spec.rs), hermes' terminal ({"command", "background"}), Gemini
-// CLI's and Qwen Code's run_shell_command ({"command", "directory"}),
-// OpenHands' execute_bash ({"command", "is_input"}), Cline's
-// execute_command ({"command"}), Cline CLI's run_commands ({"commands":
-// [...]}, each item a command line run in turn: the lab's Cline CLI
-// 3.0.65), nanobot's exec ({"command", "working_dir"}), pi's bash and
-// ctx_shell.
+// ({"command", "run_in_background"}), Codex's exec_command ({"cmd",
+// "workdir", "shell": the shell binary, not a command}), shell
+// ({"command": ["bash", "-lc", ...], "workdir"}) and shell_command
+// ({"command", "workdir"}) (openai/codex, codex-rs/core/src/tools/spec.rs),
+// and local_shell, whose call is its action ({"type": "exec", "command":
+// [...], "working_directory"}: LocalShellExecAction, codex-rs/protocol/src/
+// models.rs), hermes' terminal ({"command", "background"}), Gemini CLI's
+// run_shell_command ({"command", "dir_path", "is_background"}: Gemini CLI
+// 0.61.0's getShellDeclaration, SHELL_PARAM_IS_BACKGROUND, PARAM_DIR_PATH,
+// in its published bundle), Qwen Code's run_shell_command ({"command",
+// "directory", "is_background"}: Qwen Code 0.24.4's ShellTool, in its
+// published bundle), OpenHands' execute_bash ({"command", "is_input"}),
+// Cline's execute_command ({"command"}), Cline CLI's run_commands
+// ({"commands": [...]}, each item a command line run in turn: the lab's
+// Cline CLI 3.0.65), nanobot's exec ({"command", "working_dir"}), OpenCode's
+// bash ({"command", "workdir", "timeout"}: OpenCode 1.18.33's compiled
+// binary), pi's bash ({"command", "timeout"}: pi 0.73.1's
+// core/tools/bash.ts) and ctx_shell.
 var Tools = map[string]bool{
 	"Bash": true, "bash": true, "shell": true, "exec_command": true, "shell_command": true,
 	"local_shell": true, "terminal": true, "run_shell_command": true, "execute_bash": true,
@@ -29,7 +37,9 @@ var Tools = map[string]bool{
 // command and its working directory.
 var (
 	commandArgs = []string{"command", "cmd"}
-	dirArgs     = []string{"workdir", "cwd", "directory", "working_dir", "dir"}
+	dirArgs     = []string{"workdir", "cwd", "directory", "working_dir", "working_directory", "dir_path", "dir"}
+	// backgroundArgs say the command runs on after the call returns.
+	backgroundArgs = []string{"background", "is_background", "run_in_background"}
 )
 
 // FromCall reads a shell tool's call: ok is false when the tool is not a
@@ -44,7 +54,7 @@ func FromCall(tool string, shellClass bool, args jsonx.Value) (Command, bool) {
 	if args.Kind != jsonx.Object {
 		return unknown, true
 	}
-	for _, name := range []string{"background", "is_input", "run_in_background"} {
+	for _, name := range append(backgroundArgs, "is_input") {
 		if v, ok := args.Get(name); ok && (v.Kind == jsonx.Bool && v.Bool || v.Kind == jsonx.String && strings.EqualFold(v.Str, "true")) {
 			return unknown, true
 		}
