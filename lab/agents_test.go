@@ -322,9 +322,14 @@ var openCode = &agent{
 	},
 	parallel:    true,
 	transcripts: []string{".local/share/opencode/opencode.db"},
-	// OpenCode's doom-loop check asks the user before the 3rd identical
-	// call in a row, which a headless run refuses (docs/lab.md).
-	ownLoopStop: 3,
+	// No ownLoopStop: OpenCode's doom-loop check (the user is asked before
+	// a 3rd identical call, which a headless run refuses) looks at the last
+	// three parts of the current assistant message only
+	// (SessionProcessor's tool-call case, packages/opencode/src/session/
+	// processor.ts; the same in the 1.18.33 binary), and OpenCode 1.18.33
+	// records each model response as an assistant message of its own: the
+	// lab's loop, one call per response, never meets it (its plain run
+	// reads 6 calls).
 	setup: func(b *box) error {
 		return writeFile(filepath.Join(b.home, ".config", "opencode", "opencode.json"), `{
   "$schema": "https://opencode.ai/config.json",
