@@ -108,8 +108,8 @@ type Server struct {
 	// the checks that parse it (Gemini CLI's next speaker) read "the user".
 	SideText string
 
-	ln  net.Listener
-	srv *http.Server
+	ln   net.Listener
+	srv  *http.Server
 	mu   sync.Mutex
 	log  []*Request
 	last time.Time // when the last request arrived
