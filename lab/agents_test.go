@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -437,7 +438,8 @@ var pi = &agent{
 // the provider to ~/.cline/data/settings/providers.json, which setup
 // writes directly (the auth command takes most of a minute to start);
 // `cline --json PROMPT` runs one turn headless with the last used
-// provider, `--id SESSION` resumes. CLINE_SESSION_BACKEND_MODE=local keeps
+// provider (a later turn of the session cannot be run headless:
+// clineNoResume). CLINE_SESSION_BACKEND_MODE=local keeps
 // it from starting its hub daemon, which outlives the run (@cline/core
 // dist/index.js: the backend mode "auto" starts one). Hooks are the
 // executable files PreToolUse, PostToolUse, ... in .clinerules/hooks of the
@@ -465,6 +467,12 @@ var clineCLI = &agent{
 	ownLoopStop:   5,
 	ownLoopAborts: true,
 	blockEnds:     "Cline has no per-call deny: loopgate cancels the run",
+	known: func(sc *scenario) string {
+		if len(sc.prompts) > 1 {
+			return clineNoResume
+		}
+		return ""
+	},
 	setup: func(b *box) error {
 		return writeFile(filepath.Join(b.home, ".cline", "data", "settings", "providers.json"), `{
   "version": 1,
@@ -483,15 +491,21 @@ var clineCLI = &agent{
 	prompt: func(b *box, text string, resume bool) error {
 		// The provider and model are the file's last used ones: -P and -m
 		// on the command line would write a provider without the base URL.
-		args := []string{"--json"}
 		if resume {
-			dirs, _ := filepath.Glob(filepath.Join(b.home, ".cline", "data", "sessions", "*"))
-			if len(dirs) > 0 {
-				args = append(args, "--id", filepath.Base(dirs[len(dirs)-1]))
-			}
+			return errors.New(clineNoResume)
 		}
-		return b.run("", []string{"CLINE_SESSION_BACKEND_MODE=local"}, b.l.bin, append(args, text)...)
+		return b.run("", []string{"CLINE_SESSION_BACKEND_MODE=local"}, b.l.bin, "--json", text)
 	},
 }
+
+// clineNoResume: Cline CLI 3.0.65 cannot take a later user turn of a
+// session headless. Its main command (the CLI binary's bundled entry)
+// turns `--id SESSION` into the interactive chat and drops the prompt
+// (startupTarget "chat", interactive true, prompt undefined); with --json
+// it then exits 1 with "JSON output mode requires a prompt argument or
+// piped stdin (interactive mode is unsupported)", and without it the chat
+// needs a terminal. Its other commands (auth, config, history, hook, hub,
+// schedule, ...) run no turn of an existing session.
+const clineNoResume = "Cline CLI 3.0.65 resumes a session (--id) only in its interactive chat, which a headless run cannot drive"
 
 func clineShell(cmd string) Call { return Call{"run_commands", map[string]any{"commands": []any{cmd}}} }

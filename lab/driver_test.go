@@ -101,3 +101,22 @@ func TestRunEndsWhenOver(t *testing.T) {
 		}
 	}
 }
+
+// TestClineScenarios: Cline CLI plays every one-prompt scenario it has the
+// tools for, and skips the ones with a later user turn, which it cannot
+// run headless (clineNoResume); its driver refuses a resumed turn rather
+// than start a new session.
+func TestClineScenarios(t *testing.T) {
+	for _, sc := range scenarios {
+		why := clineCLI.skip(sc)
+		switch {
+		case len(sc.prompts) > 1 && why != clineNoResume:
+			t.Errorf("%s: Cline's skip is %q, want the no-resume reason", sc.name, why)
+		case len(sc.prompts) == 1 && why == clineNoResume:
+			t.Errorf("%s: one prompt, but Cline skips it for having more", sc.name)
+		}
+	}
+	if err := clineCLI.prompt(nil, "again", true); err == nil || err.Error() != clineNoResume {
+		t.Errorf("a resumed Cline turn: %v, want the no-resume error", err)
+	}
+}
