@@ -126,7 +126,9 @@ func TestWhere(t *testing.T) {
 	home := agentHome(t)
 	// A location that names its files (Kimi's context.jsonl among other
 	// files), and one that names a file (hermes' state.db).
-	for _, f := range []string{".kimi/sessions/w1/s1/context.jsonl", ".kimi/sessions/w1/s1/other.jsonl", ".hermes/state.db"} {
+	// Cline CLI's session folder holds its messages and its metadata.
+	for _, f := range []string{".kimi/sessions/w1/s1/context.jsonl", ".kimi/sessions/w1/s1/other.jsonl", ".hermes/state.db",
+		".cline/data/sessions/s1/s1.messages.json", ".cline/data/sessions/s1/s1.json"} {
 		copyFixture(t, filepath.Join("fixtures", "replay", "healthy.json"), filepath.Join(home, filepath.FromSlash(f)))
 	}
 	out, stderr, code := loopgate(t, "where")
@@ -135,6 +137,7 @@ func TestWhere(t *testing.T) {
 	}
 	for _, want := range []string{
 		"claude-code", filepath.Join(home, ".claude", "projects"), "codex", "archived_sessions", "hermes", "nanobot", "openhands",
+		filepath.Join(home, ".cline", "data", "sessions"),
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("where lacks %q:\n%s", want, out)
@@ -151,6 +154,8 @@ func TestWhere(t *testing.T) {
 			t.Errorf("kimi line does not count its one context.jsonl: %q", line)
 		case strings.Contains(line, filepath.Join(".hermes", "state.db")) && !strings.Contains(line, "1 file"):
 			t.Errorf("hermes state.db line does not count it: %q", line)
+		case strings.Contains(line, filepath.Join(".cline", "data", "sessions")) && !strings.Contains(line, "1 file"):
+			t.Errorf("Cline CLI line does not count its one messages.json: %q", line)
 		}
 	}
 }

@@ -107,7 +107,7 @@ func hookConfig(c *cli.Context) (live.Config, error) {
 	}
 	cfg := live.Config{Protocol: p, Rules: r, RulesText: text, RulesName: rulesName(c, r), StateDir: dir,
 		Shadow: c.Bool("shadow"), Log: c.String("log"), TTL: c.Duration("expire"), ContentText: ingest.ContentText,
-		Results: live.ResultReading{Envelope: ingest.EnvelopeOf, Failed: ingest.ResultFailed}}
+		Results: live.ResultReading{Envelope: ingest.EnvelopeOf, Failed: ingest.ResultFailed, Outcomes: ingest.ClineOutcomes}}
 	if cfg.Shadow && cfg.Log == "" {
 		cfg.Log = dir + string(os.PathSeparator) + "decisions.jsonl"
 	}

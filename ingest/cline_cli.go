@@ -60,27 +60,46 @@ type clineCLIMessage struct {
 // clineCLIResult reads a tool_result's content: text blocks or a string as
 // any reader does, a list of per-item outcomes as their results joined.
 func clineCLIResult(raw jsonx.RawMessage) (text string, failed bool) {
+	if text, failed, ok := clineItems(raw); ok {
+		return text, failed
+	}
+	text, _ = contentText(raw)
+	return text, false
+}
+
+// ClineOutcomes reads a Cline CLI result given as text (its hooks'
+// postToolUse.result) as the reader reads a session's tool_result: a JSON
+// list of per-item outcomes {"query", "result", "error", "success"} of
+// run_commands and read_files (@cline/core 0.0.86) is their results
+// joined, failed when an item failed; ok is false for any other text. The
+// live hook gets it from the command (live.ResultReading), so that hook
+// and replay read one result one way.
+func ClineOutcomes(result string) (text string, failed, ok bool) {
+	return clineItems([]byte(result))
+}
+
+func clineItems(raw []byte) (text string, failed, ok bool) {
 	var items []struct {
 		Type    string  `json:"type"`
 		Result  *string `json:"result"`
 		Error   string  `json:"error"`
 		Success *bool   `json:"success"`
 	}
-	if r := bytes.TrimSpace(raw); len(r) > 0 && r[0] == '[' && jsonx.Unmarshal(r, &items) == nil && len(items) > 0 && items[0].Type == "" {
-		var parts []string
-		for _, it := range items {
-			switch {
-			case it.Result != nil && *it.Result != "":
-				parts = append(parts, *it.Result)
-			case it.Error != "":
-				parts = append(parts, it.Error)
-			}
-			failed = failed || it.Success != nil && !*it.Success || it.Error != ""
-		}
-		return strings.Join(parts, "\n"), failed
+	r := bytes.TrimSpace(raw)
+	if len(r) == 0 || r[0] != '[' || jsonx.Unmarshal(r, &items) != nil || len(items) == 0 || items[0].Type != "" {
+		return "", false, false
 	}
-	text, _ = contentText(raw)
-	return text, false
+	var parts []string
+	for _, it := range items {
+		switch {
+		case it.Result != nil && *it.Result != "":
+			parts = append(parts, *it.Result)
+		case it.Error != "":
+			parts = append(parts, it.Error)
+		}
+		failed = failed || it.Success != nil && !*it.Success || it.Error != ""
+	}
+	return strings.Join(parts, "\n"), failed, true
 }
 
 func parseClineCLI(doc []byte, h *Head, out *Sink) {

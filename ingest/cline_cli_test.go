@@ -39,3 +39,27 @@ func TestClineCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestClineOutcomes: a Cline CLI result given as text (its hooks'
+// postToolUse.result) is read as the session's tool_result is: per-item
+// outcomes joined, a failed item a failure; other text is not outcomes.
+func TestClineOutcomes(t *testing.T) {
+	cases := []struct {
+		name, in, text string
+		failed, ok     bool
+	}{
+		{"one command", `[{"query":"echo x","result":"x\n","success":true}]`, "x\n", false, true},
+		{"a failed item", `[{"query":"cat m","result":"","error":"cat: m: No such file","success":false}]`, "cat: m: No such file", true, true},
+		{"two items", ` [{"query":"a","result":"1","success":true},{"query":"b","result":"2","success":true}]`, "1\n2", false, true},
+		{"unsuccessful without an error", `[{"query":"a","result":"out","success":false}]`, "out", true, true},
+		{"text blocks are no outcomes", `[{"type":"text","text":"x"}]`, "", false, false},
+		{"plain text", "[not json", "", false, false},
+		{"empty list", "[]", "", false, false},
+	}
+	for _, c := range cases {
+		text, failed, ok := ClineOutcomes(c.in)
+		if text != c.text || failed != c.failed || ok != c.ok {
+			t.Errorf("%s: %q %v %v, want %q %v %v", c.name, text, failed, ok, c.text, c.failed, c.ok)
+		}
+	}
+}

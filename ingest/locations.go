@@ -114,6 +114,16 @@ var Locations = []Location{
 		Source: "Cline and Roo Code task folders in VS Code's globalStorage (docs/formats/locations.md)",
 	},
 	{
+		Agent: "cline",
+		Env:   "CLINE_DIR",
+		Homes: []string{".cline"},
+		Dirs:  []string{"data/sessions"},
+		// Each session folder also holds <id>.json, the session's
+		// metadata (provider, status, the path of its messages).
+		Names:  []string{"*.messages.json"},
+		Source: "Cline CLI 3.0.65 (npm cline, its binary's bundled @cline/shared paths): sessions in $CLINE_SESSION_DATA_DIR, else $CLINE_DATA_DIR/sessions, else ($CLINE_DIR, else ~/.cline)/data/sessions, <id>/<id>.messages.json (docs/formats/cline-cli.md)",
+	},
+	{
 		Agent:  "kimi-cli",
 		Env:    "KIMI_SHARE_DIR",
 		Homes:  []string{".kimi"},

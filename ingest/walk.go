@@ -217,9 +217,11 @@ var generalHomes = map[string]bool{".config": true, ".local": true}
 // the home: .claude reads projects, .codex sessions and archived_sessions,
 // .hermes sessions, profiles/*/sessions and state.db, .pi agent/sessions,
 // ...; not a location loopgate lists but does not read, Unread), so that a home's other files (settings, caches, hermes' own clone
-// of its repository) are not taken for transcripts. Cline's ~/.cline has
-// no default location in Locations yet: it is walked whole (nil).
+// of its repository) are not taken for transcripts. Cline's ~/.cline is
+// walked whole (nil), as it was before its Location named the CLI 3.x's
+// sessions folder: older layouts (data/tasks) are read too.
 var agentHomeDirs = func() map[string][]string {
+	whole := map[string]bool{".cline": true}
 	dirs := map[string][]string{".cline": nil}
 	for _, l := range Locations {
 		if l.Unread != "" {
@@ -227,7 +229,7 @@ var agentHomeDirs = func() map[string][]string {
 		}
 		for _, h := range l.Homes {
 			first, rest, _ := strings.Cut(filepath.ToSlash(h), "/")
-			if !strings.HasPrefix(first, ".") || generalHomes[first] {
+			if !strings.HasPrefix(first, ".") || generalHomes[first] || whole[first] {
 				continue
 			}
 			for _, d := range l.Dirs {

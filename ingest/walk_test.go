@@ -68,3 +68,44 @@ func TestExpandAgentHomes(t *testing.T) {
 		t.Errorf("explicit file: got %q", got)
 	}
 }
+
+// TestClineCLIPlace: the Cline CLI's sessions folder is where ~/.cline (or
+// $CLINE_DIR) says, and only its messages files are read there.
+func TestClineCLIPlace(t *testing.T) {
+	home := t.TempDir()
+	moved := t.TempDir()
+	for _, dir := range []string{filepath.Join(home, ".cline", "data", "sessions", "s1"), filepath.Join(moved, "data", "sessions", "s1")} {
+		for _, f := range []string{"s1.messages.json", "s1.json"} {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, f), []byte("{}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tests := []struct {
+		name, clineDir string
+		want           string
+	}{
+		{"default home", "", filepath.Join(home, ".cline", "data", "sessions", "s1", "s1.messages.json")},
+		{"CLINE_DIR", moved, filepath.Join(moved, "data", "sessions", "s1", "s1.messages.json")},
+	}
+	for _, tc := range tests {
+		getenv := func(k string) string {
+			if k == "CLINE_DIR" {
+				return tc.clineDir
+			}
+			return ""
+		}
+		var got []string
+		for _, p := range Places([]string{"cline"}, home, getenv) {
+			if p.Location.Env == "CLINE_DIR" {
+				got = append(got, p.Files(func(pr Problem) { t.Errorf("%s: problem %v", tc.name, pr) })...)
+			}
+		}
+		if !slices.Equal(got, []string{tc.want}) {
+			t.Errorf("%s: read %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

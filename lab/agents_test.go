@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,21 @@ type toolset struct {
 	read  func(path string) Call
 	write func(path, content string) Call
 	task  func(prompt string) Call // nil: no subagents
+	// loop is the planted loop's command where the agent would not keep
+	// the output of the plain one ("" is loopCommand).
+	loop string
+}
+
+// loopCommand is the loop scenario's command: a command whose output is
+// the same every time it runs.
+const loopCommand = "echo lab-loop"
+
+// loopCmd is the agent's command for the planted loop.
+func (ts toolset) loopCmd() string {
+	if ts.loop != "" {
+		return ts.loop
+	}
+	return loopCommand
 }
 
 // agent is one agent's driver: how to configure it in a throwaway home,
@@ -42,6 +58,12 @@ type agent struct {
 	// played up to it: agentFit. (ownLoopStop, below, is for agents whose
 	// guard lets the hooks see the calls before it stops the loop.)
 	ownLoopCut int
+	// ownCutLingers says why the agent may not exit after its own guard
+	// (ownLoopCut) ended the run ("" where it exits): the lab then ends
+	// it once the model has been asked for the cut call and nothing more
+	// came (box.over). Any other run that does not exit still fails at
+	// runLimit.
+	ownCutLingers string
 	// runs are the agent's runs of a scenario in place of the scenario's
 	// own, where the agent's results make a preset's expectations wrong
 	// (each says why).
@@ -129,6 +151,19 @@ var claudeCode = &agent{
 		}, b.l.bin, args...)
 	},
 }
+
+// qwenLoop is the planted loop's command for Qwen Code: one with no
+// output. A headless run (-p) of Qwen Code 0.24.4 runs shell commands
+// without a pty (tools.shell.enableInteractiveShell defaults to false for
+// a one-shot prompt, chunks/chunk-WH7PDTZL.js), and that path
+// (ShellExecutionService.childProcessFallback, chunks/chunk-QXQMBRGL.js)
+// settles the result on the child's "exit" event, not "close", when the
+// stdout pipe may not have been read yet: now and then an identical echo
+// returned "Output: (empty)", even with 50 ms of work after the echo on
+// a loaded machine (docs/lab.md). The model was sent another result, and
+// loopgate reads it so; a command that prints nothing has nothing to
+// lose, so its results stay identical.
+const qwenLoop = loopCommand + " > /dev/null"
 
 func writeFile(path, content string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -269,6 +304,7 @@ var qwenCode = &agent{
 		task: func(prompt string) Call {
 			return Call{"agent", map[string]any{"description": "lab subagent", "prompt": prompt, "subagent_type": "general-purpose"}}
 		},
+		loop: qwenLoop,
 	},
 	parallel: true,
 	// A subagent's chat: projects/<p>/subagents/<session>/agent-<id>.jsonl.
@@ -281,6 +317,9 @@ var qwenCode = &agent{
 	// for it, before the scheduler or a hook sees the call, and the run
 	// exits 1 with "Loop detection halted the run".
 	ownLoopCut: 5,
+	// After that stop Qwen Code 0.24.4 printed its error result and, in
+	// most lab runs, did not exit: each run waited out runLimit.
+	ownCutLingers: "Qwen Code 0.24.4 often does not exit after its loop guard ends the run",
 	setup: func(b *box) error {
 		return writeFile(filepath.Join(b.home, ".qwen", "settings.json"), `{
   "security": {"auth": {"selectedType": "openai"}},
@@ -404,7 +443,8 @@ var pi = &agent{
 // the provider to ~/.cline/data/settings/providers.json, which setup
 // writes directly (the auth command takes most of a minute to start);
 // `cline --json PROMPT` runs one turn headless with the last used
-// provider, `--id SESSION` resumes. CLINE_SESSION_BACKEND_MODE=local keeps
+// provider (a later turn of the session cannot be run headless:
+// clineNoResume). CLINE_SESSION_BACKEND_MODE=local keeps
 // it from starting its hub daemon, which outlives the run (@cline/core
 // dist/index.js: the backend mode "auto" starts one). Hooks are the
 // executable files PreToolUse, PostToolUse, ... in .clinerules/hooks of the
@@ -432,6 +472,12 @@ var clineCLI = &agent{
 	ownLoopStop:   5,
 	ownLoopAborts: true,
 	blockEnds:     "Cline has no per-call deny: loopgate cancels the run",
+	known: func(sc *scenario) string {
+		if len(sc.prompts) > 1 {
+			return clineNoResume
+		}
+		return ""
+	},
 	setup: func(b *box) error {
 		return writeFile(filepath.Join(b.home, ".cline", "data", "settings", "providers.json"), `{
   "version": 1,
@@ -450,15 +496,21 @@ var clineCLI = &agent{
 	prompt: func(b *box, text string, resume bool) error {
 		// The provider and model are the file's last used ones: -P and -m
 		// on the command line would write a provider without the base URL.
-		args := []string{"--json"}
 		if resume {
-			dirs, _ := filepath.Glob(filepath.Join(b.home, ".cline", "data", "sessions", "*"))
-			if len(dirs) > 0 {
-				args = append(args, "--id", filepath.Base(dirs[len(dirs)-1]))
-			}
+			return errors.New(clineNoResume)
 		}
-		return b.run("", []string{"CLINE_SESSION_BACKEND_MODE=local"}, b.l.bin, append(args, text)...)
+		return b.run("", []string{"CLINE_SESSION_BACKEND_MODE=local"}, b.l.bin, "--json", text)
 	},
 }
+
+// clineNoResume: Cline CLI 3.0.65 cannot take a later user turn of a
+// session headless. Its main command (the CLI binary's bundled entry)
+// turns `--id SESSION` into the interactive chat and drops the prompt
+// (startupTarget "chat", interactive true, prompt undefined); with --json
+// it then exits 1 with "JSON output mode requires a prompt argument or
+// piped stdin (interactive mode is unsupported)", and without it the chat
+// needs a terminal. Its other commands (auth, config, history, hook, hub,
+// schedule, ...) run no turn of an existing session.
+const clineNoResume = "Cline CLI 3.0.65 resumes a session (--id) only in its interactive chat, which a headless run cannot drive"
 
 func clineShell(cmd string) Call { return Call{"run_commands", map[string]any{"commands": []any{cmd}}} }

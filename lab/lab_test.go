@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -171,6 +172,11 @@ type box struct {
 	log        string // the hook's decision log ("" without the hook)
 	preset     string
 	out        bytes.Buffer
+	// over says the run is over although the agent has not exited
+	// (agent.ownCutLingers); nil: the agent must exit on its own.
+	over func() bool
+	// ended: the lab ended the agent's command because the run was over.
+	ended bool
 }
 
 func (l *lab) newBox(srv *Server, hook bool, preset string) *box {
@@ -244,11 +250,53 @@ func (b *box) run(stdin string, env []string, name string, args ...string) error
 	cmd.Stderr = &b.out
 	cmd.WaitDelay = 5 * time.Second
 	ownProcess(cmd)
+	stop := make(chan struct{})
+	defer close(stop)
+	var ended atomic.Bool
+	if b.over != nil {
+		go func() {
+			tick := time.NewTicker(overPoll)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					if b.over() {
+						ended.Store(true)
+						cancel()
+						return
+					}
+				}
+			}
+		}()
+	}
 	err := cmd.Run()
+	if ended.Load() {
+		b.ended = true
+		b.l.t.Logf("%s: the run was over (%s): the lab ended it", filepath.Base(name), b.l.agent.ownCutLingers)
+		return fmt.Errorf("%s ended by the lab after the run was over", filepath.Base(name))
+	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s timed out", filepath.Base(name))
 	}
 	return err
+}
+
+// overPoll is how often a run that may linger is checked; overQuiet is how
+// long the model must have had no request before such a run is over.
+const (
+	overPoll  = 500 * time.Millisecond
+	overQuiet = 5 * time.Second
+)
+
+// overAfter is box.over for a run that is over once the model has answered
+// the request at step of marker's conversation and has had no request for
+// quiet.
+func overAfter(srv *Server, marker string, step int, quiet time.Duration) func() bool {
+	return func() bool {
+		return srv.MaxStep(marker) >= step && srv.Quiet() >= quiet
+	}
 }
 
 // tail is the end of the agent's output, for a failure message.

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Call is one tool call the scripted model makes: a tool name as the agent
@@ -107,10 +108,11 @@ type Server struct {
 	// the checks that parse it (Gemini CLI's next speaker) read "the user".
 	SideText string
 
-	ln  net.Listener
-	srv *http.Server
-	mu  sync.Mutex
-	log []*Request
+	ln   net.Listener
+	srv  *http.Server
+	mu   sync.Mutex
+	log  []*Request
+	last time.Time // when the last request arrived
 }
 
 // Start listens on a free loopback port and serves scripts.
@@ -124,6 +126,7 @@ func Start(scripts ...Script) (*Server, error) {
 		scripts:  scripts,
 		SideText: `{"next_speaker": "user", "reasoning": "lab"}`,
 		ln:       ln,
+		last:     time.Now(),
 	}
 	s.srv = &http.Server{Handler: s}
 	go s.srv.Serve(ln)
@@ -238,9 +241,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	}
 }
 
+// Quiet is how long the server has had no request (since it started, when
+// it has had none).
+func (s *Server) Quiet() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Since(s.last)
+}
+
 func (s *Server) record(r *Request) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.last = time.Now()
 	s.log = append(s.log, r)
 	return len(s.log)
 }

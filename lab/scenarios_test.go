@@ -85,10 +85,10 @@ var scenarios = []*scenario{
 		name:    "loop",
 		prompts: []string{"Print the lab word."},
 		script: func(ts toolset, dir string) ([]Turn, []Turn) {
-			return append(repeatTurns(ts.shell("echo lab-loop"), 6), text("Done.")), nil
+			return append(repeatTurns(ts.shell(ts.loopCmd()), 6), text("Done.")), nil
 		},
 		turns:     1,
-		calls:     slices.Repeat([]wantCall{{kind: "shell", arg: "echo lab-loop"}}, 6),
+		calls:     slices.Repeat([]wantCall{{kind: "shell", arg: loopCommand}}, 6),
 		redundant: 5,
 		runs: []run{
 			{read: true},
@@ -250,6 +250,12 @@ func (l *lab) play(sc *scenario, preset string) (*box, []string, error) {
 		if err := b.installHook(); err != nil {
 			return nil, nil, err
 		}
+	}
+	if sc.ownStop > 0 && l.agent.ownCutLingers != "" {
+		// The agent's own guard ends the run at call ownStop, and the
+		// agent may not exit then: the run is over once the model has
+		// answered with that call and nothing more came.
+		b.over = overAfter(srv, sc.marker(), stepOf(main, sc.ownStop), overQuiet)
 	}
 	for i, p := range sc.prompts {
 		text := p

@@ -71,6 +71,9 @@ type Event struct {
 	// resultBlocks is a result given as a list of content blocks, for
 	// Config.ContentText.
 	resultBlocks []byte
+	// outcomes: Result may be a list of per-item outcomes (the Cline
+	// CLI's), read by Config.Results.Outcomes.
+	outcomes bool
 }
 
 // Answer is what the guard wants the agent to do, before it is put in the
@@ -674,9 +677,7 @@ func parseCline(w *wire) Event {
 		if t := w.PostToolUseCline; t != nil {
 			ev.Tool, ev.Input, ev.Result = t.ToolName, emptyOr(t.Parameters), t.Result
 			ev.IsError = t.Success != nil && !*t.Success
-			if text, failed, ok := clineOutcomes(t.Result); ok {
-				ev.Result, ev.IsError = text, ev.IsError || failed
-			}
+			ev.outcomes = true
 		}
 		if c := w.ClineResult; c != nil {
 			ev.CallID = c.ID
@@ -692,36 +693,6 @@ func parseCline(w *wire) Event {
 		ev.Kind = KindCompact
 	}
 	return ev
-}
-
-// clineOutcomes reads the CLI's result of run_commands and read_files,
-// a JSON list of per-item outcomes {"query", "result", "error",
-// "success"} (@cline/core 0.0.86; postToolUse.result is its JSON): the
-// results joined, failed when an item failed, as ingest's cline-cli
-// reader reads the session's tool_result.
-func clineOutcomes(result string) (text string, failed, ok bool) {
-	var items []struct {
-		Type    string  `json:"type"`
-		Query   *string `json:"query"`
-		Result  *string `json:"result"`
-		Error   string  `json:"error"`
-		Success *bool   `json:"success"`
-	}
-	r := strings.TrimSpace(result)
-	if !strings.HasPrefix(r, "[") || json.Unmarshal([]byte(r), &items) != nil || len(items) == 0 || items[0].Type != "" || items[0].Query == nil {
-		return "", false, false
-	}
-	var parts []string
-	for _, it := range items {
-		switch {
-		case it.Result != nil && *it.Result != "":
-			parts = append(parts, *it.Result)
-		case it.Error != "":
-			parts = append(parts, it.Error)
-		}
-		failed = failed || it.Success != nil && !*it.Success || it.Error != ""
-	}
-	return strings.Join(parts, "\n"), failed, true
 }
 
 func replyCline(ev *Event, a Answer) []byte {

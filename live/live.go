@@ -110,6 +110,7 @@ func Handle(cfg Config, input []byte) (reply Reply) {
 	if ev.Kind == KindPost && cfg.Protocol.resultFacts != nil {
 		cfg.Protocol.resultFacts(&ev)
 	}
+	cfg.Results.readOutcomes(&ev)
 	cfg.Results.readError(&ev)
 	h := &hook{cfg: cfg, ev: &ev, dl: dl, now: now}
 	a, notes, err := h.run()

@@ -17,6 +17,12 @@ type ResultReading struct {
 	// command that exits non-zero as a success with "Exit Code: N" in its
 	// output, and says so to its AfterTool hook alike).
 	Failed func(format, tool, result string) bool
+	// Outcomes reads a result that may be a list of per-item outcomes
+	// (ingest.ClineOutcomes: the Cline CLI's run_commands and read_files
+	// give their hooks the JSON of one {"query", "result", "error",
+	// "success"} per item): the text the model was given and whether an
+	// item failed; ok false leaves the result as it is.
+	Outcomes func(result string) (text string, failed, ok bool)
 }
 
 func (r ResultReading) envelope(format string) func(string) (string, string) {
@@ -24,6 +30,17 @@ func (r ResultReading) envelope(format string) func(string) (string, string) {
 		return nil
 	}
 	return r.Envelope(format)
+}
+
+// readOutcomes reads an event's result that may be a list of per-item
+// outcomes as the transcript reader reads it.
+func (r ResultReading) readOutcomes(ev *Event) {
+	if ev.Kind != KindPost || !ev.outcomes || r.Outcomes == nil {
+		return
+	}
+	if text, failed, ok := r.Outcomes(ev.Result); ok {
+		ev.Result, ev.IsError = text, ev.IsError || failed
+	}
 }
 
 // readError marks a result an error where its text says so, as the

@@ -15,6 +15,12 @@ func TestCutInjected(t *testing.T) {
 		{"lab-loop\n\n\n[hermes note: this is the 3rd consecutive identical call to bash]", "lab-loop\n"},
 		{"out\n\nLoop detected: the last 10 tool calls follow a repeating pattern. Try a different approach.", "out"},
 		{"out\n\nLoopGuard: bash called 3 times with identical arguments", "out"},
+		// Qwen Code 0.24.4 appends a PostToolUse additionalContext to the
+		// result it records: "\n\n" and the context (appendAdditionalContext,
+		// chunks/chunk-DPEB6S2R.js).
+		{"Command: cat m\nOutput: cat: m: No such file\nExit Code: 1\nProcess Group PGID: (none)\n\n" +
+			strings.ReplaceAll(loopgateSteer, "bash", "run_shell_command"),
+			"Command: cat m\nOutput: cat: m: No such file\nExit Code: 1\nProcess Group PGID: (none)"},
 		// Not a paragraph of its own, or not a preset's message.
 		{"out\n" + loopgateSteer, "out\n" + loopgateSteer},
 		{"out\n\nloopgate rocks", "out\n\nloopgate rocks"},

@@ -214,7 +214,7 @@ func verdictOr(v Verdict) Verdict {
 func (sim *Simulator) send(event []byte, logFile string) ([]byte, error) {
 	if !sim.Exec {
 		cfg := live.Config{Protocol: live.Lookup(sim.agentName()), Rules: sim.Rules, StateDir: sim.StateDir, Log: logFile, Shadow: sim.Shadow, ContentText: ingest.ContentText,
-			Results: live.ResultReading{Envelope: ingest.EnvelopeOf, Failed: ingest.ResultFailed}}
+			Results: live.ResultReading{Envelope: ingest.EnvelopeOf, Failed: ingest.ResultFailed, Outcomes: ingest.ClineOutcomes}}
 		reply := live.Handle(cfg, event)
 		if reply.Stderr != "" {
 			return nil, fmt.Errorf("hook: %s", strings.TrimSpace(reply.Stderr))
