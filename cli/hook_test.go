@@ -38,30 +38,25 @@ func TestHookProcessPath(t *testing.T) {
 	}
 	t.Setenv("LOOPGATE_TEST_MAIN", "1")
 	transcript := roundsTranscript
-	// A process per event: the presets run in parallel, each with its own
-	// state directory.
 	for _, preset := range []string{"attractor", "pi-loopguard", "hermes-strict"} {
-		t.Run(preset, func(t *testing.T) {
-			t.Parallel()
-			r, _ := rules.Preset(preset)
-			sim := &simulate.Simulator{Rules: r, RulesArgs: []string{"--preset", preset}, StateDir: t.TempDir(), Exec: true, Binary: os.Args[0]}
-			results, err := sim.File(transcript, ingest.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := 0
-			for _, res := range results {
-				for _, c := range res.Calls {
-					n++
-					if !c.Same() {
-						t.Errorf("%s call %d %s: hook %v, replay %v", preset, c.Index, c.Tool, c.Hook, c.Replay)
-					}
+		r, _ := rules.Preset(preset)
+		sim := &simulate.Simulator{Rules: r, RulesArgs: []string{"--preset", preset}, StateDir: t.TempDir(), Exec: true, Binary: os.Args[0]}
+		results, err := sim.File(transcript, ingest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, res := range results {
+			for _, c := range res.Calls {
+				n++
+				if !c.Same() {
+					t.Errorf("%s call %d %s: hook %v, replay %v", preset, c.Index, c.Tool, c.Hook, c.Replay)
 				}
 			}
-			if n == 0 {
-				t.Errorf("%s: no call simulated", preset)
-			}
-		})
+		}
+		if n == 0 {
+			t.Errorf("%s: no call simulated", preset)
+		}
 	}
 }
 
