@@ -61,8 +61,10 @@ func TestShellCompletion(t *testing.T) {
 		// of loopgate's, so the shell completes file names.
 		{words: `loopgate replay --preset nanobot fix`, wantNone: true},
 	}
+	// The shells run in parallel: each case is a process of its own.
 	for _, shell := range []string{"bash", "zsh", "fish"} {
 		t.Run(shell, func(t *testing.T) {
+			t.Parallel()
 			if _, err := exec.LookPath(shell); err != nil {
 				t.Skipf("%s is not installed", shell)
 			}

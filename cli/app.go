@@ -31,7 +31,11 @@ const (
 // reports on stdout and messages on stderr, and returns the exit code.
 // version is what --version prints and the reports name.
 func Run(args []string, stdout, stderr io.Writer, version string) int {
-	app := newApp(stdout, stderr, version)
+	return runApp(newAppOf(stdout, stderr, version, commandsFor(args)), args, stderr)
+}
+
+// runApp is Run with the app built.
+func runApp(app *cli.App, args []string, stderr io.Writer) int {
 	permuted, err := permuteArgs(app, args)
 	if err != nil {
 		fmt.Fprintln(stderr, "loopgate: "+err.Error())
@@ -106,7 +110,44 @@ func usageError(format string, a ...any) error {
 	return cli.Exit(fmt.Sprintf(format, a...), ExitUsage)
 }
 
+// commands are the app's commands, in its help's order.
+func commands() []*cli.Command {
+	return []*cli.Command{
+		replayCommand(),
+		compareCommand(),
+		sweepCommand(),
+		tuneCommand(),
+		mergeCommand(),
+		gateCommand(),
+		inspectCommand(),
+		rulesCommand(),
+		formatsCommand(),
+		hookCommand(),
+		whereCommand(),
+		explainCommand(),
+		completionCommand(),
+		manCommand(),
+		completeCommand(),
+	}
+}
+
+// commandsFor is the commands a run of args needs built: the live hook,
+// which an agent starts once per tool call, builds its own command alone:
+// building every command's flags and help was a measurable part of a hook
+// call (docs/performance.md, "The live hook, every preset"). It runs as it
+// does in the whole app (TestHookAppAlone).
+func commandsFor(args []string) []*cli.Command {
+	if len(args) > 1 && args[1] == "hook" {
+		return []*cli.Command{hookCommand()}
+	}
+	return commands()
+}
+
 func newApp(stdout, stderr io.Writer, version string) *cli.App {
+	return newAppOf(stdout, stderr, version, commands())
+}
+
+func newAppOf(stdout, stderr io.Writer, version string, commands []*cli.Command) *cli.App {
 	app := &cli.App{
 		Name:      "loopgate",
 		Usage:     "replay AI-agent transcripts through tool-call loop guards",
@@ -149,23 +190,7 @@ func newApp(stdout, stderr io.Writer, version string) *cli.App {
 			}
 			return nil
 		},
-		Commands: []*cli.Command{
-			replayCommand(),
-			compareCommand(),
-			sweepCommand(),
-			tuneCommand(),
-			mergeCommand(),
-			gateCommand(),
-			inspectCommand(),
-			rulesCommand(),
-			formatsCommand(),
-			hookCommand(),
-			whereCommand(),
-			explainCommand(),
-			completionCommand(),
-			manCommand(),
-			completeCommand(),
-		},
+		Commands:        commands,
 		HideHelpCommand: true,
 		Action:          showHelp,
 		// --vary values hold commas (KEY=2,3,5); lists of presets are

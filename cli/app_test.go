@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"io"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -36,5 +40,79 @@ func TestPermuteArgs(t *testing.T) {
 		if err != nil || !slices.Equal(got, strings.Fields(tc.want)) {
 			t.Errorf("%q: %q (%v), want %q", tc.args, got, err, tc.want)
 		}
+	}
+}
+
+// TestHookAppAlone: `loopgate hook ...` builds the hook command alone
+// (commandsFor); its help, its usage errors, its subcommands and its
+// answer to an event are those of the whole app.
+func TestHookAppAlone(t *testing.T) {
+	if got := commandsFor([]string{"loopgate", "hook", "--agent", "claude-code"}); len(got) != 1 || got[0].Name != "hook" {
+		t.Fatalf("commandsFor(hook) = %d commands, want the hook command alone", len(got))
+	}
+	if got := commandsFor([]string{"loopgate", "replay", "x"}); len(got) != len(commands()) {
+		t.Fatalf("commandsFor(replay) = %d commands, want all %d", len(got), len(commands()))
+	}
+	event := `{"hook_event_name":"PreToolUse","session_id":"s1","cwd":"/tmp","tool_name":"Read","tool_input":{"file_path":"/a.go"},"tool_use_id":"t1"}`
+	for _, tc := range []struct {
+		args  string
+		stdin string
+	}{
+		{"hook --help", ""},
+		{"hook -h", ""},
+		{"hook simulate --help", ""},
+		{"hook install --help", ""},
+		{"hook uninstall --help", ""},
+		{"hook simulate", ""},
+		{"hook install --agent nosuch --dry-run", ""},
+		{"hook --agent nosuch", event},
+		{"hook --agent claude-code --nosuchflag", event},
+		{"hook --agent claude-code --preset nosuch", event},
+		{"hook --agent claude-code --preset hermes --state-dir STATE --log STATE/d.jsonl", event},
+		{"hook --agent codex --state-dir STATE --log STATE/d.jsonl", event},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			run := func(whole bool) (int, string, string) {
+				state := t.TempDir()
+				args := append([]string{"loopgate"}, strings.Fields(strings.ReplaceAll(tc.args, "STATE", state))...)
+				stdin, err := os.CreateTemp(t.TempDir(), "event")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer stdin.Close()
+				if _, err := stdin.WriteString(tc.stdin); err != nil {
+					t.Fatal(err)
+				}
+				stdin.Seek(0, io.SeekStart)
+				saved := os.Stdin
+				os.Stdin = stdin
+				defer func() { os.Stdin = saved }()
+				var out, errOut bytes.Buffer
+				var code int
+				if whole {
+					code = runApp(newApp(&out, &errOut, "dev"), args, &errOut)
+				} else {
+					code = Run(args, &out, &errOut, "dev")
+				}
+				if strings.Contains(tc.args, "--log") {
+					// The decision log, its times left out, as what the
+					// call decided.
+					log, err := os.ReadFile(filepath.Join(state, "d.jsonl"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					out.WriteString("decision log: " + regexp.MustCompile(`"(call_)?time":"[^"]*"`).ReplaceAllString(string(log), ""))
+				}
+				return code, out.String(), errOut.String()
+			}
+			wantCode, wantOut, wantErr := run(true)
+			code, out, errOut := run(false)
+			if code != wantCode || out != wantOut || errOut != wantErr {
+				t.Errorf("hook command alone: exit %d\n%s%s\nwhole app: exit %d\n%s%s", code, out, errOut, wantCode, wantOut, wantErr)
+			}
+			if wantOut == "" && wantErr == "" {
+				t.Errorf("nothing printed by the whole app: the case compares nothing")
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -214,7 +215,8 @@ func findFlag(flags []cli.Flag, word string) cli.Flag {
 
 // choices matches a list of literal choices in a flag's usage text, as
 // in "table|json|jsonl": the usage is the one place they are written.
-var choices = regexp.MustCompile(`[a-z0-9_]+(\|[a-z0-9_]+)+`)
+// Compiled at first use (completion only), not at every process's start.
+var choices = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-z0-9_]+(\|[a-z0-9_]+)+`) })
 
 // flagValues returns the values a flag takes, where they are a known set;
 // top is the top-level command the flag was given to (nil for the app).
@@ -239,7 +241,7 @@ func flagValues(top *cli.Command, f cli.Flag) []string {
 		}
 	}
 	if df, ok := f.(cli.DocGenerationFlag); ok {
-		if m := choices.FindString(df.GetUsage()); m != "" {
+		if m := choices().FindString(df.GetUsage()); m != "" {
 			return strings.Split(m, "|")
 		}
 	}

@@ -31,10 +31,10 @@ import (
 //
 // The file is the log's name with .snap (checkpointPath); its magic keeps
 // the word of the first version, so that the files read as before. File
-// layout: checkpointMagic, a CRC-32C of the rest, then the body:
+// layout: checkpointMagic, a CRC-32 of the rest, then the body:
 //
 //	tag        digest of the rules as given, the session's format and platform, and this build
-//	log        device, inode, bytes covered, lines covered, CRC-32C of the bytes covered
+//	log        device, inode, bytes covered, lines covered, CRC-32 of the bytes covered
 //	problems   the log's problems met in the lines covered (named again on each call, as a rebuild would)
 //	session    call count, halt, pending compaction, turn id, steers waiting, its calls (ids, verdicts, flags; an open call's record)
 //	guard      guard.AppendState
@@ -44,14 +44,19 @@ const checkpointMagic = "loopgate-snapshot-1\n"
 // process: tests read it to know that the checkpoint path ran.
 var restoredCheckpoints atomic.Int64
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// crcTable is the checksum of checkpoints and of the log bytes they
+// cover: CRC-32 (IEEE), whose table Go builds at no cost, where CRC-32C's
+// tables are computed at first use, a measurable part of a hook call
+// (docs/performance.md, "The live hook, every preset"); both run on the
+// processor's own instructions where it has them.
+var crcTable = crc32.IEEETable
 
 // logPos is where a log was read to and what it is.
 type logPos struct {
 	dev, ino uint64
 	size     int64  // bytes of the log covered
 	lines    int    // lines covered
-	crc      uint32 // CRC-32C of the bytes covered
+	crc      uint32 // CRC-32 of the bytes covered
 	// whole: the log ends with a complete line (a checkpoint can cover it).
 	whole bool
 }

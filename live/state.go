@@ -394,7 +394,7 @@ func lastPrompt(text string) int {
 // fromCheckpoint builds the session from the log's checkpoint and the lines
 // after it, when the checkpoint serves: of this tag, of this very log file
 // (device and inode), covering no more than the log holds, and the bytes
-// of the log it covers have the checksum (CRC-32C) it recorded, so that a
+// of the log it covers have the checksum (CRC-32) it recorded, so that a
 // log cut, edited or written again is read whole. ok false: build from
 // the log.
 func fromCheckpoint(f *os.File, fi os.FileInfo, path string, fresh func() *session, tag string) (s *session, pos logPos, problems []string, ok bool) {

@@ -20,3 +20,6 @@ func LeafKind(key string) reflect.Kind {
 
 // ForgetIndex drops the index compile derived, for comparisons.
 func ForgetIndex(r *Rules) { r.idx = nil }
+
+// KeyText is keyText as a string.
+func KeyText(k KeyRules, c ClassTable) string { return string(keyText(nil, k, c)) }

@@ -17,10 +17,9 @@
 package rules
 
 import (
-	"encoding/json"
-	"fmt"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -508,23 +507,15 @@ func (r *Rules) KeyID() uint64 {
 	return r.idx.keyID
 }
 
-// keyIDs interns key sections: the JSON of (key, classes), with map keys
-// sorted by encoding/json, maps to a small number.
+// keyIDs interns key sections: keyText of (key, classes) maps to a small
+// number.
 var keyIDs = struct {
 	sync.Mutex
 	ids map[string]uint64
 }{ids: map[string]uint64{}}
 
 func internKeyRules(k KeyRules, c ClassTable) uint64 {
-	text, err := json.Marshal(struct {
-		Key     KeyRules
-		Classes ClassTable
-	}{k, c})
-	if err != nil {
-		// Not reachable for these plain types; a fresh id is still correct
-		// (it only forgoes sharing).
-		text = []byte(fmt.Sprintf("unencodable %p", &k))
-	}
+	text := keyText(nil, k, c)
 	keyIDs.Lock()
 	defer keyIDs.Unlock()
 	id, ok := keyIDs.ids[string(text)]
@@ -533,6 +524,63 @@ func internKeyRules(k KeyRules, c ClassTable) uint64 {
 		keyIDs.ids[string(text)] = id
 	}
 	return id
+}
+
+// keyText appends a text of everything in a key section and a class
+// table, maps in sorted order, that two of them share only when they are
+// equal (nil and empty told apart: a tool's nil fold inherits key.fold, an
+// empty one folds nothing). It is written by hand: encoding/json's first
+// use in a process builds its encoders by reflection, which cost a live
+// hook call, which parses its rules each time, more than its other work
+// on the rules (docs/performance.md, "The live hook, every preset").
+// TestKeyTextSeesEveryField checks that it reads every field.
+func keyText(b []byte, k KeyRules, c ClassTable) []byte {
+	b = strconv.AppendQuote(b, k.Style)
+	b = appendStrings(b, k.Ignore)
+	b = appendStrings(b, k.Fold)
+	b = strconv.AppendQuote(b, k.Numbers)
+	b = appendMap(b, k.Tools, func(b []byte, t *ToolKey) []byte {
+		if t == nil {
+			return append(b, '~')
+		}
+		b = appendStrings(b, t.Args)
+		b = strconv.AppendQuote(b, t.Pick)
+		b = appendStrings(b, t.Drop)
+		b = appendStrings(b, t.Fold)
+		b = appendStrings(b, t.Ignore)
+		return appendMap(b, t.Defaults, strconv.AppendQuote)
+	})
+	return appendMap(b, c, appendStrings)
+}
+
+// appendStrings appends a list, nil as ~.
+func appendStrings(b []byte, list []string) []byte {
+	if list == nil {
+		return append(b, '~')
+	}
+	b = append(b, '[')
+	for _, s := range list {
+		b = strconv.AppendQuote(b, s)
+	}
+	return append(b, ']')
+}
+
+// appendMap appends a map in its keys' order, nil as ~.
+func appendMap[V any](b []byte, m map[string]V, value func([]byte, V) []byte) []byte {
+	if m == nil {
+		return append(b, '~')
+	}
+	keys := make([]string, 0, len(m))
+	for key := range m {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	b = append(b, '{')
+	for _, key := range keys {
+		b = strconv.AppendQuote(b, key)
+		b = value(b, m[key])
+	}
+	return append(b, '}')
 }
 
 // HasClass reports whether the class table knows a class.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf16"
 
 	"github.com/loopgate/loopgate/internal/snapbin"
@@ -28,15 +29,18 @@ import (
 
 // The element tests of checkContentLoop, written as Gemini CLI writes them
 // (the list item class [*-+] is the range from * to +, and the divider
-// class [+-_=*...] the range from + to _, as in JavaScript).
-var (
-	contentTable      = regexp.MustCompile(`(^|\n)\s*(\|.*\||[|+-]{3,})`)
-	contentListItem   = regexp.MustCompile(`(^|\n)\s*[*-+]\s`)
-	contentNumbered   = regexp.MustCompile(`(^|\n)\s*\d+\.\s`)
-	contentHeading    = regexp.MustCompile(`(^|\n)#+\s`)
-	contentBlockquote = regexp.MustCompile(`(^|\n)>\s`)
-	contentDivider    = regexp.MustCompile(`^[+-_=*\x{2500}-\x{257F}]+$`)
-)
+// class [+-_=*...] the range from + to _, as in JavaScript). Compiled at
+// first use: most processes (a hook call under rules without this
+// detector, every replay) never feed it text.
+var contentPatterns = sync.OnceValue(func() (p struct{ table, listItem, numbered, heading, blockquote, divider *regexp.Regexp }) {
+	p.table = regexp.MustCompile(`(^|\n)\s*(\|.*\||[|+-]{3,})`)
+	p.listItem = regexp.MustCompile(`(^|\n)\s*[*-+]\s`)
+	p.numbered = regexp.MustCompile(`(^|\n)\s*\d+\.\s`)
+	p.heading = regexp.MustCompile(`(^|\n)#+\s`)
+	p.blockquote = regexp.MustCompile(`(^|\n)>\s`)
+	p.divider = regexp.MustCompile(`^[+-_=*\x{2500}-\x{257F}]+$`)
+	return p
+})
 
 type contentLoopDet struct {
 	base
@@ -127,9 +131,10 @@ func (d *contentLoopDet) commit(*callCtx, Verdict) { d.restart() }
 // text takes a piece of the model's streamed text.
 func (d *contentLoopDet) text(piece string) Verdict {
 	fences := strings.Count(piece, "```")
-	divider := contentDivider.MatchString(piece)
-	if fences > 0 || contentTable.MatchString(piece) || contentListItem.MatchString(piece) || contentNumbered.MatchString(piece) ||
-		contentHeading.MatchString(piece) || contentBlockquote.MatchString(piece) || divider {
+	p := contentPatterns()
+	divider := p.divider.MatchString(piece)
+	if fences > 0 || p.table.MatchString(piece) || p.listItem.MatchString(piece) || p.numbered.MatchString(piece) ||
+		p.heading.MatchString(piece) || p.blockquote.MatchString(piece) || divider {
 		d.restart()
 	}
 	was := d.inCode

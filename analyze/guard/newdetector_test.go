@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,7 +34,17 @@ func TestNewDetectorIsOneFile(t *testing.T) {
 	if err != nil {
 		t.Skipf("not a git checkout (%v): the module's files cannot be listed", err)
 	}
-	dir := t.TempDir()
+	// The copy's folder is the same from one run to the next (one per
+	// checkout), so that the build cache serves the copy's packages a
+	// second time: the compiler writes a package's folder into its
+	// output, and a fresh temporary folder made every package of the
+	// module new to the cache each run.
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(os.TempDir(), "loopgate-newdetector-"+hex.EncodeToString(sum[:6]))
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	for _, rel := range strings.Split(strings.TrimRight(string(list), "\x00"), "\x00") {
 		if strings.Contains(rel, "testdata/") || strings.HasPrefix(rel, "fixtures/") || strings.HasPrefix(rel, ".") {
 			continue

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loopgate/loopgate/internal/atomicfile"
@@ -157,10 +158,12 @@ func encodeVocabulary(v *vocabulary, key string) []byte {
 		b = append(b, tok...)
 		b = le.AppendUint32(b, rank)
 	}
-	return le.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return le.AppendUint32(b, crc32.Checksum(b, castagnoli()))
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is built at first use: its tables cost every process that
+// starts, a live hook call's included, which never reads the cache.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // maxCachedRank bounds the ranks a cache may hold: the encodings have
 // about 200,000 tokens, and checkRanks keeps a bit per possible rank.
@@ -213,7 +216,7 @@ func decodeVocabulary(data []byte, key string) (vocabulary, error) {
 		return vocabulary{}, cacheError("%d bytes", len(data))
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
+	if crc32.Checksum(body, castagnoli()) != sum {
 		return vocabulary{}, cacheError("checksum")
 	}
 	r := &cacheReader{b: body}

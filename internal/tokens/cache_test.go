@@ -173,7 +173,7 @@ func otherEncoding(name string) string {
 // that the check after the checksum is what refuses it.
 func resum(data []byte) []byte {
 	body := data[:len(data)-4]
-	binary.LittleEndian.PutUint32(data[len(data)-4:], crc32.Checksum(body, castagnoli))
+	binary.LittleEndian.PutUint32(data[len(data)-4:], crc32.Checksum(body, castagnoli()))
 	return data
 }
 
