@@ -187,8 +187,14 @@ func (g *Guard) UserTurn(t time.Time) {
 }
 
 // Compaction is a context compaction: it resets everything when the rules
-// say so (scope.reset_on_compaction).
+// say so (scope.reset_on_compaction), and the detectors that care what is
+// still in the model's context (dedup's pointer) learn of it either way.
 func (g *Guard) Compaction() {
+	for _, d := range g.dets {
+		if c, ok := d.(compactor); ok {
+			c.compacted()
+		}
+	}
 	if g.r.Scope.ResetOnCompaction {
 		g.resetAll()
 		g.timerSet = false
