@@ -27,7 +27,7 @@ func selectors(t *testing.T, args ...string) []string {
 	}
 	var rep struct {
 		Sessions []struct {
-			ID, Agent, Selector string
+			ID, Agent, Selector       string
 			Steered, Blocked, Deduped int
 		}
 	}
