@@ -2,6 +2,7 @@ package live
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -27,6 +28,13 @@ func TestDedupAnswer(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(t, "claude-code", "loopgate")
+			defer func() {
+				// The log kept the result's text: it is within the
+				// preset's max_result_bytes.
+				if b, err := os.ReadFile(logOf(t, cfg)); err != nil || !strings.Contains(string(b), "the file's text") {
+					t.Errorf("the session's log lacks the result's text (%v)", err)
+				}
+			}()
 			if tc.pointerWithin != "" {
 				y, err := cfg.Rules.YAML()
 				if err != nil {
@@ -68,4 +76,39 @@ func TestDedupAnswer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDedupLongResult: a result longer than the preset's max_result_bytes
+// is kept in the hook's log as its length only, pointed at while it is
+// close, and run again once it is far (it cannot be repeated).
+func TestDedupLongResult(t *testing.T) {
+	long := strings.Repeat("0123456789abcdef", 4097) // 65,552 bytes: over 64 KiB
+	cfg := testConfig(t, "claude-code", "loopgate")
+	Handle(cfg, preRead("s1", "t1", "/a"))
+	Handle(cfg, postRead("s1", "t1", "/a", long))
+	pre := Handle(cfg, preRead("s1", "t2", "/a"))
+	if !strings.Contains(string(pre.Stdout), "its result is above in your context") {
+		t.Errorf("a close repeat: want the pointer, got %s", pre.Stdout)
+	}
+	b, err := os.ReadFile(logOf(t, cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "0123456789abcdef") || !strings.Contains(string(b), "c65552") {
+		t.Errorf("the log should keep the long result's length, not its text:\n%.400s", b)
+	}
+	// Two more long results between: 32,776 tokens, past pointer_within.
+	for _, id := range []string{"g1", "g2"} {
+		Handle(cfg, claudeEvent("PreToolUse", "s1", `,"tool_name":"Grep","tool_input":{"pattern":"`+id+`"},"tool_use_id":"`+id+`"`))
+		Handle(cfg, claudeEvent("PostToolUse", "s1", `,"tool_name":"Grep","tool_input":{"pattern":"`+id+`"},"tool_use_id":"`+id+`","tool_response":"`+long+`"`))
+	}
+	if pre := Handle(cfg, preRead("s1", "t3", "/a")); len(pre.Stdout) != 0 {
+		t.Errorf("a far repeat of a result not kept: want it run, got %.300s", pre.Stdout)
+	}
+}
+
+// logOf is the event log of session s1's main scope.
+func logOf(t *testing.T, cfg Config) string {
+	t.Helper()
+	return filesOf(cfg.StateDir, "s1").log("main")
 }

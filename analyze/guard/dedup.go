@@ -209,7 +209,8 @@ func (d *dedupDet) after(c *callCtx, before Verdict) Verdict {
 	if before.Action.Stops() {
 		return Verdict{}
 	}
-	d.pos += int64(len(c.ev.Result))
+	size := max(len(c.ev.Result), c.ev.ResultBytes)
+	d.pos += int64(size)
 	if c.hasKey && !c.acts && d.eff(c).on && !(c.failed && d.cfg.IgnoreFailures) && !d.skips(c) {
 		d.ent = grow(d.ent, c.kid)
 		p := &d.ent[c.kid]
@@ -217,7 +218,7 @@ func (d *dedupDet) after(c *callCtx, before Verdict) Verdict {
 		case p.rgen != d.gen:
 			p.rgen, p.hash, p.at, p.cgen = d.gen, c.hash, d.pos, d.compactions
 			p.res, p.big = c.ev.Result, false
-			if m := d.cfg.MaxResultBytes; m > 0 && len(p.res) > m {
+			if m := d.cfg.MaxResultBytes; m > 0 && size > m {
 				p.res, p.big = "", true
 			}
 		case p.hash == c.hash:
@@ -226,6 +227,20 @@ func (d *dedupDet) after(c *callCtx, before Verdict) Verdict {
 		}
 	}
 	return Verdict{}
+}
+
+// ResultTextBound is the longest result whose text the rules' detectors
+// read: a caller that keeps results between calls (the live hook's log)
+// need keep no longer one, only its length (CallEvent.ResultBytes). 0: no
+// bound (a detector may read any result's text). Only dedup reads result
+// texts (rules: ReadsResultText), and with max_result_bytes it keeps none
+// longer.
+func ResultTextBound(r *Rules) int {
+	cfg, _ := r.Detectors["dedup"].(*dedupSettings)
+	if cfg == nil || !cfg.Enabled {
+		return 0
+	}
+	return cfg.MaxResultBytes
 }
 
 // compacted: the results before a compaction are no longer in the model's
