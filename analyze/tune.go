@@ -73,7 +73,7 @@ func lookup(m map[string]any, segs []string) (string, bool) {
 // the shell class's own block_at is tried from one below its value (the
 // detector's, unless the rules set one; at least 1) to one above (docs/tuning.md: a shell command may be a poll, which a higher
 // threshold spares); and, with any of those, scope.reset is tried at turn
-// and session. It is empty when base has no blocking detector.
+// and session (and mentioned, under invalidate: path). It is empty when base has no blocking detector.
 func TuneGrid(base *rules.Rules) []Vary {
 	b, err := base.YAML()
 	if err != nil {
@@ -128,8 +128,14 @@ func TuneGrid(base *rules.Rules) []Vary {
 		// turn reset forgets every repeat across a user's message, which
 		// spares the repeats whose result changed meanwhile but misses
 		// the rest (docs/tuning.md).
-		if r := RuleValue(base, "scope.reset"); r == "turn" || r == "session" {
-			varies = append(varies, Vary{Key: "scope.reset", Values: []string{"turn", "session"}})
+		if r := RuleValue(base, "scope.reset"); r == "turn" || r == "session" || r == "mentioned" {
+			v := Vary{Key: "scope.reset", Values: []string{"turn", "session"}}
+			if RuleValue(base, "scope.write_clears_reads.invalidate") == "path" {
+				// A user's message clearing only what it names needs
+				// the observations' paths.
+				v.Values = append(v.Values, "mentioned")
+			}
+			varies = append(varies, v)
 		}
 	}
 	return varies

@@ -86,7 +86,7 @@ func TestTuneGrid(t *testing.T) {
 		preset string
 		want   []string // KEY=VALUES
 	}{
-		{"loopgate", []string{"detectors.dedup.dedup_at=2,3,4", "scope.reset=turn,session"}},
+		{"loopgate", []string{"detectors.dedup.dedup_at=2,3,4", "scope.reset=turn,session,mentioned"}},
 		{"hermes-dedup", []string{"detectors.dedup.dedup_at=2,3,4", "scope.reset=turn,session"}},
 		{"attractor", nil},
 	} {

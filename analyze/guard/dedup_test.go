@@ -116,3 +116,60 @@ func TestDedupSettingsChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestResetMentioned: under scope.reset: mentioned a user's message
+// clears the observations of the paths it names and keeps the others; a
+// message whose text is not known clears everything, and so does any
+// message for what is not a file observation.
+func TestResetMentioned(t *testing.T) {
+	r, err := rules.Parse([]byte(`
+name: mentioned
+scope:
+  reset: mentioned
+  write_clears_reads:
+    invalidate: path
+    readers: [class:read, class:search, class:list, class:shell]
+detectors:
+  dedup:
+    only: [class:read, class:search, class:list, class:shell, class:web_search]
+    ignore_failures: true
+`), "mentioned.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := `{"path":"/w/src/a.go"}`
+	web := `{"query":"go maps"}`
+	check(t, r, []step{
+		{user: true, tool: "read_file", args: read, result: "v1"},
+		{tool: "web_search", args: web, result: "r1"},
+		// Names another file: the read is answered, the search is not.
+		{prompt: "now look at b.go and docs/x.md / then stop...", tool: "read_file", args: read, result: "v1", want: "dedup:dedup"},
+		{tool: "web_search", args: web, result: "r2"},
+		// Names the file (by its name): it runs.
+		{prompt: "I saved `a.go`, read it again.", tool: "read_file", args: read, result: "v2"},
+		{tool: "read_file", args: read, result: "v2", want: "dedup:dedup"},
+		// A message whose text is not known: everything runs.
+		{user: true, tool: "read_file", args: read, result: "v2"},
+		// A search of the working directory observes what it does not
+		// name: any message clears it.
+		{tool: "grep", args: `{"pattern":"x"}`, result: "m1"},
+		{prompt: "thanks", tool: "grep", args: `{"pattern":"x"}`, result: "m1"},
+		{tool: "read_file", args: read, result: "v2", want: "dedup:dedup"},
+	})
+	if _, err := rules.Parse([]byte("name: x\nscope:\n  reset: mentioned\n"), "x.yaml"); err == nil || !strings.Contains(err.Error(), "invalidate: path") {
+		t.Errorf("reset: mentioned without invalidate: path: %v", err)
+	}
+}
+
+func TestMentionedPaths(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"see src/x.go, and README.md.", "src/x.go README.md"},
+		{"A / B ... ./ ~/", ""},
+		{"look at (C:\\repo\\a.py) again!", `C:\repo\a.py`},
+		{"version 2 of the plan", ""},
+	} {
+		if got := strings.Join(mentionedPaths(tc.text), " "); got != tc.want {
+			t.Errorf("mentionedPaths(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}

@@ -22,8 +22,9 @@ import (
 // "action:detector" or "action:detector:count" (the strongest of the
 // Before, After and, when round is set, EndRequest verdicts).
 type step struct {
-	user       bool // a genuine user message comes before this step
-	compaction bool // a context compaction comes before this step
+	user       bool   // a genuine user message comes before this step
+	prompt     string // ... whose text is this (UserPrompt)
+	compaction bool   // a context compaction comes before this step
 	tool       string
 	args       string
 	result     string
