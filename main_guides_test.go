@@ -69,7 +69,7 @@ func TestGuides(t *testing.T) {
 	want := map[string][]string{
 		"loopgate where --agent claude-code":                                                     {".claude/projects"},
 		"loopgate replay fixtures/subagents --session 7c1d-2e9a/a7f3":                            {`"selector": "7c1d-2e9a/a7f3"`, "kept 1 of 3 sessions"},
-		"loopgate explain fixtures/subagents/7c1d-2e9a.jsonl --session 7c1d-2e9a/a7f3 --call 2":  {"session 7c1d-2e9a/a7f3,", "-> block"},
+		"loopgate explain fixtures/subagents/7c1d-2e9a.jsonl --session 7c1d-2e9a/a7f3 --call 2":  {"session 7c1d-2e9a/a7f3,", "-> dedup"},
 		"loopgate sweep fixtures/demo --vary detectors.repeat.block_at=2..4":                     {`"base": true`, "turns it on"},
 		"loopgate rules check ours.rules.yaml":                                                   {"ok"},
 		"loopgate gate init fixtures/replay --preset nanobot --output golden/loopgate.gate.yaml": {"edit the expectation at"},

@@ -27,8 +27,8 @@ func selectors(t *testing.T, args ...string) []string {
 	}
 	var rep struct {
 		Sessions []struct {
-			ID, Agent, Selector string
-			Steered, Blocked    int
+			ID, Agent, Selector       string
+			Steered, Blocked, Deduped int
 		}
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
@@ -39,7 +39,7 @@ func selectors(t *testing.T, args ...string) []string {
 		if !strings.HasPrefix(s.Selector, s.ID) {
 			t.Errorf("selector %q does not begin with the id %q", s.Selector, s.ID)
 		}
-		got = append(got, s.Selector+" "+strconv.Itoa(s.Steered)+"s"+strconv.Itoa(s.Blocked)+"b")
+		got = append(got, s.Selector+" "+strconv.Itoa(s.Steered)+"s"+strconv.Itoa(s.Blocked)+"b"+strconv.Itoa(s.Deduped)+"d")
 	}
 	return got
 }
@@ -58,14 +58,14 @@ func loopgateAt(t *testing.T, cols string, args ...string) (string, string, int)
 // selector of its own, which --session takes to pick it alone, in replay
 // and in explain, and which the tables and explain's hint show.
 func TestSubagentSelectors(t *testing.T) {
-	all := "7c1d-2e9a 0s0b|7c1d-2e9a/sidechain-s1 4s0b|7c1d-2e9a/a7f3 0s3b"
+	all := "7c1d-2e9a 0s0b0d|7c1d-2e9a/sidechain-s1 4s0b0d|7c1d-2e9a/a7f3 0s0b3d"
 	for _, tc := range []struct{ session, want string }{
 		{"", all},
 		{"7c1d", all},      // a prefix of the id keeps every scope
 		{"7c1d-2e9a", all}, // as the id itself does in a replay
-		{"7c1d-2e9a/main", "7c1d-2e9a 0s0b"},
-		{"7c1d-2e9a/a7f3", "7c1d-2e9a/a7f3 0s3b"},
-		{"7c1d-2e9a/sidechain", "7c1d-2e9a/sidechain-s1 4s0b"},
+		{"7c1d-2e9a/main", "7c1d-2e9a 0s0b0d"},
+		{"7c1d-2e9a/a7f3", "7c1d-2e9a/a7f3 0s0b3d"},
+		{"7c1d-2e9a/sidechain", "7c1d-2e9a/sidechain-s1 4s0b0d"},
 		{"7c1d-2e9a/nobody", ""},
 	} {
 		args := []string{subagentFile}
@@ -84,7 +84,7 @@ func TestSubagentSelectors(t *testing.T) {
 		t.Errorf("explain without --session: exit %d, %s", code, stderr)
 	}
 	for _, tc := range []struct{ session, want string }{
-		{"7c1d-2e9a/a7f3", "session 7c1d-2e9a/a7f3,|: Grep {\"pattern\":\"frob\",\"path\":\"/w\"} -> block"},
+		{"7c1d-2e9a/a7f3", "session 7c1d-2e9a/a7f3,|: Grep {\"pattern\":\"frob\",\"path\":\"/w\"} -> dedup"},
 		{"7c1d-2e9a/sidechain-s1", "session 7c1d-2e9a/sidechain-s1,|: Read {\"file_path\":\"/w/build.log\"} -> steer"},
 		{"7c1d-2e9a/side", "session 7c1d-2e9a/sidechain-s1,"},
 		{"7c1d-2e9a", "session 7c1d-2e9a,|: Task "},

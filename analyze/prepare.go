@@ -53,6 +53,9 @@ type TurnStart struct {
 	FirstCall int
 	Time      time.Time
 	Compacted bool
+	// Prompt is the user message's text when the reader kept it
+	// (ingest.Turn.UserText), for scope.reset: mentioned.
+	Prompt string
 }
 
 // PreparedText is one model response's visible text, placed among the
@@ -153,7 +156,7 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 			seen.clear()
 		}
 		p.noteTime(t.Time)
-		ts := TurnStart{FirstCall: len(p.Calls), Time: t.Time, Compacted: t.CompactedBefore}
+		ts := TurnStart{FirstCall: len(p.Calls), Time: t.Time, Compacted: t.CompactedBefore, Prompt: t.UserText}
 		p.TurnStarts = append(p.TurnStarts, ts)
 		firstRequest := request + 1
 		for _, r := range t.Requests {

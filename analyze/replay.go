@@ -149,7 +149,11 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		if t.IsZero() && ts.FirstCall < end {
 			t = p.Calls[ts.FirstCall].Event.Time
 		}
-		g.UserTurn(t)
+		if ts.Prompt != "" {
+			g.UserPrompt(t, ts.Prompt)
+		} else {
+			g.UserTurn(t)
+		}
 		if ts.FirstCall < end && timeline.Len() > 0 {
 			timeline.WriteByte(TurnSeparator)
 		}

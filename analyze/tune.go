@@ -68,12 +68,12 @@ func lookup(m map[string]any, segs []string) (string, bool) {
 }
 
 // TuneGrid is tune's default search over base: every enabled detector
-// that blocks varies its block_at from one below its value (at least 1)
+// that blocks varies its block_at (dedup its dedup_at, at least 2) from one below its value (at least 1)
 // (and above its steer_at) to two above; and when the no-progress detector covers shell calls,
 // the shell class's own block_at is tried from one below its value (the
 // detector's, unless the rules set one; at least 1) to one above (docs/tuning.md: a shell command may be a poll, which a higher
 // threshold spares); and, with any of those, scope.reset is tried at turn
-// and session. It is empty when base has no blocking detector.
+// and session (and mentioned, under invalidate: path). It is empty when base has no blocking detector.
 func TuneGrid(base *rules.Rules) []Vary {
 	b, err := base.YAML()
 	if err != nil {
@@ -88,13 +88,21 @@ func TuneGrid(base *rules.Rules) []Vary {
 	var varies []Vary
 	for _, name := range rules.DetectorNames {
 		d := m.Detectors[name]
-		at, ok := d["block_at"].(int)
+		// A detector that answers from the earlier result stops from
+		// dedup_at, at least 2 (the first call has no earlier result).
+		key, least := "block_at", 1
+		if _, ok := d[key]; !ok {
+			if _, ok := d["dedup_at"]; ok {
+				key, least = "dedup_at", 2
+			}
+		}
+		at, ok := d[key].(int)
 		if on, _ := d["enabled"].(bool); !on || !ok || at <= 0 {
 			continue
 		}
-		v := Vary{Key: "detectors." + name + ".block_at"}
+		v := Vary{Key: "detectors." + name + "." + key}
 		steer, _ := d["steer_at"].(int) // a steer must come before the block
-		for x := max(1, at-1, steer+1); x <= at+2; x++ {
+		for x := max(least, at-1, steer+1); x <= at+2; x++ {
 			v.Values = append(v.Values, strconv.Itoa(x))
 		}
 		varies = append(varies, v)
@@ -104,7 +112,7 @@ func TuneGrid(base *rules.Rules) []Vary {
 		if only, _ := d["only"].([]any); !coversShell(only) {
 			continue
 		}
-		key := "tools.class:shell.no_progress.block_at"
+		key = "tools.class:shell.no_progress.block_at"
 		cur, err := strconv.Atoi(RuleValue(base, key))
 		if err != nil || cur <= 0 {
 			cur = at
@@ -120,8 +128,14 @@ func TuneGrid(base *rules.Rules) []Vary {
 		// turn reset forgets every repeat across a user's message, which
 		// spares the repeats whose result changed meanwhile but misses
 		// the rest (docs/tuning.md).
-		if r := RuleValue(base, "scope.reset"); r == "turn" || r == "session" {
-			varies = append(varies, Vary{Key: "scope.reset", Values: []string{"turn", "session"}})
+		if r := RuleValue(base, "scope.reset"); r == "turn" || r == "session" || r == "mentioned" {
+			v := Vary{Key: "scope.reset", Values: []string{"turn", "session"}}
+			if RuleValue(base, "scope.write_clears_reads.invalidate") == "path" {
+				// A user's message clearing only what it names needs
+				// the observations' paths.
+				v.Values = append(v.Values, "mentioned")
+			}
+			varies = append(varies, v)
 		}
 	}
 	return varies

@@ -86,8 +86,9 @@ func TestTuneGrid(t *testing.T) {
 		preset string
 		want   []string // KEY=VALUES
 	}{
-		{"loopgate", []string{"detectors.no_progress.block_at=1,2,3", "tools.class:shell.no_progress.block_at=1,2", "scope.reset=turn,session"}},
-		{"hermes-dedup", nil},
+		{"loopgate", []string{"detectors.dedup.dedup_at=2,3,4", "scope.reset=turn,session,mentioned"}},
+		{"hermes-dedup", []string{"detectors.dedup.dedup_at=2,3,4", "scope.reset=turn,session"}},
+		{"attractor", nil},
 	} {
 		t.Run(tc.preset, func(t *testing.T) {
 			r, err := rules.Preset(tc.preset)

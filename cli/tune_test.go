@@ -200,7 +200,7 @@ func TestTuneUsage(t *testing.T) {
 		{"rules and base", []string{"--base", "nanobot", "--rules", existing}, 2},
 		{"bad vary", []string{"--vary", "detectors.repeat.block_at"}, 2},
 		{"unknown key", []string{"--vary", "detectors.nothing.block_at=1,2"}, 2},
-		{"nothing to search", []string{"--base", "hermes-dedup"}, 2},
+		{"nothing to search", []string{"--base", "attractor"}, 2},
 		{"existing output", []string{"-o", existing}, 2},
 		{"unknown flag", []string{"--max-harms", "1"}, 2},
 		{"bad shard", []string{"--shard", "3/2"}, 2},

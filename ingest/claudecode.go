@@ -658,6 +658,7 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 		return
 	}
 	sc.b.turn(n, t, len(text))
+	sc.b.s.Turns[len(sc.b.s.Turns)-1].UserText = text
 	if sc.compacted {
 		sc.b.s.Turns[len(sc.b.s.Turns)-1].CompactedBefore = true
 		sc.compacted = false

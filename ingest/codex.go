@@ -303,6 +303,7 @@ func (r *codexReader) compaction() {
 
 func (r *codexReader) userTurn(text string, n int, t time.Time) {
 	r.b.turn(n, t, len(text))
+	r.b.s.Turns[len(r.b.s.Turns)-1].UserText = text
 	if r.compacted {
 		r.b.s.Turns[len(r.b.s.Turns)-1].CompactedBefore = true
 		r.compacted = false

@@ -302,6 +302,7 @@ func (b *hermesConv) message(m *hermesMsg, line int) {
 			return
 		}
 		b.userTurn(line, t, len(text))
+		b.s.Turns[len(b.s.Turns)-1].UserText = text
 	case "assistant":
 		text := m.Text
 		calls, err := m.calls, error(nil)

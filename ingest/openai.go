@@ -143,7 +143,7 @@ type oaItem struct {
 	line  int
 	time  time.Time
 	chars int    // user text, or assistant text plus reasoning
-	text  string // assistant's visible text, kept when Sink.KeepText
+	text  string // assistant's visible text, kept when Sink.KeepText; the user's
 	calls []Call
 	usage *Usage
 	// results
@@ -589,6 +589,7 @@ func (r *oaReader) feed(b *sessionBuilder, it oaItem) {
 	switch it.kind {
 	case 'u':
 		b.turn(it.line, it.time, it.chars)
+		b.s.Turns[len(b.s.Turns)-1].UserText = it.text
 	case 'a':
 		b.request(it.line, it.time, it.chars, it.usage).addText(it.text)
 		for _, c := range it.calls {

@@ -170,7 +170,7 @@ func userItem(text string, has bool, line int) oaItem {
 	if !has {
 		return oaItem{}
 	}
-	return oaItem{kind: 'u', fp: fingerprint('u', text), line: line, chars: len(text)}
+	return oaItem{kind: 'u', fp: fingerprint('u', text), line: line, chars: len(text), text: text}
 }
 
 // chatItems normalizes chat messages; lines are the file lines of the

@@ -87,7 +87,12 @@ type Turn struct {
 	Time time.Time
 	// UserChars is the size of the user message text in bytes.
 	UserChars int
-	Requests  []Request
+	// UserText is the user message's text where its reader keeps it
+	// (Claude Code, Codex, hermes, OpenAI chat logs), "" elsewhere: a
+	// guard under scope.reset: mentioned clears the observations of the
+	// paths it names (docs/rules.md).
+	UserText string `json:"-"`
+	Requests []Request
 	// CompactedBefore is true when a context compaction happened just
 	// before this turn (the model's context was rebuilt).
 	CompactedBefore bool

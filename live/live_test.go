@@ -291,6 +291,7 @@ func TestRoundTripRecords(t *testing.T) {
 		{kind: 'B', id: "a\tb", time: 1700000000123456789, request: "m:r", tool: "Bash", argsOK: true, args: `{"command":"echo \\t\n"}`},
 		{kind: 'B', id: "x", tool: "T", args: "not json\\"},
 		{kind: 'A', id: "a\tb", hash: 0xdeadbeefcafe, failed: true, blank: true, result: "line1\nline2\r\\"},
+		{kind: 'A', id: "big", hash: 7, isError: true, size: 123456},
 		{kind: 'E', id: "x"},
 	}
 	for _, r := range recs {
@@ -303,7 +304,7 @@ func TestRoundTripRecords(t *testing.T) {
 			t.Errorf("%q read back as %+v, %v; want %+v", line, got, err, r)
 		}
 	}
-	for _, bad := range []string{"", "Q", "B\tonly", "A\tx\tzz\t\t", "PP"} {
+	for _, bad := range []string{"", "Q", "B\tonly", "A\tx\tzz\t\t", "PP", "A\tx\t7\tc\t", "A\tx\t7\tc-1\t"} {
 		if _, err := decodeRecord(bad); err == nil {
 			t.Errorf("%q read without error", bad)
 		}

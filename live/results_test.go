@@ -72,9 +72,10 @@ var testReading = ResultReading{
 // end with the run's process group id and report a failed command as a
 // success with its exit code).
 func TestResultReading(t *testing.T) {
-	// loopgate's rules, with shell commands blocked only once two runs
-	// returned the same result: the results are compared.
-	twice, err := rules.Parse([]byte("extends: loopgate\nname: loopgate-twice\ntools:\n  class:shell:\n    no_progress:\n      block_at: 2\n"), "test")
+	// loopgate's rules with no_progress instead of dedup, shell commands
+	// blocked only once two runs returned the same result: the results
+	// are compared.
+	twice, err := rules.Parse([]byte("extends: loopgate\nname: loopgate-twice\ndetectors:\n  dedup:\n    enabled: false\n  no_progress:\n    block_at: 1\ntools:\n  class:shell:\n    no_progress:\n      block_at: 2\n"), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestResultReading(t *testing.T) {
 		{"without the reading the process id makes each result new", ResultReading{}, "", pgids, "allow"},
 		{"hermes keeps the envelope, as hermes-agent compares", testReading, "hermes", pgids, "allow"},
 		{"a non-zero exit code is a failure: the second is steered", testReading, "loopgate", failing, "steer"},
-		{"without the reading a failed command is a success: blocked as unchanged", ResultReading{}, "loopgate", failing, "block"},
+		{"without the reading a failed command is a success: answered as unchanged", ResultReading{}, "loopgate", failing, "dedup"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,7 +122,8 @@ func TestResultReading(t *testing.T) {
 
 // TestQwenPromptPerRequest: Qwen Code 0.24.4 fires UserPromptSubmit before
 // every model request, a tool-result continuation's with a blank prompt:
-// that is no new turn, so a repeated call is blocked; a prompt with text
+// that is no new turn, so a repeated call is answered from the earlier
+// result (loopgate's dedup); a prompt with text
 // is one.
 func TestQwenPromptPerRequest(t *testing.T) {
 	shell := func(name, id string) []byte {
@@ -137,7 +139,7 @@ func TestQwenPromptPerRequest(t *testing.T) {
 	for _, tc := range []struct {
 		name, between, want string
 	}{
-		{"a blank prompt between the calls (a tool-result request)", "", "block"},
+		{"a blank prompt between the calls (a tool-result request)", "", "dedup"},
 		{"a prompt with text between the calls (the user's)", "again", "allow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -39,6 +39,9 @@ type record struct {
 	blank   bool
 	isError bool   // the agent's own error flag
 	result  string // kept only when the rules read it (rules.keepsResults)
+	// size is the result's length when its text was not kept, being
+	// longer than the rules read (guard.ResultTextBound); 0 otherwise.
+	size int
 }
 
 // call is one call of the session as the hook saw it.
@@ -68,8 +71,11 @@ type session struct {
 	gr *rules.Rules
 	g  *guard.Guard
 	// keepResults: the guard reads results' texts (dedup's {result},
-	// hermes' reading of failures and results), so the log keeps them.
+	// hermes' reading of failures and results), so the log keeps them;
+	// textBound: none longer than this (guard.ResultTextBound; 0: any),
+	// of which it keeps the length only.
 	keepResults bool
+	textBound   int
 
 	calls map[string]*call
 	index int
@@ -111,7 +117,7 @@ type session struct {
 func newSession(r *rules.Rules, format, platform string) *session {
 	gr := r.ForSession(format, platform).Rules
 	return &session{
-		r: r, gr: gr, g: guard.NewSavableGuard(gr), keepResults: keepsResults(gr),
+		r: r, gr: gr, g: guard.NewSavableGuard(gr), keepResults: keepsResults(gr), textBound: textBound(gr),
 		calls: map[string]*call{}, classes: map[string]string{},
 	}
 }
@@ -121,6 +127,17 @@ func newSession(r *rules.Rules, format, platform string) *session {
 func keepsResults(r *rules.Rules) bool {
 	plain := func(s string) bool { return s == "" || s == "loopgate" }
 	return r.ReadsResultText() || !plain(r.Results.Failure) || !plain(r.Results.Hash)
+}
+
+// textBound is the longest result text the log need keep: the bound of
+// the detectors that read texts, when the results' failure and hash
+// readings need none (they read every result whole).
+func textBound(r *rules.Rules) int {
+	plain := func(s string) bool { return s == "" || s == "loopgate" }
+	if !plain(r.Results.Failure) || !plain(r.Results.Hash) {
+		return 0
+	}
+	return guard.ResultTextBound(r)
 }
 
 // effect is what applying one record changed, for the hook's answer.
@@ -328,7 +345,10 @@ func (s *session) after(rec *record) effect {
 	ev.ResultHash, ev.Failed, ev.IsError = rec.hash, rec.failed, rec.isError
 	// The detectors read the result's text only for dedup's {result}
 	// and, when blank results count as failures, whether it is blank.
+	ev.ResultBytes = rec.size
 	switch {
+	case rec.size > 0:
+		ev.Result = ""
 	case rec.result != "":
 		ev.Result = rec.result
 	case rec.blank:
@@ -388,6 +408,9 @@ func (s *session) resultRecord(id, result string, isError bool, envelope func(st
 	rec := &record{kind: 'A', id: id, hash: hash, failed: failed, blank: isBlank(result), isError: isError}
 	if s.keepResults {
 		rec.result = result
+		if s.textBound > 0 && len(result) > s.textBound {
+			rec.result, rec.size = "", len(result)
+		}
 	}
 	return rec
 }

@@ -199,6 +199,10 @@ func (r *record) encode(b []byte) []byte {
 		if r.isError {
 			flags += "e"
 		}
+		if r.size > 0 {
+			// The text was not kept: its length is.
+			flags += "c" + strconv.Itoa(r.size)
+		}
 		field(flags)
 		field(r.result)
 	case 'E':
@@ -273,6 +277,11 @@ func decodeRecord(line string) (record, error) {
 		r.failed = strings.Contains(f[3], "f")
 		r.blank = strings.Contains(f[3], "b")
 		r.isError = strings.Contains(f[3], "e")
+		if i := strings.IndexByte(f[3], 'c'); i >= 0 {
+			if r.size, err = strconv.Atoi(f[3][i+1:]); err != nil || r.size <= 0 {
+				return record{}, fmt.Errorf("result size %q", f[3][i+1:])
+			}
+		}
 		r.result = unescapeField(f[4])
 	case 'E':
 		r.id = unescapeField(f[1])

@@ -109,8 +109,11 @@ type Unattended struct {
 
 // Scope says what resets the counters.
 type Scope struct {
-	// Reset is "turn" (each genuine user message starts afresh) or
-	// "session" (nothing resets but the events below).
+	// Reset is "turn" (each genuine user message starts afresh),
+	// "session" (nothing resets but the events below) or "mentioned" (a
+	// user message clears the observations of the paths it names, every
+	// count when its text is not known; needs write_clears_reads.invalidate:
+	// path).
 	Reset string `yaml:"reset"`
 	// Window, when set, clears every counter once this much time has passed
 	// since the first call counted (pi-tools-loop-guard: 2m). Checked lazily

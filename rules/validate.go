@@ -92,8 +92,11 @@ func oneOf(s string, allowed ...string) bool {
 // thresholds that contradict each other. d may be nil (after Set).
 func (r *Rules) validate(d *decoder) error {
 	v := &validator{r: r, d: d, source: r.Source}
-	if !oneOf(r.Scope.Reset, "turn", "session") {
-		return v.fail("scope.reset", "scope.reset must be turn or session, not %q", r.Scope.Reset)
+	if r.Scope.Reset == "mentioned" && r.Scope.WriteClearsReads.Invalidate != "path" {
+		return v.fail("scope.reset", "scope.reset: mentioned needs scope.write_clears_reads.invalidate: path (a user's message clears the observations of the paths it names)")
+	}
+	if !oneOf(r.Scope.Reset, "turn", "session", "mentioned") {
+		return v.fail("scope.reset", "scope.reset must be turn, session or mentioned, not %q", r.Scope.Reset)
 	}
 	if err := v.selectors("scope.write_clears_reads.writers", r.Scope.WriteClearsReads.Writers); err != nil {
 		return err

@@ -70,6 +70,12 @@ type messager interface {
 	message(text string) Verdict
 }
 
+// compactor is a detector that learns of a context compaction whether or
+// not the rules reset at one (Guard.Compaction).
+type compactor interface {
+	compacted()
+}
+
 // build is what a detector's constructor gets: the guard, its rules, the
 // number of keys expected (size: tables grow past it), and the detector
 // of a done guard of the same rules in the same place (old, or nil), whose

@@ -4,8 +4,8 @@
 //
 // One Guard per agent scope of a session takes one call at a time: Before
 // it runs (allow, steer, dedup, block or halt) and After its result is
-// known; EndRequest closes a model response, UserTurn and Compaction mark
-// the session's events. What it does is set by its Rules (ParseRules,
+// known; EndRequest closes a model response, UserTurn (or UserPrompt, with
+// the message's text) and Compaction mark the session's events. What it does is set by its Rules (ParseRules,
 // LoadRules, PresetRules; docs/rules.md): every preset (nanobot, hermes,
 // pi-loopguard, attractor, ...) runs on this same engine, and the designs
 // differ only in their rules (rules/presets/*.yaml). A guard built with

@@ -119,6 +119,10 @@ type CallEvent struct {
 
 	// The result, known to After (not to Before).
 	Result string
+	// ResultBytes is the result's length in bytes when Result holds none
+	// of it (a caller that keeps results only up to ResultTextBound, as
+	// the live hook's log does); 0: the length of Result.
+	ResultBytes int
 	// ResultHash is a hash of the normalized result (the agent's own guard
 	// notes and trailing white space removed), so results compare cheaply.
 	ResultHash uint64

@@ -164,8 +164,18 @@ func (g *Guard) epochOf(kid int32) int {
 }
 
 // UserTurn is a genuine user message: detectors scoped to the turn start
-// afresh (and the time window restarts).
+// afresh (and the time window restarts). Under scope.reset: mentioned a
+// message whose text is not known (UserPrompt is the one whose text is)
+// may name anything: every count starts afresh.
 func (g *Guard) UserTurn(t time.Time) {
+	if g.r.Scope.Reset == "mentioned" {
+		g.resetAll()
+	}
+	g.userTurn(t)
+}
+
+// userTurn is what every user message does.
+func (g *Guard) userTurn(t time.Time) {
 	for _, d := range g.dets {
 		if d.resetsOnTurn() {
 			d.reset()
@@ -187,8 +197,14 @@ func (g *Guard) UserTurn(t time.Time) {
 }
 
 // Compaction is a context compaction: it resets everything when the rules
-// say so (scope.reset_on_compaction).
+// say so (scope.reset_on_compaction), and the detectors that care what is
+// still in the model's context (dedup's pointer) learn of it either way.
 func (g *Guard) Compaction() {
+	for _, d := range g.dets {
+		if c, ok := d.(compactor); ok {
+			c.compacted()
+		}
+	}
 	if g.r.Scope.ResetOnCompaction {
 		g.resetAll()
 		g.timerSet = false

@@ -22,8 +22,9 @@ import (
 // "action:detector" or "action:detector:count" (the strongest of the
 // Before, After and, when round is set, EndRequest verdicts).
 type step struct {
-	user       bool // a genuine user message comes before this step
-	compaction bool // a context compaction comes before this step
+	user       bool   // a genuine user message comes before this step
+	prompt     string // ... whose text is this (UserPrompt)
+	compaction bool   // a context compaction comes before this step
 	tool       string
 	args       string
 	result     string
@@ -708,18 +709,19 @@ func TestLoopgatePreset(t *testing.T) {
 	build := `{"command":"make"}`
 	check(t, r, []step{
 		{user: true, tool: "read_file", args: read, result: "v1"},
-		// It already ran and succeeded, nothing changed since: blocked, and
-		// blocked again (a blocked call does not run, so nothing changes).
-		{tool: "read_file", args: read, result: "v1", want: "block:no_progress:1", msgHas: "nothing has changed since"},
-		{tool: "read_file", args: read, result: "v1", want: "block:no_progress:1"},
+		// It already ran and succeeded, nothing changed since: answered
+		// with a pointer to the earlier result (still in the context), and
+		// again (an answered call does not run, so nothing changes).
+		{tool: "read_file", args: read, result: "v1", want: "dedup:dedup:2", msgHas: "its result is above in your context"},
+		{tool: "read_file", args: read, result: "v1", want: "dedup:dedup"},
 		// Key order and volatile arguments do not make a call new.
-		{tool: "read_file", args: `{"timeout":5,"path":"/a.go"}`, result: "v1", want: "block:no_progress:1"},
+		{tool: "read_file", args: `{"timeout":5,"path":"/a.go"}`, result: "v1", want: "dedup:dedup"},
 		// A write naming the path clears its reads.
 		{tool: "write_file", args: `{"path":"/a.go","content":"x"}`, result: "ok"},
 		{tool: "read_file", args: read, result: "v2"},
 		// A write to another path leaves them (invalidate: path).
 		{tool: "write_file", args: `{"path":"/b.go","content":"x"}`, result: "ok"},
-		{tool: "read_file", args: read, result: "v2", want: "block:no_progress:1"},
+		{tool: "read_file", args: read, result: "v2", want: "dedup:dedup"},
 		// A shell command whose reach is unknown may change any file: it
 		// clears every read.
 		{tool: "terminal", args: build, result: "Error: build failed", failed: true},
@@ -728,17 +730,17 @@ func TestLoopgatePreset(t *testing.T) {
 		// second identical failure is steered.
 		{tool: "terminal", args: build, result: "Error: build failed", failed: true, want: "steer:failure:2"},
 		{tool: "terminal", args: build, result: "ok"},
-		// A command that acts is never blocked, however often it succeeded.
+		// A command that acts is never answered, however often it succeeded.
 		{tool: "terminal", args: build, result: "ok"},
-		// A shell command that only reads is blocked like a read, and
+		// A shell command that only reads is answered like a read, and
 		// cleared by a shell command that writes its path...
 		{tool: "terminal", args: `{"command":"cat /a.go"}`, result: "v2"},
-		{tool: "terminal", args: `{"command":"cat /a.go"}`, result: "v2", want: "block:no_progress:1"},
+		{tool: "terminal", args: `{"command":"cat /a.go"}`, result: "v2", want: "dedup:dedup"},
 		{tool: "terminal", args: `{"command":"echo x > /a.go"}`, result: ""},
 		{tool: "terminal", args: `{"command":"cat /a.go"}`, result: "x"},
 		// ...and by apply_patch naming it, not by one naming another file.
 		{tool: "apply_patch", args: `{"input":"*** Begin Patch\n*** Update File: /c.go\n*** End Patch"}`, result: "ok"},
-		{tool: "terminal", args: `{"command":"cat /a.go"}`, result: "x", want: "block:no_progress:1"},
+		{tool: "terminal", args: `{"command":"cat /a.go"}`, result: "x", want: "dedup:dedup"},
 		{tool: "apply_patch", args: `{"input":"*** Begin Patch\n*** Update File: a.go\n*** End Patch"}`, result: "ok"},
 		{tool: "terminal", args: `{"command":"cat /a.go"}`, result: "y"},
 		// Pollers repeat by design and are never stopped.
@@ -751,7 +753,7 @@ func TestLoopgatePreset(t *testing.T) {
 		// A new user message resets the counters, and so does a compaction.
 		{user: true, tool: "read_file", args: read, result: "v2"},
 		{compaction: true, tool: "read_file", args: read, result: "v2"},
-		{tool: "read_file", args: read, result: "v2", want: "block:no_progress:1"},
+		{tool: "read_file", args: read, result: "v2", want: "dedup:dedup"},
 	})
 }
 

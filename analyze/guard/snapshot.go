@@ -26,7 +26,7 @@ import (
 // do not line up.
 
 // snapshotVersion changes whenever what a saved state holds changes.
-const snapshotVersion = 1
+const snapshotVersion = 2
 
 // ErrInFlight is AppendState's error while a call is between Before and
 // After: its event is the caller's, and is not saved.

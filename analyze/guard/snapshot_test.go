@@ -28,7 +28,10 @@ func applyStep(g *Guard, r *rules.Rules, i int, s step) *outcome {
 // applyStepWith is applyStep with the call's event changed by args, when
 // not nil, once its arguments are parsed.
 func applyStepWith(g *Guard, r *rules.Rules, i int, s step, args func(*CallEvent)) *outcome {
-	if s.user {
+	switch {
+	case s.prompt != "":
+		g.UserPrompt(t0.Add(s.at), s.prompt)
+	case s.user:
 		g.UserTurn(t0.Add(s.at))
 	}
 	if s.compaction {

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"strings"
+	"time"
 
 	"github.com/loopgate/loopgate/analyze/guard/shellcmd"
 	"github.com/loopgate/loopgate/rules"
@@ -214,4 +215,60 @@ func mayTouchFiles(r *rules.Rules, tool string) bool {
 	act, byArg := r.ToolEffect(tool)
 	return act || byArg || shellcmd.Tools[tool] || fileWriters[tool] ||
 		class == "shell" || class == "read" || class == "search" || class == "list" || class == "write"
+}
+
+// UserPrompt is a genuine user message whose text is known. Under
+// scope.reset: mentioned the counts outlive it, except what the user may
+// have changed that the message says: the observations of the paths it
+// names (mentionedPaths, matched as an act on them would be:
+// shellcmd.Effect.Invalidates), the observations of what they do not name
+// (a search of the working directory), and every count that is not a file
+// observation (a web page, an unknown tool: nothing says what they
+// observe). Under the other resets it is UserTurn.
+func (g *Guard) UserPrompt(t time.Time, text string) {
+	if g.r.Scope.Reset != "mentioned" || !g.byPath {
+		g.UserTurn(t)
+		return
+	}
+	g.userTurn(t) // the detectors do not reset: resetsOnTurn is false
+	g.clearObservers(shellcmd.Effect{Kind: shellcmd.EffectAct, Paths: mentionedPaths(text)}, -1)
+	// What no reader holds: every key numbered so far that is not a file
+	// observation still standing.
+	clearing := g.clearing[:0]
+	for k := int32(0); int(k) < len(g.ki.m); k++ {
+		if int(k) >= len(g.readerPos) || g.readerPos[k] == 0 {
+			clearing = append(clearing, k)
+		}
+	}
+	g.clearing = clearing
+	g.forget(clearing)
+}
+
+// mentionedPaths are the words of a user's message that read as paths: a
+// word with a slash, or a file name with an extension (name.ext), without
+// the quotes, brackets and punctuation around it.
+func mentionedPaths(text string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		switch r {
+		case ' ', '\t', '\n', '\r', '"', '\'', '`', '(', ')', '[', ']', '{', '}', '<', '>', ',', ';', '|', '*':
+			return true
+		}
+		return false
+	}) {
+		w = strings.TrimRight(w, ".:!?")
+		if strings.Trim(w, `/\.~`) == "" {
+			// A slash alone ("A / B"), an ellipsis: no path, though as
+			// one it would name everything.
+			continue
+		}
+		if strings.ContainsAny(w, `/\`) {
+			out = append(out, w)
+			continue
+		}
+		if i := strings.LastIndexByte(w, '.'); i > 0 && i < len(w)-1 && len(w)-i-1 <= 10 {
+			out = append(out, w)
+		}
+	}
+	return out
 }

@@ -126,7 +126,7 @@ func TestHookEquivalence(t *testing.T) {
 	}
 	presets := rules.PresetNames()
 	// The verdicts the corpus must show (checked below), one preset each.
-	verdicts := []string{"loopgate block", "attractor steer", "pi-loopguard block", "pi-loopguard steer", "hermes-dedup dedup", "hermes-strict halt"}
+	verdicts := []string{"loopgate dedup", "attractor steer", "pi-loopguard block", "pi-loopguard steer", "hermes-dedup dedup", "hermes-strict halt"}
 	if testing.Short() {
 		// -short: the presets of those verdicts, over the fixtures.
 		presets = []string{"loopgate", "attractor", "pi-loopguard", "hermes-dedup", "hermes-strict"}

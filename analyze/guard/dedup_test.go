@@ -1,0 +1,175 @@
+package guard
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/loopgate/loopgate/rules"
+)
+
+// dedupRules are the loopgate preset's dedup with a short pointer_within
+// (10 tokens: 40 bytes of arguments and results), no reset at a
+// compaction, and results kept up to 16 bytes.
+func dedupRules(t *testing.T, pointerWithin int) *rules.Rules {
+	t.Helper()
+	r, err := rules.Parse([]byte(`
+name: dedup-test
+scope:
+  reset: session
+  reset_on_compaction: false
+  write_clears_reads:
+    invalidate: path
+    readers: [class:read, class:search, class:list, class:shell]
+detectors:
+  dedup:
+    only: [class:read, class:search, class:list, class:shell]
+    ignore_failures: true
+    pointer_within: `+strconv.Itoa(pointerWithin)+`
+    max_result_bytes: 16
+    message: "earlier result:\n{result}"
+    pointer_message: "above, {tokens_since} tokens back"
+`), "dedup-test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestDedupAnswers: a repeated observation with nothing between is
+// answered with the earlier result, or a pointer to it while it is still
+// in the model's context; never across a write to what it observed.
+func TestDedupAnswers(t *testing.T) {
+	read := `{"path":"/a.go"}` // 16 bytes
+	long := strings.Repeat("x", 100)
+	cases := []struct {
+		name          string
+		pointerWithin int
+		steps         []step
+	}{
+		{"nothing between: the earlier result", 0, []step{
+			{user: true, tool: "read_file", args: read, result: "v1"},
+			{tool: "read_file", args: read, result: "v1", want: "dedup:dedup:2", msg: "earlier result:\nv1"},
+			{tool: "read_file", args: read, result: "v1", want: "dedup:dedup:3", msg: "earlier result:\nv1"},
+		}},
+		{"nothing between, close: a pointer", 10, []step{
+			{user: true, tool: "read_file", args: read, result: "v1"},
+			{tool: "read_file", args: read, result: "v1", want: "dedup:dedup:2", msg: "above, 0 tokens back"},
+		}},
+		{"a write to the path between: runs", 10, []step{
+			{user: true, tool: "read_file", args: read, result: "v1"},
+			{tool: "write_file", args: `{"path":"/a.go","content":"2"}`, result: "ok"},
+			{tool: "read_file", args: read, result: "v2"},
+			{tool: "read_file", args: read, result: "v2", want: "dedup:dedup:2", msgHas: "above"},
+		}},
+		{"a shell command writing the path between: runs", 0, []step{
+			{user: true, tool: "terminal", args: `{"command":"cat /a.go"}`, result: "v1"},
+			{tool: "terminal", args: `{"command":"echo 2 > /a.go"}`, result: ""},
+			{tool: "terminal", args: `{"command":"cat /a.go"}`, result: "2"},
+		}},
+		{"a write to another path between: answered", 0, []step{
+			{user: true, tool: "read_file", args: read, result: "v1"},
+			{tool: "write_file", args: `{"path":"/b.go","content":"2"}`, result: "ok"},
+			{tool: "read_file", args: read, result: "v1", want: "dedup:dedup:2", msg: "earlier result:\nv1"},
+		}},
+		{"a compaction between: the full result, not a pointer", 1000, []step{
+			{user: true, tool: "read_file", args: read, result: "v1"},
+			{tool: "read_file", args: read, result: "v1", want: "dedup:dedup:2", msgHas: "above"},
+			{compaction: true, tool: "read_file", args: read, result: "v1", want: "dedup:dedup:3", msg: "earlier result:\nv1"},
+			// The full answer put it in the context again.
+			{tool: "read_file", args: read, result: "v1", want: "dedup:dedup:4", msgHas: "above"},
+		}},
+		{"far back: the full result, then a pointer to that answer", 10, []step{
+			{user: true, tool: "read_file", args: read, result: "v1"},
+			{tool: "grep", args: `{"pattern":"x"}`, result: long},
+			{tool: "read_file", args: read, result: "v1", want: "dedup:dedup:2", msg: "earlier result:\nv1"},
+			{tool: "read_file", args: read, result: "v1", want: "dedup:dedup:3", msgHas: "above"},
+		}},
+		{"a result too long to keep: pointed at, never repeated", 10, []step{
+			{user: true, tool: "read_file", args: read, result: long},
+			{tool: "read_file", args: read, result: long, want: "dedup:dedup:2", msgHas: "above"},
+			{tool: "grep", args: `{"pattern":"x"}`, result: long},
+			{tool: "read_file", args: read, result: long},
+		}},
+		{"a failure is never answered", 0, []step{
+			{user: true, tool: "read_file", args: read, result: "Error: busy", failed: true},
+			{tool: "read_file", args: read, result: "v1"},
+			{tool: "read_file", args: read, result: "v1", want: "dedup:dedup", msg: "earlier result:\nv1"},
+		}},
+		{"a command that acts is never answered", 0, []step{
+			{user: true, tool: "terminal", args: `{"command":"make"}`, result: "ok"},
+			{tool: "terminal", args: `{"command":"make"}`, result: "ok"},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			check(t, dedupRules(t, tc.pointerWithin), tc.steps)
+		})
+	}
+}
+
+func TestDedupSettingsChecked(t *testing.T) {
+	for _, bad := range []string{"pointer_within: -1", "max_result_bytes: -5"} {
+		_, err := rules.Parse([]byte("name: x\ndetectors:\n  dedup:\n    "+bad+"\n"), "x.yaml")
+		if err == nil || !strings.Contains(err.Error(), strings.SplitN(bad, ":", 2)[0]) {
+			t.Errorf("%s: got %v, want an error naming the key", bad, err)
+		}
+	}
+}
+
+// TestResetMentioned: under scope.reset: mentioned a user's message
+// clears the observations of the paths it names and keeps the others; a
+// message whose text is not known clears everything, and so does any
+// message for what is not a file observation.
+func TestResetMentioned(t *testing.T) {
+	r, err := rules.Parse([]byte(`
+name: mentioned
+scope:
+  reset: mentioned
+  write_clears_reads:
+    invalidate: path
+    readers: [class:read, class:search, class:list, class:shell]
+detectors:
+  dedup:
+    only: [class:read, class:search, class:list, class:shell, class:web_search]
+    ignore_failures: true
+`), "mentioned.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := `{"path":"/w/src/a.go"}`
+	web := `{"query":"go maps"}`
+	check(t, r, []step{
+		{user: true, tool: "read_file", args: read, result: "v1"},
+		{tool: "web_search", args: web, result: "r1"},
+		// Names another file: the read is answered, the search is not.
+		{prompt: "now look at b.go and docs/x.md / then stop...", tool: "read_file", args: read, result: "v1", want: "dedup:dedup"},
+		{tool: "web_search", args: web, result: "r2"},
+		// Names the file (by its name): it runs.
+		{prompt: "I saved `a.go`, read it again.", tool: "read_file", args: read, result: "v2"},
+		{tool: "read_file", args: read, result: "v2", want: "dedup:dedup"},
+		// A message whose text is not known: everything runs.
+		{user: true, tool: "read_file", args: read, result: "v2"},
+		// A search of the working directory observes what it does not
+		// name: any message clears it.
+		{tool: "grep", args: `{"pattern":"x"}`, result: "m1"},
+		{prompt: "thanks", tool: "grep", args: `{"pattern":"x"}`, result: "m1"},
+		{tool: "read_file", args: read, result: "v2", want: "dedup:dedup"},
+	})
+	if _, err := rules.Parse([]byte("name: x\nscope:\n  reset: mentioned\n"), "x.yaml"); err == nil || !strings.Contains(err.Error(), "invalidate: path") {
+		t.Errorf("reset: mentioned without invalidate: path: %v", err)
+	}
+}
+
+func TestMentionedPaths(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"see src/x.go, and README.md.", "src/x.go README.md"},
+		{"A / B ... ./ ~/", ""},
+		{"look at (C:\\repo\\a.py) again!", `C:\repo\a.py`},
+		{"version 2 of the plan", ""},
+	} {
+		if got := strings.Join(mentionedPaths(tc.text), " "); got != tc.want {
+			t.Errorf("mentionedPaths(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
