@@ -34,6 +34,10 @@
 # parser and the summary reader), cmp, awk; npm for the ratios unless
 # CCUSAGE is set.
 #
+# Every replay runs with --no-cache: the benchmark measures full replays,
+# and a replay cache filled by the run before would time its look-ups
+# instead (docs/cli.md, "The replay cache").
+#
 # Environment: BENCH_JOBS (the "default" jobs of the replay, 0 = one per
 # core as loopgate does), JQ_JOBS (jq processes run side by side over the
 # files, default nproc: the same cores loopgate gets), BENCH_RUNS (how many
@@ -198,17 +202,17 @@ throughput() {
 	local jq_wall=$wall
 	row "jq -c . ($jq_jobs processes)" "$wall" "$cpu" "$rss"
 
-	measure_runs "replay chars4" "$tmp/replay-chars4.json" "$lg" replay --format json --tokenizer chars4 "${jopt[@]}" "$dir"
+	measure_runs "replay chars4" "$tmp/replay-chars4.json" "$lg" replay --no-cache --format json --tokenizer chars4 "${jopt[@]}" "$dir"
 	local sessions rc4_wall=$wall rc4_walls=$all_walls
 	sessions=$(jq '.summary.sessions' "$tmp/replay-chars4.json")
 	row "replay chars4 (jobs $jobs_label)" "$wall" "$cpu" "$rss" "$sessions"
 
-	measure "replay chars4 --jobs 1" "$tmp/replay-jobs1.json" "$lg" replay --format json --tokenizer chars4 --jobs 1 "$dir"
+	measure "replay chars4 --jobs 1" "$tmp/replay-jobs1.json" "$lg" replay --no-cache --format json --tokenizer chars4 --jobs 1 "$dir"
 	row "replay chars4 (jobs 1)" "$wall" "$cpu" "$rss" "$(jq '.summary.sessions' "$tmp/replay-jobs1.json")"
 	local same=DIFFER
 	cmp -s "$tmp/replay-chars4.json" "$tmp/replay-jobs1.json" && same=OK
 
-	measure "replay o200k_base" "$tmp/replay-o200k.json" "$lg" replay --format json "${jopt[@]}" "$dir"
+	measure "replay o200k_base" "$tmp/replay-o200k.json" "$lg" replay --no-cache --format json "${jopt[@]}" "$dir"
 	row "replay o200k_base (jobs $jobs_label)" "$wall" "$cpu" "$rss" "$(jq '.summary.sessions' "$tmp/replay-o200k.json")"
 
 	# Reading alone: the files parsed into sessions, nothing replayed. The
@@ -222,7 +226,7 @@ throughput() {
 	# the machine's speed drifts within a minute, so the ratio is taken
 	# within each pair and the median of the pairs' ratios is reported.
 	replay_for_pair() {
-		measure "replay chars4 before a sweep" /dev/null "$lg" replay --format json --tokenizer chars4 "${jopt[@]}" "$dir"
+		measure "replay chars4 before a sweep" /dev/null "$lg" replay --no-cache --format json --tokenizer chars4 "${jopt[@]}" "$dir"
 	}
 	paired_with=replay_for_pair measure_runs "sweep 50 configs chars4" "$tmp/sweep.json" \
 		"$lg" sweep --format json --tokenizer chars4 "${jopt[@]}" \
@@ -289,10 +293,10 @@ memory() {
 	for size in "${sizes[@]}"; do
 		local d=$dir/mem-$size b sessions
 		b=$(corpus_bytes "$d")
-		measure "replay $size --format json" "$tmp/mem-$size.json" "$lg" replay --format json --tokenizer chars4 "$d"
+		measure "replay $size --format json" "$tmp/mem-$size.json" "$lg" replay --no-cache --format json --tokenizer chars4 "$d"
 		sessions=$(jq '.summary.sessions' "$tmp/mem-$size.json")
 		mrows+=("$(printf "$mrow" "$size" json "$(div "$b" 1e6 %.0f)" "$(largest_file "$d")" "$wall" "$(div "$sessions" "$wall" %.0f)" "$rss")")
-		measure "replay $size --format jsonl" /dev/null "$lg" replay --format jsonl --tokenizer chars4 "$d"
+		measure "replay $size --format jsonl" /dev/null "$lg" replay --no-cache --format jsonl --tokenizer chars4 "$d"
 		mrows+=("$(printf "$mrow" "$size" jsonl "$(div "$b" 1e6 %.0f)" "$(largest_file "$d")" "$wall" "$(div "$sessions" "$wall" %.0f)" "$rss")")
 	done
 	for n in 200000 2000000; do
@@ -301,7 +305,7 @@ memory() {
 		for fmt in json jsonl; do
 			# The reports of these logs are large; their session count
 			# is known.
-			measure "replay $n sessions --format $fmt" /dev/null "$lg" replay --format "$fmt" --tokenizer chars4 "$d"
+			measure "replay $n sessions --format $fmt" /dev/null "$lg" replay --no-cache --format "$fmt" --tokenizer chars4 "$d"
 			mrows+=("$(printf "$mrow" "${n}s" "$fmt" "$(div "$b" 1e6 %.0f)" "$(largest_file "$d")" "$wall" "$(div "$n" "$wall" %.0f)" "$rss")")
 		done
 	done
@@ -415,8 +419,8 @@ ratios() {
 	chmod +x "$tmp/run/ccusage-session"
 	local jopt=()
 	[[ $jobs != 0 ]] && jopt=(--jobs "$jobs")
-	wrapper loopgate-replay "$lg" replay --format json "${jopt[@]}"
-	wrapper loopgate-chars4 "$lg" replay --format json --tokenizer chars4 "${jopt[@]}"
+	wrapper loopgate-replay "$lg" replay --no-cache --format json "${jopt[@]}"
+	wrapper loopgate-chars4 "$lg" replay --no-cache --format json --tokenizer chars4 "${jopt[@]}"
 	wrapper linefloor "$tmp/linefloor" "${jopt[@]}"
 
 	# What each side found: the same sessions, or the ratio means nothing.
@@ -437,7 +441,7 @@ ratios() {
 	pairs floor "$tmp/run/linefloor" "$tmp/run/loopgate-replay" "$claude"
 
 	"$tmp/run/loopgate-replay" "$loops" >"$tmp/replay-loops.json"
-	"$lg" replay --format json --jobs 1 "$loops" >"$tmp/replay-loops-jobs1.json"
+	"$lg" replay --no-cache --format json --jobs 1 "$loops" >"$tmp/replay-loops-jobs1.json"
 	local same=DIFFER
 	cmp -s "$tmp/replay-loops.json" "$tmp/replay-loops-jobs1.json" && same=OK
 	local stopped blocked largest
