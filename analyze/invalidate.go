@@ -18,19 +18,23 @@ import (
 // The effects are the built-in tables' (defaultEffects), like the
 // redundant count of the corpus facts: Prepare knows no rules.
 type invalidations struct {
-	// lastAll is the index (1-based) of the latest act of unknown reach,
-	// lastAct of the latest act of any kind.
-	lastAll, lastAct int
-	// acts are the acts that name their paths, in order.
-	acts []pathAct
+	// calls are the session's prepared calls, by index (1-based) less
+	// one: every slot, filled or not yet.
+	calls []PreparedCall
+	// touch are the indexes (1-based) of the calls so far whose tool may
+	// act on files or observe them, in order, and kind what each does
+	// (fxUnknown until worked out; the effect of an act is kept in acts).
+	// What a call does is worked out only when a repeat asks (since): a
+	// repeat of the same result is rare, and working out every call's
+	// effect as it came (its arguments parsed, its shell command read) was
+	// a large part of preparing a session (docs/performance.md, "Acts
+	// worked out when a repeat asks").
+	touch []int32
+	kind  []fxKind
+	acts  map[int32]shellcmd.Effect
 	// tools caches by tool name whether its calls may act or observe
 	// files (worth working out the effect of).
 	tools map[string]toolFx
-}
-
-type pathAct struct {
-	index int
-	fx    shellcmd.Effect
 }
 
 // toolFx says what a tool's calls may do to files: nothing, or something
@@ -60,38 +64,64 @@ func (v *invalidations) maybe(tool string) bool {
 	return fx == toolFxMaybe
 }
 
-// note records the call at index (1-based) when it acts.
+// fxKind is what a call was found to do, once worked out.
+type fxKind uint8
+
+const (
+	fxUnknown fxKind = iota
+	fxNoAct
+	fxAct
+)
+
+// note records the call at index (1-based) when its tool may act.
 func (v *invalidations) note(ev *guard.CallEvent, index int) {
-	if !v.maybe(ev.Tool) {
-		return
+	if v.maybe(ev.Tool) {
+		v.touch = append(v.touch, int32(index))
+		v.kind = append(v.kind, fxUnknown)
 	}
-	fx := replayfast.Effect(defaultEffects(), ev)
+}
+
+// act is what the i-th call of touch does, when it acts (worked out once).
+func (v *invalidations) act(i int) (shellcmd.Effect, bool) {
+	index := v.touch[i]
+	switch v.kind[i] {
+	case fxNoAct:
+		return shellcmd.Effect{}, false
+	case fxAct:
+		return v.acts[index], true
+	}
+	fx := replayfast.Effect(defaultEffects(), &v.calls[index-1].Event)
 	if fx.Kind != shellcmd.EffectAct {
-		return
+		v.kind[i] = fxNoAct
+		return shellcmd.Effect{}, false
 	}
-	v.lastAct = index
-	if fx.All {
-		v.lastAll = index
-		return
+	if v.acts == nil {
+		v.acts = map[int32]shellcmd.Effect{}
 	}
-	v.acts = append(v.acts, pathAct{index, fx})
+	v.kind[i], v.acts[index] = fxAct, fx
+	return fx, true
 }
 
 // since reports whether an act after the call at index last (1-based)
 // invalidates what ev, which repeats it, observes.
 func (v *invalidations) since(last int, ev *guard.CallEvent) bool {
-	if v.lastAct <= last || !v.maybe(ev.Tool) {
+	if !v.maybe(ev.Tool) {
 		return false
 	}
-	obs := replayfast.Effect(defaultEffects(), ev)
-	if obs.Kind != shellcmd.EffectObserve {
-		return false
-	}
-	if v.lastAll > last || obs.All {
-		return true
-	}
-	for i := len(v.acts) - 1; i >= 0 && v.acts[i].index > last; i-- {
-		if v.acts[i].fx.Invalidates(obs) {
+	var obs shellcmd.Effect
+	observed := false
+	for i := len(v.touch) - 1; i >= 0 && int(v.touch[i]) > last; i-- {
+		act, ok := v.act(i)
+		if !ok {
+			continue
+		}
+		if !observed {
+			// What ev observes, once an act follows the call it repeats.
+			if obs, observed = replayfast.Effect(defaultEffects(), ev), true; obs.Kind != shellcmd.EffectObserve {
+				return false
+			}
+		}
+		if act.Invalidates(obs) {
 			return true
 		}
 	}

@@ -21,6 +21,9 @@ func TestInvalidation(t *testing.T) {
 	r := preset(t, "loopgate")
 	type c struct{ tool, args, result string }
 	read := c{"read_file", `{"path":"src/a.go"}`, "package a"}
+	readB := c{"read_file", `{"path":"src/b.go"}`, "package b"}
+	writeA := c{"write_file", `{"path":"src/a.go","content":"package a"}`, "ok"}
+	writeB := c{"write_file", `{"path":"src/b.go","content":"package b"}`, "ok"}
 	cases := []struct {
 		name      string
 		calls     []c
@@ -40,6 +43,10 @@ func TestInvalidation(t *testing.T) {
 		{"read, apply_patch of the file, read", []c{read, {"apply_patch", `{"input":"*** Begin Patch\n*** Update File: src/a.go\n@@\n-x\n+y\n*** End Patch"}`, "ok"}, read}, false},
 		{"ls, write in the directory, ls", []c{
 			{"exec_command", `{"cmd":"ls src"}`, "a.go"}, {"write_file", `{"path":"src/c.go","content":"x"}`, "ok"}, {"exec_command", `{"cmd":"ls src"}`, "a.go"}}, false},
+		// A later repeat that reaches further back than the one before it
+		// (the acts between are worked out when a repeat asks).
+		{"read a, write a, read b, read b, read a", []c{read, writeA, readB, readB, read}, false},
+		{"read a, read b, write b, read b, read a", []c{read, readB, writeB, readB, read}, true},
 		{"a build repeated with the same output", []c{{"Bash", `{"command":"make"}`, "ok"}, {"Bash", `{"command":"make"}`, "ok"}}, false},
 	}
 	for _, tc := range cases {

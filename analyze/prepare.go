@@ -149,7 +149,7 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 		own callFacts // a call's facts, when not worked out ahead
 		sig []byte    // reused to build each call's signature
 	)
-	var inv invalidations
+	inv := invalidations{calls: p.Calls[:calls]}
 	for ti, t := range s.Turns {
 		if t.CompactedBefore {
 			epoch++

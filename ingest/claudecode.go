@@ -628,8 +628,11 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 					continue
 				}
 			}
-			if id != "" && l.ParentUUID != "" && r.uuidScope.get(l.ParentUUID) == "" {
-				if _, _, waiting := sc.b.waiting(id, idTag(id)); !waiting {
+			// The call's id is asked first: nearly every result's call is
+			// waiting, and the first look-up of a uuid indexes every line's
+			// (uuidScopes.get), which each line after then grows.
+			if id != "" && l.ParentUUID != "" {
+				if _, _, waiting := sc.b.waiting(id, idTag(id)); !waiting && r.uuidScope.get(l.ParentUUID) == "" {
 					if sc.ahead == nil {
 						sc.ahead = map[string]aheadResult{}
 					}

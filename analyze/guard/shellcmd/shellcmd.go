@@ -18,6 +18,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -53,11 +54,23 @@ const maxCommand = 64 << 10
 
 // Classify reads a shell command. cwd is the directory it starts in as
 // the call gives it (Codex's workdir), "" when the call does not say.
+// What it returns is shared with other calls for the same command (memo.go):
+// its lists are read, not changed.
 func Classify(command, cwd string) Command {
 	if len(command) > maxCommand || strings.TrimSpace(command) == "" {
 		return Command{Acts: true, Unknown: true}
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if c, ok := memo.get(command, cwd); ok {
+		return c
+	}
+	return memo.put(command, cwd, classify(command, cwd))
+}
+
+// classify is Classify without the memo.
+func classify(command, cwd string) Command {
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(command), "")
+	parsers.Put(p)
 	if err != nil {
 		return Command{Acts: true, Unknown: true}
 	}
@@ -65,6 +78,12 @@ func Classify(command, cwd string) Command {
 	w.stmts(f.Stmts, 0)
 	return w.result()
 }
+
+// parsers are bash parsers for reuse: a new one is a few kilobytes to
+// allocate and clear for each command, and mvdan.cc/sh's Parser may parse
+// again once a parse is done (its Parse resets it; the tree it returned
+// stays the caller's).
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 // maxDepth bounds nested shells (bash -c "bash -c ...") and substitutions.
 const maxDepth = 8
