@@ -261,7 +261,7 @@ var gemini = &agent{
 	// blocked with its feedback, call 6 halted.
 	runs: map[string][]run{"loop": {
 		{read: true},
-		{preset: "loopgate", actions: []liveAction{{2, "block"}, {6, "block"}}},
+		{preset: "loopgate", actions: []liveAction{{2, "dedup"}, {6, "dedup"}}},
 		{preset: "gemini-cli", actions: []liveAction{{5, "block"}, {6, "halt"}}},
 	}},
 	setup: func(b *box) error {

@@ -80,7 +80,8 @@ var scenarios = []*scenario{
 		// The same shell command with identical output, six times: a planted
 		// loop. Shell, because the agents' own guards stub or stop repeated
 		// reads (Claude Code, Qwen Code) and identical calls (Gemini CLI, Cline
-		// after five). Under loopgate the second call is blocked; under
+		// after five). Under loopgate the second call is answered with a
+		// pointer to the first one's result (a dedup: the deny's reason); under
 		// hermes the third is steered; hermes-strict halts at the fifth.
 		name:    "loop",
 		prompts: []string{"Print the lab word."},
@@ -92,7 +93,7 @@ var scenarios = []*scenario{
 		redundant: 5,
 		runs: []run{
 			{read: true},
-			{preset: "loopgate", actions: []liveAction{{2, "block"}, {6, "block"}}},
+			{preset: "loopgate", actions: []liveAction{{2, "dedup"}, {6, "dedup"}}},
 			{preset: "hermes", actions: []liveAction{{3, "steer"}}},
 			{preset: "hermes-strict", actions: []liveAction{{3, "steer"}, {5, "halt"}}},
 		},
@@ -464,7 +465,7 @@ func (l *lab) checkLive(sc *scenario, r run, b *box, files []string) []string {
 		}
 		step := stepOf(main, w.call)
 		switch {
-		case w.action == "block" && l.agent.blockEnds != "":
+		case (w.action == "block" || w.action == "dedup") && l.agent.blockEnds != "":
 			ended = true
 			if m := b.srv.MaxStep(sc.marker()); m > step {
 				fails = append(fails, fmt.Sprintf("call %d blocked (%s), but the model got %d more requests", w.call, l.agent.blockEnds, m-step))
