@@ -39,7 +39,7 @@ mkdir -p "$cache"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-manifest=lab/manifest.txt
+manifest="$PWD/lab/manifest.txt"
 if [ "$latest" = 1 ]; then
   manifest="$work/manifest.txt"
   while read -r agent pkg version bin node; do
@@ -102,7 +102,7 @@ else
   fi
 fi
 
-export LOOPGATE_LAB=1 LOOPGATE_LAB_CACHE="$cache" LOOPGATE_LAB_MANIFEST="$PWD/$manifest"
+export LOOPGATE_LAB=1 LOOPGATE_LAB_CACHE="$cache" LOOPGATE_LAB_MANIFEST="$manifest"
 export LOOPGATE_LAB_LOOPGATE="$work/loopgate" LOOPGATE_LAB_RESULTS="$work/results"
 export LOOPGATE_LAB_AGENTS="${want[*]:-}"
 : > "$work/results"
