@@ -140,7 +140,7 @@ func TestOverlap(t *testing.T) {
 		{"", "x", true},
 		{"src/*.go", "/repo/src/a.go", true},
 		{"docs/x.md", "/repo/src/a.go", false},
-		{"~/proj/a.md", "/home/u/proj/a.md", true},
+		{"~/proj/a.md", "/h/proj/a.md", true},
 		{`C:\w\repo\API_tests\t.py`, "C:/w/repo/API_tests/t.py", true},
 		{`C:\w\repo\a.py`, "repo/b.py", false},
 	}
