@@ -42,6 +42,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/internal/lazyre"
@@ -95,6 +96,40 @@ func clineBlocks(raw jsonx.RawMessage) ([]clineBlock, error) {
 	var blocks []clineBlock
 	err := jsonx.Unmarshal(raw, &blocks)
 	return blocks, err
+}
+
+// decodeClineMessage decodes message i of a Cline transcript (either
+// reader's message type) into m and reads its content member, which m's
+// decoding wrote to content. A message of an unexpected shape is a problem
+// at line at and is skipped (ok false).
+func decodeClineMessage(raw jsonx.RawMessage, m any, content *jsonx.RawMessage, i, at int, out *Sink) (blocks []clineBlock, ok bool) {
+	if err := jsonx.Unmarshal(raw, m); err != nil {
+		out.Problemf(at, "message %d has an unexpected shape (%s); skipped", i+1, decodeErr(err))
+		return nil, false
+	}
+	blocks, err := clineBlocks(*content)
+	if err != nil {
+		out.Problemf(at, "message %d: content of an unexpected shape (%s); skipped", i+1, decodeErr(err))
+		return nil, false
+	}
+	return blocks, true
+}
+
+// clineToolUses adds an assistant message's tool_use blocks as calls of the
+// request just opened, in order; each, when not nil, is told of every one.
+func clineToolUses(b *convBuilder, blocks []clineBlock, t time.Time, at int, each func(*clineBlock)) {
+	for i := range blocks {
+		bl := &blocks[i]
+		if bl.Type != "tool_use" {
+			continue
+		}
+		c := Call{ID: bl.ID, Tool: bl.Name, Time: t, Line: at}
+		c.SetArgsField(bl.Input)
+		b.call(c)
+		if each != nil {
+			each(bl)
+		}
+	}
 }
 
 // clineXMLTools are the tools of Cline's and Roo Code's XML tool calling.
@@ -176,13 +211,8 @@ func parseCline(doc []byte, h *Head, out *Sink) {
 	for i, raw := range elems {
 		at := lineAtIndex(lines, i, h.Line)
 		var m clineMessage
-		if err := jsonx.Unmarshal(raw, &m); err != nil {
-			out.Problemf(at, "message %d has an unexpected shape (%s); skipped", i+1, decodeErr(err))
-			continue
-		}
-		blocks, err := clineBlocks(m.Content)
-		if err != nil {
-			out.Problemf(at, "message %d: content of an unexpected shape (%s); skipped", i+1, decodeErr(err))
+		blocks, ok := decodeClineMessage(raw, &m, &m.Content, i, at, out)
+		if !ok {
 			continue
 		}
 		t := msTime(m.Ts)
@@ -249,14 +279,9 @@ func parseCline(doc []byte, h *Head, out *Sink) {
 				continue
 			}
 			b.request(at, t, chars, u)
-			for _, bl := range blocks {
-				if bl.Type == "tool_use" {
-					c := Call{ID: bl.ID, Tool: bl.Name, Time: t, Line: at}
-					c.SetArgsField(bl.Input)
-					b.call(c)
-					native = append(native, clineCall{id: bl.ID, tool: bl.Name})
-				}
-			}
+			clineToolUses(b, blocks, t, at, func(bl *clineBlock) {
+				native = append(native, clineCall{id: bl.ID, tool: bl.Name})
+			})
 			if !hasToolUse {
 				if tool, args, ok := clineXMLCall(text.String()); ok {
 					xml++

@@ -121,13 +121,8 @@ func parseClineCLI(doc []byte, h *Head, out *Sink) {
 	for i, raw := range d.Messages {
 		at := lineAtIndex(lines, i, h.Line)
 		var m clineCLIMessage
-		if err := jsonx.Unmarshal(raw, &m); err != nil {
-			out.Problemf(at, "message %d has an unexpected shape (%s); skipped", i+1, decodeErr(err))
-			continue
-		}
-		blocks, err := clineBlocks(m.Content)
-		if err != nil {
-			out.Problemf(at, "message %d: content of an unexpected shape (%s); skipped", i+1, decodeErr(err))
+		blocks, ok := decodeClineMessage(raw, &m, &m.Content, i, at, out)
+		if !ok {
 			continue
 		}
 		t := msTime(m.Ts)
@@ -164,13 +159,7 @@ func parseClineCLI(doc []byte, h *Head, out *Sink) {
 				chars += len(bl.Text) + len(bl.Thinking)
 			}
 			b.request(at, t, chars, u)
-			for _, bl := range blocks {
-				if bl.Type == "tool_use" {
-					c := Call{ID: bl.ID, Tool: bl.Name, Time: t, Line: at}
-					c.SetArgsField(bl.Input)
-					b.call(c)
-				}
-			}
+			clineToolUses(b, blocks, t, at, nil)
 		default:
 			out.Problemf(at, "message %d with unknown role %q; skipped", i+1, m.Role)
 		}
