@@ -96,7 +96,12 @@ type Turn struct {
 	// scope.reset: mentioned clears the observations of the paths it
 	// names (docs/rules.md); "" clears them all.
 	UserText string `json:"-"`
-	Requests []Request
+	// Continued is true when the turn opens at a summary of the
+	// conversation before a compaction that the format records as a user
+	// message (CompactedBefore is then true too): the agent's text, not
+	// the user's, so a guard hears of the compaction and of no message.
+	Continued bool `json:"-"`
+	Requests  []Request
 	// CompactedBefore is true when a context compaction happened just
 	// before this turn (the model's context was rebuilt).
 	CompactedBefore bool

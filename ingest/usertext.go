@@ -172,3 +172,11 @@ func cutBetween(text, start, end string) string {
 func geminiUserText(text string) string {
 	return cutBetween(text, "--- Content from referenced files ---", "--- End of content ---")
 }
+
+// claudeCompactSummary tells the summary Claude Code writes when it compacts
+// a conversation, which the session then holds as a user message
+// (isCompactSummary in its own JSONL; a plain user message in the
+// OpenAI-chat exports made of such sessions), by its opening sentence.
+func claudeCompactSummary(text string) bool {
+	return strings.HasPrefix(strings.TrimSpace(text), "This session is being continued from a previous conversation that ran out of context.")
+}

@@ -71,6 +71,14 @@ func TestUserTextInline(t *testing.T) {
 			text: `{"conversations":[{"from":"system","value":"tools"},{"from":"human","value":"fix a.txt"},{"from":"gpt","value":"done"},{"from":"human","value":"[CONTEXT COMPACTION] Earlier turns were compacted into the summary below.\nread b.txt"},{"from":"gpt","value":"ok"}]}` + "\n",
 			want: []string{"fix a.txt", ""},
 		},
+		{
+			name: "OpenAI chat: Claude Code's compaction summary is not the user's",
+			file: "develop-1.json",
+			text: `[{"role":"user","content":"read src/a.go"},{"role":"assistant","content":"ok"},` +
+				`{"role":"user","content":"This session is being continued from a previous conversation that ran out of context. The summary below covers src/a.go."},{"role":"assistant","content":"ok"},` +
+				`{"role":"user","content":"thanks"}]`,
+			want: []string{"read src/a.go", "", "thanks"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,6 +90,27 @@ func TestUserTextInline(t *testing.T) {
 				t.Errorf("UserText per turn (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestCompactSummaryTurn: the turn a compaction's summary opens is marked
+// compacted and continued (no user's message), the others are not.
+func TestCompactSummaryTurn(t *testing.T) {
+	text := `[{"role":"user","content":"read src/a.go"},{"role":"assistant","content":"ok"},` +
+		`{"role":"user","content":"  This session is being continued from a previous conversation that ran out of context. Summary: src/a.go"},{"role":"assistant","content":"ok"},` +
+		`{"role":"user","content":"This session is being continued, said the user"}]`
+	sessions, problems := readString("develop-1.json", text)
+	if len(sessions) != 1 || len(problems) != 0 {
+		t.Fatalf("%d sessions, problems %v", len(sessions), problems)
+	}
+	type flags struct{ Compacted, Continued bool }
+	var got []flags
+	for _, tr := range sessions[0].Turns {
+		got = append(got, flags{tr.CompactedBefore, tr.Continued})
+	}
+	want := []flags{{false, false}, {true, true}, {false, false}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("turns' flags (-want +got):\n%s", diff)
 	}
 }
 
