@@ -179,7 +179,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				switch act, byArg := r.ToolEffect(c.Event.Tool); {
 				case byArg:
 					toolEff[tid] = effectByArgument
-				case !act && (toolClass[tid] == "shell" || shellcmd.Tools[c.Event.Tool]):
+				case !act && (toolClass[tid] == "shell" || shellcmd.IsShellTool(c.Event.Tool)):
 					// A shell call acts when its command does.
 					toolEff[tid] = effectByArgument
 				case act:
