@@ -218,7 +218,11 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 			resumed := lastAsk == "resume_task" || lastAsk == "resume_completed_task"
 			if len(waiting) == 0 || resumed {
 				b.turn(at, t, len(m.Text))
-				keepUserText(b.s, m.Text)
+				if !resumed {
+					// A resumed task's message does not name what
+					// changed meanwhile (clineUserText).
+					keepUserText(b.s, m.Text)
+				}
 			}
 		case m.Type == "say" && (m.Say == "text" || m.Say == "reasoning"):
 			b.lastRequest().TextChars += len(m.Text)

@@ -128,8 +128,15 @@ func fileContentPaths(text string) []string {
 // named by their paths (their <file_content> elements, whose text is the
 // file's). With none of these elements, the text without Cline's
 // <environment_details> (the editor's state: open tabs, a file listing):
-// text put in only clears more.
+// text put in only clears more. A task resumed after an interruption
+// ("[TASK RESUMPTION] ... the project state may have changed", with or
+// without new instructions: formatResponse.taskResumption, at the same
+// commit, src/core/prompts/responses.ts) keeps none: whatever the user changed
+// meanwhile, the message does not name it.
 func clineUserText(text string) string {
+	if strings.Contains(text, "[TASK RESUMPTION]") {
+		return ""
+	}
 	typed, ok := taggedText(text, "task", "feedback", "answer", "user_message", "user_input")
 	if !ok {
 		typed = withoutElement(text, "environment_details")
