@@ -56,6 +56,9 @@ type TurnStart struct {
 	// Prompt is the user message's text when the reader kept it
 	// (ingest.Turn.UserText), for scope.reset: mentioned.
 	Prompt string
+	// Continued: the turn opens at a compaction's summary, not at a
+	// user's message (ingest.Turn.Continued).
+	Continued bool
 }
 
 // PreparedText is one model response's visible text, placed among the
@@ -156,7 +159,7 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 			seen.clear()
 		}
 		p.noteTime(t.Time)
-		ts := TurnStart{FirstCall: len(p.Calls), Time: t.Time, Compacted: t.CompactedBefore, Prompt: t.UserText}
+		ts := TurnStart{FirstCall: len(p.Calls), Time: t.Time, Compacted: t.CompactedBefore, Prompt: t.UserText, Continued: t.Continued}
 		p.TurnStarts = append(p.TurnStarts, ts)
 		firstRequest := request + 1
 		for _, r := range t.Requests {

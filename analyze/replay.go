@@ -149,9 +149,12 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		if t.IsZero() && ts.FirstCall < end {
 			t = p.Calls[ts.FirstCall].Event.Time
 		}
-		if ts.Prompt != "" {
+		switch {
+		case ts.Continued:
+			// A compaction's summary (heard above), no user's message.
+		case ts.Prompt != "":
 			g.UserPrompt(t, ts.Prompt)
-		} else {
+		default:
 			g.UserTurn(t)
 		}
 		if ts.FirstCall < end && timeline.Len() > 0 {
@@ -176,7 +179,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				switch act, byArg := r.ToolEffect(c.Event.Tool); {
 				case byArg:
 					toolEff[tid] = effectByArgument
-				case !act && (toolClass[tid] == "shell" || shellcmd.Tools[c.Event.Tool]):
+				case !act && (toolClass[tid] == "shell" || shellcmd.IsShellTool(c.Event.Tool)):
 					// A shell call acts when its command does.
 					toolEff[tid] = effectByArgument
 				case act:

@@ -341,6 +341,7 @@ func (r *aiderReader) userInput(lines []string, at int) {
 		r.commands++
 	default:
 		r.openTurn(at, len(text))
+		keepUserText(r.s, text)
 	}
 }
 

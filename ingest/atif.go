@@ -102,6 +102,7 @@ func parseATIF(doc []byte, h *Head, out *Sink) {
 		switch st.Source {
 		case "user":
 			b.turn(line, t, len(text))
+			keepUserText(b.s, text)
 		case "agent":
 			atifAgentStep(b, st, text, line, t, out)
 		case "system":

@@ -247,10 +247,16 @@ func parseCline(doc []byte, h *Head, out *Sink) {
 				continue
 			}
 			chars := 0
+			var typed strings.Builder
 			for _, bl := range blocks {
 				chars += len(bl.Text)
+				if bl.Type == "text" {
+					typed.WriteString(bl.Text)
+					typed.WriteByte('\n')
+				}
 			}
 			b.turn(at, t, chars)
+			keepUserText(b.s, clineUserText(typed.String()))
 		case "assistant":
 			xmlPending = nil // unanswered: finish reports it
 			native = native[:0]

@@ -129,6 +129,7 @@ func parseClineCLI(doc []byte, h *Head, out *Sink) {
 		switch m.Role {
 		case "user":
 			results, chars := 0, 0
+			var typed strings.Builder
 			for _, bl := range blocks {
 				switch bl.Type {
 				case "tool_result":
@@ -137,10 +138,13 @@ func parseClineCLI(doc []byte, h *Head, out *Sink) {
 					b.result(bl.ToolUseID, "", text, bl.IsError || failed, at, t)
 				case "text":
 					chars += len(bl.Text)
+					typed.WriteString(bl.Text)
+					typed.WriteByte('\n')
 				}
 			}
 			if results == 0 && (m.Metadata == nil || m.Metadata.DisplayRole != "system") {
 				b.turn(at, t, chars)
+				keepUserText(b.s, clineUserText(typed.String()))
 			}
 		case "assistant":
 			var u *Usage

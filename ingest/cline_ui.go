@@ -213,10 +213,16 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 			requests++
 		case m.Type == "say" && (m.Say == "task" || (m.Say == "text" && requests == 0)):
 			b.turn(at, t, len(m.Text))
+			keepUserText(b.s, m.Text)
 		case m.Type == "say" && m.Say == "user_feedback":
 			resumed := lastAsk == "resume_task" || lastAsk == "resume_completed_task"
 			if len(waiting) == 0 || resumed {
 				b.turn(at, t, len(m.Text))
+				if !resumed {
+					// A resumed task's message does not name what
+					// changed meanwhile (clineUserText).
+					keepUserText(b.s, m.Text)
+				}
 			}
 		case m.Type == "say" && (m.Say == "text" || m.Say == "reasoning"):
 			b.lastRequest().TextChars += len(m.Text)

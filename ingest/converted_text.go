@@ -86,6 +86,7 @@ func parseConvertedText(lr *LineReader, h *Head, out *Sink) {
 				t = convertedStart(start)
 			}
 			b.turn(n, t, len(r.Content))
+			keepUserText(s, r.Content)
 		case "assistant_message":
 			b.request(n, timeZero, len(r.Content), nil)
 		default:

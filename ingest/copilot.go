@@ -80,6 +80,11 @@ type copilotData struct {
 	} `json:"tokenDetails"`
 	SelectedModel string `json:"selectedModel"`
 	Content       string `json:"content"`
+	// Attachments of a user.message: the files the user attached
+	// ({"type": "file", "path", "displayName"}, seen in real events.jsonl).
+	Attachments []struct {
+		Path string `json:"path"`
+	} `json:"attachments"`
 	ReasoningText string `json:"reasoningText"`
 	APICallID     string `json:"apiCallId"`
 	Model         string `json:"model"`
@@ -183,6 +188,7 @@ func parseCopilot(lr *LineReader, h *Head, out *Sink) {
 		case "user.message":
 			sc := scope(e.AgentID, n)
 			sc.b.turn(n, t, len(d.Content))
+			keepUserText(sc.s, copilotUserText(&d))
 			sc.lastAPI = ""
 		case "assistant.message":
 			sc := scope(e.AgentID, n)
@@ -283,4 +289,17 @@ func lastRequestOf(s *Session) *Request {
 		}
 	}
 	return nil
+}
+
+// copilotUserText is a user.message's text: its content (the prompt as
+// typed; the event's transformedContent, the text the CLI made of it for
+// the model, is not read) and the paths of the files attached.
+func copilotUserText(d *copilotData) string {
+	text := d.Content
+	for _, a := range d.Attachments {
+		if a.Path != "" {
+			text += "\n" + a.Path
+		}
+	}
+	return text
 }

@@ -498,6 +498,7 @@ func (g *geminiLog) emit(doc bool) {
 				continue
 			}
 			b.turn(m.line, t, text.Len())
+			keepUserText(s, geminiUserText(text.String()))
 		case "gemini":
 			chars := 0
 			for _, p := range parts {

@@ -173,6 +173,7 @@ func parseGeminiStream(lr *LineReader, h *Head, out *Sink) {
 			switch e.Role {
 			case "user":
 				r.b.turn(n, t, len(e.Content))
+				keepUserText(r.b.s, e.Content)
 				r.open = false
 			case "assistant":
 				if !r.open {

@@ -475,7 +475,11 @@ func parseHermesShareGPT(s *Session, entries []hermesEntry, lines []int, line in
 			}
 			b.userTurn(line, time.Time{}, len(text))
 			if isHermesCompaction(text) {
+				// A summary of the work before, written by the compressor:
+				// not the user's text.
 				s.Turns[len(s.Turns)-1].CompactedBefore = true
+			} else {
+				keepUserText(s, text)
 			}
 		case "gpt":
 			closeWaiting()

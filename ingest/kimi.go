@@ -110,6 +110,7 @@ func parseKimi(lr *LineReader, h *Head, out *Sink) {
 				return
 			}
 			b.turn(n, timeZero, len(text))
+			keepUserText(s, text)
 		case "assistant":
 			var parts []struct {
 				Type  string `json:"type"`

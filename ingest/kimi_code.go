@@ -176,6 +176,7 @@ func parseKimiCode(lr *LineReader, h *Head, out *Sink) {
 			}
 			text, _ := contentText(r.Message.Content)
 			b.turn(n, t, len(text))
+			keepUserText(b.s, text)
 			step = nil
 		case "context.append_loop_event":
 			ev := r.Event

@@ -97,6 +97,7 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 			switch {
 			case len(b.s.Turns) == 0:
 				b.turn(line, time.Time{}, len(text))
+				keepUserText(b.s, text)
 			case waiting != "":
 				rc := miniReturnCode.Get().FindStringSubmatch(text)
 				b.result(waiting, text, rc != nil && rc[1] != "0", line, time.Time{}, out)

@@ -295,6 +295,7 @@ func (p *nbParser) user(n int, rec *nbMsg) {
 		return
 	}
 	p.s.Turns = append(p.s.Turns, Turn{Line: n, Time: p.time(n, rec.Timestamp), UserChars: len(stripped)})
+	keepUserText(p.s, stripped)
 	p.turnStarts[p.messages] = len(p.s.Turns) - 1
 	p.lastUser = n
 	p.prev = nbPrevious{Role: "user"}

@@ -589,7 +589,11 @@ func (r *oaReader) feed(b *sessionBuilder, it oaItem) {
 	switch it.kind {
 	case 'u':
 		b.turn(it.line, it.time, it.chars)
-		b.s.Turns[len(b.s.Turns)-1].UserText = it.text
+		if t := &b.s.Turns[len(b.s.Turns)-1]; claudeCompactSummary(it.text) {
+			t.CompactedBefore, t.Continued = true, true
+		} else {
+			t.UserText = it.text
+		}
 	case 'a':
 		b.request(it.line, it.time, it.chars, it.usage).addText(it.text)
 		for _, c := range it.calls {

@@ -36,6 +36,7 @@ package ingest
 import (
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -87,13 +88,16 @@ type ocMessage struct {
 }
 
 type ocPart struct {
-	Type      string    `json:"type"`
-	Text      string    `json:"text"`
-	Synthetic bool      `json:"synthetic"`
-	Tool      string    `json:"tool"`
-	CallID    string    `json:"callID"`
-	Tokens    *ocTokens `json:"tokens"`
-	State     struct {
+	Type      string `json:"type"`
+	Text      string `json:"text"`
+	Synthetic bool   `json:"synthetic"`
+	// URL of a file part: a file the user attached or mentioned
+	// (FilePart in packages/opencode/src/session/message-v2.ts).
+	URL    string    `json:"url"`
+	Tool   string    `json:"tool"`
+	CallID string    `json:"callID"`
+	Tokens *ocTokens `json:"tokens"`
+	State  struct {
 		Status string           `json:"status"`
 		Input  jsonx.RawMessage `json:"input"`
 		Output string           `json:"output"`
@@ -232,6 +236,7 @@ func openCodeBuild(s *Session, msgs []ocStored, out *Sink) {
 		switch m.Role {
 		case "user":
 			chars, genuine, compact := 0, false, false
+			var typed strings.Builder
 			for _, p := range ps {
 				switch {
 				case p.Type == "compaction":
@@ -239,12 +244,18 @@ func openCodeBuild(s *Session, msgs []ocStored, out *Sink) {
 				case p.Type == "text" && !p.Synthetic:
 					genuine = true
 					chars += len(p.Text)
+					typed.WriteString(p.Text)
+					typed.WriteByte('\n')
+				case p.Type == "file":
+					typed.WriteString(strings.TrimPrefix(p.URL, "file://"))
+					typed.WriteByte('\n')
 				}
 			}
 			if compact {
 				b.compaction()
 			} else if genuine {
 				b.turn(0, t, chars)
+				keepUserText(s, typed.String())
 			}
 		case "assistant":
 			if s.Model == "" {

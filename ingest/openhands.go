@@ -296,6 +296,7 @@ func ohSession(items []ohItem, id string, line, at int, lines []int, pos *docPos
 						text = e.Message
 					}
 					b.turn(line, t, len(text))
+					keepUserText(b.s, text)
 					if compacted {
 						b.s.Turns[len(b.s.Turns)-1].CompactedBefore = true
 						compacted = false

@@ -112,6 +112,7 @@ func parseResolverRecord(rec []byte, h *Head, line int, doc bool, out *Sink) {
 			source := firstString(ev, "source")
 			if source == "user" || (source == "" && i == 0) {
 				b.turn(ln, time.Time{}, len(text))
+				keepUserText(b.s, text)
 			} else {
 				b.request(ln, time.Time{}, len(text), nil)
 			}

@@ -140,6 +140,7 @@ func (r *ohV1Reader) event(raw []byte, line int) {
 		}
 		if e.Source == "user" {
 			r.b.turn(line, t, len(text))
+			keepUserText(r.b.s, text)
 			if r.compacted {
 				r.b.s.Turns[len(r.b.s.Turns)-1].CompactedBefore = true
 				r.compacted = false

@@ -277,6 +277,7 @@ func piMessageEntry(b *convBuilder, s *Session, e *piEntry, m *piMessage, t time
 	case "user":
 		text, _ := contentText(m.Content)
 		b.turn(e.line, t, len(text))
+		keepUserText(s, text)
 	case "assistant":
 		var blocks []piBlock
 		if len(m.Content) > 0 && m.Content[0] == '[' {

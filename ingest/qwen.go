@@ -112,12 +112,15 @@ func parseQwen(lr *LineReader, h *Head, out *Sink) {
 				return
 			}
 			chars := 0
+			var typed strings.Builder
 			for _, p := range parts {
 				if p.Text != nil {
 					chars += len(*p.Text)
+					typed.WriteString(*p.Text)
 				}
 			}
 			b.turn(n, t, chars)
+			keepUserText(s, geminiUserText(typed.String()))
 		case "assistant":
 			if s.Model == "" {
 				s.Model = r.Model

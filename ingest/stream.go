@@ -87,12 +87,21 @@ type Turn struct {
 	Time time.Time
 	// UserChars is the size of the user message text in bytes.
 	UserChars int
-	// UserText is the user message's text where its reader keeps it
-	// (Claude Code, Codex, hermes, OpenAI chat logs), "" elsewhere: a
-	// guard under scope.reset: mentioned clears the observations of the
-	// paths it names (docs/rules.md).
+	// UserText is what the user wrote (and the paths of the files they
+	// attached), without what the agent put around it (editor state, the
+	// text of mentioned files, reminders): each format's page in
+	// docs/formats says what is kept. "" when the format records no text
+	// (OpenTelemetry GenAI spans, loopgate's decision log) or the message
+	// is not the user's (a compaction summary). A guard under
+	// scope.reset: mentioned clears the observations of the paths it
+	// names (docs/rules.md); "" clears them all.
 	UserText string `json:"-"`
-	Requests []Request
+	// Continued is true when the turn opens at a summary of the
+	// conversation before a compaction that the format records as a user
+	// message (CompactedBefore is then true too): the agent's text, not
+	// the user's, so a guard hears of the compaction and of no message.
+	Continued bool `json:"-"`
+	Requests  []Request
 	// CompactedBefore is true when a context compaction happened just
 	// before this turn (the model's context was rebuilt).
 	CompactedBefore bool

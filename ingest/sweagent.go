@@ -161,6 +161,7 @@ func (r *sweReader) message(m sweMessage, line int) {
 		switch {
 		case len(b.s.Turns) == 0:
 			b.turn(line, time.Time{}, len(text))
+			keepUserText(b.s, text)
 		case sc.waiting != "":
 			b.result(sc.waiting, text, false, line, time.Time{}, r.out)
 			sc.waiting = ""
@@ -169,6 +170,7 @@ func (r *sweReader) message(m sweMessage, line int) {
 			// note (a format error, a cost limit), not the user's.
 		default:
 			b.turn(line, time.Time{}, len(text))
+			keepUserText(b.s, text)
 		}
 	case "assistant":
 		b.request(line, time.Time{}, len(text), nil)

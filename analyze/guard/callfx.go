@@ -43,7 +43,7 @@ var fileWriters = map[string]bool{
 // defaults).
 func callEffect(r *rules.Rules, ev *CallEvent, pathArgs []string) shellcmd.Effect {
 	class := r.ClassOf(ev.Tool)
-	if class == "shell" || shellcmd.Tools[ev.Tool] {
+	if class == "shell" || shellcmd.IsShellTool(ev.Tool) {
 		if r.ClassActs(class) {
 			// A rules file that makes every shell call act.
 			return shellcmd.Effect{Kind: shellcmd.EffectAct, All: true}

@@ -50,7 +50,7 @@ var defaultEffects = rules.DefaultEffects()
 // class's. A shell tool's call acts when its command does
 // (shellcmd.Classify), unless the rules make the shell class act.
 func callActs(r *rules.Rules, ev *CallEvent) bool {
-	if class := r.ClassOf(ev.Tool); (class == "shell" || shellcmd.Tools[ev.Tool]) && !r.ClassActs(class) {
+	if class := r.ClassOf(ev.Tool); (class == "shell" || shellcmd.IsShellTool(ev.Tool)) && !r.ClassActs(class) {
 		c, _ := shellcmd.FromCall(ev.Tool, true, ev.arguments())
 		return c.Acts
 	}

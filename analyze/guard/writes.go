@@ -213,7 +213,7 @@ func (g *Guard) clearObservers(fx shellcmd.Effect, own int32) {
 func mayTouchFiles(r *rules.Rules, tool string) bool {
 	class := r.ClassOf(tool)
 	act, byArg := r.ToolEffect(tool)
-	return act || byArg || shellcmd.Tools[tool] || fileWriters[tool] ||
+	return act || byArg || shellcmd.IsShellTool(tool) || fileWriters[tool] ||
 		class == "shell" || class == "read" || class == "search" || class == "list" || class == "write"
 }
 

@@ -33,6 +33,10 @@ var Tools = map[string]bool{
 	"run_commands": true,
 }
 
+// IsShellTool reports whether a tool's calls run commands the package
+// reads: a shell tool (Tools) or an IPython cell (IPythonTools).
+func IsShellTool(tool string) bool { return Tools[tool] || IPythonTools[tool] }
+
 // commandArgs and dirArgs are the argument names holding a shell call's
 // command and its working directory.
 var (
@@ -47,11 +51,17 @@ var (
 // A shell call whose command cannot be read, that runs in the background
 // or that writes to a running process's input acts, with unknown reach.
 func FromCall(tool string, shellClass bool, args jsonx.Value) (Command, bool) {
-	if !shellClass && !Tools[tool] {
+	if !shellClass && !IsShellTool(tool) {
 		return Command{}, false
 	}
 	unknown := Command{Acts: true, Unknown: true}
 	if args.Kind != jsonx.Object {
+		return unknown, true
+	}
+	if IPythonTools[tool] {
+		if code, ok := args.GetString("code"); ok {
+			return FromIPython(code), true
+		}
 		return unknown, true
 	}
 	for _, name := range append(backgroundArgs, "is_input") {
