@@ -311,7 +311,8 @@ func runWithin(t *testing.T, limit time.Duration, args ...string) (string, strin
 // TestHostileCorpus replays the mixed directory and checks, file by file,
 // the sessions reported and the problem lines.
 func TestHostileCorpus(t *testing.T) {
-	t.Setenv("NO_COLOR", "1")
+	t.Parallel()
+	quietTerminal(t)
 	dir, wantSessions, wantProblems := hostileCorpus(t, true)
 	out, stderr, code := runWithin(t, 2*time.Minute, "replay", "--format", "json", "--tokenizer", "chars4", dir)
 	if code != exitOK {
@@ -425,6 +426,7 @@ func TestHostileUnreadableFile(t *testing.T) {
 // every format with one job and with eight, over the hostile corpus (the
 // 64 MiB file left out: it is checked above) and over the fixtures.
 func TestHostileDeterminism(t *testing.T) {
+	t.Parallel()
 	dir, _, _ := hostileCorpus(t, false)
 	replayFormats, inspectFormats, jobsRuns := []string{"table", "json", "jsonl", "markdown"}, []string{"table", "json"}, []string{"1", "8", "1"}
 	if testing.Short() {
@@ -460,6 +462,7 @@ func TestHostileDeterminism(t *testing.T) {
 // format, in inspect (table and json, with every call), or in a problem
 // message; --no-redact shows them (so the check can fail).
 func TestHostileSecretsNeverShown(t *testing.T) {
+	t.Parallel()
 	dir, _, _ := hostileCorpus(t, false)
 	bad := filepath.Join(dir, "bad")
 	var runs [][]string
