@@ -103,12 +103,22 @@ report() {
 }
 n=0
 running=()
-# collect: wait for one running target, and report every one that ended.
+# collect: wait for one running target, and report every one that ended
+# (N:PID each; one that ended without an outcome, the script's own error,
+# counts as failed).
 collect() {
   wait -n || true
-  local still=() i
-  for i in "${running[@]}"; do
-    if [ -f "$logs/$i.rc" ]; then report "$i"; else still+=("$i"); fi
+  local still=() job
+  for job in "${running[@]}"; do
+    if [ -f "$logs/${job%%:*}.rc" ]; then
+      report "${job%%:*}"
+    elif ! kill -0 "${job##*:}" 2>/dev/null; then
+      echo "fuzz.sh: the run of target ${job%%:*} ended without an outcome" >&2
+      cat "$logs/${job%%:*}.out" 2>/dev/null || true
+      failed=1
+    else
+      still+=("$job")
+    fi
   done
   running=("${still[@]}")
 }
@@ -116,7 +126,7 @@ while read -r dir name; do
   [ "$failed" -eq 0 ] || break
   n=$((n + 1))
   fuzz_one "$n" "$dir" "$name" &
-  running+=("$n")
+  running+=("$n:$!")
   while [ "${#running[@]}" -ge "$jobs" ]; do collect; done
 done <<< "$targets"
 while [ "${#running[@]}" -gt 0 ]; do collect; done
