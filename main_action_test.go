@@ -56,6 +56,7 @@ func runAction(t *testing.T, dir string, inputs map[string]string) actionRun {
 }
 
 func TestActionGate(t *testing.T) {
+	t.Parallel()
 	root, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,7 @@ func TestFormatsListsAgentFormats(t *testing.T) {
 // rest (rules/presets/pi-loopguard.yaml): bash is steered at 6 and blocked
 // at 7, read steered at 4 and blocked at 5.
 func TestPiLoopguardOnPiSession(t *testing.T) {
+	t.Parallel()
 	out, stderr, code := loopgate(t, "replay", "--preset", "pi-loopguard", "--format", "json", "--tokenizer", "chars4",
 		filepath.Join("fixtures", "ingest", "pi", "loop"))
 	if code != 0 {

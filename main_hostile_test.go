@@ -88,8 +88,6 @@ type badFile struct {
 	sessions int
 	// problems: the line of each problem and a word of its message.
 	problems []wantProblem
-	// skipDeterminism: too large to replay eight more times.
-	huge bool
 }
 
 type wantProblem struct {
@@ -97,8 +95,9 @@ type wantProblem struct {
 	word string
 }
 
-// hostileFiles returns the generated hostile inputs.
-func hostileFiles(t *testing.T) []badFile {
+// hostileFiles returns the generated hostile inputs, the 64 MiB one only
+// withHuge (and not under -short).
+func hostileFiles(t *testing.T, withHuge bool) []badFile {
 	secrets := hostileSecretTexts()
 	// A session whose calls repeat with secrets in their arguments and
 	// results: repeats become decisions, whose arguments reports show.
@@ -164,12 +163,43 @@ func hostileFiles(t *testing.T) []badFile {
 		// compressor; today it leaves a call without its result).
 		{name: "cut.jsonl.gz", data: gz.Bytes()[:gz.Len()/2], sessions: 1, problems: []wantProblem{{-1, "has no result"}, {-1, "gzip data ends early"}}},
 	}
-	if !testing.Short() {
-		big := strings.Repeat("y", 64<<20)
-		files = append(files, badFile{name: "huge-line.jsonl", huge: true, sessions: 1,
-			data: linesOf(nanobotCalls([][3]string{{"read_file", `{"path": "big.log"}`, big}, {"read_file", `{"path": "big.log"}`, big}})...)})
+	if withHuge && !testing.Short() {
+		files = append(files, badFile{name: "huge-line.jsonl", sessions: 1, data: hugeLineFile(64 << 20)})
 	}
 	return files
+}
+
+// hugeLineFile is linesOf(nanobotCalls(...)) of two reads of big.log whose
+// results are size bytes of "y" each, written straight into one buffer:
+// built through jsonString, Sprintf and Join, each result was copied
+// several times over, a large part of the tests' CPU (docs/performance.md,
+// "The test suite"). A result of "y"s is its own JSON text between quotes,
+// so the bytes are those nanobotCalls writes (TestHugeLineFileAsWritten).
+func hugeLineFile(size int) []byte {
+	const mark = "HUGE-RESULT"
+	small := string(linesOf(nanobotCalls([][3]string{{"read_file", `{"path": "big.log"}`, mark}, {"read_file", `{"path": "big.log"}`, mark}})...))
+	parts := strings.Split(small, mark)
+	out := make([]byte, 0, len(small)+(len(parts)-1)*size)
+	for i, p := range parts {
+		if i > 0 {
+			out = append(out, bytes.Repeat([]byte("y"), size)...)
+		}
+		out = append(out, p...)
+	}
+	return out
+}
+
+// TestHugeLineFileAsWritten: hugeLineFile writes the bytes nanobotCalls
+// and linesOf write for the same session, at sizes small enough to build
+// both ways.
+func TestHugeLineFileAsWritten(t *testing.T) {
+	for _, size := range []int{0, 1, 1000, 70_000} {
+		big := strings.Repeat("y", size)
+		want := linesOf(nanobotCalls([][3]string{{"read_file", `{"path": "big.log"}`, big}, {"read_file", `{"path": "big.log"}`, big}})...)
+		if got := hugeLineFile(size); !bytes.Equal(got, want) {
+			t.Errorf("size %d: hugeLineFile differs from nanobotCalls:\n%.300q\nwant\n%.300q", size, got, want)
+		}
+	}
 }
 
 // hostileCorpus writes the corpus: every fixture transcript (copied under
@@ -224,10 +254,7 @@ func hostileCorpus(t *testing.T, withHuge bool) (string, map[string]int, map[str
 	if err := os.MkdirAll(bad, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range hostileFiles(t) {
-		if f.huge && !withHuge {
-			continue
-		}
+	for _, f := range hostileFiles(t, withHuge) {
 		p := filepath.Join(bad, f.name)
 		if err := os.WriteFile(p, f.data, 0o644); err != nil {
 			t.Fatal(err)
@@ -284,7 +311,8 @@ func runWithin(t *testing.T, limit time.Duration, args ...string) (string, strin
 // TestHostileCorpus replays the mixed directory and checks, file by file,
 // the sessions reported and the problem lines.
 func TestHostileCorpus(t *testing.T) {
-	t.Setenv("NO_COLOR", "1")
+	t.Parallel()
+	quietTerminal(t)
 	dir, wantSessions, wantProblems := hostileCorpus(t, true)
 	out, stderr, code := runWithin(t, 2*time.Minute, "replay", "--format", "json", "--tokenizer", "chars4", dir)
 	if code != exitOK {
@@ -398,6 +426,7 @@ func TestHostileUnreadableFile(t *testing.T) {
 // every format with one job and with eight, over the hostile corpus (the
 // 64 MiB file left out: it is checked above) and over the fixtures.
 func TestHostileDeterminism(t *testing.T) {
+	t.Parallel()
 	dir, _, _ := hostileCorpus(t, false)
 	replayFormats, inspectFormats, jobsRuns := []string{"table", "json", "jsonl", "markdown"}, []string{"table", "json"}, []string{"1", "8", "1"}
 	if testing.Short() {
@@ -433,6 +462,7 @@ func TestHostileDeterminism(t *testing.T) {
 // format, in inspect (table and json, with every call), or in a problem
 // message; --no-redact shows them (so the check can fail).
 func TestHostileSecretsNeverShown(t *testing.T) {
+	t.Parallel()
 	dir, _, _ := hostileCorpus(t, false)
 	bad := filepath.Join(dir, "bad")
 	var runs [][]string

@@ -41,6 +41,12 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	os.Setenv(filecache.EnvDir, dir)
+	// The reports of the CLI run in-process take their default width and
+	// no color (main_columns_test.go runs them on a narrow terminal): set
+	// here once, for the tests that run in parallel, which cannot call
+	// t.Setenv (quietTerminal).
+	os.Setenv("COLUMNS", "")
+	os.Setenv("NO_COLOR", "1")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -149,6 +155,7 @@ func writeNULGzip(t *testing.T, path string, size int) {
 // the run goes on to the next file, and the process stays within a bound
 // that follows --max-record, in replay, inspect and gate.
 func TestHugeLineMemory(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("reads 512 MiB of NUL bytes")
 	}
@@ -321,6 +328,7 @@ func writeNoSpaceResults(t *testing.T, path string, size int) {
 // (two of 256 MB took 9.7 GB and 164 s) are counted in bounded chunks;
 // the report says the counts are estimates, and the process stays small.
 func TestTokenizerLongRunMemory(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("tokenizes 64 MiB")
 	}

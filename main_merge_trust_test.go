@@ -36,6 +36,7 @@ func tamperSummary(t *testing.T, part string, edit func(summary, partial map[str
 // is refused naming its line; many missing shards are counted, not
 // listed one by one.
 func TestMergeDistrustsPartials(t *testing.T) {
+	t.Parallel()
 	corpus := shardCorpus(t)
 	parts := writeShards(t, 3, "replay", corpus, "--tokenizer", "chars4", "--format", "jsonl")
 	set := func(member string, v any) func(s, p map[string]any) {

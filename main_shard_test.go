@@ -46,6 +46,7 @@ func writeShards(t *testing.T, n int, args ...string) []string {
 // per-session rows, byte for byte), for replay in every report format and
 // for compare and sweep.
 func TestShardMergeEqualsOneRun(t *testing.T) {
+	t.Parallel()
 	corpus := shardCorpus(t)
 	cases := []struct {
 		name    string
@@ -94,6 +95,7 @@ func TestShardMergeEqualsOneRun(t *testing.T) {
 // TestShardsPartition: every file is in exactly one shard, and no shard of
 // a corpus of dozens of files is empty (the hash spreads them).
 func TestShardsPartition(t *testing.T) {
+	t.Parallel()
 	corpus := shardCorpus(t)
 	all, _, code := loopgate(t, "inspect", corpus, "--format", "json")
 	if code != 0 {
@@ -119,6 +121,7 @@ func TestShardsPartition(t *testing.T) {
 // TestMergeRefuses: reports that are not shards of one run are refused
 // with a message saying why, and a missing shard is named.
 func TestMergeRefuses(t *testing.T) {
+	t.Parallel()
 	corpus := shardCorpus(t)
 	base := []string{"replay", corpus, "--tokenizer", "chars4", "--format", "jsonl"}
 	parts := writeShards(t, 3, base...)

@@ -28,13 +28,27 @@ const (
 // loopgate runs the CLI in-process and returns stdout, stderr and the exit code.
 func loopgate(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	// No terminal width: the reports take their default width and no line
-	// is wrapped (main_columns_test.go runs them on a narrow terminal).
-	t.Setenv("COLUMNS", "")
-	t.Setenv("NO_COLOR", "1")
+	quietTerminal(t)
 	var out, errb bytes.Buffer
 	code := run(append([]string{"loopgate"}, args...), &out, &errb)
 	return out.String(), errb.String(), code
+}
+
+// quietTerminal makes sure the CLI sees no terminal width (the reports
+// take their default width and no line is wrapped) and NO_COLOR. TestMain
+// sets both for the whole run; a test that changed them with t.Setenv
+// gets them back for its own time. Only a sequential test can have
+// changed them (Go forbids t.Setenv in a parallel one, and runs the
+// parallel tests after the sequential ones), so a parallel test never
+// reaches the t.Setenv here.
+func quietTerminal(t *testing.T) {
+	t.Helper()
+	if v, ok := os.LookupEnv("COLUMNS"); !ok || v != "" {
+		t.Setenv("COLUMNS", "")
+	}
+	if os.Getenv("NO_COLOR") != "1" {
+		t.Setenv("NO_COLOR", "1")
+	}
 }
 
 func checkGolden(t *testing.T, path string, got string) {

@@ -90,6 +90,7 @@ func TestBadReference(t *testing.T) {
 // files verbatim, whose owners may be tracker issues: there only the other
 // references are checked.
 func TestReferencesResolve(t *testing.T) {
+	t.Parallel()
 	fail := func(file string, line int, why string) {
 		t.Errorf("%s:%d: %s", file, line, why)
 	}

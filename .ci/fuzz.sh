@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every Go fuzz target of the module for a given time each, one target
+# Runs every Go fuzz target of the module for a given time each, two targets
 # at a time, and stops at the first failure (docs/reliability.md).
 #
 #   bash .ci/fuzz.sh          # 10s per target (the CI default)
@@ -42,37 +42,96 @@ echo "== fuzz: $count targets, $fuzztime each"
 # inputs DIR NAME: the saved inputs of a target, one per line.
 inputs() { ls "$1/testdata/fuzz/$2" 2>/dev/null | sort || true; }
 
+# Targets run FUZZJOBS at a time (default 2: the two cores; each target
+# is one fuzz worker beside its coordinator, about one core). Each one's
+# output is printed whole when it ends, so the lines of two never mix.
+jobs="${FUZZJOBS:-2}"
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+
 # Go 1.26's fuzz coordinator can fail a target with a bare "context deadline
 # exceeded" at the -fuzztime boundary, writing no failing input
 # (go.dev/issue/75804, fixed in Go 1.27; seen here on FuzzLineReader under
 # load). Such a run is retried once; if it happens again it is reported as
 # that flake, not as a finding. A run that writes a failing input always
 # fails the script.
+#
+# fuzz_one N DIR NAME runs one target, its output in $logs/N.out and its
+# outcome in $logs/N.rc: ok, retried, flake, or fail.
+fuzz_one() {
+  local n=$1 dir=$2 name=$3 t0 attempt before after out rc outcome=ok
+  t0=$(date +%s)
+  {
+    echo "-- $dir $name"
+    for attempt in 1 2; do
+      before=$(inputs "$dir" "$name")
+      out=$(go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" -fuzzminimizetime="$minimize" -parallel="$parallel" "$dir" 2>&1) && rc=0 || rc=$?
+      echo "$out" | tail -n 20
+      [ "$rc" -eq 0 ] && break
+      after=$(inputs "$dir" "$name")
+      if [ "$before" = "$after" ] && echo "$out" | grep -q "context deadline exceeded"; then
+        if [ "$attempt" -eq 1 ]; then
+          echo "   (Go's fuzz-deadline flake, go.dev/issue/75804, no failing input written: retrying once)"
+          outcome=retried
+          continue
+        fi
+        echo "   warning: $name hit Go's fuzz-deadline flake twice (no failing input written); counted as a flake"
+        outcome=flake
+        break
+      fi
+      echo "fuzz.sh: $name in $dir failed; the failing input is under $dir/testdata/fuzz/$name/"
+      outcome=fail
+      break
+    done
+    echo "   ($(( $(date +%s) - t0 ))s)"
+  } > "$logs/$n.out" 2>&1
+  echo "$outcome" > "$logs/$n.rc"
+}
+
 flakes=0
 retried=0
+failed=0
 start=$(date +%s)
-while read -r dir name; do
-  echo "-- $dir $name"
-  t0=$(date +%s)
-  for attempt in 1 2; do
-    before=$(inputs "$dir" "$name")
-    out=$(go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" -fuzzminimizetime="$minimize" -parallel="$parallel" "$dir" 2>&1) && rc=0 || rc=$?
-    echo "$out" | tail -n 20
-    [ "$rc" -eq 0 ] && break
-    after=$(inputs "$dir" "$name")
-    if [ "$before" = "$after" ] && echo "$out" | grep -q "context deadline exceeded"; then
-      if [ "$attempt" -eq 1 ]; then
-        echo "   (Go's fuzz-deadline flake, go.dev/issue/75804, no failing input written: retrying once)"
-        retried=$((retried + 1))
-        continue
-      fi
-      echo "   warning: $name hit Go's fuzz-deadline flake twice (no failing input written); counted as a flake"
-      flakes=$((flakes + 1))
-      break
+# report N: print target N's output and count its outcome.
+report() {
+  cat "$logs/$1.out"
+  case $(cat "$logs/$1.rc") in
+    retried) retried=$((retried + 1)) ;;
+    flake) retried=$((retried + 1)); flakes=$((flakes + 1)) ;;
+    fail) failed=1 ;;
+  esac
+}
+n=0
+running=()
+# collect: wait for one running target, and report every one that ended
+# (N:PID each; one that ended without an outcome, the script's own error,
+# counts as failed).
+collect() {
+  wait -n || true
+  local still=() job
+  for job in "${running[@]}"; do
+    if [ -f "$logs/${job%%:*}.rc" ]; then
+      report "${job%%:*}"
+    elif ! kill -0 "${job##*:}" 2>/dev/null; then
+      echo "fuzz.sh: the run of target ${job%%:*} ended without an outcome" >&2
+      cat "$logs/${job%%:*}.out" 2>/dev/null || true
+      failed=1
+    else
+      still+=("$job")
     fi
-    echo "fuzz.sh: $name in $dir failed; the failing input is under $dir/testdata/fuzz/$name/" >&2
-    exit 1
   done
-  echo "   ($(( $(date +%s) - t0 ))s)"
+  running=("${still[@]}")
+}
+while read -r dir name; do
+  [ "$failed" -eq 0 ] || break
+  n=$((n + 1))
+  fuzz_one "$n" "$dir" "$name" &
+  running+=("$n:$!")
+  while [ "${#running[@]}" -ge "$jobs" ]; do collect; done
 done <<< "$targets"
+while [ "${#running[@]}" -gt 0 ]; do collect; done
+if [ "$failed" -ne 0 ]; then
+  echo "fuzz.sh: a target failed (above); the targets not yet started were not run" >&2
+  exit 1
+fi
 echo "== fuzz: all $count targets clean in $(( $(date +%s) - start ))s ($retried retried after Go's deadline flake, $flakes flaked twice)"

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
 // TestPermuteArgs: flags after the paths go in front of them, with their
@@ -114,5 +117,36 @@ func TestHookAppAlone(t *testing.T) {
 				t.Errorf("nothing printed by the whole app: the case compares nothing")
 			}
 		})
+	}
+}
+
+// TestFlagsPerApp: two apps share no flag value, at any depth of
+// subcommands, so that commands parsed at once in one process (the
+// tests run the CLI in parallel) do not write into the same flag. Within
+// one app a flag may serve only one command too: the app runs one.
+func TestFlagsPerApp(t *testing.T) {
+	seen := map[cli.Flag]string{}
+	var walk func(app int, path string, cmds []*cli.Command)
+	walk = func(app int, path string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			where := fmt.Sprintf("app %d: %s %s", app, path, c.Name)
+			for _, f := range c.Flags {
+				if before, ok := seen[f]; ok {
+					t.Errorf("--%s of %s is the value of %s", f.Names()[0], where, before)
+				}
+				seen[f] = where
+			}
+			walk(app, path+" "+c.Name, c.Subcommands)
+		}
+	}
+	for app := range 2 {
+		a := newApp(io.Discard, io.Discard, "dev")
+		for _, f := range a.Flags {
+			seen[f] = fmt.Sprintf("app %d: loopgate", app)
+		}
+		walk(app, "loopgate", a.Commands)
+	}
+	if len(seen) < 100 {
+		t.Errorf("only %d flags seen in two apps: the walk missed commands", len(seen))
 	}
 }

@@ -16,10 +16,12 @@ import (
 )
 
 // cacheFlags are replay's flags for its cache.
-var cacheFlags = []cli.Flag{
-	&cli.BoolFlag{Name: "no-cache", Usage: "read every file again: neither use nor update the replay cache"},
-	&cli.StringFlag{Name: "cache-dir", Usage: "the replay cache's `DIR` (default: $" + filecache.EnvDir + ", else loopgate/ in the user's cache folder; " + filecache.EnvDir + "=off turns the cache off)"},
-	&cli.StringFlag{Name: "cache-size", Value: "1GiB", Usage: "the most the replay cache may hold (`SIZE`, such as 500MB or 2GiB); the entries used least recently go first"},
+func cacheFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "no-cache", Usage: "read every file again: neither use nor update the replay cache"},
+		&cli.StringFlag{Name: "cache-dir", Usage: "the replay cache's `DIR` (default: $" + filecache.EnvDir + ", else loopgate/ in the user's cache folder; " + filecache.EnvDir + "=off turns the cache off)"},
+		&cli.StringFlag{Name: "cache-size", Value: "1GiB", Usage: "the most the replay cache may hold (`SIZE`, such as 500MB or 2GiB); the entries used least recently go first"},
+	}
 }
 
 // replayCache is the cache a replay uses, nil under --no-cache. A cache

@@ -22,7 +22,7 @@ func explainCommand() *cli.Command {
 		Name:      "explain",
 		Usage:     "why one call was steered or blocked: the chain of calls the guard counted",
 		ArgsUsage: "PATH",
-		Flags: []cli.Flag{rulesFlag, presetFlag, inputFormatFlag, noRedactFlag,
+		Flags: []cli.Flag{rulesFlag(), presetFlag(), inputFormatFlag(), noRedactFlag(),
 			&cli.StringFlag{Name: "session", Usage: "the session `ID`: its selector (ID, or ID/AGENT for a subagent, as reports show it) or a prefix of it; needed when the file holds several"},
 			&cli.IntFlag{Name: "call", Usage: "the call number `N` in its session (a decision's call)"},
 			formatFlag("explain", "text", "%s"),

@@ -19,18 +19,47 @@ import (
 	"github.com/loopgate/loopgate/rules"
 )
 
-// Flags shared by several commands.
-var (
-	inputFormatFlag = &cli.StringFlag{Name: "input-format", Usage: "read every file as this format (see 'loopgate formats') instead of detecting it"}
-	rulesFlag       = &cli.StringFlag{Name: "rules", Usage: "rules `FILE` (YAML)"}
-	presetFlag      = &cli.StringFlag{Name: "preset", Usage: "built-in rules `NAME` (default: loopgate; see 'loopgate rules print --preset NAME')"}
-	jobsFlag        = &cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "files read in parallel (0: one per core)"}
-	strictFlag      = &cli.BoolFlag{Name: "strict", Usage: "exit 2 when the input has any problem"}
-	colorFlag       = &cli.StringFlag{Name: "color", Value: "auto", Usage: "color: auto|always|never (NO_COLOR is respected in auto)"}
-	noRedactFlag    = &cli.BoolFlag{Name: "no-redact", Usage: "show secrets found in arguments and results (redacted by default)"}
-	tokenizerFlag   = &cli.StringFlag{Name: "tokenizer", Value: "o200k_base", Usage: "token counter: o200k_base, cl100k_base, or chars4 (fast approximation)"}
-	progressFlag    = &cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress on standard error: auto (when it is a terminal)|always|never"}
-)
+// Flags shared by several commands. Each is built anew for every app:
+// urfave/cli's Apply writes into the flag it parses with (its default,
+// whether it was set), so one value shared by the apps of a process
+// would be shared by two commands run at once in it (the tests run the
+// CLI in parallel in one process; TestFlagsPerApp).
+
+func inputFormatFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "input-format", Usage: "read every file as this format (see 'loopgate formats') instead of detecting it"}
+}
+
+func rulesFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "rules", Usage: "rules `FILE` (YAML)"}
+}
+
+func presetFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "preset", Usage: "built-in rules `NAME` (default: loopgate; see 'loopgate rules print --preset NAME')"}
+}
+
+func jobsFlag() *cli.IntFlag {
+	return &cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Usage: "files read in parallel (0: one per core)"}
+}
+
+func strictFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "strict", Usage: "exit 2 when the input has any problem"}
+}
+
+func colorFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "color", Value: "auto", Usage: "color: auto|always|never (NO_COLOR is respected in auto)"}
+}
+
+func noRedactFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "no-redact", Usage: "show secrets found in arguments and results (redacted by default)"}
+}
+
+func tokenizerFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "tokenizer", Value: "o200k_base", Usage: "token counter: o200k_base, cl100k_base, or chars4 (fast approximation)"}
+}
+
+func progressFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "progress", Value: "auto", Usage: "progress on standard error: auto (when it is a terminal)|always|never"}
+}
 
 func loadRules(c *cli.Context) (*rules.Rules, error) {
 	file, preset := c.String("rules"), c.String("preset")

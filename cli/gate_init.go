@@ -24,7 +24,7 @@ func gateInitCommand() *cli.Command {
 		Name:      "init",
 		Usage:     "write a gate file with one case per transcript, expectations taken from a replay",
 		ArgsUsage: "PATH...",
-		Flags: []cli.Flag{rulesFlag, presetFlag, inputFormatFlag,
+		Flags: []cli.Flag{rulesFlag(), presetFlag(), inputFormatFlag(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: gate.DefaultFile, Usage: "the gate `FILE` to write"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite the gate file if it exists"},
 		},

@@ -36,7 +36,7 @@ func hookCommand() *cli.Command {
 		Usage:     "live: decide one tool call of a running agent (one hook event on stdin, the agent's answer on stdout)",
 		UsageText: "loopgate hook --agent AGENT [--preset NAME | --rules FILE] [--state-dir DIR] [--shadow] [--log FILE]",
 		Flags: []cli.Flag{
-			agentFlag(), rulesFlag, presetFlag,
+			agentFlag(), rulesFlag(), presetFlag(),
 			&cli.StringFlag{Name: "state-dir", Usage: "per-session state `DIR` (default $XDG_STATE_HOME/loopgate or ~/.local/state/loopgate)"},
 			&cli.BoolFlag{Name: "shadow", Usage: "never block or steer: only record what the guard would do, with the real results, in the decision log"},
 			&cli.StringFlag{Name: "log", Usage: "append every event and decision to this JSONL decision `FILE` (default with --shadow: decisions.jsonl in the state directory)"},
@@ -186,7 +186,7 @@ func hookInstallCommand(remove bool) *cli.Command {
 		&cli.BoolFlag{Name: "dry-run", Usage: "print the settings as they would be, write nothing"},
 	}
 	if !remove {
-		flags = append(flags, rulesFlag, presetFlag,
+		flags = append(flags, rulesFlag(), presetFlag(),
 			&cli.StringFlag{Name: "state-dir", Usage: "pass --state-dir `DIR` to the hook"},
 			&cli.BoolFlag{Name: "shadow", Usage: "install the hook in shadow mode (record only)"},
 			&cli.StringFlag{Name: "log", Usage: "pass --log `FILE` to the hook"},

@@ -25,7 +25,7 @@ func hookSimulateCommand() *cli.Command {
 		Usage:     "feed transcripts through the hook as the agent would and compare each call's action with replay",
 		ArgsUsage: "PATH...",
 		Flags: []cli.Flag{
-			agentFlag(), rulesFlag, presetFlag, inputFormatFlag,
+			agentFlag(), rulesFlag(), presetFlag(), inputFormatFlag(),
 			&cli.StringFlag{Name: "state-dir", Usage: "state `DIR` for the simulated sessions (default: a temporary directory, removed after)"},
 			&cli.BoolFlag{Name: "exec", Usage: "run every hook event through a new 'loopgate hook' process, as the agent does (slower)"},
 			&cli.BoolFlag{Name: "verbose", Usage: "list every call, not only those whose actions differ"},

@@ -22,13 +22,15 @@ import (
 )
 
 // inputFlags are the flags of every command that reads transcripts.
-var inputFlags = []cli.Flag{
-	&cli.StringSliceFlag{Name: "agent", Usage: "with no PATH, read only this agent's default session folders (repeatable; see 'loopgate where')"},
-	&cli.BoolFlag{Name: "allow-empty", Usage: "exit 0 when no transcript is found (default: exit 2)"},
-	&cli.StringFlag{Name: "since", Usage: "only sessions that end at or after `TIME`: a date (2026-11-01), an RFC 3339 time, or a duration before now (7d, 12h)"},
-	&cli.StringFlag{Name: "until", Usage: "only sessions that start at or before `TIME` (same forms as --since)"},
-	&cli.StringSliceFlag{Name: "session", Usage: "only the session `ID` (a prefix matches, so an id keeps its subagents too; ID/AGENT, the selector reports show, picks one subagent, ID/main the main one; repeatable)"},
-	&cli.StringFlag{Name: "tool", Usage: "only sessions that call the tool `NAME`"},
+func inputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "agent", Usage: "with no PATH, read only this agent's default session folders (repeatable; see 'loopgate where')"},
+		&cli.BoolFlag{Name: "allow-empty", Usage: "exit 0 when no transcript is found (default: exit 2)"},
+		&cli.StringFlag{Name: "since", Usage: "only sessions that end at or after `TIME`: a date (2026-11-01), an RFC 3339 time, or a duration before now (7d, 12h)"},
+		&cli.StringFlag{Name: "until", Usage: "only sessions that start at or before `TIME` (same forms as --since)"},
+		&cli.StringSliceFlag{Name: "session", Usage: "only the session `ID` (a prefix matches, so an id keeps its subagents too; ID/AGENT, the selector reports show, picks one subagent, ID/main the main one; repeatable)"},
+		&cli.StringFlag{Name: "tool", Usage: "only sessions that call the tool `NAME`"},
+	}
 }
 
 // stderrProblems is how many input problems a command prints on standard
@@ -339,9 +341,11 @@ func plural(n int, noun string) string {
 }
 
 // replayFlags shape replay's table and markdown reports.
-var replayFlags = []cli.Flag{
-	&cli.IntFlag{Name: "top", Value: report.DefaultTopSessions, Usage: "sessions shown in table and markdown reports, those where the guard saved most first (0: all)"},
-	&cli.StringFlag{Name: "by", Usage: "add a per-`PERIOD` view of calls, stops and tokens saved to table and markdown reports: day"},
+func replayFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "top", Value: report.DefaultTopSessions, Usage: "sessions shown in table and markdown reports, those where the guard saved most first (0: all)"},
+		&cli.StringFlag{Name: "by", Usage: "add a per-`PERIOD` view of calls, stops and tokens saved to table and markdown reports: day"},
+	}
 }
 
 // replayReportOptions takes --top, --by and checks --max-decisions and

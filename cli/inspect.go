@@ -20,10 +20,10 @@ func inspectCommand() *cli.Command {
 		Usage:     "show the normalized stream: sessions, turns, requests, calls",
 		ArgsUsage: "PATH...",
 		Flags: append([]cli.Flag{
-			inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, rulesFlag, presetFlag, progressFlag, shardFlag, maxRecordFlag,
+			inputFormatFlag(), jobsFlag(), strictFlag(), colorFlag(), noRedactFlag(), rulesFlag(), presetFlag(), progressFlag(), shardFlag(), maxRecordFlag(),
 			formatFlag("inspect", "table", "%s"),
 			&cli.BoolFlag{Name: "calls", Usage: "list every call"},
-		}, inputFlags...),
+		}, inputFlags()...),
 		Action: func(c *cli.Context) error {
 			defer memlimit.ForStreaming()()
 			format, err := checkFormat(c, "inspect")

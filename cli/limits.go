@@ -11,8 +11,10 @@ import (
 // maxRecordFlag bounds one record (a JSONL line, a JSON document) of the
 // reading commands: a larger one is one problem, and memory follows the
 // limit, not the longest line.
-var maxRecordFlag = &cli.StringFlag{Name: "max-record", Value: "256MiB",
-	Usage: "largest record (JSONL line or JSON document) read, e.g. 64MiB or 1GiB; a larger one is a problem and is skipped"}
+func maxRecordFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "max-record", Value: "256MiB",
+		Usage: "largest record (JSONL line or JSON document) read, e.g. 64MiB or 1GiB; a larger one is a problem and is skipped"}
+}
 
 // maxRecord is the --max-record flag in bytes.
 func maxRecord(c *cli.Context) (int64, error) {

@@ -18,7 +18,9 @@ import (
 // commands, and 'loopgate merge', which combines the shards' partial
 // reports into the report of one run.
 
-var shardFlag = &cli.StringFlag{Name: "shard", Usage: "read only shard `K/N` of the files found (K from 1 to N; each file's shard is a hash of its path under its PATH), and write what 'loopgate merge' needs into json/jsonl reports"}
+func shardFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "shard", Usage: "read only shard `K/N` of the files found (K from 1 to N; each file's shard is a hash of its path under its PATH), and write what 'loopgate merge' needs into json/jsonl reports"}
+}
 
 // sharding is the --shard of a run: which files it kept and what its
 // partial report must say.
@@ -97,13 +99,13 @@ func mergeCommand() *cli.Command {
 		Name:      "merge",
 		Usage:     "combine the partial reports of shards (--shard K/N) into the report of one run",
 		ArgsUsage: "PARTIAL... (files, or - for standard input)",
-		Flags: append([]cli.Flag{colorFlag,
+		Flags: append([]cli.Flag{colorFlag(),
 			&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "report format (replay: " + formatChoices("replay") + "; compare and sweep: " + formatChoices("compare") + "; default: table on a terminal, json otherwise)"},
 			outputFlag("merge"),
 			&cli.BoolFlag{Name: "allow-missing", Usage: "merge even when some shards are missing (they are named on standard error)"},
 			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
-			maxRecordFlag,
-		}, replayFlags...),
+			maxRecordFlag(),
+		}, replayFlags()...),
 		Action: func(c *cli.Context) error {
 			names := c.Args().Slice()
 			if len(names) == 0 {

@@ -45,8 +45,10 @@ func outputFlag(command string) *cli.StringFlag {
 }
 
 // gateOutputFlag is the gate's --output: its --format has a default.
-var gateOutputFlag = &cli.StringFlag{Name: "output", Aliases: []string{"o"},
-	Usage: "write what --format prints to `FILE` instead of standard output (replaced whole once written)"}
+func gateOutputFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "output", Aliases: []string{"o"},
+		Usage: "write what --format prints to `FILE` instead of standard output (replaced whole once written)"}
+}
 
 // checkFormat is --format checked against the command's formats.
 func checkFormat(c *cli.Context, command string) (string, error) {

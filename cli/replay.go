@@ -23,11 +23,11 @@ func replayCommand() *cli.Command {
 		Usage:     "replay transcripts under a rules file or preset and report",
 		ArgsUsage: "PATH...",
 		Flags: append([]cli.Flag{
-			rulesFlag, presetFlag, inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag, maxRecordFlag,
+			rulesFlag(), presetFlag(), inputFormatFlag(), jobsFlag(), strictFlag(), colorFlag(), noRedactFlag(), tokenizerFlag(), progressFlag(), shardFlag(), maxRecordFlag(),
 			formatFlag("replay", "", "report format: %s (default: table on a terminal, json otherwise)"), outputFlag("replay"),
 			&cli.StringFlag{Name: "fail-on", Value: "never", Usage: "exit 1 when any call is: steer (steered or worse)|block (blocked, deduped or halted)|harmful|never"},
 			&cli.IntFlag{Name: "max-decisions", Value: 20, Usage: "decisions listed per session in table and markdown reports (0: all)"},
-		}, slices.Concat(inputFlags, replayFlags, cacheFlags)...),
+		}, slices.Concat(inputFlags(), replayFlags(), cacheFlags())...),
 		Action: func(c *cli.Context) error {
 			defer memlimit.ForStreaming()()
 			r, err := loadRules(c)

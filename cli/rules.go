@@ -20,7 +20,7 @@ func rulesCommand() *cli.Command {
 			{
 				Name:  "print",
 				Usage: "print the effective rules as YAML that --rules accepts back",
-				Flags: []cli.Flag{rulesFlag, presetFlag,
+				Flags: []cli.Flag{rulesFlag(), presetFlag(),
 					&cli.BoolFlag{Name: "list", Usage: "list the preset names"},
 					&cli.BoolFlag{Name: "source", Usage: "with --preset: print the preset file as written, with the comments that cite its design and readings"}},
 				Action: func(c *cli.Context) error {

@@ -19,7 +19,7 @@ func sweepCommand() *cli.Command {
 		Name:      "sweep",
 		Usage:     "vary thresholds; precision, recall and tokens per setting, with the Pareto front",
 		ArgsUsage: "PATH...",
-		Flags: append([]cli.Flag{rulesFlag, presetFlag,
+		Flags: append([]cli.Flag{rulesFlag(), presetFlag(),
 			&cli.StringSliceFlag{Name: "vary", Usage: "`KEY=RANGE` to vary, e.g. tools.class:read.block_at=2..6 or detectors.repeat.block_at=3,5 (repeatable: the cross product is replayed)"},
 		}, tuningFlags("sweep")...),
 		Action: func(c *cli.Context) error {

@@ -25,7 +25,7 @@ func tuneCommand() *cli.Command {
 		switch f.Names()[0] {
 		case "format", "output":
 		case "shard":
-			flags = append(flags, tuneShardFlag)
+			flags = append(flags, tuneShardFlag())
 		default:
 			flags = append(flags, f)
 		}
@@ -36,7 +36,7 @@ func tuneCommand() *cli.Command {
 		ArgsUsage: "PATH...",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "base", Usage: "start from the preset `NAME` (default: loopgate)"},
-			rulesFlag,
+			rulesFlag(),
 			&cli.IntFlag{Name: "max-harm", Usage: "harm budget: the most harmful stops the chosen setting may make"},
 			&cli.StringSliceFlag{Name: "vary", Usage: "`KEY=RANGE` to search instead of the default grid, as sweep takes it (repeatable)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the chosen rules to `FILE` (without it tune only prints)"},
@@ -49,7 +49,9 @@ func tuneCommand() *cli.Command {
 // tuneShardFlag is replay's --shard for tune: the files it tunes on. The
 // split is the one replay, compare and sweep make with the same K/N and
 // PATHs, so the other shards hold out the rest.
-var tuneShardFlag = &cli.StringFlag{Name: "shard", Usage: "tune on shard `K/N` of the files found only (each file's shard is a hash of its path under its PATH, as replay --shard splits them); check the choice on the other shards with replay --shard"}
+func tuneShardFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "shard", Usage: "tune on shard `K/N` of the files found only (each file's shard is a hash of its path under its PATH, as replay --shard splits them); check the choice on the other shards with replay --shard"}
+}
 
 func runTune(c *cli.Context) error {
 	if c.Int("max-harm") < 0 {

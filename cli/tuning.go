@@ -84,6 +84,6 @@ func replayConfigs(c *cli.Context, cfgs []*rules.Rules, counter tokens.Counter, 
 // tuningFlags are the flags compare and sweep share; command names the
 // one whose formats --format lists.
 func tuningFlags(command string) []cli.Flag {
-	return append([]cli.Flag{inputFormatFlag, jobsFlag, strictFlag, colorFlag, noRedactFlag, tokenizerFlag, progressFlag, shardFlag, maxRecordFlag,
-		formatFlag(command, "", "%s (default: table on a terminal, json otherwise)"), outputFlag(command)}, inputFlags...)
+	return append([]cli.Flag{inputFormatFlag(), jobsFlag(), strictFlag(), colorFlag(), noRedactFlag(), tokenizerFlag(), progressFlag(), shardFlag(), maxRecordFlag(),
+		formatFlag(command, "", "%s (default: table on a terminal, json otherwise)"), outputFlag(command)}, inputFlags()...)
 }
