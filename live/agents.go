@@ -167,6 +167,10 @@ type wire struct {
 	Request        string           `json:"loopgate_request"`
 	Format         string           `json:"loopgate_format"`
 	Platform       string           `json:"loopgate_platform"`
+	// PromptUnknown: the simulation's hint that a prompt's text is not
+	// known (its transcript's reader keeps none), for an agent that sends
+	// no prompt event without text (Qwen Code: parseQwen).
+	PromptUnknown bool `json:"loopgate_prompt_unknown"`
 	ToolUseID      string           `json:"tool_use_id"`
 	ToolResponse   jsonx.RawMessage `json:"tool_response"`
 	ToolOutput     jsonx.RawMessage `json:"tool_output"`
@@ -229,6 +233,9 @@ func (p *Protocol) ParseEvent(raw []byte) (Event, error) {
 		ev.Request = w.Request
 	}
 	ev.Format, ev.Platform = firstNonEmpty(w.Format, p.Format), w.Platform
+	if w.PromptUnknown {
+		ev.Prompt = ""
+	}
 	if ev.Time.IsZero() && w.Timestamp != "" {
 		if t, err := parseTimestamp(w.Timestamp); err == nil {
 			ev.Time = t.UTC()

@@ -20,6 +20,9 @@ func TestPromptText(t *testing.T) {
 		{"claude-code", `{"hook_event_name":"UserPromptSubmit","session_id":"s"}`, ""},
 		{"codex", `{"hook_event_name":"UserPromptSubmit","session_id":"s","turn_id":"t1","prompt":"look at src/a.go"}`, text},
 		{"qwen-code", `{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"look at src/a.go"}`, text},
+		// The simulation's hint: a prompt whose text its transcript did
+		// not keep.
+		{"qwen-code", `{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"(the user's message)","loopgate_prompt_unknown":true}`, ""},
 		{"gemini-cli", `{"hook_event_name":"BeforeAgent","session_id":"s","prompt":"look at src/a.go"}`, text},
 		{"hermes", `{"hook_event_name":"pre_llm_call","session_id":"s","extra":{"turn_id":"t1","user_message":"look at src/a.go","is_first_turn":true}}`, text},
 		{"openhands", `{"event_type":"UserPromptSubmit","session_id":"s","message":"look at src/a.go"}`, text},

@@ -342,16 +342,23 @@ func (e *eventWriter) claudeHead(name string) []byte {
 // prompt is the agent's event of a user's message of this text: the
 // turn's text as its reader kept it (ingest.Turn.UserText), which replay's
 // guard reads too. Where the reader kept none, the event carries none
-// either, and the hook, as replay, takes the message to name anything;
-// but Qwen Code's blank prompt is no prompt at all (live's parseQwen), so
-// it gets a placeholder, which names nothing: the one case where the
-// simulation's prompt is not replay's (scope.reset: mentioned).
+// either, and the hook, as replay, takes the message to name anything.
+// But Qwen Code's blank prompt is no prompt at all (live's parseQwen): it
+// gets a placeholder, with the hint that its text is not known
+// (loopgate_prompt_unknown) for a transcript of another format; on Qwen
+// Code's own transcripts the placeholder stands, as the agent always sends
+// a text that its transcript's reader may not keep (scope.reset:
+// mentioned then shows the difference).
 func (e *eventWriter) prompt(text string) []byte {
 	e.turn++
+	unknown := false
 	if text == "" && e.agent == "qwen-code" {
-		text = "(the user's message)"
+		text, unknown = "(the user's message)", !e.own
 	}
 	q := jsonx.Quote(text)
+	if unknown {
+		q += `,"loopgate_prompt_unknown":true`
+	}
 	switch e.agent {
 	case "gemini-cli":
 		return append(e.geminiHead("BeforeAgent", time.Time{}), `,"prompt":`+q+`}`...)
