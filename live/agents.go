@@ -170,17 +170,17 @@ type wire struct {
 	// PromptUnknown: the simulation's hint that a prompt's text is not
 	// known (its transcript's reader keeps none), for an agent that sends
 	// no prompt event without text (Qwen Code: parseQwen).
-	PromptUnknown bool `json:"loopgate_prompt_unknown"`
-	ToolUseID      string           `json:"tool_use_id"`
-	ToolResponse   jsonx.RawMessage `json:"tool_response"`
-	ToolOutput     jsonx.RawMessage `json:"tool_output"`
-	Error          jsonx.RawMessage `json:"error"`
-	IsError        bool             `json:"is_error"`
-	Prompt         string           `json:"prompt"`
-	Source         string           `json:"source"`
-	AgentID        string           `json:"agent_id"`
-	Timestamp      string           `json:"timestamp"`
-	TurnID         string           `json:"turn_id"`
+	PromptUnknown bool             `json:"loopgate_prompt_unknown"`
+	ToolUseID     string           `json:"tool_use_id"`
+	ToolResponse  jsonx.RawMessage `json:"tool_response"`
+	ToolOutput    jsonx.RawMessage `json:"tool_output"`
+	Error         jsonx.RawMessage `json:"error"`
+	IsError       bool             `json:"is_error"`
+	Prompt        string           `json:"prompt"`
+	Source        string           `json:"source"`
+	AgentID       string           `json:"agent_id"`
+	Timestamp     string           `json:"timestamp"`
+	TurnID        string           `json:"turn_id"`
 	// Cursor
 	ConversationID string           `json:"conversation_id"`
 	Command        string           `json:"command"`
