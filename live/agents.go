@@ -167,20 +167,16 @@ type wire struct {
 	Request        string           `json:"loopgate_request"`
 	Format         string           `json:"loopgate_format"`
 	Platform       string           `json:"loopgate_platform"`
-	// PromptUnknown: the simulation's hint that a prompt's text is not
-	// known (its transcript's reader keeps none), for an agent that sends
-	// no prompt event without text (Qwen Code: parseQwen).
-	PromptUnknown bool             `json:"loopgate_prompt_unknown"`
-	ToolUseID     string           `json:"tool_use_id"`
-	ToolResponse  jsonx.RawMessage `json:"tool_response"`
-	ToolOutput    jsonx.RawMessage `json:"tool_output"`
-	Error         jsonx.RawMessage `json:"error"`
-	IsError       bool             `json:"is_error"`
-	Prompt        string           `json:"prompt"`
-	Source        string           `json:"source"`
-	AgentID       string           `json:"agent_id"`
-	Timestamp     string           `json:"timestamp"`
-	TurnID        string           `json:"turn_id"`
+	ToolUseID      string           `json:"tool_use_id"`
+	ToolResponse   jsonx.RawMessage `json:"tool_response"`
+	ToolOutput     jsonx.RawMessage `json:"tool_output"`
+	Error          jsonx.RawMessage `json:"error"`
+	IsError        bool             `json:"is_error"`
+	Prompt         string           `json:"prompt"`
+	Source         string           `json:"source"`
+	AgentID        string           `json:"agent_id"`
+	Timestamp      string           `json:"timestamp"`
+	TurnID         string           `json:"turn_id"`
 	// Cursor
 	ConversationID string           `json:"conversation_id"`
 	Command        string           `json:"command"`
@@ -202,6 +198,11 @@ type wire struct {
 	UserPromptCline  *struct {
 		Prompt string `json:"prompt"`
 	} `json:"userPromptSubmit"`
+
+	// PromptUnknown: the simulation's hint that a prompt's text is not
+	// known (its transcript's reader keeps none), for an agent that sends
+	// no prompt event without text (Qwen Code: parseQwen).
+	PromptUnknown bool `json:"loopgate_prompt_unknown"`
 }
 
 // clineCall is the call Cline CLI's runtime hooks name (tool_call,
