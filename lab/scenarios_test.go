@@ -156,17 +156,20 @@ var scenarios = []*scenario{
 		runs:      []run{{preset: "loopgate", read: true}},
 	},
 	{
-		// Two user turns, the same command in each: loopgate's counters
-		// reset at the second prompt, so the hook allows it (the truth still
-		// calls it redundant).
+		// Two user turns, the same command in each, and the second prompt
+		// names the file it reads: loopgate's counts of that file reset at
+		// the prompt (scope.reset: mentioned), so the hook allows it (the
+		// truth still calls it redundant). A prompt of unknown text (an
+		// agent whose transcript keeps none) resets everything: allowed too.
 		name:    "twoturns",
-		prompts: []string{"Print the lab word.", "Print it again."},
+		prompts: []string{"Print the lab word.", "I changed lab-two.txt: print it again."},
+		files:   map[string]string{"lab-two.txt": "lab-two\n"},
 		script: func(ts toolset, dir string) ([]Turn, []Turn) {
-			c := ts.shell("echo lab-two")
+			c := ts.shell("cat lab-two.txt")
 			return []Turn{calls(c), text("Printed."), calls(c), text("Printed again.")}, nil
 		},
 		turns:     2,
-		calls:     slices.Repeat([]wantCall{{kind: "shell", arg: "echo lab-two"}}, 2),
+		calls:     slices.Repeat([]wantCall{{kind: "shell", arg: "cat lab-two.txt"}}, 2),
 		redundant: 1,
 		runs:      []run{{preset: "loopgate", read: true}},
 	},

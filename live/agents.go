@@ -62,6 +62,11 @@ type Event struct {
 	// Result is the call's result as text; IsError whether it failed.
 	Result  string
 	IsError bool
+	// Prompt is the text of the user's message a prompt event carries,
+	// "" when the agent sends none: the guard then takes the message to
+	// name anything (scope.reset: mentioned resets everything), as replay
+	// does a turn whose text its reader did not keep.
+	Prompt string
 	// Source of a session start (Claude Code: startup, resume, clear,
 	// compact).
 	Source     string
@@ -193,6 +198,11 @@ type wire struct {
 	UserPromptCline  *struct {
 		Prompt string `json:"prompt"`
 	} `json:"userPromptSubmit"`
+
+	// PromptUnknown: the simulation's hint that a prompt's text is not
+	// known (its transcript's reader keeps none), for an agent that sends
+	// no prompt event without text (Qwen Code: parseQwen).
+	PromptUnknown bool `json:"loopgate_prompt_unknown"`
 }
 
 // clineCall is the call Cline CLI's runtime hooks name (tool_call,
@@ -224,6 +234,9 @@ func (p *Protocol) ParseEvent(raw []byte) (Event, error) {
 		ev.Request = w.Request
 	}
 	ev.Format, ev.Platform = firstNonEmpty(w.Format, p.Format), w.Platform
+	if w.PromptUnknown {
+		ev.Prompt = ""
+	}
 	if ev.Time.IsZero() && w.Timestamp != "" {
 		if t, err := parseTimestamp(w.Timestamp); err == nil {
 			ev.Time = t.UTC()
@@ -293,7 +306,10 @@ func parseClaude(w *wire) Event {
 		ev.Kind = KindPost
 		ev.Result, ev.IsError = resultText(w.Error), true
 	case "UserPromptSubmit":
-		ev.Kind = KindPrompt
+		// The user's text: Claude Code's "prompt" (the hooks page above);
+		// Codex sends the same member (the user-prompt-submit.command.input
+		// schema in the codex 0.171.0 binary: prompt, turn_id, ...).
+		ev.Kind, ev.Prompt = KindPrompt, w.Prompt
 	case "SessionStart":
 		ev.Kind = KindStart
 		if w.Source == "compact" {
@@ -400,7 +416,11 @@ func parseGemini(w *wire) Event {
 			ev.Result = resultText(w.ToolResponse)
 		}
 	case "BeforeAgent":
-		ev.Kind = KindPrompt
+		// Its "prompt" is the request's text (Gemini CLI 0.61.0:
+		// GeminiClient.fireBeforeAgentHookSafe passes partToString of the
+		// user's request to fireBeforeAgentEvent, bundle chunk-5FZXKDXH.js),
+		// once per prompt id.
+		ev.Kind, ev.Prompt = KindPrompt, w.Prompt
 	case "SessionStart":
 		ev.Kind = KindStart
 	case "PreCompress":
@@ -466,7 +486,7 @@ func parseHermes(w *wire) Event {
 		ev.Result = str("result")
 		ev.IsError = hermesFailed(str("status"), str("error_type"), str("error_message"))
 	case "pre_llm_call":
-		ev.Kind = KindPrompt
+		ev.Kind, ev.Prompt = KindPrompt, str("user_message")
 	case "on_session_start":
 		ev.Kind = KindStart
 	}
@@ -554,7 +574,8 @@ func parseOpenHands(w *wire) Event {
 			ev.IsError = r.IsError || nonNull(r.Error)
 		}
 	case "UserPromptSubmit":
-		ev.Kind = KindPrompt
+		// The user's message is HookEvent.message (types.py).
+		ev.Kind, ev.Prompt = KindPrompt, w.Message
 	case "SessionStart":
 		ev.Kind = KindStart
 	case "Stop":
@@ -602,7 +623,8 @@ func parseCursor(w *wire) Event {
 		shell()
 		ev.Result = resultText(w.Output)
 	case "beforeSubmitPrompt":
-		ev.Kind = KindPrompt
+		// {prompt, attachments} (the hooks page above).
+		ev.Kind, ev.Prompt = KindPrompt, w.Prompt
 	case "sessionStart":
 		ev.Kind = KindStart
 	case "preCompact":
@@ -686,7 +708,13 @@ func parseCline(w *wire) Event {
 			}
 		}
 	case "UserPromptSubmit", "prompt_submit":
+		// Both send the text as userPromptSubmit.prompt (the CLI's too:
+		// @cline/core 3.0.65 dist, {prompt: the user's message,
+		// attachments}); TaskStart's taskMetadata holds none in the CLI.
 		ev.Kind = KindPrompt
+		if w.UserPromptCline != nil {
+			ev.Prompt = w.UserPromptCline.Prompt
+		}
 	case "TaskStart", "TaskResume", "agent_start", "agent_resume":
 		ev.Kind = KindStart
 	case "PreCompact":

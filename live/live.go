@@ -229,7 +229,7 @@ func (h *hook) run() (Answer, []string, error) {
 	case KindPrompt:
 		// The prompt's answer shows what waited (Protocol.Deferred).
 		waiting := s.pending
-		eff := apply(&record{kind: 'P', id: ev.TurnID})
+		eff := apply(s.promptRecord(ev.TurnID, ev.Prompt))
 		h.dl.event(ev, "prompt", nil)
 		a.Context = joinContext(waiting, h.roundContext(eff))
 	case KindCompact:

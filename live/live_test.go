@@ -293,6 +293,9 @@ func TestRoundTripRecords(t *testing.T) {
 		{kind: 'A', id: "a\tb", hash: 0xdeadbeefcafe, failed: true, blank: true, result: "line1\nline2\r\\"},
 		{kind: 'A', id: "big", hash: 7, isError: true, size: 123456},
 		{kind: 'E', id: "x"},
+		{kind: 'P', id: "turn-2"},
+		{kind: 'P', id: "turn-3", known: true, paths: "src/a.go\nb\tc.md"},
+		{kind: 'P', known: true},
 	}
 	for _, r := range recs {
 		line := string(r.encode(nil))

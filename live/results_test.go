@@ -123,11 +123,11 @@ func TestResultReading(t *testing.T) {
 // TestQwenPromptPerRequest: Qwen Code 0.24.4 fires UserPromptSubmit before
 // every model request, a tool-result continuation's with a blank prompt:
 // that is no new turn, so a repeated call is answered from the earlier
-// result (loopgate's dedup); a prompt with text
-// is one.
+// result (loopgate's dedup); a prompt with text is one, and clears the
+// read of the file it names (scope.reset: mentioned).
 func TestQwenPromptPerRequest(t *testing.T) {
 	shell := func(name, id string) []byte {
-		ev := `{"hook_event_name":"` + name + `","session_id":"q1","cwd":"/","tool_name":"run_shell_command","tool_input":{"command":"echo x"},"tool_use_id":"` + id + `"`
+		ev := `{"hook_event_name":"` + name + `","session_id":"q1","cwd":"/","tool_name":"run_shell_command","tool_input":{"command":"cat x.txt"},"tool_use_id":"` + id + `"`
 		if name == "PostToolUse" {
 			ev += `,"tool_response":{"llmContent":"x","returnDisplay":"x"}`
 		}
@@ -140,7 +140,7 @@ func TestQwenPromptPerRequest(t *testing.T) {
 		name, between, want string
 	}{
 		{"a blank prompt between the calls (a tool-result request)", "", "dedup"},
-		{"a prompt with text between the calls (the user's)", "again", "allow"},
+		{"a prompt with text between the calls (the user's)", "I changed x.txt", "allow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(t, "qwen-code", "loopgate")

@@ -19,7 +19,9 @@ import (
 //
 // Record kinds:
 //
-//	P [turn]                        a genuine user prompt, or the agent's new turn id: a new turn
+//	P [turn [paths]]                a genuine user prompt, or the agent's new turn id: a new turn;
+//	                                with paths (under scope.reset: mentioned), the prompt's text was
+//	                                known and names these (one a line, maybe none)
 //	S text                          a steer the agent could not show yet (Protocol.Deferred)
 //	D                               the steers waiting were shown to the model
 //	C                               a context compaction (takes effect at the next prompt)
@@ -42,6 +44,11 @@ type record struct {
 	// size is the result's length when its text was not kept, being
 	// longer than the rules read (guard.ResultTextBound); 0 otherwise.
 	size int
+	// A prompt's: known says its text was, and paths are the paths it
+	// names (guard.MentionedPaths), one a line: what scope.reset:
+	// mentioned reads of it, so that the log need not keep the text.
+	known bool
+	paths string
 }
 
 // call is one call of the session as the hook saw it.
@@ -181,7 +188,16 @@ func (s *session) apply(rec *record) effect {
 			s.g.Compaction()
 			s.compacted = false
 		}
-		s.g.UserTurn(time.Time{})
+		if rec.known {
+			// As replay's UserPrompt of the text: the paths it names.
+			var paths []string
+			if rec.paths != "" {
+				paths = strings.Split(rec.paths, "\n")
+			}
+			s.g.UserPromptPaths(time.Time{}, paths)
+		} else {
+			s.g.UserTurn(time.Time{})
+		}
 		s.halted, s.haltedAt, s.haltedBy = false, 0, guard.Verdict{}
 		s.turn = rec.id
 		// The prompt's answer carries what waited (the hook reads it
@@ -412,6 +428,32 @@ func (s *session) resultRecord(id, result string, isError bool, envelope func(st
 			rec.result, rec.size = "", len(result)
 		}
 	}
+	return rec
+}
+
+// promptRecord is the P record of a new turn: the prompt's text (""
+// when the agent sent none, or the turn began without a prompt) is kept
+// as the paths it names, when the rules read them (scope.reset:
+// mentioned), each once.
+func (s *session) promptRecord(turn, text string) *record {
+	rec := &record{kind: 'P', id: turn}
+	if text == "" || s.gr.Scope.Reset != "mentioned" {
+		return rec
+	}
+	rec.known = true
+	seen := map[string]bool{}
+	var b strings.Builder
+	for _, p := range guard.MentionedPaths(text) {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(p)
+	}
+	rec.paths = b.String()
 	return rec
 }
 

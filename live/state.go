@@ -208,8 +208,11 @@ func (r *record) encode(b []byte) []byte {
 	case 'E':
 		field(r.id)
 	case 'P':
-		if r.id != "" {
+		if r.id != "" || r.known {
 			field(r.id)
+		}
+		if r.known {
+			field(r.paths)
 		}
 	case 'S':
 		field(r.result)
@@ -244,8 +247,8 @@ func decodeRecord(line string) (record, error) {
 		need = 1
 	case 'P':
 		need = 1
-		if n == 2 {
-			need = 2 // with the agent's turn id
+		if n == 2 || n == 3 {
+			need = n // with the agent's turn id, and the prompt's paths
 		}
 	case 'S':
 		need = 2
@@ -286,8 +289,11 @@ func decodeRecord(line string) (record, error) {
 	case 'E':
 		r.id = unescapeField(f[1])
 	case 'P':
-		if n == 2 {
+		if n >= 2 {
 			r.id = unescapeField(f[1])
+		}
+		if n == 3 {
+			r.known, r.paths = true, unescapeField(f[2])
 		}
 	case 'S':
 		r.result = unescapeField(f[1])

@@ -168,8 +168,8 @@ func TestMentionedPaths(t *testing.T) {
 		{"look at (C:\\repo\\a.py) again!", `C:\repo\a.py`},
 		{"version 2 of the plan", ""},
 	} {
-		if got := strings.Join(mentionedPaths(tc.text), " "); got != tc.want {
-			t.Errorf("mentionedPaths(%q) = %q, want %q", tc.text, got, tc.want)
+		if got := strings.Join(MentionedPaths(tc.text), " "); got != tc.want {
+			t.Errorf("MentionedPaths(%q) = %q, want %q", tc.text, got, tc.want)
 		}
 	}
 }

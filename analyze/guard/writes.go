@@ -220,7 +220,7 @@ func mayTouchFiles(r *rules.Rules, tool string) bool {
 // UserPrompt is a genuine user message whose text is known. Under
 // scope.reset: mentioned the counts outlive it, except what the user may
 // have changed that the message says: the observations of the paths it
-// names (mentionedPaths, matched as an act on them would be:
+// names (MentionedPaths, matched as an act on them would be:
 // shellcmd.Effect.Invalidates), the observations of what they do not name
 // (a search of the working directory), and every count that is not a file
 // observation (a web page, an unknown tool: nothing says what they
@@ -230,8 +230,19 @@ func (g *Guard) UserPrompt(t time.Time, text string) {
 		g.UserTurn(t)
 		return
 	}
+	g.UserPromptPaths(t, MentionedPaths(text))
+}
+
+// UserPromptPaths is UserPrompt of a message whose text names these paths
+// (MentionedPaths of it): the live hook keeps a prompt's paths, not its
+// text, and decides with them as replay does with the text.
+func (g *Guard) UserPromptPaths(t time.Time, paths []string) {
+	if g.r.Scope.Reset != "mentioned" || !g.byPath {
+		g.UserTurn(t)
+		return
+	}
 	g.userTurn(t) // the detectors do not reset: resetsOnTurn is false
-	g.clearObservers(shellcmd.Effect{Kind: shellcmd.EffectAct, Paths: mentionedPaths(text)}, -1)
+	g.clearObservers(shellcmd.Effect{Kind: shellcmd.EffectAct, Paths: paths}, -1)
 	// What no reader holds: every key numbered so far that is not a file
 	// observation still standing.
 	clearing := g.clearing[:0]
@@ -244,10 +255,11 @@ func (g *Guard) UserPrompt(t time.Time, text string) {
 	g.forget(clearing)
 }
 
-// mentionedPaths are the words of a user's message that read as paths: a
+// MentionedPaths are the words of a user's message that read as paths: a
 // word with a slash, or a file name with an extension (name.ext), without
-// the quotes, brackets and punctuation around it.
-func mentionedPaths(text string) []string {
+// the quotes, brackets and punctuation around it. Each holds no white
+// space.
+func MentionedPaths(text string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
 		switch r {

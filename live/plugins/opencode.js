@@ -39,8 +39,17 @@ export const LoopgatePlugin = async ({ client }) => {
   // only: they are kept from tool.execute.before, by call id.
   const args = new Map()
   return {
-    "chat.message": async (input) => {
-      ask({ hook_event_name: "UserPromptSubmit", session_id: input.sessionID })
+    "chat.message": async (input, output) => {
+      // The user's own text: the message's text parts, without those
+      // OpenCode adds (synthetic: a file it read for an @-mention, ...);
+      // OpenCode 1.18.33 triggers chat.message with {message, parts} in
+      // SessionPrompt.createUserMessage.
+      const parts = (output && Array.isArray(output.parts)) ? output.parts : []
+      const prompt = parts
+        .filter((p) => p && p.type === "text" && !p.synthetic && !p.ignored && typeof p.text === "string")
+        .map((p) => p.text)
+        .join("\n")
+      ask({ hook_event_name: "UserPromptSubmit", session_id: input.sessionID, prompt })
     },
     "tool.execute.before": async (input, output) => {
       args.set(input.callID, output.args)

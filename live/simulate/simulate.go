@@ -159,7 +159,7 @@ func (sim *Simulator) session(s *ingest.Session, path string, tc *analyze.TokenC
 			}
 		}
 		if ti > 0 || t.UserChars > 0 {
-			if _, err := sim.send(ev.prompt(), logFile); err != nil {
+			if _, err := sim.send(ev.prompt(t.UserText), logFile); err != nil {
 				return res, err
 			}
 		}
@@ -339,18 +339,36 @@ func (e *eventWriter) claudeHead(name string) []byte {
 	return e.hints(b)
 }
 
-func (e *eventWriter) prompt() []byte {
+// prompt is the agent's event of a user's message of this text: the
+// turn's text as its reader kept it (ingest.Turn.UserText), which replay's
+// guard reads too. Where the reader kept none, the event carries none
+// either, and the hook, as replay, takes the message to name anything.
+// But Qwen Code's blank prompt is no prompt at all (live's parseQwen): it
+// gets a placeholder, with the hint that its text is not known
+// (loopgate_prompt_unknown) for a transcript of another format; on Qwen
+// Code's own transcripts the placeholder stands, as the agent always sends
+// a text that its transcript's reader may not keep (scope.reset:
+// mentioned then shows the difference).
+func (e *eventWriter) prompt(text string) []byte {
 	e.turn++
+	unknown := false
+	if text == "" && e.agent == "qwen-code" {
+		text, unknown = "(the user's message)", !e.own
+	}
+	q := jsonx.Quote(text)
+	if unknown {
+		q += `,"loopgate_prompt_unknown":true`
+	}
 	switch e.agent {
 	case "gemini-cli":
-		return append(e.geminiHead("BeforeAgent", time.Time{}), `,"prompt":"(the user's message)"}`...)
+		return append(e.geminiHead("BeforeAgent", time.Time{}), `,"prompt":`+q+`}`...)
 	case "openhands":
-		return append(e.openHandsHead("UserPromptSubmit", "", nil), `,"message":"(the user's message)","tool_response":null}`...)
+		return append(e.openHandsHead("UserPromptSubmit", "", nil), `,"message":`+q+`,"tool_response":null}`...)
 	case "hermes":
 		return append(e.hermesHead("pre_llm_call", "", nil),
-			`,"extra":{"turn_id":`+jsonx.Quote(e.turnID())+`,"user_message":"(the user's message)","is_first_turn":`+strconv.FormatBool(e.turn == 1)+`}}`...)
+			`,"extra":{"turn_id":`+jsonx.Quote(e.turnID())+`,"user_message":`+q+`,"is_first_turn":`+strconv.FormatBool(e.turn == 1)+`}}`...)
 	}
-	return append(e.claudeHead("UserPromptSubmit"), `,"prompt":"(the user's message)"}`...)
+	return append(e.claudeHead("UserPromptSubmit"), `,"prompt":`+q+`}`...)
 }
 
 // compaction is the agent's compaction event (nil: the agent has none a

@@ -232,7 +232,7 @@ func TestSimulateAgentEvents(t *testing.T) {
 				if !own {
 					e.format = "nanobot"
 				}
-				events := [][]byte{e.prompt(), e.pre(call), e.post(call, "x", false, false), e.post(call, "boom", true, false)}
+				events := [][]byte{e.prompt("fix a.go"), e.prompt(""), e.pre(call), e.post(call, "x", false, false), e.post(call, "boom", true, false)}
 				if c := e.compaction(); c != nil {
 					events = append(events, c)
 				}
