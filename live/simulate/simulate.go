@@ -158,7 +158,9 @@ func (sim *Simulator) session(s *ingest.Session, path string, tc *analyze.TokenC
 				}
 			}
 		}
-		if ti > 0 || t.UserChars > 0 {
+		// A turn that opens at a compaction's summary (Continued) has no
+		// user's message: the agent sends no prompt event for it.
+		if (ti > 0 || t.UserChars > 0) && !t.Continued {
 			if _, err := sim.send(ev.prompt(t.UserText), logFile); err != nil {
 				return res, err
 			}
