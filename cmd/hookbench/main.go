@@ -101,11 +101,17 @@ func main() {
 		if b.floor != "" {
 			fmt.Printf(" %14s %14s %18s", "floor p50 ms", "floor p99 ms", "floor p99 CPU ms")
 		}
+		if b.base != "" {
+			fmt.Printf(" %16s", "pairs' CPU ms")
+		}
 		fmt.Println()
 		for _, r := range rows {
 			fmt.Printf("%-22s %9.1f %9.1f %9.1f %12.1f", r.preset, ms(r.p50), ms(r.p90), ms(r.p99), ms(r.cpu99))
 			if b.floor != "" {
 				fmt.Printf(" %14.1f %14.1f %18.1f", ms(r.floor.p50), ms(r.floor.p99), ms(r.floor.cpu99))
+			}
+			if b.base != "" {
+				fmt.Printf(" %+16.1f", ms(r.pairsCPU))
 			}
 			fmt.Println()
 		}
@@ -127,7 +133,8 @@ type bench struct {
 type row struct {
 	preset               string
 	p50, p90, p99, cpu99 time.Duration
-	floor                *row // the floor program's figures, with -floor
+	floor                *row          // the floor program's figures, with -floor
+	pairsCPU             time.Duration // with -base: the median of the pairs' CPU differences
 }
 
 // preset builds the session's state under preset in dir and times the hook
@@ -236,8 +243,9 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 			wall = append(wall, got[i].wall-want[i].wall)
 			cpu = append(cpu, got[i].cpu-want[i].cpu)
 		}
+		out.pairsCPU = quantile(cpu, 0.5)
 		fmt.Printf("  pairs (%s minus %s): wall median %+.1f ms, CPU median %+.1f ms\n",
-			filepath.Base(b.bin), filepath.Base(b.base), ms(quantile(wall, 0.5)), ms(quantile(cpu, 0.5)))
+			filepath.Base(b.bin), filepath.Base(b.base), ms(quantile(wall, 0.5)), ms(out.pairsCPU))
 	}
 	return out, true
 }
