@@ -141,11 +141,6 @@ func commands() []*cli.Command {
 	}
 }
 
-// commandsFor is the commands a run of args needs built: the live hook,
-// which an agent starts once per tool call, builds its own command alone:
-// building every command's flags and help was a measurable part of a hook
-// call (docs/performance.md, "The live hook, every preset"). It runs as it
-// does in the whole app (TestHookAppAlone).
 // isAgentHook says the command line runs the hook itself (not one of its
 // subcommands, which a person runs).
 func isAgentHook(args []string) bool {
@@ -155,6 +150,11 @@ func isAgentHook(args []string) bool {
 	return len(args) == 2 || (args[2] != "install" && args[2] != "uninstall" && args[2] != "simulate")
 }
 
+// commandsFor is the commands a run of args needs built: the live hook,
+// which an agent starts once per tool call, builds its own command alone:
+// building every command's flags and help was a measurable part of a hook
+// call (docs/performance.md, "The live hook, every preset"). It runs as it
+// does in the whole app (TestHookAppAlone).
 func commandsFor(args []string) []*cli.Command {
 	if len(args) > 1 && args[1] == "hook" {
 		return []*cli.Command{hookCommand()}

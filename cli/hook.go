@@ -105,10 +105,10 @@ func hookMain(c hookFlags, stdout, stderr io.Writer) int {
 // the hook's own flags, each given once, as --name VALUE or --name=VALUE
 // (--shadow alone), which is how `hook install` writes them. Anything else
 // (help, a subcommand, another flag, a value starting with a dash, an
-// empty --name=, a duration that does not parse) is ok=false, and urfave/cli reads the
-// command line as for every command: its parsing, a fifth of a hook
-// call's instructions, is skipped only where both read the same values
-// (TestHookArgsAreTheApp).
+// empty --name=, a duration that does not parse) is ok=false, and
+// urfave/cli reads the command line as for every command: its parsing, a
+// fifth of a hook call's instructions, is skipped only where both read the
+// same values (TestHookArgsAreTheApp).
 func hookArgs(args []string) (f hookArgValues, ok bool) {
 	f = hookArgValues{strings: map[string]string{}, expire: hookExpireDefault}
 	seen := map[string]bool{}
