@@ -18,7 +18,7 @@ import (
 var mayImport = map[string][]string{
 	".":                             {"cli"},
 	"ingest":                        {"internal/decisionlog", "internal/jsonx", "internal/lazyre", "internal/resultmembers"},
-	"rules":                         {"internal/jsonx", "internal/yamlstrict"},
+	"rules":                         {"internal/jsonx", "internal/snapbin", "internal/yamlstrict"},
 	"analyze/guard":                 {"analyze/guard/internal/bridge", "analyze/guard/shellcmd", "rules", "internal/jsonx", "internal/resultmembers", "internal/snapbin"},
 	"analyze/guard/internal/bridge": {"analyze/guard/shellcmd", "rules", "internal/jsonx", "internal/resultmembers"},
 	"analyze/guard/shellcmd":        {"internal/jsonx"},

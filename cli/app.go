@@ -31,6 +31,11 @@ const (
 // reports on stdout and messages on stderr, and returns the exit code.
 // version is what --version prints and the reports name.
 func Run(args []string, stdout, stderr io.Writer, version string) int {
+	if len(args) > 1 && args[1] == "hook" {
+		if f, ok := hookArgs(args[2:]); ok {
+			return hookMain(f, stdout, stderr)
+		}
+	}
 	return runApp(newAppOf(stdout, stderr, version, commandsFor(args)), args, stderr)
 }
 
@@ -38,6 +43,11 @@ func Run(args []string, stdout, stderr io.Writer, version string) int {
 func runApp(app *cli.App, args []string, stderr io.Writer) int {
 	permuted, err := permuteArgs(app, args)
 	if err != nil {
+		if isAgentHook(args) {
+			// Exit 2 would block the call in Claude Code and Gemini.
+			fmt.Fprintf(stderr, "loopgate: %v (allowed: the hook fails open)\n", err)
+			return ExitOK
+		}
 		fmt.Fprintln(stderr, "loopgate: "+err.Error())
 		return ExitUsage
 	}
@@ -129,6 +139,15 @@ func commands() []*cli.Command {
 		manCommand(),
 		completeCommand(),
 	}
+}
+
+// isAgentHook says the command line runs the hook itself (not one of its
+// subcommands, which a person runs).
+func isAgentHook(args []string) bool {
+	if len(args) < 2 || args[1] != "hook" {
+		return false
+	}
+	return len(args) == 2 || (args[2] != "install" && args[2] != "uninstall" && args[2] != "simulate")
 }
 
 // commandsFor is the commands a run of args needs built: the live hook,

@@ -73,6 +73,9 @@ func TestHookAppAlone(t *testing.T) {
 		{"hook --agent claude-code --preset nosuch", event},
 		{"hook --agent claude-code --preset hermes --state-dir STATE --log STATE/d.jsonl", event},
 		{"hook --agent codex --state-dir STATE --log STATE/d.jsonl", event},
+		{"hook --agent=claude-code --preset=loopgate --state-dir=STATE --log=STATE/d.jsonl --shadow --expire 1h", event},
+		{"hook --agent claude-code --state-dir STATE --preset=", event},
+		{"hook --agent claude-code --state-dir STATE --log STATE/d.jsonl", "{not json"},
 	} {
 		t.Run(tc.args, func(t *testing.T) {
 			run := func(whole bool) (int, string, string) {

@@ -40,7 +40,7 @@ func hookCommand() *cli.Command {
 			&cli.StringFlag{Name: "state-dir", Usage: "per-session state `DIR` (default $XDG_STATE_HOME/loopgate or ~/.local/state/loopgate)"},
 			&cli.BoolFlag{Name: "shadow", Usage: "never block or steer: only record what the guard would do, with the real results, in the decision log"},
 			&cli.StringFlag{Name: "log", Usage: "append every event and decision to this JSONL decision `FILE` (default with --shadow: decisions.jsonl in the state directory)"},
-			&cli.DurationFlag{Name: "expire", Value: 7 * 24 * time.Hour, Usage: "remove the state of sessions untouched this long (0: never)"},
+			&cli.DurationFlag{Name: "expire", Value: hookExpireDefault, Usage: "remove the state of sessions untouched this long (0: never)"},
 		},
 		Action: runHook,
 		// A hook that exits 2 blocks the call in Claude Code and Gemini:
@@ -60,50 +60,132 @@ func hookCommand() *cli.Command {
 // runHook never stops the agent on its own failure: a usage or rules error
 // is said on stderr and the call is allowed (exit 0 with no answer).
 func runHook(c *cli.Context) error {
-	// One event, then exit: collecting garbage would cost more than the
-	// memory it frees, unless a huge session's state needs it.
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(256 << 20)
-	stderr := c.App.ErrWriter
-	cfg, err := hookConfig(c)
-	if err != nil {
-		fmt.Fprintf(stderr, "loopgate: %v (allowed: the hook fails open)\n", err)
-		io.Copy(io.Discard, io.LimitReader(os.Stdin, maxHookInput))
-		return nil
-	}
-	input, err := io.ReadAll(io.LimitReader(os.Stdin, maxHookInput+1))
-	if err != nil {
-		fmt.Fprintf(stderr, "loopgate: reading the hook event: %v (allowed: the hook fails open)\n", err)
-		return nil
-	}
-	if len(input) > maxHookInput {
-		fmt.Fprintf(stderr, "loopgate: hook event larger than %d bytes (allowed: the hook fails open)\n", maxHookInput)
-		return nil
-	}
-	reply := live.Handle(cfg, input)
-	c.App.Writer.Write(reply.Stdout)
-	io.WriteString(stderr, reply.Stderr)
-	if reply.Exit != 0 {
-		return cli.Exit("", reply.Exit)
+	if code := hookMain(c, c.App.Writer, c.App.ErrWriter); code != 0 {
+		return cli.Exit("", code)
 	}
 	return nil
 }
 
+// hookFlags are the hook's flag values: urfave/cli's context, or
+// hookArgs' own reading of a plain command line.
+type hookFlags interface {
+	String(name string) string
+	Bool(name string) bool
+	Duration(name string) time.Duration
+}
+
+// hookMain runs one hook call and returns the exit status.
+func hookMain(c hookFlags, stdout, stderr io.Writer) int {
+	// One event, then exit: collecting garbage would cost more than the
+	// memory it frees, unless a huge session's state needs it.
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(256 << 20)
+	cfg, err := hookConfig(c)
+	if err != nil {
+		fmt.Fprintf(stderr, "loopgate: %v (allowed: the hook fails open)\n", err)
+		io.Copy(io.Discard, io.LimitReader(os.Stdin, maxHookInput))
+		return 0
+	}
+	input, err := io.ReadAll(io.LimitReader(os.Stdin, maxHookInput+1))
+	if err != nil {
+		fmt.Fprintf(stderr, "loopgate: reading the hook event: %v (allowed: the hook fails open)\n", err)
+		return 0
+	}
+	if len(input) > maxHookInput {
+		fmt.Fprintf(stderr, "loopgate: hook event larger than %d bytes (allowed: the hook fails open)\n", maxHookInput)
+		return 0
+	}
+	reply := live.Handle(cfg, input)
+	stdout.Write(reply.Stdout)
+	io.WriteString(stderr, reply.Stderr)
+	return reply.Exit
+}
+
+// hookArgs reads the arguments after `loopgate hook` when they are only
+// the hook's own flags, each given once, as --name VALUE or --name=VALUE
+// (--shadow alone), which is how `hook install` writes them. Anything else
+// (help, a subcommand, another flag, a value starting with a dash, an
+// empty --name=, a duration that does not parse) is ok=false, and
+// urfave/cli reads the command line as for every command: its parsing, a
+// fifth of a hook call's instructions, is skipped only where both read the
+// same values (TestHookArgsAreTheApp).
+func hookArgs(args []string) (f hookArgValues, ok bool) {
+	f = hookArgValues{strings: map[string]string{}, expire: hookExpireDefault}
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(args[i], "--"), "=")
+		if !strings.HasPrefix(args[i], "--") || name == "" || seen[name] || hasValue && value == "" {
+			return f, false
+		}
+		seen[name] = true
+		switch name {
+		case "shadow":
+			if hasValue {
+				return f, false
+			}
+			f.shadow = true
+			continue
+		case "agent", "rules", "preset", "state-dir", "log", "expire":
+		default:
+			return f, false
+		}
+		if !hasValue {
+			if i+1 == len(args) || strings.HasPrefix(args[i+1], "-") {
+				return f, false
+			}
+			i++
+			value = args[i]
+		}
+		if name == "expire" {
+			d, err := time.ParseDuration(value)
+			if err != nil {
+				return f, false
+			}
+			f.expire = d
+			continue
+		}
+		f.strings[name] = value
+	}
+	return f, true
+}
+
+// hookExpireDefault is --expire's default.
+const hookExpireDefault = 7 * 24 * time.Hour
+
+// hookArgValues are the flags hookArgs read.
+type hookArgValues struct {
+	strings map[string]string
+	shadow  bool
+	expire  time.Duration
+}
+
+func (f hookArgValues) String(name string) string { return f.strings[name] }
+
+func (f hookArgValues) Bool(name string) bool { return name == "shadow" && f.shadow }
+
+func (f hookArgValues) Duration(name string) time.Duration {
+	if name == "expire" {
+		return f.expire
+	}
+	return 0
+}
+
 // hookConfig reads the hook's flags.
-func hookConfig(c *cli.Context) (live.Config, error) {
+func hookConfig(c hookFlags) (live.Config, error) {
 	p := live.Lookup(c.String("agent"))
 	if p == nil {
 		return live.Config{}, fmt.Errorf("--agent must be one of %s, not %q", strings.Join(live.AgentNames(), ", "), c.String("agent"))
 	}
-	r, text, err := hookRules(c)
-	if err != nil {
-		return live.Config{}, err
-	}
 	dir := c.String("state-dir")
 	if dir == "" {
+		var err error
 		if dir, err = live.DefaultStateDir(); err != nil {
 			return live.Config{}, err
 		}
+	}
+	r, text, err := hookRules(c, dir)
+	if err != nil {
+		return live.Config{}, err
 	}
 	cfg := live.Config{Protocol: p, Rules: r, RulesText: text, RulesName: rulesName(c, r), StateDir: dir,
 		Shadow: c.Bool("shadow"), Log: c.String("log"), TTL: c.Duration("expire"), ContentText: ingest.ContentText,
@@ -119,7 +201,9 @@ func hookConfig(c *cli.Context) (live.Config, error) {
 // quarter of a hook call's start). TestHookRulesArePresets checks that
 // both give the same rules. It also returns the text the rules were
 // parsed from (the snapshot's tag digests it: live.Config.RulesText).
-func hookRules(c *cli.Context) (*rules.Rules, []byte, error) {
+// The rules parsed are kept in the state directory dir, so that the next
+// call reads them instead of parsing the same text (live.CachedRules).
+func hookRules(c hookFlags, dir string) (*rules.Rules, []byte, error) {
 	source := c.String("rules")
 	var data []byte
 	if source != "" {
@@ -143,11 +227,12 @@ func hookRules(c *cli.Context) (*rules.Rules, []byte, error) {
 		}
 		source = "preset:" + preset
 	}
-	r, err := guard.ParseRules(data, source)
+	text := live.SourceText(source, data)
+	r, err := live.CachedRules(dir, text, func() (*rules.Rules, error) { return guard.ParseRules(data, source) })
 	if err != nil {
 		return nil, nil, cli.Exit(err.Error(), ExitUsage)
 	}
-	return r, live.SourceText(source, data), nil
+	return r, text, nil
 }
 
 // readRulesFile reads a rules file as rules.Load does.
@@ -165,7 +250,7 @@ func readRulesFile(path string) ([]byte, error) {
 }
 
 // rulesName names the rules in the decision log: the preset, or the file.
-func rulesName(c *cli.Context, r *rules.Rules) string {
+func rulesName(c hookFlags, r *rules.Rules) string {
 	if f := c.String("rules"); f != "" {
 		return f
 	}

@@ -3,12 +3,15 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/live"
@@ -166,6 +169,8 @@ func TestHookCommandFailsOpen(t *testing.T) {
 		{"--agent", "nobody"},
 		{"--agent", "claude-code", "--preset", "nope"},
 		{"--agent", "claude-code", "--rules", "/nonexistent.yaml"},
+		{"--agent", "claude-code", "--preset="},
+		{"--agent", "claude-code", "--preset"},
 	} {
 		var out, errOut bytes.Buffer
 		code := run(append([]string{"loopgate", "hook"}, args...), &out, &errOut)
@@ -331,5 +336,78 @@ console.log(JSON.stringify({ out, aborted }))
 	got := runDriver(t, node, driver)
 	if len(got.Out) != 3 || got.Out[0] != "ran" || got.Out[1] != "ran" || !strings.HasPrefix(got.Out[2], "blocked: ") || got.Aborted {
 		t.Errorf("calls: %q, aborted %v", got.Out, got.Aborted)
+	}
+}
+
+// TestHookArgsAreTheApp: where hookArgs reads the hook's command line
+// itself, urfave/cli reads the same values from it; what hookArgs leaves
+// to urfave/cli (help, subcommands, unknown or repeated flags, single
+// dashes, values that look like flags, bad durations) it declines.
+func TestHookArgsAreTheApp(t *testing.T) {
+	names := []string{"agent", "rules", "preset", "state-dir", "log"}
+	for _, tc := range []struct {
+		args string
+		fast bool
+	}{
+		{"--agent claude-code", true},
+		{"--agent claude-code --preset hermes --state-dir /tmp/s --log /tmp/s/d.jsonl", true},
+		{"--agent=codex --rules=/r.yaml --state-dir=/tmp/a=b", true},
+		{"--agent cline --shadow --expire 1h30m", true},
+		{"--shadow --agent gemini --expire=0s", true},
+		{"--agent gemini --preset=", false},
+		{"--agent claude-code --preset ''", true},
+		{"", true},
+		{"--help", false},
+		{"-h", false},
+		{"install --agent claude-code", false},
+		{"simulate x", false},
+		{"-agent claude-code", false},
+		{"--agent claude-code --agent codex", false},
+		{"--agent claude-code --nosuchflag", false},
+		{"--agent claude-code stray", false},
+		{"--agent", false},
+		{"--agent --shadow", false},
+		{"--log -x --agent claude-code", false},
+		{"--shadow=false --agent claude-code", false},
+		{"--expire soon --agent claude-code", false},
+		{"--agent claude-code --", false},
+	} {
+		t.Run(tc.args, func(t *testing.T) {
+			args := strings.Fields(tc.args)
+			for i, a := range args {
+				if a == "''" {
+					args[i] = ""
+				}
+			}
+			fast, ok := hookArgs(args)
+			if ok != tc.fast {
+				t.Fatalf("hookArgs ok = %v, want %v", ok, tc.fast)
+			}
+			if !ok {
+				return
+			}
+			var app *hookArgValues
+			cmd := hookCommand()
+			cmd.Action = func(c *cli.Context) error {
+				app = &hookArgValues{strings: map[string]string{}, shadow: c.Bool("shadow"), expire: c.Duration("expire")}
+				for _, n := range names {
+					app.strings[n] = c.String(n)
+				}
+				return nil
+			}
+			var errOut bytes.Buffer
+			code := runApp(newAppOf(io.Discard, &errOut, "dev", []*cli.Command{cmd}), append([]string{"loopgate", "hook"}, args...), &errOut)
+			if code != 0 || app == nil {
+				t.Fatalf("urfave/cli did not run the hook: exit %d, %s", code, errOut.String())
+			}
+			for _, n := range names {
+				if fast.String(n) != app.String(n) {
+					t.Errorf("--%s: hookArgs %q, urfave/cli %q", n, fast.String(n), app.String(n))
+				}
+			}
+			if fast.Bool("shadow") != app.Bool("shadow") || fast.Duration("expire") != app.Duration("expire") {
+				t.Errorf("shadow/expire: hookArgs %v %v, urfave/cli %v %v", fast.Bool("shadow"), fast.Duration("expire"), app.Bool("shadow"), app.Duration("expire"))
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/loopgate/loopgate/analyze/guard"
@@ -85,7 +86,7 @@ func checkpointTag(r *rules.Rules, text []byte, format, platform string) (string
 
 // buildID names this build: its module version, VCS revision and state,
 // and Go version.
-func buildID() string {
+var buildID = sync.OnceValue(func() string {
 	id := runtime.Version()
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		id += " " + bi.Main.Path + "@" + bi.Main.Version
@@ -97,7 +98,7 @@ func buildID() string {
 		}
 	}
 	return id
-}
+})
 
 // checkpointPath is the checkpoint file of a scope's log.
 func checkpointPath(logPath string) string {

@@ -3,6 +3,8 @@ package rules
 import (
 	"reflect"
 	"strings"
+
+	"github.com/loopgate/loopgate/internal/snapbin"
 )
 
 // What the external tests (package rules_test, which imports
@@ -23,3 +25,8 @@ func ForgetIndex(r *Rules) { r.idx = nil }
 
 // KeyText is keyText as a string.
 func KeyText(k KeyRules, c ClassTable) string { return string(keyText(nil, k, c)) }
+
+// EncodeValue writes any value as AppendBinary writes the rules' fields.
+func EncodeValue(v any) error {
+	return encodeValue(&snapbin.Writer{}, reflect.ValueOf(v))
+}

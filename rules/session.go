@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"reflect"
 	"strings"
 	"sync"
 )
@@ -52,7 +53,9 @@ func (r *Rules) ForSession(format, platform string) SessionRules {
 		return SessionRules{Rules: base, Unattended: unattended}
 	}
 	n := r.variant(variantKey{native: true, unattended: unattended}, func() *Rules {
-		c := base.Clone()
+		// Clone without its compile: the class table changes below and
+		// is compiled once then (a hook call builds this variant anew).
+		c := deepCopy(reflect.ValueOf(base)).Interface().(*Rules)
 		c.Classes = ClassTable{"other": {}}
 		for class, tools := range base.Native.Classes {
 			c.Classes[class] = append([]string(nil), tools...)

@@ -14,6 +14,12 @@
 // With -base OTHER, the runs alternate between the two binaries (one of
 // each per pair, in alternating order), so that both see the same load on
 // a shared machine, and the pairs' differences are reported too.
+//
+// With -floor PROG, each run is followed by one of PROG (given the same
+// event on stdin, no arguments): the floor no hook process can go under
+// on this machine at this moment, timed beside it. -floor go builds and
+// times an empty Go program (func main() {}, static), the floor of any
+// hook written in Go; -floor /bin/true that of any process.
 package main
 
 import (
@@ -41,6 +47,7 @@ func main() {
 	turn := flag.Int("turn", 100, "calls per user turn (0: the whole session is one turn)")
 	kind := flag.String("event", "pre", "the event timed: pre (PreToolUse of a new call) or post (its PostToolUse, the PreToolUse already in the session)")
 	keep := flag.String("keep", "", "build the session's state in this directory, write the event to DIR/event.json, run nothing (for perf)")
+	floor := flag.String("floor", "", "a program timed after each run as the floor (go: an empty Go program, built here)")
 	flag.Parse()
 	presets := strings.Split(*preset, ",")
 	if *preset == "all" {
@@ -66,6 +73,13 @@ func main() {
 	if *base != "" {
 		b.base, b.baseRun = *base, copyBinary(*base, root, "base")
 	}
+	switch *floor {
+	case "":
+	case "go":
+		b.floor = emptyGo(root)
+	default:
+		b.floor = copyBinary(*floor, root, "floor")
+	}
 	fmt.Printf("load before: %s", uptime())
 	var rows []row
 	for _, p := range presets {
@@ -83,9 +97,23 @@ func main() {
 	if len(rows) > 1 {
 		// The summary a reader compares with the target: wall time, process
 		// start included, per preset.
-		fmt.Printf("%-22s %9s %9s %9s %12s\n", "preset", "p50 ms", "p90 ms", "p99 ms", "p99 CPU ms")
+		fmt.Printf("%-22s %9s %9s %9s %12s", "preset", "p50 ms", "p90 ms", "p99 ms", "p99 CPU ms")
+		if b.floor != "" {
+			fmt.Printf(" %14s %14s %18s", "floor p50 ms", "floor p99 ms", "floor p99 CPU ms")
+		}
+		if b.base != "" {
+			fmt.Printf(" %16s", "pairs' CPU ms")
+		}
+		fmt.Println()
 		for _, r := range rows {
-			fmt.Printf("%-22s %9.1f %9.1f %9.1f %12.1f\n", r.preset, ms(r.p50), ms(r.p90), ms(r.p99), ms(r.cpu99))
+			fmt.Printf("%-22s %9.1f %9.1f %9.1f %12.1f", r.preset, ms(r.p50), ms(r.p90), ms(r.p99), ms(r.cpu99))
+			if b.floor != "" {
+				fmt.Printf(" %14.1f %14.1f %18.1f", ms(r.floor.p50), ms(r.floor.p99), ms(r.floor.cpu99))
+			}
+			if b.base != "" {
+				fmt.Printf(" %+16.1f", ms(r.pairsCPU))
+			}
+			fmt.Println()
 		}
 	}
 	if len(rows) > 0 {
@@ -96,6 +124,7 @@ func main() {
 // bench is one measurement's settings.
 type bench struct {
 	bin, binRun, base, baseRun string
+	floor                      string // the floor program's copy, or ""
 	calls, runs, turn          int
 	kind, keep                 string
 }
@@ -104,6 +133,8 @@ type bench struct {
 type row struct {
 	preset               string
 	p50, p90, p99, cpu99 time.Duration
+	floor                *row          // the floor program's figures, with -floor
+	pairsCPU             time.Duration // with -base: the median of the pairs' CPU differences
 }
 
 // preset builds the session's state under preset in dir and times the hook
@@ -143,6 +174,9 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 	}
 	hook := func(bin string, ev []byte) sample {
 		cmd := exec.Command(bin, "hook", "--agent", "claude-code", "--preset", preset, "--state-dir", dir)
+		if bin == b.floor {
+			cmd = exec.Command(bin)
+		}
 		cmd.Stdin = bytes.NewReader(ev)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
@@ -181,7 +215,7 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 		writeState(dir, saved[bin])
 		return hook(bin, event)
 	}
-	var got, want []sample
+	var got, want, floor []sample
 	for i := 0; i < b.runs; i++ {
 		if b.base != "" && i%2 == 1 {
 			want = append(want, run(b.baseRun))
@@ -190,11 +224,18 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 		if b.base != "" && i%2 == 0 {
 			want = append(want, run(b.baseRun))
 		}
+		if b.floor != "" {
+			floor = append(floor, hook(b.floor, event))
+		}
 	}
 	fmt.Printf("hook call (%s) on a session of %d calls (%d per turn, %s, state %d bytes), %d runs\n",
 		b.kind, b.calls, b.turn, preset, stateSize(saved[b.binRun]), b.runs)
 	out := report(b.bin, got)
 	out.preset = preset
+	if b.floor != "" {
+		f := report("floor "+b.floor, floor)
+		out.floor = &f
+	}
 	if b.base != "" {
 		report(b.base, want)
 		var wall, cpu []time.Duration
@@ -202,10 +243,34 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 			wall = append(wall, got[i].wall-want[i].wall)
 			cpu = append(cpu, got[i].cpu-want[i].cpu)
 		}
+		out.pairsCPU = quantile(cpu, 0.5)
 		fmt.Printf("  pairs (%s minus %s): wall median %+.1f ms, CPU median %+.1f ms\n",
-			filepath.Base(b.bin), filepath.Base(b.base), ms(quantile(wall, 0.5)), ms(quantile(cpu, 0.5)))
+			filepath.Base(b.bin), filepath.Base(b.base), ms(quantile(wall, 0.5)), ms(out.pairsCPU))
 	}
 	return out, true
+}
+
+// emptyGo builds an empty Go program (static, as the release builds are)
+// in dir and returns its path.
+func emptyGo(dir string) string {
+	src := filepath.Join(dir, "empty")
+	if err := os.MkdirAll(src, 0o700); err != nil {
+		fail(err)
+	}
+	files := map[string]string{"go.mod": "module empty\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {}\n"}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o600); err != nil {
+			fail(err)
+		}
+	}
+	out := filepath.Join(dir, "empty.bin")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, ".")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		fail(fmt.Errorf("building the empty Go program: %v\n%s", err, msg))
+	}
+	return copyBinary(out, dir, "floor")
 }
 
 // uptime is the machine's load, as uptime(1) prints it (the machine may be
