@@ -96,17 +96,31 @@ func messageFields(v reflect.Value, f func(string)) {
 // begins a paragraph in its tail (the window cutGuardSuffix reads).
 func cutInjected(result string) string {
 	t, offset := resultTail(result)
+	openings, third := injectedOpenings(), injectedThird()
 	for i := 0; ; {
 		j := strings.Index(t[i:], "\n\n")
 		if j < 0 {
 			return result
 		}
 		i += j
-		for _, o := range injectedOpenings() {
-			if strings.HasPrefix(t[i:], o) {
-				return result[:offset+i]
+		if i+2 < len(t) && third[t[i+2]] {
+			for _, o := range openings {
+				if strings.HasPrefix(t[i:], o) {
+					return result[:offset+i]
+				}
 			}
 		}
 		i++
 	}
 }
+
+// injectedThird marks the bytes that follow the blank line in
+// injectedOpenings: a blank line followed by any other byte opens none
+// of them.
+var injectedThird = sync.OnceValue(func() *[256]bool {
+	var t [256]bool
+	for _, o := range injectedOpenings() {
+		t[o[2]] = true
+	}
+	return &t
+})

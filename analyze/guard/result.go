@@ -57,14 +57,16 @@ const guardSuffixStart = "\n\n["
 // instead of one substring search of the tail per entry.
 func cutGuardSuffix(result string) string {
 	t, offset := resultTail(result)
+	// Every suffix opens with a blank line and "[": looked for whole, as
+	// a "[" alone is common in code and data.
 	for i := 0; ; i++ {
-		j := strings.IndexByte(t[i:], '[')
+		j := strings.Index(t[i:], "\n\n[")
 		if j < 0 {
 			return result
 		}
 		i += j
-		if s := i - 2; s >= 0 && t[s] == '\n' && t[s+1] == '\n' && hasGuardSuffix(t[s:]) {
-			return result[:offset+s]
+		if hasGuardSuffix(t[i:]) {
+			return result[:offset+i]
 		}
 	}
 }

@@ -190,11 +190,7 @@ func (g *Guard) clearObservers(fx shellcmd.Effect, own int32) {
 	clearing := g.clearing[:0]
 	kept := g.readers[:0]
 	for _, rk := range g.readers {
-		obs := shellcmd.Effect{Kind: shellcmd.EffectObserve, All: rk.text == observedAll}
-		if !obs.All && rk.text != "" {
-			obs.Paths = strings.Split(rk.text, observedSep)
-		}
-		if rk.kid != own && fx.Invalidates(obs) {
+		if rk.kid != own && invalidatesObserved(fx, rk.text) {
 			clearing = append(clearing, rk.kid)
 			g.readerPos[rk.kid] = 0
 			continue
@@ -205,6 +201,29 @@ func (g *Guard) clearObservers(fx shellcmd.Effect, own int32) {
 	clear(g.readers[len(kept):])
 	g.readers, g.clearing = kept, clearing
 	g.forget(clearing)
+}
+
+// invalidatesObserved is fx.Invalidates of the observation noted as text
+// (noteObserver), read in place rather than split into a list for each
+// act.
+func invalidatesObserved(fx shellcmd.Effect, text string) bool {
+	if fx.Kind != shellcmd.EffectAct {
+		return false
+	}
+	if fx.All || text == observedAll {
+		return true
+	}
+	if text == "" {
+		return false
+	}
+	for r := range strings.SplitSeq(text, observedSep) {
+		for _, w := range fx.Paths {
+			if shellcmd.Overlap(w, r) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mayTouchFiles reports whether a tool's calls may act or observe files:

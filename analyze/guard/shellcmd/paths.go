@@ -22,14 +22,17 @@ func Overlap(a, b string) bool {
 	if a == "." || b == "." || a == "/" || b == "/" {
 		return true
 	}
-	ca, cb := components(a), components(b)
-	if ca == nil || cb == nil {
+	if climbs(a) || climbs(b) {
 		return true
 	}
+	// The paths are compared as text, component by component, without
+	// splitting them: a replay asks this for every act and every file
+	// observed before it.
+	ra, rb := strings.TrimPrefix(a, "/"), strings.TrimPrefix(b, "/")
 	if path.IsAbs(a) && path.IsAbs(b) {
-		return prefix(ca, cb) || prefix(cb, ca)
+		return prefix(ra, rb) || prefix(rb, ra)
 	}
-	return inRow(ca, cb) || inRow(cb, ca)
+	return inRow(ra, rb) || inRow(rb, ra)
 }
 
 // OverlapAny reports whether any of the written paths overlaps any of the
@@ -57,37 +60,40 @@ func clean(p string) string {
 	return path.Clean(beforeGlob(p))
 }
 
-// components splits a cleaned path; nil when it climbs (..).
-func components(p string) []string {
-	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	for _, c := range parts {
-		if c == ".." {
-			return nil
-		}
-	}
-	return parts
-}
-
-func prefix(short, long []string) bool {
-	if len(short) > len(long) {
-		return false
-	}
-	for i := range short {
-		if short[i] != long[i] {
+// climbs reports whether a cleaned path has a ".." component.
+func climbs(p string) bool {
+	for i := 0; ; {
+		j := strings.Index(p[i:], "..")
+		if j < 0 {
 			return false
 		}
-	}
-	return true
-}
-
-// inRow reports whether short's components appear in a row in long.
-func inRow(short, long []string) bool {
-	for i := 0; i+len(short) <= len(long); i++ {
-		if prefix(short, long[i:]) {
+		i += j
+		if (i == 0 || p[i-1] == '/') && (i+2 == len(p) || p[i+2] == '/') {
 			return true
 		}
+		i++
 	}
-	return false
+}
+
+// prefix reports whether the components of short (a cleaned path without
+// its leading "/") are the first ones of long's.
+func prefix(short, long string) bool {
+	return long == short || len(long) > len(short) && long[len(short)] == '/' && long[:len(short)] == short
+}
+
+// inRow reports whether short's components appear in a row in long's.
+func inRow(short, long string) bool {
+	for i := 0; ; {
+		j := strings.Index(long[i:], short)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if (i == 0 || long[i-1] == '/') && (i+len(short) == len(long) || long[i+len(short)] == '/') {
+			return true
+		}
+		i++
+	}
 }
 
 // The kinds of Effect.

@@ -68,6 +68,14 @@ func Classify(command, cwd string) Command {
 
 // classify is Classify without the memo.
 func classify(command, cwd string) Command {
+	if c, ok := classifyPlain(command, cwd); ok {
+		return c
+	}
+	return classifyParsed(command, cwd)
+}
+
+// classifyParsed reads a command with the bash parser.
+func classifyParsed(command, cwd string) Command {
 	p := parsers.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(command), "")
 	parsers.Put(p)

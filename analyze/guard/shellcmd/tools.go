@@ -42,8 +42,9 @@ func IsShellTool(tool string) bool { return Tools[tool] || IPythonTools[tool] }
 var (
 	commandArgs = []string{"command", "cmd"}
 	dirArgs     = []string{"workdir", "cwd", "directory", "working_dir", "working_directory", "dir_path", "dir"}
-	// backgroundArgs say the command runs on after the call returns.
-	backgroundArgs = []string{"background", "is_background", "run_in_background"}
+	// runOnArgs say the command runs on after the call returns (in the
+	// background, or as input to a running process: OpenHands' is_input).
+	runOnArgs = []string{"background", "is_background", "run_in_background", "is_input"}
 )
 
 // FromCall reads a shell tool's call: ok is false when the tool is not a
@@ -64,7 +65,7 @@ func FromCall(tool string, shellClass bool, args jsonx.Value) (Command, bool) {
 		}
 		return unknown, true
 	}
-	for _, name := range append(backgroundArgs, "is_input") {
+	for _, name := range runOnArgs {
 		if v, ok := args.Get(name); ok && (v.Kind == jsonx.Bool && v.Bool || v.Kind == jsonx.String && strings.EqualFold(v.Str, "true")) {
 			return unknown, true
 		}
