@@ -56,14 +56,15 @@ const (
 // hermes, nanobot, Claude Code, Codex and OpenHands: the observation
 // classes return what is there; write, delegate (a subagent's work),
 // browser (pages navigated, clicked, typed into), message (sent to a
-// person), schedule (jobs created) and process (started or killed) change
-// something outside the model's context. shell observes: most commands
+// person), schedule (jobs created), process (started or killed), plan (the
+// task list shown to the user set) and memory (notes and skills kept across
+// sessions written) change something outside the model's context. shell observes: most commands
 // read (ls, cat, grep, git status, tests), and a command's text does not
 // say which ones change things; a shell command repeated with the same
 // output is counted redundant, and docs/rules.md says so.
 func DefaultEffects() Effects {
 	return Effects{
-		Act:     []string{"write", "delegate", "browser", "message", "schedule", "process"},
+		Act:     []string{"write", "delegate", "browser", "message", "schedule", "process", "plan", "memory"},
 		Observe: []string{"read", "search", "list", "web_search", "web_fetch", "poll", "shell", "other"},
 		ByArgument: []EffectRule{
 			// OpenHands' editor: "view" reads a file or lists a directory;

@@ -404,15 +404,33 @@ func (c ClassTable) MarshalYAML() (any, error) {
 // grep_search and list_directory, and name its subagent tool agent).
 func DefaultClasses() ClassTable {
 	return ClassTable{
+		// Skill and documentation loaders read instructions kept on disk:
+		// Claude Code's Skill, Gemini CLI's activate_skill (a skill's
+		// SKILL.md), Cline's load_mcp_documentation (the MCP server guide,
+		// cline/cline src/shared/tools.ts at 61e122dc).
 		"read": {"read_file", "Read", "read", "ctx_read", "skill_view", "read_many_files",
 			"mcp_filesystem_read_file", "mcp_filesystem_read_text_file",
-			"mcp_filesystem_read_multiple_files", "NotebookRead", "view", "read_files"},
+			"mcp_filesystem_read_multiple_files", "NotebookRead", "view", "read_files",
+			"Skill", "activate_skill", "load_mcp_documentation"},
+		// Claude Code's ToolSearch looks up the definitions of its deferred
+		// tools.
 		"search": {"grep", "glob", "find_files", "search_files", "search", "session_search",
-			"Grep", "Glob", "ctx_grep", "ctx_find", "code_search", "mcp_filesystem_search_files", "grep_search"},
+			"Grep", "Glob", "ctx_grep", "ctx_find", "code_search", "mcp_filesystem_search_files", "grep_search",
+			"ToolSearch"},
+		// hermes' skills_list (tools/skills_tool.py) lists the installed
+		// skills; Codex's list_mcp_resources and
+		// list_mcp_resource_templates list an MCP server's resources.
 		"list": {"list_dir", "LS", "ls", "list_files", "list_directory", "mcp_filesystem_list_directory",
-			"mcp_filesystem_list_directory_with_sizes", "mcp_filesystem_directory_tree"},
+			"mcp_filesystem_list_directory_with_sizes", "mcp_filesystem_directory_tree",
+			"skills_list", "list_mcp_resources", "list_mcp_resource_templates"},
+		// Cline's write_to_file (FILE_NEW) and replace_in_file (FILE_EDIT),
+		// cline/cline src/shared/tools.ts at 61e122dc; hermes'
+		// skill_manage, which creates, edits and deletes a skill's files
+		// (NousResearch/hermes-agent tools/skill_manager_tool.py at
+		// 544ac55e): it names no path, so it may change any.
 		"write": {"write_file", "edit_file", "edit", "write", "patch", "apply_patch",
-			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "replace", "editor"},
+			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "replace", "editor",
+			"write_to_file", "replace_in_file", "skill_manage"},
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
 			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands"},
 		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search"},
@@ -433,9 +451,32 @@ func DefaultClasses() ClassTable {
 			"browser"},
 		// Messages and notifications sent to a person, and questions put
 		// to the user (nanobot's message, hermes' send_message and
-		// clarify, Claude Code's AskUserQuestion).
+		// clarify, Claude Code's AskUserQuestion). Also what an agent
+		// hands the user to read or approve: Cline's attempt_completion,
+		// ask_followup_question and plan_mode_respond (cline/cline
+		// src/shared/tools.ts at 61e122dc), Claude Code's ExitPlanMode,
+		// OpenHands' finish; and hermes' text_to_speech, which writes an
+		// audio file and returns it as a MEDIA: attachment for the chat
+		// (NousResearch/hermes-agent tools/tts_tool.py at 00067189).
 		"message": {"message", "send_message", "notify", "send_notification",
-			"send_email", "yb_send_dm", "clarify", "AskUserQuestion"},
+			"send_email", "yb_send_dm", "clarify", "AskUserQuestion",
+			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode",
+			"finish", "text_to_speech"},
+		// The agent's own task list or plan, shown to the user: each call
+		// sets it, so the same call again is a new act, not a look.
+		// Claude Code's TodoWrite, TaskCreate and TaskUpdate; Codex's
+		// update_plan, which sends the plan to the client as an event and
+		// answers "Plan updated" (openai/codex
+		// codex-rs/core/src/tools/handlers/plan.rs at 234a0e5a); hermes'
+		// todo (older name) and todo_list, which writes the list when
+		// given todos and reads it without (NousResearch/hermes-agent
+		// tools/todo_tool.py at 038653c4: read and write share the tool,
+		// so it acts).
+		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "update_plan", "todo", "todo_list"},
+		// What the agent keeps across sessions: hermes' memory (add,
+		// replace, remove write MEMORY.md or USER.md,
+		// NousResearch/hermes-agent tools/memory_tool.py at 029cfb25).
+		"memory": {"memory"},
 		// Scheduled jobs (nanobot's cron, hermes' cronjob and
 		// cronjob_manage).
 		"schedule": {"cron", "cronjob", "cronjob_manage", "schedule", "schedule_task"},

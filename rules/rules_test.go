@@ -248,7 +248,7 @@ func TestClassOf(t *testing.T) {
 		"patch": "write", "MultiEdit": "write", "terminal": "shell", "exec": "shell", "execute_code": "shell",
 		"web_extract": "web_fetch", "fetch_content": "web_fetch", "web_search": "web_search",
 		"process": "poll", "shell_poll": "poll", "job_get_result": "poll", "delegate_task": "delegate",
-		"Task": "delegate", "todo": "other", "": "other",
+		"Task": "delegate", "todo": "plan", "": "other",
 		// Tools that act on the world (effects.go): the classes whose
 		// effect is act.
 		"message": "message", "send_message": "message", "browser_navigate": "browser",
@@ -430,11 +430,11 @@ func TestCheckErrors(t *testing.T) {
 		{"zero period", "period", "detectors:\n  cycle:\n    periods: [0]\n", `3: detectors.cycle.periods: 0 is not between 1 and the window (10)`},
 		{"negative threshold", "window", "scope:\n  window: -2m\n", `2: scope.window must not be negative`},
 		// A class the class table does not know.
-		{"unknown class", "tools", "tools:\n  class:reed: {block_at: 3}\n", `2: tools.class:reed names an unknown class "reed" (did you mean class:read?); classes: browser, delegate, list, message, poll, process, read, schedule, search, shell, web_fetch, web_search, write, other`},
-		{"unknown class", "only", "detectors:\n  repeat:\n    only: [class:read, class:fetch]\n", `3: detectors.repeat.only[1] names an unknown class "fetch"; classes: browser, delegate, list, message, poll, process, read, schedule, search, shell, web_fetch, web_search, write, other`},
-		{"unknown class", "except", "detectors:\n  no_progress:\n    except: [class:pol]\n", `3: detectors.no_progress.except[0] names an unknown class "pol" (did you mean class:poll?); classes: browser, delegate, list, message, poll, process, read, schedule, search, shell, web_fetch, web_search, write, other`},
-		{"unknown class", "key.tools", "key:\n  tools:\n    class:webfetch: {args: [url]}\n", `3: key.tools.class:webfetch names an unknown class "webfetch" (did you mean class:web_fetch?); classes: browser, delegate, list, message, poll, process, read, schedule, search, shell, web_fetch, web_search, write, other`},
-		{"unknown class", "writers", "scope:\n  write_clears_reads:\n    writers: [class:wrte]\n    readers: [class:read]\n    path_args: [path]\n", `3: scope.write_clears_reads.writers[0] names an unknown class "wrte" (did you mean class:write?); classes: browser, delegate, list, message, poll, process, read, schedule, search, shell, web_fetch, web_search, write, other`},
+		{"unknown class", "tools", "tools:\n  class:reed: {block_at: 3}\n", `2: tools.class:reed names an unknown class "reed" (did you mean class:read?); classes: browser, delegate, list, memory, message, plan, poll, process, read, schedule, search, shell, web_fetch, web_search, write, other`},
+		{"unknown class", "only", "detectors:\n  repeat:\n    only: [class:read, class:fetch]\n", `3: detectors.repeat.only[1] names an unknown class "fetch"; classes: browser, delegate, list, memory, message, plan, poll, process, read, schedule, search, shell, web_fetch, web_search, write, other`},
+		{"unknown class", "except", "detectors:\n  no_progress:\n    except: [class:pol]\n", `3: detectors.no_progress.except[0] names an unknown class "pol" (did you mean class:poll?); classes: browser, delegate, list, memory, message, plan, poll, process, read, schedule, search, shell, web_fetch, web_search, write, other`},
+		{"unknown class", "key.tools", "key:\n  tools:\n    class:webfetch: {args: [url]}\n", `3: key.tools.class:webfetch names an unknown class "webfetch" (did you mean class:web_fetch?); classes: browser, delegate, list, memory, message, plan, poll, process, read, schedule, search, shell, web_fetch, web_search, write, other`},
+		{"unknown class", "writers", "scope:\n  write_clears_reads:\n    writers: [class:wrte]\n    readers: [class:read]\n    path_args: [path]\n", `3: scope.write_clears_reads.writers[0] names an unknown class "wrte" (did you mean class:write?); classes: browser, delegate, list, memory, message, plan, poll, process, read, schedule, search, shell, web_fetch, web_search, write, other`},
 		// A value of the wrong type.
 		{"wrong type", "number", "detectors:\n  repeat:\n    block_at: three\n", `3: detectors.repeat.block_at must be a whole number, not "three"`},
 		{"wrong type", "fraction", "detectors:\n  repeat:\n    block_at: 2.5\n", `3: detectors.repeat.block_at must be a whole number, not "2.5"`},

@@ -38,6 +38,13 @@ var fileWriters = map[string]bool{
 	"replace_string_in_file": true, "replace": true,
 }
 
+// stateFiles are the files a memory-class tool writes whatever its
+// arguments: hermes' memory tool keeps MEMORY.md and USER.md in the
+// memories folder of its home, which a profile may move
+// (NousResearch/hermes-agent tools/memory_tool.py at 029cfb25, MemoryStore
+// and get_memory_dir). Relative, they overlap any path that ends so.
+var stateFiles = map[string][]string{"memory": {"memories/MEMORY.md", "memories/USER.md"}}
+
 // callEffect works out what a call does under the rules' classes and
 // effects; pathArgs are the argument names holding paths (nil: the
 // defaults).
@@ -58,6 +65,16 @@ func callEffect(r *rules.Rules, ev *CallEvent, pathArgs []string) shellcmd.Effec
 		pathArgs = defaultPathArgs
 	}
 	acts := callActs(r, ev) || fileWriters[ev.Tool]
+	if paths, ok := stateFiles[ev.Tool]; ok && class == "memory" {
+		return shellcmd.Effect{Kind: shellcmd.EffectAct, Paths: paths}
+	}
+	if class == "plan" && !fileWriters[ev.Tool] {
+		// A task list or plan lives in the agent, not in the files: setting
+		// it acts (so it is never redundant) but changes nothing a later
+		// read, search or shell command sees (docs/rules.md, "Tool
+		// effects: observe or act").
+		return shellcmd.Effect{}
+	}
 	switch {
 	case acts:
 		paths := argPaths(ev.arguments(), pathArgs)
