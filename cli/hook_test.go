@@ -213,6 +213,23 @@ func TestHookInstallCommand(t *testing.T) {
 	}
 }
 
+// installOpenCodePlugin installs the OpenCode plugin that runs command
+// into a new project folder, named .mjs: OpenCode loads plugins as ES
+// modules, Node only .mjs files without a package.json saying so.
+func installOpenCodePlugin(t *testing.T, command string) (project, plugin string) {
+	t.Helper()
+	home, project := t.TempDir(), t.TempDir()
+	in, err := live.InstallHooks("opencode", "project", home, project, command, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugin = strings.TrimSuffix(in.File, ".js") + ".mjs"
+	if err := os.Rename(in.File, plugin); err != nil {
+		t.Fatal(err)
+	}
+	return project, plugin
+}
+
 // TestOpenCodePluginRuns loads the OpenCode plugin loopgate installs into
 // Node (OpenCode runs plugins in Bun, whose node:child_process is Node's)
 // and drives its hooks as OpenCode calls them (tool.execute.before's
@@ -225,17 +242,8 @@ func TestOpenCodePluginRuns(t *testing.T) {
 	if err != nil {
 		t.Skip("node is not installed: the plugin is not run")
 	}
-	home, project := t.TempDir(), t.TempDir()
 	command := "LOOPGATE_TEST_MAIN=1 " + shellQuote(os.Args[0]) + " hook --agent opencode --preset nanobot --state-dir " + shellQuote(t.TempDir())
-	in, err := live.InstallHooks("opencode", "project", home, project, command, false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// OpenCode loads plugins as ES modules.
-	plugin := strings.TrimSuffix(in.File, ".js") + ".mjs"
-	if err := os.Rename(in.File, plugin); err != nil {
-		t.Fatal(err)
-	}
+	project, plugin := installOpenCodePlugin(t, command)
 	driver := filepath.Join(project, "drive.mjs")
 	os.WriteFile(driver, []byte(`import { LoopgatePlugin } from `+strconvQuote(plugin)+`
 let aborted = false

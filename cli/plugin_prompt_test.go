@@ -21,17 +21,9 @@ func TestOpenCodePluginPrompt(t *testing.T) {
 	if err != nil {
 		t.Skip("node is not installed: the plugin is not run")
 	}
-	home, project := t.TempDir(), t.TempDir()
 	events := filepath.Join(t.TempDir(), "events.jsonl")
 	// The hook's command here only records the event it is given.
-	in, err := live.InstallHooks("opencode", "project", home, project, "cat >> "+shellQuote(events)+"; echo >> "+shellQuote(events), false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plugin := strings.TrimSuffix(in.File, ".js") + ".mjs"
-	if err := os.Rename(in.File, plugin); err != nil {
-		t.Fatal(err)
-	}
+	project, plugin := installOpenCodePlugin(t, "cat >> "+shellQuote(events)+"; echo >> "+shellQuote(events))
 	driver := filepath.Join(project, "drive.mjs")
 	os.WriteFile(driver, []byte(`import { LoopgatePlugin } from `+strconvQuote(plugin)+`
 const hooks = await LoopgatePlugin({ client: { session: { abort: async () => {} } } })
