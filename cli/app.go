@@ -147,7 +147,14 @@ func isAgentHook(args []string) bool {
 	if len(args) < 2 || args[1] != "hook" {
 		return false
 	}
-	return len(args) == 2 || (args[2] != "install" && args[2] != "uninstall" && args[2] != "simulate")
+	if len(args) > 2 {
+		for _, sub := range hookCommand().Subcommands {
+			if sub.HasName(args[2]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // commandsFor is the commands a run of args needs built: the live hook,

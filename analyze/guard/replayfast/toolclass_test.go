@@ -96,7 +96,7 @@ func TestPlanAndMemoryInvalidate(t *testing.T) {
 		return Effect(r, ev)
 	}
 	readA := effect("read_file", `{"path":"/repo/a.go"}`)
-	readMem := effect("read_file", `{"path":"/home/u/.hermes/memories/MEMORY.md"}`)
+	readMem := effect("read_file", `{"path":"/srv/hermes/memories/MEMORY.md"}`)
 	for _, c := range []struct {
 		name, tool, args string
 		obs              shellcmd.Effect
