@@ -409,6 +409,11 @@ func (d *decoder) decodeClasses(n *yaml.Node, v reflect.Value, path string) erro
 			return err
 		}
 		for _, name := range names {
+			if isWordEntry(name) {
+				if _, w, _ := strings.Cut(name, ":"); !isWord(w) || strings.ContainsAny(w, "_-") {
+					return d.errf(val, "%s: %q: after verb: or word: comes one word of a tool's name (letters and digits, docs/rules.md)", p, name)
+				}
+			}
 			for c, list := range table {
 				table[c] = remove(list, name)
 			}

@@ -153,7 +153,10 @@ type WriteClears struct {
 	// that writes plain paths) clears the readers that observed an
 	// overlapping path, an act of unknown reach clears every reader, and
 	// a shell command that acts is neither a reader nor counted by
-	// no_progress or dedup. Writers and clear_all are not used then.
+	// no_progress or dedup. Writers are not used then; a call of a tool in
+	// clear_all acts with unknown reach, whatever its class's effect says
+	// (tools nothing says the reach of: loopgate's preset names
+	// class:other).
 	Invalidate string `yaml:"invalidate"`
 }
 
@@ -304,6 +307,9 @@ func (r *Rules) ClassOf(tool string) string {
 		if ok, _ := path.Match(p.pattern, tool); ok {
 			return p.class
 		}
+	}
+	if c, ok := r.idx.words.classOf(tool); ok {
+		return c
 	}
 	return "other"
 }
@@ -492,9 +498,12 @@ func DefaultClasses() ClassTable {
 type index struct {
 	classOf       map[string]string
 	classPatterns []classPattern
-	alias         map[string]*Tool
-	keyID         uint64
-	effects       effectIndex
+	// words are the entries that class a tool by the words of its name
+	// (verb:, word:), tried after the names and globs.
+	words   wordClasses
+	alias   map[string]*Tool
+	keyID   uint64
+	effects effectIndex
 	// variants are the rules ForSession derived from these.
 	variants variants
 }
@@ -517,9 +526,11 @@ func (r *Rules) compile() {
 	sort.Strings(classes)
 	for _, c := range classes {
 		for _, name := range r.Classes[c] {
-			if strings.ContainsAny(name, "*?[") {
+			switch {
+			case idx.words.add(name, c):
+			case strings.ContainsAny(name, "*?["):
 				idx.classPatterns = append(idx.classPatterns, classPattern{name, c})
-			} else {
+			default:
 				idx.classOf[name] = c
 			}
 		}

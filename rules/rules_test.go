@@ -252,8 +252,14 @@ func TestClassOf(t *testing.T) {
 		// Tools that act on the world (effects.go): the classes whose
 		// effect is act.
 		"message": "message", "send_message": "message", "browser_navigate": "browser",
-		"browser_press": "browser", "browser_snapshot": "other", "cron": "schedule",
+		"browser_press": "browser", "cron": "schedule",
 		"cronjob": "schedule", "KillBash": "process", "process_manage": "poll",
+		// A browser tool that only looks at a page changing by itself.
+		"browser_snapshot": "poll", "browser_vision": "poll",
+		// Tools in no list, by the words of their name.
+		"get_schema": "read", "mcp__supabase__list_tables": "read", "List_Budgets": "read",
+		"getNodeTree": "read", "get_preview_status": "poll", "list_jobs": "poll",
+		"run_tests": "other", "send_report": "other", "show_message": "other", "verify_code": "other", "session_get_state": "other",
 	} {
 		if got := r.ClassOf(tool); got != class {
 			t.Errorf("ClassOf(%q) = %q, want %q", tool, got, class)

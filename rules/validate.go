@@ -116,8 +116,8 @@ func (r *Rules) validate(d *decoder) error {
 	if w := r.Scope.WriteClearsReads; !oneOf(w.Invalidate, "", InvalidateAnyAct, InvalidatePath) {
 		return v.fail("scope.write_clears_reads.invalidate", "scope.write_clears_reads.invalidate must be any_act or path, not %q", w.Invalidate)
 	}
-	if w := r.Scope.WriteClearsReads; w.Invalidate == InvalidatePath && (len(w.Readers) == 0 || len(w.Writers) > 0 || len(w.ClearAll) > 0) {
-		return v.fail("scope.write_clears_reads.invalidate", "scope.write_clears_reads.invalidate: path needs readers and works out what clears them from each call: leave writers and clear_all out")
+	if w := r.Scope.WriteClearsReads; w.Invalidate == InvalidatePath && (len(w.Readers) == 0 || len(w.Writers) > 0) {
+		return v.fail("scope.write_clears_reads.invalidate", "scope.write_clears_reads.invalidate: path needs readers and works out what clears them from each call: leave writers out (clear_all may name tools whose every call clears everything)")
 	}
 	if err := v.selectors("scope.reset_command.tools", r.Scope.ResetCommand.Tools); err != nil {
 		return err

@@ -173,3 +173,53 @@ func TestMentionedPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestDedupToolsByName: under the loopgate preset a tool in no class list
+// whose name starts with a verb that reads is answered when it repeats
+// with nothing between; a tool nothing says the reach of (class other,
+// write_clears_reads.clear_all) clears every count, so the read after it
+// runs; a read whose name says its result changes by itself (a status)
+// is a poll and always runs.
+func TestDedupToolsByName(t *testing.T) {
+	r, err := rules.Preset("loopgate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := `{"table":"users"}`
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"an MCP read repeated: answered", []step{
+			{user: true, tool: "mcp__db__get_schema", args: schema, result: "id int"},
+			{tool: "mcp__db__get_schema", args: schema, result: "id int", want: "dedup:dedup"},
+		}},
+		{"an unknown tool between: runs", []step{
+			{user: true, tool: "read_mapping", args: `{"id":"t1"}`, result: "a->b"},
+			{tool: "edit_mapping", args: `{"id":"t1","to":"c"}`, result: "ok"},
+			{tool: "read_mapping", args: `{"id":"t1"}`, result: "a->c"},
+			{tool: "read_mapping", args: `{"id":"t1"}`, result: "a->c", want: "dedup:dedup"},
+		}},
+		{"an unknown tool between, even naming another path: runs", []step{
+			{user: true, tool: "read_file", args: `{"path":"/w/a.go"}`, result: "v1"},
+			{tool: "apply_template", args: `{"path":"/w/b.go"}`, result: "ok"},
+			{tool: "read_file", args: `{"path":"/w/a.go"}`, result: "v2"},
+		}},
+		{"another read between: answered", []step{
+			{user: true, tool: "getNodeTree", args: `{"node":"1:2"}`, result: "frame"},
+			{tool: "read_file", args: `{"path":"/w/a.go"}`, result: "v1"},
+			{tool: "getNodeTree", args: `{"node":"1:2"}`, result: "frame", want: "dedup:dedup"},
+		}},
+		{"a status: a poll, never answered", []step{
+			{user: true, tool: "get_preview_status", args: `{"id":"p"}`, result: "building"},
+			{tool: "get_preview_status", args: `{"id":"p"}`, result: "building"},
+		}},
+		{"a user message clears a read of unknown reach", []step{
+			{user: true, tool: "get_schema", args: schema, result: "id int"},
+			{prompt: "look at b.go", tool: "get_schema", args: schema, result: "id int, name text"},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { check(t, r, tc.steps) })
+	}
+}

@@ -249,7 +249,13 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 	var fx shellcmd.Effect
 	if g.byPath {
 		role = g.role(ev.Tool, c.tid)
-		if role&roleEffect != 0 {
+		switch {
+		case role&roleClearAll != 0:
+			// A tool whose reach nothing says (clear_all): its call
+			// may have changed anything an earlier call observed.
+			fx = shellcmd.Effect{Kind: shellcmd.EffectAct, All: true}
+			c.acts = true
+		case role&roleEffect != 0:
 			fx = callEffect(g.r, ev, g.r.Scope.WriteClearsReads.PathArgs)
 			c.acts = fx.Kind == shellcmd.EffectAct
 		}

@@ -54,9 +54,16 @@ func TestUpstreamToolClasses(t *testing.T) {
 		{"ToolSearch", `{"query":"select:Read"}`, "search", false, observe, true, nil},
 		{"skills_list", `{}`, "list", false, observe, true, nil},
 		{"list_mcp_resources", `{"server":"x"}`, "list", false, observe, true, nil},
-		// Still unknown: neither observes files nor acts on them.
+		// Still unknown: neither observes files nor acts on them by its
+		// effect (the preset's clear_all makes the guard treat its calls
+		// as acts of unknown reach).
 		{"use_mcp_tool", `{"server_name":"x","tool_name":"y"}`, "other", false, none, false, nil},
-		{"browser_snapshot", `{}`, "other", false, none, false, nil},
+		// A page snapshot observes no file; it is polled.
+		{"browser_snapshot", `{}`, "poll", false, none, false, nil},
+		// Named with a verb that reads: an observation of unknown reach.
+		{"get_schema", `{"table":"users"}`, "read", false, observe, true, nil},
+		{"mcp__github__list_issues", `{"repo":"a/b"}`, "read", false, observe, true, nil},
+		{"get_deployment_status", `{"id":"7"}`, "poll", false, none, false, nil},
 	} {
 		v, err := jsonx.ParseString(c.args)
 		if err != nil {
