@@ -23,7 +23,8 @@ import "strings"
 //     ([Errno 2] No such file or directory) print;
 //   - "file not found": nanobot's read_file ("Error: File not found: PATH",
 //     nanobot/agent/tools/filesystem.py at 3852956a, HKUDS/nanobot) and
-//     hermes' read_file ({"error": "File not found: PATH", ...});
+//     hermes' read_file ({"error": "File not found: PATH", ...}:
+//     _suggest_similar_files in the hermes-agent file named above);
 //   - "directory not found": nanobot's list_dir (the same file);
 //   - "file does not exist": Claude Code's Read ("File does not exist.",
 //     seen in its transcripts);
