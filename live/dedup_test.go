@@ -112,3 +112,44 @@ func logOf(t *testing.T, cfg Config) string {
 	t.Helper()
 	return filesOf(cfg.StateDir, "s1").log("main")
 }
+
+// TestDedupAnswersMissingFile: under the loopgate preset the hook keeps a
+// Read that failed because the file does not exist (Claude Code's
+// PostToolUseFailure carries the error) and answers the same Read from it,
+// as a replay does; a failure of another kind, or a write to the path in
+// between, lets the Read run.
+func TestDedupAnswersMissingFile(t *testing.T) {
+	write := `,"tool_name":"Write","tool_input":{"file_path":"/a","content":"x"},"tool_use_id":"w1"`
+	cases := []struct {
+		name    string
+		err     string
+		between bool // a Write to the path between the two Reads
+		deny    bool
+	}{
+		{"missing, nothing between: answered", "File does not exist.", false, true},
+		{"missing, a write to it between: runs", "File does not exist.", true, false},
+		{"another failure: runs", "EACCES: permission denied, open '/a'", false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(t, "claude-code", "loopgate")
+			read := `,"tool_name":"Read","tool_input":{"file_path":"/a"},"tool_use_id":"t1"`
+			if pre := Handle(cfg, claudeEvent("PreToolUse", "s1", read)); len(pre.Stdout) != 0 {
+				t.Fatalf("first read: want no answer, got %s", pre.Stdout)
+			}
+			Handle(cfg, claudeEvent("PostToolUseFailure", "s1", read+`,"error":"`+tc.err+`"`))
+			if tc.between {
+				Handle(cfg, claudeEvent("PreToolUse", "s1", write))
+				Handle(cfg, claudeEvent("PostToolUse", "s1", write+`,"tool_response":"ok"`))
+			}
+			pre := Handle(cfg, preRead("s1", "t2", "/a"))
+			denied := strings.Contains(string(pre.Stdout), `"permissionDecision":"deny"`)
+			if denied != tc.deny {
+				t.Fatalf("second read: got %s, want deny %v", pre.Stdout, tc.deny)
+			}
+			if tc.deny && !strings.Contains(string(pre.Stdout), "nothing has changed since") {
+				t.Errorf("second read: the answer is not the dedup's: %s", pre.Stdout)
+			}
+		})
+	}
+}

@@ -11,8 +11,9 @@ import (
 // call from dedup_at on: the earlier result is returned instead ({result}
 // in its message). A write that clears reads (scope.write_clears_reads)
 // also drops their kept results. ignore_failures keeps no failed result
-// to answer from; unless_args leaves alone the calls that give any of
-// those arguments (Qwen Code answers whole-file reads only).
+// to answer from, except (answer_missing) a failure saying that the path
+// the call names does not exist; unless_args leaves alone the calls that
+// give any of those arguments (Qwen Code answers whole-file reads only).
 //
 // pointer_within: when the earlier result is still in the model's context
 // (it entered it fewer than that many tokens ago, and no compaction came
@@ -66,7 +67,7 @@ var _ = register(rules.Detector[dedupSettings]{
 		if p.MaxResultBytes < 0 {
 			return c.Fail(at+".max_result_bytes", "%s.max_result_bytes must be 0 (no bound) or a number of bytes, not %d", at, p.MaxResultBytes)
 		}
-		return nil
+		return c.Selectors(at+".answer_missing", p.AnswerMissing)
 	},
 }, newDedup)
 
@@ -97,6 +98,11 @@ type dedupSettings struct {
 	// IgnoreFailures: a failed call leaves nothing to answer from (Claude
 	// Code and Qwen Code record a read only when it succeeded).
 	IgnoreFailures bool `yaml:"ignore_failures"`
+	// AnswerMissing: a failed call of these tools whose result says the
+	// path it names does not exist (saysMissing) is kept even under
+	// IgnoreFailures: a missing file stays missing until something
+	// creates it, and what may create it clears the call like any write.
+	AnswerMissing []string `yaml:"answer_missing,flow"`
 	// UnlessArgs: calls that give any of these arguments are left alone,
 	// neither answered nor remembered (Qwen Code answers only whole-file
 	// reads: no offset, limit or pages).
@@ -147,6 +153,12 @@ func (d *dedupDet) skips(c *callCtx) bool {
 		}
 	}
 	return false
+}
+
+// missing reports whether a failed call is kept all the same: a tool of
+// answer_missing whose result says that the path does not exist.
+func (d *dedupDet) missing(c *callCtx) bool {
+	return len(d.cfg.AnswerMissing) > 0 && d.g.r.MatchesAny(d.cfg.AnswerMissing, c.ev.Tool) && saysMissing(c.ev.Result)
 }
 
 // inContext reports whether the entry's result is still in the model's
@@ -211,7 +223,7 @@ func (d *dedupDet) after(c *callCtx, before Verdict) Verdict {
 	}
 	size := max(len(c.ev.Result), c.ev.ResultBytes)
 	d.pos += int64(size)
-	if c.hasKey && !c.acts && d.eff(c).on && !(c.failed && d.cfg.IgnoreFailures) && !d.skips(c) {
+	if c.hasKey && !c.acts && d.eff(c).on && !(c.failed && d.cfg.IgnoreFailures && !d.missing(c)) && !d.skips(c) {
 		d.ent = grow(d.ent, c.kid)
 		p := &d.ent[c.kid]
 		switch {

@@ -108,8 +108,108 @@ func TestDedupAnswers(t *testing.T) {
 	}
 }
 
+// TestDedupAnswersMissing: with answer_missing, a read that failed because
+// the path does not exist is answered like a result while nothing that may
+// create the path came between; any other failure, and a failure of a
+// tool not selected, runs again.
+func TestDedupAnswersMissing(t *testing.T) {
+	r, err := rules.Parse([]byte(`
+name: missing-test
+scope:
+  reset: session
+  write_clears_reads:
+    invalidate: path
+    readers: [class:read, class:search, class:list, class:shell]
+detectors:
+  dedup:
+    only: [class:read, class:search, class:list, class:shell, class:web_fetch]
+    ignore_failures: true
+    answer_missing: [class:read, class:list, class:shell]
+    message: "earlier result:\n{result}"
+`), "missing-test.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := `{"path":"/w/a.go"}`
+	missing := "Error: File not found: /w/a.go"
+	fetch := `{"url":"https://example.com/x"}`
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"a missing file, nothing between: answered", []step{
+			{user: true, tool: "read_file", args: read, result: missing, failed: true},
+			{tool: "read_file", args: read, result: missing, failed: true, want: "dedup:dedup:2", msg: "earlier result:\n" + missing},
+		}},
+		{"a reading shell command on a missing path: answered", []step{
+			{user: true, tool: "terminal", args: `{"command":"cat /w/a.go"}`, result: "cat: /w/a.go: No such file or directory", failed: true},
+			{tool: "terminal", args: `{"command":"cat /w/a.go"}`, result: "cat: /w/a.go: No such file or directory", failed: true, want: "dedup:dedup:2"},
+		}},
+		{"a write creating the path between: runs", []step{
+			{user: true, tool: "read_file", args: read, result: missing, failed: true},
+			{tool: "write_file", args: `{"path":"/w/a.go","content":"v1"}`, result: "ok"},
+			{tool: "read_file", args: read, result: "v1"},
+		}},
+		{"an act of unknown reach between: runs", []step{
+			{user: true, tool: "read_file", args: read, result: missing, failed: true},
+			{tool: "terminal", args: `{"command":"make gen"}`, result: "ok"},
+			{tool: "read_file", args: read, result: "v1"},
+		}},
+		{"a write to another path between: answered", []step{
+			{user: true, tool: "read_file", args: read, result: missing, failed: true},
+			{tool: "write_file", args: `{"path":"/w/b.go","content":"v1"}`, result: "ok"},
+			{tool: "read_file", args: read, result: missing, failed: true, want: "dedup:dedup:2"},
+		}},
+		{"another failure (a busy file) runs again", []step{
+			{user: true, tool: "read_file", args: read, result: "Error: resource busy", failed: true},
+			{tool: "read_file", args: read, result: "v1"},
+		}},
+		{"a denied read runs again", []step{
+			{user: true, tool: "read_file", args: read, result: "Permission to read /w/a.go was denied by the user", failed: true},
+			{tool: "read_file", args: read, result: "v1"},
+		}},
+		{"a failed fetch is not selected: runs again", []step{
+			{user: true, tool: "web_fetch", args: fetch, result: "Error: HTTP 404 file not found", failed: true},
+			{tool: "web_fetch", args: fetch, result: "page"},
+		}},
+		{"a missing-file text that did not fail is an ordinary result", []step{
+			{user: true, tool: "read_file", args: read, result: "No such file or directory"},
+			{tool: "read_file", args: read, result: "No such file or directory", want: "dedup:dedup:2"},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { check(t, r, tc.steps) })
+	}
+}
+
+func TestSaysMissing(t *testing.T) {
+	for _, tc := range []struct {
+		result string
+		want   bool
+	}{
+		{"Error: File not found: src/a.go", true},
+		{`{"error": "File not found: src/a.go", "similar_files": []}`, true},
+		{"Error: Directory not found: src", true},
+		{"cat: a.go: No such file or directory", true},
+		{"Error: ENOENT: no such file or directory, open 'a.go'", true},
+		{"File does not exist.", true},
+		{"The path /w/a.go does not exist. Please provide a valid path.", true},
+		{"Error: HTTP 503 Service Unavailable", false},
+		{"Error: Permission denied when reading file: a.go", false},
+		{"Terminal environment unavailable: could not stat a.go. Retry shortly.", false},
+		{"Property 'x' does not exist on type 'Y'.", false},
+		// Past the window: a long output that mentions it late says
+		// nothing about the path the call names.
+		{strings.Repeat("x", missingWindow) + "no such file or directory", false},
+	} {
+		if got := saysMissing(tc.result); got != tc.want {
+			t.Errorf("saysMissing(%.60q) = %v, want %v", tc.result, got, tc.want)
+		}
+	}
+}
+
 func TestDedupSettingsChecked(t *testing.T) {
-	for _, bad := range []string{"pointer_within: -1", "max_result_bytes: -5"} {
+	for _, bad := range []string{"pointer_within: -1", "max_result_bytes: -5", "answer_missing: [class:nope]"} {
 		_, err := rules.Parse([]byte("name: x\ndetectors:\n  dedup:\n    "+bad+"\n"), "x.yaml")
 		if err == nil || !strings.Contains(err.Error(), strings.SplitN(bad, ":", 2)[0]) {
 			t.Errorf("%s: got %v, want an error naming the key", bad, err)
