@@ -258,7 +258,7 @@ func TestClassOf(t *testing.T) {
 		"browser_snapshot": "poll", "browser_vision": "poll",
 		// Tools in no list, by the words of their name.
 		"get_schema": "read", "mcp__supabase__list_tables": "read", "List_Budgets": "read",
-		"getNodeTree": "read", "get_preview_status": "poll", "list_jobs": "poll",
+		"getNodeTree": "read", "get_preview_status": "poll", "list_jobs": "poll", "mcp__ide__getDiagnostics": "poll",
 		"run_tests": "other", "send_report": "other", "show_message": "other", "verify_code": "other", "session_get_state": "other",
 	} {
 		if got := r.ClassOf(tool); got != class {
