@@ -12,8 +12,8 @@ import "strings"
 //
 //   - "verb:get" under a class matches a tool whose name's first word is
 //     get (getSchema, get_schema, get-schema, List_Budgets for verb:list),
-//     after an MCP server prefix (mcp__server__, server__, or hermes'
-//     mcp_server_ where the server is one word);
+//     after an MCP server prefix where the name alone says where the
+//     server ends (mcp__server__, server__, mcp--server--; see toolPart);
 //   - "word:status" moves a tool a verb entry classed to its own class
 //     when status is any later word of its name (get_preview_status,
 //     get_health for word:health); it never classes a name by itself.
@@ -34,20 +34,13 @@ const (
 const maxWordLen = 48
 
 // nameWords calls yield with each word of a tool's name, lower-cased,
-// after the MCP server prefix; first is true for the first word. It stops
-// when yield returns false. The word's memory is valid only during the
-// call.
+// after the MCP server prefix (toolPart); first is true for the first
+// word. It stops when yield returns false. The word's memory is valid only
+// during the call.
 func nameWords(name string, yield func(word []byte, first bool) bool) {
-	name = toolPart(name)
 	var buf [maxWordLen]byte
 	first := true
-	start := -1
-	emit := func(end int) bool {
-		if start < 0 {
-			return true
-		}
-		w := name[start:end]
-		start = -1
+	eachWord(toolPart(name), func(w string) bool {
 		if len(w) > maxWordLen {
 			first = false
 			return true
@@ -63,15 +56,30 @@ func nameWords(name string, yield func(word []byte, first bool) bool) {
 		ok := yield(b, first)
 		first = false
 		return ok
+	})
+}
+
+// eachWord calls yield with each word of s as it is written, cut at _, -,
+// ., spaces, / and : and where a capital follows a small letter; it stops
+// when yield returns false.
+func eachWord(s string, yield func(w string) bool) {
+	start := -1
+	emit := func(end int) bool {
+		if start < 0 {
+			return true
+		}
+		w := s[start:end]
+		start = -1
+		return yield(w)
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
 		case c == '_' || c == '-' || c == '.' || c == ' ' || c == '/' || c == ':':
 			if !emit(i) {
 				return
 			}
-		case 'A' <= c && c <= 'Z' && start >= 0 && i > 0 && 'a' <= name[i-1] && name[i-1] <= 'z':
+		case 'A' <= c && c <= 'Z' && start >= 0 && i > 0 && 'a' <= s[i-1] && s[i-1] <= 'z':
 			// getNodeTree: a capital after a small letter starts a word.
 			if !emit(i) {
 				return
@@ -83,23 +91,111 @@ func nameWords(name string, yield func(word []byte, first bool) bool) {
 			}
 		}
 	}
-	emit(len(name))
+	emit(len(s))
 }
 
-// toolPart strips the MCP server prefix from a tool's name: Claude
-// Code's and Codex's mcp__server__tool, a server__tool name (Gemini CLI
-// names a server's tool so when two servers share it), hermes'
-// mcp_server_tool when the server is one word.
+// How each agent names an MCP server's tool in the name the model calls,
+// which is the name its transcripts and hook events carry (read from each
+// agent's source; docs/rules.md, "Tools in no class list", has the table):
+//
+//   - mcp__SERVER__TOOL: Claude Code (code.claude.com/docs/en/mcp and
+//     /hooks; a plugin's server is plugin_PLUGIN_SERVER; its sanitizing
+//     is not documented), Codex
+//     (openai/codex codex-rs/codex-mcp/src/tools.rs at 00a35b1b and
+//     mcp_tool_names.rs at 52a0ab12: MCP_TOOL_NAME_DELIMITER "__", every
+//     character outside [A-Za-z0-9_] made _, at most 64 bytes, a
+//     "_"+12-hex SHA-1 suffix on a cut or colliding name), Qwen Code
+//     (QwenLM/qwen-code packages/core/src/tools/mcp-tool.ts at 03977054
+//     and utils/tool-name-utils.ts: [A-Za-z0-9_-], at most 63, a
+//     "_"+7-character hash suffix), newer hermes-agent
+//     (NousResearch/hermes-agent tools/mcp_tool_schema.py at 1ff257df,
+//     MCP_TOOL_NAME_PREFIX: [A-Za-z0-9_], no length limit);
+//   - SERVER__TOOL: Goose (block/goose crates/goose/src/agents/
+//     extension_manager.rs at 005a5658: the extension's name lower-cased,
+//     [a-zA-Z0-9_-], spaces dropped), Cline's SDK (cline/cline
+//     sdk/packages/core/src/extensions/mcp/name-transform.ts at 21cb8d25:
+//     runs outside [a-zA-Z0-9_-] made one _, at most 64 with a "_"+8-hex
+//     suffix), Gemini CLI before 0.34 when two servers share a tool's name
+//     (else the bare tool name);
+//   - mcp--SERVER--TOOL: Roo Code (RooCodeInc/Roo-Code src/utils/
+//     mcp-name.ts at cb836567: -- in a name made -, cut at 64 with no
+//     hash);
+//   - mcp_SERVER_TOOL: Gemini CLI since 0.34 (google-gemini/gemini-cli
+//     packages/core/src/tools/mcp-tool.ts at 5411f113: [a-zA-Z0-9_.:-],
+//     over 63 the middle replaced by "..."), nanobot (HKUDS/nanobot
+//     nanobot/agent/tools/mcp.py at 3852956a: [a-zA-Z0-9_-] with runs of _
+//     made one, at most 64 with a "_"+8-hex suffix), older hermes-agent
+//     (the single-underscore form that, by the comment at
+//     MCP_TOOL_NAME_PREFIX in mcp_tool_schema.py, the double one replaced;
+//     [A-Za-z0-9_], hyphens made _);
+//   - SERVER_TOOL: OpenCode (anomalyco/opencode packages/opencode/src/
+//     mcp/index.ts at 001133bc: [a-zA-Z0-9_-], no limit);
+//   - SERVER-TOOL: GitHub Copilot CLI (github/copilot-sdk READMEs at
+//     cc0438d6: "<server-key>-<tool-name>").
+//
+// A name alone tells where the server ends only for the double
+// separators, and only when the separator appears once: a single _ or -
+// is also written inside server names (hermes makes my-server my_server,
+// Copilot's keys are often github-mcp-server). So toolPart cuts only at a
+// lone __ or -- and keeps every other name whole, whose first word is
+// then the server's or the mcp prefix (no verb), and the tool stays in the
+// class its name's first word gives it: a wrong cut could make an acting
+// tool a read (mcp_web_search_clear_cache cut after web is
+// search_clear_cache).
+//
+// A cut name can lose the end of its first word (Roo Code cuts at 64;
+// Codex, Qwen Code, nanobot and Cline cut and add _HASH; Gemini CLI puts
+// "..." in the middle), and "get" left of "getaway" would read as a verb.
+// So a name that may have been cut (truncatedLen or longer, or with
+// "...") is cut at its server only when its tool part has three words or
+// more: a truncated first word is followed by at most the hash.
+
+// truncatedLen is a length below which no agent above has cut a name
+// (their limits are 63 and 64).
+const truncatedLen = 60
+
+// toolPart returns the part of a tool's name after its MCP server prefix
+// when the name alone says where that is, else the whole name.
 func toolPart(name string) string {
-	if i := strings.LastIndex(name, "__"); i >= 0 && i+2 < len(name) {
-		return name[i+2:]
+	if strings.Contains(name, "...") {
+		// Gemini CLI's cut: the word before the dots may be any part of one.
+		return name
 	}
-	if rest, ok := strings.CutPrefix(name, "mcp_"); ok {
-		if i := strings.IndexByte(rest, '_'); i > 0 && i+1 < len(rest) {
-			return rest[i+1:]
+	var part string
+	var ok bool
+	if rest, roo := strings.CutPrefix(name, "mcp--"); roo {
+		part, ok = cutLone(rest, "--")
+	} else {
+		part, ok = cutLone(strings.TrimPrefix(name, "mcp__"), "__")
+	}
+	if !ok {
+		return name
+	}
+	if len(name) >= truncatedLen {
+		words := 0
+		eachWord(part, func(string) bool {
+			words++
+			return words < 3
+		})
+		if words < 3 {
+			return name
 		}
 	}
-	return name
+	return part
+}
+
+// cutLone returns what follows sep in s when sep occurs exactly once,
+// neither at either end nor within a longer run of its character.
+func cutLone(s, sep string) (string, bool) {
+	i := strings.Index(s, sep)
+	if i <= 0 || i+len(sep) >= len(s) {
+		return "", false
+	}
+	rest := s[i+len(sep):]
+	if rest[0] == sep[0] || strings.Contains(rest, sep) {
+		return "", false
+	}
+	return rest, true
 }
 
 // wordClasses is the part of a class table that selects by words.

@@ -17,7 +17,8 @@ func TestNameWords(t *testing.T) {
 		{"mcp__claude_ai_Notion__notion-fetch", "*notion fetch"},
 		{"mcp__github__list_issues", "*list issues"},
 		{"github__search_repositories", "*search repositories"},
-		{"mcp_filesystem_read_file", "*read file"},
+		// A single _ may be inside the server's name: not cut.
+		{"mcp_filesystem_read_file", "*mcp filesystem read file"},
 		{"mcp_", "*mcp"},
 		{"mcp__server__", "*mcp server"},
 		{"HTTPGet", "*httpget"},
@@ -55,7 +56,7 @@ classes:
 		{"getSchema", "read"},
 		{"List_Budgets", "read"},
 		{"mcp__supabase__list_tables", "read"},
-		{"mcp_figma_get_node", "read"},
+		{"mcp_figma_get_node", "other"},
 		{"get_preview_status", "poll"},
 		{"getJobStatus", "poll"},
 		{"get_run", "poll"},
@@ -84,6 +85,95 @@ func TestWordEntryValidation(t *testing.T) {
 		_, err := Parse([]byte("name: t\nclasses:\n  read: ["+bad+"]\n"), "t.yaml")
 		if err == nil || !strings.Contains(err.Error(), "verb: or word:") {
 			t.Errorf("entry %s: error %v, want one about verb: or word:", bad, err)
+		}
+	}
+}
+
+// TestToolPartAgents builds, for each agent's convention (rules/namewords.go
+// cites the source of each), the name the agent gives an MCP server's tool,
+// and checks where toolPart cuts it. A name whose server end cannot be told
+// from the name stays whole.
+func TestToolPartAgents(t *testing.T) {
+	long := strings.Repeat("x", 40) // a long server name
+	// Roo Code cuts its names at 64 characters: getaway_plan left as get.
+	roo64 := ("mcp--" + long + "-server-abcdef--getaway_plan")[:64]
+	if !strings.HasSuffix(roo64, "--get") {
+		t.Fatalf("roo64 = %q, want it to end in --get", roo64)
+	}
+	tests := []struct {
+		agent, name, want string
+	}{
+		// mcp__SERVER__TOOL.
+		{"claude code", "mcp__github__list_issues", "list_issues"},
+		{"claude code, plugin server", "mcp__plugin_acme_tracker__get_ticket", "get_ticket"},
+		{"claude code, claude.ai connector", "mcp__claude_ai_Linear__list_projects", "list_projects"},
+		{"codex", "mcp__my_db__run_query", "run_query"},
+		{"codex, colliding namespace hashed", "mcp__github_0123456789ab__list_issues", "list_issues"},
+		{"codex, long tool cut with hash", "mcp__" + long + "__get_file_contents_of_0123456789ab", "get_file_contents_of_0123456789ab"},
+		{"codex, truncated first word and hash", "mcp__" + long + "__get_0123456789ab", "mcp__" + long + "__get_0123456789ab"},
+		{"codex, cut within the server", "mcp__get_" + long + "_0123456789ab", "mcp__get_" + long + "_0123456789ab"},
+		{"qwen code", "mcp__context7__resolve-library-id", "resolve-library-id"},
+		{"hermes, newer", "mcp__filesystem__read_text_file", "read_text_file"},
+		{"hermes, newer, hyphens in the server made _", "mcp__my__srv__delete_x", "mcp__my__srv__delete_x"},
+		// SERVER__TOOL.
+		{"goose", "developer__text_editor", "text_editor"},
+		{"cline sdk", "linear__get_issue", "get_issue"},
+		{"gemini cli before 0.34, clash", "github__search_code", "search_code"},
+		{"gemini cli before 0.34, cut", "github_srv_" + long + "...search_code_in_repo", "github_srv_" + long + "...search_code_in_repo"},
+		// mcp--SERVER--TOOL.
+		{"roo code", "mcp--github--list_issues", "list_issues"},
+		{"roo code, hyphenated names", "mcp--brave-search--brave_web_search", "brave_web_search"},
+		{"roo code, cut at 64", roo64, roo64},
+		// Single separators: never cut.
+		{"gemini cli 0.34+", "mcp_github_list_issues", "mcp_github_list_issues"},
+		{"nanobot", "mcp_lms_list_labs", "mcp_lms_list_labs"},
+		{"hermes, older", "mcp_web_search_clear_cache", "mcp_web_search_clear_cache"},
+		{"opencode", "github_list_issues", "github_list_issues"},
+		{"copilot cli", "github-mcp-server-list_issues", "github-mcp-server-list_issues"},
+		// Not MCP names.
+		{"plain", "read_file", "read_file"},
+		{"dunder", "__init__", "__init__"},
+		{"two separators", "a__b__c", "a__b__c"},
+		{"run of three", "srv___get_x", "srv___get_x"},
+	}
+	for _, tt := range tests {
+		if got := toolPart(tt.name); got != tt.want {
+			t.Errorf("%s: toolPart(%q) = %q, want %q", tt.agent, tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestClassOfAgentNames checks that no wrong cut makes an acting tool a
+// read: each name below is one an agent writes for a tool that acts, with a
+// reading verb placed where a wrong cut would find it.
+func TestClassOfAgentNames(t *testing.T) {
+	r, err := Parse([]byte(`name: t
+classes:
+  read: ['verb:get', 'verb:list', 'verb:search', 'verb:read']
+`), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ tool, want string }{
+		{"mcp__github__list_issues", "read"},
+		{"mcp--github--list_issues", "read"},
+		{"github__list_issues", "read"},
+		// hermes (older) server web-search, tool clear_cache.
+		{"mcp_web_search_clear_cache", "other"},
+		// nanobot / Gemini CLI server my_get, tool delete_all.
+		{"mcp_my_get_delete_all", "other"},
+		// OpenCode server get_tools, tool delete_all: its first word.
+		{"get_tools_delete_all", "read"},
+		// Codex cut a getaway_plan tool to get and added a hash.
+		{"mcp__" + strings.Repeat("s", 40) + "__get_0123456789ab", "other"},
+		// Roo Code cut getaway to get at 64.
+		{"mcp--" + strings.Repeat("s", 50) + "--get", "other"},
+		// Gemini CLI cut getaway to get before its dots.
+		{"mcp_srv_get...away_plan", "other"},
+	}
+	for _, tt := range tests {
+		if got := r.ClassOf(tt.tool); got != tt.want {
+			t.Errorf("ClassOf(%q) = %q, want %q", tt.tool, got, tt.want)
 		}
 	}
 }
