@@ -35,11 +35,24 @@ type run struct {
 	actions []liveAction
 }
 
+// seenText is a text the request after the main conversation's call
+// (1-based) must hold.
+type seenText struct {
+	call int
+	text string
+}
+
 type scenario struct {
 	name    string
 	needs   string // "task", "parallel" or ""
 	prompts []string
 	files   map[string]string // the working directory's files before the run
+	// later are files written anew before the second prompt: what the
+	// user changed between the turns.
+	later map[string]string
+	// seen are texts the model must be sent after a call, in every run:
+	// what reached the model, read from the server's recorded requests.
+	seen []seenText
 	// script is what the model says: the main conversation's turns, and
 	// the subagent's.
 	script func(ts toolset, dir string) (main, sub []Turn)
@@ -63,6 +76,13 @@ func repeatTurns(c Call, n int) []Turn {
 		out = append(out, Turn{Calls: []Call{c}})
 	}
 	return out
+}
+
+// twoTurns is the twoturns scenarios' script: the same read in each of
+// two user turns.
+func twoTurns(ts toolset, dir string) ([]Turn, []Turn) {
+	c := ts.shell("cat lab-two.txt")
+	return []Turn{calls(c), text("Printed."), calls(c), text("Printed again.")}, nil
 }
 
 func calls(c ...Call) Turn { return Turn{Calls: c} }
@@ -156,21 +176,39 @@ var scenarios = []*scenario{
 		runs:      []run{{preset: "loopgate", read: true}},
 	},
 	{
-		// Two user turns, the same command in each, and the second prompt
-		// names the file it reads: loopgate's counts of that file reset at
-		// the prompt (scope.reset: mentioned), so the hook allows it (the
-		// truth still calls it redundant). A prompt of unknown text (an
-		// agent whose transcript keeps none) resets everything: allowed too.
+		// Two user turns, the same read in each, and the second prompt
+		// names nothing: under scope.reset: mentioned that message keeps
+		// the first turn's observation of lab-two.txt, so the hook answers
+		// the repeat from it (a dedup across turns), and the dedup's answer
+		// is what the model is sent. The second turn is a resumed run of
+		// the agent (agent.prompt), so the hook's state spans two agent
+		// processes.
 		name:    "twoturns",
+		prompts: []string{"Print the lab word.", "Print it once more."},
+		files:   map[string]string{"lab-two.txt": "lab-two\n"},
+		script:  twoTurns,
+		turns:   2,
+		calls:   slices.Repeat([]wantCall{{kind: "shell", arg: "cat lab-two.txt"}}, 2),
+		// The file did not change: the second read is redundant (read in
+		// the run without the hook: the hook's dedup is a denied call).
+		redundant: 1,
+		runs:      []run{{read: true}, {preset: "loopgate", actions: []liveAction{{2, "dedup"}}}},
+	},
+	{
+		// Two user turns, the same read in each; between them the user
+		// changes lab-two.txt and the second prompt names it: the message
+		// clears what was known of that file, so the hook lets the read
+		// run and the model is sent the new content.
+		name:    "twoturns-named",
 		prompts: []string{"Print the lab word.", "I changed lab-two.txt: print it again."},
 		files:   map[string]string{"lab-two.txt": "lab-two\n"},
-		script: func(ts toolset, dir string) ([]Turn, []Turn) {
-			c := ts.shell("cat lab-two.txt")
-			return []Turn{calls(c), text("Printed."), calls(c), text("Printed again.")}, nil
-		},
-		turns:     2,
-		calls:     slices.Repeat([]wantCall{{kind: "shell", arg: "cat lab-two.txt"}}, 2),
-		redundant: 1,
+		later:   map[string]string{"lab-two.txt": "lab-two-changed\n"},
+		seen:    []seenText{{2, "lab-two-changed"}},
+		script:  twoTurns,
+		turns:   2,
+		calls:   slices.Repeat([]wantCall{{kind: "shell", arg: "cat lab-two.txt"}}, 2),
+		// The second read returned the new content: not redundant.
+		redundant: 0,
 		runs:      []run{{preset: "loopgate", read: true}},
 	},
 	{
@@ -203,10 +241,15 @@ func (l *lab) scenario(sc *scenario) []string {
 			fails = append(fails, what+" run: "+err.Error())
 			continue
 		}
+		main, _ := sc.script(l.agent.tools, b.work)
 		if sc.ownStop > 0 {
-			main, _ := sc.script(l.agent.tools, b.work)
 			if m, step := b.srv.MaxStep(sc.marker()), stepOf(main, sc.ownStop); m > step {
 				fails = append(fails, fmt.Sprintf("%s: the agent's own guard did not end the run at call %d: the model got %d more requests", what, sc.ownStop, m-step))
+			}
+		}
+		for _, w := range sc.seen {
+			if next := b.srv.AtStep(sc.marker(), stepOf(main, w.call)+1); next == nil || !next.Contains(w.text) {
+				fails = append(fails, fmt.Sprintf("%s: the model was not sent %q after call %d", what, w.text, w.call))
 			}
 		}
 		if r.read {
@@ -265,6 +308,13 @@ func (l *lab) play(sc *scenario, preset string) (*box, []string, error) {
 		text := p
 		if i == 0 {
 			text = sc.marker() + ": " + p
+		}
+		if i == 1 {
+			for name, content := range sc.later {
+				if err := os.WriteFile(filepath.Join(b.work, name), []byte(content), 0o644); err != nil {
+					return nil, nil, err
+				}
+			}
 		}
 		// An agent whose own guard ends the run (ownStop) fails its
 		// command; the checks say whether it stopped where it should.
