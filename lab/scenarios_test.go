@@ -240,6 +240,9 @@ func (l *lab) scenario(sc *scenario) []string {
 			}
 		}
 		for _, w := range sc.seen {
+			if endsAt := blockEndsAt(l.agent, r); endsAt > 0 && w.call > endsAt {
+				continue // the agent's run ended at the block (agent.blockEnds)
+			}
 			if next := b.srv.AtStep(sc.marker(), stepOf(main, w.call)+1); next == nil || !next.Contains(w.text) {
 				fails = append(fails, fmt.Sprintf("%s: the model was not sent %q after call %d", what, w.text, w.call))
 			}
@@ -296,22 +299,32 @@ func (l *lab) play(sc *scenario, preset string) (*box, []string, error) {
 		// answered with that call and nothing more came.
 		b.over = overAfter(srv, sc.marker(), stepOf(main, sc.ownStop), overQuiet)
 	}
-	for i, p := range sc.prompts {
-		text := p
-		if i == 0 {
-			text = sc.marker() + ": " + p
-		}
-		if i > 0 {
-			for name, content := range sc.later[i] {
-				if err := os.WriteFile(filepath.Join(b.work, name), []byte(content), 0o644); err != nil {
-					return nil, nil, err
-				}
+	texts := slices.Clone(sc.prompts)
+	texts[0] = sc.marker() + ": " + texts[0]
+	// before writes the files the user changed before prompt i.
+	before := func(i int) error {
+		for name, content := range sc.later[i] {
+			if err := os.WriteFile(filepath.Join(b.work, name), []byte(content), 0o644); err != nil {
+				return err
 			}
 		}
-		// An agent whose own guard ends the run (ownStop) fails its
-		// command; the checks say whether it stopped where it should.
-		if err := l.agent.prompt(b, text, i > 0); err != nil && !hook && sc.ownStop == 0 {
+		return nil
+	}
+	if l.agent.session != nil && len(texts) > 1 {
+		// The agent takes every prompt in one process (agent.session).
+		if err := l.agent.session(b, texts, before); err != nil && !hook && sc.ownStop == 0 {
 			return nil, nil, fmt.Errorf("%v: %s", err, b.tail())
+		}
+	} else {
+		for i, text := range texts {
+			if err := before(i); err != nil {
+				return nil, nil, err
+			}
+			// An agent whose own guard ends the run (ownStop) fails its
+			// command; the checks say whether it stopped where it should.
+			if err := l.agent.prompt(b, text, i > 0); err != nil && !hook && sc.ownStop == 0 {
+				return nil, nil, fmt.Errorf("%v: %s", err, b.tail())
+			}
 		}
 	}
 	files := b.transcripts()
@@ -512,7 +525,16 @@ func (l *lab) checkLive(sc *scenario, r run, b *box, files []string) []string {
 		switch {
 		case (w.action == "block" || w.action == "dedup") && l.agent.blockEnds != "":
 			ended = true
-			if m := b.srv.MaxStep(sc.marker()); m > step {
+			if p := promptOf(main, step) + 1; p < len(sc.prompts) {
+				// A later prompt goes on in the session: the blocked turn
+				// is over, so every later request is the next prompt's.
+				for _, rq := range b.srv.Conversation(sc.marker()) {
+					if rq.Step > step && !rq.Contains(sc.prompts[p]) {
+						fails = append(fails, fmt.Sprintf("call %d blocked (%s), but the model got a request in its turn", w.call, l.agent.blockEnds))
+						break
+					}
+				}
+			} else if m := b.srv.MaxStep(sc.marker()); m > step {
 				fails = append(fails, fmt.Sprintf("call %d blocked (%s), but the model got %d more requests", w.call, l.agent.blockEnds, m-step))
 			}
 		case w.action == "halt" && l.agent.haltGoesOn == "":
@@ -574,6 +596,34 @@ func (l *lab) checkLive(sc *scenario, r run, b *box, files []string) []string {
 		}
 	}
 	return fails
+}
+
+// blockEndsAt is the first call the run's hook blocks, where a block ends
+// the agent's run (agent.blockEnds), else 0: the calls after it are not
+// played as scripted.
+func blockEndsAt(a *agent, r run) int {
+	if a.blockEnds == "" {
+		return 0
+	}
+	at := 0
+	for _, w := range r.actions {
+		if (w.action == "block" || w.action == "dedup") && (at == 0 || w.call < at) {
+			at = w.call
+		}
+	}
+	return at
+}
+
+// promptOf is the index of the user prompt whose turn holds the model
+// response at step: a text answer ends a turn.
+func promptOf(turns []Turn, step int) int {
+	n := 0
+	for _, t := range turns[:min(step, len(turns))] {
+		if len(t.Calls) == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // stepOf is the step of the model response that issued the script's call
