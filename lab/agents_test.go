@@ -50,6 +50,10 @@ type agent struct {
 	setup func(b *box) error
 	// prompt runs one user turn (resume: a later turn of the same session).
 	prompt func(b *box, text string, resume bool) error
+	// session, where set, runs a scenario's several prompts as the turns
+	// of one session in one process of the agent, before(i) before prompt
+	// i (an agent that cannot resume a session headless: Cline).
+	session func(b *box, prompts []string, before func(i int) error) error
 	// known says why a scenario cannot run on this agent ("" if it can).
 	known func(sc *scenario) string
 	// ownLoopCut: the agent's own guard, which no setting turns off, ends
@@ -472,12 +476,12 @@ var clineCLI = &agent{
 	ownLoopStop:   5,
 	ownLoopAborts: true,
 	blockEnds:     "Cline has no per-call deny: loopgate cancels the run",
-	known: func(sc *scenario) string {
-		if len(sc.prompts) > 1 {
-			return clineNoResume
-		}
-		return ""
-	},
+	// turns: the dedup of call 2 cancels the second turn's run, whose call
+	// then has no result, so that run is not read (nor the new content of
+	// call 3 checked: the next prompt goes on from a history the script
+	// did not plan for); the hook's dedup across the turns is checked, and
+	// that the next request the model gets is the third prompt's.
+	runs: map[string][]run{"turns": {{preset: "loopgate", actions: []liveAction{{2, "dedup"}}}}},
 	setup: func(b *box) error {
 		return writeFile(filepath.Join(b.home, ".cline", "data", "settings", "providers.json"), `{
   "version": 1,
@@ -501,7 +505,23 @@ var clineCLI = &agent{
 		}
 		return b.run("", []string{"CLINE_SESSION_BACKEND_MODE=local"}, b.l.bin, "--json", text)
 	},
+	// Several prompts are turns of one session of `cline --acp` (clineACP).
+	session: func(b *box, prompts []string, before func(i int) error) error {
+		return b.acpSession([]string{"CLINE_SESSION_BACKEND_MODE=local", "CLINE_PROVIDER=openai-compatible",
+			"CLINE_MODEL=lab-model", "CLINE_API_KEY=sk-lab-0000"}, prompts, before, b.l.bin, "--acp", "--auto-approve", "true")
+	},
 }
+
+// clineACP: Cline CLI 3.0.65 cannot resume a session headless
+// (clineNoResume), but `cline --acp` speaks the Agent Client Protocol on
+// its standard input and output and takes a session/prompt per user turn
+// in one session (its ACP agent's prompt: sessionManager.send to the
+// session's active id; the binary's bundled ACP chunk): the lab's
+// acpSession. Its newSession takes the provider from CLINE_PROVIDER, and
+// CLINE_API_KEY stands for the sign-in it otherwise asks for
+// (isSessionReady); the base URL is the provider file's. `--auto-approve
+// true` approves every tool (requestToolApproval), so the agent asks the
+// lab nothing. It writes the session where `cline --json` does.
 
 // clineNoResume: Cline CLI 3.0.65 cannot take a later user turn of a
 // session headless. Its main command (the CLI binary's bundled entry)

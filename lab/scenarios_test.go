@@ -15,6 +15,10 @@ type wantCall struct {
 	err       bool   // the result is an error
 	minResult int    // the result is at least this many characters
 	sub       bool   // the call is the subagent's
+	// denied: the hook denied the call (a dedup) in the run that is read,
+	// so its result is the hook's answer, an error or not as the agent
+	// records a denied call.
+	denied bool
 }
 
 // liveAction is an action the hook must take on a call of the main
@@ -35,11 +39,24 @@ type run struct {
 	actions []liveAction
 }
 
+// seenText is a text the request after the main conversation's call
+// (1-based) must hold.
+type seenText struct {
+	call int
+	text string
+}
+
 type scenario struct {
 	name    string
 	needs   string // "task", "parallel" or ""
 	prompts []string
 	files   map[string]string // the working directory's files before the run
+	// later are files written anew before a later prompt (by the
+	// prompt's index): what the user changed between the turns.
+	later map[int]map[string]string
+	// seen are texts the model must be sent after a call, in every run:
+	// what reached the model, read from the server's recorded requests.
+	seen []seenText
 	// script is what the model says: the main conversation's turns, and
 	// the subagent's.
 	script func(ts toolset, dir string) (main, sub []Turn)
@@ -156,22 +173,35 @@ var scenarios = []*scenario{
 		runs:      []run{{preset: "loopgate", read: true}},
 	},
 	{
-		// Two user turns, the same command in each, and the second prompt
-		// names the file it reads: loopgate's counts of that file reset at
-		// the prompt (scope.reset: mentioned), so the hook allows it (the
-		// truth still calls it redundant). A prompt of unknown text (an
-		// agent whose transcript keeps none) resets everything: allowed too.
-		name:    "twoturns",
-		prompts: []string{"Print the lab word.", "I changed lab-two.txt: print it again."},
+		// Three user turns, the same read in each; the agent resumes its
+		// session for each later turn (agent.prompt), so the hook's state
+		// spans three agent processes. The second prompt names nothing:
+		// under scope.reset: mentioned that message keeps the first turn's
+		// observation of lab-two.txt, so the hook answers the repeat from
+		// it (a dedup across turns). Before the third the user changes the
+		// file and the prompt names it: the message clears what was known
+		// of it, so the read runs and the model is sent the new content
+		// (seen, from the server's recorded requests).
+		name:    "turns",
+		prompts: []string{"Print the lab word.", "Print it once more.", "I changed lab-two.txt: print it again."},
 		files:   map[string]string{"lab-two.txt": "lab-two\n"},
+		later:   map[int]map[string]string{2: {"lab-two.txt": "lab-two-changed\n"}},
+		seen:    []seenText{{3, "lab-two-changed"}},
 		script: func(ts toolset, dir string) ([]Turn, []Turn) {
 			c := ts.shell("cat lab-two.txt")
-			return []Turn{calls(c), text("Printed."), calls(c), text("Printed again.")}, nil
+			return []Turn{calls(c), text("Printed."), calls(c), text("Printed again."), calls(c), text("Printed the new one.")}, nil
 		},
-		turns:     2,
-		calls:     slices.Repeat([]wantCall{{kind: "shell", arg: "cat lab-two.txt"}}, 2),
-		redundant: 1,
-		runs:      []run{{preset: "loopgate", read: true}},
+		turns: 3,
+		calls: []wantCall{
+			{kind: "shell", arg: "cat lab-two.txt"},
+			{kind: "shell", arg: "cat lab-two.txt", denied: true},
+			{kind: "shell", arg: "cat lab-two.txt"},
+		},
+		// The reading is of the run with the hook: call 2 was answered by
+		// the hook (not a repeat the agent ran), call 3 returned the new
+		// content: none redundant.
+		redundant: 0,
+		runs:      []run{{preset: "loopgate", read: true, actions: []liveAction{{2, "dedup"}}}},
 	},
 	{
 		// A long result, read whole.
@@ -203,10 +233,18 @@ func (l *lab) scenario(sc *scenario) []string {
 			fails = append(fails, what+" run: "+err.Error())
 			continue
 		}
+		main, _ := sc.script(l.agent.tools, b.work)
 		if sc.ownStop > 0 {
-			main, _ := sc.script(l.agent.tools, b.work)
 			if m, step := b.srv.MaxStep(sc.marker()), stepOf(main, sc.ownStop); m > step {
 				fails = append(fails, fmt.Sprintf("%s: the agent's own guard did not end the run at call %d: the model got %d more requests", what, sc.ownStop, m-step))
+			}
+		}
+		for _, w := range sc.seen {
+			if endsAt := blockEndsAt(l.agent, r); endsAt > 0 && w.call > endsAt {
+				continue // the agent's run ended at the block (agent.blockEnds)
+			}
+			if next := b.srv.AtStep(sc.marker(), stepOf(main, w.call)+1); next == nil || !next.Contains(w.text) {
+				fails = append(fails, fmt.Sprintf("%s: the model was not sent %q after call %d", what, w.text, w.call))
 			}
 		}
 		if r.read {
@@ -261,15 +299,32 @@ func (l *lab) play(sc *scenario, preset string) (*box, []string, error) {
 		// answered with that call and nothing more came.
 		b.over = overAfter(srv, sc.marker(), stepOf(main, sc.ownStop), overQuiet)
 	}
-	for i, p := range sc.prompts {
-		text := p
-		if i == 0 {
-			text = sc.marker() + ": " + p
+	texts := slices.Clone(sc.prompts)
+	texts[0] = sc.marker() + ": " + texts[0]
+	// before writes the files the user changed before prompt i.
+	before := func(i int) error {
+		for name, content := range sc.later[i] {
+			if err := os.WriteFile(filepath.Join(b.work, name), []byte(content), 0o644); err != nil {
+				return err
+			}
 		}
-		// An agent whose own guard ends the run (ownStop) fails its
-		// command; the checks say whether it stopped where it should.
-		if err := l.agent.prompt(b, text, i > 0); err != nil && !hook && sc.ownStop == 0 {
+		return nil
+	}
+	if l.agent.session != nil && len(texts) > 1 {
+		// The agent takes every prompt in one process (agent.session).
+		if err := l.agent.session(b, texts, before); err != nil && !hook && sc.ownStop == 0 {
 			return nil, nil, fmt.Errorf("%v: %s", err, b.tail())
+		}
+	} else {
+		for i, text := range texts {
+			if err := before(i); err != nil {
+				return nil, nil, err
+			}
+			// An agent whose own guard ends the run (ownStop) fails its
+			// command; the checks say whether it stopped where it should.
+			if err := l.agent.prompt(b, text, i > 0); err != nil && !hook && sc.ownStop == 0 {
+				return nil, nil, fmt.Errorf("%v: %s", err, b.tail())
+			}
 		}
 	}
 	files := b.transcripts()
@@ -391,7 +446,7 @@ func (l *lab) checkReading(sc *scenario, b *box, files []string) []string {
 			fails = append(fails, fmt.Sprintf("call %d is %s, want %s", i+1, g.kind, name))
 		case !strings.Contains(g.arg, w.arg):
 			fails = append(fails, fmt.Sprintf("call %d's arguments %s lack %q", i+1, g.arg, w.arg))
-		case g.err != w.err:
+		case g.err != w.err && !w.denied:
 			fails = append(fails, fmt.Sprintf("call %d's error flag is %v, want %v", i+1, g.err, w.err))
 		case g.minResult < w.minResult:
 			fails = append(fails, fmt.Sprintf("call %d's result has %d characters, want at least %d", i+1, g.minResult, w.minResult))
@@ -470,7 +525,16 @@ func (l *lab) checkLive(sc *scenario, r run, b *box, files []string) []string {
 		switch {
 		case (w.action == "block" || w.action == "dedup") && l.agent.blockEnds != "":
 			ended = true
-			if m := b.srv.MaxStep(sc.marker()); m > step {
+			if p := promptOf(main, step) + 1; p < len(sc.prompts) {
+				// A later prompt goes on in the session: the blocked turn
+				// is over, so every later request is the next prompt's.
+				for _, rq := range b.srv.Conversation(sc.marker()) {
+					if rq.Step > step && !rq.Contains(sc.prompts[p]) {
+						fails = append(fails, fmt.Sprintf("call %d blocked (%s), but the model got a request in its turn", w.call, l.agent.blockEnds))
+						break
+					}
+				}
+			} else if m := b.srv.MaxStep(sc.marker()); m > step {
 				fails = append(fails, fmt.Sprintf("call %d blocked (%s), but the model got %d more requests", w.call, l.agent.blockEnds, m-step))
 			}
 		case w.action == "halt" && l.agent.haltGoesOn == "":
@@ -532,6 +596,34 @@ func (l *lab) checkLive(sc *scenario, r run, b *box, files []string) []string {
 		}
 	}
 	return fails
+}
+
+// blockEndsAt is the first call the run's hook blocks, where a block ends
+// the agent's run (agent.blockEnds), else 0: the calls after it are not
+// played as scripted.
+func blockEndsAt(a *agent, r run) int {
+	if a.blockEnds == "" {
+		return 0
+	}
+	at := 0
+	for _, w := range r.actions {
+		if (w.action == "block" || w.action == "dedup") && (at == 0 || w.call < at) {
+			at = w.call
+		}
+	}
+	return at
+}
+
+// promptOf is the index of the user prompt whose turn holds the model
+// response at step: a text answer ends a turn.
+func promptOf(turns []Turn, step int) int {
+	n := 0
+	for _, t := range turns[:min(step, len(turns))] {
+		if len(t.Calls) == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // stepOf is the step of the model response that issued the script's call

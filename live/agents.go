@@ -715,7 +715,18 @@ func parseCline(w *wire) Event {
 		if w.UserPromptCline != nil {
 			ev.Prompt = w.UserPromptCline.Prompt
 		}
-	case "TaskStart", "TaskResume", "agent_start", "agent_resume":
+	case "TaskResume", "agent_resume":
+		// A resumed task is a message of unknown text: the hook's state
+		// holds what the task saw before it stopped, and nothing says what
+		// changed since (Cline's readers keep no text for the resumption
+		// message either, "the project state may have changed", so replay
+		// clears everything there too). The CLI 3.0.65 resumes a session
+		// with --id, and its run then starts with agent_resume, for the
+		// TaskResume files (the binary's bundled entry:
+		// CLINE_HOOK_AGENT_RESUME, taskResume{taskMetadata,
+		// previousState}).
+		ev.Kind = KindPrompt
+	case "TaskStart", "agent_start":
 		ev.Kind = KindStart
 	case "PreCompact":
 		ev.Kind = KindCompact

@@ -123,7 +123,7 @@ var settingsFormats = map[string]*settingsFormat{
 		events: []hookEvent{{"pre_tool_call", ""}, {"post_tool_call", ""}, {"pre_llm_call", ""}},
 		notes:  []string{"hermes asks once before running a new hook command: approve it at the prompt, or start hermes with --accept-hooks (HERMES_ACCEPT_HOOKS=1)."}},
 	"cline": {user: "Documents/Cline/Hooks", project: ".clinerules/hooks",
-		events: []hookEvent{{"PreToolUse", ""}, {"PostToolUse", ""}, {"UserPromptSubmit", ""}, {"TaskStart", ""}},
+		events: []hookEvent{{"PreToolUse", ""}, {"PostToolUse", ""}, {"UserPromptSubmit", ""}, {"TaskStart", ""}, {"TaskResume", ""}},
 		notes:  []string{"Cline runs hooks once they are enabled in its settings (Feature Settings, Enable Hooks)."}},
 }
 

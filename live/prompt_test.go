@@ -121,3 +121,51 @@ func TestPromptMentioned(t *testing.T) {
 		}
 	}
 }
+
+// TestClineResumeClears: a resumed Cline task (the extension's TaskResume,
+// the CLI's agent_resume) is a message of unknown text: under
+// scope.reset: mentioned it clears every observation, where a prompt
+// naming nothing keeps them; as Cline's readers read the resumption
+// message, so replay decides the same.
+func TestClineResumeClears(t *testing.T) {
+	for _, resume := range []string{"TaskResume", "agent_resume"} {
+		cfg := testConfig(t, "cline", "loopgate")
+		cfg.Rules = mentionedRules(t)
+		ev := func(name, member string) []byte {
+			return []byte(`{"hookName":"` + name + `","taskId":"s1"` + member + `}`)
+		}
+		prompt := func(text string) {
+			Handle(cfg, ev("UserPromptSubmit", `,"userPromptSubmit":{"prompt":"`+text+`","attachments":[]}`))
+		}
+		read := func() bool { // whether the read ran
+			params := `{"toolName":"read_file","parameters":{"path":"/src/a.go"}`
+			if out := Handle(cfg, ev("PreToolUse", `,"preToolUse":`+params+`}`)); strings.Contains(string(out.Stdout), `"cancel":true`) {
+				return false
+			}
+			Handle(cfg, ev("PostToolUse", `,"postToolUse":`+params+`,"result":"package a","success":true}`))
+			return true
+		}
+		steps := []struct {
+			name string
+			do   func()
+			runs bool
+		}{
+			{"first read", func() { prompt("fix the build") }, true},
+			{"a prompt naming nothing", func() { prompt("go on") }, false},
+			{"a resumed task", func() { Handle(cfg, ev(resume, `,"taskResume":{"taskMetadata":{},"previousState":{}}`)) }, true},
+			{"a prompt naming nothing again", func() { prompt("go on") }, false},
+		}
+		for _, st := range steps {
+			st.do()
+			if got := read(); got != st.runs {
+				t.Errorf("%s, after %s: the read ran %v, want %v", resume, st.name, got, st.runs)
+			}
+		}
+	}
+	for _, name := range []string{"TaskStart", "agent_start"} {
+		ev, err := Lookup("cline").ParseEvent([]byte(`{"hookName":"` + name + `","taskId":"s1","taskStart":{"taskMetadata":{}}}`))
+		if err != nil || ev.Kind != KindStart {
+			t.Errorf("%s: kind %v (%v), want a start, which clears nothing", name, ev.Kind, err)
+		}
+	}
+}
