@@ -129,7 +129,6 @@ func parseClineCLI(doc []byte, h *Head, out *Sink) {
 		switch m.Role {
 		case "user":
 			results, chars := 0, 0
-			var typed strings.Builder
 			for _, bl := range blocks {
 				switch bl.Type {
 				case "tool_result":
@@ -138,13 +137,16 @@ func parseClineCLI(doc []byte, h *Head, out *Sink) {
 					b.result(bl.ToolUseID, "", text, bl.IsError || failed, at, t)
 				case "text":
 					chars += len(bl.Text)
-					typed.WriteString(bl.Text)
-					typed.WriteByte('\n')
 				}
 			}
 			if results == 0 && (m.Metadata == nil || m.Metadata.DisplayRole != "system") {
+				// The turn's text is not kept (Turn.UserText): the CLI
+				// gives its hooks no prompt text (live/agents.go,
+				// agent_start), so a live hook reads each of its user
+				// messages as one of unknown text, and replay reads them
+				// so to decide as the hook does (docs/formats/cline-cli.md,
+				// "User text").
 				b.turn(at, t, chars)
-				keepUserText(b.s, clineUserText(typed.String()))
 			}
 		case "assistant":
 			var u *Usage

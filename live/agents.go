@@ -726,7 +726,19 @@ func parseCline(w *wire) Event {
 		// CLINE_HOOK_AGENT_RESUME, taskResume{taskMetadata,
 		// previousState}).
 		ev.Kind = KindPrompt
-	case "TaskStart", "agent_start":
+	case "agent_start":
+		// The CLI runs its TaskStart file once per prompt, with no text
+		// (taskStart{taskMetadata: {}}), and in the lab's runs of CLI
+		// 3.0.65 (--json, and --acp with several prompts in one session)
+		// never its UserPromptSubmit file (docs/lab.md, "Later user
+		// turns"): this is the only sign of a user's message the hook
+		// gets, so it is one of unknown text, which clears everything.
+		// Reading it as a start would let a prompt that names a file the
+		// user changed go unseen, and the hook answer a read of it from
+		// before. The cline-cli reader reads the turns so too (live =
+		// replay).
+		ev.Kind = KindPrompt
+	case "TaskStart":
 		ev.Kind = KindStart
 	case "PreCompact":
 		ev.Kind = KindCompact

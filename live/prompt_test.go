@@ -123,12 +123,13 @@ func TestPromptMentioned(t *testing.T) {
 }
 
 // TestClineResumeClears: a resumed Cline task (the extension's TaskResume,
-// the CLI's agent_resume) is a message of unknown text: under
+// the CLI's agent_resume), and the CLI's agent_start at each prompt, are
+// messages of unknown text: under
 // scope.reset: mentioned it clears every observation, where a prompt
 // naming nothing keeps them; as Cline's readers read the resumption
 // message, so replay decides the same.
 func TestClineResumeClears(t *testing.T) {
-	for _, resume := range []string{"TaskResume", "agent_resume"} {
+	for _, resume := range []string{"TaskResume", "agent_resume", "agent_start"} {
 		cfg := testConfig(t, "cline", "loopgate")
 		cfg.Rules = mentionedRules(t)
 		ev := func(name, member string) []byte {
@@ -152,7 +153,7 @@ func TestClineResumeClears(t *testing.T) {
 		}{
 			{"first read", func() { prompt("fix the build") }, true},
 			{"a prompt naming nothing", func() { prompt("go on") }, false},
-			{"a resumed task", func() { Handle(cfg, ev(resume, `,"taskResume":{"taskMetadata":{},"previousState":{}}`)) }, true},
+			{"a resumed task", func() { Handle(cfg, ev(resume, `,"taskResume":{"taskMetadata":{},"previousState":{}},"taskStart":{"taskMetadata":{}}`)) }, true},
 			{"a prompt naming nothing again", func() { prompt("go on") }, false},
 		}
 		for _, st := range steps {
@@ -162,10 +163,17 @@ func TestClineResumeClears(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"TaskStart", "agent_start"} {
-		ev, err := Lookup("cline").ParseEvent([]byte(`{"hookName":"` + name + `","taskId":"s1","taskStart":{"taskMetadata":{}}}`))
-		if err != nil || ev.Kind != KindStart {
-			t.Errorf("%s: kind %v (%v), want a start, which clears nothing", name, ev.Kind, err)
+	// The extension's TaskStart starts a task, whose first prompt comes
+	// as UserPromptSubmit; the CLI runs its TaskStart file (agent_start)
+	// at every prompt, with no text and no UserPromptSubmit: a message of
+	// unknown text.
+	for _, c := range []struct {
+		name string
+		want Kind
+	}{{"TaskStart", KindStart}, {"agent_start", KindPrompt}} {
+		ev, err := Lookup("cline").ParseEvent([]byte(`{"hookName":"` + c.name + `","taskId":"s1","taskStart":{"taskMetadata":{}}}`))
+		if err != nil || ev.Kind != c.want || ev.Prompt != "" {
+			t.Errorf("%s: kind %v, prompt %q (%v), want kind %v and no text", c.name, ev.Kind, ev.Prompt, err, c.want)
 		}
 	}
 }
