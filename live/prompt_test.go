@@ -153,7 +153,9 @@ func TestClineResumeClears(t *testing.T) {
 		}{
 			{"first read", func() { prompt("fix the build") }, true},
 			{"a prompt naming nothing", func() { prompt("go on") }, false},
-			{"a resumed task", func() { Handle(cfg, ev(resume, `,"taskResume":{"taskMetadata":{},"previousState":{}},"taskStart":{"taskMetadata":{}}`)) }, true},
+			{"a resumed task", func() {
+				Handle(cfg, ev(resume, `,"taskResume":{"taskMetadata":{},"previousState":{}},"taskStart":{"taskMetadata":{}}`))
+			}, true},
 			{"a prompt naming nothing again", func() { prompt("go on") }, false},
 		}
 		for _, st := range steps {
