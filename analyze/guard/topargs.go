@@ -12,9 +12,12 @@ import "github.com/loopgate/loopgate/internal/jsonx"
 // arguments are read through CallEvent.arguments, as before, with its
 // effects (ArgsOK set false when ArgsRaw is not JSON).
 type topArgs struct {
-	ev     *CallEvent
-	buf    [topArgsMembers]jsonx.RawMember
-	top    []jsonx.RawMember
+	ev *CallEvent
+	// top holds the n members read at the top level (a count, not a
+	// slice of top: a topArgs that points into itself escapes to the
+	// heap).
+	top    [topArgsMembers]jsonx.RawMember
+	n      int
 	parsed bool // read through ev.arguments
 }
 
@@ -31,10 +34,10 @@ func (t *topArgs) use(ev *CallEvent) {
 
 // read sets t to read ev's arguments.
 func (t *topArgs) read(ev *CallEvent) {
-	t.ev, t.top, t.parsed = ev, nil, true
+	t.ev, t.n, t.parsed = ev, 0, true
 	if ev.args == nil && ev.argsPending {
-		if top, ok := jsonx.TopMembers(ev.ArgsRaw, t.buf[:]); ok {
-			t.top, t.parsed = top, false
+		if top, ok := jsonx.TopMembers(ev.ArgsRaw, t.top[:]); ok {
+			t.n, t.parsed = len(top), false
 			return
 		}
 	}
@@ -52,7 +55,7 @@ func (t *topArgs) isObject() bool {
 // get returns the member name as ev.arguments().Get(name) would.
 func (t *topArgs) get(name string) (jsonx.Value, bool) {
 	if !t.parsed {
-		for i := range t.top {
+		for i := range t.n {
 			if t.top[i].Key == name {
 				if v, err := jsonx.ParseMemberShared(t.top[i].Val); err == nil {
 					return v, true
