@@ -191,8 +191,15 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				toolPos[tid] = int32(len(tools))
 			}
 			c.Event.Class = toolClass[tid]
-			acts := toolEff[tid] == effectAct ||
-				toolEff[tid] == effectByArgument && replayfast.CallActs(r, &c.Event)
+			// Whether the call acts: known from its tool, or read from its
+			// arguments (replayfast.CallActs) when they decide, and then
+			// only where it counts: for a call that returned the same
+			// result as before, and for one judged below. Most calls are
+			// neither, and the guard reads the arguments for itself.
+			acts, actsByArgs := toolEff[tid] == effectAct, toolEff[tid] == effectByArgument
+			if actsByArgs && c.SameResult {
+				acts, actsByArgs = replayfast.CallActs(r, &c.Event), false
+			}
 			// An action returning the same acknowledgement again did
 			// something again: never redundant.
 			redundant := c.SameResult && !acts
@@ -237,6 +244,9 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				ts.Calls++
 				timeline.WriteByte(MarkAllow)
 				continue
+			}
+			if actsByArgs {
+				acts = replayfast.CallActs(r, &c.Event)
 			}
 			d := judge(c, v, ran, redundant, acts, seenRun, st, &res)
 			if k := d.Repeats - 1; k >= 0 && k < len(p.Calls) && p.Calls[k].Event.Index == d.Repeats {

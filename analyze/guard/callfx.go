@@ -55,7 +55,9 @@ func callEffect(r *rules.Rules, ev *CallEvent, pathArgs []string) shellcmd.Effec
 			// A rules file that makes every shell call act.
 			return shellcmd.Effect{Kind: shellcmd.EffectAct, All: true}
 		}
-		c, _ := shellcmd.FromCall(ev.Tool, true, ev.arguments())
+		var t topArgs
+		t.use(ev)
+		c, _ := shellcmd.FromCallMembers(ev.Tool, true, t.isObject(), t.get)
 		if c.Acts {
 			return shellcmd.Effect{Kind: shellcmd.EffectAct, Paths: c.Writes, All: c.Unknown}
 		}
@@ -64,7 +66,8 @@ func callEffect(r *rules.Rules, ev *CallEvent, pathArgs []string) shellcmd.Effec
 	if len(pathArgs) == 0 {
 		pathArgs = defaultPathArgs
 	}
-	acts := callActs(r, ev) || fileWriters[ev.Tool]
+	var t topArgs
+	acts := callActsOn(r, ev, &t) || fileWriters[ev.Tool]
 	if paths, ok := stateFiles[ev.Tool]; ok && class == "memory" {
 		return shellcmd.Effect{Kind: shellcmd.EffectAct, Paths: paths}
 	}
@@ -77,7 +80,8 @@ func callEffect(r *rules.Rules, ev *CallEvent, pathArgs []string) shellcmd.Effec
 	}
 	switch {
 	case acts:
-		paths := argPaths(ev.arguments(), pathArgs)
+		t.use(ev)
+		paths := argPaths(t.get, pathArgs)
 		if patchTools[ev.Tool] {
 			paths = append(paths, patchPaths(ev)...)
 		}
@@ -85,7 +89,8 @@ func callEffect(r *rules.Rules, ev *CallEvent, pathArgs []string) shellcmd.Effec
 	case class == "read" || class == "search" || class == "list" || class == "write":
 		// A write-class call that does not act is a view (OpenHands'
 		// editor).
-		paths := argPaths(ev.arguments(), pathArgs)
+		t.use(ev)
+		paths := argPaths(t.get, pathArgs)
 		return shellcmd.Effect{Kind: shellcmd.EffectObserve, Paths: paths, All: len(paths) == 0}
 	}
 	return shellcmd.Effect{}
@@ -93,9 +98,10 @@ func callEffect(r *rules.Rules, ev *CallEvent, pathArgs []string) shellcmd.Effec
 
 // argPaths returns the paths the arguments name: the first of names that
 // holds a non-empty string, or a list of them.
-func argPaths(args jsonx.Value, names []string) []string {
+// get returns a member of the arguments, as jsonx.Value.Get does.
+func argPaths(get func(name string) (jsonx.Value, bool), names []string) []string {
 	for _, name := range names {
-		v, ok := args.Get(name)
+		v, ok := get(name)
 		if !ok {
 			continue
 		}

@@ -77,9 +77,19 @@ type Guard struct {
 	// clearReadsAfterWrite. toolRole caches which tools read, write or
 	// clear every reader key. clearsReads: the rules name readers, and
 	// writers or tools that clear every reader key.
-	readers     []readerKey
-	readerPos   []int32
-	clearing    []int32
+	readers   []readerKey
+	readerPos []int32
+	clearing  []int32
+	// touched are the key indexes that calls may have given state (counts,
+	// an epoch) since a user prompt last cleared them (UserPromptPaths),
+	// each once (inTouched[k]); touchedAll: every key may hold state (a
+	// restored guard). A prompt clears what no reader holds among these
+	// alone: every other key holds nothing to clear, and going through
+	// every key the session numbered at every prompt made the prompts'
+	// cost grow with the session.
+	touched     []int32
+	inTouched   []bool
+	touchedAll  bool
 	toolRole    []uint8 // by tool index (keyIndex)
 	clearsReads bool
 	// byPath: readers are cleared by what each call does
@@ -245,6 +255,7 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 	c.key, c.kid, c.hasKey = g.callKey(ev)
 	c.tid = ev.tidx
 	g.plainKey(c)
+	g.touch(c)
 	var role uint8 // under scope.write_clears_reads
 	var fx shellcmd.Effect
 	if g.byPath {
@@ -330,6 +341,7 @@ func (g *Guard) After(ev *CallEvent, before Verdict) Verdict {
 		c.key, c.kid, c.hasKey = g.callKey(ev)
 		c.tid = ev.tidx
 		g.plainKey(c)
+		g.touch(c)
 		if c.hasKey {
 			c.scope = g.epochOf(c.kid)
 		}

@@ -50,12 +50,20 @@ var defaultEffects = rules.DefaultEffects()
 // class's. A shell tool's call acts when its command does
 // (shellcmd.Classify), unless the rules make the shell class act.
 func callActs(r *rules.Rules, ev *CallEvent) bool {
+	var t topArgs
+	return callActsOn(r, ev, &t)
+}
+
+// callActsOn is callActs reading the arguments through t, which it sets
+// to read ev's when they are first needed (a zero topArgs reads none).
+func callActsOn(r *rules.Rules, ev *CallEvent, t *topArgs) bool {
 	if class := r.ClassOf(ev.Tool); (class == "shell" || shellcmd.IsShellTool(ev.Tool)) && !r.ClassActs(class) {
-		c, _ := shellcmd.FromCall(ev.Tool, true, ev.arguments())
+		t.use(ev)
+		c, _ := shellcmd.FromCallMembers(ev.Tool, true, t.isObject(), t.get)
 		return c.Acts
 	}
 	if ev.ArgsOK {
-		args := ev.arguments()
+		t.use(ev)
 		e := &r.Effects
 		if e.Act == nil && e.Observe == nil && e.ByArgument == nil {
 			e = &defaultEffects
@@ -65,7 +73,7 @@ func callActs(r *rules.Rules, ev *CallEvent) bool {
 			if !r.MatchesAny(er.Tools, ev.Tool) {
 				continue
 			}
-			if v, has := args.GetString(er.Arg); has && holdsValue(er.Values, v) {
+			if v, has := t.getString(er.Arg); has && holdsValue(er.Values, v) {
 				return er.Effect == rules.EffectAct
 			}
 		}

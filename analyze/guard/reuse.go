@@ -85,6 +85,8 @@ func (g *Guard) renew(r *rules.Rules, ki *keyIndex, rc *ruleCache) {
 		clearing:  reuse(g.clearing, 0),
 		toolRole:  reuse(g.toolRole, 0),
 		readerPos: reuse(g.readerPos, 0),
+		touched:   reuse(g.touched, 0),
+		inTouched: reuse(g.inTouched, 0),
 		plainTool: reuse(g.plainTool, 0),
 		plainBuf:  g.plainBuf[:0],
 		dets:      g.dets,

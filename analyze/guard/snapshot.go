@@ -101,6 +101,7 @@ func (g *Guard) RestoreState(b []byte) (err error) {
 		return fmt.Errorf("guard: snapshot version %d, want %d", v, snapshotVersion)
 	}
 	g.ids = int(r.Uint())
+	g.touchedAll = true // the state restored may be of any key
 	g.egen = r.Uint32()
 	g.epoch = make([]epochEnt, r.Len())
 	for i := range g.epoch {

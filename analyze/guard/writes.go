@@ -263,15 +263,55 @@ func (g *Guard) UserPromptPaths(t time.Time, paths []string) {
 	g.userTurn(t) // the detectors do not reset: resetsOnTurn is false
 	g.clearObservers(shellcmd.Effect{Kind: shellcmd.EffectAct, Paths: paths}, -1)
 	// What no reader holds: every key numbered so far that is not a file
-	// observation still standing.
-	clearing := g.clearing[:0]
-	for k := int32(0); int(k) < len(g.ki.m); k++ {
-		if int(k) >= len(g.readerPos) || g.readerPos[k] == 0 {
-			clearing = append(clearing, k)
+	// observation still standing. Of those, only the keys calls touched
+	// since the last prompt can hold anything (Guard.touched): the others
+	// were cleared then, and clearing is the same done twice. The readers
+	// stay touched, to be looked at again at the next prompt.
+	clearing, kept := g.clearing[:0], g.touched[:0]
+	notReader := func(k int32) bool { return int(k) >= len(g.readerPos) || g.readerPos[k] == 0 }
+	if g.touchedAll {
+		clear(g.inTouched)
+		for k := int32(0); int(k) < len(g.ki.m); k++ {
+			if notReader(k) {
+				clearing = append(clearing, k)
+			} else {
+				g.inTouched = grow(g.inTouched, k)
+				g.inTouched[k] = true
+				kept = append(kept, k)
+			}
+		}
+		g.touchedAll = false
+	} else {
+		for _, k := range g.touched {
+			if notReader(k) {
+				clearing = append(clearing, k)
+				g.inTouched[k] = false
+			} else {
+				kept = append(kept, k)
+			}
 		}
 	}
-	g.clearing = clearing
+	g.clearing, g.touched = clearing, kept
 	g.forget(clearing)
+}
+
+// touch notes the keys of a call a guard is about to give state
+// (Guard.touched).
+func (g *Guard) touch(c *callCtx) {
+	if c.hasKey {
+		g.touchKey(c.kid)
+	}
+	if c.hasPlain {
+		g.touchKey(c.pkid)
+	}
+}
+
+func (g *Guard) touchKey(k int32) {
+	g.inTouched = grow(g.inTouched, k)
+	if !g.inTouched[k] {
+		g.inTouched[k] = true
+		g.touched = append(g.touched, k)
+	}
 }
 
 // MentionedPaths are the words of a user's message that read as paths: a

@@ -75,9 +75,13 @@ func ParseStringShared(s string) (Value, error) {
 	return p.parse()
 }
 
-func (p *parser) parse() (Value, error) {
+func (p *parser) parse() (Value, error) { return p.parseAt(0) }
+
+// parseAt parses the whole of p's data as a value found at depth (0: a
+// document's top level).
+func (p *parser) parseAt(depth int) (Value, error) {
 	p.ws()
-	v, err := p.value(0)
+	v, err := p.value(depth)
 	if err != nil {
 		return Value{}, err
 	}

@@ -60,10 +60,15 @@ func Classify(command, cwd string) Command {
 	if len(command) > maxCommand || strings.TrimSpace(command) == "" {
 		return Command{Acts: true, Unknown: true}
 	}
+	// A plain command is read in less time than the memo takes to look
+	// it up and keep it: only what the parser reads is remembered.
+	if c, ok := classifyPlain(command, cwd); ok {
+		return c
+	}
 	if c, ok := memo.get(command, cwd); ok {
 		return c
 	}
-	return memo.put(command, cwd, classify(command, cwd))
+	return memo.put(command, cwd, classifyParsed(command, cwd))
 }
 
 // classify is Classify without the memo.

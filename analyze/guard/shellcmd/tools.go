@@ -52,32 +52,46 @@ var (
 // A shell call whose command cannot be read, that runs in the background
 // or that writes to a running process's input acts, with unknown reach.
 func FromCall(tool string, shellClass bool, args jsonx.Value) (Command, bool) {
+	return FromCallMembers(tool, shellClass, args.Kind == jsonx.Object, args.Get)
+}
+
+// FromCallMembers is FromCall for a caller that reads the arguments'
+// members itself: isObject says they are a JSON object, and get returns
+// the member of a name as jsonx.Value.Get of the parsed arguments would
+// (a replay reads a few members of the compact text, not the whole).
+func FromCallMembers(tool string, shellClass, isObject bool, get func(name string) (jsonx.Value, bool)) (Command, bool) {
 	if !shellClass && !IsShellTool(tool) {
 		return Command{}, false
 	}
 	unknown := Command{Acts: true, Unknown: true}
-	if args.Kind != jsonx.Object {
+	if !isObject {
 		return unknown, true
 	}
+	getString := func(name string) (string, bool) {
+		if v, ok := get(name); ok && v.Kind == jsonx.String {
+			return v.Str, true
+		}
+		return "", false
+	}
 	if IPythonTools[tool] {
-		if code, ok := args.GetString("code"); ok {
+		if code, ok := getString("code"); ok {
 			return FromIPython(code), true
 		}
 		return unknown, true
 	}
 	for _, name := range runOnArgs {
-		if v, ok := args.Get(name); ok && (v.Kind == jsonx.Bool && v.Bool || v.Kind == jsonx.String && strings.EqualFold(v.Str, "true")) {
+		if v, ok := get(name); ok && (v.Kind == jsonx.Bool && v.Bool || v.Kind == jsonx.String && strings.EqualFold(v.Str, "true")) {
 			return unknown, true
 		}
 	}
 	cwd := ""
 	for _, name := range dirArgs {
-		if s, ok := args.GetString(name); ok && s != "" {
+		if s, ok := getString(name); ok && s != "" {
 			cwd = s
 			break
 		}
 	}
-	if v, ok := args.Get("commands"); ok {
+	if v, ok := get("commands"); ok {
 		// A list of command lines run one after the other: read as one
 		// script of those lines.
 		lines, ok := stringItems(v)
@@ -87,7 +101,7 @@ func FromCall(tool string, shellClass bool, args jsonx.Value) (Command, bool) {
 		return Classify(strings.Join(lines, "\n"), cwd), true
 	}
 	for _, name := range commandArgs {
-		v, ok := args.Get(name)
+		v, ok := get(name)
 		if !ok {
 			continue
 		}
