@@ -133,14 +133,17 @@ var scenarios = []*scenario{
 	},
 	{
 		// A failing command retried unchanged: loopgate steers the second
-		// failure.
+		// failure. The file read as a folder ("Not a directory"): a
+		// failure that is no missing path (a read of a missing file
+		// repeated is answered instead: dedup.answer_missing).
 		name:    "retry",
-		prompts: []string{"Show the missing file."},
+		prompts: []string{"Show the file."},
+		files:   map[string]string{"lab-retry.txt": "lab-retry\n"},
 		script: func(ts toolset, dir string) ([]Turn, []Turn) {
-			return append(repeatTurns(ts.shell("cat lab-missing.txt"), 2), text("It is missing.")), nil
+			return append(repeatTurns(ts.shell("cat lab-retry.txt/"), 2), text("It is not there.")), nil
 		},
 		turns:     1,
-		calls:     slices.Repeat([]wantCall{{kind: "shell", arg: "lab-missing.txt", err: true}}, 2),
+		calls:     slices.Repeat([]wantCall{{kind: "shell", arg: "lab-retry.txt", err: true}}, 2),
 		redundant: 1,
 		runs:      []run{{preset: "loopgate", read: true, actions: []liveAction{{2, "steer"}}}},
 	},
