@@ -119,23 +119,23 @@ func TestCompactSummaryTurn(t *testing.T) {
 // TestUserTextFixtures checks the user texts read from the repository's
 // own fixtures, one format a row.
 func TestUserTextFixtures(t *testing.T) {
-	root := filepath.Join("..", "fixtures", "ingest")
+	root := ".." // paths below are from the repository's root
 	tests := []struct {
 		format, path string
 		want         []string
 	}{
-		{"aider", "aider/calc/.aider.chat.history.md", []string{"make add() return a + b\n\nand add sub()", "", "/ask why did it fail?", "fix the readme"}},
-		{"cline-ui", "cline-ui/tasks/1772000000000/ui_messages.json", []string{"Make add() in calc.py return a + b", ""}},
-		{"cline (Roo Code)", "cline/roo-tasks/0199a3b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b/api_conversation_history.json", []string{"\nrename getUser to fetchUser\n", "go on\n"}},
-		{"converted-text", "converted-text/2026-01-05-101500-fix-the-build.jsonl", []string{"fix the build", "thanks"}},
-		{"gemini-stream-json", "gemini-stream-json/headless-run.jsonl", []string{"Fix the failing test in calc.py", "Run the tests"}},
-		{"kimi-cli", "kimi-cli/sessions/5d41402abc4b2a76b9719d911017c592/3c9e1a7b-2f4d-4b8e-9a1c-6d5e4f3a2b1c/context.jsonl", []string{"count the Go files in this repo", "and the test files?"}},
-		{"kimi-code", "kimi-code/sessions/7f3a/5e0c2b1a-0000-4000-8000-00000000c0de/agents/main/wire.jsonl", []string{"list the files", "/review"}},
-		{"nanobot (runtime context cut)", "nanobot/edge_cases/markers/Y2xpOm1hcmtlcnM.jsonl", []string{"Write the long release notes for 2.4.", "What does this screenshot show?\n[image: /home/u/shots/error.png]", "[Scheduled Task] Timer finished.\n\nTask 'digest' has been triggered.\nScheduled instruction: post the daily digest"}},
-		{"opencode-storage", "opencode/storage/session/4b825dc642cb6eb9a060e54bf8d69288fbee4904/ses_5b2c3d4e5ffeLegacyAbCdEf1.json", []string{"what port does the server use?\n"}},
-		{"openhands", "openhands/trajectory.json", []string{"Fix the failing test in orchard.py", "Just tell me what is wrong."}},
-		{"pi", "pi/--home-dev-app--/2026-03-14T10-00-00-000Z_0c9d7a10-5b1e-4a7e-9f8e-2d1c3b4a5e6f.jsonl", []string{"fix the failing test in src/app.test.ts", "run only the unit tests, and fix the assertion", "commit it", ""}},
-		{"qwen-code", "qwen-code/projects/-home-u-calc/chats/6f1e2d3c-0000-4000-8000-00000000q001.jsonl", []string{"read calc.py twice", "now fix it"}},
+		{"aider", "fixtures/ingest/aider/calc/.aider.chat.history.md", []string{"make add() return a + b\n\nand add sub()", "", "/ask why did it fail?", "fix the readme"}},
+		{"cline-ui", "fixtures/ingest/cline-ui/tasks/1772000000000/ui_messages.json", []string{"Make add() in calc.py return a + b", ""}},
+		{"cline (Roo Code)", "fixtures/ingest/cline/roo-tasks/0199a3b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b/api_conversation_history.json", []string{"\nrename getUser to fetchUser\n", "go on\n"}},
+		{"converted-text", "fixtures/ingest/converted-text/2026-01-05-101500-fix-the-build.jsonl", []string{"fix the build", "thanks"}},
+		{"gemini-stream-json", "fixtures/ingest/gemini-stream-json/headless-run.jsonl", []string{"Fix the failing test in calc.py", "Run the tests"}},
+		{"kimi-cli", "fixtures/ingest/kimi-cli/sessions/5d41402abc4b2a76b9719d911017c592/3c9e1a7b-2f4d-4b8e-9a1c-6d5e4f3a2b1c/context.jsonl", []string{"count the Go files in this repo", "and the test files?"}},
+		{"kimi-code", "fixtures/ingest/kimi-code/sessions/7f3a/5e0c2b1a-0000-4000-8000-00000000c0de/agents/main/wire.jsonl", []string{"list the files", "/review"}},
+		{"nanobot (runtime context cut)", "fixtures/ingest/nanobot/edge_cases/markers/Y2xpOm1hcmtlcnM.jsonl", []string{"Write the long release notes for 2.4.", "What does this screenshot show?\n[image: /home/u/shots/error.png]", "[Scheduled Task] Timer finished.\n\nTask 'digest' has been triggered.\nScheduled instruction: post the daily digest"}},
+		{"opencode-storage", "fixtures/ingest/opencode/storage/session/4b825dc642cb6eb9a060e54bf8d69288fbee4904/ses_5b2c3d4e5ffeLegacyAbCdEf1.json", []string{"what port does the server use?\n"}},
+		{"openhands", "fixtures/ingest/openhands/trajectory.json", []string{"Fix the failing test in orchard.py", "Just tell me what is wrong."}},
+		{"pi", "fixtures/ingest/pi/--home-dev-app--/2026-03-14T10-00-00-000Z_0c9d7a10-5b1e-4a7e-9f8e-2d1c3b4a5e6f.jsonl", []string{"fix the failing test in src/app.test.ts", "run only the unit tests, and fix the assertion", "commit it", ""}},
+		{"qwen-code", "fixtures/ingest/qwen-code/projects/-home-u-calc/chats/6f1e2d3c-0000-4000-8000-00000000q001.jsonl", []string{"read calc.py twice", "now fix it"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.format, func(t *testing.T) {
