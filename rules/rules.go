@@ -335,7 +335,8 @@ func (r *Rules) Matches(selector, tool string) bool {
 	if c, ok := strings.CutPrefix(selector, "class:"); ok {
 		return r.ClassOf(tool) == c
 	}
-	return selector == tool || selector == ToolOf(tool)
+	// A call name selected by its gateway's name: the name, then callNameSep.
+	return selector == tool || len(tool) > len(selector) && tool[len(selector)] == callNameSep[0] && tool[:len(selector)] == selector
 }
 
 // MatchesAny reports whether one of the selectors names the tool.
