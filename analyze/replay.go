@@ -175,8 +175,11 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 			}
 			toolPos, toolClass, toolEff = grow(toolPos, tid), grow(toolClass, tid), grow(toolEff, tid)
 			if toolPos[tid] == 0 {
-				toolClass[tid] = r.ClassOf(c.Event.Tool)
-				switch act, byArg := r.ToolEffect(c.Event.Tool); {
+				// Numbered by the name it is classed by (a gateway call's
+				// names the tool it calls: guard.CallEvent.ClassName).
+				name := c.Event.ClassName()
+				toolClass[tid] = r.ClassOf(name)
+				switch act, byArg := r.ToolEffect(name); {
 				case byArg:
 					toolEff[tid] = effectByArgument
 				case !act && (toolClass[tid] == "shell" || shellcmd.IsShellTool(c.Event.Tool)):

@@ -194,6 +194,7 @@ type codexPayload struct {
 	Content   jsonx.RawMessage `json:"content"`
 	Message   jsonx.RawMessage `json:"message"`
 	Name      string           `json:"name"`
+	Namespace string           `json:"namespace"`
 	Arguments jsonx.RawMessage `json:"arguments"`
 	Input     jsonx.RawMessage `json:"input"`
 	CallID    string           `json:"call_id"`
@@ -404,7 +405,7 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 		r.b.lastRequest(n, t).TextChars += chars
 	case "function_call", "custom_tool_call", "local_shell_call":
 		r.modelRequest(n, t)
-		c := Call{ID: p.CallID, Tool: p.Name, Time: t, Line: n}
+		c := Call{ID: p.CallID, Tool: CodexToolName(p.Namespace, p.Name), Time: t, Line: n}
 		switch p.Type {
 		case "function_call":
 			if p.args != nil {
@@ -437,6 +438,26 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 	default:
 		r.skipped[p.Type]++
 	}
+}
+
+// CodexToolName is the name the model called a Codex tool by, from a
+// function call's name and namespace: newer rollouts write an MCP tool's
+// call as its namespace ("mcp__SERVER__", or "mcp__SERVER") beside its own
+// name, where the model sees one flat name. Codex joins the two as
+// ToolName::canonical_flat_name does (openai/codex
+// codex-rs/protocol/src/tool_name.rs at 9b1033c4): the namespace without
+// trailing _, "__", the name without leading _; and its hooks name an MCP
+// call the same way, mcp__ prefixed when missing (McpHandler's
+// hook_tool_name, codex-rs/core/src/tools/handlers/mcp.rs at 1dfb3660),
+// so replay and the live hook key and class it alike. No namespace, an
+// empty one, or "functions" (the namespace of Codex's top-level tools,
+// DEFAULT_FUNCTION_NAMESPACE in later versions of tool_name.rs): the name
+// alone.
+func CodexToolName(namespace, name string) string {
+	if namespace == "" || namespace == "functions" {
+		return name
+	}
+	return strings.TrimRight(namespace, "_") + "__" + strings.TrimLeft(name, "_")
 }
 
 func (r *codexReader) tokens(p codexPayload, n int, t time.Time) {
@@ -546,6 +567,7 @@ func (p *codexPayload) decodeAt(data []byte, pos, depth int) (end int, ok bool) 
 		{Name: "type", Str: &p.Type},
 		{Name: "call_id", Str: &p.CallID},
 		{Name: "name", Str: &p.Name},
+		{Name: "namespace", Str: &p.Namespace},
 		{Name: "role", Str: &p.Role},
 		{Name: "success", BoolPtr: &p.Success},
 		{Name: "id", Str: &p.ID},

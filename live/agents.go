@@ -41,6 +41,11 @@ type Event struct {
 	// subagent's id ("" in the main agent).
 	Session, Agent string
 	Tool           string
+	// MCPTool is an MCP server's own name of the tool called, when the
+	// event gives it apart from Tool (Gemini CLI's mcp_context): the guard
+	// classes the call by it where Tool alone cannot be cut
+	// (rules.MCPCallName).
+	MCPTool string
 	// Input is the tool's arguments as JSON (nil when absent); RawInput
 	// says they are text that is not JSON.
 	Input    []byte
@@ -168,15 +173,19 @@ type wire struct {
 	Format         string           `json:"loopgate_format"`
 	Platform       string           `json:"loopgate_platform"`
 	ToolUseID      string           `json:"tool_use_id"`
-	ToolResponse   jsonx.RawMessage `json:"tool_response"`
-	ToolOutput     jsonx.RawMessage `json:"tool_output"`
-	Error          jsonx.RawMessage `json:"error"`
-	IsError        bool             `json:"is_error"`
-	Prompt         string           `json:"prompt"`
-	Source         string           `json:"source"`
-	AgentID        string           `json:"agent_id"`
-	Timestamp      string           `json:"timestamp"`
-	TurnID         string           `json:"turn_id"`
+	// Gemini CLI: an MCP tool's server and own name (McpToolContext).
+	MCPContext *struct {
+		ToolName string `json:"tool_name"`
+	} `json:"mcp_context"`
+	ToolResponse jsonx.RawMessage `json:"tool_response"`
+	ToolOutput   jsonx.RawMessage `json:"tool_output"`
+	Error        jsonx.RawMessage `json:"error"`
+	IsError      bool             `json:"is_error"`
+	Prompt       string           `json:"prompt"`
+	Source       string           `json:"source"`
+	AgentID      string           `json:"agent_id"`
+	Timestamp    string           `json:"timestamp"`
+	TurnID       string           `json:"turn_id"`
 	// Cursor
 	ConversationID string           `json:"conversation_id"`
 	Command        string           `json:"command"`
@@ -401,6 +410,12 @@ func replyCodex(ev *Event, a Answer) []byte {
 func parseGemini(w *wire) Event {
 	ev := Event{Name: w.HookEventName, Session: w.SessionID, Tool: w.ToolName,
 		Input: emptyOr(w.ToolInput), CallID: w.ToolUseID, Transcript: w.TranscriptPath, Source: w.Source}
+	if w.MCPContext != nil {
+		// BeforeTool and AfterTool of an MCP tool (extractMcpContext,
+		// packages/core/src/core/coreToolHookTriggers.ts at 5411f113):
+		// its tool_name is the server's own name of the tool.
+		ev.MCPTool = w.MCPContext.ToolName
+	}
 	switch w.HookEventName {
 	case "BeforeTool":
 		ev.Kind = KindPre

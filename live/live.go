@@ -298,7 +298,10 @@ func (h *hook) saveCheckpoint(logPath, tag string, pos logPos, out []byte, probl
 
 func (h *hook) pre(s *session, apply func(*record) effect, tx txCall, haveTx bool) Answer {
 	ev := h.ev
-	rec := &record{kind: 'B', id: ev.CallID, tool: ev.Tool}
+	// The guard's name of the tool: an MCP tool's own name joined when the
+	// event gives it (rules.MCPCallName), kept in the log so that the
+	// session rebuilds as it decided.
+	rec := &record{kind: 'B', id: ev.CallID, tool: rules.MCPCallName(ev.Tool, ev.MCPTool)}
 	if rec.id == "" {
 		// No call ids (Gemini, OpenHands, hermes): numbered here, and a
 		// result goes to the latest running call of its tool.
@@ -361,7 +364,7 @@ func (h *hook) post(s *session, apply func(*record) effect) Answer {
 	id := ev.CallID
 	if id == "" {
 		args, _ := readArgs(ev.Input)
-		id = s.runningCall(ev.Tool, args)
+		id = s.runningCall(rules.MCPCallName(ev.Tool, ev.MCPTool), args)
 	}
 	c := s.calls[id]
 	if c == nil || c.done {

@@ -282,6 +282,11 @@ func (s *session) callEvent(index int, tool string, argsOK bool, args string, un
 	if unixNano != 0 {
 		ev.Time = time.Unix(0, unixNano).UTC()
 	}
+	if rules.IsGateway(tool) {
+		// Classed by the tool it calls, named in its arguments.
+		ev.Class = s.r.ClassOf(ev.ClassName())
+		return ev
+	}
 	class, ok := s.classes[tool]
 	if !ok {
 		class = s.r.ClassOf(tool)

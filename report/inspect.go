@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/olekukonko/tablewriter/tw"
 )
@@ -134,7 +135,10 @@ func NewInspectSession(s *ingest.Session, classOf func(tool string) string, with
 				}
 				class := ""
 				if classOf != nil {
-					class = classOf(c.Tool)
+					// A gateway call's class is the tool's it names
+					// (guard.CallEvent.ClassName).
+					ev := guard.CallEvent{Tool: c.Tool, ArgsRaw: c.ArgsRaw, ArgsOK: true}
+					class = classOf(ev.ClassName())
 				}
 				outputChars := 0
 				output, envelope := ingest.SplitEnvelope(s.Format, c.Result)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -209,4 +210,20 @@ func inspectJSON(w io.Writer, sessions []InspectSession, problems []ingest.Probl
 type inspectDoc struct {
 	Sessions []InspectSession `json:"sessions"`
 	Problems []ingest.Problem `json:"problems"`
+}
+
+// TestInspectGatewayClass: a gateway call's class is asked under its call
+// name, the gateway's and the tool's it names, as the guard classes it.
+func TestInspectGatewayClass(t *testing.T) {
+	mcp := ingest.Call{ID: "c1", Tool: "use_mcp_tool"}
+	mcp.SetArgs(`{"server_name":"db","tool_name":"get_schema","arguments":"{}"}`)
+	plain := ingest.Call{ID: "c2", Tool: "get_schema"}
+	plain.SetArgs(`{"tool_name":"create_issue"}`)
+	s := &ingest.Session{ID: "s", Format: "cline", Turns: []ingest.Turn{{Requests: []ingest.Request{{Calls: []ingest.Call{mcp, plain}}}}}}
+	var asked []string
+	classOf := func(name string) string { asked = append(asked, name); return "x" }
+	NewInspectSession(s, classOf, true, Options{})
+	if want := []string{"use_mcp_tool\x00get_schema", "get_schema"}; !slices.Equal(asked, want) {
+		t.Errorf("classes asked of %q, want %q", asked, want)
+	}
 }

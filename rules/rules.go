@@ -297,25 +297,37 @@ func (r *Rules) String() string { return r.Name }
 // ClassOf returns the class of a tool name: "read", "search", "list",
 // "write", "shell", "web_search", "web_fetch", "poll", "delegate",
 // "browser", "message", "schedule", "process", a class the rules add, or
-// "other".
+// "other". tool may be a call name (CallName): a gateway call takes the
+// class a rules file gave the gateway itself, by name or glob, else the
+// class the words of the called tool's name give it. The class lists are
+// not asked of the called tool's name: they name agents' own tools, whose
+// arguments the rules read by name (a path, a command), and a server's
+// read_file or execute_command gets its arguments inside the gateway's.
 func (r *Rules) ClassOf(tool string) string {
 	r.compileOnce()
 	if c, ok := r.idx.classOf[tool]; ok {
 		return c
+	}
+	words := tool
+	if gateway, inner, ok := splitCallName(tool); ok {
+		if c, ok := r.idx.classOf[gateway]; ok {
+			return c
+		}
+		tool, words = gateway, inner
 	}
 	for _, p := range r.idx.classPatterns {
 		if ok, _ := path.Match(p.pattern, tool); ok {
 			return p.class
 		}
 	}
-	if c, ok := r.idx.words.classOf(tool); ok {
+	if c, ok := r.idx.words.classOf(words); ok {
 		return c
 	}
 	return "other"
 }
 
 // Matches reports whether a selector ("NAME", "class:NAME" or "*") names
-// the tool.
+// the tool. Of a call name (CallName), NAME names the gateway.
 func (r *Rules) Matches(selector, tool string) bool {
 	if selector == "*" {
 		return true
@@ -323,7 +335,8 @@ func (r *Rules) Matches(selector, tool string) bool {
 	if c, ok := strings.CutPrefix(selector, "class:"); ok {
 		return r.ClassOf(tool) == c
 	}
-	return selector == tool
+	// A call name selected by its gateway's name: the name, then callNameSep.
+	return selector == tool || len(tool) > len(selector) && tool[len(selector)] == callNameSep[0] && tool[:len(selector)] == selector
 }
 
 // MatchesAny reports whether one of the selectors names the tool.
@@ -346,14 +359,17 @@ func (r *Rules) Selects(only, except []string, tool string) bool {
 }
 
 // ToolEntry returns the tool entries that apply to a tool, most specific
-// first: the exact name, then aliases, then the class entry.
+// first: the exact name, then aliases, then the class entry. Of a call
+// name (CallName), the exact name and aliases are the gateway's, the class
+// the call's.
 func (r *Rules) ToolEntry(tool string) []*Tool {
 	r.compileOnce()
 	var out []*Tool
-	if t, ok := r.Tools[tool]; ok {
+	name := ToolOf(tool)
+	if t, ok := r.Tools[name]; ok {
 		out = append(out, t)
 	}
-	if t, ok := r.idx.alias[tool]; ok {
+	if t, ok := r.idx.alias[name]; ok {
 		out = append(out, t)
 	}
 	if t, ok := r.Tools["class:"+r.ClassOf(tool)]; ok {

@@ -49,7 +49,7 @@ var stateFiles = map[string][]string{"memory": {"memories/MEMORY.md", "memories/
 // effects; pathArgs are the argument names holding paths (nil: the
 // defaults).
 func callEffect(r *rules.Rules, ev *CallEvent, pathArgs []string) shellcmd.Effect {
-	class := r.ClassOf(ev.Tool)
+	class := r.ClassOf(ev.ClassName())
 	if class == "shell" || shellcmd.IsShellTool(ev.Tool) {
 		if r.ClassActs(class) {
 			// A rules file that makes every shell call act.

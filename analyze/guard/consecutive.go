@@ -117,7 +117,7 @@ func (d *consecutiveDet) eff(c *callCtx) *effective {
 // free reports whether the call is one the streak ignores (free).
 func (d *consecutiveDet) free(c *callCtx) bool {
 	f := &d.cfg.Free
-	return len(f.Tools) > 0 && d.g.r.MatchesAny(f.Tools, c.ev.Tool) &&
+	return len(f.Tools) > 0 && d.g.r.MatchesAny(f.Tools, c.ev.ClassName()) &&
 		rules.ArgValues{Arg: f.Arg, Values: f.Values}.Holds(c.ev.arguments())
 }
 
@@ -154,7 +154,7 @@ func (d *consecutiveDet) before(c *callCtx) Verdict {
 
 // resultAware reports whether the call's streak acts on its results.
 func (d *consecutiveDet) resultAware(c *callCtx) bool {
-	return d.lastResult != nil && d.g.r.MatchesAny(d.cfg.ResultAware, c.ev.Tool)
+	return d.lastResult != nil && d.g.r.MatchesAny(d.cfg.ResultAware, c.ev.ClassName())
 }
 
 // carved reports whether the n-th call of a result_aware streak, at a

@@ -158,7 +158,7 @@ func (d *dedupDet) skips(c *callCtx) bool {
 // missing reports whether a failed call is kept all the same: a tool of
 // answer_missing whose result says that the path does not exist.
 func (d *dedupDet) missing(c *callCtx) bool {
-	return len(d.cfg.AnswerMissing) > 0 && d.g.r.MatchesAny(d.cfg.AnswerMissing, c.ev.Tool) && saysMissing(c.ev.Result)
+	return len(d.cfg.AnswerMissing) > 0 && d.g.r.MatchesAny(d.cfg.AnswerMissing, c.ev.ClassName()) && saysMissing(c.ev.Result)
 }
 
 // inContext reports whether the entry's result is still in the model's

@@ -181,7 +181,7 @@ func (b *base) clears(c *callCtx, sels []string) bool {
 	m := &b.clearsBy[c.tid]
 	if *m == 0 {
 		*m = 1
-		if b.g.r.MatchesAny(sels, c.ev.Tool) {
+		if b.g.r.MatchesAny(sels, c.ev.ClassName()) {
 			*m = 2
 		}
 	}

@@ -77,7 +77,7 @@ func (b *base) effOf(c *callCtx, det string, base effective, only, except []stri
 			return e
 		}
 	}
-	e := b.g.resolve(det, base, only, except, c.ev.Tool)
+	e := b.g.resolve(det, base, only, except, c.ev.ClassName())
 	b.effs = grow(b.effs, c.tid)
 	b.effs[c.tid] = e
 	return e

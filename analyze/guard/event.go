@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/rules"
 )
 
 // Action is what a guard does with a call.
@@ -157,6 +158,17 @@ type CallEvent struct {
 	ki   *keyIndex
 	kidx int32
 	tidx int32 // the tool's number in ki
+}
+
+// ClassName is the name the rules class the call by (rules.CallName): its
+// Tool, or for a gateway call (rules.IsGateway: Cline's use_mcp_tool) the
+// gateway's name and the called tool's. Every class lookup of the guard
+// goes through it; ordinary calls pay one comparison.
+func (ev *CallEvent) ClassName() string {
+	if !rules.IsGateway(ev.Tool) {
+		return ev.Tool
+	}
+	return rules.CallName(ev.Tool, ev.arguments())
 }
 
 // arguments returns the parsed arguments, parsing ArgsRaw first when

@@ -259,7 +259,7 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 	var role uint8 // under scope.write_clears_reads
 	var fx shellcmd.Effect
 	if g.byPath {
-		role = g.role(ev.Tool, c.tid)
+		role = g.role(ev.ClassName(), c.tid)
 		switch {
 		case role&roleClearAll != 0:
 			// A tool whose reach nothing says (clear_all): its call
@@ -279,7 +279,7 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 				g.noteObserver(c.kid, fx)
 			}
 		case g.clearsReads:
-			role = g.role(ev.Tool, c.tid)
+			role = g.role(ev.ClassName(), c.tid)
 			g.noteReader(ev, c.key, c.kid, role)
 		}
 	}

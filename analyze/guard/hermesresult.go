@@ -209,7 +209,7 @@ func (g *Guard) resultOf(ev *CallEvent) (failed bool, hash uint64) {
 		if !native {
 			// Elsewhere hermes' terminal is the shell class, and the
 			// transcript's own error flag is that agent's own reading.
-			terminal = ev.Class == "shell" || g.r.ClassOf(ev.Tool) == "shell"
+			terminal = ev.Class == "shell" || g.r.ClassOf(ev.ClassName()) == "shell"
 		}
 		i := hermesReading(terminal, newest)
 		m := &ev.hermes.failed[i]

@@ -117,10 +117,13 @@ func (ki *keyIndex) memo(ev *CallEvent, r *rules.Rules) {
 	if ev.ki == ki {
 		return
 	}
-	t, ok := ki.tools[ev.Tool]
+	// Tools are numbered by the name the rules class them by: a gateway
+	// call's class, settings and roles are those of the tool it calls.
+	name := ev.ClassName()
+	t, ok := ki.tools[name]
 	if !ok {
 		t = int32(len(ki.tools))
-		ki.tools[ev.Tool] = t
+		ki.tools[name] = t
 	}
 	ev.tidx = t
 	if ev.keyID != ki.keyID || ev.keyPortable != ki.portable {

@@ -3,6 +3,7 @@ package guard
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/loopgate/loopgate/rules"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -53,7 +54,9 @@ func (g *Guard) placeholder(name string, c *callCtx, count int, extra map[string
 	ev := c.ev
 	switch name {
 	case "tool":
-		return ev.Tool, true
+		// The name the agent called, not the tool an MCP call names
+		// (rules.MCPCallName).
+		return rules.ToolOf(ev.Tool), true
 	case "count":
 		return strconv.Itoa(count), true
 	case "args":

@@ -57,7 +57,8 @@ func callActs(r *rules.Rules, ev *CallEvent) bool {
 // callActsOn is callActs reading the arguments through t, which it sets
 // to read ev's when they are first needed (a zero topArgs reads none).
 func callActsOn(r *rules.Rules, ev *CallEvent, t *topArgs) bool {
-	if class := r.ClassOf(ev.Tool); (class == "shell" || shellcmd.IsShellTool(ev.Tool)) && !r.ClassActs(class) {
+	name := ev.ClassName()
+	if class := r.ClassOf(name); (class == "shell" || shellcmd.IsShellTool(ev.Tool)) && !r.ClassActs(class) {
 		t.use(ev)
 		c, _ := shellcmd.FromCallMembers(ev.Tool, true, t.isObject(), t.get)
 		return c.Acts
@@ -70,7 +71,7 @@ func callActsOn(r *rules.Rules, ev *CallEvent, t *topArgs) bool {
 		}
 		for i := range e.ByArgument {
 			er := &e.ByArgument[i]
-			if !r.MatchesAny(er.Tools, ev.Tool) {
+			if !r.MatchesAny(er.Tools, name) {
 				continue
 			}
 			if v, has := t.getString(er.Arg); has && holdsValue(er.Values, v) {
@@ -78,7 +79,7 @@ func callActsOn(r *rules.Rules, ev *CallEvent, t *topArgs) bool {
 			}
 		}
 	}
-	return r.ClassActs(r.ClassOf(ev.Tool))
+	return r.ClassActs(r.ClassOf(name))
 }
 
 // holdsValue reports whether v is one of values, both trimmed and

@@ -108,7 +108,7 @@ func (d *stuckDet) after(c *callCtx, before Verdict) Verdict {
 		d.anon--
 		ent.kid = d.anon - 1
 	}
-	if d.cfg.ShellByStatus && d.g.r.ClassOf(c.ev.Tool) == "shell" {
+	if d.cfg.ShellByStatus && d.g.r.ClassOf(c.ev.ClassName()) == "shell" {
 		ent.hash = 0
 		if c.failed {
 			ent.hash = 1

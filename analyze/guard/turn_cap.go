@@ -109,7 +109,7 @@ func (d *turnCapDet) counts(c *callCtx) bool { return d.eff(c).on }
 
 // resultAware reports whether the call's repeats count by its results.
 func (d *turnCapDet) resultAware(c *callCtx) bool {
-	return len(d.cfg.ResultAware) > 0 && d.g.r.MatchesAny(d.cfg.ResultAware, c.ev.Tool)
+	return len(d.cfg.ResultAware) > 0 && d.g.r.MatchesAny(d.cfg.ResultAware, c.ev.ClassName())
 }
 
 // stuck is the stuck signal with this call counted.

@@ -59,7 +59,7 @@ func (g *Guard) clearReadsAfterWrite(ev *CallEvent, own int32, role uint8) {
 			return
 		}
 		var ok bool
-		if p, ok = writePath(g.r, ev.Tool, ev.arguments()); !ok {
+		if p, ok = writePath(g.r, ev.ClassName(), ev.arguments()); !ok {
 			return
 		}
 	}

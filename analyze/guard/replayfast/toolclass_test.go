@@ -58,6 +58,11 @@ func TestUpstreamToolClasses(t *testing.T) {
 		// effect (the preset's clear_all makes the guard treat its calls
 		// as acts of unknown reach).
 		{"use_mcp_tool", `{"server_name":"x","tool_name":"y"}`, "other", false, none, false, nil},
+		// A gateway call is classed by the tool it names.
+		{"use_mcp_tool", `{"server_name":"x","tool_name":"create_issue","arguments":"{}"}`, "other", false, none, false, nil},
+		{"use_mcp_tool", `{"server_name":"x","tool_name":"get_schema","arguments":"{\"path\":\"a.go\"}"}`, "read", false, observe, true, nil},
+		{"use_mcp_tool", `{"server_name":"x","tool_name":"get_deploy_status","arguments":{"id":"7"}}`, "poll", false, none, false, nil},
+		{"access_mcp_resource", `{"server_name":"x","uri":"file:///repo/a.go"}`, "read", false, observe, true, nil},
 		// A page snapshot observes no file; it is polled.
 		{"browser_snapshot", `{}`, "poll", false, none, false, nil},
 		// Named with a verb that reads: an observation of unknown reach.
@@ -69,8 +74,9 @@ func TestUpstreamToolClasses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ev := &guard.CallEvent{Tool: c.tool, Class: r.ClassOf(c.tool), ArgsRaw: c.args, ArgsOK: true}
+		ev := &guard.CallEvent{Tool: c.tool, ArgsRaw: c.args, ArgsOK: true}
 		SetArgs(ev, &v, false, false)
+		ev.Class = r.ClassOf(ev.ClassName())
 		if ev.Class != c.class {
 			t.Errorf("%s: class %q, want %q", c.tool, ev.Class, c.class)
 		}
