@@ -77,16 +77,11 @@ var aheadSessionBytes = pipeline.DefaultBudget
 
 // handoverSessionBytes is the replay's pipeline.Plan.Handover: once a
 // file's reader is done, the next file may read on past the budget while
-// the first file's sessions are replayed, if they hold at most this.
-//
-// Why 24 MiB: two sessions of that size at once hold less than the soft
-// memory limit (internal/memlimit) less the collector's headroom; two
-// larger ones at once had the collector run against the limit
-// (analyze/pipeline/budget.go). At 64 MiB, two files of 50-60 MB of the
-// Claude Code benchmark corpus were replayed at once, their live heap
-// about 100 MB; at 24 MiB one at a time, the peak RSS about 20 MB lower
-// and the CPU time no higher (docs/performance.md, "Goal 1 this round").
-const handoverSessionBytes = 24 << 20
+// the first file's sessions are replayed, if they hold at most this. Half
+// the soft memory limit (internal/memlimit): a session replayed and the
+// next file read at once stay under it, where two larger sessions at
+// once had the collector run against it (analyze/pipeline/budget.go).
+const handoverSessionBytes = 64 << 20
 
 // Replay reads the files, replays every session under the rules and
 // returns the report. Output order is the order of files and of sessions

