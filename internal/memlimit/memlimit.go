@@ -88,9 +88,9 @@ func ForStreaming() (restore func()) {
 // difference). Keeping the limit at least minHeadroom above the live heap
 // cut that replay's CPU time for a little more peak memory
 // (docs/performance.md, "The soft limit and GOGC"). With the fixed limit
-// at 100 MiB the headroom takes over from a live heap of 52 MiB: a
-// replay of the Claude Code benchmark corpus, one large session at a
-// time, has it set the limit while its largest sessions are replayed.
+// at 128 MiB the headroom takes over from a live heap of 80 MiB, and a
+// corpus whose live heap stays under that (a Claude Code corpus) keeps the
+// fixed limit.
 func followLiveHeap() (stop func()) {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	return periodic.Every(100*time.Millisecond, func() bool {
