@@ -25,7 +25,7 @@ import (
 
 // hermesOutput is the tool's own output within a transcript's result.
 func hermesOutput(result string) string {
-	return unwrapEnvelope(cutInjected(cutGuardSuffix(result)))
+	return unwrapEnvelope(cutNotes(result))
 }
 
 // hermesFailed is classify_tool_failure(tool_name, result). terminal is

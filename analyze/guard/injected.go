@@ -114,6 +114,45 @@ func cutInjected(result string) string {
 	}
 }
 
+// cutNotes is cutInjected(cutGuardSuffix(result)), the agent's guard notes
+// and the guard's own messages cut from a result's tail, in one walk over
+// the tail's blank lines where the two read it one after the other
+// (docs/performance.md, "A result's tail read once"). When the tail holds
+// no guard note (nearly always) cutGuardSuffix leaves the result as it
+// is, and cutInjected's answer is the first injected message of the same
+// tail; when it holds one, the two run as written, for cutInjected then
+// reads the tail of the shortened result, another window.
+func cutNotes(result string) string {
+	t, offset := resultTail(result)
+	openings, third := injectedOpenings(), injectedThird()
+	injected := -1
+	for i := 0; ; i++ {
+		j := strings.Index(t[i:], "\n\n")
+		if j < 0 {
+			break
+		}
+		i += j
+		if i+2 >= len(t) {
+			break
+		}
+		if t[i+2] == '[' && hasGuardSuffix(t[i:]) {
+			return cutInjected(result[:offset+i])
+		}
+		if injected < 0 && third[t[i+2]] {
+			for _, o := range openings {
+				if strings.HasPrefix(t[i:], o) {
+					injected = i
+					break
+				}
+			}
+		}
+	}
+	if injected >= 0 {
+		return result[:offset+injected]
+	}
+	return result
+}
+
 // injectedThird marks the bytes that follow the blank line in
 // injectedOpenings: a blank line followed by any other byte opens none
 // of them.

@@ -46,3 +46,37 @@ func TestCutInjected(t *testing.T) {
 		t.Errorf("loopgate's steer opening is not looked for: %q", injectedOpenings())
 	}
 }
+
+// TestCutNotesAsBoth: cutNotes, one walk over the tail, cuts every result
+// as cutGuardSuffix and then cutInjected do, whichever of a guard note, an
+// injected message and a plain paragraph comes first, and wherever they
+// sit against the tail's window (a guard note moves the window cutInjected
+// reads).
+func TestCutNotesAsBoth(t *testing.T) {
+	loopgateSteer := "\n\nloopgate: bash failed 2 times with identical arguments. Read the error."
+	parts := []string{
+		"", "out", "\n\n", "\n\n\n", "\n\nplain paragraph", strings.Repeat("y", 300),
+		strings.Repeat("z", resultWindow-40), strings.Repeat("w\n", resultWindow/2+7),
+		loopgateSteer, guardSuffixes[0] + " repeated]", guardSuffixes[2] + " 3rd call]", "\n\n[not a note]",
+	}
+	cut := 0
+	for _, a := range parts {
+		for _, b := range parts {
+			for _, c := range parts {
+				for _, d := range []string{"", "tail", "\n\n[", "\n\n"} {
+					r := a + b + c + d
+					want := cutInjected(cutGuardSuffix(r))
+					if got := cutNotes(r); got != want {
+						t.Fatalf("cutNotes(%.80q...) = %d bytes, want %d", r, len(got), len(want))
+					}
+					if want != r {
+						cut++
+					}
+				}
+			}
+		}
+	}
+	if cut == 0 {
+		t.Fatal("no result was cut: the cases test nothing")
+	}
+}

@@ -103,7 +103,7 @@ func normalizeFailed(result string, isError bool, members *resultmembers.Members
 	if members != nil && members[resultmembers.Warning] == "" {
 		return result, isError || failedMembers(members[resultmembers.Error], members[resultmembers.Success], members[resultmembers.ExitCode])
 	}
-	r := cutInjected(cutGuardSuffix(result))
+	r := cutNotes(result)
 	if t := trimJSONSpaceLeft(r); t != "" && t[0] == '{' {
 		f := jsonx.TopLevelFields(r, resultmembers.Keys[:]...)
 		if f[resultmembers.Warning] == "" {
