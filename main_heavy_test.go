@@ -13,11 +13,16 @@ import (
 // Reproductions of hostile input (docs/reliability.md) at full size: too slow for go test (tens of
 // seconds, gigabytes of input), run by .ci/run with LOOPGATE_HEAVY=1. Each
 // measures the built binary's peak memory (runMeasured), not its time.
+// They run in parallel (two at a time on two cores): each peak measured is
+// that of a process of its own (the peakrss wrapper's child).
 
+// heavy skips the test unless LOOPGATE_HEAVY is set, and runs it in
+// parallel with the other heavy tests.
 func heavy(t *testing.T) {
 	if os.Getenv("LOOPGATE_HEAVY") == "" {
 		t.Skip("set LOOPGATE_HEAVY=1 to run (.ci/run does)")
 	}
+	t.Parallel()
 }
 
 // TestHeavyNULGzipDefaultLimit: a 1 MB .json.gz of 1 GiB of NUL bytes
