@@ -3,12 +3,12 @@ package guard
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/loopgate/loopgate/rules"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
+	"github.com/loopgate/loopgate/rules"
 )
 
 // The messages a guard steers or blocks with: templates with
