@@ -21,7 +21,7 @@ import (
 // The name use_mcp_tool says nothing of what a call does, the tool it
 // calls does: a call of use_mcp_tool is classed by the words of that
 // tool's name, as a tool of that name in no class list would be
-// (get_schema a read, get_deploy_status a poll, create_issue other). The
+// (get_schema a read, get_job_status a poll, create_issue other). The
 // rules see such a call under its call name (CallName): the gateway's name
 // and the tool's, joined by callNameSep. A call name is only ever classed
 // and matched, never keyed: a call's key keeps the gateway's name and all

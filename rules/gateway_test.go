@@ -33,7 +33,7 @@ classes:
 	}{
 		// Cline's XML call: tool_name, arguments as JSON text.
 		{"read", loopgate, "use_mcp_tool", `{"server_name":"db","tool_name":"get_schema","arguments":"{\"table\":\"users\"}"}`, "use_mcp_tool\x00get_schema", "read"},
-		{"poll", loopgate, "use_mcp_tool", `{"server_name":"vercel","tool_name":"get_deploy_status","arguments":{"id":"7"}}`, "use_mcp_tool\x00get_deploy_status", "poll"},
+		{"poll", loopgate, "use_mcp_tool", `{"server_name":"vercel","tool_name":"get_job_status","arguments":{"id":"7"}}`, "use_mcp_tool\x00get_job_status", "poll"},
 		{"other", loopgate, "use_mcp_tool", `{"server_name":"github","tool_name":"create_issue","arguments":"{}"}`, "use_mcp_tool\x00create_issue", "other"},
 		// Cline's UI log: ClineAskUseMcpServer's toolName.
 		{"ui log", loopgate, "use_mcp_tool", `{"type":"use_mcp_tool","serverName":"db","toolName":"list_tables"}`, "use_mcp_tool\x00list_tables", "read"},
@@ -109,9 +109,11 @@ func TestMCPCallName(t *testing.T) {
 	}
 	tests := []struct{ tool, mcpTool, wantName, wantClass string }{
 		{"mcp_my-db_get_schema", "get_schema", "mcp_my-db_get_schema\x00get_schema", "read"},
-		{"mcp_vercel_get_deploy_status", "get_deploy_status", "mcp_vercel_get_deploy_status\x00get_deploy_status", "poll"},
+		{"mcp_vercel_get_job_status", "get_job_status", "mcp_vercel_get_job_status\x00get_job_status", "poll"},
 		{"mcp_gh_create_issue", "create_issue", "mcp_gh_create_issue\x00create_issue", "other"},
-		{"mcp_my-db_get_schema", "", "mcp_my-db_get_schema", "other"},
+		// Without it, by the name's first later verb and its act words.
+		{"mcp_my-db_get_schema", "", "mcp_my-db_get_schema", "read"},
+		{"mcp_web-search_clear_cache", "", "mcp_web-search_clear_cache", "other"},
 		{"get_schema", "get_schema", "get_schema", "read"},
 		// The name alone says where the server ends: cut as it is.
 		{"db__get_schema", "get_schema", "db__get_schema", "read"},

@@ -411,7 +411,11 @@ func (d *decoder) decodeClasses(n *yaml.Node, v reflect.Value, path string) erro
 		for _, name := range names {
 			if isWordEntry(name) {
 				if _, w, _ := strings.Cut(name, ":"); !isWord(w) || strings.ContainsAny(w, "_-") {
-					return d.errf(val, "%s: %q: after verb: or word: comes one word of a tool's name (letters and digits, docs/rules.md)", p, name)
+					return d.errf(val, "%s: %q: after verb:, word: or act: comes one word of a tool's name (letters and digits, docs/rules.md)", p, name)
+				}
+				if strings.HasPrefix(name, actPrefix) && k.Value != "other" {
+					// An act word keeps a name out of every class.
+					return d.errf(val, "%s: %q: act: entries go under other (docs/rules.md)", p, name)
 				}
 			}
 			for c, list := range table {

@@ -28,6 +28,7 @@ import "strings"
 const (
 	verbPrefix = "verb:"
 	wordPrefix = "word:"
+	actPrefix  = "act:"
 )
 
 // maxWordLen bounds the words looked up: longer ones match no entry.
@@ -200,12 +201,14 @@ func cutLone(s, sep string) (string, bool) {
 
 // wordClasses is the part of a class table that selects by words.
 type wordClasses struct {
-	verbs map[string]string // first word -> class
-	words map[string]string // any word -> class
+	verbs map[string]string   // a verb -> class
+	words map[string]string   // any word -> class
+	acts  map[string]struct{} // a word that says the tool acts
 }
 
 // add records a class table entry if it selects by words, reporting
-// whether it did.
+// whether it did. An act: entry is recorded whatever its class: the
+// loader accepts it only under other.
 func (w *wordClasses) add(entry, class string) bool {
 	if v, ok := strings.CutPrefix(entry, verbPrefix); ok {
 		if w.verbs == nil {
@@ -221,32 +224,62 @@ func (w *wordClasses) add(entry, class string) bool {
 		w.words[strings.ToLower(v)] = class
 		return true
 	}
+	if v, ok := strings.CutPrefix(entry, actPrefix); ok {
+		if w.acts == nil {
+			w.acts = map[string]struct{}{}
+		}
+		w.acts[strings.ToLower(v)] = struct{}{}
+		return true
+	}
 	return false
 }
 
-// classOf returns the class the words of a tool's name give it, if any:
-// none unless its first word is a verb entry's; then a word entry for any
-// of its words, else the verb's. Word entries only ever move a name a verb
-// classed: a tool that acts (run_tests, send_messages) is never made a
-// poll by a word of its name.
+// classOf returns the class the words of a tool's name give it, if any.
+// A name with a word of an act: entry gets none, whatever its other words
+// (get_or_create_user, fetch_create_issue: OpenCode's name of a fetch
+// server's create_issue). Otherwise the class of its verb: its first word
+// when that is a verb entry's; when it is not and the table has act:
+// entries, its first later word that is (jira_get_issue, helm_list,
+// mcp_github_list_issues), unless the name may have been cut short (an
+// act word may have been cut off its end). Then a word entry for any word
+// but the verb moves it (pods_list is a poll by pods). Word entries only
+// ever move a name a verb classed: a tool that acts (run_tests,
+// send_messages) is never made a poll by a word of its name.
+//
+// A later verb is taken only where act: entries can veto it: a single _
+// or - is written inside server names, so the verb may be the server's
+// (web_search_clear_cache, OpenCode's name of a web-search server's
+// clear_cache) and only the act word clear says the tool acts.
 func (w *wordClasses) classOf(tool string) (string, bool) {
 	if len(w.verbs) == 0 {
 		return "", false
 	}
-	var byWord, byVerb string
+	later := len(w.acts) > 0 && len(tool) < truncatedLen && !strings.Contains(tool, "...")
+	var byVerb, byWord string
+	acts := false
 	nameWords(tool, func(word []byte, first bool) bool {
-		if first {
-			byVerb = w.verbs[string(word)]
-			return byVerb != ""
-		}
-		if c, ok := w.words[string(word)]; ok {
-			byWord = c
+		if _, ok := w.acts[string(word)]; ok {
+			acts = true
 			return false
+		}
+		if byVerb == "" && (first || later) {
+			if c, ok := w.verbs[string(word)]; ok {
+				byVerb = c
+				return true
+			}
+		}
+		if first && !later {
+			return false
+		}
+		if c, ok := w.words[string(word)]; ok && byWord == "" {
+			byWord = c
+			// Without act: entries nothing after this changes the answer.
+			return len(w.acts) > 0
 		}
 		return true
 	})
 	switch {
-	case byVerb == "":
+	case acts || byVerb == "":
 		return "", false
 	case byWord != "":
 		return byWord, true
@@ -256,5 +289,6 @@ func (w *wordClasses) classOf(tool string) (string, bool) {
 
 // isWordEntry reports whether a class table entry selects by words.
 func isWordEntry(entry string) bool {
-	return strings.HasPrefix(entry, verbPrefix) || strings.HasPrefix(entry, wordPrefix)
+	return strings.HasPrefix(entry, verbPrefix) || strings.HasPrefix(entry, wordPrefix) ||
+		strings.HasPrefix(entry, actPrefix)
 }

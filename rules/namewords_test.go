@@ -81,11 +81,15 @@ classes:
 }
 
 func TestWordEntryValidation(t *testing.T) {
-	for _, bad := range []string{"'verb:'", "'word:get_x'", "'verb:a b'", "'word:x-y'"} {
-		_, err := Parse([]byte("name: t\nclasses:\n  read: ["+bad+"]\n"), "t.yaml")
-		if err == nil || !strings.Contains(err.Error(), "verb: or word:") {
-			t.Errorf("entry %s: error %v, want one about verb: or word:", bad, err)
+	for _, bad := range []string{"'verb:'", "'word:get_x'", "'verb:a b'", "'word:x-y'", "'act:'", "'act:set_x'"} {
+		_, err := Parse([]byte("name: t\nclasses:\n  other: ["+bad+"]\n"), "t.yaml")
+		if err == nil || !strings.Contains(err.Error(), "verb:, word: or act:") {
+			t.Errorf("entry %s: error %v, want one about verb:, word: or act:", bad, err)
 		}
+	}
+	_, err := Parse([]byte("name: t\nclasses:\n  read: ['act:delete']\n"), "t.yaml")
+	if err == nil || !strings.Contains(err.Error(), "act: entries go under other") {
+		t.Errorf("act: under read: error %v, want one saying act: entries go under other", err)
 	}
 }
 
@@ -170,6 +174,62 @@ classes:
 		{"mcp--" + strings.Repeat("s", 50) + "--get", "other"},
 		// Gemini CLI cut getaway to get before its dots.
 		{"mcp_srv_get...away_plan", "other"},
+	}
+	for _, tt := range tests {
+		if got := r.ClassOf(tt.tool); got != tt.want {
+			t.Errorf("ClassOf(%q) = %q, want %q", tt.tool, got, tt.want)
+		}
+	}
+}
+
+// TestClassOfLaterVerb: with act: entries, a name whose first word is no
+// verb is classed by its first later verb, and a name with an act word by
+// none of its words.
+func TestClassOfLaterVerb(t *testing.T) {
+	r, err := Parse([]byte(`name: t
+classes:
+  read: ['verb:get', 'verb:list', 'verb:search', 'verb:read']
+  poll: ['word:status', 'word:pods', 'word:run']
+  other: ['act:create', 'act:clear', 'act:delete', 'act:run']
+`), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("s", 50)
+	tests := []struct{ tool, want string }{
+		{"get_schema", "read"},
+		// Server or resource first (OpenCode, Gemini CLI 0.34+, nanobot,
+		// older hermes, Copilot CLI, or the server's own naming).
+		{"jira_get_issue", "read"},
+		{"helm_list", "read"},
+		{"issue_read", "read"},
+		{"mcp_github_list_issues", "read"},
+		{"github-mcp-server-list_issues", "read"},
+		{"atlas-list-clusters", "read"},
+		// A word entry before or after the verb moves it.
+		{"pods_list", "poll"},
+		{"jira_get_sync_status", "poll"},
+		// An act word anywhere keeps every name out: OpenCode's and older
+		// hermes' names of a web-search server's clear_cache, a fetch
+		// server's create_issue, and verb-first names.
+		{"web_search_clear_cache", "other"},
+		{"mcp_web_search_clear_cache", "other"},
+		{"fetch-create_issue", "other"},
+		{"get_or_create_user", "other"},
+		{"mcp__github__delete_file", "other"},
+		// An act word wins over a word entry: a tool that acts is never a poll.
+		{"get_run", "other"},
+		{"jira_create_status", "other"},
+		// No verb at all.
+		{"git_status", "other"},
+		{"pods_exec", "other"},
+		// A name that may have been cut is classed by its first word only:
+		// its act word may be what was cut.
+		{"mcp_" + long + "_get_issue", "other"},
+		{"mcp_srv_get...issue", "other"},
+		{"get_" + long + "_issue", "read"},
+		// Listed names keep their class.
+		{"read_file", "read"},
 	}
 	for _, tt := range tests {
 		if got := r.ClassOf(tt.tool); got != tt.want {

@@ -259,7 +259,9 @@ func TestClassOf(t *testing.T) {
 		// Tools in no list, by the words of their name.
 		"get_schema": "read", "mcp__supabase__list_tables": "read", "List_Budgets": "read",
 		"getNodeTree": "read", "get_preview_status": "poll", "list_jobs": "poll", "mcp__ide__getDiagnostics": "poll",
-		"run_tests": "other", "send_report": "other", "show_message": "other", "verify_code": "other", "session_get_state": "other",
+		"run_tests": "other", "send_report": "other", "show_message": "other", "verify_code": "other", "session_get_state": "poll",
+		// A verb after the server's or resource's name; an act word anywhere.
+		"jira_get_issue": "read", "mcp_github_list_issues": "read", "web_search_clear_cache": "other", "get_or_create_user": "other",
 	} {
 		if got := r.ClassOf(tool); got != class {
 			t.Errorf("ClassOf(%q) = %q, want %q", tool, got, class)

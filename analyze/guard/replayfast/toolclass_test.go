@@ -61,7 +61,7 @@ func TestUpstreamToolClasses(t *testing.T) {
 		// A gateway call is classed by the tool it names.
 		{"use_mcp_tool", `{"server_name":"x","tool_name":"create_issue","arguments":"{}"}`, "other", false, none, false, nil},
 		{"use_mcp_tool", `{"server_name":"x","tool_name":"get_schema","arguments":"{\"path\":\"a.go\"}"}`, "read", false, observe, true, nil},
-		{"use_mcp_tool", `{"server_name":"x","tool_name":"get_deploy_status","arguments":{"id":"7"}}`, "poll", false, none, false, nil},
+		{"use_mcp_tool", `{"server_name":"x","tool_name":"get_job_status","arguments":{"id":"7"}}`, "poll", false, none, false, nil},
 		{"access_mcp_resource", `{"server_name":"x","uri":"file:///repo/a.go"}`, "read", false, observe, true, nil},
 		// A page snapshot observes no file; it is polled.
 		{"browser_snapshot", `{}`, "poll", false, none, false, nil},
