@@ -15,8 +15,13 @@ import "strings"
 //     after an MCP server prefix where the name alone says where the
 //     server ends (mcp__server__, server__, mcp--server--; see toolPart);
 //   - "word:status" moves a tool a verb entry classed to its own class
-//     when status is any later word of its name (get_preview_status,
-//     get_health for word:health); it never classes a name by itself.
+//     when status is any other word of its name (get_preview_status,
+//     get_health for word:health); it never classes a name by itself;
+//   - "act:create", under other only, keeps a tool with create as any word
+//     of its name out of every class a word entry gives (get_or_create_user
+//     stays other). In a table with act: entries, a name whose first word
+//     is no verb is classed by its first later verb (jira_get_issue,
+//     mcp_github_list_issues): see classOf.
 //
 // Words are cut at _, -, ., spaces and lower-to-upper case changes, and
 // compared lower-cased. A name in a class list, or matched by a glob,
@@ -139,10 +144,10 @@ func eachWord(s string, yield func(w string) bool) {
 // is also written inside server names (hermes makes my-server my_server,
 // Copilot's keys are often github-mcp-server). So toolPart cuts only at a
 // lone __ or -- and keeps every other name whole, whose first word is
-// then the server's or the mcp prefix (no verb), and the tool stays in the
-// class its name's first word gives it: a wrong cut could make an acting
-// tool a read (mcp_web_search_clear_cache cut after web is
-// search_clear_cache).
+// then the server's or the mcp prefix (no verb): a wrong cut could make an
+// acting tool a read (mcp_web_search_clear_cache cut after web is
+// search_clear_cache). Such a name is classed by a later verb only where
+// act: entries can say the tool acts (classOf).
 //
 // A cut name can lose the end of its first word (Roo Code cuts at 64;
 // Codex, Qwen Code, nanobot and Cline cut and add _HASH; Gemini CLI puts
