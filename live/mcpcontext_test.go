@@ -10,7 +10,8 @@ import (
 // mcp_SERVER_TOOL cannot be cut, so the hook classes the call by that name:
 // under the loopgate preset a repeated get_schema is answered, a repeated
 // create_issue is not; without mcp_context, or when the name alone says
-// where the server ends, the name classes the call as before.
+// where the server ends, the name classes the call as before: by its first
+// later verb and its act words (docs/rules.md, "Tools in no class list").
 func TestGeminiMCPContext(t *testing.T) {
 	event := func(name, tool, mcpTool, result string) []byte {
 		s := `{"hook_event_name":"` + name + `","session_id":"s1","cwd":"/","tool_name":"` + tool + `","tool_input":{"table":"users"}`
@@ -35,7 +36,8 @@ func TestGeminiMCPContext(t *testing.T) {
 	}{
 		{"mcp_context read", "mcp_my-db_get_schema", "get_schema", true},
 		{"mcp_context other", "mcp_my-db_create_issue", "create_issue", false},
-		{"no mcp_context", "mcp_my-db_get_schema", "", false},
+		{"no mcp_context, read", "mcp_my-db_get_schema", "", true},
+		{"no mcp_context, other", "mcp_my-db_create_issue", "", false},
 		// Gemini CLI before 0.34: the bare tool name, classed as it is.
 		{"bare name", "get_schema", "get_schema", true},
 	} {
