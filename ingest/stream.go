@@ -170,8 +170,13 @@ type Call struct {
 	// calls on their text and parses few of them (guard.CallEvent.
 	// ArgsPending), and parsing every call's was a tenth of its time.
 	ArgsPending bool `json:"-"`
-	// Result is the result text as the model saw it.
+	// Result is the result text as the model saw it, or only its head
+	// when Cut is not nil (Options.CutResult).
 	Result string
+	// Cut, when not nil, says Result holds the head of the result only,
+	// and what stays of the whole (Call.CutResult; ResultFile reads it
+	// again).
+	Cut *ResultCut `json:"-"`
 	// HasResult is false for a call whose result is missing.
 	HasResult bool
 	// IsError is true when the transcript marks the result as an error.
