@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
 )
 
 // Results held as a head only (Options.CutResult). A replay needs little
@@ -112,7 +114,8 @@ func (rf *ResultFile) Result(c *Call) (string, error) {
 	return "", errCutNotFound
 }
 
-// line returns line n (1-based) of the file, without its line end.
+// line returns line n (1-based) of the file as LineReader gives it: without
+// its line end, invalid UTF-8 replaced.
 func (rf *ResultFile) line(n int) ([]byte, error) {
 	f, err := os.Open(rf.path)
 	if err != nil {
@@ -142,7 +145,11 @@ func (rf *ResultFile) line(n int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(buf, "\r\n"), nil
+	buf = trimLineEnd(buf)
+	if !jsonx.ValidUTF8(buf) {
+		buf = bytes.ToValidUTF8(buf, []byte("\uFFFD")) // as LineReader gave it
+	}
+	return buf, nil
 }
 
 // lineStarts returns where each line of r starts.
