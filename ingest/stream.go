@@ -20,6 +20,8 @@
 // A new format is a file that registers a Format in its init function. The
 // helpers several readers share are in shared.go, content.go (content
 // flattening), usage.go and sessionbuilder.go (calls joined to results).
+// resultcut.go lets a caller hold a long result as its head alone
+// (Options.CutResult) and read the whole again from its file (ResultFile).
 //
 // Ingesters never hold more than one session in memory (a whole-file JSON
 // format holds that file), and never drop a line silently: every line is
