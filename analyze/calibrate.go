@@ -49,7 +49,7 @@ func calibration(s *ingest.Session) (float64, string) {
 			if prev != nil {
 				added := int64(0)
 				for _, c := range prev.Calls {
-					added += int64(len(c.Result))
+					added += int64(c.ResultLen())
 				}
 				if ri == 0 {
 					added += int64(t.UserChars)

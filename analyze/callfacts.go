@@ -1,12 +1,14 @@
 package analyze
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/analyze/guard/replayfast"
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/rules"
 )
 
 // callFacts is what Prepare works out from one call alone: its result's
@@ -102,8 +104,21 @@ func (v resultView) guardResult(c *ingest.Call) string {
 }
 
 // fill works out the facts of c; sig is a buffer for its signature,
-// returned for the next call.
+// returned for the next call. A cut result's were worked out from the
+// whole text when it was read (cutResults).
 func (f *callFacts) fill(c *ingest.Call, sig []byte, view resultView) []byte {
+	if c.Cut != nil {
+		*f = *c.Cut.Facts.(*callFacts)
+	} else {
+		f.fillResult(c, view)
+	}
+	sig = appendSignature(sig[:0], c)
+	f.sig = sigDigest(sig)
+	return sig
+}
+
+// fillResult works out the facts of c's result.
+func (f *callFacts) fillResult(c *ingest.Call, view resultView) {
 	result, members := c.Result, c.ResultMembers
 	if view.hook != nil {
 		if r := view.guardResult(c); r != result {
@@ -120,7 +135,95 @@ func (f *callFacts) fill(c *ingest.Call, sig []byte, view resultView) []byte {
 		}
 	}
 	f.native, f.stops = NativeIntervention(c.Result)
-	sig = appendSignature(sig[:0], c)
-	f.sig = sigDigest(sig)
-	return sig
+}
+
+// Results cut to their head as they are read (ingest.Options.CutResult):
+// a replay reads of a result its facts (fillResult), its length, its
+// first guard.ResultHeadBytes (answer_missing) and whether it is blank
+// (blank_is_failure); the whole text only for the few calls a guard
+// answers with the result (dedup's {result}) or stops in a session whose
+// tokens are counted by the tokenizer (savings.go). Those read it again
+// from the file (PreparedSession.wholeResult). A result is cut when it is
+// longer than cutAbove: a shorter one was decoded into a block shared with
+// others (jsonx.StringOrValueAtPacked), which cutting it would not free.
+const cutAbove = 4096
+
+// cutResults returns the ingest.Options.CutResult of a replay under cfgs,
+// or nil when one of them reads every result whole (results.failure or
+// results.hash of another agent, in its own rules or its unattended
+// preset's).
+func cutResults(cfgs []*rules.Rules) func(format string, c *ingest.Call) {
+	for _, r := range cfgs {
+		if r.ReadsWholeResults() {
+			return nil
+		}
+		if name := r.Unattended.Rules; name != "" {
+			if u, err := rules.Preset(name); err != nil || u.ReadsWholeResults() {
+				return nil
+			}
+		}
+	}
+	return cutResult
+}
+
+// cutResult keeps the head of c's result alone when the result is long,
+// with its facts worked out from the whole.
+func cutResult(format string, c *ingest.Call) {
+	if len(c.Result) <= cutAbove {
+		return
+	}
+	view := resultViewOf(format)
+	if view.hook != nil {
+		return // the guard reads another text than the result
+	}
+	// Whether a result is blank is read from the text the guard gets
+	// (blank_is_failure): the head must say what the whole says.
+	if strings.TrimSpace(c.Result[:guard.ResultHeadBytes]) == "" || strings.TrimSpace(c.Result) == "" {
+		return
+	}
+	f := new(callFacts)
+	f.fillResult(c, view)
+	c.CutResult(guard.ResultHeadBytes, f)
+}
+
+// cutCalls are a prepared session's cut results (ingest.Call.Cut), and
+// the whole texts read again so far.
+type cutCalls struct {
+	calls map[int]ingest.Call // by Event.Index: the line, the cut
+	file  *ingest.ResultFile
+	whole map[int]string
+}
+
+// noteCut notes that call index of p (c) holds its result's head alone.
+func (p *PreparedSession) noteCut(c *ingest.Call, index int) {
+	if p.cut == nil {
+		p.cut = &cutCalls{calls: map[int]ingest.Call{}, whole: map[int]string{}}
+	}
+	p.cut.calls[index] = ingest.Call{Result: c.Result, ResultLine: c.ResultLine, Cut: c.Cut}
+}
+
+// wholeResult is the whole result of ev, a call of p whose Result holds
+// the head alone, read again from the file. Should the file have changed
+// since it was read, the head is all there is.
+func (p *PreparedSession) wholeResult(ev *guard.CallEvent) string {
+	cr := p.cut
+	if cr == nil {
+		return ev.Result
+	}
+	if text, ok := cr.whole[ev.Index]; ok {
+		return text
+	}
+	c, ok := cr.calls[ev.Index]
+	if !ok {
+		return ev.Result
+	}
+	if cr.file == nil {
+		cr.file = ingest.NewResultFile(p.File, p.Format)
+	}
+	text, err := cr.file.Result(&c)
+	if err != nil {
+		text = ev.Result
+	}
+	cr.whole[ev.Index] = text
+	return text
 }

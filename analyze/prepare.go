@@ -46,6 +46,9 @@ type PreparedSession struct {
 	// keys numbers the calls' keys under the key section of the latest
 	// run (Run, replayfast.KeyIndex); the calls' events remember their numbers.
 	keys replayfast.KeyIndex
+	// cut holds the calls whose result was read as its head alone
+	// (ingest.Call.Cut), by Event.Index, for wholeResult.
+	cut *cutCalls
 }
 
 // TurnStart marks where a turn begins in Calls.
@@ -192,6 +195,10 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 				ev.ArgsOK, ev.ArgsRaw, ev.Time = c.ArgsOK, c.ArgsRaw, c.Time
 				replayfast.SetArgs(ev, c.Args, c.ArgsCompact, c.ArgsPending)
 				ev.Result, ev.ResultHash, ev.OutputHash, ev.Failed, ev.IsError = view.guardResult(c), f.resultHash, f.outputHash, f.failed, c.IsError
+				if c.Cut != nil {
+					ev.ResultBytes = c.Cut.Bytes
+					p.noteCut(c, index)
+				}
 				pc.Line, pc.CallID, pc.Request, pc.EndOfRequest = c.Line, c.ID, request, ci == len(r.Calls)-1
 				pc.HasResult, pc.Native, pc.NativeStops, pc.resultTokens = c.HasResult, f.native, f.stops, -1
 				pc.resultIsNormalized, pc.Sig = f.normalized, f.sig

@@ -93,7 +93,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 	if p.BytesPerToken > 0 {
 		res.TokensFrom = "usage"
 	}
-	st := sessionTokens{tc: tc, bytesPerToken: p.BytesPerToken}
+	st := sessionTokens{tc: tc, bytesPerToken: p.BytesPerToken, p: p}
 	// Keys are numbered once per session and key section, for every
 	// configuration that shares the section (replayfast.KeyIndex).
 	ki := p.keys
@@ -110,6 +110,9 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		tc.rules = rc
 	}
 	g := rc.NewGuard(ki)
+	if p.cut != nil {
+		g.SetResultSource(p.wholeResult)
+	}
 	sc := &tc.scratch
 	sc.keyBuf = ki.LendBuffer(sc.keyBuf)
 	// By tool number (replayfast.KeyIndex.Number): 1 + the tool's place in tools, and its

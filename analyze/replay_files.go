@@ -148,6 +148,9 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 	for _, r := range cfgs {
 		keepText = keepText || r.ReadsText()
 	}
+	// Long results are held as their head alone when no configuration
+	// reads every result whole (callfacts.go).
+	cut := cutResults(cfgs)
 	runners := sync.Pool{New: func() any {
 		return &sessionRunner{tc: NewTokenCache(counter), caches: make([]*replayfast.RuleCache, len(cfgs))}
 	}}
@@ -203,6 +206,9 @@ func replayAll(files []string, opt Options, cfgs []*rules.Rules, keep bool, earl
 		in := withWorkers(opt.Ingest, opt.Jobs)
 		in.OnRead = f.Read
 		in.KeepText = keepText
+		if in.CutResult == nil {
+			in.CutResult = cut
+		}
 		fc := newFileCaching(opt, scope, files[i])
 		if e := fc.lookup(); e != nil && fc.serve(e, r, f, passOn, in.BytesRead) {
 			r.problems = e.problems

@@ -105,9 +105,16 @@ func (tc *TokenCache) count(s string) int {
 // resultTokens counts a call's result once. A large result is memoized by
 // the hash Prepare already took of it, when its normalized form is the
 // text itself (most results: nothing of the agent's own guard to remove).
-func (tc *TokenCache) resultTokens(c *PreparedCall) int {
+//
+// A result held as its head alone (PreparedSession.cut) is read whole
+// again from p's file: the tokenizer counts the whole.
+func (tc *TokenCache) resultTokens(c *PreparedCall, p *PreparedSession) int {
 	if c.resultTokens < 0 {
-		if r := c.Event.Result; len(r) > maxTextMemo && c.resultIsNormalized {
+		r := c.Event.Result
+		if c.Event.ResultBytes > len(r) && p != nil {
+			r = p.wholeResult(&c.Event)
+		}
+		if len(r) > maxTextMemo && c.resultIsNormalized {
 			c.resultTokens = tc.countBig(r, c.Event.ResultHash)
 		} else {
 			c.resultTokens = tc.Count(r)
@@ -121,22 +128,29 @@ func (tc *TokenCache) resultTokens(c *PreparedCall) int {
 type sessionTokens struct {
 	tc            *TokenCache
 	bytesPerToken float64
+	// p is the session, whose cut results are read whole again to be
+	// counted by the tokenizer (nil: none is cut).
+	p *PreparedSession
 }
 
 func (st sessionTokens) count(s string) int64 {
 	if st.bytesPerToken > 0 {
-		if s == "" {
-			return 0
-		}
-		n := int64(float64(len(s))/st.bytesPerToken + 0.5)
-		return max(n, 1)
+		return st.calibrated(len(s))
 	}
 	return int64(st.tc.Count(s))
 }
 
+// calibrated counts n bytes with the session's bytes per token.
+func (st sessionTokens) calibrated(n int) int64 {
+	if n == 0 {
+		return 0
+	}
+	return max(int64(float64(n)/st.bytesPerToken+0.5), 1)
+}
+
 func (st sessionTokens) result(c *PreparedCall) int64 {
 	if st.bytesPerToken > 0 {
-		return st.count(c.Event.Result)
+		return st.calibrated(max(len(c.Event.Result), c.Event.ResultBytes))
 	}
-	return int64(st.tc.resultTokens(c))
+	return int64(st.tc.resultTokens(c, st.p))
 }

@@ -57,14 +57,14 @@ func TestResultTokensMemoByResultHash(t *testing.T) {
 	cache := NewTokenCache(cc)
 	for i := 0; i < 5; i++ {
 		c := &PreparedCall{Event: guard.CallEvent{Result: big, ResultHash: guard.HashString(big)}, resultTokens: -1, resultIsNormalized: true}
-		if got := cache.resultTokens(c); got != (len(big)+3)/4 {
+		if got := cache.resultTokens(c, nil); got != (len(big)+3)/4 {
 			t.Fatalf("resultTokens = %d", got)
 		}
 	}
 	// A call whose hash is of another (normalized) text is counted by its
 	// own text, not under that hash.
 	c := &PreparedCall{Event: guard.CallEvent{Result: big + "!", ResultHash: guard.HashString(big)}, resultTokens: -1}
-	if got := cache.resultTokens(c); got != (len(big)+1+3)/4 {
+	if got := cache.resultTokens(c, nil); got != (len(big)+1+3)/4 {
 		t.Errorf("a result whose normalized form differs got %d tokens", got)
 	}
 	if cc.calls != 2 {

@@ -555,6 +555,11 @@ func (r *ccReader) scope(key string, line int) *ccScope {
 		sc = &ccScope{b: newSessionBuilder(s, r.calls), requests: make(map[string]callRef, r.calls)}
 		r.calls = 0 // a sidechain's scope is a small part of its file
 		sc.b.doc = r.doc
+		if !r.doc {
+			// A result is found again by its line (ResultFile); a
+			// document's lines are its elements'.
+			sc.b.cut = r.out.cut
+		}
 		r.scopes[key] = sc
 		r.order = append(r.order, key)
 	}

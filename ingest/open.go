@@ -54,6 +54,11 @@ type Options struct {
 	// they did. Off, no text is held: only the guards that read the
 	// model's text need it.
 	KeepText bool
+	// CutResult, when set, is called with each call as its result is
+	// joined to it, by the readers that support it (resultcut.go: Claude
+	// Code, in a plain file), with the session's format; it may keep the
+	// head of the result alone (Call.CutResult). Other readers ignore it.
+	CutResult func(format string, c *Call)
 
 	// noLineReuse turns off the OpenAI log reader's cache of decoded
 	// elements (lineReuse), which must not change what is read: tests read

@@ -111,6 +111,11 @@ func dispatch(f *Format, in *stream, s *sniffed, opt Options, out *Sink) {
 	}
 	// out is a sink of dispatch's own here (keepSink's), so it may be marked.
 	out.KeepText = opt.KeepText && f.Text
+	if !in.gz && opt.sizeHint > 0 {
+		// A cut result is read again from its file by its line
+		// (ResultFile): a regular file, not compressed.
+		out.cut = opt.CutResult
+	}
 	oneLine := h.Doc && !bytes.Contains(bytes.TrimSpace(doc), []byte("\n"))
 	if h.Doc && (f.ParseDoc != nil || (oneLine && f.ParseLines != nil)) {
 		// The document is read: its lines that held invalid UTF-8 are one

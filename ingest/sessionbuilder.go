@@ -45,6 +45,10 @@ type sessionBuilder struct {
 	// a call that comes later with that id is not answered by it; its "has
 	// no result" problem then says where the early result was.
 	early map[string]int
+	// cut, when set, is the sink's cut hook (Options.CutResult), called as
+	// each result is joined to its call: a reader sets it when it can find
+	// its results again by their line (resultcut.go).
+	cut func(format string, c *Call)
 	// doc is set for a session read from a multi-line JSON document: its
 	// calls carry the lines of their elements while it is built, so that
 	// problems name them, and line 0 once it is finished (zeroLines).
@@ -284,6 +288,9 @@ func (b *sessionBuilder) legacyResult(name, text string, line int, t time.Time, 
 func (b *sessionBuilder) fill(ref callRef, text string, isErr bool, line int, t time.Time) {
 	c := b.at(ref)
 	c.Result, c.HasResult, c.IsError, c.ResultLine = text, true, isErr, line
+	if b.cut != nil {
+		b.cut(b.s.Format, c)
+	}
 	if c.Time.IsZero() {
 		c.Time = t
 	}

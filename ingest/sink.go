@@ -17,6 +17,9 @@ type Sink struct {
 	// (Options.KeepText, for a format whose reader records it); Session
 	// marks the sessions it hands on so (Session.TextKept).
 	KeepText bool
+	// cut is Options.CutResult, for a file whose results can be read
+	// again (dispatch).
+	cut func(format string, c *Call)
 
 	sessions int
 	problems int

@@ -20,6 +20,8 @@
 // A new format is a file that registers a Format in its init function. The
 // helpers several readers share are in shared.go, content.go (content
 // flattening), usage.go and sessionbuilder.go (calls joined to results).
+// resultcut.go lets a caller hold a long result as its head alone
+// (Options.CutResult) and read the whole again from its file (ResultFile).
 //
 // Ingesters never hold more than one session in memory (a whole-file JSON
 // format holds that file), and never drop a line silently: every line is
@@ -170,8 +172,13 @@ type Call struct {
 	// calls on their text and parses few of them (guard.CallEvent.
 	// ArgsPending), and parsing every call's was a tenth of its time.
 	ArgsPending bool `json:"-"`
-	// Result is the result text as the model saw it.
+	// Result is the result text as the model saw it, or only its head
+	// when Cut is not nil (Options.CutResult).
 	Result string
+	// Cut, when not nil, says Result holds the head of the result only,
+	// and what stays of the whole (Call.CutResult; ResultFile reads it
+	// again).
+	Cut *ResultCut `json:"-"`
 	// HasResult is false for a call whose result is missing.
 	HasResult bool
 	// IsError is true when the transcript marks the result as an error.

@@ -132,21 +132,14 @@ func newSession(r *rules.Rules, format, platform string) *session {
 // keepsResults reports whether the guard reads a result's text beyond its
 // hash and failed flag.
 func keepsResults(r *rules.Rules) bool {
-	return r.ReadsResultText() || readsWholeResults(r)
-}
-
-// readsWholeResults reports whether the rules' failure or hash reading
-// (anything but loopgate's own) reads every result's text whole.
-func readsWholeResults(r *rules.Rules) bool {
-	plain := func(s string) bool { return s == "" || s == "loopgate" }
-	return !plain(r.Results.Failure) || !plain(r.Results.Hash)
+	return r.ReadsResultText() || r.ReadsWholeResults()
 }
 
 // textBound is the longest result text the log need keep: the bound of
 // the detectors that read texts, when the results' failure and hash
 // readings need none.
 func textBound(r *rules.Rules) int {
-	if readsWholeResults(r) {
+	if r.ReadsWholeResults() {
 		return 0
 	}
 	return guard.ResultTextBound(r)

@@ -376,6 +376,13 @@ func (r *Rules) ReadsResultText() bool {
 	return false
 }
 
+// ReadsWholeResults reports whether the rules' failure or hash reading of
+// results (anything but loopgate's own) reads every result's text whole.
+func (r *Rules) ReadsWholeResults() bool {
+	plain := func(s string) bool { return s == "" || s == "loopgate" }
+	return !plain(r.Results.Failure) || !plain(r.Results.Hash)
+}
+
 // enabled reports whether the rules turn the named detector on.
 func (d Detectors) enabled(name string) bool {
 	p := d[name]

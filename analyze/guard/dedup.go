@@ -129,9 +129,13 @@ type dedupEnt struct {
 	n          int
 	res        string
 	big        bool
-	hash       uint64
-	at         int64
-	cgen       uint32
+	// from, when not nil, is the call whose result res stands for: its
+	// Result held only the head, and the whole is read when needed
+	// (Guard.SetResultSource).
+	from *CallEvent
+	hash uint64
+	at   int64
+	cgen uint32
 }
 
 func (d *dedupDet) eff(c *callCtx) *effective {
@@ -192,7 +196,7 @@ func (d *dedupDet) before(c *callCtx) Verdict {
 		// Too long to have been kept, and too far back to point at.
 		return Verdict{}
 	}
-	return d.verdict(Dedup, "dedup", n, e.blockMsg, c, map[string]string{"result": p.res})
+	return d.verdict(Dedup, "dedup", n, e.blockMsg, c, map[string]string{"result": d.text(p)})
 }
 
 func (d *dedupDet) commit(c *callCtx, final Verdict) {
@@ -229,9 +233,14 @@ func (d *dedupDet) after(c *callCtx, before Verdict) Verdict {
 		switch {
 		case p.rgen != d.gen:
 			p.rgen, p.hash, p.at, p.cgen = d.gen, c.hash, d.pos, d.compactions
-			p.res, p.big = c.ev.Result, false
-			if m := d.cfg.MaxResultBytes; m > 0 && size > m {
+			p.res, p.big, p.from = c.ev.Result, false, nil
+			switch m := d.cfg.MaxResultBytes; {
+			case m > 0 && size > m:
 				p.res, p.big = "", true
+			case size > len(c.ev.Result) && d.g.wholeResult != nil:
+				// Only the head is held: the whole is read if it is
+				// answered with (most results never are).
+				p.res, p.from = "", c.ev
 			}
 		case p.hash == c.hash:
 			// The same result entered the context again.
@@ -239,6 +248,14 @@ func (d *dedupDet) after(c *callCtx, before Verdict) Verdict {
 		}
 	}
 	return Verdict{}
+}
+
+// text is the result an entry answers with.
+func (d *dedupDet) text(p *dedupEnt) string {
+	if p.from != nil {
+		return d.g.wholeResult(p.from)
+	}
+	return p.res
 }
 
 // ResultTextBound is the longest result whose text the rules' detectors
@@ -277,7 +294,7 @@ func (d *dedupDet) save(w *snapbin.Writer) {
 		w.Uint(uint64(e.sgen))
 		w.Uint(uint64(e.rgen))
 		w.Int(int64(e.n))
-		w.String(e.res)
+		w.String(d.text(e))
 		w.Bool(e.big)
 		w.Word(e.hash)
 		w.Int(e.at)

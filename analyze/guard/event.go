@@ -122,7 +122,9 @@ type CallEvent struct {
 	Result string
 	// ResultBytes is the result's length in bytes when Result holds none
 	// of it (a caller that keeps results only up to ResultTextBound, as
-	// the live hook's log does); 0: the length of Result.
+	// the live hook's log does) or only its first ResultHeadBytes or more
+	// (a replay that reads the whole again when a detector needs it:
+	// Guard.SetResultSource); 0: the length of Result.
 	ResultBytes int
 	// ResultHash is a hash of the normalized result (the agent's own guard
 	// notes and trailing white space removed), so results compare cheaply.

@@ -53,6 +53,10 @@ type Guard struct {
 	timerStart  time.Time
 	pendingNote string
 
+	// wholeResult reads the whole result of a call whose event held only its
+	// head (SetResultSource); nil: the head is all there is.
+	wholeResult func(*CallEvent) string
+
 	// calls in flight between Before and After, latest last. A replay
 	// calls After right after Before, so this holds one call or none and
 	// is searched from the end: a map's insert and delete per call cost
@@ -327,6 +331,12 @@ func (g *Guard) inflightAt(ev *CallEvent) int {
 	}
 	return -1
 }
+
+// SetResultSource gives the guard the means to read the whole result of a
+// call whose event holds only its head (CallEvent.ResultBytes longer than
+// Result): dedup answers with an earlier result. f is called only for
+// such events, at most once per answer; it must return the whole text.
+func (g *Guard) SetResultSource(f func(*CallEvent) string) { g.wholeResult = f }
 
 // After takes the call's result (ev.Result, ResultHash, Failed) and the
 // verdict Before gave. It is called for every call, blocked ones too: a

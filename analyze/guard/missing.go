@@ -44,7 +44,15 @@ var missingTexts = []string{
 // missingWindow bounds where the texts are looked for: an error result is
 // short, and a long result that mentions a missing file somewhere (a grep
 // through logs) says nothing about the path the call names.
-const missingWindow = 512
+const missingWindow = ResultHeadBytes
+
+// ResultHeadBytes is the most of a result's head the detectors read,
+// beyond dedup's text (which a caller that holds less reads through
+// Guard.SetResultSource) and whether the result is blank: a caller may
+// give a result's first ResultHeadBytes or more alone, its length in
+// CallEvent.ResultBytes, when the result is not blank and neither is that
+// head.
+const ResultHeadBytes = 512
 
 // saysMissing reports whether a failed call's result says that a path
 // does not exist (missingTexts, in its first missingWindow bytes, any
