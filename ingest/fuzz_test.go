@@ -59,6 +59,15 @@ func fuzzFormat(b uint8) string {
 // fixtureTranscripts returns every transcript under fixtures/ (the seeds).
 func fixtureTranscripts(tb testing.TB) map[string][]byte {
 	tb.Helper()
+	files := readFixtureTranscripts()
+	if len(files) == 0 {
+		tb.Fatal("no transcripts found under fixtures/ to seed the fuzzer")
+	}
+	return files
+}
+
+// readFixtureTranscripts reads every transcript under fixtures/, by path.
+func readFixtureTranscripts() map[string][]byte {
 	files := map[string][]byte{}
 	root := filepath.Join("..", "fixtures")
 	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -70,9 +79,6 @@ func fixtureTranscripts(tb testing.TB) map[string][]byte {
 		}
 		return nil
 	})
-	if len(files) == 0 {
-		tb.Fatal("no transcripts found under fixtures/ to seed the fuzzer")
-	}
 	return files
 }
 
