@@ -13,6 +13,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -21,6 +22,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -57,6 +59,15 @@ func fuzzFormat(b uint8) string {
 // fixtureTranscripts returns every transcript under fixtures/ (the seeds).
 func fixtureTranscripts(tb testing.TB) map[string][]byte {
 	tb.Helper()
+	files := readFixtureTranscripts()
+	if len(files) == 0 {
+		tb.Fatal("no transcripts found under fixtures/ to seed the fuzzer")
+	}
+	return files
+}
+
+// readFixtureTranscripts reads every transcript under fixtures/, by path.
+func readFixtureTranscripts() map[string][]byte {
 	files := map[string][]byte{}
 	root := filepath.Join("..", "fixtures")
 	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -68,9 +79,6 @@ func fixtureTranscripts(tb testing.TB) map[string][]byte {
 		}
 		return nil
 	})
-	if len(files) == 0 {
-		tb.Fatal("no transcripts found under fixtures/ to seed the fuzzer")
-	}
 	return files
 }
 
@@ -192,74 +200,151 @@ func familyOf(id string) string {
 // other cores), gzip transparency (the gzipped input reads the same) and
 // CRLF transparency (Windows line endings read the same).
 func FuzzRead(f *testing.F) {
-	formats := len(FormatIDs()) + 1
-	names := map[string]bool{}
-	fixtures := fixtureTranscripts(f)
-	k := 0 // the fixture's place in path order
-	for _, p := range slices.Sorted(maps.Keys(fixtures)) {
-		data := fixtures[p]
-		k++
-		base := filepath.Base(strings.TrimSuffix(p, ".gz"))
-		names[base] = true
-		nameIndex := uint8(0)
-		for i, n := range fuzzNames {
-			if n == base {
-				nameIndex = uint8(i)
-			}
-		}
-		// Auto-detection under the fixture's own kind of name, then every
-		// format forced on it.
-		for fi := 0; fi < formats; fi++ {
-			if testing.Short() && fi != 0 && fi != 1+k%(formats-1) {
-				continue // -short: auto-detection and one format forced, a different one per fixture
-			}
-			f.Add(data, uint8(fi), nameIndex)
-		}
+	seeds := readSeeds(f)
+	if fuzzing() {
+		seeds = fuzzStarts(f, seeds)
+	}
+	for _, s := range seeds {
+		f.Add(s.data, s.format, s.name)
 	}
 	f.Add([]byte(""), uint8(0), uint8(0))
 	f.Add([]byte("\x00\x00\x00"), uint8(0), uint8(0))
 	f.Add([]byte("{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"a\",\"function\":{\"name\":\"read_file\",\"arguments\":\"{\\\"path\\\":\\\"x\\\"}\"}}]}\n{\"role\":\"tool\",\"tool_call_id\":\"a\",\"content\":\"ok\"}\n{\"role\":\"tool\",\"tool_call_id\":\"a\",\"content\":\"again\"}\n{\"role\":\"tool\""), uint8(0), uint8(0))
 	f.Add([]byte(strings.Repeat("[", 2000)), uint8(0), uint8(1))
 
-	f.Fuzz(func(t *testing.T, data []byte, formatByte, nameByte uint8) {
-		defer watchdog(t, fuzzDeadline)()
-		format := fuzzFormat(formatByte)
-		name := fuzzNames[int(nameByte)%len(fuzzNames)]
-		sessions, problems := readBytes(data, name, format)
-		checkReadInvariants(t, data, name, format, sessions, problems)
-		want := DumpOf(sessions, problems).MarshalIndent()
+	f.Fuzz(readOne)
+}
 
-		again := DumpOf(readBytes(data, name, format)).MarshalIndent()
-		if !bytes.Equal(want, again) {
-			t.Fatalf("two reads of the same input differ:\n%s", firstDiff(string(want), string(again)))
-		}
-		// Lines decoded ahead on other cores (ahead.go) read the same.
-		ahead := DumpOf(readBytesWith(data, name, Options{Format: format, Workers: 3, aheadAfter: 1})).MarshalIndent()
-		if !bytes.Equal(want, ahead) {
-			t.Fatalf("the input decoded ahead reads differently:\n%s", firstDiff(string(want), string(ahead)))
-		}
+// readOne is FuzzRead's check of one input.
+func readOne(t *testing.T, data []byte, formatByte, nameByte uint8) {
+	defer watchdog(t, fuzzDeadline)()
+	format := fuzzFormat(formatByte)
+	name := fuzzNames[int(nameByte)%len(fuzzNames)]
+	sessions, problems := readBytes(data, name, format)
+	checkReadInvariants(t, data, name, format, sessions, problems)
+	want := DumpOf(sessions, problems).MarshalIndent()
 
-		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
-			return // already gzip: the transformations below change its meaning
-		}
-		var gz bytes.Buffer
-		zw := gzip.NewWriter(&gz)
-		zw.Write(data)
-		zw.Close()
-		zipped := DumpOf(readBytes(gz.Bytes(), name, format)).MarshalIndent()
-		if !bytes.Equal(want, zipped) {
-			t.Errorf("the gzipped input reads differently:\n%s", firstDiff(string(want), string(zipped)))
-		}
+	again := DumpOf(readBytes(data, name, format)).MarshalIndent()
+	if !bytes.Equal(want, again) {
+		t.Fatalf("two reads of the same input differ:\n%s", firstDiff(string(want), string(again)))
+	}
+	// Lines decoded ahead on other cores (ahead.go) read the same.
+	ahead := DumpOf(readBytesWith(data, name, Options{Format: format, Workers: 3, aheadAfter: 1})).MarshalIndent()
+	if !bytes.Equal(want, ahead) {
+		t.Fatalf("the input decoded ahead reads differently:\n%s", firstDiff(string(want), string(ahead)))
+	}
 
-		crlf := bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
-		if !bytes.Equal(crlf, data) {
-			windows := DumpOf(readBytes(crlf, name, format)).MarshalIndent()
-			if !bytes.Equal(want, windows) {
-				t.Errorf("the input with CRLF line endings reads differently:\n%s", firstDiff(string(want), string(windows)))
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		return // already gzip: the transformations below change its meaning
+	}
+	var gz bytes.Buffer
+	zw := gzipWriters.Get().(*gzip.Writer)
+	zw.Reset(&gz)
+	zw.Write(data)
+	zw.Close()
+	gzipWriters.Put(zw)
+	zipped := DumpOf(readBytes(gz.Bytes(), name, format)).MarshalIndent()
+	if !bytes.Equal(want, zipped) {
+		t.Errorf("the gzipped input reads differently:\n%s", firstDiff(string(want), string(zipped)))
+	}
+
+	crlf := bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
+	if !bytes.Equal(crlf, data) {
+		windows := DumpOf(readBytes(crlf, name, format)).MarshalIndent()
+		if !bytes.Equal(want, windows) {
+			t.Errorf("the input with CRLF line endings reads differently:\n%s", firstDiff(string(want), string(windows)))
+		}
+	}
+}
+
+// readSeed is one of FuzzRead's seeds: a fixture read under one format
+// (format 0: detected), under the fixture's own kind of name.
+type readSeed struct {
+	path         string // under fixtures/, with forward slashes
+	data         []byte
+	format, name uint8
+}
+
+// key names the seed in testdata/fuzzread-starts.txt: its path and the
+// format forced, "auto" when detected (format ids, not their indexes,
+// which move when a format is added).
+func (s readSeed) key() string {
+	if f := fuzzFormat(s.format); f != "" {
+		return s.path + " " + f
+	}
+	return s.path + " auto"
+}
+
+// readSeeds are every fixture under detection and under every format
+// forced (-short: detection and one format forced, a different one per
+// fixture), in path order.
+func readSeeds(tb testing.TB) []readSeed {
+	formats := len(FormatIDs()) + 1
+	fixtures := fixtureTranscripts(tb)
+	var seeds []readSeed
+	for k, p := range slices.Sorted(maps.Keys(fixtures)) {
+		base := filepath.Base(strings.TrimSuffix(p, ".gz"))
+		nameIndex := uint8(0)
+		for i, n := range fuzzNames {
+			if n == base {
+				nameIndex = uint8(i)
 			}
 		}
-	})
+		rel, _ := filepath.Rel(filepath.Join("..", "fixtures"), p)
+		for fi := 0; fi < formats; fi++ {
+			if testing.Short() && fi != 0 && fi != 1+(k+1)%(formats-1) {
+				continue
+			}
+			seeds = append(seeds, readSeed{filepath.ToSlash(rel), fixtures[p], uint8(fi), nameIndex})
+		}
+	}
+	return seeds
 }
+
+// fuzzStarts are the seeds a fuzzing run of FuzzRead starts from: those
+// listed in testdata/fuzzread-starts.txt. Go's fuzzer gathers the coverage
+// of every seed before it mutates any, at 10 to 20 ms a seed in this
+// package whatever the seed (the coordinator and its worker exchange the
+// whole coverage map, 120 KB, as JSON for each), so all 3,388 seeds took a
+// short run's whole time and more. The list is a greedy cover: a seed for
+// every edge of loopgate's code that some seed reaches
+// (scripts/fuzzread-starts.sh writes it again). Plain go test still
+// replays every seed. A listed seed that no longer exists fails the run.
+func fuzzStarts(tb testing.TB, seeds []readSeed) []readSeed {
+	data, err := os.ReadFile(filepath.Join("testdata", "fuzzread-starts.txt"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			want[l] = true
+		}
+	}
+	var starts []readSeed
+	for _, s := range seeds {
+		if want[s.key()] {
+			starts = append(starts, s)
+			delete(want, s.key())
+		}
+	}
+	if len(want) > 0 && !testing.Short() {
+		tb.Fatalf("testdata/fuzzread-starts.txt lists %d seeds FuzzRead no longer has (%v): run scripts/fuzzread-starts.sh", len(want), slices.Sorted(maps.Keys(want)))
+	}
+	return starts
+}
+
+// fuzzing says whether this run fuzzes (go test -fuzz), rather than only
+// replaying the seeds.
+func fuzzing() bool {
+	fl := flag.Lookup("test.fuzz")
+	return fl != nil && fl.Value.String() != ""
+}
+
+// gzipWriters keeps FuzzRead's gzip writers for reuse: a new one allocates
+// and clears about a megabyte of compressor state, which was a third of the
+// target's CPU per input (-cpuprofile); a Reset writer writes the same bytes.
+var gzipWriters = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
 
 // fuzzDeadline bounds one fuzz input's run: the inputs are small, so a run
 // this long is a hang (an infinite loop in a parser), which go test -fuzz

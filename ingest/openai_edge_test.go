@@ -2,8 +2,11 @@ package ingest
 
 import (
 	"encoding/json"
+	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/loopgate/loopgate/internal/corpusgen"
@@ -24,12 +27,31 @@ func readBoth(data []byte, name, format string) (on, off string) {
 }
 
 // directInputs are the fixtures, the shared samples (when present; not under
-// -short) and a generated corpus of every format, plus extra, by path.
+// -short) and a generated corpus of every format, plus extra, by path. The
+// tests that use it only read the inputs, so these are read and generated
+// once per test binary (89 MB; four tests each did it again).
 func directInputs(t *testing.T, extra map[string][]byte) map[string][]byte {
 	t.Helper()
-	inputs := map[string][]byte{}
-	for p, data := range fixtureTranscripts(t) {
-		inputs[p] = data
+	directOnce.Do(func() { directBase, directErr = readDirectInputs() })
+	if directErr != nil {
+		t.Fatal(directErr)
+	}
+	inputs := maps.Clone(directBase)
+	maps.Copy(inputs, extra)
+	return inputs
+}
+
+var (
+	directOnce sync.Once
+	directBase map[string][]byte
+	directErr  error
+)
+
+// readDirectInputs reads and generates directInputs' inputs.
+func readDirectInputs() (map[string][]byte, error) {
+	inputs := readFixtureTranscripts()
+	if len(inputs) == 0 {
+		return nil, errors.New("no transcripts found under fixtures/")
 	}
 	samples := filepath.Join("..", "..", "shared", "samples")
 	if testing.Short() {
@@ -45,15 +67,12 @@ func directInputs(t *testing.T, extra map[string][]byte) map[string][]byte {
 	})
 	files, err := corpusgen.GenerateInMemory(256<<10, 128<<10)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	for _, f := range files {
 		inputs["gen/"+f.Path] = f.Data
 	}
-	for p, data := range extra {
-		inputs[p] = data
-	}
-	return inputs
+	return inputs, nil
 }
 
 // oaEdgeRecords are OpenAI records whose members are not all strings where
