@@ -177,8 +177,9 @@ func cutResult(format string, c *ingest.Call) {
 		return // the guard reads another text than the result
 	}
 	// Whether a result is blank is read from the text the guard gets
-	// (blank_is_failure): the head must say what the whole says.
-	if strings.TrimSpace(c.Result[:guard.ResultHeadBytes]) == "" || strings.TrimSpace(c.Result) == "" {
+	// (blank_is_failure): the head must say what the whole says, and a
+	// head that is not blank says the whole is not.
+	if strings.TrimSpace(c.Result[:guard.ResultHeadBytes]) == "" {
 		return
 	}
 	f := new(callFacts)
