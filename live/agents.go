@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/loopgate/loopgate/internal/agents"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -78,6 +79,11 @@ type Event struct {
 	Transcript string
 	// Time the event gives, if any.
 	Time time.Time
+	// RunIteration is the model turn of the agent's run a Cline CLI call
+	// belongs to (its tool_call's iteration, 1 for the run's first model
+	// turn), 0 when the event gives none: the hook tells a new run by it
+	// (hook.newRun).
+	RunIteration int
 	// resultBlocks is a result given as a list of content blocks, for
 	// Config.ContentText.
 	resultBlocks []byte
@@ -197,13 +203,16 @@ type wire struct {
 	// hermes
 	Extra map[string]jsonx.RawMessage `json:"extra"`
 	// Cline
-	HookName         string     `json:"hookName"`
-	TaskID           string     `json:"taskId"`
-	ClineCall        *clineCall `json:"tool_call"`
-	ClineResult      *clineCall `json:"tool_result"`
-	ParentAgentID    *string    `json:"parent_agent_id"`
-	PreToolUseCline  *clineTool `json:"preToolUse"`
-	PostToolUseCline *clineTool `json:"postToolUse"`
+	HookName      string     `json:"hookName"`
+	TaskID        string     `json:"taskId"`
+	ClineCall     *clineCall `json:"tool_call"`
+	ClineResult   *clineCall `json:"tool_result"`
+	ParentAgentID *string    `json:"parent_agent_id"`
+	// Iteration is raw: the event of another agent may give the name
+	// another type, which must not make the event unreadable.
+	Iteration        jsonx.RawMessage `json:"iteration"`
+	PreToolUseCline  *clineTool       `json:"preToolUse"`
+	PostToolUseCline *clineTool       `json:"postToolUse"`
 	UserPromptCline  *struct {
 		Prompt string `json:"prompt"`
 	} `json:"userPromptSubmit"`
@@ -705,6 +714,9 @@ func parseCline(w *wire) Event {
 			// The CLI's tool_call carries the input as the model gave it
 			// (preToolUse.parameters has every value as a string).
 			ev.CallID = c.ID
+			if n, err := strconv.Atoi(string(w.Iteration)); err == nil && n > 0 {
+				ev.RunIteration = n
+			}
 			if len(emptyOr(c.Input)) > 0 {
 				ev.Tool, ev.Input = firstNonEmpty(c.Name, ev.Tool), emptyOr(c.Input)
 			}

@@ -37,7 +37,7 @@ import (
 //	tag        digest of the rules as given, the session's format and platform, and this build
 //	log        device, inode, bytes covered, lines covered, CRC-32 of the bytes covered
 //	problems   the log's problems met in the lines covered (named again on each call, as a rebuild would)
-//	session    call count, halt, pending compaction, turn id, steers waiting, its calls (ids, verdicts, flags; an open call's record)
+//	session    call count, halt, pending compaction, call lines, call lines at the latest prompt, turn id, steers waiting, its calls (ids, verdicts, flags; an open call's record)
 //	guard      guard.AppendState
 const checkpointMagic = "loopgate-snapshot-1\n"
 
@@ -192,6 +192,7 @@ func (s *session) save(w *snapbin.Writer, g []byte) {
 	w.Uint(uint64(s.haltedAt))
 	w.Bool(s.compacted)
 	w.Uint(uint64(s.bLines))
+	w.Uint(uint64(s.promptAt))
 	w.String(s.turn)
 	w.String(s.pending)
 	// Every call the session knows, in order, and whether the latest is
@@ -251,6 +252,7 @@ func (s *session) restore(b []byte) error {
 	s.haltedAt = int(r.Uint())
 	s.compacted = r.Bool()
 	s.bLines = int(r.Uint())
+	s.promptAt = int(r.Uint())
 	s.turn = r.String()
 	s.pending = r.String()
 	n := r.Len()

@@ -212,13 +212,18 @@ func (h *hook) run() (Answer, []string, error) {
 		return s.apply(rec)
 	}
 	var a Answer
-	if ev.TurnID != "" && ev.Kind == KindPre && ev.TurnID != s.turn {
+	turn, newTurn := ev.TurnID, ev.TurnID != "" && ev.Kind == KindPre && ev.TurnID != s.turn
+	if !newTurn && ev.Kind == KindPre && newRun(s, ev) {
+		turn, newTurn = runTurn(ev), true
+	}
+	if newTurn {
 		// The agent's turn id changed with no prompt event seen (hermes
 		// without its pre_llm_call hook, a Codex turn the hook missed the
-		// prompt of): a new turn, as a prompt would start it. What waited
-		// for a prompt's answer waits on.
+		// prompt of), or a Cline CLI run began before its start reached
+		// the hook (newRun): a new turn, as a prompt would start it. What
+		// waited for a prompt's answer waits on.
 		carry := s.pending
-		eff := apply(&record{kind: 'P', id: ev.TurnID})
+		eff := apply(&record{kind: 'P', id: turn})
 		h.dl.event(ev, "prompt", nil)
 		a.Context = h.roundContext(eff)
 		if carry != "" {
@@ -227,6 +232,11 @@ func (h *hook) run() (Answer, []string, error) {
 	}
 	switch ev.Kind {
 	case KindPrompt:
+		if lateRunStart(s, ev) {
+			// Its turn began at the run's first call: a second one would
+			// count the turn twice and forget what the run has seen.
+			break
+		}
 		// The prompt's answer shows what waited (Protocol.Deferred).
 		waiting := s.pending
 		eff := apply(s.promptRecord(ev.TurnID, ev.Prompt))
@@ -471,4 +481,47 @@ func joinContext(a, b string) string {
 		return a
 	}
 	return a + "\n\n" + b
+}
+
+// runTurnPrefix starts the turn id of a turn the hook began at a Cline CLI
+// run's first call (newRun); the call's time follows, in Unix nanoseconds.
+const runTurnPrefix = "run-seen-at:"
+
+// newRun reports whether a call is the first of a Cline CLI run whose
+// start the hook has not seen. The CLI (@cline/core 3.0.65, dist/index.js,
+// its runtime hooks' beforeRun) starts the hook's agent_start file at each
+// prompt without waiting for it (detached unless blockingRunStartHooks,
+// which the CLI never sets), so under load the run's first tool_call can
+// reach the session's state first, and be decided as if the user had sent
+// nothing. Each run counts its model turns from 1 (@cline/agents,
+// Agent.execute resets iteration to 0 and adds 1 per model request), and
+// the tool_call hooks of all the calls of one model turn run before any of
+// them runs (prepareToolExecution for each, then the executions): so a
+// call of the first model turn after a call that is done (its result in,
+// or stopped) begins a new run, unless a prompt came since. A run whose
+// first call comes in a later model turn is not told this way: its start
+// counts when it arrives.
+func newRun(s *session, ev *Event) bool {
+	return ev.RunIteration == 1 && s.last != nil && s.last.done && s.promptAt < s.bLines
+}
+
+// runTurn is the id of the turn newRun began at ev.
+func runTurn(ev *Event) string {
+	var at int64
+	if !ev.Time.IsZero() {
+		at = ev.Time.UnixNano()
+	}
+	return runTurnPrefix + strconv.FormatInt(at, 10)
+}
+
+// lateRunStart reports whether a prompt event is the start of the run
+// whose turn newRun already began: sent (its time) no later than that
+// run's first call, it arrived after it.
+func lateRunStart(s *session, ev *Event) bool {
+	at, ok := strings.CutPrefix(s.turn, runTurnPrefix)
+	if !ok || ev.Time.IsZero() {
+		return false
+	}
+	t, err := strconv.ParseInt(at, 10, 64)
+	return err == nil && t != 0 && ev.Time.UnixNano() <= t
 }

@@ -108,6 +108,9 @@ type session struct {
 	// after it from there, as a rebuild from the latest prompt does
 	// (readLog), retried calls and unreadable B lines included.
 	bLines int
+	// promptAt is bLines at the latest prompt (P record): a call line
+	// after it says a call came since (hook.newRun).
+	promptAt int
 	// last is the latest call shown to the guard, whose request may still
 	// be open (its end not applied).
 	last *call
@@ -198,6 +201,7 @@ func (s *session) apply(rec *record) effect {
 		}
 		s.halted, s.haltedAt, s.haltedBy = false, 0, guard.Verdict{}
 		s.turn = rec.id
+		s.promptAt = s.bLines
 		// The prompt's answer carries what waited (the hook reads it
 		// before applying the prompt): nothing waits across a prompt, so a
 		// rebuild from the latest prompt knows all that waits.
