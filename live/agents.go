@@ -82,7 +82,7 @@ type Event struct {
 	// RunIteration is the model turn of the agent's run a Cline CLI call
 	// belongs to (its tool_call's iteration, 1 for the run's first model
 	// turn), 0 when the event gives none: the hook tells a new run by it
-	// (hook.newRun).
+	// (newRun).
 	RunIteration int
 	// resultBlocks is a result given as a list of content blocks, for
 	// Config.ContentText.

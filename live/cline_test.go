@@ -67,7 +67,7 @@ func TestClineCLIEvents(t *testing.T) {
 
 // TestClineRunStartOutOfOrder: the Cline CLI starts the hook's agent_start
 // file at each prompt without waiting for it, so a run's first tool_call
-// may reach the state before it (hook.newRun). A call of a run's first
+// may reach the state before it (newRun). A call of a run's first
 // model turn after a done call begins the run's turn; the run's start
 // arriving after (its time no later than that call's) is not a second
 // turn; a start that came in time is the only one. Each step says whether

@@ -109,7 +109,7 @@ type session struct {
 	// (readLog), retried calls and unreadable B lines included.
 	bLines int
 	// promptAt is bLines at the latest prompt (P record): a call line
-	// after it says a call came since (hook.newRun).
+	// after it says a call came since (newRun).
 	promptAt int
 	// last is the latest call shown to the guard, whose request may still
 	// be open (its end not applied).
