@@ -1,8 +1,10 @@
 package ingest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -77,4 +79,93 @@ func rawJSONString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// TestHeldResultsKept: with results cut (Options.CutResult), a long result
+// is decoded into a scratch the next lines reuse (jsonx.Scratch); a result
+// the hook leaves whole must then be a copy, on every path a result takes
+// to its call (in order, ahead of its call's line, without an id, a server
+// tool's result in an assistant line), decoded in turn or ahead on
+// workers: every call reads as when nothing is cut, while many more long
+// results are decoded after it.
+func TestHeldResultsKept(t *testing.T) {
+	var lines []string
+	line := func(s string) { lines = append(lines, s) }
+	body := func(i int) string {
+		return strings.Repeat(fmt.Sprintf("line %d of the output, \"quoted\"\n", i), 200+i%7)
+	}
+	line(`{"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","timestamp":"2026-03-02T10:00:00Z","message":{"role":"user","content":"go"}}`)
+	parent := "u0"
+	for i := 0; i < 120; i++ {
+		a, u, id := fmt.Sprintf("a%d", i), fmt.Sprintf("u%d", i+1), fmt.Sprintf("t%d", i)
+		call := `{"type":"assistant","uuid":"` + a + `","parentUuid":"` + parent + `","sessionId":"s","timestamp":"2026-03-02T10:00:01Z","requestId":"r` + id + `","message":{"id":"m` + id + `","role":"assistant","model":"m","content":[{"type":"tool_use","id":"` + id + `","name":"Bash","input":{"command":"c"}}]}}`
+		result := `{"type":"user","uuid":"` + u + `","parentUuid":"` + a + `","sessionId":"s","timestamp":"2026-03-02T10:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":` + rawJSONString(body(i)) + `}]}}`
+		switch i % 4 {
+		case 0, 3:
+			line(call)
+			line(result)
+		case 1: // the result just before its call's line
+			line(result)
+			line(call)
+		case 2: // no id on the block: the line's sourceToolUseID names the call
+			line(call)
+			line(strings.Replace(strings.Replace(result, `"tool_use_id":"`+id+`",`, ``, 1), `"sessionId":"s",`, `"sessionId":"s","sourceToolUseID":"`+id+`",`, 1))
+		}
+		if i%10 == 9 { // a server tool's result, in the assistant line
+			sid := fmt.Sprintf("srv%d", i)
+			line(`{"type":"assistant","uuid":"` + a + `s","parentUuid":"` + u + `","sessionId":"s","timestamp":"2026-03-02T10:00:03Z","requestId":"rs` + id + `","message":{"id":"ms` + id + `","role":"assistant","model":"m","content":[{"type":"server_tool_use","id":"` + sid + `","name":"web_search","input":{"query":"q"}},{"type":"web_search_tool_result","tool_use_id":"` + sid + `","content":` + rawJSONString(body(i+1000)) + `}]}}`)
+			u = a + "s"
+		}
+		parent = u
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read := func(opt Options) []Call {
+		var calls []Call
+		var problems []string
+		ReadFile(path, opt, &Sink{
+			OnSession: func(s *Session) {
+				for _, tu := range s.Turns {
+					for _, q := range tu.Requests {
+						calls = append(calls, q.Calls...)
+					}
+				}
+			},
+			OnProblem: func(p Problem) { problems = append(problems, p.Message) },
+		})
+		if len(problems) > 0 {
+			t.Fatalf("problems: %q", problems)
+		}
+		return calls
+	}
+	whole := read(Options{})
+	if len(whole) != 132 {
+		t.Fatalf("%d calls, want 132", len(whole))
+	}
+	for _, ahead := range []int{0, 1} {
+		var cutIDs []string
+		// The hook cuts every third result, and leaves the others whole.
+		opt := Options{Workers: 2, aheadAfter: ahead, CutResult: func(_ string, c *Call) {
+			if n, _ := strconv.Atoi(strings.TrimLeft(c.ID, "tsrv")); n%3 == 0 {
+				c.CutResult(100, nil)
+				cutIDs = append(cutIDs, c.ID)
+			}
+		}}
+		got := read(opt)
+		if len(got) != len(whole) || len(cutIDs) == 0 || len(cutIDs) == len(got) {
+			t.Fatalf("ahead %d: %d calls, %d cut", ahead, len(got), len(cutIDs))
+		}
+		for i := range got {
+			c, w := &got[i], &whole[i]
+			want := w.Result
+			if c.Cut != nil {
+				want = w.Result[:100]
+			}
+			if c.ID != w.ID || c.Result != want || c.ResultLen() != len(w.Result) {
+				t.Fatalf("ahead %d: call %s: result %.60q (%d bytes), want %.60q (%d)", ahead, c.ID, c.Result, c.ResultLen(), want, len(w.Result))
+			}
+		}
+	}
 }
