@@ -277,6 +277,7 @@ func decodeBatch[R any](b *aheadBatch[R], reportBadUTF8, withScratch bool, decod
 		// The batch's lines decoded before were applied before the batch
 		// was read into again.
 		b.scratch.Reset()
+		b.scratch.Above = CutAbove
 		view.scratch = &b.scratch
 	}
 	for i := range b.lines {

@@ -273,6 +273,7 @@ func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
 		// next lines reuse, never into memory of its own
 		// (sessionBuilder.held).
 		sc := resultScratch.Get().(*jsonx.Scratch)
+		sc.Above = CutAbove
 		lr.scratch = sc
 		defer func() {
 			lr.scratch = nil

@@ -91,8 +91,10 @@ func rawJSONString(s string) string {
 func TestHeldResultsKept(t *testing.T) {
 	var lines []string
 	line := func(s string) { lines = append(lines, s) }
+	// Results of 30 bytes to 7 KB: under CutAbove (packed), over it
+	// (decoded into the scratch), over 4 KiB.
 	body := func(i int) string {
-		return strings.Repeat(fmt.Sprintf("line %d of the output, \"quoted\"\n", i), 200+i%7)
+		return strings.Repeat(fmt.Sprintf("line %d of the output, \"quoted\"\n", i), 1+(i*37)%211)
 	}
 	line(`{"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","timestamp":"2026-03-02T10:00:00Z","message":{"role":"user","content":"go"}}`)
 	parent := "u0"

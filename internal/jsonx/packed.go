@@ -109,7 +109,13 @@ func (p *parser) unescapeInto(dst []byte, start, i int, high bool) (string, erro
 // the caller calls Reset, after which its bytes are written again: a
 // string that must outlive that is copied by the caller. The zero value is
 // ready to use. It is not safe for concurrent use.
-type Scratch struct{ buf []byte }
+type Scratch struct {
+	// Above: a string whose escaped content is longer is decoded into the
+	// scratch; 0 means maxPackedInBlock (4 KiB), the length over which
+	// StringOrValueAtPacked gives a string an allocation of its own.
+	Above int
+	buf   []byte
+}
 
 const (
 	// minScratch is the least a Scratch takes at once.
@@ -139,7 +145,7 @@ func (sc *Scratch) free(need int) []byte {
 }
 
 // strScratch is str's decoding of a long string (its escaped content
-// longer than maxPackedInBlock) into p.scratch; start is where its content
+// longer than p.scratch.Above) into p.scratch; start is where its content
 // starts, i its first special byte (high: a byte of 0x80 or more before it).
 // ok is false when the string is not long, or has no closing quote: the
 // caller then decodes it its own way. held says s lies in the scratch
@@ -149,7 +155,11 @@ func (p *parser) strScratch(start, i int, high bool) (s string, held, ok bool, e
 	if i >= len(p.data) || p.data[i] != '"' {
 		end = closingQuote(p.data, start) // sortedtext.go
 	}
-	if end >= len(p.data) || end-start <= maxPackedInBlock {
+	above := p.scratch.Above
+	if above <= 0 {
+		above = maxPackedInBlock
+	}
+	if end >= len(p.data) || end-start <= above {
 		return "", false, false, nil
 	}
 	if end == i { // no escape: the content is copied as it is

@@ -110,13 +110,17 @@ func TestStringBlock(t *testing.T) {
 
 // TestDecodeScratch: StringOrValueAtScratch reads what
 // StringOrValueAtPacked reads; a long string it decodes (escaped content
-// over maxPackedInBlock, valid) lies in the scratch, and stays what it was
+// over Scratch.Above, by default maxPackedInBlock; valid) lies in the scratch, and stays what it was
 // while more are decoded into it, until Reset, after which the scratch's
 // memory is used again; a shorter one is packed, as before.
 func TestDecodeScratch(t *testing.T) {
 	var sc Scratch
 	type kept struct{ in, s, want string }
-	for round := 0; round < 3; round++ {
+	for round := 0; round < 4; round++ {
+		above := maxPackedInBlock
+		if round == 3 {
+			sc.Above, above = 40, 40
+		}
 		var held []kept
 		for _, in := range packedCases() {
 			rec := []byte(`{"k": ` + in + `, "n": 1}`)
@@ -126,7 +130,7 @@ func TestDecodeScratch(t *testing.T) {
 			if s != want || string(raw) != wantRawText || is != wantIs || end != wantEnd || ok != wantOK {
 				t.Fatalf("StringOrValueAtScratch(%.80q) = %.40q, %v to %d, %v; packed: %.40q, %v to %d, %v", rec, s, is, end, ok, want, wantIs, wantEnd, wantOK)
 			}
-			long := is && closingQuote([]byte(in), 1)-1 > maxPackedInBlock && !strings.Contains(in, "\xff") && !strings.ContainsRune(in, 0xff)
+			long := is && closingQuote([]byte(in), 1)-1 > above && !strings.Contains(in, "\xff") && !strings.ContainsRune(in, 0xff)
 			if h != long {
 				t.Fatalf("StringOrValueAtScratch(%.80q): held %v, want %v", rec, h, long)
 			}
@@ -157,6 +161,7 @@ func TestDecodeScratch(t *testing.T) {
 		}
 		sc.Reset()
 	}
+	sc.Above = 0
 	// After Reset the memory is used again, unless it grew past
 	// maxKeptScratch.
 	for _, n := range []int{maxPackedInBlock + 1, 100 << 10, maxKeptScratch / 2} {

@@ -71,8 +71,8 @@ func StringOrValueAtPacked(data []byte, pos, depth int) (s string, raw []byte, i
 }
 
 // StringOrValueAtScratch is StringOrValueAtPacked with a string whose
-// escaped content is longer than 4 KiB decoded into scratch instead of
-// into an allocation of its own: held then says s lies in scratch, valid
+// escaped content is longer than scratch.Above (4 KiB by default) decoded
+// into scratch instead of into memory of its own: held then says s lies in scratch, valid
 // until scratch.Reset, and the caller copies what it keeps longer. The
 // string is the one StringOrValueAtPacked decodes (TestScratchMatchesPacked).
 func StringOrValueAtScratch(data []byte, pos, depth int, scratch *Scratch) (s string, raw []byte, isString bool, end int, ok, held bool) {
