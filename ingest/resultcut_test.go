@@ -171,3 +171,67 @@ func TestHeldResultsKept(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldResultsBadLines: a line whose long result is malformed (a bad
+// escape, a raw control byte, no closing quote, invalid UTF-8) is reported
+// with its file and line as when results are not cut, decoded in turn or
+// ahead, and the calls around it read alike.
+func TestHeldResultsBadLines(t *testing.T) {
+	long := strings.Repeat(`output line \"q\"\n`, 300)
+	head := `{"type":"user","uuid":"u0","parentUuid":null,"sessionId":"s","timestamp":"2026-03-02T10:00:00Z","message":{"role":"user","content":"go"}}`
+	lines := []string{head}
+	for i, bad := range []string{long + `\q`, long + "\x01", long + "\xff\xfe", long, long + `\u12`} {
+		id := fmt.Sprintf("t%d", i)
+		lines = append(lines,
+			`{"type":"assistant","uuid":"a`+id+`","parentUuid":"u0","sessionId":"s","timestamp":"2026-03-02T10:00:01Z","requestId":"r`+id+`","message":{"id":"m`+id+`","role":"assistant","model":"m","content":[{"type":"tool_use","id":"`+id+`","name":"Bash","input":{"command":"c"}}]}}`,
+			`{"type":"user","uuid":"u`+id+`","parentUuid":"a`+id+`","sessionId":"s","timestamp":"2026-03-02T10:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+id+`","content":"`+bad+`"}]}}`)
+		if i == 3 { // no closing quote: the line ends inside the string
+			lines[len(lines)-1] = lines[len(lines)-1][:len(lines[len(lines)-1])-len(`"}]}}`)]
+		}
+		lines = append(lines, `{"type":"user","uuid":"v`+id+`","parentUuid":"u`+id+`","sessionId":"s","timestamp":"2026-03-02T10:00:03Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+id+`x","content":"`+long+`"}]}}`)
+	}
+	path := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	read := func(opt Options) (results []string, problems []Problem) {
+		ReadFile(path, opt, &Sink{
+			OnSession: func(s *Session) {
+				for _, tu := range s.Turns {
+					for _, q := range tu.Requests {
+						for _, c := range q.Calls {
+							results = append(results, fmt.Sprintf("%s %v %d %.40q", c.ID, c.HasResult, c.ResultLen(), c.Result[:min(len(c.Result), 64)]))
+						}
+					}
+				}
+			},
+			OnProblem: func(p Problem) { problems = append(problems, p) },
+		})
+		return results, problems
+	}
+	wantResults, wantProblems := read(Options{})
+	badLines := map[int]bool{}
+	for _, p := range wantProblems {
+		if p.File == "" || p.Line == 0 {
+			t.Fatalf("problem without its file and line: %+v", p)
+		}
+		badLines[p.Line] = true
+	}
+	// The lines of the results with a bad escape, a control byte, no
+	// closing quote and a short \u escape; invalid UTF-8 is replaced.
+	for _, n := range []int{3, 6, 12, 15} {
+		if !badLines[n] {
+			t.Fatalf("line %d not reported; problems %+v", n, wantProblems)
+		}
+	}
+	for _, ahead := range []int{0, 1} {
+		cut := Options{Workers: 2, aheadAfter: ahead, CutResult: func(_ string, c *Call) { c.CutResult(64, nil) }}
+		results, problems := read(cut)
+		if fmt.Sprint(problems) != fmt.Sprint(wantProblems) {
+			t.Errorf("ahead %d: problems\n%+v\nwant\n%+v", ahead, problems, wantProblems)
+		}
+		if fmt.Sprint(results) != fmt.Sprint(wantResults) {
+			t.Errorf("ahead %d: calls\n%q\nwant\n%q", ahead, results, wantResults)
+		}
+	}
+}
