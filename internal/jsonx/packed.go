@@ -136,10 +136,17 @@ func (sc *Scratch) Reset() {
 }
 
 // free returns room for need bytes past what sc holds, taking new memory
-// when there is not enough: the strings in the old memory keep it.
+// when there is not enough: the strings in the old memory keep it. The new
+// memory doubles the old while Reset would keep it; past that, a string
+// takes only what it needs (as StringOrValueAtPacked gives it), not twice
+// a string of many megabytes before it.
 func (sc *Scratch) free(need int) []byte {
 	if cap(sc.buf)-len(sc.buf) < need {
-		sc.buf = makeNoZero(max(need, 2*cap(sc.buf), minScratch))[:0]
+		size := max(need, minScratch)
+		if grown := 2 * cap(sc.buf); grown <= maxKeptScratch {
+			size = max(size, grown)
+		}
+		sc.buf = makeNoZero(size)[:0]
 	}
 	return sc.buf[len(sc.buf):cap(sc.buf)]
 }

@@ -176,6 +176,12 @@ func TestDecodeScratch(t *testing.T) {
 	}
 	big := []byte(`"` + strings.Repeat(`a\n`, maxKeptScratch/3+1) + `"`)
 	StringOrValueAtScratch(big, 0, 0, &sc)
+	// A second long string past the first takes what it needs, not twice
+	// the first's memory.
+	StringOrValueAtScratch(big, 0, 0, &sc)
+	if c := cap(sc.buf); c >= 2*len(big) {
+		t.Fatalf("the second of two strings of %d bytes took %d bytes", len(big), c)
+	}
 	if sc.Reset(); cap(sc.buf) != 0 {
 		t.Fatalf("a scratch of %d bytes was kept", cap(sc.buf))
 	}
