@@ -144,9 +144,15 @@ func (f *callFacts) fillResult(c *ingest.Call, view resultView) {
 // answers with the result (dedup's {result}) or stops in a session whose
 // tokens are counted by the tokenizer (savings.go). Those read it again
 // from the file (PreparedSession.wholeResult). A result is cut when it is
-// longer than cutAbove: a shorter one was decoded into a block shared with
-// others (jsonx.StringOrValueAtPacked), which cutting it would not free.
-const cutAbove = 4096
+// longer than cutAbove: a longer one was decoded into a scratch the next
+// lines reuse, and one not cut is copied (ingest.CutAbove); a shorter
+// one keeps its whole text, no longer than its head would be
+// (guard.ResultHeadBytes).
+const cutAbove = ingest.CutAbove
+
+// cutResult reads the head of a result longer than cutAbove: it must be
+// there (a compile error when it is not).
+const _ = uint(cutAbove - guard.ResultHeadBytes)
 
 // cutResults returns the ingest.Options.CutResult of a replay under cfgs,
 // or nil when one of them reads every result whole (results.failure or

@@ -64,6 +64,10 @@ func cutSessionFile(t *testing.T, dir string, withUsage bool) string {
 	// A short result, never cut, and a long blank one, which is not cut
 	// either (blank_is_failure reads whether the whole is blank).
 	call("Read", map[string]any{"file_path": "/w/short"}, "short")
+	// A result a little over the head, cut too, read twice.
+	mid := strings.Repeat("mid line\n", 120)
+	call("Read", map[string]any{"file_path": "/w/mid"}, mid)
+	call("Read", map[string]any{"file_path": "/w/mid"}, mid)
 	call("Read", map[string]any{"file_path": "/w/blank"}, strings.Repeat(" \n", 5000))
 	path := filepath.Join(dir, fmt.Sprintf("cut-%v.jsonl", withUsage))
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -142,8 +146,8 @@ func TestCutResultsSameReport(t *testing.T) {
 				}
 			}
 		}})
-		if cutCalls != 27 || blank != 1 {
-			t.Errorf("usage %v: %d results cut, %d long ones kept whole; want 27 and 1 (the blank one)", withUsage, cutCalls, blank)
+		if cutCalls != 29 || blank != 1 {
+			t.Errorf("usage %v: %d results cut, %d long ones kept whole; want 29 and 1 (the blank one)", withUsage, cutCalls, blank)
 		}
 	}
 }

@@ -1,6 +1,10 @@
 package ingest
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
 
 // Decoding the lines of a large JSONL file on several cores.
 //
@@ -61,6 +65,9 @@ func eachRecord[R any](next func() ([]byte, int, bool), lr *LineReader, h *Head,
 			return
 		}
 		read += len(line)
+		if lr != nil && lr.scratch != nil {
+			lr.scratch.Reset() // the line before was applied
+		}
 		decode(lr, line, n, &rec)
 		apply(lr, line, n, &rec)
 	}
@@ -98,6 +105,9 @@ type aheadBatch[R any] struct {
 	// is then what a decoder panicked with, if it did.
 	decoded  chan struct{}
 	panicked any
+	// scratch is the batch's LineReader.scratch, when the reader has one:
+	// its lines' texts live until the batch is applied.
+	scratch jsonx.Scratch
 }
 
 // decodeAhead is eachRecord's reading ahead (see the top of this file).
@@ -114,6 +124,7 @@ func decodeAhead[R any](lr *LineReader, workers int, decode, apply func(lines *L
 	var oversize []oversizeLine
 	lr.onOversize = func(n int, size int64) { oversize = append(oversize, oversizeLine{n, size}) }
 	lr.onBadUTF8 = nil
+	withScratch := lr.scratch != nil
 
 	depth := aheadDepth * workers
 	inOrder := make(chan *aheadBatch[R], depth)
@@ -178,7 +189,7 @@ func decodeAhead[R any](lr *LineReader, workers int, decode, apply func(lines *L
 		go func() { // a worker: decodes batches
 			defer wg.Done()
 			for b := range toDecode {
-				decodeBatch(b, onBadUTF8 != nil, decode)
+				decodeBatch(b, onBadUTF8 != nil, withScratch, decode)
 			}
 		}()
 	}
@@ -247,6 +258,7 @@ func newAheadBatch[R any]() *aheadBatch[R] {
 }
 
 func keepAheadBatch[R any](b *aheadBatch[R]) {
+	b.scratch.Reset() // lets go of one outgrown by a line of many megabytes
 	if cap(b.buf) <= maxKeptBatchBytes {
 		aheadBatches.Put(b)
 	}
@@ -254,12 +266,20 @@ func keepAheadBatch[R any](b *aheadBatch[R]) {
 
 // decodeBatch decodes a batch's lines, each with a view of the line
 // reader as it was when the line was read (reportBadUTF8: the reader
-// reports invalid UTF-8). A decoder's panic is kept for the caller's
-// goroutine, where Read turns it into a problem of the file.
-func decodeBatch[R any](b *aheadBatch[R], reportBadUTF8 bool, decode func(lines *LineReader, line []byte, n int, rec *R)) {
+// reports invalid UTF-8), and the batch's scratch when withScratch (the
+// reader has one, LineReader.scratch). A decoder's panic is kept for the
+// caller's goroutine, where Read turns it into a problem of the file.
+func decodeBatch[R any](b *aheadBatch[R], reportBadUTF8, withScratch bool, decode func(lines *LineReader, line []byte, n int, rec *R)) {
 	defer close(b.decoded)
 	defer func() { b.panicked = recover() }()
 	var view LineReader
+	if withScratch {
+		// The batch's lines decoded before were applied before the batch
+		// was read into again.
+		b.scratch.Reset()
+		b.scratch.Above = CutAbove
+		view.scratch = &b.scratch
+	}
 	for i := range b.lines {
 		l := &b.lines[i]
 		view.n, view.truncated, view.badUTF8, view.err, view.badPending = l.n, l.truncated, l.badUTF8, l.err, 0

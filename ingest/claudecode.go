@@ -27,6 +27,7 @@ import (
 	"bytes"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -116,6 +117,12 @@ type ccBlock struct {
 // resultText is the block's content as text (contentText).
 func (b *ccBlock) resultText() string { return b.content.textOf(b.Content) }
 
+// resultTextHeld is resultText, and whether it lies in the line's scratch
+// (decodedContent.held).
+func (b *ccBlock) resultTextHeld() (string, bool) {
+	return b.content.textOf(b.Content), b.content.decoded && b.content.held
+}
+
 // ccMessageRead is a line's message with its content decoded: a string
 // (isString, text), blocks, or neither.
 type ccMessageRead struct {
@@ -136,6 +143,9 @@ type ccMessageRead struct {
 	// (anthropicUsagePlain, by the one-pass decoding or readAssistant).
 	usage      *Usage
 	usagePlain bool
+	// scratch, when set, is where the one-pass decoding decodes long
+	// result texts (LineReader.scratch).
+	scratch *jsonx.Scratch
 }
 
 // ccScope is one agent scope of the file being read.
@@ -204,8 +214,12 @@ type ccRecord struct {
 // ccDecodeRecord decodes a line into rec: in one pass (ccDecodeLine),
 // else generically (ccDecodeGeneric). The blocks rec held before are
 // reused: nothing keeps a block past its line.
-func ccDecodeRecord(_ *LineReader, line []byte, _ int, rec *ccRecord) {
+func ccDecodeRecord(lines *LineReader, line []byte, _ int, rec *ccRecord) {
 	rec.err, rec.valid = nil, false
+	rec.read.scratch = nil
+	if lines != nil {
+		rec.read.scratch = lines.scratch
+	}
 	onePass := ccDecodeLine(line, &rec.l, &rec.read, rec.read.blocks[:0])
 	if !onePass {
 		if rec.err = ccDecodeGeneric(line, &rec.l, &rec.read); rec.err != nil {
@@ -253,8 +267,26 @@ func (read *ccMessageRead) readAssistant() {
 }
 
 func parseClaudeCode(lr *LineReader, h *Head, out *Sink) {
+	if out.cut != nil && lr.scratch == nil {
+		// Results are cut to their head as they are joined
+		// (Options.CutResult): a long one is decoded into a scratch the
+		// next lines reuse, never into memory of its own
+		// (sessionBuilder.held).
+		sc := resultScratch.Get().(*jsonx.Scratch)
+		sc.Above = CutAbove
+		lr.scratch = sc
+		defer func() {
+			lr.scratch = nil
+			sc.Reset()
+			resultScratch.Put(sc)
+		}()
+	}
 	parseClaudeCodeRecords(lr.Next, lr, false, h, out)
 }
+
+// resultScratch keeps the scratches of the files read in turn
+// (parseClaudeCode) for the next ones.
+var resultScratch = sync.Pool{New: func() any { return new(jsonx.Scratch) }}
 
 // parseClaudeCodeRecords reads the records next gives (the lines of lr, or
 // the elements of a document's array, which are valid JSON: lr is then
@@ -369,7 +401,7 @@ func (sc *ccScope) flushAhead(out *Sink) {
 // then decoded generically (ccDecodeGeneric).
 func ccDecodeLine(line []byte, l *ccLine, read *ccMessageRead, blocks []ccBlock) bool {
 	*l = ccLine{}
-	*read = ccMessageRead{blocks: blocks, unreadable: true, argsBuf: read.argsBuf}
+	*read = ccMessageRead{blocks: blocks, unreadable: true, argsBuf: read.argsBuf, scratch: read.scratch}
 	lineFields := [...]jsonx.Field{
 		{Name: "type", Str: &l.Type, View: true},
 		{Name: "uuid", Str: &l.UUID, View: true},
@@ -417,7 +449,7 @@ func ccDecodeLine(line []byte, l *ccLine, read *ccMessageRead, blocks []ccBlock)
 				switch data[pos] {
 				case '{':
 					read.blocks = append(read.blocks, ccBlock{})
-					return ccDecodeBlock(data, pos, depth, &read.blocks[len(read.blocks)-1], &read.argsBuf)
+					return ccDecodeBlock(data, pos, depth, &read.blocks[len(read.blocks)-1], &read.argsBuf, read.scratch)
 				case 'n': // null decodes as an empty block
 					read.blocks = append(read.blocks, ccBlock{})
 				default: // a list that is not of blocks
@@ -485,9 +517,10 @@ func ccDecodeGeneric(line []byte, l *ccLine, read *ccMessageRead) error {
 // ccDecodeBlock reads one content block at data[pos] into b, in the same
 // pass as its line, as Unmarshal into a ccBlock would; a tool result that
 // is a string is decoded too (readContentMember), as contentText would
-// decode it. It declines an element that is not an object (Unmarshal
-// reads null as an empty block; the caller reads that case).
-func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock, argsBuf *[]byte) (int, bool) {
+// decode it (a long one into scratch, when it is not nil). It declines an
+// element that is not an object (Unmarshal reads null as an empty block;
+// the caller reads that case).
+func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock, argsBuf *[]byte, scratch *jsonx.Scratch) (int, bool) {
 	if data[pos] != '{' {
 		return 0, false
 	}
@@ -516,7 +549,7 @@ func ccDecodeBlock(data []byte, pos, depth int, b *ccBlock, argsBuf *[]byte) (in
 		b.Input = data[start:end:end]
 		return end, ok
 	}
-	nested := [...]jsonx.Nested{{Name: "input", Read: input}, {Name: "content", Read: readContentMember(&b.Content, &b.content)}}
+	nested := [...]jsonx.Nested{{Name: "input", Read: input}, {Name: "content", Read: readContentMember(&b.Content, &b.content, scratch)}}
 	return jsonx.DecodeObjectIndexed(data, pos, depth, &ccBlockIndex, fields[:], nested[:])
 }
 
@@ -623,13 +656,14 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 	for i := range blocks {
 		if b := &blocks[i]; b.Type == "tool_result" {
 			hasResult = true
+			text, held := b.resultTextHeld()
 			id := b.ToolUseID
 			if id == "" {
 				// A result block without its id: the line's
 				// sourceToolUseID names its call, else it answers the
 				// oldest call that had no id either.
 				id = l.SourceToolUseID
-				if _, _, waiting := sc.b.waiting(id, idTag(id)); (id == "" || !waiting) && sc.b.idlessResult(b.resultText(), b.IsError, n, t) {
+				if _, _, waiting := sc.b.waiting(id, idTag(id)); (id == "" || !waiting) && sc.b.heldResult(held).idlessResult(text, b.IsError, n, t) {
 					continue
 				}
 			}
@@ -642,12 +676,15 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 						sc.ahead = map[string]aheadResult{}
 					}
 					if _, dup := sc.ahead[id]; !dup {
-						sc.ahead[id] = aheadResult{b.resultText(), b.IsError, n, t}
+						if held { // kept past its line
+							text = strings.Clone(text)
+						}
+						sc.ahead[id] = aheadResult{text, b.IsError, n, t}
 						continue
 					}
 				}
 			}
-			sc.b.result(id, b.resultText(), b.IsError, n, t, r.out)
+			sc.b.heldResult(held).result(id, text, b.IsError, n, t, r.out)
 		}
 	}
 	if hasResult || l.IsMeta || l.Compact {
@@ -771,7 +808,8 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 			// Server tool results (web_search_tool_result, ...) come back in
 			// the same assistant message.
 			if b.ToolUseID != "" && strings.HasSuffix(b.Type, "_tool_result") {
-				sc.b.result(b.ToolUseID, b.resultText(), b.IsError || ccServerToolError(b.Content), n, t, r.out)
+				text, held := b.resultTextHeld()
+				sc.b.heldResult(held).result(b.ToolUseID, text, b.IsError || ccServerToolError(b.Content), n, t, r.out)
 			}
 		}
 	}

@@ -32,6 +32,9 @@ func contentText(raw jsonx.RawMessage) (string, bool) {
 type decodedContent struct {
 	text    string
 	decoded bool
+	// held says text lies in the line's scratch (jsonx.Scratch), reused
+	// once the line is applied: what keeps it longer keeps a copy.
+	held bool
 }
 
 // readContentMember returns the jsonx.Nested reading of a content member
@@ -39,16 +42,26 @@ type decodedContent struct {
 // A string it cannot decode itself (invalid UTF-8) is left to contentText.
 // The member is a tool result's (Claude Code) or an event's (OpenHands):
 // a text that lives as long as its session, decoded packed
-// (jsonx.StringOrValueAtPacked).
-func readContentMember(raw *jsonx.RawMessage, dc *decodedContent) func(data []byte, pos, depth int) (int, bool) {
+// (jsonx.StringOrValueAtPacked); a long one into scratch when it is not
+// nil (jsonx.StringOrValueAtScratch: a Claude Code result that will be cut
+// to its head, Options.CutResult).
+func readContentMember(raw *jsonx.RawMessage, dc *decodedContent, scratch *jsonx.Scratch) func(data []byte, pos, depth int) (int, bool) {
 	return func(data []byte, pos, depth int) (int, bool) {
-		s, value, isString, end, ok := jsonx.StringOrValueAtPacked(data, pos, depth)
+		var s string
+		var value []byte
+		var isString, ok, held bool
+		var end int
+		if scratch != nil {
+			s, value, isString, end, ok, held = jsonx.StringOrValueAtScratch(data, pos, depth, scratch)
+		} else {
+			s, value, isString, end, ok = jsonx.StringOrValueAtPacked(data, pos, depth)
+		}
 		if !ok {
 			return 0, false
 		}
 		*raw = value
 		if isString {
-			dc.text, dc.decoded = s, true
+			dc.text, dc.decoded, dc.held = s, true, held
 		}
 		return end, true
 	}

@@ -46,6 +46,13 @@ type LineReader struct {
 	// old buffer and the new one at once at every step, and left the old
 	// ones to the collector.
 	parts [][]byte
+
+	// scratch, when set, is where a decoder (eachRecord's decode) may
+	// decode a line's long texts that live no longer than the line's
+	// application: eachRecord resets it for each line it decodes in turn;
+	// the lines decoded ahead get their batch's own (aheadBatch.scratch).
+	// A Claude Code reader whose results are cut sets it (parseClaudeCode).
+	scratch *jsonx.Scratch
 }
 
 type pendingLine struct {

@@ -353,7 +353,7 @@ func (e *ohEvent) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
 		{Name: "cause", IntPtr: &e.Cause},
 	}
 	nested := [...]jsonx.Nested{
-		{Name: "content", Read: readContentMember(&e.Content, &e.content)},
+		{Name: "content", Read: readContentMember(&e.Content, &e.content, nil)},
 		{Name: "tool_call_metadata", Read: func(data []byte, pos, depth int) (int, bool) {
 			if data[pos] == 'n' { // Meta stays nil, as Unmarshal leaves it
 				return ohSkipNull(data, pos, depth)

@@ -30,6 +30,14 @@ import (
 // by calling the sink's cut hook where it joins a result (the session
 // builder does it when its cut is set) and a case in ResultFile.Result.
 
+// CutAbove is the length over which a reader that cuts results decodes a
+// result into a scratch its next lines reuse (jsonx.Scratch), never into
+// memory of its own: the caller's Options.CutResult is to cut every result
+// longer than this to its head. One it leaves whole is copied, an
+// allocation of its own where a short result would share a block with
+// others (jsonx.StringOrValueAtPacked).
+const CutAbove = 512
+
 // ResultCut is what stays of a result cut to its head (Call.CutResult).
 type ResultCut struct {
 	// Bytes is the whole result's length, Hash a hash of its text (this

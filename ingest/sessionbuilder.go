@@ -8,6 +8,7 @@ package ingest
 
 import (
 	"hash/maphash"
+	"strings"
 	"time"
 )
 
@@ -49,6 +50,10 @@ type sessionBuilder struct {
 	// each result is joined to its call: a reader sets it when it can find
 	// its results again by their line (resultcut.go).
 	cut func(format string, c *Call)
+	// held says the result being joined lies in memory its reader reuses
+	// once the line is applied (a jsonx.Scratch): fill keeps a copy of it,
+	// unless cut keeps its head alone (heldResult).
+	held bool
 	// doc is set for a session read from a multi-line JSON document: its
 	// calls carry the lines of their elements while it is built, so that
 	// problems name them, and line 0 once it is finished (zeroLines).
@@ -208,6 +213,7 @@ func (b *sessionBuilder) waiting(id string, tag uint64) (ref callRef, at int, ok
 func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Time, out *Sink) {
 	ref, at, waiting := b.waiting(id, idTag(id))
 	if !waiting {
+		b.held = false
 		answered := b.wasIssued(id)
 		// A result with no call is reported, not made into a
 		// call: a call of unknown tool would change the call counts the
@@ -234,6 +240,14 @@ func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Ti
 	b.fill(ref, text, isErr, line, t)
 }
 
+// heldResult says whether the text of the next result joined (result,
+// idlessResult) lies in memory its reader reuses (sessionBuilder.held),
+// and returns b.
+func (b *sessionBuilder) heldResult(held bool) *sessionBuilder {
+	b.held = held
+	return b
+}
+
 // noCall reports a result for an id no call had before it, and remembers
 // its line for the problem of a call with that id left without a result.
 func (b *sessionBuilder) noCall(id string, line int, out *Sink) {
@@ -247,6 +261,7 @@ func (b *sessionBuilder) noCall(id string, line int, out *Sink) {
 // waiting, and says whether there was one.
 func (b *sessionBuilder) idlessResult(text string, isErr bool, line int, t time.Time) bool {
 	if len(b.legacy) == 0 {
+		b.held = false
 		return false
 	}
 	ref := b.legacy[0]
@@ -290,6 +305,12 @@ func (b *sessionBuilder) fill(ref callRef, text string, isErr bool, line int, t 
 	c.Result, c.HasResult, c.IsError, c.ResultLine = text, true, isErr, line
 	if b.cut != nil {
 		b.cut(b.s.Format, c)
+	}
+	if b.held {
+		b.held = false
+		if c.Cut == nil {
+			c.Result = strings.Clone(c.Result)
+		}
 	}
 	if c.Time.IsZero() {
 		c.Time = t

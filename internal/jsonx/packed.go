@@ -3,6 +3,7 @@ package jsonx
 import (
 	"strings"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -99,4 +100,91 @@ func (p *parser) unescapeInto(dst []byte, start, i int, high bool) (string, erro
 	s, err := p.unescape(start, i, high)
 	p.buf, p.into = nil, nil
 	return s, err
+}
+
+// Scratch is memory a caller lends the decoding of long strings it needs
+// only for a while (StringOrValueAtScratch): a transcript's long tool
+// results, read for their facts and then cut to their head, need never be
+// allocated each on its own. The strings decoded into it stay valid until
+// the caller calls Reset, after which its bytes are written again: a
+// string that must outlive that is copied by the caller. The zero value is
+// ready to use. It is not safe for concurrent use.
+type Scratch struct {
+	// Above: a string whose escaped content is longer is decoded into the
+	// scratch; 0 means maxPackedInBlock (4 KiB), the length over which
+	// StringOrValueAtPacked gives a string an allocation of its own.
+	Above int
+	buf   []byte
+}
+
+const (
+	// minScratch is the least a Scratch takes at once.
+	minScratch = 64 << 10
+	// maxKeptScratch bounds the memory a Scratch keeps across Reset: a
+	// string of many megabytes is let go with its memory.
+	maxKeptScratch = 1 << 20
+)
+
+// Reset makes the memory of every string decoded into sc free for the next
+// ones. Only the memory taken last is kept: an earlier one, outgrown, is
+// left to the collector with the strings that hold it.
+func (sc *Scratch) Reset() {
+	if cap(sc.buf) > maxKeptScratch {
+		sc.buf = nil
+	}
+	sc.buf = sc.buf[:0]
+}
+
+// free returns room for need bytes past what sc holds, taking new memory
+// when there is not enough: the strings in the old memory keep it. The new
+// memory doubles the old while Reset would keep it; past that, a string
+// takes only what it needs (as StringOrValueAtPacked gives it), not twice
+// a string of many megabytes before it.
+func (sc *Scratch) free(need int) []byte {
+	if cap(sc.buf)-len(sc.buf) < need {
+		size := max(need, minScratch)
+		if grown := 2 * cap(sc.buf); grown <= maxKeptScratch {
+			size = max(size, grown)
+		}
+		sc.buf = makeNoZero(size)[:0]
+	}
+	return sc.buf[len(sc.buf):cap(sc.buf)]
+}
+
+// strScratch is str's decoding of a long string (its escaped content
+// longer than p.scratch.Above) into p.scratch; start is where its content
+// starts, i its first special byte (high: a byte of 0x80 or more before it).
+// ok is false when the string is not long, or has no closing quote: the
+// caller then decodes it its own way. held says s lies in the scratch
+// (a string with invalid UTF-8 is rewritten elsewhere, a copy).
+func (p *parser) strScratch(start, i int, high bool) (s string, held, ok bool, err error) {
+	end := i
+	if i >= len(p.data) || p.data[i] != '"' {
+		end = closingQuote(p.data, start) // sortedtext.go
+	}
+	above := p.scratch.Above
+	if above <= 0 {
+		above = maxPackedInBlock
+	}
+	if end >= len(p.data) || end-start <= above {
+		return "", false, false, nil
+	}
+	if end == i { // no escape: the content is copied as it is
+		raw := p.data[start:i]
+		if high && !utf8.Valid(raw) {
+			return "", false, false, nil
+		}
+		free := p.scratch.free(len(raw))
+		copy(free, raw)
+		p.scratch.buf = p.scratch.buf[:len(p.scratch.buf)+len(raw)]
+		p.pos, p.high = i+1, high
+		return unsafe.String(&free[0], len(raw)), true, true, nil
+	}
+	free := p.scratch.free(end - start + packSlack)
+	s, err = p.unescapeInto(free[:0], start, i, high)
+	if err == nil && len(s) > 0 && unsafe.StringData(s) == &free[0] {
+		p.scratch.buf = p.scratch.buf[:len(p.scratch.buf)+len(s)]
+		held = true
+	}
+	return s, held, true, err
 }

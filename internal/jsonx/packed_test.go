@@ -108,6 +108,85 @@ func TestStringBlock(t *testing.T) {
 	}
 }
 
+// TestDecodeScratch: StringOrValueAtScratch reads what
+// StringOrValueAtPacked reads; a long string it decodes (escaped content
+// over Scratch.Above, by default maxPackedInBlock; valid) lies in the scratch, and stays what it was
+// while more are decoded into it, until Reset, after which the scratch's
+// memory is used again; a shorter one is packed, as before.
+func TestDecodeScratch(t *testing.T) {
+	var sc Scratch
+	type kept struct{ in, s, want string }
+	for round := 0; round < 4; round++ {
+		above := maxPackedInBlock
+		if round == 3 {
+			sc.Above, above = 40, 40
+		}
+		var held []kept
+		for _, in := range packedCases() {
+			rec := []byte(`{"k": ` + in + `, "n": 1}`)
+			want, wantRaw, wantIs, wantEnd, wantOK := StringOrValueAtPacked(rec, 6, 1)
+			wantRawText := string(wantRaw)
+			s, raw, is, end, ok, h := StringOrValueAtScratch(rec, 6, 1, &sc)
+			if s != want || string(raw) != wantRawText || is != wantIs || end != wantEnd || ok != wantOK {
+				t.Fatalf("StringOrValueAtScratch(%.80q) = %.40q, %v to %d, %v; packed: %.40q, %v to %d, %v", rec, s, is, end, ok, want, wantIs, wantEnd, wantOK)
+			}
+			long := is && closingQuote([]byte(in), 1)-1 > above && !strings.Contains(in, "\xff") && !strings.ContainsRune(in, 0xff)
+			if h != long {
+				t.Fatalf("StringOrValueAtScratch(%.80q): held %v, want %v", rec, h, long)
+			}
+			if h {
+				p := unsafe.StringData(s)
+				inScratch := false
+				base := unsafe.Pointer(unsafe.SliceData(sc.buf))
+				if off := uintptr(unsafe.Pointer(p)) - uintptr(base); uintptr(unsafe.Pointer(p)) >= uintptr(base) && off+uintptr(len(s)) <= uintptr(len(sc.buf)) {
+					inScratch = true
+				}
+				if !inScratch {
+					t.Fatalf("held string of %.80q does not lie in the scratch's taken bytes", rec)
+				}
+				held = append(held, kept{in, s, want})
+			}
+			clear(rec) // a string must not be a view of the record
+			if !h && s != want {
+				t.Fatalf("string of %.80q is a view of its record", in)
+			}
+		}
+		if len(held) == 0 {
+			t.Fatal("no case was held in the scratch")
+		}
+		for _, k := range held {
+			if k.s != k.want {
+				t.Fatalf("held string of %.80q changed to %.40q before Reset", k.in, k.s)
+			}
+		}
+		sc.Reset()
+	}
+	sc.Above = 0
+	// After Reset the memory is used again, unless it grew past
+	// maxKeptScratch.
+	for _, n := range []int{maxPackedInBlock + 1, 100 << 10, maxKeptScratch / 2} {
+		rec := []byte(`"` + strings.Repeat(`a\n`, n/3+1) + `"`)
+		first, _, _, _, _, h1 := StringOrValueAtScratch(rec, 0, 0, &sc)
+		sc.Reset()
+		second, _, _, _, _, h2 := StringOrValueAtScratch(rec, 0, 0, &sc)
+		if !h1 || !h2 || unsafe.StringData(first) != unsafe.StringData(second) {
+			t.Fatalf("%d bytes: held %v, %v; the second string is not where the first was", len(rec), h1, h2)
+		}
+		sc.Reset()
+	}
+	big := []byte(`"` + strings.Repeat(`a\n`, maxKeptScratch/3+1) + `"`)
+	StringOrValueAtScratch(big, 0, 0, &sc)
+	// A second long string past the first takes what it needs, not twice
+	// the first's memory.
+	StringOrValueAtScratch(big, 0, 0, &sc)
+	if c := cap(sc.buf); c >= 2*len(big) {
+		t.Fatalf("the second of two strings of %d bytes took %d bytes", len(big), c)
+	}
+	if sc.Reset(); cap(sc.buf) != 0 {
+		t.Fatalf("a scratch of %d bytes was kept", cap(sc.buf))
+	}
+}
+
 // FuzzDecodePacked: packed or not, the same string to the same
 // end; and a packed string stays what it was while more are decoded.
 func FuzzDecodePacked(f *testing.F) {
@@ -125,6 +204,14 @@ func FuzzDecodePacked(f *testing.F) {
 			s, end, ok := decodeStringAt(rec, 0, true)
 			if s != want || end != wantEnd || ok != wantOK {
 				t.Fatalf("packed decodeStringAt(%q) = %q to %d, %v; DecodeStringAt: %q to %d, %v", data, s, end, ok, want, wantEnd, wantOK)
+			}
+			var sc Scratch
+			ss, _, is, send, sok, _ := StringOrValueAtScratch(rec, 0, 0, &sc)
+			if sok && is && (ss != want || send != wantEnd || !wantOK) {
+				t.Fatalf("StringOrValueAtScratch(%q) = %q to %d; DecodeStringAt: %q to %d, %v", data, ss, send, want, wantEnd, wantOK)
+			}
+			if wantOK && (!sok || !is) {
+				t.Fatalf("StringOrValueAtScratch(%q) declined a string DecodeStringAt reads", data)
 			}
 			clear(rec)
 			kept, wants = append(kept, s), append(wants, want)

@@ -47,6 +47,11 @@ type parser struct {
 	// that memory while unescape writes it.
 	packed bool
 	into   *byte
+	// scratch, when set, is where str decodes a long string
+	// (StringOrValueAtScratch, strScratch); held says the last one lies
+	// there.
+	scratch *Scratch
+	held    bool
 }
 
 var parserPool = sync.Pool{New: func() any { return &parser{keys: new([256]string)} }}
@@ -200,6 +205,12 @@ func (p *parser) digits() int {
 func (p *parser) str() (string, error) {
 	start := p.pos + 1 // after the opening quote
 	i, high := nextSpecialHigh(p.data, start)
+	if p.scratch != nil {
+		if s, held, ok, err := p.strScratch(start, i, high); ok {
+			p.held = held
+			return s, err
+		}
+	}
 	if i < len(p.data) && p.data[i] == '"' {
 		raw := p.data[start:i]
 		p.pos, p.high = i+1, high

@@ -28,17 +28,24 @@ func DecodeStringAt(data []byte, pos int) (s string, end int, ok bool) {
 }
 
 func decodeStringAt(data []byte, pos int, packed bool) (s string, end int, ok bool) {
+	s, end, ok, _ = decodeStringInto(data, pos, packed, nil)
+	return s, end, ok
+}
+
+// decodeStringInto is decodeStringAt with a long string decoded into
+// scratch when it is not nil (held then says it lies there).
+func decodeStringInto(data []byte, pos int, packed bool, scratch *Scratch) (s string, end int, ok, held bool) {
 	if pos < 0 || pos >= len(data) || data[pos] != '"' {
-		return "", 0, false
+		return "", 0, false, false
 	}
-	p := parser{data: data, pos: pos, packed: packed} // see DecodeObjectNested
+	p := parser{data: data, pos: pos, packed: packed, scratch: scratch} // see DecodeObjectNested
 	s, err := p.str()
 	// Only raw bytes outside ASCII can be invalid UTF-8 (the escapes are
 	// ASCII): a string of none needs no second look.
 	if err != nil || (p.high && !utf8.Valid(data[pos:p.pos])) {
-		return "", 0, false
+		return "", 0, false, false
 	}
-	return s, p.pos, true
+	return s, p.pos, true, p.held
 }
 
 // StringOrValueAt reads the value at data[pos] (white space skipped),
@@ -61,6 +68,22 @@ func StringOrValueAt(data []byte, pos, depth int) (s string, raw []byte, isStrin
 // (a report's texts, a cache's keys) must be a copy (strings.Clone).
 func StringOrValueAtPacked(data []byte, pos, depth int) (s string, raw []byte, isString bool, end int, ok bool) {
 	return stringOrValueAt(data, pos, depth, true)
+}
+
+// StringOrValueAtScratch is StringOrValueAtPacked with a string whose
+// escaped content is longer than scratch.Above (4 KiB by default) decoded
+// into scratch instead of into memory of its own: held then says s lies in scratch, valid
+// until scratch.Reset, and the caller copies what it keeps longer. The
+// string is the one StringOrValueAtPacked decodes (TestScratchMatchesPacked).
+func StringOrValueAtScratch(data []byte, pos, depth int, scratch *Scratch) (s string, raw []byte, isString bool, end int, ok, held bool) {
+	if s, end, ok, held := decodeStringInto(data, pos, true, scratch); ok {
+		return s, data[pos:end:end], true, end, true, held
+	}
+	_, end, ok = SkipValue(data, pos, depth)
+	if !ok {
+		return "", nil, false, 0, false, false
+	}
+	return "", data[pos:end:end], false, end, true, false
 }
 
 func stringOrValueAt(data []byte, pos, depth int, packed bool) (s string, raw []byte, isString bool, end int, ok bool) {
