@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -89,5 +90,60 @@ func TestKeyTextSeesEveryField(t *testing.T) {
 	}
 	if rules.KeyText(k0, a) != rules.KeyText(k0, b) {
 		t.Error("the same class table gives two texts")
+	}
+}
+
+// TestKeyTextTellsApart: key sections and class tables drawn at random
+// from a few short strings (the tags and lengths the text is written with
+// among them) share a text only when they are equal.
+func TestKeyTextTellsApart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	words := []string{"", "~", "[", "!", "\x01", "a"}
+	str := func() string { return words[rng.IntN(len(words))] }
+	list := func() []string {
+		if rng.IntN(3) == 0 {
+			return nil
+		}
+		out := []string{}
+		for range rng.IntN(3) {
+			out = append(out, str())
+		}
+		return out
+	}
+	tools := func() map[string]*rules.ToolKey {
+		if rng.IntN(3) == 0 {
+			return nil
+		}
+		m := map[string]*rules.ToolKey{}
+		for range rng.IntN(3) {
+			var tk *rules.ToolKey
+			if rng.IntN(2) == 0 {
+				tk = &rules.ToolKey{Args: list(), Pick: str(), Drop: list()}
+				if rng.IntN(2) == 0 {
+					tk.Defaults = map[string]string{str(): str()}
+				}
+			}
+			m[str()] = tk
+		}
+		return m
+	}
+	seen := map[string]struct {
+		k rules.KeyRules
+		c rules.ClassTable
+	}{}
+	for range 30000 {
+		k := rules.KeyRules{Style: str(), Ignore: list(), Fold: list(), Tools: tools()}
+		c := rules.ClassTable{}
+		for range rng.IntN(3) {
+			c[str()] = list()
+		}
+		text := rules.KeyText(k, c)
+		if prev, ok := seen[text]; ok && !(reflect.DeepEqual(prev.k, k) && reflect.DeepEqual(prev.c, c)) {
+			t.Fatalf("one text %q for %+v %v and %+v %v", text, prev.k, prev.c, k, c)
+		}
+		seen[text] = struct {
+			k rules.KeyRules
+			c rules.ClassTable
+		}{k, c}
 	}
 }

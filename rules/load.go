@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -422,7 +423,10 @@ func (d *decoder) decodeClasses(n *yaml.Node, v reflect.Value, path string) erro
 				table[c] = remove(list, name)
 			}
 		}
-		table[k.Value] = appendNew(table[k.Value], names...)
+		// Clipped: a list remove left as it was may share its array with
+		// the table decoded into (a preset extended), which appending in
+		// place would change.
+		table[k.Value] = appendNew(slices.Clip(table[k.Value]), names...)
 		if table[k.Value] == nil {
 			table[k.Value] = []string{}
 		}
@@ -443,9 +447,18 @@ func isWord(s string) bool {
 	return true
 }
 
+// remove returns list without name: list itself when it does not hold
+// name, else a copy. Every name a rules file classes is removed from every
+// class, and copying every list for each name was most of the time it
+// took to load a preset (docs/performance.md, "Presets loaded").
 func remove(list []string, name string) []string {
-	out := list[:0:0]
-	for _, s := range list {
+	first := slices.Index(list, name)
+	if first < 0 {
+		return list
+	}
+	out := make([]string, first, len(list)-1)
+	copy(out, list[:first])
+	for _, s := range list[first+1:] {
 		if s != name {
 			out = append(out, s)
 		}

@@ -34,9 +34,12 @@ command -v valgrind >/dev/null || {
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/loopgate-instructions.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# count BIN: one run under cachegrind; prints its instructions.
+# count BIN: one run under cachegrind; prints its instructions. cpu.rdtscp=off:
+# Go 1.26's runtime reads the time stamp counter with RDTSCP, which valgrind does
+# not know, and without it the process dies of SIGILL part way, its count a
+# fraction of the run's (docs/performance.md, "How to measure").
 count() {
-	GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=no \
+	GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=cachegrind --cache-sim=no \
 		--cachegrind-out-file="$tmp/out" "$1" replay "${args[@]}" --jobs 1 "$dir" >/dev/null 2>"$tmp/err" || {
 		echo "instructions.sh: $1 failed under valgrind:" >&2
 		tail -5 "$tmp/err" >&2

@@ -78,12 +78,14 @@ type Guard struct {
 	// readers are the counted keys of reader tools not cleared since
 	// (scope.write_clears_reads), and readerPos[k] is 1 + the position of
 	// key index k in readers (0: not there); clearing is scratch for
-	// clearReadsAfterWrite. toolRole caches which tools read, write or
-	// clear every reader key. clearsReads: the rules name readers, and
-	// writers or tools that clear every reader key.
+	// clearReadsAfterWrite and clearObservers, actReach for clearObservers.
+	// toolRole caches which tools read, write or clear every reader key.
+	// clearsReads: the rules name readers, and writers or tools that clear
+	// every reader key.
 	readers   []readerKey
 	readerPos []int32
 	clearing  []int32
+	actReach  []string
 	// touched are the key indexes that calls may have given state (counts,
 	// an epoch) since a user prompt last cleared them (UserPromptPaths),
 	// each once (inTouched[k]); touchedAll: every key may hold state (a

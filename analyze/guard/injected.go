@@ -1,11 +1,8 @@
 package guard
 
 import (
-	"reflect"
 	"strings"
 	"sync"
-
-	"github.com/loopgate/loopgate/rules"
 )
 
 // The guard's own messages in a result. Where an agent's only way to put
@@ -28,69 +25,8 @@ import (
 const injectedMin = 10
 
 // injectedOpenings are "\n\n" and the opening of each preset's steer and
-// halt messages, longest first.
-var injectedOpenings = sync.OnceValue(func() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, name := range rules.PresetNames() {
-		r, err := rules.Preset(name)
-		if err != nil {
-			continue
-		}
-		messageFields(reflect.ValueOf(r), func(msg string) {
-			open := msg
-			if i := strings.IndexByte(open, '{'); i >= 0 {
-				open = open[:i]
-			}
-			if len(open) >= injectedMin && !seen[open] {
-				seen[open] = true
-				out = append(out, "\n\n"+open)
-			}
-		})
-	}
-	return out
-})
-
-// messageFields calls f with every non-empty string field of v whose name
-// ends in "Message", except block messages, at any depth.
-func messageFields(v reflect.Value, f func(string)) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			messageFields(v.Elem(), f)
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := range v.NumField() {
-			fd := t.Field(i)
-			if !fd.IsExported() {
-				continue
-			}
-			fv := v.Field(i)
-			name := fd.Name
-			if strings.HasSuffix(name, "Message") && name != "BlockMessage" {
-				if fv.Kind() == reflect.Pointer && !fv.IsNil() {
-					fv = fv.Elem()
-				}
-				if fv.Kind() == reflect.String {
-					if s := fv.String(); s != "" {
-						f(s)
-					}
-					continue
-				}
-			}
-			messageFields(fv, f)
-		}
-	case reflect.Map:
-		for _, k := range v.MapKeys() {
-			messageFields(v.MapIndex(k), f)
-		}
-	case reflect.Slice, reflect.Array:
-		for i := range v.Len() {
-			messageFields(v.Index(i), f)
-		}
-	}
-}
+// halt messages (presetOpenings, injected_openings.go).
+func injectedOpenings() []string { return presetOpenings }
 
 // cutInjected cuts result at the first of the guard's own messages that
 // begins a paragraph in its tail (the window cutGuardSuffix reads).

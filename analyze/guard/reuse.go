@@ -83,6 +83,7 @@ func (g *Guard) renew(r *rules.Rules, ki *keyIndex, rc *ruleCache) {
 		roleOf:    rc.roleOf,
 		readers:   reuse(g.readers, 0),
 		clearing:  reuse(g.clearing, 0),
+		actReach:  reuse(g.actReach, 0),
 		toolRole:  reuse(g.toolRole, 0),
 		readerPos: reuse(g.readerPos, 0),
 		touched:   reuse(g.touched, 0),

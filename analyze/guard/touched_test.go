@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/loopgate/loopgate/analyze/guard/shellcmd"
 )
 
 // TestPromptClearsAsEveryKey: a user prompt under scope.reset: mentioned
@@ -55,6 +58,76 @@ func TestPromptClearsAsEveryKey(t *testing.T) {
 					if !touched.touchedAll {
 						t.Fatal("a restored guard does not look at every key at its first prompt")
 					}
+				}
+			}
+		}
+	}
+}
+
+// observedOverlap is invalidatesObserved as it was written before the
+// reaches were kept: the noted text split at each test and every pair of
+// paths cleaned by shellcmd.Overlap.
+func observedOverlap(fx shellcmd.Effect, text string) bool {
+	if fx.Kind != shellcmd.EffectAct {
+		return false
+	}
+	if fx.All || text == observedAll {
+		return true
+	}
+	if text == "" {
+		return false
+	}
+	for r := range strings.SplitSeq(text, observedSep) {
+		for _, w := range fx.Paths {
+			if shellcmd.Overlap(w, r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestObservedReach: an observation noted as text (noteObserver) and
+// tested against an act by the reaches of their paths, kept after the
+// first test (invalidatesObserved), is invalidated exactly when the paths
+// compared anew say (observedOverlap), at the first test and the next; and,
+// for observations of named paths, when shellcmd.Effect.Invalidates says.
+func TestObservedReach(t *testing.T) {
+	paths := []string{"", "a.go", "src/a.go", "/repo/src/a.go", "/repo/src", "/repo/b.go", "../x", ".",
+		"/", "~/p/a.md", `C:\w\a.py`, "w/a.py", "s/*.go", "s/x", "a/../../b", "/r/ab", "/r/a", "~", "./a"}
+	rng := rand.New(rand.NewPCG(7, 11))
+	pick := func(from int) []string {
+		var out []string
+		for range rng.IntN(4) {
+			out = append(out, paths[from+rng.IntN(len(paths)-from)])
+		}
+		return out
+	}
+	for n := range 4000 {
+		// An observation of "" alone is noted as no path: the readers
+		// never name one (argPaths, shellcmd), so only half the
+		// observations may hold it.
+		from := n % 2
+		act := shellcmd.Effect{Kind: shellcmd.EffectAct, Paths: pick(0), All: rng.IntN(10) == 0}
+		obs := shellcmd.Effect{Kind: shellcmd.EffectObserve, Paths: pick(from), All: rng.IntN(10) == 0}
+		var acts []string
+		for _, p := range act.Paths {
+			acts = append(acts, shellcmd.Reach(p))
+		}
+		var g Guard
+		// The same key observing again, after the first tests: its new
+		// observation is what counts.
+		again := shellcmd.Effect{Kind: shellcmd.EffectObserve, Paths: pick(from), All: rng.IntN(10) == 0}
+		for _, o := range []shellcmd.Effect{obs, again} {
+			g.noteObserver(0, o)
+			rk := &g.readers[0]
+			want := observedOverlap(act, rk.text)
+			if from == 1 && want != act.Invalidates(o) {
+				t.Fatalf("act %q, observation %q: the former test %v, Invalidates %v", act.Paths, o.Paths, want, !want)
+			}
+			for try := range 2 {
+				if got := invalidatesObserved(act.All, acts, rk); got != want {
+					t.Fatalf("act %q (all %v), observation %q (%q), test %d: %v, want %v", act.Paths, act.All, o.Paths, rk.text, try+1, got, want)
 				}
 			}
 		}

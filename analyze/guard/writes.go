@@ -13,10 +13,14 @@ import (
 // again after changing it is not a loop.
 
 // readerKey is a reader key not cleared since it was counted: its index,
-// and its text as written (for the path test).
+// and its text as written (for the path test). Under invalidate: path,
+// reach is what clearObservers compares with each act, worked out from
+// text when first needed and not saved: the observed paths' reaches
+// (shellcmd.Reach) joined by observedSep ("" until worked out).
 type readerKey struct {
-	kid  int32
-	text string
+	kid   int32
+	text  string
+	reach string
 }
 
 // A tool's roles under scope.write_clears_reads (Guard.role).
@@ -121,7 +125,7 @@ func (g *Guard) noteReader(ev *CallEvent, key string, kid int32, role uint8) {
 		}
 		ki.texts[kid] = full
 	}
-	g.readers = append(g.readers, readerKey{kid, full})
+	g.readers = append(g.readers, readerKey{kid: kid, text: full})
 	g.readerPos[kid] = int32(len(g.readers))
 }
 
@@ -174,23 +178,32 @@ func (g *Guard) noteObserver(kid int32, fx shellcmd.Effect) {
 	}
 	if p := g.readerPos[kid]; p != 0 {
 		// The same key observing again: what it observes now counts.
-		g.readers[p-1].text = text
+		g.readers[p-1].text, g.readers[p-1].reach = text, ""
 		return
 	}
-	g.readers = append(g.readers, readerKey{kid, text})
+	g.readers = append(g.readers, readerKey{kid: kid, text: text})
 	g.readerPos[kid] = int32(len(g.readers))
 }
 
 // clearObservers clears the reader keys whose observation the act fx
 // invalidates (shellcmd.Effect.Invalidates), all but the act's own key.
 func (g *Guard) clearObservers(fx shellcmd.Effect, own int32) {
-	if len(g.readers) == 0 {
+	if len(g.readers) == 0 || fx.Kind != shellcmd.EffectAct {
 		return
 	}
+	// The act's paths as Overlap compares them, worked out once for every
+	// observation (shellcmd.Reach).
+	acts := g.actReach[:0]
+	if !fx.All {
+		for _, p := range fx.Paths {
+			acts = append(acts, shellcmd.Reach(p))
+		}
+	}
+	g.actReach = acts
 	clearing := g.clearing[:0]
 	kept := g.readers[:0]
 	for _, rk := range g.readers {
-		if rk.kid != own && invalidatesObserved(fx, rk.text) {
+		if rk.kid != own && invalidatesObserved(fx.All, acts, &rk) {
 			clearing = append(clearing, rk.kid)
 			g.readerPos[rk.kid] = 0
 			continue
@@ -203,22 +216,31 @@ func (g *Guard) clearObservers(fx shellcmd.Effect, own int32) {
 	g.forget(clearing)
 }
 
-// invalidatesObserved is fx.Invalidates of the observation noted as text
-// (noteObserver), read in place rather than split into a list for each
-// act.
-func invalidatesObserved(fx shellcmd.Effect, text string) bool {
-	if fx.Kind != shellcmd.EffectAct {
-		return false
-	}
-	if fx.All || text == observedAll {
+// invalidatesObserved is fx.Invalidates (shellcmd.Effect) of the
+// observation noted in rk (noteObserver), for an act fx whose paths'
+// reaches are acts and that reaches everything when all. The observation
+// is read in place rather than split into a list for each act, and its
+// paths' reaches are worked out at its first test and kept in rk.
+func invalidatesObserved(all bool, acts []string, rk *readerKey) bool {
+	if all || rk.text == observedAll {
 		return true
 	}
-	if text == "" {
+	if rk.text == "" {
 		return false
 	}
-	for r := range strings.SplitSeq(text, observedSep) {
-		for _, w := range fx.Paths {
-			if shellcmd.Overlap(w, r) {
+	if rk.reach == "" {
+		var b strings.Builder
+		for r := range strings.SplitSeq(rk.text, observedSep) {
+			if b.Len() > 0 {
+				b.WriteString(observedSep)
+			}
+			b.WriteString(shellcmd.Reach(r))
+		}
+		rk.reach = b.String()
+	}
+	for r := range strings.SplitSeq(rk.reach, observedSep) {
+		for _, w := range acts {
+			if shellcmd.OverlapReach(w, r) {
 				return true
 			}
 		}

@@ -14,15 +14,29 @@ import (
 // A path with ".." in it, or no path, overlaps everything. Overlap errs
 // towards yes: a wrong yes only lets a repeat run, a wrong no would stop a
 // read whose file changed.
-func Overlap(a, b string) bool {
-	if a == "" || b == "" {
-		return true
+func Overlap(a, b string) bool { return OverlapReach(Reach(a), Reach(b)) }
+
+// Reach is a path as Overlap compares it: cleaned (its separators, a
+// leading "~", a glob's tail and "." or ".." components read as Overlap
+// reads them), or "." for a path that overlaps everything (none, the
+// working directory, the root, a path that climbs). Overlap(a, b) is
+// OverlapReach(Reach(a), Reach(b)): a caller that compares one path with
+// many, again and again (the guard's observations, each act), works out
+// each path's reach once instead of cleaning both paths at every test.
+func Reach(p string) string {
+	if p == "" {
+		return "."
 	}
-	a, b = clean(a), clean(b)
-	if a == "." || b == "." || a == "/" || b == "/" {
-		return true
+	p = clean(p)
+	if p == "/" || climbs(p) {
+		return "."
 	}
-	if climbs(a) || climbs(b) {
+	return p
+}
+
+// OverlapReach is Overlap of two paths given as Reach returns them.
+func OverlapReach(a, b string) bool {
+	if a == "." || b == "." {
 		return true
 	}
 	// The paths are compared as text, component by component, without
