@@ -181,6 +181,17 @@ func TestCheckpointFallback(t *testing.T) {
 			os.WriteFile(path, b[:len(b)-7], 0o600)
 		}, false},
 		{"empty", func(t *testing.T, dir, _ string) { os.WriteFile(snapOf(dir, "s"), nil, 0o600) }, false},
+		{"of the layout before", func(t *testing.T, dir, _ string) {
+			// Its checksum holds (it covers the body): the magic alone
+			// keeps a layout from being read as another.
+			path := snapOf(dir, "s")
+			b, _ := os.ReadFile(path)
+			old := strings.Replace(checkpointMagic, "-2\n", "-1\n", 1)
+			if old == checkpointMagic || !bytes.HasPrefix(b, []byte(checkpointMagic)) {
+				t.Fatal("no checkpoint of this layout to change")
+			}
+			os.WriteFile(path, append([]byte(old), b[len(checkpointMagic):]...), 0o600)
+		}, false},
 		{"another session's", func(t *testing.T, dir, _ string) {
 			b, _ := os.ReadFile(snapOf(dir, "other"))
 			os.WriteFile(snapOf(dir, "s"), b, 0o600)

@@ -376,7 +376,7 @@ func (h *hook) post(s *session, apply func(*record) effect) Answer {
 		args, _ := readArgs(ev.Input)
 		id = s.runningCall(rules.MCPCallName(ev.Tool, ev.MCPTool), args)
 	}
-	c := s.calls[id]
+	c := s.registered(id)
 	if c == nil || c.done {
 		// A result of a call the hook did not decide (installed mid-call),
 		// or of one it stopped (shadow mode: the call ran anyway): the
@@ -415,7 +415,7 @@ func (h *hook) endIfComplete(s *session, c *call, apply func(*record) effect) st
 			h.idx = loadIndex(filesOf(h.cfg.StateDir, h.ev.Session).index)
 		}
 		for _, id := range h.idx.byRequest[c.request] {
-			if o := s.calls[id]; o == nil || !o.done {
+			if o := s.registered(id); o == nil || !o.done {
 				return ""
 			}
 		}
@@ -445,6 +445,7 @@ func (h *hook) roundContext(eff effect) string {
 func (s *session) runningCall(tool, args string) string {
 	first := ""
 	for i := 1; i <= s.index; i++ {
+		// Not s.registered: a frozen call is done.
 		c := s.calls["#"+strconv.Itoa(i)]
 		if c == nil || !c.ran || c.done || c.ev == nil || c.ev.Tool != tool {
 			continue
