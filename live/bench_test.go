@@ -69,7 +69,7 @@ func BenchmarkHandle2000(b *testing.B) {
 func BenchmarkCheckpoint2000(b *testing.B) {
 	cfg, _ := benchSession(b, 2000)
 	path := filesOf(cfg.StateDir, "bench").log("main")
-	tag, err := checkpointTag(cfg.Rules, cfg.RulesText, "claude-code", "")
+	tag, err := checkpointTag(cfg.Rules, cfg.rulesDigest(), "claude-code", "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -68,15 +68,16 @@ type logPos struct {
 }
 
 // checkpointTag identifies what a checkpoint is valid for: the rules as given
-// (the text they were parsed from when known, else every setting as
-// JSON), the transcript format and platform (which pick the session's
-// variant of them), and the build of loopgate that wrote it (a new build
-// may keep other state, and holds the presets a rules file extends).
-func checkpointTag(r *rules.Rules, text []byte, format, platform string) (string, error) {
+// (the digest of the text they were parsed from when known, RulesDigest,
+// else every setting as JSON), the transcript format and platform (which
+// pick the session's variant of them), and the build of loopgate that
+// wrote it (a new build may keep other state, and holds the presets a
+// rules file extends).
+func checkpointTag(r *rules.Rules, digest []byte, format, platform string) (string, error) {
 	h := sha256.New()
-	if text != nil {
-		h.Write([]byte("text\x00"))
-		h.Write(text)
+	if digest != nil {
+		h.Write([]byte("text digest\x00"))
+		h.Write(digest)
 	} else {
 		j, err := json.Marshal(r)
 		if err != nil {

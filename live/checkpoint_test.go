@@ -254,3 +254,38 @@ func TestCheckpointFallback(t *testing.T) {
 func snapOf(stateDir, session string) string {
 	return checkpointPath(filesOf(stateDir, session).log("main"))
 }
+
+// TestCheckpointTagDigest: the tag is the same whether the caller gives
+// the rules text's digest or the text alone, and differs with the text,
+// the format or the rules when no text is known.
+func TestCheckpointTagDigest(t *testing.T) {
+	r, err := rules.Preset("loopgate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := SourceText("preset:loopgate", []byte("extends: loopgate\n"))
+	tag := func(c Config, format string) string {
+		s, err := checkpointTag(c.Rules, c.rulesDigest(), format, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	fromText := tag(Config{Rules: r, RulesText: text}, "claude-code")
+	cases := []struct {
+		name string
+		cfg  Config
+		fmt  string
+		same bool
+	}{
+		{"digest given", Config{Rules: r, RulesText: text, RulesDigest: RulesDigest(text)}, "claude-code", true},
+		{"other text", Config{Rules: r, RulesText: append(text, ' ')}, "claude-code", false},
+		{"other format", Config{Rules: r, RulesText: text}, "codex", false},
+		{"no text", Config{Rules: r}, "claude-code", false},
+	}
+	for _, tc := range cases {
+		if got := tag(tc.cfg, tc.fmt) == fromText; got != tc.same {
+			t.Errorf("%s: same tag %v, want %v", tc.name, got, tc.same)
+		}
+	}
+}
