@@ -216,14 +216,16 @@ func (s *session) save(w *snapbin.Writer, g []byte) {
 	}
 	slices.SortFunc(calls, func(a, b *call) int { return a.index - b.index })
 	var fw snapbin.Writer
-	live := calls[:0]
+	live, frozen := calls[:0], 0
 	for _, c := range calls {
 		if c.done && c != s.last && c.id != "" && s.calls[c.id] == c {
 			saveCall(&fw, s, c)
+			frozen++
 		} else {
 			live = append(live, c)
 		}
 	}
+	w.Uint(uint64(len(s.frozen.at) - len(s.frozen.thawed) + frozen))
 	w.Uint(uint64(s.frozen.keptLen() + len(fw.B)))
 	w.B = s.frozen.appendKept(w.B)
 	w.B = append(w.B, fw.B...)
@@ -307,7 +309,7 @@ func (s *session) restore(b []byte) error {
 	s.promptAt = int(r.Uint())
 	s.turn = r.String()
 	s.pending = r.String()
-	if err := s.frozen.read(r.Bytes()); err != nil {
+	if err := s.frozen.read(r.Len(), r.Bytes()); err != nil {
 		return err
 	}
 	n := r.Len()
@@ -347,37 +349,53 @@ func (s *session) restore(b []byte) error {
 // a session's call; the others are copied to it as they were read.
 type frozenCalls struct {
 	b []byte
-	// at is where each call starts in b (a call's encoding starts with
-	// its id's, so that an id is found by searching b for it, at a call's
-	// start); thawed are the starts of the calls thawed.
+	// at is where each call starts in b, and sum a hash of its id
+	// (idSum), by which a call is looked up; thawed are the starts of the
+	// calls thawed.
 	at     []int32
+	sum    []uint32
 	thawed []int32
 }
 
-// read checks the calls frozen in b, as a restore reads them, and keeps
-// them.
-func (f *frozenCalls) read(b []byte) error {
-	*f = frozenCalls{b: b}
-	if len(b) == 0 {
-		return nil
+// idSum hashes a call id (FNV-1a) for looking it up among the frozen calls.
+func idSum(id []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range id {
+		h = (h ^ uint32(c)) * 16777619
 	}
-	if len(b) > math.MaxInt32 {
+	return h
+}
+
+// read checks the calls frozen in b, as a restore reads them, and keeps
+// them; n is their count.
+func (f *frozenCalls) read(n int, b []byte) error {
+	*f = frozenCalls{b: b}
+	if len(b) > math.MaxInt32 || n > len(b) {
 		return snapbin.ErrCorrupt
 	}
-	for at := 0; at < len(b); {
-		f.at = append(f.at, int32(at))
-		if at = skipFrozen(b, at); at < 0 {
+	f.at, f.sum = make([]int32, n), make([]uint32, n)
+	at := 0
+	for i := range n {
+		idAt, idEnd, end := skipFrozen(b, at)
+		if end < 0 {
 			return snapbin.ErrCorrupt
 		}
+		f.at[i], f.sum[i] = int32(at), idSum(b[idAt:idEnd])
+		at = end
+	}
+	if at != len(b) {
+		return snapbin.ErrCorrupt
 	}
 	return nil
 }
 
-// skipFrozen returns where the frozen call at b[at:] ends, -1 if it is not
-// one that loadCall reads (without events) or not a frozen one: it reads
-// what loadCall reads, field by field, without building anything, as
-// restoring does for thousands of calls.
-func skipFrozen(b []byte, at int) int {
+// skipFrozen returns where the id of the frozen call at b[at:] starts and
+// ends, and where the call ends; end -1 if it is not one that loadCall
+// reads (without events) or not a frozen one. It reads what loadCall
+// reads, field by field, without building anything, as a restore does
+// for thousands of calls (TestSkipFrozen holds it to loadCall).
+func skipFrozen(b []byte, at int) (idAt, idEnd, end int) {
+	// at is -1 after an error; every read then fails too.
 	uint := func() uint64 {
 		if at < 0 || at >= len(b) {
 			at = -1
@@ -395,14 +413,15 @@ func skipFrozen(b []byte, at int) int {
 		at += n
 		return v
 	}
-	str := func() int {
+	str := func() (start int) {
 		n := uint()
 		if at < 0 || n > uint64(len(b)-at) {
 			at = -1
 			return 0
 		}
+		start = at
 		at += int(n)
-		return int(n)
+		return start
 	}
 	verdict := func() {
 		if uint() > uint64(guard.Halt) {
@@ -412,18 +431,19 @@ func skipFrozen(b []byte, at int) int {
 		uint() // the count, a signed varint: read as loadVerdict reads it
 		str()
 	}
-	idLen := str()
+	idAt = str()
+	idEnd = at
 	uint() // index
 	str()  // request
 	flags := uint()
-	if flags&(flagInMap|flagDone|flagEv) != flagInMap|flagDone || idLen == 0 {
-		return -1
+	if at < 0 || flags&(flagInMap|flagDone|flagEv) != flagInMap|flagDone || idEnd <= idAt {
+		return 0, 0, -1
 	}
 	verdict()
 	if flags&flagBeforeSame == 0 {
 		verdict()
 	}
-	return at
+	return idAt, idEnd, at
 }
 
 // thaw returns the frozen call of the id, decoded into new memory, and
@@ -432,16 +452,14 @@ func (f *frozenCalls) thaw(s *session, id string) *call {
 	if len(f.at) == 0 || id == "" {
 		return nil
 	}
-	var key snapbin.Writer
-	key.String(id)
-	for from := 0; ; {
-		i := bytes.Index(f.b[from:], key.B)
-		if i < 0 {
-			return nil
+	h := idSum([]byte(id))
+	for i, sum := range f.sum {
+		if sum != h {
+			continue
 		}
-		at := int32(from + i)
-		from += i + 1
-		if _, found := slices.BinarySearch(f.at, at); !found || slices.Contains(f.thawed, at) {
+		at := f.at[i]
+		r := snapbin.NewReader(f.b[at:])
+		if r.String() != id || slices.Contains(f.thawed, at) {
 			continue
 		}
 		c := s.newCall()
@@ -449,6 +467,7 @@ func (f *frozenCalls) thaw(s *session, id string) *call {
 		f.thawed = append(f.thawed, at)
 		return c
 	}
+	return nil
 }
 
 // keptLen is the length of the frozen calls not thawed.

@@ -58,8 +58,23 @@ func frozenTail() []record {
 	}
 }
 
+// frozenSession is a session of frozenRecords(n) restored from its
+// checkpoint.
+func frozenSession(tb testing.TB, n int) *session {
+	r, err := rules.Preset("loopgate")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := newSession(r, "claude-code", "")
+	recs := frozenRecords(n)
+	for i := range recs {
+		s.apply(&recs[i])
+	}
+	return checkpointed(tb, s, r)
+}
+
 // checkpointed saves s and restores it into a new session.
-func checkpointed(t *testing.T, s *session, r *rules.Rules) *session {
+func checkpointed(t testing.TB, s *session, r *rules.Rules) *session {
 	t.Helper()
 	g, err := s.g.AppendState(nil)
 	if err != nil {
@@ -174,31 +189,24 @@ func TestFrozenCalls(t *testing.T) {
 // reads whole as frozen (done, registered, no open event), call by call,
 // over every byte of a checkpoint's frozen calls changed.
 func TestSkipFrozen(t *testing.T) {
-	r, err := rules.Preset("loopgate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newSession(r, "claude-code", "")
-	recs := frozenRecords(12)
-	for i := range recs {
-		s.apply(&recs[i])
-	}
-	s = checkpointed(t, checkpointed(t, s, r), r)
+	s := frozenSession(t, 12)
+	s = checkpointed(t, s, s.r)
 	valid := s.frozen.b
 	if len(valid) == 0 {
 		t.Fatal("no frozen calls")
 	}
-	// reference reads b's calls with loadCall.
+	n := len(s.frozen.at)
+	// reference reads b's n calls with loadCall.
 	reference := func(b []byte) bool {
 		rd := snapbin.NewReader(b)
-		for rd.Rest() > 0 {
+		for range n {
 			var c call
 			flags := (*session)(nil).loadCall(rd, &c, false)
 			if rd.Err() != nil || flags&(flagInMap|flagDone|flagEv) != flagInMap|flagDone || c.id == "" {
 				return false
 			}
 		}
-		return true
+		return rd.Rest() == 0
 	}
 	accepted, refused := 0, 0
 	for i := range valid {
@@ -206,7 +214,7 @@ func TestSkipFrozen(t *testing.T) {
 			b := slices.Clone(valid)
 			b[i] = x
 			var f frozenCalls
-			got := f.read(b) == nil
+			got := f.read(n, b) == nil
 			if want := reference(b); got != want {
 				t.Fatalf("byte %d set to %#x: restore accepts %v, loadCall reads %v", i, x, got, want)
 			}
@@ -217,13 +225,32 @@ func TestSkipFrozen(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range []int{1, len(valid) / 2, len(valid) - 1} {
+	for _, cut := range []int{1, len(valid) / 2, len(valid) - 1} {
 		var f frozenCalls
-		if f.read(valid[:n]) == nil && !reference(valid[:n]) {
-			t.Errorf("cut to %d bytes: accepted", n)
+		if f.read(n, valid[:cut]) == nil {
+			t.Errorf("cut to %d bytes: accepted", cut)
+		}
+	}
+	for _, m := range []int{n - 1, n + 1} {
+		var f frozenCalls
+		if f.read(m, valid) == nil {
+			t.Errorf("%d calls read as %d: accepted", n, m)
 		}
 	}
 	if accepted == 0 || refused == 0 {
 		t.Errorf("%d changed inputs accepted, %d refused: the test reads nothing", accepted, refused)
+	}
+}
+
+// BenchmarkFrozenRead is a restore's check of 2,000 frozen calls.
+func BenchmarkFrozenRead(b *testing.B) {
+	s := frozenSession(b, 2000)
+	blob, count := s.frozen.b, len(s.frozen.at)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var f frozenCalls
+		if err := f.read(count, blob); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
