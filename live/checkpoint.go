@@ -2,6 +2,7 @@ package live
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
@@ -214,7 +215,18 @@ func (s *session) save(w *snapbin.Writer, g []byte) {
 	if s.last != nil && (s.last.id == "" || s.calls[s.last.id] != s.last) {
 		calls = append(calls, s.last)
 	}
-	slices.SortFunc(calls, func(a, b *call) int { return a.index - b.index })
+	// By index (a session numbers its calls one by one); a checkpoint
+	// that was not written so (two calls of one index) still saves the same
+	// bytes every time: by id, the latest last.
+	slices.SortFunc(calls, func(a, b *call) int {
+		if c := cmp.Compare(a.index, b.index); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.id, b.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(boolInt(a == s.last), boolInt(b == s.last))
+	})
 	var fw snapbin.Writer
 	live, frozen := calls[:0], 0
 	for _, c := range calls {
@@ -512,6 +524,13 @@ const (
 	flagEv         // open: its event follows
 	flagBeforeSame // its Before verdict is its final one
 )
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 func callFlags(bits ...bool) uint {
 	var f uint

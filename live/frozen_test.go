@@ -254,3 +254,46 @@ func BenchmarkFrozenRead(b *testing.B) {
 		}
 	}
 }
+
+// FuzzRestore: a session's checkpoint of any bytes is refused or restored
+// without a panic, and one restored saves to a checkpoint that restores
+// and saves again to the same bytes (the frozen calls copied as read).
+func FuzzRestore(f *testing.F) {
+	for _, n := range []int{0, 3, 12} {
+		s := frozenSession(f, n)
+		g, err := s.g.AppendState(nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var w snapbin.Writer
+		s.save(&w, g)
+		f.Add(w.B)
+	}
+	r, err := rules.Preset("loopgate")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s := newSession(r, "claude-code", "")
+		if restoreSafely(s, b) != nil {
+			return
+		}
+		save := func(s *session) []byte {
+			g, err := s.g.AppendState(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var w snapbin.Writer
+			s.save(&w, g)
+			return w.B
+		}
+		once := save(s)
+		again := newSession(r, "claude-code", "")
+		if err := restoreSafely(again, once); err != nil {
+			t.Fatalf("a checkpoint saved from a restored one is refused: %v", err)
+		}
+		if twice := save(again); string(twice) != string(once) {
+			t.Fatal("saved twice, the checkpoint differs")
+		}
+	})
+}
