@@ -183,11 +183,11 @@ func hookConfig(c hookFlags) (live.Config, error) {
 			return live.Config{}, err
 		}
 	}
-	r, text, err := hookRules(c, dir)
+	r, text, digest, err := hookRules(c, dir)
 	if err != nil {
 		return live.Config{}, err
 	}
-	cfg := live.Config{Protocol: p, Rules: r, RulesText: text, RulesName: rulesName(c, r), StateDir: dir,
+	cfg := live.Config{Protocol: p, Rules: r, RulesText: text, RulesDigest: digest, RulesName: rulesName(c, r), StateDir: dir,
 		Shadow: c.Bool("shadow"), Log: c.String("log"), TTL: c.Duration("expire"), ContentText: ingest.ContentText,
 		Results: live.ResultReading{Envelope: ingest.EnvelopeOf, Failed: ingest.ResultFailed, Outcomes: ingest.ClineOutcomes}}
 	if cfg.Shadow && cfg.Log == "" {
@@ -200,21 +200,21 @@ func hookConfig(c hookFlags) (live.Config, error) {
 // parsed alone, where rules.Preset parses every preset on first use (a
 // quarter of a hook call's start). TestHookRulesArePresets checks that
 // both give the same rules. It also returns the text the rules were
-// parsed from (the snapshot's tag digests it: live.Config.RulesText).
+// parsed from and its digest (the snapshot's tag: live.Config.RulesText).
 // The rules parsed are kept in the state directory dir, so that the next
 // call reads them instead of parsing the same text (live.CachedRules).
-func hookRules(c hookFlags, dir string) (*rules.Rules, []byte, error) {
+func hookRules(c hookFlags, dir string) (*rules.Rules, []byte, []byte, error) {
 	source := c.String("rules")
 	var data []byte
 	if source != "" {
 		if c.String("preset") != "" {
-			return nil, nil, usageError("--rules and --preset cannot be used together")
+			return nil, nil, nil, usageError("--rules and --preset cannot be used together")
 		}
 		// Read once and parsed from what was read, so that the text
 		// digested is the text parsed (rules.Load's limit and wording).
 		var err error
 		if data, err = readRulesFile(source); err != nil {
-			return nil, nil, cli.Exit(err.Error(), ExitUsage)
+			return nil, nil, nil, cli.Exit(err.Error(), ExitUsage)
 		}
 	} else {
 		preset := c.String("preset")
@@ -223,16 +223,17 @@ func hookRules(c hookFlags, dir string) (*rules.Rules, []byte, error) {
 		}
 		var err error
 		if data, err = rules.PresetText(preset); err != nil {
-			return nil, nil, usageError("%v", err)
+			return nil, nil, nil, usageError("%v", err)
 		}
 		source = "preset:" + preset
 	}
 	text := live.SourceText(source, data)
-	r, err := live.CachedRules(dir, text, func() (*rules.Rules, error) { return guard.ParseRules(data, source) })
+	digest := live.RulesDigest(text)
+	r, err := live.CachedRules(dir, digest, func() (*rules.Rules, error) { return guard.ParseRules(data, source) })
 	if err != nil {
-		return nil, nil, cli.Exit(err.Error(), ExitUsage)
+		return nil, nil, nil, cli.Exit(err.Error(), ExitUsage)
 	}
-	return r, text, nil
+	return r, text, digest, nil
 }
 
 // readRulesFile reads a rules file as rules.Load does.

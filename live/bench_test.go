@@ -69,7 +69,7 @@ func BenchmarkHandle2000(b *testing.B) {
 func BenchmarkCheckpoint2000(b *testing.B) {
 	cfg, _ := benchSession(b, 2000)
 	path := filesOf(cfg.StateDir, "bench").log("main")
-	tag, err := checkpointTag(cfg.Rules, cfg.RulesText, "claude-code", "")
+	tag, err := checkpointTag(cfg.Rules, cfg.rulesDigest(), "claude-code", "")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -79,6 +79,35 @@ func BenchmarkCheckpoint2000(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, _, _, err := openSession(path, fresh, tag); err != nil {
 			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if CheckpointsRestored()-before != int64(b.N) {
+		b.Fatal("the session was not built from its checkpoint")
+	}
+}
+
+// BenchmarkHandlePost2000 is one PostToolUse on a session of 2000 calls
+// restored from its checkpoint, in process: the call's result, its
+// request's end and the checkpoint written again (the state restored
+// before each call).
+func BenchmarkHandlePost2000(b *testing.B) {
+	cfg, pre := benchSession(b, 2000)
+	if r := Handle(cfg, pre); r.Stderr != "" {
+		b.Fatal(r.Stderr)
+	}
+	post := bytes.Replace(pre, []byte(`"PreToolUse"`), []byte(`"PostToolUse"`), 1)
+	post = append(post[:len(post)-1], `,"tool_response":"ok"}`...)
+	path := filesOf(cfg.StateDir, "bench").log("main")
+	saved, _ := os.ReadFile(path)
+	snap, _ := os.ReadFile(checkpointPath(path))
+	before := CheckpointsRestored()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		os.WriteFile(path, saved, 0o600)
+		os.WriteFile(checkpointPath(path), snap, 0o600)
+		if r := Handle(cfg, post); r.Stderr != "" {
+			b.Fatal(r.Stderr)
 		}
 	}
 	b.StopTimer()

@@ -2,10 +2,12 @@ package live
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"hash/crc32"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -31,15 +33,19 @@ import (
 // over the same records, so they decide alike (TestCheckpointEquivalence).
 //
 // The file is the log's name with .snap (checkpointPath); its magic keeps
-// the word of the first version, so that the files read as before. File
-// layout: checkpointMagic, a CRC-32 of the rest, then the body:
+// the word of the first version, and its number changes with the layout,
+// so that a file of another layout is never read as this one (2: the
+// frozen calls). File layout: checkpointMagic, a CRC-32 of the rest, then
+// the body:
 //
 //	tag        digest of the rules as given, the session's format and platform, and this build
 //	log        device, inode, bytes covered, lines covered, CRC-32 of the bytes covered
 //	problems   the log's problems met in the lines covered (named again on each call, as a rebuild would)
-//	session    call count, halt, pending compaction, call lines, call lines at the latest prompt, turn id, steers waiting, its calls (ids, verdicts, flags; an open call's record)
+//	session    call count, halt, pending compaction, call lines, call lines at the latest prompt, turn id, steers waiting,
+//	           its frozen calls (frozenCalls: done, registered under their ids, not the latest), its other calls
+//	           (ids, verdicts, flags; an open call's record), which of them is the latest
 //	guard      guard.AppendState
-const checkpointMagic = "loopgate-snapshot-1\n"
+const checkpointMagic = "loopgate-snapshot-2\n"
 
 // restoredCheckpoints counts the sessions built from a checkpoint in this
 // process: tests read it to know that the checkpoint path ran.
@@ -63,15 +69,16 @@ type logPos struct {
 }
 
 // checkpointTag identifies what a checkpoint is valid for: the rules as given
-// (the text they were parsed from when known, else every setting as
-// JSON), the transcript format and platform (which pick the session's
-// variant of them), and the build of loopgate that wrote it (a new build
-// may keep other state, and holds the presets a rules file extends).
-func checkpointTag(r *rules.Rules, text []byte, format, platform string) (string, error) {
+// (the digest of the text they were parsed from when known, RulesDigest,
+// else every setting as JSON), the transcript format and platform (which
+// pick the session's variant of them), and the build of loopgate that
+// wrote it (a new build may keep other state, and holds the presets a
+// rules file extends).
+func checkpointTag(r *rules.Rules, digest []byte, format, platform string) (string, error) {
 	h := sha256.New()
-	if text != nil {
-		h.Write([]byte("text\x00"))
-		h.Write(text)
+	if digest != nil {
+		h.Write([]byte("text digest\x00"))
+		h.Write(digest)
 	} else {
 		j, err := json.Marshal(r)
 		if err != nil {
@@ -196,7 +203,11 @@ func (s *session) save(w *snapbin.Writer, g []byte) {
 	w.String(s.turn)
 	w.String(s.pending)
 	// Every call the session knows, in order, and whether the latest is
-	// one of them (a call without an id is not in s.calls).
+	// one of them (a call without an id is not in s.calls). A done call
+	// registered under its id that is not the latest is frozen (see
+	// frozenCalls): the frozen calls the checkpoint was restored with are
+	// copied as they were read, and the calls frozen since are appended to
+	// them.
 	calls := make([]*call, 0, len(s.calls)+1)
 	for _, c := range s.calls {
 		calls = append(calls, c)
@@ -204,43 +215,98 @@ func (s *session) save(w *snapbin.Writer, g []byte) {
 	if s.last != nil && (s.last.id == "" || s.calls[s.last.id] != s.last) {
 		calls = append(calls, s.last)
 	}
-	slices.SortFunc(calls, func(a, b *call) int { return a.index - b.index })
-	w.Uint(uint64(len(calls)))
+	// By index (a session numbers its calls one by one); a checkpoint
+	// that was not written so (two calls of one index) still saves the same
+	// bytes every time: by id, the latest last.
+	slices.SortFunc(calls, func(a, b *call) int {
+		if c := cmp.Compare(a.index, b.index); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.id, b.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(boolInt(a == s.last), boolInt(b == s.last))
+	})
+	var fw snapbin.Writer
+	live, frozen := calls[:0], 0
+	for _, c := range calls {
+		if c.done && c != s.last && c.id != "" && s.calls[c.id] == c {
+			saveCall(&fw, s, c)
+			frozen++
+		} else {
+			live = append(live, c)
+		}
+	}
+	w.Uint(uint64(len(s.frozen.at) - len(s.frozen.thawed) + frozen))
+	w.Uint(uint64(s.frozen.keptLen() + len(fw.B)))
+	w.B = s.frozen.appendKept(w.B)
+	w.B = append(w.B, fw.B...)
+	w.Uint(uint64(len(live)))
 	last := -1
-	for i, c := range calls {
+	for i, c := range live {
 		if c == s.last {
 			last = i
 		}
-		w.String(c.id)
-		w.Uint(uint64(c.index))
-		w.String(c.request)
-		flags := callFlags(c.id != "" && s.calls[c.id] == c, c.ran, c.done, c.halted, c.ended, c.ev != nil, c.before == c.final)
-		w.Uint(uint64(flags))
-		// A done call's verdicts are read only for what the hook says of
-		// it (action, detector, count, message): its key and scope are
-		// not kept, which halves a checkpoint. An open call's are kept
-		// whole, for its result.
-		full := c.ev != nil || !c.done
-		saveVerdict(w, &c.final, full)
-		if flags&flagBeforeSame == 0 {
-			saveVerdict(w, &c.before, full)
-		}
-		if ev := c.ev; ev != nil {
-			// A call that ran and has no result yet, no longer in the
-			// guard's hands (a prompt cleared it): its event is built
-			// again from what its record held.
-			w.String(ev.Tool)
-			w.Bool(ev.ArgsOK)
-			w.String(ev.ArgsRaw)
-			var t int64
-			if !ev.Time.IsZero() {
-				t = ev.Time.UnixNano()
-			}
-			w.Int(t)
-		}
+		saveCall(w, s, c)
 	}
 	w.Int(int64(last))
 	w.String(string(g))
+}
+
+// saveCall writes one call of the session.
+func saveCall(w *snapbin.Writer, s *session, c *call) {
+	w.String(c.id)
+	w.Uint(uint64(c.index))
+	w.String(c.request)
+	flags := callFlags(c.id != "" && s.calls[c.id] == c, c.ran, c.done, c.halted, c.ended, c.ev != nil, c.before == c.final)
+	w.Uint(uint64(flags))
+	// A done call's verdicts are read only for what the hook says of
+	// it (action, detector, count, message): its key and scope are
+	// not kept, which halves a checkpoint. An open call's are kept
+	// whole, for its result.
+	full := c.ev != nil || !c.done
+	saveVerdict(w, &c.final, full)
+	if flags&flagBeforeSame == 0 {
+		saveVerdict(w, &c.before, full)
+	}
+	if ev := c.ev; ev != nil {
+		// A call that ran and has no result yet, no longer in the
+		// guard's hands (a prompt cleared it): its event is built
+		// again from what its record held.
+		w.String(ev.Tool)
+		w.Bool(ev.ArgsOK)
+		w.String(ev.ArgsRaw)
+		var t int64
+		if !ev.Time.IsZero() {
+			t = ev.Time.UnixNano()
+		}
+		w.Int(t)
+	}
+}
+
+// loadCall reads what saveCall wrote into c, and returns its flags. A
+// call with an open event is corrupt unless events (its event is then
+// built again for s).
+func (s *session) loadCall(r *snapbin.Reader, c *call, events bool) uint64 {
+	c.id, c.index, c.request = r.String(), int(r.Uint()), r.String()
+	flags := r.Uint()
+	full := flags&flagEv != 0 || flags&flagDone == 0
+	loadVerdict(r, &c.final, full)
+	if flags&flagBeforeSame != 0 {
+		c.before = c.final
+	} else {
+		loadVerdict(r, &c.before, full)
+	}
+	c.ran, c.done, c.halted, c.ended = flags&flagRan != 0, flags&flagDone != 0, flags&flagHalted != 0, flags&flagEnded != 0
+	if flags&flagEv != 0 {
+		if !events {
+			r.Fail(snapbin.ErrCorrupt)
+			return flags
+		}
+		tool, argsOK, args, t := r.String(), r.Bool(), r.String(), r.Int()
+		c.ev = s.callEvent(c.index, tool, argsOK, args, t)
+	}
+	return flags
 }
 
 // restore reads what save wrote into a new session of the same rules.
@@ -255,27 +321,16 @@ func (s *session) restore(b []byte) error {
 	s.promptAt = int(r.Uint())
 	s.turn = r.String()
 	s.pending = r.String()
+	if err := s.frozen.read(r.Len(), r.Bytes()); err != nil {
+		return err
+	}
 	n := r.Len()
 	s.expect(n)
 	calls := make([]*call, n)
 	for i := range calls {
 		c := s.newCall()
-		c.id, c.index, c.request = r.String(), int(r.Uint()), r.String()
-		flags := r.Uint()
-		full := flags&flagEv != 0 || flags&flagDone == 0
-		loadVerdict(r, &c.final, full)
-		if flags&flagBeforeSame != 0 {
-			c.before = c.final
-		} else {
-			loadVerdict(r, &c.before, full)
-		}
-		if flags&flagInMap != 0 {
+		if s.loadCall(r, c, true)&flagInMap != 0 {
 			s.calls[c.id] = c
-		}
-		c.ran, c.done, c.halted, c.ended = flags&flagRan != 0, flags&flagDone != 0, flags&flagHalted != 0, flags&flagEnded != 0
-		if flags&flagEv != 0 {
-			tool, argsOK, args, t := r.String(), r.Bool(), r.String(), r.Int()
-			c.ev = s.callEvent(c.index, tool, argsOK, args, t)
 		}
 		calls[i] = c
 	}
@@ -294,6 +349,171 @@ func (s *session) restore(b []byte) error {
 	return s.g.RestoreState(g)
 }
 
+// frozenCalls are the done calls of a restored checkpoint, kept as the
+// checkpoint holds them until one is looked up. A done call registered
+// under its id changes only if a request end names it (an E record), and
+// is read only when a call of its id is looked up (a retried hook, a
+// result or request end of it, its request's calls checked for an end):
+// decoding them all, thousands on a long session, and registering each
+// under its id was most of a call's restore, and sorting them again for
+// the next checkpoint most of its save. A call looked up is decoded then
+// and becomes the session's again (thaw), and the next save writes it as
+// a session's call; the others are copied to it as they were read.
+type frozenCalls struct {
+	b []byte
+	// at is where each call starts in b, and sum a hash of its id
+	// (idSum), by which a call is looked up; thawed are the starts of the
+	// calls thawed.
+	at     []int32
+	sum    []uint32
+	thawed []int32
+}
+
+// idSum hashes a call id (FNV-1a) for looking it up among the frozen calls.
+func idSum(id []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range id {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
+}
+
+// read checks the calls frozen in b, as a restore reads them, and keeps
+// them; n is their count.
+func (f *frozenCalls) read(n int, b []byte) error {
+	*f = frozenCalls{b: b}
+	if len(b) > math.MaxInt32 || n > len(b) {
+		return snapbin.ErrCorrupt
+	}
+	f.at, f.sum = make([]int32, n), make([]uint32, n)
+	at := 0
+	for i := range n {
+		idAt, idEnd, end := skipFrozen(b, at)
+		if end < 0 {
+			return snapbin.ErrCorrupt
+		}
+		f.at[i], f.sum[i] = int32(at), idSum(b[idAt:idEnd])
+		at = end
+	}
+	if at != len(b) {
+		return snapbin.ErrCorrupt
+	}
+	return nil
+}
+
+// skipFrozen returns where the id of the frozen call at b[at:] starts and
+// ends, and where the call ends; end -1 if it is not one that loadCall
+// reads (without events) or not a frozen one. It reads what loadCall
+// reads, field by field, without building anything, as a restore does
+// for thousands of calls (TestSkipFrozen holds it to loadCall).
+func skipFrozen(b []byte, at int) (idAt, idEnd, end int) {
+	// at is -1 after an error; every read then fails too.
+	uint := func() uint64 {
+		if at < 0 || at >= len(b) {
+			at = -1
+			return 0
+		}
+		if c := b[at]; c < 0x80 {
+			at++
+			return uint64(c)
+		}
+		v, n := binary.Uvarint(b[at:])
+		if n <= 0 {
+			at = -1
+			return 0
+		}
+		at += n
+		return v
+	}
+	str := func() (start int) {
+		n := uint()
+		if at < 0 || n > uint64(len(b)-at) {
+			at = -1
+			return 0
+		}
+		start = at
+		at += int(n)
+		return start
+	}
+	verdict := func() {
+		if uint() > uint64(guard.Halt) {
+			at = -1
+		}
+		str()
+		uint() // the count, a signed varint: read as loadVerdict reads it
+		str()
+	}
+	idAt = str()
+	idEnd = at
+	uint() // index
+	str()  // request
+	flags := uint()
+	if at < 0 || flags&(flagInMap|flagDone|flagEv) != flagInMap|flagDone || idEnd <= idAt {
+		return 0, 0, -1
+	}
+	verdict()
+	if flags&flagBeforeSame == 0 {
+		verdict()
+	}
+	return idAt, idEnd, at
+}
+
+// thaw returns the frozen call of the id, decoded into new memory, and
+// drops it from the frozen calls; nil if there is none.
+func (f *frozenCalls) thaw(s *session, id string) *call {
+	if len(f.at) == 0 || id == "" {
+		return nil
+	}
+	h := idSum([]byte(id))
+	for i, sum := range f.sum {
+		if sum != h {
+			continue
+		}
+		at := f.at[i]
+		r := snapbin.NewReader(f.b[at:])
+		if r.String() != id || slices.Contains(f.thawed, at) {
+			continue
+		}
+		c := s.newCall()
+		s.loadCall(snapbin.NewReader(f.b[at:]), c, false)
+		f.thawed = append(f.thawed, at)
+		return c
+	}
+	return nil
+}
+
+// keptLen is the length of the frozen calls not thawed.
+func (f *frozenCalls) keptLen() int {
+	n := len(f.b)
+	for _, at := range f.thawed {
+		i, _ := slices.BinarySearch(f.at, at)
+		end := int32(len(f.b))
+		if i+1 < len(f.at) {
+			end = f.at[i+1]
+		}
+		n -= int(end - at)
+	}
+	return n
+}
+
+// appendKept appends the frozen calls not thawed, as read.
+func (f *frozenCalls) appendKept(b []byte) []byte {
+	if len(f.thawed) == 0 {
+		return append(b, f.b...)
+	}
+	for i, at := range f.at {
+		if slices.Contains(f.thawed, at) {
+			continue
+		}
+		end := int32(len(f.b))
+		if i+1 < len(f.at) {
+			end = f.at[i+1]
+		}
+		b = append(b, f.b[at:end]...)
+	}
+	return b
+}
+
 // A call's flags in a checkpoint.
 const (
 	flagInMap = 1 << iota // registered under its id
@@ -304,6 +524,13 @@ const (
 	flagEv         // open: its event follows
 	flagBeforeSame // its Before verdict is its final one
 )
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 func callFlags(bits ...bool) uint {
 	var f uint

@@ -181,6 +181,17 @@ func TestCheckpointFallback(t *testing.T) {
 			os.WriteFile(path, b[:len(b)-7], 0o600)
 		}, false},
 		{"empty", func(t *testing.T, dir, _ string) { os.WriteFile(snapOf(dir, "s"), nil, 0o600) }, false},
+		{"of the layout before", func(t *testing.T, dir, _ string) {
+			// Its checksum holds (it covers the body): the magic alone
+			// keeps a layout from being read as another.
+			path := snapOf(dir, "s")
+			b, _ := os.ReadFile(path)
+			old := strings.Replace(checkpointMagic, "-2\n", "-1\n", 1)
+			if old == checkpointMagic || !bytes.HasPrefix(b, []byte(checkpointMagic)) {
+				t.Fatal("no checkpoint of this layout to change")
+			}
+			os.WriteFile(path, append([]byte(old), b[len(checkpointMagic):]...), 0o600)
+		}, false},
 		{"another session's", func(t *testing.T, dir, _ string) {
 			b, _ := os.ReadFile(snapOf(dir, "other"))
 			os.WriteFile(snapOf(dir, "s"), b, 0o600)
@@ -242,4 +253,39 @@ func TestCheckpointFallback(t *testing.T) {
 
 func snapOf(stateDir, session string) string {
 	return checkpointPath(filesOf(stateDir, session).log("main"))
+}
+
+// TestCheckpointTagDigest: the tag is the same whether the caller gives
+// the rules text's digest or the text alone, and differs with the text,
+// the format or the rules when no text is known.
+func TestCheckpointTagDigest(t *testing.T) {
+	r, err := rules.Preset("loopgate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := SourceText("preset:loopgate", []byte("extends: loopgate\n"))
+	tag := func(c Config, format string) string {
+		s, err := checkpointTag(c.Rules, c.rulesDigest(), format, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	fromText := tag(Config{Rules: r, RulesText: text}, "claude-code")
+	cases := []struct {
+		name string
+		cfg  Config
+		fmt  string
+		same bool
+	}{
+		{"digest given", Config{Rules: r, RulesText: text, RulesDigest: RulesDigest(text)}, "claude-code", true},
+		{"other text", Config{Rules: r, RulesText: append(text, ' ')}, "claude-code", false},
+		{"other format", Config{Rules: r, RulesText: text}, "codex", false},
+		{"no text", Config{Rules: r}, "claude-code", false},
+	}
+	for _, tc := range cases {
+		if got := tag(tc.cfg, tc.fmt) == fromText; got != tc.same {
+			t.Errorf("%s: same tag %v, want %v", tc.name, got, tc.same)
+		}
+	}
 }

@@ -14,6 +14,7 @@ package live
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -37,6 +38,9 @@ type Config struct {
 	// (encoding/json's first use in a process; docs/performance.md,
 	// "The live hook").
 	RulesText []byte
+	// RulesDigest is RulesDigest(RulesText) when the caller has it (the
+	// rules cache is named by it): the text is then not digested again.
+	RulesDigest []byte
 	// RulesName names the rules in the decision log.
 	RulesName string
 	StateDir  string
@@ -67,6 +71,22 @@ type Config struct {
 // source name given to rules.Parse.
 func SourceText(source string, text []byte) []byte {
 	return append([]byte(source+"\x00"), text...)
+}
+
+// RulesDigest is the digest of a rules text (SourceText) that names its
+// cached rules (CachedRules) and tags a session's checkpoints: digested
+// once for both, as a preset's text is tens of kilobytes.
+func RulesDigest(text []byte) []byte {
+	sum := sha256.Sum256(text)
+	return sum[:]
+}
+
+// rulesDigest is RulesDigest(c.RulesText), nil when the text is not known.
+func (c *Config) rulesDigest() []byte {
+	if c.RulesDigest != nil || c.RulesText == nil {
+		return c.RulesDigest
+	}
+	return RulesDigest(c.RulesText)
 }
 
 // Reply is the hook's answer: what to write on stdout and stderr, and the
@@ -196,7 +216,7 @@ func (h *hook) run() (Answer, []string, error) {
 	logPath := files.log(scope)
 	tag := ""
 	if !cfg.NoCheckpoint {
-		tag, _ = checkpointTag(cfg.Rules, cfg.RulesText, ev.Format, ev.Platform) // "": no checkpoint
+		tag, _ = checkpointTag(cfg.Rules, cfg.rulesDigest(), ev.Format, ev.Platform) // "": no checkpoint
 	}
 	fresh := func() *session { return newSession(cfg.Rules, ev.Format, ev.Platform) }
 	s, pos, problems, err := openSession(logPath, fresh, tag)
@@ -376,7 +396,7 @@ func (h *hook) post(s *session, apply func(*record) effect) Answer {
 		args, _ := readArgs(ev.Input)
 		id = s.runningCall(rules.MCPCallName(ev.Tool, ev.MCPTool), args)
 	}
-	c := s.calls[id]
+	c := s.registered(id)
 	if c == nil || c.done {
 		// A result of a call the hook did not decide (installed mid-call),
 		// or of one it stopped (shadow mode: the call ran anyway): the
@@ -415,7 +435,7 @@ func (h *hook) endIfComplete(s *session, c *call, apply func(*record) effect) st
 			h.idx = loadIndex(filesOf(h.cfg.StateDir, h.ev.Session).index)
 		}
 		for _, id := range h.idx.byRequest[c.request] {
-			if o := s.calls[id]; o == nil || !o.done {
+			if o := s.registered(id); o == nil || !o.done {
 				return ""
 			}
 		}
@@ -445,6 +465,7 @@ func (h *hook) roundContext(eff effect) string {
 func (s *session) runningCall(tool, args string) string {
 	first := ""
 	for i := 1; i <= s.index; i++ {
+		// Not s.registered: a frozen call is done.
 		c := s.calls["#"+strconv.Itoa(i)]
 		if c == nil || !c.ran || c.done || c.ev == nil || c.ev.Tool != tool {
 			continue

@@ -18,7 +18,7 @@ import (
 // that would otherwise parse the same rules text again (its YAML parse was
 // a quarter of a call's instructions: docs/performance.md, "The live hook,
 // every preset"). The file holds the rules' binary form (rules.AppendBinary)
-// under a name made of a digest of the rules' text and of this program
+// under a name made of the rules text's digest and of this program
 // (build and executable file), so that other rules, another build or a
 // rebuilt binary never read it; the form itself names the schema it was
 // written by, and a checksum covers it. A file that is absent, unreadable,
@@ -30,12 +30,13 @@ import (
 // rulesCacheMagic starts a cached rules file.
 const rulesCacheMagic = "loopgate-rules-1\n"
 
-// CachedRules returns the rules parsed from text (SourceText: the source
-// name and the text parse reads), from the cache in the state directory dir
-// when it holds them, else from parse, and then kept there for the next
-// call. parse's error is returned as it is.
-func CachedRules(dir string, text []byte, parse func() (*rules.Rules, error)) (*rules.Rules, error) {
-	path := rulesCachePath(dir, text)
+// CachedRules returns the rules parsed from a text of this digest
+// (RulesDigest of SourceText: the source name and the text parse reads),
+// from the cache in the state directory dir when it holds them, else from
+// parse, and then kept there for the next call. parse's error is returned
+// as it is.
+func CachedRules(dir string, digest []byte, parse func() (*rules.Rules, error)) (*rules.Rules, error) {
+	path := rulesCachePath(dir, digest)
 	if path == "" {
 		return parse()
 	}
@@ -50,15 +51,16 @@ func CachedRules(dir string, text []byte, parse func() (*rules.Rules, error)) (*
 	return r, nil
 }
 
-// rulesCachePath names the cached rules of text for this program; "" when
-// the program's file cannot be known (then nothing is cached).
-func rulesCachePath(dir string, text []byte) string {
+// rulesCachePath names the cached rules of a text of this digest
+// (RulesDigest) for this program; "" when the program's file cannot be
+// known (then nothing is cached).
+func rulesCachePath(dir string, digest []byte) string {
 	exe := executableID()
 	if exe == "" {
 		return ""
 	}
 	h := sha256.New()
-	h.Write(text)
+	h.Write(digest)
 	h.Write([]byte("\x00" + buildID() + "\x00" + exe))
 	return filepath.Join(dir, statePrefix+"rules-"+hex.EncodeToString(h.Sum(nil)[:16])+".rules")
 }

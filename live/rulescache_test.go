@@ -23,7 +23,7 @@ func TestCachedRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := SourceText("preset:hermes", text)
+	src := RulesDigest(SourceText("preset:hermes", text))
 	parses := 0
 	parse := func() (*rules.Rules, error) {
 		parses++
@@ -81,15 +81,15 @@ func TestCachedRules(t *testing.T) {
 			t.Errorf("%s: the cache was not written anew as a regular file (%v)", name, err)
 		}
 	}
-	other := SourceText("preset:hermes", append(append([]byte(nil), text...), '\n'))
+	other := RulesDigest(SourceText("preset:hermes", append(append([]byte(nil), text...), '\n')))
 	if rulesCachePath(dir, other) == path {
 		t.Error("two texts share a cache file")
 	}
 	bad := errors.New("bad rules")
-	if _, err := CachedRules(dir, SourceText("x", []byte("bad")), func() (*rules.Rules, error) { return nil, bad }); err != bad {
+	if _, err := CachedRules(dir, RulesDigest(SourceText("x", []byte("bad"))), func() (*rules.Rules, error) { return nil, bad }); err != bad {
 		t.Errorf("parse error: got %v", err)
 	}
-	if _, err := os.Stat(rulesCachePath(dir, SourceText("x", []byte("bad")))); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(rulesCachePath(dir, RulesDigest(SourceText("x", []byte("bad"))))); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("rules that failed to parse were cached (%v)", err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "*.tmp")); len(left) > 0 {

@@ -85,7 +85,10 @@ type session struct {
 	textBound   int
 
 	calls map[string]*call
-	index int
+	// frozen are the done calls of the checkpoint the session was
+	// restored from, not decoded (checkpoint.go): calls looks them up.
+	frozen frozenCalls
+	index  int
 	// classes caches the tools' classes (a glob match per class entry).
 	classes map[string]string
 	// slab is memory for the calls to come: a rebuild makes thousands,
@@ -181,6 +184,7 @@ func (s *session) apply(rec *record) effect {
 			// answer alike (and the checkpoint stays the size of a turn).
 			s.g = guard.NewSavableGuard(s.gr)
 			clear(s.calls)
+			s.frozen = frozenCalls{}
 			s.last = nil
 			s.index = s.bLines
 			s.compacted = false
@@ -254,7 +258,21 @@ func (s *session) call(id string) *call {
 	if s.last != nil && id != "" && s.last.id == id {
 		return s.last
 	}
-	return s.calls[id]
+	return s.registered(id)
+}
+
+// registered is the call registered under id (nil if none): the session's,
+// or one frozen in the checkpoint it was restored from, which becomes the
+// session's.
+func (s *session) registered(id string) *call {
+	if c := s.calls[id]; c != nil || len(s.frozen.at) == 0 {
+		return c
+	}
+	c := s.frozen.thaw(s, id)
+	if c != nil {
+		s.calls[id] = c
+	}
+	return c
 }
 
 // newEvent returns a CallEvent to fill in: a done call's, or new memory.
@@ -310,7 +328,7 @@ func (s *session) expect(n int) {
 }
 
 func (s *session) before(rec *record) effect {
-	if old := s.calls[rec.id]; old != nil && rec.id != "" {
+	if old := s.registered(rec.id); old != nil && rec.id != "" {
 		// The same call announced twice (a retried hook): the first one
 		// stands, as the agent runs the call once.
 		return effect{call: old, note: "call seen before"}

@@ -54,9 +54,4 @@ for ((i = 1; i <= runs; i++)); do
 	n=$(count "$new")
 	printf '%3d  %16s  %16s\n' "$i" "$o" "$n" | tee -a "$tmp/counts"
 done
-awk '{o[NR] = $2; n[NR] = $3}
-	function median(v, k,    i, j, t) {
-		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-		return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
-	}
-	END { mo = median(o, NR); mn = median(n, NR); printf "new/old, medians: %.4f (%+.1f%%)\n", mn / mo, 100 * (mn / mo - 1) }' "$tmp/counts"
+medians_ratio "$tmp/counts"

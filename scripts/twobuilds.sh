@@ -1,5 +1,6 @@
-# twobuilds.sh: the command line that scripts/pairs.sh and
-# scripts/instructions.sh share, sourced by both:
+# twobuilds.sh: the command line that scripts/pairs.sh,
+# scripts/instructions.sh and scripts/hookinstructions.sh share, sourced by
+# them:
 #
 #   [-n COUNT] OLD NEW [MORE...] [-- ARGS...]
 #
@@ -50,4 +51,15 @@ two_builds() {
 			exit 2
 		}
 	done
+}
+
+# medians_ratio FILE: FILE's lines are "RUN OLD NEW" counts; prints the ratio
+# NEW / OLD of their medians.
+medians_ratio() {
+	awk '{o[NR] = $2; n[NR] = $3}
+	function median(v, k,    i, j, t) {
+		for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+		return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+	}
+	END { mo = median(o, NR); mn = median(n, NR); printf "new/old, medians: %.4f (%+.1f%%)\n", mn / mo, 100 * (mn / mo - 1) }' "$1"
 }
