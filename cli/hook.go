@@ -206,6 +206,7 @@ func hookConfig(c hookFlags) (live.Config, error) {
 func hookRules(c hookFlags, dir string) (*rules.Rules, []byte, []byte, error) {
 	source := c.String("rules")
 	var data []byte
+	var preset string // a built-in preset's name, "" for a rules file
 	if source != "" {
 		if c.String("preset") != "" {
 			return nil, nil, nil, usageError("--rules and --preset cannot be used together")
@@ -217,7 +218,7 @@ func hookRules(c hookFlags, dir string) (*rules.Rules, []byte, []byte, error) {
 			return nil, nil, nil, cli.Exit(err.Error(), ExitUsage)
 		}
 	} else {
-		preset := c.String("preset")
+		preset = c.String("preset")
 		if preset == "" {
 			preset = "loopgate"
 		}
@@ -228,7 +229,12 @@ func hookRules(c hookFlags, dir string) (*rules.Rules, []byte, []byte, error) {
 		source = "preset:" + preset
 	}
 	text := live.SourceText(source, data)
-	digest := live.RulesDigest(text)
+	var digest []byte
+	if preset != "" {
+		digest = live.PresetDigest(preset, text)
+	} else {
+		digest = live.RulesDigest(text)
+	}
 	r, err := live.CachedRules(dir, digest, func() (*rules.Rules, error) { return guard.ParseRules(data, source) })
 	if err != nil {
 		return nil, nil, nil, cli.Exit(err.Error(), ExitUsage)

@@ -81,6 +81,32 @@ func RulesDigest(text []byte) []byte {
 	return sum[:]
 }
 
+// PresetDigest is RulesDigest(text) of a built-in preset's text
+// (SourceText("preset:"+name, rules.PresetText(name))), taken from a table
+// written at development time (preset_digests.go) when the text is the one
+// the table was made from: SHA-256 of a preset's tens of kilobytes was a
+// fifteenth of a hook call's instructions (docs/performance.md, "The live
+// hook, every preset"). The text's length and CRC-32, which cost a
+// fiftieth of that, guard against a table left stale: any other text is
+// digested.
+func PresetDigest(name string, text []byte) []byte {
+	for _, d := range presetDigests {
+		if d.name == name && len(text) == d.size && crc32.ChecksumIEEE(text) == d.crc {
+			sum := d.sha256
+			return sum[:]
+		}
+	}
+	return RulesDigest(text)
+}
+
+// presetDigest is a preset's entry in presetDigests.
+type presetDigest struct {
+	name   string
+	size   int
+	crc    uint32
+	sha256 [sha256.Size]byte
+}
+
 // rulesDigest is RulesDigest(c.RulesText), nil when the text is not known.
 func (c *Config) rulesDigest() []byte {
 	if c.RulesDigest != nil || c.RulesText == nil {
