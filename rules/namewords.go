@@ -211,6 +211,40 @@ type wordClasses struct {
 	acts  map[string]struct{} // a word that says the tool acts
 }
 
+// reserve sizes w's maps for the entries of c that add records, and
+// returns how many of c's entries are others (names and globs). Grown an
+// entry at a time, the maps were rehashed over and over: a fifth of the
+// rules' compile, which a live hook call runs on every call
+// (docs/performance.md, "The live hook, every preset"). A map stays nil
+// when no entry goes there, as add leaves it.
+func (w *wordClasses) reserve(c ClassTable) (others int) {
+	var verbs, words, acts int
+	for _, names := range c {
+		for _, name := range names {
+			switch {
+			case strings.HasPrefix(name, verbPrefix):
+				verbs++
+			case strings.HasPrefix(name, wordPrefix):
+				words++
+			case strings.HasPrefix(name, actPrefix):
+				acts++
+			default:
+				others++
+			}
+		}
+	}
+	if verbs > 0 {
+		w.verbs = make(map[string]string, verbs)
+	}
+	if words > 0 {
+		w.words = make(map[string]string, words)
+	}
+	if acts > 0 {
+		w.acts = make(map[string]struct{}, acts)
+	}
+	return others
+}
+
 // add records a class table entry if it selects by words, reporting
 // whether it did. An act: entry is recorded whatever its class: the
 // loader accepts it only under other.

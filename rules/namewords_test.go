@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -235,5 +236,47 @@ classes:
 		if got := r.ClassOf(tt.tool); got != tt.want {
 			t.Errorf("ClassOf(%q) = %q, want %q", tt.tool, got, tt.want)
 		}
+	}
+}
+
+// TestReserve: a class table's word entries recorded into maps reserve
+// sized give the same wordClasses as recorded into none (nil maps where no
+// entry goes, reflect.DeepEqual tells nil from empty), and reserve's count
+// of others is the entries add does not record: under every preset and a
+// table of one kind of entry each.
+func TestReserve(t *testing.T) {
+	tables := map[string]ClassTable{
+		"empty":      {},
+		"verbs only": {"read": {"verb:get", "verb:List"}},
+		"acts only":  {"other": {"act:create"}},
+		"names only": {"read": {"Read", "mcp__*__get"}},
+	}
+	for _, name := range PresetNames() {
+		r, err := Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tables["preset "+name] = r.Classes
+	}
+	for name, c := range tables {
+		t.Run(name, func(t *testing.T) {
+			var plain, reserved wordClasses
+			others := reserved.reserve(c)
+			rejected := 0
+			for class, entries := range c {
+				for _, e := range entries {
+					if !plain.add(e, class) {
+						rejected++
+					}
+					reserved.add(e, class)
+				}
+			}
+			if !reflect.DeepEqual(plain, reserved) {
+				t.Errorf("reserved then added = %+v, added = %+v", reserved, plain)
+			}
+			if others != rejected {
+				t.Errorf("reserve counted %d others, add rejected %d", others, rejected)
+			}
+		})
 	}
 }

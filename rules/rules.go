@@ -534,7 +534,13 @@ func (r *Rules) compileOnce() {
 
 // compile rebuilds the index; called after loading and after Set.
 func (r *Rules) compile() {
-	idx := &index{classOf: map[string]string{}, alias: map[string]*Tool{}}
+	idx := &index{}
+	idx.classOf = make(map[string]string, idx.words.reserve(r.Classes))
+	aliases := 0
+	for _, t := range r.Tools {
+		aliases += len(t.Aliases)
+	}
+	idx.alias = make(map[string]*Tool, aliases)
 	classes := make([]string, 0, len(r.Classes))
 	for c := range r.Classes {
 		classes = append(classes, c)
