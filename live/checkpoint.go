@@ -362,11 +362,11 @@ func (s *session) restore(b []byte) error {
 type frozenCalls struct {
 	b []byte
 	// at is where each call starts in b, and sum a hash of its id
-	// (idSum), by which a call is looked up; thawed are the starts of the
-	// calls thawed.
+	// (idSum), by which a call is looked up; thawed are the calls thawed
+	// (their indices in at).
 	at     []int32
 	sum    []uint32
-	thawed []int32
+	thawed []int
 }
 
 // idSum hashes a call id (FNV-1a) for looking it up among the frozen calls.
@@ -466,32 +466,35 @@ func (f *frozenCalls) thaw(s *session, id string) *call {
 	}
 	h := idSum([]byte(id))
 	for i, sum := range f.sum {
-		if sum != h {
+		if sum != h || slices.Contains(f.thawed, i) {
 			continue
 		}
-		at := f.at[i]
-		r := snapbin.NewReader(f.b[at:])
-		if r.String() != id || slices.Contains(f.thawed, at) {
+		if snapbin.NewReader(f.b[f.at[i]:]).String() != id {
 			continue
 		}
 		c := s.newCall()
-		s.loadCall(snapbin.NewReader(f.b[at:]), c, false)
-		f.thawed = append(f.thawed, at)
+		s.loadCall(snapbin.NewReader(f.b[f.at[i]:]), c, false)
+		f.thawed = append(f.thawed, i)
 		return c
 	}
 	return nil
 }
 
+// span is where the frozen call i starts and ends in f.b.
+func (f *frozenCalls) span(i int) (at, end int) {
+	end = len(f.b)
+	if i+1 < len(f.at) {
+		end = int(f.at[i+1])
+	}
+	return int(f.at[i]), end
+}
+
 // keptLen is the length of the frozen calls not thawed.
 func (f *frozenCalls) keptLen() int {
 	n := len(f.b)
-	for _, at := range f.thawed {
-		i, _ := slices.BinarySearch(f.at, at)
-		end := int32(len(f.b))
-		if i+1 < len(f.at) {
-			end = f.at[i+1]
-		}
-		n -= int(end - at)
+	for _, i := range f.thawed {
+		at, end := f.span(i)
+		n -= end - at
 	}
 	return n
 }
@@ -501,15 +504,11 @@ func (f *frozenCalls) appendKept(b []byte) []byte {
 	if len(f.thawed) == 0 {
 		return append(b, f.b...)
 	}
-	for i, at := range f.at {
-		if slices.Contains(f.thawed, at) {
-			continue
+	for i := range f.at {
+		if !slices.Contains(f.thawed, i) {
+			at, end := f.span(i)
+			b = append(b, f.b[at:end]...)
 		}
-		end := int32(len(f.b))
-		if i+1 < len(f.at) {
-			end = f.at[i+1]
-		}
-		b = append(b, f.b[at:end]...)
 	}
 	return b
 }

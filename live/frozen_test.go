@@ -110,8 +110,8 @@ func shownEffect(e effect) string {
 func knownCalls(t *testing.T, s *session) []string {
 	t.Helper()
 	var out []string
-	for _, at := range s.frozen.at {
-		if slices.Contains(s.frozen.thawed, at) {
+	for i, at := range s.frozen.at {
+		if slices.Contains(s.frozen.thawed, i) {
 			continue
 		}
 		var c call

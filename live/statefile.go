@@ -1,9 +1,9 @@
 package live
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 )
@@ -70,24 +70,12 @@ func readState(path string) ([]byte, error) {
 	// Sized from the file, as os.ReadFile does: io.ReadAll grows its
 	// buffer from 512 bytes, copying a checkpoint of a long session
 	// (100 KB at 2,000 calls) about eight times into new pages.
-	size := 0
+	var b bytes.Buffer
 	if fi, err := f.Stat(); err == nil && fi.Size() < 1<<30 {
-		size = int(fi.Size())
+		b.Grow(int(fi.Size()) + bytes.MinRead) // EOF is seen without growing
 	}
-	data := make([]byte, 0, size+1) // +1: EOF is seen without growing
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			return data, nil
-		}
-		if err != nil {
-			return data, err
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)] // the file grew
-		}
-	}
+	_, err = b.ReadFrom(f)
+	return b.Bytes(), err
 }
 
 func fileKind(m os.FileMode) string {

@@ -56,7 +56,8 @@ func decodeStringInto(data []byte, pos int, packed bool, scratch *Scratch) (s st
 // view of data either way; end is the index just past it. ok is false for
 // a syntax error or a value nested too deeply.
 func StringOrValueAt(data []byte, pos, depth int) (s string, raw []byte, isString bool, end int, ok bool) {
-	return stringOrValueAt(data, pos, depth, false)
+	s, raw, isString, end, ok, _ = stringOrValueAt(data, pos, depth, false, nil)
+	return s, raw, isString, end, ok
 }
 
 // StringOrValueAtPacked is StringOrValueAt for a text that lives and dies
@@ -67,7 +68,8 @@ func StringOrValueAt(data []byte, pos, depth int) (s string, raw []byte, isStrin
 // A packed string keeps its whole block alive: what outlives its session
 // (a report's texts, a cache's keys) must be a copy (strings.Clone).
 func StringOrValueAtPacked(data []byte, pos, depth int) (s string, raw []byte, isString bool, end int, ok bool) {
-	return stringOrValueAt(data, pos, depth, true)
+	s, raw, isString, end, ok, _ = stringOrValueAt(data, pos, depth, true, nil)
+	return s, raw, isString, end, ok
 }
 
 // StringOrValueAtScratch is StringOrValueAtPacked with a string whose
@@ -76,7 +78,13 @@ func StringOrValueAtPacked(data []byte, pos, depth int) (s string, raw []byte, i
 // until scratch.Reset, and the caller copies what it keeps longer. The
 // string is the one StringOrValueAtPacked decodes (TestScratchMatchesPacked).
 func StringOrValueAtScratch(data []byte, pos, depth int, scratch *Scratch) (s string, raw []byte, isString bool, end int, ok, held bool) {
-	if s, end, ok, held := decodeStringInto(data, pos, true, scratch); ok {
+	return stringOrValueAt(data, pos, depth, true, scratch)
+}
+
+// stringOrValueAt is the StringOrValueAt family's reading: packed and
+// scratch as decodeStringInto takes them.
+func stringOrValueAt(data []byte, pos, depth int, packed bool, scratch *Scratch) (s string, raw []byte, isString bool, end int, ok, held bool) {
+	if s, end, ok, held := decodeStringInto(data, pos, packed, scratch); ok {
 		return s, data[pos:end:end], true, end, true, held
 	}
 	_, end, ok = SkipValue(data, pos, depth)
@@ -84,17 +92,6 @@ func StringOrValueAtScratch(data []byte, pos, depth int, scratch *Scratch) (s st
 		return "", nil, false, 0, false, false
 	}
 	return "", data[pos:end:end], false, end, true, false
-}
-
-func stringOrValueAt(data []byte, pos, depth int, packed bool) (s string, raw []byte, isString bool, end int, ok bool) {
-	if s, end, ok := decodeStringAt(data, pos, packed); ok {
-		return s, data[pos:end:end], true, end, true
-	}
-	_, end, ok = SkipValue(data, pos, depth)
-	if !ok {
-		return "", nil, false, 0, false
-	}
-	return "", data[pos:end:end], false, end, true
 }
 
 // PlainStringEnd is the index of the closing quote of the JSON string
