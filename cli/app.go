@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/loopgate/loopgate/internal/lazyre"
+	"github.com/loopgate/loopgate/live/hookcmd"
 	"github.com/loopgate/loopgate/report"
 )
 
@@ -32,8 +33,8 @@ const (
 // version is what --version prints and the reports name.
 func Run(args []string, stdout, stderr io.Writer, version string) int {
 	if len(args) > 1 && args[1] == "hook" {
-		if f, ok := hookArgs(args[2:]); ok {
-			return hookMain(f, stdout, stderr)
+		if f, ok := hookcmd.ParseArgs(args[2:]); ok {
+			return hookcmd.Run(f, os.Stdin, stdout, stderr)
 		}
 	}
 	return runApp(newAppOf(stdout, stderr, version, commandsFor(args)), args, stderr)

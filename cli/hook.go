@@ -5,26 +5,20 @@ package cli
 // replay) and install/uninstall (the agent's settings file).
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/loopgate/loopgate/analyze/guard"
-	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/live"
-	"github.com/loopgate/loopgate/rules"
+	"github.com/loopgate/loopgate/live/hookcmd"
 )
-
-// maxHookInput bounds the event read from stdin (a tool result may be
-// large; a runaway writer must not exhaust memory).
-const maxHookInput = 64 << 20
 
 func agentFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "agent", Usage: "the agent: " + strings.Join(live.AgentNames(), ", ")}
@@ -40,7 +34,7 @@ func hookCommand() *cli.Command {
 			&cli.StringFlag{Name: "state-dir", Usage: "per-session state `DIR` (default $XDG_STATE_HOME/loopgate or ~/.local/state/loopgate)"},
 			&cli.BoolFlag{Name: "shadow", Usage: "never block or steer: only record what the guard would do, with the real results, in the decision log"},
 			&cli.StringFlag{Name: "log", Usage: "append every event and decision to this JSONL decision `FILE` (default with --shadow: decisions.jsonl in the state directory)"},
-			&cli.DurationFlag{Name: "expire", Value: hookExpireDefault, Usage: "remove the state of sessions untouched this long (0: never)"},
+			&cli.DurationFlag{Name: "expire", Value: hookcmd.DefaultExpire, Usage: "remove the state of sessions untouched this long (0: never)"},
 		},
 		Action: runHook,
 		// A hook that exits 2 blocks the call in Claude Code and Gemini:
@@ -60,211 +54,10 @@ func hookCommand() *cli.Command {
 // runHook never stops the agent on its own failure: a usage or rules error
 // is said on stderr and the call is allowed (exit 0 with no answer).
 func runHook(c *cli.Context) error {
-	if code := hookMain(c, c.App.Writer, c.App.ErrWriter); code != 0 {
+	if code := hookcmd.Run(c, os.Stdin, c.App.Writer, c.App.ErrWriter); code != 0 {
 		return cli.Exit("", code)
 	}
 	return nil
-}
-
-// hookFlags are the hook's flag values: urfave/cli's context, or
-// hookArgs' own reading of a plain command line.
-type hookFlags interface {
-	String(name string) string
-	Bool(name string) bool
-	Duration(name string) time.Duration
-}
-
-// hookMain runs one hook call and returns the exit status.
-func hookMain(c hookFlags, stdout, stderr io.Writer) int {
-	// One event, then exit: collecting garbage would cost more than the
-	// memory it frees, unless a huge session's state needs it.
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(256 << 20)
-	cfg, err := hookConfig(c)
-	if err != nil {
-		fmt.Fprintf(stderr, "loopgate: %v (allowed: the hook fails open)\n", err)
-		io.Copy(io.Discard, io.LimitReader(os.Stdin, maxHookInput))
-		return 0
-	}
-	input, err := io.ReadAll(io.LimitReader(os.Stdin, maxHookInput+1))
-	if err != nil {
-		fmt.Fprintf(stderr, "loopgate: reading the hook event: %v (allowed: the hook fails open)\n", err)
-		return 0
-	}
-	if len(input) > maxHookInput {
-		fmt.Fprintf(stderr, "loopgate: hook event larger than %d bytes (allowed: the hook fails open)\n", maxHookInput)
-		return 0
-	}
-	reply := live.Handle(cfg, input)
-	stdout.Write(reply.Stdout)
-	io.WriteString(stderr, reply.Stderr)
-	return reply.Exit
-}
-
-// hookArgs reads the arguments after `loopgate hook` when they are only
-// the hook's own flags, each given once, as --name VALUE or --name=VALUE
-// (--shadow alone), which is how `hook install` writes them. Anything else
-// (help, a subcommand, another flag, a value starting with a dash, an
-// empty --name=, a duration that does not parse) is ok=false, and
-// urfave/cli reads the command line as for every command: its parsing, a
-// fifth of a hook call's instructions, is skipped only where both read the
-// same values (TestHookArgsAreTheApp).
-func hookArgs(args []string) (f hookArgValues, ok bool) {
-	f = hookArgValues{strings: map[string]string{}, expire: hookExpireDefault}
-	seen := map[string]bool{}
-	for i := 0; i < len(args); i++ {
-		name, value, hasValue := strings.Cut(strings.TrimPrefix(args[i], "--"), "=")
-		if !strings.HasPrefix(args[i], "--") || name == "" || seen[name] || hasValue && value == "" {
-			return f, false
-		}
-		seen[name] = true
-		switch name {
-		case "shadow":
-			if hasValue {
-				return f, false
-			}
-			f.shadow = true
-			continue
-		case "agent", "rules", "preset", "state-dir", "log", "expire":
-		default:
-			return f, false
-		}
-		if !hasValue {
-			if i+1 == len(args) || strings.HasPrefix(args[i+1], "-") {
-				return f, false
-			}
-			i++
-			value = args[i]
-		}
-		if name == "expire" {
-			d, err := time.ParseDuration(value)
-			if err != nil {
-				return f, false
-			}
-			f.expire = d
-			continue
-		}
-		f.strings[name] = value
-	}
-	return f, true
-}
-
-// hookExpireDefault is --expire's default.
-const hookExpireDefault = 7 * 24 * time.Hour
-
-// hookArgValues are the flags hookArgs read.
-type hookArgValues struct {
-	strings map[string]string
-	shadow  bool
-	expire  time.Duration
-}
-
-func (f hookArgValues) String(name string) string { return f.strings[name] }
-
-func (f hookArgValues) Bool(name string) bool { return name == "shadow" && f.shadow }
-
-func (f hookArgValues) Duration(name string) time.Duration {
-	if name == "expire" {
-		return f.expire
-	}
-	return 0
-}
-
-// hookConfig reads the hook's flags.
-func hookConfig(c hookFlags) (live.Config, error) {
-	p := live.Lookup(c.String("agent"))
-	if p == nil {
-		return live.Config{}, fmt.Errorf("--agent must be one of %s, not %q", strings.Join(live.AgentNames(), ", "), c.String("agent"))
-	}
-	dir := c.String("state-dir")
-	if dir == "" {
-		var err error
-		if dir, err = live.DefaultStateDir(); err != nil {
-			return live.Config{}, err
-		}
-	}
-	r, text, digest, err := hookRules(c, dir)
-	if err != nil {
-		return live.Config{}, err
-	}
-	cfg := live.Config{Protocol: p, Rules: r, RulesText: text, RulesDigest: digest, RulesName: rulesName(c, r), StateDir: dir,
-		Shadow: c.Bool("shadow"), Log: c.String("log"), TTL: c.Duration("expire"), ContentText: ingest.ContentText,
-		Results: live.ResultReading{Envelope: ingest.EnvelopeOf, Failed: ingest.ResultFailed, Outcomes: ingest.ClineOutcomes}}
-	if cfg.Shadow && cfg.Log == "" {
-		cfg.Log = dir + string(os.PathSeparator) + "decisions.jsonl"
-	}
-	return cfg, nil
-}
-
-// hookRules is loadRules for a process that decides one call: a preset is
-// parsed alone, where rules.Preset parses every preset on first use (a
-// quarter of a hook call's start). TestHookRulesArePresets checks that
-// both give the same rules. It also returns the text the rules were
-// parsed from and its digest (the snapshot's tag: live.Config.RulesText).
-// The rules parsed are kept in the state directory dir, so that the next
-// call reads them instead of parsing the same text (live.CachedRules).
-func hookRules(c hookFlags, dir string) (*rules.Rules, []byte, []byte, error) {
-	source := c.String("rules")
-	var data []byte
-	var preset string // a built-in preset's name, "" for a rules file
-	if source != "" {
-		if c.String("preset") != "" {
-			return nil, nil, nil, usageError("--rules and --preset cannot be used together")
-		}
-		// Read once and parsed from what was read, so that the text
-		// digested is the text parsed (rules.Load's limit and wording).
-		var err error
-		if data, err = readRulesFile(source); err != nil {
-			return nil, nil, nil, cli.Exit(err.Error(), ExitUsage)
-		}
-	} else {
-		preset = c.String("preset")
-		if preset == "" {
-			preset = "loopgate"
-		}
-		var err error
-		if data, err = rules.PresetText(preset); err != nil {
-			return nil, nil, nil, usageError("%v", err)
-		}
-		source = "preset:" + preset
-	}
-	text := live.SourceText(source, data)
-	var digest []byte
-	if preset != "" {
-		digest = live.PresetDigest(preset, text)
-	} else {
-		digest = live.RulesDigest(text)
-	}
-	r, err := live.CachedRules(dir, digest, func() (*rules.Rules, error) { return guard.ParseRules(data, source) })
-	if err != nil {
-		return nil, nil, nil, cli.Exit(err.Error(), ExitUsage)
-	}
-	return r, text, digest, nil
-}
-
-// readRulesFile reads a rules file as rules.Load does.
-func readRulesFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot open the rules file: %v", path, errors.Unwrap(err))
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, rules.MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot read the rules file: %v", path, errors.Unwrap(err))
-	}
-	return data, nil
-}
-
-// rulesName names the rules in the decision log: the preset, or the file.
-func rulesName(c hookFlags, r *rules.Rules) string {
-	if f := c.String("rules"); f != "" {
-		return f
-	}
-	if p := c.String("preset"); p != "" {
-		return p
-	}
-	return "loopgate"
 }
 
 func hookInstallCommand(remove bool) *cli.Command {
@@ -282,7 +75,7 @@ func hookInstallCommand(remove bool) *cli.Command {
 			&cli.StringFlag{Name: "state-dir", Usage: "pass --state-dir `DIR` to the hook"},
 			&cli.BoolFlag{Name: "shadow", Usage: "install the hook in shadow mode (record only)"},
 			&cli.StringFlag{Name: "log", Usage: "pass --log `FILE` to the hook"},
-			&cli.StringFlag{Name: "command", Usage: "the loopgate program the agent runs (default: this one's absolute path)"})
+			&cli.StringFlag{Name: "command", Usage: "the program the agent runs: a loopgate, or a loopgate-hook (default: loopgate-hook beside this loopgate when it is of the same build, else this loopgate; by absolute path)"})
 	}
 	return &cli.Command{Name: name, Usage: usage, Flags: flags, Action: func(c *cli.Context) error {
 		if err := noArgs(c); err != nil {
@@ -341,9 +134,12 @@ func runHookInstall(c *cli.Context, remove bool) error {
 	return nil
 }
 
-// hookCommandLine is the command the agent runs: this program (by its
-// absolute path, so that the agent's PATH does not matter) with the
-// hook's flags, each quoted for a POSIX shell.
+// hookCommandLine is the command the agent runs, with the hook's flags,
+// each quoted for a POSIX shell: by default the hook's own binary
+// (loopgate-hook) when it lies beside this program and is of its build
+// (ownHookBinary), else this program's `hook` command; either by its
+// absolute path, so that the agent's PATH does not matter. --command
+// names another program (a loopgate-hook by its name).
 func hookCommandLine(c *cli.Context, agent string) (string, error) {
 	prog := c.String("command")
 	if prog == "" {
@@ -356,9 +152,14 @@ func hookCommandLine(c *cli.Context, agent string) (string, error) {
 		}
 		if inGoBuildCache(prog) {
 			fmt.Fprintf(c.App.ErrWriter, "loopgate: warning: this loopgate was built by 'go run' (%s): the go command deletes that file, and then the agent's hook fails; install loopgate (go install .) and run 'loopgate hook install' from there, or give --command PATH\n", prog)
+		} else if own := ownHookBinary(prog, c.App.ErrWriter); own != "" {
+			prog = own
 		}
 	}
 	args := []string{prog, "hook", "--agent", agent}
+	if live.IsHookProgram(prog) {
+		args = []string{prog, "--agent", agent}
+	}
 	for _, f := range []string{"rules", "preset", "state-dir", "log"} {
 		if v := c.String(f); v != "" {
 			if f == "rules" || f == "state-dir" || f == "log" {
@@ -378,6 +179,26 @@ func hookCommandLine(c *cli.Context, agent string) (string, error) {
 		args[i] = shellQuote(a)
 	}
 	return strings.Join(args, " "), nil
+}
+
+// ownHookBinary is the hook's own binary beside the loopgate at exe
+// (loopgate-hook, cmd/loopgate-hook), "" when there is none or it is of
+// another build: its --version must say this build (hookcmd.VersionLine),
+// so that the agent runs the rules as this loopgate measured them. A
+// loopgate-hook of another build is said on w.
+func ownHookBinary(exe string, w io.Writer) string {
+	path := filepath.Join(filepath.Dir(exe), live.HookProgram+strings.ToLower(filepath.Ext(exe)))
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if got := strings.TrimSpace(string(out)); err != nil || got != hookcmd.VersionLine() {
+		fmt.Fprintf(w, "loopgate: note: %s is not of this loopgate's build (its --version says %q, this build is %q): the hook runs this loopgate; install both from one release\n", path, got, hookcmd.VersionLine())
+		return ""
+	}
+	return path
 }
 
 // shellQuote quotes a word for a POSIX shell when it needs quoting.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/live"
+	"github.com/loopgate/loopgate/live/hookcmd"
 	"github.com/loopgate/loopgate/live/simulate"
 	"github.com/loopgate/loopgate/rules"
 )
@@ -347,8 +348,8 @@ console.log(JSON.stringify({ out, aborted }))
 	}
 }
 
-// TestHookArgsAreTheApp: where hookArgs reads the hook's command line
-// itself, urfave/cli reads the same values from it; what hookArgs leaves
+// TestHookArgsAreTheApp: where hookcmd.ParseArgs reads the hook's command
+// line itself, urfave/cli reads the same values from it; what it leaves
 // to urfave/cli (help, subcommands, unknown or repeated flags, single
 // dashes, values that look like flags, bad durations) it declines.
 func TestHookArgsAreTheApp(t *testing.T) {
@@ -387,20 +388,17 @@ func TestHookArgsAreTheApp(t *testing.T) {
 					args[i] = ""
 				}
 			}
-			fast, ok := hookArgs(args)
+			fast, ok := hookcmd.ParseArgs(args)
 			if ok != tc.fast {
-				t.Fatalf("hookArgs ok = %v, want %v", ok, tc.fast)
+				t.Fatalf("hookcmd.ParseArgs ok = %v, want %v", ok, tc.fast)
 			}
 			if !ok {
 				return
 			}
-			var app *hookArgValues
+			var app hookcmd.Flags
 			cmd := hookCommand()
 			cmd.Action = func(c *cli.Context) error {
-				app = &hookArgValues{strings: map[string]string{}, shadow: c.Bool("shadow"), expire: c.Duration("expire")}
-				for _, n := range names {
-					app.strings[n] = c.String(n)
-				}
+				app = c
 				return nil
 			}
 			var errOut bytes.Buffer
@@ -410,12 +408,68 @@ func TestHookArgsAreTheApp(t *testing.T) {
 			}
 			for _, n := range names {
 				if fast.String(n) != app.String(n) {
-					t.Errorf("--%s: hookArgs %q, urfave/cli %q", n, fast.String(n), app.String(n))
+					t.Errorf("--%s: hookcmd.ParseArgs %q, urfave/cli %q", n, fast.String(n), app.String(n))
 				}
 			}
 			if fast.Bool("shadow") != app.Bool("shadow") || fast.Duration("expire") != app.Duration("expire") {
-				t.Errorf("shadow/expire: hookArgs %v %v, urfave/cli %v %v", fast.Bool("shadow"), fast.Duration("expire"), app.Bool("shadow"), app.Duration("expire"))
+				t.Errorf("shadow/expire: hookcmd.ParseArgs %v %v, urfave/cli %v %v", fast.Bool("shadow"), fast.Duration("expire"), app.Bool("shadow"), app.Duration("expire"))
 			}
 		})
+	}
+}
+
+// TestOwnHookBinary: hook install writes loopgate-hook when it lies beside
+// loopgate and says this build, and this loopgate's hook command when it
+// is missing or of another build (said on stderr).
+func TestOwnHookBinary(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string // loopgate-hook's script, "" for none
+		own          bool
+		note         string
+	}{
+		{name: "same build", script: "echo '" + hookcmd.VersionLine() + "'", own: true},
+		{name: "another build", script: "echo 'loopgate-hook go1.0 github.com/loopgate/loopgate@v0.0.1'", note: "is not of this loopgate's build"},
+		{name: "fails", script: "exit 3", note: "is not of this loopgate's build"},
+		{name: "none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			exe := filepath.Join(dir, "loopgate")
+			if tc.script != "" {
+				if err := os.WriteFile(filepath.Join(dir, "loopgate-hook"), []byte("#!/bin/sh\n"+tc.script+"\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var errOut bytes.Buffer
+			got := ownHookBinary(exe, &errOut)
+			if want := filepath.Join(dir, "loopgate-hook"); tc.own && got != want || !tc.own && got != "" {
+				t.Errorf("ownHookBinary = %q", got)
+			}
+			if tc.note == "" && errOut.Len() > 0 || !strings.Contains(errOut.String(), tc.note) {
+				t.Errorf("stderr %q, want %q", errOut.String(), tc.note)
+			}
+		})
+	}
+}
+
+// TestHookInstallOwnCommand: --command naming a loopgate-hook writes it
+// with the hook's flags alone, and uninstall knows it as loopgate's.
+func TestHookInstallOwnCommand(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	settings := filepath.Join(home, ".claude", "settings.json")
+	var out, errOut bytes.Buffer
+	if code := run([]string{"loopgate", "hook", "install", "--agent", "claude-code", "--preset", "hermes", "--command", "/opt/lg/loopgate-hook"}, &out, &errOut); code != 0 {
+		t.Fatalf("install: exit %d %s", code, errOut.String())
+	}
+	b, _ := os.ReadFile(settings)
+	if !strings.Contains(string(b), `"/opt/lg/loopgate-hook --agent claude-code --preset hermes"`) {
+		t.Fatalf("installed settings: %s", b)
+	}
+	if code := run([]string{"loopgate", "hook", "uninstall", "--agent", "claude-code"}, &out, &errOut); code != 0 {
+		t.Fatalf("uninstall: exit %d %s", code, errOut.String())
+	}
+	if b, _ := os.ReadFile(settings); strings.Contains(string(b), "loopgate-hook") {
+		t.Errorf("uninstall left %s", b)
 	}
 }

@@ -19,6 +19,11 @@ import (
 	"github.com/loopgate/loopgate/ingest"
 	"github.com/loopgate/loopgate/internal/agents"
 	"github.com/loopgate/loopgate/report"
+
+	// The SQLite driver ingest reads agents' databases with (hermes'
+	// state.db, OpenCode's opencode.db): the program links it, not ingest,
+	// so that the hook's own binary starts without it.
+	_ "modernc.org/sqlite"
 )
 
 // inputFlags are the flags of every command that reads transcripts.

@@ -139,14 +139,17 @@ func TestLab(t *testing.T) {
 	}
 }
 
-// buildLoopgate builds the command once per run.
+// buildLoopgate builds the command once per run, and the hook's own
+// binary beside it (cmd/loopgate-hook), which `hook install` then writes
+// into the agents' settings: the agents run loopgate-hook, as a release's
+// users do.
 func buildLoopgate(t *testing.T) string {
 	if bin := os.Getenv("LOOPGATE_LAB_LOOPGATE"); bin != "" {
 		return bin
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "loopgate")
-	cmd := exec.Command("go", "build", "-o", out, "..")
+	cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "..", "../cmd/loopgate-hook")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
@@ -224,17 +227,33 @@ func (b *box) env(extra ...string) []string {
 	return append(env, extra...)
 }
 
-// installHook runs `loopgate hook install` for the agent in the box.
+// installHook runs `loopgate hook install` for the agent in the box. With
+// loopgate-hook beside loopgate (buildLoopgate), the settings must name it:
+// the dry run's settings are read first.
 func (b *box) installHook() error {
 	args := []string{"hook", "install", "--agent", b.l.agent.hookAgent, "--scope", b.l.agent.hookScope, "--preset", b.preset, "--log", b.log}
-	cmd := exec.Command(b.l.loopgate, args...)
-	cmd.Dir = b.work
-	cmd.Env = b.env()
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("loopgate %s: %v: %s", strings.Join(args, " "), err, out)
+	install := func(args ...string) ([]byte, error) {
+		cmd := exec.Command(b.l.loopgate, args...)
+		cmd.Dir = b.work
+		cmd.Env = b.env()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("loopgate %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return out, nil
 	}
-	return nil
+	own := filepath.Join(filepath.Dir(b.l.loopgate), "loopgate-hook")
+	if _, err := os.Stat(own); err == nil {
+		out, err := install(append(args, "--dry-run")...)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(string(out), own+" --agent "+b.l.agent.hookAgent) {
+			return fmt.Errorf("hook install would not run %s:\n%s", own, out)
+		}
+	}
+	_, err := install(args...)
+	return err
 }
 
 // run runs the agent's command with a time limit; its output is kept for

@@ -91,8 +91,12 @@ func checkpointTag(r *rules.Rules, digest []byte, format, platform string) (stri
 	return string(h.Sum(nil)), nil
 }
 
-// buildID names this build: its module version, VCS revision and state,
-// and Go version.
+// BuildID names this build: its Go version, module version, VCS revision
+// and state. loopgate and loopgate-hook built together have the same, and
+// share their checkpoints.
+func BuildID() string { return buildID() }
+
+// buildID is BuildID, worked out once.
 var buildID = sync.OnceValue(func() string {
 	id := runtime.Version()
 	if bi, ok := debug.ReadBuildInfo(); ok {

@@ -41,21 +41,44 @@ type Install struct {
 	Notes []string
 }
 
+// HookProgram is the name of the hook's own binary (cmd/loopgate-hook),
+// which takes the hook's flags without the word "hook".
+const HookProgram = "loopgate-hook"
+
+// IsHookProgram reports whether a program's path names the hook's own
+// binary (HookProgram, with Windows' .exe; the path may be quoted).
+func IsHookProgram(path string) bool {
+	path = strings.Trim(path, `'"`)
+	// Either separator: a Windows path is read on any system.
+	base := path[strings.LastIndexAny(path, `/\`)+1:]
+	return strings.TrimSuffix(base, ".exe") == HookProgram
+}
+
 // IsHookCommand reports whether a hook command runs loopgate's hook: a
 // program (loopgate, by whatever path or name it was installed) whose
-// arguments start with "hook --agent AGENT" for one of the agents here.
+// arguments start with "hook --agent AGENT" for one of the agents here,
+// or the hook's own binary (IsHookProgram) with "--agent AGENT".
 func IsHookCommand(cmd string) bool {
 	f := strings.Fields(cmd)
 	// The program's path may hold spaces (quoted): "hook" is looked for
 	// after the first field.
-	for i := 1; i+1 < len(f); i++ {
-		if f[i] != "hook" {
+	for i := 1; i < len(f); i++ {
+		var rest []string
+		switch {
+		case f[i] == "hook":
+			rest = f[i+1:]
+		case IsHookProgram(f[i-1]):
+			rest = f[i:]
+		default:
 			continue
 		}
-		if a, ok := strings.CutPrefix(f[i+1], "--agent="); ok {
+		if len(rest) == 0 {
+			continue
+		}
+		if a, ok := strings.CutPrefix(rest[0], "--agent="); ok {
 			return Lookup(strings.Trim(a, `'"`)) != nil
 		}
-		return f[i+1] == "--agent" && i+2 < len(f) && Lookup(strings.Trim(f[i+2], `'"`)) != nil
+		return rest[0] == "--agent" && len(rest) > 1 && Lookup(strings.Trim(rest[1], `'"`)) != nil
 	}
 	return false
 }

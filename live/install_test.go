@@ -143,6 +143,12 @@ func TestIsHookCommand(t *testing.T) {
 		"loopgate replay --preset hermes":                                  false,
 		"/usr/local/bin/audit.sh hook --agent":                             false,
 		"other hook --agent nobody":                                        false,
+		"/usr/local/bin/loopgate-hook --agent codex --preset hermes":       true,
+		"'/home/a b/loopgate-hook' --agent=cline":                          true,
+		`C:\tools\loopgate-hook.exe --agent qwen-code`:                     true,
+		"/usr/local/bin/loopgate-hook --preset hermes":                     false,
+		"/usr/local/bin/loopgate-hook --agent nobody":                      false,
+		"/usr/local/bin/not-loopgate-hook --agent codex":                   false,
 	} {
 		if got := IsHookCommand(cmd); got != want {
 			t.Errorf("IsHookCommand(%q) = %v", cmd, got)

@@ -6,13 +6,15 @@
 #   scripts/lab.sh [--latest] [AGENT...]
 #
 # Installs the pinned agents that are missing (lab/manifest.txt) into
-# ${LOOPGATE_LAB_CACHE:-$HOME/.cache/loopgate-lab}, builds loopgate once, runs
+# ${LOOPGATE_LAB_CACHE:-$HOME/.cache/loopgate-lab}, builds loopgate and its hook binary
+# (loopgate-hook, which the agents then run) once, runs
 # every scenario of the named agents (all by default) and prints one line per
 # agent and scenario: "AGENT SCENARIO ok", "AGENT SCENARIO FAIL: reason" or a
 # SKIP line with its reason. Exit 0 only when nothing failed.
 # LOOPGATE_LAB_JOBS: agents run at once (default 3); LOOPGATE_LAB_TIMEOUT:
 # the whole run's limit (default 40m); LOOPGATE_LAB_LOOPGATE: a loopgate
-# binary to test instead of building this checkout; LOOPGATE_LAB_SCENARIOS:
+# binary to test instead of building this checkout (with the loopgate-hook
+# beside it, if any); LOOPGATE_LAB_SCENARIOS:
 # the scenarios to run (default all); LOOPGATE_LAB_KEEP=1 keeps
 # each run's home and working directory (their paths are in the test log).
 # --latest runs the newest published version of each agent instead.
@@ -94,9 +96,13 @@ fi
 
 if [ -n "${LOOPGATE_LAB_LOOPGATE:-}" ]; then
   cp "$LOOPGATE_LAB_LOOPGATE" "$work/loopgate"
+  # The hook's own binary beside it, when it has one: hook install then
+  # writes it into the agents' settings.
+  own="$(dirname "$LOOPGATE_LAB_LOOPGATE")/loopgate-hook"
+  if [ -f "$own" ]; then cp "$own" "$work/loopgate-hook"; fi
 else
-  echo "lab: building loopgate" >&2
-  if ! CGO_ENABLED=0 go build -o "$work/loopgate" .; then
+  echo "lab: building loopgate and loopgate-hook" >&2
+  if ! CGO_ENABLED=0 go build -o "$work/" . ./cmd/loopgate-hook; then
     echo "lab - FAIL: loopgate does not build"
     exit 1
   fi

@@ -48,10 +48,15 @@ echo "== the archive for this machine, opened"
 here="$(go env GOOS)_$(go env GOARCH)"
 x=$(mktemp -d)
 tar -xzf dist/loopgate_*_"$here".tar.gz -C "$x"
-for f in loopgate LICENSE README.md completions/loopgate.bash completions/_loopgate completions/loopgate.fish man/loopgate.1; do
+for f in loopgate loopgate-hook LICENSE README.md completions/loopgate.bash completions/_loopgate completions/loopgate.fish man/loopgate.1; do
   [ -s "$x/$f" ] || { echo "the $here archive lacks $f"; exit 1; }
 done
 "$x/loopgate" --version
+"$x/loopgate-hook" --version
+# The two binaries are of one build: hook install writes loopgate-hook.
+mkdir "$x/home"
+HOME="$x/home" "$x/loopgate" hook install --agent claude-code --dry-run > "$x/install.txt" 2>&1
+grep -q "\"$x/loopgate-hook --agent claude-code\"" "$x/install.txt" || { echo "hook install in the $here archive does not write its loopgate-hook:"; cat "$x/install.txt"; exit 1; }
 bash -c "source '$x/completions/loopgate.bash'" || { echo "the archive's bash completion does not source"; exit 1; }
 rm -rf "$x"
 

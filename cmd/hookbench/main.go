@@ -73,6 +73,12 @@ func main() {
 	if *base != "" {
 		b.base, b.baseRun = *base, copyBinary(*base, root, "base")
 	}
+	// loopgate-hook (cmd/loopgate-hook) takes the hook's flags without
+	// the word hook.
+	b.slim = map[string]bool{}
+	for bin, run := range map[string]string{*bin: b.binRun, *base: b.baseRun} {
+		b.slim[run] = strings.HasPrefix(filepath.Base(bin), "loopgate-hook")
+	}
 	switch *floor {
 	case "":
 	case "go":
@@ -127,6 +133,7 @@ type bench struct {
 	floor                      string // the floor program's copy, or ""
 	calls, runs, turn          int
 	kind, keep                 string
+	slim                       map[string]bool // binaries run as loopgate-hook
 }
 
 // row is one preset's figures for -loopgate.
@@ -173,7 +180,11 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 		fail(fmt.Errorf("-event %q: pre or post", b.kind))
 	}
 	hook := func(bin string, ev []byte) sample {
-		cmd := exec.Command(bin, "hook", "--agent", "claude-code", "--preset", preset, "--state-dir", dir)
+		args := []string{"hook", "--agent", "claude-code", "--preset", preset, "--state-dir", dir}
+		if b.slim[bin] {
+			args = args[1:]
+		}
+		cmd := exec.Command(bin, args...)
 		if bin == b.floor {
 			cmd = exec.Command(bin)
 		}

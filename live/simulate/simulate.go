@@ -45,6 +45,9 @@ type Simulator struct {
 	// hook"), as the agent does.
 	Exec   bool
 	Binary string
+	// OwnBinary says Binary is the hook's own binary (loopgate-hook),
+	// which takes the hook's flags without the word hook.
+	OwnBinary bool
 	// Agent is the agent whose events are sent ("": Claude Code).
 	Agent string
 	// Shadow runs the hook with --shadow: nothing is stopped, every call
@@ -224,6 +227,9 @@ func (sim *Simulator) send(event []byte, logFile string) ([]byte, error) {
 		return reply.Stdout, nil
 	}
 	args := append([]string{"hook", "--agent", sim.agentName(), "--state-dir", sim.StateDir, "--log", logFile}, sim.RulesArgs...)
+	if sim.OwnBinary {
+		args = args[1:]
+	}
 	if sim.Shadow {
 		args = append(args, "--shadow")
 	}
