@@ -8,7 +8,8 @@
 # outside any checkout, into an empty GOBIN. So a go.mod with a replace directive, a main
 # package not at the module's root, a file the build needs but git does not track, or a
 # dependency missing from go.sum fails here as it would for a user. The binary is then run
-# on the demo transcripts.
+# on the demo transcripts; the hook's own binary (cmd/loopgate-hook) is installed beside it at
+# the same version, and `hook install` must write it.
 #
 # What it cannot show: that the module path resolves on the public proxy (nothing is
 # published) and the checksum database's answer (GONOSUMDB skips it for this module only).
@@ -48,7 +49,7 @@ echo "install-check: go install $module@$version from a proxy on disk"
 (cd "$work" && env GOPATH="$work/gopath" GOBIN="$work/bin" GOFLAGS= GOWORK=off \
   GOPROXY="file://$work/proxy,file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)" \
   GONOSUMDB="$module" \
-  go install "$module@$version")
+  go install "$module@$version" "$module/cmd/loopgate-hook@$version")
 bin=$work/bin/loopgate
 [ -x "$bin" ] || { echo "install-check: no binary in GOBIN" >&2; exit 1; }
 "$bin" --version
@@ -59,3 +60,13 @@ grep -q "blocked\|steered\|stopped" "$work/replay.out" || {
   exit 1
 }
 echo "install-check: installed and ran $(wc -l <"$work/replay.out") lines of replay on fixtures/demo"
+# The hook's own binary, installed beside it at the same version, is what hook install writes.
+"$work/bin/loopgate-hook" --version
+mkdir -p "$work/home"
+HOME="$work/home" "$bin" hook install --agent claude-code --dry-run >"$work/install.out" 2>&1
+grep -q "\"$work/bin/loopgate-hook --agent claude-code\"" "$work/install.out" || {
+  echo "install-check: hook install does not write the loopgate-hook installed beside loopgate:" >&2
+  cat "$work/install.out" >&2
+  exit 1
+}
+echo "install-check: hook install writes $work/bin/loopgate-hook"

@@ -204,8 +204,12 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 		if err := os.WriteFile(filepath.Join(dir, "event.json"), event, 0o600); err != nil {
 			fail(err)
 		}
-		fmt.Printf("state in %s; run: %s hook --agent claude-code --preset %s --state-dir %s < %s\n",
-			dir, b.binRun, preset, dir, filepath.Join(dir, "event.json"))
+		word := " hook"
+		if b.slim[b.binRun] {
+			word = ""
+		}
+		fmt.Printf("state in %s; run: %s%s --agent claude-code --preset %s --state-dir %s < %s\n",
+			dir, b.binRun, word, preset, dir, filepath.Join(dir, "event.json"))
 		return row{}, false
 	}
 	// Every file of the state, as each binary leaves it after the events
