@@ -39,7 +39,13 @@ keep() {
 	cp -p "$tmp/$1"/s-* "$tmp/$1.saved/"
 }
 
-# count NAME: one hook call under cachegrind on NAME's state; prints its instructions.
+# hookword BIN: the words before the hook's flags: "hook" for loopgate, none for the hook's
+# own binary (loopgate-hook, cmd/loopgate-hook).
+hookword() {
+	case ${1##*/} in loopgate-hook*) ;; *) echo hook ;; esac
+}
+
+# count NAME WORD: one hook call under cachegrind on NAME's state; prints its instructions.
 # cpu.rdtscp=off: as in scripts/instructions.sh.
 count() {
 	local d=$tmp/$1 f
@@ -50,7 +56,7 @@ count() {
 		cp "$f" "$d/" # in place: the same inodes
 	done
 	GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=cachegrind --cache-sim=no \
-		--cachegrind-out-file=/dev/null "$d/loopgate.bin" hook --agent claude-code --preset "$preset" \
+		--cachegrind-out-file=/dev/null "$d/loopgate.bin" $2 --agent claude-code --preset "$preset" \
 		--state-dir "$d" <"$d/event.json" >/dev/null 2>"$tmp/err" || {
 		echo "hookinstructions.sh: the hook failed under valgrind:" >&2
 		tail -5 "$tmp/err" >&2
@@ -63,8 +69,8 @@ keep old "$old"
 keep new "$new"
 echo "run  old instructions  new instructions"
 for ((i = 1; i <= runs; i++)); do
-	o=$(count old)
-	n=$(count new)
+	o=$(count old "$(hookword "$old")")
+	n=$(count new "$(hookword "$new")")
 	printf '%3d  %16s  %16s\n' "$i" "$o" "$n" | tee -a "$tmp/counts"
 done
 medians_ratio "$tmp/counts"
