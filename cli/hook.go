@@ -27,7 +27,7 @@ func agentFlag() *cli.StringFlag {
 func hookCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "hook",
-		Usage:     "live: decide one tool call of a running agent (one hook event on stdin, the agent's answer on stdout)",
+		Usage:     "live: decide one tool call of a running agent (one hook event on stdin, the agent's answer on stdout; loopgate-hook does the same, and starts faster)",
 		UsageText: "loopgate hook --agent AGENT [--preset NAME | --rules FILE] [--state-dir DIR] [--shadow] [--log FILE]",
 		Flags: []cli.Flag{
 			agentFlag(), rulesFlag(), presetFlag(),
@@ -124,6 +124,7 @@ func runHookInstall(c *cli.Context, remove bool) error {
 		fmt.Fprintf(w, "%s: loopgate's hook removed\n", in.File)
 	default:
 		fmt.Fprintf(w, "%s: loopgate's hook added for %s\n", in.File, strings.Join(in.Events, ", "))
+		fmt.Fprintf(w, "command: %s\n", command)
 	}
 	if in.Backup != "" {
 		fmt.Fprintf(w, "backup: %s\n", in.Backup)

@@ -466,6 +466,9 @@ func TestHookInstallOwnCommand(t *testing.T) {
 	if !strings.Contains(string(b), `"/opt/lg/loopgate-hook --agent claude-code --preset hermes"`) {
 		t.Fatalf("installed settings: %s", b)
 	}
+	if !strings.Contains(out.String(), "command: /opt/lg/loopgate-hook --agent claude-code --preset hermes\n") {
+		t.Errorf("install did not say the command it wrote: %s", out.String())
+	}
 	if code := run([]string{"loopgate", "hook", "uninstall", "--agent", "claude-code"}, &out, &errOut); code != 0 {
 		t.Fatalf("uninstall: exit %d %s", code, errOut.String())
 	}
