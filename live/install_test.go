@@ -76,6 +76,39 @@ func TestInstallRoundTrip(t *testing.T) {
 	}
 }
 
+// TestInstallOwnBinaryReplaces: installing the hook's own binary where
+// `loopgate hook` was installed replaces loopgate's entries (one per event,
+// the new command), and uninstall then gives back the original settings.
+func TestInstallOwnBinaryReplaces(t *testing.T) {
+	for agent, original := range userSettings {
+		t.Run(agent, func(t *testing.T) {
+			home := t.TempDir()
+			path, _ := SettingsPath(agent, "user", home, "")
+			os.MkdirAll(filepath.Dir(path), 0o755)
+			os.WriteFile(path, []byte(original), 0o644)
+			old := "/opt/bin/loopgate hook --agent " + agent
+			own := "/opt/bin/loopgate-hook --agent " + agent + " --preset hermes"
+			if _, err := InstallHooks(agent, "user", home, "", old, false, false); err != nil {
+				t.Fatal(err)
+			}
+			in, err := InstallHooks(agent, "user", home, "", own, false, false)
+			if err != nil || !in.Changed {
+				t.Fatalf("install over loopgate hook: changed %v, %v", in.Changed, err)
+			}
+			installed, _ := os.ReadFile(path)
+			if n := strings.Count(string(installed), own); n != len(in.Events) || strings.Contains(string(installed), old) {
+				t.Errorf("%d entries of loopgate-hook for %d events, loopgate hook's left: %v\n%s", n, len(in.Events), strings.Contains(string(installed), old), installed)
+			}
+			if _, err := InstallHooks(agent, "user", home, "", "", true, false); err != nil {
+				t.Fatal(err)
+			}
+			if after, _ := os.ReadFile(path); canonical(t, after) != canonical(t, []byte(original)) {
+				t.Errorf("uninstall left\n%s\nwant\n%s", after, original)
+			}
+		})
+	}
+}
+
 // canonical is a JSON text in compact form, member order kept.
 func canonical(t *testing.T, b []byte) string {
 	v, err := jsonx.Parse(b)
