@@ -27,7 +27,7 @@ func hookSimulateCommand() *cli.Command {
 		Flags: []cli.Flag{
 			agentFlag(), rulesFlag(), presetFlag(), inputFormatFlag(),
 			&cli.StringFlag{Name: "state-dir", Usage: "state `DIR` for the simulated sessions (default: a temporary directory, removed after)"},
-			&cli.BoolFlag{Name: "exec", Usage: "run every hook event through a new 'loopgate hook' process, as the agent does (slower)"},
+			&cli.BoolFlag{Name: "exec", Usage: "run every hook event through a new hook process, as the agent does (slower): loopgate-hook beside this loopgate when it is of the same build, else 'loopgate hook'"},
 			&cli.BoolFlag{Name: "verbose", Usage: "list every call, not only those whose actions differ"},
 		},
 		Action: runHookSimulate,
@@ -60,6 +60,11 @@ func runHookSimulate(c *cli.Context) error {
 	if sim.Exec {
 		if sim.Binary, err = os.Executable(); err != nil {
 			return cli.Exit(err.Error(), ExitUsage)
+		}
+		// The process hook install would write: loopgate-hook beside
+		// this loopgate, of its build, else this loopgate's hook.
+		if own := ownHookBinary(sim.Binary, c.App.ErrWriter); own != "" {
+			sim.Binary, sim.OwnBinary = own, true
 		}
 	}
 	var problems int
