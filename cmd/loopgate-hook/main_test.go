@@ -34,7 +34,7 @@ func TestOwnBinaryDecidesAsReplay(t *testing.T) {
 		{"codex", "codex", "hermes-strict"},
 		{"gemini-cli", "gemini-cli", "nanobot"},
 		{"openhands", "openhands", "loopgate"},
-		{"hermes", "hermes", "hermes-strict"},
+		{"pi", "pi", "hermes-strict"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.agent+"/"+tc.preset, func(t *testing.T) {
