@@ -7,6 +7,9 @@
 //
 //	go build -o /tmp/loopgate . && go run ./cmd/hookbench -loopgate /tmp/loopgate -calls 2000 -runs 300
 //
+// -loopgate (and -base) may name the hook's own binary, loopgate-hook
+// (cmd/loopgate-hook), known by its name: it is run without the word hook.
+//
 // -preset all times every preset in turn and ends with a table of each
 // one's p50, p90 and p99 wall time (process start included), with the
 // machine's load (uptime) before and after.
