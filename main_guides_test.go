@@ -41,8 +41,8 @@ func guideCommands(t *testing.T) (journeys []string, commands map[string][]strin
 // TestGuides runs every journey of docs/guides.md as written, in a
 // folder of its own where fixtures/ is the repository's, with a home of
 // its own (the live hook writes the agent's settings there). What a step
-// must show is checked after it; "go install ." is the one step not run
-// (the hook's settings name this test's binary instead).
+// must show is checked after it; "go install . ./cmd/loopgate-hook" is the
+// one step not run (the hook's settings name this test's binary instead).
 func TestGuides(t *testing.T) {
 	journeys, commands := guideCommands(t)
 	if len(journeys) != 6 {
@@ -84,7 +84,7 @@ func TestGuides(t *testing.T) {
 	for _, j := range journeys {
 		for i := 0; i < len(commands[j]); i++ {
 			cmd := commands[j][i]
-			if cmd == "go install ." {
+			if cmd == "go install . ./cmd/loopgate-hook" {
 				continue
 			}
 			fields := strings.Fields(cmd)
