@@ -185,11 +185,12 @@ func hookCommandLine(c *cli.Context, agent string) (string, error) {
 // ownHookBinary is the hook's own binary beside the loopgate at exe
 // (loopgate-hook, cmd/loopgate-hook), "" when there is none or it is of
 // another build: its --version must say this build (hookcmd.VersionLine),
-// so that the agent runs the rules as this loopgate measured them. A
-// loopgate-hook of another build is said on w.
+// so that the agent runs the rules as this loopgate measured them. Why
+// none serves is said on w.
 func ownHookBinary(exe string, w io.Writer) string {
 	path := filepath.Join(filepath.Dir(exe), live.HookProgram+strings.ToLower(filepath.Ext(exe)))
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		fmt.Fprintf(w, "loopgate: note: no %s beside this loopgate (in %s): the hook runs this loopgate; %s, the hook alone, starts faster (docs/live.md, \"The hook's own binary\")\n", live.HookProgram, filepath.Dir(exe), live.HookProgram)
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

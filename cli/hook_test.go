@@ -430,7 +430,7 @@ func TestOwnHookBinary(t *testing.T) {
 		{name: "same build", script: "echo '" + hookcmd.VersionLine() + "'", own: true},
 		{name: "another build", script: "echo 'loopgate-hook go1.0 github.com/loopgate/loopgate@v0.0.1'", note: "is not of this loopgate's build"},
 		{name: "fails", script: "exit 3", note: "is not of this loopgate's build"},
-		{name: "none"},
+		{name: "none", note: "no loopgate-hook beside this loopgate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
