@@ -28,10 +28,7 @@ func TestInstallRoundTrip(t *testing.T) {
 	const cmd = "/opt/bin/loopgate hook --agent AGENT --preset hermes"
 	for agent, original := range userSettings {
 		t.Run(agent, func(t *testing.T) {
-			home := t.TempDir()
-			path, _ := SettingsPath(agent, "user", home, "")
-			os.MkdirAll(filepath.Dir(path), 0o755)
-			os.WriteFile(path, []byte(original), 0o644)
+			home, path := userSettingsFile(t, agent, original)
 			command := strings.Replace(cmd, "AGENT", agent, 1)
 
 			dry, err := InstallHooks(agent, "user", home, "", command, false, true)
@@ -82,10 +79,7 @@ func TestInstallRoundTrip(t *testing.T) {
 func TestInstallOwnBinaryReplaces(t *testing.T) {
 	for agent, original := range userSettings {
 		t.Run(agent, func(t *testing.T) {
-			home := t.TempDir()
-			path, _ := SettingsPath(agent, "user", home, "")
-			os.MkdirAll(filepath.Dir(path), 0o755)
-			os.WriteFile(path, []byte(original), 0o644)
+			home, path := userSettingsFile(t, agent, original)
 			old := "/opt/bin/loopgate hook --agent " + agent
 			own := "/opt/bin/loopgate-hook --agent " + agent + " --preset hermes"
 			if _, err := InstallHooks(agent, "user", home, "", old, false, false); err != nil {
@@ -107,6 +101,21 @@ func TestInstallOwnBinaryReplaces(t *testing.T) {
 			}
 		})
 	}
+}
+
+// userSettingsFile writes the agent's user settings, original, in a new
+// home, and returns the home and the file's path.
+func userSettingsFile(t *testing.T, agent, original string) (home, path string) {
+	t.Helper()
+	home = t.TempDir()
+	path, _ = SettingsPath(agent, "user", home, "")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(original), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home, path
 }
 
 // canonical is a JSON text in compact form, member order kept.
