@@ -186,7 +186,7 @@ func TestIsHookCommand(t *testing.T) {
 		"/usr/local/bin/audit.sh hook --agent":                             false,
 		"other hook --agent nobody":                                        false,
 		"/usr/local/bin/loopgate-hook --agent codex --preset hermes":       true,
-		"'/home/a b/loopgate-hook' --agent=cline":                          true,
+		"'/opt/my tools/loopgate-hook' --agent=cline":                      true,
 		`C:\tools\loopgate-hook.exe --agent qwen-code`:                     true,
 		"/usr/local/bin/loopgate-hook --preset hermes":                     false,
 		"/usr/local/bin/loopgate-hook --agent nobody":                      false,

@@ -78,10 +78,7 @@ func main() {
 	}
 	// loopgate-hook (cmd/loopgate-hook) takes the hook's flags without
 	// the word hook.
-	b.slim = map[string]bool{}
-	for bin, run := range map[string]string{*bin: b.binRun, *base: b.baseRun} {
-		b.slim[run] = strings.HasPrefix(filepath.Base(bin), "loopgate-hook")
-	}
+	b.slim = map[string]bool{b.binRun: live.IsHookProgram(*bin), b.baseRun: live.IsHookProgram(*base)}
 	switch *floor {
 	case "":
 	case "go":
