@@ -711,13 +711,18 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 }
 
 // genuineClaudePrompt tells a typed prompt from the CLI's own user lines:
-// slash-command wrappers, their captured output and interrupt markers.
+// slash-command wrappers, their captured output, interrupt markers, and the
+// notice the CLI writes as a user line when a background task (a Bash or
+// Agent call run in the background) ends: "<task-notification>" with the
+// task's id, output file, status and summary, which newer versions also
+// mark "origin": {"kind": "task-notification"} where a typed prompt has
+// {"kind": "human"}. Nobody typed it; the model goes on reading the output.
 func genuineClaudePrompt(text string) bool {
 	t := strings.TrimSpace(text)
 	if t == "" {
 		return false
 	}
-	for _, p := range []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "[Request interrupted by user"} {
+	for _, p := range []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "[Request interrupted by user", "<task-notification>"} {
 		if strings.HasPrefix(t, p) {
 			return false
 		}

@@ -19,6 +19,8 @@ func TestGenuineClaudePrompt(t *testing.T) {
 		{"[Request interrupted by user]", false},
 		{"   ", false},
 		{"Why did you write <command-name>?", true},
+		{"<task-notification>\n<task-id>b0be39e</task-id>\n<status>completed</status>\n</task-notification>\nRead the output file to retrieve the result: /tmp/t.output", false},
+		{"What is a <task-notification>?", true},
 	}
 	for _, tc := range tests {
 		if got := genuineClaudePrompt(tc.text); got != tc.want {
@@ -104,6 +106,22 @@ func TestClaudeCodeReading(t *testing.T) {
 			},
 			sessions: "main 1t 1r t1/Bash=ok",
 			usage:    1,
+		},
+		{
+			// Claude Code (2.1.39 and later in real files): the CLI's notice that a
+			// background command ended, a user line nobody typed.
+			name: "a background task's notification is not a turn",
+			lines: []string{
+				user("u1", "", `"run the tests"`, `,"origin":{"kind":"human"}`),
+				asst("a1", "u1", "m1", "r1", use("t1", "Bash"), ""),
+				user("r1", "a1", "["+res("t1", "started b1", false)+"]", ""),
+				user("n1", "r1", `"<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>\nRead the output file to retrieve the result: /tmp/b1.output"`, `,"origin":{"kind":"task-notification"}`),
+				asst("a2", "n1", "m2", "r2", use("t2", "Read"), ""),
+				user("r2", "a2", "["+res("t2", "ok", false)+"]", ""),
+				user("u2", "r2", `"thanks, push it"`, ""),
+			},
+			sessions: "main 2t 2r t1/Bash=started b1 t2/Read=ok",
+			usage:    2,
 		},
 		{
 			name: "sidechain lines without agentId follow their parent's scope",
