@@ -461,11 +461,15 @@ func DefaultClasses() ClassTable {
 		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search"},
 		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
 		// Claude Code's TaskOutput (2.1, after BashOutput) returns what a
-		// background command or agent has written so far, and CronList the
-		// session's scheduled prompts, which fire and expire by themselves
-		// (https://code.claude.com/docs/en/tools-reference).
+		// background command or agent has written so far, CronList the
+		// session's scheduled prompts, which fire and expire by themselves,
+		// and TaskList and TaskGet the task list, which the teammates of an
+		// agent team share and update as they claim and finish tasks
+		// (https://code.claude.com/docs/en/tools-reference,
+		// https://code.claude.com/docs/en/agent-teams): by their verbs they
+		// were reads, and a lead's second look was answered from its first.
 		"poll": {"process_manage", "process", "write_stdin", "BashOutput", "TaskOutput",
-			"CronList", "command_status", "*_poll", "*_get_result"},
+			"CronList", "TaskList", "TaskGet", "command_status", "*_poll", "*_get_result"},
 		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent"},
 		// Browser actions (hermes' browser toolset, OpenHands' browser
 		// tools, the Playwright MCP server's names); the browser tools

@@ -49,6 +49,9 @@ func TestUpstreamToolClasses(t *testing.T) {
 		{"CronCreate", `{"cron":"*/5 * * * *","prompt":"check the build"}`, "schedule", true, act, true, nil},
 		{"CronDelete", `{"id":"c1"}`, "schedule", true, act, true, nil},
 		{"CronList", `{}`, "poll", false, none, false, nil},
+		// The task list an agent team shares changes as teammates work.
+		{"TaskList", `{}`, "poll", false, none, false, nil},
+		{"TaskGet", `{"taskId":"1"}`, "poll", false, none, false, nil},
 		// Its PowerShell tool is read as a shell command.
 		{"PowerShell", `{"command":"Get-Content src/a.ts"}`, "shell", false, observe, false, []string{"src/a.ts"}},
 		{"text_to_speech", `{"text":"hello"}`, "message", true, act, true, nil},
