@@ -719,7 +719,7 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 		text = sb.String()
 	}
 	if !genuineClaudePrompt(text) {
-		sc.noteCommand(text, n, t)
+		sc.notPrompt(text, n, t)
 		return
 	}
 	sc.openTurn(text, n, t)
@@ -737,15 +737,24 @@ func (sc *ccScope) openTurn(text string, n int, t time.Time) {
 	}
 }
 
-// noteCommand keeps a slash command's wrapper until the model answers it
-// (pendingCommand), and forgets it when the CLI answers it itself.
-func (sc *ccScope) noteCommand(text string, n int, t time.Time) {
+// notPrompt reads a user line that is no typed prompt. It keeps a slash
+// command's wrapper until the model answers it (pendingCommand), and
+// forgets it when the CLI answers it itself. A background task's
+// notification and a bash-mode command or its output open no turn, but
+// they say what changed (a job ended and wrote its output file, a command
+// ran): they are the turn's notices, which a guard hears as it hears a
+// prompt (ingest.Notice). Each was a turn of its own before, and what the
+// guard heard of it is unchanged.
+func (sc *ccScope) notPrompt(text string, n int, t time.Time) {
 	tt := strings.TrimSpace(text)
 	switch {
 	case strings.HasPrefix(tt, "<command-name>"), strings.HasPrefix(tt, "<command-message>"):
 		sc.cmd = pendingCommand{text: strings.Clone(text), line: n, t: t} // kept past its line
 	case strings.HasPrefix(tt, "<local-command-stdout>"), strings.HasPrefix(tt, "<local-command-stderr>"):
 		sc.cmd = pendingCommand{}
+	case strings.HasPrefix(tt, "<task-notification>"), strings.HasPrefix(tt, "<bash-input>"),
+		strings.HasPrefix(tt, "<bash-stdout>"), strings.HasPrefix(tt, "<bash-stderr>"):
+		sc.b.notice(n, t, strings.Clone(text)) // kept past its line
 	}
 }
 

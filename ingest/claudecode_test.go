@@ -286,3 +286,31 @@ func TestClaudeCodeCommandTurn(t *testing.T) {
 		t.Errorf("turn 2 should hold the Read call: %+v", tr.Requests)
 	}
 }
+
+// TestClaudeCodeNotices: a background task's notification and a bash-mode
+// command open no turn but are kept as the turn's notices, each before the
+// request that came after it (a guard hears them there); one before any
+// turn is dropped.
+func TestClaudeCodeNotices(t *testing.T) {
+	text := strings.Join([]string{
+		cc(`"type":"user","uuid":"b0","message":{"role":"user","content":"<bash-input>git pull</bash-input>"}`),
+		cc(`"type":"user","uuid":"u1","parentUuid":"b0","message":{"role":"user","content":"run the tests in the background"}`),
+		cc(`"type":"assistant","uuid":"a1","parentUuid":"u1","requestId":"r1","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make test","run_in_background":true}}]}`),
+		cc(`"type":"user","uuid":"r1","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Command running in background with ID: b1"}]}`),
+		cc(`"type":"user","uuid":"n1","parentUuid":"r1","origin":{"kind":"task-notification"},"message":{"role":"user","content":"<task-notification>\n<task-id>b1</task-id>\n<output-file>/tmp/b1.output</output-file>\n</task-notification>"}`),
+		cc(`"type":"assistant","uuid":"a2","parentUuid":"n1","requestId":"r2","message":{"id":"m2","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/tmp/b1.output"}}]}`),
+		cc(`"type":"user","uuid":"r2","parentUuid":"a2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"ok"}]}`),
+		cc(`"type":"user","uuid":"b1","parentUuid":"r2","message":{"role":"user","content":"<bash-stdout>done</bash-stdout><bash-stderr></bash-stderr>"}`),
+	}, "\n") + "\n"
+	sessions, problems := readText(t, "s.jsonl", text)
+	if len(problems) != 0 || len(sessions) != 1 || len(sessions[0].Turns) != 1 {
+		t.Fatalf("want one session of one turn: %d sessions, problems %q", len(sessions), problemSummary(problems))
+	}
+	var got []string
+	for _, n := range sessions[0].Turns[0].Notices {
+		got = append(got, itoaTest(n.Request)+"@"+itoaTest(n.Line)+":"+strings.SplitN(n.Text, ">", 2)[0])
+	}
+	if g, want := strings.Join(got, " "), "1@5:<task-notification 2@8:<bash-stdout"; g != want {
+		t.Errorf("notices = %q, want %q", g, want)
+	}
+}
