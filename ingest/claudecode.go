@@ -743,8 +743,7 @@ func (sc *ccScope) openTurn(text string, n int, t time.Time) {
 // notification and a bash-mode command or its output open no turn, but
 // they say what changed (a job ended and wrote its output file, a command
 // ran): they are the turn's notices, which a guard hears as it hears a
-// prompt (ingest.Notice). Each was a turn of its own before, and what the
-// guard heard of it is unchanged.
+// prompt (ingest.Notice).
 func (sc *ccScope) notPrompt(text string, n int, t time.Time) {
 	tt := strings.TrimSpace(text)
 	switch {
