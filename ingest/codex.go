@@ -431,6 +431,10 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 			// A shell command that exited non-zero: Codex records it with
 			// no success flag, the exit code in the output's header.
 			failed = true
+		} else if exit, ok := codexStructuredExit(text); ok && exit != 0 {
+			// The same in the structured output of older builds: the
+			// exit code in its metadata.
+			failed = true
 		}
 		r.b.result(p.CallID, text, failed, n, t, r.out)
 	case "compaction":
