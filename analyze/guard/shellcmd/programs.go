@@ -82,6 +82,8 @@ func (w *walker) program(args []string, lit []bool, depth int) {
 		w.cwd = ""
 	case name == "bash" || name == "sh" || name == "zsh" || name == "dash":
 		w.nested(rest, restLit, depth)
+	case powerShells[exeName(args[0])]:
+		w.powerShell(rest, restLit, depth)
 	case name == "timeout" || name == "nice" || name == "env" || name == "command" || name == "xargs" || name == "stdbuf":
 		w.wrapper(name, rest, restLit, depth)
 	case name == "git":
@@ -292,6 +294,51 @@ func (w *walker) nested(args []string, lit []bool, depth int) {
 		if !strings.HasPrefix(a, "-") {
 			break
 		}
+	}
+	w.unknown()
+}
+
+// powerShells are PowerShell's programs, as exeName gives them: Codex on
+// Windows runs its shell tool's commands as ["powershell.exe", "-Command",
+// COMMAND] (real rollouts of Codex 0.121 show it).
+var powerShells = map[string]bool{"powershell": true, "pwsh": true}
+
+// exeName is a program's name without its directory (either separator) and
+// without .exe, lower-cased: C:\Windows\...\powershell.exe is powershell.
+func exeName(prog string) string {
+	if i := strings.LastIndexAny(prog, `/\`); i >= 0 {
+		prog = prog[i+1:]
+	}
+	prog = strings.ToLower(prog)
+	return strings.TrimSuffix(prog, ".exe")
+}
+
+// powerShell reads powershell -Command COMMAND: the words after -Command
+// (PowerShell joins them with spaces) are read as part of this command, as
+// bash -c's are, with the cmdlets the readers and writers name. Options
+// that only set up the session may come before it; any other option (a
+// script by -File, an -EncodedCommand) or no -Command acts with unknown
+// reach.
+func (w *walker) powerShell(args []string, lit []bool, depth int) {
+	for i := 0; i < len(args); i++ {
+		if !lit[i] {
+			break
+		}
+		switch strings.ToLower(args[i]) {
+		case "-noprofile", "-nop", "-nologo", "-noninteractive", "-noni":
+			continue
+		case "-executionpolicy", "-ep", "-ex":
+			i++ // its value
+			continue
+		case "-command", "-c":
+			words := args[i+1:]
+			if len(words) == 0 || depth >= maxDepth || slices.Contains(lit[i+1:], false) {
+				break
+			}
+			w.merge(Classify(strings.Join(words, " "), w.cwd))
+			return
+		}
+		break
 	}
 	w.unknown()
 }
