@@ -435,6 +435,8 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 			// The same in the structured output of older builds: the
 			// exit code in its metadata.
 			failed = true
+		} else if strings.HasPrefix(text, codexPatchRejected) {
+			failed = true
 		}
 		r.b.result(p.CallID, text, failed, n, t, r.out)
 	case "compaction":
@@ -443,6 +445,14 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 		r.skipped[p.Type]++
 	}
 }
+
+// codexPatchRejected begins the result of an apply_patch call whose patch
+// does not apply: Codex answers the model with an error
+// (codex-rs/core/src/tools/handlers/apply_patch.rs,
+// MaybeApplyPatchVerified::CorrectnessError ->
+// FunctionCallError::RespondToModel("apply_patch verification failed:
+// ..."); the rollout keeps the text alone, without the success flag.
+const codexPatchRejected = "apply_patch verification failed: "
 
 // CodexToolName is the name the model called a Codex tool by, from a
 // function call's name and namespace: newer rollouts write an MCP tool's

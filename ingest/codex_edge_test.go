@@ -242,9 +242,10 @@ func FuzzCodexEdge(f *testing.F) {
 	})
 }
 
-// TestCodexShellFailures: a shell result carries no success flag in a
-// rollout; the exit code in its header (freeform, unified exec) or in its
-// metadata (the structured output) says whether the command failed.
+// TestCodexShellFailures: a result carries no success flag in a rollout;
+// the exit code in a shell result's header (freeform, unified exec) or in
+// its metadata (the structured output) says whether the command failed,
+// and apply_patch's own words whether the patch was rejected.
 func TestCodexShellFailures(t *testing.T) {
 	call := `{"timestamp":"2026-01-05T09:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"git status -sb\"],\"timeout_ms\":1000}","call_id":"c1"}}` + "\n"
 	tests := []struct {
@@ -257,6 +258,10 @@ func TestCodexShellFailures(t *testing.T) {
 		{"freeform, exit 1", `"Exit code: 1\nWall time: 0.1 seconds\nOutput:\nfatal: not a git repository\n"`, true},
 		{"unified exec, exit 0", `"Chunk ID: ab12\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n## main\n"`, false},
 		{"plain text", `"## main\n"`, false},
+		// A patch that does not apply: an error to the model, in any
+		// output item (a freeform apply_patch or a function one).
+		{"apply_patch rejected", `"apply_patch verification failed: Failed to find expected lines in /w/a.md:\nx"`, true},
+		{"apply_patch applied", `"Success. Updated the following files:\nM a.md\n"`, false},
 	}
 	for _, tc := range tests {
 		out := `{"timestamp":"2026-01-05T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":` + tc.output + `}}` + "\n"
