@@ -236,9 +236,12 @@ func countPlain(args []string, lit []bool) int {
 }
 
 // readDir reads the command's directory: everything, when it is the
-// directory the session started in or not known.
+// directory the command starts in (its workdir: an agent's shell runs its
+// commands in the session's directory, which its edits name their files
+// relative to, so a relative path written may be under it), or not known.
+// A directory the command moved to (cd DIR) is read by its path.
 func (w *walker) readDir() {
-	if w.cwd == "" || w.cwd == "." {
+	if w.cwd == "" || w.cwd == "." || w.cwd == w.start {
 		w.cmd.ReadsAll = true
 		return
 	}
@@ -463,8 +466,9 @@ func (w *walker) git(args []string, lit []bool) {
 		w.unknown()
 		return
 	}
-	// What git reads is the repository as a whole.
-	w.readDir()
+	// What git reads is the repository as a whole, wherever its root
+	// is above the directory: everything.
+	w.cmd.ReadsAll = true
 }
 
 // gitListing reports whether a git subcommand that may also change things

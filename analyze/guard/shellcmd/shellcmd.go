@@ -88,6 +88,7 @@ func classifyParsed(command, cwd string) Command {
 		return Command{Acts: true, Unknown: true}
 	}
 	w := walker{cwd: cleanDir(cwd)}
+	w.start = w.cwd
 	w.stmts(f.Stmts, 0)
 	return w.result()
 }
@@ -104,7 +105,9 @@ const maxDepth = 8
 // walker collects what a command's statements do.
 type walker struct {
 	cwd string // "" for unknown, else a cleaned directory ("." at start)
-	cmd Command
+	// start is the directory the command starts in, as cwd is at first.
+	start string
+	cmd   Command
 	// hdoc is the literal here-document of the statement being read
 	// (apply_patch's patch).
 	hdoc string
@@ -138,7 +141,8 @@ func (w *walker) write(p string) {
 
 func (w *walker) read(p string) {
 	p = beforeGlob(p)
-	if p == "" || p == "." || p == "/" {
+	if p == "" || p == "." || p == "/" || p == w.start {
+		// The directory the command starts in is read whole (readDir).
 		w.cmd.ReadsAll = true
 		return
 	}

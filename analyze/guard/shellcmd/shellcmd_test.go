@@ -31,7 +31,15 @@ func TestClassify(t *testing.T) {
 		{cmd: "find . -name '*.go'", all: true},
 		{cmd: "find src -name '*.go' -type f", reads: []string{"src"}},
 		{cmd: "git status --short", all: true},
-		{cmd: "git -C sub diff HEAD", reads: []string{"sub"}},
+		// git reads its repository whole, wherever its root is.
+		{cmd: "git -C sub diff HEAD", all: true},
+		{cmd: "git status --short", cwd: "/w", all: true},
+		// The directory the command starts in is read whole (a relative
+		// path written may be under it); one it moved to, by its path.
+		{cmd: "ls", cwd: "/w", all: true},
+		{cmd: "rg -n foo .", cwd: "/w", reads: []string{"/w/foo"}, all: true},
+		{cmd: "cd /x && ls", cwd: "/w", reads: []string{"/x"}},
+		{cmd: "ls src", cwd: "/w", reads: []string{"/w/src"}},
 		{cmd: "git --no-pager log --oneline -5", all: true},
 		{cmd: "wc -l src/*.go", reads: []string{"src"}},
 		{cmd: "cat $FILE", all: true},
@@ -149,6 +157,13 @@ func TestOverlap(t *testing.T) {
 		{"~/proj/a.md", "/h/proj/a.md", true},
 		{`C:\w\repo\API_tests\t.py`, "C:/w/repo/API_tests/t.py", true},
 		{`C:\w\repo\a.py`, "repo/b.py", false},
+		// A relative path that goes on from an absolute directory may be
+		// under it (Codex's workdir reads, apply_patch's relative files).
+		{"/repo/src", "src/a.go", true},
+		{"src/a.go", "/repo/src", true},
+		{"/repo/src/lib", "src/lib/a.go", true},
+		{"/repo/src", "lib/a.go", false},
+		{"/repo/src/a.go", "src/b.go", false},
 	}
 	for _, c := range cases {
 		if got := Overlap(c.a, c.b); got != c.want {
