@@ -38,6 +38,11 @@ var readers = map[string]bool{
 	"select-string": false, "sls": false, "test-path": false, "get-item": false,
 	"resolve-path": false, "select-object": false, "measure-object": false,
 	"format-table": false, "format-list": false, "sort-object": false,
+	// type is bash's builtin that says what a name is, reading nothing,
+	// but PowerShell's (and cmd's) prints a file (Get-Content's alias):
+	// read as a reader of the paths it names, true of both (a name taken
+	// as a path only makes the command look at more).
+	"type": false,
 }
 
 // texts are programs whose arguments are text, not paths, and that read
@@ -46,7 +51,7 @@ var texts = map[string]bool{
 	"echo": true, "printf": true, "true": true, "false": true, ":": true, "pwd": true,
 	"basename": true, "dirname": true, "seq": true, "expr": true, "tr": true,
 	"whoami": true, "id": true, "uname": true, "hostname": true, "nproc": true,
-	"which": true, "type": true, "set": true,
+	"which": true, "set": true,
 }
 
 // writers are programs that change only the paths they name: every literal

@@ -63,6 +63,8 @@ func TestClassify(t *testing.T) {
 
 		{cmd: `Get-Content -Raw app\main.py`, cwd: `C:\w\backend`, reads: []string{"C:/w/backend/app/main.py"}},
 		{cmd: "Get-ChildItem -Force", all: true},
+		// type prints its file in PowerShell (Get-Content's alias).
+		{cmd: `type app\src\a.ts`, cwd: `g:\w`, reads: []string{"g:/w/app/src/a.ts"}},
 		{cmd: "echo x > f", acts: "f"},
 		{cmd: "echo x >> logs/out.txt", cwd: "/w", acts: "/w/logs/out.txt"},
 		{cmd: "cat a | tee b", acts: "b"},
