@@ -446,6 +446,15 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 	}
 }
 
+// codexHistory reports whether a file's first record is a line of Codex's
+// prompt history, ~/.codex/history.jsonl ({"session_id", "ts", "text"}:
+// codex-rs/core/src/message_history.rs, HistoryEntry): the prompts typed,
+// no transcript, which a walk of ~/.codex does not enter (it reads
+// sessions/) but a file named on the command line may be.
+func codexHistory(h *Head) bool {
+	return !h.Array && len(h.Keys) == 3 && h.Has("session_id", "ts", "text")
+}
+
 // codexPatchRejected begins the result of an apply_patch call whose patch
 // does not apply: Codex answers the model with an error
 // (codex-rs/core/src/tools/handlers/apply_patch.rs,

@@ -283,3 +283,20 @@ func TestCodexShellFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexHistoryProblem: Codex's prompt history, named on the command
+// line, is one problem saying what it is, not "of no known format".
+func TestCodexHistoryProblem(t *testing.T) {
+	data := []byte(`{"session_id":"019d021f-1244-77d2-b5aa-ba1d70f11e87","ts":1773857802,"text":"add a test"}
+{"session_id":"019d021f-1244-77d2-b5aa-ba1d70f11e87","ts":1773857900,"text":"go on"}
+`)
+	sessions, problems := readBytes(data, "history.jsonl", "")
+	if len(sessions) != 0 || len(problems) != 1 || !strings.Contains(problems[0].Message, "Codex's prompt history") {
+		t.Fatalf("%d sessions, problems %v; want none and one naming Codex's prompt history", len(sessions), problems)
+	}
+	// A record with more members is something else.
+	_, problems = readBytes([]byte(`{"session_id":"s","ts":1,"text":"x","role":"user"}`+"\n"), "history.jsonl", "")
+	if len(problems) != 1 || strings.Contains(problems[0].Message, "prompt history") {
+		t.Errorf("problems %v; want one of no known format", problems)
+	}
+}
