@@ -496,8 +496,8 @@ func DefaultClasses() ClassTable {
 		// Codex's request_user_input puts questions with options to the
 		// user and returns the answers (openai/codex
 		// codex-rs/core/src/tools/handlers/request_user_input.rs; real
-		// rollouts of Codex 0.104 call it); its name's "request" made it
-		// an act: word of other, an observation.
+		// rollouts of Codex 0.104 call it): listed here, or its word
+		// "request", an act: word, leaves it in other, which observes.
 		"message": {"message", "send_message", "notify", "send_notification",
 			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage",
 			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode",
