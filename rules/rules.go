@@ -493,10 +493,15 @@ func DefaultClasses() ClassTable {
 		// (NousResearch/hermes-agent tools/tts_tool.py at 00067189). Claude
 		// Code's SendMessage sends a message to another agent of its team
 		// (https://code.claude.com/docs/en/tools-reference).
+		// Codex's request_user_input puts questions with options to the
+		// user and returns the answers (openai/codex
+		// codex-rs/core/src/tools/handlers/request_user_input.rs; real
+		// rollouts of Codex 0.104 call it): listed here, or its word
+		// "request", an act: word, leaves it in other, which observes.
 		"message": {"message", "send_message", "notify", "send_notification",
 			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage",
 			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode",
-			"finish", "text_to_speech"},
+			"finish", "text_to_speech", "request_user_input"},
 		// The agent's own task list or plan, shown to the user: each call
 		// sets it, so the same call again is a new act, not a look.
 		// Claude Code's TodoWrite, TaskCreate and TaskUpdate, and its

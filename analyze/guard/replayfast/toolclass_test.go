@@ -55,6 +55,7 @@ func TestUpstreamToolClasses(t *testing.T) {
 		// Its PowerShell tool is read as a shell command.
 		{"PowerShell", `{"command":"Get-Content src/a.ts"}`, "shell", false, observe, false, []string{"src/a.ts"}},
 		{"text_to_speech", `{"text":"hello"}`, "message", true, act, true, nil},
+		{"request_user_input", `{"questions":[{"id":"platform","question":"Where?","options":[{"label":"Web"}]}]}`, "message", true, act, true, nil},
 		// A task list or plan acts on the agent, on no file.
 		{"TodoWrite", `{"todos":[{"content":"x","status":"pending"}]}`, "plan", true, none, false, nil},
 		{"TaskCreate", `{"subject":"x"}`, "plan", true, none, false, nil},
