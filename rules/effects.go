@@ -86,6 +86,13 @@ func DefaultEffects() Effects {
 			// navigate: real transcripts click a checkbox through it. The
 			// code's effect cannot be read from its text, so it acts.
 			{Tools: []string{"browser_console"}, Arg: "expression", Values: []string{"*"}, Effect: EffectAct},
+			// Codex's write_stdin polls a running process when its chars
+			// are empty and types into it otherwise: openai/codex's
+			// write_stdin handler (codex-rs/core, WriteStdinHandler's
+			// pre_tool_use_payload) says "Empty writes are background
+			// polls" and reviews a non-empty write as a Bash command
+			// typed into the shell. "\u0003" interrupts the process.
+			{Tools: []string{"write_stdin"}, Arg: "chars", Values: []string{"*"}, Effect: EffectAct},
 		},
 	}
 }
