@@ -493,8 +493,16 @@ func DefaultClasses() ClassTable {
 		// todo (older name) and todo_list, which writes the list when
 		// given todos and reads it without (NousResearch/hermes-agent
 		// tools/todo_tool.py at 038653c4: read and write share the tool,
-		// so it acts).
-		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "update_plan", "todo", "todo_list"},
+		// so it acts). Gemini CLI's write_todos and update_topic, which
+		// sets the topic and intent the CLI shows the user ("Update Topic
+		// Context"; google-gemini/gemini-cli
+		// packages/core/src/tools/tool-names.ts): real recordings call
+		// update_topic before nearly every batch, and as a tool of no
+		// class each call cleared every count. Qwen Code's todo_write (its ToolNames), OpenCode's
+		// todowrite (packages/opencode/src/tool/todo.ts) and Roo Code's
+		// and Kilo Code's update_todo_list keep the agent's task list.
+		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "update_plan", "todo", "todo_list",
+			"write_todos", "update_topic", "todo_write", "todowrite", "update_todo_list"},
 		// What the agent keeps across sessions: hermes' memory (add,
 		// replace, remove write MEMORY.md or USER.md,
 		// NousResearch/hermes-agent tools/memory_tool.py at 029cfb25).

@@ -249,6 +249,10 @@ func TestClassOf(t *testing.T) {
 		"web_extract": "web_fetch", "fetch_content": "web_fetch", "web_search": "web_search",
 		"process": "poll", "shell_poll": "poll", "job_get_result": "poll", "delegate_task": "delegate",
 		"Task": "delegate", "todo": "plan", "": "other",
+		// The task lists and topic of Gemini CLI, Qwen Code, OpenCode, Roo
+		// Code: each call sets them (acts), none changes a file.
+		"update_topic": "plan", "write_todos": "plan", "todo_write": "plan", "todowrite": "plan",
+		"update_todo_list": "plan",
 		// Tools that act on the world (effects.go): the classes whose
 		// effect is act.
 		"message": "message", "send_message": "message", "browser_navigate": "browser",
