@@ -24,6 +24,9 @@ package ingest
 //     "browser_action_launch", "new_task", "condense", "summarize_task",
 //     "report_bug", "use_subagents". A partial message was never finished:
 //     not a call.
+//   - Roo Code's and Kilo Code's tool kinds are named as their tools;
+//     their api_req_started has no request: then a call's result is the
+//     output the log shows (command_output, mcp_server_response), else none.
 //   - Their results are the result blocks of the next api_req_started's
 //     request, joined in order to the first unused block of a tool the
 //     call's kind can be (an edit of an existing file is replace_in_file or
@@ -97,7 +100,27 @@ var clineUIToolNames = map[string][]string{
 	"fileDeleted":             {"apply_patch"},
 	"summarizeTask":           {"summarize_task"},
 	"useSkill":                {"use_skill"},
+	// Roo Code's and Kilo Code's kinds (RooCodeInc/Roo-Code
+	// src/shared/ExtensionMessage.ts, ClineSayTool; Kilo-Org/kilocode adds
+	// deleteFile), named as their tools are.
+	"appliedDiff":       {"apply_diff"},
+	"insertContent":     {"insert_content"},
+	"searchAndReplace":  {"search_and_replace"},
+	"codebaseSearch":    {"codebase_search"},
+	"fetchInstructions": {"fetch_instructions"},
+	"switchMode":        {"switch_mode"},
+	"newTask":           {"new_task"},
+	"generateImage":     {"generate_image"},
+	"runSlashCommand":   {"run_slash_command"},
+	"updateTodoList":    {"update_todo_list"},
+	"deleteFile":        {"delete_file"},
 }
+
+// clineUINotCalls are tool kinds that ask about a call already read:
+// Roo Code's finishTask asks to hand a subtask's attempt_completion (its
+// completion_result) back to the parent task, and imageGenerated shows
+// generate_image's image.
+var clineUINotCalls = map[string]bool{"finishTask": true, "imageGenerated": true}
 
 // clineUIAskTools are the other call messages and their tools.
 var clineUIAskTools = map[string]string{
@@ -149,6 +172,18 @@ func clineUIIsError(text string) bool {
 type clineUIWait struct {
 	id    string
 	tools []string
+	// ui is the output the UI log shows for the call (its command_output
+	// or mcp_server_response messages), read as its result when the next
+	// request carries no text to take results from.
+	ui    strings.Builder
+	hasUI bool
+}
+
+// clineUIOutputTools are the tools whose output the UI log shows, by the
+// message that shows it.
+var clineUIOutputTools = map[string][]string{
+	"command_output":      {"execute_command"},
+	"mcp_server_response": {"use_mcp_tool", "access_mcp_resource"},
 }
 
 func parseClineUI(doc []byte, h *Head, out *Sink) {
@@ -165,10 +200,24 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 		s.ID = fileStem(h.Name)
 	}
 	b := newConvBuilder(s, out)
-	var waiting []clineUIWait // this round's calls, in order
-	requests, partial, unjoined, demo, deleted := 0, 0, 0, 0, 0
+	var waiting []*clineUIWait // this round's calls, in order
+	requests, partial, unjoined, demo, deleted, bare := 0, 0, 0, 0, 0, 0
 	lastAsk := ""
 	provider := ""
+	// settle ends the round's calls when the request after them carries
+	// no text (Roo Code's api_req_started holds the usage only): a call
+	// whose output the UI log showed has it as its result; the others have
+	// none the file records.
+	settle := func(at int, t time.Time, end bool) {
+		for _, w := range waiting {
+			if w.hasUI {
+				text := w.ui.String()
+				b.result(w.id, w.tools[0], text, clineUIIsError(text), at, t)
+			} else if !end {
+				b.abandon(w.id, "the UI log records no result for it (the request after it carries no request text, as Roo Code writes it)")
+			}
+		}
+	}
 	for i, raw := range elems {
 		at := lineAtIndex(lines, i, h.Line)
 		var m clineUIMessage
@@ -197,16 +246,22 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 			c := Call{ID: id, Tool: tools[0], Time: t, Line: at}
 			c.SetArgsValue(args)
 			b.call(c)
-			waiting = append(waiting, clineUIWait{id: id, tools: tools})
+			waiting = append(waiting, &clineUIWait{id: id, tools: tools})
 		}
 		switch {
 		case m.Type == "say" && m.Say == "api_req_started":
 			var info clineUIReqInfo
-			if err := jsonx.Unmarshal([]byte(m.Text), &info); err != nil {
+			err := jsonx.Unmarshal([]byte(m.Text), &info)
+			if err != nil {
 				out.Problemf(at, "message %d: api_req_started text is not ClineApiReqInfo JSON (%s); read as a request without usage", i+1, decodeErr(err))
 			}
 			if len(waiting) > 0 && info.Request != nil {
 				unjoined += clineUIJoin(b, waiting, clineUIResults(*info.Request), at, t)
+			} else if len(waiting) > 0 {
+				settle(at, t, false)
+			}
+			if info.Request == nil && err == nil {
+				bare++
 			}
 			waiting = waiting[:0]
 			b.request(at, t, 0, clineUIUsage(info, provider))
@@ -234,6 +289,9 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 			}
 			if kind == "tool" {
 				k, _ := args.GetString("tool")
+				if clineUINotCalls[k] {
+					continue
+				}
 				tools := clineUIToolNames[k]
 				if tools == nil {
 					tools = []string{k}
@@ -244,6 +302,16 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 				call([]string{"access_mcp_resource"}, args)
 			} else {
 				call([]string{"use_mcp_tool", "access_mcp_resource"}, args)
+			}
+		case clineUIOutputTools[kind] != nil:
+			if len(waiting) > 0 {
+				if w := waiting[len(waiting)-1]; slices.Contains(clineUIOutputTools[kind], w.tools[0]) {
+					if w.hasUI && m.Text != "" && w.ui.Len() > 0 {
+						w.ui.WriteByte('\n')
+					}
+					w.ui.WriteString(m.Text)
+					w.hasUI = true
+				}
 			}
 		case kind == "command" && len(waiting) > 0 && waiting[len(waiting)-1].tools[0] == "attempt_completion":
 			// attempt_completion's own command, shown after its result
@@ -276,12 +344,17 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 			lastAsk = ""
 		}
 	}
+	if bare > 0 && len(waiting) > 0 {
+		// The last round's calls, in a log whose requests carry no text.
+		settle(0, time.Time{}, true)
+	}
 	b.finish()
 	zeroLines(s)
 	noteSkipped(s, partial, "partial (never finished) tool message(s) not read as calls")
 	noteSkipped(s, demo, "attempt_completion command(s) (its demonstration, shown after its result) not read as calls")
 	noteSkipped(s, deleted, "deleted_api_reqs record(s) (the usage of requests a checkpoint restore removed) read as requests with that usage")
 	noteSkipped(s, unjoined, "tool result block(s) in a request's text with no call of that tool in the UI log before it")
+	noteSkipped(s, bare, "request(s) whose api_req_started carries no request text (Roo Code): the calls before them have as result only the output the UI log shows (command_output, mcp_server_response)")
 	s.Notes = append(s.Notes, "read from the UI log: a call's arguments are the UI's record of it (ClineSayTool), its result the text sent with the next request")
 	out.Session(s)
 }
@@ -303,7 +376,7 @@ func clineUIUsage(info clineUIReqInfo, provider string) *Usage {
 
 // clineUIJoin gives the round's calls their results from the next
 // request's result blocks, in order; it returns the blocks no call took.
-func clineUIJoin(b *convBuilder, calls []clineUIWait, blocks []clineUIBlock, line int, t time.Time) int {
+func clineUIJoin(b *convBuilder, calls []*clineUIWait, blocks []clineUIBlock, line int, t time.Time) int {
 	for _, c := range calls {
 		for j := range blocks {
 			bl := &blocks[j]
