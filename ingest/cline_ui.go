@@ -26,7 +26,10 @@ package ingest
 //     not a call.
 //   - Roo Code's and Kilo Code's tool kinds are named as their tools;
 //     their api_req_started has no request: then a call's result is the
-//     output the log shows (command_output, mcp_server_response), else none.
+//     output the log shows (command_output, mcp_server_response,
+//     subtask_result, codebase_search_result, the user's answer to a
+//     question or completion), else none. Their condense_context and
+//     sliding_window_truncation messages mark the next turn compacted.
 //   - Their results are the result blocks of the next api_req_started's
 //     request, joined in order to the first unused block of a tool the
 //     call's kind can be (an edit of an existing file is replace_in_file or
@@ -181,10 +184,19 @@ type clineUIWait struct {
 
 // clineUIOutputTools are the tools whose output the UI log shows, by the
 // message that shows it.
+// Roo Code's subtask_result (the subtask's completion, said in the parent
+// task) and codebase_search_result answer new_task and codebase_search.
 var clineUIOutputTools = map[string][]string{
-	"command_output":      {"execute_command"},
-	"mcp_server_response": {"use_mcp_tool", "access_mcp_resource"},
+	"command_output":         {"execute_command"},
+	"mcp_server_response":    {"use_mcp_tool", "access_mcp_resource"},
+	"subtask_result":         {"new_task"},
+	"codebase_search_result": {"codebase_search"},
 }
+
+// clineUIAnswered are the calls the user's feedback answers: what the user
+// types while one waits is its result (the answer to a question, the
+// feedback on a completion or a plan).
+var clineUIAnswered = []string{"ask_followup_question", "attempt_completion", "plan_mode_respond"}
 
 func parseClineUI(doc []byte, h *Head, out *Sink) {
 	pos := newDocPos(doc, h.Line)
@@ -278,7 +290,14 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 					// changed meanwhile (clineUserText).
 					keepUserText(b.s, m.Text)
 				}
+			} else if w := waiting[len(waiting)-1]; slices.Contains(clineUIAnswered, w.tools[0]) && !w.hasUI {
+				// Kept for a log whose next request carries no text.
+				w.ui.WriteString(m.Text)
+				w.hasUI = true
 			}
+		case m.Type == "say" && (m.Say == "condense_context" || m.Say == "sliding_window_truncation"):
+			// Roo Code condensed or truncated the context the model sees.
+			b.compaction()
 		case m.Type == "say" && (m.Say == "text" || m.Say == "reasoning"):
 			b.lastRequest().TextChars += len(m.Text)
 		case kind == "tool" || kind == "use_mcp_server":

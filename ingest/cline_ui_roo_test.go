@@ -24,8 +24,19 @@ const rooUILog = `[
 {"ts":1787366992000,"type":"say","say":"command_output","text":"ok  pkg/b"},
 {"ts":1787366993000,"type":"ask","ask":"tool","text":"{\"tool\":\"appliedDiff\",\"path\":\"a.go\",\"diff\":\"...\"}","isAnswered":true},
 {"ts":1787366995714,"type":"say","say":"api_req_started","text":"{\"apiProtocol\":\"openai\",\"tokensIn\":42625,\"tokensOut\":316,\"cacheWrites\":0,\"cacheReads\":0,\"cost\":0.03}"},
+{"ts":1787366996000,"type":"ask","ask":"followup","text":"{\"question\":\"Which option?\",\"suggest\":[{\"answer\":\"A\"}]}","isAnswered":true},
+{"ts":1787366996500,"type":"say","say":"user_feedback","text":"A, but condense first","images":[]},
+{"ts":1787366996600,"type":"say","say":"condense_context","contextCondense":{"cost":0.1,"prevContextTokens":100,"newContextTokens":10,"summary":"s"}},
+{"ts":1787366996700,"type":"say","say":"api_req_started","text":"{\"apiProtocol\":\"openai\",\"tokensIn\":10,\"tokensOut\":3}"},
+{"ts":1787366996800,"type":"ask","ask":"tool","text":"{\"tool\":\"newTask\",\"mode\":\"architect\",\"content\":\"map the KV code\"}","isAnswered":true},
+{"ts":1787366996900,"type":"say","say":"subtask_result","text":"the KV map"},
+{"ts":1787366997000,"type":"say","say":"api_req_started","text":"{\"apiProtocol\":\"openai\",\"tokensIn\":11,\"tokensOut\":3}"},
 {"ts":1787366998000,"type":"say","say":"completion_result","text":"Done."},
-{"ts":1787366999000,"type":"ask","ask":"tool","text":"{\"tool\":\"finishTask\"}"}
+{"ts":1787366999000,"type":"ask","ask":"tool","text":"{\"tool\":\"finishTask\"}"},
+{"ts":1787367000000,"type":"ask","ask":"completion_result","text":""},
+{"ts":1787367000500,"type":"ask","ask":"resume_completed_task"},
+{"ts":1787367001000,"type":"say","say":"user_feedback","text":"now the tests","images":[]},
+{"ts":1787367002000,"type":"say","say":"api_req_started","text":"{\"apiProtocol\":\"openai\",\"tokensIn\":12,\"tokensOut\":3}"}
 ]`
 
 func TestClineUIRoo(t *testing.T) {
@@ -45,22 +56,27 @@ func TestClineUIRoo(t *testing.T) {
 			}
 		}
 	}
-	want := "update_todo_list=- read_file=- use_mcp_tool={\"entities\": []} execute_command=ok  pkg/a\nok  pkg/b apply_diff=- attempt_completion=-"
+	want := "update_todo_list=- read_file=- use_mcp_tool={\"entities\": []} execute_command=ok  pkg/a\nok  pkg/b apply_diff=- " +
+		"ask_followup_question=A, but condense first new_task=the KV map attempt_completion=-"
 	if strings.Join(got, " ") != want {
 		t.Errorf("calls\n%s\nwant\n%s", strings.Join(got, " "), want)
 	}
-	// The calls whose result the log does not keep say why; the last
-	// round's attempt_completion has none, as in any UI log.
+	// The calls whose result the log does not keep say why.
 	var why int
 	for _, p := range problems {
 		if strings.Contains(p.Message, "records no result for it") {
 			why++
 		}
 	}
-	if why != 3 || len(problems) != 4 {
-		t.Errorf("problems %v; want 3 naming the missing request text and 1 more", problems)
+	if why != 4 || len(problems) != 4 {
+		t.Errorf("problems %v; want the 4 naming the missing request text", problems)
 	}
-	if !strings.Contains(strings.Join(sessions[0].Notes, "\n"), "3 request(s) whose api_req_started carries no request text") {
+	if !strings.Contains(strings.Join(sessions[0].Notes, "\n"), "6 request(s) whose api_req_started carries no request text") {
 		t.Errorf("notes %q", sessions[0].Notes)
+	}
+	// The message that resumes the completed task opens the second turn,
+	// after the condense.
+	if n := len(sessions[0].Turns); n != 2 || !sessions[0].Turns[1].CompactedBefore {
+		t.Errorf("turns %d; want 2, the second compacted", n)
 	}
 }
