@@ -449,9 +449,14 @@ func DefaultClasses() ClassTable {
 		// cline/cline src/shared/tools.ts at 61e122dc; hermes'
 		// skill_manage, which creates, edits and deletes a skill's files
 		// (NousResearch/hermes-agent tools/skill_manager_tool.py at
-		// 544ac55e): it names no path, so it may change any.
+		// 544ac55e): it names no path, so it may change any. OpenHands'
+		// file_editor (the software-agent-sdk's FileEditorTool, V1 events'
+		// tool_name) is str_replace_editor's successor, with the same
+		// commands: its view observes by the effects' command rule
+		// (DefaultEffects), its create, str_replace, insert and undo_edit
+		// write; left in other, a create was an observation.
 		"write": {"write_file", "edit_file", "edit", "write", "patch", "apply_patch",
-			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "replace", "editor",
+			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "file_editor", "replace", "editor",
 			"write_to_file", "replace_in_file", "skill_manage"},
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
 			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands"},

@@ -252,7 +252,7 @@ func TestClassOf(t *testing.T) {
 		// The task lists and topic of Gemini CLI, Qwen Code, OpenCode, Roo
 		// Code: each call sets them (acts), none changes a file.
 		"update_topic": "plan", "write_todos": "plan", "todo_write": "plan", "todowrite": "plan",
-		"update_todo_list": "plan",
+		"update_todo_list": "plan", "file_editor": "write",
 		// Tools that act on the world (effects.go): the classes whose
 		// effect is act.
 		"message": "message", "send_message": "message", "browser_navigate": "browser",
