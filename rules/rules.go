@@ -464,9 +464,14 @@ func DefaultClasses() ClassTable {
 		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
 		"poll": {"process_manage", "process", "write_stdin", "BashOutput",
 			"command_status", "*_poll", "*_get_result"},
-		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent"},
+		// Cline's new_task (a new task started with this one's context)
+		// and use_subagents, Roo Code's and Kilo Code's new_task (a
+		// subtask in another mode): work handed to another run.
+		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent",
+			"new_task", "use_subagents"},
 		// Browser actions (hermes' browser toolset, OpenHands' browser
-		// tools, the Playwright MCP server's names); the browser tools
+		// tools, the Playwright MCP server's names, Cline's and Roo Code's
+		// browser_action: launch, click, type, scroll, close); the browser tools
 		// that only look (browser_snapshot, browser_console,
 		// browser_get_images, browser_vision) stay in other.
 		"browser": {"browser_navigate", "browser_click", "browser_type", "browser_press",
@@ -475,7 +480,7 @@ func DefaultClasses() ClassTable {
 			"browser_hover", "browser_drag", "browser_fill_form", "browser_file_upload",
 			"browser_handle_dialog", "browser_dialog", "browser_cdp", "browser_exec",
 			"browser_evaluate", "browser_close", "browser_close_tab", "browser_switch_tab",
-			"browser"},
+			"browser", "browser_action"},
 		// Messages and notifications sent to a person, and questions put
 		// to the user (nanobot's message, hermes' send_message and
 		// clarify, Claude Code's AskUserQuestion). Also what an agent

@@ -253,6 +253,8 @@ func TestClassOf(t *testing.T) {
 		// Code: each call sets them (acts), none changes a file.
 		"update_topic": "plan", "write_todos": "plan", "todo_write": "plan", "todowrite": "plan",
 		"update_todo_list": "plan", "file_editor": "write",
+		// Cline's and Roo Code's subtasks and browser.
+		"new_task": "delegate", "use_subagents": "delegate", "browser_action": "browser",
 		// Tools that act on the world (effects.go): the classes whose
 		// effect is act.
 		"message": "message", "send_message": "message", "browser_navigate": "browser",
