@@ -486,13 +486,14 @@ func DefaultClasses() ClassTable {
 		// clarify, Claude Code's AskUserQuestion). Also what an agent
 		// hands the user to read or approve: Cline's attempt_completion,
 		// ask_followup_question and plan_mode_respond (cline/cline
-		// src/shared/tools.ts at 61e122dc), Claude Code's ExitPlanMode,
+		// src/shared/tools.ts at 61e122dc), Claude Code's ExitPlanMode and
+		// Gemini CLI's and Qwen Code's exit_plan_mode (EXIT_PLAN_MODE_TOOL_NAME),
 		// OpenHands' finish; and hermes' text_to_speech, which writes an
 		// audio file and returns it as a MEDIA: attachment for the chat
 		// (NousResearch/hermes-agent tools/tts_tool.py at 00067189).
 		"message": {"message", "send_message", "notify", "send_notification",
 			"send_email", "yb_send_dm", "clarify", "AskUserQuestion",
-			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode",
+			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode", "exit_plan_mode",
 			"finish", "text_to_speech"},
 		// The agent's own task list or plan, shown to the user: each call
 		// sets it, so the same call again is a new act, not a look.
@@ -516,7 +517,10 @@ func DefaultClasses() ClassTable {
 		// What the agent keeps across sessions: hermes' memory (add,
 		// replace, remove write MEMORY.md or USER.md,
 		// NousResearch/hermes-agent tools/memory_tool.py at 029cfb25).
-		"memory": {"memory"},
+		// Gemini CLI's and Qwen Code's save_memory (MEMORY_TOOL_NAME,
+		// gemini-cli packages/core/src/tools/tool-names.ts) appends a fact
+		// to the GEMINI.md (QWEN.md) memory file.
+		"memory": {"memory", "save_memory"},
 		// Scheduled jobs (nanobot's cron, hermes' cronjob and
 		// cronjob_manage).
 		"schedule": {"cron", "cronjob", "cronjob_manage", "schedule", "schedule_task"},
