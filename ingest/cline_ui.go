@@ -82,6 +82,7 @@ type clineUIMessage struct {
 
 type clineUIReqInfo struct {
 	Request     *string `json:"request"`
+	ApiProtocol string  `json:"apiProtocol"`
 	TokensIn    int64   `json:"tokensIn"`
 	TokensOut   int64   `json:"tokensOut"`
 	CacheWrites int64   `json:"cacheWrites"`
@@ -381,13 +382,18 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 // clineUIUsage is a ClineApiReqInfo's usage (nil when it has none).
 // Cline's providers give tokensIn without the cache (anthropic, openrouter,
 // cline, deepseek: src/core/api/providers), except the OpenAI-compatible
-// one, whose inputTokens is the whole prompt_tokens (openai.ts).
+// one, whose inputTokens is the whole prompt_tokens (openai.ts). Roo Code
+// writes the whole input as tokensIn, whatever the protocol
+// (calculateApiCostAnthropic and calculateApiCostOpenAI's totalInputTokens,
+// RooCodeInc/Roo-Code src/core/task/Task.ts since 416fa572, 2025-10-31);
+// its api_req_started has carried apiProtocol without the request text
+// since 4405f5a0 (2025-10-17), which tells such a log.
 func clineUIUsage(info clineUIReqInfo, provider string) *Usage {
 	if info.TokensIn == 0 && info.TokensOut == 0 && info.CacheReads == 0 && info.CacheWrites == 0 {
 		return nil
 	}
 	in := info.TokensIn + info.CacheReads + info.CacheWrites
-	if provider == "openai" {
+	if provider == "openai" || (info.ApiProtocol != "" && info.Request == nil) {
 		in = info.TokensIn
 	}
 	return &Usage{Input: in, Output: info.TokensOut, CacheRead: info.CacheReads, CacheWrite: info.CacheWrites}

@@ -80,3 +80,27 @@ func TestClineUIRoo(t *testing.T) {
 		t.Errorf("turns %d; want 2, the second compacted", n)
 	}
 }
+
+// TestClineUIRooUsage: Roo Code's tokensIn is the whole input, cache
+// included, whatever the protocol; Cline's leaves the cache out.
+func TestClineUIRooUsage(t *testing.T) {
+	for _, tc := range []struct {
+		name, info string
+		in         int64
+	}{
+		{"roo, anthropic protocol", `{\"apiProtocol\":\"anthropic\",\"tokensIn\":1000,\"tokensOut\":10,\"cacheWrites\":100,\"cacheReads\":800}`, 1000},
+		{"cline", `{\"request\":\"x\",\"tokensIn\":100,\"tokensOut\":10,\"cacheWrites\":100,\"cacheReads\":800}`, 1000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := `[{"ts":1,"type":"say","say":"text","text":"go"},{"ts":2,"type":"say","say":"api_req_started","text":"` + tc.info + `"}]`
+			sessions, _ := readText(t, "ui_messages.json", text)
+			if len(sessions) != 1 || len(sessions[0].Turns) != 1 || len(sessions[0].Turns[0].Requests) != 1 {
+				t.Fatalf("want one request")
+			}
+			u := sessions[0].Turns[0].Requests[0].Usage
+			if u == nil || u.Input != tc.in || u.CacheRead != 800 {
+				t.Errorf("usage %+v, want input %d with 800 read from the cache", u, tc.in)
+			}
+		})
+	}
+}
