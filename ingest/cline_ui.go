@@ -105,8 +105,9 @@ var clineUIToolNames = map[string][]string{
 	"summarizeTask":           {"summarize_task"},
 	"useSkill":                {"use_skill"},
 	// Roo Code's and Kilo Code's kinds (RooCodeInc/Roo-Code
-	// src/shared/ExtensionMessage.ts, ClineSayTool; Kilo-Org/kilocode adds
-	// deleteFile), named as their tools are.
+	// packages/types/src/vscode-extension-host.ts, ClineSayTool, at
+	// cb836567; Kilo-Org/kilocode adds deleteFile), named as their tools
+	// are.
 	"appliedDiff":       {"apply_diff"},
 	"insertContent":     {"insert_content"},
 	"searchAndReplace":  {"search_and_replace"},
