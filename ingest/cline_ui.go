@@ -107,8 +107,9 @@ var clineUIToolNames = map[string][]string{
 	// Roo Code's and Kilo Code's kinds (RooCodeInc/Roo-Code
 	// packages/types/src/vscode-extension-host.ts, ClineSayTool, at
 	// cb836567; Kilo-Org/kilocode adds deleteFile), named as their tools
-	// are.
-	"appliedDiff":       {"apply_diff"},
+	// are; appliedDiff is shown by apply_diff, apply_patch, edit_file,
+	// edit and search_replace (src/core/tools), named as the first.
+	"appliedDiff":       {"apply_diff", "apply_patch", "edit_file", "edit", "search_replace"},
 	"insertContent":     {"insert_content"},
 	"searchAndReplace":  {"search_and_replace"},
 	"codebaseSearch":    {"codebase_search"},
