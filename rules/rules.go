@@ -454,10 +454,13 @@ func DefaultClasses() ClassTable {
 		// tool_name) is str_replace_editor's successor, with the same
 		// commands: its view observes by the effects' command rule
 		// (DefaultEffects), its create, str_replace, insert and undo_edit
-		// write; left in other, a create was an observation.
+		// write; left in other, a create was an observation. Roo Code's
+		// search_replace (one old_string replaced in file_path) and
+		// generate_image (an image saved at path), RooCodeInc/Roo-Code
+		// src/core/prompts/tools/native-tools at cb836567.
 		"write": {"write_file", "edit_file", "edit", "write", "patch", "apply_patch",
 			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "file_editor", "replace", "editor",
-			"write_to_file", "replace_in_file", "skill_manage"},
+			"write_to_file", "replace_in_file", "skill_manage", "search_replace", "generate_image"},
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
 			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands"},
 		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search"},
