@@ -457,10 +457,12 @@ func DefaultClasses() ClassTable {
 		// write; left in other, a create was an observation. Roo Code's
 		// search_replace (one old_string replaced in file_path) and
 		// generate_image (an image saved at path), RooCodeInc/Roo-Code
-		// src/core/prompts/tools/native-tools at cb836567.
+		// src/core/prompts/tools/native-tools at cb836567. OpenCode's
+		// multiedit (Tool.define("multiedit"), packages/opencode/src/tool/
+		// multiedit.ts): several edits of filePath.
 		"write": {"write_file", "edit_file", "edit", "write", "patch", "apply_patch",
 			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "file_editor", "replace", "editor",
-			"write_to_file", "replace_in_file", "skill_manage", "search_replace", "generate_image"},
+			"write_to_file", "replace_in_file", "skill_manage", "search_replace", "generate_image", "multiedit"},
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
 			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands"},
 		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search"},
