@@ -471,9 +471,11 @@ func DefaultClasses() ClassTable {
 			"command_status", "*_poll", "*_get_result"},
 		// Cline's new_task (a new task started with this one's context)
 		// and use_subagents, Roo Code's and Kilo Code's new_task (a
-		// subtask in another mode): work handed to another run.
+		// subtask in another mode), OpenCode's task (Tool.define("task"),
+		// packages/opencode/src/tool/task.ts):
+		// work handed to another run.
 		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent",
-			"new_task", "use_subagents"},
+			"new_task", "use_subagents", "task"},
 		// Browser actions (hermes' browser toolset, OpenHands' browser
 		// tools, the Playwright MCP server's names, Cline's and Roo Code's
 		// browser_action: launch, click, type, scroll, close); the browser tools

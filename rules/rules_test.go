@@ -254,7 +254,7 @@ func TestClassOf(t *testing.T) {
 		"update_topic": "plan", "write_todos": "plan", "todo_write": "plan", "todowrite": "plan",
 		"update_todo_list": "plan", "file_editor": "write",
 		// Cline's and Roo Code's subtasks and browser.
-		"new_task": "delegate", "use_subagents": "delegate", "browser_action": "browser",
+		"new_task": "delegate", "use_subagents": "delegate", "browser_action": "browser", "task": "delegate",
 		"save_memory": "memory", "exit_plan_mode": "message",
 		"search_replace": "write", "generate_image": "write", "multiedit": "write",
 		// Tools that act on the world (effects.go): the classes whose
