@@ -494,13 +494,15 @@ func DefaultClasses() ClassTable {
 		// hands the user to read or approve: Cline's attempt_completion,
 		// ask_followup_question and plan_mode_respond (cline/cline
 		// src/shared/tools.ts at 61e122dc), Claude Code's ExitPlanMode and
-		// Gemini CLI's and Qwen Code's exit_plan_mode (EXIT_PLAN_MODE_TOOL_NAME),
+		// Gemini CLI's and Qwen Code's exit_plan_mode and Gemini CLI's
+		// ask_user (EXIT_PLAN_MODE_TOOL_NAME, ASK_USER_TOOL_NAME,
+		// packages/core/src/tools/definitions/base-declarations.ts at 5411f113),
 		// OpenHands' finish; and hermes' text_to_speech, which writes an
 		// audio file and returns it as a MEDIA: attachment for the chat
 		// (NousResearch/hermes-agent tools/tts_tool.py at 00067189).
 		"message": {"message", "send_message", "notify", "send_notification",
 			"send_email", "yb_send_dm", "clarify", "AskUserQuestion",
-			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode", "exit_plan_mode",
+			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode", "exit_plan_mode", "ask_user",
 			"finish", "text_to_speech"},
 		// The agent's own task list or plan, shown to the user: each call
 		// sets it, so the same call again is a new act, not a look.
@@ -514,7 +516,8 @@ func DefaultClasses() ClassTable {
 		// so it acts). Gemini CLI's write_todos and update_topic, which
 		// sets the topic and intent the CLI shows the user ("Update Topic
 		// Context"; google-gemini/gemini-cli
-		// packages/core/src/tools/tool-names.ts): real recordings call
+		// packages/core/src/tools/definitions/base-declarations.ts at
+		// 5411f113): real recordings call
 		// update_topic before nearly every batch, and as a tool of no
 		// class each call cleared every count. Qwen Code's todo_write (its ToolNames), OpenCode's
 		// todowrite (packages/opencode/src/tool/todo.ts) and Roo Code's
@@ -524,9 +527,9 @@ func DefaultClasses() ClassTable {
 		// What the agent keeps across sessions: hermes' memory (add,
 		// replace, remove write MEMORY.md or USER.md,
 		// NousResearch/hermes-agent tools/memory_tool.py at 029cfb25).
-		// Gemini CLI's and Qwen Code's save_memory (MEMORY_TOOL_NAME,
-		// gemini-cli packages/core/src/tools/tool-names.ts) appends a fact
-		// to the GEMINI.md (QWEN.md) memory file.
+		// Gemini CLI's and Qwen Code's save_memory (gemini-cli
+		// packages/core/src/tools/memoryTool.ts, v0.9.0) appends a fact to
+		// the GEMINI.md (QWEN.md) memory file.
 		"memory": {"memory", "save_memory"},
 		// Scheduled jobs (nanobot's cron, hermes' cronjob and
 		// cronjob_manage).

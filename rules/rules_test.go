@@ -255,7 +255,7 @@ func TestClassOf(t *testing.T) {
 		"update_todo_list": "plan", "file_editor": "write",
 		// Cline's and Roo Code's subtasks and browser.
 		"new_task": "delegate", "use_subagents": "delegate", "browser_action": "browser", "task": "delegate",
-		"save_memory": "memory", "exit_plan_mode": "message",
+		"save_memory": "memory", "exit_plan_mode": "message", "ask_user": "message",
 		"search_replace": "write", "generate_image": "write", "multiedit": "write",
 		// Tools that act on the world (effects.go): the classes whose
 		// effect is act.
