@@ -463,12 +463,23 @@ func DefaultClasses() ClassTable {
 		"write": {"write_file", "edit_file", "edit", "write", "patch", "apply_patch",
 			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "file_editor", "replace", "editor",
 			"write_to_file", "replace_in_file", "skill_manage", "search_replace", "generate_image", "multiedit"},
+		// Claude Code's PowerShell runs a PowerShell command as Bash runs a
+		// shell's (https://code.claude.com/docs/en/tools-reference).
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
-			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands"},
+			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands",
+			"PowerShell"},
 		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search"},
 		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
-		"poll": {"process_manage", "process", "write_stdin", "BashOutput",
-			"command_status", "*_poll", "*_get_result"},
+		// Claude Code's TaskOutput (2.1, after BashOutput) returns what a
+		// background command or agent has written so far, CronList the
+		// session's scheduled prompts, which fire and expire by themselves,
+		// and TaskList and TaskGet the task list, which the teammates of an
+		// agent team share and update as they claim and finish tasks
+		// (https://code.claude.com/docs/en/tools-reference,
+		// https://code.claude.com/docs/en/agent-teams): by their verbs they
+		// were reads, and a lead's second look was answered from its first.
+		"poll": {"process_manage", "process", "write_stdin", "BashOutput", "TaskOutput",
+			"CronList", "TaskList", "TaskGet", "command_status", "*_poll", "*_get_result"},
 		// Cline's new_task (a new task started with this one's context)
 		// and use_subagents, Roo Code's and Kilo Code's new_task (a
 		// subtask in another mode), OpenCode's task (Tool.define("task"),
@@ -499,14 +510,23 @@ func DefaultClasses() ClassTable {
 		// packages/core/src/tools/definitions/base-declarations.ts at 5411f113),
 		// OpenHands' finish; and hermes' text_to_speech, which writes an
 		// audio file and returns it as a MEDIA: attachment for the chat
-		// (NousResearch/hermes-agent tools/tts_tool.py at 00067189).
+		// (NousResearch/hermes-agent tools/tts_tool.py at 00067189). Claude
+		// Code's SendMessage sends a message to another agent of its team
+		// (https://code.claude.com/docs/en/tools-reference).
+		// Codex's request_user_input puts questions with options to the
+		// user and returns the answers (openai/codex
+		// codex-rs/core/src/tools/handlers/request_user_input.rs; real
+		// rollouts of Codex 0.104 call it): listed here, or its word
+		// "request", an act: word, leaves it in other, which observes.
 		"message": {"message", "send_message", "notify", "send_notification",
-			"send_email", "yb_send_dm", "clarify", "AskUserQuestion",
+			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage",
 			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode", "exit_plan_mode", "ask_user",
-			"finish", "text_to_speech"},
+			"finish", "text_to_speech", "request_user_input"},
 		// The agent's own task list or plan, shown to the user: each call
 		// sets it, so the same call again is a new act, not a look.
-		// Claude Code's TodoWrite, TaskCreate and TaskUpdate; Codex's
+		// Claude Code's TodoWrite, TaskCreate and TaskUpdate, and its
+		// EnterPlanMode, which switches the session to plan mode (a mode of
+		// the agent: no file changes); Codex's
 		// update_plan, which sends the plan to the client as an event and
 		// answers "Plan updated" (openai/codex
 		// codex-rs/core/src/tools/handlers/plan.rs at 234a0e5a); hermes'
@@ -522,7 +542,7 @@ func DefaultClasses() ClassTable {
 		// class each call cleared every count. Qwen Code's todo_write (its ToolNames), OpenCode's
 		// todowrite (packages/opencode/src/tool/todo.ts) and Roo Code's
 		// and Kilo Code's update_todo_list keep the agent's task list.
-		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "update_plan", "todo", "todo_list",
+		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "EnterPlanMode", "update_plan", "todo", "todo_list",
 			"write_todos", "update_topic", "todo_write", "todowrite", "update_todo_list"},
 		// What the agent keeps across sessions: hermes' memory (add,
 		// replace, remove write MEMORY.md or USER.md,
@@ -532,12 +552,18 @@ func DefaultClasses() ClassTable {
 		// the GEMINI.md (QWEN.md) memory file.
 		"memory": {"memory", "save_memory"},
 		// Scheduled jobs (nanobot's cron, hermes' cronjob and
-		// cronjob_manage).
-		"schedule": {"cron", "cronjob", "cronjob_manage", "schedule", "schedule_task"},
+		// cronjob_manage, Claude Code's CronCreate and CronDelete, which
+		// schedule and cancel a prompt of the session).
+		"schedule": {"cron", "cronjob", "cronjob_manage", "schedule", "schedule_task",
+			"CronCreate", "CronDelete"},
 		// Starting or killing processes (Claude Code's KillBash and
-		// KillShell); hermes' process_manage polls, and its kill action is
-		// an effect rule (DefaultEffects).
-		"process": {"KillBash", "KillShell", "kill_process", "start_process"},
+		// KillShell, and in 2.1 TaskStop, which stops a background task, and
+		// Monitor, which starts a command in the background and feeds each
+		// line it prints back to the model:
+		// https://code.claude.com/docs/en/tools-reference); hermes'
+		// process_manage polls, and its kill action is an effect rule
+		// (DefaultEffects).
+		"process": {"KillBash", "KillShell", "TaskStop", "Monitor", "kill_process", "start_process"},
 		"other":   {},
 	}
 }
