@@ -454,7 +454,9 @@ func DefaultClasses() ClassTable {
 		// tool_name) is str_replace_editor's successor, with the same
 		// commands: its view observes by the effects' command rule
 		// (DefaultEffects), its create, str_replace, insert and undo_edit
-		// write; left in other, a create was an observation. Roo Code's
+		// write; left in other, a create was an observation. Its
+		// planning_file_editor is the same editor kept to PLAN.md
+		// (ToolAnnotations readOnlyHint false). Roo Code's
 		// search_replace (one old_string replaced in file_path) and
 		// generate_image (an image saved at path), RooCodeInc/Roo-Code
 		// src/core/prompts/tools/native-tools at cb836567. OpenCode's
@@ -462,7 +464,8 @@ func DefaultClasses() ClassTable {
 		// multiedit.ts): several edits of filePath.
 		"write": {"write_file", "edit_file", "edit", "write", "patch", "apply_patch",
 			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "file_editor", "replace", "editor",
-			"write_to_file", "replace_in_file", "skill_manage", "search_replace", "generate_image", "multiedit"},
+			"write_to_file", "replace_in_file", "skill_manage", "search_replace", "generate_image", "multiedit",
+			"planning_file_editor"},
 		// Claude Code's PowerShell runs a PowerShell command as Bash runs a
 		// shell's (https://code.claude.com/docs/en/tools-reference).
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
@@ -483,10 +486,11 @@ func DefaultClasses() ClassTable {
 		// Cline's new_task (a new task started with this one's context)
 		// and use_subagents, Roo Code's and Kilo Code's new_task (a
 		// subtask in another mode), OpenCode's task (Tool.define("task"),
-		// packages/opencode/src/tool/task.ts):
-		// work handed to another run.
+		// packages/opencode/src/tool/task.ts), OpenHands' delegate (the
+		// SDK's DelegateTool, which spawns sub-agents): work handed to
+		// another run.
 		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent",
-			"new_task", "use_subagents", "task"},
+			"new_task", "use_subagents", "task", "delegate"},
 		// Browser actions (hermes' browser toolset, OpenHands' browser
 		// tools, the Playwright MCP server's names, Cline's and Roo Code's
 		// browser_action: launch, click, type, scroll, close); the browser tools

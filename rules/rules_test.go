@@ -256,7 +256,7 @@ func TestClassOf(t *testing.T) {
 		// Cline's and Roo Code's subtasks and browser.
 		"new_task": "delegate", "use_subagents": "delegate", "browser_action": "browser", "task": "delegate",
 		"save_memory": "memory", "exit_plan_mode": "message", "ask_user": "message",
-		"search_replace": "write", "generate_image": "write", "multiedit": "write",
+		"search_replace": "write", "generate_image": "write", "multiedit": "write", "planning_file_editor": "write", "delegate": "delegate",
 		// Tools that act on the world (effects.go): the classes whose
 		// effect is act.
 		"message": "message", "send_message": "message", "browser_navigate": "browser",
