@@ -69,8 +69,9 @@ func DefaultEffects() Effects {
 		Observe: []string{"read", "search", "list", "web_search", "web_fetch", "poll", "shell", "other"},
 		ByArgument: []EffectRule{
 			// OpenHands' editor: "view" reads a file or lists a directory;
-			// create, str_replace, insert and undo_edit write.
-			{Tools: []string{"str_replace_editor", "file_editor"}, Arg: "command", Values: []string{"view"}, Effect: EffectObserve},
+			// create, str_replace, insert and undo_edit write. The SDK's
+			// planning_file_editor is the same editor kept to PLAN.md.
+			{Tools: []string{"str_replace_editor", "file_editor", "planning_file_editor"}, Arg: "command", Values: []string{"view"}, Effect: EffectObserve},
 			// hermes' process_manage (and its older name process) polls,
 			// reads logs and waits, all observations, but also kills a
 			// process or writes to its input.

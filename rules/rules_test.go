@@ -249,6 +249,14 @@ func TestClassOf(t *testing.T) {
 		"web_extract": "web_fetch", "fetch_content": "web_fetch", "web_search": "web_search",
 		"process": "poll", "shell_poll": "poll", "job_get_result": "poll", "delegate_task": "delegate",
 		"Task": "delegate", "todo": "plan", "": "other",
+		// The task lists and topic of Gemini CLI, Qwen Code, OpenCode, Roo
+		// Code: each call sets them (acts), none changes a file.
+		"update_topic": "plan", "write_todos": "plan", "todo_write": "plan", "todowrite": "plan",
+		"update_todo_list": "plan", "file_editor": "write",
+		// Cline's and Roo Code's subtasks and browser.
+		"new_task": "delegate", "use_subagents": "delegate", "browser_action": "browser", "task": "delegate",
+		"save_memory": "memory", "exit_plan_mode": "message", "ask_user": "message",
+		"search_replace": "write", "generate_image": "write", "multiedit": "write", "planning_file_editor": "write", "delegate": "delegate",
 		// Tools that act on the world (effects.go): the classes whose
 		// effect is act.
 		"message": "message", "send_message": "message", "browser_navigate": "browser",
