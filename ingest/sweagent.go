@@ -19,8 +19,9 @@ package ingest
 //     non-function-calling configs), and turns otherwise (human input).
 //   - An assistant message with tool_calls is a request whose calls are
 //     those; one without them but with an action is a request with one
-//     call, named after the action's first word (SWE-agent's command, or a
-//     shell program), whose arguments are {"action": <the action>}.
+//     call: of the action's first word when that is one of SWE-agent's
+//     commands (arguments {"action": <the action>}), else of bash
+//     (arguments {"command": <the action>}).
 //   - A tool message answers each id of tool_call_ids (or its
 //     tool_call_id).
 //   - Demonstrations put in the history (is_demo, or message_type
@@ -216,12 +217,48 @@ func (r *sweReader) step(m sweMessage, line int) {
 	b.call(c, r.out)
 }
 
-// sweActionCall is the call an action line stands for.
+// sweCommands are the commands SWE-agent's tool bundles put on the
+// shell's PATH: 1.x's tools/*/bin (SWE-agent/SWE-agent at 3ea751c0:
+// windowed, windowed_edit_*, search, submit, review_on_submit_m, forfeit,
+// edit_anthropic, filemap, image_tools, web_browser) and the functions of
+// 0.x's config/commands (defaults.sh, cursors_defaults.sh, search.sh,
+// debug.sh, server_connection.sh, decompile.py, disassemble.py, before
+// 34f55c7b). A text action starting with any other word is a plain shell
+// command line.
+var sweCommands = map[string]bool{
+	"open": true, "goto": true, "scroll_down": true, "scroll_up": true, "create": true,
+	"edit": true, "insert": true, "set_cursors": true,
+	"find_file": true, "search_dir": true, "search_file": true,
+	"submit": true, "exit_forfeit": true, "str_replace_editor": true, "filemap": true, "view_image": true,
+	"decompile": true, "disassemble": true,
+	"debug_start": true, "debug_add_breakpoint": true, "debug_continue": true, "debug_step": true,
+	"debug_exec": true, "debug_stop": true,
+	"connect_start": true, "connect_sendline": true, "connect_exec": true, "connect_stop": true,
+	"click_mouse": true, "close_site": true, "double_click_mouse": true, "drag_mouse": true,
+	"execute_script_on_page": true, "get_console_output": true, "move_mouse": true,
+	"navigate_back": true, "navigate_forward": true, "open_site": true, "press_keys_on_page": true,
+	"reload_page": true, "screenshot_site": true, "scroll_on_page": true,
+	"set_browser_window_size": true, "type_text": true, "wait_time": true,
+}
+
+// sweActionCall is the call an action line stands for. SWE-agent runs
+// every text action in its bash session (its commands are programs on the
+// PATH), so an action that starts with none of its commands is a call of
+// bash with {"command": <the action>}, read as a shell command (rm,
+// python, sed -i act; cat, ls observe), as the function-calling configs
+// write it; one of its commands is a call of that command with
+// {"action": <the action>}.
 func sweActionCall(action string, line, n int) Call {
 	action = strings.TrimSpace(action)
-	name, _, _ := strings.Cut(action, " ")
-	name, _, _ = strings.Cut(name, "\n")
+	name := action
+	if i := strings.IndexAny(name, " \t\n"); i >= 0 {
+		name = name[:i]
+	}
+	key := "action"
+	if !sweCommands[name] {
+		name, key = "bash", "command"
+	}
 	c := Call{ID: "action-" + strconv.Itoa(n), Tool: name, Line: line}
-	c.SetArgsValue(jsonx.Value{Kind: jsonx.Object, Obj: []jsonx.Member{{Key: "action", Val: jsonx.Value{Kind: jsonx.String, Str: action}}}})
+	c.SetArgsValue(jsonx.Value{Kind: jsonx.Object, Obj: []jsonx.Member{{Key: key, Val: jsonx.Value{Kind: jsonx.String, Str: action}}}})
 	return c
 }

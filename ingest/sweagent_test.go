@@ -57,9 +57,9 @@ func TestSWEAgentConformance(t *testing.T) {
 				}
 			}},
 		{name: "text actions: the next observation is the result", file: "inst.traj", text: sweTrajText,
-			sessions: "inst main 1t 2r action-1/ls=a.py",
+			sessions: "inst main 1t 2r action-1/bash=a.py",
 			check: func(t *testing.T, s []*Session) {
-				if c := s[0].Turns[0].Requests[0].Calls[0]; c.ArgsRaw != `{"action":"ls -a"}` {
+				if c := s[0].Turns[0].Requests[0].Calls[0]; c.ArgsRaw != `{"command":"ls -a"}` {
 					t.Errorf("args = %s", c.ArgsRaw)
 				}
 			}},
@@ -83,6 +83,29 @@ func TestSWEAgentEmpty(t *testing.T) {
 		sessions, problems := readText(t, "x.traj", text)
 		if len(sessions) != 1 || sessions[0].Format != formatSWEAgent || len(problems) != 0 {
 			t.Errorf("%s: %d sessions, problems %q", text, len(sessions), problemSummary(problems))
+		}
+	}
+}
+
+// TestSWEAgentActionTool: a text action is a call of the SWE-agent
+// command it starts with, else of bash with the whole line as its command
+// (SWE-agent runs every action in its shell), so that rm, python and
+// sed -i are read as the shell commands they are.
+func TestSWEAgentActionTool(t *testing.T) {
+	for _, tc := range []struct{ action, tool, args string }{
+		{"open src/a.py 20", "open", `{"action":"open src/a.py 20"}`},
+		{"edit 12:14\n    return x\nend_of_edit", "edit", `{"action":"edit 12:14\n    return x\nend_of_edit"}`},
+		{"create\treproduce.py", "create", `{"action":"create\treproduce.py"}`},
+		{"find_file \"x.py\"", "find_file", `{"action":"find_file \"x.py\""}`},
+		{"submit\n", "submit", `{"action":"submit"}`},
+		{"python reproduce.py", "bash", `{"command":"python reproduce.py"}`},
+		{"rm reproduce.py", "bash", `{"command":"rm reproduce.py"}`},
+		{"echo \"=== A ===\"\ncat docker-compose.yml", "bash", `{"command":"echo \"=== A ===\"\ncat docker-compose.yml"}`},
+		{"opener x", "bash", `{"command":"opener x"}`},
+	} {
+		c := sweActionCall(tc.action, 3, 1)
+		if c.Tool != tc.tool || c.ArgsRaw != tc.args {
+			t.Errorf("sweActionCall(%q) = %s %s, want %s %s", tc.action, c.Tool, c.ArgsRaw, tc.tool, tc.args)
 		}
 	}
 }
