@@ -450,16 +450,42 @@ func DefaultClasses() ClassTable {
 		// skill_manage, which creates, edits and deletes a skill's files
 		// (NousResearch/hermes-agent tools/skill_manager_tool.py at
 		// 544ac55e): it names no path, so it may change any.
+		//
+		// GitHub Copilot CLI's create ({"path", "file_text"}: it creates
+		// the file, github/copilot-sdk test/snapshots/builtin_tools/
+		// should_create_a_new_file.yaml at cc0438d6), which SWE-agent's
+		// create shares, with its insert (SWE-agent/SWE-agent tools/
+		// windowed/bin/create, tools/windowed_edit_replace/bin/insert at
+		// 3ea751c0); Kimi CLI's WriteFile ({"path", "content", "mode"})
+		// and StrReplaceFile ({"path", "edit"}) (MoonshotAI/kimi-cli
+		// src/kimi_cli/tools/file/write.py, replace.py at 4a550eff).
 		"write": {"write_file", "edit_file", "edit", "write", "patch", "apply_patch",
 			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "replace", "editor",
-			"write_to_file", "replace_in_file", "skill_manage"},
+			"write_to_file", "replace_in_file", "skill_manage", "create", "insert",
+			"WriteFile", "StrReplaceFile"},
+		// Kimi CLI's Shell ({"command", "timeout", "run_in_background"},
+		// src/kimi_cli/tools/shell/__init__.py at 4a550eff); Copilot CLI's
+		// powershell, its shell tool on Windows where bash is on other
+		// systems (copilot-sdk test/harness/util.ts, ShellConfig).
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
-			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands"},
+			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands",
+			"Shell", "powershell"},
 		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search"},
 		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
+		// Copilot CLI's read_bash and write_bash (read_powershell,
+		// write_powershell on Windows) read a running shell's output and
+		// type into it, as Codex's write_stdin (copilot-sdk
+		// test/harness/util.ts, ShellConfig); Kimi CLI's TaskOutput reads a
+		// background task's output (src/kimi_cli/tools/background at
+		// 4a550eff).
 		"poll": {"process_manage", "process", "write_stdin", "BashOutput",
-			"command_status", "*_poll", "*_get_result"},
-		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent"},
+			"command_status", "*_poll", "*_get_result",
+			"read_bash", "write_bash", "read_powershell", "write_powershell", "TaskOutput"},
+		// Copilot CLI's task starts a sub-agent (copilot-sdk
+		// dotnet/src/ToolSet.cs BuiltInTools, and its sub-agent hook
+		// tests: "Parent tool hooks fire for task").
+		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent",
+			"task"},
 		// Browser actions (hermes' browser toolset, OpenHands' browser
 		// tools, the Playwright MCP server's names); the browser tools
 		// that only look (browser_snapshot, browser_console,
@@ -494,7 +520,10 @@ func DefaultClasses() ClassTable {
 		// given todos and reads it without (NousResearch/hermes-agent
 		// tools/todo_tool.py at 038653c4: read and write share the tool,
 		// so it acts).
-		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "update_plan", "todo", "todo_list"},
+		// Kimi CLI's SetTodoList ({"todos"}: it sets the list,
+		// src/kimi_cli/tools/todo/__init__.py at 4a550eff).
+		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "update_plan", "todo", "todo_list",
+			"SetTodoList"},
 		// What the agent keeps across sessions: hermes' memory (add,
 		// replace, remove write MEMORY.md or USER.md,
 		// NousResearch/hermes-agent tools/memory_tool.py at 029cfb25).
@@ -505,8 +534,11 @@ func DefaultClasses() ClassTable {
 		// Starting or killing processes (Claude Code's KillBash and
 		// KillShell); hermes' process_manage polls, and its kill action is
 		// an effect rule (DefaultEffects).
-		"process": {"KillBash", "KillShell", "kill_process", "start_process"},
-		"other":   {},
+		// Copilot CLI's stop_bash (stop_powershell) ends a running shell;
+		// Kimi CLI's TaskStop a background task.
+		"process": {"KillBash", "KillShell", "kill_process", "start_process",
+			"stop_bash", "stop_powershell", "TaskStop"},
+		"other": {},
 	}
 }
 
