@@ -16,10 +16,19 @@ package ingest
 //     when one waits, else its own feedback (a format error, a limit), not
 //     a turn; the session notes count those.
 //   - An assistant message is a request; its action block, when it has
-//     one, is a call of the tool "bash" with arguments {"command": <the
-//     block>}. Tool calls on the message (tool-calling models) are calls
-//     too, answered by tool messages.
-//   - A result whose output starts with a non-zero <returncode> is an error.
+//     exactly one, is a call of the tool "bash" with arguments {"command":
+//     <the block>}: with none or several, mini-swe-agent runs nothing and
+//     answers with a format error (DefaultAgent.parse_action in 1.x,
+//     models/utils/actions_text.py parse_regex_actions in 2.x, both "not
+//     exactly one action"). Tool calls on the message (tool-calling
+//     models) are calls too, answered by tool messages.
+//   - A result is an error (miniFailed) when the command failed or never
+//     ran: the exit status 2.x keeps beside the text (extra.returncode
+//     non-zero, extra.exception_info, or the UserRejection of interactive
+//     mode), else the status its observation template printed
+//     (<returncode>N</returncode>, after an <exception> block in 2.x's
+//     default; "returncode": N in the JSON of 2.x's mini.yaml), or 1.x's
+//     texts for a rejected or timed-out command.
 
 import (
 	"bytes"
@@ -58,12 +67,44 @@ func init() {
 
 // miniAction finds the action block: a fenced block whose info string is
 // bash or mswea_bash_command, as mini-swe-agent's action_regex does.
-// miniReturnCode reads the exit status the default observation template
-// puts first ("<returncode>1</returncode>"): a non-zero one is an error
-// result.
-var miniReturnCode = lazyre.New(`^\s*<returncode>(-?\d+)</returncode>`)
-
 var miniAction = lazyre.New("(?s)```(?:bash|mswea_bash_command)\\s*\\n(.*?)\\n```")
+
+// miniStatus reads the exit status an observation template printed:
+// 1.x's and 2.x's default (<returncode>N</returncode>, after 2.x's
+// <exception> block when the command raised) and 2.x's mini.yaml, a JSON
+// object ("returncode": N). Both templates put it first.
+var miniStatus = lazyre.New(`^\s*(?:<exception>(?s:.*?)</exception>\s*)?(?:<returncode>|\{\s*"returncode":\s*)(-?\d+|None|null)`)
+
+// miniExtra is what mini-swe-agent 2.x keeps beside an observation
+// (models/utils/actions_text.py, actions_toolcall.py: returncode,
+// exception_info; agents/interactive.py: interrupt_type).
+type miniExtra struct {
+	Returncode    jsonx.RawMessage `json:"returncode"`
+	ExceptionInfo string           `json:"exception_info"`
+	InterruptType string           `json:"interrupt_type"`
+}
+
+// miniFailed reports whether an observation says its command failed or
+// never ran.
+func miniFailed(text string, extra *miniExtra) bool {
+	if extra != nil {
+		if extra.ExceptionInfo != "" || extra.InterruptType == "UserRejection" {
+			return true
+		}
+		if rc := strings.TrimSpace(string(extra.Returncode)); rc != "" && rc != "null" {
+			return rc != "0"
+		}
+	}
+	if m := miniStatus.Get().FindStringSubmatch(text); m != nil {
+		return m[1] != "0"
+	}
+	// 1.x's InteractiveAgent ("Command not executed. The user rejected
+	// your command ...", 2.x says "Commands") and its default
+	// timeout_template ("The last command <command>...</command> timed
+	// out and has been killed.").
+	return strings.HasPrefix(text, "Command not executed.") || strings.HasPrefix(text, "Commands not executed.") ||
+		(strings.HasPrefix(text, "The last command <command>") && strings.Contains(text, "timed out and has been killed"))
+}
 
 func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 	var path []string
@@ -85,6 +126,7 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 			Content    jsonx.RawMessage `json:"content"`
 			ToolCalls  []chatToolCall   `json:"tool_calls"`
 			ToolCallID string           `json:"tool_call_id"`
+			Extra      *miniExtra       `json:"extra"`
 		}
 		if err := jsonx.Unmarshal(raw, &m); err != nil {
 			out.Problemf(line, "message %d is not a chat message (%s); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
@@ -99,8 +141,7 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 				b.turn(line, time.Time{}, len(text))
 				keepUserText(b.s, text)
 			case waiting != "":
-				rc := miniReturnCode.Get().FindStringSubmatch(text)
-				b.result(waiting, text, rc != nil && rc[1] != "0", line, time.Time{}, out)
+				b.result(waiting, text, miniFailed(text, m.Extra), line, time.Time{}, out)
 				waiting = ""
 			default:
 				feedback++
@@ -115,7 +156,8 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 			if len(m.ToolCalls) > 0 {
 				continue
 			}
-			if sub := miniAction.Get().FindStringSubmatch(text); sub != nil {
+			if subs := miniAction.Get().FindAllStringSubmatch(text, 2); len(subs) == 1 {
+				sub := subs[0]
 				actions++
 				c := Call{ID: "action-" + strconv.Itoa(actions), Tool: "bash", Line: line}
 				c.SetArgsValue(jsonx.Value{Kind: jsonx.Object, Obj: []jsonx.Member{{Key: "command", Val: jsonx.Value{Kind: jsonx.String, Str: sub[1]}}}})
@@ -123,7 +165,7 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 				waiting = c.ID
 			}
 		case "tool":
-			b.result(m.ToolCallID, text, false, line, time.Time{}, out)
+			b.result(m.ToolCallID, text, miniFailed(text, m.Extra), line, time.Time{}, out)
 		default:
 			out.Problemf(line, "message %d has role %q; skipped", i+1, m.Role)
 		}

@@ -12,7 +12,7 @@ const miniTraj = `{
     {"role": "user", "content": "Please solve this issue: the tests fail"},
     {"role": "assistant", "content": "THOUGHT: look around\n\n` + "```bash" + `\nls -la\n` + "```" + `"},
     {"role": "user", "content": "<returncode>0</returncode>\n<output>\na.py\n</output>"},
-    {"role": "assistant", "content": "THOUGHT: two blocks is a format error, but the regex takes the first"},
+    {"role": "assistant", "content": "THOUGHT: two blocks is a format error: nothing runs\n\n` + "```bash" + `\nls\n` + "```" + `\n` + "```bash" + `\npwd\n` + "```" + `"},
     {"role": "user", "content": "Please always provide EXACTLY ONE action in triple backticks."},
     {"role": "assistant", "content": "` + "```bash" + `\npython a.py\n` + "```" + `"},
     {"role": "user", "content": "<returncode>1</returncode>\n<output>\nTraceback\n</output>"}
@@ -44,6 +44,55 @@ func TestMiniSWEAgentConformance(t *testing.T) {
 			text:     "[\n{\"role\": \"user\", \"content\": \"go\"},\n{\"role\": \"assistant\", \"content\": \"```bash\\nls\\n```\"}\n]\n",
 			sessions: "issue main 1t 1r action-1/bash=!", problems: []string{"has no result"}, lines: []int{3}},
 	})
+}
+
+// TestMiniSWEAgentFailed: a result is an error when its command failed or
+// never ran, by 2.x's extra fields first, else by what the observation
+// template printed.
+func TestMiniSWEAgentFailed(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		extra      *miniExtra
+		want       bool
+	}{
+		{"1.x zero", "<returncode>0</returncode>\n<output>\nok\n</output>", nil, false},
+		{"1.x non-zero", "<returncode>2</returncode>\n<output>\n</output>", nil, true},
+		{"2.x exception first", "<exception>An error occurred while executing the command: timeout</exception>\n<returncode>-1</returncode>\n<output>\n</output>", nil, true},
+		{"2.x mini.yaml JSON", "{\n  \"returncode\": 1,\n  \"output\": \"boom\"\n}", nil, true},
+		{"2.x mini.yaml JSON zero", "{\n  \"returncode\": 0,\n  \"output\": \"fine\"\n}", nil, false},
+		{"extra returncode wins over the text", "<returncode>0</returncode>", &miniExtra{Returncode: []byte("137")}, true},
+		{"extra returncode zero", "no template status", &miniExtra{Returncode: []byte("0")}, false},
+		{"extra exception_info", "", &miniExtra{Returncode: []byte("-1"), ExceptionInfo: "action was not executed"}, true},
+		{"2.x rejection", "Commands not executed. The user rejected your commands with the following message: no", &miniExtra{InterruptType: "UserRejection"}, true},
+		{"1.x rejection", "Command not executed. The user rejected your command with the following message: go to x", nil, true},
+		{"1.x timeout", "The last command <command>npm run dev</command> timed out and has been killed.\nThe output of the command was:\n <output>\n</output>", nil, true},
+		{"a returncode inside the output is not the status", "listing\n<returncode>1</returncode>", nil, false},
+		{"1.x interruption is no failure", "Interrupted by user: Temporary interruption caught.", nil, false},
+	} {
+		if got := miniFailed(tc.text, tc.extra); got != tc.want {
+			t.Errorf("%s: miniFailed = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestMiniSWEAgentToolResults: 2.x's tool-calling trajectories answer each
+// call with a tool message whose extra holds the exit status.
+func TestMiniSWEAgentToolResults(t *testing.T) {
+	const traj = `{"trajectory_format": "mini-swe-agent-1.1", "info": {}, "messages": [
+ {"role": "user", "content": "fix it"},
+ {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"pytest\"}"}}]},
+ {"role": "tool", "tool_call_id": "c1", "content": "{\"returncode\": 1}", "extra": {"raw_output": "F", "returncode": 1, "exception_info": ""}},
+ {"role": "assistant", "content": "", "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]},
+ {"role": "tool", "tool_call_id": "c2", "content": "a.py", "extra": {"raw_output": "a.py", "returncode": 0, "exception_info": ""}}
+]}`
+	s, problems := readText(t, "run.traj.json", traj)
+	if len(problems) != 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	reqs := s[0].Turns[0].Requests
+	if !reqs[0].Calls[0].IsError || reqs[1].Calls[0].IsError {
+		t.Errorf("errors = %v, %v; want true, false", reqs[0].Calls[0].IsError, reqs[1].Calls[0].IsError)
+	}
 }
 
 func FuzzMiniSWEAgent(f *testing.F) {
