@@ -11,10 +11,13 @@ package ingest
 // docs/formats/mini-swe-agent.md.
 //
 // Readings taken:
-//   - The first user message is the task: the only turn. Every later user
-//     message comes from the harness: the output of the action before it
-//     when one waits, else its own feedback (a format error, a limit), not
-//     a turn; the session notes count those.
+//   - The first user message is the task, a turn. A later user message
+//     comes from the harness: the output of the action before it when one
+//     waits, else its own feedback (a format error, a limit), not a turn;
+//     the session notes count those. One that carries what the person at
+//     the keyboard did in interactive mode (miniHuman: an interruption, a
+//     rejected command, a new task) is a turn as well, after it answers the
+//     action waiting.
 //   - An assistant message is a request; its action block, when it has
 //     exactly one, is a call of the tool "bash" with arguments {"command":
 //     <the block>}: with none or several, mini-swe-agent runs nothing and
@@ -84,6 +87,40 @@ type miniExtra struct {
 	InterruptType string           `json:"interrupt_type"`
 }
 
+// miniHumanPrefixes start the harness messages that carry the user's own
+// input in interactive mode: InteractiveAgent's interruption (Ctrl-C, then
+// a comment), rejection of a command in confirm mode, and new task typed
+// when the agent wants to finish (minisweagent/agents/interactive.py, 1.x
+// "Command ... your command", 2.x "Commands ... your commands", which 2.x
+// also marks with extra.interrupt_type).
+var miniHumanPrefixes = []string{
+	"Interrupted by user: ",
+	"The user added a new task: ",
+	"Command not executed. The user rejected your command with the following message: ",
+	"Commands not executed. The user rejected your commands with the following message: ",
+}
+
+// miniHuman reports whether a harness message carries the user's input,
+// and what the user said ("" for an interruption with no comment, which
+// the agent writes as "Temporary interruption caught.").
+func miniHuman(text string, extra *miniExtra) (bool, string) {
+	for _, p := range miniHumanPrefixes {
+		if said, ok := strings.CutPrefix(text, p); ok {
+			if said == "Temporary interruption caught." {
+				said = ""
+			}
+			return true, said
+		}
+	}
+	if extra != nil {
+		switch extra.InterruptType {
+		case "UserInterruption", "UserNewTask", "UserRejection":
+			return true, text
+		}
+	}
+	return false, ""
+}
+
 // miniFailed reports whether an observation says its command failed or
 // never ran.
 func miniFailed(text string, extra *miniExtra) bool {
@@ -140,11 +177,19 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 			case len(b.s.Turns) == 0:
 				b.turn(line, time.Time{}, len(text))
 				keepUserText(b.s, text)
-			case waiting != "":
-				b.result(waiting, text, miniFailed(text, m.Extra), line, time.Time{}, out)
-				waiting = ""
 			default:
-				feedback++
+				human, said := miniHuman(text, m.Extra)
+				switch {
+				case waiting != "":
+					b.result(waiting, text, miniFailed(text, m.Extra), line, time.Time{}, out)
+					waiting = ""
+				case !human:
+					feedback++
+				}
+				if human {
+					b.turn(line, time.Time{}, len(said))
+					keepUserText(b.s, said)
+				}
 			}
 		case "assistant":
 			b.request(line, time.Time{}, len(text), nil)

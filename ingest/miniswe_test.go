@@ -1,6 +1,10 @@
 package ingest
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // mini-swe-agent's saved trajectory (minisweagent/run/utils/save.py):
 // info, messages, trajectory_format. Actions are ```bash blocks; the
@@ -72,6 +76,50 @@ func TestMiniSWEAgentFailed(t *testing.T) {
 		if got := miniFailed(tc.text, tc.extra); got != tc.want {
 			t.Errorf("%s: miniFailed = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// An interactive run (mini's confirm mode, 1.x texts): the user rejects a
+// command with a comment, interrupts, and adds a new task when the agent
+// submits. Each answers the action waiting and is a turn.
+const miniInteractive = `{"trajectory_format": "mini-swe-agent-1", "info": {}, "messages": [
+ {"role": "system", "content": "s"},
+ {"role": "user", "content": "Please solve this issue: x"},
+ {"role": "assistant", "content": "` + "```bash\\nls -la prime-cli\\n```" + `"},
+ {"role": "user", "content": "Command not executed. The user rejected your command with the following message: go to YudaiV3"},
+ {"role": "assistant", "content": "` + "```bash\\ncd YudaiV3 && ls\\n```" + `"},
+ {"role": "user", "content": "<returncode>0</returncode>\n<output>\nsrc\n</output>"},
+ {"role": "assistant", "content": "` + "```bash\\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\\n```" + `"},
+ {"role": "user", "content": "Interrupted by user: Temporary interruption caught."},
+ {"role": "assistant", "content": "` + "```bash\\necho COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\\n```" + `"},
+ {"role": "user", "content": "The user added a new task: now add tests"},
+ {"role": "assistant", "content": "thinking, no action"},
+ {"role": "user", "content": "Interrupted by user: stop and explain"}
+]}`
+
+func TestMiniSWEAgentInteractive(t *testing.T) {
+	s, problems := readText(t, "last_mini_run.traj.json", miniInteractive)
+	if len(problems) != 0 || len(s) != 1 {
+		t.Fatalf("sessions %d, problems %v", len(s), problems)
+	}
+	var texts []string
+	var errs []bool
+	for _, turn := range s[0].Turns {
+		texts = append(texts, turn.UserText)
+		for _, r := range turn.Requests {
+			for _, c := range r.Calls {
+				errs = append(errs, c.IsError)
+			}
+		}
+	}
+	if got, want := strings.Join(texts, "|"), "Please solve this issue: x|go to YudaiV3||now add tests|stop and explain"; got != want {
+		t.Errorf("turns' user text = %q, want %q", got, want)
+	}
+	if fmt.Sprint(errs) != "[true false false false]" {
+		t.Errorf("errors = %v, want only the rejected command's", errs)
+	}
+	if len(s[0].Notes) != 0 {
+		t.Errorf("the user's messages are counted as harness feedback: %q", s[0].Notes)
 	}
 }
 
