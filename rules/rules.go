@@ -466,10 +466,15 @@ func DefaultClasses() ClassTable {
 		// Kimi CLI's Shell ({"command", "timeout", "run_in_background"},
 		// src/kimi_cli/tools/shell/__init__.py at 4a550eff); Copilot CLI's
 		// powershell, its shell tool on Windows where bash is on other
-		// systems (copilot-sdk test/harness/util.ts, ShellConfig).
+		// systems (copilot-sdk test/harness/util.ts, ShellConfig);
+		// OpenHands' run, the CmdRunAction's name ({"command",
+		// "is_input"}: openhands/core/schema/action.py and
+		// openhands/events/action/commands.py, OpenHands/OpenHands at
+		// d6fab190), as the resolver's output and the trajectories without
+		// tool_call_metadata name their calls.
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
 			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands",
-			"Shell", "powershell"},
+			"Shell", "powershell", "run"},
 		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search"},
 		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
 		// Copilot CLI's read_bash and write_bash (read_powershell,

@@ -267,7 +267,7 @@ func TestClassOf(t *testing.T) {
 		"create": "write", "insert": "write", "WriteFile": "write", "StrReplaceFile": "write",
 		"Shell": "shell", "powershell": "shell", "task": "delegate", "stop_bash": "process",
 		"TaskStop": "process", "SetTodoList": "plan", "write_bash": "poll", "read_bash": "poll",
-		"TaskOutput": "poll",
+		"TaskOutput": "poll", "run": "shell",
 	} {
 		if got := r.ClassOf(tool); got != class {
 			t.Errorf("ClassOf(%q) = %q, want %q", tool, got, class)
