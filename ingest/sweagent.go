@@ -29,6 +29,9 @@ package ingest
 //     and counted in the notes.
 //   - Sub-agents' messages (agent other than the first seen) are their
 //     own scope.
+//   - A history that ends on a text action waiting (the submit that ended
+//     the run) takes its observation from the trajectory's last step when
+//     that step's action is the same.
 
 import (
 	"bytes"
@@ -101,6 +104,9 @@ func parseSWEAgent(doc []byte, h *Head, out *Sink) {
 			r.step(m, line)
 		}
 	}
+	if path == "history" {
+		r.lastObservation(doc, h, top)
+	}
 	if len(r.order) == 0 {
 		r.scope("", h.Line) // a file with nothing of its run still shows
 	}
@@ -115,6 +121,7 @@ func parseSWEAgent(doc []byte, h *Head, out *Sink) {
 type sweScope struct {
 	b       *sessionBuilder
 	waiting string // the id-less call of the last action, waiting for its observation
+	action  string // that call's action
 	n       int    // calls made, for ids of id-less calls
 }
 
@@ -187,7 +194,7 @@ func (r *sweReader) message(m sweMessage, line int) {
 			sc.n++
 			c := sweActionCall(m.Action, line, sc.n)
 			b.call(c, r.out)
-			sc.waiting = c.ID
+			sc.waiting, sc.action = c.ID, strings.TrimSpace(m.Action)
 		}
 	case "tool":
 		ids := m.ToolCallIDs
@@ -200,6 +207,27 @@ func (r *sweReader) message(m sweMessage, line int) {
 	default:
 		r.out.Problemf(line, "history message has role %q, which SWE-agent does not write; skipped", m.Role)
 	}
+}
+
+// lastObservation gives the run's last text action its observation when
+// the history ends before it: SWE-agent stops once the action submits (or
+// exits), and the observation (the submitted diff) is then only in the
+// trajectory's last step, whose action is the same.
+func (r *sweReader) lastObservation(doc []byte, h *Head, top map[string]jsonx.RawMessage) {
+	sc := r.scopes[r.first]
+	if sc == nil || sc.waiting == "" || !rawIsArray(top["trajectory"]) {
+		return
+	}
+	a, ok := readDocArray(doc, h, r.out, "trajectory")
+	if !ok || len(a.elems) == 0 {
+		return
+	}
+	var st sweMessage
+	if err := jsonx.Unmarshal(a.elems[len(a.elems)-1], &st); err != nil || strings.TrimSpace(st.Action) != sc.action {
+		return
+	}
+	sc.b.result(sc.waiting, st.Observation, false, a.line(len(a.elems)-1, h.Line), time.Time{}, r.out)
+	sc.waiting = ""
 }
 
 // step reads a trajectory step: one request whose one call is the action,

@@ -63,6 +63,23 @@ func TestSWEAgentConformance(t *testing.T) {
 					t.Errorf("args = %s", c.ArgsRaw)
 				}
 			}},
+		{name: "the submit ending the history takes the trajectory's last observation", file: "inst.traj",
+			text: `{"history": [
+ {"role": "user", "content": "Fix the bug", "agent": "main", "message_type": "observation"},
+ {"role": "assistant", "content": "look", "action": "ls -a\n", "agent": "main", "message_type": "action"},
+ {"role": "user", "content": "a.py", "agent": "main", "message_type": "observation"},
+ {"role": "assistant", "content": "done", "action": "submit\n", "agent": "main", "message_type": "action"}
+], "trajectory": [
+ {"action": "ls -a\n", "observation": "a.py", "response": "look"},
+ {"action": "submit\n", "observation": "\ndiff --git a/a.py b/a.py", "response": "done"}
+], "info": {"exit_status": "submitted"}}`,
+			sessions: "inst main 1t 2r action-1/bash=a.py action-2/submit=\ndiff --git a/a.py b/a.py"},
+		{name: "a last step of another action answers nothing", file: "inst.traj",
+			text: `{"history": [
+ {"role": "user", "content": "Fix the bug", "agent": "main", "message_type": "observation"},
+ {"role": "assistant", "content": "done", "action": "submit", "agent": "main", "message_type": "action"}
+], "trajectory": [{"action": "ls", "observation": "a.py"}]}`,
+			sessions: "inst main 1t 1r action-1/submit=!", problems: []string{"has no result"}},
 		{name: "trajectory steps when there is no history", file: "inst.traj", text: sweTrajSteps,
 			sessions: "inst main 1t 2r action-1/open=[File: a.py] action-2/submit=diff"},
 		{name: "a tool message for an unknown call", file: "inst.traj",
