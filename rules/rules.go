@@ -511,10 +511,17 @@ func DefaultClasses() ClassTable {
 		// OpenHands' finish; and hermes' text_to_speech, which writes an
 		// audio file and returns it as a MEDIA: attachment for the chat
 		// (NousResearch/hermes-agent tools/tts_tool.py at 00067189).
+		// Copilot CLI's ask_user, exit_plan_mode (the user approves the
+		// plan: exit_plan_mode.requested) and task_complete (the model's
+		// summary of the finished task: session.task_complete), its
+		// counterparts of AskUserQuestion, ExitPlanMode and
+		// attempt_completion (github/copilot-sdk dotnet/src/ToolSet.cs
+		// BuiltInTools, docs/features/agent-loop.md and
+		// streaming-events.md at cc0438d6).
 		"message": {"message", "send_message", "notify", "send_notification",
 			"send_email", "yb_send_dm", "clarify", "AskUserQuestion",
 			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode",
-			"finish", "text_to_speech"},
+			"finish", "text_to_speech", "ask_user", "exit_plan_mode", "task_complete"},
 		// The agent's own task list or plan, shown to the user: each call
 		// sets it, so the same call again is a new act, not a look.
 		// Claude Code's TodoWrite, TaskCreate and TaskUpdate; Codex's

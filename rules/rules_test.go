@@ -267,7 +267,8 @@ func TestClassOf(t *testing.T) {
 		"create": "write", "insert": "write", "WriteFile": "write", "StrReplaceFile": "write",
 		"Shell": "shell", "powershell": "shell", "task": "delegate", "stop_bash": "process",
 		"TaskStop": "process", "SetTodoList": "plan", "write_bash": "poll", "read_bash": "poll",
-		"TaskOutput": "poll", "run": "shell",
+		"TaskOutput": "poll", "run": "shell", "ask_user": "message", "exit_plan_mode": "message",
+		"task_complete": "message",
 	} {
 		if got := r.ClassOf(tool); got != class {
 			t.Errorf("ClassOf(%q) = %q, want %q", tool, got, class)
