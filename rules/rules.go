@@ -488,20 +488,26 @@ func DefaultClasses() ClassTable {
 			"read_bash", "write_bash", "read_powershell", "write_powershell", "TaskOutput"},
 		// Copilot CLI's task starts a sub-agent (copilot-sdk
 		// dotnet/src/ToolSet.cs BuiltInTools, and its sub-agent hook
-		// tests: "Parent tool hooks fire for task").
+		// tests: "Parent tool hooks fire for task"); OpenHands' delegate
+		// action (AgentDelegateAction: agent, inputs;
+		// openhands/events/action/agent.py at d6fab190), as the resolver's
+		// output and trajectories without tool_call_metadata name it.
 		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent",
-			"task"},
+			"task", "delegate"},
 		// Browser actions (hermes' browser toolset, OpenHands' browser
 		// tools, the Playwright MCP server's names); the browser tools
 		// that only look (browser_snapshot, browser_console,
-		// browser_get_images, browser_vision) stay in other.
+		// browser_get_images, browser_vision) stay in other. OpenHands'
+		// browse_interactive action is its browser tool's call
+		// (BrowseInteractiveAction: browser_actions, code that clicks and
+		// types; openhands/events/action/browse.py at d6fab190).
 		"browser": {"browser_navigate", "browser_click", "browser_type", "browser_press",
 			"browser_press_key", "browser_scroll", "browser_back", "browser_go_back",
 			"browser_navigate_back", "browser_forward", "browser_select_option",
 			"browser_hover", "browser_drag", "browser_fill_form", "browser_file_upload",
 			"browser_handle_dialog", "browser_dialog", "browser_cdp", "browser_exec",
 			"browser_evaluate", "browser_close", "browser_close_tab", "browser_switch_tab",
-			"browser"},
+			"browser", "browse_interactive"},
 		// Messages and notifications sent to a person, and questions put
 		// to the user (nanobot's message, hermes' send_message and
 		// clarify, Claude Code's AskUserQuestion). Also what an agent
