@@ -25,6 +25,9 @@ package ingest
 //     models/utils/actions_text.py parse_regex_actions in 2.x, both "not
 //     exactly one action"). Tool calls on the message (tool-calling
 //     models) are calls too, answered by tool messages.
+//   - 2.x's closing "exit" message (agents/default.py: Submitted, a limit,
+//     an uncaught exception) answers the call still waiting: the submit
+//     command's output went into it, not into an observation.
 //   - A result is an error (miniFailed) when the command failed or never
 //     ran: the exit status 2.x keeps beside the text (extra.returncode
 //     non-zero, extra.exception_info, or the UserRejection of interactive
@@ -35,6 +38,7 @@ package ingest
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -85,6 +89,7 @@ type miniExtra struct {
 	Returncode    jsonx.RawMessage `json:"returncode"`
 	ExceptionInfo string           `json:"exception_info"`
 	InterruptType string           `json:"interrupt_type"`
+	ExitStatus    string           `json:"exit_status"`
 }
 
 // miniHumanPrefixes start the harness messages that carry the user's own
@@ -155,6 +160,7 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 	b := newSessionBuilder(&Session{Format: formatMiniSWEAgent, ID: strings.TrimSuffix(fileStem(h.Name), ".traj"), Line: a.line(0, h.Line)}, 0)
 	b.doc = a.multiLine
 	waiting := ""
+	var pending []string // the last reply's tool calls still unanswered
 	feedback, actions := 0, 0
 	for i, raw := range a.elems {
 		line := a.line(i, h.Line)
@@ -193,10 +199,12 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 			}
 		case "assistant":
 			b.request(line, time.Time{}, len(text), nil)
+			pending = pending[:0]
 			for _, tc := range m.ToolCalls {
 				c := Call{ID: tc.ID, Tool: tc.Function.Name, Line: line}
 				c.SetArgsField(tc.Function.Arguments)
 				b.call(c, out)
+				pending = append(pending, tc.ID)
 			}
 			if len(m.ToolCalls) > 0 {
 				continue
@@ -211,6 +219,26 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 			}
 		case "tool":
 			b.result(m.ToolCallID, text, miniFailed(text, m.Extra), line, time.Time{}, out)
+			pending = slices.DeleteFunc(pending, func(id string) bool { return id == m.ToolCallID })
+		case "exit":
+			// 2.x ends the run with an exit message. Submitted comes from
+			// the command that submitted, before its output became an
+			// observation: the message (the submission) is that call's
+			// result. Other statuses (a limit, an uncaught exception) end
+			// the run; a call still waiting then failed.
+			id := waiting
+			if id == "" && len(pending) > 0 {
+				id = pending[0]
+			}
+			if id != "" {
+				status := ""
+				if m.Extra != nil {
+					status = m.Extra.ExitStatus
+				}
+				b.result(id, text, status != "" && status != "Submitted", line, time.Time{}, out)
+				waiting = ""
+				pending = slices.DeleteFunc(pending, func(p string) bool { return p == id })
+			}
 		default:
 			out.Problemf(line, "message %d has role %q; skipped", i+1, m.Role)
 		}

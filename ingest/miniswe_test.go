@@ -143,6 +143,57 @@ func TestMiniSWEAgentToolResults(t *testing.T) {
 	}
 }
 
+// TestMiniSWEAgentExit: 2.x closes the run with an "exit" message
+// (agents/default.py); with Submitted it is the output of the submitting
+// command, which gets no observation of its own.
+func TestMiniSWEAgentExit(t *testing.T) {
+	const tool = `{"trajectory_format": "mini-swe-agent-1.1", "info": {}, "messages": [
+ {"role": "user", "content": "fix it"},
+ {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]},
+ {"role": "tool", "tool_call_id": "c1", "content": "a.py", "extra": {"returncode": 0, "exception_info": ""}},
+ {"role": "assistant", "content": "", "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff\"}"}}]},
+ {"role": "exit", "content": "diff --git a/a.py", "extra": {"exit_status": "Submitted", "submission": "diff --git a/a.py"}}
+]}`
+	const text = `{"trajectory_format": "mini-swe-agent-1.1", "info": {}, "messages": [
+ {"role": "user", "content": "fix it"},
+ {"role": "assistant", "content": "` + "```mswea_bash_command\\npython run.py\\n```" + `"},
+ {"role": "exit", "content": "boom", "extra": {"exit_status": "RuntimeError", "submission": ""}}
+]}`
+	const limit = `{"trajectory_format": "mini-swe-agent-1.1", "info": {}, "messages": [
+ {"role": "user", "content": "fix it"},
+ {"role": "assistant", "content": "` + "```mswea_bash_command\\nls\\n```" + `"},
+ {"role": "user", "content": "<returncode>0</returncode>", "extra": {"returncode": 0}},
+ {"role": "exit", "content": "LimitsExceeded", "extra": {"exit_status": "LimitsExceeded", "submission": ""}}
+]}`
+	for _, tc := range []struct {
+		name, text, want string
+		errs             string
+	}{
+		{"tool calls: Submitted answers the submitting call", tool, "run main 1t 2r c1/bash=a.py c2/bash=diff --git a/a.py", "[false false]"},
+		{"text action: another status is a failure", text, "run main 1t 1r action-1/bash=boom", "[true]"},
+		{"nothing waiting: the exit answers nothing", limit, "run main 1t 1r action-1/bash=<returncode>0</returncode>", "[false]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, problems := readText(t, "run.traj.json", tc.text)
+			if len(problems) != 0 || len(s) != 1 {
+				t.Fatalf("sessions %d, problems %v", len(s), problems)
+			}
+			if got := fmt.Sprintf("%s %s %dt %dr %s", s[0].ID, s[0].Agent, len(s[0].Turns), s[0].NumRequests(), callSummary(s[0])); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			var errs []bool
+			for _, r := range s[0].Turns[0].Requests {
+				for _, c := range r.Calls {
+					errs = append(errs, c.IsError)
+				}
+			}
+			if fmt.Sprint(errs) != tc.errs {
+				t.Errorf("errors %v, want %s", errs, tc.errs)
+			}
+		})
+	}
+}
+
 func FuzzMiniSWEAgent(f *testing.F) {
 	fuzzOneFormat(f, formatMiniSWEAgent, "a.traj.json", miniTraj,
 		`{"trajectory_format": "mini-swe-agent-1", "messages": [{"role": "assistant", "content": [{"type": "text", "text": "`+"```bash\\nx\\n```"+`"}]}, {"role": 1}]}`)
