@@ -148,6 +148,42 @@ func miniFailed(text string, extra *miniExtra) bool {
 		(strings.HasPrefix(text, "The last command <command>") && strings.Contains(text, "timed out and has been killed"))
 }
 
+// miniResponse reads a Responses API reply (its output items): one request,
+// its function_call items the calls, whose ids it returns in pending.
+func miniResponse(b *sessionBuilder, output jsonx.RawMessage, line int, pending []string, out *Sink) []string {
+	var items []struct {
+		Type      string           `json:"type"`
+		CallID    string           `json:"call_id"`
+		ID        string           `json:"id"`
+		Name      string           `json:"name"`
+		Arguments jsonx.RawMessage `json:"arguments"`
+		Content   jsonx.RawMessage `json:"content"`
+	}
+	_ = jsonx.Unmarshal(output, &items)
+	chars := 0
+	for _, it := range items {
+		if it.Type == "message" {
+			t, _ := contentText(it.Content)
+			chars += len(t)
+		}
+	}
+	b.request(line, time.Time{}, chars, nil)
+	for _, it := range items {
+		if it.Type != "function_call" {
+			continue
+		}
+		id := it.CallID
+		if id == "" {
+			id = it.ID
+		}
+		c := Call{ID: id, Tool: it.Name, Line: line}
+		c.SetArgsField(it.Arguments)
+		b.call(c, out)
+		pending = append(pending, id)
+	}
+	return pending
+}
+
 func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 	var path []string
 	if !rawIsArray(bytes.TrimSpace(doc)) {
@@ -170,12 +206,32 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 			ToolCalls  []chatToolCall   `json:"tool_calls"`
 			ToolCallID string           `json:"tool_call_id"`
 			Extra      *miniExtra       `json:"extra"`
+			// The Responses API models' messages (models/
+			// litellm_response_model.py and its kin): the reply is the
+			// response object (object "response", its output items), a
+			// result a function_call_output item.
+			Type   string           `json:"type"`
+			Object string           `json:"object"`
+			Output jsonx.RawMessage `json:"output"`
+			CallID string           `json:"call_id"`
 		}
 		if err := jsonx.Unmarshal(raw, &m); err != nil {
 			out.Problemf(line, "message %d is not a chat message (%s); skipped", i+1, strings.TrimPrefix(err.Error(), "json: "))
 			continue
 		}
 		text, _ := contentText(m.Content)
+		if m.Role == "" {
+			switch {
+			case m.Object == "response" && rawIsArray(m.Output):
+				pending = miniResponse(b, m.Output, line, pending[:0], out)
+				continue
+			case m.Type == "function_call_output":
+				text, _ = contentText(m.Output)
+				b.result(m.CallID, text, miniFailed(text, m.Extra), line, time.Time{}, out)
+				pending = slices.DeleteFunc(pending, func(id string) bool { return id == m.CallID })
+				continue
+			}
+		}
 		switch m.Role {
 		case "system":
 		case "user":

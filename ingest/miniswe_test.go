@@ -194,6 +194,37 @@ func TestMiniSWEAgentExit(t *testing.T) {
 	}
 }
 
+// TestMiniSWEAgentResponsesAPI: with a Responses API model
+// (models/litellm_response_model.py) the reply is the response object and
+// a result a function_call_output item (models/utils/
+// actions_toolcall_response.py).
+func TestMiniSWEAgentResponsesAPI(t *testing.T) {
+	const traj = `{"trajectory_format": "mini-swe-agent-1.1", "info": {}, "messages": [
+ {"role": "system", "content": "s"},
+ {"role": "user", "content": "fix it"},
+ {"id": "resp_1", "object": "response", "output": [
+   {"type": "reasoning", "id": "rs_1", "summary": []},
+   {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Run the tests."}]},
+   {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "bash", "arguments": "{\"command\": \"pytest\"}"}
+ ], "extra": {"actions": [{"command": "pytest", "tool_call_id": "call_1"}]}},
+ {"type": "function_call_output", "call_id": "call_1", "output": "<returncode>1</returncode>\nF", "extra": {"returncode": 1, "exception_info": ""}},
+ {"id": "resp_2", "object": "response", "output": [
+   {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "bash", "arguments": "{\"command\": \"echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\"}"}
+ ]},
+ {"role": "exit", "content": "", "extra": {"exit_status": "Submitted", "submission": ""}}
+]}`
+	s, problems := readText(t, "run.traj.json", traj)
+	if len(problems) != 0 || len(s) != 1 {
+		t.Fatalf("sessions %d, problems %v", len(s), problems)
+	}
+	if got, want := fmt.Sprintf("%dt %dr %s", len(s[0].Turns), s[0].NumRequests(), callSummary(s[0])), "1t 2r call_1/bash=<returncode>1</returncode>\nF call_2/bash="; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if c := s[0].Turns[0].Requests[0].Calls[0]; !c.IsError || c.ArgsRaw != `{"command": "pytest"}` {
+		t.Errorf("first call: error %v, args %s", c.IsError, c.ArgsRaw)
+	}
+}
+
 func FuzzMiniSWEAgent(f *testing.F) {
 	fuzzOneFormat(f, formatMiniSWEAgent, "a.traj.json", miniTraj,
 		`{"trajectory_format": "mini-swe-agent-1", "messages": [{"role": "assistant", "content": [{"type": "text", "text": "`+"```bash\\nx\\n```"+`"}]}, {"role": 1}]}`)
