@@ -226,6 +226,7 @@ func TestMiniSWEAgentResponsesAPI(t *testing.T) {
 }
 
 func FuzzMiniSWEAgent(f *testing.F) {
-	fuzzOneFormat(f, formatMiniSWEAgent, "a.traj.json", miniTraj,
-		`{"trajectory_format": "mini-swe-agent-1", "messages": [{"role": "assistant", "content": [{"type": "text", "text": "`+"```bash\\nx\\n```"+`"}]}, {"role": 1}]}`)
+	fuzzOneFormat(f, formatMiniSWEAgent, "a.traj.json", miniTraj, miniInteractive,
+		`{"trajectory_format": "mini-swe-agent-1", "messages": [{"role": "assistant", "content": [{"type": "text", "text": "`+"```bash\\nx\\n```"+`"}]}, {"role": 1}]}`,
+		`{"trajectory_format": "mini-swe-agent-1.1", "messages": [{"object": "response", "output": [{"type": "function_call", "call_id": "c", "name": "bash", "arguments": 3}]}, {"type": "function_call_output", "call_id": "c", "output": [1]}, {"role": "exit", "extra": {"exit_status": 5}}]}`)
 }
