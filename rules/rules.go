@@ -539,9 +539,14 @@ func DefaultClasses() ClassTable {
 		// tools/todo_tool.py at 038653c4: read and write share the tool,
 		// so it acts).
 		// Kimi CLI's SetTodoList ({"todos"}: it sets the list,
-		// src/kimi_cli/tools/todo/__init__.py at 4a550eff).
+		// src/kimi_cli/tools/todo/__init__.py at 4a550eff); Copilot CLI's
+		// report_intent ({"intent"}), which sets the intent its UI shows
+		// and answers "Intent logged", as update_plan answers "Plan
+		// updated" (github/copilot-sdk test/snapshots at cc0438d6); the
+		// model calls it beside most of its tool calls, the same intent
+		// again while the work goes on.
 		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "update_plan", "todo", "todo_list",
-			"SetTodoList"},
+			"SetTodoList", "report_intent"},
 		// What the agent keeps across sessions: hermes' memory (add,
 		// replace, remove write MEMORY.md or USER.md,
 		// NousResearch/hermes-agent tools/memory_tool.py at 029cfb25).

@@ -268,7 +268,7 @@ func TestClassOf(t *testing.T) {
 		"Shell": "shell", "powershell": "shell", "task": "delegate", "stop_bash": "process",
 		"TaskStop": "process", "SetTodoList": "plan", "write_bash": "poll", "read_bash": "poll",
 		"TaskOutput": "poll", "run": "shell", "ask_user": "message", "exit_plan_mode": "message",
-		"task_complete": "message", "delegate": "delegate", "browse_interactive": "browser",
+		"task_complete": "message", "delegate": "delegate", "browse_interactive": "browser", "report_intent": "plan",
 	} {
 		if got := r.ClassOf(tool); got != class {
 			t.Errorf("ClassOf(%q) = %q, want %q", tool, got, class)
