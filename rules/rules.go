@@ -482,18 +482,23 @@ func DefaultClasses() ClassTable {
 		// type into it, as Codex's write_stdin (copilot-sdk
 		// test/harness/util.ts, ShellConfig); Kimi CLI's TaskOutput reads a
 		// background task's output (src/kimi_cli/tools/background at
-		// 4a550eff).
+		// 4a550eff), as Kimi Code's does; its WaitFor waits for background
+		// tasks to finish (MoonshotAI/kimi-code packages/agent-core-v2/
+		// src/agent/tools/task/task-wait/task-wait.md at d723cc47).
 		"poll": {"process_manage", "process", "write_stdin", "BashOutput",
 			"command_status", "*_poll", "*_get_result",
-			"read_bash", "write_bash", "read_powershell", "write_powershell", "TaskOutput"},
+			"read_bash", "write_bash", "read_powershell", "write_powershell", "TaskOutput", "WaitFor"},
 		// Copilot CLI's task starts a sub-agent (copilot-sdk
 		// dotnet/src/ToolSet.cs BuiltInTools, and its sub-agent hook
 		// tests: "Parent tool hooks fire for task"); OpenHands' delegate
 		// action (AgentDelegateAction: agent, inputs;
 		// openhands/events/action/agent.py at d6fab190), as the resolver's
 		// output and trajectories without tool_call_metadata name it.
+		// Kimi Code's AgentSwarm launches several subagents from one
+		// prompt template (MoonshotAI/kimi-code
+		// packages/agent-core-v2/src/features/swarm at d723cc47).
 		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent",
-			"task", "delegate"},
+			"task", "delegate", "AgentSwarm"},
 		// Browser actions (hermes' browser toolset, OpenHands' browser
 		// tools, the Playwright MCP server's names); the browser tools
 		// that only look (browser_snapshot, browser_console,
@@ -545,15 +550,23 @@ func DefaultClasses() ClassTable {
 		// updated" (github/copilot-sdk test/snapshots at cc0438d6); the
 		// model calls it beside most of its tool calls, the same intent
 		// again while the work goes on.
+		// Kimi Code's TodoList writes the list when given todos and reads
+		// it without (packages/agent-core-v2/src/agent/tools/todo-list/
+		// todoListTool.ts at d723cc47): as hermes' todo, it acts (its
+		// words made it a read).
 		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "update_plan", "todo", "todo_list",
-			"SetTodoList", "report_intent"},
+			"SetTodoList", "report_intent", "TodoList"},
 		// What the agent keeps across sessions: hermes' memory (add,
 		// replace, remove write MEMORY.md or USER.md,
 		// NousResearch/hermes-agent tools/memory_tool.py at 029cfb25).
 		"memory": {"memory"},
 		// Scheduled jobs (nanobot's cron, hermes' cronjob and
 		// cronjob_manage).
-		"schedule": {"cron", "cronjob", "cronjob_manage", "schedule", "schedule_task"},
+		// Kimi Code's CronCreate and CronDelete (packages/agent-core-v2/
+		// src/agent/tools/cron at d723cc47); its CronList reads by its
+		// verb.
+		"schedule": {"cron", "cronjob", "cronjob_manage", "schedule", "schedule_task",
+			"CronCreate", "CronDelete"},
 		// Starting or killing processes (Claude Code's KillBash and
 		// KillShell); hermes' process_manage polls, and its kill action is
 		// an effect rule (DefaultEffects).

@@ -269,6 +269,8 @@ func TestClassOf(t *testing.T) {
 		"TaskStop": "process", "SetTodoList": "plan", "write_bash": "poll", "read_bash": "poll",
 		"TaskOutput": "poll", "run": "shell", "ask_user": "message", "exit_plan_mode": "message",
 		"task_complete": "message", "delegate": "delegate", "browse_interactive": "browser", "report_intent": "plan",
+		"AgentSwarm": "delegate", "WaitFor": "poll", "TodoList": "plan", "CronCreate": "schedule",
+		"CronDelete": "schedule", "CronList": "read",
 	} {
 		if got := r.ClassOf(tool); got != class {
 			t.Errorf("ClassOf(%q) = %q, want %q", tool, got, class)
