@@ -25,6 +25,9 @@ package ingest
 //     models/utils/actions_text.py parse_regex_actions in 2.x, both "not
 //     exactly one action"). Tool calls on the message (tool-calling
 //     models) are calls too, answered by tool messages.
+//   - A 2.x format error (extra.interrupt_type FormatError) stands for a
+//     reply the model gave and the harness refused before keeping it: a
+//     request with no call.
 //   - 2.x's closing "exit" message (agents/default.py: Submitted, a limit,
 //     an uncaught exception) answers the call still waiting: the submit
 //     command's output went into it, not into an observation.
@@ -90,6 +93,7 @@ type miniExtra struct {
 	ExceptionInfo string           `json:"exception_info"`
 	InterruptType string           `json:"interrupt_type"`
 	ExitStatus    string           `json:"exit_status"`
+	ModelResponse jsonx.RawMessage `json:"model_response"`
 }
 
 // miniHumanPrefixes start the harness messages that carry the user's own
@@ -197,7 +201,7 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 	b.doc = a.multiLine
 	waiting := ""
 	var pending []string // the last reply's tool calls still unanswered
-	feedback, actions := 0, 0
+	feedback, actions, refused := 0, 0, 0
 	for i, raw := range a.elems {
 		line := a.line(i, h.Line)
 		var m struct {
@@ -247,6 +251,16 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 					waiting = ""
 				case !human:
 					feedback++
+				}
+				if m.Extra != nil && m.Extra.InterruptType == "FormatError" {
+					// 2.x parses the reply before keeping it: one it
+					// refused (no tool call, no or several action blocks)
+					// is not among the messages, only this error. It was
+					// a request all the same (info.model_stats.api_calls
+					// counts it), with no call.
+					said, _ := contentText(m.Extra.ModelResponse)
+					b.request(line, time.Time{}, len(said), nil)
+					refused++
 				}
 				if human {
 					b.turn(line, time.Time{}, len(said))
@@ -298,6 +312,9 @@ func parseMiniSWEAgent(doc []byte, h *Head, out *Sink) {
 		default:
 			out.Problemf(line, "message %d has role %q; skipped", i+1, m.Role)
 		}
+	}
+	if refused > 0 {
+		b.s.Notes = append(b.s.Notes, strconv.Itoa(refused)+" model repl(ies) refused for their format (2.x FormatError) read as requests with no call: the reply itself was not kept")
 	}
 	if feedback > 0 {
 		b.s.Notes = append(b.s.Notes, strconv.Itoa(feedback)+" harness message(s) answering no action (format errors, limits) are not turns")

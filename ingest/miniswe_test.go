@@ -225,6 +225,30 @@ func TestMiniSWEAgentResponsesAPI(t *testing.T) {
 	}
 }
 
+// TestMiniSWEAgentFormatError: 2.x keeps no reply it refused, only the
+// error (extra.interrupt_type FormatError); that reply was a request
+// (info.model_stats.api_calls counts it) with no call.
+func TestMiniSWEAgentFormatError(t *testing.T) {
+	const traj = `{"trajectory_format": "mini-swe-agent-1.1", "info": {"model_stats": {"api_calls": 3}}, "messages": [
+ {"role": "user", "content": "fix it"},
+ {"role": "user", "content": "No tool calls found in the response. Every response MUST include at least one tool call.", "extra": {"interrupt_type": "FormatError"}},
+ {"role": "user", "content": "Expected exactly 1 action, found 2.", "extra": {"interrupt_type": "FormatError", "n_actions": 2, "model_response": "two blocks"}},
+ {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\": \"ls\"}"}}]},
+ {"role": "tool", "tool_call_id": "c1", "content": "a.py", "extra": {"returncode": 0}}
+]}`
+	s, problems := readText(t, "run.traj.json", traj)
+	if len(problems) != 0 || len(s) != 1 {
+		t.Fatalf("sessions %d, problems %v", len(s), problems)
+	}
+	rs := s[0].Turns[0].Requests
+	if len(s[0].Turns) != 1 || len(rs) != 3 || len(rs[0].Calls)+len(rs[1].Calls) != 0 || len(rs[2].Calls) != 1 {
+		t.Fatalf("turns %d, requests %d: want 1 turn, 3 requests, the call in the third", len(s[0].Turns), len(rs))
+	}
+	if rs[1].TextChars != len("two blocks") {
+		t.Errorf("the refused reply's text = %d chars, want its model_response's", rs[1].TextChars)
+	}
+}
+
 func FuzzMiniSWEAgent(f *testing.F) {
 	fuzzOneFormat(f, formatMiniSWEAgent, "a.traj.json", miniTraj, miniInteractive,
 		`{"trajectory_format": "mini-swe-agent-1", "messages": [{"role": "assistant", "content": [{"type": "text", "text": "`+"```bash\\nx\\n```"+`"}]}, {"role": 1}]}`,
