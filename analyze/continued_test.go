@@ -64,3 +64,52 @@ func TestMentionedAcrossTurns(t *testing.T) {
 		})
 	}
 }
+
+// TestNoticeWithinTurn: a notice (ingest.Notice: a message nobody typed,
+// such as Claude Code's <task-notification>) between two identical reads
+// of one turn is heard where it stands, as a message is: one naming the
+// file keeps the second read from being answered from the first (the
+// background job wrote the file), one naming nothing does not, and a
+// notice after the second read changes nothing for it.
+func TestNoticeWithinTurn(t *testing.T) {
+	counter, err := tokens.New("chars4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(id string) ingest.Request {
+		c := ingest.Call{ID: id, Tool: "Read", Result: "compiling\n", HasResult: true}
+		c.SetArgs(`{"file_path":"/tmp/tasks/b1.output"}`)
+		return ingest.Request{Calls: []ingest.Call{c}}
+	}
+	cases := []struct {
+		name    string
+		notices []ingest.Notice
+		action  guard.Action
+	}{
+		{"no notice", nil, guard.Dedup},
+		{"a notice naming the file", []ingest.Notice{{Request: 1, Text: "<task-notification>\n<output-file>/tmp/tasks/b1.output</output-file>\n</task-notification>"}}, guard.Allow},
+		{"a notice naming nothing", []ingest.Notice{{Request: 1, Text: "<bash-input>true</bash-input>"}}, guard.Dedup},
+		{"a notice after both reads", []ingest.Notice{{Request: 2, Text: "<task-notification>\n<output-file>/tmp/tasks/b1.output</output-file>\n</task-notification>"}}, guard.Dedup},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := preset(t, "loopgate")
+			s := &ingest.Session{ID: "s", Format: "claude-code", Turns: []ingest.Turn{
+				{UserText: "run the tests", Requests: []ingest.Request{read("c1"), read("c2")}, Notices: tc.notices},
+			}}
+			res, _ := Run(Prepare(s), r, NewTokenCache(counter))
+			got := guard.Allow
+			for _, d := range res.Decisions {
+				if d.Call == 2 {
+					got = d.Action
+				}
+			}
+			if got != tc.action {
+				t.Errorf("second read: %s, want %s", got, tc.action)
+			}
+			if len(res.Decisions) > 0 && res.Decisions[0].Turn != 1 {
+				t.Errorf("decision in turn %d, want 1: a notice opens no turn", res.Decisions[0].Turn)
+			}
+		})
+	}
+}

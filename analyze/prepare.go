@@ -62,6 +62,17 @@ type TurnStart struct {
 	// Continued: the turn opens at a compaction's summary, not at a
 	// user's message (ingest.Turn.Continued).
 	Continued bool
+	// Notices are the turn's messages that nobody typed
+	// (ingest.Turn.Notices), placed among its calls.
+	Notices []PreparedNotice
+}
+
+// PreparedNotice is an ingest.Notice placed among the calls: it comes
+// before Calls[At] (At is the turn's end when no call follows it).
+type PreparedNotice struct {
+	At   int
+	Time time.Time
+	Text string
 }
 
 // PreparedText is one model response's visible text, placed among the
@@ -163,6 +174,18 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 		}
 		p.noteTime(t.Time)
 		ts := TurnStart{FirstCall: len(p.Calls), Time: t.Time, Compacted: t.CompactedBefore, Prompt: t.UserText, Continued: t.Continued}
+		if len(t.Notices) > 0 {
+			// Each notice stands before the first call of the request
+			// after it: every call of the turn is placed in Calls below.
+			ts.Notices = make([]PreparedNotice, 0, len(t.Notices))
+			at, k := len(p.Calls), 0
+			for _, nt := range t.Notices {
+				for ; k < nt.Request && k < len(t.Requests); k++ {
+					at += len(t.Requests[k].Calls)
+				}
+				ts.Notices = append(ts.Notices, PreparedNotice{At: at, Time: nt.Time, Text: nt.Text})
+			}
+		}
 		p.TurnStarts = append(p.TurnStarts, ts)
 		firstRequest := request + 1
 		for _, r := range t.Requests {
@@ -195,6 +218,7 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 				ev.ArgsOK, ev.ArgsRaw, ev.Time = c.ArgsOK, c.ArgsRaw, c.Time
 				replayfast.SetArgs(ev, c.Args, c.ArgsCompact, c.ArgsPending)
 				ev.Result, ev.ResultHash, ev.OutputHash, ev.Failed, ev.IsError = view.guardResult(c), f.resultHash, f.outputHash, f.failed, c.IsError
+				ev.NoResult = !c.HasResult
 				if c.Cut != nil {
 					ev.ResultBytes = c.Cut.Bytes
 					p.noteCut(c, index)

@@ -166,8 +166,27 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		halted := false
 		var haltedBy guard.Verdict
 		haltedAt := 0
+		// A notice (a message nobody typed: a background task's end, a
+		// bash-mode command) is heard as a user's message is, where it
+		// stands; the model goes on after it, as after a prompt, even in a
+		// turn the guard ended.
+		notices := ts.Notices
+		hear := func(upTo int, at time.Time) {
+			for len(notices) > 0 && notices[0].At <= upTo {
+				nt := notices[0]
+				notices = notices[1:]
+				if !nt.Time.IsZero() {
+					at = nt.Time
+				}
+				g.UserPrompt(at, nt.Text)
+				halted = false
+			}
+		}
 		for i := ts.FirstCall; i < end; i++ {
 			c := &p.Calls[i]
+			if len(notices) > 0 {
+				hear(i, c.Event.Time)
+			}
 			var tid int
 			if k := c.Repeats - 1; c.SameResult && k >= 0 && k < i && p.Calls[k].Event.Index == c.Repeats {
 				// An earlier call had the same tool and arguments (Sig):
@@ -280,6 +299,7 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 				res.Decisions = append(res.Decisions, d)
 			}
 		}
+		hear(end, t)
 		if text != nil {
 			if note := text.endTurn(g, ti, end, halted); note != "" {
 				res.Notes = append(res.Notes[:len(res.Notes):len(res.Notes)], note)

@@ -160,6 +160,9 @@ type ccScope struct {
 	lastKey   string
 	lastRef   callRef
 	compacted bool
+	// cmd is the slash command the user ran last, while nothing has
+	// answered it yet: it opens a turn when the model answers it (below).
+	cmd pendingCommand
 	// ahead holds, by call id, results read before their call: Claude Code
 	// writes a session's lines along the parentUuid chain, and a result
 	// line can come just before the line of the call it answers (its
@@ -167,6 +170,19 @@ type ccScope struct {
 	// for its call; one whose call never comes is reported at the end as
 	// any result without a call.
 	ahead map[string]aheadResult
+}
+
+// pendingCommand is a slash command's wrapper line ("<command-name>/init
+// </command-name>..."), kept until it is answered. A prompt command (a
+// custom command, a plugin's or skill's, /init, /review) is followed by its
+// expanded prompt (an isMeta line) and the model's answer: the user asked
+// the model something, a turn. A local command (/model, /mcp, /compact,
+// /exit) is answered by the CLI's own <local-command-stdout>, and the model
+// says nothing: no turn.
+type pendingCommand struct {
+	text string
+	line int
+	t    time.Time
 }
 
 // aheadResult is a result read before its call's line.
@@ -647,6 +663,9 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 		}
 		sc := r.scope(key, n)
 		sc.noteTime(t)
+		if sc.cmd.line != 0 {
+			sc.openTurn(sc.cmd.text, sc.cmd.line, sc.cmd.t)
+		}
 		r.assistant(sc, l, read, n, t)
 		return
 	}
@@ -700,8 +719,16 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 		text = sb.String()
 	}
 	if !genuineClaudePrompt(text) {
+		sc.notPrompt(text, n, t)
 		return
 	}
+	sc.openTurn(text, n, t)
+}
+
+// openTurn opens the turn of a user message (a prompt, or a slash command
+// the model answers) at line n; a command still waiting is answered by it.
+func (sc *ccScope) openTurn(text string, n int, t time.Time) {
+	sc.cmd = pendingCommand{}
 	sc.b.turn(n, t, len(text))
 	sc.b.s.Turns[len(sc.b.s.Turns)-1].UserText = text
 	if sc.compacted {
@@ -710,14 +737,42 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 	}
 }
 
+// notPrompt reads a user line that is no typed prompt. It keeps a slash
+// command's wrapper until the model answers it (pendingCommand), and
+// forgets it when the CLI answers it itself. A background task's
+// notification and a bash-mode command or its output open no turn, but
+// they say what changed (a job ended and wrote its output file, a command
+// ran): they are the turn's notices, which a guard hears as it hears a
+// prompt (ingest.Notice).
+func (sc *ccScope) notPrompt(text string, n int, t time.Time) {
+	tt := strings.TrimSpace(text)
+	switch {
+	case strings.HasPrefix(tt, "<command-name>"), strings.HasPrefix(tt, "<command-message>"):
+		sc.cmd = pendingCommand{text: strings.Clone(text), line: n, t: t} // kept past its line
+	case strings.HasPrefix(tt, "<local-command-stdout>"), strings.HasPrefix(tt, "<local-command-stderr>"):
+		sc.cmd = pendingCommand{}
+	case strings.HasPrefix(tt, "<task-notification>"), strings.HasPrefix(tt, "<bash-input>"),
+		strings.HasPrefix(tt, "<bash-stdout>"), strings.HasPrefix(tt, "<bash-stderr>"):
+		sc.b.notice(n, t, strings.Clone(text)) // kept past its line
+	}
+}
+
 // genuineClaudePrompt tells a typed prompt from the CLI's own user lines:
-// slash-command wrappers, their captured output and interrupt markers.
+// slash-command wrappers, their captured output, interrupt markers, a
+// command the user ran in bash mode ("!" before it: the CLI runs it itself
+// and writes "<bash-input>", then its "<bash-stdout>" and "<bash-stderr>",
+// into the context; the model answers nothing until the next prompt), and the
+// notice the CLI writes as a user line when a background task (a Bash or
+// Agent call run in the background) ends: "<task-notification>" with the
+// task's id, output file, status and summary, which newer versions also
+// mark "origin": {"kind": "task-notification"} where a typed prompt has
+// {"kind": "human"}. Nobody typed it; the model goes on reading the output.
 func genuineClaudePrompt(text string) bool {
 	t := strings.TrimSpace(text)
 	if t == "" {
 		return false
 	}
-	for _, p := range []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "[Request interrupted by user"} {
+	for _, p := range []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "[Request interrupted by user", "<task-notification>", "<bash-input>", "<bash-stdout>", "<bash-stderr>"} {
 		if strings.HasPrefix(t, p) {
 			return false
 		}

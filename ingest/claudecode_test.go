@@ -19,6 +19,11 @@ func TestGenuineClaudePrompt(t *testing.T) {
 		{"[Request interrupted by user]", false},
 		{"   ", false},
 		{"Why did you write <command-name>?", true},
+		{"<task-notification>\n<task-id>b0be39e</task-id>\n<status>completed</status>\n</task-notification>\nRead the output file to retrieve the result: /tmp/t.output", false},
+		{"What is a <task-notification>?", true},
+		{"<bash-input> ls -la</bash-input>", false},
+		{"<bash-stdout></bash-stdout><bash-stderr>ls: cannot access</bash-stderr>", false},
+		{"Why did <bash-input> fail?", true},
 	}
 	for _, tc := range tests {
 		if got := genuineClaudePrompt(tc.text); got != tc.want {
@@ -104,6 +109,64 @@ func TestClaudeCodeReading(t *testing.T) {
 			},
 			sessions: "main 1t 1r t1/Bash=ok",
 			usage:    1,
+		},
+		{
+			// Claude Code (2.1.39 and later in real files): the CLI's notice that a
+			// background command ended, a user line nobody typed.
+			name: "a background task's notification is not a turn",
+			lines: []string{
+				user("u1", "", `"run the tests"`, `,"origin":{"kind":"human"}`),
+				asst("a1", "u1", "m1", "r1", use("t1", "Bash"), ""),
+				user("r1", "a1", "["+res("t1", "started b1", false)+"]", ""),
+				user("n1", "r1", `"<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>\nRead the output file to retrieve the result: /tmp/b1.output"`, `,"origin":{"kind":"task-notification"}`),
+				asst("a2", "n1", "m2", "r2", use("t2", "Read"), ""),
+				user("r2", "a2", "["+res("t2", "ok", false)+"]", ""),
+				user("u2", "r2", `"thanks, push it"`, ""),
+			},
+			sessions: "main 2t 2r t1/Bash=started b1 t2/Read=ok",
+			usage:    2,
+		},
+		{
+			// Real files of CLI 1.0.98 to 2.1.92: a prompt command's wrapper,
+			// then its expanded prompt (isMeta), then the model's answer;
+			// a local command answered by <local-command-stdout> only.
+			name: "a slash command the model answers is a turn; one the CLI answers is not",
+			lines: []string{
+				user("u1", "", `"set up the plugin"`, ""),
+				asst("a1", "u1", "m1", "r1", use("t1", "Bash"), ""),
+				user("r1", "a1", "["+res("t1", "ok", false)+"]", ""),
+				user("c1", "r1", `"<command-name>/model</command-name>\n<command-message>model</command-message>\n<command-args></command-args>"`, ""),
+				user("c2", "c1", `"<local-command-stdout>Set model to opus</local-command-stdout>"`, ""),
+				user("c3", "c2", `"<command-message>codex:review</command-message>\n<command-name>/codex:review</command-name>\n<command-args>src/</command-args>"`, ""),
+				user("c4", "c3", `[{"type":"text","text":"Run a review of src/"}]`, `,"isMeta":true`),
+				asst("a2", "c4", "m2", "r2", use("t2", "Bash"), ""),
+				user("r2", "a2", "["+res("t2", "reviewed", false)+"]", ""),
+				user("c5", "r2", `"<command-name>/init</command-name>"`, ""),
+				user("c6", "c5", `"[Request interrupted by user]"`, ""),
+				user("u2", "c6", `"never mind, commit"`, ""),
+				asst("a3", "u2", "m3", "r3", use("t3", "Bash"), ""),
+				user("r3", "a3", "["+res("t3", "done", false)+"]", ""),
+			},
+			sessions: "main 3t 3r t1/Bash=ok t2/Bash=reviewed t3/Bash=done",
+			usage:    3,
+		},
+		{
+			// Claude Code 2.1.81 and 2.1.97 in real files: "!" runs a
+			// command in bash mode; the CLI writes it and its output as
+			// user lines and the model answers only the next prompt.
+			name: "a bash-mode command and its output are not turns",
+			lines: []string{
+				user("u1", "", `"install it"`, ""),
+				asst("a1", "u1", "m1", "r1", use("t1", "Bash"), ""),
+				user("r1", "a1", "["+res("t1", "needs sudo", true)+"]", ""),
+				user("b1", "r1", `"<bash-input> sudo pacman -S ventoy</bash-input>"`, ""),
+				user("b2", "b1", `"<bash-stdout></bash-stdout><bash-stderr>error: target not found</bash-stderr>"`, ""),
+				user("u2", "b2", `"it is in the AUR"`, ""),
+				asst("a2", "u2", "m2", "r2", use("t2", "Bash"), ""),
+				user("r2", "a2", "["+res("t2", "ok", false)+"]", ""),
+			},
+			sessions: "main 2t 2r t1/Bash=needs sudo t2/Bash=ok",
+			usage:    2,
 		},
 		{
 			name: "sidechain lines without agentId follow their parent's scope",
@@ -193,3 +256,61 @@ func TestClaudeCodeReading(t *testing.T) {
 }
 
 func itoaTest(n int) string { return strconv.Itoa(n) }
+
+// TestClaudeCodeCommandTurn: a prompt command's turn starts at its wrapper
+// line, carries the wrapper as the user's text (its arguments are what the
+// user typed) and holds the calls the model made for it.
+func TestClaudeCodeCommandTurn(t *testing.T) {
+	text := strings.Join([]string{
+		cc(`"type":"user","uuid":"u1","message":{"role":"user","content":"fix the tests"}`),
+		cc(`"type":"assistant","uuid":"a1","parentUuid":"u1","requestId":"r1","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make test"}}]}`),
+		cc(`"type":"user","uuid":"r1","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}`),
+		cc(`"type":"user","uuid":"c1","parentUuid":"r1","message":{"role":"user","content":"<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>src/a.go</command-args>"}`),
+		cc(`"type":"user","uuid":"c2","parentUuid":"c1","isMeta":true,"message":{"role":"user","content":[{"type":"text","text":"Review the file."}]}`),
+		cc(`"type":"assistant","uuid":"a2","parentUuid":"c2","requestId":"r2","message":{"id":"m2","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"src/a.go"}}]}`),
+		cc(`"type":"user","uuid":"r2","parentUuid":"a2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"package a"}]}`),
+	}, "\n") + "\n"
+	sessions, problems := readText(t, "s.jsonl", text)
+	if len(problems) != 0 || len(sessions) != 1 {
+		t.Fatalf("sessions %d, problems %q", len(sessions), problemSummary(problems))
+	}
+	turns := sessions[0].Turns
+	if len(turns) != 2 {
+		t.Fatalf("turns = %d, want 2", len(turns))
+	}
+	tr := turns[1]
+	if tr.Line != 4 || !strings.Contains(tr.UserText, "<command-args>src/a.go</command-args>") {
+		t.Errorf("turn 2: line %d, user text %q; want line 4 and the command's wrapper", tr.Line, tr.UserText)
+	}
+	if len(tr.Requests) != 1 || len(tr.Requests[0].Calls) != 1 || tr.Requests[0].Calls[0].Tool != "Read" {
+		t.Errorf("turn 2 should hold the Read call: %+v", tr.Requests)
+	}
+}
+
+// TestClaudeCodeNotices: a background task's notification and a bash-mode
+// command open no turn but are kept as the turn's notices, each before the
+// request that came after it (a guard hears them there); one before any
+// turn is dropped.
+func TestClaudeCodeNotices(t *testing.T) {
+	text := strings.Join([]string{
+		cc(`"type":"user","uuid":"b0","message":{"role":"user","content":"<bash-input>git pull</bash-input>"}`),
+		cc(`"type":"user","uuid":"u1","parentUuid":"b0","message":{"role":"user","content":"run the tests in the background"}`),
+		cc(`"type":"assistant","uuid":"a1","parentUuid":"u1","requestId":"r1","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make test","run_in_background":true}}]}`),
+		cc(`"type":"user","uuid":"r1","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"Command running in background with ID: b1"}]}`),
+		cc(`"type":"user","uuid":"n1","parentUuid":"r1","origin":{"kind":"task-notification"},"message":{"role":"user","content":"<task-notification>\n<task-id>b1</task-id>\n<output-file>/tmp/b1.output</output-file>\n</task-notification>"}`),
+		cc(`"type":"assistant","uuid":"a2","parentUuid":"n1","requestId":"r2","message":{"id":"m2","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/tmp/b1.output"}}]}`),
+		cc(`"type":"user","uuid":"r2","parentUuid":"a2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"ok"}]}`),
+		cc(`"type":"user","uuid":"b1","parentUuid":"r2","message":{"role":"user","content":"<bash-stdout>done</bash-stdout><bash-stderr></bash-stderr>"}`),
+	}, "\n") + "\n"
+	sessions, problems := readText(t, "s.jsonl", text)
+	if len(problems) != 0 || len(sessions) != 1 || len(sessions[0].Turns) != 1 {
+		t.Fatalf("want one session of one turn: %d sessions, problems %q", len(sessions), problemSummary(problems))
+	}
+	var got []string
+	for _, n := range sessions[0].Turns[0].Notices {
+		got = append(got, itoaTest(n.Request)+"@"+itoaTest(n.Line)+":"+strings.SplitN(n.Text, ">", 2)[0])
+	}
+	if g, want := strings.Join(got, " "), "1@5:<task-notification 2@8:<bash-stdout"; g != want {
+		t.Errorf("notices = %q, want %q", g, want)
+	}
+}

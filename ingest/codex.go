@@ -431,6 +431,12 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 			// A shell command that exited non-zero: Codex records it with
 			// no success flag, the exit code in the output's header.
 			failed = true
+		} else if exit, ok := codexStructuredExit(text); ok && exit != 0 {
+			// The same in the structured output of older builds: the
+			// exit code in its metadata.
+			failed = true
+		} else if strings.HasPrefix(text, codexPatchRejected) {
+			failed = true
 		}
 		r.b.result(p.CallID, text, failed, n, t, r.out)
 	case "compaction":
@@ -439,6 +445,23 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 		r.skipped[p.Type]++
 	}
 }
+
+// codexHistory reports whether a file's first record is a line of Codex's
+// prompt history, ~/.codex/history.jsonl ({"session_id", "ts", "text"}:
+// codex-rs/core/src/message_history.rs, HistoryEntry): the prompts typed,
+// no transcript, which a walk of ~/.codex does not enter (it reads
+// sessions/) but a file named on the command line may be.
+func codexHistory(h *Head) bool {
+	return !h.Array && len(h.Keys) == 3 && h.Has("session_id", "ts", "text")
+}
+
+// codexPatchRejected begins the result of an apply_patch call whose patch
+// does not apply: Codex answers the model with an error
+// (codex-rs/core/src/tools/handlers/apply_patch.rs,
+// MaybeApplyPatchVerified::CorrectnessError ->
+// FunctionCallError::RespondToModel("apply_patch verification failed:
+// ..."); the rollout keeps the text alone, without the success flag.
+const codexPatchRejected = "apply_patch verification failed: "
 
 // CodexToolName is the name the model called a Codex tool by, from a
 // function call's name and namespace: newer rollouts write an MCP tool's

@@ -241,3 +241,62 @@ func FuzzCodexEdge(f *testing.F) {
 		checkEdgeRead(t, data, "rollout.jsonl", formatCodex)
 	})
 }
+
+// TestCodexShellFailures: a result carries no success flag in a rollout;
+// the exit code in a shell result's header (freeform, unified exec) or in
+// its metadata (the structured output) says whether the command failed,
+// and apply_patch's own words whether the patch was rejected.
+func TestCodexShellFailures(t *testing.T) {
+	call := `{"timestamp":"2026-01-05T09:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"git status -sb\"],\"timeout_ms\":1000}","call_id":"c1"}}` + "\n"
+	tests := []struct {
+		name   string
+		output string // the output member, JSON
+		failed bool
+	}{
+		{"structured, exit 0", `"{\"output\":\"## main\\n\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.1}}"`, false},
+		{"structured, timed out", `"{\"output\":\"command timed out after 1005 milliseconds\\n\",\"metadata\":{\"exit_code\":124,\"duration_seconds\":1.0}}"`, true},
+		{"freeform, exit 1", `"Exit code: 1\nWall time: 0.1 seconds\nOutput:\nfatal: not a git repository\n"`, true},
+		{"unified exec, exit 0", `"Chunk ID: ab12\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n## main\n"`, false},
+		{"plain text", `"## main\n"`, false},
+		// A patch that does not apply: an error to the model, in any
+		// output item (a freeform apply_patch or a function one).
+		{"apply_patch rejected", `"apply_patch verification failed: Failed to find expected lines in /w/a.md:\nx"`, true},
+		{"apply_patch applied", `"Success. Updated the following files:\nM a.md\n"`, false},
+	}
+	for _, tc := range tests {
+		out := `{"timestamp":"2026-01-05T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":` + tc.output + `}}` + "\n"
+		sessions, problems := readBytes([]byte(cxHead+call+out), "rollout.jsonl", formatCodex)
+		if len(problems) != 0 || len(sessions) != 1 {
+			t.Fatalf("%s: %d sessions, problems %v", tc.name, len(sessions), problems)
+		}
+		var calls []Call
+		for _, tr := range sessions[0].Turns {
+			for _, rq := range tr.Requests {
+				calls = append(calls, rq.Calls...)
+			}
+		}
+		if len(calls) != 1 || !calls[0].HasResult {
+			t.Fatalf("%s: calls %+v, want one with its result", tc.name, calls)
+		}
+		if calls[0].IsError != tc.failed {
+			t.Errorf("%s: IsError %v, want %v", tc.name, calls[0].IsError, tc.failed)
+		}
+	}
+}
+
+// TestCodexHistoryProblem: Codex's prompt history, named on the command
+// line, is one problem saying what it is, not "of no known format".
+func TestCodexHistoryProblem(t *testing.T) {
+	data := []byte(`{"session_id":"019d021f-1244-77d2-b5aa-ba1d70f11e87","ts":1773857802,"text":"add a test"}
+{"session_id":"019d021f-1244-77d2-b5aa-ba1d70f11e87","ts":1773857900,"text":"go on"}
+`)
+	sessions, problems := readBytes(data, "history.jsonl", "")
+	if len(sessions) != 0 || len(problems) != 1 || !strings.Contains(problems[0].Message, "Codex's prompt history") {
+		t.Fatalf("%d sessions, problems %v; want none and one naming Codex's prompt history", len(sessions), problems)
+	}
+	// A record with more members is something else.
+	_, problems = readBytes([]byte(`{"session_id":"s","ts":1,"text":"x","role":"user"}`+"\n"), "history.jsonl", "")
+	if len(problems) != 1 || strings.Contains(problems[0].Message, "prompt history") {
+		t.Errorf("problems %v; want one of no known format", problems)
+	}
+}

@@ -158,6 +158,39 @@ func CodexShellOutput(result string) (output string, exit int, hasExit, ok bool)
 // number changes from run to run.
 const codexRunningPrefix = "Process running with session ID "
 
+// codexStructuredExit reads the exit code of Codex's structured exec
+// output, {"output": ..., "metadata": {"exit_code": N, "duration_seconds":
+// S}[, "hint": ...]} (codex-rs/core/src/tools/mod.rs,
+// format_exec_output_for_model_structured: the shell tool's result, in
+// rollouts of Codex 0.44 to 0.121 at least), which carries no success
+// flag: a timed-out command is exit code 124 there. The metadata member follows the output
+// (the struct's field order), and a quote inside a JSON string is escaped,
+// so the last unescaped metadata key is the real one. ok is false for any
+// other result.
+func codexStructuredExit(result string) (exit int, ok bool) {
+	const key = `,"metadata":{"exit_code":`
+	if !strings.HasPrefix(result, `{"output":`) {
+		return 0, false
+	}
+	i := strings.LastIndex(result, key)
+	if i < 0 {
+		return 0, false
+	}
+	num := result[i+len(key):]
+	j := 0
+	if j < len(num) && num[j] == '-' {
+		j++
+	}
+	for j < len(num) && num[j] >= '0' && num[j] <= '9' {
+		j++
+	}
+	n, err := strconv.Atoi(num[:j])
+	if err != nil || j == len(num) || (num[j] != ',' && num[j] != '}') {
+		return 0, false
+	}
+	return n, true
+}
+
 // codexDurationMember takes the "duration_seconds" member out of the
 // structured exec output's metadata.
 func codexDurationMember(result string) (output, envelope string) {

@@ -64,3 +64,32 @@ func TestCodexShellOutput(t *testing.T) {
 		}
 	}
 }
+
+func TestCodexStructuredExit(t *testing.T) {
+	cases := []struct {
+		in   string
+		exit int
+		ok   bool
+	}{
+		{`{"output":"ok\n","metadata":{"exit_code":0,"duration_seconds":0.1}}`, 0, true},
+		{`{"output":"command timed out after 1005 milliseconds\n","metadata":{"exit_code":124,"duration_seconds":1.0}}`, 124, true},
+		{`{"output":"x","metadata":{"exit_code":-1,"duration_seconds":0.0}}`, -1, true},
+		// A newer build's hint after the metadata.
+		{`{"output":"x","metadata":{"exit_code":2,"duration_seconds":0.0},"hint":"h"}`, 2, true},
+		// The output quoting another structured result: its quotes are
+		// escaped, the real metadata is the last one.
+		{`{"output":"{\"output\":\"\",\"metadata\":{\"exit_code\":0}}","metadata":{"exit_code":1,"duration_seconds":0.0}}`, 1, true},
+		{`{"output":"{\"output\":\"\",\"metadata\":{\"exit_code\":3}}","metadata":{"exit_code":0,"duration_seconds":0.0}}`, 0, true},
+		// Not the structured output.
+		{`{"output":"x"}`, 0, false},
+		{`{"result":"x","metadata":{"exit_code":1}}`, 0, false},
+		{`{"output":"x","metadata":{"exit_code":"1"}}`, 0, false},
+		{"Exit code: 1\nWall time: 1 seconds\nOutput:\nx", 0, false},
+	}
+	for _, c := range cases {
+		exit, ok := codexStructuredExit(c.in)
+		if exit != c.exit || ok != c.ok {
+			t.Errorf("codexStructuredExit(%q) = %d, %v; want %d, %v", c.in, exit, ok, c.exit, c.ok)
+		}
+	}
+}

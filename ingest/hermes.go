@@ -138,6 +138,8 @@ type hermesConv struct {
 	early map[string]int
 	// bridged counts Tool Search bridge calls read as the tool they run.
 	bridged int
+	// mirrors counts the delivery mirrors left out (message).
+	mirrors int
 	// doc is set when the messages come from a multi-line JSON document:
 	// lines are the lines of the elements while the session is built (the
 	// problems name them) and 0 once it is finished (zeroLines).
@@ -283,16 +285,33 @@ func (b *hermesConv) finish() {
 	}
 }
 
-// noteBridged adds the session note counting unwrapped bridge calls.
+// noteBridged adds the session notes counting unwrapped bridge calls and
+// the delivery mirrors left out.
 func (b *hermesConv) noteBridged() {
 	if b.bridged > 0 {
 		b.s.Notes = append(b.s.Notes, fmt.Sprintf("%d Tool Search bridge call(s) (`tool_call`) read as the tool they run", b.bridged))
+	}
+	if b.mirrors > 0 {
+		b.s.Notes = append(b.s.Notes, fmt.Sprintf("%d delivery mirror(s) (`mirror: true`, or an assistant message with no call before the first user message: a message delivered to this chat from another session or a cron job) left out: not requests or turns of this session", b.mirrors))
 	}
 }
 
 // message feeds one §2 message. line is the record's line (the session's
 // line for export files, 0 in whole-document files).
 func (b *hermesConv) message(m *hermesMsg, line int) {
+	if hermesTrue(m.Mirror) {
+		// A delivery mirror: when send_message or a cron job delivers a
+		// message to a chat, hermes appends a copy to that chat's
+		// session ({"role": "assistant", "content": …, "mirror": true,
+		// "mirror_source": "discord"}; NousResearch/hermes-agent
+		// gateway/mirror.py, mirror_to_session). The model of this
+		// session did not write it and no user typed it: it is neither a
+		// request nor a turn. Read as one, a mirror that starts the file
+		// (a delivery that created the session) opened a turn of its own
+		// before the user's first message.
+		b.mirrors++
+		return
+	}
 	t := hermesTime(m.Timestamp)
 	switch m.Role {
 	case "user":
@@ -314,6 +333,15 @@ func (b *hermesConv) message(m *hermesMsg, line int) {
 		}
 		if len(calls) == 0 && (isHermesCompaction(text) || hermesTrue(m.CompressedSummary)) {
 			b.compaction(line)
+			return
+		}
+		if len(calls) == 0 && err == nil && len(b.s.Turns) == 0 && !b.compactAfter {
+			// A reply with no call before anything was asked is a
+			// delivery mirror whose mark the format dropped: snapshots,
+			// the export and state.db keep only role and content of the
+			// mirror the gateway transcript marks (see above). Left out
+			// for the same reason.
+			b.mirrors++
 			return
 		}
 		b.request(line, t, len(text)+len(strings.TrimSpace(m.Reasoning)))

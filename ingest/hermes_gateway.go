@@ -1,8 +1,24 @@
 package ingest
 
-import "github.com/loopgate/loopgate/internal/jsonx"
+import (
+	"path/filepath"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
 
 // hermes gateway transcripts (sessions/<id>.jsonl, one message a line).
+
+// hermesSessionIndex reports hermes' gateway session index, the
+// sessions.json that every hermes home keeps beside its transcripts
+// (NousResearch/hermes-agent gateway/session.py, SessionStore; read back
+// by gateway/mirror.py as _SESSIONS_INDEX = sessions/sessions.json at
+// 035dc4e0): one object keyed by session key ("agent:main:telegram:dm")
+// whose entries name a session_id, its platform and token counters. It
+// holds no messages, so a walk of a hermes home leaves it out instead of
+// reporting a file of no known format.
+func hermesSessionIndex(path string) bool {
+	return filepath.Base(path) == "sessions.json" && filepath.Base(filepath.Dir(path)) == "sessions"
+}
 
 // hermesGatewayLine is a line decoded (decodeHermesGatewayLine), before
 // the reader applies it: decoding needs nothing of the lines before, so it

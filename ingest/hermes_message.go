@@ -31,6 +31,10 @@ type hermesMessageFields struct {
 	CompressedSummary jsonx.RawMessage `json:"_compressed_summary"`
 	Active            jsonx.RawMessage `json:"active"`
 	Compacted         jsonx.RawMessage `json:"compacted"`
+	// Mirror marks a delivery mirror (gateway transcripts): a copy of a
+	// message delivered to this chat from elsewhere, not a message of
+	// this session's own run (hermesConv.message).
+	Mirror jsonx.RawMessage `json:"mirror"`
 	// session_meta records (gateway) carry these.
 	Model    string `json:"model"`
 	Platform string `json:"platform"`
@@ -81,6 +85,7 @@ func (m *hermesMsg) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
 		{Name: "_compressed_summary", Raw: &m.CompressedSummary, View: true},
 		{Name: "active", Raw: &m.Active, View: true},
 		{Name: "compacted", Raw: &m.Compacted, View: true},
+		{Name: "mirror", Raw: &m.Mirror, View: true},
 		{Name: "model", Str: &m.Model},
 		{Name: "platform", Str: &m.Platform},
 	}

@@ -12,7 +12,10 @@ package ingest
 // Reading taken: the body is read as the OpenAI request it is (openai.go),
 // the conversation up to the failed call: its user messages are turns, its
 // assistant tool calls and tool results the calls. The request that failed
-// has no response, so the dump adds no request of its own.
+// has no response, so the dump adds no request of its own. Results are
+// hermes' own, so hermes' error convention marks them (a JSON object whose
+// top-level "error" is a non-empty string, hermesResultIsError), as it does
+// the same conversation in the session's transcript.
 
 import "strings"
 
@@ -27,7 +30,13 @@ func init() {
 		Priority:  25,
 		Sniff:     sniffHermesRequestDump,
 		ParseDoc: func(doc []byte, h *Head, out *Sink) {
-			parseOpenAIDoc(doc, h, renamed(out, formatHermesRequestDump))
+			sink := renamed(out, formatHermesRequestDump)
+			emit := sink.OnSession
+			sink.OnSession = func(s *Session) {
+				hermesMarkErrors(s)
+				emit(s)
+			}
+			parseOpenAIDoc(doc, h, sink)
 		},
 	})
 }
@@ -38,4 +47,19 @@ func sniffHermesRequestDump(h *Head) bool {
 	}
 	body := keysOf(keysOf(h.Keys["request"])["body"])
 	return rawIsArray(body["messages"]) || rawIsArray(body["input"])
+}
+
+// hermesMarkErrors sets IsError on the results that hermes' error
+// convention calls errors (hermesResultIsError).
+func hermesMarkErrors(s *Session) {
+	for ti := range s.Turns {
+		for ri := range s.Turns[ti].Requests {
+			for ci := range s.Turns[ti].Requests[ri].Calls {
+				c := &s.Turns[ti].Requests[ri].Calls[ci]
+				if c.HasResult && !c.IsError {
+					c.IsError = hermesResultIsError(c.Result)
+				}
+			}
+		}
+	}
 }

@@ -1,6 +1,9 @@
 package ingest
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // A dump as AIAgent._dump_api_request_debug writes it: the request's
 // keyword arguments under request.body, the key masked, the error kept.
@@ -51,6 +54,34 @@ func TestHermesRequestDumpConformance(t *testing.T) {
 			file:     "request_dump_s2_1.json",
 			text:     requestDumpResponses,
 			sessions: "s2 main 1t 1r fc_1/search_files=none",
+		},
+		{
+			// hermes' own error results ({"error": "..."}, decorations
+			// after the object included) are errors, as in the
+			// transcript; "error": null and plain text are not.
+			name: "results follow hermes' error convention",
+			file: "request_dump_e_1.json",
+			text: `{"session_id": "e", "request": {"body": {"messages": [{"role": "user", "content": "go"},
+ {"role": "assistant", "content": "", "tool_calls": [
+  {"id": "a", "type": "function", "function": {"name": "patch", "arguments": "{}"}},
+  {"id": "b", "type": "function", "function": {"name": "terminal", "arguments": "{}"}},
+  {"id": "c", "type": "function", "function": {"name": "read_file", "arguments": "{}"}},
+  {"id": "d", "type": "function", "function": {"name": "skill_view", "arguments": "{}"}}]},
+ {"role": "tool", "tool_call_id": "a", "content": "{\"success\": false, \"error\": \"Could not find a match\"}\n\n[Hint: old_string not found.]"},
+ {"role": "tool", "tool_call_id": "b", "content": "{\"output\": \"x\", \"exit_code\": 1, \"error\": null}"},
+ {"role": "tool", "tool_call_id": "c", "content": "error: no such file"},
+ {"role": "tool", "tool_call_id": "d", "content": "{\"error\": \"  \"}"}]}}}`,
+			sessions: "e main 1t 1r a/patch={\"success\": false, \"error\": \"Could not find a match\"}\n\n[Hint: old_string not found.] " +
+				`b/terminal={"output": "x", "exit_code": 1, "error": null} c/read_file=error: no such file d/skill_view={"error": "  "}`,
+			check: func(t *testing.T, sessions []*Session) {
+				var got []bool
+				for _, c := range hermesAllCalls(sessions[0]) {
+					got = append(got, c.IsError)
+				}
+				if want := []bool{true, false, false, false}; !slices.Equal(got, want) {
+					t.Errorf("is_error = %v, want %v", got, want)
+				}
+			},
 		},
 		{
 			name:     "a result with no call is a problem at its message's line",

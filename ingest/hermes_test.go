@@ -616,7 +616,7 @@ var hermesEdgeRecords = []string{
 	`{"id": "s10", "source": "cli", "started_at": 1, "messages": [{"role": "assistant", "content": "", "tool_calls": "[{\"id\": \"c1\", \"function\": {\"name\": \"t\", \"arguments\": \"{\\\"a\\\": 1}\"}}]"}, {"role": "tool", "tool_call_id": "c1", "content": "\u0000json:{\"error\": \"boom\"}"}]}`,
 	`{"id": "s11", "source": "cli", "started_at": 1, "messages": [{"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "t", "arguments": {"a": 1}}}, {"id": "c2", "function": {"name": "u", "arguments": "x", "arguments": null}}]}]}`,
 	`{"id": "s12", "source": "cli", "started_at": 1, "messages": [{"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "t", "arguments": "{}"}, "function": {"name": "u"}}, {"call_id": "c2", "name": "v", "arguments": 5}]}]}`,
-	`{"id": "s13", "source": "cli", "started_at": 1, "messages": [{"role": "assistant", "reasoning": ["r"], "content": "x"}, {"role": "assistant", "reasoning": " ", "reasoning_content": "rc", "content": "y", "tool_calls": [{"id": 5}]}]}`,
+	`{"id": "s13", "source": "cli", "started_at": 1, "messages": [{"role": "user", "content": "q"}, {"role": "assistant", "reasoning": ["r"], "content": "x"}, {"role": "assistant", "reasoning": " ", "reasoning_content": "rc", "content": "y", "tool_calls": [{"id": 5}]}]}`,
 	`{"id": "s14", "source": "cli", "started_at": 1, "messages": [{"role": "user", "content": "a", "active": 0}, {"role": "user", "content": "b", "active": false, "compacted": 1}, {"role": "user", "content": "[CONTEXT COMPACTION] x"}, {"role": "user", "content": "c", "_compressed_summary": true}]}`,
 	"{\"id\": \"s15\", \"source\": \"cli\", \"started_at\": 1, \"messages\": [{\"role\": \"user\", \"content\": \"bad \xff utf8 \\ud800 lone\"}, {\"ROLE\": \"user\", \"Content\": \"folded keys\"}]}",
 	`{"role": "session_meta", "model": "m", "platform": "p"}`,
@@ -786,4 +786,57 @@ func hermesSnapshotToLetGo(collected chan struct{}) []byte {
 	doc := []byte(b.String())
 	runtime.AddCleanup(&doc[0], func(ch chan struct{}) { close(ch) }, collected)
 	return doc
+}
+
+// TestHermesDeliveryMirror: a delivery mirror ("mirror": true, written by
+// hermes' gateway/mirror.py into the target chat's transcript) is neither a
+// request nor a turn, wherever it lies; a note counts the mirrors.
+func TestHermesDeliveryMirror(t *testing.T) {
+	meta := `{"role": "session_meta", "model": "m", "platform": "discord"}`
+	mirror := `{"role": "assistant", "content": "Test delivery", "timestamp": "2026-05-10T22:18:25.462789", "mirror": true, "mirror_source": "discord"}`
+	user := `{"role": "user", "content": "did it arrive?", "timestamp": "2026-05-10T22:19:00"}`
+	call := `{"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "cronjob", "arguments": "{\"action\": \"list\"}"}}]}`
+	result := `{"role": "tool", "tool_call_id": "c1", "content": "{\"success\": true}"}`
+	answer := `{"role": "assistant", "content": "It did."}`
+	notMirror := `{"role": "assistant", "content": "Still here.", "mirror": false}`
+	tests := []struct {
+		name     string
+		lines    []string
+		turns    []int // requests per turn
+		calls    int
+		mirrored int
+	}{
+		{"a mirror before session_meta opens no turn", []string{mirror, meta, user, call, result, answer}, []int{2}, 1, 1},
+		{"a mirror between turns is no request", []string{meta, user, answer, mirror, user, answer}, []int{1, 1}, 0, 1},
+		{"mirror false is an ordinary message", []string{meta, user, notMirror}, []int{1}, 0, 0},
+		{"a file of mirrors only has no turn", []string{mirror, mirror}, nil, 0, 2},
+		// Snapshots, the export and state.db drop the mark.
+		{"an unmarked reply before the first user message", []string{meta, answer, user, call, result, answer}, []int{2}, 1, 1},
+		{"a leading call is kept in turn 1", []string{meta, call, result, answer, user, answer}, []int{2, 1}, 1, 0},
+		{"a reply after a compaction summary is kept", []string{meta, `{"role": "user", "content": "[CONTEXT COMPACTION] earlier turns"}`, answer, user, answer}, []int{1, 1}, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sessions, problems := hermesReadString(t, "20260510_221742_153c1741.jsonl", strings.Join(tt.lines, "\n")+"\n")
+			if len(problems) != 0 || len(sessions) != 1 {
+				t.Fatalf("sessions %d, problems %v", len(sessions), problems)
+			}
+			s := sessions[0]
+			var turns []int
+			for _, tr := range s.Turns {
+				turns = append(turns, len(tr.Requests))
+			}
+			if !slices.Equal(turns, tt.turns) {
+				t.Errorf("requests per turn = %v, want %v", turns, tt.turns)
+			}
+			if got := len(hermesAllCalls(s)); got != tt.calls {
+				t.Errorf("calls = %d, want %d", got, tt.calls)
+			}
+			note := fmt.Sprintf("%d delivery mirror(s)", tt.mirrored)
+			has := slices.ContainsFunc(s.Notes, func(n string) bool { return strings.HasPrefix(n, note) })
+			if has != (tt.mirrored > 0) {
+				t.Errorf("notes %q: want a note %q: %v", s.Notes, note, tt.mirrored > 0)
+			}
+		})
+	}
 }

@@ -108,6 +108,16 @@ func (b *sessionBuilder) turn(line int, t time.Time, chars int) {
 	b.s.Turns = append(b.s.Turns, Turn{Line: line, Time: t, UserChars: chars})
 }
 
+// notice records a Notice in the current turn; before any turn there is
+// nothing it could have changed that a guard has seen, and it is dropped.
+func (b *sessionBuilder) notice(line int, t time.Time, text string) {
+	if len(b.s.Turns) == 0 {
+		return
+	}
+	tr := &b.s.Turns[len(b.s.Turns)-1]
+	tr.Notices = append(tr.Notices, Notice{Request: len(tr.Requests), Line: line, Time: t, Text: text})
+}
+
 // curTurn returns the current turn, opening a turn of its own for requests
 // made before any user message.
 func (b *sessionBuilder) curTurn() *Turn {

@@ -107,6 +107,26 @@ type Turn struct {
 	// CompactedBefore is true when a context compaction happened just
 	// before this turn (the model's context was rebuilt).
 	CompactedBefore bool
+	// Notices are the messages the agent's harness wrote as the user's
+	// inside the turn, that nobody typed and that open no turn, in order.
+	Notices []Notice `json:"-"`
+}
+
+// Notice is a message an agent's harness puts in the conversation as the
+// user's that is not a user's message: Claude Code's <task-notification>
+// (a background command or agent ended) and a command the user ran in its
+// bash mode with its output. It opens no turn, but it says the world
+// changed (a background job ran and wrote its output file; a command ran),
+// so a guard hears it as it hears a user's message (scope.reset:
+// mentioned clears the observations of the paths its text names).
+type Notice struct {
+	// Request is the index in the turn's Requests of the first request
+	// after the notice (len(Requests) when none came after it).
+	Request int
+	// Line of the notice (0 if unknown).
+	Line int
+	Time time.Time
+	Text string
 }
 
 // Request is one model response.

@@ -276,8 +276,9 @@ func inAgentHome(home, rel string, dir bool) bool {
 // subagent's agentType, description, model, ...) beside each subagent's
 // agent-<id>.jsonl, read with that transcript (claudecode_meta.go); Kimi
 // CLI its wire log and subagents' meta.json beside each context.jsonl
-// (kimiCompanion). Named explicitly, such a file is still read (Claude
-// Code's is then one problem saying what it is).
+// (kimiCompanion); hermes' gateway its session index sessions/sessions.json
+// beside the transcripts (hermesSessionIndex). Named explicitly, such a
+// file is still read (Claude Code's is then one problem saying what it is).
 func NotTranscript(path string) bool {
-	return claudeMetaID(path) != "" || kimiCompanion(path)
+	return claudeMetaID(path) != "" || kimiCompanion(path) || hermesSessionIndex(path)
 }

@@ -10,7 +10,8 @@ import (
 // TestExpandAgentHomes: a walk skips dot-directories (.git, .venv) but
 // enters the agents' homes found below the root (a backup or a dotfiles
 // repository), reading there only the session folders Locations names, and
-// leaves out Claude Code's subagent metadata files.
+// leaves out Claude Code's subagent metadata files and hermes' session index
+// (sessions/sessions.json).
 func TestExpandAgentHomes(t *testing.T) {
 	root := t.TempDir()
 	files := []struct {
@@ -30,6 +31,10 @@ func TestExpandAgentHomes(t *testing.T) {
 		{".codex/archived_sessions/rollout-2.jsonl", true},
 		{".codex/auth.json", false},
 		{".hermes/sessions/session_x.json", true},
+		{".hermes/sessions/sessions.json", false},
+		{".hermes/profiles/work/sessions/sessions.json", false},
+		{"backup/sessions/sessions.json", false},
+		{"backup/sessions/20260510_221742_153c1741.jsonl", true},
 		{".hermes/state.db", true},
 		{".hermes/profiles/work/sessions/s.jsonl", true},
 		{".hermes/profiles/work/config.json", false},
@@ -66,6 +71,10 @@ func TestExpandAgentHomes(t *testing.T) {
 	meta := filepath.Join(root, ".claude/projects/p/s/subagents/agent-1.meta.json")
 	if got := Expand([]string{meta}, func(Problem) {}); !slices.Equal(got, []string{meta}) {
 		t.Errorf("explicit file: got %q", got)
+	}
+	index := filepath.Join(root, ".hermes/sessions/sessions.json")
+	if got := Expand([]string{index}, func(Problem) {}); !slices.Equal(got, []string{index}) {
+		t.Errorf("explicit hermes index: got %q", got)
 	}
 }
 

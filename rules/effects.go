@@ -39,7 +39,8 @@ type EffectRule struct {
 	// Tools are selectors (a tool name or class:NAME).
 	Tools []string `yaml:"tools,flow"`
 	// Arg is the top-level argument read; Values are compared with its
-	// text trimmed and lower-cased.
+	// text trimmed and lower-cased. The value "*" matches any text that is
+	// not blank: the argument's presence decides.
 	Arg    string   `yaml:"arg"`
 	Values []string `yaml:"values,flow"`
 	// Effect is "act" or "observe".
@@ -77,6 +78,14 @@ func DefaultEffects() Effects {
 			// Scheduling tools that only list or show their jobs (nanobot's
 			// cron action "list", hermes' cronjob action "list").
 			{Tools: []string{"class:schedule"}, Arg: "action", Values: []string{"list", "status", "get", "show"}, Effect: EffectObserve},
+			// hermes' browser_console reads the page's console, but given
+			// an expression it runs that JavaScript in the page
+			// (NousResearch/hermes-agent tools/browser_tool.py, its
+			// schema: "When 'expression' is provided, evaluates
+			// JavaScript in the page context"), which may click, type or
+			// navigate: real transcripts click a checkbox through it. The
+			// code's effect cannot be read from its text, so it acts.
+			{Tools: []string{"browser_console"}, Arg: "expression", Values: []string{"*"}, Effect: EffectAct},
 		},
 	}
 }

@@ -463,7 +463,9 @@ func DefaultClasses() ClassTable {
 			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "replace", "editor",
 			"write_to_file", "replace_in_file", "skill_manage", "create", "insert",
 			"WriteFile", "StrReplaceFile"},
-		// Kimi CLI's Shell ({"command", "timeout", "run_in_background"},
+		// Claude Code's PowerShell runs a PowerShell command as Bash runs a
+		// shell's (https://code.claude.com/docs/en/tools-reference). Kimi
+		// CLI's Shell ({"command", "timeout", "run_in_background"},
 		// src/kimi_cli/tools/shell/__init__.py at 4a550eff); Copilot CLI's
 		// powershell, its shell tool on Windows where bash is on other
 		// systems (copilot-sdk test/harness/util.ts, ShellConfig);
@@ -474,20 +476,28 @@ func DefaultClasses() ClassTable {
 		// tool_call_metadata name their calls.
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
 			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands",
-			"Shell", "powershell", "run"},
+			"PowerShell", "Shell", "powershell", "run"},
 		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search"},
 		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
-		// Copilot CLI's read_bash and write_bash (read_powershell,
-		// write_powershell on Windows) read a running shell's output and
-		// type into it, as Codex's write_stdin (copilot-sdk
-		// test/harness/util.ts, ShellConfig); Kimi CLI's TaskOutput reads a
-		// background task's output (src/kimi_cli/tools/background at
-		// 4a550eff), as Kimi Code's does; its WaitFor waits for background
-		// tasks to finish (MoonshotAI/kimi-code packages/agent-core-v2/
-		// src/agent/tools/task/task-wait/task-wait.md at d723cc47).
-		"poll": {"process_manage", "process", "write_stdin", "BashOutput",
-			"command_status", "*_poll", "*_get_result",
-			"read_bash", "write_bash", "read_powershell", "write_powershell", "TaskOutput", "WaitFor"},
+		// Claude Code's TaskOutput (2.1, after BashOutput) returns what a
+		// background command or agent has written so far, CronList the
+		// session's scheduled prompts, which fire and expire by themselves,
+		// and TaskList and TaskGet the task list, which the teammates of an
+		// agent team share and update as they claim and finish tasks
+		// (https://code.claude.com/docs/en/tools-reference,
+		// https://code.claude.com/docs/en/agent-teams): by their verbs they
+		// were reads, and a lead's second look was answered from its first.
+		// Kimi CLI's and Kimi Code's TaskOutput are the same (Kimi CLI
+		// src/kimi_cli/tools/background at 4a550eff); Kimi Code's WaitFor
+		// waits for background tasks to finish (MoonshotAI/kimi-code
+		// packages/agent-core-v2/src/agent/tools/task/task-wait/
+		// task-wait.md at d723cc47). Copilot CLI's read_bash and write_bash
+		// (read_powershell, write_powershell on Windows) read a running
+		// shell's output and type into it, as Codex's write_stdin
+		// (copilot-sdk test/harness/util.ts, ShellConfig).
+		"poll": {"process_manage", "process", "write_stdin", "BashOutput", "TaskOutput",
+			"CronList", "TaskList", "TaskGet", "command_status", "*_poll", "*_get_result",
+			"read_bash", "write_bash", "read_powershell", "write_powershell", "WaitFor"},
 		// Copilot CLI's task starts a sub-agent (copilot-sdk
 		// dotnet/src/ToolSet.cs BuiltInTools, and its sub-agent hook
 		// tests: "Parent tool hooks fire for task"); OpenHands' delegate
@@ -521,7 +531,14 @@ func DefaultClasses() ClassTable {
 		// src/shared/tools.ts at 61e122dc), Claude Code's ExitPlanMode,
 		// OpenHands' finish; and hermes' text_to_speech, which writes an
 		// audio file and returns it as a MEDIA: attachment for the chat
-		// (NousResearch/hermes-agent tools/tts_tool.py at 00067189).
+		// (NousResearch/hermes-agent tools/tts_tool.py at 00067189). Claude
+		// Code's SendMessage sends a message to another agent of its team
+		// (https://code.claude.com/docs/en/tools-reference).
+		// Codex's request_user_input puts questions with options to the
+		// user and returns the answers (openai/codex
+		// codex-rs/core/src/tools/handlers/request_user_input.rs; real
+		// rollouts of Codex 0.104 call it): listed here, or its word
+		// "request", an act: word, leaves it in other, which observes.
 		// Copilot CLI's ask_user, exit_plan_mode (the user approves the
 		// plan: exit_plan_mode.requested) and task_complete (the model's
 		// summary of the finished task: session.task_complete), its
@@ -530,12 +547,14 @@ func DefaultClasses() ClassTable {
 		// BuiltInTools, docs/features/agent-loop.md and
 		// streaming-events.md at cc0438d6).
 		"message": {"message", "send_message", "notify", "send_notification",
-			"send_email", "yb_send_dm", "clarify", "AskUserQuestion",
+			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage",
 			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode",
-			"finish", "text_to_speech", "ask_user", "exit_plan_mode", "task_complete"},
+			"finish", "text_to_speech", "request_user_input", "ask_user", "exit_plan_mode", "task_complete"},
 		// The agent's own task list or plan, shown to the user: each call
 		// sets it, so the same call again is a new act, not a look.
-		// Claude Code's TodoWrite, TaskCreate and TaskUpdate; Codex's
+		// Claude Code's TodoWrite, TaskCreate and TaskUpdate, and its
+		// EnterPlanMode, which switches the session to plan mode (a mode of
+		// the agent: no file changes); Codex's
 		// update_plan, which sends the plan to the client as an event and
 		// answers "Plan updated" (openai/codex
 		// codex-rs/core/src/tools/handlers/plan.rs at 234a0e5a); hermes'
@@ -554,26 +573,28 @@ func DefaultClasses() ClassTable {
 		// it without (packages/agent-core-v2/src/agent/tools/todo-list/
 		// todoListTool.ts at d723cc47): as hermes' todo, it acts (its
 		// words made it a read).
-		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "update_plan", "todo", "todo_list",
+		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "EnterPlanMode", "update_plan", "todo", "todo_list",
 			"SetTodoList", "report_intent", "TodoList"},
 		// What the agent keeps across sessions: hermes' memory (add,
 		// replace, remove write MEMORY.md or USER.md,
 		// NousResearch/hermes-agent tools/memory_tool.py at 029cfb25).
 		"memory": {"memory"},
 		// Scheduled jobs (nanobot's cron, hermes' cronjob and
-		// cronjob_manage).
-		// Kimi Code's CronCreate and CronDelete (packages/agent-core-v2/
-		// src/agent/tools/cron at d723cc47); its CronList reads by its
-		// verb.
+		// cronjob_manage, Claude Code's CronCreate and CronDelete, which
+		// schedule and cancel a prompt of the session; Kimi Code's are the
+		// same, packages/agent-core-v2/src/agent/tools/cron at d723cc47).
 		"schedule": {"cron", "cronjob", "cronjob_manage", "schedule", "schedule_task",
 			"CronCreate", "CronDelete"},
 		// Starting or killing processes (Claude Code's KillBash and
-		// KillShell); hermes' process_manage polls, and its kill action is
-		// an effect rule (DefaultEffects).
-		// Copilot CLI's stop_bash (stop_powershell) ends a running shell;
-		// Kimi CLI's TaskStop a background task.
-		"process": {"KillBash", "KillShell", "kill_process", "start_process",
-			"stop_bash", "stop_powershell", "TaskStop"},
+		// KillShell, and in 2.1 TaskStop, which stops a background task, and
+		// Monitor, which starts a command in the background and feeds each
+		// line it prints back to the model:
+		// https://code.claude.com/docs/en/tools-reference; Kimi CLI's
+		// TaskStop is the same); hermes' process_manage polls, and its kill
+		// action is an effect rule (DefaultEffects). Copilot CLI's
+		// stop_bash (stop_powershell) ends a running shell.
+		"process": {"KillBash", "KillShell", "TaskStop", "Monitor", "kill_process", "start_process",
+			"stop_bash", "stop_powershell"},
 		"other": {},
 	}
 }

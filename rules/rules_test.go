@@ -270,7 +270,7 @@ func TestClassOf(t *testing.T) {
 		"TaskOutput": "poll", "run": "shell", "ask_user": "message", "exit_plan_mode": "message",
 		"task_complete": "message", "delegate": "delegate", "browse_interactive": "browser", "report_intent": "plan",
 		"AgentSwarm": "delegate", "WaitFor": "poll", "TodoList": "plan", "CronCreate": "schedule",
-		"CronDelete": "schedule", "CronList": "read",
+		"CronDelete": "schedule", "CronList": "poll",
 	} {
 		if got := r.ClassOf(tool); got != class {
 			t.Errorf("ClassOf(%q) = %q, want %q", tool, got, class)

@@ -193,6 +193,13 @@ func TestCallActs(t *testing.T) {
 		{"process_manage", `{"action": "poll", "session_id": "s"}`, false},
 		{"process_manage", `{"action": "kill", "session_id": "s"}`, true},
 		{"process", `{"action": "kill"}`, true},
+		// hermes' browser_console reads the console, or runs the
+		// expression it is given.
+		{"browser_console", `{}`, false},
+		{"browser_console", `{"clear": true}`, false},
+		{"browser_console", `{"expression": "document.querySelector('input').click()"}`, true},
+		{"browser_console", `{"expression": "  "}`, false},
+		{"browser_console", `{"expression": null}`, false},
 		// Arguments that are not JSON: the class decides.
 		{"str_replace_editor", `not json`, true},
 		{"process_manage", `not json`, false},

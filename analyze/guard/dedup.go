@@ -222,7 +222,12 @@ func (d *dedupDet) commit(c *callCtx, final Verdict) {
 }
 
 func (d *dedupDet) after(c *callCtx, before Verdict) Verdict {
-	if before.Action.Stops() {
+	if before.Action.Stops() || c.ev.NoResult {
+		// A call that returned nothing (interrupted) is no source to
+		// answer from: the model re-issuing it needs it to run. The other
+		// detectors still count it as the agent's own guard would (Cline's
+		// ask_followup_question, answered by the user's next message, has
+		// no result in its transcript and is a call that succeeded).
 		return Verdict{}
 	}
 	size := max(len(c.ev.Result), c.ev.ResultBytes)

@@ -96,6 +96,11 @@ func TestDedupAnswers(t *testing.T) {
 			{tool: "read_file", args: read, result: "v1"},
 			{tool: "read_file", args: read, result: "v1", want: "dedup:dedup", msg: "earlier result:\nv1"},
 		}},
+		{"an interrupted call, no result: the next runs, and is then the source", 0, []step{
+			{user: true, tool: "read_file", args: read, noResult: true},
+			{tool: "read_file", args: read, result: "v1"},
+			{tool: "read_file", args: read, result: "v1", want: "dedup:dedup:3", msg: "earlier result:\nv1"},
+		}},
 		{"a command that acts is never answered", 0, []step{
 			{user: true, tool: "terminal", args: `{"command":"make"}`, result: "ok"},
 			{tool: "terminal", args: `{"command":"make"}`, result: "ok"},

@@ -140,6 +140,11 @@ type CallEvent struct {
 	Failed bool
 	// IsError is the transcript's own error flag alone.
 	IsError bool
+	// NoResult: the transcript records no result for the call (it was
+	// interrupted, or the file ends there, or its answer is the user's
+	// next message). Nothing came back that a later identical call could
+	// be answered with: dedup keeps nothing from it.
+	NoResult bool
 
 	// hermes memoizes how hermes reads the result (results.failure and
 	// results.hash "hermes"), per reading: compare and sweep replay a call

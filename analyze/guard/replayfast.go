@@ -83,11 +83,12 @@ func callActsOn(r *rules.Rules, ev *CallEvent, t *topArgs) bool {
 }
 
 // holdsValue reports whether v is one of values, both trimmed and
-// lower-cased.
+// lower-cased; the value "*" holds any v that is not blank.
 func holdsValue(values []string, v string) bool {
 	v = strings.ToLower(strings.TrimSpace(v))
 	for _, x := range values {
-		if strings.ToLower(strings.TrimSpace(x)) == v {
+		x = strings.ToLower(strings.TrimSpace(x))
+		if x == v || x == "*" && v != "" {
 			return true
 		}
 	}

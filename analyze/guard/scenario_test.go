@@ -29,6 +29,7 @@ type step struct {
 	args       string
 	result     string
 	failed     bool
+	noResult   bool          // the call never returned (CallEvent.NoResult)
 	at         time.Duration // time since the stream's start (0: no time)
 	round      bool          // EndRequest after this call
 	want       string

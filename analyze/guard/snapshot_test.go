@@ -52,7 +52,7 @@ func applyStepWith(g *Guard, r *rules.Rules, i int, s step, args func(*CallEvent
 	}
 	var o outcome
 	o.before = g.Before(ev)
-	ev.Result, ev.ResultHash, ev.Failed, ev.IsError = s.result, hashResult(s.result), s.failed, s.failed
+	ev.Result, ev.ResultHash, ev.Failed, ev.IsError, ev.NoResult = s.result, hashResult(s.result), s.failed, s.failed, s.noResult
 	o.after = g.After(ev, o.before)
 	if s.round {
 		o.end = g.EndRequest()

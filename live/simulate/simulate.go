@@ -168,7 +168,22 @@ func (sim *Simulator) session(s *ingest.Session, path string, tc *analyze.TokenC
 				return res, err
 			}
 		}
-		for _, rq := range t.Requests {
+		// A notice (ingest.Notice) is sent as the prompt event replay
+		// hears it as, before the request after it.
+		notices := t.Notices
+		notice := func(upTo int) error {
+			for len(notices) > 0 && notices[0].Request <= upTo {
+				if _, err := sim.send(ev.prompt(notices[0].Text), logFile); err != nil {
+					return err
+				}
+				notices = notices[1:]
+			}
+			return nil
+		}
+		for ri, rq := range t.Requests {
+			if err := notice(ri); err != nil {
+				return res, err
+			}
 			request++
 			for _, c := range rq.Calls {
 				index++
@@ -195,6 +210,9 @@ func (sim *Simulator) session(s *ingest.Session, path string, tc *analyze.TokenC
 				}
 				calls = append(calls, Call{Index: index, Tool: c.Tool, Replay: verdictOr(replayed[index])})
 			}
+		}
+		if err := notice(len(t.Requests)); err != nil {
+			return res, err
 		}
 	}
 	hooked, err := readDecisions(logFile)

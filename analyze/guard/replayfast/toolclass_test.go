@@ -37,11 +37,30 @@ func TestUpstreamToolClasses(t *testing.T) {
 		{"plan_mode_respond", `{"response":"plan"}`, "message", true, act, true, nil},
 		{"ExitPlanMode", `{"plan":"1. x"}`, "message", true, act, true, nil},
 		{"finish", `{"message":"done"}`, "message", true, act, true, nil},
+		{"SendMessage", `{"to":"researcher","message":"go on"}`, "message", true, act, true, nil},
+		// Claude Code 2.1's background tasks: reading one's output so far
+		// polls; stopping one, or starting a command that streams lines
+		// back (Monitor), acts on processes, with unknown reach.
+		{"TaskOutput", `{"task_id":"b1","block":true}`, "poll", false, none, false, nil},
+		{"TaskStop", `{"task_id":"b1"}`, "process", true, act, true, nil},
+		{"Monitor", `{"command":"tail -f app.log"}`, "process", true, act, true, nil},
+		// Its scheduled prompts: creating or cancelling one acts; the list
+		// changes by itself as they fire and expire.
+		{"CronCreate", `{"cron":"*/5 * * * *","prompt":"check the build"}`, "schedule", true, act, true, nil},
+		{"CronDelete", `{"id":"c1"}`, "schedule", true, act, true, nil},
+		{"CronList", `{}`, "poll", false, none, false, nil},
+		// The task list an agent team shares changes as teammates work.
+		{"TaskList", `{}`, "poll", false, none, false, nil},
+		{"TaskGet", `{"taskId":"1"}`, "poll", false, none, false, nil},
+		// Its PowerShell tool is read as a shell command.
+		{"PowerShell", `{"command":"Get-Content src/a.ts"}`, "shell", false, observe, false, []string{"src/a.ts"}},
 		{"text_to_speech", `{"text":"hello"}`, "message", true, act, true, nil},
+		{"request_user_input", `{"questions":[{"id":"platform","question":"Where?","options":[{"label":"Web"}]}]}`, "message", true, act, true, nil},
 		// A task list or plan acts on the agent, on no file.
 		{"TodoWrite", `{"todos":[{"content":"x","status":"pending"}]}`, "plan", true, none, false, nil},
 		{"TaskCreate", `{"subject":"x"}`, "plan", true, none, false, nil},
 		{"TaskUpdate", `{"taskId":"1","status":"completed"}`, "plan", true, none, false, nil},
+		{"EnterPlanMode", `{}`, "plan", true, none, false, nil},
 		{"update_plan", `{"plan":[{"step":"x","status":"in_progress"}]}`, "plan", true, none, false, nil},
 		{"todo", `{"todos":[{"id":"1","content":"x"}]}`, "plan", true, none, false, nil},
 		{"todo", `{}`, "plan", true, none, false, nil},

@@ -42,11 +42,37 @@ func OverlapReach(a, b string) bool {
 	// The paths are compared as text, component by component, without
 	// splitting them: a replay asks this for every act and every file
 	// observed before it.
+	absA, absB := path.IsAbs(a), path.IsAbs(b)
 	ra, rb := strings.TrimPrefix(a, "/"), strings.TrimPrefix(b, "/")
-	if path.IsAbs(a) && path.IsAbs(b) {
+	if absA && absB {
 		return prefix(ra, rb) || prefix(rb, ra)
 	}
-	return inRow(ra, rb) || inRow(rb, ra)
+	if inRow(ra, rb) || inRow(rb, ra) {
+		return true
+	}
+	// An absolute directory and a relative path that goes on from it
+	// ("/repo/src" and "src/a.go": the session's directory /repo).
+	switch {
+	case absA && !absB:
+		return tailHead(ra, rb)
+	case absB && !absA:
+		return tailHead(rb, ra)
+	}
+	return false
+}
+
+// tailHead reports whether the last components of abs (without its leading
+// "/") are the first ones of rel: rel may name a path under abs.
+func tailHead(abs, rel string) bool {
+	for i := 0; i < len(abs); i++ {
+		if i > 0 && abs[i-1] != '/' {
+			continue
+		}
+		if prefix(abs[i:], rel) {
+			return true
+		}
+	}
+	return false
 }
 
 // OverlapAny reports whether any of the written paths overlaps any of the

@@ -51,7 +51,26 @@ func overlapSplit(a, b string) bool {
 	if path.IsAbs(a) && path.IsAbs(b) {
 		return starts(ca, cb) || starts(cb, ca)
 	}
-	return inRow(ca, cb) || inRow(cb, ca)
+	if inRow(ca, cb) || inRow(cb, ca) {
+		return true
+	}
+	// The last components of the absolute one are the first of the
+	// relative one.
+	tailHead := func(abs, rel []string) bool {
+		for i := range abs {
+			if starts(abs[i:], rel) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case path.IsAbs(a) && !path.IsAbs(b):
+		return tailHead(ca, cb)
+	case path.IsAbs(b) && !path.IsAbs(a):
+		return tailHead(cb, ca)
+	}
+	return false
 }
 
 var overlapSeeds = [][2]string{
@@ -59,6 +78,7 @@ var overlapSeeds = [][2]string{
 	{"/r/a", "/r/a/b"}, {"/r/ab", "/r/a"}, {"..", "a"}, {"a/../../b", "c"}, {"a..b", "a..b/c"},
 	{"x/..y", "..y"}, {"a", "b/a/a"}, {"a/a", "b/a/a/a"}, {"/", "x"}, {"~", "x"}, {`a\b`, "a/b"},
 	{"s/*.go", "s/x"}, {"/a/b/", "/a/b"}, {"./a", "a"}, {"a//b", "a/b"},
+	{"/r/src", "src/a"}, {"/r/src/lib", "src/lib/a"}, {"/r/src", "lib/a"}, {"/r/a/b", "b"}, {"/r/ab", "b/c"},
 }
 
 // TestOverlapMatchesSplit: Overlap gives what the component-wise reading

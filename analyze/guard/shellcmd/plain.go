@@ -50,6 +50,7 @@ func classifyPlain(command, cwd string) (c Command, ok bool) {
 	// the memo may keep, not of the transcript's memory.
 	command = strings.Clone(command)
 	w := walker{cwd: cleanDir(cwd)}
+	w.start = w.cwd
 	var words [8]string
 	args := words[:0]
 	start := -1 // of the word being read

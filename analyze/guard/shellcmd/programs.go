@@ -38,6 +38,11 @@ var readers = map[string]bool{
 	"select-string": false, "sls": false, "test-path": false, "get-item": false,
 	"resolve-path": false, "select-object": false, "measure-object": false,
 	"format-table": false, "format-list": false, "sort-object": false,
+	// type is bash's builtin that says what a name is, reading nothing,
+	// but PowerShell's (and cmd's) prints a file (Get-Content's alias):
+	// read as a reader of the paths it names, true of both (a name taken
+	// as a path only makes the command look at more).
+	"type": false,
 }
 
 // texts are programs whose arguments are text, not paths, and that read
@@ -46,7 +51,7 @@ var texts = map[string]bool{
 	"echo": true, "printf": true, "true": true, "false": true, ":": true, "pwd": true,
 	"basename": true, "dirname": true, "seq": true, "expr": true, "tr": true,
 	"whoami": true, "id": true, "uname": true, "hostname": true, "nproc": true,
-	"which": true, "type": true, "set": true,
+	"which": true, "set": true,
 }
 
 // writers are programs that change only the paths they name: every literal
@@ -82,6 +87,8 @@ func (w *walker) program(args []string, lit []bool, depth int) {
 		w.cwd = ""
 	case name == "bash" || name == "sh" || name == "zsh" || name == "dash":
 		w.nested(rest, restLit, depth)
+	case powerShells[exeName(args[0])]:
+		w.powerShell(rest, restLit, depth)
 	case name == "timeout" || name == "nice" || name == "env" || name == "command" || name == "xargs" || name == "stdbuf":
 		w.wrapper(name, rest, restLit, depth)
 	case name == "git":
@@ -234,9 +241,12 @@ func countPlain(args []string, lit []bool) int {
 }
 
 // readDir reads the command's directory: everything, when it is the
-// directory the session started in or not known.
+// directory the command starts in (its workdir: an agent's shell runs its
+// commands in the session's directory, which its edits name their files
+// relative to, so a relative path written may be under it), or not known.
+// A directory the command moved to (cd DIR) is read by its path.
 func (w *walker) readDir() {
-	if w.cwd == "" || w.cwd == "." {
+	if w.cwd == "" || w.cwd == "." || w.cwd == w.start {
 		w.cmd.ReadsAll = true
 		return
 	}
@@ -292,6 +302,51 @@ func (w *walker) nested(args []string, lit []bool, depth int) {
 		if !strings.HasPrefix(a, "-") {
 			break
 		}
+	}
+	w.unknown()
+}
+
+// powerShells are PowerShell's programs, as exeName gives them: Codex on
+// Windows runs its shell tool's commands as ["powershell.exe", "-Command",
+// COMMAND] (real rollouts of Codex 0.121 show it).
+var powerShells = map[string]bool{"powershell": true, "pwsh": true}
+
+// exeName is a program's name without its directory (either separator) and
+// without .exe, lower-cased: C:\Windows\...\powershell.exe is powershell.
+func exeName(prog string) string {
+	if i := strings.LastIndexAny(prog, `/\`); i >= 0 {
+		prog = prog[i+1:]
+	}
+	prog = strings.ToLower(prog)
+	return strings.TrimSuffix(prog, ".exe")
+}
+
+// powerShell reads powershell -Command COMMAND: the words after -Command
+// (PowerShell joins them with spaces) are read as part of this command, as
+// bash -c's are, with the cmdlets the readers and writers name. Options
+// that only set up the session may come before it; any other option (a
+// script by -File, an -EncodedCommand) or no -Command acts with unknown
+// reach.
+func (w *walker) powerShell(args []string, lit []bool, depth int) {
+	for i := 0; i < len(args); i++ {
+		if !lit[i] {
+			break
+		}
+		switch strings.ToLower(args[i]) {
+		case "-noprofile", "-nop", "-nologo", "-noninteractive", "-noni":
+			continue
+		case "-executionpolicy", "-ep", "-ex":
+			i++ // its value
+			continue
+		case "-command", "-c":
+			words := args[i+1:]
+			if len(words) == 0 || depth >= maxDepth || slices.Contains(lit[i+1:], false) {
+				break
+			}
+			w.merge(Classify(strings.Join(words, " "), w.cwd))
+			return
+		}
+		break
 	}
 	w.unknown()
 }
@@ -416,8 +471,9 @@ func (w *walker) git(args []string, lit []bool) {
 		w.unknown()
 		return
 	}
-	// What git reads is the repository as a whole.
-	w.readDir()
+	// What git reads is the repository as a whole, wherever its root
+	// is above the directory: everything.
+	w.cmd.ReadsAll = true
 }
 
 // gitListing reports whether a git subcommand that may also change things

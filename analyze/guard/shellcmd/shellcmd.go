@@ -88,6 +88,7 @@ func classifyParsed(command, cwd string) Command {
 		return Command{Acts: true, Unknown: true}
 	}
 	w := walker{cwd: cleanDir(cwd)}
+	w.start = w.cwd
 	w.stmts(f.Stmts, 0)
 	return w.result()
 }
@@ -104,7 +105,9 @@ const maxDepth = 8
 // walker collects what a command's statements do.
 type walker struct {
 	cwd string // "" for unknown, else a cleaned directory ("." at start)
-	cmd Command
+	// start is the directory the command starts in, as cwd is at first.
+	start string
+	cmd   Command
 	// hdoc is the literal here-document of the statement being read
 	// (apply_patch's patch).
 	hdoc string
@@ -138,7 +141,8 @@ func (w *walker) write(p string) {
 
 func (w *walker) read(p string) {
 	p = beforeGlob(p)
-	if p == "" || p == "." || p == "/" {
+	if p == "" || p == "." || p == "/" || p == w.start {
+		// The directory the command starts in is read whole (readDir).
 		w.cmd.ReadsAll = true
 		return
 	}
@@ -311,15 +315,20 @@ func (w *walker) word(wd *syntax.Word, depth int) (string, bool) {
 }
 
 func (w *walker) parts(b *strings.Builder, parts []syntax.WordPart, depth int) bool {
+	return w.partsIn(b, parts, depth, false)
+}
+
+// partsIn is parts of a word, or of a double-quoted string in it (dbl).
+func (w *walker) partsIn(b *strings.Builder, parts []syntax.WordPart, depth int, dbl bool) bool {
 	ok := true
 	for _, p := range parts {
 		switch x := p.(type) {
 		case *syntax.Lit:
-			b.WriteString(x.Value)
+			b.WriteString(unescapeQuotes(x.Value, dbl))
 		case *syntax.SglQuoted:
 			b.WriteString(x.Value)
 		case *syntax.DblQuoted:
-			if !w.parts(b, x.Parts, depth) {
+			if !w.partsIn(b, x.Parts, depth, true) {
 				ok = false
 			}
 		case *syntax.CmdSubst:
@@ -334,6 +343,29 @@ func (w *walker) parts(b *strings.Builder, parts []syntax.WordPart, depth int) b
 		}
 	}
 	return ok
+}
+
+// unescapeQuotes is a literal's text with the backslashes that escape a
+// quote taken out, as bash takes them out: \' and \" outside quotes, \"
+// inside double quotes. The parser keeps a literal as written; its other
+// backslashes are left as they stand, because a PowerShell command read
+// here (Codex on Windows) writes its paths with them (app\main.py), and
+// a quote is never part of such a path. An argument vector read as one
+// command (argvText) writes a quote in a word as an escaped quote between
+// two single-quoted parts: Codex's shell tool runs ["bash", "-lc", "cat 'a b'"], which reads the file
+// "a b", not the two files "'a" and "b'".
+func unescapeQuotes(lit string, dbl bool) string {
+	if !strings.Contains(lit, `\`) {
+		return lit
+	}
+	var b strings.Builder
+	for i := 0; i < len(lit); i++ {
+		if lit[i] == '\\' && i+1 < len(lit) && (lit[i+1] == '"' || lit[i+1] == '\'' && !dbl) {
+			i++
+		}
+		b.WriteByte(lit[i])
+	}
+	return b.String()
 }
 
 // substitutions walks the command substitutions of a word.

@@ -31,7 +31,15 @@ func TestClassify(t *testing.T) {
 		{cmd: "find . -name '*.go'", all: true},
 		{cmd: "find src -name '*.go' -type f", reads: []string{"src"}},
 		{cmd: "git status --short", all: true},
-		{cmd: "git -C sub diff HEAD", reads: []string{"sub"}},
+		// git reads its repository whole, wherever its root is.
+		{cmd: "git -C sub diff HEAD", all: true},
+		{cmd: "git status --short", cwd: "/w", all: true},
+		// The directory the command starts in is read whole (a relative
+		// path written may be under it); one it moved to, by its path.
+		{cmd: "ls", cwd: "/w", all: true},
+		{cmd: "rg -n foo .", cwd: "/w", reads: []string{"/w/foo"}, all: true},
+		{cmd: "cd /x && ls", cwd: "/w", reads: []string{"/x"}},
+		{cmd: "ls src", cwd: "/w", reads: []string{"/w/src"}},
 		{cmd: "git --no-pager log --oneline -5", all: true},
 		{cmd: "wc -l src/*.go", reads: []string{"src"}},
 		{cmd: "cat $FILE", all: true},
@@ -42,6 +50,12 @@ func TestClassify(t *testing.T) {
 		{cmd: "awk '{print $1}' data.csv", reads: []string{"{print $1}", "data.csv"}},
 		{cmd: "timeout 10 cat f", reads: []string{"f"}},
 		{cmd: "bash -lc 'cat f'", reads: []string{"f"}},
+		// A quote escaped by a backslash is the quote (an argument vector
+		// read as one command writes its quotes so); other backslashes
+		// stay (PowerShell's paths).
+		{cmd: `bash -lc 'cat '\''a b'\'''`, reads: []string{"a b"}},
+		{cmd: `cat \'a\' "b \"c\""`, reads: []string{"'a'", `b "c"`}},
+		{cmd: `echo x > \'f\'`, acts: "'f'"},
 		{cmd: "[ -f go.mod ] && cat go.mod", reads: []string{"go.mod"}},
 		{cmd: "find . -name x | xargs grep foo", reads: []string{"foo"}, all: true},
 		{cmd: "wc -l < in.txt", reads: []string{"in.txt"}},
@@ -49,6 +63,8 @@ func TestClassify(t *testing.T) {
 
 		{cmd: `Get-Content -Raw app\main.py`, cwd: `C:\w\backend`, reads: []string{"C:/w/backend/app/main.py"}},
 		{cmd: "Get-ChildItem -Force", all: true},
+		// type prints its file in PowerShell (Get-Content's alias).
+		{cmd: `type app\src\a.ts`, cwd: `g:\w`, reads: []string{"g:/w/app/src/a.ts"}},
 		{cmd: "echo x > f", acts: "f"},
 		{cmd: "echo x >> logs/out.txt", cwd: "/w", acts: "/w/logs/out.txt"},
 		{cmd: "cat a | tee b", acts: "b"},
@@ -143,6 +159,13 @@ func TestOverlap(t *testing.T) {
 		{"~/proj/a.md", "/h/proj/a.md", true},
 		{`C:\w\repo\API_tests\t.py`, "C:/w/repo/API_tests/t.py", true},
 		{`C:\w\repo\a.py`, "repo/b.py", false},
+		// A relative path that goes on from an absolute directory may be
+		// under it (Codex's workdir reads, apply_patch's relative files).
+		{"/repo/src", "src/a.go", true},
+		{"src/a.go", "/repo/src", true},
+		{"/repo/src/lib", "src/lib/a.go", true},
+		{"/repo/src", "lib/a.go", false},
+		{"/repo/src/a.go", "src/b.go", false},
 	}
 	for _, c := range cases {
 		if got := Overlap(c.a, c.b); got != c.want {
@@ -165,6 +188,7 @@ func TestFromCall(t *testing.T) {
 		{tool: "exec_command", args: `{"cmd":"cat a","workdir":"/w"}`, ok: true, reads: []string{"/w/a"}},
 		{tool: "shell", args: `{"command":["bash","-lc","cat a"],"workdir":"/w"}`, ok: true, reads: []string{"/w/a"}},
 		{tool: "shell", args: `{"command":["cat","a b"]}`, ok: true, reads: []string{"a b"}},
+		{tool: "shell", args: `{"command":["bash","-lc","sed -n '1,5p' 'my notes.md'"],"workdir":"/w"}`, ok: true, reads: []string{"/w/1,5p", "/w/my notes.md"}},
 		{tool: "terminal", args: `{"command":"cat a","background":true}`, ok: true, acts: true},
 		{tool: "execute_bash", args: `{"command":"q","is_input":"true"}`, ok: true, acts: true},
 		{tool: "Bash", args: `{"description":"no command"}`, ok: true, acts: true},
@@ -192,6 +216,15 @@ func TestFromCall(t *testing.T) {
 		{tool: "bash", args: `{"command":"cat a","timeout":5}`, ok: true, reads: []string{"a"}},
 		// Cline's execute_command.
 		{tool: "execute_command", args: `{"command":"cat a","requires_approval":false}`, ok: true, reads: []string{"a"}},
+		// Codex's shell on Windows: PowerShell's -Command read as bash -c's.
+		{tool: "shell", args: `{"command":["powershell.exe","-Command","Get-Content 'CHARTER.md'"],"workdir":"C:\\w"}`, ok: true, reads: []string{"C:/w/CHARTER.md"}},
+		{tool: "shell", args: `{"command":["C:\\WINDOWS\\System32\\WindowsPowerShell\\v1.0\\powershell.exe","-NoProfile","-Command","Get-Content a | Select-Object -First 5"]}`, ok: true, reads: []string{"a", "5"}},
+		{tool: "shell", args: `{"command":["pwsh","-c","Get-Content","a"]}`, ok: true, reads: []string{"a"}},
+		{tool: "shell", args: `{"command":["powershell.exe","-Command","Set-Content a x"]}`, ok: true, acts: true},
+		{tool: "shell", args: `{"command":["powershell.exe","-Command","npm install -g x"]}`, ok: true, acts: true},
+		{tool: "shell", args: `{"command":["powershell.exe","-File","s.ps1"]}`, ok: true, acts: true},
+		{tool: "shell", args: `{"command":["powershell.exe","Get-Content a"]}`, ok: true, acts: true},
+		{tool: "shell", args: `{"command":["powershell.exe","-Command"]}`, ok: true, acts: true},
 	}
 	for _, c := range cases {
 		v, err := jsonx.ParseString(c.args)
