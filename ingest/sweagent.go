@@ -287,6 +287,28 @@ func sweActionCall(action string, line, n int) Call {
 		name, key = "bash", "command"
 	}
 	c := Call{ID: "action-" + strconv.Itoa(n), Tool: name, Line: line}
-	c.SetArgsValue(jsonx.Value{Kind: jsonx.Object, Obj: []jsonx.Member{{Key: key, Val: jsonx.Value{Kind: jsonx.String, Str: action}}}})
+	str := func(v string) jsonx.Value { return jsonx.Value{Kind: jsonx.String, Str: v} }
+	args := []jsonx.Member{{Key: key, Val: str(action)}}
+	// The editor's and create's own arguments, as their signatures put
+	// them first (tools/edit_anthropic/config.yaml: "str_replace_editor
+	// <command> <path> ...", tools/windowed/config.yaml: "create
+	// <filename>"), so that a view is read as the look it is and a write
+	// names its file, as in the function-calling configs.
+	words := strings.Fields(action)
+	switch {
+	case name == "str_replace_editor" && len(words) >= 3:
+		args = append(args, jsonx.Member{Key: "command", Val: str(words[1])}, jsonx.Member{Key: "path", Val: str(unquoteWord(words[2]))})
+	case name == "create" && len(words) == 2:
+		args = append(args, jsonx.Member{Key: "path", Val: str(unquoteWord(words[1]))})
+	}
+	c.SetArgsValue(jsonx.Value{Kind: jsonx.Object, Obj: args})
 	return c
+}
+
+// unquoteWord drops the quotes around a shell word ('a.py', "a.py").
+func unquoteWord(w string) string {
+	if len(w) >= 2 && (w[0] == '\'' || w[0] == '"') && w[len(w)-1] == w[0] {
+		return w[1 : len(w)-1]
+	}
+	return w
 }

@@ -112,13 +112,18 @@ func TestSWEAgentActionTool(t *testing.T) {
 	for _, tc := range []struct{ action, tool, args string }{
 		{"open src/a.py 20", "open", `{"action":"open src/a.py 20"}`},
 		{"edit 12:14\n    return x\nend_of_edit", "edit", `{"action":"edit 12:14\n    return x\nend_of_edit"}`},
-		{"create\treproduce.py", "create", `{"action":"create\treproduce.py"}`},
 		{"find_file \"x.py\"", "find_file", `{"action":"find_file \"x.py\""}`},
 		{"submit\n", "submit", `{"action":"submit"}`},
 		{"python reproduce.py", "bash", `{"command":"python reproduce.py"}`},
 		{"rm reproduce.py", "bash", `{"command":"rm reproduce.py"}`},
 		{"echo \"=== A ===\"\ncat docker-compose.yml", "bash", `{"command":"echo \"=== A ===\"\ncat docker-compose.yml"}`},
 		{"opener x", "bash", `{"command":"opener x"}`},
+		{"str_replace_editor view /testbed/a.py  --view_range 1 20", "str_replace_editor",
+			`{"action":"str_replace_editor view /testbed/a.py  --view_range 1 20","command":"view","path":"/testbed/a.py"}`},
+		{"str_replace_editor create '/testbed/b.py' --file_text 'x'", "str_replace_editor",
+			`{"action":"str_replace_editor create '/testbed/b.py' --file_text 'x'","command":"create","path":"/testbed/b.py"}`},
+		{"create reproduce.py", "create", `{"action":"create reproduce.py","path":"reproduce.py"}`},
+		{"create\treproduce.py", "create", `{"action":"create\treproduce.py","path":"reproduce.py"}`},
 	} {
 		c := sweActionCall(tc.action, 3, 1)
 		if c.Tool != tc.tool || c.ArgsRaw != tc.args {
