@@ -70,7 +70,8 @@ func TestMentionedAcrossTurns(t *testing.T) {
 // of one turn is heard where it stands, as a message is: one naming the
 // file keeps the second read from being answered from the first (the
 // background job wrote the file), one naming nothing does not, and a
-// notice after the second read changes nothing for it.
+// notice after the second read changes nothing for it. (A background
+// task's own .output file is never answered at all: shellcmd.Volatile.)
 func TestNoticeWithinTurn(t *testing.T) {
 	counter, err := tokens.New("chars4")
 	if err != nil {
@@ -78,7 +79,7 @@ func TestNoticeWithinTurn(t *testing.T) {
 	}
 	read := func(id string) ingest.Request {
 		c := ingest.Call{ID: id, Tool: "Read", Result: "compiling\n", HasResult: true}
-		c.SetArgs(`{"file_path":"/tmp/tasks/b1.output"}`)
+		c.SetArgs(`{"file_path":"/repo/dist/report.md"}`)
 		return ingest.Request{Calls: []ingest.Call{c}}
 	}
 	cases := []struct {
@@ -87,9 +88,9 @@ func TestNoticeWithinTurn(t *testing.T) {
 		action  guard.Action
 	}{
 		{"no notice", nil, guard.Dedup},
-		{"a notice naming the file", []ingest.Notice{{Request: 1, Text: "<task-notification>\n<output-file>/tmp/tasks/b1.output</output-file>\n</task-notification>"}}, guard.Allow},
+		{"a notice naming the file", []ingest.Notice{{Request: 1, Text: "<task-notification>\n<output-file>/repo/dist/report.md</output-file>\n</task-notification>"}}, guard.Allow},
 		{"a notice naming nothing", []ingest.Notice{{Request: 1, Text: "<bash-input>true</bash-input>"}}, guard.Dedup},
-		{"a notice after both reads", []ingest.Notice{{Request: 2, Text: "<task-notification>\n<output-file>/tmp/tasks/b1.output</output-file>\n</task-notification>"}}, guard.Dedup},
+		{"a notice after both reads", []ingest.Notice{{Request: 2, Text: "<task-notification>\n<output-file>/repo/dist/report.md</output-file>\n</task-notification>"}}, guard.Dedup},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -54,7 +54,7 @@ func cutSessionFile(t *testing.T, dir string, withUsage bool) string {
 	// The second read is stopped with a pointer to the first (it saves
 	// its result's tokens); the third, after 40,000 tokens of searches,
 	// is answered with the first's text.
-	read := func() { call("Read", map[string]any{"file_path": "/w/build.log"}, logText) }
+	read := func() { call("Read", map[string]any{"file_path": "/w/trace.txt"}, logText) }
 	read()
 	read()
 	for k := range 24 {

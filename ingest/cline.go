@@ -32,7 +32,13 @@ package ingest
 //     (<task>), the user's follow-up, a task resumption. Messages made of
 //     tool results (native or XML) continue the turn.
 //   - A Roo message with isSummary (context condensing) marks the next turn
-//     as compacted and is not a turn.
+//     as compacted and is not a turn; so does Roo's sliding-window
+//     truncation marker (isTruncationMarker: "[Sliding window truncation:
+//     N messages hidden to reduce context]", a user message written by
+//     truncateConversation, RooCodeInc/Roo-Code
+//     src/core/context-management/index.ts): the messages it hides stay in
+//     the file, tagged truncationParent, as condensed ones are tagged
+//     condenseParent, and are read (they were sent before).
 //   - Cline's metrics.tokens (prompt, completion, cached) are the
 //     request's usage when present (clineUsage: whether prompt counts the
 //     cached tokens depends on the provider).
@@ -69,7 +75,9 @@ type clineMessage struct {
 	Content   jsonx.RawMessage `json:"content"`
 	Ts        int64            `json:"ts"`
 	IsSummary bool             `json:"isSummary"`
-	ModelInfo *struct {
+	// IsTruncationMarker: Roo Code's sliding-window truncation marker.
+	IsTruncationMarker bool `json:"isTruncationMarker"`
+	ModelInfo          *struct {
 		ModelID    string `json:"modelId"`
 		ProviderID string `json:"providerId"`
 	} `json:"modelInfo"`
@@ -206,6 +214,7 @@ func parseCline(doc []byte, h *Head, out *Sink) {
 	}
 	b := newConvBuilder(s, out)
 	xml := 0
+	truncated := 0
 	var xmlPending *Call  // the XML call waiting for the next user message
 	var native clineCalls // the last response's native calls still waiting
 	for i, raw := range elems {
@@ -239,8 +248,11 @@ func parseCline(doc []byte, h *Head, out *Sink) {
 				}
 				xmlPending = nil
 			}
-			if m.IsSummary {
+			if m.IsSummary || m.IsTruncationMarker {
 				b.compaction()
+				if m.IsTruncationMarker {
+					truncated++
+				}
 				continue
 			}
 			if results > 0 {
@@ -280,8 +292,11 @@ func parseCline(doc []byte, h *Head, out *Sink) {
 				text.WriteString(bl.Text)
 				hasToolUse = hasToolUse || bl.Type == "tool_use"
 			}
-			if m.IsSummary {
+			if m.IsSummary || m.IsTruncationMarker {
 				b.compaction()
+				if m.IsTruncationMarker {
+					truncated++
+				}
 				continue
 			}
 			b.request(at, t, chars, u)
@@ -309,5 +324,6 @@ func parseCline(doc []byte, h *Head, out *Sink) {
 	b.finish()
 	zeroLines(s) // lines named the elements for problems only
 	noteSkipped(s, xml, "call(s) read from XML tool tags in the assistant's text")
+	noteSkipped(s, truncated, "sliding-window truncation marker(s) (Roo Code) read as compactions, not turns")
 	out.Session(s)
 }

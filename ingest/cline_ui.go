@@ -24,6 +24,12 @@ package ingest
 //     "browser_action_launch", "new_task", "condense", "summarize_task",
 //     "report_bug", "use_subagents". A partial message was never finished:
 //     not a call.
+//   - Roo Code's and Kilo Code's tool kinds are named as their tools;
+//     their api_req_started has no request: then a call's result is the
+//     output the log shows (command_output, mcp_server_response,
+//     subtask_result, codebase_search_result, the user's answer to a
+//     question or completion), else none. Their condense_context and
+//     sliding_window_truncation messages mark the next turn compacted.
 //   - Their results are the result blocks of the next api_req_started's
 //     request, joined in order to the first unused block of a tool the
 //     call's kind can be (an edit of an existing file is replace_in_file or
@@ -76,6 +82,7 @@ type clineUIMessage struct {
 
 type clineUIReqInfo struct {
 	Request     *string `json:"request"`
+	ApiProtocol string  `json:"apiProtocol"`
 	TokensIn    int64   `json:"tokensIn"`
 	TokensOut   int64   `json:"tokensOut"`
 	CacheWrites int64   `json:"cacheWrites"`
@@ -97,7 +104,29 @@ var clineUIToolNames = map[string][]string{
 	"fileDeleted":             {"apply_patch"},
 	"summarizeTask":           {"summarize_task"},
 	"useSkill":                {"use_skill"},
+	// Roo Code's and Kilo Code's kinds (RooCodeInc/Roo-Code
+	// packages/types/src/vscode-extension-host.ts, ClineSayTool, at
+	// cb836567; Kilo-Org/kilocode adds deleteFile), named as their tools
+	// are; appliedDiff is shown by apply_diff, apply_patch, edit_file,
+	// edit and search_replace (src/core/tools), named as the first.
+	"appliedDiff":       {"apply_diff", "apply_patch", "edit_file", "edit", "search_replace"},
+	"insertContent":     {"insert_content"},
+	"searchAndReplace":  {"search_and_replace"},
+	"codebaseSearch":    {"codebase_search"},
+	"fetchInstructions": {"fetch_instructions"},
+	"switchMode":        {"switch_mode"},
+	"newTask":           {"new_task"},
+	"generateImage":     {"generate_image"},
+	"runSlashCommand":   {"run_slash_command"},
+	"updateTodoList":    {"update_todo_list"},
+	"deleteFile":        {"delete_file"},
 }
+
+// clineUINotCalls are tool kinds that ask about a call already read:
+// Roo Code's finishTask asks to hand a subtask's attempt_completion (its
+// completion_result) back to the parent task, and imageGenerated shows
+// generate_image's image.
+var clineUINotCalls = map[string]bool{"finishTask": true, "imageGenerated": true}
 
 // clineUIAskTools are the other call messages and their tools.
 var clineUIAskTools = map[string]string{
@@ -149,7 +178,28 @@ func clineUIIsError(text string) bool {
 type clineUIWait struct {
 	id    string
 	tools []string
+	// ui is the output the UI log shows for the call (its command_output
+	// or mcp_server_response messages), read as its result when the next
+	// request carries no text to take results from.
+	ui    strings.Builder
+	hasUI bool
 }
+
+// clineUIOutputTools are the tools whose output the UI log shows, by the
+// message that shows it.
+// Roo Code's subtask_result (the subtask's completion, said in the parent
+// task) and codebase_search_result answer new_task and codebase_search.
+var clineUIOutputTools = map[string][]string{
+	"command_output":         {"execute_command"},
+	"mcp_server_response":    {"use_mcp_tool", "access_mcp_resource"},
+	"subtask_result":         {"new_task"},
+	"codebase_search_result": {"codebase_search"},
+}
+
+// clineUIAnswered are the calls the user's feedback answers: what the user
+// types while one waits is its result (the answer to a question, the
+// feedback on a completion or a plan).
+var clineUIAnswered = []string{"ask_followup_question", "attempt_completion", "plan_mode_respond"}
 
 func parseClineUI(doc []byte, h *Head, out *Sink) {
 	pos := newDocPos(doc, h.Line)
@@ -165,10 +215,24 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 		s.ID = fileStem(h.Name)
 	}
 	b := newConvBuilder(s, out)
-	var waiting []clineUIWait // this round's calls, in order
-	requests, partial, unjoined, demo, deleted := 0, 0, 0, 0, 0
+	var waiting []*clineUIWait // this round's calls, in order
+	requests, partial, unjoined, demo, deleted, bare := 0, 0, 0, 0, 0, 0
 	lastAsk := ""
 	provider := ""
+	// settle ends the round's calls when the request after them carries
+	// no text (Roo Code's api_req_started holds the usage only): a call
+	// whose output the UI log showed has it as its result; the others have
+	// none the file records.
+	settle := func(at int, t time.Time, end bool) {
+		for _, w := range waiting {
+			if w.hasUI {
+				text := w.ui.String()
+				b.result(w.id, w.tools[0], text, clineUIIsError(text), at, t)
+			} else if !end {
+				b.abandon(w.id, "the UI log records no result for it (the request after it carries no request text, as Roo Code writes it)")
+			}
+		}
+	}
 	for i, raw := range elems {
 		at := lineAtIndex(lines, i, h.Line)
 		var m clineUIMessage
@@ -197,16 +261,22 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 			c := Call{ID: id, Tool: tools[0], Time: t, Line: at}
 			c.SetArgsValue(args)
 			b.call(c)
-			waiting = append(waiting, clineUIWait{id: id, tools: tools})
+			waiting = append(waiting, &clineUIWait{id: id, tools: tools})
 		}
 		switch {
 		case m.Type == "say" && m.Say == "api_req_started":
 			var info clineUIReqInfo
-			if err := jsonx.Unmarshal([]byte(m.Text), &info); err != nil {
+			err := jsonx.Unmarshal([]byte(m.Text), &info)
+			if err != nil {
 				out.Problemf(at, "message %d: api_req_started text is not ClineApiReqInfo JSON (%s); read as a request without usage", i+1, decodeErr(err))
 			}
 			if len(waiting) > 0 && info.Request != nil {
 				unjoined += clineUIJoin(b, waiting, clineUIResults(*info.Request), at, t)
+			} else if len(waiting) > 0 {
+				settle(at, t, false)
+			}
+			if info.Request == nil && err == nil {
+				bare++
 			}
 			waiting = waiting[:0]
 			b.request(at, t, 0, clineUIUsage(info, provider))
@@ -223,7 +293,14 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 					// changed meanwhile (clineUserText).
 					keepUserText(b.s, m.Text)
 				}
+			} else if w := waiting[len(waiting)-1]; slices.Contains(clineUIAnswered, w.tools[0]) && !w.hasUI {
+				// Kept for a log whose next request carries no text.
+				w.ui.WriteString(m.Text)
+				w.hasUI = true
 			}
+		case m.Type == "say" && (m.Say == "condense_context" || m.Say == "sliding_window_truncation"):
+			// Roo Code condensed or truncated the context the model sees.
+			b.compaction()
 		case m.Type == "say" && (m.Say == "text" || m.Say == "reasoning"):
 			b.lastRequest().TextChars += len(m.Text)
 		case kind == "tool" || kind == "use_mcp_server":
@@ -234,6 +311,9 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 			}
 			if kind == "tool" {
 				k, _ := args.GetString("tool")
+				if clineUINotCalls[k] {
+					continue
+				}
 				tools := clineUIToolNames[k]
 				if tools == nil {
 					tools = []string{k}
@@ -244,6 +324,16 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 				call([]string{"access_mcp_resource"}, args)
 			} else {
 				call([]string{"use_mcp_tool", "access_mcp_resource"}, args)
+			}
+		case clineUIOutputTools[kind] != nil:
+			if len(waiting) > 0 {
+				if w := waiting[len(waiting)-1]; slices.Contains(clineUIOutputTools[kind], w.tools[0]) {
+					if w.hasUI && m.Text != "" && w.ui.Len() > 0 {
+						w.ui.WriteByte('\n')
+					}
+					w.ui.WriteString(m.Text)
+					w.hasUI = true
+				}
 			}
 		case kind == "command" && len(waiting) > 0 && waiting[len(waiting)-1].tools[0] == "attempt_completion":
 			// attempt_completion's own command, shown after its result
@@ -276,12 +366,17 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 			lastAsk = ""
 		}
 	}
+	if bare > 0 && len(waiting) > 0 {
+		// The last round's calls, in a log whose requests carry no text.
+		settle(0, time.Time{}, true)
+	}
 	b.finish()
 	zeroLines(s)
 	noteSkipped(s, partial, "partial (never finished) tool message(s) not read as calls")
 	noteSkipped(s, demo, "attempt_completion command(s) (its demonstration, shown after its result) not read as calls")
 	noteSkipped(s, deleted, "deleted_api_reqs record(s) (the usage of requests a checkpoint restore removed) read as requests with that usage")
 	noteSkipped(s, unjoined, "tool result block(s) in a request's text with no call of that tool in the UI log before it")
+	noteSkipped(s, bare, "request(s) whose api_req_started carries no request text (Roo Code): the calls before them have as result only the output the UI log shows (command_output, mcp_server_response)")
 	s.Notes = append(s.Notes, "read from the UI log: a call's arguments are the UI's record of it (ClineSayTool), its result the text sent with the next request")
 	out.Session(s)
 }
@@ -289,13 +384,18 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 // clineUIUsage is a ClineApiReqInfo's usage (nil when it has none).
 // Cline's providers give tokensIn without the cache (anthropic, openrouter,
 // cline, deepseek: src/core/api/providers), except the OpenAI-compatible
-// one, whose inputTokens is the whole prompt_tokens (openai.ts).
+// one, whose inputTokens is the whole prompt_tokens (openai.ts). Roo Code
+// writes the whole input as tokensIn, whatever the protocol
+// (calculateApiCostAnthropic and calculateApiCostOpenAI's totalInputTokens,
+// RooCodeInc/Roo-Code src/core/task/Task.ts since 416fa572, 2025-10-31);
+// its api_req_started has carried apiProtocol without the request text
+// since 4405f5a0 (2025-10-17), which tells such a log.
 func clineUIUsage(info clineUIReqInfo, provider string) *Usage {
 	if info.TokensIn == 0 && info.TokensOut == 0 && info.CacheReads == 0 && info.CacheWrites == 0 {
 		return nil
 	}
 	in := info.TokensIn + info.CacheReads + info.CacheWrites
-	if provider == "openai" {
+	if provider == "openai" || (info.ApiProtocol != "" && info.Request == nil) {
 		in = info.TokensIn
 	}
 	return &Usage{Input: in, Output: info.TokensOut, CacheRead: info.CacheReads, CacheWrite: info.CacheWrites}
@@ -303,7 +403,7 @@ func clineUIUsage(info clineUIReqInfo, provider string) *Usage {
 
 // clineUIJoin gives the round's calls their results from the next
 // request's result blocks, in order; it returns the blocks no call took.
-func clineUIJoin(b *convBuilder, calls []clineUIWait, blocks []clineUIBlock, line int, t time.Time) int {
+func clineUIJoin(b *convBuilder, calls []*clineUIWait, blocks []clineUIBlock, line int, t time.Time) int {
 	for _, c := range calls {
 		for j := range blocks {
 			bl := &blocks[j]

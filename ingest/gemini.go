@@ -337,9 +337,11 @@ func geminiResponseText(resp jsonx.RawMessage) (string, bool) {
 }
 
 // geminiResultText is the text of a tool call's result (PartListUnion).
-func geminiResultText(raw jsonx.RawMessage) (text string, isErr bool) {
+// callID is the call's id: see geminiOwnParts.
+func geminiResultText(raw jsonx.RawMessage, callID string) (text string, isErr, others bool) {
 	var sb strings.Builder
-	for _, p := range geminiParts(raw) {
+	parts, others := geminiOwnParts(geminiParts(raw), callID)
+	for _, p := range parts {
 		var t string
 		switch {
 		case p.FunctionResponse != nil:
@@ -356,7 +358,42 @@ func geminiResultText(raw jsonx.RawMessage) (text string, isErr bool) {
 		}
 		sb.WriteString(t)
 	}
-	return sb.String(), isErr
+	return sb.String(), isErr, others
+}
+
+// geminiOwnParts keeps, of a call's recorded result, the parts that answer
+// that call. Gemini CLI records each call's result as its
+// response.responseParts (recordCompletedToolCalls,
+// packages/core/src/core/geminiChat.ts: "result:
+// call.response?.responseParts"), and a functionResponse part names the
+// call it answers by its id. Recordings of June 2026 (gemini-3-flash-preview,
+// with update_topic) hold, in the result of each call of a parallel batch,
+// the functionResponse parts of the whole batch: read whole, every call of
+// the batch had the same result, the batch's outputs joined, and an error
+// of one was an error of all. So when some functionResponse part carries
+// this call's id, its part and the parts that follow it up to the next
+// functionResponse (read_many_files' text parts) are the result; others
+// says parts answering other calls were left out. Without such a part the
+// result is read whole, as before.
+func geminiOwnParts(parts []geminiPart, callID string) (own []geminiPart, others bool) {
+	if callID == "" {
+		return parts, false
+	}
+	start := -1
+	for i, p := range parts {
+		if p.FunctionResponse != nil && p.FunctionResponse.ID == callID {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return parts, false
+	}
+	end := start + 1
+	for end < len(parts) && parts[end].FunctionResponse == nil {
+		end++
+	}
+	return parts[start:end], start > 0 || end < len(parts)
 }
 
 // geminiShellRunLines begin the lines of run_shell_command's result that
@@ -460,6 +497,7 @@ func (g *geminiLog) emit(doc bool) {
 	// model (functionResponse parts): the same result again, not a second.
 	answered := map[string]bool{}
 	echoed := 0
+	batched := 0
 	var hookCtx geminiHookContexts
 	for _, id := range g.order {
 		m := g.msgs[id]
@@ -527,7 +565,10 @@ func (g *geminiLog) emit(doc bool) {
 					c := Call{ID: tc.ID, Tool: tc.Name, Time: t, Line: m.line}
 					c.SetArgsField(tc.Args)
 					if len(tc.Result) > 0 && string(tc.Result) != "null" {
-						text, isErr := geminiResultText(tc.Result)
+						text, isErr, others := geminiResultText(tc.Result, tc.ID)
+						if others {
+							batched++
+						}
 						text = hookCtx.strip(text)
 						setResult(&c, text, isErr || tc.Status == "error" || geminiExitFailed(tc.Name, text), m.line)
 						answered[tc.ID] = true
@@ -565,6 +606,7 @@ func (g *geminiLog) emit(doc bool) {
 	noteSkipped(s, g.replaced, "message record(s) superseded by a later record with the same id")
 	noteSkipped(s, cli, "CLI info/error/warning message(s) not read")
 	noteSkipped(s, hookCtx.n, "hook context(s) (AfterTool additionalContext) appended to results not read as the tools' output")
+	noteSkipped(s, batched, "tool result(s) recorded with the responses of the other calls of their batch: each call read with its own")
 	noteSkipped(s, echoed, "tool result(s) sent back to the model after their call's own record read once")
 	noteSkipped(s, ignored, "user message(s) Gemini CLI itself ignores (slash commands, empty, session or hook context) not read as prompts")
 	if len(g.order) == 0 && g.rewound == 0 {

@@ -178,3 +178,53 @@ func TestGeminiResumedHistory(t *testing.T) {
 		t.Errorf("want the one call with its result")
 	}
 }
+
+// TestGeminiBatchedResults: a recording whose every call of a parallel
+// batch holds, as its result, the function responses of the whole batch
+// (as recordings of June 2026 do). Each call is read with the response
+// that names it, and the text parts after it; a result with no response
+// naming the call is read whole.
+func TestGeminiBatchedResults(t *testing.T) {
+	resp := func(id, name, key, text string) string {
+		return `{"functionResponse":{"id":"` + id + `","name":"` + name + `","response":{"` + key + `":"` + text + `"}}}`
+	}
+	batch := `[` + resp("t1", "update_topic", "output", "Current topic: setup") + `,` +
+		resp("r1", "read_file", "output", "flask==3.1.3") + `,` +
+		resp("s1", "run_shell_command", "error", `Output: boom\nExit Code: 1`) + `,` +
+		`{"text":"--- extra part of s1 ---"}]`
+	call := func(id, name, args string, result string) string {
+		return `{"id":"` + id + `","name":"` + name + `","args":` + args + `,"result":` + result + `,"status":"success"}`
+	}
+	text := `{"sessionId":"g2","projectHash":"p","startTime":"2026-06-12T04:14:14.031Z","lastUpdated":"2026-06-12T04:17:54.266Z","kind":"main"}` + "\n" +
+		`{"id":"u1","timestamp":"2026-06-12T04:16:58.419Z","type":"user","content":[{"text":"explain the error"}]}` + "\n" +
+		`{"id":"m1","timestamp":"2026-06-12T04:17:09.308Z","type":"gemini","content":"","model":"gemini-3-flash-preview","toolCalls":[` +
+		call("t1", "update_topic", `{"title":"setup"}`, batch) + `,` +
+		call("r1", "read_file", `{"file_path":"requirements.txt"}`, batch) + `,` +
+		call("s1", "run_shell_command", `{"command":"pip list"}`, batch) + `,` +
+		call("x1", "read_file", `{"file_path":"other.txt"}`, `[`+resp("", "read_file", "output", "no id")+`]`) + `]}` + "\n"
+	sessions, problems := readText(t, "session-2026-06-12T04-14-g2.jsonl", text)
+	if len(problems) != 0 || len(sessions) != 1 {
+		t.Fatalf("sessions %d, problems %v; want 1 and none", len(sessions), problems)
+	}
+	r := sessions[0].Turns[0].Requests
+	if len(r) != 1 || len(r[0].Calls) != 4 {
+		t.Fatalf("want one request of 4 calls")
+	}
+	for i, want := range []struct {
+		result string
+		isErr  bool
+	}{
+		{"Current topic: setup", false},
+		{"flask==3.1.3", false},
+		{"Output: boom\nExit Code: 1\n--- extra part of s1 ---", true},
+		{"no id", false},
+	} {
+		c := r[0].Calls[i]
+		if c.Result != want.result || c.IsError != want.isErr {
+			t.Errorf("call %s: result %q error %v, want %q %v", c.ID, c.Result, c.IsError, want.result, want.isErr)
+		}
+	}
+	if !strings.Contains(strings.Join(sessions[0].Notes, "\n"), "3 tool result(s) recorded with the responses of the other calls") {
+		t.Errorf("notes %q: want the 3 batched results counted", sessions[0].Notes)
+	}
+}

@@ -47,8 +47,13 @@ func init() {
 
 // ReadWithAnother reports whether a directory walk leaves the file to
 // another that reads it: an OpenCode message or part file, which its
-// session file reads.
+// session file reads; a Gemini CLI logs.json or saved chat beside the
+// project's chats folder, whose recordings hold those sessions
+// (geminiRestated).
 func ReadWithAnother(path string) bool {
+	if geminiRestated(path) {
+		return true
+	}
 	dir := filepath.Dir(path)
 	kind := filepath.Base(filepath.Dir(dir))
 	parent := filepath.Base(dir)

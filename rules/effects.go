@@ -69,8 +69,9 @@ func DefaultEffects() Effects {
 		Observe: []string{"read", "search", "list", "web_search", "web_fetch", "poll", "shell", "other"},
 		ByArgument: []EffectRule{
 			// OpenHands' editor: "view" reads a file or lists a directory;
-			// create, str_replace, insert and undo_edit write.
-			{Tools: []string{"str_replace_editor", "file_editor"}, Arg: "command", Values: []string{"view"}, Effect: EffectObserve},
+			// create, str_replace, insert and undo_edit write. The SDK's
+			// planning_file_editor is the same editor kept to PLAN.md.
+			{Tools: []string{"str_replace_editor", "file_editor", "planning_file_editor"}, Arg: "command", Values: []string{"view"}, Effect: EffectObserve},
 			// hermes' process_manage (and its older name process) polls,
 			// reads logs and waits, all observations, but also kills a
 			// process or writes to its input.
@@ -86,6 +87,13 @@ func DefaultEffects() Effects {
 			// navigate: real transcripts click a checkbox through it. The
 			// code's effect cannot be read from its text, so it acts.
 			{Tools: []string{"browser_console"}, Arg: "expression", Values: []string{"*"}, Effect: EffectAct},
+			// Codex's write_stdin polls a running process when its chars
+			// are empty and types into it otherwise: openai/codex's
+			// write_stdin handler (codex-rs/core, WriteStdinHandler's
+			// pre_tool_use_payload) says "Empty writes are background
+			// polls" and reviews a non-empty write as a Bash command
+			// typed into the shell. "\u0003" interrupts the process.
+			{Tools: []string{"write_stdin"}, Arg: "chars", Values: []string{"*"}, Effect: EffectAct},
 		},
 	}
 }

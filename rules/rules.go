@@ -449,7 +449,19 @@ func DefaultClasses() ClassTable {
 		// cline/cline src/shared/tools.ts at 61e122dc; hermes'
 		// skill_manage, which creates, edits and deletes a skill's files
 		// (NousResearch/hermes-agent tools/skill_manager_tool.py at
-		// 544ac55e): it names no path, so it may change any.
+		// 544ac55e): it names no path, so it may change any. OpenHands'
+		// file_editor (the software-agent-sdk's FileEditorTool, V1 events'
+		// tool_name) is str_replace_editor's successor, with the same
+		// commands: its view observes by the effects' command rule
+		// (DefaultEffects), its create, str_replace, insert and undo_edit
+		// write; left in other, a create was an observation. Its
+		// planning_file_editor is the same editor kept to PLAN.md
+		// (ToolAnnotations readOnlyHint false). Roo Code's
+		// search_replace (one old_string replaced in file_path) and
+		// generate_image (an image saved at path), RooCodeInc/Roo-Code
+		// src/core/prompts/tools/native-tools at cb836567. OpenCode's
+		// multiedit (Tool.define("multiedit"), packages/opencode/src/tool/
+		// multiedit.ts): several edits of filePath.
 		//
 		// GitHub Copilot CLI's create ({"path", "file_text"}: it creates
 		// the file, github/copilot-sdk test/snapshots/builtin_tools/
@@ -460,9 +472,9 @@ func DefaultClasses() ClassTable {
 		// and StrReplaceFile ({"path", "edit"}) (MoonshotAI/kimi-cli
 		// src/kimi_cli/tools/file/write.py, replace.py at 4a550eff).
 		"write": {"write_file", "edit_file", "edit", "write", "patch", "apply_patch",
-			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "replace", "editor",
-			"write_to_file", "replace_in_file", "skill_manage", "create", "insert",
-			"WriteFile", "StrReplaceFile"},
+			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "file_editor", "replace", "editor",
+			"write_to_file", "replace_in_file", "skill_manage", "search_replace", "generate_image", "multiedit",
+			"planning_file_editor", "create", "insert", "WriteFile", "StrReplaceFile"},
 		// Claude Code's PowerShell runs a PowerShell command as Bash runs a
 		// shell's (https://code.claude.com/docs/en/tools-reference). Kimi
 		// CLI's Shell ({"command", "timeout", "run_in_background"},
@@ -498,19 +510,25 @@ func DefaultClasses() ClassTable {
 		"poll": {"process_manage", "process", "write_stdin", "BashOutput", "TaskOutput",
 			"CronList", "TaskList", "TaskGet", "command_status", "*_poll", "*_get_result",
 			"read_bash", "write_bash", "read_powershell", "write_powershell", "WaitFor"},
-		// Copilot CLI's task starts a sub-agent (copilot-sdk
+		// Cline's new_task (a new task started with this one's context)
+		// and use_subagents, Roo Code's and Kilo Code's new_task (a
+		// subtask in another mode), OpenCode's task (Tool.define("task"),
+		// packages/opencode/src/tool/task.ts), OpenHands' delegate (the
+		// SDK's DelegateTool, which spawns sub-agents): work handed to
+		// another run. Copilot CLI's task starts a sub-agent (copilot-sdk
 		// dotnet/src/ToolSet.cs BuiltInTools, and its sub-agent hook
 		// tests: "Parent tool hooks fire for task"); OpenHands' delegate
 		// action (AgentDelegateAction: agent, inputs;
-		// openhands/events/action/agent.py at d6fab190), as the resolver's
-		// output and trajectories without tool_call_metadata name it.
-		// Kimi Code's AgentSwarm launches several subagents from one
-		// prompt template (MoonshotAI/kimi-code
+		// openhands/events/action/agent.py at d6fab190) is named so in
+		// the resolver's output and trajectories without
+		// tool_call_metadata. Kimi Code's AgentSwarm launches several
+		// subagents from one prompt template (MoonshotAI/kimi-code
 		// packages/agent-core-v2/src/features/swarm at d723cc47).
 		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent",
-			"task", "delegate", "AgentSwarm"},
+			"new_task", "use_subagents", "task", "delegate", "AgentSwarm"},
 		// Browser actions (hermes' browser toolset, OpenHands' browser
-		// tools, the Playwright MCP server's names); the browser tools
+		// tools, the Playwright MCP server's names, Cline's and Roo Code's
+		// browser_action: launch, click, type, scroll, close); the browser tools
 		// that only look (browser_snapshot, browser_console,
 		// browser_get_images, browser_vision) stay in other. OpenHands'
 		// browse_interactive action is its browser tool's call
@@ -522,13 +540,16 @@ func DefaultClasses() ClassTable {
 			"browser_hover", "browser_drag", "browser_fill_form", "browser_file_upload",
 			"browser_handle_dialog", "browser_dialog", "browser_cdp", "browser_exec",
 			"browser_evaluate", "browser_close", "browser_close_tab", "browser_switch_tab",
-			"browser", "browse_interactive"},
+			"browser", "browser_action", "browse_interactive"},
 		// Messages and notifications sent to a person, and questions put
 		// to the user (nanobot's message, hermes' send_message and
 		// clarify, Claude Code's AskUserQuestion). Also what an agent
 		// hands the user to read or approve: Cline's attempt_completion,
 		// ask_followup_question and plan_mode_respond (cline/cline
-		// src/shared/tools.ts at 61e122dc), Claude Code's ExitPlanMode,
+		// src/shared/tools.ts at 61e122dc), Claude Code's ExitPlanMode and
+		// Gemini CLI's and Qwen Code's exit_plan_mode and Gemini CLI's
+		// ask_user (EXIT_PLAN_MODE_TOOL_NAME, ASK_USER_TOOL_NAME,
+		// packages/core/src/tools/definitions/base-declarations.ts at 5411f113),
 		// OpenHands' finish; and hermes' text_to_speech, which writes an
 		// audio file and returns it as a MEDIA: attachment for the chat
 		// (NousResearch/hermes-agent tools/tts_tool.py at 00067189). Claude
@@ -548,8 +569,8 @@ func DefaultClasses() ClassTable {
 		// streaming-events.md at cc0438d6).
 		"message": {"message", "send_message", "notify", "send_notification",
 			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage",
-			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode",
-			"finish", "text_to_speech", "request_user_input", "ask_user", "exit_plan_mode", "task_complete"},
+			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode", "exit_plan_mode", "ask_user",
+			"finish", "text_to_speech", "request_user_input", "task_complete"},
 		// The agent's own task list or plan, shown to the user: each call
 		// sets it, so the same call again is a new act, not a look.
 		// Claude Code's TodoWrite, TaskCreate and TaskUpdate, and its
@@ -561,24 +582,35 @@ func DefaultClasses() ClassTable {
 		// todo (older name) and todo_list, which writes the list when
 		// given todos and reads it without (NousResearch/hermes-agent
 		// tools/todo_tool.py at 038653c4: read and write share the tool,
-		// so it acts).
+		// so it acts). Gemini CLI's write_todos and update_topic, which
+		// sets the topic and intent the CLI shows the user ("Update Topic
+		// Context"; google-gemini/gemini-cli
+		// packages/core/src/tools/definitions/base-declarations.ts at
+		// 5411f113): real recordings call
+		// update_topic before nearly every batch, and as a tool of no
+		// class each call cleared every count. Qwen Code's todo_write (its ToolNames), OpenCode's
+		// todowrite (packages/opencode/src/tool/todo.ts) and Roo Code's
+		// and Kilo Code's update_todo_list keep the agent's task list.
 		// Kimi CLI's SetTodoList ({"todos"}: it sets the list,
 		// src/kimi_cli/tools/todo/__init__.py at 4a550eff); Copilot CLI's
 		// report_intent ({"intent"}), which sets the intent its UI shows
 		// and answers "Intent logged", as update_plan answers "Plan
 		// updated" (github/copilot-sdk test/snapshots at cc0438d6); the
 		// model calls it beside most of its tool calls, the same intent
-		// again while the work goes on.
-		// Kimi Code's TodoList writes the list when given todos and reads
-		// it without (packages/agent-core-v2/src/agent/tools/todo-list/
-		// todoListTool.ts at d723cc47): as hermes' todo, it acts (its
-		// words made it a read).
+		// again while the work goes on. Kimi Code's TodoList writes the
+		// list when given todos and reads it without (packages/
+		// agent-core-v2/src/agent/tools/todo-list/todoListTool.ts at
+		// d723cc47): as hermes' todo, it acts (its words made it a read).
 		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "EnterPlanMode", "update_plan", "todo", "todo_list",
+			"write_todos", "update_topic", "todo_write", "todowrite", "update_todo_list",
 			"SetTodoList", "report_intent", "TodoList"},
 		// What the agent keeps across sessions: hermes' memory (add,
 		// replace, remove write MEMORY.md or USER.md,
 		// NousResearch/hermes-agent tools/memory_tool.py at 029cfb25).
-		"memory": {"memory"},
+		// Gemini CLI's and Qwen Code's save_memory (gemini-cli
+		// packages/core/src/tools/memoryTool.ts, v0.9.0) appends a fact to
+		// the GEMINI.md (QWEN.md) memory file.
+		"memory": {"memory", "save_memory"},
 		// Scheduled jobs (nanobot's cron, hermes' cronjob and
 		// cronjob_manage, Claude Code's CronCreate and CronDelete, which
 		// schedule and cancel a prompt of the session; Kimi Code's are the

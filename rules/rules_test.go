@@ -249,6 +249,14 @@ func TestClassOf(t *testing.T) {
 		"web_extract": "web_fetch", "fetch_content": "web_fetch", "web_search": "web_search",
 		"process": "poll", "shell_poll": "poll", "job_get_result": "poll", "delegate_task": "delegate",
 		"Task": "delegate", "todo": "plan", "": "other",
+		// The task lists and topic of Gemini CLI, Qwen Code, OpenCode, Roo
+		// Code: each call sets them (acts), none changes a file.
+		"update_topic": "plan", "write_todos": "plan", "todo_write": "plan", "todowrite": "plan",
+		"update_todo_list": "plan", "file_editor": "write",
+		// Cline's and Roo Code's subtasks and browser.
+		"new_task": "delegate", "use_subagents": "delegate", "browser_action": "browser", "task": "delegate",
+		"save_memory": "memory", "exit_plan_mode": "message", "ask_user": "message",
+		"search_replace": "write", "generate_image": "write", "multiedit": "write", "planning_file_editor": "write", "delegate": "delegate",
 		// Tools that act on the world (effects.go): the classes whose
 		// effect is act.
 		"message": "message", "send_message": "message", "browser_navigate": "browser",
@@ -265,10 +273,10 @@ func TestClassOf(t *testing.T) {
 		// Copilot CLI, Kimi CLI and SWE-agent tools that change things:
 		// class other observes, so they read as looks.
 		"create": "write", "insert": "write", "WriteFile": "write", "StrReplaceFile": "write",
-		"Shell": "shell", "powershell": "shell", "task": "delegate", "stop_bash": "process",
+		"Shell": "shell", "powershell": "shell", "stop_bash": "process",
 		"TaskStop": "process", "SetTodoList": "plan", "write_bash": "poll", "read_bash": "poll",
-		"TaskOutput": "poll", "run": "shell", "ask_user": "message", "exit_plan_mode": "message",
-		"task_complete": "message", "delegate": "delegate", "browse_interactive": "browser", "report_intent": "plan",
+		"TaskOutput": "poll", "run": "shell",
+		"task_complete": "message", "browse_interactive": "browser", "report_intent": "plan",
 		"AgentSwarm": "delegate", "WaitFor": "poll", "TodoList": "plan", "CronCreate": "schedule",
 		"CronDelete": "schedule", "CronList": "poll",
 	} {

@@ -200,6 +200,12 @@ func TestCallActs(t *testing.T) {
 		{"browser_console", `{"expression": "document.querySelector('input').click()"}`, true},
 		{"browser_console", `{"expression": "  "}`, false},
 		{"browser_console", `{"expression": null}`, false},
+		// Codex's write_stdin: empty chars wait for output, any other
+		// text is typed into the process.
+		{"write_stdin", `{"session_id": 3, "chars": ""}`, false},
+		{"write_stdin", `{"session_id": 3, "chars": "\u0003"}`, true},
+		{"write_stdin", `{"session_id": 3, "chars": "y\n"}`, true},
+		{"write_stdin", `{"session_id": 3}`, false},
 		// Arguments that are not JSON: the class decides.
 		{"str_replace_editor", `not json`, true},
 		{"process_manage", `not json`, false},

@@ -173,7 +173,7 @@ func (d *dedupDet) inContext(p *dedupEnt) (bool, int64) {
 }
 
 func (d *dedupDet) before(c *callCtx) Verdict {
-	if !c.hasKey || c.acts {
+	if !c.hasKey || c.acts || c.volatile {
 		return Verdict{}
 	}
 	e := d.eff(c)
@@ -204,7 +204,7 @@ func (d *dedupDet) commit(c *callCtx, final Verdict) {
 		// What the model gets instead of the result.
 		d.pos += int64(len(final.Message))
 	}
-	if c.hasKey && !c.acts && d.eff(c).on && !d.skips(c) {
+	if c.hasKey && !c.acts && !c.volatile && d.eff(c).on && !d.skips(c) {
 		d.ent = grow(d.ent, c.kid)
 		p := &d.ent[c.kid]
 		if p.sgen != d.gen {
@@ -232,7 +232,7 @@ func (d *dedupDet) after(c *callCtx, before Verdict) Verdict {
 	}
 	size := max(len(c.ev.Result), c.ev.ResultBytes)
 	d.pos += int64(size)
-	if c.hasKey && !c.acts && d.eff(c).on && !(c.failed && d.cfg.IgnoreFailures && !d.missing(c)) && !d.skips(c) {
+	if c.hasKey && !c.acts && !c.volatile && d.eff(c).on && !(c.failed && d.cfg.IgnoreFailures && !d.missing(c)) && !d.skips(c) {
 		d.ent = grow(d.ent, c.kid)
 		p := &d.ent[c.kid]
 		switch {

@@ -101,6 +101,12 @@ func TestDedupAnswers(t *testing.T) {
 			{tool: "read_file", args: read, result: "v1"},
 			{tool: "read_file", args: read, result: "v1", want: "dedup:dedup:3", msg: "earlier result:\nv1"},
 		}},
+		{"a log, written by running processes: a poll, never answered", 0, []step{
+			{user: true, tool: "terminal", args: `{"command":"tail -n 200 logs/pm2-out.log"}`, result: "v1"},
+			{tool: "terminal", args: `{"command":"tail -n 200 logs/pm2-out.log"}`, result: "v2"},
+			{tool: "read_file", args: `{"path":"/srv/app.log"}`, result: "v1"},
+			{tool: "read_file", args: `{"path":"/srv/app.log"}`, result: "v1"},
+		}},
 		{"a command that acts is never answered", 0, []step{
 			{user: true, tool: "terminal", args: `{"command":"make"}`, result: "ok"},
 			{tool: "terminal", args: `{"command":"make"}`, result: "ok"},

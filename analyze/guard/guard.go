@@ -136,6 +136,10 @@ type callCtx struct {
 	// acts: under write_clears_reads.invalidate: path, the call acts
 	// (callEffect); no_progress and dedup do not count it.
 	acts bool
+	// volatile: under invalidate: path, the call observes what running
+	// processes write (shellcmd.Volatile: a log): a poll, which
+	// no_progress and dedup do not count either.
+	volatile bool
 	// failed and hash are how the rules read the result (Guard.resultOf),
 	// set by After.
 	failed bool
@@ -275,6 +279,7 @@ func (g *Guard) Before(ev *CallEvent) Verdict {
 		case role&roleEffect != 0:
 			fx = callEffect(g.r, ev, g.r.Scope.WriteClearsReads.PathArgs)
 			c.acts = fx.Kind == shellcmd.EffectAct
+			c.volatile = fx.Kind == shellcmd.EffectObserve && shellcmd.Volatile(fx.Paths)
 		}
 	}
 	if c.hasKey {

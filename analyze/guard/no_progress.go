@@ -114,7 +114,7 @@ func (d *noProgressDet) eff(c *callCtx) *effective {
 
 func (d *noProgressDet) before(c *callCtx) Verdict {
 	kid, ok := c.keyOf(d.plain)
-	if !ok || d.cfg.By != "call" || c.acts {
+	if !ok || d.cfg.By != "call" || c.acts || c.volatile {
 		return Verdict{}
 	}
 	e := d.eff(c)
@@ -128,7 +128,7 @@ func (d *noProgressDet) before(c *callCtx) Verdict {
 
 func (d *noProgressDet) after(c *callCtx, before Verdict) Verdict {
 	e := d.eff(c)
-	if !e.on || c.acts {
+	if !e.on || c.acts || c.volatile {
 		return Verdict{}
 	}
 	counted, failed := ranAsFailure(c, before, d.cfg.BlocksAsFailures, false)
