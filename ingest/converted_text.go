@@ -8,7 +8,10 @@ package ingest
 // Claude Code session's terminal text (the .txt the user saved), so the tool
 // uses are only the lines the terminal printed ("Read 1 file", "Update(path)
 // ⎿ Added 50 lines"), inside the assistant's text. No upstream source
-// documents it; the reading follows the real files. Docs:
+// documents it; the reading follows the real files. The same converter also
+// writes the whole transcript as one JSON document: {"session_info": {the
+// metadata line's fields}, "messages": [{"role": "human"|"assistant",
+// "content", "timestamp"}]}, read alike. Docs:
 // docs/formats/converted-text.md.
 //
 // Readings taken:
@@ -33,12 +36,15 @@ func init() {
 	register(&Format{
 		ID:        formatConvertedText,
 		Family:    "converted",
-		Reads:     "Terminal transcripts converted to JSONL by a txt_to_json converter: a `session_metadata` line, then `human_message` and `assistant_message` lines (text only: no tool calls).",
-		Detection: "First record has `type: session_metadata` with `converter` and `format_version`, or `type` `human_message`/`assistant_message` with `role` and `content`.",
+		Reads:     "Terminal transcripts converted to JSONL by a txt_to_json converter: a `session_metadata` line, then `human_message` and `assistant_message` lines (text only: no tool calls); or the same converter's one JSON document (`session_info`, `messages`).",
+		Detection: "First record has `type: session_metadata` with `converter` and `format_version`, or `type` `human_message`/`assistant_message` with `role` and `content`; or a JSON document whose `session_info` has `converter` and `format_version`, with a `messages` array.",
 		Priority:  42,
 		Sniff: func(h *Head) bool {
 			if h.Array {
 				return false
+			}
+			if convertedInfo(h) {
+				return rawIsArray(h.Keys["messages"])
 			}
 			switch h.String("type") {
 			case "session_metadata":
@@ -49,7 +55,83 @@ func init() {
 			return false
 		},
 		ParseLines: parseConvertedText,
+		ParseDoc:   parseConvertedDoc,
 	})
+}
+
+// convertedInfo reports whether the first record has the converter's
+// session_info (its document form), which openai-chat, tried before, leaves
+// to this format.
+func convertedInfo(h *Head) bool {
+	info := keysOf(h.Keys["session_info"])
+	_, conv := info["converter"]
+	_, ver := info["format_version"]
+	return conv && ver
+}
+
+// parseConvertedDoc reads the document form: session_info, then messages
+// whose role is human (a turn) or assistant (a request).
+func parseConvertedDoc(doc []byte, h *Head, out *Sink) {
+	s := &Session{Format: formatConvertedText, ID: fileStem(h.Name), Line: h.Line}
+	var info struct {
+		SessionID   string `json:"session_id"`
+		SessionDate string `json:"session_date"`
+		SessionTime string `json:"session_time"`
+	}
+	_ = jsonx.Unmarshal(h.Keys["session_info"], &info)
+	if info.SessionID != "" {
+		s.ID = info.SessionID
+	}
+	start := ""
+	if info.SessionDate != "" {
+		start = info.SessionDate + " " + info.SessionTime
+	}
+	a, ok := readDocArray(doc, h, out, "messages")
+	if !ok {
+		return
+	}
+	b := newConvBuilder(s, out)
+	for i, raw := range a.elems {
+		n := a.line(i, h.Line)
+		var m struct {
+			Role    string `json:"role"`
+			Content string `json:"content"`
+		}
+		if err := jsonx.Unmarshal(raw, &m); err != nil {
+			out.Problemf(n, "message %d is not a converted transcript message: %s; skipped", i+1, decodeErr(err))
+			continue
+		}
+		convertedMessage(s, b, m.Role, m.Content, n, start, out)
+	}
+	convertedFinish(s, b, start, out)
+}
+
+// convertedMessage reads one message of either form: the human's opens a
+// turn (the first at the session's start), the assistant's is a request.
+func convertedMessage(s *Session, b *convBuilder, role, content string, n int, start string, out *Sink) {
+	switch role {
+	case "human":
+		t := timeZero
+		if len(s.Turns) == 0 && start != "" {
+			t = convertedStart(start)
+		}
+		b.turn(n, t, len(content))
+		keepUserText(s, content)
+	case "assistant":
+		b.request(n, timeZero, len(content), nil)
+	default:
+		out.Problemf(n, "message of unknown role %q; skipped", role)
+	}
+}
+
+// convertedFinish closes the session with its notes.
+func convertedFinish(s *Session, b *convBuilder, start string, out *Sink) {
+	b.finish()
+	s.Notes = append(s.Notes, "converted from terminal text: tool uses are only the lines the terminal printed, not calls; the messages' timestamps are the conversion's and are not kept")
+	if start != "" {
+		s.Notes = append(s.Notes, "the session started "+start+" (local time, as the converter's metadata gives it; read as UTC for the first turn)")
+	}
+	out.Session(s)
 }
 
 func parseConvertedText(lr *LineReader, h *Head, out *Sink) {
@@ -81,24 +163,14 @@ func parseConvertedText(lr *LineReader, h *Head, out *Sink) {
 				start = r.SessionDate + " " + r.SessionTime
 			}
 		case "human_message":
-			t := timeZero
-			if len(s.Turns) == 0 && start != "" {
-				t = convertedStart(start)
-			}
-			b.turn(n, t, len(r.Content))
-			keepUserText(s, r.Content)
+			convertedMessage(s, b, "human", r.Content, n, start, out)
 		case "assistant_message":
-			b.request(n, timeZero, len(r.Content), nil)
+			convertedMessage(s, b, "assistant", r.Content, n, start, out)
 		default:
 			out.Problemf(n, "record of unknown type %q; skipped", r.Type)
 		}
 	})
-	b.finish()
-	s.Notes = append(s.Notes, "converted from terminal text: tool uses are only the lines the terminal printed, not calls; the messages' timestamps are the conversion's and are not kept")
-	if start != "" {
-		s.Notes = append(s.Notes, "the session started "+start+" (local time, as the converter's metadata gives it; read as UTC for the first turn)")
-	}
-	out.Session(s)
+	convertedFinish(s, b, start, out)
 }
 
 // convertedStart reads "YYYY-MM-DD HHMMSS" (session_date, session_time) as

@@ -94,6 +94,11 @@ func sniffOpenAIChat(h *Head) bool {
 			return false
 		}
 	}
+	// A converted terminal transcript's document form (converted_text.go)
+	// has messages too, with roles human and assistant.
+	if convertedInfo(h) {
+		return false
+	}
 	if raw, ok := h.Keys["messages"]; ok {
 		return rawIsArray(raw)
 	}

@@ -23,6 +23,10 @@ package ingest
 //     one whose action has no call waiting, the oldest call waiting. It is
 //     an error result when it is an "error" observation.
 //   - finish ends the run and gets no observation (not a problem).
+//   - The observations of what is no call (resolverNotResults: the
+//     recall action's answer, agent state changes, null) answer nothing
+//     and are skipped; taken for the oldest call's result, a recall's
+//     microagent text would stand for a command's output.
 
 import (
 	"bytes"
@@ -58,6 +62,12 @@ func init() {
 		},
 	})
 }
+
+// resolverNotResults are the observation types that answer no call:
+// RECALL (the answer to the recall action, which ohNotCalls skips),
+// AGENT_STATE_CHANGED, NULL and CONDENSE (OpenHands/OpenHands
+// openhands/core/schema/observation.py at d6fab190).
+var resolverNotResults = map[string]bool{"recall": true, "agent_state_changed": true, "null": true, "condense": true}
 
 // resolverNotArgs are the fields of a flattened action that are not what
 // the model asked for: the action's type, its thought, and the runtime's
@@ -129,6 +139,7 @@ func parseResolverRecord(rec []byte, h *Head, line int, doc bool, out *Sink) {
 				continue
 			}
 			waiting = append(waiting, c)
+		case resolverNotResults[observation]:
 		case observation != "":
 			k := -1
 			for j, c := range waiting {

@@ -38,6 +38,18 @@ func TestOpenHandsResolverConformance(t *testing.T) {
 			problems: []string{"run observation answers no call waiting"},
 			lines:    []int{1},
 		},
+		{
+			// The resolver's GitHub Action runs (2025) start with a recall
+			// action and its observation: neither a call nor a result, even
+			// with a command waiting.
+			name: "recall and state observations answer no call",
+			file: "output.jsonl",
+			text: `{"issue": {"owner": "o", "repo": "r", "number": 5}, "instruction": "i", "history": [` +
+				`{"content": "i", "action": "message"}, {"query": "i", "action": "recall"}, ` +
+				`{"command": "ls", "action": "run"}, {"content": "microagent knowledge", "observation": "recall"}, ` +
+				`{"content": "", "observation": "agent_state_changed"}, {"content": "a.go", "command": "ls", "observation": "run"}]}` + "\n",
+			sessions: "o/r#5 main 1t 1r event-3/run=a.go",
+		},
 	})
 }
 

@@ -102,10 +102,53 @@ type piBlock struct {
 	Arguments jsonx.RawMessage `json:"arguments"`
 }
 
+// piValues splits a line holding several JSON objects one after another
+// ("{...}{...}": real sessions hold such lines, an entry whose newline is
+// missing before the next one), or returns nil when the line is not that.
+func piValues(line []byte) [][]byte {
+	var vals [][]byte
+	pos := 0
+	for !jsonx.AtEnd(line, pos) {
+		start, end, ok := jsonx.SkipValue(line, pos, 0)
+		if !ok || line[start] != '{' {
+			return nil
+		}
+		vals = append(vals, line[start:end])
+		pos = end
+	}
+	if len(vals) < 2 {
+		return nil
+	}
+	return vals
+}
+
 func parsePi(lr *LineReader, h *Head, out *Sink) {
 	var header *piEntry
 	var entries []*piEntry
-	eachJSONLine(lr, h, out, func(line []byte, n int) {
+	joined := 0 // lines holding more than one entry
+	eachRecord(lr.Next, lr, h, func(_ *LineReader, line []byte, _ int, notValid *bool) {
+		*notValid = !jsonx.Valid(line)
+	}, func(lines *LineReader, line []byte, n int, notValid *bool) {
+		if !*notValid {
+			piLine(line, n, &header, &entries, out)
+			return
+		}
+		vals := piValues(line)
+		if vals == nil {
+			out.BadLine(lines, n, notJSON(line))
+			return
+		}
+		joined++
+		for _, v := range vals {
+			piLine(v, n, &header, &entries, out)
+		}
+	})
+	finishPi(h, out, header, entries, joined)
+}
+
+// piLine reads one entry: the header, or an entry of the tree.
+func piLine(line []byte, n int, header **piEntry, entries *[]*piEntry, out *Sink) {
+	{
 		e := &piEntry{}
 		if err := jsonx.Unmarshal(line, e); err != nil {
 			out.Problemf(n, "not a pi session entry: %s; skipped", decodeErr(err))
@@ -113,15 +156,20 @@ func parsePi(lr *LineReader, h *Head, out *Sink) {
 		}
 		e.line = n
 		if e.Type == "session" {
-			if header == nil {
-				header = e
+			if *header == nil {
+				*header = e
 			} else {
 				out.Problemf(n, "a second session header (id %q) in one file; ignored", e.ID)
 			}
 			return
 		}
-		entries = append(entries, e)
-	})
+		*entries = append(*entries, e)
+	}
+}
+
+// finishPi builds the sessions from the header and the entries; joined
+// counts the lines that held several entries.
+func finishPi(h *Head, out *Sink, header *piEntry, entries []*piEntry, joined int) {
 	id := fileStem(h.Name)
 	version := 0
 	if header != nil {
@@ -211,6 +259,9 @@ func parsePi(lr *LineReader, h *Head, out *Sink) {
 				s.Notes = append(s.Notes, "forked from session file "+header.Parent)
 			}
 			s.Notes = append(s.Notes, fmt.Sprintf("pi session format version %d", version))
+		}
+		if joined > 0 && i == 0 {
+			s.Notes = append(s.Notes, fmt.Sprintf("%d line(s) hold two entries or more with no newline between them; each entry is read", joined))
 		}
 		if i > 0 {
 			s.Agent = "branch-" + br.entries[0].ID

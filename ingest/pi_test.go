@@ -1,6 +1,9 @@
 package ingest
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestPiHeaderOnly: a pi file holding its session header and no entry (a
 // session started and left) is read as one session with no turns, named
@@ -35,6 +38,50 @@ func TestPiHeaderOnly(t *testing.T) {
 			}
 			if s := sessions[0]; s.ID != tc.wantID || len(s.Turns) != 0 || s.Format != formatPi {
 				t.Errorf("session %q (%s) with %d turns, want %q with none", s.ID, s.Format, len(s.Turns), tc.wantID)
+			}
+		})
+	}
+}
+
+// TestPiJoinedEntries: a line holding two entries with no newline between
+// them (pi's own session files hold such lines: badlogic/pi-mono commits
+// d5dde00d, 705ba5d4) is read as both entries; a line that is not only JSON
+// objects stays a bad line.
+func TestPiJoinedEntries(t *testing.T) {
+	const head = `{"type":"session","id":"s1","timestamp":"2025-12-17T19:39:21.535Z","cwd":"/w"}` + "\n" +
+		`{"type":"message","timestamp":"2025-12-17T19:39:22Z","message":{"role":"user","content":[{"type":"text","text":"go"}]}}` + "\n"
+	reply := `{"type":"message","timestamp":"2025-12-17T19:39:23Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read","arguments":{"path":"a.go"}}]}}`
+	result := `{"type":"message","timestamp":"2025-12-17T19:39:24Z","message":{"role":"toolResult","toolCallId":"t1","toolName":"read","content":[{"type":"text","text":"package a"}],"isError":false}}`
+	user := `{"type":"message","timestamp":"2025-12-17T19:39:25Z","message":{"role":"user","content":[{"type":"text","text":"thanks"}]}}`
+	for _, tc := range []struct {
+		name, data      string
+		turns, problems int
+		note            bool
+	}{
+		{"one per line", head + reply + "\n" + result + "\n" + user + "\n", 2, 0, false},
+		{"result and the next user message on one line", head + reply + "\n" + result + user + "\n", 2, 0, true},
+		{"three on one line, blanks between", head + reply + " " + result + "\t" + user + "\n", 2, 0, true},
+		{"an object then garbage: a bad line, the call without result", head + reply + "\n" + result + "x\n" + user + "\n", 2, 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sessions, problems := readBytes([]byte(tc.data), "s1.jsonl", "")
+			if len(sessions) != 1 || len(problems) != tc.problems {
+				t.Fatalf("sessions %d, problems %v; want 1 and %d", len(sessions), problems, tc.problems)
+			}
+			s := sessions[0]
+			if len(s.Turns) != tc.turns {
+				t.Errorf("turns %d, want %d", len(s.Turns), tc.turns)
+			}
+			c := s.Turns[0].Requests[0].Calls[0]
+			if tc.problems == 0 && (!c.HasResult || c.Result != "package a") {
+				t.Errorf("the call's result = %q (%v), want the joined line's", c.Result, c.HasResult)
+			}
+			noted := false
+			for _, n := range s.Notes {
+				noted = noted || strings.Contains(n, "no newline between them")
+			}
+			if noted != tc.note {
+				t.Errorf("note of joined lines: %v, want %v (%q)", noted, tc.note, s.Notes)
 			}
 		})
 	}

@@ -19,8 +19,9 @@ package ingest
 //     non-function-calling configs), and turns otherwise (human input).
 //   - An assistant message with tool_calls is a request whose calls are
 //     those; one without them but with an action is a request with one
-//     call, named after the action's first word (SWE-agent's command, or a
-//     shell program), whose arguments are {"action": <the action>}.
+//     call: of the action's first word when that is one of SWE-agent's
+//     commands (arguments {"action": <the action>}), else of bash
+//     (arguments {"command": <the action>}).
 //   - A tool message answers each id of tool_call_ids (or its
 //     tool_call_id).
 //   - Demonstrations put in the history (is_demo, or message_type
@@ -28,6 +29,9 @@ package ingest
 //     and counted in the notes.
 //   - Sub-agents' messages (agent other than the first seen) are their
 //     own scope.
+//   - A history that ends on a text action waiting (the submit that ended
+//     the run) takes its observation from the trajectory's last step when
+//     that step's action is the same.
 
 import (
 	"bytes"
@@ -100,6 +104,9 @@ func parseSWEAgent(doc []byte, h *Head, out *Sink) {
 			r.step(m, line)
 		}
 	}
+	if path == "history" {
+		r.lastObservation(doc, h, top)
+	}
 	if len(r.order) == 0 {
 		r.scope("", h.Line) // a file with nothing of its run still shows
 	}
@@ -114,6 +121,7 @@ func parseSWEAgent(doc []byte, h *Head, out *Sink) {
 type sweScope struct {
 	b       *sessionBuilder
 	waiting string // the id-less call of the last action, waiting for its observation
+	action  string // that call's action
 	n       int    // calls made, for ids of id-less calls
 }
 
@@ -186,7 +194,7 @@ func (r *sweReader) message(m sweMessage, line int) {
 			sc.n++
 			c := sweActionCall(m.Action, line, sc.n)
 			b.call(c, r.out)
-			sc.waiting = c.ID
+			sc.waiting, sc.action = c.ID, strings.TrimSpace(m.Action)
 		}
 	case "tool":
 		ids := m.ToolCallIDs
@@ -199,6 +207,27 @@ func (r *sweReader) message(m sweMessage, line int) {
 	default:
 		r.out.Problemf(line, "history message has role %q, which SWE-agent does not write; skipped", m.Role)
 	}
+}
+
+// lastObservation gives the run's last text action its observation when
+// the history ends before it: SWE-agent stops once the action submits (or
+// exits), and the observation (the submitted diff) is then only in the
+// trajectory's last step, whose action is the same.
+func (r *sweReader) lastObservation(doc []byte, h *Head, top map[string]jsonx.RawMessage) {
+	sc := r.scopes[r.first]
+	if sc == nil || sc.waiting == "" || !rawIsArray(top["trajectory"]) {
+		return
+	}
+	a, ok := readDocArray(doc, h, r.out, "trajectory")
+	if !ok || len(a.elems) == 0 {
+		return
+	}
+	var st sweMessage
+	if err := jsonx.Unmarshal(a.elems[len(a.elems)-1], &st); err != nil || strings.TrimSpace(st.Action) != sc.action {
+		return
+	}
+	sc.b.result(sc.waiting, st.Observation, false, a.line(len(a.elems)-1, h.Line), time.Time{}, r.out)
+	sc.waiting = ""
 }
 
 // step reads a trajectory step: one request whose one call is the action,
@@ -216,12 +245,70 @@ func (r *sweReader) step(m sweMessage, line int) {
 	b.call(c, r.out)
 }
 
-// sweActionCall is the call an action line stands for.
+// sweCommands are the commands SWE-agent's tool bundles put on the
+// shell's PATH: 1.x's tools/*/bin (SWE-agent/SWE-agent at 3ea751c0:
+// windowed, windowed_edit_*, search, submit, review_on_submit_m, forfeit,
+// edit_anthropic, filemap, image_tools, web_browser) and the functions of
+// 0.x's config/commands (defaults.sh, cursors_defaults.sh, search.sh,
+// debug.sh, server_connection.sh, decompile.py, disassemble.py, before
+// 34f55c7b). A text action starting with any other word is a plain shell
+// command line.
+var sweCommands = map[string]bool{
+	"open": true, "goto": true, "scroll_down": true, "scroll_up": true, "create": true,
+	"edit": true, "insert": true, "set_cursors": true,
+	"find_file": true, "search_dir": true, "search_file": true,
+	"submit": true, "exit_forfeit": true, "str_replace_editor": true, "filemap": true, "view_image": true,
+	"decompile": true, "disassemble": true,
+	"debug_start": true, "debug_add_breakpoint": true, "debug_continue": true, "debug_step": true,
+	"debug_exec": true, "debug_stop": true,
+	"connect_start": true, "connect_sendline": true, "connect_exec": true, "connect_stop": true,
+	"click_mouse": true, "close_site": true, "double_click_mouse": true, "drag_mouse": true,
+	"execute_script_on_page": true, "get_console_output": true, "move_mouse": true,
+	"navigate_back": true, "navigate_forward": true, "open_site": true, "press_keys_on_page": true,
+	"reload_page": true, "screenshot_site": true, "scroll_on_page": true,
+	"set_browser_window_size": true, "type_text": true, "wait_time": true,
+}
+
+// sweActionCall is the call an action line stands for. SWE-agent runs
+// every text action in its bash session (its commands are programs on the
+// PATH), so an action that starts with none of its commands is a call of
+// bash with {"command": <the action>}, read as a shell command (rm,
+// python, sed -i act; cat, ls observe), as the function-calling configs
+// write it; one of its commands is a call of that command with
+// {"action": <the action>}.
 func sweActionCall(action string, line, n int) Call {
 	action = strings.TrimSpace(action)
-	name, _, _ := strings.Cut(action, " ")
-	name, _, _ = strings.Cut(name, "\n")
+	name := action
+	if i := strings.IndexAny(name, " \t\n"); i >= 0 {
+		name = name[:i]
+	}
+	key := "action"
+	if !sweCommands[name] {
+		name, key = "bash", "command"
+	}
 	c := Call{ID: "action-" + strconv.Itoa(n), Tool: name, Line: line}
-	c.SetArgsValue(jsonx.Value{Kind: jsonx.Object, Obj: []jsonx.Member{{Key: "action", Val: jsonx.Value{Kind: jsonx.String, Str: action}}}})
+	str := func(v string) jsonx.Value { return jsonx.Value{Kind: jsonx.String, Str: v} }
+	args := []jsonx.Member{{Key: key, Val: str(action)}}
+	// The editor's and create's own arguments, as their signatures put
+	// them first (tools/edit_anthropic/config.yaml: "str_replace_editor
+	// <command> <path> ...", tools/windowed/config.yaml: "create
+	// <filename>"), so that a view is read as the look it is and a write
+	// names its file, as in the function-calling configs.
+	words := strings.Fields(action)
+	switch {
+	case name == "str_replace_editor" && len(words) >= 3:
+		args = append(args, jsonx.Member{Key: "command", Val: str(words[1])}, jsonx.Member{Key: "path", Val: str(unquoteWord(words[2]))})
+	case name == "create" && len(words) == 2:
+		args = append(args, jsonx.Member{Key: "path", Val: str(unquoteWord(words[1]))})
+	}
+	c.SetArgsValue(jsonx.Value{Kind: jsonx.Object, Obj: args})
 	return c
+}
+
+// unquoteWord drops the quotes around a shell word ('a.py', "a.py").
+func unquoteWord(w string) string {
+	if len(w) >= 2 && (w[0] == '\'' || w[0] == '"') && w[len(w)-1] == w[0] {
+		return w[1 : len(w)-1]
+	}
+	return w
 }

@@ -57,12 +57,29 @@ func TestSWEAgentConformance(t *testing.T) {
 				}
 			}},
 		{name: "text actions: the next observation is the result", file: "inst.traj", text: sweTrajText,
-			sessions: "inst main 1t 2r action-1/ls=a.py",
+			sessions: "inst main 1t 2r action-1/bash=a.py",
 			check: func(t *testing.T, s []*Session) {
-				if c := s[0].Turns[0].Requests[0].Calls[0]; c.ArgsRaw != `{"action":"ls -a"}` {
+				if c := s[0].Turns[0].Requests[0].Calls[0]; c.ArgsRaw != `{"command":"ls -a"}` {
 					t.Errorf("args = %s", c.ArgsRaw)
 				}
 			}},
+		{name: "the submit ending the history takes the trajectory's last observation", file: "inst.traj",
+			text: `{"history": [
+ {"role": "user", "content": "Fix the bug", "agent": "main", "message_type": "observation"},
+ {"role": "assistant", "content": "look", "action": "ls -a\n", "agent": "main", "message_type": "action"},
+ {"role": "user", "content": "a.py", "agent": "main", "message_type": "observation"},
+ {"role": "assistant", "content": "done", "action": "submit\n", "agent": "main", "message_type": "action"}
+], "trajectory": [
+ {"action": "ls -a\n", "observation": "a.py", "response": "look"},
+ {"action": "submit\n", "observation": "\ndiff --git a/a.py b/a.py", "response": "done"}
+], "info": {"exit_status": "submitted"}}`,
+			sessions: "inst main 1t 2r action-1/bash=a.py action-2/submit=\ndiff --git a/a.py b/a.py"},
+		{name: "a last step of another action answers nothing", file: "inst.traj",
+			text: `{"history": [
+ {"role": "user", "content": "Fix the bug", "agent": "main", "message_type": "observation"},
+ {"role": "assistant", "content": "done", "action": "submit", "agent": "main", "message_type": "action"}
+], "trajectory": [{"action": "ls", "observation": "a.py"}]}`,
+			sessions: "inst main 1t 1r action-1/submit=!", problems: []string{"has no result"}},
 		{name: "trajectory steps when there is no history", file: "inst.traj", text: sweTrajSteps,
 			sessions: "inst main 1t 2r action-1/open=[File: a.py] action-2/submit=diff"},
 		{name: "a tool message for an unknown call", file: "inst.traj",
@@ -83,6 +100,34 @@ func TestSWEAgentEmpty(t *testing.T) {
 		sessions, problems := readText(t, "x.traj", text)
 		if len(sessions) != 1 || sessions[0].Format != formatSWEAgent || len(problems) != 0 {
 			t.Errorf("%s: %d sessions, problems %q", text, len(sessions), problemSummary(problems))
+		}
+	}
+}
+
+// TestSWEAgentActionTool: a text action is a call of the SWE-agent
+// command it starts with, else of bash with the whole line as its command
+// (SWE-agent runs every action in its shell), so that rm, python and
+// sed -i are read as the shell commands they are.
+func TestSWEAgentActionTool(t *testing.T) {
+	for _, tc := range []struct{ action, tool, args string }{
+		{"open src/a.py 20", "open", `{"action":"open src/a.py 20"}`},
+		{"edit 12:14\n    return x\nend_of_edit", "edit", `{"action":"edit 12:14\n    return x\nend_of_edit"}`},
+		{"find_file \"x.py\"", "find_file", `{"action":"find_file \"x.py\""}`},
+		{"submit\n", "submit", `{"action":"submit"}`},
+		{"python reproduce.py", "bash", `{"command":"python reproduce.py"}`},
+		{"rm reproduce.py", "bash", `{"command":"rm reproduce.py"}`},
+		{"echo \"=== A ===\"\ncat docker-compose.yml", "bash", `{"command":"echo \"=== A ===\"\ncat docker-compose.yml"}`},
+		{"opener x", "bash", `{"command":"opener x"}`},
+		{"str_replace_editor view /testbed/a.py  --view_range 1 20", "str_replace_editor",
+			`{"action":"str_replace_editor view /testbed/a.py  --view_range 1 20","command":"view","path":"/testbed/a.py"}`},
+		{"str_replace_editor create '/testbed/b.py' --file_text 'x'", "str_replace_editor",
+			`{"action":"str_replace_editor create '/testbed/b.py' --file_text 'x'","command":"create","path":"/testbed/b.py"}`},
+		{"create reproduce.py", "create", `{"action":"create reproduce.py","path":"reproduce.py"}`},
+		{"create\treproduce.py", "create", `{"action":"create\treproduce.py","path":"reproduce.py"}`},
+	} {
+		c := sweActionCall(tc.action, 3, 1)
+		if c.Tool != tc.tool || c.ArgsRaw != tc.args {
+			t.Errorf("sweActionCall(%q) = %s %s, want %s %s", tc.action, c.Tool, c.ArgsRaw, tc.tool, tc.args)
 		}
 	}
 }

@@ -462,15 +462,33 @@ func DefaultClasses() ClassTable {
 		// src/core/prompts/tools/native-tools at cb836567. OpenCode's
 		// multiedit (Tool.define("multiedit"), packages/opencode/src/tool/
 		// multiedit.ts): several edits of filePath.
+		//
+		// GitHub Copilot CLI's create ({"path", "file_text"}: it creates
+		// the file, github/copilot-sdk test/snapshots/builtin_tools/
+		// should_create_a_new_file.yaml at cc0438d6), which SWE-agent's
+		// create shares, with its insert (SWE-agent/SWE-agent tools/
+		// windowed/bin/create, tools/windowed_edit_replace/bin/insert at
+		// 3ea751c0); Kimi CLI's WriteFile ({"path", "content", "mode"})
+		// and StrReplaceFile ({"path", "edit"}) (MoonshotAI/kimi-cli
+		// src/kimi_cli/tools/file/write.py, replace.py at 4a550eff).
 		"write": {"write_file", "edit_file", "edit", "write", "patch", "apply_patch",
 			"Write", "Edit", "MultiEdit", "NotebookEdit", "str_replace_editor", "file_editor", "replace", "editor",
 			"write_to_file", "replace_in_file", "skill_manage", "search_replace", "generate_image", "multiedit",
-			"planning_file_editor"},
+			"planning_file_editor", "create", "insert", "WriteFile", "StrReplaceFile"},
 		// Claude Code's PowerShell runs a PowerShell command as Bash runs a
-		// shell's (https://code.claude.com/docs/en/tools-reference).
+		// shell's (https://code.claude.com/docs/en/tools-reference). Kimi
+		// CLI's Shell ({"command", "timeout", "run_in_background"},
+		// src/kimi_cli/tools/shell/__init__.py at 4a550eff); Copilot CLI's
+		// powershell, its shell tool on Windows where bash is on other
+		// systems (copilot-sdk test/harness/util.ts, ShellConfig);
+		// OpenHands' run, the CmdRunAction's name ({"command",
+		// "is_input"}: openhands/core/schema/action.py and
+		// openhands/events/action/commands.py, OpenHands/OpenHands at
+		// d6fab190), as the resolver's output and the trajectories without
+		// tool_call_metadata name their calls.
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
 			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands",
-			"PowerShell"},
+			"PowerShell", "Shell", "powershell", "run"},
 		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search"},
 		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
 		// Claude Code's TaskOutput (2.1, after BashOutput) returns what a
@@ -481,28 +499,48 @@ func DefaultClasses() ClassTable {
 		// (https://code.claude.com/docs/en/tools-reference,
 		// https://code.claude.com/docs/en/agent-teams): by their verbs they
 		// were reads, and a lead's second look was answered from its first.
+		// Kimi CLI's and Kimi Code's TaskOutput are the same (Kimi CLI
+		// src/kimi_cli/tools/background at 4a550eff); Kimi Code's WaitFor
+		// waits for background tasks to finish (MoonshotAI/kimi-code
+		// packages/agent-core-v2/src/agent/tools/task/task-wait/
+		// task-wait.md at d723cc47). Copilot CLI's read_bash and write_bash
+		// (read_powershell, write_powershell on Windows) read a running
+		// shell's output and type into it, as Codex's write_stdin
+		// (copilot-sdk test/harness/util.ts, ShellConfig).
 		"poll": {"process_manage", "process", "write_stdin", "BashOutput", "TaskOutput",
-			"CronList", "TaskList", "TaskGet", "command_status", "*_poll", "*_get_result"},
+			"CronList", "TaskList", "TaskGet", "command_status", "*_poll", "*_get_result",
+			"read_bash", "write_bash", "read_powershell", "write_powershell", "WaitFor"},
 		// Cline's new_task (a new task started with this one's context)
 		// and use_subagents, Roo Code's and Kilo Code's new_task (a
 		// subtask in another mode), OpenCode's task (Tool.define("task"),
 		// packages/opencode/src/tool/task.ts), OpenHands' delegate (the
 		// SDK's DelegateTool, which spawns sub-agents): work handed to
-		// another run.
+		// another run. Copilot CLI's task starts a sub-agent (copilot-sdk
+		// dotnet/src/ToolSet.cs BuiltInTools, and its sub-agent hook
+		// tests: "Parent tool hooks fire for task"); OpenHands' delegate
+		// action (AgentDelegateAction: agent, inputs;
+		// openhands/events/action/agent.py at d6fab190) is named so in
+		// the resolver's output and trajectories without
+		// tool_call_metadata. Kimi Code's AgentSwarm launches several
+		// subagents from one prompt template (MoonshotAI/kimi-code
+		// packages/agent-core-v2/src/features/swarm at d723cc47).
 		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent",
-			"new_task", "use_subagents", "task", "delegate"},
+			"new_task", "use_subagents", "task", "delegate", "AgentSwarm"},
 		// Browser actions (hermes' browser toolset, OpenHands' browser
 		// tools, the Playwright MCP server's names, Cline's and Roo Code's
 		// browser_action: launch, click, type, scroll, close); the browser tools
 		// that only look (browser_snapshot, browser_console,
-		// browser_get_images, browser_vision) stay in other.
+		// browser_get_images, browser_vision) stay in other. OpenHands'
+		// browse_interactive action is its browser tool's call
+		// (BrowseInteractiveAction: browser_actions, code that clicks and
+		// types; openhands/events/action/browse.py at d6fab190).
 		"browser": {"browser_navigate", "browser_click", "browser_type", "browser_press",
 			"browser_press_key", "browser_scroll", "browser_back", "browser_go_back",
 			"browser_navigate_back", "browser_forward", "browser_select_option",
 			"browser_hover", "browser_drag", "browser_fill_form", "browser_file_upload",
 			"browser_handle_dialog", "browser_dialog", "browser_cdp", "browser_exec",
 			"browser_evaluate", "browser_close", "browser_close_tab", "browser_switch_tab",
-			"browser", "browser_action"},
+			"browser", "browser_action", "browse_interactive"},
 		// Messages and notifications sent to a person, and questions put
 		// to the user (nanobot's message, hermes' send_message and
 		// clarify, Claude Code's AskUserQuestion). Also what an agent
@@ -522,10 +560,17 @@ func DefaultClasses() ClassTable {
 		// codex-rs/core/src/tools/handlers/request_user_input.rs; real
 		// rollouts of Codex 0.104 call it): listed here, or its word
 		// "request", an act: word, leaves it in other, which observes.
+		// Copilot CLI's ask_user, exit_plan_mode (the user approves the
+		// plan: exit_plan_mode.requested) and task_complete (the model's
+		// summary of the finished task: session.task_complete), its
+		// counterparts of AskUserQuestion, ExitPlanMode and
+		// attempt_completion (github/copilot-sdk dotnet/src/ToolSet.cs
+		// BuiltInTools, docs/features/agent-loop.md and
+		// streaming-events.md at cc0438d6).
 		"message": {"message", "send_message", "notify", "send_notification",
 			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage",
 			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode", "exit_plan_mode", "ask_user",
-			"finish", "text_to_speech", "request_user_input"},
+			"finish", "text_to_speech", "request_user_input", "task_complete"},
 		// The agent's own task list or plan, shown to the user: each call
 		// sets it, so the same call again is a new act, not a look.
 		// Claude Code's TodoWrite, TaskCreate and TaskUpdate, and its
@@ -546,8 +591,19 @@ func DefaultClasses() ClassTable {
 		// class each call cleared every count. Qwen Code's todo_write (its ToolNames), OpenCode's
 		// todowrite (packages/opencode/src/tool/todo.ts) and Roo Code's
 		// and Kilo Code's update_todo_list keep the agent's task list.
+		// Kimi CLI's SetTodoList ({"todos"}: it sets the list,
+		// src/kimi_cli/tools/todo/__init__.py at 4a550eff); Copilot CLI's
+		// report_intent ({"intent"}), which sets the intent its UI shows
+		// and answers "Intent logged", as update_plan answers "Plan
+		// updated" (github/copilot-sdk test/snapshots at cc0438d6); the
+		// model calls it beside most of its tool calls, the same intent
+		// again while the work goes on. Kimi Code's TodoList writes the
+		// list when given todos and reads it without (packages/
+		// agent-core-v2/src/agent/tools/todo-list/todoListTool.ts at
+		// d723cc47): as hermes' todo, it acts (its words made it a read).
 		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "EnterPlanMode", "update_plan", "todo", "todo_list",
-			"write_todos", "update_topic", "todo_write", "todowrite", "update_todo_list"},
+			"write_todos", "update_topic", "todo_write", "todowrite", "update_todo_list",
+			"SetTodoList", "report_intent", "TodoList"},
 		// What the agent keeps across sessions: hermes' memory (add,
 		// replace, remove write MEMORY.md or USER.md,
 		// NousResearch/hermes-agent tools/memory_tool.py at 029cfb25).
@@ -557,18 +613,21 @@ func DefaultClasses() ClassTable {
 		"memory": {"memory", "save_memory"},
 		// Scheduled jobs (nanobot's cron, hermes' cronjob and
 		// cronjob_manage, Claude Code's CronCreate and CronDelete, which
-		// schedule and cancel a prompt of the session).
+		// schedule and cancel a prompt of the session; Kimi Code's are the
+		// same, packages/agent-core-v2/src/agent/tools/cron at d723cc47).
 		"schedule": {"cron", "cronjob", "cronjob_manage", "schedule", "schedule_task",
 			"CronCreate", "CronDelete"},
 		// Starting or killing processes (Claude Code's KillBash and
 		// KillShell, and in 2.1 TaskStop, which stops a background task, and
 		// Monitor, which starts a command in the background and feeds each
 		// line it prints back to the model:
-		// https://code.claude.com/docs/en/tools-reference); hermes'
-		// process_manage polls, and its kill action is an effect rule
-		// (DefaultEffects).
-		"process": {"KillBash", "KillShell", "TaskStop", "Monitor", "kill_process", "start_process"},
-		"other":   {},
+		// https://code.claude.com/docs/en/tools-reference; Kimi CLI's
+		// TaskStop is the same); hermes' process_manage polls, and its kill
+		// action is an effect rule (DefaultEffects). Copilot CLI's
+		// stop_bash (stop_powershell) ends a running shell.
+		"process": {"KillBash", "KillShell", "TaskStop", "Monitor", "kill_process", "start_process",
+			"stop_bash", "stop_powershell"},
+		"other": {},
 	}
 }
 

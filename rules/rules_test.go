@@ -270,6 +270,15 @@ func TestClassOf(t *testing.T) {
 		"run_tests": "other", "send_report": "other", "show_message": "other", "verify_code": "other", "session_get_state": "poll",
 		// A verb after the server's or resource's name; an act word anywhere.
 		"jira_get_issue": "read", "mcp_github_list_issues": "read", "web_search_clear_cache": "other", "get_or_create_user": "other",
+		// Copilot CLI, Kimi CLI and SWE-agent tools that change things:
+		// class other observes, so they read as looks.
+		"create": "write", "insert": "write", "WriteFile": "write", "StrReplaceFile": "write",
+		"Shell": "shell", "powershell": "shell", "stop_bash": "process",
+		"TaskStop": "process", "SetTodoList": "plan", "write_bash": "poll", "read_bash": "poll",
+		"TaskOutput": "poll", "run": "shell",
+		"task_complete": "message", "browse_interactive": "browser", "report_intent": "plan",
+		"AgentSwarm": "delegate", "WaitFor": "poll", "TodoList": "plan", "CronCreate": "schedule",
+		"CronDelete": "schedule", "CronList": "poll",
 	} {
 		if got := r.ClassOf(tool); got != class {
 			t.Errorf("ClassOf(%q) = %q, want %q", tool, got, class)

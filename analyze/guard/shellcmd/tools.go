@@ -25,12 +25,16 @@ import (
 // Cline CLI 3.0.65), nanobot's exec ({"command", "working_dir"}), OpenCode's
 // bash ({"command", "workdir", "timeout"}: OpenCode 1.18.33's compiled
 // binary), pi's bash ({"command", "timeout"}: pi 0.73.1's
-// core/tools/bash.ts) and ctx_shell.
+// core/tools/bash.ts), Kimi CLI's Shell ({"command", "timeout",
+// "run_in_background"}: MoonshotAI/kimi-cli src/kimi_cli/tools/shell/
+// __init__.py at 4a550eff), OpenHands' run action (CmdRunAction:
+// {"command", "is_input"}, openhands/events/action/commands.py at
+// d6fab190) and ctx_shell.
 var Tools = map[string]bool{
 	"Bash": true, "bash": true, "shell": true, "exec_command": true, "shell_command": true,
 	"local_shell": true, "terminal": true, "run_shell_command": true, "execute_bash": true,
 	"execute_command": true, "exec": true, "ctx_shell": true, "run_command": true,
-	"run_commands": true,
+	"run_commands": true, "Shell": true, "run": true,
 }
 
 // IsShellTool reports whether a tool's calls run commands the package
