@@ -43,9 +43,6 @@ type agent struct {
 	transcripts []string
 	// parallel: the agent runs several calls of one model response.
 	parallel bool
-	// asyncSubagent: a subagent's result comes back as a prompt of its
-	// own (a turn), not as the delegating call's result.
-	asyncSubagent bool
 	// setup writes the agent's configuration into the box.
 	setup func(b *box) error
 	// prompt runs one user turn (resume: a later turn of the same session).
@@ -132,9 +129,11 @@ var claudeCode = &agent{
 	parallel: true,
 	// Claude Code 2.1's Task ("Agent" in the API) starts the subagent and
 	// returns at once; its result arrives as a <task-notification> user
-	// message, for which Claude Code fires UserPromptSubmit.
-	asyncSubagent: true,
-	transcripts:   []string{".claude/projects/*/*.jsonl", ".claude/projects/*/*/subagents/*.jsonl"},
+	// message, for which Claude Code fires UserPromptSubmit. Nobody typed
+	// it: the reader keeps it as a notice inside the delegating turn
+	// (ingest.Notice), not a turn of its own, and replay hears it there as
+	// the hook hears the prompt event.
+	transcripts: []string{".claude/projects/*/*.jsonl", ".claude/projects/*/*/subagents/*.jsonl"},
 	setup: func(b *box) error {
 		return os.MkdirAll(filepath.Join(b.home, ".claude"), 0o700)
 	},

@@ -424,9 +424,6 @@ func (l *lab) checkReading(sc *scenario, b *box, files []string) []string {
 		fails = append(fails, fmt.Sprintf("%d main and %d subagent sessions, want 1 and %d", mains, subs, wantSubs))
 	}
 	wantTurns := sc.turns
-	if sc.needs == "task" && l.agent.asyncSubagent {
-		wantTurns++
-	}
 	if gotTurns != wantTurns {
 		fails = append(fails, fmt.Sprintf("%d turns, want %d", gotTurns, wantTurns))
 	}
