@@ -80,6 +80,11 @@ type ohEvent struct {
 	Content     jsonx.RawMessage `json:"content"`
 	Cause       *int64           `json:"cause"`
 	Meta        *ohMeta          `json:"tool_call_metadata"`
+	// Success is written on observations that have it: a command's
+	// output (CmdOutputObservation: false when its exit code is not 0;
+	// OpenHands openhands/events/serialization/event.py, event_to_dict:
+	// "Include success field for CmdOutputObservation").
+	Success *bool `json:"success"`
 
 	// content is Content's text when the one-pass reading decoded it
 	// (readContentMember).
@@ -328,7 +333,7 @@ func ohSession(items []ohItem, id string, line, at int, lines []int, pos *docPos
 				}
 				continue
 			}
-			b.result(callID, e.contentText(), e.Observation == "error", line, t, out)
+			b.result(callID, e.contentText(), e.failed(), line, t, out)
 		}
 	}
 	b.finish(out)
@@ -351,6 +356,7 @@ func (e *ohEvent) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
 		{Name: "observation", Str: &e.Observation},
 		{Name: "args", Raw: &e.Args, View: true},
 		{Name: "cause", IntPtr: &e.Cause},
+		{Name: "success", BoolPtr: &e.Success},
 	}
 	nested := [...]jsonx.Nested{
 		{Name: "content", Read: readContentMember(&e.Content, &e.content, nil)},
@@ -367,6 +373,13 @@ func (e *ohEvent) decodeAt(data []byte, pos, depth int) (end int, ok bool) {
 
 // contentText is the text of the event's content (contentText).
 func (e *ohEvent) contentText() string { return e.content.textOf(e.Content) }
+
+// failed reports whether an observation says its action failed: an error
+// observation, or one whose success is false (a command that exited with
+// a code other than 0).
+func (e *ohEvent) failed() bool {
+	return e.Observation == "error" || e.Success != nil && !*e.Success
+}
 
 // ohDecodeMeta is ohEvent.decodeAt of a tool_call_metadata object.
 func ohDecodeMeta(m *ohMeta, data []byte, pos, depth int) (int, bool) {

@@ -21,7 +21,8 @@ package ingest
 //   - An observation answers the oldest call still waiting for a result
 //     whose action it names (run answers run); an "error" observation, or
 //     one whose action has no call waiting, the oldest call waiting. It is
-//     an error result when it is an "error" observation.
+//     an error result when it is an "error" observation or its success is
+//     false (a command's non-zero exit, as in the event stream: ohEvent).
 //   - finish ends the run and gets no observation (not a problem).
 //   - The observations of what is no call (resolverNotResults: the
 //     recall action's answer, agent state changes, null) answer nothing
@@ -155,7 +156,8 @@ func parseResolverRecord(rec []byte, h *Head, line int, doc bool, out *Sink) {
 				out.Problemf(ln, "%s observation answers no call waiting for a result; ignored", observation)
 				continue
 			}
-			b.result(waiting[k].ID, firstString(ev, "content"), observation == "error", ln, time.Time{}, out)
+			failed := observation == "error" || resolverExitFailed(ev)
+			b.result(waiting[k].ID, firstString(ev, "content"), failed, ln, time.Time{}, out)
 			waiting = append(waiting[:k:k], waiting[k+1:]...)
 		default:
 			out.Problemf(ln, "history event %d is neither an action nor an observation; skipped", i+1)
@@ -178,4 +180,39 @@ func resolverArgs(raw jsonx.RawMessage) jsonx.Value {
 	}
 	v.Obj = kept
 	return v
+}
+
+// resolverExitFailed reports whether a history observation says its
+// command failed: success false (as the event stream writes it: ohEvent),
+// or, in the resolver's older history shapes, which write no success, an
+// exit_code other than 0: the command's own (the oldest, fields flattened)
+// or its metadata's (OpenHands' CmdOutputMetadata, flattened or under
+// extras; -1 is a command that did not end, which OpenHands counts as no
+// success either).
+func resolverExitFailed(ev map[string]jsonx.RawMessage) bool {
+	if raw, ok := ev["success"]; ok {
+		return string(raw) == "false"
+	}
+	var md struct {
+		ExitCode *int64 `json:"exit_code"`
+	}
+	if raw, ok := ev["exit_code"]; ok {
+		// The oldest shape: the command's fields flattened, exit_code
+		// among them.
+		return jsonx.Unmarshal(raw, &md.ExitCode) == nil && md.ExitCode != nil && *md.ExitCode != 0
+	}
+	raw, ok := ev["metadata"]
+	if !ok {
+		var extras struct {
+			Metadata jsonx.RawMessage `json:"metadata"`
+		}
+		if x, has := ev["extras"]; !has || jsonx.Unmarshal(x, &extras) != nil || extras.Metadata == nil {
+			return false
+		}
+		raw = extras.Metadata
+	}
+	if jsonx.Unmarshal(raw, &md) != nil || md.ExitCode == nil {
+		return false
+	}
+	return *md.ExitCode != 0
 }

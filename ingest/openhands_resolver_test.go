@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -49,6 +50,31 @@ func TestOpenHandsResolverConformance(t *testing.T) {
 				`{"command": "ls", "action": "run"}, {"content": "microagent knowledge", "observation": "recall"}, ` +
 				`{"content": "", "observation": "agent_state_changed"}, {"content": "a.go", "command": "ls", "observation": "run"}]}` + "\n",
 			sessions: "o/r#5 main 1t 1r event-3/run=a.go",
+		},
+		{
+			// A failed command: OpenHands' CmdOutputObservation gives no
+			// success in the resolver's history; its exit code says it.
+			name: "a run observation with a non-zero exit code is an error",
+			file: "output.jsonl",
+			text: `{"issue": {"owner": "o", "repo": "r", "number": 6}, "instruction": "i", "history": [` +
+				`{"content": "i", "action": "message"}, ` +
+				`{"command": "make", "action": "run"}, {"content": "Error 2", "command": "make", "exit_code": 2, "observation": "run"}, ` +
+				`{"command": "go vet", "action": "run"}, {"content": "bad", "command": "go vet", "observation": "run", "metadata": {"exit_code": 1, "pid": -1}, "hidden": false}, ` +
+				`{"command": "ls", "action": "run"}, {"content": "a.go", "command": "ls", "observation": "run", "metadata": {"exit_code": 0}}, ` +
+				`{"command": "sleep 99", "action": "run"}, {"content": "", "observation": "run", "extras": {"metadata": {"exit_code": -1}}}, ` +
+				`{"command": "true", "action": "run"}, {"content": "", "observation": "run", "success": true, "metadata": {"exit_code": 3}}]}` + "\n",
+			sessions: "o/r#6 main 1t 5r event-2/run=Error 2 event-4/run=bad event-6/run=a.go event-8/run= event-10/run=",
+			check: func(t *testing.T, s []*Session) {
+				var got []bool
+				for _, r := range s[0].Turns[0].Requests {
+					for _, c := range r.Calls {
+						got = append(got, c.IsError)
+					}
+				}
+				if want := []bool{true, true, false, true, false}; !slices.Equal(got, want) {
+					t.Errorf("errors %v, want %v (exit 2, 1, 0, -1; success true)", got, want)
+				}
+			},
 		},
 	})
 }

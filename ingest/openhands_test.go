@@ -37,6 +37,15 @@ func TestOpenHandsReading(t *testing.T) {
 			calls:  "c1/execute_bash=boom", requests: 1, usage: 1, errors: 1,
 		},
 		{
+			// OpenHands writes success on a command's observation
+			// (event_to_dict): false when it exited with another code than 0.
+			name: "a run observation whose success is false is an error",
+			events: []string{userMsg, run("1", "c1", "r1"), run("2", "c2", "r1"),
+				`{"id":3,"source":"agent","cause":1,"observation":"run","content":"x","extras":{"metadata":{"exit_code":127}},"success":false}`,
+				`{"id":4,"source":"agent","cause":2,"observation":"run","content":"y","extras":{"metadata":{"exit_code":0}},"success":true}`},
+			calls: "c1/execute_bash=x c2/execute_bash=y", requests: 1, usage: 1, errors: 1,
+		},
+		{
 			name:   "observation of an unknown event is a problem; of a non-call event is not",
 			events: []string{userMsg, obs("1", "0", "recall", ""), run("2", "c1", "r1"), obs("3", "2", "run", "A"), obs("4", "99", "run", "?")},
 			calls:  "c1/execute_bash=A", requests: 1, usage: 1, problems: 1,
