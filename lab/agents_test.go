@@ -15,8 +15,21 @@ type toolset struct {
 	write func(path, content string) Call
 	task  func(prompt string) Call // nil: no subagents
 	// loop is the planted loop's command where the agent would not keep
-	// the output of the plain one ("" is loopCommand).
-	loop string
+	// the output of the plain one ("" is loopCommand); retry the retry
+	// scenario's failing command likewise ("" is retryCommand).
+	loop, retry string
+}
+
+// retryCommand is the retry scenario's command: it fails the same way
+// every time it runs (the path names a file as a directory).
+const retryCommand = "cat lab-retry.txt/"
+
+// retryCmd is the agent's failing command for the retry scenario.
+func (ts toolset) retryCmd() string {
+	if ts.retry != "" {
+		return ts.retry
+	}
+	return retryCommand
 }
 
 // loopCommand is the loop scenario's command: a command whose output is
@@ -168,6 +181,11 @@ var claudeCode = &agent{
 // lose, so its results stay identical.
 const qwenLoop = loopCommand + " > /dev/null"
 
+// qwenRetry is the retry scenario's failing command for Qwen Code, its
+// error message sent nowhere for the same reason: CI saw the two failing
+// cats' results differ twice under load (docs/lab.md), the race above.
+const qwenRetry = retryCommand + " 2> /dev/null"
+
 func writeFile(path, content string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
@@ -307,7 +325,8 @@ var qwenCode = &agent{
 		task: func(prompt string) Call {
 			return Call{"agent", map[string]any{"description": "lab subagent", "prompt": prompt, "subagent_type": "general-purpose"}}
 		},
-		loop: qwenLoop,
+		loop:  qwenLoop,
+		retry: qwenRetry,
 	},
 	parallel: true,
 	// A subagent's chat: projects/<p>/subagents/<session>/agent-<id>.jsonl.

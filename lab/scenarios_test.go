@@ -140,7 +140,7 @@ var scenarios = []*scenario{
 		prompts: []string{"Show the file."},
 		files:   map[string]string{"lab-retry.txt": "lab-retry\n"},
 		script: func(ts toolset, dir string) ([]Turn, []Turn) {
-			return append(repeatTurns(ts.shell("cat lab-retry.txt/"), 2), text("It is not there.")), nil
+			return append(repeatTurns(ts.shell(ts.retryCmd()), 2), text("It is not there.")), nil
 		},
 		turns:     1,
 		calls:     slices.Repeat([]wantCall{{kind: "shell", arg: "lab-retry.txt", err: true}}, 2),
