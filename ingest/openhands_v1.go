@@ -18,7 +18,8 @@ package ingest
 //   - ObservationEvent, UserRejectObservation and AgentErrorEvent answer
 //     the call named by their tool_call_id, else by their action_id (an
 //     ActionEvent's id). A rejection and an agent error are error results;
-//     an observation is one when observation.is_error is true.
+//     an observation is one when observation.is_error is true or its
+//     exit_code (a terminal command's) is not 0.
 //   - A Condensation marks the next turn as compacted.
 //   - Other kinds (SystemPromptEvent, ConversationStateUpdateEvent, PauseEvent,
 //     ...) carry no calls: the session notes count them.
@@ -242,10 +243,16 @@ func (r *ohV1Reader) observation(e ohV1Event, line int) {
 		var o struct {
 			Content jsonx.RawMessage `json:"content"`
 			IsError bool             `json:"is_error"`
+			// ExitCode is a terminal command's (TerminalObservation,
+			// openhands-tools/openhands/tools/terminal/definition.py:
+			// "-1 indicates the process hit the soft timeout and is not
+			// yet finished"); is_error stays false for a command that ran
+			// and failed.
+			ExitCode *int64 `json:"exit_code"`
 		}
 		if rawIsObject(e.Observation) && jsonx.Unmarshal(e.Observation, &o) == nil {
 			text, _ = contentText(o.Content)
-			isErr = o.IsError
+			isErr = o.IsError || o.ExitCode != nil && *o.ExitCode != 0
 		} else if len(e.Observation) > 0 {
 			text = string(e.Observation)
 		}

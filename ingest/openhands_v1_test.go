@@ -44,6 +44,24 @@ func TestOpenHandsV1Conformance(t *testing.T) {
 		{name: "a JSON array of events", file: "events.json", text: "[\n" + strings.Join(ohV1Events, ",\n") + "\n]\n", sessions: want, check: check},
 		{name: "JSONL, one event a line", file: "events.jsonl", text: strings.Join(ohV1Events, "\n") + "\n", sessions: want, check: check},
 		{
+			// A command that ran and failed: is_error false, its exit code
+			// not 0 (the SDK's TerminalObservation); -1 did not finish.
+			name: "a terminal observation with a non-zero exit code is an error",
+			file: "events.jsonl",
+			text: ohV1Events[1] + "\n" +
+				`{"kind": "ActionEvent", "id": "a1", "action": {"kind": "TerminalAction", "command": "make"}, "tool_name": "terminal", "tool_call_id": "c1", "tool_call": {"id": "c1", "name": "terminal", "arguments": "{\"command\": \"make\"}"}, "llm_response_id": "r1"}` + "\n" +
+				`{"kind": "ObservationEvent", "id": "o1", "observation": {"kind": "TerminalObservation", "content": [{"type": "text", "text": "Error 2"}], "is_error": false, "exit_code": 2}, "action_id": "a1", "tool_call_id": "c1"}` + "\n" +
+				`{"kind": "ActionEvent", "id": "a2", "action": {"kind": "TerminalAction", "command": "ls"}, "tool_name": "terminal", "tool_call_id": "c2", "tool_call": {"id": "c2", "name": "terminal", "arguments": "{\"command\": \"ls\"}"}, "llm_response_id": "r2"}` + "\n" +
+				`{"kind": "ObservationEvent", "id": "o2", "observation": {"kind": "TerminalObservation", "content": [{"type": "text", "text": "a.go"}], "is_error": false, "exit_code": 0}, "action_id": "a2", "tool_call_id": "c2"}` + "\n",
+			sessions: "events main 1t 2r c1/terminal=Error 2 c2/terminal=a.go",
+			check: func(t *testing.T, s []*Session) {
+				tr := s[0].Turns[0]
+				if !tr.Requests[0].Calls[0].IsError || tr.Requests[1].Calls[0].IsError {
+					t.Errorf("errors: exit 2 %v (want true), exit 0 %v (want false)", tr.Requests[0].Calls[0].IsError, tr.Requests[1].Calls[0].IsError)
+				}
+			},
+		},
+		{
 			name:     "an observation of an action not in the file",
 			file:     "events.jsonl",
 			text:     ohV1Events[1] + "\n" + `{"kind": "ObservationEvent", "id": "o", "action_id": "gone", "observation": {"content": []}}` + "\n",
