@@ -387,9 +387,9 @@ func parseClineUI(doc []byte, h *Head, out *Sink) {
 // one, whose inputTokens is the whole prompt_tokens (openai.ts). Roo Code
 // writes the whole input as tokensIn, whatever the protocol
 // (calculateApiCostAnthropic and calculateApiCostOpenAI's totalInputTokens,
-// RooCodeInc/Roo-Code src/core/task/Task.ts since 416fa572, 2025-10-31);
-// its api_req_started has carried apiProtocol without the request text
-// since 4405f5a0 (2025-10-17), which tells such a log.
+// RooCodeInc/Roo-Code src/core/task/Task.ts from commit 416fa572 on); its
+// api_req_started carries apiProtocol without the request text from
+// commit 4405f5a0 on, which tells such a log.
 func clineUIUsage(info clineUIReqInfo, provider string) *Usage {
 	if info.TokensIn == 0 && info.TokensOut == 0 && info.CacheReads == 0 && info.CacheWrites == 0 {
 		return nil

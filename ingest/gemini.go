@@ -366,7 +366,7 @@ func geminiResultText(raw jsonx.RawMessage, callID string) (text string, isErr, 
 // response.responseParts (recordCompletedToolCalls,
 // packages/core/src/core/geminiChat.ts: "result:
 // call.response?.responseParts"), and a functionResponse part names the
-// call it answers by its id. Recordings of June 2026 (gemini-3-flash-preview,
+// call it answers by its id. Real recordings (gemini-3-flash-preview,
 // with update_topic) hold, in the result of each call of a parallel batch,
 // the functionResponse parts of the whole batch: read whole, every call of
 // the batch had the same result, the batch's outputs joined, and an error

@@ -6,8 +6,8 @@ package ingest
 //
 //   - checkpoint-<tag>.json, written by `/chat save <tag>` (saveCheckpoint):
 //     the chat's history, @google/genai Content[] ({role: "user" | "model",
-//     parts}), bare in older releases and as {history, authType} since
-//     2025-11 (the Checkpoint interface; loadCheckpoint reads both). A
+//     parts}), bare in older releases and as {history, authType} in newer
+//     ones (the Checkpoint interface; loadCheckpoint reads both). A
 //     "model" content is a request, its functionCall parts the calls; a
 //     "user" content's functionResponse parts are their results, its text
 //     a prompt unless Gemini CLI ignores it on resume (geminiIgnoredUser)
@@ -22,7 +22,7 @@ package ingest
 //     commands and the like counted apart. It holds no model response and
 //     no tool call.
 //
-// Both written from the source alone (the Logger at 5411f113, 2026-08):
+// Both written from the source alone (the Logger at commit 5411f113):
 // no real file of either was read.
 
 import (

@@ -181,7 +181,7 @@ func TestGeminiResumedHistory(t *testing.T) {
 
 // TestGeminiBatchedResults: a recording whose every call of a parallel
 // batch holds, as its result, the function responses of the whole batch
-// (as recordings of June 2026 do). Each call is read with the response
+// (as real recordings do). Each call is read with the response
 // that names it, and the text parts after it; a result with no response
 // naming the call is read whole.
 func TestGeminiBatchedResults(t *testing.T) {

@@ -40,7 +40,7 @@ func TestOpenHandsResolverConformance(t *testing.T) {
 			lines:    []int{1},
 		},
 		{
-			// The resolver's GitHub Action runs (2025) start with a recall
+			// The resolver's GitHub Action runs start with a recall
 			// action and its observation: neither a call nor a result, even
 			// with a command waiting.
 			name: "recall and state observations answer no call",

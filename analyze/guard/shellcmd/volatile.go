@@ -44,12 +44,9 @@ func volatilePath(p string) bool {
 			return true
 		}
 	}
-	for dir := path.Dir(p); dir != "." && dir != "/" && dir != ""; dir = path.Dir(dir) {
-		if d := path.Base(dir); d == "log" || d == "logs" {
+	for _, d := range strings.Split(path.Dir(p), "/") {
+		if d == "log" || d == "logs" {
 			return true
-		}
-		if next := path.Dir(dir); next == dir {
-			break
 		}
 	}
 	return false
