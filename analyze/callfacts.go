@@ -89,10 +89,20 @@ type envelopeFunc = func(result string) (output, envelope string)
 type resultView struct {
 	envelope envelopeFunc
 	hook     func(string) string
+	hookExit func(string) int
 }
 
 func resultViewOf(format string) resultView {
-	return resultView{envelope: ingest.EnvelopeOf(format), hook: ingest.HookResultOf(format)}
+	return resultView{envelope: ingest.EnvelopeOf(format), hook: ingest.HookResultOf(format), hookExit: ingest.HookExitOf(format)}
+}
+
+// guardExit is the exit code the agent's hooks learn beside the result
+// (ingest.HookExitOf), 0 when they learn none.
+func (v resultView) guardExit(c *ingest.Call) int {
+	if v.hookExit != nil && c.HasResult {
+		return v.hookExit(c.Result)
+	}
+	return 0
 }
 
 // guardResult is the result the guard reads: what the agent's hooks get.

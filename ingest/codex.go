@@ -53,6 +53,7 @@ func init() {
 		Text:       true,
 		Envelope:   codexEnvelope,
 		HookResult: codexHookResult,
+		HookExit:   codexHookExit,
 		Family:     "codex",
 		Reads:      "OpenAI Codex CLI rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).",
 		Detection:  "JSONL whose first record has a payload and a type of session_meta, turn_context, response_item, event_msg or compacted, or (older rollouts) is a meta line with id, timestamp and instructions.",

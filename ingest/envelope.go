@@ -35,6 +35,27 @@ func HookResultOf(format string) func(string) string {
 	return nil
 }
 
+// HookExitOf is the format's HookExit, nil when its hooks get the exit
+// code in the result (or none).
+func HookExitOf(format string) func(string) int {
+	if f := LookupFormat(format); f != nil {
+		return f.HookExit
+	}
+	return nil
+}
+
+// codexHookExit is the exit code in a shell result's header, which Codex's
+// hook reads from the rollout (live: codexResultFacts).
+func codexHookExit(result string) int {
+	if _, exit, hasExit, ok := CodexShellOutput(result); ok && hasExit {
+		return exit
+	}
+	if exit, ok := codexStructuredExit(result); ok {
+		return exit
+	}
+	return 0
+}
+
 // codexHookResult is what Codex hands its PostToolUse hook of a shell
 // command: the output after the header (CodexShellOutput).
 func codexHookResult(result string) string {

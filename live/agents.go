@@ -68,6 +68,10 @@ type Event struct {
 	// Result is the call's result as text; IsError whether it failed.
 	Result  string
 	IsError bool
+	// ExitCode is a shell command's exit code where the event does not
+	// give it in Result (Codex: read from the rollout, codexResultFacts);
+	// 0 when unknown.
+	ExitCode int
 	// Prompt is the text of the user's message a prompt event carries,
 	// "" when the agent sends none: the guard then takes the message to
 	// name anything (scope.reset: mentioned resets everything), as replay

@@ -29,27 +29,28 @@ func codexResultFacts(ev *Event) {
 	if ev.Kind != KindPost || ev.IsError || ev.Transcript == "" || ev.CallID == "" {
 		return
 	}
-	if failed, ok := codexCommandFailed(ev.Transcript, ev.CallID); ok && failed {
-		ev.IsError = true
+	if failed, exit, ok := codexCommandFailed(ev.Transcript, ev.CallID); ok && failed {
+		ev.IsError, ev.ExitCode = true, exit
 	}
 }
 
 // codexCommandFailed reports whether the rollout at path records the
-// command of call id as failed (ok: it records its end at all).
-func codexCommandFailed(path, id string) (failed, ok bool) {
+// command of call id as failed, and its exit code when it says one (ok:
+// it records its end at all).
+func codexCommandFailed(path, id string) (failed bool, exit int, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false, false
+		return false, 0, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return false, false
+		return false, 0, false
 	}
 	off := max(fi.Size()-codexTail, 0)
 	data, err := io.ReadAll(io.NewSectionReader(f, off, fi.Size()-off))
 	if err != nil {
-		return false, false
+		return false, 0, false
 	}
 	quoted, _ := json.Marshal(id)
 	lines := bytes.Split(data, []byte{'\n'})
@@ -77,10 +78,14 @@ func codexCommandFailed(path, id string) (failed, ok bool) {
 		p := rec.Payload
 		switch {
 		case p.Type == "item_completed" && p.Item.Type == "CommandExecution" && p.Item.ID == id:
-			return p.Item.Status == "failed" || p.Item.Exit != nil && *p.Item.Exit != 0, true
+			exit := 0
+			if p.Item.Exit != nil {
+				exit = *p.Item.Exit
+			}
+			return p.Item.Status == "failed" || exit != 0, exit, true
 		case p.Type == "exec_command_end" && p.CallID == id && p.Exit != nil:
-			return *p.Exit != 0, true
+			return *p.Exit != 0, *p.Exit, true
 		}
 	}
-	return false, false
+	return false, 0, false
 }

@@ -25,20 +25,21 @@ func TestCodexCommandFailed(t *testing.T) {
 	cases := []struct {
 		id         string
 		failed, ok bool
+		exit       int
 	}{
-		{"call_ok", false, true},
-		{"call_bad", true, true},
-		{"call_old", true, true},
-		{"call_other", false, false}, // no end event: not known
-		{"call_none", false, false},
+		{"call_ok", false, true, 0},
+		{"call_bad", true, true, 1},
+		{"call_old", true, true, 2},
+		{"call_other", false, false, 0}, // no end event: not known
+		{"call_none", false, false, 0},
 	}
 	for _, c := range cases {
-		failed, ok := codexCommandFailed(path, c.id)
-		if failed != c.failed || ok != c.ok {
-			t.Errorf("%s: failed %v ok %v, want %v %v", c.id, failed, ok, c.failed, c.ok)
+		failed, exit, ok := codexCommandFailed(path, c.id)
+		if failed != c.failed || ok != c.ok || exit != c.exit {
+			t.Errorf("%s: failed %v exit %d ok %v, want %v %d %v", c.id, failed, exit, ok, c.failed, c.exit, c.ok)
 		}
 	}
-	if _, ok := codexCommandFailed(filepath.Join(t.TempDir(), "missing"), "call_bad"); ok {
+	if _, _, ok := codexCommandFailed(filepath.Join(t.TempDir(), "missing"), "call_bad"); ok {
 		t.Error("a missing rollout says something")
 	}
 	// Through the protocol: a PostToolUse whose tool_response holds the
@@ -50,7 +51,7 @@ func TestCodexCommandFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.resultFacts(&ev)
-	if !ev.IsError {
-		t.Error("the rollout's failed command is not an error result")
+	if !ev.IsError || ev.ExitCode != 1 {
+		t.Errorf("the rollout's failed command: error %v, exit code %d; want an error result with exit code 1", ev.IsError, ev.ExitCode)
 	}
 }

@@ -430,7 +430,7 @@ func (h *hook) post(s *session, apply func(*record) effect) Answer {
 		h.dl.result(ev, id, c)
 		return Answer{}
 	}
-	rec := s.resultRecord(id, ev.Result, ev.IsError, h.cfg.Results.envelope(ev.Format))
+	rec := s.resultRecord(id, ev.Result, ev.IsError, ev.ExitCode, h.cfg.Results.envelope(ev.Format))
 	eff := apply(rec)
 	var a Answer
 	if !h.cfg.Protocol.PreContext && c.before.Action == guard.Steer {

@@ -292,6 +292,7 @@ func TestRoundTripRecords(t *testing.T) {
 		{kind: 'B', id: "x", tool: "T", args: "not json\\"},
 		{kind: 'A', id: "a\tb", hash: 0xdeadbeefcafe, failed: true, blank: true, result: "line1\nline2\r\\"},
 		{kind: 'A', id: "big", hash: 7, isError: true, size: 123456},
+		{kind: 'A', id: "none", hash: 9, failed: true, blank: true, isError: true, exit1: true, size: 10},
 		{kind: 'E', id: "x"},
 		{kind: 'P', id: "turn-2"},
 		{kind: 'P', id: "turn-3", known: true, paths: "src/a.go\nb\tc.md"},

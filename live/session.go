@@ -26,7 +26,7 @@ import (
 //	D                               the steers waiting were shown to the model
 //	C                               a context compaction (takes effect at the next prompt)
 //	B id time request tool ok args  a call, before it runs
-//	A id hash flags result          its result (flags: f failed, b blank, e the agent's error flag)
+//	A id hash flags result          its result (flags: f failed, b blank, e the agent's error flag, n the exit code 1 learnt apart)
 //	E id                            the end of the model request whose last call is id
 type record struct {
 	kind    byte
@@ -40,6 +40,7 @@ type record struct {
 	failed  bool
 	blank   bool
 	isError bool   // the agent's own error flag
+	exit1   bool   // the exit code 1, learnt apart from the result (guard.CallEvent.ExitCode)
 	result  string // kept only when the rules read it (rules.keepsResults)
 	// size is the result's length when its text was not kept, being
 	// longer than the rules read (guard.ResultTextBound); 0 otherwise.
@@ -384,6 +385,9 @@ func (s *session) after(rec *record) effect {
 	}
 	ev := c.ev
 	ev.ResultHash, ev.Failed, ev.IsError = rec.hash, rec.failed, rec.isError
+	if rec.exit1 {
+		ev.ExitCode = 1
+	}
 	// The detectors read the result's text only for dedup's {result}
 	// and, when blank results count as failures, whether it is blank.
 	ev.ResultBytes = rec.size
@@ -437,7 +441,7 @@ func (s *session) halt(c *call) {
 // the rules compare: with results.envelope "strip" (not "keep") that of
 // the tool's output without the envelope its format declares, as replay
 // compares (CallEvent.OutputHash).
-func (s *session) resultRecord(id, result string, isError bool, envelope func(string) (string, string)) *record {
+func (s *session) resultRecord(id, result string, isError bool, exitCode int, envelope func(string) (string, string)) *record {
 	norm, failed := guard.ResultFacts(result, isError)
 	hash := stableHash(norm)
 	if envelope != nil && s.gr.Results.Envelope != "keep" {
@@ -446,7 +450,7 @@ func (s *session) resultRecord(id, result string, isError bool, envelope func(st
 			hash = stableHash(outNorm)
 		}
 	}
-	rec := &record{kind: 'A', id: id, hash: hash, failed: failed, blank: isBlank(result), isError: isError}
+	rec := &record{kind: 'A', id: id, hash: hash, failed: failed, blank: isBlank(result), isError: isError, exit1: exitCode == 1}
 	if s.keepResults {
 		rec.result = result
 		if s.textBound > 0 && len(result) > s.textBound {

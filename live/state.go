@@ -196,6 +196,9 @@ func (r *record) encode(b []byte) []byte {
 		if r.blank {
 			flags += "b"
 		}
+		if r.exit1 {
+			flags += "n"
+		}
 		if r.isError {
 			flags += "e"
 		}
@@ -280,6 +283,7 @@ func decodeRecord(line string) (record, error) {
 		r.failed = strings.Contains(f[3], "f")
 		r.blank = strings.Contains(f[3], "b")
 		r.isError = strings.Contains(f[3], "e")
+		r.exit1 = strings.Contains(f[3], "n")
 		if i := strings.IndexByte(f[3], 'c'); i >= 0 {
 			if r.size, err = strconv.Atoi(f[3][i+1:]); err != nil || r.size <= 0 {
 				return record{}, fmt.Errorf("result size %q", f[3][i+1:])

@@ -98,10 +98,12 @@ type dedupSettings struct {
 	// IgnoreFailures: a failed call leaves nothing to answer from (Claude
 	// Code and Qwen Code record a read only when it succeeded).
 	IgnoreFailures bool `yaml:"ignore_failures"`
-	// AnswerMissing: a failed call of these tools whose result says the
-	// path it names does not exist (saysMissing) is kept even under
-	// IgnoreFailures: a missing file stays missing until something
-	// creates it, and what may create it clears the call like any write.
+	// AnswerMissing: a failed call of these tools whose failure stays
+	// until something changes (saysStable: the path it names does not
+	// exist, the call cannot run as written, a reading command found
+	// nothing) is kept even under IgnoreFailures: a missing file stays
+	// missing until something creates it, and what may create it clears
+	// the call like any write.
 	AnswerMissing []string `yaml:"answer_missing,flow"`
 	// UnlessArgs: calls that give any of these arguments are left alone,
 	// neither answered nor remembered (Qwen Code answers only whole-file
@@ -160,9 +162,11 @@ func (d *dedupDet) skips(c *callCtx) bool {
 }
 
 // missing reports whether a failed call is kept all the same: a tool of
-// answer_missing whose result says that the path does not exist.
+// answer_missing whose failure stays until something changes (saysStable:
+// the path does not exist, the call cannot run as written, or a reading
+// command found nothing).
 func (d *dedupDet) missing(c *callCtx) bool {
-	return len(d.cfg.AnswerMissing) > 0 && d.g.r.MatchesAny(d.cfg.AnswerMissing, c.ev.ClassName()) && saysMissing(c.ev.Result)
+	return len(d.cfg.AnswerMissing) > 0 && d.g.r.MatchesAny(d.cfg.AnswerMissing, c.ev.ClassName()) && saysStable(c.ev, d.g.r.MatchesAny(shellClass, c.ev.ClassName()))
 }
 
 // inContext reports whether the entry's result is still in the model's

@@ -171,6 +171,32 @@ detectors:
 			{tool: "write_file", args: `{"path":"/w/b.go","content":"v1"}`, result: "ok"},
 			{tool: "read_file", args: read, result: missing, failed: true, want: "dedup:dedup:2"},
 		}},
+		{"a pattern that does not parse: answered", []step{
+			{user: true, tool: "terminal", args: `{"command":"rg -n 'a\\q' src"}`, result: "rg: regex parse error:\n    (?:a\\q)\nerror: unrecognized escape sequence", failed: true},
+			{tool: "terminal", args: `{"command":"rg -n 'a\\q' src"}`, result: "rg: regex parse error:\n    (?:a\\q)\nerror: unrecognized escape sequence", failed: true, want: "dedup:dedup:2"},
+		}},
+		{"a search that found nothing: answered", []step{
+			{user: true, tool: "terminal", args: `{"command":"grep -n x /w/a.go"}`, result: `{"output": "", "exit_code": 1, "error": null}`, failed: true},
+			{tool: "terminal", args: `{"command":"grep -n x /w/a.go"}`, result: `{"output": "", "exit_code": 1, "error": null}`, failed: true, want: "dedup:dedup:2"},
+		}},
+		{"a search that found nothing, then a write to its path: runs", []step{
+			{user: true, tool: "terminal", args: `{"command":"grep -n x /w/a.go"}`, result: "Exit code 1", failed: true},
+			{tool: "write_file", args: `{"path":"/w/a.go","content":"x"}`, result: "ok"},
+			{tool: "terminal", args: `{"command":"grep -n x /w/a.go"}`, result: "1:x"},
+		}},
+		{"a shell failure with no output and no exit code (a timeout, for all it says) runs again", []step{
+			{user: true, tool: "terminal", args: `{"command":"cat /w/a.go"}`, result: "", failed: true},
+			{tool: "terminal", args: `{"command":"cat /w/a.go"}`, result: "v1"},
+		}},
+		{"a program that is not installed: answered", []step{
+			{user: true, tool: "terminal", args: `{"command":"rg x /w"}`, result: "bash: line 1: rg: command not found", failed: true},
+			{tool: "terminal", args: `{"command":"rg x /w"}`, result: "bash: line 1: rg: command not found", failed: true, want: "dedup:dedup:2"},
+		}},
+		{"a program that is not installed, then an install: runs", []step{
+			{user: true, tool: "terminal", args: `{"command":"rg x /w"}`, result: "bash: line 1: rg: command not found", failed: true},
+			{tool: "terminal", args: `{"command":"apt-get install -y ripgrep"}`, result: "ok"},
+			{tool: "terminal", args: `{"command":"rg x /w"}`, result: "/w/a.go:1:x"},
+		}},
 		{"another failure (a busy file) runs again", []step{
 			{user: true, tool: "read_file", args: read, result: "Error: resource busy", failed: true},
 			{tool: "read_file", args: read, result: "v1"},
@@ -216,6 +242,49 @@ func TestSaysMissing(t *testing.T) {
 		if got := saysMissing(tc.result); got != tc.want {
 			t.Errorf("saysMissing(%.60q) = %v, want %v", tc.result, got, tc.want)
 		}
+	}
+}
+
+func TestSaysStable(t *testing.T) {
+	codexHeader := func(code string) string { return "Exit code: " + code + "\nWall time: 0.2 seconds\nOutput:\n" }
+	for _, tc := range []struct {
+		name   string
+		result string
+		shell  bool
+		want   bool
+	}{
+		{"a missing path", "cat: a.go: No such file or directory", true, true},
+		{"rg on Windows, a missing path", "rg: src\\main.tsx: The system cannot find the file specified. (os error 2)", true, true},
+		{"PowerShell, a missing path", "Get-Content : Cannot find path 'G:\\w\\a.md' because it does not exist.\r\nAt line:1 char:1", true, true},
+		{"rg, a pattern that does not parse", codexHeader("1") + "rg: regex parse error:\n    (?:a\\q)\n", true, true},
+		{"PowerShell, a line that does not parse", "The string is missing the terminator: \".\r\n    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException", true, true},
+		{"bash, a line that does not parse", "bash: -c: line 1: syntax error near unexpected token `)'", true, true},
+		{"grep, a pattern that does not parse", "grep: Unmatched ( or \\(", true, true},
+		{"PowerShell, no such program", "sed : The term 'sed' is not recognized as the name of a cmdlet, function, script file, or operable program.", true, true},
+		{"Codex's header, exit code 1, no output", codexHeader("1"), true, true},
+		{"unified exec, exit code 1, no output", "Chunk ID: 3f\nWall time: 0.1 seconds\nProcess exited with code 1\nOutput:\n", true, true},
+		{"Claude Code's Bash, exit code 1, no output", "Exit code 1", true, true},
+		{"hermes' terminal, exit code 1, no output", `{"output": "", "exit_code": 1, "error": null}`, true, true},
+		{"Codex's structured output, exit code 1, no output", `{"output":"","metadata":{"exit_code":1,"duration_seconds":0.2}}`, true, true},
+		{"exit code 1 of a tool that is no shell", "Exit code 1", false, false},
+		{"exit code 1 with output", codexHeader("1") + "warning: x\n", true, false},
+		{"exit code 2, no output", codexHeader("2"), true, false},
+		{"a timeout, no output", codexHeader("124"), true, false},
+		{"a timeout, structured", `{"output":"command timed out after 2005 milliseconds\n","metadata":{"exit_code":124,"duration_seconds":2.0}}`, true, false},
+		{"hermes' terminal, exit code 1 with output", `{"output": "fatal: x", "exit_code": 1, "error": null}`, true, false},
+		{"no text at all", "", true, false},
+		{"a denied permission", "Error: Permission denied when reading file: a.go", true, false},
+		{"a busy environment", "Terminal environment unavailable: could not stat a.go. Retry shortly.", true, false},
+		{"a TypeScript error", "Property 'x' does not exist on type 'Y'.", true, false},
+	} {
+		ev := &CallEvent{Result: tc.result}
+		if got := saysStable(ev, tc.shell); got != tc.want {
+			t.Errorf("%s: saysStable(%.60q) = %v, want %v", tc.name, tc.result, got, tc.want)
+		}
+	}
+	// Only a result known whole can be seen to be empty.
+	if saysStable(&CallEvent{Result: "Exit code 1", ResultBytes: 4000}, true) {
+		t.Error("a result's head taken for the whole result")
 	}
 }
 

@@ -140,6 +140,10 @@ type CallEvent struct {
 	Failed bool
 	// IsError is the transcript's own error flag alone.
 	IsError bool
+	// ExitCode is a shell command's exit code where the caller learns it
+	// apart from Result (Codex hands its hooks the output alone, and the
+	// hook reads the exit code from the rollout); 0 when it learns none.
+	ExitCode int
 	// NoResult: the transcript records no result for the call (it was
 	// interrupted, or the file ends there, or its answer is the user's
 	// next message). Nothing came back that a later identical call could

@@ -1,6 +1,10 @@
 package guard
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/loopgate/loopgate/internal/jsonx"
+)
 
 // A failed read is usually not worth remembering: a retry may work (a busy
 // file, a denied permission the user grants next time, an environment
@@ -9,7 +13,13 @@ import "strings"
 // changes only when something creates the path, and whatever may create
 // it (a write naming it, an act of unknown reach) clears the call under
 // scope.write_clears_reads like a write clears a read. dedup's
-// answer_missing keeps such failures to answer from.
+// answer_missing keeps such failures to answer from, and two more that
+// stay until something changes: a call that cannot run as written (a
+// regular expression or a command line that does not parse fails the
+// same way every time, whatever the files hold), and a reading command
+// that found nothing (exit code 1 with no output: grep's and rg's "no
+// match", test's "false", cmp's "differ"), which is as much an
+// observation of the files as a match is.
 //
 // hermes-agent reports the two apart on purpose (tools/file_operations.py
 // at 000429aaab, _probe_regular_file: a shell that did not run is
@@ -39,6 +49,44 @@ var missingTexts = []string{
 	"directory not found",
 	"file does not exist",
 	"does not exist. please provide a valid path",
+	// Windows' messages for ERROR_FILE_NOT_FOUND and ERROR_PATH_NOT_FOUND,
+	// which Rust programs (rg: "... The system cannot find the file
+	// specified. (os error 2)") and cmd.exe print.
+	"the system cannot find the file specified",
+	"the system cannot find the path specified",
+}
+
+// malformedTexts are lower-cased texts that say the call cannot run as
+// written: it fails again, unchanged, until the call changes or something
+// installs the program it names (an act of unknown reach, which clears
+// every observation).
+//   - "regex parse error": ripgrep's report of a pattern its regex crate
+//     does not parse ("rg: regex parse error:\n    (?:...)\n error:
+//     unrecognized escape sequence", seen in Codex rollouts on Windows);
+//   - ": parsererror:": PowerShell's CategoryInfo line for a command line
+//     it does not parse ("+ CategoryInfo : ParserError: (:) [], ...");
+//   - bash's "syntax error near unexpected token" and "unexpected EOF
+//     while looking for matching";
+//   - a program that is not there: bash's and zsh's "command not found",
+//     PowerShell's "The term 'sed' is not recognized as the name of a
+//     cmdlet, ..." (seen in Codex rollouts on Windows: sed and head
+//     retried under PowerShell), cmd.exe's "is not recognized as an
+//     internal or external command";
+//   - GNU grep's reports of a pattern it does not parse ("grep: Unmatched
+//     ( or \(", "grep: Invalid regular expression", "grep: Invalid
+//     preceding regular expression", "grep: Trailing backslash").
+var malformedTexts = []string{
+	"regex parse error",
+	": parsererror:",
+	"syntax error near unexpected token",
+	"unexpected eof while looking for matching",
+	"command not found",
+	"is not recognized as the name of a cmdlet",
+	"is not recognized as an internal or external command",
+	"grep: unmatched ",
+	"grep: invalid regular expression",
+	"grep: invalid preceding regular expression",
+	"grep: trailing backslash",
 }
 
 // missingWindow bounds where the texts are looked for: an error result is
@@ -58,12 +106,92 @@ const ResultHeadBytes = 512
 // does not exist (missingTexts, in its first missingWindow bytes, any
 // case).
 func saysMissing(result string) bool {
+	return containsAny(head(result), missingTexts) || powerShellMissing(head(result))
+}
+
+// saysStable reports whether a failed call's result is one that stays
+// until something changes what the call reads: the path is missing
+// (saysMissing), the call cannot run as written (malformedTexts), or a
+// shell command found nothing (foundNothing; only the shell class's exit
+// code 1 says that, and only a result known whole can be seen to be
+// empty: a caller may give its head alone, or none of it, with its
+// length in ResultBytes).
+func saysStable(ev *CallEvent, shell bool) bool {
+	if saysMissing(ev.Result) || containsAny(head(ev.Result), malformedTexts) {
+		return true
+	}
+	return shell && ev.ResultBytes <= len(ev.Result) && foundNothing(ev.Result, ev.ExitCode)
+}
+
+// shellClass selects the shell class's tools, whose failure with no
+// output is a command's exit code 1.
+var shellClass = []string{"class:shell"}
+
+// head is the result's first missingWindow bytes, lower-cased.
+func head(result string) string {
 	if len(result) > missingWindow {
 		result = result[:missingWindow]
 	}
-	low := strings.ToLower(result)
-	for _, t := range missingTexts {
+	return strings.ToLower(result)
+}
+
+func containsAny(low string, texts []string) bool {
+	for _, t := range texts {
 		if strings.Contains(low, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// powerShellMissing reports PowerShell's "Cannot find path 'P' because it
+// does not exist." (Get-Content, Get-ChildItem and Set-Location on a path
+// that is not there), in a lower-cased head.
+func powerShellMissing(low string) bool {
+	i := strings.Index(low, "cannot find path '")
+	return i >= 0 && strings.Contains(low[i:], "' because it does not exist")
+}
+
+// foundNothing reports whether a failed shell result says exit code 1 and
+// holds no output, in the shapes agents write it:
+//   - nothing, and the exit code 1 learnt apart (CallEvent.ExitCode:
+//     Codex hands its hooks the output alone);
+//   - "Exit code 1" (Claude Code's Bash) or "Exit code: 1" (nanobot's exec,
+//     its output then the line);
+//   - Codex's text header ("Exit code: 1" or "Process exited with code 1",
+//     then "Output:" and nothing after it);
+//   - a JSON object with an empty "output" and "exit_code" 1, at its top
+//     level (hermes' terminal) or in "metadata" (Codex's structured shell
+//     output).
+//
+// Only exit code 1 says "nothing found": grep, rg, test, cmp and diff
+// report an error with 2, and a timeout or a signal has codes and texts
+// of its own.
+func foundNothing(result string, exitCode int) bool {
+	r := strings.TrimSpace(unwrapEnvelope(result))
+	switch {
+	case r == "":
+		// A failure that says nothing says not which by itself: a timeout
+		// (exit code 124) prints nothing either.
+		return exitCode == 1
+	case r == "Exit code 1", r == "Exit code: 1":
+		return true
+	case r[0] == '{':
+		f := jsonx.TopLevelFields(r, "output", "exit_code", "metadata")
+		if f[0] != `""` {
+			return false
+		}
+		if f[1] == "1" {
+			return true
+		}
+		return f[2] != "" && jsonx.TopLevelFields(f[2], "exit_code")[0] == "1"
+	}
+	header, out, ok := strings.Cut(r, "\nOutput:")
+	if !ok || strings.TrimSpace(out) != "" {
+		return false
+	}
+	for line := range strings.SplitSeq(header, "\n") {
+		if line == "Exit code: 1" || line == "Process exited with code 1" {
 			return true
 		}
 	}

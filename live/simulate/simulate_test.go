@@ -294,3 +294,51 @@ func TestSimulateAgents(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexFoundNothing: Codex hands its hook a shell command's output
+// alone, and the hook reads the exit code from the rollout. A search that
+// found nothing (exit code 1, no output) is answered at its repeat, live
+// as in replay; a command that printed nothing and timed out (exit code
+// 124) runs again.
+func TestCodexFoundNothing(t *testing.T) {
+	var b strings.Builder
+	line := func(s string) { b.WriteString(s + "\n") }
+	line(`{"timestamp":"2026-02-03T10:00:00.000Z","type":"session_meta","payload":{"id":"0c0c0c0c-0000-4000-8000-00000000cafe","timestamp":"2026-02-03T10:00:00.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.128.0"}}`)
+	line(`{"timestamp":"2026-02-03T10:00:00.500Z","type":"turn_context","payload":{"model":"gpt-5-codex"}}`)
+	line(`{"timestamp":"2026-02-03T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Where is plum used?"}]}}`)
+	shell := func(sec int, id, cmd string, exit int) {
+		ts := fmt.Sprintf("2026-02-03T10:00:%02d", sec)
+		line(`{"timestamp":"` + ts + `.000Z","type":"response_item","payload":{"type":"function_call","name":"shell_command","arguments":"{\"command\":\"` + cmd + `\"}","call_id":"` + id + `"}}`)
+		line(fmt.Sprintf(`{"timestamp":"%s.400Z","type":"event_msg","payload":{"type":"exec_command_end","call_id":"%s","exit_code":%d}}`, ts, id, exit))
+		line(fmt.Sprintf(`{"timestamp":"%s.500Z","type":"response_item","payload":{"type":"function_call_output","call_id":"%s","output":"Exit code: %d\nWall time: 0.1 seconds\nOutput:\n"}}`, ts, id, exit))
+	}
+	shell(2, "call_1", "rg -n plum src", 1)
+	shell(3, "call_2", "rg -n plum src", 1)
+	shell(4, "call_3", "cat /w/big.log", 124)
+	shell(5, "call_4", "cat /w/big.log", 124)
+	path := filepath.Join(t.TempDir(), "rollout-2026-02-03T10-00-00-0c0c0c0c-0000-4000-8000-00000000cafe.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := rules.Preset("loopgate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := &Simulator{Agent: "codex", Rules: r, StateDir: t.TempDir()}
+	results, err := sim.File(path, ingest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 1 || len(results[0].Calls) != 4 {
+		t.Fatalf("%d sessions, want 1 of 4 calls: %+v", len(results), results)
+	}
+	want := []string{"allow", "dedup", "allow", "steer"}
+	for i, c := range results[0].Calls {
+		if !c.Same() {
+			t.Errorf("call %d: hook %v, replay %v", c.Index, c.Hook, c.Replay)
+		}
+		if c.Hook.Action != want[i] {
+			t.Errorf("call %d (%s): hook %s, want %s", c.Index, c.Tool, c.Hook.Action, want[i])
+		}
+	}
+}
