@@ -240,7 +240,7 @@ func findAssignments(s string) [][]int {
 		} else if start+5 < end && s[start] == 'u' && start > 0 && escapes(s, start-1) && isHex4(s, start+1) {
 			start += 5
 		}
-		if !isSecretName(s[start:end]) {
+		if !isSecretName(s[start:end]) && !isBareSecretWord(s[start:end]) {
 			continue
 		}
 		m := assignmentValue.Get().FindStringSubmatchIndex(s[end:])
@@ -639,6 +639,11 @@ func assignmentSpan(s string, loc []int) (int, int, bool) {
 	name := s[loc[2]:loc[3]]
 	for g := 2; g <= 5; g++ {
 		if start, end := loc[2*g], loc[2*g+1]; start >= 0 {
+			if !isSecretName(name) {
+				// A bare KEY, SECRET or TOKEN: only a value that can be
+				// nothing but a credential.
+				return start, end, credentialLike(s[start:end])
+			}
 			secret := plausibleAssignment(name, s[start:end], g < 5)
 			if secret && g == 5 && !strings.Contains(s[loc[3]:start], "=") && proseValue(name, s[start:end], s[end:]) {
 				secret = false
@@ -699,8 +704,20 @@ func openAIKeyLike(s string) bool {
 		return true
 	}
 	// Without mixed case: a long unbroken run of letters and digits still
-	// reads as random (a key written in one case), hyphenated words do not.
-	return digit && (lower || upper) && !strings.ContainsAny(body, "-_") && len(body) >= 32
+	// reads as random (a key written in one case), hyphenated words do not;
+	// nor does a hyphenated key with a long random part, in one case
+	// (sk-0123456789abcdef-ab12cd-0123abcd: OpenAI-compatible routers' keys,
+	// seen in a real transcript's shell command), where words and years
+	// are short or letters alone.
+	if digit && (lower || upper) && !strings.ContainsAny(body, "-_") && len(body) >= 32 {
+		return true
+	}
+	for part := range strings.FieldsFuncSeq(body, func(r rune) bool { return r == '-' || r == '_' }) {
+		if len(part) >= 12 && hasLetterAndDigit(part) {
+			return true
+		}
+	}
+	return false
 }
 
 // plausibleAssignment reports whether value, assigned to name, is a secret.
@@ -783,6 +800,43 @@ func looksRandom(s string) bool {
 		}
 	}
 	return digit || (lower && upper)
+}
+
+// isBareSecretWord reports whether a name is key, secret or token alone,
+// in any case, with dashes before it (--token): names that isSecretName
+// leaves out, being too common (a map's key, a parser's token, a config's
+// "secret: true"), but that a credential is written under all the same
+// (a note of "KEY=... SECRET=..." for an exchange's API, seen in a real
+// hermes memory).
+func isBareSecretWord(w string) bool {
+	w = strings.TrimLeft(w, "-")
+	return strings.EqualFold(w, "key") || strings.EqualFold(w, "secret") || strings.EqualFold(w, "token")
+}
+
+// credentialLike reports whether a value can be nothing but a credential:
+// 16 or more characters, all letters and digits (and - _ . + / = of
+// base64 and tokens, but no path: no / after the first character), with
+// lower case, upper case and digits mixed. Words, identifiers, hashes in
+// one case and paths are not.
+func credentialLike(v string) bool {
+	if len(v) < 16 || !notPlaceholder(v) || strings.Contains(v[1:], "/") {
+		return false
+	}
+	lower, upper, digit := 0, 0, 0
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= '0' && c <= '9':
+			digit++
+		case c >= 'a' && c <= 'z':
+			lower++
+		case c >= 'A' && c <= 'Z':
+			upper++
+		case strings.IndexByte("-_.+=", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return lower > 0 && upper > 0 && digit > 0
 }
 
 // notCode rejects, besides placeholders, an assignment in source code that
