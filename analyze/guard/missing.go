@@ -57,9 +57,10 @@ var missingTexts = []string{
 }
 
 // malformedTexts are lower-cased texts that say the call cannot run as
-// written: it fails again, unchanged, until the call changes or something
-// installs the program it names (an act of unknown reach, which clears
-// every observation).
+// written: it fails again, unchanged, until the call changes, whatever the
+// files hold. A program that is not installed is not among them: the user
+// may install it between two messages, and nothing in the session shows
+// it (a user's message keeps the observations of paths it does not name).
 //   - "regex parse error": ripgrep's report of a pattern its regex crate
 //     does not parse ("rg: regex parse error:\n    (?:...)\n error:
 //     unrecognized escape sequence", seen in Codex rollouts on Windows);
@@ -67,11 +68,6 @@ var missingTexts = []string{
 //     it does not parse ("+ CategoryInfo : ParserError: (:) [], ...");
 //   - bash's "syntax error near unexpected token" and "unexpected EOF
 //     while looking for matching";
-//   - a program that is not there: bash's and zsh's "command not found",
-//     PowerShell's "The term 'sed' is not recognized as the name of a
-//     cmdlet, ..." (seen in Codex rollouts on Windows: sed and head
-//     retried under PowerShell), cmd.exe's "is not recognized as an
-//     internal or external command";
 //   - GNU grep's reports of a pattern it does not parse ("grep: Unmatched
 //     ( or \(", "grep: Invalid regular expression", "grep: Invalid
 //     preceding regular expression", "grep: Trailing backslash").
@@ -80,9 +76,6 @@ var malformedTexts = []string{
 	": parsererror:",
 	"syntax error near unexpected token",
 	"unexpected eof while looking for matching",
-	"command not found",
-	"is not recognized as the name of a cmdlet",
-	"is not recognized as an internal or external command",
 	"grep: unmatched ",
 	"grep: invalid regular expression",
 	"grep: invalid preceding regular expression",
