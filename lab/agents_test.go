@@ -24,6 +24,10 @@ type toolset struct {
 // every time it runs (the path names a file as a directory).
 const retryCommand = "cat lab-retry.txt/"
 
+// silentCommand is the silent scenario's command: a read of a file that
+// is not there, printing nothing, exit code 1.
+const silentCommand = "cat lab-absent.txt 2> /dev/null"
+
 // retryCmd is the agent's failing command for the retry scenario.
 func (ts toolset) retryCmd() string {
 	if ts.retry != "" {
@@ -183,8 +187,12 @@ const qwenLoop = loopCommand + " > /dev/null"
 
 // qwenRetry is the retry scenario's failing command for Qwen Code, its
 // error message sent nowhere for the same reason: CI saw the two failing
-// cats' results differ twice under load (docs/lab.md), the race above.
-const qwenRetry = retryCommand + " 2> /dev/null"
+// cats' results differ twice under load (docs/lab.md), the race above. It
+// lists the file as a folder (ls exits 2, "cannot access"), not cat's exit
+// 1: a reading command that prints nothing and exits 1 found nothing,
+// which loopgate answers (the silent scenario), where the retry scenario
+// is about a failure steered.
+const qwenRetry = "ls lab-retry.txt/ 2> /dev/null"
 
 func writeFile(path, content string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -383,6 +391,14 @@ var openCode = &agent{
 	},
 	parallel:    true,
 	transcripts: []string{".local/share/opencode/opencode.db"},
+	// The silent scenario's failed read: OpenCode's bash result is "(no
+	// output)", its exit code only in the part's metadata (metadata.exit:
+	// 1), which a failure with no output does not tell from a timeout or
+	// any other code: the second read is steered, not answered.
+	runs: map[string][]run{"silent": {
+		{read: true},
+		{preset: "loopgate", actions: []liveAction{{2, "steer"}}},
+	}},
 	// No ownLoopStop: OpenCode's doom-loop check (the user is asked before
 	// a 3rd identical call, which a headless run refuses) looks at the last
 	// three parts of the current assistant message only

@@ -148,6 +148,33 @@ var scenarios = []*scenario{
 		runs:      []run{{preset: "loopgate", read: true, actions: []liveAction{{2, "steer"}}}},
 	},
 	{
+		// A read that fails silently, run again unchanged: the file is not
+		// there and cat's error goes to /dev/null, so the command prints
+		// nothing and exits 1, the same both times, and nothing created the
+		// file between. loopgate answers the second from the first
+		// (dedup.answer_missing: a reading command's exit code 1 with no
+		// output), as each agent writes it: Claude Code's "Exit code 1",
+		// pi's "(no output)" and its exit line, Cline's "[Command exited
+		// with code 1]", Gemini CLI's and Qwen Code's "Output: (empty)" and
+		// "Exit Code: 1", and Codex's output alone, its hook reading the
+		// exit code from the rollout. OpenCode's result says no exit code:
+		// steered instead (agent.runs). grep's "no match" is not the
+		// command: Claude Code and Qwen Code record grep's exit code 1 as
+		// no error.
+		name:    "silent",
+		prompts: []string{"Show the absent file."},
+		script: func(ts toolset, dir string) ([]Turn, []Turn) {
+			return append(repeatTurns(ts.shell(silentCommand), 2), text("It is not there.")), nil
+		},
+		turns:     1,
+		calls:     slices.Repeat([]wantCall{{kind: "shell", arg: "lab-absent", err: true}}, 2),
+		redundant: 1,
+		runs: []run{
+			{read: true},
+			{preset: "loopgate", actions: []liveAction{{2, "dedup"}}},
+		},
+	},
+	{
 		// Two calls in one model response.
 		name:    "parallel",
 		needs:   "parallel",

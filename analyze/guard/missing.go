@@ -150,7 +150,13 @@ func powerShellMissing(low string) bool {
 //   - nothing, and the exit code 1 learnt apart (CallEvent.ExitCode:
 //     Codex hands its hooks the output alone);
 //   - "Exit code 1" (Claude Code's Bash) or "Exit code: 1" (nanobot's exec,
-//     its output then the line);
+//     its output then the line); pi's "(no output)\n\nCommand exited with
+//     code 1"; Cline CLI's "[Command exited with code 1]" (the agent lab:
+//     pi 0.73.1, Cline 3.0.65);
+//   - Gemini CLI's and Qwen Code's lines (packages/core/src/tools/shell.ts:
+//     "Output: (empty)" and "Exit Code: 1", with the command, directory,
+//     "Error: (none)", "Signal: (none)" and the process lines around
+//     them, in Gemini CLI 0.61 inside <untrusted_context>);
 //   - Codex's text header ("Exit code: 1" or "Process exited with code 1",
 //     then "Output:" and nothing after it);
 //   - a JSON object with an empty "output" and "exit_code" 1, at its top
@@ -167,7 +173,7 @@ func foundNothing(result string, exitCode int) bool {
 		// A failure that says nothing says not which by itself: a timeout
 		// (exit code 124) prints nothing either.
 		return exitCode == 1
-	case r == "Exit code 1", r == "Exit code: 1":
+	case r == "Exit code 1", r == "Exit code: 1", r == "(no output)\n\nCommand exited with code 1", r == "[Command exited with code 1]":
 		return true
 	case r[0] == '{':
 		f := jsonx.TopLevelFields(r, "output", "exit_code", "metadata")
@@ -179,6 +185,9 @@ func foundNothing(result string, exitCode int) bool {
 		}
 		return f[2] != "" && jsonx.TopLevelFields(f[2], "exit_code")[0] == "1"
 	}
+	if geminiFoundNothing(r) {
+		return true
+	}
 	header, out, ok := strings.Cut(r, "\nOutput:")
 	if !ok || strings.TrimSpace(out) != "" {
 		return false
@@ -189,4 +198,26 @@ func foundNothing(result string, exitCode int) bool {
 		}
 	}
 	return false
+}
+
+// geminiFoundNothing reads Gemini CLI's and Qwen Code's shell result
+// (foundNothing): every line one the tool writes, the output "(empty)",
+// no error, and the exit code 1.
+func geminiFoundNothing(r string) bool {
+	r = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(r, "<untrusted_context>"), "</untrusted_context>"))
+	empty, one := false, false
+	for line := range strings.SplitSeq(r, "\n") {
+		switch {
+		case line == "Output: (empty)":
+			empty = true
+		case line == "Exit Code: 1":
+			one = true
+		case line == "Error: (none)", line == "Signal: (none)",
+			strings.HasPrefix(line, "Command: "), strings.HasPrefix(line, "Directory: "),
+			strings.HasPrefix(line, "Background PIDs: "), strings.HasPrefix(line, "Process Group PGID: "):
+		default:
+			return false
+		}
+	}
+	return empty && one
 }
