@@ -99,7 +99,12 @@ const ResultHeadBytes = 512
 // does not exist (missingTexts, in its first missingWindow bytes, any
 // case).
 func saysMissing(result string) bool {
-	return containsAny(head(result), missingTexts) || powerShellMissing(head(result))
+	return missingIn(head(result))
+}
+
+// missingIn is saysMissing of a lower-cased head.
+func missingIn(low string) bool {
+	return containsAny(low, missingTexts) || powerShellMissing(low)
 }
 
 // saysStable reports whether a failed call's result is one that stays
@@ -110,7 +115,7 @@ func saysMissing(result string) bool {
 // empty: a caller may give its head alone, or none of it, with its
 // length in ResultBytes).
 func saysStable(ev *CallEvent, shell bool) bool {
-	if saysMissing(ev.Result) || containsAny(head(ev.Result), malformedTexts) {
+	if h := head(ev.Result); missingIn(h) || containsAny(h, malformedTexts) {
 		return true
 	}
 	return shell && ev.ResultBytes <= len(ev.Result) && foundNothing(ev.Result, ev.ExitCode)
