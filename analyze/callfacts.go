@@ -96,10 +96,15 @@ func resultViewOf(format string) resultView {
 	return resultView{envelope: ingest.EnvelopeOf(format), hook: ingest.HookResultOf(format), hookExit: ingest.HookExitOf(format)}
 }
 
-// guardExit is the exit code the agent's hooks learn beside the result
-// (ingest.HookExitOf), 0 when they learn none.
+// guardExit is the exit code the agent's hooks learn beside the result:
+// the one the transcript records apart (Call.ExitCode), or the one the
+// format's hook reads where the result's text holds it
+// (ingest.HookExitOf); 0 when they learn none.
 func (v resultView) guardExit(c *ingest.Call) int {
-	if v.hookExit != nil && c.HasResult {
+	switch {
+	case c.ExitCode != 0:
+		return int(c.ExitCode)
+	case v.hookExit != nil && c.HasResult:
 		return v.hookExit(c.Result)
 	}
 	return 0

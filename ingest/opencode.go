@@ -321,6 +321,9 @@ func openCodeRequests(b *convBuilder, ps []ocPart, msgTokens *ocTokens, t time.T
 			switch p.State.Status {
 			case "completed":
 				setResult(&c, p.State.Output, failed, 0)
+				if exit != nil {
+					c.ExitCode = int32(*exit)
+				}
 			case "error":
 				if md := p.State.Metadata; md.Interrupted && md.Output != nil {
 					setResult(&c, *md.Output, failed, 0)

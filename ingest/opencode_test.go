@@ -36,6 +36,7 @@ func TestOpenCodeToolPartResult(t *testing.T) {
 	}{
 		{"completed", `{"status": "completed", "input": {"command": "echo lab-loop"}, "output": "lab-loop\n", "metadata": {"output": "lab-loop\n", "exit": 0}}`, "lab-loop\n", false, true, 0},
 		{"completed, non-zero exit", `{"status": "completed", "input": {"command": "cat lab-missing.txt"}, "output": "cat: lab-missing.txt: No such file or directory\n", "metadata": {"exit": 1}}`, "cat: lab-missing.txt: No such file or directory\n", true, true, 0},
+		{"completed, no output, exit code 1", `{"status": "completed", "input": {"command": "cat lab-absent.txt 2> /dev/null"}, "output": "(no output)", "metadata": {"output": "(no output)", "exit": 1}}`, "(no output)", true, true, 0},
 		{"error", `{"status": "error", "input": {"command": "echo lab-loop"}, "error": "Error: loopgate: blocked"}`, "Error: loopgate: blocked", true, true, 0},
 		{"interrupted with output", `{"metadata": {"output": "lab-loop\n", "interrupted": true}, "status": "error", "input": {"command": "echo lab-loop", "description": "lab"}, "time": {"start": 3000, "end": 3100}, "error": "Tool execution aborted"}`, "lab-loop\n", false, true, 1},
 		{"interrupted with empty output", `{"metadata": {"output": "", "interrupted": true}, "status": "error", "input": {"command": "sleep 60"}, "error": "Tool execution aborted"}`, "", false, true, 1},
@@ -55,6 +56,11 @@ func TestOpenCodeToolPartResult(t *testing.T) {
 			c := sessions[0].Turns[0].Requests[0].Calls[0]
 			if c.HasResult != tt.has || c.Result != tt.result || c.IsError != tt.isError {
 				t.Errorf("result %q (has %v, error %v), want %q (has %v, error %v)", c.Result, c.HasResult, c.IsError, tt.result, tt.has, tt.isError)
+			}
+			// A completed command's exit code is kept beside its result, as
+			// the plugin hands it to the hook.
+			if want := strings.Contains(tt.state, `"completed"`) && strings.Contains(tt.state, `"exit": 1`); (c.ExitCode == 1) != want {
+				t.Errorf("exit code %d, want 1: %v", c.ExitCode, want)
 			}
 			if c.ArgsRaw == "" || c.ArgsRaw == "{}" {
 				t.Errorf("arguments %q: the part's input is lost", c.ArgsRaw)

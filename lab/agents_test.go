@@ -391,14 +391,6 @@ var openCode = &agent{
 	},
 	parallel:    true,
 	transcripts: []string{".local/share/opencode/opencode.db"},
-	// The silent scenario's failed read: OpenCode's bash result is "(no
-	// output)", its exit code only in the part's metadata (metadata.exit:
-	// 1), which a failure with no output does not tell from a timeout or
-	// any other code: the second read is steered, not answered.
-	runs: map[string][]run{"silent": {
-		{read: true},
-		{preset: "loopgate", actions: []liveAction{{2, "steer"}}},
-	}},
 	// No ownLoopStop: OpenCode's doom-loop check (the user is asked before
 	// a 3rd identical call, which a headless run refuses) looks at the last
 	// three parts of the current assistant message only

@@ -156,11 +156,11 @@ var scenarios = []*scenario{
 		// output), as each agent writes it: Claude Code's "Exit code 1",
 		// pi's "(no output)" and its exit line, Cline's "[Command exited
 		// with code 1]", Gemini CLI's and Qwen Code's "Output: (empty)" and
-		// "Exit Code: 1", and Codex's output alone, its hook reading the
-		// exit code from the rollout. OpenCode's result says no exit code:
-		// steered instead (agent.runs). grep's "no match" is not the
-		// command: Claude Code and Qwen Code record grep's exit code 1 as
-		// no error.
+		// "Exit Code: 1", Codex's output alone, its hook reading the exit
+		// code from the rollout, and OpenCode's "(no output)", its plugin
+		// sending the exit code from the result's metadata. grep's "no
+		// match" is not the command: Claude Code and Qwen Code record
+		// grep's exit code 1 as no error.
 		name:    "silent",
 		prompts: []string{"Show the absent file."},
 		script: func(ts toolset, dir string) ([]Turn, []Turn) {

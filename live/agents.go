@@ -191,11 +191,14 @@ type wire struct {
 	ToolOutput   jsonx.RawMessage `json:"tool_output"`
 	Error        jsonx.RawMessage `json:"error"`
 	IsError      bool             `json:"is_error"`
-	Prompt       string           `json:"prompt"`
-	Source       string           `json:"source"`
-	AgentID      string           `json:"agent_id"`
-	Timestamp    string           `json:"timestamp"`
-	TurnID       string           `json:"turn_id"`
+	// ExitCode: a shell command's exit code where the result's text does
+	// not hold it (the OpenCode plugin sends its metadata.exit).
+	ExitCode  *int   `json:"exit_code"`
+	Prompt    string `json:"prompt"`
+	Source    string `json:"source"`
+	AgentID   string `json:"agent_id"`
+	Timestamp string `json:"timestamp"`
+	TurnID    string `json:"turn_id"`
 	// Cursor
 	ConversationID string           `json:"conversation_id"`
 	Command        string           `json:"command"`
@@ -321,6 +324,9 @@ func parseClaude(w *wire) Event {
 			resp = bytes.TrimSpace(w.ToolOutput)
 		}
 		ev.Result, ev.IsError = resultText(resp), w.IsError
+		if w.ExitCode != nil {
+			ev.ExitCode = *w.ExitCode
+		}
 		if len(resp) > 0 && resp[0] == '[' {
 			ev.resultBlocks = resp
 		}

@@ -286,6 +286,17 @@ func TestSaysStable(t *testing.T) {
 			t.Errorf("%s: saysStable(%.60q) = %v, want %v", tc.name, tc.result, got, tc.want)
 		}
 	}
+	// No output and the exit code 1 learnt apart (Codex's hook, OpenCode's
+	// metadata); another exit code, or none, says nothing.
+	for _, tc := range []struct {
+		result string
+		exit   int
+		want   bool
+	}{{"", 1, true}, {"(no output)", 1, true}, {"", 124, false}, {"(no output)", 0, false}, {"", 0, false}} {
+		if got := saysStable(&CallEvent{Result: tc.result, ExitCode: tc.exit}, true); got != tc.want {
+			t.Errorf("saysStable(%q, exit code %d) = %v, want %v", tc.result, tc.exit, got, tc.want)
+		}
+	}
 	// Only a result known whole can be seen to be empty.
 	if saysStable(&CallEvent{Result: "Exit code 1", ResultBytes: 4000}, true) {
 		t.Error("a result's head taken for the whole result")

@@ -142,7 +142,8 @@ type CallEvent struct {
 	IsError bool
 	// ExitCode is a shell command's exit code where the caller learns it
 	// apart from Result (Codex hands its hooks the output alone, and the
-	// hook reads the exit code from the rollout); 0 when it learns none.
+	// hook reads the exit code from the rollout; OpenCode's is in the
+	// result's metadata); 0 when it learns none.
 	ExitCode int
 	// NoResult: the transcript records no result for the call (it was
 	// interrupted, or the file ends there, or its answer is the user's

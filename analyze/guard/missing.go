@@ -152,8 +152,9 @@ func powerShellMissing(low string) bool {
 
 // foundNothing reports whether a failed shell result says exit code 1 and
 // holds no output, in the shapes agents write it:
-//   - nothing, and the exit code 1 learnt apart (CallEvent.ExitCode:
-//     Codex hands its hooks the output alone);
+//   - nothing, or OpenCode's "(no output)", and the exit code 1 learnt
+//     apart (CallEvent.ExitCode: Codex hands its hooks the output alone,
+//     OpenCode the exit code in the result's metadata);
 //   - "Exit code 1" (Claude Code's Bash) or "Exit code: 1" (nanobot's exec,
 //     its output then the line); pi's "(no output)\n\nCommand exited with
 //     code 1"; Cline CLI's "[Command exited with code 1]" (the agent lab:
@@ -174,9 +175,10 @@ func powerShellMissing(low string) bool {
 func foundNothing(result string, exitCode int) bool {
 	r := strings.TrimSpace(unwrapEnvelope(result))
 	switch {
-	case r == "":
-		// A failure that says nothing says not which by itself: a timeout
-		// (exit code 124) prints nothing either.
+	case r == "", r == "(no output)":
+		// A failure that says nothing (or OpenCode's "(no output)") says
+		// not which by itself: a timeout (exit code 124) prints nothing
+		// either.
 		return exitCode == 1
 	case r == "Exit code 1", r == "Exit code: 1", r == "(no output)\n\nCommand exited with code 1", r == "[Command exited with code 1]":
 		return true

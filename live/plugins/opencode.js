@@ -78,6 +78,9 @@ export const LoopgatePlugin = async ({ client }) => {
         // metadata holds the exit code (the part's state.metadata.exit in
         // opencode.db, OpenCode 1.18.33): a failure, as the reader reads it.
         is_error: !!(output.metadata && typeof output.metadata.exit === "number" && output.metadata.exit !== 0),
+        // The exit code itself: "(no output)" with exit code 1 is a command
+        // that found nothing, which the rules may answer when it repeats.
+        exit_code: output.metadata && typeof output.metadata.exit === "number" ? output.metadata.exit : undefined,
       })
       args.delete(input.callID)
       if (a.context) output.output = (output.output || "") + "\n\n" + a.context

@@ -204,6 +204,7 @@ func (sim *Simulator) session(s *ingest.Session, path string, tc *analyze.TokenC
 					if hookResult != nil && c.HasResult {
 						result = hookResult(result)
 					}
+					cc.exit = int(c.ExitCode)
 					if _, err := sim.send(ev.post(cc, result, c.IsError, sim.Blocks), logFile); err != nil {
 						return res, err
 					}
@@ -318,6 +319,9 @@ type callEvent struct {
 	id, tool, args, request string
 	argsOK                  bool
 	time                    time.Time
+	// exit is the exit code the transcript records apart from the result
+	// (ingest.Call.ExitCode), which the OpenCode plugin sends.
+	exit int
 }
 
 func (e *eventWriter) turnID() string { return "turn-" + strconv.Itoa(e.turn) }
@@ -516,6 +520,9 @@ func (e *eventWriter) post(c callEvent, result string, isError, blocks bool) []b
 		b := append(e.claudeCall("PostToolUse", c), `,"tool_response":`+jsonx.Quote(result)...)
 		if isError {
 			b = append(b, `,"is_error":true`...)
+		}
+		if c.exit != 0 && e.agent == "opencode" {
+			b = append(b, `,"exit_code":`+strconv.Itoa(c.exit)...)
 		}
 		return append(b, '}')
 	}
