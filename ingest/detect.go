@@ -479,6 +479,10 @@ func pickFormat(in *stream, s *sniffed, opt Options, out *Sink) *Format {
 			out.Problemf(line, "not a transcript: Codex's prompt history (history.jsonl: each prompt typed, with its session_id and time); a session's transcript is its rollout under sessions/")
 			return nil
 		}
+		if hermesSessionIndexHead(h) {
+			out.Problemf(line, "not a transcript: hermes' session index (sessions.json: each chat's session key, its session_id and token counts); the sessions' transcripts are the files beside it")
+			return nil
+		}
 		out.Problemf(line, "file is of no known format (%s); name one with --input-format", headSummary(h))
 		return nil
 	}

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
@@ -18,6 +19,27 @@ import (
 // reporting a file of no known format.
 func hermesSessionIndex(path string) bool {
 	return filepath.Base(path) == "sessions.json" && filepath.Base(filepath.Dir(path)) == "sessions"
+}
+
+// hermesSessionIndexHead reports a session index read by its content,
+// wherever it lies (a walk leaves out only the one in a sessions folder,
+// hermesSessionIndex; a copy elsewhere, or the file named alone, is said
+// to be no transcript): one object whose every key is a session key
+// ("agent:..."), each entry naming its session_key and session_id.
+func hermesSessionIndexHead(h *Head) bool {
+	if h.Array || len(h.Keys) == 0 {
+		return false
+	}
+	for k, v := range h.Keys {
+		if !strings.HasPrefix(k, "agent:") {
+			return false
+		}
+		f := jsonx.TopLevelFields(string(v), "session_key", "session_id")
+		if f[0] == "" || f[1] == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // hermesGatewayLine is a line decoded (decodeHermesGatewayLine), before

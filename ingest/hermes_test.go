@@ -840,3 +840,29 @@ func TestHermesDeliveryMirror(t *testing.T) {
 		})
 	}
 }
+
+// TestHermesSessionIndexProblem: hermes' session index read where a walk
+// does not leave it out (a copy outside a sessions folder, or the file
+// named alone) is one problem saying what it is, not "of no known format".
+func TestHermesSessionIndexProblem(t *testing.T) {
+	data := []byte(`{
+  "agent:main:telegram:dm:42": {
+    "session_key": "agent:main:telegram:dm:42",
+    "session_id": "20260423_013905_ea0715d1",
+    "platform": "telegram",
+    "input_tokens": 0
+  },
+  "agent:main:discord:group:7:8": {"session_key": "agent:main:discord:group:7:8", "session_id": "20260603_004119_d0507748"}
+}
+`)
+	sessions, problems := readBytes(data, "sessions.json", "")
+	if len(sessions) != 0 || len(problems) != 1 || !strings.Contains(problems[0].Message, "hermes' session index") {
+		t.Fatalf("%d sessions, problems %v; want none and one naming hermes' session index", len(sessions), problems)
+	}
+	// An object keyed by session keys whose entries name no session is
+	// something else.
+	_, problems = readBytes([]byte(`{"agent:main": {"name": "x"}}`+"\n"), "sessions.json", "")
+	if len(problems) != 1 || strings.Contains(problems[0].Message, "session index") {
+		t.Errorf("problems %v; want one of no known format", problems)
+	}
+}
