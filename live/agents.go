@@ -192,13 +192,15 @@ type wire struct {
 	Error        jsonx.RawMessage `json:"error"`
 	IsError      bool             `json:"is_error"`
 	// ExitCode: a shell command's exit code where the result's text does
-	// not hold it (the OpenCode plugin sends its metadata.exit).
-	ExitCode  *int   `json:"exit_code"`
-	Prompt    string `json:"prompt"`
-	Source    string `json:"source"`
-	AgentID   string `json:"agent_id"`
-	Timestamp string `json:"timestamp"`
-	TurnID    string `json:"turn_id"`
+	// not hold it (the OpenCode plugin sends its metadata.exit). Raw: an
+	// agent whose event has a member of that name in another shape must
+	// not make the event unreadable (the hook fails open on one).
+	ExitCode  jsonx.RawMessage `json:"exit_code"`
+	Prompt    string           `json:"prompt"`
+	Source    string           `json:"source"`
+	AgentID   string           `json:"agent_id"`
+	Timestamp string           `json:"timestamp"`
+	TurnID    string           `json:"turn_id"`
 	// Cursor
 	ConversationID string           `json:"conversation_id"`
 	Command        string           `json:"command"`
@@ -324,8 +326,8 @@ func parseClaude(w *wire) Event {
 			resp = bytes.TrimSpace(w.ToolOutput)
 		}
 		ev.Result, ev.IsError = resultText(resp), w.IsError
-		if w.ExitCode != nil {
-			ev.ExitCode = *w.ExitCode
+		if n, err := strconv.Atoi(string(bytes.TrimSpace(w.ExitCode))); err == nil {
+			ev.ExitCode = n
 		}
 		if len(resp) > 0 && resp[0] == '[' {
 			ev.resultBlocks = resp
