@@ -276,6 +276,7 @@ func TestSaysStable(t *testing.T) {
 		{"a timeout, no output", codexHeader("124"), true, false},
 		{"a timeout, structured", `{"output":"command timed out after 2005 milliseconds\n","metadata":{"exit_code":124,"duration_seconds":2.0}}`, true, false},
 		{"hermes' terminal, exit code 1 with output", `{"output": "fatal: x", "exit_code": 1, "error": null}`, true, false},
+		{"hermes' terminal, exit code 1 and an error", `{"output": "", "exit_code": 1, "error": "sandbox denied"}`, true, false},
 		{"no text at all", "", true, false},
 		{"a denied permission", "Error: Permission denied when reading file: a.go", true, false},
 		{"a busy environment", "Terminal environment unavailable: could not stat a.go. Retry shortly.", true, false},

@@ -167,7 +167,7 @@ func powerShellMissing(low string) bool {
 //     then "Output:" and nothing after it);
 //   - a JSON object with an empty "output" and "exit_code" 1, at its top
 //     level (hermes' terminal) or in "metadata" (Codex's structured shell
-//     output).
+//     output), and no "error" but null or "".
 //
 // Only exit code 1 says "nothing found": grep, rg, test, cmp and diff
 // report an error with 2, and a timeout or a signal has codes and texts
@@ -183,8 +183,10 @@ func foundNothing(result string, exitCode int) bool {
 	case r == "Exit code 1", r == "Exit code: 1", r == "(no output)\n\nCommand exited with code 1", r == "[Command exited with code 1]":
 		return true
 	case r[0] == '{':
-		f := jsonx.TopLevelFields(r, "output", "exit_code", "metadata")
-		if f[0] != `""` {
+		f := jsonx.TopLevelFields(r, "output", "exit_code", "metadata", "error")
+		if f[0] != `""` || f[3] != "" && f[3] != "null" && f[3] != `""` {
+			// Output, or an error beside the exit code (a sandbox's, a
+			// timeout's): more than "nothing found".
 			return false
 		}
 		if f[1] == "1" {
