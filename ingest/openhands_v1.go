@@ -234,6 +234,7 @@ func (r *ohV1Reader) observation(e ohV1Event, line int) {
 	}
 	var text string
 	isErr := false
+	var exit *int64
 	switch e.Kind {
 	case "UserRejectObservation":
 		text, isErr = e.Rejection, true
@@ -253,11 +254,17 @@ func (r *ohV1Reader) observation(e ohV1Event, line int) {
 		if rawIsObject(e.Observation) && jsonx.Unmarshal(e.Observation, &o) == nil {
 			text, _ = contentText(o.Content)
 			isErr = o.IsError || o.ExitCode != nil && *o.ExitCode != 0
+			exit = o.ExitCode
 		} else if len(e.Observation) > 0 {
 			text = string(e.Observation)
 		}
 	}
-	r.b.result(id, text, isErr, line, t, r.out)
+	if c := r.b.result(id, text, isErr, line, t, r.out); c != nil && exit != nil && *exit == int64(int32(*exit)) {
+		// Beside the text, as the agent's hook gets it in the
+		// observation (a command that printed nothing and exited 1
+		// found nothing: dedup.answer_missing).
+		c.ExitCode = int32(*exit)
+	}
 }
 
 func (r *ohV1Reader) finish() {

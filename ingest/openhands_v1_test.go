@@ -59,6 +59,10 @@ func TestOpenHandsV1Conformance(t *testing.T) {
 				if !tr.Requests[0].Calls[0].IsError || tr.Requests[1].Calls[0].IsError {
 					t.Errorf("errors: exit 2 %v (want true), exit 0 %v (want false)", tr.Requests[0].Calls[0].IsError, tr.Requests[1].Calls[0].IsError)
 				}
+				// The exit code stays beside the text, as the hook gets it.
+				if a, b := tr.Requests[0].Calls[0].ExitCode, tr.Requests[1].Calls[0].ExitCode; a != 2 || b != 0 {
+					t.Errorf("exit codes %d and %d, want 2 and 0", a, b)
+				}
 			},
 		},
 		{

@@ -218,9 +218,11 @@ func (b *sessionBuilder) waiting(id string, tag uint64) (ref callRef, at int, ok
 	return callRef{}, 0, false
 }
 
-// result joins a result to the oldest call with that id still waiting. It
-// reports a result with no call and keeps going.
-func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Time, out *Sink) {
+// result joins a result to the oldest call with that id still waiting, and
+// returns that call (for what a reader knows of the result beside its
+// text, such as an exit code; valid until the next call is added). It
+// reports a result with no call and keeps going (nil).
+func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Time, out *Sink) *Call {
 	ref, at, waiting := b.waiting(id, idTag(id))
 	if !waiting {
 		b.held = false
@@ -236,7 +238,7 @@ func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Ti
 		default:
 			b.noCall(id, line, out)
 		}
-		return
+		return nil
 	}
 	if at < 0 {
 		if q := b.older[id]; len(q) > 1 {
@@ -248,6 +250,7 @@ func (b *sessionBuilder) result(id, text string, isErr bool, line int, t time.Ti
 		b.recent = append(b.recent[:at], b.recent[at+1:]...)
 	}
 	b.fill(ref, text, isErr, line, t)
+	return b.at(ref)
 }
 
 // heldResult says whether the text of the next result joined (result,

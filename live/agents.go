@@ -596,6 +596,10 @@ func parseOpenHands(w *wire) Event {
 			Text    jsonx.RawMessage `json:"text"`
 			IsError bool             `json:"is_error"`
 			Error   jsonx.RawMessage `json:"error"`
+			// ExitCode is a terminal command's (TerminalObservation):
+			// is_error stays false for a command that ran and failed,
+			// which the v1 reader reads as a failure.
+			ExitCode jsonx.RawMessage `json:"exit_code"`
 		}
 		ev.Result = resultText(w.ToolResponse)
 		if json.Unmarshal(w.ToolResponse, &r) == nil {
@@ -608,6 +612,10 @@ func parseOpenHands(w *wire) Event {
 				ev.Result = resultText(r.Text)
 			}
 			ev.IsError = r.IsError || nonNull(r.Error)
+			if n, err := strconv.Atoi(string(bytes.TrimSpace(r.ExitCode))); err == nil {
+				ev.ExitCode = n
+				ev.IsError = ev.IsError || n != 0
+			}
 		}
 	case "UserPromptSubmit":
 		// The user's message is HookEvent.message (types.py).

@@ -21,3 +21,24 @@ func TestEventExitCode(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenHandsExitCode: an OpenHands terminal observation that ran and
+// failed says so by its exit code alone (is_error false): the hook reads
+// it as a failure, as the v1 reader does, and keeps the code.
+func TestOpenHandsExitCode(t *testing.T) {
+	p := Lookup("openhands")
+	for _, tc := range []struct {
+		member  string
+		exit    int
+		isError bool
+	}{{`1`, 1, true}, {`0`, 0, false}, {`-1`, -1, true}, {`"x"`, 0, false}} {
+		ev, err := p.ParseEvent([]byte(`{"event_type":"PostToolUse","session_id":"s","tool_name":"terminal","tool_input":{"command":"cat x"},"tool_response":{"content":[{"type":"text","text":""}],"is_error":false,"exit_code":` + tc.member + `}}`))
+		if err != nil {
+			t.Errorf("exit_code %s: %v", tc.member, err)
+			continue
+		}
+		if ev.ExitCode != tc.exit || ev.IsError != tc.isError {
+			t.Errorf("exit_code %s: exit code %d, error %v; want %d, %v", tc.member, ev.ExitCode, ev.IsError, tc.exit, tc.isError)
+		}
+	}
+}

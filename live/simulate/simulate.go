@@ -320,7 +320,8 @@ type callEvent struct {
 	argsOK                  bool
 	time                    time.Time
 	// exit is the exit code the transcript records apart from the result
-	// (ingest.Call.ExitCode), which the OpenCode plugin sends.
+	// (ingest.Call.ExitCode), which the OpenCode plugin and OpenHands'
+	// observation send.
 	exit int
 }
 
@@ -504,8 +505,14 @@ func (e *eventWriter) post(c callEvent, result string, isError, blocks bool) []b
 		}
 		return append(b, "}}"...)
 	case "openhands":
-		return append(e.openHandsHead("PostToolUse", c.tool, &c),
-			`,"tool_response":{"content":[{"type":"text","text":`+jsonx.Quote(result)+`}],"is_error":`+strconv.FormatBool(isError)+`}}`...)
+		b := append(e.openHandsHead("PostToolUse", c.tool, &c),
+			`,"tool_response":{"content":[{"type":"text","text":`+jsonx.Quote(result)+`}],"is_error":`+strconv.FormatBool(isError)...)
+		if c.exit != 0 {
+			// A terminal observation's exit code (is_error above is the
+			// reader's reading of it).
+			b = append(b, `,"exit_code":`+strconv.Itoa(c.exit)...)
+		}
+		return append(b, "}}"...)
 	case "hermes":
 		status, errType := `"ok"`, "null"
 		if isError {

@@ -342,3 +342,38 @@ func TestCodexFoundNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenHandsFoundNothing: an OpenHands terminal observation of a
+// command that printed nothing and exited 1 (is_error false, the exit
+// code beside the content) is answered at its repeat, live as in replay.
+func TestOpenHandsFoundNothing(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"kind": "MessageEvent", "id": "e1", "timestamp": "2026-03-01T09:00:01", "source": "user", "llm_message": {"role": "user", "content": [{"type": "text", "text": "Show the absent file"}]}}` + "\n")
+	for i, sec := range []int{2, 4} {
+		id := fmt.Sprintf("call_%d", i+1)
+		b.WriteString(fmt.Sprintf(`{"kind": "ActionEvent", "id": "a%d", "timestamp": "2026-03-01T09:00:%02d", "source": "agent", "action": {"kind": "TerminalAction", "command": "cat absent.txt 2> /dev/null"}, "tool_name": "terminal", "tool_call_id": %q, "tool_call": {"id": %q, "name": "terminal", "arguments": "{\"command\": \"cat absent.txt 2> /dev/null\"}"}, "llm_response_id": "r%d"}`+"\n", i+1, sec, id, id, i+1))
+		b.WriteString(fmt.Sprintf(`{"kind": "ObservationEvent", "id": "o%d", "timestamp": "2026-03-01T09:00:%02d", "source": "environment", "observation": {"kind": "TerminalObservation", "content": [{"type": "text", "text": ""}], "is_error": false, "exit_code": 1}, "action_id": "a%d", "tool_name": "terminal", "tool_call_id": %q}`+"\n", i+1, sec+1, i+1, id))
+	}
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := rules.Preset("loopgate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := &Simulator{Agent: "openhands", Rules: r, StateDir: t.TempDir()}
+	results, err := sim.File(path, ingest.Options{Format: "openhands-v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 1 || len(results[0].Calls) != 2 {
+		t.Fatalf("%d sessions, want 1 of 2 calls: %+v", len(results), results)
+	}
+	for i, want := range []string{"allow", "dedup"} {
+		c := results[0].Calls[i]
+		if !c.Same() || c.Hook.Action != want {
+			t.Errorf("call %d: hook %v, replay %v; want %s", c.Index, c.Hook, c.Replay, want)
+		}
+	}
+}
