@@ -316,31 +316,8 @@ func TestCodexFoundNothing(t *testing.T) {
 	shell(3, "call_2", "rg -n plum src", 1)
 	shell(4, "call_3", "cat /w/big.log", 124)
 	shell(5, "call_4", "cat /w/big.log", 124)
-	path := filepath.Join(t.TempDir(), "rollout-2026-02-03T10-00-00-0c0c0c0c-0000-4000-8000-00000000cafe.jsonl")
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r, err := rules.Preset("loopgate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim := &Simulator{Agent: "codex", Rules: r, StateDir: t.TempDir()}
-	results, err := sim.File(path, ingest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(results) != 1 || len(results[0].Calls) != 4 {
-		t.Fatalf("%d sessions, want 1 of 4 calls: %+v", len(results), results)
-	}
-	want := []string{"allow", "dedup", "allow", "steer"}
-	for i, c := range results[0].Calls {
-		if !c.Same() {
-			t.Errorf("call %d: hook %v, replay %v", c.Index, c.Hook, c.Replay)
-		}
-		if c.Hook.Action != want[i] {
-			t.Errorf("call %d (%s): hook %s, want %s", c.Index, c.Tool, c.Hook.Action, want[i])
-		}
-	}
+	checkFoundNothing(t, "codex", "rollout-2026-02-03T10-00-00-0c0c0c0c-0000-4000-8000-00000000cafe.jsonl", b.String(), ingest.Options{},
+		[]string{"allow", "dedup", "allow", "steer"})
 }
 
 // TestOpenHandsFoundNothing: an OpenHands terminal observation of a
@@ -354,26 +331,33 @@ func TestOpenHandsFoundNothing(t *testing.T) {
 		b.WriteString(fmt.Sprintf(`{"kind": "ActionEvent", "id": "a%d", "timestamp": "2026-03-01T09:00:%02d", "source": "agent", "action": {"kind": "TerminalAction", "command": "cat absent.txt 2> /dev/null"}, "tool_name": "terminal", "tool_call_id": %q, "tool_call": {"id": %q, "name": "terminal", "arguments": "{\"command\": \"cat absent.txt 2> /dev/null\"}"}, "llm_response_id": "r%d"}`+"\n", i+1, sec, id, id, i+1))
 		b.WriteString(fmt.Sprintf(`{"kind": "ObservationEvent", "id": "o%d", "timestamp": "2026-03-01T09:00:%02d", "source": "environment", "observation": {"kind": "TerminalObservation", "content": [{"type": "text", "text": ""}], "is_error": false, "exit_code": 1}, "action_id": "a%d", "tool_name": "terminal", "tool_call_id": %q}`+"\n", i+1, sec+1, i+1, id))
 	}
-	path := filepath.Join(t.TempDir(), "events.jsonl")
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+	checkFoundNothing(t, "openhands", "events.jsonl", b.String(), ingest.Options{Format: "openhands-v1"}, []string{"allow", "dedup"})
+}
+
+// checkFoundNothing drives the transcript text, written as name, through
+// agent's hook under the loopgate preset: every call gets from the hook
+// what replay gives it, and the hook's actions are want's.
+func checkFoundNothing(t *testing.T, agent, name, text string, opt ingest.Options, want []string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r, err := rules.Preset("loopgate")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := &Simulator{Agent: "openhands", Rules: r, StateDir: t.TempDir()}
-	results, err := sim.File(path, ingest.Options{Format: "openhands-v1"})
+	sim := &Simulator{Agent: agent, Rules: r, StateDir: t.TempDir()}
+	results, err := sim.File(path, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(results) != 1 || len(results[0].Calls) != 2 {
-		t.Fatalf("%d sessions, want 1 of 2 calls: %+v", len(results), results)
+	if len(results) != 1 || len(results[0].Calls) != len(want) {
+		t.Fatalf("%d sessions, want 1 of %d calls: %+v", len(results), len(want), results)
 	}
-	for i, want := range []string{"allow", "dedup"} {
-		c := results[0].Calls[i]
-		if !c.Same() || c.Hook.Action != want {
-			t.Errorf("call %d: hook %v, replay %v; want %s", c.Index, c.Hook, c.Replay, want)
+	for i, c := range results[0].Calls {
+		if !c.Same() || c.Hook.Action != want[i] {
+			t.Errorf("call %d (%s): hook %v, replay %v; want %s", c.Index, c.Tool, c.Hook, c.Replay, want[i])
 		}
 	}
 }
