@@ -89,25 +89,10 @@ type envelopeFunc = func(result string) (output, envelope string)
 type resultView struct {
 	envelope envelopeFunc
 	hook     func(string) string
-	hookExit func(string) int
 }
 
 func resultViewOf(format string) resultView {
-	return resultView{envelope: ingest.EnvelopeOf(format), hook: ingest.HookResultOf(format), hookExit: ingest.HookExitOf(format)}
-}
-
-// guardExit is the exit code the agent's hooks learn beside the result:
-// the one the transcript records apart (Call.ExitCode), or the one the
-// format's hook reads where the result's text holds it
-// (ingest.HookExitOf); 0 when they learn none.
-func (v resultView) guardExit(c *ingest.Call) int {
-	switch {
-	case c.ExitCode != 0:
-		return int(c.ExitCode)
-	case v.hookExit != nil && c.HasResult:
-		return v.hookExit(c.Result)
-	}
-	return 0
+	return resultView{envelope: ingest.EnvelopeOf(format), hook: ingest.HookResultOf(format)}
 }
 
 // guardResult is the result the guard reads: what the agent's hooks get.

@@ -218,7 +218,7 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 				ev.ArgsOK, ev.ArgsRaw, ev.Time = c.ArgsOK, c.ArgsRaw, c.Time
 				replayfast.SetArgs(ev, c.Args, c.ArgsCompact, c.ArgsPending)
 				ev.Result, ev.ResultHash, ev.OutputHash, ev.Failed, ev.IsError = view.guardResult(c), f.resultHash, f.outputHash, f.failed, c.IsError
-				ev.NoResult, ev.ExitCode = !c.HasResult, view.guardExit(c)
+				ev.NoResult, ev.ExitCode = !c.HasResult, int(c.ExitCode)
 				if c.Cut != nil {
 					ev.ResultBytes = c.Cut.Bytes
 					p.noteCut(c, index)

@@ -53,7 +53,6 @@ func init() {
 		Text:       true,
 		Envelope:   codexEnvelope,
 		HookResult: codexHookResult,
-		HookExit:   codexHookExit,
 		Family:     "codex",
 		Reads:      "OpenAI Codex CLI rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl).",
 		Detection:  "JSONL whose first record has a payload and a type of session_meta, turn_context, response_item, event_msg or compacted, or (older rollouts) is a meta line with id, timestamp and instructions.",
@@ -428,18 +427,18 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 		r.open = false
 		text := p.output
 		failed := p.Success != nil && !*p.Success
-		if _, exit, hasExit, ok := CodexShellOutput(text); ok && hasExit && exit != 0 {
-			// A shell command that exited non-zero: Codex records it with
-			// no success flag, the exit code in the output's header.
-			failed = true
-		} else if exit, ok := codexStructuredExit(text); ok && exit != 0 {
-			// The same in the structured output of older builds: the
-			// exit code in its metadata.
-			failed = true
-		} else if strings.HasPrefix(text, codexPatchRejected) {
+		// A shell command that exited non-zero: Codex records it with no
+		// success flag, the exit code in the output's header (or, in the
+		// structured output of older builds, in its metadata). The code
+		// is kept beside the result too: the hook, which gets the output
+		// alone, reads it from the rollout (Call.ExitCode).
+		exit := codexExitCode(text)
+		if exit != 0 || strings.HasPrefix(text, codexPatchRejected) {
 			failed = true
 		}
-		r.b.result(p.CallID, text, failed, n, t, r.out)
+		if c := r.b.result(p.CallID, text, failed, n, t, r.out); c != nil {
+			c.ExitCode = int32(exit)
+		}
 	case "compaction":
 		r.compaction()
 	default:

@@ -51,10 +51,6 @@ type Format struct {
 	// guard reads this in replay, so that replay decides as a hook inside
 	// the agent does; the truth compares the output (Envelope).
 	HookResult func(result string) string
-	// HookExit is the exit code a hook learns beside HookResult's output,
-	// where the output no longer says it (Codex: its hook reads it from
-	// the rollout); 0 when there is none to learn, or it was 0.
-	HookExit func(result string) int
 }
 
 // Head is what detection knows of a file before parsing it.

@@ -35,18 +35,9 @@ func HookResultOf(format string) func(string) string {
 	return nil
 }
 
-// HookExitOf is the format's HookExit, nil when its hooks get the exit
-// code in the result (or none).
-func HookExitOf(format string) func(string) int {
-	if f := LookupFormat(format); f != nil {
-		return f.HookExit
-	}
-	return nil
-}
-
-// codexHookExit is the exit code in a shell result's header, which Codex's
-// hook reads from the rollout (live: codexResultFacts).
-func codexHookExit(result string) int {
+// codexExitCode is the exit code in a shell result's header or in the
+// metadata of its structured output; 0 when it says none.
+func codexExitCode(result string) int {
 	if _, exit, hasExit, ok := CodexShellOutput(result); ok && hasExit {
 		return exit
 	}

@@ -203,10 +203,10 @@ type Call struct {
 	HasResult bool
 	// IsError is true when the transcript marks the result as an error.
 	IsError bool
-	// ExitCode is a shell command's exit code where the transcript records
-	// it apart from Result (OpenCode's metadata.exit), as the agent's hook
-	// gets it; 0 when it does not (or it was 0). Codex's, in its result's
-	// header, is Format.HookExit's.
+	// ExitCode is a shell command's exit code where the agent's hook gets
+	// it apart from the result's text (Codex's hook the output alone, the
+	// code read from the rollout; OpenCode's metadata.exit; OpenHands'
+	// exit_code); 0 when the transcript says none (or it was 0).
 	ExitCode int32 `json:",omitempty"`
 	// ResultMembers, when not nil, are the raw texts of Result's top-level
 	// resultmembers.Keys members ("" for one that is absent), exactly as

@@ -326,7 +326,7 @@ func parseClaude(w *wire) Event {
 			resp = bytes.TrimSpace(w.ToolOutput)
 		}
 		ev.Result, ev.IsError = resultText(resp), w.IsError
-		if n, err := strconv.Atoi(string(bytes.TrimSpace(w.ExitCode))); err == nil {
+		if n, ok := exitCode(w.ExitCode); ok {
 			ev.ExitCode = n
 		}
 		if len(resp) > 0 && resp[0] == '[' {
@@ -612,7 +612,7 @@ func parseOpenHands(w *wire) Event {
 				ev.Result = resultText(r.Text)
 			}
 			ev.IsError = r.IsError || nonNull(r.Error)
-			if n, err := strconv.Atoi(string(bytes.TrimSpace(r.ExitCode))); err == nil {
+			if n, ok := exitCode(r.ExitCode); ok {
 				ev.ExitCode = n
 				ev.IsError = ev.IsError || n != 0
 			}
@@ -863,4 +863,11 @@ func firstRaw(r ...jsonx.RawMessage) jsonx.RawMessage {
 		}
 	}
 	return nil
+}
+
+// exitCode reads an event's exit_code member: a whole number, or nothing
+// (absent, null, or another shape, which leaves the event readable).
+func exitCode(raw jsonx.RawMessage) (int, bool) {
+	n, err := strconv.Atoi(string(bytes.TrimSpace(raw)))
+	return n, err == nil
 }

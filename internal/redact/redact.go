@@ -689,17 +689,7 @@ func openAIKeyLike(s string) bool {
 			return hasLetterAndDigit(body[len(p):])
 		}
 	}
-	lower, upper, digit := false, false, false
-	for i := 0; i < len(body); i++ {
-		switch c := body[i]; {
-		case c >= '0' && c <= '9':
-			digit = true
-		case c >= 'a' && c <= 'z':
-			lower = true
-		case c >= 'A' && c <= 'Z':
-			upper = true
-		}
-	}
+	lower, upper, digit, _ := charClasses(body)
 	if upper && lower && digit {
 		return true
 	}
@@ -788,7 +778,13 @@ func looksRandom(s string) bool {
 	if len(s) < 8 || !notPlaceholder(s) {
 		return false
 	}
-	lower, upper, digit := false, false, false
+	lower, upper, digit, _ := charClasses(s)
+	return digit || (lower && upper)
+}
+
+// charClasses reports which kinds of ASCII characters s holds: lower-case
+// letters, upper-case letters, digits, and anything else.
+func charClasses(s string) (lower, upper, digit, other bool) {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c >= '0' && c <= '9':
@@ -797,9 +793,11 @@ func looksRandom(s string) bool {
 			lower = true
 		case c >= 'A' && c <= 'Z':
 			upper = true
+		default:
+			other = true
 		}
 	}
-	return digit || (lower && upper)
+	return lower, upper, digit, other
 }
 
 // isBareSecretWord reports whether a name is key, secret or token alone,
@@ -814,29 +812,18 @@ func isBareSecretWord(w string) bool {
 }
 
 // credentialLike reports whether a value can be nothing but a credential:
-// 16 or more characters, all letters and digits (and - _ . + / = of
-// base64 and tokens, but no path: no / after the first character), with
-// lower case, upper case and digits mixed. Words, identifiers, hashes in
-// one case and paths are not.
+// 16 or more characters, letters and digits and - _ . + = alone (no /: a
+// path is not one), with lower case, upper case and digits mixed. Words,
+// identifiers, hashes in one case and paths are not.
 func credentialLike(v string) bool {
-	if len(v) < 16 || !notPlaceholder(v) || strings.Contains(v[1:], "/") {
+	if len(v) < 16 || !notPlaceholder(v) {
 		return false
 	}
-	lower, upper, digit := 0, 0, 0
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
-		case c >= '0' && c <= '9':
-			digit++
-		case c >= 'a' && c <= 'z':
-			lower++
-		case c >= 'A' && c <= 'Z':
-			upper++
-		case strings.IndexByte("-_.+=", c) >= 0:
-		default:
-			return false
-		}
+	lower, upper, digit, other := charClasses(v)
+	if other && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.+=") != "" {
+		return false
 	}
-	return lower > 0 && upper > 0 && digit > 0
+	return lower && upper && digit
 }
 
 // notCode rejects, besides placeholders, an assignment in source code that
