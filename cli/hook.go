@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,14 +30,8 @@ func hookCommand() *cli.Command {
 		Name:      "hook",
 		Usage:     "live: decide one tool call of a running agent (one hook event on stdin, the agent's answer on stdout; loopgate-hook does the same, and starts faster)",
 		UsageText: "loopgate hook --agent AGENT [--preset NAME | --rules FILE] [--state-dir DIR] [--shadow] [--log FILE]",
-		Flags: []cli.Flag{
-			agentFlag(), rulesFlag(), presetFlag(),
-			&cli.StringFlag{Name: "state-dir", Usage: "per-session state `DIR` (default $XDG_STATE_HOME/loopgate or ~/.local/state/loopgate)"},
-			&cli.BoolFlag{Name: "shadow", Usage: "never block or steer: only record what the guard would do, with the real results, in the decision log"},
-			&cli.StringFlag{Name: "log", Usage: "append every event and decision to this JSONL decision `FILE` (default with --shadow: decisions.jsonl in the state directory)"},
-			&cli.DurationFlag{Name: "expire", Value: hookcmd.DefaultExpire, Usage: "remove the state of sessions untouched this long (0: never)"},
-		},
-		Action: runHook,
+		Flags:     append([]cli.Flag{agentFlag()}, hookFlags("")...),
+		Action:    runHook,
 		// A hook that exits 2 blocks the call in Claude Code and Gemini:
 		// a flag the hook does not know is said and the call allowed.
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
@@ -45,9 +40,22 @@ func hookCommand() *cli.Command {
 		},
 		Subcommands: []*cli.Command{
 			hookSimulateCommand(),
+			hookServeCommand(),
 			hookInstallCommand(false),
 			hookInstallCommand(true),
 		},
+	}
+}
+
+// hookFlags are the flags of a hook call but --agent, which `hook serve`
+// takes too; stateNote ends --state-dir's usage.
+func hookFlags(stateNote string) []cli.Flag {
+	return []cli.Flag{
+		rulesFlag(), presetFlag(),
+		&cli.StringFlag{Name: "state-dir", Usage: "per-session state `DIR`" + stateNote + " (default $XDG_STATE_HOME/loopgate or ~/.local/state/loopgate)"},
+		&cli.BoolFlag{Name: "shadow", Usage: "never block or steer: only record what the guard would do, with the real results, in the decision log"},
+		&cli.StringFlag{Name: "log", Usage: "append every event and decision to this JSONL decision `FILE` (default with --shadow: decisions.jsonl in the state directory)"},
+		&cli.DurationFlag{Name: "expire", Value: hookcmd.DefaultExpire, Usage: "remove the state of sessions untouched this long (0: never)"},
 	}
 }
 
@@ -75,7 +83,9 @@ func hookInstallCommand(remove bool) *cli.Command {
 			&cli.StringFlag{Name: "state-dir", Usage: "pass --state-dir `DIR` to the hook"},
 			&cli.BoolFlag{Name: "shadow", Usage: "install the hook in shadow mode (record only)"},
 			&cli.StringFlag{Name: "log", Usage: "pass --log `FILE` to the hook"},
-			&cli.StringFlag{Name: "command", Usage: "the program the agent runs: a loopgate, or a loopgate-hook (default: loopgate-hook beside this loopgate when it is of the same build, else this loopgate; by absolute path)"})
+			&cli.StringFlag{Name: "command", Usage: "the program the agent runs: a loopgate, or a loopgate-hook (default: loopgate-hook beside this loopgate when it is of the same build, else this loopgate; by absolute path)"},
+			&cli.BoolFlag{Name: "http", Usage: "the agent posts each event to 'loopgate hook serve' instead of running a command (Claude Code): the server's flags choose the rules"},
+			&cli.StringFlag{Name: "listen", Value: live.DefaultListen, Usage: "with --http: the `HOST:PORT` the server listens on"})
 	}
 	return &cli.Command{Name: name, Usage: usage, Flags: flags, Action: func(c *cli.Context) error {
 		if err := noArgs(c); err != nil {
@@ -98,6 +108,9 @@ func runHookInstall(c *cli.Context, remove bool) error {
 	if err != nil {
 		return cli.Exit(err.Error(), ExitUsage)
 	}
+	if !remove && c.Bool("http") {
+		return installHTTPHook(c, agent, home, project)
+	}
 	command := ""
 	if !remove {
 		if c.String("rules") != "" && c.String("preset") != "" {
@@ -114,6 +127,15 @@ func runHookInstall(c *cli.Context, remove bool) error {
 	if err != nil {
 		return cli.Exit(err.Error(), ExitUsage)
 	}
+	if reportInstall(c, in, remove) {
+		fmt.Fprintf(c.App.Writer, "command: %s\n", command)
+	}
+	return nil
+}
+
+// reportInstall says what install or uninstall did (or would do), and
+// whether it added loopgate's hook.
+func reportInstall(c *cli.Context, in *live.Install, remove bool) (added bool) {
 	w := c.App.Writer
 	switch {
 	case c.Bool("dry-run"):
@@ -124,7 +146,7 @@ func runHookInstall(c *cli.Context, remove bool) error {
 		fmt.Fprintf(w, "%s: loopgate's hook removed\n", in.File)
 	default:
 		fmt.Fprintf(w, "%s: loopgate's hook added for %s\n", in.File, strings.Join(in.Events, ", "))
-		fmt.Fprintf(w, "command: %s\n", command)
+		added = true
 	}
 	if in.Backup != "" {
 		fmt.Fprintf(w, "backup: %s\n", in.Backup)
@@ -132,6 +154,57 @@ func runHookInstall(c *cli.Context, remove bool) error {
 	for _, n := range in.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	return added
+}
+
+// installHTTPHook writes the agent's hooks as URLs of a hook server
+// (`loopgate hook serve`), with the token of the state directory the
+// server uses. The rules are the server's: flags that choose them here
+// would be ignored, so they are refused.
+func installHTTPHook(c *cli.Context, agent, home, project string) error {
+	if !live.HTTPHooks(agent) {
+		return usageError("--http: %s's hooks run a command, they cannot post to a server (only claude-code's can)", agent)
+	}
+	for _, f := range []string{"rules", "preset", "shadow", "log", "command"} {
+		if c.IsSet(f) {
+			return usageError("--%s does not go with --http: give it to 'loopgate hook serve', whose flags choose the rules and the log", f)
+		}
+	}
+	addr := c.String("listen")
+	if err := live.CheckListen(addr); err != nil {
+		return usageError("%v", err)
+	}
+	if _, port, _ := net.SplitHostPort(addr); port == "0" {
+		return usageError("--listen %q: give the port the server listens on (it prints it)", addr)
+	}
+	dir := c.String("state-dir")
+	if dir == "" {
+		var err error
+		if dir, err = live.DefaultStateDir(); err != nil {
+			return cli.Exit(err.Error(), ExitUsage)
+		}
+	}
+	// The token is a secret, and a dry run's output may be pasted
+	// anywhere; it writes nothing either, not even the token.
+	token := "<the token in " + filepath.Join(dir, "serve.token") + ">"
+	if !c.Bool("dry-run") {
+		var err error
+		if token, err = live.ServeToken(dir); err != nil {
+			return cli.Exit(err.Error(), ExitUsage)
+		}
+	}
+	url := live.HookURL(addr, agent)
+	in, err := live.InstallHTTPHooks(agent, c.String("scope"), home, project, url, token, c.Bool("dry-run"))
+	if err != nil {
+		return cli.Exit(err.Error(), ExitUsage)
+	}
+	reportInstall(c, in, false)
+	fmt.Fprintf(c.App.Writer, "url: %s\n", url)
+	serve := "loopgate hook serve --listen " + addr
+	if c.IsSet("state-dir") {
+		serve += " --state-dir " + shellQuote(dir)
+	}
+	fmt.Fprintf(c.App.Writer, "note: the agent's hooks are answered only while the server runs (%s, with the rules you choose); without it each call goes on unguarded\n", serve)
 	return nil
 }
 

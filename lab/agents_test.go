@@ -104,6 +104,9 @@ type agent struct {
 	// denies one call and goes on): the lab then checks that the model got
 	// no further request, and nothing after the block.
 	blockEnds string
+	// http: the hook is installed as the agent's HTTP hooks (`hook install
+	// --http`), answered by a `loopgate hook serve` the box starts.
+	http bool
 }
 
 func (a *agent) skip(sc *scenario) string {
@@ -120,13 +123,14 @@ func (a *agent) skip(sc *scenario) string {
 }
 
 var agents = map[string]*agent{
-	"claude-code": claudeCode,
-	"codex":       codex,
-	"gemini":      gemini,
-	"qwen-code":   qwenCode,
-	"opencode":    openCode,
-	"pi":          pi,
-	"cline":       clineCLI,
+	"claude-code":      claudeCode,
+	"claude-code-http": claudeCodeHTTP,
+	"codex":            codex,
+	"gemini":           gemini,
+	"qwen-code":        qwenCode,
+	"opencode":         openCode,
+	"pi":               pi,
+	"cline":            clineCLI,
 }
 
 // Claude Code: https://docs.claude.com/en/docs/claude-code/settings (the
@@ -171,6 +175,15 @@ var claudeCode = &agent{
 		}, b.l.bin, args...)
 	},
 }
+
+// claudeCodeHTTP is Claude Code with loopgate's hooks of type "http",
+// posted to `loopgate hook serve` (docs/live.md, "The hook as a server"):
+// the same agent, run as a variant of the manifest's claude-code.
+var claudeCodeHTTP = func() *agent {
+	a := *claudeCode
+	a.http = true
+	return &a
+}()
 
 // qwenLoop is the planted loop's command for Qwen Code: one with no
 // output. A headless run (-p) of Qwen Code 0.24.4 runs shell commands

@@ -96,7 +96,17 @@ func TestLab(t *testing.T) {
 	res := &results{file: os.Getenv("LOOPGATE_LAB_RESULTS")}
 	only := strings.Fields(os.Getenv("LOOPGATE_LAB_AGENTS"))
 	onlySc := strings.Fields(os.Getenv("LOOPGATE_LAB_SCENARIOS"))
+	var pins []pinned
 	for _, p := range readManifest(t) {
+		pins = append(pins, p)
+		// A variant of an agent (its hooks installed otherwise) runs the
+		// same install, under its own name.
+		if v := p.name + "-http"; agents[v] != nil {
+			p.name = v
+			pins = append(pins, p)
+		}
+	}
+	for _, p := range pins {
 		if len(only) > 0 && !slices.Contains(only, p.name) {
 			continue
 		}
@@ -105,7 +115,7 @@ func TestLab(t *testing.T) {
 			res.line("%s - SKIP: no driver in lab/agents_test.go", p.name)
 			continue
 		}
-		bin := filepath.Join(cache, p.name+"-"+p.version, "node_modules", ".bin", p.bin)
+		bin := filepath.Join(cache, strings.TrimSuffix(p.name, "-http")+"-"+p.version, "node_modules", ".bin", p.bin)
 		if _, err := os.Stat(bin); err != nil {
 			res.line("%s - SKIP: %s@%s is not installed in %s (scripts/lab.sh installs it)", p.name, p.pkg, p.version, cache)
 			continue
@@ -232,6 +242,13 @@ func (b *box) env(extra ...string) []string {
 // the dry run's settings are read first.
 func (b *box) installHook() error {
 	args := []string{"hook", "install", "--agent", b.l.agent.hookAgent, "--scope", b.l.agent.hookScope, "--preset", b.preset, "--log", b.log}
+	if b.l.agent.http {
+		addr, err := b.startServer()
+		if err != nil {
+			return err
+		}
+		args = []string{"hook", "install", "--agent", b.l.agent.hookAgent, "--scope", b.l.agent.hookScope, "--http", "--listen", addr}
+	}
 	install := func(args ...string) ([]byte, error) {
 		cmd := exec.Command(b.l.loopgate, args...)
 		cmd.Dir = b.work
@@ -243,7 +260,7 @@ func (b *box) installHook() error {
 		return out, nil
 	}
 	own := filepath.Join(filepath.Dir(b.l.loopgate), "loopgate-hook")
-	if _, err := os.Stat(own); err == nil {
+	if _, err := os.Stat(own); err == nil && !b.l.agent.http {
 		out, err := install(append(args, "--dry-run")...)
 		if err != nil {
 			return err
@@ -254,6 +271,52 @@ func (b *box) installHook() error {
 	}
 	_, err := install(args...)
 	return err
+}
+
+// startServer starts `loopgate hook serve` for the box (its home's state
+// directory, the box's preset and decision log) on a free port, stopped
+// when the test ends, and returns the address it listens on.
+func (b *box) startServer() (string, error) {
+	cmd := exec.Command(b.l.loopgate, "hook", "serve", "--listen", "127.0.0.1:0", "--preset", b.preset, "--log", b.log)
+	cmd.Dir = b.work
+	cmd.Env = b.env()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	lines := bufio.NewScanner(stderr)
+	// The rest of what it says (refused requests, notes) goes to the test
+	// log once it has stopped.
+	var said []string
+	done := make(chan struct{})
+	b.l.t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+		<-done
+		for _, l := range said {
+			b.l.t.Logf("hook serve: %s", l)
+		}
+	})
+	if !lines.Scan() {
+		close(done)
+		return "", fmt.Errorf("loopgate hook serve said nothing: %v", lines.Err())
+	}
+	first := lines.Text()
+	go func() {
+		defer close(done)
+		for lines.Scan() {
+			said = append(said, lines.Text())
+		}
+	}()
+	_, rest, ok := strings.Cut(first, "http://")
+	addr, _, _ := strings.Cut(rest, "/")
+	if !ok || addr == "" {
+		return "", fmt.Errorf("loopgate hook serve: %s", first)
+	}
+	return addr, nil
 }
 
 // run runs the agent's command with a time limit; its output is kept for

@@ -106,6 +106,9 @@ type settingsFormat struct {
 	// plugin: the hook is a plugin file loopgate writes (the file of that
 	// name in plugins/, the command written into it), not settings.
 	plugin string
+	// http: a hook may be a URL the agent posts each event to (type
+	// "http"), which `loopgate hook serve` answers.
+	http bool
 }
 
 // pluginFiles are the OpenCode plugin and the pi extension that call
@@ -115,7 +118,12 @@ type settingsFormat struct {
 var pluginFiles embed.FS
 
 var settingsFormats = map[string]*settingsFormat{
-	"claude-code": {user: ".claude/settings.json", project: ".claude/settings.json", wrapped: true, timeout: 10,
+	// Claude Code's hooks of type "http" post the event's JSON to a URL
+	// and read the answer from the body (code.claude.com/docs/en/hooks,
+	// "HTTP hooks"; the 2.1.332 binary's HttpHookSchema: url, headers,
+	// timeout; an empty body reads as {}; loopback URLs allowed; a failed
+	// request lets the call go on unless onFailure is "block").
+	"claude-code": {user: ".claude/settings.json", project: ".claude/settings.json", wrapped: true, timeout: 10, http: true,
 		events: []hookEvent{{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"PostToolUseFailure", "*"}, {"UserPromptSubmit", ""}, {"SessionStart", "compact"}, {"PreCompact", ""}, {"Stop", ""}}},
 	"codex": {user: ".codex/hooks.json", project: ".codex/hooks.json", wrapped: true, timeout: 10,
 		events: []hookEvent{{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"UserPromptSubmit", ""}, {"SessionStart", ""}, {"Stop", ""}},
@@ -169,8 +177,37 @@ func SettingsPath(agent, scope, home, project string) (string, error) {
 // InstallHooks adds loopgate's entries running command to the agent's
 // settings (remove: takes them out). Dry runs write nothing.
 func InstallHooks(agent, scope, home, project, command string, remove, dry bool) (*Install, error) {
+	return install(agent, scope, home, project, hookTarget{command: command}, remove, dry)
+}
+
+// InstallHTTPHooks adds loopgate's entries posting to a hook server (`loopgate
+// hook serve`) at url with its token, in place of any loopgate command
+// hooks: for an agent whose hooks may be URLs (HTTPHooks).
+func InstallHTTPHooks(agent, scope, home, project, url, token string, dry bool) (*Install, error) {
+	if f := settingsFormats[Canonical(agent)]; f == nil || !f.http {
+		return nil, fmt.Errorf("%s does not post its hooks over HTTP: its hooks run a command (leave out --http)", agent)
+	}
+	return install(agent, scope, home, project, hookTarget{url: url, token: token}, false, dry)
+}
+
+// HTTPHooks reports whether an agent's hooks may be URLs that `loopgate
+// hook serve` answers.
+func HTTPHooks(agent string) bool {
+	f := settingsFormats[Canonical(agent)]
+	return f != nil && f.http
+}
+
+// hookTarget is what loopgate's entries run: a command, or a URL to post
+// each event to (with the server's token).
+type hookTarget struct {
+	command    string
+	url, token string
+}
+
+func install(agent, scope, home, project string, hook hookTarget, remove, dry bool) (*Install, error) {
 	agent = Canonical(agent)
 	f := settingsFormats[agent]
+	command := hook.command
 	path, err := SettingsPath(agent, scope, home, project)
 	if err != nil {
 		return nil, err
@@ -206,7 +243,7 @@ func InstallHooks(agent, scope, home, project, command string, remove, dry bool)
 		if agent == "hermes" {
 			return editYAML(old, f, command, remove)
 		}
-		return editJSON(old, f, agent, command, remove)
+		return editJSON(old, f, agent, hook, remove)
 	}
 	content, err := edit(old, remove)
 	var le *lineError
@@ -273,7 +310,7 @@ func num(n int) jsonx.Value { return jsonx.Value{Kind: jsonx.Number, Str: fmt.Sp
 
 func obj(m ...jsonx.Member) jsonx.Value { return jsonx.Value{Kind: jsonx.Object, Obj: m} }
 
-func editJSON(old []byte, f *settingsFormat, agent, command string, remove bool) ([]byte, error) {
+func editJSON(old []byte, f *settingsFormat, agent string, target hookTarget, remove bool) ([]byte, error) {
 	root := obj()
 	if len(bytes.TrimSpace(old)) > 0 {
 		v, err := jsonx.Parse(old)
@@ -315,7 +352,7 @@ func editJSON(old []byte, f *settingsFormat, agent, command string, remove bool)
 		had := len(list.Arr)
 		list.Arr = withoutLoopgate(list.Arr, f.flat)
 		if !remove && !retired {
-			list.Arr = append(list.Arr, entry(f, e, command))
+			list.Arr = append(list.Arr, entry(f, e, target))
 		}
 		emptied[e.name] = had > 0 && len(list.Arr) == 0
 	}
@@ -355,11 +392,15 @@ func dropMember(ms []jsonx.Member, key string) []jsonx.Member {
 }
 
 // entry is loopgate's entry for one event.
-func entry(f *settingsFormat, e hookEvent, command string) jsonx.Value {
+func entry(f *settingsFormat, e hookEvent, target hookTarget) jsonx.Value {
 	if f.flat {
-		return obj(jsonx.Member{Key: "command", Val: str(command)})
+		return obj(jsonx.Member{Key: "command", Val: str(target.command)})
 	}
-	h := obj(jsonx.Member{Key: "type", Val: str("command")}, jsonx.Member{Key: "command", Val: str(command)})
+	h := obj(jsonx.Member{Key: "type", Val: str("command")}, jsonx.Member{Key: "command", Val: str(target.command)})
+	if target.url != "" {
+		h = obj(jsonx.Member{Key: "type", Val: str("http")}, jsonx.Member{Key: "url", Val: str(target.url)},
+			jsonx.Member{Key: "headers", Val: obj(jsonx.Member{Key: TokenHeader, Val: str(target.token)})})
+	}
 	if f.timeout > 0 {
 		h.Obj = append(h.Obj, jsonx.Member{Key: "timeout", Val: num(f.timeout)})
 	}
@@ -391,7 +432,9 @@ func withoutLoopgate(entries []jsonx.Value, flat bool) []jsonx.Value {
 		}
 		var kept []jsonx.Value
 		for _, h := range hooks.Arr {
-			if c, _ := h.GetString("command"); !IsHookCommand(c) {
+			c, _ := h.GetString("command")
+			u, _ := h.GetString("url")
+			if !IsHookCommand(c) && !IsHookURL(u) {
 				kept = append(kept, h)
 			}
 		}

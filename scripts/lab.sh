@@ -55,7 +55,8 @@ fi
 
 selected() {
   [ ${#want[@]} -eq 0 ] && return 0
-  local w; for w in "${want[@]}"; do [ "$w" = "$1" ] && return 0; done
+  # claude-code-http is a variant of claude-code: the same install.
+  local w; for w in "${want[@]}"; do [ "${w%-http}" = "$1" ] && return 0; done
   return 1
 }
 

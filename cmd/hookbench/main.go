@@ -23,12 +23,21 @@
 // on this machine at this moment, timed beside it. -floor go builds and
 // times an empty Go program (func main() {}, static), the floor of any
 // hook written in Go; -floor /bin/true that of any process.
+//
+// With -http, -loopgate runs as `loopgate hook serve` (one server per
+// preset, on a free loopback port) and each sample is one event posted to
+// it on a new connection, as an agent's HTTP hook posts it: no process
+// starts per call. CPU is then the server's, per call on average over the
+// runs (the kernel counts it in ticks too coarse for one call).
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,7 +60,11 @@ func main() {
 	kind := flag.String("event", "pre", "the event timed: pre (PreToolUse of a new call) or post (its PostToolUse, the PreToolUse already in the session)")
 	keep := flag.String("keep", "", "build the session's state in this directory, write the event to DIR/event.json, run nothing (for perf)")
 	floor := flag.String("floor", "", "a program timed after each run as the floor (go: an empty Go program, built here)")
+	overHTTP := flag.Bool("http", false, "post each event to `loopgate hook serve` (-loopgate names a loopgate) instead of running the hook")
 	flag.Parse()
+	if *overHTTP && (*base != "" || *floor != "" || *keep != "" || live.IsHookProgram(*bin)) {
+		fail(fmt.Errorf("-http takes a loopgate as -loopgate, and no -base, -floor or -keep"))
+	}
 	presets := strings.Split(*preset, ",")
 	if *preset == "all" {
 		presets = rules.PresetNames()
@@ -59,7 +72,7 @@ func main() {
 	if *keep != "" && len(presets) > 1 {
 		fail(fmt.Errorf("-keep takes one preset"))
 	}
-	b := bench{calls: *calls, runs: *runs, turn: *turn, kind: *kind, keep: *keep}
+	b := bench{calls: *calls, runs: *runs, turn: *turn, kind: *kind, keep: *keep, http: *overHTTP}
 	root := *keep
 	if root == "" {
 		var err error
@@ -103,7 +116,11 @@ func main() {
 	if len(rows) > 1 {
 		// The summary a reader compares with the target: wall time, process
 		// start included, per preset.
-		fmt.Printf("%-22s %9s %9s %9s %12s", "preset", "p50 ms", "p90 ms", "p99 ms", "p99 CPU ms")
+		cpuHead := "p99 CPU ms"
+		if b.http {
+			cpuHead = "CPU/call ms" // the server's, averaged (server.cpu)
+		}
+		fmt.Printf("%-22s %9s %9s %9s %12s", "preset", "p50 ms", "p90 ms", "p99 ms", cpuHead)
 		if b.floor != "" {
 			fmt.Printf(" %14s %14s %18s", "floor p50 ms", "floor p99 ms", "floor p99 CPU ms")
 		}
@@ -134,6 +151,7 @@ type bench struct {
 	calls, runs, turn          int
 	kind, keep                 string
 	slim                       map[string]bool // binaries run as loopgate-hook
+	http                       bool            // events posted to a hook server
 }
 
 // row is one preset's figures for -loopgate.
@@ -179,7 +197,15 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 	default:
 		fail(fmt.Errorf("-event %q: pre or post", b.kind))
 	}
+	var srv *server
+	if b.http {
+		srv = startServer(b.binRun, preset, dir)
+		defer srv.stop()
+	}
 	hook := func(bin string, ev []byte) sample {
+		if srv != nil {
+			return srv.post(ev)
+		}
 		args := []string{"hook", "--agent", "claude-code", "--preset", preset, "--state-dir", dir}
 		if b.slim[bin] {
 			args = args[1:]
@@ -243,8 +269,16 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 			floor = append(floor, hook(b.floor, event))
 		}
 	}
-	fmt.Printf("hook call (%s) on a session of %d calls (%d per turn, %s, state %d bytes), %d runs\n",
-		b.kind, b.calls, b.turn, preset, stateSize(saved[b.binRun]), b.runs)
+	how := "hook call"
+	if srv != nil {
+		how = "event posted to hook serve"
+		cpu := srv.cpu() / time.Duration(b.runs+len(before))
+		for i := range got {
+			got[i].cpu = cpu
+		}
+	}
+	fmt.Printf("%s (%s) on a session of %d calls (%d per turn, %s, state %d bytes), %d runs\n",
+		how, b.kind, b.calls, b.turn, preset, stateSize(saved[b.binRun]), b.runs)
 	out := report(b.bin, got)
 	out.preset = preset
 	if b.floor != "" {
@@ -412,4 +446,88 @@ func writeState(dir string, state map[string][]byte) {
 			fail(err)
 		}
 	}
+}
+
+// server is a `loopgate hook serve` the samples post to.
+type server struct {
+	cmd    *exec.Cmd
+	url    string
+	token  string
+	client *http.Client
+	start  time.Duration // its CPU time when the samples began
+}
+
+// startServer starts bin's hook server under preset over the state in dir.
+func startServer(bin, preset, dir string) *server {
+	cmd := exec.Command(bin, "hook", "serve", "--listen", "127.0.0.1:0", "--preset", preset, "--state-dir", dir)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		fail(err)
+	}
+	if err := cmd.Start(); err != nil {
+		fail(err)
+	}
+	said := bufio.NewReader(stderr)
+	line, err := said.ReadString('\n')
+	_, rest, ok := strings.Cut(line, "http://")
+	addr, _, _ := strings.Cut(rest, "/")
+	if err != nil || !ok {
+		cmd.Process.Kill()
+		fail(fmt.Errorf("hook serve: %q %v", line, err))
+	}
+	go io.Copy(os.Stderr, said)
+	token, err := live.ServeToken(dir)
+	if err != nil {
+		fail(err)
+	}
+	// A new connection for each event, as a hook that is not kept alive.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	s := &server{cmd: cmd, url: live.HookURL(addr, "claude-code"), token: token, client: client}
+	s.start = s.cpu()
+	return s
+}
+
+// post sends one event and times its answer.
+func (s *server) post(ev []byte) sample {
+	req, err := http.NewRequest(http.MethodPost, s.url, bytes.NewReader(ev))
+	if err != nil {
+		fail(err)
+	}
+	req.Header.Set(live.TokenHeader, s.token)
+	start := time.Now()
+	resp, err := s.client.Do(req)
+	if err != nil {
+		fail(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	wall := time.Since(start)
+	if resp.StatusCode != http.StatusOK {
+		fail(fmt.Errorf("hook serve answered %s", resp.Status))
+	}
+	return sample{wall: wall}
+}
+
+// cpu is the server's CPU time since sampling began (user + system, from
+// /proc: Linux only; 0 elsewhere).
+func (s *server) cpu() time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's name (which may hold spaces), from
+	// the state (field 3): utime and stime are fields 14 and 15, in ticks
+	// of 1/100 s (USER_HZ on Linux).
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	k, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+k)*10*time.Millisecond - s.start
+}
+
+func (s *server) stop() {
+	s.cmd.Process.Signal(os.Interrupt)
+	s.cmd.Wait()
 }

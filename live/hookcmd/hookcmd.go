@@ -140,6 +140,12 @@ func config(f Flags) (live.Config, error) {
 	if p == nil {
 		return live.Config{}, fmt.Errorf("--agent must be one of %s, not %q", strings.Join(live.AgentNames(), ", "), f.String("agent"))
 	}
+	return configFor(f, p)
+}
+
+// configFor reads every flag of the hook's but --agent: the agent is p
+// (nil for the server, which learns it from each request's path).
+func configFor(f Flags, p *live.Protocol) (live.Config, error) {
 	dir := f.String("state-dir")
 	if dir == "" {
 		var err error
