@@ -17,7 +17,7 @@ import (
 func hookServeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "serve",
-		Usage:     "answer the hook events that agents post over HTTP (Claude Code's \"http\" hooks), on the loopback interface, until stopped: no process starts per tool call",
+		Usage:     "answer the hook events that agents post over HTTP (Claude Code's and Qwen Code's \"http\" hooks), on the loopback interface, until stopped: no process starts per tool call",
 		UsageText: "loopgate hook serve [--listen HOST:PORT] [--preset NAME | --rules FILE] [--state-dir DIR] [--shadow] [--log FILE]",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: live.DefaultListen, Usage: "listen on `HOST:PORT` (a loopback address only; port 0 picks a free one, printed)"},

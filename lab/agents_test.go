@@ -128,6 +128,7 @@ var agents = map[string]*agent{
 	"codex":            codex,
 	"gemini":           gemini,
 	"qwen-code":        qwenCode,
+	"qwen-code-http":   qwenCodeHTTP,
 	"opencode":         openCode,
 	"pi":               pi,
 	"cline":            clineCLI,
@@ -181,6 +182,14 @@ var claudeCode = &agent{
 // the same agent, run as a variant of the manifest's claude-code.
 var claudeCodeHTTP = func() *agent {
 	a := *claudeCode
+	a.http = true
+	return &a
+}()
+
+// qwenCodeHTTP is Qwen Code with loopgate's hooks of type "http", as
+// claudeCodeHTTP.
+var qwenCodeHTTP = func() *agent {
+	a := *qwenCode
 	a.http = true
 	return &a
 }()

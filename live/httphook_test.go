@@ -111,4 +111,8 @@ func TestInstallHTTPHooks(t *testing.T) {
 	if _, err := InstallHTTPHooks("codex", "user", home, "", url, token, false); err == nil {
 		t.Error("Codex's hooks took a URL")
 	}
+	qwen, err := InstallHTTPHooks("qwen-code", "user", home, "", HookURL("127.0.0.1:7433", "qwen-code"), token, true)
+	if err != nil || strings.Count(string(qwen.Content), `"type": "http"`) != len(qwen.Events) {
+		t.Errorf("Qwen Code's HTTP hooks: %v\n%s", err, qwen.Content)
+	}
 }

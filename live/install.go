@@ -134,7 +134,12 @@ var settingsFormats = map[string]*settingsFormat{
 		events: []hookEvent{{"BeforeTool", ".*"}, {"AfterTool", ".*"}, {"BeforeAgent", ""}}, retired: []string{"PreCompress"}},
 	// QwenLM/qwen-code packages/core/src/hooks/types.ts (Claude Code's
 	// events and answers) and hook-timeout.ts (timeouts in seconds).
-	"qwen-code": {user: ".qwen/settings.json", project: ".qwen/settings.json", wrapped: true, timeout: 10,
+	// Its hooks may be URLs too (type "http": packages/core/src/hooks
+	// httpHookRunner of the 0.24.4 bundle: the event's JSON posted with the
+	// headers given, a JSON answer read when its Content-Type says
+	// application/json; a non-2xx status, a refused connection or a timeout
+	// let the call go on; loopback URLs allowed).
+	"qwen-code": {user: ".qwen/settings.json", project: ".qwen/settings.json", wrapped: true, timeout: 10, http: true,
 		events: []hookEvent{{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"PostToolUseFailure", "*"}, {"UserPromptSubmit", ""}, {"PreCompact", ""}, {"Stop", ""}}},
 	// OpenCode loads every *.js and *.ts of its config directories'
 	// plugin/ and plugins/ folders (anomalyco/opencode
