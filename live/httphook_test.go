@@ -89,6 +89,9 @@ func TestInstallHTTPHooks(t *testing.T) {
 	}
 	got, _ := os.ReadFile(path)
 	s := string(got)
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 || len(in.Notes) == 0 {
+		t.Errorf("settings holding the token: mode %04o (want 0600), notes %q", fi.Mode().Perm(), in.Notes)
+	}
 	if n := strings.Count(s, `"url": "`+url+`"`); n != len(in.Events) || strings.Contains(s, "loopgate-hook") {
 		t.Errorf("%d HTTP entries for %d events; command left: %v\n%s", n, len(in.Events), strings.Contains(s, "loopgate-hook"), s)
 	}

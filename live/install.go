@@ -284,15 +284,30 @@ func install(agent, scope, home, project string, hook hookTarget, remove, dry bo
 	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return nil, err
 	}
+	if hook.token != "" {
+		// The settings now hold the server's token: readable by their
+		// owner only (the server is the user's alone).
+		if fi, err := os.Stat(target); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			in.Notes = append(in.Notes[:len(in.Notes):len(in.Notes)], fmt.Sprintf("%s holds the hook server's token now: its mode was %04o, it is %04o", target, fi.Mode().Perm(), fi.Mode().Perm()&0o700))
+		}
+		return in, writeFile(target, content, true)
+	}
 	return in, writeReplace(target, content)
 }
 
 // writeReplace writes a file through a temporary file and a rename, so
 // that an agent reading its settings never sees half of them.
-func writeReplace(path string, content []byte) error {
+func writeReplace(path string, content []byte) error { return writeFile(path, content, false) }
+
+// writeFile is writeReplace; private keeps only the owner's permissions
+// (a file that holds a secret).
+func writeFile(path string, content []byte, private bool) error {
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
+	}
+	if private {
+		mode = mode&0o700 | 0o600
 	}
 	return atomicfile.Write(path, content, "."+filepath.Base(path)+".loopgate-*", mode)
 }
