@@ -288,7 +288,7 @@ func install(agent, scope, home, project string, hook hookTarget, remove, dry bo
 		// The settings now hold the server's token: readable by their
 		// owner only (the server is the user's alone).
 		if fi, err := os.Stat(target); err == nil && fi.Mode().Perm()&0o077 != 0 {
-			in.Notes = append(in.Notes[:len(in.Notes):len(in.Notes)], fmt.Sprintf("%s holds the hook server's token now: its mode was %04o, it is %04o", target, fi.Mode().Perm(), fi.Mode().Perm()&0o700))
+			in.Notes = append(in.Notes[:len(in.Notes):len(in.Notes)], fmt.Sprintf("%s holds the hook server's token now: its mode was %04o, it is %04o", target, fi.Mode().Perm(), fi.Mode().Perm()&0o700|0o600))
 		}
 		return in, writeFile(target, content, true)
 	}
