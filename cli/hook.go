@@ -84,7 +84,7 @@ func hookInstallCommand(remove bool) *cli.Command {
 			&cli.BoolFlag{Name: "shadow", Usage: "install the hook in shadow mode (record only)"},
 			&cli.StringFlag{Name: "log", Usage: "pass --log `FILE` to the hook"},
 			&cli.StringFlag{Name: "command", Usage: "the program the agent runs: a loopgate, or a loopgate-hook (default: loopgate-hook beside this loopgate when it is of the same build, else this loopgate; by absolute path)"},
-			&cli.BoolFlag{Name: "http", Usage: "the agent posts each event to 'loopgate hook serve' instead of running a command (Claude Code, Qwen Code): the server's flags choose the rules"},
+			&cli.BoolFlag{Name: "http", Usage: "the agent posts each event to 'loopgate hook serve' instead of running a command (Claude Code, Qwen Code, and loopgate's OpenCode plugin and pi extension): the server's flags choose the rules"},
 			&cli.StringFlag{Name: "listen", Value: live.DefaultListen, Usage: "with --http: the `HOST:PORT` the server listens on"})
 	}
 	return &cli.Command{Name: name, Usage: usage, Flags: flags, Action: func(c *cli.Context) error {
@@ -163,7 +163,7 @@ func reportInstall(c *cli.Context, in *live.Install, remove bool) (added bool) {
 // would be ignored, so they are refused.
 func installHTTPHook(c *cli.Context, agent, home, project string) error {
 	if !live.HTTPHooks(agent) {
-		return usageError("--http: %s's hooks run a command, they cannot post to a server (claude-code's and qwen-code's can)", agent)
+		return usageError("--http: %s's hooks run a command, they cannot post to a server (those of claude-code, qwen-code, opencode and pi can)", agent)
 	}
 	for _, f := range []string{"rules", "preset", "shadow", "log", "command"} {
 		if c.IsSet(f) {

@@ -124,13 +124,15 @@ func (a *agent) skip(sc *scenario) string {
 
 var agents = map[string]*agent{
 	"claude-code":      claudeCode,
-	"claude-code-http": claudeCodeHTTP,
+	"claude-code-http": httpVariant(claudeCode),
 	"codex":            codex,
 	"gemini":           gemini,
 	"qwen-code":        qwenCode,
-	"qwen-code-http":   qwenCodeHTTP,
+	"qwen-code-http":   httpVariant(qwenCode),
 	"opencode":         openCode,
+	"opencode-http":    httpVariant(openCode),
 	"pi":               pi,
+	"pi-http":          httpVariant(pi),
 	"cline":            clineCLI,
 }
 
@@ -177,22 +179,14 @@ var claudeCode = &agent{
 	},
 }
 
-// claudeCodeHTTP is Claude Code with loopgate's hooks of type "http",
-// posted to `loopgate hook serve` (docs/live.md, "The hook as a server"):
-// the same agent, run as a variant of the manifest's claude-code.
-var claudeCodeHTTP = func() *agent {
-	a := *claudeCode
-	a.http = true
-	return &a
-}()
-
-// qwenCodeHTTP is Qwen Code with loopgate's hooks of type "http", as
-// claudeCodeHTTP.
-var qwenCodeHTTP = func() *agent {
-	a := *qwenCode
-	a.http = true
-	return &a
-}()
+// httpVariant is an agent with its hooks posted to `loopgate hook serve`:
+// Claude Code's and Qwen Code's hooks of type "http", and loopgate's own
+// OpenCode plugin and pi extension installed with --http.
+func httpVariant(a *agent) *agent {
+	v := *a
+	v.http = true
+	return &v
+}
 
 // qwenLoop is the planted loop's command for Qwen Code: one with no
 // output. A headless run (-p) of Qwen Code 0.24.4 runs shell commands

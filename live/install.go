@@ -144,11 +144,13 @@ var settingsFormats = map[string]*settingsFormat{
 	// OpenCode loads every *.js and *.ts of its config directories'
 	// plugin/ and plugins/ folders (anomalyco/opencode
 	// packages/opencode/src/config/plugin.ts, "{plugin,plugins}/*.{ts,js}").
-	"opencode": {user: ".config/opencode/plugins/loopgate.js", project: ".opencode/plugins/loopgate.js", plugin: "opencode.js",
+	// loopgate's own plugin and extension post to `hook serve` when
+	// installed with --http (fetch: Bun's in OpenCode, Node's in pi).
+	"opencode": {user: ".config/opencode/plugins/loopgate.js", project: ".opencode/plugins/loopgate.js", plugin: "opencode.js", http: true,
 		events: []hookEvent{{"tool.execute.before", ""}, {"tool.execute.after", ""}, {"chat.message", ""}}},
 	// pi loads ~/.pi/agent/extensions/*.ts and .pi/extensions/*.ts
 	// (badlogic/pi-mono packages/coding-agent/docs/extensions.md at 83378aad).
-	"pi": {user: ".pi/agent/extensions/loopgate.ts", project: ".pi/extensions/loopgate.ts", plugin: "pi.ts",
+	"pi": {user: ".pi/agent/extensions/loopgate.ts", project: ".pi/extensions/loopgate.ts", plugin: "pi.ts", http: true,
 		events: []hookEvent{{"tool_call", ""}, {"tool_result", ""}, {"before_agent_start", ""}}},
 	"cursor": {user: ".cursor/hooks.json", project: ".cursor/hooks.json", wrapped: true, flat: true,
 		events: []hookEvent{{"preToolUse", ""}, {"postToolUse", ""}, {"postToolUseFailure", ""}, {"beforeSubmitPrompt", ""}, {"preCompact", ""}, {"stop", ""}}},
@@ -228,7 +230,7 @@ func install(agent, scope, home, project string, hook hookTarget, remove, dry bo
 		return in, installCline(in, f, command, remove, dry)
 	}
 	if f.plugin != "" {
-		return in, installPlugin(in, f, command, remove, dry)
+		return in, installPlugin(in, f, hook, remove, dry)
 	}
 	// A link is written through to its target (settingsfile.go).
 	target, exists, err := settingsTarget(path)
@@ -626,7 +628,7 @@ const pluginMarker = "loopgate hook: written by 'loopgate hook install', removed
 // installPlugin writes (or removes) loopgate's plugin file: the embedded
 // source with the hook command written in. A file of that name that
 // loopgate did not write (no pluginMarker line) is never touched.
-func installPlugin(in *Install, f *settingsFormat, command string, remove, dry bool) error {
+func installPlugin(in *Install, f *settingsFormat, hook hookTarget, remove, dry bool) error {
 	old, err := os.ReadFile(in.File)
 	exists := err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -652,13 +654,16 @@ func installPlugin(in *Install, f *settingsFormat, command string, remove, dry b
 	if err != nil {
 		return err
 	}
-	// The command goes in as a JavaScript string literal (JSON's quoting
-	// is JavaScript's).
-	quoted, err := json.Marshal(command)
-	if err != nil {
-		return err
+	// The command (or the server's URL and token) goes in as a
+	// JavaScript string literal (JSON's quoting is JavaScript's).
+	content := src
+	for placeholder, value := range map[string]string{"COMMAND": hook.command, "URL": hook.url, "TOKEN": hook.token} {
+		quoted, err := json.Marshal(value)
+		if err != nil {
+			return err
+		}
+		content = bytes.Replace(content, []byte(`"__LOOPGATE_`+placeholder+`__"`), quoted, 1)
 	}
-	content := bytes.Replace(src, []byte(`"__LOOPGATE_COMMAND__"`), quoted, 1)
 	in.Content = content
 	in.Changed = !bytes.Equal(old, content)
 	if dry || !in.Changed {
@@ -667,5 +672,5 @@ func installPlugin(in *Install, f *settingsFormat, command string, remove, dry b
 	if err := os.MkdirAll(filepath.Dir(in.File), 0o755); err != nil {
 		return err
 	}
-	return writeReplace(in.File, content)
+	return writeFile(in.File, content, hook.token != "")
 }

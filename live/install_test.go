@@ -232,8 +232,8 @@ func TestInstallPlugins(t *testing.T) {
 					t.Errorf("the plugin lacks %s", w)
 				}
 			}
-			if bytes.Contains(b, []byte("__LOOPGATE_COMMAND__")) {
-				t.Error("the command was not written in")
+			if bytes.Contains(b, []byte("__LOOPGATE_")) || !bytes.Contains(b, []byte(`HOOK_URL = ""`)) {
+				t.Error("the command was not written in, or a URL was")
 			}
 			if in2, err := InstallHooks(tc.agent, "user", home, "", cmd, false, false); err != nil || in2.Changed {
 				t.Errorf("install again: changed %v, %v", in2 != nil && in2.Changed, err)
@@ -252,6 +252,23 @@ func TestInstallPlugins(t *testing.T) {
 			InstallHooks(tc.agent, "user", home, "", "", true, false)
 			if b, _ := os.ReadFile(path); string(b) != "export const Mine = async () => ({})\n" {
 				t.Error("the user's file changed")
+			}
+			// Installed with --http: the URL and the token written in, the
+			// file its owner's alone; the command install replaces it.
+			os.Remove(path)
+			url := HookURL("127.0.0.1:7433", tc.agent)
+			if _, err := InstallHTTPHooks(tc.agent, "user", home, "", url, "c0ffee", false); err != nil {
+				t.Fatal(err)
+			}
+			b, _ = os.ReadFile(path)
+			if !bytes.Contains(b, []byte(`HOOK_URL = "`+url+`"`)) || !bytes.Contains(b, []byte(`TOKEN = "c0ffee"`)) || bytes.Contains(b, []byte("__LOOPGATE_")) {
+				t.Errorf("the URL or the token was not written in:\n%s", b)
+			}
+			if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+				t.Errorf("the plugin holding the token has mode %04o", fi.Mode().Perm())
+			}
+			if in, err := InstallHooks(tc.agent, "user", home, "", cmd, false, false); err != nil || !in.Changed {
+				t.Errorf("the command install over the HTTP one: changed %v, %v", in != nil && in.Changed, err)
 			}
 		})
 	}

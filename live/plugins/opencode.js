@@ -3,7 +3,8 @@
 // OpenCode plugin: runs `loopgate hook --agent opencode` before and after
 // each tool call (the plugin hooks tool.execute.before and
 // tool.execute.after) and when the user sends a message (chat.message),
-// with one event on its standard input, and does what the answer says:
+// with one event on its standard input (or, installed with --http, posts
+// the event to `loopgate hook serve` at URL), and does what the answer says:
 // {"block", "reason"} throws, which keeps the tool from running and gives
 // the model the reason; {"context"} is appended to the tool's output;
 // {"halt"} aborts the session's run. The hook fails open: whatever goes
@@ -11,18 +12,38 @@
 import { spawnSync } from "node:child_process"
 
 const COMMAND = "__LOOPGATE_COMMAND__"
+const HOOK_URL = "__LOOPGATE_URL__"
+const TOKEN = "__LOOPGATE_TOKEN__"
 const TIMEOUT_MS = 10000
 
-function ask(event) {
+// answerOf reads the hook's answer: a JSON object, else nothing.
+function answerOf(text) {
+  if (!text || !text.trim()) return {}
+  const answer = JSON.parse(text)
+  return answer && typeof answer === "object" ? answer : {}
+}
+
+async function ask(event) {
+  if (HOOK_URL) {
+    try {
+      const r = await fetch(HOOK_URL, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Loopgate-Token": TOKEN },
+        body: JSON.stringify(event),
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      })
+      return r.ok ? answerOf(await r.text()) : {}
+    } catch {
+      return {}
+    }
+  }
   try {
     const r = spawnSync("/bin/sh", ["-c", COMMAND], {
       input: JSON.stringify(event),
       encoding: "utf8",
       timeout: TIMEOUT_MS,
     })
-    if (r.error || !r.stdout || !r.stdout.trim()) return {}
-    const answer = JSON.parse(r.stdout)
-    return answer && typeof answer === "object" ? answer : {}
+    return r.error ? {} : answerOf(r.stdout)
   } catch {
     return {}
   }
@@ -49,11 +70,11 @@ export const LoopgatePlugin = async ({ client }) => {
         .filter((p) => p && p.type === "text" && !p.synthetic && !p.ignored && typeof p.text === "string")
         .map((p) => p.text)
         .join("\n")
-      ask({ hook_event_name: "UserPromptSubmit", session_id: input.sessionID, prompt })
+      await ask({ hook_event_name: "UserPromptSubmit", session_id: input.sessionID, prompt })
     },
     "tool.execute.before": async (input, output) => {
       args.set(input.callID, output.args)
-      const a = ask({
+      const a = await ask({
         hook_event_name: "PreToolUse",
         session_id: input.sessionID,
         tool_name: input.tool,
@@ -67,7 +88,7 @@ export const LoopgatePlugin = async ({ client }) => {
       }
     },
     "tool.execute.after": async (input, output) => {
-      const a = ask({
+      const a = await ask({
         hook_event_name: "PostToolUse",
         session_id: input.sessionID,
         tool_name: input.tool,

@@ -3,7 +3,8 @@
 // pi extension: runs `loopgate hook --agent pi` before and after each tool
 // call (pi.on("tool_call") and pi.on("tool_result")) and when the user
 // sends a prompt (pi.on("before_agent_start")), with one event on its
-// standard input, and does what the answer says: {"block", "reason"} is
+// standard input (or, installed with --http, posts the event to `loopgate
+// hook serve` at URL), and does what the answer says: {"block", "reason"} is
 // returned as pi's {block, reason}, which keeps the tool from running and
 // gives the model the reason; {"context"} is appended to the tool's
 // result content, or added to the prompt as a message; {"halt"} aborts the
@@ -12,18 +13,38 @@
 import { spawnSync } from "node:child_process";
 
 const COMMAND = "__LOOPGATE_COMMAND__";
+const HOOK_URL = "__LOOPGATE_URL__";
+const TOKEN = "__LOOPGATE_TOKEN__";
 const TIMEOUT_MS = 10000;
 
-function ask(event: Record<string, unknown>): any {
+// answerOf reads the hook's answer: a JSON object, else nothing.
+function answerOf(text: string | null | undefined): any {
+	if (!text || !text.trim()) return {};
+	const answer = JSON.parse(text);
+	return answer && typeof answer === "object" ? answer : {};
+}
+
+async function ask(event: Record<string, unknown>): Promise<any> {
+	if (HOOK_URL) {
+		try {
+			const r = await fetch(HOOK_URL, {
+				method: "POST",
+				headers: { "Content-Type": "application/json", "X-Loopgate-Token": TOKEN },
+				body: JSON.stringify(event),
+				signal: AbortSignal.timeout(TIMEOUT_MS),
+			});
+			return r.ok ? answerOf(await r.text()) : {};
+		} catch {
+			return {};
+		}
+	}
 	try {
 		const r = spawnSync("/bin/sh", ["-c", COMMAND], {
 			input: JSON.stringify(event),
 			encoding: "utf8",
 			timeout: TIMEOUT_MS,
 		});
-		if (r.error || !r.stdout || !r.stdout.trim()) return {};
-		const answer = JSON.parse(r.stdout);
-		return answer && typeof answer === "object" ? answer : {};
+		return r.error ? {} : answerOf(r.stdout);
 	} catch {
 		return {};
 	}
@@ -39,13 +60,13 @@ function sessionOf(ctx: any): string {
 
 export default function (pi: any) {
 	pi.on("before_agent_start", async (event: any, ctx: any) => {
-		const a = ask({ hook_event_name: "UserPromptSubmit", session_id: sessionOf(ctx), prompt: event.prompt });
+		const a = await ask({ hook_event_name: "UserPromptSubmit", session_id: sessionOf(ctx), prompt: event.prompt });
 		if (a.context) {
 			return { message: { customType: "loopgate", content: a.context, display: true } };
 		}
 	});
 	pi.on("tool_call", async (event: any, ctx: any) => {
-		const a = ask({
+		const a = await ask({
 			hook_event_name: "PreToolUse",
 			session_id: sessionOf(ctx),
 			tool_name: event.toolName,
@@ -56,7 +77,7 @@ export default function (pi: any) {
 		if (a.block) return { block: true, reason: a.reason || "loopgate: call not run" };
 	});
 	pi.on("tool_result", async (event: any, ctx: any) => {
-		const a = ask({
+		const a = await ask({
 			hook_event_name: "PostToolUse",
 			session_id: sessionOf(ctx),
 			tool_name: event.toolName,
