@@ -26,6 +26,9 @@ import (
 //	LOOPGATE_LAB_MANIFEST  the manifest of versions to run (default manifest.txt)
 //	LOOPGATE_LAB_AGENTS    the agents to run, space separated (default all)
 //	LOOPGATE_LAB_SCENARIOS the scenarios to run (default all)
+//	LOOPGATE_LAB_VARIANT_SCENARIOS the scenarios an agent's variant runs
+//	                       (claude-code-http, ...; default those of
+//	                       LOOPGATE_LAB_SCENARIOS)
 //	LOOPGATE_LAB_RESULTS   file the "AGENT SCENARIO ok|FAIL|SKIP" lines are appended to
 //	LOOPGATE_LAB_NODE      a directory holding a newer node, put first on PATH
 //	LOOPGATE_LAB_LOOPGATE  a loopgate binary to use (default: built from this checkout)
@@ -96,6 +99,7 @@ func TestLab(t *testing.T) {
 	res := &results{file: os.Getenv("LOOPGATE_LAB_RESULTS")}
 	only := strings.Fields(os.Getenv("LOOPGATE_LAB_AGENTS"))
 	onlySc := strings.Fields(os.Getenv("LOOPGATE_LAB_SCENARIOS"))
+	variantSc := strings.Fields(os.Getenv("LOOPGATE_LAB_VARIANT_SCENARIOS"))
 	var pins []pinned
 	for _, p := range readManifest(t) {
 		pins = append(pins, p)
@@ -126,6 +130,9 @@ func TestLab(t *testing.T) {
 			t.Parallel()
 			for _, sc := range scenarios {
 				if len(onlySc) > 0 && !slices.Contains(onlySc, sc.name) {
+					continue
+				}
+				if a.http && len(variantSc) > 0 && !slices.Contains(variantSc, sc.name) {
 					continue
 				}
 				t.Run(sc.name, func(t *testing.T) {
