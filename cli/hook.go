@@ -205,6 +205,15 @@ func installHTTPHook(c *cli.Context, agent, home, project string) error {
 		serve += " --state-dir " + shellQuote(dir)
 	}
 	fmt.Fprintf(c.App.Writer, "note: the agent's hooks are answered only while the server runs (%s, with the rules you choose); without it each call goes on unguarded\n", serve)
+	// Whether one runs now, and of this build (the rules as measured).
+	switch got, err := hookcmd.Probe(addr); {
+	case err != nil:
+		fmt.Fprintf(c.App.Writer, "note: no server answers at %s yet: start it\n", addr)
+	case got != hookcmd.HealthLine():
+		fmt.Fprintf(c.App.Writer, "note: the server at %s is not of this loopgate's build (it says %q, this build is %q): restart it from this loopgate\n", addr, got, hookcmd.HealthLine())
+	default:
+		fmt.Fprintf(c.App.Writer, "server: %s answers (%s)\n", addr, got)
+	}
 	return nil
 }
 

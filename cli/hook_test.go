@@ -476,3 +476,45 @@ func TestHookInstallOwnCommand(t *testing.T) {
 		t.Errorf("uninstall left %s", b)
 	}
 }
+
+// TestHookInstallHTTP: `hook install --http` writes the server's URL and
+// the state directory's token (a dry run a placeholder, and no token
+// file), says whether a server answers, and refuses the flags that choose
+// rules (the server's do) and the agents whose hooks are commands.
+func TestHookInstallHTTP(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	state := filepath.Join(t.TempDir(), "state")
+	settings := filepath.Join(home, ".claude", "settings.json")
+	base := []string{"loopgate", "hook", "install", "--agent", "claude-code", "--http", "--listen", "127.0.0.1:1", "--state-dir", state}
+	var out, errOut bytes.Buffer
+	if code := run(append(base, "--dry-run"), &out, &errOut); code != 0 {
+		t.Fatalf("dry run: exit %d %s", code, errOut.String())
+	}
+	if _, err := os.Stat(filepath.Join(state, "serve.token")); err == nil || !strings.Contains(out.String(), "<the token in ") {
+		t.Fatalf("dry run wrote the token (%v) or printed it:\n%s", err, out.String())
+	}
+	out.Reset()
+	if code := run(base, &out, &errOut); code != 0 {
+		t.Fatalf("install: exit %d %s", code, errOut.String())
+	}
+	token, _ := os.ReadFile(filepath.Join(state, "serve.token"))
+	b, _ := os.ReadFile(settings)
+	if len(token) == 0 || !strings.Contains(string(b), strings.TrimSpace(string(token))) || !strings.Contains(string(b), "http://127.0.0.1:1/loopgate/hook/claude-code") {
+		t.Errorf("settings lack the token or the URL:\n%s", b)
+	}
+	if !strings.Contains(out.String(), "no server answers at 127.0.0.1:1") {
+		t.Errorf("no note that nothing answers:\n%s", out.String())
+	}
+	for _, args := range [][]string{
+		append(base, "--preset", "hermes"),
+		append(base, "--shadow"),
+		{"loopgate", "hook", "install", "--agent", "codex", "--http"},
+		{"loopgate", "hook", "install", "--agent", "claude-code", "--http", "--listen", "0.0.0.0:7433"},
+		{"loopgate", "hook", "install", "--agent", "claude-code", "--http", "--listen", "127.0.0.1:0"},
+	} {
+		if code := run(args, &out, &errOut); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args[2:], code)
+		}
+	}
+}

@@ -32,6 +32,11 @@ const hookPathPrefix = "/loopgate/hook/"
 // install --http` writes, unless told otherwise.
 const DefaultListen = "127.0.0.1:7433"
 
+// HealthPath answers any request with the server's build (BuildID), no
+// token needed: `hook install --http` asks it whether a server of this
+// build is listening, and a user's service manager may ask it too.
+const HealthPath = "/loopgate/health"
+
 // HookPathPattern is HookPath's form, for messages.
 const HookPathPattern = hookPathPrefix + "AGENT"
 

@@ -68,6 +68,11 @@ func (s *Server) config(agent string) (live.Config, bool) {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == live.HealthPath {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, HealthLine()+"\n")
+		return
+	}
 	agent := live.AgentOfPath(r.URL.Path)
 	switch {
 	case r.Method != http.MethodPost:
@@ -99,6 +104,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(reply.Stdout)
+}
+
+// HealthLine is what the server answers at live.HealthPath: its build.
+func HealthLine() string { return "loopgate hook serve " + live.BuildID() }
+
+// Probe asks the server at addr for its build (HealthLine), within a
+// second: "" and an error when none answers.
+func Probe(addr string) (string, error) {
+	c := &http.Client{Timeout: time.Second}
+	resp, err := c.Get("http://" + addr + live.HealthPath)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1024))
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("%s answered %s", addr, resp.Status)
+	}
+	return strings.TrimSpace(string(b)), nil
 }
 
 // refuse answers a request that is not a hook event of this server's.

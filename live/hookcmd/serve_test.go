@@ -214,3 +214,20 @@ func TestServerParallelCalls(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestServerHealth: the health path answers without the token with the
+// build, and Probe reads it; a port where nothing listens is an error.
+func TestServerHealth(t *testing.T) {
+	ts, _ := serverFor(t, "loopgate")
+	if status, body := post(t, ts.URL+live.HealthPath, "", ""); status != http.StatusOK || strings.TrimSpace(body) != HealthLine() {
+		t.Errorf("health: %d %q", status, body)
+	}
+	addr := strings.TrimPrefix(ts.URL, "http://")
+	if got, err := Probe(addr); err != nil || got != HealthLine() {
+		t.Errorf("Probe = %q, %v", got, err)
+	}
+	ts.Close()
+	if got, err := Probe(addr); err == nil {
+		t.Errorf("Probe of a closed server = %q", got)
+	}
+}
