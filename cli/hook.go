@@ -170,6 +170,11 @@ func installHTTPHook(c *cli.Context, agent, home, project string) error {
 			return usageError("--%s does not go with --http: give it to 'loopgate hook serve', whose flags choose the rules and the log", f)
 		}
 	}
+	if c.String("scope") != "user" {
+		// The token would land in a file of the project, which its
+		// repository may hold and publish.
+		return usageError("--http installs in the user scope only: the settings then hold the server's token, which a project's files must not")
+	}
 	addr := c.String("listen")
 	if err := live.CheckListen(addr); err != nil {
 		return usageError("%v", err)

@@ -509,6 +509,7 @@ func TestHookInstallHTTP(t *testing.T) {
 	for _, args := range [][]string{
 		append(base, "--preset", "hermes"),
 		append(base, "--shadow"),
+		append(base, "--scope", "project"),
 		{"loopgate", "hook", "install", "--agent", "codex", "--http"},
 		{"loopgate", "hook", "install", "--agent", "claude-code", "--http", "--listen", "0.0.0.0:7433"},
 		{"loopgate", "hook", "install", "--agent", "claude-code", "--http", "--listen", "127.0.0.1:0"},
