@@ -211,9 +211,11 @@ func installHTTPHook(c *cli.Context, agent, home, project string) error {
 	}
 	fmt.Fprintf(c.App.Writer, "note: the agent's hooks are answered only while the server runs (%s, with the rules you choose); without it each call goes on unguarded\n", serve)
 	// Whether one runs now, and of this build (the rules as measured).
-	switch got, err := hookcmd.Probe(addr); {
+	switch got, known, err := hookcmd.Probe(addr, token); {
 	case err != nil:
 		fmt.Fprintf(c.App.Writer, "note: no server answers at %s yet: start it\n", addr)
+	case !known:
+		fmt.Fprintf(c.App.Writer, "note: the server at %s does not take the token of %s: it keeps another state directory, and refuses the agent's events (which then run unguarded): restart it with --state-dir %s\n", addr, dir, shellQuote(dir))
 	case got != hookcmd.HealthLine():
 		fmt.Fprintf(c.App.Writer, "note: the server at %s is not of this loopgate's build (it says %q, this build is %q): restart it from this loopgate\n", addr, got, hookcmd.HealthLine())
 	default:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -505,6 +506,25 @@ func TestHookInstallHTTP(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "no server answers at 127.0.0.1:1") {
 		t.Errorf("no note that nothing answers:\n%s", out.String())
+	}
+	// A server that keeps another state directory (another token) is said;
+	// the server of this one answers.
+	for _, tc := range []struct{ dir, want string }{
+		{filepath.Join(t.TempDir(), "other"), "does not take the token"},
+		{state, "answers (loopgate hook serve"},
+	} {
+		flags, _ := hookcmd.ParseArgs([]string{"--state-dir", tc.dir})
+		srv, err := hookcmd.NewServer(flags, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(srv)
+		out.Reset()
+		args := []string{"loopgate", "hook", "install", "--agent", "claude-code", "--http", "--listen", strings.TrimPrefix(ts.URL, "http://"), "--state-dir", state}
+		if code := run(args, &out, &errOut); code != 0 || !strings.Contains(out.String(), tc.want) {
+			t.Errorf("server of %s: exit %d, want %q in:\n%s", tc.dir, code, tc.want, out.String())
+		}
+		ts.Close()
 	}
 	for _, args := range [][]string{
 		append(base, "--preset", "hermes"),

@@ -69,8 +69,19 @@ func (s *Server) config(agent string) (live.Config, bool) {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == live.HealthPath {
+		// With a token, it also says whether the token is this server's
+		// (hook install --http checks the one it wrote): a server that
+		// reads another state directory refuses every event of the agent,
+		// which then runs unguarded.
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, HealthLine()+"\n")
+		if tok := r.Header.Get(live.TokenHeader); tok != "" {
+			if live.TokenMatches(tok, s.token) {
+				io.WriteString(w, tokenOK+"\n")
+			} else {
+				io.WriteString(w, tokenRefused+"\n")
+			}
+		}
 		return
 	}
 	agent := live.AgentOfPath(r.URL.Path)
@@ -109,23 +120,37 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // HealthLine is what the server answers at live.HealthPath: its build.
 func HealthLine() string { return "loopgate hook serve " + live.BuildID() }
 
-// Probe asks the server at addr for its build (HealthLine), within a
-// second: "" and an error when none answers.
-func Probe(addr string) (string, error) {
-	c := &http.Client{Timeout: time.Second}
-	resp, err := c.Get("http://" + addr + live.HealthPath)
+// The health answer's second line, when asked with a token.
+const (
+	tokenOK      = "token: this server's"
+	tokenRefused = "token: not this server's"
+)
+
+// Probe asks the server at addr for its build (HealthLine) and whether
+// token is its token, within a second; an error when none answers.
+func Probe(addr, token string) (build string, tokenKnown bool, err error) {
+	req, err := http.NewRequest(http.MethodGet, "http://"+addr+live.HealthPath, nil)
 	if err != nil {
-		return "", err
+		return "", false, err
+	}
+	if token != "" {
+		req.Header.Set(live.TokenHeader, token)
+	}
+	c := &http.Client{Timeout: time.Second}
+	resp, err := c.Do(req)
+	if err != nil {
+		return "", false, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1024))
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("%s answered %s", addr, resp.Status)
+		return "", false, fmt.Errorf("%s answered %s", addr, resp.Status)
 	}
-	return strings.TrimSpace(string(b)), nil
+	build, rest, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return build, strings.TrimSpace(rest) == tokenOK, nil
 }
 
 // refuse answers a request that is not a hook event of this server's.

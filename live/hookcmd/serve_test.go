@@ -216,18 +216,24 @@ func TestServerParallelCalls(t *testing.T) {
 }
 
 // TestServerHealth: the health path answers without the token with the
-// build, and Probe reads it; a port where nothing listens is an error.
+// build, and with one whether it is the server's; Probe reads both; a
+// port where nothing listens is an error.
 func TestServerHealth(t *testing.T) {
-	ts, _ := serverFor(t, "loopgate")
+	ts, tok := serverFor(t, "loopgate")
 	if status, body := post(t, ts.URL+live.HealthPath, "", ""); status != http.StatusOK || strings.TrimSpace(body) != HealthLine() {
 		t.Errorf("health: %d %q", status, body)
 	}
 	addr := strings.TrimPrefix(ts.URL, "http://")
-	if got, err := Probe(addr); err != nil || got != HealthLine() {
-		t.Errorf("Probe = %q, %v", got, err)
+	for _, tc := range []struct {
+		token string
+		known bool
+	}{{tok, true}, {strings.Repeat("0", 64), false}, {"", false}} {
+		if got, known, err := Probe(addr, tc.token); err != nil || got != HealthLine() || known != tc.known {
+			t.Errorf("Probe(token %.8q) = %q, %v, %v; want the build, %v", tc.token, got, known, err, tc.known)
+		}
 	}
 	ts.Close()
-	if got, err := Probe(addr); err == nil {
+	if got, _, err := Probe(addr, tok); err == nil {
 		t.Errorf("Probe of a closed server = %q", got)
 	}
 }
