@@ -67,6 +67,10 @@ func (s *Server) config(agent string) (live.Config, bool) {
 	return c, true
 }
 
+// ServeHTTP answers one request: the health path, or one agent's hook
+// event. A web page in the user's browser cannot post an event: the
+// token header it would need makes the browser ask first (CORS), which
+// the server never allows.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == live.HealthPath {
 		// With a token, it also says whether the token is this server's
