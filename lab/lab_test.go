@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,6 +198,9 @@ type box struct {
 	over func() bool
 	// ended: the lab ended the agent's command because the run was over.
 	ended bool
+	// down: the HTTP hooks point at an address where no server answers
+	// (run.down).
+	down bool
 }
 
 func (l *lab) newBox(srv *Server, hook bool, preset string) *box {
@@ -250,7 +254,11 @@ func (b *box) env(extra ...string) []string {
 func (b *box) installHook() error {
 	args := []string{"hook", "install", "--agent", b.l.agent.hookAgent, "--scope", b.l.agent.hookScope, "--preset", b.preset, "--log", b.log}
 	if b.l.agent.http {
-		addr, err := b.startServer()
+		start := b.startServer
+		if b.down {
+			start = closedPort
+		}
+		addr, err := start()
 		if err != nil {
 			return err
 		}
@@ -278,6 +286,17 @@ func (b *box) installHook() error {
 	}
 	_, err := install(args...)
 	return err
+}
+
+// closedPort is a loopback address where nothing listens: a port the
+// system gave and took back.
+func closedPort() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	addr := ln.Addr().String()
+	return addr, ln.Close()
 }
 
 // startServer starts `loopgate hook serve` for the box (its home's state

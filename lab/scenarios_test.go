@@ -37,6 +37,10 @@ type run struct {
 	// actions the hook must take; every other call is allowed (the
 	// decisions are also checked against a replay of the run).
 	actions []liveAction
+	// down: an agent's HTTP variant only: the hooks are installed, but
+	// no server answers at their address. The hook fails open: every call
+	// runs, and the transcript reads as the plain run's (read).
+	down bool
 }
 
 // seenText is a text the request after the main conversation's call
@@ -113,6 +117,7 @@ var scenarios = []*scenario{
 			{preset: "loopgate", actions: []liveAction{{2, "dedup"}, {6, "dedup"}}},
 			{preset: "hermes", actions: []liveAction{{3, "steer"}}},
 			{preset: "hermes-strict", actions: []liveAction{{3, "steer"}, {5, "halt"}}},
+			{preset: "loopgate", down: true, read: true},
 		},
 	},
 	{
@@ -255,10 +260,15 @@ func (l *lab) scenario(sc *scenario) []string {
 	sc = agentFit(l.agent, sc)
 	for _, r := range sc.runs {
 		what := "live " + r.preset
-		if r.preset == "" {
+		switch {
+		case r.down && !l.agent.http:
+			continue
+		case r.down:
+			what = "server down"
+		case r.preset == "":
 			what = "plain"
 		}
-		b, files, err := l.play(sc, r.preset)
+		b, files, err := l.play(sc, r.preset, r.down)
 		if err != nil {
 			fails = append(fails, what+" run: "+err.Error())
 			continue
@@ -282,7 +292,7 @@ func (l *lab) scenario(sc *scenario) []string {
 				fails = append(fails, "reading: "+f)
 			}
 		}
-		if r.preset != "" {
+		if r.preset != "" && !r.down {
 			for _, f := range l.checkLive(sc, r, b, files) {
 				fails = append(fails, what+": "+f)
 			}
@@ -293,12 +303,13 @@ func (l *lab) scenario(sc *scenario) []string {
 
 // play runs the scenario's prompts through the agent against a fresh
 // scripted model, with or without the hook, and returns the transcripts.
-func (l *lab) play(sc *scenario, preset string) (*box, []string, error) {
+func (l *lab) play(sc *scenario, preset string, down bool) (*box, []string, error) {
 	hook := preset != ""
 	ts := l.agent.tools
 	// The box's working directory is known only once it exists; the script
 	// is built against it.
 	b := l.newBox(nil, hook, preset)
+	b.down = down
 	main, sub := sc.script(ts, b.work)
 	scripts := []Script{{Marker: sc.marker(), Turns: main}}
 	if sub != nil {
