@@ -57,6 +57,19 @@ type Simulator struct {
 	// Code tool_result's content may be, instead of a string.
 	Blocks bool
 	n      int
+	// digest names Rules in the sessions' checkpoints (live.Config's
+	// RulesDigest), worked out once: without it every event digested the
+	// rules anew, a tenth of a simulated event.
+	digest      []byte
+	digestRules *rules.Rules
+}
+
+// rulesDigest is digest, for the Rules of now.
+func (sim *Simulator) rulesDigest() []byte {
+	if sim.digestRules != sim.Rules || sim.digest == nil {
+		sim.digest, sim.digestRules = live.RulesValueDigest(sim.Rules), sim.Rules
+	}
+	return sim.digest
 }
 
 func (sim *Simulator) agentName() string {
@@ -237,7 +250,7 @@ func verdictOr(v Verdict) Verdict {
 // send runs one hook event, in this process or in a new one.
 func (sim *Simulator) send(event []byte, logFile string) ([]byte, error) {
 	if !sim.Exec {
-		cfg := live.Config{Protocol: live.Lookup(sim.agentName()), Rules: sim.Rules, StateDir: sim.StateDir, Log: logFile, Shadow: sim.Shadow, ContentText: ingest.ContentText,
+		cfg := live.Config{Protocol: live.Lookup(sim.agentName()), Rules: sim.Rules, RulesDigest: sim.rulesDigest(), StateDir: sim.StateDir, Log: logFile, Shadow: sim.Shadow, ContentText: ingest.ContentText,
 			Results: live.ResultReading{Envelope: ingest.EnvelopeOf, Failed: ingest.ResultFailed, Outcomes: ingest.ClineOutcomes}}
 		reply := live.Handle(cfg, event)
 		if reply.Stderr != "" {
