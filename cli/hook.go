@@ -183,17 +183,20 @@ func installHTTPHook(c *cli.Context, agent, home, project string) error {
 		return usageError("--listen %q: give the port the server listens on (it prints it)", addr)
 	}
 	dir := c.String("state-dir")
+	var err error
 	if dir == "" {
-		var err error
-		if dir, err = live.DefaultStateDir(); err != nil {
-			return cli.Exit(err.Error(), ExitUsage)
-		}
+		dir, err = live.DefaultStateDir()
+	} else {
+		// The server's command line printed below may run elsewhere.
+		dir, err = filepath.Abs(dir)
+	}
+	if err != nil {
+		return cli.Exit(err.Error(), ExitUsage)
 	}
 	// The token is a secret, and a dry run's output may be pasted
 	// anywhere; it writes nothing either, not even the token.
 	token := "<the token in " + filepath.Join(dir, "serve.token") + ">"
 	if !c.Bool("dry-run") {
-		var err error
 		if token, err = live.ServeToken(dir); err != nil {
 			return cli.Exit(err.Error(), ExitUsage)
 		}
