@@ -48,9 +48,7 @@ func runHookServe(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit("loopgate: "+err.Error(), ExitUsage)
 	}
-	at := ln.Addr().String()
-	fmt.Fprintf(c.App.ErrWriter, "loopgate: hook server on http://%s%s (state %s); install it with: loopgate hook install --agent claude-code --http --listen %s\n",
-		at, live.HookPathPattern, s.StateDir(), at)
+	fmt.Fprintln(c.App.ErrWriter, live.ListenLine(ln.Addr().String(), s.StateDir()))
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := s.Serve(ctx, ln); err != nil && err != context.Canceled {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/loopgate/loopgate/internal/decisionlog"
+	"github.com/loopgate/loopgate/live"
 )
 
 // The lab runs only when asked (scripts/lab.sh sets LOOPGATE_LAB=1): it
@@ -261,7 +262,7 @@ func (b *box) env(extra ...string) []string {
 // loopgate-hook beside loopgate (buildLoopgate), the settings must name it:
 // the dry run's settings are read first.
 func (b *box) installHook() error {
-	args := []string{"hook", "install", "--agent", b.l.agent.hookAgent, "--scope", b.l.agent.hookScope, "--preset", b.preset, "--log", b.log}
+	args := []string{"hook", "install", "--agent", b.l.agent.hookAgent, "--scope", b.l.agent.hookScope}
 	if b.l.agent.http {
 		start := b.startServer
 		if b.down {
@@ -271,7 +272,9 @@ func (b *box) installHook() error {
 		if err != nil {
 			return err
 		}
-		args = []string{"hook", "install", "--agent", b.l.agent.hookAgent, "--scope", b.l.agent.hookScope, "--http", "--listen", addr}
+		args = append(args, "--http", "--listen", addr)
+	} else {
+		args = append(args, "--preset", b.preset, "--log", b.log)
 	}
 	install := func(args ...string) ([]byte, error) {
 		cmd := exec.Command(b.l.loopgate, args...)
@@ -346,9 +349,8 @@ func (b *box) startServer() (string, error) {
 			said = append(said, lines.Text())
 		}
 	}()
-	_, rest, ok := strings.Cut(first, "http://")
-	addr, _, _ := strings.Cut(rest, "/")
-	if !ok || addr == "" {
+	addr := live.AddrOfListenLine(first)
+	if addr == "" {
 		return "", fmt.Errorf("loopgate hook serve: %s", first)
 	}
 	return addr, nil

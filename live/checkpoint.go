@@ -75,20 +75,31 @@ type logPos struct {
 // wrote it (a new build may keep other state, and holds the presets a
 // rules file extends).
 func checkpointTag(r *rules.Rules, digest []byte, format, platform string) (string, error) {
-	h := sha256.New()
-	if digest != nil {
-		h.Write([]byte("text digest\x00"))
-		h.Write(digest)
-	} else {
-		j, err := json.Marshal(r)
-		if err != nil {
+	if digest == nil {
+		var err error
+		if digest, err = RulesValueDigest(r); err != nil {
 			return "", err
 		}
-		h.Write([]byte("json\x00"))
-		h.Write(j)
 	}
+	h := sha256.New()
+	h.Write([]byte("text digest\x00"))
+	h.Write(digest)
 	h.Write([]byte("\x00" + format + "\x00" + platform + "\x00" + buildID()))
 	return string(h.Sum(nil)), nil
+}
+
+// RulesValueDigest names rules by every setting (their JSON form): the
+// digest a checkpoint is tagged with when the text the rules were parsed
+// from is not known. A caller that decides many events under the same
+// rules without their text (hook simulate) works it out once and gives
+// it as Config.RulesDigest: the tag is the same.
+func RulesValueDigest(r *rules.Rules) ([]byte, error) {
+	j, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(append([]byte("json\x00"), j...))
+	return sum[:], nil
 }
 
 // BuildID names this build: its Go version, module version, VCS revision

@@ -52,6 +52,24 @@ func AgentOfPath(path string) string {
 	return Canonical(name)
 }
 
+// ListenLine is the line `loopgate hook serve` says first on stderr, once
+// it listens at addr over the state directory dir: the address a caller
+// that chose port 0 reads back (AddrOfListenLine).
+func ListenLine(addr, dir string) string {
+	return fmt.Sprintf("loopgate: hook server on http://%s%s (state %s); install it with: loopgate hook install --agent claude-code --http --listen %s",
+		addr, HookPathPattern, dir, addr)
+}
+
+// AddrOfListenLine is the address a ListenLine names ("" if none).
+func AddrOfListenLine(line string) string {
+	_, rest, ok := strings.Cut(line, "http://")
+	addr, _, _ := strings.Cut(rest, "/")
+	if !ok {
+		return ""
+	}
+	return addr
+}
+
 // HookURL is the URL of an agent's hooks on a server listening at addr.
 func HookURL(addr, agent string) string {
 	return (&url.URL{Scheme: "http", Host: addr, Path: HookPath(agent)}).String()

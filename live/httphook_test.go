@@ -119,3 +119,15 @@ func TestInstallHTTPHooks(t *testing.T) {
 		t.Errorf("Qwen Code's HTTP hooks: %v\n%s", err, qwen.Content)
 	}
 }
+
+// TestListenLine: the address the server announces is read back.
+func TestListenLine(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1:7433", "[::1]:51234", "localhost:9"} {
+		if got := AddrOfListenLine(ListenLine(addr, "/home/u/.local/state/loopgate")); got != addr {
+			t.Errorf("AddrOfListenLine(ListenLine(%q)) = %q", addr, got)
+		}
+	}
+	if got := AddrOfListenLine("loopgate: listen tcp: address in use"); got != "" {
+		t.Errorf("a line naming no address gave %q", got)
+	}
+}

@@ -418,10 +418,12 @@ func entry(f *settingsFormat, e hookEvent, target hookTarget) jsonx.Value {
 	if f.flat {
 		return obj(jsonx.Member{Key: "command", Val: str(target.command)})
 	}
-	h := obj(jsonx.Member{Key: "type", Val: str("command")}, jsonx.Member{Key: "command", Val: str(target.command)})
+	var h jsonx.Value
 	if target.url != "" {
 		h = obj(jsonx.Member{Key: "type", Val: str("http")}, jsonx.Member{Key: "url", Val: str(target.url)},
 			jsonx.Member{Key: "headers", Val: obj(jsonx.Member{Key: TokenHeader, Val: str(target.token)})})
+	} else {
+		h = obj(jsonx.Member{Key: "type", Val: str("command")}, jsonx.Member{Key: "command", Val: str(target.command)})
 	}
 	if f.timeout > 0 {
 		h.Obj = append(h.Obj, jsonx.Member{Key: "timeout", Val: num(f.timeout)})

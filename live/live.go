@@ -15,7 +15,6 @@ package live
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -109,18 +108,6 @@ type presetDigest struct {
 }
 
 // rulesDigest is RulesDigest(c.RulesText), nil when the text is not known.
-// RulesValueDigest names rules by every setting (their JSON form), for a
-// caller that has no text they were parsed from; nil when they do not
-// encode (the checkpoint is then tagged by the same encoding, or not kept).
-func RulesValueDigest(r *rules.Rules) []byte {
-	j, err := json.Marshal(r)
-	if err != nil {
-		return nil
-	}
-	sum := sha256.Sum256(append([]byte("json\x00"), j...))
-	return sum[:]
-}
-
 func (c *Config) rulesDigest() []byte {
 	if c.RulesDigest != nil || c.RulesText == nil {
 		return c.RulesDigest

@@ -469,9 +469,8 @@ func startServer(bin, preset, dir string) *server {
 	}
 	said := bufio.NewReader(stderr)
 	line, err := said.ReadString('\n')
-	_, rest, ok := strings.Cut(line, "http://")
-	addr, _, _ := strings.Cut(rest, "/")
-	if err != nil || !ok {
+	addr := live.AddrOfListenLine(line)
+	if err != nil || addr == "" {
 		cmd.Process.Kill()
 		fail(fmt.Errorf("hook serve: %q %v", line, err))
 	}

@@ -67,7 +67,9 @@ type Simulator struct {
 // rulesDigest is digest, for the Rules of now.
 func (sim *Simulator) rulesDigest() []byte {
 	if sim.digestRules != sim.Rules || sim.digest == nil {
-		sim.digest, sim.digestRules = live.RulesValueDigest(sim.Rules), sim.Rules
+		// nil when the rules do not encode: Handle then says so itself.
+		sim.digest, _ = live.RulesValueDigest(sim.Rules)
+		sim.digestRules = sim.Rules
 	}
 	return sim.digest
 }
