@@ -154,6 +154,7 @@ func trajectoryHostileLines(n int, oversizeAt map[int]bool) []byte {
 // other cores yields the same sessions and the same problems, in the same
 // order, as one read line by line.
 func TestDecodeAheadReadsTheSame(t *testing.T) {
+	t.Parallel() // a reader's pure function of its inputs: beside the package's other long tests
 	cases := map[string]struct {
 		data []byte
 		opt  Options

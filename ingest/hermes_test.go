@@ -674,6 +674,7 @@ var hermesEdgeSnapshots = []string{
 // read from the fixtures, the samples, a generated corpus and the edge
 // cases above under every hermes format, hold the members the results do.
 func TestHermesResultMembers(t *testing.T) {
+	t.Parallel() // a reader's pure function of its inputs: beside the package's other long tests
 	extra := map[string][]byte{}
 	for i, rec := range hermesEdgeRecords {
 		extra[fmt.Sprintf("edge/20260413_083748_5a617929_%d.jsonl", i)] = []byte(rec + "\n")

@@ -146,6 +146,7 @@ var oaReuseLogs = []string{
 // and problems it gives without, for the edge logs above and for every
 // OpenAI JSONL input of directInputs turned into a replaying log.
 func TestOpenAIReuseMatchesPlain(t *testing.T) {
+	t.Parallel() // a reader's pure function of its inputs: beside the package's other long tests
 	inputs := map[string][]byte{}
 	for i, log := range oaReuseLogs {
 		inputs[fmt.Sprintf("edge/reuse_%d.jsonl", i)] = []byte(log)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unicode/utf8"
 
@@ -112,48 +113,56 @@ func TestCountMatchesTiktokenOnCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts := 0
-	for vi, name := range []string{O200kBase, Cl100kBase} {
-		b, lib := fastAndLibrary(t, name)
-		for _, f := range files {
-			for _, line := range strings.Split(string(f.Data), "\n") {
-				checkSame(t, b, lib, line)
-				texts++
-			}
+	// The two vocabularies are compared at once (parallel subtests of a
+	// group that returns when both have): tiktoken-go's counter is most
+	// of this test's time, and each vocabulary has its own counters.
+	var texts atomic.Int64
+	t.Run("vocabularies", func(t *testing.T) {
+		for vi, name := range []string{O200kBase, Cl100kBase} {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				b, lib := fastAndLibrary(t, name)
+				for _, f := range files {
+					for _, line := range strings.Split(string(f.Data), "\n") {
+						checkSame(t, b, lib, line)
+						texts.Add(1)
+					}
+				}
+				samples := filepath.Join("..", "..", "..", "shared", "samples")
+				if testing.Short() {
+					t.Log("-short: the real samples are not compared, the generated corpus is")
+					return
+				}
+				if _, err := os.Stat(samples); err != nil {
+					t.Logf("%s absent: the real samples are not compared", samples)
+					return
+				}
+				n := 0
+				filepath.WalkDir(samples, func(p string, d os.DirEntry, err error) error {
+					if err != nil || d.IsDir() {
+						return nil
+					}
+					n++
+					if n%2 != vi {
+						return nil // the other vocabulary's file
+					}
+					data, err := os.ReadFile(p)
+					if err != nil || len(data) > 8<<20 {
+						return nil
+					}
+					if len(data) > samplePrefix {
+						data = data[:samplePrefix]
+					}
+					for _, line := range strings.Split(string(data), "\n") {
+						checkSame(t, b, lib, line)
+						texts.Add(1)
+					}
+					return nil
+				})
+			})
 		}
-		samples := filepath.Join("..", "..", "..", "shared", "samples")
-		if testing.Short() {
-			t.Log("-short: the real samples are not compared, the generated corpus is")
-			continue
-		}
-		if _, err := os.Stat(samples); err != nil {
-			t.Logf("%s absent: the real samples are not compared", samples)
-			continue
-		}
-		n := 0
-		filepath.WalkDir(samples, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
-			}
-			n++
-			if n%2 != vi {
-				return nil // the other vocabulary's file
-			}
-			data, err := os.ReadFile(p)
-			if err != nil || len(data) > 8<<20 {
-				return nil
-			}
-			if len(data) > samplePrefix {
-				data = data[:samplePrefix]
-			}
-			for _, line := range strings.Split(string(data), "\n") {
-				checkSame(t, b, lib, line)
-				texts++
-			}
-			return nil
-		})
-	}
-	t.Logf("%d texts compared", texts)
+	})
+	t.Logf("%d texts compared", texts.Load())
 }
 
 // FuzzCountMatchesTiktoken: for any text, valid UTF-8 or not, loopgate's

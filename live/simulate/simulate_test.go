@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,54 +132,63 @@ func TestHookEquivalence(t *testing.T) {
 		// -short: the presets of those verdicts, over the fixtures.
 		presets = []string{"loopgate", "attractor", "pi-loopguard", "hermes-dedup", "hermes-strict"}
 	}
+	var mu sync.Mutex
 	stopped := map[string]int{}
-	for pi, preset := range presets {
-		t.Run(preset, func(t *testing.T) {
-			r, err := rules.Preset(preset)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sim := &Simulator{Rules: r, StateDir: t.TempDir()}
-			calls := 0
-			for _, f := range files {
-				if n, isSample := share[f]; isSample && n%len(presets) != pi {
-					continue
-				}
-				results, err := sim.File(f, ingest.Options{})
+	// The presets run two at a time (parallel subtests within the group,
+	// which returns when all of them have): each has its own state
+	// directory, so they share nothing but the verdict counts.
+	t.Run("presets", func(t *testing.T) {
+		for pi, preset := range presets {
+			t.Run(preset, func(t *testing.T) {
+				t.Parallel()
+				r, err := rules.Preset(preset)
 				if err != nil {
-					t.Fatalf("%s: %v", f, err)
+					t.Fatal(err)
 				}
-				for _, res := range results {
-					calls += len(res.Calls)
-					for _, c := range res.Calls {
-						if !c.Same() {
-							t.Errorf("%s %s/%s call %d %s: hook %v %q, replay %v %q", f, res.Session, res.Agent, c.Index, c.Tool, c.Hook, c.Hook.Message, c.Replay, c.Replay.Message)
-						}
-						if c.Replay.Action != "allow" {
-							stopped[preset+" "+c.Replay.Action]++
+				sim := &Simulator{Rules: r, StateDir: t.TempDir()}
+				calls := 0
+				for _, f := range files {
+					if n, isSample := share[f]; isSample && n%len(presets) != pi {
+						continue
+					}
+					results, err := sim.File(f, ingest.Options{})
+					if err != nil {
+						t.Fatalf("%s: %v", f, err)
+					}
+					for _, res := range results {
+						calls += len(res.Calls)
+						for _, c := range res.Calls {
+							if !c.Same() {
+								t.Errorf("%s %s/%s call %d %s: hook %v %q, replay %v %q", f, res.Session, res.Agent, c.Index, c.Tool, c.Hook, c.Hook.Message, c.Replay, c.Replay.Message)
+							}
+							if c.Replay.Action != "allow" {
+								mu.Lock()
+								stopped[preset+" "+c.Replay.Action]++
+								mu.Unlock()
+							}
 						}
 					}
 				}
-			}
-			if calls < 100 {
-				t.Errorf("only %d calls simulated", calls)
-			}
-			// The hook kept checkpoints of its sessions (live's
-			// checkpoint.go), which later calls start from: the comparison
-			// covers that path, not only the rebuild from the log
-			// (TestCheckpointEquivalence counts the calls that restored one).
-			snaps := 0
-			_ = filepath.WalkDir(sim.StateDir, func(p string, d os.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && strings.HasSuffix(p, ".snap") {
-					snaps++
+				if calls < 100 {
+					t.Errorf("only %d calls simulated", calls)
 				}
-				return nil
+				// The hook kept checkpoints of its sessions (live's
+				// checkpoint.go), which later calls start from: the comparison
+				// covers that path, not only the rebuild from the log
+				// (TestCheckpointEquivalence counts the calls that restored one).
+				snaps := 0
+				_ = filepath.WalkDir(sim.StateDir, func(p string, d os.DirEntry, err error) error {
+					if err == nil && !d.IsDir() && strings.HasSuffix(p, ".snap") {
+						snaps++
+					}
+					return nil
+				})
+				if snaps == 0 {
+					t.Error("the hook left no snapshot in its state directory")
+				}
 			})
-			if snaps == 0 {
-				t.Error("the hook left no snapshot in its state directory")
-			}
-		})
-	}
+		}
+	})
 	// The comparison must have had something to compare: every kind of
 	// verdict the presets give on this corpus.
 	for _, want := range verdicts {
