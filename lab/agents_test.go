@@ -130,7 +130,9 @@ var agents = map[string]*agent{
 	"claude-code":      claudeCode,
 	"claude-code-http": httpVariant(claudeCode),
 	"codex":            codex,
+	"codex-http":       httpVariant(codex),
 	"gemini":           gemini,
+	"gemini-http":      httpVariant(gemini),
 	"qwen-code":        qwenCode,
 	"qwen-code-http":   httpVariant(qwenCode),
 	"opencode":         openCode,
@@ -184,8 +186,9 @@ var claudeCode = &agent{
 }
 
 // httpVariant is an agent with its hooks posted to `loopgate hook serve`:
-// Claude Code's and Qwen Code's hooks of type "http", and loopgate's own
-// OpenCode plugin and pi extension installed with --http.
+// Claude Code's and Qwen Code's hooks of type "http", loopgate's own
+// OpenCode plugin and pi extension installed with --http, and for Codex
+// and Gemini CLI, whose hooks run a command, loopgate's hook client.
 func httpVariant(a *agent) *agent {
 	v := *a
 	v.http = true
