@@ -130,9 +130,7 @@ var agents = map[string]*agent{
 	"claude-code":      claudeCode,
 	"claude-code-http": httpVariant(claudeCode),
 	"codex":            codex,
-	"codex-http":       httpVariant(codex),
 	"gemini":           gemini,
-	"gemini-http":      httpVariant(gemini),
 	"qwen-code":        qwenCode,
 	"qwen-code-http":   httpVariant(qwenCode),
 	"opencode":         openCode,
@@ -186,9 +184,8 @@ var claudeCode = &agent{
 }
 
 // httpVariant is an agent with its hooks posted to `loopgate hook serve`:
-// Claude Code's and Qwen Code's hooks of type "http", loopgate's own
-// OpenCode plugin and pi extension installed with --http, and for Codex
-// and Gemini CLI, whose hooks run a command, loopgate's hook client.
+// Claude Code's and Qwen Code's hooks of type "http", and loopgate's own
+// OpenCode plugin and pi extension installed with --http.
 func httpVariant(a *agent) *agent {
 	v := *a
 	v.http = true

@@ -16,9 +16,9 @@ import (
 // small bash script that posts the event to `loopgate hook serve` and
 // prints the server's answer, which is the answer `loopgate hook` would
 // have printed for it (the server runs Handle). bash starts in a fraction
-// of a Go program's time, opens the connection itself (/dev/tcp) and runs
-// at most two other programs: cat, to read the event, and again to copy a
-// non-empty answer out.
+// of a Go program's time, opens the connection itself (/dev/tcp) and
+// forks at most twice: to read the event, and to copy a non-empty answer
+// out.
 //
 // The client fails open as the hook does: whatever goes wrong (no server,
 // a refused token, a time-out, a missing token file) it prints no answer
@@ -63,11 +63,10 @@ LC_ALL=C
 	fmt.Fprintf(&b, "host=%s port=%s hostport=%s token_file=%s limit=%d\n",
 		q(host), q(port), q(net.JoinHostPort(host, port)), q(filepath.Join(dir, tokenFile)), clientTimeout)
 	b.WriteString(`IFS= read -r token <"$token_file" || { echo "loopgate-hook-client: no token in $token_file: start 'loopgate hook serve' once (the call goes on unguarded)" >&2; exit 0; }
-# The event, whole: read by cat, in blocks (bash's read builtin reads a pipe
-# a byte at a time, and $(</dev/stdin) cannot open the socket Node gives a
-# child as its stdin). bash cannot hold a NUL byte, which JSON text has none
-# of.
-event=$(cat)
+# The event, whole (read in a subshell, which reads in blocks where the read
+# builtin reads a pipe a byte at a time); bash cannot hold a NUL byte, which
+# JSON text has none of.
+event=$(</dev/stdin)
 { exec 3<>"/dev/tcp/$host/$port"; } 2>/dev/null || exit 0
 printf 'POST /loopgate/hook/%s HTTP/1.0\r\nHost: %s\r\nX-Loopgate-Token: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' \
   "$2" "$hostport" "$token" "${#event}" "$event" >&3 2>/dev/null || exit 0

@@ -29,11 +29,6 @@
 // it on a new connection, as an agent's HTTP hook posts it: no process
 // starts per call. CPU is then the server's, per call on average over the
 // runs (the kernel counts it in ticks too coarse for one call).
-//
-// With -client, each sample runs loopgate's hook client (the bash script
-// `hook install --http` writes for an agent whose hooks run a command),
-// which posts the event to such a server: a process per call again, but
-// bash's. CPU is the client process's plus the server's average.
 package main
 
 import (
@@ -66,13 +61,9 @@ func main() {
 	keep := flag.String("keep", "", "build the session's state in this directory, write the event to DIR/event.json, run nothing (for perf)")
 	floor := flag.String("floor", "", "a program timed after each run as the floor (go: an empty Go program, built here)")
 	overHTTP := flag.Bool("http", false, "post each event to `loopgate hook serve` (-loopgate names a loopgate) instead of running the hook")
-	viaClient := flag.Bool("client", false, "run loopgate's hook client (live.HookClientScript, a bash script) for each event, which posts it to `loopgate hook serve` (-loopgate names a loopgate)")
 	flag.Parse()
-	if (*overHTTP || *viaClient) && (*base != "" || *keep != "" || live.IsHookProgram(*bin)) {
-		fail(fmt.Errorf("-http and -client take a loopgate as -loopgate, and no -base or -keep"))
-	}
-	if *overHTTP && *viaClient {
-		fail(fmt.Errorf("-http or -client, not both"))
+	if *overHTTP && (*base != "" || *floor != "" || *keep != "" || live.IsHookProgram(*bin)) {
+		fail(fmt.Errorf("-http takes a loopgate as -loopgate, and no -base, -floor or -keep"))
 	}
 	presets := strings.Split(*preset, ",")
 	if *preset == "all" {
@@ -81,7 +72,7 @@ func main() {
 	if *keep != "" && len(presets) > 1 {
 		fail(fmt.Errorf("-keep takes one preset"))
 	}
-	b := bench{calls: *calls, runs: *runs, turn: *turn, kind: *kind, keep: *keep, http: *overHTTP || *viaClient, client: *viaClient}
+	b := bench{calls: *calls, runs: *runs, turn: *turn, kind: *kind, keep: *keep, http: *overHTTP}
 	root := *keep
 	if root == "" {
 		var err error
@@ -161,7 +152,6 @@ type bench struct {
 	kind, keep                 string
 	slim                       map[string]bool // binaries run as loopgate-hook
 	http                       bool            // events posted to a hook server
-	client                     bool            // by the hook client, a process per event
 }
 
 // row is one preset's figures for -loopgate.
@@ -208,22 +198,12 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 		fail(fmt.Errorf("-event %q: pre or post", b.kind))
 	}
 	var srv *server
-	client := ""
 	if b.http {
 		srv = startServer(b.binRun, preset, dir)
 		defer srv.stop()
 	}
-	if b.client {
-		bash, err := exec.LookPath("bash")
-		if err != nil {
-			fail(fmt.Errorf("-client: %v", err))
-		}
-		if client, err = live.WriteHookClient(bash, srv.addr, dir); err != nil {
-			fail(err)
-		}
-	}
 	hook := func(bin string, ev []byte) sample {
-		if srv != nil && client == "" && bin != b.floor {
+		if srv != nil {
 			return srv.post(ev)
 		}
 		args := []string{"hook", "--agent", "claude-code", "--preset", preset, "--state-dir", dir}
@@ -231,11 +211,8 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 			args = args[1:]
 		}
 		cmd := exec.Command(bin, args...)
-		switch {
-		case bin == b.floor:
+		if bin == b.floor {
 			cmd = exec.Command(bin)
-		case client != "":
-			cmd = exec.Command(client, "--agent", "claude-code")
 		}
 		cmd.Stdin = bytes.NewReader(ev)
 		var stderr bytes.Buffer
@@ -295,13 +272,9 @@ func (b *bench) preset(preset, dir string) (row, bool) {
 	how := "hook call"
 	if srv != nil {
 		how = "event posted to hook serve"
-		if client != "" {
-			how = "hook client run, posting to hook serve,"
-		}
-		// The server's CPU, per call on average, beside the client's own.
 		cpu := srv.cpu() / time.Duration(b.runs+len(before))
 		for i := range got {
-			got[i].cpu += cpu
+			got[i].cpu = cpu
 		}
 	}
 	fmt.Printf("%s (%s) on a session of %d calls (%d per turn, %s, state %d bytes), %d runs\n",
@@ -478,7 +451,6 @@ func writeState(dir string, state map[string][]byte) {
 // server is a `loopgate hook serve` the samples post to.
 type server struct {
 	cmd    *exec.Cmd
-	addr   string
 	url    string
 	token  string
 	client *http.Client
@@ -509,7 +481,7 @@ func startServer(bin, preset, dir string) *server {
 	}
 	// A new connection for each event, as a hook that is not kept alive.
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	s := &server{cmd: cmd, addr: addr, url: live.HookURL(addr, "claude-code"), token: token, client: client}
+	s := &server{cmd: cmd, url: live.HookURL(addr, "claude-code"), token: token, client: client}
 	s.start = s.cpu()
 	return s
 }
