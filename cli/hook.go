@@ -84,7 +84,7 @@ func hookInstallCommand(remove bool) *cli.Command {
 			&cli.BoolFlag{Name: "shadow", Usage: "install the hook in shadow mode (record only)"},
 			&cli.StringFlag{Name: "log", Usage: "pass --log `FILE` to the hook"},
 			&cli.StringFlag{Name: "command", Usage: "the program the agent runs: a loopgate, or a loopgate-hook (default: loopgate-hook beside this loopgate when it is of the same build, else this loopgate; by absolute path)"},
-			&cli.BoolFlag{Name: "http", Usage: "each event goes to 'loopgate hook serve': posted by the agent (Claude Code, Qwen Code, and loopgate's OpenCode plugin and pi extension) or, where the agent's hooks run a command, by loopgate's hook client (a bash script); the server's flags choose the rules"},
+			&cli.BoolFlag{Name: "http", Usage: "the agent posts each event to 'loopgate hook serve' instead of running a command (Claude Code, Qwen Code, and loopgate's OpenCode plugin and pi extension): the server's flags choose the rules"},
 			&cli.StringFlag{Name: "listen", Value: live.DefaultListen, Usage: "with --http: the `HOST:PORT` the server listens on"})
 	}
 	return &cli.Command{Name: name, Usage: usage, Flags: flags, Action: func(c *cli.Context) error {
@@ -159,11 +159,12 @@ func reportInstall(c *cli.Context, in *live.Install, remove bool) (added bool) {
 
 // installHTTPHook writes the agent's hooks as URLs of a hook server
 // (`loopgate hook serve`), with the token of the state directory the
-// server uses; for an agent whose hooks run a command, as the hook client
-// (live.HookClientScript), which posts each event to the server. The
-// rules are the server's: flags that choose them here would be ignored,
-// so they are refused.
+// server uses. The rules are the server's: flags that choose them here
+// would be ignored, so they are refused.
 func installHTTPHook(c *cli.Context, agent, home, project string) error {
+	if !live.HTTPHooks(agent) {
+		return usageError("--http: %s's hooks run a command, they cannot post to a server (those of claude-code, qwen-code, opencode and pi can)", agent)
+	}
 	for _, f := range []string{"rules", "preset", "shadow", "log", "command"} {
 		if c.IsSet(f) {
 			return usageError("--%s does not go with --http: give it to 'loopgate hook serve', whose flags choose the rules and the log", f)
@@ -171,9 +172,8 @@ func installHTTPHook(c *cli.Context, agent, home, project string) error {
 	}
 	if c.String("scope") != "user" {
 		// The token would land in a file of the project, which its
-		// repository may hold and publish; the hook client's command
-		// names this user's state directory.
-		return usageError("--http installs in the user scope only: the settings then hold the server's token or name this user's state directory, which a project's files must not")
+		// repository may hold and publish.
+		return usageError("--http installs in the user scope only: the settings then hold the server's token, which a project's files must not")
 	}
 	addr := c.String("listen")
 	if err := live.CheckListen(addr); err != nil {
@@ -193,17 +193,6 @@ func installHTTPHook(c *cli.Context, agent, home, project string) error {
 	if err != nil {
 		return cli.Exit(err.Error(), ExitUsage)
 	}
-	bash := ""
-	if !live.HTTPHooks(agent) {
-		// The hook client is a bash script: where there is no bash
-		// (Windows), the agent keeps its command hook.
-		if bash, err = exec.LookPath("bash"); err != nil {
-			return usageError("--http: %s's hooks run a command, which posts the event through loopgate's hook client, a bash script: no bash on PATH (install the command hook instead: leave out --http)", agent)
-		}
-		if bash, err = filepath.Abs(bash); err != nil {
-			return cli.Exit(err.Error(), ExitUsage)
-		}
-	}
 	// The token is a secret, and a dry run's output may be pasted
 	// anywhere; it writes nothing either, not even the token.
 	token := "<the token in " + filepath.Join(dir, "serve.token") + ">"
@@ -213,28 +202,11 @@ func installHTTPHook(c *cli.Context, agent, home, project string) error {
 		}
 	}
 	url := live.HookURL(addr, agent)
-	var in *live.Install
-	command := ""
-	if bash == "" {
-		in, err = live.InstallHTTPHooks(agent, c.String("scope"), home, project, url, token, c.Bool("dry-run"))
-	} else {
-		client := filepath.Join(dir, live.HookClientProgram)
-		if !c.Bool("dry-run") {
-			if client, err = live.WriteHookClient(bash, addr, dir); err != nil {
-				return cli.Exit("the hook client: "+err.Error(), ExitUsage)
-			}
-		}
-		command = shellQuote(client) + " --agent " + agent
-		in, err = live.InstallHooks(agent, c.String("scope"), home, project, command, false, c.Bool("dry-run"))
-	}
+	in, err := live.InstallHTTPHooks(agent, c.String("scope"), home, project, url, token, c.Bool("dry-run"))
 	if err != nil {
 		return cli.Exit(err.Error(), ExitUsage)
 	}
 	reportInstall(c, in, false)
-	if command != "" {
-		fmt.Fprintf(c.App.Writer, "command: %s\n", command)
-		fmt.Fprintf(c.App.Writer, "note: %s's hooks run a command: loopgate's hook client (a bash script in the state directory, rewritten by each install) posts each event to the server and prints its answer; with no server it answers nothing and the call goes on\n", agent)
-	}
 	fmt.Fprintf(c.App.Writer, "url: %s\n", url)
 	serve := "loopgate hook serve --listen " + addr
 	if c.IsSet("state-dir") {

@@ -57,8 +57,7 @@ func IsHookProgram(path string) bool {
 // IsHookCommand reports whether a hook command runs loopgate's hook: a
 // program (loopgate, by whatever path or name it was installed) whose
 // arguments start with "hook --agent AGENT" for one of the agents here,
-// or the hook's own binary (IsHookProgram) or the hook client
-// (IsHookClient) with "--agent AGENT".
+// or the hook's own binary (IsHookProgram) with "--agent AGENT".
 func IsHookCommand(cmd string) bool {
 	f := strings.Fields(cmd)
 	// The program's path may hold spaces (quoted): "hook" is looked for
@@ -68,7 +67,7 @@ func IsHookCommand(cmd string) bool {
 		switch {
 		case f[i] == "hook":
 			rest = f[i+1:]
-		case IsHookProgram(f[i-1]), IsHookClient(f[i-1]):
+		case IsHookProgram(f[i-1]):
 			rest = f[i:]
 		default:
 			continue
