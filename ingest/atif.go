@@ -19,8 +19,19 @@ package ingest
 //     redacted file, are joined in order), else by a later step's.
 //   - System steps, and steps of a source the spec does not name, carry no
 //     turn or request; the session notes count the latter.
-//   - An observation result without source_call_id answers no call (the
-//     spec's non-tool actions and subagent delegations).
+//   - An observation result without source_call_id answers the same
+//     step's calls still waiting: results and calls in order when they are
+//     as many; one result for several calls is their shared output, given
+//     to the step's last call (the others are answered with no text of
+//     their own). Harbor's own agents write every result so: Terminus 2
+//     omits the id because "all commands share the same terminal output"
+//     and the observation "applies to the entire step", and its
+//     mini-swe-agent converter adds each command's output to its step as
+//     a result without id (laude-institute/harbor src/harbor/agents/
+//     terminus_2/terminus_2.py and agents/installed/mini_swe_agent.py, as
+//     vendored in refreshdotdev/harbor-trajectories at 22dafa68). In a step
+//     with no call, such a result answers none (the spec's non-tool
+//     actions and subagent delegations).
 
 import (
 	"strings"
@@ -131,10 +142,11 @@ func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time
 	}
 	// Results of the same step join its calls first, in order for a
 	// repeated id; the rest go to calls of earlier steps.
-	var later []int
+	var later, idless []int
 	if st.Observation != nil {
 		for ri, res := range st.Observation.Results {
 			if res.SourceCallID == "" {
+				idless = append(idless, ri)
 				continue
 			}
 			joined := false
@@ -151,6 +163,7 @@ func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time
 			}
 		}
 	}
+	atifStepResults(calls, st, idless, line)
 	for _, c := range calls {
 		b.callAt(ref, c, out)
 	}
@@ -158,5 +171,38 @@ func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time
 		res := st.Observation.Results[ri]
 		text, _ := contentText(res.Content)
 		b.result(res.SourceCallID, text, false, line, t, out)
+	}
+}
+
+// atifStepResults answers the step's waiting calls with its results that
+// name no call (the idless indexes): in order when they are as many or
+// more (the rest answer none), one result shared by several calls goes to
+// the last of them and the others get no text. More calls than results,
+// for more than one result, pairs in order and leaves the rest waiting.
+func atifStepResults(calls []Call, st atifStep, idless []int, line int) {
+	if len(idless) == 0 {
+		return
+	}
+	var waiting []int
+	for ci := range calls {
+		if !calls[ci].HasResult {
+			waiting = append(waiting, ci)
+		}
+	}
+	if len(waiting) == 0 {
+		return
+	}
+	if len(idless) == 1 {
+		for _, ci := range waiting {
+			calls[ci].HasResult, calls[ci].ResultLine = true, line
+		}
+		text, _ := contentText(st.Observation.Results[idless[0]].Content)
+		calls[waiting[len(waiting)-1]].Result = text
+		return
+	}
+	for i := 0; i < len(idless) && i < len(waiting); i++ {
+		text, _ := contentText(st.Observation.Results[idless[i]].Content)
+		c := &calls[waiting[i]]
+		c.Result, c.HasResult, c.ResultLine = text, true, line
 	}
 }
