@@ -32,6 +32,8 @@ package ingest
 //     vendored in refreshdotdev/harbor-trajectories at 22dafa68). In a step
 //     with no call, such a result answers none (the spec's non-tool
 //     actions and subagent delegations).
+//   - Results are errors only in Harbor's conversions of mini-swe-agent
+//     runs (atifFailed); ATIF has no error flag.
 
 import (
 	"strings"
@@ -90,10 +92,17 @@ func parseATIF(doc []byte, h *Head, out *Sink) {
 	var top struct {
 		SessionID string `json:"session_id"`
 		Agent     struct {
+			Name      string `json:"name"`
 			ModelName string `json:"model_name"`
+			Extra     struct {
+				AgentConfig struct {
+					FormatError string `json:"format_error_template"`
+				} `json:"agent_config"`
+			} `json:"extra"`
 		} `json:"agent"`
 	}
 	_ = jsonx.Unmarshal(doc, &top) // members of other types leave their defaults
+	failed := atifFailed(top.Agent.Name, top.Agent.Extra.AgentConfig.FormatError)
 	s := &Session{Format: formatATIF, ID: top.SessionID, Model: top.Agent.ModelName, Line: a.line(0, h.Line)}
 	if s.ID == "" {
 		s.ID = fileStem(h.Name)
@@ -115,7 +124,7 @@ func parseATIF(doc []byte, h *Head, out *Sink) {
 			b.turn(line, t, len(text))
 			keepUserText(b.s, text)
 		case "agent":
-			atifAgentStep(b, st, text, line, t, out)
+			atifAgentStep(b, st, text, line, t, failed, out)
 		case "system":
 		default:
 			other[st.Source]++
@@ -125,7 +134,7 @@ func parseATIF(doc []byte, h *Head, out *Sink) {
 	b.finish(out)
 }
 
-func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time.Time, out *Sink) {
+func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time.Time, failed func(string) bool, out *Sink) {
 	if b.s.Model == "" {
 		b.s.Model = st.ModelName
 	}
@@ -154,6 +163,7 @@ func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time
 				if calls[ci].ID == res.SourceCallID && !calls[ci].HasResult {
 					text, _ := contentText(res.Content)
 					calls[ci].Result, calls[ci].HasResult, calls[ci].ResultLine = text, true, line
+					calls[ci].IsError = failed != nil && failed(text)
 					joined = true
 					break
 				}
@@ -163,14 +173,14 @@ func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time
 			}
 		}
 	}
-	atifStepResults(calls, st, idless, line)
+	atifStepResults(calls, st, idless, line, failed)
 	for _, c := range calls {
 		b.callAt(ref, c, out)
 	}
 	for _, ri := range later {
 		res := st.Observation.Results[ri]
 		text, _ := contentText(res.Content)
-		b.result(res.SourceCallID, text, false, line, t, out)
+		b.result(res.SourceCallID, text, failed != nil && failed(text), line, t, out)
 	}
 }
 
@@ -179,7 +189,7 @@ func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time
 // more (the rest answer none), one result shared by several calls goes to
 // the last of them and the others get no text. More calls than results,
 // for more than one result, pairs in order and leaves the rest waiting.
-func atifStepResults(calls []Call, st atifStep, idless []int, line int) {
+func atifStepResults(calls []Call, st atifStep, idless []int, line int, failed func(string) bool) {
 	if len(idless) == 0 {
 		return
 	}
@@ -197,12 +207,37 @@ func atifStepResults(calls []Call, st atifStep, idless []int, line int) {
 			calls[ci].HasResult, calls[ci].ResultLine = true, line
 		}
 		text, _ := contentText(st.Observation.Results[idless[0]].Content)
-		calls[waiting[len(waiting)-1]].Result = text
+		last := &calls[waiting[len(waiting)-1]]
+		last.Result, last.IsError = text, failed != nil && failed(text)
 		return
 	}
 	for i := 0; i < len(idless) && i < len(waiting); i++ {
 		text, _ := contentText(st.Observation.Results[idless[i]].Content)
 		c := &calls[waiting[i]]
 		c.Result, c.HasResult, c.ResultLine = text, true, line
+		c.IsError = failed != nil && failed(text)
+	}
+}
+
+// atifFailed returns how to tell a failed result of the agent named, nil
+// when ATIF marks none (the spec has no error flag). Harbor's conversion
+// of a mini-swe-agent run (agent.name "mini-swe-agent") keeps the
+// observations as mini-swe-agent wrote them, so they are read as its own
+// reader reads them (miniFailed: a non-zero <returncode>, a rejected or
+// timed-out command); it also keeps the agent's format_error_template in
+// agent.extra.agent_config, and an observation made from it answers a
+// reply mini-swe-agent refused without running anything, which Harbor
+// still turned into a call of the reply's first command.
+func atifFailed(agent, formatError string) func(string) bool {
+	if agent != "mini-swe-agent" {
+		return nil
+	}
+	head, _, _ := strings.Cut(formatError, "{{")
+	head = strings.TrimSpace(head)
+	return func(text string) bool {
+		if head != "" && strings.HasPrefix(strings.TrimSpace(text), head) {
+			return true
+		}
+		return miniFailed(text, nil)
 	}
 }
