@@ -155,6 +155,10 @@ type aiderReader struct {
 	b        *convBuilder
 	runs     int
 	commands int
+	// prompted says the session has had a user input that opens a turn
+	// (or has no start line, a trimmed file): before it, Aider has called
+	// no model, so plain text is the rest of a note, not a reply.
+	prompted bool
 	// The block being gathered: its kind ('#' user, '>' note, 't' reply),
 	// lines and first line number.
 	kind  byte
@@ -266,6 +270,7 @@ func (r *aiderReader) startSession(n int, started string) {
 		id = fileStem(r.h.Name)
 	}
 	r.s = &Session{Format: formatAider, ID: id, Line: n}
+	r.prompted = started == ""
 	r.b = newConvBuilder(r.s, r.out)
 	if started != "" {
 		r.b.turn(0, parseTime(strings.Replace(started, " ", "T", 1)+"Z"), 0)
@@ -278,7 +283,13 @@ func (r *aiderReader) endSession() {
 		return
 	}
 	r.b.finish()
-	// The start opened an empty turn; the first input fills it.
+	// The start opened an empty turn; the first input fills it. A run that
+	// ends with no input and no reply (Aider started and left, or given
+	// commands only: /add, /exit) has no turn; the session keeps the
+	// start's time.
+	if ts := r.s.Turns; len(ts) == 1 && ts[0].Line == 0 && ts[0].UserChars == 0 && len(ts[0].Requests) == 0 && len(ts[0].Notices) == 0 {
+		r.s.Time, r.s.Turns = ts[0].Time, nil
+	}
 	noteSkipped(r.s, r.commands, "Aider command(s) (/add, /model, /clear, ...) not read as prompts")
 	r.out.Session(r.s)
 	r.s, r.commands, r.edits, r.runCmd = nil, 0, nil, nil
@@ -310,6 +321,14 @@ func (r *aiderReader) flush() {
 	case 't':
 		text := strings.TrimSpace(strings.Join(lines, "\n"))
 		if text == "" {
+			return
+		}
+		if !r.prompted {
+			// io.tool_output writes "> " before a note's first line only:
+			// the rest of a note of several lines (the repo map that
+			// --show-repo-map prints at start, "Here are summaries of some
+			// files present in my git repository.") is plain text. No
+			// model was asked anything yet, so it is no reply.
 			return
 		}
 		r.edits, r.runCmd = nil, nil
@@ -348,6 +367,7 @@ func (r *aiderReader) userInput(lines []string, at int) {
 // openTurn opens a turn at a user input; the session's first input fills
 // the turn its start opened.
 func (r *aiderReader) openTurn(at, chars int) {
+	r.prompted = true
 	if ts := r.s.Turns; len(ts) == 1 && ts[0].Line == 0 && len(ts[0].Requests) == 0 && ts[0].UserChars == 0 {
 		ts[0].Line, ts[0].UserChars = at, chars
 		return

@@ -62,6 +62,47 @@ python -V
 			text:     stripTrailing(aiderHeadingHistory),
 			sessions: "2026-03-01 11:00:00 main 2t 2r ",
 		},
+		{
+			// io.tool_output puts "> " before a note's first line only; the
+			// repo map --show-repo-map prints at start runs on as plain
+			// text. A run with no input has no turn (Aider asked no
+			// model); the next run's commands alone open none either.
+			name: "runs without input: a repo map is no reply, and no turn",
+			file: ".aider.chat.history.md",
+			text: `
+# aider chat started at 2026-02-09 20:24:36
+
+> Aider v0.86.1  
+> Here are summaries of some files present in my git repository.
+Do not propose changes to these files, treat them as *read-only*.
+
+src/app.ts:
+│export const app = 1;
+
+# aider chat started at 2026-02-09 20:30:00
+
+> Aider v0.86.1  
+
+#### /add src/app.ts  
+> Added src/app.ts to the chat  
+
+# aider chat started at 2026-02-09 20:40:00
+
+> Aider v0.86.1  
+
+#### explain app.ts  
+
+It exports a constant.
+
+> Tokens: 1k sent, 10 received.  
+`,
+			sessions: "2026-02-09 20:24:36 main 0t 0r  | 2026-02-09 20:30:00 main 0t 0r  | 2026-02-09 20:40:00 main 1t 1r ",
+			check: func(t *testing.T, s []*Session) {
+				if len(s) != 3 || s[0].Time.IsZero() || s[1].Time.IsZero() {
+					t.Errorf("the runs with no turn keep no start time: %d sessions", len(s))
+				}
+			},
+		},
 	})
 }
 

@@ -19,8 +19,21 @@ package ingest
 //     redacted file, are joined in order), else by a later step's.
 //   - System steps, and steps of a source the spec does not name, carry no
 //     turn or request; the session notes count the latter.
-//   - An observation result without source_call_id answers no call (the
-//     spec's non-tool actions and subagent delegations).
+//   - An observation result without source_call_id answers the same
+//     step's calls still waiting: results and calls in order when they are
+//     as many; one result for several calls is their shared output, given
+//     to the step's last call (the others are answered with no text of
+//     their own). Harbor's own agents write every result so: Terminus 2
+//     omits the id because "all commands share the same terminal output"
+//     and the observation "applies to the entire step", and its
+//     mini-swe-agent converter adds each command's output to its step as
+//     a result without id (laude-institute/harbor src/harbor/agents/
+//     terminus_2/terminus_2.py and agents/installed/mini_swe_agent.py, as
+//     vendored in refreshdotdev/harbor-trajectories at 22dafa68). In a step
+//     with no call, such a result answers none (the spec's non-tool
+//     actions and subagent delegations).
+//   - Results are errors only in Harbor's conversions of mini-swe-agent
+//     runs (atifFailed); ATIF has no error flag.
 
 import (
 	"strings"
@@ -79,10 +92,17 @@ func parseATIF(doc []byte, h *Head, out *Sink) {
 	var top struct {
 		SessionID string `json:"session_id"`
 		Agent     struct {
+			Name      string `json:"name"`
 			ModelName string `json:"model_name"`
+			Extra     struct {
+				AgentConfig struct {
+					FormatError string `json:"format_error_template"`
+				} `json:"agent_config"`
+			} `json:"extra"`
 		} `json:"agent"`
 	}
 	_ = jsonx.Unmarshal(doc, &top) // members of other types leave their defaults
+	failed := atifFailed(top.Agent.Name, top.Agent.Extra.AgentConfig.FormatError)
 	s := &Session{Format: formatATIF, ID: top.SessionID, Model: top.Agent.ModelName, Line: a.line(0, h.Line)}
 	if s.ID == "" {
 		s.ID = fileStem(h.Name)
@@ -104,7 +124,7 @@ func parseATIF(doc []byte, h *Head, out *Sink) {
 			b.turn(line, t, len(text))
 			keepUserText(b.s, text)
 		case "agent":
-			atifAgentStep(b, st, text, line, t, out)
+			atifAgentStep(b, st, text, line, t, failed, out)
 		case "system":
 		default:
 			other[st.Source]++
@@ -114,7 +134,7 @@ func parseATIF(doc []byte, h *Head, out *Sink) {
 	b.finish(out)
 }
 
-func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time.Time, out *Sink) {
+func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time.Time, failed func(string) bool, out *Sink) {
 	if b.s.Model == "" {
 		b.s.Model = st.ModelName
 	}
@@ -131,10 +151,11 @@ func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time
 	}
 	// Results of the same step join its calls first, in order for a
 	// repeated id; the rest go to calls of earlier steps.
-	var later []int
+	var later, idless []int
 	if st.Observation != nil {
 		for ri, res := range st.Observation.Results {
 			if res.SourceCallID == "" {
+				idless = append(idless, ri)
 				continue
 			}
 			joined := false
@@ -142,6 +163,7 @@ func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time
 				if calls[ci].ID == res.SourceCallID && !calls[ci].HasResult {
 					text, _ := contentText(res.Content)
 					calls[ci].Result, calls[ci].HasResult, calls[ci].ResultLine = text, true, line
+					calls[ci].IsError = failed != nil && failed(text)
 					joined = true
 					break
 				}
@@ -151,12 +173,71 @@ func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time
 			}
 		}
 	}
+	atifStepResults(calls, st, idless, line, failed)
 	for _, c := range calls {
 		b.callAt(ref, c, out)
 	}
 	for _, ri := range later {
 		res := st.Observation.Results[ri]
 		text, _ := contentText(res.Content)
-		b.result(res.SourceCallID, text, false, line, t, out)
+		b.result(res.SourceCallID, text, failed != nil && failed(text), line, t, out)
+	}
+}
+
+// atifStepResults answers the step's waiting calls with its results that
+// name no call (the idless indexes): in order when they are as many or
+// more (the rest answer none), one result shared by several calls goes to
+// the last of them and the others get no text. More calls than results,
+// for more than one result, pairs in order and leaves the rest waiting.
+func atifStepResults(calls []Call, st atifStep, idless []int, line int, failed func(string) bool) {
+	if len(idless) == 0 {
+		return
+	}
+	var waiting []int
+	for ci := range calls {
+		if !calls[ci].HasResult {
+			waiting = append(waiting, ci)
+		}
+	}
+	if len(waiting) == 0 {
+		return
+	}
+	if len(idless) == 1 {
+		for _, ci := range waiting {
+			calls[ci].HasResult, calls[ci].ResultLine = true, line
+		}
+		text, _ := contentText(st.Observation.Results[idless[0]].Content)
+		last := &calls[waiting[len(waiting)-1]]
+		last.Result, last.IsError = text, failed != nil && failed(text)
+		return
+	}
+	for i := 0; i < len(idless) && i < len(waiting); i++ {
+		text, _ := contentText(st.Observation.Results[idless[i]].Content)
+		c := &calls[waiting[i]]
+		c.Result, c.HasResult, c.ResultLine = text, true, line
+		c.IsError = failed != nil && failed(text)
+	}
+}
+
+// atifFailed returns how to tell a failed result of the agent named, nil
+// when ATIF marks none (the spec has no error flag). Harbor's conversion
+// of a mini-swe-agent run (agent.name "mini-swe-agent") keeps the
+// observations as mini-swe-agent wrote them, so they are read as its own
+// reader reads them (miniFailed: a non-zero <returncode>, a rejected or
+// timed-out command); it also keeps the agent's format_error_template in
+// agent.extra.agent_config, and an observation made from it answers a
+// reply mini-swe-agent refused without running anything, which Harbor
+// still turned into a call of the reply's first command.
+func atifFailed(agent, formatError string) func(string) bool {
+	if agent != "mini-swe-agent" {
+		return nil
+	}
+	head, _, _ := strings.Cut(formatError, "{{")
+	head = strings.TrimSpace(head)
+	return func(text string) bool {
+		if head != "" && strings.HasPrefix(strings.TrimSpace(text), head) {
+			return true
+		}
+		return miniFailed(text, nil)
 	}
 }

@@ -49,6 +49,52 @@ func TestATIFConformance(t *testing.T) {
 		{name: "a result for no call", file: "t.json",
 			text:     "{\"schema_version\": \"ATIF-v1.7\", \"session_id\": \"s\", \"agent\": {\"name\": \"a\", \"version\": \"1\"}, \"steps\": [\n {\"step_id\": 1, \"source\": \"user\", \"message\": \"go\"},\n {\"step_id\": 2, \"source\": \"agent\", \"message\": \"\", \"observation\": {\"results\": [{\"source_call_id\": \"c1\", \"content\": \"x\"}]}}\n]}\n",
 			sessions: "s main 1t 1r ", problems: []string{"result for call c1 has no matching call"}, lines: []int{3}},
+		// Harbor's Terminus 2 writes the terminal's screen once for all the
+		// step's keystrokes, and its mini-swe-agent converter each
+		// command's output, as results with no source_call_id.
+		{name: "results with no id answer their step's calls", file: "h.json",
+			text: `{"schema_version": "ATIF-v1.5", "session_id": "h", "agent": {"name": "terminus-2", "version": "2.0.0"}, "steps": [
+ {"step_id": 1, "source": "user", "message": "fix the build"},
+ {"step_id": 2, "source": "agent", "message": "",
+  "tool_calls": [{"tool_call_id": "call_0_1", "function_name": "bash_command", "arguments": {"keystrokes": "cd /app\n", "duration": 0.1}},
+                 {"tool_call_id": "call_0_2", "function_name": "bash_command", "arguments": {"keystrokes": "ls\n", "duration": 0.1}}],
+  "observation": {"results": [{"content": "root@x:/app# ls\nMakefile"}]}},
+ {"step_id": 3, "source": "agent", "message": "",
+  "tool_calls": [{"tool_call_id": "call_3_1", "function_name": "bash_command", "arguments": {"command": "make"}}],
+  "observation": {"results": [{"content": "<returncode>0</returncode>"}]}},
+ {"step_id": 4, "source": "agent", "message": "",
+  "tool_calls": [{"tool_call_id": "a", "function_name": "computer_click", "arguments": {}}, {"tool_call_id": "b", "function_name": "computer_key", "arguments": {}}],
+  "observation": {"results": [{"content": "clicked"}, {"content": "typed"}]}},
+ {"step_id": 5, "source": "agent", "message": "", "observation": {"results": [{"content": "the screen, no call"}]}}
+]}`,
+			sessions: "h main 1t 4r call_0_1/bash_command= call_0_2/bash_command=root@x:/app# ls\nMakefile call_3_1/bash_command=<returncode>0</returncode> a/computer_click=clicked b/computer_key=typed"},
+		// Harbor's conversion of a mini-swe-agent run keeps its
+		// observations: a non-zero returncode, and a format error (the
+		// reply was refused, its first command never ran) are failures.
+		{name: "a mini-swe-agent run's failed results", file: "m.json",
+			text: `{"schema_version": "ATIF-v1.2", "session_id": "m",
+ "agent": {"name": "mini-swe-agent", "version": "1.14.4", "extra": {"agent_config": {"format_error_template": "Please always provide EXACTLY ONE action in triple backticks, found {{actions|length}} actions."}}},
+ "steps": [
+ {"step_id": 1, "source": "user", "message": "fix it"},
+ {"step_id": 2, "source": "agent", "message": "", "tool_calls": [{"tool_call_id": "call_2_1", "function_name": "bash_command", "arguments": {"command": "cd /repo"}}],
+  "observation": {"results": [{"content": "Please always provide EXACTLY ONE action in triple backticks, found 2 actions."}]}},
+ {"step_id": 3, "source": "agent", "message": "", "tool_calls": [{"tool_call_id": "call_3_1", "function_name": "bash_command", "arguments": {"command": "cd /repo && pytest"}}],
+  "observation": {"results": [{"content": "<returncode>1</returncode>\n<output>1 failed</output>"}]}},
+ {"step_id": 4, "source": "agent", "message": "", "tool_calls": [{"tool_call_id": "call_4_1", "function_name": "bash_command", "arguments": {"command": "ls"}}],
+  "observation": {"results": [{"content": "<returncode>0</returncode>\n<output>a</output>"}]}}
+]}`,
+			sessions: "m main 1t 3r call_2_1/bash_command=Please always provide EXACTLY ONE action in triple backticks, found 2 actions. call_3_1/bash_command=<returncode>1</returncode>\n<output>1 failed</output> call_4_1/bash_command=<returncode>0</returncode>\n<output>a</output>",
+			check: func(t *testing.T, s []*Session) {
+				var errs []bool
+				for _, r := range s[0].Turns[0].Requests {
+					for _, c := range r.Calls {
+						errs = append(errs, c.IsError)
+					}
+				}
+				if len(errs) != 3 || !errs[0] || !errs[1] || errs[2] {
+					t.Errorf("errors %v, want the format error and the returncode 1 only", errs)
+				}
+			}},
 	})
 }
 

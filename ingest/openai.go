@@ -192,6 +192,9 @@ type oaConv struct {
 	touched int
 	skipped map[string]int
 	extra   int
+	// cmd holds, per scope's builder, a Claude Code slash command's
+	// wrapper not yet answered (claudeCLILine).
+	cmd map[*sessionBuilder]pendingCommand
 }
 
 // maxOpenConversations bounds how many conversations of a log stay open
@@ -557,7 +560,9 @@ func (r *oaReader) feedConv(conv *oaConv, it oaItem) {
 			}
 		}
 	}
-	r.feed(b, it)
+	if !r.claudeCLILine(conv, b, it) {
+		r.feed(b, it)
+	}
 	if it.kind != 'a' || len(conv.ahead) == 0 {
 		return
 	}
@@ -588,6 +593,52 @@ func (r *oaReader) flushAhead(c *oaConv) {
 	for _, it := range held {
 		c.builder(it).noCall(it.resID, it.line, r.out)
 	}
+}
+
+// claudeCLILine reads the user messages of an export converted from a
+// Claude Code session that Claude Code itself wrote, not the user (see
+// genuineClaudePrompt): the converter keeps them as plain user messages,
+// without the isMeta and origin marks Claude Code gives them, and each
+// opened a turn. They are read as the Claude Code reader reads them: an
+// interrupt marker ("[Request interrupted by user for tool use]", written
+// when the user stops a call; the next prompt follows) and a local
+// command's caveat and output open nothing; a background task's
+// notification or a bash-mode command is a notice of the turn; a slash
+// command's wrapper opens a turn only when the model answers it before the
+// next prompt (a prompt command whose expanded prompt the export dropped).
+// It reports whether it consumed the item; an assistant message answering
+// a waiting command is fed after the command's turn opens.
+func (r *oaReader) claudeCLILine(conv *oaConv, b *sessionBuilder, it oaItem) bool {
+	switch it.kind {
+	case 'a':
+		if pc, ok := conv.cmd[b]; ok {
+			delete(conv.cmd, b)
+			b.turn(pc.line, pc.t, len(pc.text))
+			b.s.Turns[len(b.s.Turns)-1].UserText = pc.text
+		}
+		return false
+	case 'u':
+	default:
+		return false
+	}
+	t := strings.TrimSpace(it.text)
+	if t == "" || genuineClaudePrompt(t) {
+		delete(conv.cmd, b) // the prompt (a command's expanded prompt too) opens the turn
+		return false
+	}
+	switch {
+	case strings.HasPrefix(t, "<command-name>"), strings.HasPrefix(t, "<command-message>"):
+		if conv.cmd == nil {
+			conv.cmd = map[*sessionBuilder]pendingCommand{}
+		}
+		conv.cmd[b] = pendingCommand{text: it.text, line: it.line, t: it.time}
+	case strings.HasPrefix(t, "<local-command-stdout>"), strings.HasPrefix(t, "<local-command-stderr>"):
+		delete(conv.cmd, b)
+	case strings.HasPrefix(t, "<task-notification>"), strings.HasPrefix(t, "<bash-input>"),
+		strings.HasPrefix(t, "<bash-stdout>"), strings.HasPrefix(t, "<bash-stderr>"):
+		b.notice(it.line, it.time, it.text)
+	}
+	return true
 }
 
 func (r *oaReader) feed(b *sessionBuilder, it oaItem) {

@@ -74,6 +74,9 @@ type piEntry struct {
 	Version int    `json:"version"`
 	Cwd     string `json:"cwd"`
 	Parent  string `json:"parentSession"`
+	// auto_compaction_end, an event of pi --mode json (piStreamEvent)
+	Result  jsonx.RawMessage `json:"result"`
+	Aborted bool             `json:"aborted"`
 
 	line int
 }
@@ -155,6 +158,7 @@ func piLine(line []byte, n int, header **piEntry, entries *[]*piEntry, out *Sink
 			return
 		}
 		e.line = n
+		piStreamEvent(e)
 		if e.Type == "session" {
 			if *header == nil {
 				*header = e
@@ -164,6 +168,45 @@ func piLine(line []byte, n int, header **piEntry, entries *[]*piEntry, out *Sink
 			return
 		}
 		*entries = append(*entries, e)
+	}
+}
+
+// piStreamEvents are the events of pi's JSON mode (pi --mode json "prompt"
+// prints the session header, then every AgentSessionEvent as a line:
+// packages/coding-agent/docs/json.md, src/modes/print-mode.ts; AgentEvent in
+// packages/agent/src/types.ts). Each message ends with a message_end event
+// holding it whole (the prompt, the model's reply, each tool result:
+// agent-loop.ts); the others repeat it in parts or carry no message.
+var piStreamEvents = map[string]bool{
+	"agent_start": true, "agent_end": true, "turn_start": true, "turn_end": true,
+	"message_start": true, "message_update": true, "tool_execution_start": true,
+	"tool_execution_update": true, "tool_execution_end": true, "auto_compaction_start": true,
+	"auto_retry_start": true, "auto_retry_end": true,
+}
+
+// piStreamEvent reads an event of pi's JSON mode as the session entry it
+// stands for: message_end as a message entry (the event has no id: the
+// entries are linked in file order, as version 1's), a finished
+// auto_compaction_end as a compaction, the other events as "stream"
+// entries, counted in a note. The message's time (Unix milliseconds) is
+// the entry's.
+func piStreamEvent(e *piEntry) {
+	switch {
+	case e.Type == "message_end" && e.ID == "":
+		e.Type = "message"
+		var m struct {
+			Timestamp float64 `json:"timestamp"`
+		}
+		if jsonx.Unmarshal(e.Message, &m) == nil && m.Timestamp > 0 && e.Timestamp == "" {
+			e.Timestamp = time.UnixMilli(int64(m.Timestamp)).UTC().Format(time.RFC3339Nano)
+		}
+	case e.Type == "auto_compaction_end" && e.ID == "":
+		e.Type = "stream"
+		if !e.Aborted && len(e.Result) > 0 && string(e.Result) != "null" {
+			e.Type = "compaction"
+		}
+	case piStreamEvents[e.Type] && e.ID == "":
+		e.Type = "stream"
 	}
 }
 
@@ -302,7 +345,7 @@ func piSession(s *Session, path []*piEntry, out *Sink) {
 			piMessageEntry(b, s, e, &m, t, skipped)
 		case "compaction":
 			b.compaction()
-		case "branch_summary", "custom_message", "custom":
+		case "branch_summary", "custom_message", "custom", "stream":
 			skipped[e.Type]++
 		case "model_change", "thinking_level_change", "label", "session_info":
 			// Settings and bookmarks: nothing the model saw or ran.
@@ -311,8 +354,9 @@ func piSession(s *Session, path []*piEntry, out *Sink) {
 		}
 	}
 	b.finish()
-	for _, k := range []string{"bashExecution", "custom", "custom_message", "branch_summary"} {
+	for _, k := range []string{"bashExecution", "custom", "custom_message", "branch_summary", "stream"} {
 		what := map[string]string{
+			"stream":         "pi --mode json event(s) other than message_end (agent, turn, tool execution, message start and update) carry nothing the message_end events do not; not read",
 			"bashExecution":  "user `!` command(s) (bashExecution messages: run by the user, not the model) not counted as calls",
 			"custom":         "extension entries or messages (custom) not read as prompts",
 			"custom_message": "extension messages (custom_message) not read as prompts",

@@ -86,3 +86,48 @@ func TestPiJoinedEntries(t *testing.T) {
 		})
 	}
 }
+
+// TestPiJSONMode: pi --mode json prints the session header and then its
+// events (packages/coding-agent/docs/json.md): every message whole in its
+// message_end, the rest in parts or about nothing the messages lack. The
+// message_end events are the session's messages, in file order; a
+// finished auto_compaction_end is a compaction. Before, every event was an
+// entry of unknown type: no turn, a problem per line.
+func TestPiJSONMode(t *testing.T) {
+	msg := func(role, rest string) string {
+		return `{"type":"message_end","message":{"role":"` + role + `",` + rest + `}}` + "\n"
+	}
+	stream := `{"type":"session","version":3,"id":"j1","timestamp":"2026-03-01T10:00:00.000Z","cwd":"/w"}
+{"type":"agent_start"}
+{"type":"turn_start"}
+{"type":"message_start","message":{"role":"user","content":[{"type":"text","text":"list files"}],"timestamp":1772359200000}}
+` + msg("user", `"content":[{"type":"text","text":"list files"}],"timestamp":1772359200000`) +
+		`{"type":"message_update","message":{"role":"assistant","content":[]},"assistantMessageEvent":{"type":"toolcall_start","contentIndex":0}}
+` + msg("assistant", `"content":[{"type":"toolCall","id":"t1","name":"bash","arguments":{"command":"ls"}}],"usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0},"stopReason":"toolUse","timestamp":1772359201000`) +
+		`{"type":"tool_execution_start","toolCallId":"t1","toolName":"bash","args":{"command":"ls"}}
+{"type":"tool_execution_end","toolCallId":"t1","toolName":"bash","result":{"content":[{"type":"text","text":"a.txt"}]},"isError":false}
+` + msg("toolResult", `"toolCallId":"t1","toolName":"bash","content":[{"type":"text","text":"a.txt"}],"isError":false,"timestamp":1772359202000`) +
+		`{"type":"turn_end","message":{"role":"assistant","content":[]},"toolResults":[]}
+{"type":"auto_compaction_start","reason":"threshold"}
+{"type":"auto_compaction_end","result":{"summary":"..."},"aborted":false,"willRetry":false}
+` + msg("user", `"content":"go on","timestamp":1772359300000`) +
+		msg("assistant", `"content":[{"type":"text","text":"done"}],"stopReason":"stop","timestamp":1772359301000`) +
+		`{"type":"agent_end","messages":[]}
+`
+	runConformance(t, formatPi, []conformanceCase{{
+		name: "a JSON mode stream", file: "run.jsonl", text: stream,
+		sessions: "j1 main 2t 2r t1/bash=a.txt",
+		check: func(t *testing.T, s []*Session) {
+			tr := s[0].Turns
+			if !tr[1].CompactedBefore {
+				t.Errorf("the turn after the compaction is not marked compacted")
+			}
+			if got := tr[0].Time.UTC().Format("15:04:05"); got != "10:00:00" {
+				t.Errorf("first turn at %s, want the message's own time 10:00:00", got)
+			}
+			if !strings.Contains(strings.Join(s[0].Notes, "\n"), "9 pi --mode json event(s)") {
+				t.Errorf("notes %q do not count the 9 other events", s[0].Notes)
+			}
+		},
+	}})
+}

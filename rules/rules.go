@@ -485,10 +485,15 @@ func DefaultClasses() ClassTable {
 		// "is_input"}: openhands/core/schema/action.py and
 		// openhands/events/action/commands.py, OpenHands/OpenHands at
 		// d6fab190), as the resolver's output and the trajectories without
-		// tool_call_metadata name their calls.
+		// tool_call_metadata name their calls. Harbor's bash_command, the
+		// call its ATIF trajectories give each command of Terminus 2
+		// ({"keystrokes", "duration"}: keys sent to the tmux session) and
+		// of mini-swe-agent ({"command"}) (laude-institute/harbor
+		// src/harbor/agents/terminus_2/terminus_2.py,
+		// agents/installed/mini_swe_agent.py).
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
 			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands",
-			"PowerShell", "Shell", "powershell", "run"},
+			"PowerShell", "Shell", "powershell", "run", "bash_command"},
 		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search"},
 		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
 		// Claude Code's TaskOutput (2.1, after BashOutput) returns what a
@@ -566,11 +571,16 @@ func DefaultClasses() ClassTable {
 		// counterparts of AskUserQuestion, ExitPlanMode and
 		// attempt_completion (github/copilot-sdk dotnet/src/ToolSet.cs
 		// BuiltInTools, docs/features/agent-loop.md and
-		// streaming-events.md at cc0438d6).
+		// streaming-events.md at cc0438d6). Harbor's mark_task_complete,
+		// Terminus 2's "task_complete": true as its ATIF trajectories name
+		// it: the first asks the agent to confirm, and the same call again
+		// ends the task (laude-institute/harbor src/harbor/agents/
+		// terminus_2/terminus_2.py); in other it was a look, and the
+		// confirming second a repeat.
 		"message": {"message", "send_message", "notify", "send_notification",
 			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage",
 			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode", "exit_plan_mode", "ask_user",
-			"finish", "text_to_speech", "request_user_input", "task_complete"},
+			"finish", "text_to_speech", "request_user_input", "task_complete", "mark_task_complete"},
 		// The agent's own task list or plan, shown to the user: each call
 		// sets it, so the same call again is a new act, not a look.
 		// Claude Code's TodoWrite, TaskCreate and TaskUpdate, and its

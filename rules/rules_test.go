@@ -279,6 +279,8 @@ func TestClassOf(t *testing.T) {
 		"task_complete": "message", "browse_interactive": "browser", "report_intent": "plan",
 		"AgentSwarm": "delegate", "WaitFor": "poll", "TodoList": "plan", "CronCreate": "schedule",
 		"CronDelete": "schedule", "CronList": "poll",
+		// Harbor's ATIF names for Terminus 2's keystrokes and task end.
+		"bash_command": "shell", "mark_task_complete": "message",
 	} {
 		if got := r.ClassOf(tool); got != class {
 			t.Errorf("ClassOf(%q) = %q, want %q", tool, got, class)
