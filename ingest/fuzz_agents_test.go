@@ -37,6 +37,10 @@ func FuzzAgentFormats(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"session","version":3,"id":"x","timestamp":"t","cwd":"/"}`+"\n"+`{"type":"message","id":"a","parentId":"a","message":{"role":"user","content":"hi"}}`+"\n"), uint8(0), false)
 	f.Add([]byte(`{"sessionId":"s","projectHash":"p"}`+"\n"+`{"$rewindTo":"nope"}`+"\n"+`{"$set":{"messages":[{"id":1}]}}`+"\n"), uint8(1), false)
+	// A Gemini CLI file whose one message is an empty user message (which
+	// Gemini CLI ignores) was dropped as a resume's context-only file,
+	// unsaid (found by this target).
+	f.Add([]byte(`{"sessionId":"","projectHash":""}`+"\n"+`{"id":"","tYpe":"user"}`), uint8(1), false)
 	f.Fuzz(func(t *testing.T, data []byte, which uint8, force bool) {
 		af := agentFormats[int(which)%len(agentFormats)]
 		format := ""

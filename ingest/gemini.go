@@ -473,6 +473,13 @@ func (h *geminiHookContexts) strip(result string) string {
 }
 
 // geminiIgnoredUser is isIgnoredUserContent (packages/core/src/utils/sessionUtils.ts).
+// geminiContext reports whether a user message's text is the context
+// Gemini CLI sends itself (a session's or a hook's), not the user's.
+func geminiContext(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>")
+}
+
 func geminiIgnoredUser(text string) bool {
 	t := strings.TrimSpace(text)
 	return t == "" || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") ||
@@ -492,6 +499,7 @@ func (g *geminiLog) emit(doc bool) {
 	b := newConvBuilder(s, g.out)
 	cli := 0
 	ignored := 0
+	context := 0 // of the ignored: the session's or a hook's context
 	// answered holds the ids of calls whose toolCalls entry carried the
 	// result; the user message that follows sends that result back to the
 	// model (functionResponse parts): the same result again, not a second.
@@ -533,6 +541,9 @@ func (g *geminiLog) emit(doc bool) {
 			}
 			if geminiIgnoredUser(text.String()) {
 				ignored++
+				if geminiContext(text.String()) {
+					context++
+				}
 				continue
 			}
 			b.turn(m.line, t, text.Len())
@@ -591,12 +602,15 @@ func (g *geminiLog) emit(doc bool) {
 		}
 	}
 	b.finish()
-	if len(s.Turns) == 0 && ignored > 0 && ignored+cli == len(g.order) && g.rewound == 0 {
-		// Only what Gemini CLI itself ignores (its session context): no
-		// conversation. `gemini --resume` writes such a file under a new
+	if len(s.Turns) == 0 && ignored > 0 && context == ignored && ignored+cli == len(g.order) && g.rewound == 0 {
+		// Only the context Gemini CLI itself sends (its session context):
+		// no conversation. `gemini --resume` writes such a file under a new
 		// name before it goes on in the resumed session's own file
 		// (0.61.0, the agent lab's twoturns), which holds the whole
 		// conversation: read as a session, it was a second, empty one.
+		// Other messages it ignores (empty, slash commands) leave a
+		// session with its note: a file of nothing but those is not that
+		// file, and is not dropped unsaid.
 		return
 	}
 	if doc {
