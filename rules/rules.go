@@ -524,8 +524,16 @@ func DefaultClasses() ClassTable {
 		// tool_call_metadata. Kimi Code's AgentSwarm launches several
 		// subagents from one prompt template (MoonshotAI/kimi-code
 		// packages/agent-core-v2/src/features/swarm at d723cc47).
+		// Gemini CLI called a subagent through delegate_to_agent, then
+		// (2026-01-23 to 2026-04-09, "one tool per agent", #17346 to
+		// #25053) through a tool named after the agent: cli_help,
+		// codebase_investigator, generalist, browser_agent
+		// (packages/core/src/agents/*.ts, google-gemini/gemini-cli at
+		// 570f0235^), as real recordings of April 2026 call cli_help;
+		// invoke_agent since.
 		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent",
-			"new_task", "use_subagents", "task", "delegate", "AgentSwarm"},
+			"new_task", "use_subagents", "task", "delegate", "AgentSwarm",
+			"delegate_to_agent", "cli_help", "codebase_investigator", "generalist", "browser_agent"},
 		// Browser actions (hermes' browser toolset, OpenHands' browser
 		// tools, the Playwright MCP server's names, Cline's and Roo Code's
 		// browser_action: launch, click, type, scroll, close); the browser tools
@@ -601,7 +609,9 @@ func DefaultClasses() ClassTable {
 		// list when given todos and reads it without (packages/
 		// agent-core-v2/src/agent/tools/todo-list/todoListTool.ts at
 		// d723cc47): as hermes' todo, it acts (its words made it a read).
-		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "EnterPlanMode", "update_plan", "todo", "todo_list",
+		// Gemini CLI's enter_plan_mode is EnterPlanMode's counterpart
+		// (ENTER_PLAN_MODE_TOOL_NAME, base-declarations.ts at 5411f113).
+		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "EnterPlanMode", "enter_plan_mode", "update_plan", "todo", "todo_list",
 			"write_todos", "update_topic", "todo_write", "todowrite", "update_todo_list",
 			"SetTodoList", "report_intent", "TodoList"},
 		// What the agent keeps across sessions: hermes' memory (add,
