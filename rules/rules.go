@@ -433,7 +433,15 @@ func DefaultClasses() ClassTable {
 		"read": {"read_file", "Read", "read", "ctx_read", "skill_view", "read_many_files",
 			"mcp_filesystem_read_file", "mcp_filesystem_read_text_file",
 			"mcp_filesystem_read_multiple_files", "NotebookRead", "view", "read_files",
-			"Skill", "activate_skill", "load_mcp_documentation"},
+			"Skill", "activate_skill", "load_mcp_documentation",
+			// Qwen Code's snake_case names of Claude Code's tools (ToolNames
+			// beside ToolDisplayNames, QwenLM/qwen-code packages/core/src/tools/tool-names.ts at 00ac46fe):
+			// skill is Skill, ask_user_question AskUserQuestion, task_create
+			// and task_update TaskCreate and TaskUpdate, task_get, task_list
+			// and task_output TaskGet, TaskList and TaskOutput, task_stop
+			// TaskStop; each takes the class of its counterpart. Real Qwen
+			// Code 0.14 recordings call skill and ask_user_question.
+			"skill"},
 		// Claude Code's ToolSearch looks up the definitions of its deferred
 		// tools.
 		"search": {"grep", "glob", "find_files", "search_files", "search", "session_search",
@@ -507,7 +515,7 @@ func DefaultClasses() ClassTable {
 		// (read_powershell, write_powershell on Windows) read a running
 		// shell's output and type into it, as Codex's write_stdin
 		// (copilot-sdk test/harness/util.ts, ShellConfig).
-		"poll": {"process_manage", "process", "write_stdin", "BashOutput", "TaskOutput",
+		"poll": {"process_manage", "process", "write_stdin", "BashOutput", "TaskOutput", "task_output", "task_get", "task_list",
 			"CronList", "TaskList", "TaskGet", "command_status", "*_poll", "*_get_result",
 			"read_bash", "write_bash", "read_powershell", "write_powershell", "WaitFor"},
 		// Cline's new_task (a new task started with this one's context)
@@ -578,7 +586,7 @@ func DefaultClasses() ClassTable {
 		"message": {"message", "send_message", "notify", "send_notification",
 			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage",
 			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode", "exit_plan_mode", "ask_user",
-			"finish", "text_to_speech", "request_user_input", "task_complete"},
+			"finish", "text_to_speech", "request_user_input", "task_complete", "ask_user_question"},
 		// The agent's own task list or plan, shown to the user: each call
 		// sets it, so the same call again is a new act, not a look.
 		// Claude Code's TodoWrite, TaskCreate and TaskUpdate, and its
@@ -611,7 +619,7 @@ func DefaultClasses() ClassTable {
 		// d723cc47): as hermes' todo, it acts (its words made it a read).
 		// Gemini CLI's enter_plan_mode is EnterPlanMode's counterpart
 		// (ENTER_PLAN_MODE_TOOL_NAME, base-declarations.ts at 5411f113).
-		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "EnterPlanMode", "enter_plan_mode", "update_plan", "todo", "todo_list",
+		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "task_create", "task_update", "EnterPlanMode", "enter_plan_mode", "update_plan", "todo", "todo_list",
 			"write_todos", "update_topic", "todo_write", "todowrite", "update_todo_list",
 			"SetTodoList", "report_intent", "TodoList"},
 		// What the agent keeps across sessions: hermes' memory (add,
@@ -635,7 +643,7 @@ func DefaultClasses() ClassTable {
 		// TaskStop is the same); hermes' process_manage polls, and its kill
 		// action is an effect rule (DefaultEffects). Copilot CLI's
 		// stop_bash (stop_powershell) ends a running shell.
-		"process": {"KillBash", "KillShell", "TaskStop", "Monitor", "kill_process", "start_process",
+		"process": {"KillBash", "KillShell", "TaskStop", "task_stop", "Monitor", "kill_process", "start_process",
 			"stop_bash", "stop_powershell"},
 		"other": {},
 	}

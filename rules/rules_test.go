@@ -259,6 +259,9 @@ func TestClassOf(t *testing.T) {
 		// Gemini CLI's plan mode and its subagents called as tools.
 		"enter_plan_mode": "plan", "cli_help": "delegate", "codebase_investigator": "delegate",
 		"generalist": "delegate", "browser_agent": "delegate", "delegate_to_agent": "delegate",
+		// Qwen Code's names of Claude Code's tools take their classes.
+		"skill": "read", "ask_user_question": "message", "task_create": "plan", "task_update": "plan",
+		"task_get": "poll", "task_list": "poll", "task_output": "poll", "task_stop": "process",
 		"search_replace": "write", "generate_image": "write", "multiedit": "write", "planning_file_editor": "write", "delegate": "delegate",
 		// Tools that act on the world (effects.go): the classes whose
 		// effect is act.
