@@ -586,7 +586,11 @@ func DefaultClasses() ClassTable {
 		"message": {"message", "send_message", "notify", "send_notification",
 			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage",
 			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode", "exit_plan_mode", "ask_user",
-			"finish", "text_to_speech", "request_user_input", "task_complete", "ask_user_question"},
+			"finish", "text_to_speech", "request_user_input", "task_complete", "ask_user_question",
+			// OpenCode's question asks the user and returns the answers
+			// (Tool.define("question"), packages/opencode/src/tool/
+			// question.ts, anomalyco/opencode at 08103a5d).
+			"question"},
 		// The agent's own task list or plan, shown to the user: each call
 		// sets it, so the same call again is a new act, not a look.
 		// Claude Code's TodoWrite, TaskCreate and TaskUpdate, and its
