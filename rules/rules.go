@@ -497,8 +497,11 @@ func DefaultClasses() ClassTable {
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
 			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands",
 			"PowerShell", "Shell", "powershell", "run"},
-		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search"},
-		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
+		// Kimi CLI's SearchWeb and FetchURL (src/kimi_cli/tools/web/
+		// search.py and fetch.py at 4a550eff): the words of their names made
+		// them reads of files.
+		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search", "SearchWeb"},
+		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch", "FetchURL"},
 		// Claude Code's TaskOutput (2.1, after BashOutput) returns what a
 		// background command or agent has written so far, CronList the
 		// session's scheduled prompts, which fire and expire by themselves,

@@ -262,7 +262,8 @@ func TestClassOf(t *testing.T) {
 		// Qwen Code's names of Claude Code's tools take their classes.
 		"skill": "read", "ask_user_question": "message", "task_create": "plan", "task_update": "plan",
 		"task_get": "poll", "task_list": "poll", "task_output": "poll", "task_stop": "process",
-		"question":       "message",
+		"question":  "message",
+		"SearchWeb": "web_search", "FetchURL": "web_fetch",
 		"search_replace": "write", "generate_image": "write", "multiedit": "write", "planning_file_editor": "write", "delegate": "delegate",
 		// Tools that act on the world (effects.go): the classes whose
 		// effect is act.
