@@ -520,7 +520,15 @@ func DefaultClasses() ClassTable {
 		// (copilot-sdk test/harness/util.ts, ShellConfig).
 		"poll": {"process_manage", "process", "write_stdin", "BashOutput", "TaskOutput", "task_output", "task_get", "task_list",
 			"CronList", "TaskList", "TaskGet", "command_status", "*_poll", "*_get_result",
-			"read_bash", "write_bash", "read_powershell", "write_powershell", "WaitFor"},
+			"read_bash", "write_bash", "read_powershell", "write_powershell", "WaitFor",
+			// Copilot CLI's list_powershell (list_bash) lists the shell
+			// sessions running now ("<no active shell sessions>" in a real
+			// recording), read_agent reads a background agent's state and
+			// output ({"agent_id", "wait"}), list_agents lists them
+			// (BuiltInTools, copilot-sdk dotnet/src/ToolSet.cs at
+			// cc0438d6): what they show changes by itself, as TaskOutput's.
+			// Their name words made them reads.
+			"list_powershell", "list_bash", "read_agent", "list_agents"},
 		// Cline's new_task (a new task started with this one's context)
 		// and use_subagents, Roo Code's and Kilo Code's new_task (a
 		// subtask in another mode), OpenCode's task (Tool.define("task"),

@@ -264,6 +264,7 @@ func TestClassOf(t *testing.T) {
 		"task_get": "poll", "task_list": "poll", "task_output": "poll", "task_stop": "process",
 		"question":  "message",
 		"SearchWeb": "web_search", "FetchURL": "web_fetch",
+		"list_powershell": "poll", "list_bash": "poll", "read_agent": "poll", "list_agents": "poll",
 		"search_replace": "write", "generate_image": "write", "multiedit": "write", "planning_file_editor": "write", "delegate": "delegate",
 		// Tools that act on the world (effects.go): the classes whose
 		// effect is act.
