@@ -44,8 +44,12 @@ var sqliteMagic = []byte("SQLite format 3\x00")
 func isSQLite(head []byte) bool { return bytes.HasPrefix(head, sqliteMagic) }
 
 // databaseNames are the file names of the databases a directory walk reads
-// (walk.go): any other .db file found in a walk is somebody else's.
-var databaseNames = []string{"state.db", "opencode.db"}
+// (walk.go): any other .db file found in a walk is somebody else's. Kilo
+// CLI, a fork of OpenCode, keeps OpenCode's database as kilo.db
+// (~/.local/share/kilo/kilo.db: Database.Path = join(Global.Path.data,
+// "kilo.db"), packages/opencode/src/storage/db.ts, Kilo-Org/kilocode at
+// f10b24fc); its tables are OpenCode's, so the opencode reader reads it.
+var databaseNames = []string{"state.db", "opencode.db", "kilo.db"}
 
 // isDatabaseName reports whether a walked file is a known agent database.
 func isDatabaseName(name string) bool {

@@ -153,12 +153,22 @@ func TestWalkFindsAgentFiles(t *testing.T) {
 	}
 	buildDB(t, script, dir, "state.db")
 	buildDB(t, script, dir, "other.db")
+	oc, err := os.ReadFile(filepath.Join("..", "fixtures", "ingest", "opencode", "opencode.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Kilo CLI's copy of OpenCode's database.
+	kilo := buildDB(t, oc, dir, "kilo.db")
 	files := Expand([]string{dir, filepath.Join("..", "fixtures", "ingest", "opencode", "storage")}, func(p Problem) { t.Error(p) })
 	var names []string
 	for _, f := range files {
 		names = append(names, filepath.Base(f))
 	}
-	want := "[state.db ses_5b2c3d4e5ffeLegacyAbCdEf1.json]"
+	want := "[kilo.db state.db ses_5b2c3d4e5ffeLegacyAbCdEf1.json]"
+	// The fixture's deliberate flaws make problems; the sessions are OpenCode's.
+	if sessions, _ := readAll(t, kilo, Options{}); len(sessions) != 2 || sessions[0].Format != formatOpenCode {
+		t.Errorf("kilo.db: %d sessions; want the fixture's 2 OpenCode sessions", len(sessions))
+	}
 	if got := fmt.Sprint(names); got != want {
 		t.Errorf("walk found %s, want %s", got, want)
 	}

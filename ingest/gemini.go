@@ -40,6 +40,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
 )
@@ -326,8 +327,13 @@ func geminiResponseText(resp jsonx.RawMessage) (string, bool) {
 		Error  *string `json:"error"`
 	}
 	if jsonx.Unmarshal(resp, &r) == nil {
+		// A call cancelled after it printed something keeps that output
+		// and gets an error beside it ("[Operation Cancelled] …",
+		// createCancelledResult, packages/core/src/scheduler/
+		// tool-executor.ts, google-gemini/gemini-cli at 5411f113): the
+		// output is what the model reads, and the call failed.
 		if r.Output != nil {
-			return *r.Output, false
+			return *r.Output, r.Error != nil && *r.Error != ""
 		}
 		if r.Error != nil {
 			return *r.Error, true
@@ -486,6 +492,47 @@ func geminiIgnoredUser(text string) bool {
 		strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>")
 }
 
+// geminiHeld is a gemini message read later than its place.
+type geminiHeld struct {
+	m     geminiMsg
+	r     geminiRecord
+	t     time.Time
+	parts []geminiPart
+}
+
+// geminiMsgType is a message's type ("" when it has none).
+func geminiMsgType(raw jsonx.RawMessage) string {
+	var r struct {
+		Type string `json:"type"`
+	}
+	_ = jsonx.Unmarshal(raw, &r)
+	return r.Type
+}
+
+// geminiClientSkill says whether a gemini message is the skill activation
+// Gemini CLI makes itself for a skill's slash command (`/name args`):
+// SkillCommandLoader turns the command into a client-initiated
+// activate_skill call, and useGeminiStream records it as a model message
+// of that call alone, before the prompt the command submits (the args,
+// recorded as a user message whose displayContent is the command;
+// packages/cli/src/services/SkillCommandLoader.ts and
+// packages/cli/src/ui/hooks/useGeminiStream.ts, google-gemini/gemini-cli
+// at 5411f113). No model answered it, so it has no tokens. It belongs to
+// the prompt's turn: read in its place, it opened a turn of its own
+// before the session's first prompt (a turn no one typed), or fell in
+// the turn before.
+func geminiClientSkill(r geminiRecord) bool {
+	if r.Tokens != nil || len(r.ToolCalls) == 0 {
+		return false
+	}
+	for _, tc := range r.ToolCalls {
+		if tc.Name != "activate_skill" {
+			return false
+		}
+	}
+	return true
+}
+
 // emit builds the session from the final messages.
 func (g *geminiLog) emit(doc bool) {
 	s := &Session{Format: formatGemini, ID: g.meta.SessionID}
@@ -507,7 +554,70 @@ func (g *geminiLog) emit(doc bool) {
 	echoed := 0
 	batched := 0
 	var hookCtx geminiHookContexts
-	for _, id := range g.order {
+	// model reads a gemini message: a request, its text, its calls.
+	model := func(m geminiMsg, r geminiRecord, t time.Time, parts []geminiPart) {
+		chars := 0
+		for _, p := range parts {
+			if p.Text != nil {
+				chars += len(*p.Text)
+			}
+		}
+		for _, th := range r.Thoughts {
+			chars += len(th.Subject) + len(th.Description)
+		}
+		var u *Usage
+		if r.Tokens != nil {
+			u = &Usage{Input: r.Tokens.Input, Output: r.Tokens.Output + r.Tokens.Thoughts, CacheRead: r.Tokens.Cached}
+		}
+		if s.Model == "" {
+			s.Model = r.Model
+		}
+		b.request(m.line, t, chars, u)
+		for _, p := range parts {
+			if p.Text != nil && !p.Thought {
+				b.text(*p.Text)
+			}
+		}
+		if len(r.ToolCalls) > 0 {
+			for _, tc := range r.ToolCalls {
+				c := Call{ID: tc.ID, Tool: tc.Name, Time: t, Line: m.line}
+				c.SetArgsField(tc.Args)
+				if len(tc.Result) > 0 && string(tc.Result) != "null" {
+					text, isErr, others := geminiResultText(tc.Result, tc.ID)
+					if others {
+						batched++
+					}
+					text = hookCtx.strip(text)
+					// "cancelled": the user stopped the call (the
+					// recording's ToolCallRecord status); it did
+					// not do what it was asked.
+					failed := isErr || tc.Status == "error" || tc.Status == "cancelled" || geminiExitFailed(tc.Name, text)
+					setResult(&c, text, failed, m.line)
+					answered[tc.ID] = true
+				}
+				b.call(c)
+			}
+			return
+		}
+		for _, p := range parts {
+			if fc := p.FunctionCall; fc != nil {
+				c := Call{ID: fc.ID, Tool: fc.Name, Time: t, Line: m.line}
+				c.SetArgsField(fc.Args)
+				b.call(c)
+			}
+		}
+	}
+	// pending is a skill activation the CLI made for a slash command
+	// (geminiClientSkill), held until the prompt after it opens its turn.
+	var pending *geminiHeld
+	flush := func() {
+		if pending != nil {
+			p := pending
+			pending = nil
+			model(p.m, p.r, p.t, p.parts)
+		}
+	}
+	for i, id := range g.order {
 		m := g.msgs[id]
 		var r geminiRecord
 		if err := jsonx.Unmarshal(m.raw, &r); err != nil {
@@ -518,6 +628,9 @@ func (g *geminiLog) emit(doc bool) {
 		parts := geminiParts(r.Content)
 		switch r.Type {
 		case "user":
+			if slices.ContainsFunc(parts, func(p geminiPart) bool { return p.FunctionResponse != nil }) {
+				flush()
+			}
 			var text strings.Builder
 			responses := 0
 			for _, p := range parts {
@@ -537,9 +650,11 @@ func (g *geminiLog) emit(doc bool) {
 				}
 			}
 			if responses > 0 && strings.TrimSpace(text.String()) == "" {
+				flush()
 				continue
 			}
 			if geminiIgnoredUser(text.String()) {
+				flush()
 				ignored++
 				if geminiContext(text.String()) {
 					context++
@@ -548,59 +663,23 @@ func (g *geminiLog) emit(doc bool) {
 			}
 			b.turn(m.line, t, text.Len())
 			keepUserText(s, geminiUserText(text.String()))
+			flush()
 		case "gemini":
-			chars := 0
-			for _, p := range parts {
-				if p.Text != nil {
-					chars += len(*p.Text)
-				}
-			}
-			for _, th := range r.Thoughts {
-				chars += len(th.Subject) + len(th.Description)
-			}
-			var u *Usage
-			if r.Tokens != nil {
-				u = &Usage{Input: r.Tokens.Input, Output: r.Tokens.Output + r.Tokens.Thoughts, CacheRead: r.Tokens.Cached}
-			}
-			if s.Model == "" {
-				s.Model = r.Model
-			}
-			b.request(m.line, t, chars, u)
-			for _, p := range parts {
-				if p.Text != nil && !p.Thought {
-					b.text(*p.Text)
-				}
-			}
-			if len(r.ToolCalls) > 0 {
-				for _, tc := range r.ToolCalls {
-					c := Call{ID: tc.ID, Tool: tc.Name, Time: t, Line: m.line}
-					c.SetArgsField(tc.Args)
-					if len(tc.Result) > 0 && string(tc.Result) != "null" {
-						text, isErr, others := geminiResultText(tc.Result, tc.ID)
-						if others {
-							batched++
-						}
-						text = hookCtx.strip(text)
-						setResult(&c, text, isErr || tc.Status == "error" || geminiExitFailed(tc.Name, text), m.line)
-						answered[tc.ID] = true
-					}
-					b.call(c)
-				}
+			flush()
+			if geminiClientSkill(r) && i+1 < len(g.order) && geminiMsgType(g.msgs[g.order[i+1]].raw) == "user" {
+				pending = &geminiHeld{m, r, t, parts}
 				continue
 			}
-			for _, p := range parts {
-				if fc := p.FunctionCall; fc != nil {
-					c := Call{ID: fc.ID, Tool: fc.Name, Time: t, Line: m.line}
-					c.SetArgsField(fc.Args)
-					b.call(c)
-				}
-			}
+			model(m, r, t, parts)
 		case "info", "error", "warning":
+			flush()
 			cli++
 		default:
+			flush()
 			g.out.Problemf(m.at, "message %q of unknown type %q; skipped", id, r.Type)
 		}
 	}
+	flush()
 	b.finish()
 	if len(s.Turns) == 0 && ignored > 0 && context == ignored && ignored+cli == len(g.order) && g.rewound == 0 {
 		// Only the context Gemini CLI itself sends (its session context):

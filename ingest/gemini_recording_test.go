@@ -228,3 +228,78 @@ func TestGeminiBatchedResults(t *testing.T) {
 		t.Errorf("notes %q: want the 3 batched results counted", sessions[0].Notes)
 	}
 }
+
+// TestGeminiCancelledCall: a call the user cancelled is a failed call,
+// whether its result is the cancellation alone or the output printed
+// before it with the cancellation beside it (status "cancelled", as real
+// recordings of Gemini CLI 0.39 hold).
+func TestGeminiCancelledCall(t *testing.T) {
+	call := func(id, response string) string {
+		return `{"id":"` + id + `","name":"run_shell_command","args":{"command":"git clone x"},"result":[{"functionResponse":{"id":"` + id + `","name":"run_shell_command","response":` + response + `}}],"status":"cancelled"}`
+	}
+	text := `{"sessionId":"g3","projectHash":"p","startTime":"2026-04-24T23:16:00.000Z","lastUpdated":"2026-04-24T23:20:00.000Z","kind":"main"}` + "\n" +
+		`{"id":"u1","timestamp":"2026-04-24T23:16:01.000Z","type":"user","content":[{"text":"clone it"}]}` + "\n" +
+		`{"id":"m1","timestamp":"2026-04-24T23:16:05.000Z","type":"gemini","content":"","model":"gemini-3-flash-preview","tokens":{"input":10,"output":1,"cached":0,"thoughts":0,"tool":0,"total":11},"toolCalls":[` +
+		call("c1", `{"output":"Command was cancelled by user before it could complete. Below is the output before it was cancelled:\nCloning into 'x'...","error":"[Operation Cancelled] User cancelled tool execution."}`) + `,` +
+		call("c2", `{"error":"[Operation Cancelled] Reason: User cancelled."}`) + `,` +
+		`{"id":"c3","name":"read_file","args":{"file_path":"a"},"result":[{"functionResponse":{"id":"c3","name":"read_file","response":{"output":"a"}}}],"status":"success"}]}` + "\n"
+	sessions, problems := readText(t, "session-2026-04-24T23-16-g3.jsonl", text)
+	if len(problems) != 0 || len(sessions) != 1 {
+		t.Fatalf("sessions %d, problems %v; want 1 and none", len(sessions), problems)
+	}
+	cs := sessions[0].Turns[0].Requests[0].Calls
+	for i, want := range []struct {
+		result string
+		isErr  bool
+	}{
+		{"Command was cancelled by user before it could complete. Below is the output before it was cancelled:\nCloning into 'x'...", true},
+		{"[Operation Cancelled] Reason: User cancelled.", true},
+		{"a", false},
+	} {
+		if cs[i].Result != want.result || cs[i].IsError != want.isErr {
+			t.Errorf("call %s: result %q error %v, want %q %v", cs[i].ID, cs[i].Result, cs[i].IsError, want.result, want.isErr)
+		}
+	}
+}
+
+// TestGeminiSkillCommand: a skill's slash command is recorded as the
+// CLI's own activate_skill call (a gemini message without tokens) before
+// the prompt it submits; the call belongs to that prompt's turn, first in
+// the session or not.
+func TestGeminiSkillCommand(t *testing.T) {
+	skill := func(id, ts string) string {
+		return `{"id":"` + id + `","timestamp":"` + ts + `","type":"gemini","content":"","model":"gemini-3-flash-preview","toolCalls":[{"id":"activate_skill-` + id + `","name":"activate_skill","args":{"name":"brainstorming"},"result":[{"functionResponse":{"id":"activate_skill-` + id + `","name":"activate_skill","response":{"output":"<activated_skill name=\"brainstorming\"/>"}}}],"status":"success"}]}`
+	}
+	answer := func(id, ts, text string) string {
+		return `{"id":"` + id + `","timestamp":"` + ts + `","type":"gemini","content":"` + text + `","model":"gemini-3-flash-preview","tokens":{"input":100,"output":5,"cached":0,"thoughts":0,"tool":0,"total":105}}`
+	}
+	prompt := func(id, ts, text string) string {
+		return `{"id":"` + id + `","timestamp":"` + ts + `","type":"user","content":[{"text":"` + text + `"}],"displayContent":[{"text":"/superpowers:brainstorming ` + text + `"}]}`
+	}
+	doc := `{"sessionId":"g4","projectHash":"p","startTime":"2026-04-12T01:18:59.200Z","lastUpdated":"2026-04-12T03:18:32.818Z","kind":"main","messages":[` +
+		skill("s1", "2026-04-12T01:22:33.065Z") + `,` +
+		prompt("u1", "2026-04-12T01:22:35.386Z", "an expenses tracker") + `,` +
+		answer("a1", "2026-04-12T01:22:41.224Z", "Questions first.") + `,` +
+		`{"id":"u2","timestamp":"2026-04-12T01:30:00.000Z","type":"user","content":[{"text":"Telegram."}]}` + `,` +
+		answer("a2", "2026-04-12T01:30:05.000Z", "Noted.") + `,` +
+		skill("s2", "2026-04-12T01:40:00.000Z") + `,` +
+		prompt("u3", "2026-04-12T01:40:01.000Z", "a budget view") + `,` +
+		answer("a3", "2026-04-12T01:40:09.000Z", "Sketching.") + `]}`
+	sessions, problems := readText(t, "session-2026-04-12T01-18-g4.json", doc)
+	if len(problems) != 0 || len(sessions) != 1 {
+		t.Fatalf("sessions %d, problems %v; want 1 and none", len(sessions), problems)
+	}
+	turns := sessions[0].Turns
+	if len(turns) != 3 {
+		t.Fatalf("turns %d, want 3 (the prompts typed)", len(turns))
+	}
+	for i, want := range []int{1, 0, 1} {
+		n := 0
+		for _, r := range turns[i].Requests {
+			n += len(r.Calls)
+		}
+		if n != want {
+			t.Errorf("turn %d: %d calls, want %d", i+1, n, want)
+		}
+	}
+}

@@ -35,7 +35,7 @@ import (
 
 const formatKimi = "kimi-cli"
 
-var kimiContextFile = lazyre.New(`^context(_\d+)?\.jsonl$`)
+var kimiContextFile = lazyre.New(`^context(_sub)?(_\d+)?\.jsonl$`)
 var kimiCheckpoint = lazyre.New(`^<system>CHECKPOINT \d+</system>$`)
 
 func init() {
@@ -44,7 +44,7 @@ func init() {
 		Text:      true,
 		Family:    "kimi",
 		Reads:     "Kimi CLI context files `~/.kimi/sessions/<dir hash>/<session>/context.jsonl` (kosong messages plus `_system_prompt`, `_checkpoint`, `_usage` records).",
-		Detection: "First record's role is `_system_prompt`, `_checkpoint` or `_usage`, or a `role` record in a file named `context.jsonl` (or a rotated `context_N.jsonl`).",
+		Detection: "First record's role is `_system_prompt`, `_checkpoint` or `_usage`, or a `role` record in a file named `context.jsonl` (or a rotated `context_N.jsonl`, or a subagent's `context_sub_N.jsonl`).",
 		Priority:  28,
 		Sniff: func(h *Head) bool {
 			if h.Array {
@@ -86,6 +86,8 @@ func parseKimi(lr *LineReader, h *Head, out *Sink) {
 		if session := parentDirName(filepath.Dir(agentDir)); session != "" {
 			s.ID, s.Agent, s.Parent = session, id, session
 		}
+	} else if sub, ok := kimiSubContext(h.Name); ok && id != fileStem(h.Name) {
+		s.Agent, s.Parent = sub, id
 	}
 	// context.jsonl records no time; the wire log beside it does.
 	s.Time = kimiWireStart(filepath.Dir(h.Path), h.Path != "")
@@ -180,18 +182,40 @@ func kimiWireStart(dir string, onDisk bool) time.Time {
 	return time.Time{}
 }
 
+// kimiSubContext reports a subagent's context written beside the
+// session's own: before subagents got folders of their own (ff09e97c,
+// 2026-03-23), the Task tool gave each subagent it ran the history file
+// context_sub_N.jsonl, N the next free number (_get_subagent_history_file,
+// src/kimi_cli/tools/task/__init__.py at 1f74ddf5, with
+// utils/path.py next_available_rotation). agent is the file's stem
+// without "context_" (sub_N). Read as the main session, each was another
+// "main" of the same session id.
+func kimiSubContext(name string) (agent string, ok bool) {
+	stem, ok := strings.CutSuffix(name, ".jsonl")
+	if !ok {
+		return "", false
+	}
+	n, ok := strings.CutPrefix(stem, "context_sub_")
+	if !ok || n == "" || strings.Trim(n, "0123456789") != "" {
+		return "", false
+	}
+	return "sub_" + n, true
+}
+
 // kimiWireName is the wire log Kimi CLI writes beside each context file.
 const kimiWireName = "wire.jsonl"
 
 // kimiCompanion reports a file Kimi CLI writes beside a context.jsonl
 // that holds no conversation of its own to read: the wire log (the same
-// turns as UI events, read for the session's time) and, in a subagent's
-// folder, its meta.json (kimi_cli/session.py and subagents/store.py at
-// 4a550eff). Kimi Code's wire.jsonl has no context.jsonl beside it.
+// turns as UI events, read for the session's time), the session's
+// state.json (approvals, additional dirs, subagents: STATE_FILE_NAME,
+// src/kimi_cli/session_state.py at 4a550eff) and, in a subagent's folder,
+// its meta.json (kimi_cli/session.py and subagents/store.py at 4a550eff).
+// Kimi Code's wire.jsonl has no context.jsonl beside it.
 func kimiCompanion(path string) bool {
 	name := filepath.Base(path)
 	dir := filepath.Dir(path)
-	if name != kimiWireName && (name != "meta.json" || filepath.Base(filepath.Dir(dir)) != "subagents") {
+	if name != kimiWireName && name != "state.json" && (name != "meta.json" || filepath.Base(filepath.Dir(dir)) != "subagents") {
 		return false
 	}
 	_, err := os.Stat(filepath.Join(dir, "context.jsonl"))

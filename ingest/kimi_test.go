@@ -89,3 +89,66 @@ func TestKimiSessionFolder(t *testing.T) {
 		t.Errorf("walk problems: %v", problems)
 	}
 }
+
+// TestKimiSubContextFiles: before subagents had folders of their own,
+// Kimi CLI's Task tool wrote each subagent's history beside the session's
+// context as context_sub_N.jsonl, and the session folder holds state.json
+// (real sessions of March 2026 keep both). A walk reads the contexts, each
+// subagent as a scope of the session, and leaves state.json alone.
+func TestKimiSubContextFiles(t *testing.T) {
+	root := t.TempDir()
+	session := filepath.Join(root, "sessions", "0a1b2c", "sess-7")
+	files := map[string]string{
+		"context.jsonl": `{"role": "_checkpoint", "id": 0}
+{"role": "user", "content": "build it"}
+{"role": "assistant", "content": "", "tool_calls": [{"type": "function", "id": "Task:0", "function": {"name": "Task", "arguments": "{\"description\": \"db\", \"subagent_name\": \"coder\", \"prompt\": \"write the queries\"}"}}]}
+{"role": "tool", "content": "done", "tool_call_id": "Task:0"}
+`,
+		"context_sub_1.jsonl": `{"role": "_checkpoint", "id": 0}
+{"role": "user", "content": "write the queries"}
+{"role": "assistant", "content": "", "tool_calls": [{"type": "function", "id": "WriteFile:0", "function": {"name": "WriteFile", "arguments": "{\"path\": \"q.py\", \"content\": \"x\"}"}}]}
+{"role": "tool", "content": "written", "tool_call_id": "WriteFile:0"}
+`,
+		"context_sub_12.jsonl": `{"role": "user", "content": "check the queries"}
+{"role": "assistant", "content": "fine"}
+`,
+		"state.json": `{"version": 1, "approval": {"yolo": false}, "additional_dirs": [], "dynamic_subagents": []}`,
+	}
+	for name, text := range files {
+		p := filepath.Join(session, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var problems []string
+	listed := Expand([]string{root}, func(p Problem) { problems = append(problems, p.Message) })
+	if len(problems) > 0 {
+		t.Errorf("walk problems: %v", problems)
+	}
+	got := map[string]string{}
+	for _, p := range listed {
+		sessions, ps := readAll(t, p, Options{})
+		if len(ps) > 0 {
+			t.Errorf("%s: problems %v", filepath.Base(p), ps)
+		}
+		for _, s := range sessions {
+			got[filepath.Base(p)] = s.ID + " " + s.Agent + "/" + s.Parent + " " + callSummary(s)
+		}
+	}
+	want := map[string]string{
+		"context.jsonl":        "sess-7 main/ Task:0/Task=done",
+		"context_sub_1.jsonl":  "sess-7 sub_1/sess-7 WriteFile:0/WriteFile=written",
+		"context_sub_12.jsonl": "sess-7 sub_12/sess-7 ",
+	}
+	if len(got) != len(want) {
+		t.Errorf("read %v, want %v", got, want)
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: read %q, want %q", name, got[name], w)
+		}
+	}
+}

@@ -433,7 +433,15 @@ func DefaultClasses() ClassTable {
 		"read": {"read_file", "Read", "read", "ctx_read", "skill_view", "read_many_files",
 			"mcp_filesystem_read_file", "mcp_filesystem_read_text_file",
 			"mcp_filesystem_read_multiple_files", "NotebookRead", "view", "read_files",
-			"Skill", "activate_skill", "load_mcp_documentation"},
+			"Skill", "activate_skill", "load_mcp_documentation",
+			// Qwen Code's snake_case names of Claude Code's tools (ToolNames
+			// beside ToolDisplayNames, QwenLM/qwen-code packages/core/src/tools/tool-names.ts at 00ac46fe):
+			// skill is Skill, ask_user_question AskUserQuestion, task_create
+			// and task_update TaskCreate and TaskUpdate, task_get, task_list
+			// and task_output TaskGet, TaskList and TaskOutput, task_stop
+			// TaskStop; each takes the class of its counterpart. Real Qwen
+			// Code 0.14 recordings call skill and ask_user_question.
+			"skill"},
 		// Claude Code's ToolSearch looks up the definitions of its deferred
 		// tools.
 		"search": {"grep", "glob", "find_files", "search_files", "search", "session_search",
@@ -494,8 +502,11 @@ func DefaultClasses() ClassTable {
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
 			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands",
 			"PowerShell", "Shell", "powershell", "run", "bash_command"},
-		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search"},
-		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch"},
+		// Kimi CLI's SearchWeb and FetchURL (src/kimi_cli/tools/web/
+		// search.py and fetch.py at 4a550eff): the words of their names made
+		// them reads of files.
+		"web_search": {"web_search", "WebSearch", "search_web", "google_web_search", "SearchWeb"},
+		"web_fetch":  {"web_fetch", "web_extract", "fetch_content", "WebFetch", "fetch", "FetchURL"},
 		// Claude Code's TaskOutput (2.1, after BashOutput) returns what a
 		// background command or agent has written so far, CronList the
 		// session's scheduled prompts, which fire and expire by themselves,
@@ -512,9 +523,17 @@ func DefaultClasses() ClassTable {
 		// (read_powershell, write_powershell on Windows) read a running
 		// shell's output and type into it, as Codex's write_stdin
 		// (copilot-sdk test/harness/util.ts, ShellConfig).
-		"poll": {"process_manage", "process", "write_stdin", "BashOutput", "TaskOutput",
+		"poll": {"process_manage", "process", "write_stdin", "BashOutput", "TaskOutput", "task_output", "task_get", "task_list",
 			"CronList", "TaskList", "TaskGet", "command_status", "*_poll", "*_get_result",
-			"read_bash", "write_bash", "read_powershell", "write_powershell", "WaitFor"},
+			"read_bash", "write_bash", "read_powershell", "write_powershell", "WaitFor",
+			// Copilot CLI's list_powershell (list_bash) lists the shell
+			// sessions running now ("<no active shell sessions>" in a real
+			// recording), read_agent reads a background agent's state and
+			// output ({"agent_id", "wait"}), list_agents lists them
+			// (BuiltInTools, copilot-sdk dotnet/src/ToolSet.cs at
+			// cc0438d6): what they show changes by itself, as TaskOutput's.
+			// Their name words made them reads.
+			"list_powershell", "list_bash", "read_agent", "list_agents"},
 		// Cline's new_task (a new task started with this one's context)
 		// and use_subagents, Roo Code's and Kilo Code's new_task (a
 		// subtask in another mode), OpenCode's task (Tool.define("task"),
@@ -529,8 +548,16 @@ func DefaultClasses() ClassTable {
 		// tool_call_metadata. Kimi Code's AgentSwarm launches several
 		// subagents from one prompt template (MoonshotAI/kimi-code
 		// packages/agent-core-v2/src/features/swarm at d723cc47).
+		// Gemini CLI called a subagent through delegate_to_agent, then
+		// (2026-01-23 to 2026-04-09, "one tool per agent", #17346 to
+		// #25053) through a tool named after the agent: cli_help,
+		// codebase_investigator, generalist, browser_agent
+		// (packages/core/src/agents/*.ts, google-gemini/gemini-cli at
+		// 570f0235^), as real recordings of April 2026 call cli_help;
+		// invoke_agent since.
 		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent",
-			"new_task", "use_subagents", "task", "delegate", "AgentSwarm"},
+			"new_task", "use_subagents", "task", "delegate", "AgentSwarm",
+			"delegate_to_agent", "cli_help", "codebase_investigator", "generalist", "browser_agent"},
 		// Browser actions (hermes' browser toolset, OpenHands' browser
 		// tools, the Playwright MCP server's names, Cline's and Roo Code's
 		// browser_action: launch, click, type, scroll, close); the browser tools
@@ -580,7 +607,11 @@ func DefaultClasses() ClassTable {
 		"message": {"message", "send_message", "notify", "send_notification",
 			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage",
 			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode", "exit_plan_mode", "ask_user",
-			"finish", "text_to_speech", "request_user_input", "task_complete", "mark_task_complete"},
+			"finish", "text_to_speech", "request_user_input", "task_complete", "mark_task_complete", "ask_user_question",
+			// OpenCode's question asks the user and returns the answers
+			// (Tool.define("question"), packages/opencode/src/tool/
+			// question.ts, anomalyco/opencode at 08103a5d).
+			"question"},
 		// The agent's own task list or plan, shown to the user: each call
 		// sets it, so the same call again is a new act, not a look.
 		// Claude Code's TodoWrite, TaskCreate and TaskUpdate, and its
@@ -611,7 +642,9 @@ func DefaultClasses() ClassTable {
 		// list when given todos and reads it without (packages/
 		// agent-core-v2/src/agent/tools/todo-list/todoListTool.ts at
 		// d723cc47): as hermes' todo, it acts (its words made it a read).
-		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "EnterPlanMode", "update_plan", "todo", "todo_list",
+		// Gemini CLI's enter_plan_mode is EnterPlanMode's counterpart
+		// (ENTER_PLAN_MODE_TOOL_NAME, base-declarations.ts at 5411f113).
+		"plan": {"TodoWrite", "TaskCreate", "TaskUpdate", "task_create", "task_update", "EnterPlanMode", "enter_plan_mode", "update_plan", "todo", "todo_list",
 			"write_todos", "update_topic", "todo_write", "todowrite", "update_todo_list",
 			"SetTodoList", "report_intent", "TodoList"},
 		// What the agent keeps across sessions: hermes' memory (add,
@@ -635,7 +668,7 @@ func DefaultClasses() ClassTable {
 		// TaskStop is the same); hermes' process_manage polls, and its kill
 		// action is an effect rule (DefaultEffects). Copilot CLI's
 		// stop_bash (stop_powershell) ends a running shell.
-		"process": {"KillBash", "KillShell", "TaskStop", "Monitor", "kill_process", "start_process",
+		"process": {"KillBash", "KillShell", "TaskStop", "task_stop", "Monitor", "kill_process", "start_process",
 			"stop_bash", "stop_powershell"},
 		"other": {},
 	}

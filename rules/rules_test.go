@@ -256,6 +256,15 @@ func TestClassOf(t *testing.T) {
 		// Cline's and Roo Code's subtasks and browser.
 		"new_task": "delegate", "use_subagents": "delegate", "browser_action": "browser", "task": "delegate",
 		"save_memory": "memory", "exit_plan_mode": "message", "ask_user": "message",
+		// Gemini CLI's plan mode and its subagents called as tools.
+		"enter_plan_mode": "plan", "cli_help": "delegate", "codebase_investigator": "delegate",
+		"generalist": "delegate", "browser_agent": "delegate", "delegate_to_agent": "delegate",
+		// Qwen Code's names of Claude Code's tools take their classes.
+		"skill": "read", "ask_user_question": "message", "task_create": "plan", "task_update": "plan",
+		"task_get": "poll", "task_list": "poll", "task_output": "poll", "task_stop": "process",
+		"question":  "message",
+		"SearchWeb": "web_search", "FetchURL": "web_fetch",
+		"list_powershell": "poll", "list_bash": "poll", "read_agent": "poll", "list_agents": "poll",
 		"search_replace": "write", "generate_image": "write", "multiedit": "write", "planning_file_editor": "write", "delegate": "delegate",
 		// Tools that act on the world (effects.go): the classes whose
 		// effect is act.
