@@ -67,11 +67,13 @@ func TestMentionedAcrossTurns(t *testing.T) {
 
 // TestNoticeWithinTurn: a notice (ingest.Notice: a message nobody typed,
 // such as Claude Code's <task-notification>) between two identical reads
-// of one turn is heard where it stands, as a message is: one naming the
-// file keeps the second read from being answered from the first (the
-// background job wrote the file), one naming nothing does not, and a
-// notice after the second read changes nothing for it. (A background
-// task's own .output file is never answered at all: shellcmd.Volatile.)
+// of one turn is heard where it stands, as a message is: under
+// scope.reset: mentioned, one naming the file keeps the second read from
+// being answered from the first (the background job wrote the file), one
+// naming nothing does not; under the preset's own reset (turn) any notice
+// between clears the read; and a notice after the second read changes
+// nothing for it. (A background task's own .output file is never
+// answered at all: shellcmd.Volatile.)
 func TestNoticeWithinTurn(t *testing.T) {
 	counter, err := tokens.New("chars4")
 	if err != nil {
@@ -84,17 +86,22 @@ func TestNoticeWithinTurn(t *testing.T) {
 	}
 	cases := []struct {
 		name    string
+		reset   string
 		notices []ingest.Notice
 		action  guard.Action
 	}{
-		{"no notice", nil, guard.Dedup},
-		{"a notice naming the file", []ingest.Notice{{Request: 1, Text: "<task-notification>\n<output-file>/repo/dist/report.md</output-file>\n</task-notification>"}}, guard.Allow},
-		{"a notice naming nothing", []ingest.Notice{{Request: 1, Text: "<bash-input>true</bash-input>"}}, guard.Dedup},
-		{"a notice after both reads", []ingest.Notice{{Request: 2, Text: "<task-notification>\n<output-file>/repo/dist/report.md</output-file>\n</task-notification>"}}, guard.Dedup},
+		{"no notice", "", nil, guard.Dedup},
+		{"a notice naming the file", "mentioned", []ingest.Notice{{Request: 1, Text: "<task-notification>\n<output-file>/repo/dist/report.md</output-file>\n</task-notification>"}}, guard.Allow},
+		{"a notice naming nothing", "mentioned", []ingest.Notice{{Request: 1, Text: "<bash-input>true</bash-input>"}}, guard.Dedup},
+		{"a notice naming nothing, the preset's reset", "", []ingest.Notice{{Request: 1, Text: "<bash-input>true</bash-input>"}}, guard.Allow},
+		{"a notice after both reads", "", []ingest.Notice{{Request: 2, Text: "<task-notification>\n<output-file>/repo/dist/report.md</output-file>\n</task-notification>"}}, guard.Dedup},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := preset(t, "loopgate")
+			if tc.reset != "" {
+				r.Scope.Reset = tc.reset
+			}
 			s := &ingest.Session{ID: "s", Format: "claude-code", Turns: []ingest.Turn{
 				{UserText: "run the tests", Requests: []ingest.Request{read("c1"), read("c2")}, Notices: tc.notices},
 			}}

@@ -526,13 +526,6 @@ var clineCLI = &agent{
 	ownLoopStop:   5,
 	ownLoopAborts: true,
 	blockEnds:     "Cline has no per-call deny: loopgate cancels the run",
-	// turns: the CLI gives the hook no prompt text (its TaskStart file,
-	// agent_start, runs at each prompt; live/agents.go), so each prompt is
-	// a message of unknown text: the hook answers nothing across the
-	// turns, and every call runs (the third's new content reaches the
-	// model). The run is not read: the scenario's reading expects call 2
-	// answered.
-	runs: map[string][]run{"turns": {{preset: "loopgate"}}},
 	setup: func(b *box) error {
 		return writeFile(filepath.Join(b.home, ".cline", "data", "settings", "providers.json"), `{
   "version": 1,

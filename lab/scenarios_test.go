@@ -210,18 +210,18 @@ var scenarios = []*scenario{
 	{
 		// Three user turns, the same read in each; the agent resumes its
 		// session for each later turn (agent.prompt), so the hook's state
-		// spans three agent processes. The second prompt names nothing:
-		// under scope.reset: mentioned that message keeps the first turn's
-		// observation of lab-two.txt, so the hook answers the repeat from
-		// it (a dedup across turns). Before the third the user changes the
-		// file and the prompt names it: the message clears what was known
-		// of it, so the read runs and the model is sent the new content
-		// (seen, from the server's recorded requests).
+		// spans three agent processes. The preset clears what it knew at
+		// each user message (scope.reset: turn: between turns the user may
+		// change any file unsaid), so the read runs in every turn, whatever
+		// the prompt says: the second returns what the first did (a
+		// repeat, which the reading counts), and before the third the user
+		// changes the file: the model is sent the new content (seen, from
+		// the server's recorded requests).
 		name:    "turns",
 		prompts: []string{"Print the lab word.", "Print it once more.", "I changed lab-two.txt: print it again."},
 		files:   map[string]string{"lab-two.txt": "lab-two\n"},
 		later:   map[int]map[string]string{2: {"lab-two.txt": "lab-two-changed\n"}},
-		seen:    []seenText{{3, "lab-two-changed"}},
+		seen:    []seenText{{2, "lab-two"}, {3, "lab-two-changed"}},
 		script: func(ts toolset, dir string) ([]Turn, []Turn) {
 			c := ts.shell("cat lab-two.txt")
 			return []Turn{calls(c), text("Printed."), calls(c), text("Printed again."), calls(c), text("Printed the new one.")}, nil
@@ -229,14 +229,13 @@ var scenarios = []*scenario{
 		turns: 3,
 		calls: []wantCall{
 			{kind: "shell", arg: "cat lab-two.txt"},
-			{kind: "shell", arg: "cat lab-two.txt", denied: true},
+			{kind: "shell", arg: "cat lab-two.txt"},
 			{kind: "shell", arg: "cat lab-two.txt"},
 		},
-		// The reading is of the run with the hook: call 2 was answered by
-		// the hook (not a repeat the agent ran), call 3 returned the new
-		// content: none redundant.
-		redundant: 0,
-		runs:      []run{{preset: "loopgate", read: true, actions: []liveAction{{2, "dedup"}}}},
+		// The reading is of the run with the hook: call 2 returned what
+		// call 1 did (redundant, in hindsight), call 3 the new content.
+		redundant: 1,
+		runs:      []run{{preset: "loopgate", read: true}},
 	},
 	{
 		// A long result, read whole.

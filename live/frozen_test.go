@@ -143,6 +143,12 @@ func TestFrozenCalls(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if preset == "loopgate" {
+				// The preset clears every call at a prompt (scope.reset:
+				// turn), which would leave nothing to freeze; mentioned
+				// keeps the calls of paths a prompt does not name.
+				r.Scope.Reset = "mentioned"
+			}
 			recs := frozenRecords(60)
 			inProcess := newSession(r, "claude-code", "")
 			restored := newSession(r, "claude-code", "")
