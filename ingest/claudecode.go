@@ -41,7 +41,7 @@ func init() {
 		Text:       true,
 		Family:     "claude-code",
 		Reads:      "Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl and subagents/agent-<id>.jsonl), sidechains as their own agent scope.",
-		Detection:  "JSONL whose first record has a Claude Code type (user, assistant, summary, system, file-history-snapshot, queue-operation, permission-mode, ...) with uuid, sessionId, leafUuid or messageId.",
+		Detection:  "JSONL whose first record has a Claude Code type (user, assistant, summary, system, file-history-snapshot, queue-operation, permission-mode, mode, fork-context-ref, ...) with uuid, sessionId, leafUuid, messageId or parentSessionId.",
 		Priority:   32,
 		Sniff:      sniffClaudeCode,
 		ParseLines: parseClaudeCode,
@@ -59,13 +59,20 @@ var claudeCodeTypes = map[string]bool{
 	// line (a session opened with a permission mode starts with one).
 	"permission-mode": true, "last-prompt": true, "custom-title": true,
 	"agent-name": true, "worktree-state": true,
+	// CLI 2.1.2xx: every session file starts with a "mode" record (or
+	// "last-prompt" when resumed), and writes "bridge-session",
+	// "file-history-delta" and "frame-link" records among the messages; a
+	// forked subagent's file starts with "fork-context-ref" (the parent
+	// session and line its inherited context ends at, no sessionId).
+	"mode": true, "bridge-session": true, "file-history-delta": true,
+	"frame-link": true, "fork-context-ref": true,
 }
 
 func sniffClaudeCode(h *Head) bool {
 	if h.Array || !claudeCodeTypes[h.String("type")] {
 		return false
 	}
-	return h.Has("uuid") || h.Has("sessionId") || h.Has("leafUuid") || h.Has("messageId")
+	return h.Has("uuid") || h.Has("sessionId") || h.Has("leafUuid") || h.Has("messageId") || h.Has("parentSessionId")
 }
 
 type ccLine struct {
