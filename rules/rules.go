@@ -499,6 +499,11 @@ func DefaultClasses() ClassTable {
 		// (https://code.claude.com/docs/en/tools-reference,
 		// https://code.claude.com/docs/en/agent-teams): by their verbs they
 		// were reads, and a lead's second look was answered from its first.
+		// Its ListAgents (CLI 2.1.22x, in real sessions; no documentation
+		// page) lists the peer sessions it can message with their state
+		// ("Peer sessions (7): <name> [<id>] · interactive · busy · ..."),
+		// which changes as they work: a second look while waiting for a
+		// peer to become idle was answered from the first.
 		// Kimi CLI's and Kimi Code's TaskOutput are the same (Kimi CLI
 		// src/kimi_cli/tools/background at 4a550eff); Kimi Code's WaitFor
 		// waits for background tasks to finish (MoonshotAI/kimi-code
@@ -508,7 +513,7 @@ func DefaultClasses() ClassTable {
 		// shell's output and type into it, as Codex's write_stdin
 		// (copilot-sdk test/harness/util.ts, ShellConfig).
 		"poll": {"process_manage", "process", "write_stdin", "BashOutput", "TaskOutput",
-			"CronList", "TaskList", "TaskGet", "command_status", "*_poll", "*_get_result",
+			"CronList", "TaskList", "TaskGet", "ListAgents", "command_status", "*_poll", "*_get_result",
 			"read_bash", "write_bash", "read_powershell", "write_powershell", "WaitFor"},
 		// Cline's new_task (a new task started with this one's context)
 		// and use_subagents, Roo Code's and Kilo Code's new_task (a
@@ -554,7 +559,10 @@ func DefaultClasses() ClassTable {
 		// audio file and returns it as a MEDIA: attachment for the chat
 		// (NousResearch/hermes-agent tools/tts_tool.py at 00067189). Claude
 		// Code's SendMessage sends a message to another agent of its team
-		// (https://code.claude.com/docs/en/tools-reference).
+		// (https://code.claude.com/docs/en/tools-reference), and its
+		// SendUserFile (CLI 2.1.22x, in real sessions) delivers files to the
+		// user ({"files", "caption", "display"}: "1 file delivered to
+		// user."): the same call again delivers them again.
 		// Codex's request_user_input puts questions with options to the
 		// user and returns the answers (openai/codex
 		// codex-rs/core/src/tools/handlers/request_user_input.rs; real
@@ -568,7 +576,7 @@ func DefaultClasses() ClassTable {
 		// BuiltInTools, docs/features/agent-loop.md and
 		// streaming-events.md at cc0438d6).
 		"message": {"message", "send_message", "notify", "send_notification",
-			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage",
+			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage", "SendUserFile",
 			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode", "exit_plan_mode", "ask_user",
 			"finish", "text_to_speech", "request_user_input", "task_complete"},
 		// The agent's own task list or plan, shown to the user: each call
