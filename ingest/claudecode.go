@@ -177,6 +177,15 @@ type ccScope struct {
 	// for its call; one whose call never comes is reported at the end as
 	// any result without a call.
 	ahead map[string]aheadResult
+	// answered holds the message ids of the responses read with a
+	// requestId, and copied the ids of the calls of their copies: a
+	// resumed session of CLI 2.0.x (real files of 2.0.2 and 2.0.65, IDE)
+	// writes its earlier conversation into the file again, every line
+	// under a new uuid at one timestamp, each response with its
+	// message.id and tool_use ids but no requestId. A copy ran nothing:
+	// its calls, results, requests and prompts are not read again.
+	answered map[string]struct{}
+	copied   map[string]struct{}
 }
 
 // pendingCommand is a slash command's wrapper line ("<command-name>/init
@@ -682,6 +691,9 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 	for i := range blocks {
 		if b := &blocks[i]; b.Type == "tool_result" {
 			hasResult = true
+			if _, copied := sc.copied[b.ToolUseID]; copied && b.ToolUseID != "" {
+				continue // the copy of a result read before
+			}
 			text, held := b.resultTextHeld()
 			id := b.ToolUseID
 			if id == "" {
@@ -789,6 +801,12 @@ func genuineClaudePrompt(text string) bool {
 
 func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, t time.Time) {
 	m, blocks := &read.m, read.blocks
+	if l.RequestID == "" && m.ID != "" {
+		if _, ok := sc.answered[m.ID]; ok {
+			sc.copyOfResponse(blocks)
+			return
+		}
+	}
 	if sc.b.s.Model == "" {
 		sc.b.s.Model = strings.Clone(m.Model) // kept: not a view of the line
 	}
@@ -839,6 +857,12 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 			k := string(key)
 			sc.requests[k] = ref
 			sc.lastKey, sc.lastRef = k, ref
+			if l.RequestID != "" {
+				if sc.answered == nil {
+					sc.answered = map[string]struct{}{}
+				}
+				sc.answered[k[:len(m.ID)]] = struct{}{}
+			}
 		}
 	}
 	if r.out.KeepText {
@@ -875,6 +899,30 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 			}
 		}
 	}
+}
+
+// copyOfResponse reads an assistant line that copies a response read
+// before (ccScope.answered): its calls are remembered so that the copies
+// of their results are skipped too, and the prompts copied just before it,
+// which nothing answered since, are no turns: they open none.
+func (sc *ccScope) copyOfResponse(blocks []ccBlock) {
+	for i := range blocks {
+		if b := &blocks[i]; b.Type == "tool_use" && b.ID != "" {
+			if sc.copied == nil {
+				sc.copied = map[string]struct{}{}
+			}
+			sc.copied[strings.Clone(b.ID)] = struct{}{} // kept past its line
+		}
+	}
+	turns := sc.b.s.Turns
+	for len(turns) > 0 {
+		last := &turns[len(turns)-1]
+		if len(last.Requests) > 0 || len(last.Notices) > 0 {
+			break
+		}
+		turns = turns[:len(turns)-1]
+	}
+	sc.b.s.Turns = turns
 }
 
 // ccServerToolError reports a server tool result whose content is an error
