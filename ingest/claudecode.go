@@ -194,7 +194,8 @@ type ccScope struct {
 // expanded prompt (an isMeta line) and the model's answer: the user asked
 // the model something, a turn. A local command (/model, /mcp, /compact,
 // /exit) is answered by the CLI's own <local-command-stdout>, and the model
-// says nothing: no turn.
+// says nothing: no turn. A bash-mode command ("<bash-input>") waits the
+// same way: the model of CLI 2.1.2xx answers it, older ones do not.
 type pendingCommand struct {
 	text string
 	line int
@@ -770,7 +771,15 @@ func (sc *ccScope) notPrompt(text string, n int, t time.Time) {
 		sc.cmd = pendingCommand{text: strings.Clone(text), line: n, t: t} // kept past its line
 	case strings.HasPrefix(tt, "<local-command-stdout>"), strings.HasPrefix(tt, "<local-command-stderr>"):
 		sc.cmd = pendingCommand{}
-	case strings.HasPrefix(tt, "<task-notification>"), strings.HasPrefix(tt, "<bash-input>"),
+	case strings.HasPrefix(tt, "<bash-input>"):
+		// CLI 2.1.2xx writes no caveat before it, and the model answers
+		// the command and its output: then it opens a turn, as a slash
+		// command does (older versions' model answers only the next
+		// prompt, which forgets it).
+		text = strings.Clone(text) // kept past its line
+		sc.b.notice(n, t, text)
+		sc.cmd = pendingCommand{text: text, line: n, t: t}
+	case strings.HasPrefix(tt, "<task-notification>"),
 		strings.HasPrefix(tt, "<bash-stdout>"), strings.HasPrefix(tt, "<bash-stderr>"):
 		sc.b.notice(n, t, strings.Clone(text)) // kept past its line
 	}
