@@ -679,6 +679,18 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 			return
 		}
 		sc := r.scope(key, n)
+		if l.IsSidechain && l.AgentID != "" && len(sc.b.s.Turns) == 0 && l.ParentUUID != "" &&
+			r.uuidScope.get(l.ParentUUID) == "" {
+			// A forked agent's file (prompt_suggestion, acompact; CLI
+			// 2.1.23 to 2.1.50) starts with the parent's last response,
+			// the context it was forked from: its parentUuid is a line of
+			// the parent's file. It is no request of this agent and opens
+			// no turn before the agent's prompt; a call in it (an
+			// auto-compaction forked mid-turn) ran in the parent, and the
+			// copy of its result is skipped.
+			sc.copyOfResponse(read.blocks)
+			return
+		}
 		sc.noteTime(t)
 		if sc.cmd.line != 0 {
 			sc.openTurn(sc.cmd.text, sc.cmd.line, sc.cmd.t)
@@ -888,6 +900,13 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 	for i := range blocks {
 		switch b := &blocks[i]; b.Type {
 		case "tool_use", "server_tool_use":
+			if ok && b.ID != "" && sc.requestHasCall(ref, b.ID) {
+				// A line of the request written again whole (same uuid;
+				// real 2.1.143 file: 17 calls re-appended later): the call
+				// was read, and so was its result (skipped below).
+				sc.markCopied(b.ID)
+				continue
+			}
 			c := Call{ID: b.ID, Tool: b.Name, Time: t, Line: n}
 			if b.argsCompact {
 				c.ArgsOK, c.ArgsRaw, c.ArgsCompact, c.ArgsPending = true, b.argsRaw, true, true
@@ -910,6 +929,25 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 	}
 }
 
+// requestHasCall reports whether the request ref already holds a call
+// with this id.
+func (sc *ccScope) requestHasCall(ref callRef, id string) bool {
+	for i := range sc.b.s.Turns[ref.t].Requests[ref.r].Calls {
+		if sc.b.s.Turns[ref.t].Requests[ref.r].Calls[i].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// markCopied remembers a call id whose later results are copies.
+func (sc *ccScope) markCopied(id string) {
+	if sc.copied == nil {
+		sc.copied = map[string]struct{}{}
+	}
+	sc.copied[strings.Clone(id)] = struct{}{} // kept past its line
+}
+
 // copyOfResponse reads an assistant line that copies a response read
 // before (ccScope.answered): its calls are remembered so that the copies
 // of their results are skipped too, and the prompts copied just before it,
@@ -917,10 +955,7 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 func (sc *ccScope) copyOfResponse(blocks []ccBlock) {
 	for i := range blocks {
 		if b := &blocks[i]; b.Type == "tool_use" && b.ID != "" {
-			if sc.copied == nil {
-				sc.copied = map[string]struct{}{}
-			}
-			sc.copied[strings.Clone(b.ID)] = struct{}{} // kept past its line
+			sc.markCopied(b.ID)
 		}
 	}
 	turns := sc.b.s.Turns

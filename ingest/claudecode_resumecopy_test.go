@@ -38,3 +38,48 @@ func TestClaudeCodeResumeCopy(t *testing.T) {
 			sessions: "s1 main 2t 2r t1/Read=package a"},
 	})
 }
+
+// TestClaudeCodeForkContextLine: a forked agent's file of CLI 2.1.23 to
+// 2.1.50 (prompt_suggestion, acompact) starts with the parent's last
+// response, whose parentUuid is a line of the parent's file: the context
+// the agent was forked with. It was read as the agent's first request,
+// in a turn of its own before the agent's prompt.
+func TestClaudeCodeForkContextLine(t *testing.T) {
+	const text = `{"type":"assistant","uuid":"c1","parentUuid":"p9","isSidechain":true,"agentId":"aprompt_suggestion-1","sessionId":"s1","timestamp":"2026-02-02T13:25:46Z","requestId":"rP","message":{"id":"mP","role":"assistant","model":"m","content":[{"type":"text","text":"Now the output shows progress."}]}}
+{"type":"user","uuid":"u1","parentUuid":"c1","isSidechain":true,"agentId":"aprompt_suggestion-1","sessionId":"s1","timestamp":"2026-02-02T13:25:46Z","message":{"role":"user","content":"[SUGGESTION MODE: Suggest what the user might naturally type next.]"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","isSidechain":true,"agentId":"aprompt_suggestion-1","sessionId":"s1","timestamp":"2026-02-02T13:25:50Z","requestId":"r1","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a.json"}}]}}
+{"type":"user","uuid":"u2","parentUuid":"a1","isSidechain":true,"agentId":"aprompt_suggestion-1","sessionId":"s1","timestamp":"2026-02-02T13:25:51Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"{}"}]}}
+`
+	// An auto-compaction forked mid-turn: the parent's last response is a
+	// call, followed by its result; both ran in the parent.
+	const compact = `{"type":"assistant","uuid":"c1","parentUuid":"p9","isSidechain":true,"agentId":"acompact-1","sessionId":"s1","timestamp":"2026-02-04T08:04:55Z","requestId":"rP","message":{"id":"mP","role":"assistant","model":"m","content":[{"type":"tool_use","id":"tP","name":"Edit","input":{"file_path":"a.go"}}]}}
+{"type":"user","uuid":"c2","parentUuid":"c1","isSidechain":true,"agentId":"acompact-1","sessionId":"s1","timestamp":"2026-02-04T08:04:56Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tP","content":"edited"}]}}
+{"type":"user","uuid":"u1","parentUuid":"c2","isSidechain":true,"agentId":"acompact-1","sessionId":"s1","timestamp":"2026-02-04T08:04:57Z","message":{"role":"user","content":"Your task is to create a detailed summary of the conversation so far."}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","isSidechain":true,"agentId":"acompact-1","sessionId":"s1","timestamp":"2026-02-04T08:05:15Z","requestId":"r1","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a.go"}}]}}
+{"type":"user","uuid":"u2","parentUuid":"a1","isSidechain":true,"agentId":"acompact-1","sessionId":"s1","timestamp":"2026-02-04T08:05:16Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"{}"}]}}
+`
+	runConformance(t, "claude-code", []conformanceCase{
+		{name: "parent's response first", file: "s1/subagents/agent-aprompt_suggestion-1.jsonl", text: text,
+			sessions: "s1 aprompt_suggestion-1 1t 1r t1/Read={}"},
+		{name: "parent's last call and its result first", file: "s1/subagents/agent-acompact-1.jsonl", text: compact,
+			sessions: "s1 acompact-1 1t 1r t1/Read={}"},
+	})
+}
+
+// TestClaudeCodeRepeatedLine: lines written into the file again whole (the
+// same uuid, message.id and requestId; a real 2.1.143 file has 17 calls
+// and their results re-appended at its end) are the request and results
+// read before: their calls were read twice.
+func TestClaudeCodeRepeatedLine(t *testing.T) {
+	const a1 = `{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s1","timestamp":"2026-05-21T02:22:30Z","requestId":"r1","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a.go"}}]}}
+`
+	const r1 = `{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s1","timestamp":"2026-05-21T02:22:31Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"package a"}]}}
+`
+	const text = `{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2026-05-21T02:22:29Z","message":{"role":"user","content":"read a.go"}}
+` + a1 + r1 + `{"type":"assistant","uuid":"a2","parentUuid":"u2","sessionId":"s1","timestamp":"2026-05-21T02:22:35Z","requestId":"r2","message":{"id":"m2","role":"assistant","model":"m","content":[{"type":"text","text":"done"}]}}
+` + a1 + r1
+	runConformance(t, "claude-code", []conformanceCase{{
+		name: "a request's line and its result again", file: "s1.jsonl", text: text,
+		sessions: "s1 main 1t 2r t1/Read=package a",
+	}})
+}
