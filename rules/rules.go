@@ -623,8 +623,13 @@ func DefaultClasses() ClassTable {
 		// cronjob_manage, Claude Code's CronCreate and CronDelete, which
 		// schedule and cancel a prompt of the session; Kimi Code's are the
 		// same, packages/agent-core-v2/src/agent/tools/cron at d723cc47).
+		// Claude Code's ScheduleWakeup ({"delaySeconds", "reason",
+		// "prompt"}: "Next wakeup scheduled for 14:32:00") and
+		// RemoteTrigger ({"action": "create"|"list", "body"}: a cron
+		// trigger of a cloud session), in real 2.1.x sessions: by_argument
+		// makes RemoteTrigger's list an observation.
 		"schedule": {"cron", "cronjob", "cronjob_manage", "schedule", "schedule_task",
-			"CronCreate", "CronDelete"},
+			"CronCreate", "CronDelete", "ScheduleWakeup", "RemoteTrigger"},
 		// Starting or killing processes (Claude Code's KillBash and
 		// KillShell, and in 2.1 TaskStop, which stops a background task, and
 		// Monitor, which starts a command in the background and feeds each

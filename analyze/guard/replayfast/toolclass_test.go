@@ -49,6 +49,9 @@ func TestUpstreamToolClasses(t *testing.T) {
 		{"CronCreate", `{"cron":"*/5 * * * *","prompt":"check the build"}`, "schedule", true, act, true, nil},
 		{"CronDelete", `{"id":"c1"}`, "schedule", true, act, true, nil},
 		{"CronList", `{}`, "poll", false, none, false, nil},
+		{"ScheduleWakeup", `{"delaySeconds":90,"reason":"build","prompt":"go on"}`, "schedule", true, act, true, nil},
+		{"RemoteTrigger", `{"action":"create","body":{"cron_expression":"0 0 * * *"}}`, "schedule", true, act, true, nil},
+		{"RemoteTrigger", `{"action":"list"}`, "schedule", false, none, false, nil},
 		// The task list an agent team shares changes as teammates work.
 		{"TaskList", `{}`, "poll", false, none, false, nil},
 		{"TaskGet", `{"taskId":"1"}`, "poll", false, none, false, nil},
