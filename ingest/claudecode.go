@@ -327,7 +327,7 @@ var resultScratch = sync.Pool{New: func() any { return new(jsonx.Scratch) }}
 // line 0 once their problems are reported.
 func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc bool, h *Head, out *Sink) {
 	r := &ccReader{out: out, scopes: map[string]*ccScope{}, doc: doc, calls: callsHint(h.size)}
-	records := 0
+	records, known := 0, 0
 	eachRecord(next, lr, h, ccDecodeRecord, func(lines *LineReader, line []byte, n int, rec *ccRecord) {
 		if rec.err != nil {
 			if rec.valid {
@@ -346,13 +346,23 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 			return
 		}
 		records++
+		if claudeCodeTypes[rec.l.Type] {
+			known++
+		}
 		r.line(rec, n)
 	})
 	// Found by FuzzRead: a file whose records all have types this
 	// reader skips (another format read with --input-format claude-code)
 	// yielded nothing at all; say so once instead.
 	if len(r.order) == 0 && records > 0 {
-		out.Problemf(0, "no Claude Code user, assistant or system line in %d records; no session read (is this file of another format?)", records)
+		if known == records {
+			// Real files of CLI 2.1.2xx: a session closed before its
+			// first prompt keeps only its state records (mode,
+			// permission-mode, ai-title, a local command's system lines).
+			out.Problemf(0, "Claude Code session with no conversation (%d records of session state only); no session read", records)
+		} else {
+			out.Problemf(0, "no Claude Code user, assistant or system line in %d records; no session read (is this file of another format?)", records)
+		}
 	}
 	for _, key := range r.order {
 		r.scopes[key].flushAhead(out)

@@ -54,3 +54,18 @@ func TestClaudeCodeForkedSubagent(t *testing.T) {
 		sessions: "s1 af1 1t 1r t1/Bash=ok",
 	}})
 }
+
+// TestClaudeCodeStateOnlyFile: a session closed before its first prompt
+// (real files of CLI 2.1.2xx) keeps only state records; it is still one
+// problem (no session is read), worded as what it is rather than as a
+// file of another format.
+func TestClaudeCodeStateOnlyFile(t *testing.T) {
+	runConformance(t, "claude-code", []conformanceCase{
+		{name: "state records only", file: "s1.jsonl",
+			text:     `{"type":"mode","mode":"normal","sessionId":"s1"}` + "\n" + `{"type":"ai-title","aiTitle":"t","sessionId":"s1"}` + "\n",
+			problems: []string{"Claude Code session with no conversation (2 records of session state only)"}},
+		{name: "a type no Claude Code CLI writes", file: "s1.jsonl",
+			text:     `{"type":"mode","mode":"normal","sessionId":"s1"}` + "\n" + `{"type":"weather","sessionId":"s1"}` + "\n",
+			problems: []string{"no Claude Code user, assistant or system line in 2 records"}},
+	})
+}
