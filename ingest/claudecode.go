@@ -92,6 +92,14 @@ type ccLine struct {
 	// writes it on the messages a tool produces); a tool_result block
 	// without its tool_use_id is that call's result.
 	SourceToolUseID string `json:"sourceToolUseID"`
+	// ParentToolUseID is set on the messages of a subagent in the output
+	// of claude -p --output-format stream-json (the Agent SDK's
+	// SDKAssistantMessage and SDKUserMessage parent_tool_use_id: the
+	// Task/Agent call that runs it), which has no isSidechain or agentId.
+	ParentToolUseID string `json:"parent_tool_use_id"`
+	// SessionIDSnake is stream-json's session_id (session files write
+	// sessionId).
+	SessionIDSnake string `json:"session_id"`
 }
 
 type ccMessage struct {
@@ -389,7 +397,7 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 			s.ID = fileStem(h.Name)
 		}
 		if s.Agent != "main" && s.Parent == "" {
-			s.Parent = r.sessionID
+			s.Parent = s.ID // the main session's (one file, one session id)
 		}
 		if s.Agent != "main" {
 			claudeReadMeta(h.Path, s, out)
@@ -458,6 +466,8 @@ func ccDecodeLine(line []byte, l *ccLine, read *ccMessageRead, blocks []ccBlock)
 		{Name: "requestId", Str: &l.RequestID, View: true},
 		{Name: "subtype", Str: &l.Subtype, View: true},
 		{Name: "sourceToolUseID", Str: &l.SourceToolUseID},
+		{Name: "parent_tool_use_id", Str: &l.ParentToolUseID},
+		{Name: "session_id", Str: &l.SessionIDSnake, View: true},
 	}
 	m := &read.m
 	messageFields := [...]jsonx.Field{
@@ -617,6 +627,10 @@ func (r *ccReader) scopeOf(rec *ccRecord) string {
 			}
 			key = "sidechain-" + id
 		}
+	} else if l.ParentToolUseID != "" {
+		// A subagent's message in headless stream-json output: its own
+		// scope, named by the call that runs it.
+		key = l.ParentToolUseID
 	}
 	if l.UUID != "" {
 		r.uuidScope.setKey(l.UUID, rec.uuid, rec.uuidCanonical, key)
@@ -647,6 +661,8 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 	l, read := rec.l, &rec.read
 	if r.sessionID == "" && l.SessionID != "" {
 		r.sessionID = strings.Clone(l.SessionID) // kept: not a view of the line
+	} else if r.sessionID == "" && l.SessionIDSnake != "" {
+		r.sessionID = strings.Clone(l.SessionIDSnake) // kept: not a view of the line
 	}
 	switch l.Type {
 	case "user", "assistant":

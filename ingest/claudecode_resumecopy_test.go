@@ -83,3 +83,29 @@ func TestClaudeCodeRepeatedLine(t *testing.T) {
 		sessions: "s1 main 1t 2r t1/Read=package a",
 	}})
 }
+
+// TestClaudeCodeStreamJSONSubagent: the output of claude -p
+// --output-format stream-json (the Agent SDK's message stream) marks a
+// subagent's messages with parent_tool_use_id, the Task/Agent call running
+// it, and has no isSidechain or agentId; its session id is session_id.
+// The subagent's prompt was a turn of the main session and its calls the
+// main agent's.
+func TestClaudeCodeStreamJSONSubagent(t *testing.T) {
+	const text = `{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","tools":["Read","Task"],"model":"m","uuid":"i1"}
+{"type":"assistant","message":{"id":"m1","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"prompt":"find x"}}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"a1"}
+{"type":"user","message":{"role":"user","content":[{"type":"text","text":"find x"}]},"parent_tool_use_id":"t1","session_id":"s1","uuid":"u1"}
+{"type":"assistant","message":{"id":"m2","type":"message","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"x"}}]},"parent_tool_use_id":"t1","session_id":"s1","uuid":"a2"}
+{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t2","type":"tool_result","content":"xx"}]},"parent_tool_use_id":"t1","session_id":"s1","uuid":"u2"}
+{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":[{"type":"text","text":"found"}]}]},"parent_tool_use_id":null,"session_id":"s1","uuid":"u3"}
+{"type":"result","subtype":"success","is_error":false,"num_turns":3,"result":"done","session_id":"s1","uuid":"r1"}
+`
+	runConformance(t, "claude-code", []conformanceCase{{
+		name: "a Task's subagent", file: "out.jsonl", text: text,
+		sessions: "s1 main 1t 1r t1/Task=found | s1 t1 1t 1r t2/Read=xx",
+		check: func(t *testing.T, ss []*Session) {
+			if len(ss) == 2 && ss[1].Parent != "s1" {
+				t.Errorf("subagent's parent = %q, want s1", ss[1].Parent)
+			}
+		},
+	}})
+}
