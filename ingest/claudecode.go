@@ -41,7 +41,7 @@ func init() {
 		Text:       true,
 		Family:     "claude-code",
 		Reads:      "Claude Code session JSONL (~/.claude/projects/<project>/<session>.jsonl and subagents/agent-<id>.jsonl), sidechains as their own agent scope.",
-		Detection:  "JSONL whose first record has a Claude Code type (user, assistant, summary, system, file-history-snapshot, queue-operation, permission-mode, ...) with uuid, sessionId, leafUuid or messageId.",
+		Detection:  "JSONL whose first record has a Claude Code type (user, assistant, summary, system, file-history-snapshot, queue-operation, permission-mode, mode, fork-context-ref, ...) with uuid, sessionId, leafUuid, messageId or parentSessionId.",
 		Priority:   32,
 		Sniff:      sniffClaudeCode,
 		ParseLines: parseClaudeCode,
@@ -59,13 +59,20 @@ var claudeCodeTypes = map[string]bool{
 	// line (a session opened with a permission mode starts with one).
 	"permission-mode": true, "last-prompt": true, "custom-title": true,
 	"agent-name": true, "worktree-state": true,
+	// CLI 2.1.2xx: every session file starts with a "mode" record (or
+	// "last-prompt" when resumed), and writes "bridge-session",
+	// "file-history-delta" and "frame-link" records among the messages; a
+	// forked subagent's file starts with "fork-context-ref" (the parent
+	// session and line its inherited context ends at, no sessionId).
+	"mode": true, "bridge-session": true, "file-history-delta": true,
+	"frame-link": true, "fork-context-ref": true,
 }
 
 func sniffClaudeCode(h *Head) bool {
 	if h.Array || !claudeCodeTypes[h.String("type")] {
 		return false
 	}
-	return h.Has("uuid") || h.Has("sessionId") || h.Has("leafUuid") || h.Has("messageId")
+	return h.Has("uuid") || h.Has("sessionId") || h.Has("leafUuid") || h.Has("messageId") || h.Has("parentSessionId")
 }
 
 type ccLine struct {
@@ -85,6 +92,14 @@ type ccLine struct {
 	// writes it on the messages a tool produces); a tool_result block
 	// without its tool_use_id is that call's result.
 	SourceToolUseID string `json:"sourceToolUseID"`
+	// ParentToolUseID is set on the messages of a subagent in the output
+	// of claude -p --output-format stream-json (the Agent SDK's
+	// SDKAssistantMessage and SDKUserMessage parent_tool_use_id: the
+	// Task/Agent call that runs it), which has no isSidechain or agentId.
+	ParentToolUseID string `json:"parent_tool_use_id"`
+	// SessionIDSnake is stream-json's session_id (session files write
+	// sessionId).
+	SessionIDSnake string `json:"session_id"`
 }
 
 type ccMessage struct {
@@ -170,6 +185,15 @@ type ccScope struct {
 	// for its call; one whose call never comes is reported at the end as
 	// any result without a call.
 	ahead map[string]aheadResult
+	// answered holds the message ids of the responses read with a
+	// requestId, and copied the ids of the calls of their copies: a
+	// resumed session of CLI 2.0.x (real files of 2.0.2 and 2.0.65, IDE)
+	// writes its earlier conversation into the file again, every line
+	// under a new uuid at one timestamp, each response with its
+	// message.id and tool_use ids but no requestId. A copy ran nothing:
+	// its calls, results, requests and prompts are not read again.
+	answered map[string]struct{}
+	copied   map[string]struct{}
 }
 
 // pendingCommand is a slash command's wrapper line ("<command-name>/init
@@ -178,7 +202,8 @@ type ccScope struct {
 // expanded prompt (an isMeta line) and the model's answer: the user asked
 // the model something, a turn. A local command (/model, /mcp, /compact,
 // /exit) is answered by the CLI's own <local-command-stdout>, and the model
-// says nothing: no turn.
+// says nothing: no turn. A bash-mode command ("<bash-input>") waits the
+// same way: the model of CLI 2.1.2xx answers it, older ones do not.
 type pendingCommand struct {
 	text string
 	line int
@@ -310,7 +335,7 @@ var resultScratch = sync.Pool{New: func() any { return new(jsonx.Scratch) }}
 // line 0 once their problems are reported.
 func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc bool, h *Head, out *Sink) {
 	r := &ccReader{out: out, scopes: map[string]*ccScope{}, doc: doc, calls: callsHint(h.size)}
-	records := 0
+	records, known := 0, 0
 	eachRecord(next, lr, h, ccDecodeRecord, func(lines *LineReader, line []byte, n int, rec *ccRecord) {
 		if rec.err != nil {
 			if rec.valid {
@@ -329,13 +354,23 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 			return
 		}
 		records++
+		if claudeCodeTypes[rec.l.Type] {
+			known++
+		}
 		r.line(rec, n)
 	})
 	// Found by FuzzRead: a file whose records all have types this
 	// reader skips (another format read with --input-format claude-code)
 	// yielded nothing at all; say so once instead.
 	if len(r.order) == 0 && records > 0 {
-		out.Problemf(0, "no Claude Code user, assistant or system line in %d records; no session read (is this file of another format?)", records)
+		if known == records {
+			// Real files of CLI 2.1.2xx: a session closed before its
+			// first prompt keeps only its state records (mode,
+			// permission-mode, ai-title, a local command's system lines).
+			out.Problemf(0, "Claude Code session with no conversation (%d records of session state only); no session read", records)
+		} else {
+			out.Problemf(0, "no Claude Code user, assistant or system line in %d records; no session read (is this file of another format?)", records)
+		}
 	}
 	for _, key := range r.order {
 		r.scopes[key].flushAhead(out)
@@ -362,7 +397,7 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 			s.ID = fileStem(h.Name)
 		}
 		if s.Agent != "main" && s.Parent == "" {
-			s.Parent = r.sessionID
+			s.Parent = s.ID // the main session's (one file, one session id)
 		}
 		if s.Agent != "main" {
 			claudeReadMeta(h.Path, s, out)
@@ -431,6 +466,8 @@ func ccDecodeLine(line []byte, l *ccLine, read *ccMessageRead, blocks []ccBlock)
 		{Name: "requestId", Str: &l.RequestID, View: true},
 		{Name: "subtype", Str: &l.Subtype, View: true},
 		{Name: "sourceToolUseID", Str: &l.SourceToolUseID},
+		{Name: "parent_tool_use_id", Str: &l.ParentToolUseID},
+		{Name: "session_id", Str: &l.SessionIDSnake, View: true},
 	}
 	m := &read.m
 	messageFields := [...]jsonx.Field{
@@ -590,6 +627,10 @@ func (r *ccReader) scopeOf(rec *ccRecord) string {
 			}
 			key = "sidechain-" + id
 		}
+	} else if l.ParentToolUseID != "" {
+		// A subagent's message in headless stream-json output: its own
+		// scope, named by the call that runs it.
+		key = l.ParentToolUseID
 	}
 	if l.UUID != "" {
 		r.uuidScope.setKey(l.UUID, rec.uuid, rec.uuidCanonical, key)
@@ -620,6 +661,8 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 	l, read := rec.l, &rec.read
 	if r.sessionID == "" && l.SessionID != "" {
 		r.sessionID = strings.Clone(l.SessionID) // kept: not a view of the line
+	} else if r.sessionID == "" && l.SessionIDSnake != "" {
+		r.sessionID = strings.Clone(l.SessionIDSnake) // kept: not a view of the line
 	}
 	switch l.Type {
 	case "user", "assistant":
@@ -662,6 +705,18 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 			return
 		}
 		sc := r.scope(key, n)
+		if l.IsSidechain && l.AgentID != "" && len(sc.b.s.Turns) == 0 && l.ParentUUID != "" &&
+			r.uuidScope.get(l.ParentUUID) == "" {
+			// A forked agent's file (prompt_suggestion, acompact; CLI
+			// 2.1.23 to 2.1.50) starts with the parent's last response,
+			// the context it was forked from: its parentUuid is a line of
+			// the parent's file. It is no request of this agent and opens
+			// no turn before the agent's prompt; a call in it (an
+			// auto-compaction forked mid-turn) ran in the parent, and the
+			// copy of its result is skipped.
+			sc.copyOfResponse(read.blocks)
+			return
+		}
 		sc.noteTime(t)
 		if sc.cmd.line != 0 {
 			sc.openTurn(sc.cmd.text, sc.cmd.line, sc.cmd.t)
@@ -675,6 +730,9 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 	for i := range blocks {
 		if b := &blocks[i]; b.Type == "tool_result" {
 			hasResult = true
+			if _, copied := sc.copied[b.ToolUseID]; copied && b.ToolUseID != "" {
+				continue // the copy of a result read before
+			}
 			text, held := b.resultTextHeld()
 			id := b.ToolUseID
 			if id == "" {
@@ -751,7 +809,15 @@ func (sc *ccScope) notPrompt(text string, n int, t time.Time) {
 		sc.cmd = pendingCommand{text: strings.Clone(text), line: n, t: t} // kept past its line
 	case strings.HasPrefix(tt, "<local-command-stdout>"), strings.HasPrefix(tt, "<local-command-stderr>"):
 		sc.cmd = pendingCommand{}
-	case strings.HasPrefix(tt, "<task-notification>"), strings.HasPrefix(tt, "<bash-input>"),
+	case strings.HasPrefix(tt, "<bash-input>"):
+		// CLI 2.1.2xx writes no caveat before it, and the model answers
+		// the command and its output: then it opens a turn, as a slash
+		// command does (older versions' model answers only the next
+		// prompt, which forgets it).
+		text = strings.Clone(text) // kept past its line
+		sc.b.notice(n, t, text)
+		sc.cmd = pendingCommand{text: text, line: n, t: t}
+	case strings.HasPrefix(tt, "<task-notification>"),
 		strings.HasPrefix(tt, "<bash-stdout>"), strings.HasPrefix(tt, "<bash-stderr>"):
 		sc.b.notice(n, t, strings.Clone(text)) // kept past its line
 	}
@@ -782,6 +848,12 @@ func genuineClaudePrompt(text string) bool {
 
 func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, t time.Time) {
 	m, blocks := &read.m, read.blocks
+	if l.RequestID == "" && m.ID != "" {
+		if _, ok := sc.answered[m.ID]; ok {
+			sc.copyOfResponse(blocks)
+			return
+		}
+	}
 	if sc.b.s.Model == "" {
 		sc.b.s.Model = strings.Clone(m.Model) // kept: not a view of the line
 	}
@@ -832,6 +904,12 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 			k := string(key)
 			sc.requests[k] = ref
 			sc.lastKey, sc.lastRef = k, ref
+			if l.RequestID != "" {
+				if sc.answered == nil {
+					sc.answered = map[string]struct{}{}
+				}
+				sc.answered[k[:len(m.ID)]] = struct{}{}
+			}
 		}
 	}
 	if r.out.KeepText {
@@ -848,6 +926,13 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 	for i := range blocks {
 		switch b := &blocks[i]; b.Type {
 		case "tool_use", "server_tool_use":
+			if ok && b.ID != "" && sc.requestHasCall(ref, b.ID) {
+				// A line of the request written again whole (same uuid;
+				// real 2.1.143 file: 17 calls re-appended later): the call
+				// was read, and so was its result (skipped below).
+				sc.markCopied(b.ID)
+				continue
+			}
 			c := Call{ID: b.ID, Tool: b.Name, Time: t, Line: n}
 			if b.argsCompact {
 				c.ArgsOK, c.ArgsRaw, c.ArgsCompact, c.ArgsPending = true, b.argsRaw, true, true
@@ -868,6 +953,46 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 			}
 		}
 	}
+}
+
+// requestHasCall reports whether the request ref already holds a call
+// with this id.
+func (sc *ccScope) requestHasCall(ref callRef, id string) bool {
+	for i := range sc.b.s.Turns[ref.t].Requests[ref.r].Calls {
+		if sc.b.s.Turns[ref.t].Requests[ref.r].Calls[i].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// markCopied remembers a call id whose later results are copies.
+func (sc *ccScope) markCopied(id string) {
+	if sc.copied == nil {
+		sc.copied = map[string]struct{}{}
+	}
+	sc.copied[strings.Clone(id)] = struct{}{} // kept past its line
+}
+
+// copyOfResponse reads an assistant line that copies a response read
+// before (ccScope.answered): its calls are remembered so that the copies
+// of their results are skipped too, and the prompts copied just before it,
+// which nothing answered since, are no turns: they open none.
+func (sc *ccScope) copyOfResponse(blocks []ccBlock) {
+	for i := range blocks {
+		if b := &blocks[i]; b.Type == "tool_use" && b.ID != "" {
+			sc.markCopied(b.ID)
+		}
+	}
+	turns := sc.b.s.Turns
+	for len(turns) > 0 {
+		last := &turns[len(turns)-1]
+		if len(last.Requests) > 0 || len(last.Notices) > 0 {
+			break
+		}
+		turns = turns[:len(turns)-1]
+	}
+	sc.b.s.Turns = turns
 }
 
 // ccServerToolError reports a server tool result whose content is an error

@@ -169,6 +169,25 @@ func TestClaudeCodeReading(t *testing.T) {
 			usage:    2,
 		},
 		{
+			// CLI 2.1.207 to 2.1.223 in real files: no caveat comes
+			// before the bash-mode lines, and the model answers them
+			// ("I see you listed the plan files. What would you like me
+			// to do?"): the command opens a turn, as a slash command the
+			// model answers does.
+			name: "a bash-mode command the model answers opens a turn",
+			lines: []string{
+				user("u1", "", `"install it"`, ""),
+				asst("a1", "u1", "m1", "r1", use("t1", "Bash"), ""),
+				user("r1", "a1", "["+res("t1", "needs sudo", true)+"]", ""),
+				user("b1", "r1", `"<bash-input>ls ~/*.md</bash-input>"`, ""),
+				user("b2", "b1", `"<bash-stdout>/home/u/plan.md</bash-stdout><bash-stderr></bash-stderr>"`, ""),
+				asst("a2", "b2", "m2", "r2", use("t2", "Read"), ""),
+				user("r2", "a2", "["+res("t2", "ok", false)+"]", ""),
+			},
+			sessions: "main 2t 2r t1/Bash=needs sudo t2/Read=ok",
+			usage:    2,
+		},
+		{
 			name: "sidechain lines without agentId follow their parent's scope",
 			lines: []string{
 				user("u1", "", `"go"`, ""),

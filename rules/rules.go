@@ -515,6 +515,11 @@ func DefaultClasses() ClassTable {
 		// (https://code.claude.com/docs/en/tools-reference,
 		// https://code.claude.com/docs/en/agent-teams): by their verbs they
 		// were reads, and a lead's second look was answered from its first.
+		// Its ListAgents (CLI 2.1.22x, in real sessions; no documentation
+		// page) lists the peer sessions it can message with their state
+		// ("Peer sessions (7): <name> [<id>] · interactive · busy · ..."),
+		// which changes as they work: a second look while waiting for a
+		// peer to become idle was answered from the first.
 		// Kimi CLI's and Kimi Code's TaskOutput are the same (Kimi CLI
 		// src/kimi_cli/tools/background at 4a550eff); Kimi Code's WaitFor
 		// waits for background tasks to finish (MoonshotAI/kimi-code
@@ -524,7 +529,7 @@ func DefaultClasses() ClassTable {
 		// shell's output and type into it, as Codex's write_stdin
 		// (copilot-sdk test/harness/util.ts, ShellConfig).
 		"poll": {"process_manage", "process", "write_stdin", "BashOutput", "TaskOutput", "task_output", "task_get", "task_list",
-			"CronList", "TaskList", "TaskGet", "command_status", "*_poll", "*_get_result",
+			"CronList", "TaskList", "TaskGet", "ListAgents", "command_status", "*_poll", "*_get_result",
 			"read_bash", "write_bash", "read_powershell", "write_powershell", "WaitFor",
 			// Copilot CLI's list_powershell (list_bash) lists the shell
 			// sessions running now ("<no active shell sessions>" in a real
@@ -586,7 +591,10 @@ func DefaultClasses() ClassTable {
 		// audio file and returns it as a MEDIA: attachment for the chat
 		// (NousResearch/hermes-agent tools/tts_tool.py at 00067189). Claude
 		// Code's SendMessage sends a message to another agent of its team
-		// (https://code.claude.com/docs/en/tools-reference).
+		// (https://code.claude.com/docs/en/tools-reference), and its
+		// SendUserFile (CLI 2.1.22x, in real sessions) delivers files to the
+		// user ({"files", "caption", "display"}: "1 file delivered to
+		// user."): the same call again delivers them again.
 		// Codex's request_user_input puts questions with options to the
 		// user and returns the answers (openai/codex
 		// codex-rs/core/src/tools/handlers/request_user_input.rs; real
@@ -605,7 +613,7 @@ func DefaultClasses() ClassTable {
 		// terminus_2/terminus_2.py); in other it was a look, and the
 		// confirming second a repeat.
 		"message": {"message", "send_message", "notify", "send_notification",
-			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage",
+			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage", "SendUserFile",
 			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode", "exit_plan_mode", "ask_user",
 			"finish", "text_to_speech", "request_user_input", "task_complete", "mark_task_complete", "ask_user_question",
 			// OpenCode's question asks the user and returns the answers
@@ -658,8 +666,13 @@ func DefaultClasses() ClassTable {
 		// cronjob_manage, Claude Code's CronCreate and CronDelete, which
 		// schedule and cancel a prompt of the session; Kimi Code's are the
 		// same, packages/agent-core-v2/src/agent/tools/cron at d723cc47).
+		// Claude Code's ScheduleWakeup ({"delaySeconds", "reason",
+		// "prompt"}: "Next wakeup scheduled for 14:32:00") and
+		// RemoteTrigger ({"action": "create"|"list", "body"}: a cron
+		// trigger of a cloud session), in real 2.1.x sessions: by_argument
+		// makes RemoteTrigger's list an observation.
 		"schedule": {"cron", "cronjob", "cronjob_manage", "schedule", "schedule_task",
-			"CronCreate", "CronDelete"},
+			"CronCreate", "CronDelete", "ScheduleWakeup", "RemoteTrigger"},
 		// Starting or killing processes (Claude Code's KillBash and
 		// KillShell, and in 2.1 TaskStop, which stops a background task, and
 		// Monitor, which starts a command in the background and feeds each

@@ -49,9 +49,15 @@ func TestUpstreamToolClasses(t *testing.T) {
 		{"CronCreate", `{"cron":"*/5 * * * *","prompt":"check the build"}`, "schedule", true, act, true, nil},
 		{"CronDelete", `{"id":"c1"}`, "schedule", true, act, true, nil},
 		{"CronList", `{}`, "poll", false, none, false, nil},
+		{"ScheduleWakeup", `{"delaySeconds":90,"reason":"build","prompt":"go on"}`, "schedule", true, act, true, nil},
+		{"RemoteTrigger", `{"action":"create","body":{"cron_expression":"0 0 * * *"}}`, "schedule", true, act, true, nil},
+		{"RemoteTrigger", `{"action":"list"}`, "schedule", false, none, false, nil},
 		// The task list an agent team shares changes as teammates work.
 		{"TaskList", `{}`, "poll", false, none, false, nil},
 		{"TaskGet", `{"taskId":"1"}`, "poll", false, none, false, nil},
+		// So do the peer sessions it can message, busy or idle.
+		{"ListAgents", `{}`, "poll", false, none, false, nil},
+		{"SendUserFile", `{"files":["/home/u/list.md"],"caption":"list"}`, "message", true, act, true, nil},
 		// Its PowerShell tool is read as a shell command.
 		{"PowerShell", `{"command":"Get-Content src/a.ts"}`, "shell", false, observe, false, []string{"src/a.ts"}},
 		{"text_to_speech", `{"text":"hello"}`, "message", true, act, true, nil},
