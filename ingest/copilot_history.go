@@ -48,16 +48,10 @@ type copilotHistoryFile struct {
 	SessionID    string `json:"sessionId"`
 	StartTime    string `json:"startTime"`
 	ChatMessages []struct {
-		Role       string  `json:"role"`
-		Content    *string `json:"content"`
-		ToolCallID string  `json:"tool_call_id"`
-		ToolCalls  []struct {
-			ID       string `json:"id"`
-			Function struct {
-				Name      string           `json:"name"`
-				Arguments jsonx.RawMessage `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
+		Role       string         `json:"role"`
+		Content    *string        `json:"content"`
+		ToolCallID string         `json:"tool_call_id"`
+		ToolCalls  []chatToolCall `json:"tool_calls"` // the OpenAI shape
 	} `json:"chatMessages"`
 	Timeline []struct {
 		Type      string `json:"type"`

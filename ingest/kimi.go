@@ -64,13 +64,7 @@ type kimiMessage struct {
 	Role       string           `json:"role"`
 	Content    jsonx.RawMessage `json:"content"`
 	ToolCallID string           `json:"tool_call_id"`
-	ToolCalls  []struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string           `json:"name"`
-			Arguments jsonx.RawMessage `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
+	ToolCalls  []chatToolCall   `json:"tool_calls"` // the OpenAI shape
 }
 
 func parseKimi(lr *LineReader, h *Head, out *Sink) {

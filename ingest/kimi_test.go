@@ -39,14 +39,7 @@ func TestKimiSessionFolder(t *testing.T) {
 `,
 		filepath.Join(agent, "meta.json"): `{"agent_id": "ag-3", "subagent_type": "explore", "status": "completed"}`,
 	}
-	for p, text := range files {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, "", files)
 	var problems []string
 	listed := Expand([]string{root}, func(p Problem) { problems = append(problems, p.Message) })
 	var rel []string
@@ -114,15 +107,7 @@ func TestKimiSubContextFiles(t *testing.T) {
 `,
 		"state.json": `{"version": 1, "approval": {"yolo": false}, "additional_dirs": [], "dynamic_subagents": []}`,
 	}
-	for name, text := range files {
-		p := filepath.Join(session, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, session, files)
 	var problems []string
 	listed := Expand([]string{root}, func(p Problem) { problems = append(problems, p.Message) })
 	if len(problems) > 0 {
@@ -149,6 +134,21 @@ func TestKimiSubContextFiles(t *testing.T) {
 	for name, w := range want {
 		if got[name] != w {
 			t.Errorf("%s: read %q, want %q", name, got[name], w)
+		}
+	}
+}
+
+// writeFiles writes each file's text at its path under dir, making the
+// folders on the way.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
