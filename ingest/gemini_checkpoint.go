@@ -62,12 +62,15 @@ func init() {
 		ParseDoc: parseGeminiCheckpoint,
 	})
 	register(&Format{
-		ID:          formatGeminiLogs,
-		Family:      "gemini",
-		Reads:       "Gemini CLI's prompt log `~/.gemini/tmp/<project>/logs.json`: the inputs the user submitted, per session (no model response, no tool call).",
-		Detection:   "A JSON array whose first element has `sessionId`, `messageId`, `type`, `message` and `timestamp`.",
-		Priority:    26,
-		FixtureOnly: true,
+		ID:        formatGeminiLogs,
+		Family:    "gemini",
+		Reads:     "Gemini CLI's prompt log `~/.gemini/tmp/<project>/logs.json`: the inputs the user submitted, per session (no model response, no tool call).",
+		Detection: "A JSON array whose first element has `sessionId`, `messageId`, `type`, `message` and `timestamp`.",
+		Priority:  26,
+		// Read from real files too: three logs.json of committed ~/.gemini
+		// folders (agunginsani/expenses-tracker at 0b09ddc6,
+		// AnthonyontheHub/TP-Tutor at e876c038), sessions and turns as an
+		// independent count reads them.
 		Sniff: func(h *Head) bool {
 			return h.Array && h.Has("sessionId", "messageId", "type", "message", "timestamp")
 		},

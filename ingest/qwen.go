@@ -37,13 +37,15 @@ const formatQwen = "qwen-code"
 
 func init() {
 	register(&Format{
-		ID:          formatQwen,
-		Text:        true,
-		Family:      "qwen",
-		Reads:       "Qwen Code chat recordings `~/.qwen/projects/<project>/chats/<session>.jsonl` (ChatRecord: user, assistant, tool_result and system records holding @google/genai Content).",
-		Detection:   "First record has `uuid`, `parentUuid`, `sessionId` and `timestamp`, and a `message` with `parts` or a `systemPayload` (Claude Code's records have `message.content` instead).",
-		Priority:    31,
-		FixtureOnly: true,
+		ID:        formatQwen,
+		Text:      true,
+		Family:    "qwen",
+		Reads:     "Qwen Code chat recordings `~/.qwen/projects/<project>/chats/<session>.jsonl` (ChatRecord: user, assistant, tool_result and system records holding @google/genai Content).",
+		Detection: "First record has `uuid`, `parentUuid`, `sessionId` and `timestamp`, and a `message` with `parts` or a `systemPayload` (Claude Code's records have `message.content` instead).",
+		Priority:  31,
+		// Read from real files too: 17 recordings of Qwen Code 0.14 in a
+		// committed ~/.qwen (haidonglethqb/CloudSchool at cf319bfe), each
+		// read as an independent count reads it, and the agent lab's.
 		Sniff: func(h *Head) bool {
 			if h.Array || !h.Has("uuid", "parentUuid", "sessionId", "timestamp", "type") {
 				return false
