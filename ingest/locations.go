@@ -164,6 +164,15 @@ var Locations = []Location{
 		Source: "GitHub Copilot CLI: ~/.copilot/session-state/*/events.jsonl (docs/formats/locations.md)",
 	},
 	{
+		// Its older releases kept one JSON document per session there
+		// (format copilot-cli-history; real files of October 2025).
+		Agent:  "copilot-cli",
+		Homes:  []string{".copilot"},
+		Dirs:   []string{"history-session-state"},
+		Names:  []string{"session_*.json"},
+		Source: "GitHub Copilot CLI, older releases: ~/.copilot/history-session-state/session_<id>_<ms>.json (docs/formats/copilot.md)",
+	},
+	{
 		Agent:  "openhands",
 		Homes:  []string{".openhands"},
 		Dirs:   []string{"conversations"},

@@ -118,3 +118,34 @@ func TestClineCLIPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestCopilotPlaces: both of Copilot CLI's session folders are read for
+// --agent copilot-cli, each for its own files only: the events logs of
+// session-state/<id>/ and the older history-session-state/ documents.
+func TestCopilotPlaces(t *testing.T) {
+	home := t.TempDir()
+	want := []string{
+		filepath.Join(home, ".copilot", "history-session-state", "session_a1_1761144582422.json"),
+		filepath.Join(home, ".copilot", "session-state", "a2", "events.jsonl"),
+	}
+	others := []string{
+		filepath.Join(home, ".copilot", "history-session-state", "notes.json"),
+		filepath.Join(home, ".copilot", "session-state", "a2", "workspace.yaml"),
+	}
+	for _, p := range append(append([]string{}, want...), others...) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, p := range Places([]string{"copilot-cli"}, home, func(string) string { return "" }) {
+		got = append(got, p.Files(func(pr Problem) { t.Errorf("problem %v", pr) })...)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("read %q, want %q", got, want)
+	}
+}
