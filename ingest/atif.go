@@ -163,7 +163,7 @@ func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time
 				if calls[ci].ID == res.SourceCallID && !calls[ci].HasResult {
 					text, _ := contentText(res.Content)
 					calls[ci].Result, calls[ci].HasResult, calls[ci].ResultLine = text, true, line
-					calls[ci].IsError = failed != nil && failed(text)
+					calls[ci].IsError = failed(text)
 					joined = true
 					break
 				}
@@ -180,7 +180,7 @@ func atifAgentStep(b *sessionBuilder, st atifStep, text string, line int, t time
 	for _, ri := range later {
 		res := st.Observation.Results[ri]
 		text, _ := contentText(res.Content)
-		b.result(res.SourceCallID, text, failed != nil && failed(text), line, t, out)
+		b.result(res.SourceCallID, text, failed(text), line, t, out)
 	}
 }
 
@@ -208,19 +208,19 @@ func atifStepResults(calls []Call, st atifStep, idless []int, line int, failed f
 		}
 		text, _ := contentText(st.Observation.Results[idless[0]].Content)
 		last := &calls[waiting[len(waiting)-1]]
-		last.Result, last.IsError = text, failed != nil && failed(text)
+		last.Result, last.IsError = text, failed(text)
 		return
 	}
 	for i := 0; i < len(idless) && i < len(waiting); i++ {
 		text, _ := contentText(st.Observation.Results[idless[i]].Content)
 		c := &calls[waiting[i]]
 		c.Result, c.HasResult, c.ResultLine = text, true, line
-		c.IsError = failed != nil && failed(text)
+		c.IsError = failed(text)
 	}
 }
 
-// atifFailed returns how to tell a failed result of the agent named, nil
-// when ATIF marks none (the spec has no error flag). Harbor's conversion
+// atifFailed returns how to tell a failed result of the agent named: none
+// fails where ATIF marks none (the spec has no error flag). Harbor's conversion
 // of a mini-swe-agent run (agent.name "mini-swe-agent") keeps the
 // observations as mini-swe-agent wrote them, so they are read as its own
 // reader reads them (miniFailed: a non-zero <returncode>, a rejected or
@@ -230,7 +230,7 @@ func atifStepResults(calls []Call, st atifStep, idless []int, line int, failed f
 // still turned into a call of the reply's first command.
 func atifFailed(agent, formatError string) func(string) bool {
 	if agent != "mini-swe-agent" {
-		return nil
+		return func(string) bool { return false }
 	}
 	head, _, _ := strings.Cut(formatError, "{{")
 	head = strings.TrimSpace(head)

@@ -803,13 +803,12 @@ func (sc *ccScope) openTurn(text string, n int, t time.Time) {
 // ran): they are the turn's notices, which a guard hears as it hears a
 // prompt (ingest.Notice).
 func (sc *ccScope) notPrompt(text string, n int, t time.Time) {
-	tt := strings.TrimSpace(text)
-	switch {
-	case strings.HasPrefix(tt, "<command-name>"), strings.HasPrefix(tt, "<command-message>"):
+	switch claudeCLILineKind(text) {
+	case claudeCommand:
 		sc.cmd = pendingCommand{text: strings.Clone(text), line: n, t: t} // kept past its line
-	case strings.HasPrefix(tt, "<local-command-stdout>"), strings.HasPrefix(tt, "<local-command-stderr>"):
+	case claudeLocalOutput:
 		sc.cmd = pendingCommand{}
-	case strings.HasPrefix(tt, "<bash-input>"):
+	case claudeBashInput:
 		// CLI 2.1.2xx writes no caveat before it, and the model answers
 		// the command and its output: then it opens a turn, as a slash
 		// command does (older versions' model answers only the next
@@ -817,10 +816,39 @@ func (sc *ccScope) notPrompt(text string, n int, t time.Time) {
 		text = strings.Clone(text) // kept past its line
 		sc.b.notice(n, t, text)
 		sc.cmd = pendingCommand{text: text, line: n, t: t}
-	case strings.HasPrefix(tt, "<task-notification>"),
-		strings.HasPrefix(tt, "<bash-stdout>"), strings.HasPrefix(tt, "<bash-stderr>"):
+	case claudeNotice:
 		sc.b.notice(n, t, strings.Clone(text)) // kept past its line
 	}
+}
+
+// claudeCLIKind is what a user line the Claude Code CLI writes itself
+// stands for (the Claude Code reader's notPrompt and the OpenAI-chat
+// reader's claudeCLILine, for exports converted from its sessions).
+type claudeCLIKind uint8
+
+const (
+	claudeOtherLine   claudeCLIKind = iota // none of these (an interrupt marker, a caveat)
+	claudeCommand                          // a slash command's wrapper
+	claudeLocalOutput                      // a local command's output: the CLI answered it
+	claudeBashInput                        // a bash-mode command
+	claudeNotice                           // a background task's notification, a bash-mode command's output
+)
+
+// claudeCLILineKind is the kind of a user line the CLI wrote.
+func claudeCLILineKind(text string) claudeCLIKind {
+	t := strings.TrimSpace(text)
+	switch {
+	case strings.HasPrefix(t, "<command-name>"), strings.HasPrefix(t, "<command-message>"):
+		return claudeCommand
+	case strings.HasPrefix(t, "<local-command-stdout>"), strings.HasPrefix(t, "<local-command-stderr>"):
+		return claudeLocalOutput
+	case strings.HasPrefix(t, "<bash-input>"):
+		return claudeBashInput
+	case strings.HasPrefix(t, "<task-notification>"),
+		strings.HasPrefix(t, "<bash-stdout>"), strings.HasPrefix(t, "<bash-stderr>"):
+		return claudeNotice
+	}
+	return claudeOtherLine
 }
 
 // genuineClaudePrompt tells a typed prompt from the CLI's own user lines:

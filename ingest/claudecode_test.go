@@ -180,7 +180,7 @@ func TestClaudeCodeReading(t *testing.T) {
 				asst("a1", "u1", "m1", "r1", use("t1", "Bash"), ""),
 				user("r1", "a1", "["+res("t1", "needs sudo", true)+"]", ""),
 				user("b1", "r1", `"<bash-input>ls ~/*.md</bash-input>"`, ""),
-				user("b2", "b1", `"<bash-stdout>/home/u/plan.md</bash-stdout><bash-stderr></bash-stderr>"`, ""),
+				user("b2", "b1", `"<bash-stdout>/w/plan.md</bash-stdout><bash-stderr></bash-stderr>"`, ""),
 				asst("a2", "b2", "m2", "r2", use("t2", "Read"), ""),
 				user("r2", "a2", "["+res("t2", "ok", false)+"]", ""),
 			},

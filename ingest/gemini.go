@@ -478,7 +478,6 @@ func (h *geminiHookContexts) strip(result string) string {
 	return out
 }
 
-// geminiIgnoredUser is isIgnoredUserContent (packages/core/src/utils/sessionUtils.ts).
 // geminiContext reports whether a user message's text is the context
 // Gemini CLI sends itself (a session's or a hook's), not the user's.
 func geminiContext(text string) bool {
@@ -486,10 +485,10 @@ func geminiContext(text string) bool {
 	return strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>")
 }
 
+// geminiIgnoredUser is isIgnoredUserContent (packages/core/src/utils/sessionUtils.ts).
 func geminiIgnoredUser(text string) bool {
 	t := strings.TrimSpace(text)
-	return t == "" || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") ||
-		strings.HasPrefix(t, "<session_context>") || strings.HasPrefix(t, "<hook_context>")
+	return t == "" || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "?") || geminiContext(t)
 }
 
 // geminiHeld is a gemini message read later than its place.

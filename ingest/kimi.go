@@ -177,8 +177,8 @@ func kimiWireStart(dir string, onDisk bool) time.Time {
 }
 
 // kimiSubContext reports a subagent's context written beside the
-// session's own: before subagents got folders of their own (ff09e97c,
-// 2026-03-23), the Task tool gave each subagent it ran the history file
+// session's own: before subagents got folders of their own (ff09e97c),
+// the Task tool gave each subagent it ran the history file
 // context_sub_N.jsonl, N the next free number (_get_subagent_history_file,
 // src/kimi_cli/tools/task/__init__.py at 1f74ddf5, with
 // utils/path.py next_available_rotation). agent is the file's stem

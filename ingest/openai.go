@@ -626,16 +626,15 @@ func (r *oaReader) claudeCLILine(conv *oaConv, b *sessionBuilder, it oaItem) boo
 		delete(conv.cmd, b) // the prompt (a command's expanded prompt too) opens the turn
 		return false
 	}
-	switch {
-	case strings.HasPrefix(t, "<command-name>"), strings.HasPrefix(t, "<command-message>"):
+	switch claudeCLILineKind(t) {
+	case claudeCommand:
 		if conv.cmd == nil {
 			conv.cmd = map[*sessionBuilder]pendingCommand{}
 		}
 		conv.cmd[b] = pendingCommand{text: it.text, line: it.line, t: it.time}
-	case strings.HasPrefix(t, "<local-command-stdout>"), strings.HasPrefix(t, "<local-command-stderr>"):
+	case claudeLocalOutput:
 		delete(conv.cmd, b)
-	case strings.HasPrefix(t, "<task-notification>"), strings.HasPrefix(t, "<bash-input>"),
-		strings.HasPrefix(t, "<bash-stdout>"), strings.HasPrefix(t, "<bash-stderr>"):
+	case claudeBashInput, claudeNotice:
 		b.notice(it.line, it.time, it.text)
 	}
 	return true

@@ -123,7 +123,7 @@ func TestInstallHTTPHooks(t *testing.T) {
 // TestListenLine: the address the server announces is read back.
 func TestListenLine(t *testing.T) {
 	for _, addr := range []string{"127.0.0.1:7433", "[::1]:51234", "localhost:9"} {
-		if got := AddrOfListenLine(ListenLine(addr, "/home/u/.local/state/loopgate")); got != addr {
+		if got := AddrOfListenLine(ListenLine(addr, "/w/state")); got != addr {
 			t.Errorf("AddrOfListenLine(ListenLine(%q)) = %q", addr, got)
 		}
 	}

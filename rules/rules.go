@@ -554,12 +554,11 @@ func DefaultClasses() ClassTable {
 		// subagents from one prompt template (MoonshotAI/kimi-code
 		// packages/agent-core-v2/src/features/swarm at d723cc47).
 		// Gemini CLI called a subagent through delegate_to_agent, then
-		// (2026-01-23 to 2026-04-09, "one tool per agent", #17346 to
-		// #25053) through a tool named after the agent: cli_help,
-		// codebase_investigator, generalist, browser_agent
-		// (packages/core/src/agents/*.ts, google-gemini/gemini-cli at
-		// 570f0235^), as real recordings of April 2026 call cli_help;
-		// invoke_agent since.
+		// ("one tool per agent", from #17346 until #25053) through a tool
+		// named after the agent: cli_help, codebase_investigator,
+		// generalist, browser_agent (packages/core/src/agents/*.ts,
+		// google-gemini/gemini-cli at 570f0235^), as real recordings of
+		// that time call cli_help; invoke_agent since.
 		"delegate": {"spawn", "spawn_agent", "delegate_task", "Task", "Agent", "agent", "invoke_agent",
 			"new_task", "use_subagents", "task", "delegate", "AgentSwarm",
 			"delegate_to_agent", "cli_help", "codebase_investigator", "generalist", "browser_agent"},
