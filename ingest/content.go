@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"bytes"
+	"fmt"
+	"hash/fnv"
 	"strings"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -20,7 +22,8 @@ func ContentText(raw []byte) string {
 // contentText returns the text of a content value (string, parts array or
 // null), and whether it holds anything at all (an image part counts).
 // Text parts are joined with newlines; other parts become a placeholder
-// such as "[image_url]" so that a result made of them is not empty.
+// such as "[image 1a2b3c4d]" (partPlaceholder) so that a result made of
+// them is not empty.
 func contentText(raw jsonx.RawMessage) (string, bool) {
 	return contentTextOf(raw, true)
 }
@@ -90,16 +93,20 @@ func contentTextOf(raw jsonx.RawMessage, placeholders bool) (string, bool) {
 	if jsonx.Unmarshal(raw, &s) == nil {
 		return s, s != ""
 	}
-	var parts []struct {
-		Type   string           `json:"type"`
-		Text   *string          `json:"text"`
-		Nested jsonx.RawMessage `json:"content"`
-	}
-	if jsonx.Unmarshal(raw, &parts) != nil {
+	var raws []jsonx.RawMessage
+	if jsonx.Unmarshal(raw, &raws) != nil {
 		return string(raw), true
 	}
 	var b strings.Builder
-	for _, p := range parts {
+	for _, pr := range raws {
+		var p struct {
+			Type   string           `json:"type"`
+			Text   *string          `json:"text"`
+			Nested jsonx.RawMessage `json:"content"`
+		}
+		if jsonx.Unmarshal(pr, &p) != nil {
+			return string(raw), true
+		}
 		var t string
 		switch {
 		case p.Text != nil:
@@ -107,7 +114,7 @@ func contentTextOf(raw jsonx.RawMessage, placeholders bool) (string, bool) {
 		case p.Nested != nil:
 			t, _ = contentTextOf(p.Nested, placeholders)
 		case placeholders:
-			t = "[" + p.Type + "]"
+			t = partPlaceholder(p.Type, pr)
 		default:
 			continue
 		}
@@ -116,5 +123,21 @@ func contentTextOf(raw jsonx.RawMessage, placeholders bool) (string, bool) {
 		}
 		b.WriteString(t)
 	}
-	return b.String(), len(parts) > 0
+	return b.String(), len(raws) > 0
+}
+
+// partPlaceholder stands for a content part that is not text (an image, a
+// document): its type and a digest of the part, so that two results made
+// of different images (two screenshots, one file read before and after it
+// changed) do not read as the same result, which would make the truth take
+// a repeat for redundant and a stop that hid a new image for harmless.
+// A part that holds nothing but its type is its type alone.
+func partPlaceholder(typ string, part jsonx.RawMessage) string {
+	part = bytes.TrimSpace(part)
+	if len(part) <= len(`{"type":""}`)+len(typ)+4 {
+		return "[" + typ + "]"
+	}
+	h := fnv.New32a()
+	h.Write(part)
+	return fmt.Sprintf("[%s %08x]", typ, h.Sum32())
 }

@@ -94,6 +94,11 @@ func DefaultEffects() Effects {
 			// polls" and reviews a non-empty write as a Bash command
 			// typed into the shell. "\u0003" interrupts the process.
 			{Tools: []string{"write_stdin"}, Arg: "chars", Values: []string{"*"}, Effect: EffectAct},
+			// Anthropic's computer-use tool (computer, in class browser):
+			// a screenshot, the cursor's position, a zoomed look and a
+			// wait observe the screen; every other action acts
+			// (platform.claude.com/docs/en/agents-and-tools/tool-use/computer-use-tool).
+			{Tools: []string{"computer"}, Arg: "action", Values: []string{"screenshot", "cursor_position", "zoom", "wait"}, Effect: EffectObserve},
 		},
 	}
 }

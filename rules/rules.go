@@ -501,7 +501,11 @@ func DefaultClasses() ClassTable {
 		// agents/installed/mini_swe_agent.py).
 		"shell": {"exec", "terminal", "bash", "Bash", "shell", "exec_command",
 			"execute_code", "execute_bash", "ctx_shell", "local_shell", "run_shell_command", "run_commands",
-			"PowerShell", "Shell", "powershell", "run", "bash_command"},
+			"PowerShell", "Shell", "powershell", "run", "bash_command",
+			// A computer-use agent's terminal ({"command"}), beside its
+			// computer_* tools (below; Harbor's "navigator" agent 0.1.0 in
+			// refreshdotdev/harbor-trajectories).
+			"terminal_run_command"},
 		// Kimi CLI's SearchWeb and FetchURL (src/kimi_cli/tools/web/
 		// search.py and fetch.py at 4a550eff): the words of their names made
 		// them reads of files.
@@ -576,7 +580,21 @@ func DefaultClasses() ClassTable {
 			"browser_hover", "browser_drag", "browser_fill_form", "browser_file_upload",
 			"browser_handle_dialog", "browser_dialog", "browser_cdp", "browser_exec",
 			"browser_evaluate", "browser_close", "browser_close_tab", "browser_switch_tab",
-			"browser", "browser_action", "browse_interactive"},
+			"browser", "browser_action", "browse_interactive",
+			// Computer use: Anthropic's computer tool, named computer, one
+			// tool whose action argument clicks, types, presses keys,
+			// scrolls or takes a screenshot (the screenshot and the
+			// cursor's position only look: by_argument, effects.go;
+			// platform.claude.com/docs/en/agents-and-tools/tool-use/computer-use-tool,
+			// and vercel/ai packages/anthropic/src/tool/computer_20250124.ts),
+			// and the same actions as tools of their own, as a
+			// computer-use agent calls them in real Harbor trajectories
+			// (its "navigator" 0.1.0: computer_click, computer_key,
+			// computer_scroll, computer_screenshot, computer_wait;
+			// refreshdotdev/harbor-trajectories). A click or key press
+			// repeated acted again: never a redundant observation.
+			"computer", "computer_click", "computer_double_click", "computer_key", "computer_type",
+			"computer_scroll", "computer_drag", "computer_move"},
 		// Messages and notifications sent to a person, and questions put
 		// to the user (nanobot's message, hermes' send_message and
 		// clarify, Claude Code's AskUserQuestion). Also what an agent

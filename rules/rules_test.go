@@ -290,6 +290,11 @@ func TestClassOf(t *testing.T) {
 		"CronDelete": "schedule", "CronList": "poll",
 		// Harbor's ATIF names for Terminus 2's keystrokes and task end.
 		"bash_command": "shell", "mark_task_complete": "message",
+		// Computer use: Anthropic's computer tool, and a computer-use
+		// agent's tools of one action each; its screenshot and wait poll.
+		"computer": "browser", "computer_click": "browser", "computer_key": "browser",
+		"computer_scroll": "browser", "computer_screenshot": "poll", "computer_wait": "poll",
+		"terminal_run_command": "shell",
 	} {
 		if got := r.ClassOf(tool); got != class {
 			t.Errorf("ClassOf(%q) = %q, want %q", tool, got, class)

@@ -206,6 +206,18 @@ func TestCallActs(t *testing.T) {
 		{"write_stdin", `{"session_id": 3, "chars": "\u0003"}`, true},
 		{"write_stdin", `{"session_id": 3, "chars": "y\n"}`, true},
 		{"write_stdin", `{"session_id": 3}`, false},
+		// Anthropic's computer tool: a screenshot, the cursor's position,
+		// a zoom and a wait look; a click, a key or typed text act. A
+		// computer-use agent's tools of one action each, by their class.
+		{"computer", `{"action": "screenshot"}`, false},
+		{"computer", `{"action": "cursor_position"}`, false},
+		{"computer", `{"action": "left_click", "coordinate": [10, 20]}`, true},
+		{"computer", `{"action": "type", "text": "hi"}`, true},
+		{"computer_click", `{"x": 500, "y": 500, "button": "left"}`, true},
+		{"computer_key", `{"keys": "pagedown"}`, true},
+		{"computer_screenshot", `{}`, false},
+		{"terminal_run_command", `{"command": "cat /workspace/report.txt"}`, false},
+		{"terminal_run_command", `{"command": "cat <<EOF > /workspace/report.txt\nx\nEOF"}`, true},
 		// Arguments that are not JSON: the class decides.
 		{"str_replace_editor", `not json`, true},
 		{"process_manage", `not json`, false},
