@@ -5,9 +5,11 @@ package analyze
 // changed (docs/cli.md, "The replay cache"; the store is internal/filecache).
 //
 // The unit is the file, as for shards (shard.go): a file's sessions, and
-// what the report says of them, depend on that file's bytes alone (the
-// formats that read beside their file, and databases, are not cached:
-// ingest.ReadsBeside, ingest.IsDatabase), and the report is put together
+// what the report says of them, depend on that file's bytes alone, and on
+// the few files its reading reads beside it, whose identity is the
+// entry's too (ingest.Companions: a Claude Code subagent's siblings); the
+// formats that read a folder beside their file, and databases, are not
+// cached (ingest.ReadsBeside, ingest.IsDatabase); and the report is put together
 // from the files' results in the files' order, whichever were read and
 // whichever came from the cache. An entry holds every session of its
 // file, replayed, with what the session filters (--since, --until,
@@ -92,6 +94,28 @@ func cacheKey(scope, path string) string {
 	return hex.EncodeToString(h.Sum(nil)[:20])
 }
 
+// fileIdentity is the identity of path's content for the cache, with
+// that of the files its reading reads beside it (a Claude Code subagent's
+// metadata and the session's other agents' transcripts:
+// ingest.Companions), so that an entry is stale when any of them
+// changed. A companion that is missing counts as such, as the reading
+// finds it.
+func fileIdentity(cache FileCache, path string) ([]byte, bool) {
+	id, ok := cache.Identity(path)
+	if !ok {
+		return nil, false
+	}
+	for _, c := range ingest.Companions(path) {
+		cid, ok := cache.Identity(c)
+		if !ok {
+			cid = nil
+		}
+		id = binary.AppendUvarint(id, uint64(len(cid)))
+		id = append(id, cid...)
+	}
+	return id, true
+}
+
 // fileCaching is one file's use of the cache during a replay.
 type fileCaching struct {
 	cache FileCache
@@ -123,7 +147,7 @@ func newFileCaching(opt Options, scope, path string) *fileCaching {
 	if opt.Cache == nil {
 		return nil
 	}
-	id, ok := opt.Cache.Identity(path)
+	id, ok := fileIdentity(opt.Cache, path)
 	if !ok {
 		return nil
 	}
@@ -198,8 +222,8 @@ func (fc *fileCaching) store(problems *FileProblems) {
 	if fc.skip || isDatabaseFile(fc.path) {
 		return
 	}
-	if id, ok := fc.cache.Identity(fc.path); !ok || !bytes.Equal(id, fc.id) {
-		return // it changed while it was read
+	if id, ok := fileIdentity(fc.cache, fc.path); !ok || !bytes.Equal(id, fc.id) {
+		return // it or a file read beside it changed while it was read
 	}
 	b := make([]byte, 0, len(fc.id)+len(fc.entry)+256)
 	b = binary.AppendUvarint(b, uint64(len(fc.id)))

@@ -32,6 +32,10 @@ type invalidations struct {
 	touch []int32
 	kind  []fxKind
 	acts  map[int32]shellcmd.Effect
+	// other holds the acts of other agents of the session (noteOther),
+	// by their place in touch, where they stand under the index of the
+	// call they came before.
+	other map[int]shellcmd.Effect
 	// tools caches by tool name whether its calls may act or observe
 	// files (worth working out the effect of).
 	tools map[string]toolFx
@@ -71,6 +75,7 @@ const (
 	fxUnknown fxKind = iota
 	fxNoAct
 	fxAct
+	fxOther // another agent's act, in other
 )
 
 // note records the call at index (1-based) when its tool may act.
@@ -81,6 +86,25 @@ func (v *invalidations) note(ev *guard.CallEvent, index int) {
 	}
 }
 
+// noteOther records an act of another agent of the session that came
+// before the call at index (1-based): it invalidates what the calls before
+// index observed, and nothing the call at index or later ones observe.
+func (v *invalidations) noteOther(ev *guard.CallEvent, index int) {
+	if !v.maybe(ev.Tool) {
+		return
+	}
+	fx := replayfast.Effect(defaultEffects(), ev)
+	if fx.Kind != shellcmd.EffectAct {
+		return
+	}
+	if v.other == nil {
+		v.other = map[int]shellcmd.Effect{}
+	}
+	v.other[len(v.touch)] = fx
+	v.touch = append(v.touch, int32(index))
+	v.kind = append(v.kind, fxOther)
+}
+
 // act is what the i-th call of touch does, when it acts (worked out once).
 func (v *invalidations) act(i int) (shellcmd.Effect, bool) {
 	index := v.touch[i]
@@ -89,6 +113,8 @@ func (v *invalidations) act(i int) (shellcmd.Effect, bool) {
 		return shellcmd.Effect{}, false
 	case fxAct:
 		return v.acts[index], true
+	case fxOther:
+		return v.other[i], true
 	}
 	fx := replayfast.Effect(defaultEffects(), &v.calls[index-1].Event)
 	if fx.Kind != shellcmd.EffectAct {

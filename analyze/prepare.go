@@ -1,12 +1,14 @@
 package analyze
 
 import (
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/loopgate/loopgate/analyze/guard"
 	"github.com/loopgate/loopgate/analyze/guard/replayfast"
 	"github.com/loopgate/loopgate/ingest"
+	"github.com/loopgate/loopgate/internal/jsonx"
 	"github.com/loopgate/loopgate/rules"
 )
 
@@ -43,6 +45,12 @@ type PreparedSession struct {
 	TextKept bool
 	Texts    []PreparedText
 
+	// Others are the calls of the session's other agents
+	// (ingest.Session.Others), each placed before the first call of this
+	// session that began after it began, and again after it ended
+	// (PreparedOther.At).
+	Others []PreparedOther
+
 	// keys numbers the calls' keys under the key section of the latest
 	// run (Run, replayfast.KeyIndex); the calls' events remember their numbers.
 	keys replayfast.KeyIndex
@@ -65,6 +73,17 @@ type TurnStart struct {
 	// Notices are the turn's messages that nobody typed
 	// (ingest.Turn.Notices), placed among its calls.
 	Notices []PreparedNotice
+}
+
+// PreparedOther is a call of another agent of the session placed among
+// this session's calls, once at its start and again at its end
+// (otherStamps): it began, or ended, no later than Calls[At] began, so what
+// it changed, it may have changed before that call ran. Event holds its
+// tool and arguments.
+type PreparedOther struct {
+	At    int
+	Agent string
+	Event guard.CallEvent
 }
 
 // PreparedNotice is an ingest.Notice placed among the calls: it comes
@@ -167,6 +186,7 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 		sig []byte    // reused to build each call's signature
 	)
 	inv := invalidations{calls: p.Calls[:calls]}
+	others := otherStamps(s.Others)
 	for ti, t := range s.Turns {
 		if t.CompactedBefore {
 			epoch++
@@ -202,6 +222,13 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 			for ci := range r.Calls {
 				c := &r.Calls[ci]
 				index++
+				if len(others) > 0 && !c.Time.IsZero() {
+					for len(others) > 0 && !others[0].t.After(c.Time) {
+						o := p.addOther(others[0].o, others[0].t, index-1)
+						inv.noteOther(&o.Event, index)
+						others = others[1:]
+					}
+				}
 				f := &own
 				if facts != nil {
 					f = &facts[index-1]
@@ -332,6 +359,47 @@ func (p *PreparedSession) noteTime(t time.Time) {
 	if t.After(p.EndedAt) {
 		p.EndedAt = t
 	}
+}
+
+// otherStamp is a time at which another agent's call may have changed
+// something: its start and its end, when known.
+type otherStamp struct {
+	t time.Time
+	o *ingest.OtherCall
+}
+
+// otherStamps returns the times at which the other agents' calls are
+// heard, in order: each call at its start and again at its end. Heard at
+// its end alone, a write that began before this agent's repeated listing
+// and whose result came after it would not separate that listing from the
+// one before, though the write may have landed between them; heard at its
+// start alone, it would not separate a listing made while it ran from one
+// made after it ended.
+func otherStamps(others []ingest.OtherCall) []otherStamp {
+	if len(others) == 0 {
+		return nil
+	}
+	stamps := make([]otherStamp, 0, 2*len(others))
+	for i := range others {
+		o := &others[i]
+		if o.Start.IsZero() {
+			continue
+		}
+		stamps = append(stamps, otherStamp{o.Start, o})
+		if o.End.After(o.Start) {
+			stamps = append(stamps, otherStamp{o.End, o})
+		}
+	}
+	slices.SortStableFunc(stamps, func(a, b otherStamp) int { return a.t.Compare(b.t) })
+	return stamps
+}
+
+// addOther places another agent's call, heard at t, before Calls[at].
+func (p *PreparedSession) addOther(o *ingest.OtherCall, t time.Time, at int) *PreparedOther {
+	p.Others = append(p.Others, PreparedOther{At: at, Agent: o.Agent})
+	po := &p.Others[len(p.Others)-1]
+	po.Event = guard.CallEvent{Index: -1, Tool: o.Tool, ArgsRaw: o.ArgsRaw, ArgsOK: jsonx.Valid([]byte(o.ArgsRaw)), Time: t}
+	return po
 }
 
 // CorpusFacts are the facts of a corpus that no rules change, reported once

@@ -140,6 +140,9 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 		}
 	}
 
+	// The session's other agents' calls, heard where they stand among
+	// this session's calls (PreparedOther.At).
+	others := p.Others
 	for ti, ts := range p.TurnStarts {
 		end := len(p.Calls)
 		if ti+1 < len(p.TurnStarts) {
@@ -186,6 +189,10 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 			c := &p.Calls[i]
 			if len(notices) > 0 {
 				hear(i, c.Event.Time)
+			}
+			for len(others) > 0 && others[0].At <= i {
+				g.OtherAgentCall(&others[0].Event)
+				others = others[1:]
 			}
 			var tid int
 			if k := c.Repeats - 1; c.SameResult && k >= 0 && k < i && p.Calls[k].Event.Index == c.Repeats {

@@ -387,6 +387,8 @@ func parseClaudeCodeRecords(next func() ([]byte, int, bool), lr *LineReader, doc
 	if len(keep) == 0 && len(r.order) > 0 {
 		keep = r.order[:1]
 	}
+	// Before any session is emitted: each reads the others' calls.
+	claudeAttachOthers(h.Path, keep, r.scopes, out)
 	for _, key := range keep {
 		sc := r.scopes[key]
 		s := sc.b.s

@@ -76,6 +76,35 @@ type Session struct {
 	// Format.Text). False: the responses' Text is empty whatever the model
 	// wrote, and a detector that reads it cannot run on the session.
 	TextKept bool `json:",omitempty"`
+	// Others are calls that other agents of the same session made while
+	// this one ran (subagents working beside it, the agent that started
+	// it), read from their own scopes and files (docs/formats: each
+	// format's page says where), in the order they ended (or began, for
+	// one whose end is not known). A replay lets what they changed clear
+	// this agent's observations: a listing repeated after a sibling wrote
+	// into the directory returned something new. Only the calls that may
+	// matter are kept: those that ended after this session's first call
+	// and began before its last. (Left out of a dump when empty.)
+	Others []OtherCall `json:",omitempty"`
+}
+
+// OtherCall is a call of another agent of the session (Session.Others).
+type OtherCall struct {
+	Agent   string
+	Tool    string
+	ArgsRaw string
+	// Start is when the call was made; End when its result came, zero
+	// when the transcript has none.
+	Start, End time.Time
+}
+
+// At is when the call's effect is complete as far as the transcript says:
+// its end, or its start when its end is not known.
+func (o *OtherCall) At() time.Time {
+	if o.End.IsZero() {
+		return o.Start
+	}
+	return o.End
 }
 
 // Turn begins at a genuine user message (each format's rule is documented in

@@ -419,3 +419,48 @@ func TestDedupToolsByName(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { check(t, r, tc.steps) })
 	}
 }
+
+// TestOtherAgentCall: a call of another agent of the session (a subagent
+// working beside this one) counts nothing here, but what it changed is
+// changed for this agent too: its write clears this agent's observations
+// of the path, as this agent's own write would; its reads clear nothing.
+func TestOtherAgentCall(t *testing.T) {
+	r := preset(t, "loopgate")
+	ls := `{"command":"ls /w/out"}`
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"a sibling writes into the listed directory: the listing runs", []step{
+			{user: true, tool: "Bash", args: ls, result: ""},
+			{other: true, tool: "Write", args: `{"file_path":"/w/out/a.txt","content":"x"}`},
+			{tool: "Bash", args: ls, result: "a.txt"},
+		}},
+		{"a sibling runs a command of unknown reach: the listing runs", []step{
+			{user: true, tool: "Bash", args: ls, result: ""},
+			{other: true, tool: "Bash", args: `{"command":"make gen"}`},
+			{tool: "Bash", args: ls, result: "a.txt"},
+		}},
+		{"a sibling writes elsewhere: the listing is answered", []step{
+			{user: true, tool: "Bash", args: ls, result: ""},
+			{other: true, tool: "Write", args: `{"file_path":"/w/src/b.go","content":"x"}`},
+			{tool: "Bash", args: ls, result: "", want: "dedup"},
+		}},
+		{"a sibling reads the directory: the listing is answered, and the sibling's call is not counted", []step{
+			{user: true, tool: "Bash", args: ls, result: ""},
+			{other: true, tool: "Bash", args: ls},
+			{other: true, tool: "Bash", args: ls},
+			{tool: "Bash", args: ls, result: "", want: "dedup:dedup:2"},
+		}},
+		{"before the first observation a sibling's write clears nothing to come", []step{
+			{user: true, other: true, tool: "Write", args: `{"file_path":"/w/out/a.txt","content":"x"}`},
+			{tool: "Bash", args: ls, result: "a.txt"},
+			{tool: "Bash", args: ls, result: "a.txt", want: "dedup"},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			check(t, r, tc.steps)
+		})
+	}
+}

@@ -50,6 +50,10 @@ func applyStepWith(g *Guard, r *rules.Rules, i int, s step, args func(*CallEvent
 	if args != nil {
 		args(ev)
 	}
+	if s.other {
+		g.OtherAgentCall(ev)
+		return nil
+	}
 	var o outcome
 	o.before = g.Before(ev)
 	ev.Result, ev.ResultHash, ev.Failed, ev.IsError, ev.NoResult = s.result, hashResult(s.result), s.failed, s.failed, s.noResult

@@ -138,6 +138,13 @@ func (g *Guard) role(tool string, tid int32) uint8 {
 	if role&roleKnown != 0 {
 		return role
 	}
+	role = g.roleByName(tool)
+	g.toolRole[tid] = role
+	return role
+}
+
+// roleByName is role for a tool known by its name only (g.roleOf).
+func (g *Guard) roleByName(tool string) uint8 {
 	role, ok := g.roleOf[tool]
 	if !ok {
 		role = roleKnown
@@ -156,8 +163,38 @@ func (g *Guard) role(tool string, tid int32) uint8 {
 		}
 		g.roleOf[tool] = role
 	}
-	g.toolRole[tid] = role
 	return role
+}
+
+// OtherAgentCall is a call that another agent of the same session made (a
+// subagent working beside this one, or the agent that started it, while
+// both run): this guard counts nothing for it and decides nothing on it,
+// but what the call changed, it changed for this agent too. The
+// observations it may have made stale are cleared as this agent's own act
+// would clear them (scope.write_clears_reads): a listing answered from a
+// first reading after a sibling wrote into the directory hid the new
+// files. Call it where the call ran among this agent's calls: after the
+// calls of this agent that began before it ended.
+func (g *Guard) OtherAgentCall(ev *CallEvent) {
+	if len(g.readers) == 0 {
+		return
+	}
+	role := g.roleByName(ev.ClassName())
+	switch {
+	case g.byPath:
+		var fx shellcmd.Effect
+		switch {
+		case role&roleClearAll != 0:
+			fx = shellcmd.Effect{Kind: shellcmd.EffectAct, All: true}
+		case role&roleEffect != 0:
+			fx = callEffect(g.r, ev, g.r.Scope.WriteClearsReads.PathArgs)
+		}
+		if fx.Kind == shellcmd.EffectAct {
+			g.clearObservers(fx, -1)
+		}
+	case g.clearsReads && role&(roleWriter|roleClearAll) != 0:
+		g.clearReadsAfterWrite(ev, -1, role)
+	}
 }
 
 // Under write_clears_reads.invalidate: path, a reader's entry in g.readers

@@ -1,0 +1,125 @@
+package ingest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// famLine is one Claude Code transcript line of agent at second sec.
+func famLine(agent string, sec int, typ, content string) string {
+	side := agent != "main"
+	id := ""
+	if side {
+		id = fmt.Sprintf(`"agentId":%q,`, agent)
+	}
+	ts := time.Date(2026, 3, 1, 10, 0, sec, 0, time.UTC).Format("2006-01-02T15:04:05.000Z")
+	role := "user"
+	if typ == "assistant" {
+		role = "assistant"
+	}
+	return fmt.Sprintf(`{"type":%q,"uuid":"%s-%d","isSidechain":%v,%s"sessionId":"f00d-1","timestamp":%q,"message":{"role":%q,"content":%s}}`,
+		typ, agent, sec, side, id, ts, role, content)
+}
+
+func ccUse(id, tool, input string) string {
+	return fmt.Sprintf(`[{"type":"tool_use","id":%q,"name":%q,"input":%s}]`, id, tool, input)
+}
+
+func ccResult(id, text string) string {
+	return fmt.Sprintf(`[{"type":"tool_result","tool_use_id":%q,"content":%q}]`, id, text)
+}
+
+// writeFamily writes a Claude Code session's main transcript and its
+// subagents' transcripts (name -> lines) under dir, as Claude Code lays
+// them out, and returns the subagents' paths by name.
+func writeFamily(t *testing.T, dir string, main []string, subagents map[string][]string) map[string]string {
+	t.Helper()
+	sub := filepath.Join(dir, "f00d-1", "subagents")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if main != nil {
+		if err := os.WriteFile(filepath.Join(dir, "f00d-1.jsonl"), []byte(strings.Join(main, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paths := map[string]string{}
+	for name, lines := range subagents {
+		p := filepath.Join(sub, "agent-"+name+".jsonl")
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths[name] = p
+	}
+	return paths
+}
+
+// TestClaudeCodeOthers: a subagent's session holds the calls its sibling
+// subagents and the main agent made while it ran (Session.Others), with
+// when each ended; only a session with a repeated call reads them, and only
+// the calls that overlap its own are kept.
+func TestClaudeCodeOthers(t *testing.T) {
+	ls := `{"command":"ls /w/out"}`
+	lister := []string{
+		famLine("a1", 0, "user", `"List the output."`),
+		famLine("a1", 1, "assistant", ccUse("ta1", "Bash", ls)),
+		famLine("a1", 2, "user", ccResult("ta1", "")),
+		famLine("a1", 20, "assistant", ccUse("ta2", "Bash", ls)),
+		famLine("a1", 21, "user", ccResult("ta2", "x.txt")),
+	}
+	writer := []string{
+		famLine("b2", 0, "user", `"Write the output."`),
+		famLine("b2", 5, "assistant", ccUse("tb1", "Write", `{"file_path":"/w/out/x.txt","content":"x"}`)),
+		famLine("b2", 6, "user", ccResult("tb1", "File created")),
+		// After the lister's last call: changes nothing it saw again.
+		famLine("b2", 30, "assistant", ccUse("tb2", "Write", `{"file_path":"/w/out/y.txt","content":"y"}`)),
+		famLine("b2", 31, "user", ccResult("tb2", "File created")),
+	}
+	main := []string{
+		famLine("main", 0, "user", `"Do it."`),
+		// Ended before the lister's first call.
+		famLine("main", 0, "assistant", ccUse("tm0", "Write", `{"file_path":"/w/plan.md","content":"p"}`)),
+		famLine("main", 0, "user", ccResult("tm0", "ok")),
+		// A background command the main agent started, never answered.
+		famLine("main", 10, "assistant", ccUse("tm1", "Bash", `{"command":"make gen","run_in_background":true}`)),
+	}
+	dir := t.TempDir()
+	paths := writeFamily(t, dir, main, map[string][]string{"a1": lister, "b2": writer})
+
+	sessions, problems := readAll(t, paths["a1"], Options{})
+	if len(problems) > 0 || len(sessions) != 1 {
+		t.Fatalf("%d sessions, problems %v", len(sessions), problems)
+	}
+	at := func(sec int) time.Time { return time.Date(2026, 3, 1, 10, 0, sec, 0, time.UTC) }
+	want := []OtherCall{
+		{Agent: "b2", Tool: "Write", ArgsRaw: `{"file_path":"/w/out/x.txt","content":"x"}`, Start: at(5), End: at(6)},
+		{Agent: "main", Tool: "Bash", ArgsRaw: `{"command":"make gen","run_in_background":true}`, Start: at(10)},
+	}
+	if got := sessions[0].Others; !slices.Equal(got, want) {
+		t.Errorf("Others:\n got %+v\nwant %+v", got, want)
+	}
+
+	// The writer has no repeated call: it reads no other file.
+	sessions, _ = readAll(t, paths["b2"], Options{})
+	if len(sessions) != 1 || sessions[0].Others != nil {
+		t.Errorf("the writer's session: Others %+v, want none", sessions[0].Others)
+	}
+
+	// Every companion of the lister: its siblings, the main transcript and
+	// its own metadata file (which need not exist).
+	wantFiles := []string{filepath.Join(dir, "f00d-1.jsonl"), paths["b2"], filepath.Join(dir, "f00d-1", "subagents", "agent-a1.meta.json")}
+	if got := Companions(paths["a1"]); !slices.Equal(got, wantFiles) {
+		t.Errorf("Companions(lister):\n got %v\nwant %v", got, wantFiles)
+	}
+	if got := Companions(filepath.Join(dir, "f00d-1.jsonl")); !slices.Equal(got, []string{paths["a1"], paths["b2"]}) {
+		t.Errorf("Companions(main) = %v, want the subagents' transcripts", got)
+	}
+	if got := Companions(filepath.Join(dir, "elsewhere.json")); got != nil {
+		t.Errorf("Companions of a file of another shape = %v, want none", got)
+	}
+}
