@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -316,8 +317,24 @@ func (h *hook) run() (Answer, []string, error) {
 			apply(&record{kind: 'D'})
 		}
 	}
+	newScope := false
+	if len(out) > 0 {
+		if _, err := os.Stat(logPath); errors.Is(err, os.ErrNotExist) {
+			newScope = true
+		}
+	}
 	if err := appendLines(logPath, out); err != nil {
 		return Answer{}, notes, fmt.Errorf("session state: %w", err)
+	}
+	if newScope {
+		if err := appendLines(files.agents, []byte(filepath.Base(logPath)+"\n")); err != nil {
+			notes = append(notes, "session state: "+err.Error())
+		}
+	}
+	if ev.Kind == KindPre && !a.Deny || ev.Kind == KindPost {
+		if err := h.tellOthers(files, logPath, s); err != nil {
+			notes = append(notes, "other agents of the session: "+err.Error())
+		}
 	}
 	if tag != "" && pos.whole && len(out) > 0 {
 		var refused *refusedFile
@@ -330,6 +347,49 @@ func (h *hook) run() (Answer, []string, error) {
 		notes = append(notes, "decision log: "+err.Error())
 	}
 	return a, notes, nil
+}
+
+// tellOthers writes the call of this hook event to the logs of the
+// session's other agent scopes (an O record), when it may change what they
+// observed (guard.ActsForOthers): subagents run beside each other and
+// beside the main agent, on the same files, and a sibling's write into a
+// directory makes another agent's earlier listing of it stale. It is told
+// as the call starts and again as it ends, as replay hears another agent's
+// call at its start and end. A result event that does not repeat the
+// call's input tells nothing (its start was told). Under the session's
+// lock.
+func (h *hook) tellOthers(files sessionFiles, own string, s *session) error {
+	ev := h.ev
+	if ev.Tool == "" || len(ev.Input) == 0 {
+		return nil
+	}
+	tool := rules.MCPCallName(ev.Tool, ev.MCPTool)
+	args, ok := readArgs(ev.Input)
+	if ev.RawInput {
+		args, ok = string(ev.Input), false
+	}
+	if !guard.ActsForOthers(s.gr, &guard.CallEvent{Tool: tool, ArgsOK: ok, ArgsRaw: args}) {
+		return nil
+	}
+	list, err := os.ReadFile(files.agents)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	rec := (&record{kind: 'O', tool: tool, argsOK: ok, args: args}).encode(nil)
+	self := filepath.Base(own)
+	for name := range strings.SplitSeq(string(list), "\n") {
+		// Only the names this hook writes: a scope log of this session.
+		if name == "" || name == self || !strings.HasPrefix(name, files.base+".") || !strings.HasSuffix(name, ".log") || strings.ContainsAny(name, "/\\") {
+			continue
+		}
+		if err := appendLines(filepath.Join(files.dir, name), rec); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // saveCheckpoint writes the session's checkpoint as covering the log read

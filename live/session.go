@@ -28,6 +28,9 @@ import (
 //	B id time request tool ok args  a call, before it runs
 //	A id hash flags result          its result (flags: f failed, b blank, e the agent's error flag, n the exit code 1 learnt apart)
 //	E id                            the end of the model request whose last call is id
+//	O tool ok args                  a call of another agent of the session that may have changed
+//	                                what this one observed, written here by that agent's hook as
+//	                                the call starts and again as it ends (guard.OtherAgentCall)
 type record struct {
 	kind    byte
 	id      string
@@ -230,6 +233,12 @@ func (s *session) apply(rec *record) effect {
 		return s.before(rec)
 	case 'A':
 		return s.after(rec)
+	case 'O':
+		// A call of another agent of the session (written to this
+		// scope's log by that agent's hook): what it changed clears
+		// what this agent observed, as in replay.
+		s.g.OtherAgentCall(&guard.CallEvent{Tool: rec.tool, ArgsOK: rec.argsOK, ArgsRaw: rec.args})
+		return effect{}
 	case 'E':
 		c := s.call(rec.id)
 		if c == nil || c.ended || c.halted {

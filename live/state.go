@@ -48,6 +48,10 @@ func fileKey(id string) string {
 type sessionFiles struct {
 	lock, index string
 	dir, base   string
+	// agents lists the session's scope logs by name, one a line, each
+	// added when its first record is written: where a call that may
+	// change what the others observed is told to them (hook.tellOthers).
+	agents string
 }
 
 // statePrefix starts every file the hook writes in the state directory,
@@ -58,8 +62,9 @@ func filesOf(dir, session string) sessionFiles {
 	base := statePrefix + fileKey(session)
 	return sessionFiles{
 		dir: dir, base: base,
-		lock:  filepath.Join(dir, base+".lock"),
-		index: filepath.Join(dir, base+".tx"),
+		lock:   filepath.Join(dir, base+".lock"),
+		index:  filepath.Join(dir, base+".tx"),
+		agents: filepath.Join(dir, base+".agents"),
 	}
 }
 
@@ -208,6 +213,14 @@ func (r *record) encode(b []byte) []byte {
 		}
 		field(flags)
 		field(r.result)
+	case 'O':
+		field(r.tool)
+		if r.argsOK {
+			field("1")
+		} else {
+			field("0")
+		}
+		field(r.args)
 	case 'E':
 		field(r.id)
 	case 'P':
@@ -259,6 +272,8 @@ func decodeRecord(line string) (record, error) {
 		need = 7
 	case 'A':
 		need = 5
+	case 'O':
+		need = 4
 	case 'E':
 		need = 2
 	}
@@ -290,6 +305,8 @@ func decodeRecord(line string) (record, error) {
 			}
 		}
 		r.result = unescapeField(f[4])
+	case 'O':
+		r.tool, r.argsOK, r.args = unescapeField(f[1]), f[2] == "1", unescapeField(f[3])
 	case 'E':
 		r.id = unescapeField(f[1])
 	case 'P':

@@ -464,3 +464,28 @@ func TestOtherAgentCall(t *testing.T) {
 		})
 	}
 }
+
+// TestActsForOthers: the calls the live hook tells an agent's siblings of
+// are those whose OtherAgentCall may clear something under the rules.
+func TestActsForOthers(t *testing.T) {
+	cases := []struct {
+		preset, tool, args string
+		want               bool
+	}{
+		{"loopgate", "Write", `{"file_path":"/w/a.txt","content":"x"}`, true},
+		{"loopgate", "Edit", `{"file_path":"/w/a.txt","old_string":"a","new_string":"b"}`, true},
+		{"loopgate", "Bash", `{"command":"make gen"}`, true},
+		{"loopgate", "Bash", `{"command":"ls /w/out"}`, false},
+		{"loopgate", "Read", `{"file_path":"/w/a.txt"}`, false},
+		{"loopgate", "some_app_tool", `{}`, true}, // class other: unknown reach
+		// No write clears reads under nanobot's rules: nothing to tell.
+		{"nanobot", "Write", `{"file_path":"/w/a.txt","content":"x"}`, false},
+	}
+	for _, tc := range cases {
+		r := preset(t, tc.preset)
+		ev := &CallEvent{Tool: tc.tool, ArgsRaw: tc.args, ArgsOK: true}
+		if got := ActsForOthers(r, ev); got != tc.want {
+			t.Errorf("%s: ActsForOthers(%s %s) = %v, want %v", tc.preset, tc.tool, tc.args, got, tc.want)
+		}
+	}
+}

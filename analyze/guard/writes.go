@@ -166,6 +166,26 @@ func (g *Guard) roleByName(tool string) uint8 {
 	return role
 }
 
+// ActsForOthers reports whether a call may change what another agent of
+// the session observed under r: whether OtherAgentCall(ev) on a guard of r
+// may clear anything (a write, a shell command that writes or whose reach
+// is unknown, a tool of write_clears_reads' writers or clear_all). The
+// live hook tells an agent's siblings of these calls only.
+func ActsForOthers(r *Rules, ev *CallEvent) bool {
+	w := &r.Scope.WriteClearsReads
+	if len(w.Readers) == 0 {
+		return false
+	}
+	tool := ev.ClassName()
+	if len(w.ClearAll) > 0 && r.MatchesAny(w.ClearAll, tool) {
+		return true
+	}
+	if !r.InvalidatesByPath() {
+		return len(w.Writers) > 0 && r.MatchesAny(w.Writers, tool)
+	}
+	return mayTouchFiles(r, tool) && callEffect(r, ev, w.PathArgs).Kind == shellcmd.EffectAct
+}
+
 // OtherAgentCall is a call that another agent of the same session made (a
 // subagent working beside this one, or the agent that started it, while
 // both run): this guard counts nothing for it and decides nothing on it,
