@@ -197,6 +197,35 @@ func claudeReadFamily(path string, out *Sink) (calls []OtherCall, note string) {
 	return calls, note
 }
 
+// otherArgsMax bounds the argument text kept of another agent's call. What
+// its effect is read from (a path, a short command) is short, while a
+// write's content may be a whole file, and a session may hold the calls of
+// many agents.
+const otherArgsMax = 4096
+
+// keptOtherArgs is the argument text kept of another agent's call: the
+// whole text when short, else the object without its members longer than
+// a quarter of otherArgsMax. What is dropped can only widen what the call
+// is taken to change: a shell command too long to keep is one whose reach
+// is unknown, a write without its path one of every path.
+func keptOtherArgs(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) <= otherArgsMax {
+		return string(raw)
+	}
+	v, err := jsonx.ParseString(string(raw))
+	if err != nil || v.Kind != jsonx.Object {
+		return ""
+	}
+	kept := make([]jsonx.Member, 0, len(v.Obj))
+	for _, m := range v.Obj {
+		if len(m.Val.String()) <= otherArgsMax/4 {
+			kept = append(kept, m)
+		}
+	}
+	return jsonx.Value{Kind: jsonx.Object, Obj: kept}.String()
+}
+
 // claudeScanCalls reads the tool calls of a Claude Code transcript with
 // their times, and when each result came: what Session.Others needs, and
 // nothing else (the lines are not checked as the reader checks them; a line
@@ -252,7 +281,7 @@ func claudeScanCalls(path, agent string, budget *int64) ([]OtherCall, error) {
 			switch {
 			case p.Type == "tool_use" && rec.Type == "assistant" && p.Name != "":
 				pending[p.ID] = len(calls)
-				calls = append(calls, OtherCall{Agent: agent, Tool: p.Name, ArgsRaw: string(bytes.TrimSpace(p.Input)), Start: t})
+				calls = append(calls, OtherCall{Agent: agent, Tool: p.Name, ArgsRaw: keptOtherArgs(p.Input), Start: t})
 			case p.Type == "tool_result" && rec.Type == "user":
 				if i, ok := pending[p.ToolUseID]; ok {
 					calls[i].End = t

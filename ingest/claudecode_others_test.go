@@ -123,3 +123,20 @@ func TestClaudeCodeOthers(t *testing.T) {
 		t.Errorf("Companions of a file of another shape = %v, want none", got)
 	}
 }
+
+// TestKeptOtherArgs: another agent's call keeps its arguments whole when
+// short; a long one keeps its short members (a path), not a file's content.
+func TestKeptOtherArgs(t *testing.T) {
+	long := strings.Repeat("x", otherArgsMax)
+	cases := []struct{ in, want string }{
+		{`{"file_path":"/w/a.txt","content":"x"}`, `{"file_path":"/w/a.txt","content":"x"}`},
+		{`{"file_path":"/w/a.txt","content":"` + long + `"}`, `{"file_path":"/w/a.txt"}`},
+		{`{"command":"` + long + `","description":"gen"}`, `{"description":"gen"}`},
+		{`"` + long + `"`, ``},
+	}
+	for _, tc := range cases {
+		if got := keptOtherArgs([]byte(tc.in)); got != tc.want {
+			t.Errorf("keptOtherArgs(%.40s...) = %.60q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -441,6 +441,16 @@ func TestOtherAgentCall(t *testing.T) {
 			{other: true, tool: "Bash", args: `{"command":"make gen"}`},
 			{tool: "Bash", args: ls, result: "a.txt"},
 		}},
+		{"a sibling's write whose path was not kept (its arguments cut): the listing runs", []step{
+			{user: true, tool: "Bash", args: ls, result: ""},
+			{other: true, tool: "Write", args: `{}`},
+			{tool: "Bash", args: ls, result: "a.txt"},
+		}},
+		{"a sibling's command too long to keep: the listing runs", []step{
+			{user: true, tool: "Bash", args: ls, result: ""},
+			{other: true, tool: "Bash", args: `{"description":"gen"}`},
+			{tool: "Bash", args: ls, result: "a.txt"},
+		}},
 		{"a sibling writes elsewhere: the listing is answered", []step{
 			{user: true, tool: "Bash", args: ls, result: ""},
 			{other: true, tool: "Write", args: `{"file_path":"/w/src/b.go","content":"x"}`},
