@@ -438,6 +438,9 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 		}
 		if c := r.b.result(p.CallID, text, failed, n, t, r.out); c != nil {
 			c.ExitCode = int32(exit)
+			if !failed && !strings.HasPrefix(c.Tool, "mcp__") && codexToolFailure(text) {
+				c.IsError = true
+			}
 		}
 	case "compaction":
 		r.compaction()
@@ -462,6 +465,69 @@ func codexHistory(h *Head) bool {
 // FunctionCallError::RespondToModel("apply_patch verification failed:
 // ..."); the rollout keeps the text alone, without the success flag.
 const codexPatchRejected = "apply_patch verification failed: "
+
+// codexFailurePrefixes begin the answers Codex gives the model in place of
+// a tool's output when its own handling of the call fails: an error
+// returned as FunctionCallError::RespondToModel, which the rollout keeps as
+// the output text alone (FunctionCallOutputPayload does not write its
+// success flag). A tool's real output never begins so: exec_command's and
+// write_stdin's begin "Chunk ID:", "Wall time:" or "Command:", the shell
+// tools' "Exit code:" or {"output":...}, apply_patch's likewise. In
+// openai/codex:
+//   - "exec_command failed: " and "write_stdin failed: " (the process could
+//     not start: sandbox denial, rejected approval; stdin closed):
+//     codex-rs/core/src/tools/handlers/unified_exec.rs at 010d3e62; later
+//     "exec_command failed for `CMD`: " (handlers/unified_exec/
+//     exec_command.rs);
+//   - "exec command rejected" (the user declined; "exec command rejected by
+//     user"), "patch rejected" and "execution error: " (ToolError::Codex):
+//     codex-rs/core/src/tools/events.rs, ToolEmitter::finish;
+//   - "failed in sandbox " (older builds' sandbox denial under approval
+//     policy never or on-request: codex-rs/core/src/codex.rs,
+//     handle_sandbox_error);
+//   - "failed to parse function arguments: ": handlers/mod.rs,
+//     parse_arguments;
+//   - "approval policy is ": a request for escalated permissions the
+//     policy forbids ("...; reject command — ..."), unified_exec.rs;
+//   - "aborted by user after " and "Wall time: S seconds\naborted by user":
+//     a call the user interrupted (codex-rs/core/src/tools/parallel.rs,
+//     abort_message);
+//   - "request_user_input is unavailable in ": the tool called in a mode
+//     that has none (request_user_input_unavailable_message).
+var codexFailurePrefixes = []string{
+	"exec_command failed",
+	"write_stdin failed: ",
+	"exec command rejected",
+	"patch rejected",
+	"execution error: ",
+	"failed in sandbox ",
+	"failed to parse function arguments: ",
+	"approval policy is ",
+	"aborted by user after ",
+	"request_user_input is unavailable in ",
+}
+
+// codexToolFailure reports whether a Codex result is one of the answers
+// Codex gives when its own handling of a call fails (codexFailurePrefixes),
+// an interrupted shell call, or a command its exec policy forbids
+// ("`CMD` rejected: REASON", codex-rs/core/src/exec_policy.rs): the call
+// did not do what it asked.
+func codexToolFailure(text string) bool {
+	for _, p := range codexFailurePrefixes {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	if rest, ok := strings.CutPrefix(text, "Wall time: "); ok {
+		head, tail, _ := strings.Cut(rest, "\n")
+		return strings.HasSuffix(head, " seconds") && tail == "aborted by user"
+	}
+	if strings.HasPrefix(text, "`") {
+		// The command may span lines (a here-document).
+		return strings.Contains(text[1:], "` rejected: ")
+	}
+	return false
+}
 
 // CodexToolName is the name the model called a Codex tool by, from a
 // function call's name and namespace: newer rollouts write an MCP tool's
