@@ -201,6 +201,8 @@ type codexPayload struct {
 	Output    jsonx.RawMessage `json:"output"`
 	Success   *bool            `json:"success"`
 	Action    jsonx.RawMessage `json:"action"`
+	// Tools is a tool_search_output's list of the tools found, its result.
+	Tools jsonx.RawMessage `json:"tools"`
 	// Timestamp is a session_meta's own time (SessionMeta's timestamp in
 	// codex-rs/protocol/src/protocol.rs; rollouts of Codex 0.104 carry it
 	// beside the line's), the session's time when its line has none.
@@ -442,6 +444,27 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 				c.IsError = true
 			}
 		}
+	case "tool_search_call":
+		// The model's search of the tools Codex defers (MCP and app tools
+		// whose definitions it sends only when found), run by Codex
+		// ("execution": "client") and answered by a tool_search_output of
+		// the same call_id, whose result is the list of tools found
+		// (ResponseItem::ToolSearchCall and ToolSearchOutput,
+		// codex-rs/protocol/src/models.rs). Its arguments are an object.
+		r.modelRequest(n, t)
+		c := Call{ID: p.CallID, Tool: codexToolSearch, Time: t, Line: n}
+		if p.args != nil {
+			c.SetArgs(*p.args)
+		} else {
+			c.SetArgsField(p.argsRaw)
+		}
+		if c.ID == "" {
+			r.out.Problemf(n, "tool_search_call has no call_id; its result cannot be joined")
+		}
+		r.b.call(c, r.out)
+	case "tool_search_output":
+		r.open = false
+		r.b.result(p.CallID, string(p.Tools), false, n, t, r.out)
 	case "compaction":
 		r.compaction()
 	default:
@@ -465,6 +488,10 @@ func codexHistory(h *Head) bool {
 // FunctionCallError::RespondToModel("apply_patch verification failed:
 // ..."); the rollout keeps the text alone, without the success flag.
 const codexPatchRejected = "apply_patch verification failed: "
+
+// codexToolSearch names a tool_search_call: the name Codex gives the tool
+// (TOOL_SEARCH_TOOL_NAME, openai/codex codex-rs/tools/src/tool_discovery.rs).
+const codexToolSearch = "tool_search"
 
 // codexFailurePrefixes begin the answers Codex gives the model in place of
 // a tool's output when its own handling of the call fails: an error
@@ -666,6 +693,7 @@ func (p *codexPayload) decodeAt(data []byte, pos, depth int) (end int, ok bool) 
 		{Name: "timestamp", Str: &p.Timestamp},
 		// Read by record before the next line, as the line's other views.
 		{Name: "summary", Raw: &p.Summary, View: true},
+		{Name: "tools", Raw: &p.Tools, View: true},
 	}
 	nested := [...]jsonx.Nested{
 		{Name: "arguments", Read: p.argumentsAt},

@@ -325,3 +325,33 @@ func TestCodexHistoryProblem(t *testing.T) {
 		t.Errorf("problems %v; want one of no known format", problems)
 	}
 }
+
+// TestCodexToolSearch: Codex's search of its deferred tools is a call of
+// tool_search, its arguments an object, joined by call_id to its output,
+// whose result is the list of tools found; a line the one-pass decoding
+// declines (a repeated member) reads the same.
+func TestCodexToolSearch(t *testing.T) {
+	call := `{"timestamp":"2026-07-03T07:12:42.604Z","type":"response_item","payload":{"type":"tool_search_call","id":"tsc_1","call_id":"c1","status":"completed","execution":"client","arguments":{"query":"job status","limit":8}}}` + "\n"
+	out := `{"timestamp":"2026-07-03T07:12:42.780Z","type":"response_item","payload":{"type":"tool_search_output","call_id":"c1","status":"completed","execution":"client","tools":[{"type":"function","name":"automation_update"}]}}` + "\n"
+	repeated := strings.Replace(out, `"status":"completed",`, `"status":"completed","status":"completed",`, 1)
+	for name, data := range map[string]string{"one pass": cxHead + call + out, "generic": cxHead + call + repeated} {
+		sessions, problems := readBytes([]byte(data), "rollout.jsonl", formatCodex)
+		if len(problems) != 0 || len(sessions) != 1 {
+			t.Fatalf("%s: %d sessions, problems %v", name, len(sessions), problems)
+		}
+		var calls []Call
+		for _, tr := range sessions[0].Turns {
+			for _, rq := range tr.Requests {
+				calls = append(calls, rq.Calls...)
+			}
+		}
+		if len(calls) != 1 {
+			t.Fatalf("%s: calls %+v, want one", name, calls)
+		}
+		c := calls[0]
+		if c.Tool != "tool_search" || !c.HasResult || c.IsError || c.Result != `[{"type":"function","name":"automation_update"}]` ||
+			!strings.Contains(c.ArgsRaw, `"query":"job status"`) {
+			t.Errorf("%s: call %s args %s result %q (has %v, error %v); want tool_search with its query and the tools found", name, c.Tool, c.ArgsRaw, c.Result, c.HasResult, c.IsError)
+		}
+	}
+}
