@@ -520,7 +520,13 @@ const codexToolSearch = "tool_search"
 //     a call the user interrupted (codex-rs/core/src/tools/parallel.rs,
 //     abort_message);
 //   - "request_user_input is unavailable in ": the tool called in a mode
-//     that has none (request_user_input_unavailable_message).
+//     that has none (request_user_input_unavailable_message);
+//   - "Script failed\nWall time ": a code-mode script (the exec tool's
+//     JavaScript, or the wait for it) that ended in an error, which Codex
+//     answers with success false (codex-rs/core/src/tools/code_mode/mod.rs
+//     at 066f172c, format_script_status and prepend_script_status; its
+//     other states, "Script completed", "Script running with cell ID N"
+//     and "Script terminated", are successes there).
 var codexFailurePrefixes = []string{
 	"exec_command failed",
 	"write_stdin failed: ",
@@ -532,6 +538,7 @@ var codexFailurePrefixes = []string{
 	"approval policy is ",
 	"aborted by user after ",
 	"request_user_input is unavailable in ",
+	"Script failed\nWall time ",
 }
 
 // codexToolFailure reports whether a Codex result is one of the answers

@@ -277,6 +277,10 @@ func TestCodexShellFailures(t *testing.T) {
 		{"interrupted shell", `"Wall time: 66.8 seconds\naborted by user"`, true, ""},
 		{"interrupted tool", `"aborted by user after 3.0s"`, true, "update_plan"},
 		{"question in a mode without it", `"request_user_input is unavailable in Code mode"`, true, "request_user_input"},
+		// A code-mode script: its status leads the first of its parts.
+		{"code-mode script failed", `[{"type":"input_text","text":"Script failed\nWall time 0.0 seconds\nOutput:\n"},{"type":"input_text","text":"Script error:\nexec cell 12 not found"}]`, true, "wait"},
+		{"code-mode script completed", `[{"type":"input_text","text":"Script completed\nWall time 0.1 seconds\nOutput:\n"},{"type":"input_text","text":"Script failed\nWall time 1 seconds"}]`, false, "exec"},
+		{"code-mode script running", `"Script running with cell ID 8\nWall time 11.8 seconds\nOutput:\n"`, false, "exec"},
 		// The same words from an MCP tool are its own output; and such
 		// words inside a command's output are output.
 		{"MCP tool's text", `"execution error: none, all good"`, false, "mcp__notes__search"},
