@@ -201,6 +201,8 @@ type codexPayload struct {
 	Output    jsonx.RawMessage `json:"output"`
 	Success   *bool            `json:"success"`
 	Action    jsonx.RawMessage `json:"action"`
+	// Tools is a tool_search_output's list of the tools found, its result.
+	Tools jsonx.RawMessage `json:"tools"`
 	// Timestamp is a session_meta's own time (SessionMeta's timestamp in
 	// codex-rs/protocol/src/protocol.rs; rollouts of Codex 0.104 carry it
 	// beside the line's), the session's time when its line has none.
@@ -438,7 +440,31 @@ func (r *codexReader) item(p codexPayload, n int, t time.Time) {
 		}
 		if c := r.b.result(p.CallID, text, failed, n, t, r.out); c != nil {
 			c.ExitCode = int32(exit)
+			if !failed && !strings.HasPrefix(c.Tool, "mcp__") && codexToolFailure(text) {
+				c.IsError = true
+			}
 		}
+	case "tool_search_call":
+		// The model's search of the tools Codex defers (MCP and app tools
+		// whose definitions it sends only when found), run by Codex
+		// ("execution": "client") and answered by a tool_search_output of
+		// the same call_id, whose result is the list of tools found
+		// (ResponseItem::ToolSearchCall and ToolSearchOutput,
+		// codex-rs/protocol/src/models.rs). Its arguments are an object.
+		r.modelRequest(n, t)
+		c := Call{ID: p.CallID, Tool: codexToolSearch, Time: t, Line: n}
+		if p.args != nil {
+			c.SetArgs(*p.args)
+		} else {
+			c.SetArgsField(p.argsRaw)
+		}
+		if c.ID == "" {
+			r.out.Problemf(n, "tool_search_call has no call_id; its result cannot be joined")
+		}
+		r.b.call(c, r.out)
+	case "tool_search_output":
+		r.open = false
+		r.b.result(p.CallID, string(p.Tools), false, n, t, r.out)
 	case "compaction":
 		r.compaction()
 	default:
@@ -462,6 +488,80 @@ func codexHistory(h *Head) bool {
 // FunctionCallError::RespondToModel("apply_patch verification failed:
 // ..."); the rollout keeps the text alone, without the success flag.
 const codexPatchRejected = "apply_patch verification failed: "
+
+// codexToolSearch names a tool_search_call: the name Codex gives the tool
+// (TOOL_SEARCH_TOOL_NAME, openai/codex codex-rs/tools/src/tool_discovery.rs).
+const codexToolSearch = "tool_search"
+
+// codexFailurePrefixes begin the answers Codex gives the model in place of
+// a tool's output when its own handling of the call fails: an error
+// returned as FunctionCallError::RespondToModel, which the rollout keeps as
+// the output text alone (FunctionCallOutputPayload does not write its
+// success flag). A tool's real output never begins so: exec_command's and
+// write_stdin's begin "Chunk ID:", "Wall time:" or "Command:", the shell
+// tools' "Exit code:" or {"output":...}, apply_patch's likewise. In
+// openai/codex:
+//   - "exec_command failed: " and "write_stdin failed: " (the process could
+//     not start: sandbox denial, rejected approval; stdin closed):
+//     codex-rs/core/src/tools/handlers/unified_exec.rs at 010d3e62; later
+//     "exec_command failed for `CMD`: " (handlers/unified_exec/
+//     exec_command.rs);
+//   - "exec command rejected" (the user declined; "exec command rejected by
+//     user"), "patch rejected" and "execution error: " (ToolError::Codex):
+//     codex-rs/core/src/tools/events.rs, ToolEmitter::finish;
+//   - "failed in sandbox " (older builds' sandbox denial under approval
+//     policy never or on-request: codex-rs/core/src/codex.rs,
+//     handle_sandbox_error);
+//   - "failed to parse function arguments: ": handlers/mod.rs,
+//     parse_arguments;
+//   - "approval policy is ": a request for escalated permissions the
+//     policy forbids ("...; reject command — ..."), unified_exec.rs;
+//   - "aborted by user after " and "Wall time: S seconds\naborted by user":
+//     a call the user interrupted (codex-rs/core/src/tools/parallel.rs,
+//     abort_message);
+//   - "request_user_input is unavailable in ": the tool called in a mode
+//     that has none (request_user_input_unavailable_message);
+//   - "Script failed\nWall time ": a code-mode script (the exec tool's
+//     JavaScript, or the wait for it) that ended in an error, which Codex
+//     answers with success false (codex-rs/core/src/tools/code_mode/mod.rs
+//     at 066f172c, format_script_status and prepend_script_status; its
+//     other states, "Script completed", "Script running with cell ID N"
+//     and "Script terminated", are successes there).
+var codexFailurePrefixes = []string{
+	"exec_command failed",
+	"write_stdin failed: ",
+	"exec command rejected",
+	"patch rejected",
+	"execution error: ",
+	"failed in sandbox ",
+	"failed to parse function arguments: ",
+	"approval policy is ",
+	"aborted by user after ",
+	"request_user_input is unavailable in ",
+	"Script failed\nWall time ",
+}
+
+// codexToolFailure reports whether a Codex result is one of the answers
+// Codex gives when its own handling of a call fails (codexFailurePrefixes),
+// an interrupted shell call, or a command its exec policy forbids
+// ("`CMD` rejected: REASON", codex-rs/core/src/exec_policy.rs): the call
+// did not do what it asked.
+func codexToolFailure(text string) bool {
+	for _, p := range codexFailurePrefixes {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	if rest, ok := strings.CutPrefix(text, "Wall time: "); ok {
+		head, tail, _ := strings.Cut(rest, "\n")
+		return strings.HasSuffix(head, " seconds") && tail == "aborted by user"
+	}
+	if strings.HasPrefix(text, "`") {
+		// The command may span lines (a here-document).
+		return strings.Contains(text[1:], "` rejected: ")
+	}
+	return false
+}
 
 // CodexToolName is the name the model called a Codex tool by, from a
 // function call's name and namespace: newer rollouts write an MCP tool's
@@ -600,6 +700,7 @@ func (p *codexPayload) decodeAt(data []byte, pos, depth int) (end int, ok bool) 
 		{Name: "timestamp", Str: &p.Timestamp},
 		// Read by record before the next line, as the line's other views.
 		{Name: "summary", Raw: &p.Summary, View: true},
+		{Name: "tools", Raw: &p.Tools, View: true},
 	}
 	nested := [...]jsonx.Nested{
 		{Name: "arguments", Read: p.argumentsAt},

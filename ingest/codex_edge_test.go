@@ -247,23 +247,52 @@ func FuzzCodexEdge(f *testing.F) {
 // its metadata (the structured output) says whether the command failed,
 // and apply_patch's own words whether the patch was rejected.
 func TestCodexShellFailures(t *testing.T) {
-	call := `{"timestamp":"2026-01-05T09:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"git status -sb\"],\"timeout_ms\":1000}","call_id":"c1"}}` + "\n"
 	tests := []struct {
 		name   string
 		output string // the output member, JSON
 		failed bool
+		tool   string // the call's name; shell when empty
 	}{
-		{"structured, exit 0", `"{\"output\":\"## main\\n\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.1}}"`, false},
-		{"structured, timed out", `"{\"output\":\"command timed out after 1005 milliseconds\\n\",\"metadata\":{\"exit_code\":124,\"duration_seconds\":1.0}}"`, true},
-		{"freeform, exit 1", `"Exit code: 1\nWall time: 0.1 seconds\nOutput:\nfatal: not a git repository\n"`, true},
-		{"unified exec, exit 0", `"Chunk ID: ab12\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n## main\n"`, false},
-		{"plain text", `"## main\n"`, false},
+		{"structured, exit 0", `"{\"output\":\"## main\\n\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.1}}"`, false, ""},
+		{"structured, timed out", `"{\"output\":\"command timed out after 1005 milliseconds\\n\",\"metadata\":{\"exit_code\":124,\"duration_seconds\":1.0}}"`, true, ""},
+		{"freeform, exit 1", `"Exit code: 1\nWall time: 0.1 seconds\nOutput:\nfatal: not a git repository\n"`, true, ""},
+		{"unified exec, exit 0", `"Chunk ID: ab12\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\n## main\n"`, false, ""},
+		{"plain text", `"## main\n"`, false, ""},
 		// A patch that does not apply: an error to the model, in any
 		// output item (a freeform apply_patch or a function one).
-		{"apply_patch rejected", `"apply_patch verification failed: Failed to find expected lines in /w/a.md:\nx"`, true},
-		{"apply_patch applied", `"Success. Updated the following files:\nM a.md\n"`, false},
+		{"apply_patch rejected", `"apply_patch verification failed: Failed to find expected lines in /w/a.md:\nx"`, true, ""},
+		{"apply_patch applied", `"Success. Updated the following files:\nM a.md\n"`, false, ""},
+		// A command with a newline in it, in the header of newer builds.
+		{"unified exec, multi-line command, exit 1", `"Command: /bin/zsh -lc \"printf 'a\n' > f && false\"\nChunk ID: 2470cb\nWall time: 0.0946 seconds\nProcess exited with code 1\nOriginal token count: 1\nOutput:\nx\n"`, true, "exec_command"},
+		// Codex's own answers when its handling of the call fails.
+		{"unified exec could not start", `"exec_command failed for ` + "`/bin/zsh -lc pwd`" + `: CreateProcess { message: \"Codex(Sandbox(Denied { ... }))\" }"`, true, "exec_command"},
+		{"unified exec could not start, older", `"exec_command failed: SandboxDenied { message: \"denied\" }"`, true, "exec_command"},
+		{"stdin closed", `"write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true to keep stdin open"`, true, "write_stdin"},
+		{"user declined", `"exec command rejected by user"`, true, "shell_command"},
+		{"exec policy", `"` + "`/bin/zsh -lc \\\"rm -rf x\\\"` rejected: blocked by policy" + `"`, true, "shell_command"},
+		{"execution error", `"execution error: Io(Os { code: 2, kind: NotFound, message: \"No such file or directory\" })"`, true, "apply_patch"},
+		{"sandbox, older", `"failed in sandbox MacosSeatbelt with execution error: Denied { ... }"`, true, ""},
+		{"bad arguments", `"failed to parse function arguments: invalid type: integer ` + "`0`" + `, expected a string"`, true, ""},
+		{"escalation refused", `"approval policy is Never; reject command — you should not ask for escalated permissions if the approval policy is Never"`, true, "shell_command"},
+		{"interrupted shell", `"Wall time: 66.8 seconds\naborted by user"`, true, ""},
+		{"interrupted tool", `"aborted by user after 3.0s"`, true, "update_plan"},
+		{"question in a mode without it", `"request_user_input is unavailable in Code mode"`, true, "request_user_input"},
+		// A code-mode script: its status leads the first of its parts.
+		{"code-mode script failed", `[{"type":"input_text","text":"Script failed\nWall time 0.0 seconds\nOutput:\n"},{"type":"input_text","text":"Script error:\nexec cell 12 not found"}]`, true, "wait"},
+		{"code-mode script completed", `[{"type":"input_text","text":"Script completed\nWall time 0.1 seconds\nOutput:\n"},{"type":"input_text","text":"Script failed\nWall time 1 seconds"}]`, false, "exec"},
+		{"code-mode script running", `"Script running with cell ID 8\nWall time 11.8 seconds\nOutput:\n"`, false, "exec"},
+		// The same words from an MCP tool are its own output; and such
+		// words inside a command's output are output.
+		{"MCP tool's text", `"execution error: none, all good"`, false, "mcp__notes__search"},
+		{"words in output", `"Exit code: 0\nWall time: 0.1 seconds\nOutput:\nexec command rejected by user\n"`, false, ""},
+		{"interrupted words in output", `"Wall time: 1.0 seconds\naborted by user\nmore"`, false, ""},
 	}
 	for _, tc := range tests {
+		tool := tc.tool
+		if tool == "" {
+			tool = "shell"
+		}
+		call := `{"timestamp":"2026-01-05T09:00:02.000Z","type":"response_item","payload":{"type":"function_call","name":"` + tool + `","arguments":"{\"command\":[\"bash\",\"-lc\",\"git status -sb\"],\"timeout_ms\":1000}","call_id":"c1"}}` + "\n"
 		out := `{"timestamp":"2026-01-05T09:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":` + tc.output + `}}` + "\n"
 		sessions, problems := readBytes([]byte(cxHead+call+out), "rollout.jsonl", formatCodex)
 		if len(problems) != 0 || len(sessions) != 1 {
@@ -298,5 +327,35 @@ func TestCodexHistoryProblem(t *testing.T) {
 	_, problems = readBytes([]byte(`{"session_id":"s","ts":1,"text":"x","role":"user"}`+"\n"), "history.jsonl", "")
 	if len(problems) != 1 || strings.Contains(problems[0].Message, "prompt history") {
 		t.Errorf("problems %v; want one of no known format", problems)
+	}
+}
+
+// TestCodexToolSearch: Codex's search of its deferred tools is a call of
+// tool_search, its arguments an object, joined by call_id to its output,
+// whose result is the list of tools found; a line the one-pass decoding
+// declines (a repeated member) reads the same.
+func TestCodexToolSearch(t *testing.T) {
+	call := `{"timestamp":"2026-07-03T07:12:42.604Z","type":"response_item","payload":{"type":"tool_search_call","id":"tsc_1","call_id":"c1","status":"completed","execution":"client","arguments":{"query":"job status","limit":8}}}` + "\n"
+	out := `{"timestamp":"2026-07-03T07:12:42.780Z","type":"response_item","payload":{"type":"tool_search_output","call_id":"c1","status":"completed","execution":"client","tools":[{"type":"function","name":"automation_update"}]}}` + "\n"
+	repeated := strings.Replace(out, `"status":"completed",`, `"status":"completed","status":"completed",`, 1)
+	for name, data := range map[string]string{"one pass": cxHead + call + out, "generic": cxHead + call + repeated} {
+		sessions, problems := readBytes([]byte(data), "rollout.jsonl", formatCodex)
+		if len(problems) != 0 || len(sessions) != 1 {
+			t.Fatalf("%s: %d sessions, problems %v", name, len(sessions), problems)
+		}
+		var calls []Call
+		for _, tr := range sessions[0].Turns {
+			for _, rq := range tr.Requests {
+				calls = append(calls, rq.Calls...)
+			}
+		}
+		if len(calls) != 1 {
+			t.Fatalf("%s: calls %+v, want one", name, calls)
+		}
+		c := calls[0]
+		if c.Tool != "tool_search" || !c.HasResult || c.IsError || c.Result != `[{"type":"function","name":"automation_update"}]` ||
+			!strings.Contains(c.ArgsRaw, `"query":"job status"`) {
+			t.Errorf("%s: call %s args %s result %q (has %v, error %v); want tool_search with its query and the tools found", name, c.Tool, c.ArgsRaw, c.Result, c.HasResult, c.IsError)
+		}
 	}
 }

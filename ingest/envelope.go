@@ -10,6 +10,7 @@ package ingest
 // (rules: results.envelope).
 
 import (
+	"iter"
 	"strconv"
 	"strings"
 )
@@ -100,7 +101,11 @@ func codexEnvelope(result string) (output, envelope string) {
 	}
 	header := result[:end]
 	var kept, taken []string
-	for line := range strings.SplitSeq(header, "\n") {
+	command, header := codexCommandLine(header)
+	if command != "" {
+		kept = append(kept, command)
+	}
+	for line := range codexHeaderSeq(header) {
 		switch {
 		case strings.HasPrefix(line, "Wall time: "), strings.HasPrefix(line, "Chunk ID: "):
 			taken = append(taken, line)
@@ -144,7 +149,8 @@ func CodexShellOutput(result string) (output string, exit int, hasExit, ok bool)
 		}
 		header, body = strings.TrimSuffix(result, "\nOutput:"), ""
 	}
-	for line := range strings.SplitSeq(header, "\n") {
+	_, header = codexCommandLine(header)
+	for line := range codexHeaderSeq(header) {
 		var num string
 		switch {
 		case strings.HasPrefix(line, "Exit code: "):
@@ -164,6 +170,51 @@ func CodexShellOutput(result string) (output string, exit int, hasExit, ok bool)
 		exit, hasExit = n, true
 	}
 	return body, exit, hasExit, true
+}
+
+// codexCommandLine splits the "Command: " section off the start of Codex's
+// shell header (the rest of the header after it; "" and the header whole
+// when it has none). The command is written as the shell received it, so a
+// command with a newline in it (a here-document, a quoted newline) runs on
+// over several lines: its section ends where the lines Codex writes after
+// it begin, those to the end of the header being all of Codex's own.
+func codexCommandLine(header string) (command, rest string) {
+	if !strings.HasPrefix(header, "Command: ") {
+		return "", header
+	}
+	end := len(header) // the command's end: rest is header[end+1:]
+	for end > 0 {
+		i := strings.LastIndexByte(header[:end], '\n')
+		if i < 0 || !codexHeaderAfterCommand(header[i+1:end]) {
+			break
+		}
+		end = i
+	}
+	if end == len(header) {
+		return header, ""
+	}
+	return header[:end], header[end+1:]
+}
+
+// codexHeaderSeq yields the lines of a header (none when it is empty: all
+// of it was the command).
+func codexHeaderSeq(header string) iter.Seq[string] {
+	if header == "" {
+		return func(func(string) bool) {}
+	}
+	return strings.SplitSeq(header, "\n")
+}
+
+// codexHeaderAfterCommand reports whether line is one of the lines of
+// Codex's shell header that follow its "Command: " line.
+func codexHeaderAfterCommand(line string) bool {
+	for _, p := range [...]string{"Chunk ID: ", "Wall time: ", "Exit code: ", "Process exited with code ", codexRunningPrefix,
+		"Original token count: ", "Total output lines: "} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // codexRunningPrefix begins the line of a process still running, whose

@@ -13,6 +13,10 @@ func TestCodexEnvelope(t *testing.T) {
 		{"Command: /bin/sh -lc ls\nChunk ID: ff00aa\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 2\nOutput:\na\nb\n",
 			"Command: /bin/sh -lc ls\nProcess exited with code 0\nOriginal token count: 2\nOutput:\na\nb\n",
 			"Chunk ID: ff00aa\nWall time: 0.0000 seconds"},
+		// A command with a newline in it runs on over several lines.
+		{"Command: /bin/zsh -lc \"python - <<'PY'\nprint(1)\nPY\"\nChunk ID: 0a1b2c\nWall time: 0.1 seconds\nProcess exited with code 1\nOriginal token count: 4\nOutput:\nboom\n",
+			"Command: /bin/zsh -lc \"python - <<'PY'\nprint(1)\nPY\"\nProcess exited with code 1\nOriginal token count: 4\nOutput:\nboom\n",
+			"Chunk ID: 0a1b2c\nWall time: 0.1 seconds"},
 		{`{"output":"ok\n","metadata":{"exit_code":0,"duration_seconds":1.3}}`, `{"output":"ok\n","metadata":{"exit_code":0}}`, `"duration_seconds":1.3`},
 		{`{"output":"ok","metadata":{"duration_seconds":0.5,"exit_code":2}}`, `{"output":"ok","metadata":{"exit_code":2}}`, `"duration_seconds":0.5`},
 		// Not Codex's header: the whole result is the output.
@@ -52,6 +56,12 @@ func TestCodexShellOutput(t *testing.T) {
 		{"Exit code: 2\nWall time: 1 seconds\nOutput:\nboom", "boom", 2, true, true},
 		{"Chunk ID: 1a2b3c\nWall time: 10 seconds\nProcess running with session ID 4242\nOutput:\nbuilding\n", "building\n", 0, false, true},
 		{"Exit code: 0\nWall time: 0.2 seconds\nOutput:", "", 0, true, true},
+		// A command with a newline in it: the header's lines after it are
+		// Codex's, whatever the command's lines say.
+		{"Command: /bin/zsh -lc \"printf 'a\nb' > f && false\"\nChunk ID: 2470cb\nWall time: 0.09 seconds\nProcess exited with code 1\nOriginal token count: 1\nOutput:\nx\n", "x\n", 1, true, true},
+		{"Command: /bin/sh -lc \"cat <<'E'\nExit code: 7\nE\"\nChunk ID: 2470cb\nWall time: 0.09 seconds\nProcess exited with code 0\nOutput:\nExit code: 7\n", "Exit code: 7\n", 0, true, true},
+		{"Command: /bin/sh -lc ls\nOutput:\na\n", "a\n", 0, false, true},
+		{"Command: /bin/sh -lc \"a\nsomething else\"\nChunk ID: 1\nOutput:\nx", "x", 0, false, true},
 		// Not Codex's header.
 		{"Exit code: x\nOutput:\nno", "Exit code: x\nOutput:\nno", 0, false, false},
 		{"Exit code: 0\nsomething else\nOutput:\nx", "Exit code: 0\nsomething else\nOutput:\nx", 0, false, false},
