@@ -17,11 +17,13 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loopgate/loopgate/internal/jsonx"
@@ -97,19 +99,13 @@ func Companions(path string) []string {
 // its calls are the same tool with the same arguments: only a repeat can be
 // redundant or stopped, so a file of no repeat reads no other file.
 func claudeAttachOthers(path string, keys []string, scopes map[string]*ccScope, out *Sink) {
-	var family []OtherCall
-	familyRead := false
-	var familyNote string
 	for _, key := range keys {
 		s := scopes[key].b.s
 		first, last, repeats := claudeCallSpan(s)
 		if !repeats {
 			continue
 		}
-		if !familyRead {
-			familyRead = true
-			family, familyNote = claudeReadFamily(path, out)
-		}
+		family, familyNote := claudeReadFamily(path, s, first, last, out)
 		var others []OtherCall
 		for _, other := range keys {
 			if other == key {
@@ -151,7 +147,8 @@ func claudeAttachOthers(path string, keys []string, scopes map[string]*ccScope, 
 // with a time, and whether two of its calls are the same tool with the
 // same arguments.
 func claudeCallSpan(s *Session) (first, last time.Time, repeats bool) {
-	seen := map[string]bool{}
+	seed := maphash.MakeSeed()
+	seen := map[uint64]bool{}
 	for _, t := range s.Turns {
 		for _, r := range t.Requests {
 			for _, c := range r.Calls {
@@ -163,7 +160,12 @@ func claudeCallSpan(s *Session) (first, last time.Time, repeats bool) {
 						last = c.Time
 					}
 				}
-				k := c.Tool + "\x00" + c.ArgsRaw
+				var h maphash.Hash
+				h.SetSeed(seed)
+				h.WriteString(c.Tool)
+				h.WriteByte(0)
+				h.WriteString(c.ArgsRaw)
+				k := h.Sum64()
 				if seen[k] {
 					repeats = true
 				}
@@ -175,26 +177,196 @@ func claudeCallSpan(s *Session) (first, last time.Time, repeats bool) {
 }
 
 // claudeReadFamily reads the calls of the session's other transcripts
-// (claudeFamily), up to claudeOthersMax bytes; note says what was not read.
-func claudeReadFamily(path string, out *Sink) (calls []OtherCall, note string) {
+// (claudeFamily) that may have run beside s, whose calls span first to
+// last, up to claudeOthersMax bytes; note says what was not read. A
+// subagent's transcript is passed over when its lines' times do not meet
+// that span (claudeFileSpan), and by a main transcript's session that never
+// worked while a subagent it started ran (claudeWorksBeside): it waited.
+func claudeReadFamily(path string, s *Session, first, last time.Time, out *Sink) (calls []OtherCall, note string) {
+	_, selfID := claudeSubagentMeta(path)
 	budget := int64(claudeOthersMax)
 	for _, f := range claudeFamily(path) {
 		agent := "main"
-		if _, id := claudeSubagentMeta(f); id != "" {
+		_, id := claudeSubagentMeta(f)
+		if id != "" {
 			agent = id
+			if selfID == "" && !claudeWorksBeside(s) {
+				continue
+			}
 		}
-		got, err := claudeScanCalls(f, agent, &budget)
+		st, err := os.Stat(f)
+		if err == nil && id != "" {
+			if from, to, ok := otherSpanOf(f, st); ok && (to.Before(first) || from.After(last)) {
+				continue
+			}
+		}
+		if err == nil && st.Size() > budget {
+			note = fmt.Sprintf("the session's other agents' transcripts were read up to %d MiB: the calls of the others do not clear this agent's observations in a replay", claudeOthersMax>>20)
+			break
+		}
+		var got []OtherCall
+		if err == nil {
+			budget -= st.Size()
+			got, err = otherCallsOf(f, st, agent)
+		}
 		if err != nil {
 			out.problem(Problem{File: f, Message: "cannot read the calls of another agent of the session: " + errorText(err)})
 			continue
 		}
 		calls = append(calls, got...)
-		if budget <= 0 {
-			note = fmt.Sprintf("the session's other agents' transcripts were read up to %d MiB: the calls past that do not clear this agent's observations in a replay", claudeOthersMax>>20)
-			break
-		}
 	}
 	return calls, note
+}
+
+// claudeDelegates are Claude Code's tools that start a subagent.
+var claudeDelegates = map[string]bool{"Task": true, "Agent": true}
+
+// claudeWorksBeside reports whether the main agent's session s made a
+// call while a subagent it started was running: a call (not another
+// subagent's start) after a delegating call and before that call's result
+// line, or after one started in the background (run_in_background) or that
+// never got a result. Otherwise the main agent waited on
+// every subagent, and they changed nothing while it observed.
+func claudeWorksBeside(s *Session) bool {
+	open := false
+	var until []int // the result lines of the delegating calls still running
+	for _, t := range s.Turns {
+		for _, r := range t.Requests {
+			for _, c := range r.Calls {
+				if claudeDelegates[c.Tool] {
+					// A subagent started in the background answers at once
+					// ("Async agent launched") and works on.
+					if !c.HasResult || c.ResultLine == 0 || strings.Contains(c.ArgsRaw, `"run_in_background":true`) {
+						open = true
+					} else {
+						until = append(until, c.ResultLine)
+					}
+					continue
+				}
+				if open {
+					return true
+				}
+				for _, u := range until {
+					if c.Line > 0 && c.Line < u {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// claudeFileSpan returns the first and last times a Claude Code
+// transcript's lines record, read from its first and last 64 KiB; ok is
+// false when either is not found (a gzip file is not looked into).
+func claudeFileSpan(path string, st os.FileInfo) (first, last time.Time, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return first, last, false
+	}
+	defer f.Close()
+	const window = 64 << 10
+	buf := make([]byte, min(st.Size(), window))
+	if _, err := io.ReadFull(f, buf); err != nil {
+		return first, last, false
+	}
+	if gzipped := len(buf) >= 2 && buf[0] == 0x1f && buf[1] == 0x8b; gzipped {
+		return first, last, false
+	}
+	marker := []byte(`"timestamp":"`)
+	stamp := func(b []byte, i int) time.Time {
+		b = b[i+len(marker):]
+		if j := bytes.IndexByte(b, '"'); j > 0 {
+			return parseTime(string(b[:j]))
+		}
+		return time.Time{}
+	}
+	if i := bytes.Index(buf, marker); i >= 0 {
+		first = stamp(buf, i)
+	}
+	if st.Size() > window {
+		if _, err := f.ReadAt(buf, st.Size()-window); err != nil {
+			return first, last, false
+		}
+	}
+	if i := bytes.LastIndex(buf, marker); i >= 0 {
+		last = stamp(buf, i)
+	}
+	return first, last, !first.IsZero() && !last.IsZero()
+}
+
+// otherMemo keeps, for one process, the calls read from the session
+// transcripts that other files of the same session read too
+// (claudeScanCalls): each member of a session with a repeated call reads
+// the others, and without it a session of many subagents read each of
+// them once for every member. An entry is a file as it was (path, size,
+// modification time); the memo is dropped whole once it holds
+// otherMemoMax bytes of calls.
+var otherMemo struct {
+	sync.Mutex
+	m     map[otherMemoKey]*otherMemoEntry
+	bytes int
+}
+
+const otherMemoMax = 16 << 20
+
+type otherMemoKey struct {
+	path  string
+	size  int64
+	mtime int64
+}
+
+type otherMemoEntry struct {
+	once  sync.Once
+	calls []OtherCall
+	err   error
+	// The file's span (claudeFileSpan), worked out once too.
+	spanOnce         sync.Once
+	spanFrom, spanTo time.Time
+	spanOK           bool
+}
+
+// otherEntry is the memo's entry for the transcript f as it is (st).
+func otherEntry(f string, st os.FileInfo) *otherMemoEntry {
+	key := otherMemoKey{f, st.Size(), st.ModTime().UnixNano()}
+	otherMemo.Lock()
+	defer otherMemo.Unlock()
+	if otherMemo.m == nil || otherMemo.bytes > otherMemoMax {
+		otherMemo.m, otherMemo.bytes = map[otherMemoKey]*otherMemoEntry{}, 0
+	}
+	e := otherMemo.m[key]
+	if e == nil {
+		e = &otherMemoEntry{}
+		otherMemo.m[key] = e
+		otherMemo.bytes += 128 + len(f)
+	}
+	return e
+}
+
+// otherSpanOf is claudeFileSpan of f, worked out once per process while
+// it is unchanged.
+func otherSpanOf(f string, st os.FileInfo) (from, to time.Time, ok bool) {
+	e := otherEntry(f, st)
+	e.spanOnce.Do(func() { e.spanFrom, e.spanTo, e.spanOK = claudeFileSpan(f, st) })
+	return e.spanFrom, e.spanTo, e.spanOK
+}
+
+// otherCallsOf returns the calls of the transcript f (whose Stat is st),
+// read once per process while it is unchanged.
+func otherCallsOf(f string, st os.FileInfo, agent string) ([]OtherCall, error) {
+	e := otherEntry(f, st)
+	e.once.Do(func() {
+		e.calls, e.err = claudeScanCalls(f, agent)
+		n := 0
+		for _, c := range e.calls {
+			n += 64 + len(c.Agent) + len(c.Tool) + len(c.ArgsRaw)
+		}
+		otherMemo.Lock()
+		otherMemo.bytes += n
+		otherMemo.Unlock()
+	})
+	return e.calls, e.err
 }
 
 // otherArgsMax bounds the argument text kept of another agent's call. What
@@ -230,13 +402,13 @@ func keptOtherArgs(raw []byte) string {
 // their times, and when each result came: what Session.Others needs, and
 // nothing else (the lines are not checked as the reader checks them; a line
 // that does not parse is passed over).
-func claudeScanCalls(path, agent string, budget *int64) ([]OtherCall, error) {
+func claudeScanCalls(path, agent string) ([]OtherCall, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(io.LimitReader(f, max(*budget, 0)), 64<<10)
+	br := bufio.NewReaderSize(f, 64<<10)
 	r, _, err := openMaybeGzip(br)
 	if err != nil {
 		return nil, err
@@ -250,32 +422,29 @@ func claudeScanCalls(path, agent string, budget *int64) ([]OtherCall, error) {
 		if !ok {
 			break
 		}
-		*budget -= int64(len(line)) + 1
-		hasUse := bytes.Contains(line, []byte(`"tool_use"`))
-		hasResult := bytes.Contains(line, []byte(`"tool_result"`))
-		if !hasUse && !hasResult {
+		if !bytes.Contains(line, []byte(`"tool_`)) {
 			continue
 		}
+		// The content decoded as parts, without a copy of it: a line
+		// whose content is text (which cannot hold a call or a result)
+		// does not decode, and is passed over.
 		var rec struct {
 			Type      string `json:"type"`
 			Timestamp string `json:"timestamp"`
 			Message   struct {
-				Content jsonx.RawMessage `json:"content"`
+				Content []struct {
+					Type      string           `json:"type"`
+					ID        string           `json:"id"`
+					Name      string           `json:"name"`
+					Input     jsonx.RawMessage `json:"input"`
+					ToolUseID string           `json:"tool_use_id"`
+				} `json:"content"`
 			} `json:"message"`
 		}
-		if jsonx.Unmarshal(line, &rec) != nil || len(rec.Message.Content) == 0 || rec.Message.Content[0] != '[' {
+		if jsonx.Unmarshal(line, &rec) != nil {
 			continue
 		}
-		var parts []struct {
-			Type      string           `json:"type"`
-			ID        string           `json:"id"`
-			Name      string           `json:"name"`
-			Input     jsonx.RawMessage `json:"input"`
-			ToolUseID string           `json:"tool_use_id"`
-		}
-		if jsonx.Unmarshal(rec.Message.Content, &parts) != nil {
-			continue
-		}
+		parts := rec.Message.Content
 		t := parseTime(rec.Timestamp)
 		for _, p := range parts {
 			switch {

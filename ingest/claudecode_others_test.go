@@ -140,3 +140,61 @@ func TestKeptOtherArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeCodeOthersMain: the main agent's session reads its subagents'
+// calls only when it worked while one ran (a subagent started in the
+// background); a subagent reads a sibling's only when their times meet.
+func TestClaudeCodeOthersMain(t *testing.T) {
+	ls := `{"command":"ls /w/out"}`
+	sub := []string{
+		famLine("b2", 2, "user", `"Write the output."`),
+		famLine("b2", 5, "assistant", ccUse("tb1", "Write", `{"file_path":"/w/out/x.txt","content":"x"}`)),
+		famLine("b2", 6, "user", ccResult("tb1", "File created")),
+	}
+	cases := []struct {
+		name   string
+		task   string // the Task call's input
+		result int    // when its result came
+		others int
+	}{
+		{"the main agent waits on its subagent", `{"prompt":"write it","subagent_type":"general-purpose"}`, 10, 0},
+		{"the main agent works beside it", `{"prompt":"write it","subagent_type":"general-purpose","run_in_background":true}`, 1, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			main := []string{
+				famLine("main", 0, "user", `"Do it."`),
+				famLine("main", 0, "assistant", ccUse("tm0", "Bash", ls)),
+				famLine("main", 0, "user", ccResult("tm0", "")),
+				famLine("main", 1, "assistant", ccUse("tm1", "Task", tc.task)),
+			}
+			main = append(main, famLine("main", tc.result, "user", ccResult("tm1", "done")),
+				famLine("main", 20, "assistant", ccUse("tm2", "Bash", ls)), famLine("main", 20, "user", ccResult("tm2", "x.txt")))
+			dir := t.TempDir()
+			writeFamily(t, dir, main, map[string][]string{"b2": sub})
+			sessions, problems := readAll(t, filepath.Join(dir, "f00d-1.jsonl"), Options{})
+			if len(sessions) != 1 {
+				t.Fatalf("%d sessions, problems %v", len(sessions), problems)
+			}
+			if got := len(sessions[0].Others); got != tc.others {
+				t.Errorf("the main session has %d other calls, want %d: %+v", got, tc.others, sessions[0].Others)
+			}
+		})
+	}
+
+	// Two subagents one after the other: the later one's repeated
+	// listing reads nothing of the earlier, whose lines end before it began.
+	dir := t.TempDir()
+	later := []string{
+		famLine("c3", 40, "user", `"List it."`),
+		famLine("c3", 41, "assistant", ccUse("tc1", "Bash", ls)),
+		famLine("c3", 42, "user", ccResult("tc1", "x.txt")),
+		famLine("c3", 43, "assistant", ccUse("tc2", "Bash", ls)),
+		famLine("c3", 44, "user", ccResult("tc2", "x.txt")),
+	}
+	paths := writeFamily(t, dir, nil, map[string][]string{"b2": sub, "c3": later})
+	sessions, _ := readAll(t, paths["c3"], Options{})
+	if len(sessions) != 1 || sessions[0].Others != nil {
+		t.Errorf("a subagent after its sibling ended: Others %+v, want none", sessions[0].Others)
+	}
+}
