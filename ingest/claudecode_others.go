@@ -37,47 +37,110 @@ const claudeOthersMax = 64 << 20
 // claudeFamily returns the other transcripts of the session whose
 // transcript is path: for a subagent's file, the other subagents' files
 // and the main transcript; for a main transcript, its subagents' files.
-// Nothing for a file of another shape (standard input, a file renamed).
+// Two layouts: CLI 2.1 keeps a session's subagents in
+// <session>/subagents/agent-<id>.jsonl; CLI 2.0 kept them beside the
+// sessions, agent-<id>.jsonl, whose session is named only by the sessionId
+// of their lines (claudeAgentSession). Nothing for a file of another shape
+// (standard input, a file renamed).
 func claudeFamily(path string) []string {
 	if path == "" || path == "-" {
 		return nil
 	}
-	var dir, main string
-	if _, id := claudeSubagentMeta(path); id != "" {
-		dir = filepath.Dir(path)
-		session := filepath.Dir(dir)
-		main = filepath.Join(filepath.Dir(session), filepath.Base(session)+".jsonl")
-	} else {
-		name := filepath.Base(path)
-		stem, ok := strings.CutSuffix(strings.TrimSuffix(name, ".gz"), ".jsonl")
-		if !ok {
-			return nil
-		}
-		dir = filepath.Join(filepath.Dir(path), stem, "subagents")
-	}
 	var files []string
-	if entries, err := os.ReadDir(dir); err == nil {
+	// addAgents adds the subagents' transcripts in dir, those of session
+	// when it is not "" (the older layout, where a folder holds the
+	// subagents of every session).
+	addAgents := func(dir, session string) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
 		for _, e := range entries {
 			name := e.Name()
 			full := filepath.Join(dir, name)
-			if full == path || !e.Type().IsRegular() || !strings.HasPrefix(name, "agent-") {
+			if full == path || !e.Type().IsRegular() || !strings.HasPrefix(name, "agent-") ||
+				!strings.HasSuffix(name, ".jsonl") && !strings.HasSuffix(name, ".jsonl.gz") {
 				continue
 			}
-			if strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".jsonl.gz") {
-				files = append(files, full)
+			if session != "" && claudeAgentSession(full) != session {
+				continue
 			}
+			files = append(files, full)
 		}
 	}
-	if main != "" {
+	addMain := func(main string) {
 		for _, m := range []string{main, main + ".gz"} {
 			if st, err := os.Stat(m); err == nil && st.Mode().IsRegular() {
 				files = append(files, m)
-				break
+				return
 			}
 		}
 	}
+	dir := filepath.Dir(path)
+	switch {
+	case claudeAgentFileID(path) != "" && filepath.Base(dir) == "subagents":
+		session := filepath.Dir(dir)
+		addAgents(dir, "")
+		addMain(filepath.Join(filepath.Dir(session), filepath.Base(session)+".jsonl"))
+	case claudeAgentFileID(path) != "":
+		if session := claudeAgentSession(path); session != "" {
+			addAgents(dir, session)
+			addMain(filepath.Join(dir, session+".jsonl"))
+		}
+	default:
+		stem, ok := strings.CutSuffix(strings.TrimSuffix(filepath.Base(path), ".gz"), ".jsonl")
+		if !ok {
+			return nil
+		}
+		addAgents(filepath.Join(dir, stem, "subagents"), "")
+		addAgents(dir, stem)
+	}
 	slices.Sort(files)
 	return files
+}
+
+// claudeAgentFileID is the subagent id of a subagent's transcript
+// agent-<id>.jsonl (either layout), "" for any other file.
+func claudeAgentFileID(path string) string {
+	name := strings.TrimSuffix(filepath.Base(path), ".gz")
+	id, ok := strings.CutPrefix(name, "agent-")
+	if !ok {
+		return ""
+	}
+	id, ok = strings.CutSuffix(id, ".jsonl")
+	if !ok {
+		return ""
+	}
+	return id
+}
+
+// claudeAgentSession is the session id a subagent's transcript of the
+// older layout names: the sessionId of its first lines (read from its
+// first 16 KiB, once per process while the file is unchanged); "" when
+// none is found.
+func claudeAgentSession(path string) string {
+	st, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	e := otherEntry(path, st)
+	e.sessionOnce.Do(func() {
+		f, err := os.Open(path)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		buf := make([]byte, min(st.Size(), 16<<10))
+		n, _ := io.ReadFull(f, buf)
+		marker := []byte(`"sessionId":"`)
+		if i := bytes.Index(buf[:n], marker); i >= 0 {
+			rest := buf[i+len(marker) : n]
+			if j := bytes.IndexByte(rest, '"'); j > 0 {
+				e.session = string(rest[:j])
+			}
+		}
+	})
+	return e.session
 }
 
 // Companions are the files beside path that a reading of path reads too,
@@ -183,11 +246,11 @@ func claudeCallSpan(s *Session) (first, last time.Time, repeats bool) {
 // that span (claudeFileSpan), and by a main transcript's session that never
 // worked while a subagent it started ran (claudeWorksBeside): it waited.
 func claudeReadFamily(path string, s *Session, first, last time.Time, out *Sink) (calls []OtherCall, note string) {
-	_, selfID := claudeSubagentMeta(path)
+	selfID := claudeAgentFileID(path)
 	budget := int64(claudeOthersMax)
 	for _, f := range claudeFamily(path) {
 		agent := "main"
-		_, id := claudeSubagentMeta(f)
+		id := claudeAgentFileID(f)
 		if id != "" {
 			agent = id
 			if selfID == "" && !claudeWorksBeside(s) {
@@ -325,6 +388,10 @@ type otherMemoEntry struct {
 	spanOnce         sync.Once
 	spanFrom, spanTo time.Time
 	spanOK           bool
+	// The session an older layout's subagent transcript names
+	// (claudeAgentSession).
+	sessionOnce sync.Once
+	session     string
 }
 
 // otherEntry is the memo's entry for the transcript f as it is (st).

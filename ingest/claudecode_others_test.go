@@ -198,3 +198,51 @@ func TestClaudeCodeOthersMain(t *testing.T) {
 		t.Errorf("a subagent after its sibling ended: Others %+v, want none", sessions[0].Others)
 	}
 }
+
+// TestClaudeCodeOthersOlderLayout: CLI 2.0 kept subagents' transcripts
+// beside the sessions (agent-<id>.jsonl), each naming its session only by
+// the sessionId of its lines: a sibling is an agent file of the same
+// session, and another session's agent files are none of its family.
+func TestClaudeCodeOthersOlderLayout(t *testing.T) {
+	ls := `{"command":"ls /w/out"}`
+	dir := t.TempDir()
+	write := func(name string, lines ...string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	lister := write("agent-a1.jsonl",
+		famLine("a1", 0, "user", `"List the output."`),
+		famLine("a1", 1, "assistant", ccUse("ta1", "Bash", ls)),
+		famLine("a1", 2, "user", ccResult("ta1", "")),
+		famLine("a1", 20, "assistant", ccUse("ta2", "Bash", ls)),
+		famLine("a1", 21, "user", ccResult("ta2", "x.txt")))
+	write("agent-b2.jsonl",
+		famLine("b2", 0, "user", `"Write the output."`),
+		famLine("b2", 5, "assistant", ccUse("tb1", "Write", `{"file_path":"/w/out/x.txt","content":"x"}`)),
+		famLine("b2", 6, "user", ccResult("tb1", "File created")))
+	// Another session's subagent, at the same time.
+	other := []string{
+		famLine("z9", 0, "user", `"Write elsewhere."`),
+		famLine("z9", 7, "assistant", ccUse("tz1", "Write", `{"file_path":"/w/out/z.txt","content":"z"}`)),
+		famLine("z9", 8, "user", ccResult("tz1", "File created")),
+	}
+	for i := range other {
+		other[i] = strings.ReplaceAll(other[i], `"sessionId":"f00d-1"`, `"sessionId":"beef-2"`)
+	}
+	write("agent-z9.jsonl", other...)
+	main := write("f00d-1.jsonl", famLine("main", 0, "user", `"Do it."`))
+
+	sessions, problems := readAll(t, lister, Options{})
+	if len(sessions) != 1 {
+		t.Fatalf("%d sessions, problems %v", len(sessions), problems)
+	}
+	if got := sessions[0].Others; len(got) != 1 || got[0].Agent != "b2" {
+		t.Errorf("Others: %+v, want the sibling b2's write alone", got)
+	}
+	if got := Companions(main); !slices.Equal(got, []string{lister, filepath.Join(dir, "agent-b2.jsonl")}) {
+		t.Errorf("Companions(main) = %v, want its session's two subagents", got)
+	}
+}
