@@ -10,7 +10,8 @@ import (
 // (app.log, server.log.1, pm2-out.log, anything under a log or logs
 // folder or /var/log), a captured output (nohup.out, a background task's
 // .output file), or the kernel's and devices' views (/proc, /sys, /dev,
-// /run). Nothing in a transcript says when such a file changed, so a
+// /run), and the state folders of coding agents in a home (agentHomes).
+// Nothing in a transcript says when such a file changed, so a
 // repeated read of it is a poll: its second look may be the one that
 // shows the server's new line or the job's end, and answering it from
 // the first would hide that. A real Codex session tailed a server's log
@@ -27,12 +28,58 @@ func Volatile(paths []string) bool {
 // volatileRoots are the folders whose files the system itself rewrites.
 var volatileRoots = []string{"/proc", "/sys", "/dev", "/run", "/var/log"}
 
+// agentHomes are the folders in a user's home where coding agents keep
+// their state, which they rewrite while they run: their settings, skill
+// and plugin registries, task lists, plans, histories and transcripts.
+// Another session of the same agent, or another agent, may be running
+// beside this one and leave no trace in its transcript: in a real Claude
+// Code session, ~/.codex/skills.json gained an entry between two reads of
+// it in one turn, and nothing the session did wrote it.
+var agentHomes = []string{".claude", ".codex", ".gemini", ".qwen", ".hermes", ".copilot",
+	".kimi", ".cursor", ".nanobot", ".openhands", ".cline", ".kilocode", ".roo", ".pi"}
+
+// inAgentHome reports whether p (lower-cased, with forward slashes) lies
+// in an agent's state folder in a home: ~/.claude/..., /home/u/.codex/...,
+// /Users/u/.gemini/..., /root/.qwen/..., c:/users/u/.claude/... A project's
+// own .claude folder (its commands, its settings) is not one.
+func inAgentHome(p string) bool {
+	rest, ok := "", false
+	switch {
+	case strings.HasPrefix(p, "~/"):
+		rest, ok = p[2:], true
+	case strings.HasPrefix(p, "/root/"):
+		rest, ok = p[len("/root/"):], true
+	default:
+		for _, home := range []string{"/home/", "/users/", "c:/users/"} {
+			if r, found := strings.CutPrefix(p, home); found {
+				if i := strings.IndexByte(r, '/'); i > 0 {
+					rest, ok = r[i+1:], true
+				}
+				break
+			}
+		}
+	}
+	if !ok {
+		return false
+	}
+	top, _, _ := strings.Cut(rest, "/")
+	for _, h := range agentHomes {
+		if top == h {
+			return true
+		}
+	}
+	return false
+}
+
 func volatilePath(p string) bool {
 	p = strings.ToLower(strings.ReplaceAll(p, `\`, "/"))
 	for _, root := range volatileRoots {
 		if p == root || strings.HasPrefix(p, root+"/") {
 			return true
 		}
+	}
+	if inAgentHome(p) {
+		return true
 	}
 	base := path.Base(p)
 	switch ext := path.Ext(base); ext {

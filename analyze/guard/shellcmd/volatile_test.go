@@ -19,6 +19,15 @@ func TestVolatile(t *testing.T) {
 		{"/run/app.pid", true},
 		{`C:\app\logs\today.txt`, true},
 		{"log/2026-12-03.txt", true},
+		// Agents' state folders in a home, which running agents rewrite.
+		{"/home/u/.codex/skills.json", true},
+		{"/Users/u/.claude/settings.json", true},
+		{`C:\Users\u\.gemini\settings.json`, true},
+		{"~/.claude/todos/a.json", true},
+		{"/root/.qwen/settings.json", true},
+		{"/home/u/work/.claude/commands/review.md", false}, // a project's own
+		{"/home/u/.config/hypr/hypridle.conf", false},
+		{"/home/u/.codexrc", false},
 		{"src/logger.go", false},
 		{"src/log.go", false},
 		{"catalog/items.json", false},
