@@ -333,3 +333,27 @@ func TestClaudeCodeNotices(t *testing.T) {
 		t.Errorf("notices = %q, want %q", g, want)
 	}
 }
+
+// TestClaudeCodeImagePrompt: a prompt of an image alone (dropped or
+// pasted with no words; real 2.1.63 file, imagePasteIds) is a line with
+// an image block and no text: the model answers it, a turn the reader did
+// not open. An image pasted with words is written as a line of its own
+// just before the words' line (real 2.1.19 file): one prompt.
+func TestClaudeCodeImagePrompt(t *testing.T) {
+	const image = `{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s1","timestamp":"2026-02-28T14:43:40Z","imagePasteIds":[1],"message":{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}}]}}
+`
+	const first = `{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2026-02-28T14:40:00Z","message":{"role":"user","content":"look at the capture"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s1","timestamp":"2026-02-28T14:40:05Z","requestId":"r1","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"text","text":"send it"}]}}
+`
+	const answer = `{"type":"assistant","uuid":"a2","parentUuid":"u2","sessionId":"s1","timestamp":"2026-02-28T14:43:50Z","requestId":"r2","message":{"id":"m2","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"c.png"}}]}}
+{"type":"user","uuid":"u3","parentUuid":"a2","sessionId":"s1","timestamp":"2026-02-28T14:43:51Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"image"}]}}
+`
+	const words = `{"type":"user","uuid":"u4","parentUuid":"u2","sessionId":"s1","timestamp":"2026-02-28T14:43:40Z","message":{"role":"user","content":[{"type":"text","text":"what is wrong here?"}]}}
+`
+	runConformance(t, "claude-code", []conformanceCase{
+		{name: "image alone, answered", file: "s1.jsonl", text: first + image + answer,
+			sessions: "s1 main 2t 2r t1/Read=image"},
+		{name: "image, then its words", file: "s1.jsonl", text: first + image + words + answer,
+			sessions: "s1 main 2t 2r t1/Read=image"},
+	})
+}
