@@ -668,7 +668,13 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 	case "user", "assistant":
 	case "system":
 		if l.Subtype == "compact_boundary" {
-			r.scope(r.scopeOf(rec), n).compacted = true
+			// The next turn is marked compacted; a compaction in the
+			// middle of a turn (auto-compaction mid-task) is also noted
+			// where it stands, so that a replay hears it there and not
+			// only at the next prompt.
+			sc := r.scope(r.scopeOf(rec), n)
+			sc.compacted = true
+			sc.b.compaction(n, rec.time)
 		} else if l.UUID != "" {
 			r.scopeOf(rec)
 		}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -331,6 +332,42 @@ func TestClaudeCodeNotices(t *testing.T) {
 	}
 	if g, want := strings.Join(got, " "), "1@5:<task-notification 2@8:<bash-stdout"; g != want {
 		t.Errorf("notices = %q, want %q", g, want)
+	}
+}
+
+// TestClaudeCodeCompactionInTurn: Claude Code compacts the context
+// automatically when it fills, often in the middle of a task: a
+// compact_boundary line and the summary between two responses of one
+// turn (real file of CLI 2.1.33). The compaction is noted where it stands
+// (a Notice with Compaction set, before the request after it), and the
+// next turn is marked compacted as before; one before any request of its
+// turn is that turn's only.
+func TestClaudeCodeCompactionInTurn(t *testing.T) {
+	text := strings.Join([]string{
+		cc(`"type":"user","uuid":"u1","message":{"role":"user","content":"restyle the pages"}`),
+		cc(`"type":"assistant","uuid":"a1","parentUuid":"u1","requestId":"r1","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"login.tsx"}}]}`),
+		cc(`"type":"user","uuid":"r1","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"light"}]}`),
+		cc(`"type":"system","subtype":"compact_boundary","uuid":"c1","parentUuid":null,"content":"Conversation compacted"`),
+		cc(`"type":"user","uuid":"s1","parentUuid":"c1","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued from a previous conversation that ran out of context."}`),
+		cc(`"type":"assistant","uuid":"a2","parentUuid":"s1","requestId":"r2","message":{"id":"m2","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"login.tsx"}}]}`),
+		cc(`"type":"user","uuid":"r2","parentUuid":"a2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"dark"}]}`),
+		cc(`"type":"user","uuid":"u2","parentUuid":"r2","message":{"role":"user","content":"thanks"}`),
+		cc(`"type":"system","subtype":"compact_boundary","uuid":"c2","parentUuid":null,"content":"Conversation compacted"`),
+		cc(`"type":"assistant","uuid":"a3","parentUuid":"c2","requestId":"r3","message":{"id":"m3","role":"assistant","model":"m","content":[{"type":"text","text":"done"}]}`),
+	}, "\n") + "\n"
+	sessions, problems := readText(t, "s.jsonl", text)
+	if len(problems) != 0 || len(sessions) != 1 || len(sessions[0].Turns) != 2 {
+		t.Fatalf("want one session of two turns: %d sessions, problems %q", len(sessions), problemSummary(problems))
+	}
+	var got []string
+	for ti, tr := range sessions[0].Turns {
+		for _, n := range tr.Notices {
+			got = append(got, itoaTest(ti)+":"+itoaTest(n.Request)+"@"+itoaTest(n.Line)+fmt.Sprint(n.Compaction))
+		}
+		got = append(got, fmt.Sprint(tr.CompactedBefore))
+	}
+	if g, want := strings.Join(got, " "), "0:1@4true false true"; g != want {
+		t.Errorf("notices and CompactedBefore by turn = %q, want %q", g, want)
 	}
 }
 
