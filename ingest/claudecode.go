@@ -731,6 +731,16 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 		return
 	}
 	sc := r.scope(key, n)
+	if l.IsSidechain && ccForkedAgent(l.AgentID) && len(sc.b.s.Turns) == 0 && l.ParentUUID != "" &&
+		ccOnlyResults(blocks) && r.uuidScope.get(l.ParentUUID) == "" {
+		// A forked agent's file can start with the result of the parent's
+		// last call alone (acompact, CLI 2.1.50, real files): the call's
+		// line is the parent's, and the result is the context the agent
+		// was forked with, not one of its own (it was a result with no
+		// call, one problem per file). Another agent's first result whose
+		// call is not in the file (a trimmed file) stays a problem.
+		return
+	}
 	sc.noteTime(t)
 	hasResult := false
 	for i := range blocks {
@@ -1014,6 +1024,23 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 			}
 		}
 	}
+}
+
+// ccForkedAgent says whether agentId names one of the CLI's own forked
+// agents: an auto-compaction's (acompact-<id>) or a prompt suggestion's
+// (aprompt_suggestion-<id>), whose files start with the parent's context.
+func ccForkedAgent(agentID string) bool {
+	return strings.HasPrefix(agentID, "acompact-") || strings.HasPrefix(agentID, "aprompt_suggestion-")
+}
+
+// ccOnlyResults says whether a user line's blocks are tool results only.
+func ccOnlyResults(blocks []ccBlock) bool {
+	for i := range blocks {
+		if blocks[i].Type != "tool_result" {
+			return false
+		}
+	}
+	return len(blocks) > 0
 }
 
 // requestHasCall reports whether the request ref already holds a call

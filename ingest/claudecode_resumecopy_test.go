@@ -103,6 +103,10 @@ func TestClaudeCodeForkContextLine(t *testing.T) {
 			sessions: "s1 aprompt_suggestion-1 1t 1r t1/Read={}"},
 		{name: "parent's last call and its result first", file: "s1/subagents/agent-acompact-1.jsonl", text: compact,
 			sessions: "s1 acompact-1 1t 1r t1/Read={}"},
+		// The parent's last result alone (real 2.1.50 files): its call's
+		// line is the parent's. It was a result with no call, a problem.
+		{name: "parent's last result alone first", file: "s1/subagents/agent-acompact-1.jsonl", text: compact[strings.Index(compact, "\n")+1:],
+			sessions: "s1 acompact-1 1t 1r t1/Read={}"},
 	})
 }
 
