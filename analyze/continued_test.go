@@ -121,3 +121,50 @@ func TestNoticeWithinTurn(t *testing.T) {
 		})
 	}
 }
+
+// TestCompactionWithinTurn: a compaction inside a turn (ingest.Notice
+// with Compaction set: Claude Code's auto-compaction mid-task) between
+// two identical reads is heard where it stands. Under the preset
+// (scope.reset_on_compaction) the second read is not answered from the
+// first, whose result the model has only as a summary now, and the truth
+// counts no repeat across it. Before the notice, the compaction was heard
+// at the next turn only: a real 2.1.33 file had a read answered after a
+// mid-turn compaction whose file had changed meanwhile.
+func TestCompactionWithinTurn(t *testing.T) {
+	counter, err := tokens.New("chars4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(id string) ingest.Request {
+		c := ingest.Call{ID: id, Tool: "Read", Result: "export default function Login() {}\n", HasResult: true}
+		c.SetArgs(`{"file_path":"/repo/src/app/login/page.tsx"}`)
+		return ingest.Request{Calls: []ingest.Call{c}}
+	}
+	cases := []struct {
+		name      string
+		notices   []ingest.Notice
+		action    guard.Action
+		redundant bool
+	}{
+		{"no compaction", nil, guard.Dedup, true},
+		{"a compaction between", []ingest.Notice{{Request: 1, Compaction: true}}, guard.Allow, false},
+		{"a compaction after both", []ingest.Notice{{Request: 2, Compaction: true}}, guard.Dedup, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &ingest.Session{ID: "s", Format: "claude-code", Turns: []ingest.Turn{
+				{UserText: "restyle the pages", Requests: []ingest.Request{read("c1"), read("c2")}, Notices: tc.notices},
+			}}
+			res, _ := Run(Prepare(s), preset(t, "loopgate"), NewTokenCache(counter))
+			got := fmt.Sprint(guard.Allow, false)
+			for _, d := range res.Decisions {
+				if d.Call == 2 {
+					got = fmt.Sprint(d.Action, d.Redundant)
+				}
+			}
+			if want := fmt.Sprint(tc.action, tc.redundant); got != want {
+				t.Errorf("second read: %s, want %s", got, want)
+			}
+		})
+	}
+}

@@ -92,6 +92,8 @@ type PreparedNotice struct {
 	At   int
 	Time time.Time
 	Text string
+	// Compaction: a compaction inside the turn (ingest.Notice.Compaction).
+	Compaction bool
 }
 
 // PreparedText is one model response's visible text, placed among the
@@ -203,12 +205,21 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 				for ; k < nt.Request && k < len(t.Requests); k++ {
 					at += len(t.Requests[k].Calls)
 				}
-				ts.Notices = append(ts.Notices, PreparedNotice{At: at, Time: nt.Time, Text: nt.Text})
+				ts.Notices = append(ts.Notices, PreparedNotice{At: at, Time: nt.Time, Text: nt.Text, Compaction: nt.Compaction})
 			}
 		}
 		p.TurnStarts = append(p.TurnStarts, ts)
 		firstRequest := request + 1
-		for _, r := range t.Requests {
+		nextNotice := 0
+		for ri, r := range t.Requests {
+			for ; nextNotice < len(t.Notices) && t.Notices[nextNotice].Request <= ri; nextNotice++ {
+				if t.Notices[nextNotice].Compaction {
+					// A compaction inside the turn starts a new epoch
+					// where it stands, as one before a turn does.
+					epoch++
+					seen.clear()
+				}
+			}
 			request++
 			requestEpoch = append(requestEpoch, epoch)
 			if r.Text != "" {

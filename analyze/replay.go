@@ -178,6 +178,11 @@ func Run(p *PreparedSession, r *rules.Rules, tc *TokenCache) (SessionResult, []T
 			for len(notices) > 0 && notices[0].At <= upTo {
 				nt := notices[0]
 				notices = notices[1:]
+				if nt.Compaction {
+					// No message: the context was compacted here.
+					g.Compaction()
+					continue
+				}
 				if !nt.Time.IsZero() {
 					at = nt.Time
 				}

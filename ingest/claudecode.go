@@ -670,7 +670,13 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 	case "user", "assistant":
 	case "system":
 		if l.Subtype == "compact_boundary" {
-			r.scope(r.scopeOf(rec), n).compacted = true
+			// The next turn is marked compacted; a compaction in the
+			// middle of a turn (auto-compaction mid-task) is also noted
+			// where it stands, so that a replay hears it there and not
+			// only at the next prompt.
+			sc := r.scope(r.scopeOf(rec), n)
+			sc.compacted = true
+			sc.b.compaction(n, rec.time)
 		} else if l.UUID != "" {
 			r.scopeOf(rec)
 		}
@@ -727,6 +733,16 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 		return
 	}
 	sc := r.scope(key, n)
+	if l.IsSidechain && ccForkedAgent(l.AgentID) && len(sc.b.s.Turns) == 0 && l.ParentUUID != "" &&
+		ccOnlyResults(blocks) && r.uuidScope.get(l.ParentUUID) == "" {
+		// A forked agent's file can start with the result of the parent's
+		// last call alone (acompact, CLI 2.1.50, real files): the call's
+		// line is the parent's, and the result is the context the agent
+		// was forked with, not one of its own (it was a result with no
+		// call, one problem per file). Another agent's first result whose
+		// call is not in the file (a trimmed file) stays a problem.
+		return
+	}
 	sc.noteTime(t)
 	hasResult := false
 	for i := range blocks {
@@ -777,6 +793,16 @@ func (r *ccReader) line(rec *ccRecord, n int) {
 			}
 		}
 		text = sb.String()
+	}
+	if strings.TrimSpace(text) == "" && len(blocks) > 0 {
+		// A prompt of an image alone (dropped or pasted with no words;
+		// real 2.1.63 file, imagePasteIds): the model answers it, a turn.
+		// An image pasted with words is written as a line of its own just
+		// before the words' line (real 2.1.19 file): one prompt. So it
+		// waits, as a slash command does, for the model's answer, and a
+		// prompt before that answer opens the turn instead.
+		sc.cmd = pendingCommand{line: n, t: t}
+		return
 	}
 	if !genuineClaudePrompt(text) {
 		sc.notPrompt(text, n, t)
@@ -913,6 +939,14 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 			sc.lastKey, sc.lastRef = string(key), known
 		}
 	}
+	if ok && l.RequestID == "" && known.t < len(sc.b.s.Turns)-1 {
+		// Without requestId, a response read in an earlier turn, a
+		// prompt since: a resumed session's copy of it (real 2.0.29 files
+		// written through a proxy, message ids "msg_<time>", no requestId
+		// on any line), read as copyOfResponse reads one.
+		sc.copyOfResponse(blocks)
+		return
+	}
 	if ok {
 		ref = known
 		req := &sc.b.s.Turns[ref.t].Requests[ref.r]
@@ -963,6 +997,15 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 				sc.markCopied(b.ID)
 				continue
 			}
+			if len(key) == 0 && b.ID != "" && sc.answeredCall(b.ID, b.Name) {
+				// A response line without message.id has no request to
+				// find a copy by: a resumed session's copy of it (real
+				// 2.0.29 file through a proxy, tool_use ids "tooluse_...",
+				// no requestId) is known by its call, whose id and tool
+				// were read and answered before.
+				sc.markCopied(b.ID)
+				continue
+			}
 			c := Call{ID: b.ID, Tool: b.Name, Time: t, Line: n}
 			if b.argsCompact {
 				c.ArgsOK, c.ArgsRaw, c.ArgsCompact, c.ArgsPending = true, b.argsRaw, true, true
@@ -985,12 +1028,48 @@ func (r *ccReader) assistant(sc *ccScope, l ccLine, read *ccMessageRead, n int, 
 	}
 }
 
+// ccForkedAgent says whether agentId names one of the CLI's own forked
+// agents: an auto-compaction's (acompact-<id>) or a prompt suggestion's
+// (aprompt_suggestion-<id>), whose files start with the parent's context.
+func ccForkedAgent(agentID string) bool {
+	return strings.HasPrefix(agentID, "acompact-") || strings.HasPrefix(agentID, "aprompt_suggestion-")
+}
+
+// ccOnlyResults says whether a user line's blocks are tool results only.
+func ccOnlyResults(blocks []ccBlock) bool {
+	for i := range blocks {
+		if blocks[i].Type != "tool_result" {
+			return false
+		}
+	}
+	return len(blocks) > 0
+}
+
 // requestHasCall reports whether the request ref already holds a call
 // with this id.
 func (sc *ccScope) requestHasCall(ref callRef, id string) bool {
 	for i := range sc.b.s.Turns[ref.t].Requests[ref.r].Calls {
 		if sc.b.s.Turns[ref.t].Requests[ref.r].Calls[i].ID == id {
 			return true
+		}
+	}
+	return false
+}
+
+// answeredCall reports whether a call of this scope with id and tool was
+// read and got its result before.
+func (sc *ccScope) answeredCall(id, tool string) bool {
+	if _, _, waiting := sc.b.waiting(id, idTag(id)); waiting || !sc.b.wasIssued(id) {
+		return false
+	}
+	turns := sc.b.s.Turns
+	for ti := len(turns) - 1; ti >= 0; ti-- {
+		for ri := len(turns[ti].Requests) - 1; ri >= 0; ri-- {
+			for _, c := range turns[ti].Requests[ri].Calls {
+				if c.ID == id {
+					return c.Tool == tool && c.HasResult
+				}
+			}
 		}
 	}
 	return false

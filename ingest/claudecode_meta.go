@@ -36,12 +36,46 @@ type claudeAgentMeta struct {
 	ParentAgentID string `json:"parentAgentId"`
 }
 
+// claudeAgentDir says whether dir holds subagent transcripts: a session's
+// subagents/, or a workflow's folder under it, subagents/workflows/<id>/
+// (CLI 2.1.16x, real sessions: the agents a workflow ran, each with its
+// agent-<id>.meta.json, {"agentType":"workflow-subagent"}, and the
+// workflow's journal.jsonl beside them).
+func claudeAgentDir(dir string) bool {
+	if filepath.Base(dir) == "subagents" {
+		return true
+	}
+	up := filepath.Dir(dir)
+	return filepath.Base(up) == "workflows" && filepath.Base(filepath.Dir(up)) == "subagents"
+}
+
+// claudeWorkflowJournal says whether path is a workflow's journal,
+// subagents/workflows/<id>/journal.jsonl: a record as each of its agents
+// starts ({"type":"started","key","agentId"}) and one with the agent's
+// result ({"type":"result",...,"result":{...}}). It holds no conversation:
+// the agents' transcripts are the agent-<id>.jsonl files beside it.
+func claudeWorkflowJournal(path string) bool {
+	dir := filepath.Dir(path)
+	return filepath.Base(dir) != "subagents" && claudeAgentDir(dir) &&
+		strings.TrimSuffix(filepath.Base(path), ".gz") == "journal.jsonl"
+}
+
+// claudeJournalProblem is the problem for a workflow's journal named on
+// its own, "" for any other file.
+func claudeJournalProblem(path string) string {
+	if !claudeWorkflowJournal(path) {
+		return ""
+	}
+	return fmt.Sprintf("not a transcript: Claude Code's journal of workflow %s (each agent it started, and the agent's result); its agents' transcripts are the agent-*.jsonl files beside it", filepath.Base(filepath.Dir(path)))
+}
+
 // claudeSubagentMeta is the path of the metadata file of a subagent
-// transcript subagents/agent-<id>.jsonl, and the subagent's id; "" when
-// path is not such a transcript.
+// transcript subagents/agent-<id>.jsonl (or a workflow's agent,
+// claudeAgentDir), and the subagent's id; "" when path is not such a
+// transcript.
 func claudeSubagentMeta(path string) (meta, id string) {
 	name := strings.TrimSuffix(filepath.Base(path), ".gz")
-	if filepath.Base(filepath.Dir(path)) != "subagents" || !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") {
+	if !claudeAgentDir(filepath.Dir(path)) || !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".jsonl") {
 		return "", ""
 	}
 	id = strings.TrimSuffix(strings.TrimPrefix(name, "agent-"), ".jsonl")
@@ -102,10 +136,11 @@ func claudeReadMeta(path string, s *Session, out *Sink) {
 }
 
 // claudeMetaID is the subagent id of a subagent metadata file
-// subagents/agent-<id>.meta.json, "" for any other file.
+// subagents/agent-<id>.meta.json (or a workflow's agent's, claudeAgentDir),
+// "" for any other file.
 func claudeMetaID(path string) string {
 	name := filepath.Base(path)
-	if filepath.Base(filepath.Dir(path)) != "subagents" || !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".meta.json") {
+	if !claudeAgentDir(filepath.Dir(path)) || !strings.HasPrefix(name, "agent-") || !strings.HasSuffix(name, ".meta.json") {
 		return ""
 	}
 	return strings.TrimSuffix(strings.TrimPrefix(name, "agent-"), ".meta.json")

@@ -17,10 +17,14 @@ const claudeSubagentLines = `{"parentUuid":null,"isSidechain":true,"agentId":"a1
 // TestClaudeSubagentMeta: agent-<id>.meta.json beside a subagent's
 // transcript is read with it (its type, description and delegating call a
 // note, parentAgentId the parent), skipped by a walk, and one clear
-// problem when named on its own.
+// problem when named on its own. So is a workflow's agent's, in
+// subagents/workflows/<id>/ beside the workflow's journal.jsonl (CLI
+// 2.1.16x, real sessions), which a walk skips too: both were read as files
+// of no known format.
 func TestClaudeSubagentMeta(t *testing.T) {
 	tests := []struct {
 		name     string
+		workflow bool   // in subagents/workflows/wf_1/, with a journal.jsonl
 		meta     string // "" writes none
 		parent   string
 		note     string // a substring of the one note; "" wants none
@@ -41,12 +45,23 @@ func TestClaudeSubagentMeta(t *testing.T) {
 		{name: "none (older versions)", parent: "s1"},
 		{name: "type only", meta: `{"agentType":"general-purpose"}`, parent: "s1", note: `subagent type "general-purpose" (`},
 		{name: "not JSON", meta: `{"agentType":`, parent: "s1", problems: []string{"agent-a1b2.meta.json", "not Claude Code's subagent metadata"}},
+		{name: "a workflow's agent", workflow: true, meta: `{"agentType":"workflow-subagent"}`, parent: "s1", note: `subagent type "workflow-subagent" (`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "projects", "-work", "s1", "subagents")
+			project := filepath.Join(t.TempDir(), "projects", "-work")
+			dir := filepath.Join(project, "s1", "subagents")
+			if tt.workflow {
+				dir = filepath.Join(dir, "workflows", "wf_1")
+			}
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
+			}
+			journal := filepath.Join(dir, "journal.jsonl")
+			if tt.workflow {
+				if err := os.WriteFile(journal, []byte(`{"type":"started","key":"v2:1","agentId":"a1b2"}`+"\n"+`{"type":"result","key":"v2:1","agentId":"a1b2","result":{"findings":[]}}`+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			transcript := filepath.Join(dir, "agent-a1b2.jsonl")
 			if err := os.WriteFile(transcript, []byte(claudeSubagentLines), 0o644); err != nil {
@@ -86,7 +101,7 @@ func TestClaudeSubagentMeta(t *testing.T) {
 
 			// A walk of the project folder reads the transcript, never the
 			// metadata on its own.
-			files := Expand([]string{filepath.Dir(filepath.Dir(dir))}, func(p Problem) { t.Error(p) })
+			files := Expand([]string{project}, func(p Problem) { t.Error(p) })
 			if len(files) != 1 || files[0] != transcript {
 				t.Errorf("a walk read %v, want only %s", files, transcript)
 			}
@@ -95,6 +110,12 @@ func TestClaudeSubagentMeta(t *testing.T) {
 				_, problems := readAll(t, meta, Options{})
 				if len(problems) != 1 || !strings.Contains(problems[0].Message, "not a transcript: Claude Code's metadata of subagent a1b2") || strings.Contains(problems[0].Message, "no known format") {
 					t.Errorf("named on its own: problems %v, want one saying it is subagent a1b2's metadata", problems)
+				}
+			}
+			if tt.workflow {
+				_, problems := readAll(t, journal, Options{})
+				if len(problems) != 1 || !strings.Contains(problems[0].Message, "not a transcript: Claude Code's journal of workflow wf_1") {
+					t.Errorf("the journal named on its own: problems %v, want one saying it is workflow wf_1's journal", problems)
 				}
 			}
 		})

@@ -1,6 +1,11 @@
 package ingest
 
-import "testing"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+)
 
 // TestClaudeCodeResumeCopy: a session resumed in CLI 2.0.x (real files of
 // 2.0.2 and 2.0.65, IDE) has its earlier conversation written into the file
@@ -36,6 +41,41 @@ func TestClaudeCodeResumeCopy(t *testing.T) {
 		// one (files written through a proxy) are read as before.
 		{name: "no requestId anywhere", file: "s1.jsonl", text: copy,
 			sessions: "s1 main 2t 2r t1/Read=package a"},
+		// A proxy writes no requestId on any line (real 2.0.29 files,
+		// message ids "msg_<time>"): a response read in an earlier turn
+		// is the copy, and the prompts copied before it are no turns.
+		{name: "copy without requestId anywhere", file: "s1.jsonl", text: noRequestID(first) + copy + noRequestID(next),
+			sessions: "s1 main 2t 3r t1/Read=package a t2/Read=package a"},
+	})
+}
+
+// noRequestID drops the requestId members of lines.
+func noRequestID(lines string) string {
+	return regexp.MustCompile(`"requestId":"[^"]*",`).ReplaceAllString(lines, "")
+}
+
+// TestClaudeCodeResumeCopyNoMessageID: through a proxy, some response
+// lines carry no message.id either (real 2.0.29 file): nothing keys their
+// copy to the response it copies, but its call was read and answered
+// before under the same id and tool. Read again, the copied call ran twice.
+func TestClaudeCodeResumeCopyNoMessageID(t *testing.T) {
+	const call = `{"type":"assistant","uuid":"%s","parentUuid":"u1","sessionId":"s1","timestamp":"2026-01-06T22:27:19Z","message":{"role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a.go"}}]}}
+{"type":"user","uuid":"r%s","parentUuid":"%s","sessionId":"s1","timestamp":"2026-01-06T22:27:20Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"package a"}]}}
+`
+	const prompt = `{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2026-01-06T22:27:16Z","message":{"role":"user","content":"fix the spec"}}
+`
+	const next = `{"type":"user","uuid":"u3","sessionId":"s1","timestamp":"2026-01-06T23:35:30Z","message":{"role":"user","content":"run it"}}
+{"type":"assistant","uuid":"a3","parentUuid":"u3","sessionId":"s1","timestamp":"2026-01-06T23:35:35Z","message":{"role":"assistant","model":"m","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"a.go"}}]}}
+{"type":"user","uuid":"u4","parentUuid":"a3","sessionId":"s1","timestamp":"2026-01-06T23:35:36Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"package a"}]}}
+`
+	first, again := fmt.Sprintf(call, "a1", "1", "a1"), fmt.Sprintf(call, "c1", "2", "c1")
+	other := strings.ReplaceAll(again, `"name":"Read"`, `"name":"Grep"`)
+	runConformance(t, "claude-code", []conformanceCase{
+		{name: "copied call", file: "s1.jsonl", text: prompt + first + again + next,
+			sessions: "s1 main 2t 3r t1/Read=package a t2/Read=package a"},
+		// The same id under another tool is no copy: both calls are kept.
+		{name: "id again, other tool", file: "s1.jsonl", text: prompt + first + other + next,
+			sessions: "s1 main 2t 3r t1/Read=package a t1/Grep=package a t2/Read=package a"},
 	})
 }
 
@@ -62,6 +102,10 @@ func TestClaudeCodeForkContextLine(t *testing.T) {
 		{name: "parent's response first", file: "s1/subagents/agent-aprompt_suggestion-1.jsonl", text: text,
 			sessions: "s1 aprompt_suggestion-1 1t 1r t1/Read={}"},
 		{name: "parent's last call and its result first", file: "s1/subagents/agent-acompact-1.jsonl", text: compact,
+			sessions: "s1 acompact-1 1t 1r t1/Read={}"},
+		// The parent's last result alone (real 2.1.50 files): its call's
+		// line is the parent's. It was a result with no call, a problem.
+		{name: "parent's last result alone first", file: "s1/subagents/agent-acompact-1.jsonl", text: compact[strings.Index(compact, "\n")+1:],
 			sessions: "s1 acompact-1 1t 1r t1/Read={}"},
 	})
 }

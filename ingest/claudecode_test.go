@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -332,4 +333,64 @@ func TestClaudeCodeNotices(t *testing.T) {
 	if g, want := strings.Join(got, " "), "1@5:<task-notification 2@8:<bash-stdout"; g != want {
 		t.Errorf("notices = %q, want %q", g, want)
 	}
+}
+
+// TestClaudeCodeCompactionInTurn: Claude Code compacts the context
+// automatically when it fills, often in the middle of a task: a
+// compact_boundary line and the summary between two responses of one
+// turn (real file of CLI 2.1.33). The compaction is noted where it stands
+// (a Notice with Compaction set, before the request after it), and the
+// next turn is marked compacted as before; one before any request of its
+// turn is that turn's only.
+func TestClaudeCodeCompactionInTurn(t *testing.T) {
+	text := strings.Join([]string{
+		cc(`"type":"user","uuid":"u1","message":{"role":"user","content":"restyle the pages"}`),
+		cc(`"type":"assistant","uuid":"a1","parentUuid":"u1","requestId":"r1","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"login.tsx"}}]}`),
+		cc(`"type":"user","uuid":"r1","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"light"}]}`),
+		cc(`"type":"system","subtype":"compact_boundary","uuid":"c1","parentUuid":null,"content":"Conversation compacted"`),
+		cc(`"type":"user","uuid":"s1","parentUuid":"c1","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued from a previous conversation that ran out of context."}`),
+		cc(`"type":"assistant","uuid":"a2","parentUuid":"s1","requestId":"r2","message":{"id":"m2","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"login.tsx"}}]}`),
+		cc(`"type":"user","uuid":"r2","parentUuid":"a2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"dark"}]}`),
+		cc(`"type":"user","uuid":"u2","parentUuid":"r2","message":{"role":"user","content":"thanks"}`),
+		cc(`"type":"system","subtype":"compact_boundary","uuid":"c2","parentUuid":null,"content":"Conversation compacted"`),
+		cc(`"type":"assistant","uuid":"a3","parentUuid":"c2","requestId":"r3","message":{"id":"m3","role":"assistant","model":"m","content":[{"type":"text","text":"done"}]}`),
+	}, "\n") + "\n"
+	sessions, problems := readText(t, "s.jsonl", text)
+	if len(problems) != 0 || len(sessions) != 1 || len(sessions[0].Turns) != 2 {
+		t.Fatalf("want one session of two turns: %d sessions, problems %q", len(sessions), problemSummary(problems))
+	}
+	var got []string
+	for ti, tr := range sessions[0].Turns {
+		for _, n := range tr.Notices {
+			got = append(got, itoaTest(ti)+":"+itoaTest(n.Request)+"@"+itoaTest(n.Line)+fmt.Sprint(n.Compaction))
+		}
+		got = append(got, fmt.Sprint(tr.CompactedBefore))
+	}
+	if g, want := strings.Join(got, " "), "0:1@4true false true"; g != want {
+		t.Errorf("notices and CompactedBefore by turn = %q, want %q", g, want)
+	}
+}
+
+// TestClaudeCodeImagePrompt: a prompt of an image alone (dropped or
+// pasted with no words; real 2.1.63 file, imagePasteIds) is a line with
+// an image block and no text: the model answers it, a turn the reader did
+// not open. An image pasted with words is written as a line of its own
+// just before the words' line (real 2.1.19 file): one prompt.
+func TestClaudeCodeImagePrompt(t *testing.T) {
+	const image = `{"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"s1","timestamp":"2026-02-28T14:43:40Z","imagePasteIds":[1],"message":{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}}]}}
+`
+	const first = `{"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2026-02-28T14:40:00Z","message":{"role":"user","content":"look at the capture"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s1","timestamp":"2026-02-28T14:40:05Z","requestId":"r1","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"text","text":"send it"}]}}
+`
+	const answer = `{"type":"assistant","uuid":"a2","parentUuid":"u2","sessionId":"s1","timestamp":"2026-02-28T14:43:50Z","requestId":"r2","message":{"id":"m2","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"c.png"}}]}}
+{"type":"user","uuid":"u3","parentUuid":"a2","sessionId":"s1","timestamp":"2026-02-28T14:43:51Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"image"}]}}
+`
+	const words = `{"type":"user","uuid":"u4","parentUuid":"u2","sessionId":"s1","timestamp":"2026-02-28T14:43:40Z","message":{"role":"user","content":[{"type":"text","text":"what is wrong here?"}]}}
+`
+	runConformance(t, "claude-code", []conformanceCase{
+		{name: "image alone, answered", file: "s1.jsonl", text: first + image + answer,
+			sessions: "s1 main 2t 2r t1/Read=image"},
+		{name: "image, then its words", file: "s1.jsonl", text: first + image + words + answer,
+			sessions: "s1 main 2t 2r t1/Read=image"},
+	})
 }

@@ -471,6 +471,10 @@ func pickFormat(in *stream, s *sniffed, opt Options, out *Sink) *Format {
 			out.Problemf(line, "%s", msg)
 			return nil
 		}
+		if msg := claudeJournalProblem(h.Path); msg != "" {
+			out.Problemf(line, "%s", msg)
+			return nil
+		}
 		if codexHistory(h) {
 			out.Problemf(line, "not a transcript: Codex's prompt history (history.jsonl: each prompt typed, with its session_id and time); a session's transcript is its rollout under sessions/")
 			return nil

@@ -118,6 +118,18 @@ func (b *sessionBuilder) notice(line int, t time.Time, text string) {
 	tr.Notices = append(tr.Notices, Notice{Request: len(tr.Requests), Line: line, Time: t, Text: text})
 }
 
+// compaction records a compaction inside the current turn, once it has a
+// request (a Notice with Compaction set); before that, a compaction is
+// the next turn's (Turn.CompactedBefore), as the reader marks it.
+func (b *sessionBuilder) compaction(line int, t time.Time) {
+	if len(b.s.Turns) == 0 {
+		return
+	}
+	if tr := &b.s.Turns[len(b.s.Turns)-1]; len(tr.Requests) > 0 {
+		tr.Notices = append(tr.Notices, Notice{Request: len(tr.Requests), Line: line, Time: t, Compaction: true})
+	}
+}
+
 // curTurn returns the current turn, opening a turn of its own for requests
 // made before any user message.
 func (b *sessionBuilder) curTurn() *Turn {

@@ -156,6 +156,12 @@ type Notice struct {
 	Line int
 	Time time.Time
 	Text string
+	// Compaction says the notice is no message: the agent's context was
+	// compacted here, inside the turn (Claude Code compacts automatically
+	// when the context fills, mid-task); what the model read before it
+	// is a summary now. A guard hears a compaction (guard.Compaction),
+	// and Text is "".
+	Compaction bool
 }
 
 // Request is one model response.

@@ -280,5 +280,5 @@ func inAgentHome(home, rel string, dir bool) bool {
 // beside the transcripts (hermesSessionIndex). Named explicitly, such a
 // file is still read (Claude Code's is then one problem saying what it is).
 func NotTranscript(path string) bool {
-	return claudeMetaID(path) != "" || kimiCompanion(path) || hermesSessionIndex(path)
+	return claudeMetaID(path) != "" || claudeWorkflowJournal(path) || kimiCompanion(path) || hermesSessionIndex(path)
 }

@@ -611,7 +611,15 @@ func DefaultClasses() ClassTable {
 		// (https://code.claude.com/docs/en/tools-reference), and its
 		// SendUserFile (CLI 2.1.22x, in real sessions) delivers files to the
 		// user ({"files", "caption", "display"}: "1 file delivered to
-		// user."): the same call again delivers them again.
+		// user."): the same call again delivers them again. Its
+		// PushNotification (in CLI 2.1.19x's deferred tool list) sends a
+		// one-line message to the user's desktop or phone ({"message"};
+		// pingdotgg/t3code apps/server/src/orchestration-v2/Adapters/
+		// claudePushNotification.ts at 4c264e17 answers it in a
+		// PostToolUse hook; /config "Push when Claude decides",
+		// https://github.com/anthropics/claude-code/issues/60208):
+		// another call sends another; in other it cleared every
+		// observation.
 		// Codex's request_user_input puts questions with options to the
 		// user and returns the answers (openai/codex
 		// codex-rs/core/src/tools/handlers/request_user_input.rs; real
@@ -630,7 +638,7 @@ func DefaultClasses() ClassTable {
 		// terminus_2/terminus_2.py); in other it was a look, and the
 		// confirming second a repeat.
 		"message": {"message", "send_message", "notify", "send_notification",
-			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage", "SendUserFile",
+			"send_email", "yb_send_dm", "clarify", "AskUserQuestion", "SendMessage", "SendUserFile", "PushNotification",
 			"attempt_completion", "ask_followup_question", "plan_mode_respond", "ExitPlanMode", "exit_plan_mode", "ask_user",
 			"finish", "text_to_speech", "request_user_input", "task_complete", "mark_task_complete", "ask_user_question",
 			// OpenCode's question asks the user and returns the answers

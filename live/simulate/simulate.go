@@ -188,7 +188,15 @@ func (sim *Simulator) session(s *ingest.Session, path string, tc *analyze.TokenC
 		notices := t.Notices
 		notice := func(upTo int) error {
 			for len(notices) > 0 && notices[0].Request <= upTo {
-				if _, err := sim.send(ev.prompt(notices[0].Text), logFile); err != nil {
+				// A compaction inside the turn is sent as the compaction
+				// event replay hears it as.
+				if notices[0].Compaction {
+					if c := ev.compaction(); c != nil {
+						if _, err := sim.send(c, logFile); err != nil {
+							return err
+						}
+					}
+				} else if _, err := sim.send(ev.prompt(notices[0].Text), logFile); err != nil {
 					return err
 				}
 				notices = notices[1:]

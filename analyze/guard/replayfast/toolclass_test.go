@@ -58,6 +58,7 @@ func TestUpstreamToolClasses(t *testing.T) {
 		// So do the peer sessions it can message, busy or idle.
 		{"ListAgents", `{}`, "poll", false, none, false, nil},
 		{"SendUserFile", `{"files":["/w/list.md"],"caption":"list"}`, "message", true, act, true, nil},
+		{"PushNotification", `{"message":"Build finished: 3 tests fail"}`, "message", true, act, true, nil},
 		// Its PowerShell tool is read as a shell command.
 		{"PowerShell", `{"command":"Get-Content src/a.ts"}`, "shell", false, observe, false, []string{"src/a.ts"}},
 		{"text_to_speech", `{"text":"hello"}`, "message", true, act, true, nil},
