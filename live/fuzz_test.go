@@ -45,6 +45,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add("B\tid\t0\treq\tRead\t1\t{\"a\":1}")
 	f.Add("A\tid\tff\tfb\tres\\n")
 	f.Add("P")
+	f.Add("O\tWrite\t1\t{\"file_path\":\"/w/a\"}")
 	f.Fuzz(func(t *testing.T, line string) {
 		r, err := decodeRecord(line)
 		if err != nil {

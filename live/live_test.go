@@ -297,6 +297,8 @@ func TestRoundTripRecords(t *testing.T) {
 		{kind: 'P', id: "turn-2"},
 		{kind: 'P', id: "turn-3", known: true, paths: "src/a.go\nb\tc.md"},
 		{kind: 'P', known: true},
+		{kind: 'O', tool: "Write", argsOK: true, args: `{"file_path":"/w/a\tb.txt","content":"x\n"}`},
+		{kind: 'O', tool: "T", args: "not json\\"},
 	}
 	for _, r := range recs {
 		line := string(r.encode(nil))

@@ -179,11 +179,9 @@ func unescapeField(s string) string {
 func (r *record) encode(b []byte) []byte {
 	b = append(b, r.kind)
 	field := func(s string) { b = escapeField(append(b, '\t'), s) }
-	switch r.kind {
-	case 'B':
-		field(r.id)
-		b = strconv.AppendInt(append(b, '\t'), r.time, 10)
-		field(r.request)
+	// A call's tool and arguments: a B record's last fields, an O record's
+	// only ones.
+	call := func() {
 		field(r.tool)
 		if r.argsOK {
 			field("1")
@@ -191,6 +189,13 @@ func (r *record) encode(b []byte) []byte {
 			field("0")
 		}
 		field(r.args)
+	}
+	switch r.kind {
+	case 'B':
+		field(r.id)
+		b = strconv.AppendInt(append(b, '\t'), r.time, 10)
+		field(r.request)
+		call()
 	case 'A':
 		field(r.id)
 		b = strconv.AppendUint(append(b, '\t'), r.hash, 16)
@@ -214,13 +219,7 @@ func (r *record) encode(b []byte) []byte {
 		field(flags)
 		field(r.result)
 	case 'O':
-		field(r.tool)
-		if r.argsOK {
-			field("1")
-		} else {
-			field("0")
-		}
-		field(r.args)
+		call()
 	case 'E':
 		field(r.id)
 	case 'P':
