@@ -46,6 +46,7 @@ func claudeFamily(path string) []string {
 	if path == "" || path == "-" {
 		return nil
 	}
+	self := filepath.Clean(path)
 	var files []string
 	// addAgents adds the subagents' transcripts in dir, those of session
 	// when it is not "" (the older layout, where a folder holds the
@@ -58,7 +59,7 @@ func claudeFamily(path string) []string {
 		for _, e := range entries {
 			name := e.Name()
 			full := filepath.Join(dir, name)
-			if full == path || !e.Type().IsRegular() || !strings.HasPrefix(name, "agent-") ||
+			if full == self || !e.Type().IsRegular() || !strings.HasPrefix(name, "agent-") ||
 				!strings.HasSuffix(name, ".jsonl") && !strings.HasSuffix(name, ".jsonl.gz") {
 				continue
 			}

@@ -119,6 +119,10 @@ func TestClaudeCodeOthers(t *testing.T) {
 	if got := Companions(filepath.Join(dir, "f00d-1.jsonl")); !slices.Equal(got, []string{paths["a1"], paths["b2"]}) {
 		t.Errorf("Companions(main) = %v, want the subagents' transcripts", got)
 	}
+	// A path given as written, not cleaned: the file is not its own sibling.
+	if got := Companions(dir + "/./f00d-1/subagents/agent-a1.jsonl"); !slices.Equal(got, wantFiles) {
+		t.Errorf("Companions(lister, uncleaned):\n got %v\nwant %v", got, wantFiles)
+	}
 	if got := Companions(filepath.Join(dir, "elsewhere.json")); got != nil {
 		t.Errorf("Companions of a file of another shape = %v, want none", got)
 	}
