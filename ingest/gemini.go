@@ -22,7 +22,8 @@ package ingest
 //     ignores when resuming (isIgnoredUserContent: empty, or starting with
 //     "/", "?", "<session_context>" or "<hook_context>"), or holds only
 //     functionResponse parts (tool results written back from history).
-//   - A "gemini" message is a request; its toolCalls are the calls, each
+//   - A "gemini" message (Qwen Code's fork: "qwen") is a request; its
+//     toolCalls are the calls, each
 //     with its own result (functionResponse output, or error) and status
 //     ("error" marks the result an error; no result: the call never
 //     finished). When it has no toolCalls, functionCall parts of its content
@@ -663,7 +664,13 @@ func (g *geminiLog) emit(doc bool) {
 			b.turn(m.line, t, text.Len())
 			keepUserText(s, geminiUserText(text.String()))
 			flush()
-		case "gemini":
+		case "gemini", "qwen":
+			// Qwen Code's whole-file recordings (~/.qwen/tmp/<project
+			// hash>/chats/session-*.json, written by its fork of this
+			// service before the chats/<id>.jsonl of the qwen-code reader)
+			// name the model's message "qwen" (QwenMessage.type, QwenLM/
+			// qwen-code packages/vscode-ide-companion/src/services/
+			// qwenSessionReader.ts at 1aeacaff).
 			flush()
 			if geminiClientSkill(r) && i+1 < len(g.order) && geminiMsgType(g.msgs[g.order[i+1]].raw) == "user" {
 				pending = &geminiHeld{m, r, t, parts}

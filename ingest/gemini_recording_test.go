@@ -303,3 +303,51 @@ func TestGeminiSkillCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiQwenModelMessages: Qwen Code's whole-file recordings
+// (~/.qwen/tmp/<hash>/chats/session-*.json, its fork of Gemini CLI's
+// recording) name the model's message "qwen"; each is a request with its
+// tokens, not a message of unknown type. A type neither writes is still
+// one.
+func TestGeminiQwenModelMessages(t *testing.T) {
+	msg := func(id, typ, text string) string {
+		m := `{"id":"` + id + `","timestamp":"2025-11-04T18:19:07.227Z","type":"` + typ + `","content":"` + text + `"`
+		if typ != "user" {
+			m += `,"thoughts":[],"tokens":{"input":33404,"output":212,"cached":0,"thoughts":0,"tool":0,"total":33616},"model":"coder-model"`
+		}
+		return m + `}`
+	}
+	doc := func(msgs ...string) string {
+		return `{"sessionId":"q1","projectHash":"p","startTime":"2025-11-04T18:18:54.104Z","lastUpdated":"2025-11-04T18:20:00.000Z","messages":[` + strings.Join(msgs, ",") + `]}`
+	}
+	for _, tc := range []struct {
+		name     string
+		text     string
+		turns    int
+		requests int
+		problems int
+	}{
+		{"qwen messages are requests", doc(msg("u1", "user", "describe the app"), msg("a1", "qwen", "I'll plan it."), msg("a2", "qwen", "Done."), msg("u2", "user", "thanks"), msg("a3", "qwen", "Welcome.")), 2, 3, 0},
+		{"gemini messages still are", doc(msg("u1", "user", "hi"), msg("a1", "gemini", "Hello.")), 1, 1, 0},
+		{"another type is skipped with a problem", doc(msg("u1", "user", "hi"), msg("a1", "claude", "Hello.")), 1, 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sessions, problems := readText(t, "session-2025-11-04T18-17-q1.json", tc.text)
+			if len(sessions) != 1 || len(problems) != tc.problems {
+				t.Fatalf("sessions %d, problems %v; want 1 and %d", len(sessions), problems, tc.problems)
+			}
+			requests := 0
+			for _, tu := range sessions[0].Turns {
+				for _, r := range tu.Requests {
+					requests++
+					if r.Usage == nil || r.Usage.Input != 33404 {
+						t.Errorf("request at line %d: usage %+v, want input 33404", r.Line, r.Usage)
+					}
+				}
+			}
+			if len(sessions[0].Turns) != tc.turns || requests != tc.requests {
+				t.Errorf("turns %d requests %d, want %d and %d", len(sessions[0].Turns), requests, tc.turns, tc.requests)
+			}
+		})
+	}
+}
