@@ -443,10 +443,13 @@ func DefaultClasses() ClassTable {
 			// Code 0.14 recordings call skill and ask_user_question.
 			"skill"},
 		// Claude Code's ToolSearch looks up the definitions of its deferred
-		// tools.
+		// tools. Copilot CLI's rg is its ripgrep search under that name
+		// (real 1.0.18 recordings: pattern, path, output_mode, head_limit,
+		// -n, -C, as its grep takes); as `other` each call cleared every
+		// count.
 		"search": {"grep", "glob", "find_files", "search_files", "search", "session_search",
 			"Grep", "Glob", "ctx_grep", "ctx_find", "code_search", "mcp_filesystem_search_files", "grep_search",
-			"ToolSearch"},
+			"ToolSearch", "rg"},
 		// hermes' skills_list (tools/skills_tool.py) lists the installed
 		// skills; Codex's list_mcp_resources and
 		// list_mcp_resource_templates list an MCP server's resources.
@@ -685,8 +688,10 @@ func DefaultClasses() ClassTable {
 		// NousResearch/hermes-agent tools/memory_tool.py at 029cfb25).
 		// Gemini CLI's and Qwen Code's save_memory (gemini-cli
 		// packages/core/src/tools/memoryTool.ts, v0.9.0) appends a fact to
-		// the GEMINI.md (QWEN.md) memory file.
-		"memory": {"memory", "save_memory"},
+		// the GEMINI.md (QWEN.md) memory file. Copilot CLI's store_memory
+		// stores a fact for later sessions (real 1.0.10 recordings: subject
+		// or category, fact, citations, reason).
+		"memory": {"memory", "save_memory", "store_memory"},
 		// Scheduled jobs (nanobot's cron, hermes' cronjob and
 		// cronjob_manage, Claude Code's CronCreate and CronDelete, which
 		// schedule and cancel a prompt of the session; Kimi Code's are the

@@ -256,6 +256,8 @@ func TestClassOf(t *testing.T) {
 		// Cline's and Roo Code's subtasks and browser.
 		"new_task": "delegate", "use_subagents": "delegate", "browser_action": "browser", "task": "delegate",
 		"save_memory": "memory", "exit_plan_mode": "message", "ask_user": "message",
+		// Copilot CLI's ripgrep search and its memory.
+		"rg": "search", "store_memory": "memory",
 		// Gemini CLI's plan mode and its subagents called as tools.
 		"enter_plan_mode": "plan", "cli_help": "delegate", "codebase_investigator": "delegate",
 		"generalist": "delegate", "browser_agent": "delegate", "delegate_to_agent": "delegate",
