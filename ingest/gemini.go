@@ -53,7 +53,7 @@ func init() {
 		ID:        formatGemini,
 		Text:      true,
 		Family:    "gemini",
-		Reads:     "Gemini CLI chat recordings: `~/.gemini/tmp/<project>/chats/*.jsonl` (a log with `$rewindTo` and `$set` records) and the older whole-file `.json`.",
+		Reads:     "Gemini CLI chat recordings: `~/.gemini/tmp/<project>/chats/*.jsonl` (a log with `$rewindTo` and `$set` records) and the older whole-file `.json` (also Qwen Code's `~/.qwen/tmp/<hash>/chats/session-*.json`).",
 		Detection: "First record has `sessionId` and `projectHash` (the recording's metadata).",
 		Priority:  26,
 		Sniff: func(h *Head) bool {
