@@ -140,6 +140,16 @@ var Locations = []Location{
 		Source: "QwenLM/qwen-code packages/core/src/config/storage.ts and services/sessionService.ts: <Storage.getProjectDir()>/chats/<session id>.jsonl, project dirs under ~/.qwen/projects",
 	},
 	{
+		Agent: "qwen-code",
+		// Older Qwen Code kept Gemini CLI's whole-file recordings (read by
+		// the gemini-cli format); the project folder also holds logs.json
+		// and checkpoint-<tag>.json, which are not sessions of their own.
+		Homes:  []string{".qwen"},
+		Dirs:   []string{"tmp/*/chats"},
+		Names:  []string{"session-*.json"},
+		Source: "QwenLM/qwen-code packages/vscode-ide-companion/src/services/qwenSessionReader.ts (1aeacaff): ~/.qwen/tmp/<project hash>/chats/session-*.json",
+	},
+	{
 		Agent: "kilo-code",
 		// Kilo Code is a Roo Code fork: its VS Code extension keeps tasks
 		// as Roo's do, which the cline format reads.

@@ -45,6 +45,8 @@ func TestExpandAgentHomes(t *testing.T) {
 		{".openhands/conversations/c1/events/0.json", false},
 		{".qwen/projects/c/chats/x.jsonl", true},
 		{".qwen/settings.json", false},
+		{".qwen/tmp/h/chats/session-2025-11-04T18-17-q1.json", true},
+		{".qwen/tmp/h/logs.json", false},
 		{".cline/data/tasks/t1/api_conversation_history.json", true},
 		{"proj/.claude/projects/q/s.jsonl", true},
 		{"proj/.claude/projects/q/.cache/z.jsonl", false},
