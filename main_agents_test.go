@@ -16,7 +16,7 @@ func TestFormatsListsAgentFormats(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, id := range []string{"hermes-state", "pi", "gemini-cli", "cline", "copilot-cli", "kimi-cli", "opencode", "opencode-storage", "gemini-stream-json", "cline-ui", "kimi-code", "aider", "converted-text", "qwen-code", "fixture only"} {
+	for _, id := range []string{"hermes-state", "pi", "gemini-cli", "cline", "copilot-cli", "kimi-cli", "opencode", "opencode-storage", "gemini-stream-json", "cline-ui", "kimi-code", "aider", "converted-text", "qwen-code"} {
 		if !strings.Contains(out, id) {
 			t.Errorf("loopgate formats does not list %s", id)
 		}

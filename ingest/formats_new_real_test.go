@@ -81,7 +81,7 @@ func TestNewFormatsRealFiles(t *testing.T) {
 // do not.
 func TestFixtureOnlyMarked(t *testing.T) {
 	for id, want := range map[string]bool{
-		formatQwen: false, formatGeminiLogs: false, formatGeminiCheckpoint: true, formatGeminiStream: false, formatClineUI: false,
+		formatQwen: false, formatGeminiLogs: false, formatGeminiCheckpoint: false, formatGeminiStream: false, formatClineUI: false,
 		formatKimiCode: false, formatAider: false, formatConvertedText: false,
 	} {
 		f := LookupFormat(id)

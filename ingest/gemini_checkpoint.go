@@ -46,12 +46,11 @@ const geminiSetupText = "This is the Gemini CLI. We are setting up the context f
 
 func init() {
 	register(&Format{
-		ID:          formatGeminiCheckpoint,
-		Family:      "gemini",
-		Reads:       "Gemini CLI saved chats `~/.gemini/tmp/<project>/checkpoint-<tag>.json` (`/chat save`): the history as @google/genai Content[], bare or under `history`.",
-		Detection:   "A JSON array whose first element has `role` and `parts`, or an object whose `history` is such an array.",
-		Priority:    26,
-		FixtureOnly: true,
+		ID:        formatGeminiCheckpoint,
+		Family:    "gemini",
+		Reads:     "Gemini CLI saved chats `~/.gemini/tmp/<project>/checkpoint-<tag>.json` (`/chat save`): the history as @google/genai Content[], bare or under `history`.",
+		Detection: "A JSON array whose first element has `role` and `parts`, or an object whose `history` is such an array.",
+		Priority:  26,
 		Sniff: func(h *Head) bool {
 			if h.Array {
 				return h.Has("role", "parts")
