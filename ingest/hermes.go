@@ -422,16 +422,49 @@ func (b *hermesConv) unwrapToolCall(c *Call) bool {
 // hermesResultIsError reports hermes' own error convention: tool dispatch
 // and most tools answer a failure with a JSON object whose top-level
 // "error" is a non-empty string ({"error": "..."}; terminal writes
-// "error": null on success). Nothing else is flagged here: exit codes and
-// wording are the engine's heuristics.
+// "error": null on success). One more shape of hermes' own is flagged:
+// a file search that timed out (hermesSearchTimedOut). Nothing else is
+// flagged here: exit codes and wording are the engine's heuristics.
 func hermesResultIsError(text string) bool {
 	t := strings.TrimSpace(text)
-	if !strings.HasPrefix(t, "{") || !hermesHasErrorString(t) {
+	if !strings.HasPrefix(t, "{") {
+		return false
+	}
+	if hermesSearchTimedOut(t) {
+		return true
+	}
+	if !hermesHasErrorString(t) {
 		return false
 	}
 	// Only the top-level "error" matters: read it without parsing the
 	// (possibly large) rest of the result.
 	return hermesErrorMemberIsError(jsonx.TopLevelFields(t, "error")[0])
+}
+
+// hermesSearchTimeoutMarker is the line hermes' shell layer appends to a
+// command's output when it kills the command at its timeout (exit code
+// 124): "[Command timed out after 60s]".
+const hermesSearchTimeoutMarker = "[Command timed out after "
+
+// hermesSearchTimeoutFile matches a "files" list (the top-level member's
+// raw JSON) whose last entry is that marker.
+var hermesSearchTimeoutFile = lazyre.New(`"\[Command timed out after \d+s\]"\s*\]$`)
+
+// hermesSearchTimedOut reports a search_files result (target "files") of
+// a search the timeout killed, in the builds that read the shell's output
+// line by line as file names: the marker line became the list's last
+// "file", with no error ({"total_count": 1, "files": ["[Command timed out
+// after 60s]"]}). The search did not finish: what it listed is not the
+// answer a retry gets, so the result is a failure, as hermes' own later
+// builds say (NousResearch/hermes-agent tools/file_operations.py,
+// _search_stdout_and_limit: exit code 124 strips the marker and sets
+// limit_reason "search_timeout"). t is a trimmed JSON object text.
+func hermesSearchTimedOut(t string) bool {
+	if !strings.Contains(t, hermesSearchTimeoutMarker) {
+		return false
+	}
+	files := jsonx.TopLevelFields(t, "files")[0]
+	return strings.HasPrefix(files, "[") && hermesSearchTimeoutFile.Get().MatchString(files)
 }
 
 // hermesErrorMemberIsError is hermesResultIsError of a JSON object result

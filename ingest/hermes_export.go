@@ -33,6 +33,9 @@ type hermesExportColumns struct {
 	CacheWrite      float64          `json:"cache_write_tokens"`
 	ReasoningTokens float64          `json:"reasoning_tokens"`
 	APICalls        float64          `json:"api_call_count"`
+	// ChildOfLive is set by the state.db reader for a child session that
+	// began before its parent ended (hermesStateChildOfLive).
+	ChildOfLive bool `json:"-"`
 }
 
 // hermesExportMessage is one element of an export record's messages list
@@ -179,7 +182,9 @@ func parseHermesExportRecord(data []byte, line, sessionLine int, lr *LineReader,
 func hermesSessionNotes(s *Session, rec *hermesExportColumns) {
 	cfg := hermesModelConfig(rec.ModelConfig)
 	delegateFrom, _ := cfg.GetString("_delegate_from")
-	if rec.Source == "subagent" || delegateFrom != "" {
+	_, branched := cfg.GetString("_branched_from")
+	_, reset := cfg.GetString("_reset_from")
+	if rec.Source == "subagent" || delegateFrom != "" || (rec.ChildOfLive && !branched && !reset) {
 		s.Agent = s.ID
 		s.Parent = rec.ParentSessionID
 		if s.Parent == "" {

@@ -10,8 +10,9 @@ package ingest
 // Format reference: docs/formats/hermes-request-dump.md.
 //
 // Reading taken: the body is read as the OpenAI request it is (openai.go),
-// the conversation up to the failed call: its user messages are turns, its
-// assistant tool calls and tool results the calls. The request that failed
+// the conversation up to the failed call: its user messages are turns
+// (a compaction summary is not: hermesDumpCompaction), its assistant tool
+// calls and tool results the calls. The request that failed
 // has no response, so the dump adds no request of its own. Results are
 // hermes' own, so hermes' error convention marks them (a JSON object whose
 // top-level "error" is a non-empty string, hermesResultIsError), as it does
@@ -33,6 +34,7 @@ func init() {
 			sink := renamed(out, formatHermesRequestDump)
 			emit := sink.OnSession
 			sink.OnSession = func(s *Session) {
+				hermesDumpCompaction(s)
 				hermesMarkErrors(s)
 				emit(s)
 			}
@@ -47,6 +49,32 @@ func sniffHermesRequestDump(h *Head) bool {
 	}
 	body := keysOf(keysOf(h.Keys["request"])["body"])
 	return rawIsArray(body["messages"]) || rawIsArray(body["input"])
+}
+
+// hermesDumpCompaction reads a compaction summary as the hermes readers do
+// (hermesConv.compaction): hermes sends it as a user message at the head
+// of the compacted context ("[CONTEXT COMPACTION — REFERENCE ONLY] ..."),
+// so every dump taken after a compaction starts with it. It is no user's
+// message: the turn it opened is marked CompactedBefore with no prompt,
+// and when no request follows it before the next user message it opens
+// no turn, the next one being marked instead.
+func hermesDumpCompaction(s *Session) {
+	turns := s.Turns[:0]
+	pending := false
+	for _, t := range s.Turns {
+		if isHermesCompaction(t.UserText) {
+			if len(t.Requests) == 0 && len(t.Notices) == 0 {
+				pending = true
+				continue
+			}
+			t.UserText, t.UserChars, t.CompactedBefore = "", 0, true
+		}
+		if pending {
+			t.CompactedBefore, pending = true, false
+		}
+		turns = append(turns, t)
+	}
+	s.Turns = turns
 }
 
 // hermesMarkErrors sets IsError on the results that hermes' error

@@ -84,6 +84,40 @@ func TestHermesRequestDumpConformance(t *testing.T) {
 			},
 		},
 		{
+			// A dump taken after a compaction starts with its summary:
+			// no user's turn, as in the transcript readers.
+			name: "a leading compaction summary is no turn",
+			file: "request_dump_k_1.json",
+			text: `{"session_id": "k", "request": {"body": {"messages": [{"role": "system", "content": "You are Hermes."},
+ {"role": "user", "content": "[CONTEXT COMPACTION — REFERENCE ONLY] Earlier turns were compacted."},
+ {"role": "assistant", "content": "", "tool_calls": [{"id": "a", "type": "function", "function": {"name": "terminal", "arguments": "{}"}}]},
+ {"role": "tool", "tool_call_id": "a", "content": "ok"},
+ {"role": "user", "content": "and now?"}]}}}`,
+			sessions: "k main 2t 1r a/terminal=ok",
+			check: func(t *testing.T, sessions []*Session) {
+				tr := sessions[0].Turns
+				if !tr[0].CompactedBefore || tr[0].UserText != "" || tr[1].CompactedBefore || tr[1].UserText != "and now?" {
+					t.Errorf("turns %+v", tr)
+				}
+			},
+		},
+		{
+			name: "a compaction summary straight before a user message marks that turn",
+			file: "request_dump_k_2.json",
+			text: `{"session_id": "k", "request": {"body": {"input": [
+ {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "[CONTEXT COMPACTION] Earlier turns were compacted."}]},
+ {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hello"}]},
+ {"type": "function_call", "call_id": "fc_1", "name": "search_files", "arguments": "{}"},
+ {"type": "function_call_output", "call_id": "fc_1", "output": "none"}]}}}`,
+			sessions: "k main 1t 1r fc_1/search_files=none",
+			check: func(t *testing.T, sessions []*Session) {
+				tr := sessions[0].Turns
+				if !tr[0].CompactedBefore || tr[0].UserText != "hello" {
+					t.Errorf("turns %+v", tr)
+				}
+			},
+		},
+		{
 			name:     "a result with no call is a problem at its message's line",
 			file:     "request_dump_x.json",
 			text:     "{\"session_id\": \"x\",\n \"request\": {\"body\": {\"messages\": [\n  {\"role\": \"user\", \"content\": \"go\"},\n  {\"role\": \"tool\", \"tool_call_id\": \"nope\", \"content\": \"r\"}\n]}}}\n",

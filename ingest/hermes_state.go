@@ -51,17 +51,19 @@ func parseHermesState(h *Head, out *Sink) {
 	q := `SELECT "id", ` + scol("source") + `, ` + scol("model") + `, ` + scol("model_config") + `, ` +
 		scol("parent_session_id") + `, ` + scol("end_reason") + `, ` + scol("input_tokens") + `, ` +
 		scol("output_tokens") + `, ` + scol("cache_read_tokens") + `, ` + scol("cache_write_tokens") + `, ` +
-		scol("reasoning_tokens") + `, ` + scol("api_call_count") + ` FROM sessions ORDER BY ` + scol("started_at") + `, "id"`
+		scol("reasoning_tokens") + `, ` + scol("api_call_count") + `, ` + scol("started_at") + `, ` + scol("ended_at") +
+		` FROM sessions ORDER BY ` + scol("started_at") + `, "id"`
 	rows, err := d.DB.Query(q)
 	if err != nil {
 		out.Problemf(0, "table sessions cannot be read: %v", err)
 		return
 	}
 	var sessions []hermesExportColumns
+	spans := map[string]hermesStateSpan{}
 	for rows.Next() {
 		var id, source, model, cfg, parent, endReason sql.NullString
-		var in, outTok, cr, cw, reason, calls sql.NullFloat64
-		if err := rows.Scan(&id, &source, &model, &cfg, &parent, &endReason, &in, &outTok, &cr, &cw, &reason, &calls); err != nil {
+		var in, outTok, cr, cw, reason, calls, started, ended sql.NullFloat64
+		if err := rows.Scan(&id, &source, &model, &cfg, &parent, &endReason, &in, &outTok, &cr, &cw, &reason, &calls, &started, &ended); err != nil {
 			dbProblemf(out, "sessions", len(sessions)+1, "cannot be read (%v); its messages are read as a session without a sessions row", err)
 			continue
 		}
@@ -71,8 +73,12 @@ func parseHermesState(h *Head, out *Sink) {
 			c.ModelConfig = jsonx.RawMessage(strconv.Quote(cfg.String))
 		}
 		sessions = append(sessions, c)
+		spans[c.ID] = hermesStateSpan{started, ended}
 	}
 	rows.Close()
+	for i := range sessions {
+		sessions[i].ChildOfLive = hermesStateChildOfLive(spans, sessions[i].ID, sessions[i].ParentSessionID)
+	}
 	if err := rows.Err(); err != nil {
 		out.Problemf(0, "table sessions could not be read to the end: %v", err)
 	}
@@ -171,3 +177,27 @@ func hermesStateSession(d *Database, cols *hermesExportColumns, orphan bool, out
 // sqlTrue and sqlFalse read a flag column (INTEGER 0/1, or text).
 func sqlTrue(v sql.NullString) bool  { return v.Valid && (v.String == "1" || v.String == "true") }
 func sqlFalse(v sql.NullString) bool { return v.Valid && (v.String == "0" || v.String == "false") }
+
+// hermesStateSpan is a sessions row's started_at and ended_at.
+type hermesStateSpan struct{ started, ended sql.NullFloat64 }
+
+// hermesStateChildOfLive reports whether session id, a child of parent,
+// began while its parent was still running: after the parent began and
+// before it ended (or the parent has not ended). Such a child is not a
+// compression continuation: hermes ends the parent (end_reason
+// "compression") before it creates the continuation, which therefore
+// begins after the parent's ended_at (NousResearch/hermes-agent
+// run_agent.py, the context-compression split; docs/formats/hermes-state.md).
+// In builds that mark a delegate_task child neither with source
+// "subagent" nor with model_config._delegate_from, it is how a subagent's
+// session is told apart: it runs inside a live parent's turn.
+func hermesStateChildOfLive(spans map[string]hermesStateSpan, id, parent string) bool {
+	if parent == "" {
+		return false
+	}
+	c, p := spans[id], spans[parent]
+	if !c.started.Valid || !p.started.Valid || c.started.Float64 < p.started.Float64 {
+		return false
+	}
+	return !p.ended.Valid || c.started.Float64 < p.ended.Float64
+}

@@ -583,7 +583,7 @@ func TestHermesResultIsErrorSearch(t *testing.T) {
 // of reading the top-level member of every object.
 func resultIsErrorBoth(text string) (direct, plain bool) {
 	t := strings.TrimSpace(text)
-	plain = strings.HasPrefix(t, "{") && hermesErrorMemberIsError(jsonx.TopLevelFields(t, "error")[0])
+	plain = strings.HasPrefix(t, "{") && (hermesErrorMemberIsError(jsonx.TopLevelFields(t, "error")[0]) || hermesSearchTimedOut(t))
 	return hermesResultIsError(text), plain
 }
 
@@ -865,5 +865,62 @@ func TestHermesSessionIndexProblem(t *testing.T) {
 	_, problems = readBytes([]byte(`{"agent:main": {"name": "x"}}`+"\n"), "sessions.json", "")
 	if len(problems) != 1 || strings.Contains(problems[0].Message, "session index") {
 		t.Errorf("problems %v; want one of no known format", problems)
+	}
+}
+
+// TestHermesSearchTimedOut: a search_files result whose last "file" is the
+// shell's timeout marker is a failure; the marker anywhere else is not.
+func TestHermesSearchTimedOut(t *testing.T) {
+	tests := []struct {
+		name, result string
+		want         bool
+	}{
+		{"the marker alone", `{"total_count": 1, "files": ["[Command timed out after 60s]"]}`, true},
+		{"after partial results", `{"total_count": 3, "files": ["./a", "./b", "[Command timed out after 5s]"]}`, true},
+		{"compact", `{"files":["[Command timed out after 60s]"],"total_count":1}`, true},
+		{"a complete list", `{"total_count": 2, "files": ["./a", "./b"]}`, false},
+		{"the marker not last", `{"total_count": 2, "files": ["[Command timed out after 60s]", "./b"]}`, false},
+		{"inside a file name", `{"total_count": 1, "files": ["./notes/[Command timed out after 60s].txt"]}`, false},
+		{"in another member", `{"output": "[Command timed out after 60s]", "exit_code": 124, "error": null}`, false},
+		{"in a nested files list", `{"result": {"files": ["[Command timed out after 60s]"]}}`, false},
+		{"later builds: limit_reason, no marker", `{"total_count": 1, "files": ["./a"], "truncated": true, "limit_reason": "search_timeout"}`, false},
+		{"the error convention still holds", `{"error": "Path not found: x", "files": []}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := hermesResultIsError(tt.result); got != tt.want {
+				t.Errorf("hermesResultIsError(%s) = %v, want %v", tt.result, got, tt.want)
+			}
+			if direct, plain := resultIsErrorBoth(tt.result); direct != plain {
+				t.Errorf("%v with the search, %v without", direct, plain)
+			}
+		})
+	}
+	// Through the reader: the timed-out search is an error result, its
+	// retry's complete list is not.
+	search := func(id string) string {
+		return `{"role": "assistant", "content": "", "tool_calls": [{"id": "` + id + `", "type": "function", "function": {"name": "search_files", "arguments": "{\"pattern\": \"*\", \"target\": \"files\"}"}}]}`
+	}
+	lines := []string{
+		`{"role": "session_meta", "model": "m", "platform": "discord"}`,
+		`{"role": "user", "content": "what is in my home?"}`,
+		search("c1"),
+		`{"role": "tool", "tool_call_id": "c1", "content": "{\"total_count\": 1, \"files\": [\"[Command timed out after 60s]\"]}"}`,
+		search("c2"),
+		`{"role": "tool", "tool_call_id": "c2", "content": "{\"total_count\": 1, \"files\": [\"./notes.md\"]}"}`,
+	}
+	sessions, problems := hermesReadString(t, "20260612_002458_9f06680c.jsonl", strings.Join(lines, "\n")+"\n")
+	if len(problems) != 0 || len(sessions) != 1 {
+		t.Fatalf("sessions %d, problems %v", len(sessions), problems)
+	}
+	calls := hermesAllCalls(sessions[0])
+	if len(calls) != 2 || !calls[0].IsError || calls[1].IsError {
+		t.Fatalf("calls %d, is_error %v", len(calls), func() []bool {
+			var e []bool
+			for _, c := range calls {
+				e = append(e, c.IsError)
+			}
+			return e
+		}())
 	}
 }
