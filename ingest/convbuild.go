@@ -46,6 +46,16 @@ func (b *convBuilder) turn(line int, t time.Time, chars int) {
 	b.compacted = false
 }
 
+// notice records a message nobody typed where it stands in the current
+// turn (Turn.Notices); before any turn, it is dropped.
+func (b *convBuilder) notice(line int, t time.Time, text string) {
+	if len(b.s.Turns) == 0 {
+		return
+	}
+	tr := &b.s.Turns[len(b.s.Turns)-1]
+	tr.Notices = append(tr.Notices, Notice{Request: len(tr.Requests), Line: line, Time: t, Text: text})
+}
+
 // compaction marks the next turn as compacted.
 func (b *convBuilder) compaction() { b.compacted = true }
 

@@ -80,6 +80,9 @@ type copilotData struct {
 	} `json:"tokenDetails"`
 	SelectedModel string `json:"selectedModel"`
 	Content       string `json:"content"`
+	// TransformedContent is the text the CLI made of a user.message for
+	// the model (copilotNudge).
+	TransformedContent string `json:"transformedContent"`
 	// Attachments of a user.message: the files the user attached
 	// ({"type": "file", "path", "displayName"}, seen in real events.jsonl).
 	Attachments []struct {
@@ -187,6 +190,13 @@ func parseCopilot(lr *LineReader, h *Head, out *Sink) {
 			scope(e.AgentID, n)
 		case "user.message":
 			sc := scope(e.AgentID, n)
+			if copilotNudge(&d) && len(sc.s.Turns) > 0 {
+				// The CLI's own message in autopilot, which nobody typed:
+				// heard where it stands, as a user's message is, but no turn.
+				sc.b.notice(n, t, "")
+				sc.lastAPI = ""
+				break
+			}
 			sc.b.turn(n, t, len(d.Content))
 			keepUserText(sc.s, copilotUserText(&d))
 			sc.lastAPI = ""
@@ -289,6 +299,16 @@ func lastRequestOf(s *Session) *Request {
 		}
 	}
 	return nil
+}
+
+// copilotNudge reports whether a user.message is the CLI's own: in
+// autopilot, when the model stops before calling task_complete, Copilot CLI
+// puts a message in the conversation with nothing typed (empty content, no
+// attachment) and the text the model reads in transformedContent ("You have
+// not yet marked the task as complete using the task_complete tool...",
+// real events.jsonl of CLI 1.0.10).
+func copilotNudge(d *copilotData) bool {
+	return strings.TrimSpace(d.Content) == "" && len(d.Attachments) == 0 && strings.TrimSpace(d.TransformedContent) != ""
 }
 
 // copilotUserText is a user.message's text: its content (the prompt as
