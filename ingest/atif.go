@@ -36,6 +36,7 @@ package ingest
 //     runs (atifFailed); ATIF has no error flag.
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -228,7 +229,26 @@ func atifStepResults(calls []Call, st atifStep, idless []int, line int, failed f
 // agent.extra.agent_config, and an observation made from it answers a
 // reply mini-swe-agent refused without running anything, which Harbor
 // still turned into a call of the reply's first command.
+//
+// Harbor's conversion of a Codex rollout (agent.name "codex",
+// laude-institute/harbor src/harbor/agents/installed/codex.py,
+// _parse_output_blob) keeps a tool's output text as Codex wrote it, so it
+// is read as the Codex reader reads it: a non-zero exit code in the shell
+// output's header, a patch that did not apply, or one of the answers Codex
+// gives when its own handling of the call fails (codexToolFailure, e.g. a
+// code-mode script's "Script failed"). An output Codex wrote as a list of
+// content items (the code-mode exec tool's) Harbor keeps as Python's
+// str() of the list, "[{'type': 'input_text', 'text': '...'}, ...]": its
+// first item's text is what the Codex reader's result begins with.
 func atifFailed(agent, formatError string) func(string) bool {
+	if agent == "codex" {
+		return func(text string) bool {
+			if first, ok := pyInputTextHead(text); ok {
+				text = first
+			}
+			return codexExitCode(text) != 0 || strings.HasPrefix(text, codexPatchRejected) || codexToolFailure(text)
+		}
+	}
 	if agent != "mini-swe-agent" {
 		return func(string) bool { return false }
 	}
@@ -240,4 +260,59 @@ func atifFailed(agent, formatError string) func(string) bool {
 		}
 		return miniFailed(text, nil)
 	}
+}
+
+// pyInputTextPrefix begins Python's str() of a list of content items whose
+// first is an input_text item (repr of a dict in insertion order).
+const pyInputTextPrefix = "[{'type': 'input_text', 'text': "
+
+// pyInputTextHead returns the text of the first item of Python's str() of
+// a list of input_text items: the Python string literal after
+// pyInputTextPrefix, unescaped. ok is false when text is not such a list
+// or the literal does not end.
+func pyInputTextHead(text string) (string, bool) {
+	rest, ok := strings.CutPrefix(text, pyInputTextPrefix)
+	if !ok || rest == "" || (rest[0] != '\'' && rest[0] != '"') {
+		return "", false
+	}
+	quote := rest[0]
+	var b strings.Builder
+	for i := 1; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case c == quote:
+			return b.String(), true
+		case c != '\\':
+			b.WriteByte(c)
+		case i+1 < len(rest):
+			i++
+			switch e := rest[i]; e {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'r':
+				b.WriteByte('\r')
+			case 'x', 'u', 'U':
+				n := 2
+				if e == 'u' {
+					n = 4
+				} else if e == 'U' {
+					n = 8
+				}
+				if i+n >= len(rest) {
+					return "", false
+				}
+				v, err := strconv.ParseUint(rest[i+1:i+1+n], 16, 32)
+				if err != nil {
+					return "", false
+				}
+				b.WriteRune(rune(v))
+				i += n
+			default: // \\, \', \"
+				b.WriteByte(e)
+			}
+		}
+	}
+	return "", false
 }

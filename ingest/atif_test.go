@@ -95,7 +95,55 @@ func TestATIFConformance(t *testing.T) {
 					t.Errorf("errors %v, want the format error and the returncode 1 only", errs)
 				}
 			}},
+		// Harbor's conversion of a Codex rollout keeps each output's text:
+		// a code-mode script's list of content items as Python's str() of
+		// the list, a shell output with its header.
+		{name: "a Codex run's failed results", file: "c.json",
+			text: `{"schema_version": "ATIF-v1.7", "session_id": "c", "agent": {"name": "codex", "version": "0.147.0"},
+ "steps": [
+ {"step_id": 1, "source": "user", "message": "fix it"},
+ {"step_id": 2, "source": "agent", "message": "", "tool_calls": [{"tool_call_id": "k1", "function_name": "exec", "arguments": {"input": "await tools.exec_command({cmd: 'make'})"}}],
+  "observation": {"results": [{"source_call_id": "k1", "content": "[{'type': 'input_text', 'text': 'Script failed\\nWall time 0.0 seconds\\nOutput:\\n'}, {'type': 'input_text', 'text': 'Script error:\\nexec_command failed'}]"}]}},
+ {"step_id": 3, "source": "agent", "message": "", "tool_calls": [{"tool_call_id": "k2", "function_name": "exec", "arguments": {"input": "await tools.exec_command({cmd: 'ls'})"}}],
+  "observation": {"results": [{"source_call_id": "k2", "content": "[{'type': 'input_text', 'text': 'Script completed\\nWall time 0.1 seconds\\nOutput:\\n'}, {'type': 'input_text', 'text': 'Script failed'}]"}]}},
+ {"step_id": 4, "source": "agent", "message": "", "tool_calls": [{"tool_call_id": "k3", "function_name": "exec_command", "arguments": {"cmd": "pytest"}}],
+  "observation": {"results": [{"source_call_id": "k3", "content": "Chunk ID: 1a2b\nWall time: 0.2 seconds\nProcess exited with code 2\nOutput:\n1 failed"}]}},
+ {"step_id": 5, "source": "agent", "message": "", "tool_calls": [{"tool_call_id": "k4", "function_name": "exec_command", "arguments": {"cmd": "true"}}],
+  "observation": {"results": [{"source_call_id": "k4", "content": "Chunk ID: 3c4d\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\n"}]}}
+]}`,
+			sessions: "c main 1t 4r k1/exec=[{'type': 'input_text', 'text': 'Script failed\\nWall time 0.0 seconds\\nOutput:\\n'}, {'type': 'input_text', 'text': 'Script error:\\nexec_command failed'}] k2/exec=[{'type': 'input_text', 'text': 'Script completed\\nWall time 0.1 seconds\\nOutput:\\n'}, {'type': 'input_text', 'text': 'Script failed'}] k3/exec_command=Chunk ID: 1a2b\nWall time: 0.2 seconds\nProcess exited with code 2\nOutput:\n1 failed k4/exec_command=Chunk ID: 3c4d\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\n",
+			check: func(t *testing.T, s []*Session) {
+				var errs []bool
+				for _, r := range s[0].Turns[0].Requests {
+					for _, c := range r.Calls {
+						errs = append(errs, c.IsError)
+					}
+				}
+				if len(errs) != 4 || !errs[0] || errs[1] || !errs[2] || errs[3] {
+					t.Errorf("errors %v, want the failed script and the exit code 2 only", errs)
+				}
+			}},
 	})
+}
+
+func TestPyInputTextHead(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{`[{'type': 'input_text', 'text': 'Script failed\nWall time 0.0 seconds'}]`, "Script failed\nWall time 0.0 seconds", true},
+		{`[{'type': 'input_text', 'text': "it's \\ \x41\u00e9\t"}]`, "it's \\ A\u00e9\t", true},
+		{`[{'type': 'input_text', 'text': 'a\'b'}, {'type': 'input_text', 'text': 'c'}]`, "a'b", true},
+		{`[{'type': 'input_text', 'text': 'no end`, "", false},
+		{`[{'type': 'input_text', 'text': '\x4'}]`, "", false},
+		{`[{"type": "input_text", "text": "json, not Python"}]`, "", false},
+		{"Script failed\nWall time 0.0 seconds", "", false},
+	} {
+		got, ok := pyInputTextHead(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("pyInputTextHead(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
 }
 
 func FuzzATIF(f *testing.F) {
