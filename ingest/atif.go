@@ -36,6 +36,7 @@ package ingest
 //     runs (atifFailed); ATIF has no error flag.
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -111,6 +112,12 @@ func parseATIF(doc []byte, h *Head, out *Sink) {
 	b := newSessionBuilder(s, 0)
 	b.doc = a.multiLine
 	other := map[string]int{}
+	// Harbor's conversion of a Codex rollout makes a user step of every
+	// role-user message the model was given (codex.py reads response_items
+	// only), the context Codex injects as such (AGENTS.md, the
+	// environment) among them: those open no turn, as in the Codex reader
+	// (codexInjected).
+	injected := 0
 	for i, raw := range a.elems {
 		line := a.line(i, h.Line)
 		var st atifStep
@@ -122,6 +129,10 @@ func parseATIF(doc []byte, h *Head, out *Sink) {
 		text, _ := contentText(st.Message)
 		switch st.Source {
 		case "user":
+			if top.Agent.Name == "codex" && codexInjected(text) {
+				injected++
+				continue
+			}
 			b.turn(line, t, len(text))
 			keepUserText(b.s, text)
 		case "agent":
@@ -132,6 +143,9 @@ func parseATIF(doc []byte, h *Head, out *Sink) {
 		}
 	}
 	s.Notes = append(s.Notes, countNotes(other, `step(s) of source "%s" (not system, user or agent) carry no turn or request; skipped`)...)
+	if injected > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d user step(s) of context Codex injects (AGENTS.md, environment) open no turn", injected))
+	}
 	b.finish(out)
 }
 

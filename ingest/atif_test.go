@@ -101,8 +101,11 @@ func TestATIFConformance(t *testing.T) {
 		{name: "a Codex run's failed results", file: "c.json",
 			text: `{"schema_version": "ATIF-v1.7", "session_id": "c", "agent": {"name": "codex", "version": "0.147.0"},
  "steps": [
- {"step_id": 1, "source": "user", "message": "fix it"},
- {"step_id": 2, "source": "agent", "message": "", "tool_calls": [{"tool_call_id": "k1", "function_name": "exec", "arguments": {"input": "await tools.exec_command({cmd: 'make'})"}}],
+ {"step_id": 1, "source": "system", "message": "<permissions instructions>sandbox</permissions instructions>"},
+ {"step_id": 2, "source": "user", "message": "# AGENTS.md instructions for /app\n\n<INSTRUCTIONS>\nrun make test\n</INSTRUCTIONS>"},
+ {"step_id": 3, "source": "user", "message": "<environment_context>\n  <cwd>/app</cwd>\n  <shell>bash</shell>\n</environment_context>"},
+ {"step_id": 4, "source": "user", "message": "fix it"},
+ {"step_id": 5, "source": "agent", "message": "", "tool_calls": [{"tool_call_id": "k1", "function_name": "exec", "arguments": {"input": "await tools.exec_command({cmd: 'make'})"}}],
   "observation": {"results": [{"source_call_id": "k1", "content": "[{'type': 'input_text', 'text': 'Script failed\\nWall time 0.0 seconds\\nOutput:\\n'}, {'type': 'input_text', 'text': 'Script error:\\nexec_command failed'}]"}]}},
  {"step_id": 3, "source": "agent", "message": "", "tool_calls": [{"tool_call_id": "k2", "function_name": "exec", "arguments": {"input": "await tools.exec_command({cmd: 'ls'})"}}],
   "observation": {"results": [{"source_call_id": "k2", "content": "[{'type': 'input_text', 'text': 'Script completed\\nWall time 0.1 seconds\\nOutput:\\n'}, {'type': 'input_text', 'text': 'Script failed'}]"}]}},
@@ -122,7 +125,18 @@ func TestATIFConformance(t *testing.T) {
 				if len(errs) != 4 || !errs[0] || errs[1] || !errs[2] || errs[3] {
 					t.Errorf("errors %v, want the failed script and the exit code 2 only", errs)
 				}
+				if s[0].Turns[0].UserText != "fix it" || len(s[0].Notes) != 1 {
+					t.Errorf("user text %q, notes %q; want the typed prompt and a note of 2 injected steps", s[0].Turns[0].UserText, s[0].Notes)
+				}
 			}},
+		// Context of the same shape from another agent is its user's text.
+		{name: "injected-looking user steps of another agent", file: "o.json",
+			text: `{"schema_version": "ATIF-v1.6", "session_id": "o", "agent": {"name": "terminus-2", "version": "2.0.0"}, "steps": [
+ {"step_id": 1, "source": "user", "message": "<environment_context>x</environment_context>"},
+ {"step_id": 2, "source": "agent", "message": "ok"},
+ {"step_id": 3, "source": "user", "message": "fix it"}
+]}`,
+			sessions: "o main 2t 1r "},
 	})
 }
 
