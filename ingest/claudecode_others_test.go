@@ -37,7 +37,7 @@ func ccResult(id, text string) string {
 // writeFamily writes a Claude Code session's main transcript and its
 // subagents' transcripts (name -> lines) under dir, as Claude Code lays
 // them out, and returns the subagents' paths by name.
-func writeFamily(t *testing.T, dir string, main []string, subagents map[string][]string) map[string]string {
+func writeFamily(t testing.TB, dir string, main []string, subagents map[string][]string) map[string]string {
 	t.Helper()
 	sub := filepath.Join(dir, "f00d-1", "subagents")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
@@ -249,4 +249,48 @@ func TestClaudeCodeOthersOlderLayout(t *testing.T) {
 	if got := Companions(main); !slices.Equal(got, []string{lister, filepath.Join(dir, "agent-b2.jsonl")}) {
 		t.Errorf("Companions(main) = %v, want its session's two subagents", got)
 	}
+}
+
+// FuzzClaudeCodeOthers: a Claude Code session whose subagent's transcript
+// holds any bytes reads without a panic, from either file, and the main
+// session hears only the calls of its own session's agents. Run by
+// `bash .ci/fuzz.sh`.
+func FuzzClaudeCodeOthers(f *testing.F) {
+	ls := `{"command":"ls /w/out"}`
+	f.Add([]byte(famLine("b2", 5, "assistant", ccUse("tb1", "Write", `{"file_path":"/w/out/x.txt","content":"x"}`)) + "\n" +
+		famLine("b2", 6, "user", ccResult("tb1", "File created")) + "\n"))
+	f.Add([]byte(famLine("b2", 5, "assistant", `[{"type":"tool_use","id":"x","name":"Bash","input":"not an object"}]`) + "\n" + `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"x"}]},"timestamp":7}` + "\n"))
+	f.Add([]byte("\x1f\x8b\x08\x00garbage"))
+	// The session's files are written once; each input is a sibling's
+	// transcript of a name of its own, removed after the run.
+	dir := f.TempDir()
+	main := []string{
+		famLine("main", 0, "user", `"Do it."`),
+		famLine("main", 1, "assistant", ccUse("tm1", "Task", `{"prompt":"p","run_in_background":true}`)),
+		famLine("main", 1, "user", ccResult("tm1", "launched")),
+		famLine("main", 2, "assistant", ccUse("tm2", "Bash", ls)),
+		famLine("main", 3, "user", ccResult("tm2", "")),
+		famLine("main", 20, "assistant", ccUse("tm3", "Bash", ls)),
+		famLine("main", 21, "user", ccResult("tm3", "x.txt")),
+	}
+	paths := writeFamily(f, dir, main, map[string][]string{"a1": {famLine("a1", 0, "user", `"x"`)}})
+	n := 0
+	f.Fuzz(func(t *testing.T, sibling []byte) {
+		n++
+		sub := filepath.Join(filepath.Dir(paths["a1"]), fmt.Sprintf("agent-b%d.jsonl", n))
+		if err := os.WriteFile(sub, sibling, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(sub)
+		var sessions []*Session
+		ReadFile(filepath.Join(dir, "f00d-1.jsonl"), Options{}, &Sink{OnSession: func(s *Session) { sessions = append(sessions, s) }})
+		ReadFile(sub, Options{}, &Sink{})
+		for _, s := range sessions {
+			for _, o := range s.Others {
+				if o.Agent != "a1" && o.Agent != fmt.Sprintf("b%d", n) {
+					t.Errorf("session %s heard a call of agent %q, not of its session", s.Agent, o.Agent)
+				}
+			}
+		}
+	})
 }
