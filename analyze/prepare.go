@@ -82,7 +82,6 @@ type TurnStart struct {
 // tool and arguments.
 type PreparedOther struct {
 	At    int
-	Agent string
 	Event guard.CallEvent
 }
 
@@ -233,12 +232,10 @@ func PrepareOn(s *ingest.Session, workers int) *PreparedSession {
 			for ci := range r.Calls {
 				c := &r.Calls[ci]
 				index++
-				if len(others) > 0 && !c.Time.IsZero() {
-					for len(others) > 0 && !others[0].t.After(c.Time) {
-						o := p.addOther(others[0].o, others[0].t, index-1)
-						inv.noteOther(&o.Event, index)
-						others = others[1:]
-					}
+				for len(others) > 0 && !c.Time.IsZero() && !others[0].t.After(c.Time) {
+					o := p.addOther(others[0].o, others[0].t, index-1)
+					inv.noteOther(&o.Event, index)
+					others = others[1:]
 				}
 				f := &own
 				if facts != nil {
@@ -407,10 +404,9 @@ func otherStamps(others []ingest.OtherCall) []otherStamp {
 
 // addOther places another agent's call, heard at t, before Calls[at].
 func (p *PreparedSession) addOther(o *ingest.OtherCall, t time.Time, at int) *PreparedOther {
-	p.Others = append(p.Others, PreparedOther{At: at, Agent: o.Agent})
-	po := &p.Others[len(p.Others)-1]
-	po.Event = guard.CallEvent{Index: -1, Tool: o.Tool, ArgsRaw: o.ArgsRaw, ArgsOK: jsonx.Valid([]byte(o.ArgsRaw)), Time: t}
-	return po
+	ev := guard.CallEvent{Index: -1, Tool: o.Tool, ArgsRaw: o.ArgsRaw, ArgsOK: jsonx.Valid([]byte(o.ArgsRaw)), Time: t}
+	p.Others = append(p.Others, PreparedOther{At: at, Event: ev})
+	return &p.Others[len(p.Others)-1]
 }
 
 // CorpusFacts are the facts of a corpus that no rules change, reported once

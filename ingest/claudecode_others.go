@@ -247,14 +247,15 @@ func claudeCallSpan(s *Session) (first, last time.Time, repeats bool) {
 // that span (claudeFileSpan), and by a main transcript's session that never
 // worked while a subagent it started ran (claudeWorksBeside): it waited.
 func claudeReadFamily(path string, s *Session, first, last time.Time, out *Sink) (calls []OtherCall, note string) {
-	selfID := claudeAgentFileID(path)
+	// A main session that waited on its subagents reads none of theirs.
+	waited := claudeAgentFileID(path) == "" && !claudeWorksBeside(s)
 	budget := int64(claudeOthersMax)
 	for _, f := range claudeFamily(path) {
 		agent := "main"
 		id := claudeAgentFileID(f)
 		if id != "" {
 			agent = id
-			if selfID == "" && !claudeWorksBeside(s) {
+			if waited {
 				continue
 			}
 		}

@@ -198,6 +198,8 @@ type hook struct {
 	dl  *decisionLog
 	now func() time.Time
 	idx *txIndex // the transcript's index, once read
+	// call is the event's call as the log keeps it, once read (callOf).
+	call *record
 }
 
 func (h *hook) run() (Answer, []string, error) {
@@ -317,12 +319,9 @@ func (h *hook) run() (Answer, []string, error) {
 			apply(&record{kind: 'D'})
 		}
 	}
-	newScope := false
-	if len(out) > 0 {
-		if _, err := os.Stat(logPath); errors.Is(err, os.ErrNotExist) {
-			newScope = true
-		}
-	}
+	// A log read empty (pos.size 0) is a scope's first: its name joins
+	// the session's list of scopes once its first lines are written.
+	newScope := len(out) > 0 && pos.size == 0
 	if err := appendLines(logPath, out); err != nil {
 		return Answer{}, notes, fmt.Errorf("session state: %w", err)
 	}
@@ -359,15 +358,10 @@ func (h *hook) run() (Answer, []string, error) {
 // call's input tells nothing (its start was told). Under the session's
 // lock.
 func (h *hook) tellOthers(files sessionFiles, own string, s *session) error {
-	ev := h.ev
-	if ev.Tool == "" || len(ev.Input) == 0 {
+	if h.ev.Tool == "" || len(h.ev.Input) == 0 {
 		return nil
 	}
-	tool := rules.MCPCallName(ev.Tool, ev.MCPTool)
-	args, ok := readArgs(ev.Input)
-	if ev.RawInput {
-		args, ok = string(ev.Input), false
-	}
+	tool, args, ok := h.callOf()
 	if !guard.ActsForOthers(s.gr, &guard.CallEvent{Tool: tool, ArgsOK: ok, ArgsRaw: args}) {
 		return nil
 	}
@@ -412,21 +406,39 @@ func (h *hook) saveCheckpoint(logPath, tag string, pos logPos, out []byte, probl
 	return writeCheckpoint(checkpointPath(logPath), tag, pos, problems, s)
 }
 
+// callOf is the call of this hook event as the log keeps it: the guard's
+// name of the tool (an MCP tool's own name joined when the event gives it,
+// rules.MCPCallName) and its arguments (compact JSON when ok, else the raw
+// text).
+// It is read once per event: the call's start is both logged and told to
+// the session's other agents (tellOthers).
+func (h *hook) callOf() (tool, args string, ok bool) {
+	if c := h.call; c != nil {
+		return c.tool, c.args, c.argsOK
+	}
+	ev := h.ev
+	c := &record{tool: rules.MCPCallName(ev.Tool, ev.MCPTool)}
+	if ev.RawInput {
+		c.args = string(ev.Input)
+	} else {
+		c.args, c.argsOK = readArgs(ev.Input)
+	}
+	h.call = c
+	return c.tool, c.args, c.argsOK
+}
+
 func (h *hook) pre(s *session, apply func(*record) effect, tx txCall, haveTx bool) Answer {
 	ev := h.ev
 	// The guard's name of the tool: an MCP tool's own name joined when the
 	// event gives it (rules.MCPCallName), kept in the log so that the
 	// session rebuilds as it decided.
-	rec := &record{kind: 'B', id: ev.CallID, tool: rules.MCPCallName(ev.Tool, ev.MCPTool)}
+	rec := &record{kind: 'B', id: ev.CallID}
 	if rec.id == "" {
 		// No call ids (Gemini, OpenHands, hermes): numbered here, and a
 		// result goes to the latest running call of its tool.
 		rec.id = "#" + strconv.Itoa(s.index+1)
 	}
-	rec.args, rec.argsOK = readArgs(ev.Input)
-	if ev.RawInput {
-		rec.args, rec.argsOK = string(ev.Input), false
-	}
+	rec.tool, rec.args, rec.argsOK = h.callOf()
 	rec.request = ev.Request
 	switch {
 	case haveTx:

@@ -39,9 +39,9 @@ var agentHomes = []string{".claude", ".codex", ".gemini", ".qwen", ".hermes", ".
 	".kimi", ".cursor", ".nanobot", ".openhands", ".cline", ".kilocode", ".roo", ".pi"}
 
 // inAgentHome reports whether p (lower-cased, with forward slashes) lies
-// in an agent's state folder in a home: ~/.claude/..., /home/u/.codex/...,
-// /Users/u/.gemini/..., c:/users/u/.claude/..., and under root's home. A project's
-// own .claude folder (its commands, its settings) is not one.
+// in an agent's state folder right under a home: "~", a user's folder
+// under Linux's, macOS's or Windows' folder of homes, or root's home. A
+// project's own .claude folder (its commands, its settings) is not one.
 func inAgentHome(p string) bool {
 	const rootHome = "/root" // the superuser's home
 	rest, ok := "", false
